@@ -1,0 +1,15 @@
+"""Entry point of the `elopipe` console script."""
+
+from __future__ import annotations
+
+import sys
+
+from elopipe.cli_app import app
+
+# Each import registers its commands on `app`.
+from elopipe.commands import ingest  # noqa: F401
+
+
+def main() -> None:
+    """Run the CLI. Usage errors exit 2 (Click's convention)."""
+    sys.exit(app())

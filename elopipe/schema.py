@@ -1,0 +1,312 @@
+"""The DuckDB schema of elopipe: every table, in one place.
+
+`docs/schema.md` documents each table and column; keep the two in step.
+`ensure_schema(con)` is idempotent: it creates what is missing and never drops.
+
+Units: ratings are rating points (INTEGER); scores are points (DECIMAL(4,1));
+exact sums that the regulations round are stored in hundredths (``*_x100``
+BIGINT) or as DECIMAL with enough places that nothing is lost.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+SCHEMA_VERSION = 1
+
+SEQUENCES = [
+    "file_id_seq",
+    "tournament_id_seq",
+    "player_id_seq",
+    "game_id_seq",
+    "error_id_seq",
+    "merge_id_seq",
+    "run_id_seq",
+]
+
+TABLES: dict[str, str] = {
+    # ---- ingest ledger -------------------------------------------------------
+    "source_files": """
+        file_id        INTEGER PRIMARY KEY,
+        sha256         VARCHAR NOT NULL,
+        path           VARCHAR NOT NULL,     -- as given on the command line, resolved
+        member         VARCHAR,              -- member name inside a .zip/.gz/.bz2, else NULL
+        format         VARCHAR NOT NULL,     -- 'pgn' | 'trf' | 'unknown'
+        bytes          BIGINT NOT NULL,
+        encoding       VARCHAR,              -- 'utf-8-sig' | 'utf-8' | 'cp1252' | NULL if undecodable
+        newline        VARCHAR,              -- 'LF' | 'CRLF' | 'CR' | 'mixed' | NULL
+        ingested_at    TIMESTAMP NOT NULL,
+        status         VARCHAR NOT NULL,     -- 'loaded' | 'partial' | 'rejected' | 'replaced'
+        n_tournaments  INTEGER DEFAULT 0,
+        n_players      INTEGER DEFAULT 0,
+        n_games        INTEGER DEFAULT 0,
+        n_unplayed     INTEGER DEFAULT 0,
+        n_errors       INTEGER DEFAULT 0,
+        reason         VARCHAR,              -- why rejected / partial, one line
+        replaced_by    INTEGER               -- file_id of the correction that replaced it
+    """,
+    "ingest_errors": """
+        error_id       BIGINT PRIMARY KEY,
+        file_id        INTEGER NOT NULL,
+        line           INTEGER,              -- 1-based line in the decoded file
+        game_index     INTEGER,              -- 0-based game number in a PGN file
+        severity       VARCHAR NOT NULL,     -- 'error' | 'warning' | 'info'
+        code           VARCHAR NOT NULL,     -- short machine code, e.g. 'illegal_move'
+        message        VARCHAR NOT NULL,
+        raw            VARCHAR               -- excerpt of the offending text (<= 500 chars)
+    """,
+    # ---- tournaments, players, games ----------------------------------------
+    "tournaments": """
+        tournament_id  INTEGER PRIMARY KEY,
+        file_id        INTEGER NOT NULL,
+        source_format  VARCHAR NOT NULL,     -- 'pgn' | 'trf'
+        name           VARCHAR,
+        city           VARCHAR,
+        federation     VARCHAR,
+        start_date     DATE,
+        end_date       DATE,
+        rounds         INTEGER,
+        time_control   VARCHAR,              -- as written (TRF 122/222, PGN TimeControl)
+        rate_class     VARCHAR,              -- 'standard' | 'rapid' | 'blitz' | NULL (unknown)
+        tournament_type VARCHAR,             -- TRF 092 or PGN EventType
+        chief_arbiter  VARCHAR,
+        is_team        BOOLEAN DEFAULT FALSE,
+        extra          JSON                  -- every other header record / tag
+    """,
+    "players": """
+        player_id      INTEGER PRIMARY KEY,
+        fide_id        BIGINT,               -- NULL when unknown (0/blank in files)
+        national_id    VARCHAR,              -- e.g. FFE licence 'A12345'
+        name           VARCHAR NOT NULL,     -- as first written
+        name_key       VARCHAR NOT NULL,     -- identity.name_key(name)
+        federation     VARCHAR,
+        sex            VARCHAR,              -- 'm' | 'w' | NULL
+        birth_date     DATE,
+        birth_year     INTEGER,
+        title          VARCHAR,
+        first_file_id  INTEGER
+    """,
+    "tournament_players": """
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        start_rank     INTEGER,              -- TRF starting rank; PGN: NULL
+        name_as_written VARCHAR,
+        fide_id_in_file BIGINT,
+        rating_in_file INTEGER,              -- FIDE rating written in the file; NULL = unrated
+        national_rating INTEGER,             -- TRF-26 NRS / national rating when present
+        national_rating_flag VARCHAR,        -- FFE 'F' | 'N' | 'E' when present
+        federation     VARCHAR,
+        title          VARCHAR,
+        sex            VARCHAR,
+        birth_date     DATE,
+        birth_year     INTEGER,
+        points_in_file DECIMAL(5,1),
+        final_rank     INTEGER,
+        team           VARCHAR,
+        file_id        INTEGER NOT NULL,
+        line           INTEGER,
+        PRIMARY KEY (tournament_id, player_id)
+    """,
+    "games": """
+        game_id        BIGINT PRIMARY KEY,
+        tournament_id  INTEGER NOT NULL,
+        file_id        INTEGER NOT NULL,
+        line           INTEGER,              -- 1-based line where the game (PGN) or row (TRF) starts
+        game_index     INTEGER,              -- 0-based order of the game inside its file
+        round          INTEGER,              -- main round number, NULL if unknown
+        round_label    VARCHAR,              -- as written ('3', '3.1', '?')
+        board          INTEGER,
+        game_date      DATE,
+        date_precision VARCHAR,              -- 'day' | 'month' | 'year' | 'none'
+        white_id       INTEGER,
+        black_id       INTEGER,
+        result         VARCHAR NOT NULL,     -- '1-0' | '0-1' | '1/2-1/2' | '*' | '0-0' (double forfeit)
+        result_raw     VARCHAR,              -- as written, before normalisation
+        white_score    DECIMAL(2,1),         -- NULL for '*'
+        black_score    DECIMAL(2,1),
+        played         BOOLEAN NOT NULL,     -- FALSE: forfeit / not played over the board
+        unplayed_code  VARCHAR,              -- TRF code ('+', '-', '=' ...) or 'forfeit' for PGN
+        white_rating_in_file INTEGER,
+        black_rating_in_file INTEGER,
+        movetext_hash  VARCHAR,              -- sha1 of normalised SAN movetext; NULL when no moves
+        ply_count      INTEGER,
+        eco            VARCHAR,
+        time_control   VARCHAR,
+        variant        VARCHAR,              -- NULL = standard chess
+        fen            VARCHAR,              -- SetUp/FEN start position when given
+        termination    VARCHAR,
+        flags          VARCHAR[],            -- e.g. ['result_tag_mismatch', 'trf_sides_disagree']
+        headers        JSON                  -- every PGN tag (TRF: NULL)
+    """,
+    "unplayed_rounds": """
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        round          INTEGER NOT NULL,
+        code           VARCHAR NOT NULL,     -- TRF result code: '+','-','H','F','U','Z','=',... or ' ' (not paired)
+        score          DECIMAL(2,1),         -- points the code gives, when known
+        opponent_id    INTEGER,              -- forfeits against a named opponent
+        file_id        INTEGER NOT NULL,
+        line           INTEGER
+    """,
+    "teams": """
+        tournament_id  INTEGER NOT NULL,
+        team_no        INTEGER,
+        name           VARCHAR,
+        record         VARCHAR,              -- '013' | '310'
+        member_ranks   INTEGER[],            -- start ranks of the team's players
+        points         DECIMAL(6,1),
+        file_id        INTEGER NOT NULL,
+        line           INTEGER
+    """,
+    # ---- identity (issue 7) --------------------------------------------------
+    "player_aliases": """
+        player_id      INTEGER NOT NULL,
+        name_as_written VARCHAR NOT NULL,
+        name_key       VARCHAR NOT NULL,
+        fide_id        BIGINT,
+        national_id    VARCHAR,
+        federation     VARCHAR,
+        birth_year     INTEGER,
+        file_id        INTEGER,
+        tournament_id  INTEGER,
+        match_rule     VARCHAR,              -- 'fide_id' | 'national_id' | 'name_birth_year' | ...
+        confidence     DOUBLE
+    """,
+    "player_merges": """
+        merge_id       INTEGER PRIMARY KEY,
+        kept_id        INTEGER NOT NULL,
+        merged_id      INTEGER NOT NULL,
+        action         VARCHAR NOT NULL,     -- 'merge' | 'split'
+        decided_by     VARCHAR NOT NULL,     -- 'officer:<name>' | 'rule:<rule>'
+        reason         VARCHAR,
+        decided_at     TIMESTAMP NOT NULL
+    """,
+    "game_sources": """
+        game_id        BIGINT NOT NULL,      -- canonical game
+        source_game_id BIGINT NOT NULL,      -- a row of games that is the same game
+        file_id        INTEGER NOT NULL,
+        match_rule     VARCHAR NOT NULL,
+        role           VARCHAR NOT NULL      -- 'canonical' | 'result' | 'moves' | 'duplicate'
+    """,
+    "official_lists": """
+        system         VARCHAR NOT NULL,     -- 'fide' | 'fide-rapid' | 'fide-blitz' | 'ffe' ...
+        list_date      DATE NOT NULL,
+        fide_id        BIGINT,
+        national_id    VARCHAR,
+        name           VARCHAR,
+        federation     VARCHAR,
+        sex            VARCHAR,
+        title          VARCHAR,
+        w_title        VARCHAR,
+        o_title        VARCHAR,
+        foa_title      VARCHAR,
+        rating         INTEGER,
+        rating_flag    VARCHAR,              -- FFE 'F' | 'N' | 'E'
+        games          INTEGER,
+        k              INTEGER,              -- NULL when 0/blank (unknown)
+        birth_year     INTEGER,
+        flag           VARCHAR,              -- FIDE 'i', 'w', 'wi' ...
+        player_id      INTEGER,
+        source_file    VARCHAR
+    """,
+    # ---- rating results (issues 3 and 4): the store contract -----------------
+    "rating_runs": """
+        run_id         INTEGER PRIMARY KEY,
+        system         VARCHAR NOT NULL,
+        started_at     TIMESTAMP NOT NULL,
+        first_list     DATE,
+        last_list      DATE,
+        rules_forced   VARCHAR,
+        params         JSON,
+        games_hash     VARCHAR               -- digest of the canonical games rated
+    """,
+    "rating_lists": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        player_id      INTEGER NOT NULL,
+        rating         INTEGER,              -- NULL = unrated (pooled games only)
+        rating_exact   DECIMAL(9,1),         -- systems that keep a decimal (generic Elo)
+        rd             DOUBLE,               -- Glicko-2 rating deviation
+        volatility     DOUBLE,               -- Glicko-2 volatility
+        games          INTEGER NOT NULL,     -- rated games in the period
+        total_games    INTEGER,              -- rated games to date (K rule 'fewer than 30')
+        k              INTEGER,              -- K used; NULL if none
+        change         INTEGER,              -- rounded change applied this period
+        flags          VARCHAR,              -- 'i' inactive, 'new', 'w', FFE 'F'/'N'/'E', ...
+        ever_2400      BOOLEAN,
+        birth_year     INTEGER,
+        source         VARCHAR,              -- 'computed' | 'imported' | 'bootstrap'
+        PRIMARY KEY (system, list_date, player_id)
+    """,
+    "rating_changes": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        tournament_id  INTEGER NOT NULL,
+        game_id        BIGINT NOT NULL,
+        player_id      INTEGER NOT NULL,
+        opponent_id    INTEGER,
+        ro             INTEGER,              -- player's rating in force
+        rc             INTEGER,              -- opponent's rating in force
+        d_raw          INTEGER,              -- ro - rc
+        d_used         INTEGER,              -- after the 400-point rule
+        pd             DECIMAL(4,2),         -- expected score from table 8.1.2
+        score          DECIMAL(2,1),
+        w_minus_pd     DECIMAL(4,2),
+        k              INTEGER,
+        counted        BOOLEAN NOT NULL,     -- FALSE: kept for the explanation only
+        reason         VARCHAR               -- why not counted: 'forfeit', 'unrated_opponent', 'incompatible', ...
+    """,
+    "tournament_ratings": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        rules_version  VARCHAR,              -- 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment)
+        ro             INTEGER,              -- NULL for an unrated player
+        n              INTEGER NOT NULL,     -- games rated in this tournament
+        score          DECIMAL(5,1),
+        ra             INTEGER,              -- average rating of the opponents, rounded
+        we             DECIMAL(7,2),         -- sum of PD
+        w_we           DECIMAL(7,2),         -- W - We
+        k              INTEGER,
+        change_x100    BIGINT,               -- K x (W - We) in hundredths, unrounded
+        rp             INTEGER,              -- Ra + dp(p), no cap
+        unrated        BOOLEAN DEFAULT FALSE,
+        ru_provisional INTEGER               -- unrated: provisional initial rating so far
+    """,
+    "rating_discrepancies": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,        -- list in force at the tournament's start
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        file_rating    INTEGER,
+        list_rating    INTEGER,
+        file_id        INTEGER
+    """,
+    "ffe_details": """
+        system         VARCHAR NOT NULL,     -- 'ffe' | 'ffe-rapid'
+        list_date      DATE NOT NULL,
+        player_id      INTEGER NOT NULL,
+        r_old          INTEGER,
+        n_compatible   INTEGER,
+        n_incompatible INTEGER,
+        x              DECIMAL(7,2),         -- mean rating of compatible opponents
+        p              DECIMAL(6,4),         -- score fraction
+        z              DECIMAL(7,2),         -- dp from table 8.1.1, clamped to +-470
+        perf           DECIMAL(7,2),         -- P = X + Z (>= 1000)
+        young          BOOLEAN,
+        method         VARCHAR,              -- 'down' | 'up_full' | 'up_brake' | 'first' | 'archived'
+        r_new          INTEGER
+    """,
+}
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every sequence and table that does not exist yet (never drops)."""
+    for seq in SEQUENCES:
+        con.execute(f"CREATE SEQUENCE IF NOT EXISTS {seq} START 1")
+    for name, cols in TABLES.items():
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
+    from elopipe import views  # late: views may reference every table
+
+    views.ensure_views(con)

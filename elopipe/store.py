@@ -1,0 +1,109 @@
+"""Opening the DuckDB store: one writer at a time, readers read-only.
+
+DuckDB allows one writer process per file. Every write goes through `open_writer`,
+which first takes an exclusive lock on `<db>.lock` (fcntl, released by the OS if the
+process dies) so that a second writer waits with a message instead of failing inside
+DuckDB. Readers use `open_reader`, which opens the file read-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import duckdb
+
+from elopipe.schema import ensure_schema
+
+DEFAULT_DB = "elopipe.duckdb"
+
+
+class StoreBusyError(RuntimeError):
+    """Another process holds the write lock (or DuckDB's own lock) and did not release it in time."""
+
+
+def lock_path(db: str | os.PathLike[str]) -> Path:
+    return Path(f"{os.fspath(db)}.lock")
+
+
+@contextlib.contextmanager
+def write_lock(
+    db: str | os.PathLike[str],
+    timeout: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
+    """Hold the exclusive write lock of `db`.
+
+    `timeout` None waits for ever; 0 fails at once. `on_wait` gets one message when
+    we start waiting. Raises StoreBusyError on timeout.
+    """
+    path = lock_path(db)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                holder = _read_holder(fd)
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise StoreBusyError(
+                        f"{db} is being written by another elopipe process ({holder}); "
+                        "try again when it finishes"
+                    ) from None
+                if not told and on_wait is not None:
+                    on_wait(f"waiting for another elopipe process writing {db} ({holder}) ...")
+                    told = True
+                time.sleep(0.2)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown pid"
+    except OSError:
+        return "unknown pid"
+
+
+@contextlib.contextmanager
+def open_writer(
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    timeout: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Take the write lock, open `db` read-write and make sure the schema exists."""
+    with write_lock(db, timeout=timeout, on_wait=on_wait):
+        Path(db).parent.mkdir(parents=True, exist_ok=True)
+        try:
+            con = duckdb.connect(os.fspath(db))
+        except duckdb.IOException as exc:  # another non-elopipe process holds DuckDB's lock
+            raise StoreBusyError(f"DuckDB refused to open {db} for writing: {exc}") from exc
+        try:
+            ensure_schema(con)
+            yield con
+        finally:
+            con.close()
+
+
+def open_reader(db: str | os.PathLike[str] = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
+    """Open `db` read-only. Raises FileNotFoundError if it does not exist, StoreBusyError if
+    DuckDB refuses (a writer in another process holds its lock)."""
+    if not Path(db).exists():
+        raise FileNotFoundError(f"no database at {db}; run `elopipe ingest` first")
+    try:
+        return duckdb.connect(os.fspath(db), read_only=True)
+    except duckdb.IOException as exc:
+        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {exc}") from exc

@@ -1,0 +1,54 @@
+"""Decoding the bytes of a dropped file into text.
+
+Order, as files in the wild need it: a UTF-8 BOM, then strict UTF-8, then CP1252
+(which maps every byte but five; those five fall back to Latin-1 so nothing is lost).
+Line ends CRLF, CR and LF are all turned into LF; which one the file used is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_CP1252_HOLES = {0x81, 0x8D, 0x8F, 0x90, 0x9D}
+
+
+@dataclass(frozen=True)
+class DecodedText:
+    text: str  # LF line ends only
+    encoding: str  # 'utf-8-sig' | 'utf-8' | 'cp1252' | 'latin-1'
+    newline: str | None  # 'LF' | 'CRLF' | 'CR' | 'mixed' | None (no line end at all)
+
+
+def decode_bytes(data: bytes) -> DecodedText:
+    """Decode `data` (never raises). See the module docstring for the order tried."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        try:
+            text, enc = data[3:].decode("utf-8"), "utf-8-sig"
+        except UnicodeDecodeError:
+            text, enc = _decode_single_byte(data[3:])
+    else:
+        try:
+            text, enc = data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            text, enc = _decode_single_byte(data)
+    newline = detect_newline(text)
+    if newline != "LF" and newline is not None:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return DecodedText(text=text, encoding=enc, newline=newline)
+
+
+def _decode_single_byte(data: bytes) -> tuple[str, str]:
+    if any(b in _CP1252_HOLES for b in data):
+        return data.decode("latin-1"), "latin-1"
+    return data.decode("cp1252"), "cp1252"
+
+
+def detect_newline(text: str) -> str | None:
+    """Which line end a text uses: 'LF', 'CRLF', 'CR', 'mixed' or None."""
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    kinds = [k for k, n in (("CRLF", crlf), ("CR", cr), ("LF", lf)) if n]
+    if not kinds:
+        return None
+    return kinds[0] if len(kinds) == 1 else "mixed"
