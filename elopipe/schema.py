@@ -254,7 +254,8 @@ TABLES: dict[str, str] = {
         w_minus_pd     DECIMAL(4,2),
         k              INTEGER,
         counted        BOOLEAN NOT NULL,     -- FALSE: kept for the explanation only
-        reason         VARCHAR               -- why not counted: 'forfeit', 'unrated_opponent', 'incompatible', ...
+        reason         VARCHAR,              -- why not counted: 'forfeit', 'unrated_opponent', 'incompatible', ...
+        tc_assumed     BOOLEAN               -- TRUE: time control unknown, rate class assumed (default standard)
     """,
     "tournament_ratings": """
         system         VARCHAR NOT NULL,
@@ -273,6 +274,20 @@ TABLES: dict[str, str] = {
         rp             INTEGER,              -- Ra + dp(p), no cap
         unrated        BOOLEAN DEFAULT FALSE,
         ru_provisional INTEGER               -- unrated: provisional initial rating so far
+    """,
+    "rating_period_digests": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        digest         VARCHAR NOT NULL,     -- sha1 of the period's inputs (games, events, official list, params)
+        run_id         INTEGER,              -- rating_runs.run_id that computed the period
+        PRIMARY KEY (system, list_date)
+    """,
+    "rating_skips": """
+        system         VARCHAR NOT NULL,
+        tournament_id  INTEGER NOT NULL,
+        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant'
+        n_games        INTEGER,              -- games of the event left unrated for that reason
+        run_id         INTEGER
     """,
     "rating_discrepancies": """
         system         VARCHAR NOT NULL,

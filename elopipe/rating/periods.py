@@ -1,0 +1,244 @@
+"""Rating periods and lists in force, shared by every rating system.
+
+A *list* is identified by its date (the day it is published, e.g. the 1st of a month).
+A *rating period* is the set of events rated on one list. Two questions are asked of a
+period scheme, and both are answered here, as scalars and as vectorised Polars joins:
+
+* **Which list rates an event?**  The first list whose *closing date* is on or after the
+  event's end date (or game date).  FIDE: closing date = list date − 3 days
+  (FIDE B.02 (2024) 7.1.3; same in V2017/V2022).  FFE: the period ends the day before the
+  list (FFE classic, three lists a year: January, May, September).
+* **Which list is in force on a date?**  The latest list dated on or before that date.
+  FIDE: each tournament uses the ratings of the list in force on its *start* date
+  (FIDE B.02 (2024) 8.3; published calculations F-P02/F-P05, see the spec §3.1).
+
+Schemes provided (see `SCHEMES`):
+
+==================  ===========================================================  =========
+name                list dates                                                   closing
+==================  ===========================================================  =========
+``fide``            1st of odd months until 2012-07-01, then the 1st of every      −3 days
+                    month (FIDE monthly lists since August 2012, spec §6.2)
+``fide-monthly``    the 1st of every month (no bi-monthly era)                    −3 days
+``ffe``             1 January, 1 May, 1 September                                 −1 day
+``monthly``         the 1st of every month                                        −1 day
+==================  ===========================================================  =========
+
+A per-tournament scheme (Elo/Glicko "one period per event") is not a calendar; use
+`per_event_calendar` to turn the events' end dates into list dates (list = end date + 1 day,
+closing = end date).
+
+All dates are `datetime.date`; Polars columns are ``pl.Date``.  Nothing here reads the
+store.  Errors: `ValueError` for an unknown scheme name or an empty date range.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import polars as pl
+
+#: First monthly FIDE list (spec §6.2; NOT VERIFIED against a primary source).
+FIDE_MONTHLY_FROM = dt.date(2012, 8, 1)
+
+
+def month_start(d: dt.date) -> dt.date:
+    """The 1st of the month of `d`."""
+    return d.replace(day=1)
+
+
+def add_months(d: dt.date, months: int) -> dt.date:
+    """`d` (a 1st of month) shifted by `months` months (may be negative)."""
+    y, m = divmod(d.year * 12 + (d.month - 1) + months, 12)
+    return dt.date(y, m + 1, 1)
+
+
+def _fide_is_list(d: dt.date) -> bool:
+    return d >= FIDE_MONTHLY_FROM or d.month % 2 == 1
+
+
+def _every_month(d: dt.date) -> bool:
+    return True
+
+
+def _ffe_is_list(d: dt.date) -> bool:
+    return d.month in (1, 5, 9)
+
+
+@dataclass(frozen=True)
+class PeriodScheme:
+    """A calendar of lists (all on the 1st of some months) and its closing rule.
+
+    Attributes:
+        name: scheme name (key of `SCHEMES`).
+        is_list_month: predicate on a 1st-of-month date: is a list published that day?
+        closing_days: an event ending on day E is rated on the first list L with
+            ``L − closing_days ≥ E``  (FIDE 3, FFE/monthly 1).
+    """
+
+    name: str
+    is_list_month: Callable[[dt.date], bool]
+    closing_days: int
+
+    # ---- scalar API ---------------------------------------------------------
+    def closing_date(self, list_date: dt.date) -> dt.date:
+        """Last end date an event may have to be rated on `list_date`."""
+        return list_date - dt.timedelta(days=self.closing_days)
+
+    def next_list(self, d: dt.date) -> dt.date:
+        """First list dated on or after `d`."""
+        cur = month_start(d)
+        if cur < d:
+            cur = add_months(cur, 1)
+        while not self.is_list_month(cur):
+            cur = add_months(cur, 1)
+        return cur
+
+    def previous_list(self, list_date: dt.date) -> dt.date:
+        """The list before `list_date` (which must itself be a list date)."""
+        cur = add_months(month_start(list_date), -1)
+        while not self.is_list_month(cur):
+            cur = add_months(cur, -1)
+        return cur
+
+    def rated_on(self, end_date: dt.date) -> dt.date:
+        """The list an event ending on `end_date` is rated on (first list whose closing
+        date is on or after the end date).  FIDE: an event ending 2026-08-30 misses the
+        2026-09-01 list (closing 08-29) and is rated on 2026-10-01 (spec F-P05)."""
+        return self.next_list(end_date + dt.timedelta(days=self.closing_days))
+
+    def in_force(self, d: dt.date) -> dt.date:
+        """The list in force on date `d` (latest list dated on or before `d`)."""
+        cur = month_start(d)
+        while not self.is_list_month(cur):
+            cur = add_months(cur, -1)
+        return cur
+
+    def period_bounds(self, list_date: dt.date) -> tuple[dt.date, dt.date]:
+        """(first, last) end dates of the events rated on `list_date`, inclusive."""
+        prev = self.previous_list(list_date)
+        return self.closing_date(prev) + dt.timedelta(days=1), self.closing_date(list_date)
+
+    def lists_between(self, first: dt.date, last: dt.date) -> list[dt.date]:
+        """Every list date L with first ≤ L ≤ last (both dates of any day), ascending."""
+        if last < first:
+            return []
+        out: list[dt.date] = []
+        cur = self.next_list(first)
+        while cur <= last:
+            out.append(cur)
+            cur = self.next_list(cur + dt.timedelta(days=1))
+        return out
+
+    # ---- Polars API ---------------------------------------------------------
+    def calendar(self, first: dt.date, last: dt.date) -> pl.DataFrame:
+        """Lists covering [first, last] plus one list on each side, as a frame.
+
+        Columns: ``list_date`` Date, ``closing_date`` Date, ``prev_list`` Date
+        (the list before; its ratings are the ones the period starts from).
+        Raises ValueError if last < first.
+        """
+        if last < first:
+            raise ValueError(f"empty date range {first}..{last}")
+        lo = self.in_force(first)
+        lo = self.previous_list(lo)
+        hi = self.rated_on(last)
+        hi = self.next_list(hi + dt.timedelta(days=1))
+        dates = self.lists_between(lo, hi)
+        return pl.DataFrame(
+            {
+                "list_date": dates,
+                "closing_date": [self.closing_date(d) for d in dates],
+                "prev_list": [None, *dates[:-1]],
+            },
+            schema={"list_date": pl.Date, "closing_date": pl.Date, "prev_list": pl.Date},
+        )
+
+    def assign(
+        self,
+        df: pl.DataFrame,
+        *,
+        end_col: str | None = "end_date",
+        start_col: str | None = "start_date",
+        rated_on_col: str = "list_date",
+        in_force_col: str = "in_force",
+    ) -> pl.DataFrame:
+        """Add the list each row is rated on and the list in force at its start.
+
+        `df[end_col]` (Date) → ``rated_on_col`` (Date): first list with closing ≥ end.
+        `df[start_col]` (Date) → ``in_force_col`` (Date): latest list ≤ start.
+        Pass None for either column name to skip that output.  Rows with a null date get
+        a null output.  Vectorised with `join_asof`; the row order of `df` is kept.
+        """
+        dates = [c for c in (end_col, start_col) if c is not None]
+        bounds = (
+            df.select(
+                pl.min_horizontal([pl.col(c).min() for c in dates]).alias("lo"),
+                pl.max_horizontal([pl.col(c).max() for c in dates]).alias("hi"),
+            ).row(0)
+            if dates and df.height
+            else (None, None)
+        )
+        if bounds[0] is None:
+            nulls = []
+            if end_col is not None:
+                nulls.append(pl.lit(None, pl.Date).alias(rated_on_col))
+            if start_col is not None:
+                nulls.append(pl.lit(None, pl.Date).alias(in_force_col))
+            return df.with_columns(nulls)
+        cal = self.calendar(bounds[0], bounds[1])
+        out = df.with_row_index("__row")
+        if end_col is not None:
+            closing = cal.select(pl.col("closing_date").alias("__key"), pl.col("list_date").alias(rated_on_col))
+            part = out.select("__row", pl.col(end_col).alias("__key")).filter(pl.col("__key").is_not_null())
+            part = part.sort("__key").join_asof(closing, on="__key", strategy="forward")
+            out = out.join(part.select("__row", rated_on_col), on="__row", how="left")
+        if start_col is not None:
+            lists = cal.select(pl.col("list_date").alias("__key"), pl.col("list_date").alias(in_force_col))
+            part = out.select("__row", pl.col(start_col).alias("__key")).filter(pl.col("__key").is_not_null())
+            part = part.sort("__key").join_asof(lists, on="__key", strategy="backward")
+            out = out.join(part.select("__row", in_force_col), on="__row", how="left")
+        return out.sort("__row").drop("__row")
+
+
+SCHEMES: dict[str, PeriodScheme] = {
+    "fide": PeriodScheme("fide", _fide_is_list, 3),
+    "fide-monthly": PeriodScheme("fide-monthly", _every_month, 3),
+    "ffe": PeriodScheme("ffe", _ffe_is_list, 1),
+    "monthly": PeriodScheme("monthly", _every_month, 1),
+}
+
+
+def get_scheme(name: str) -> PeriodScheme:
+    """The scheme called `name` (see `SCHEMES`). Raises ValueError if unknown."""
+    try:
+        return SCHEMES[name]
+    except KeyError:
+        raise ValueError(f"unknown period scheme {name!r}; known: {sorted(SCHEMES)}") from None
+
+
+def per_event_calendar(end_dates: Iterable[dt.date]) -> list[dt.date]:
+    """One list per distinct event end date, dated the next day (ascending).
+
+    For per-tournament systems (generic Elo/Glicko run event by event): an event ending on
+    E is rated on list E + 1 day; events ending the same day share a period.
+    """
+    return sorted({d + dt.timedelta(days=1) for d in end_dates if d is not None})
+
+
+def list_dates_in_force(list_dates: pl.Series | list[dt.date], dates: pl.Series) -> pl.Series:
+    """For each date of `dates`, the latest of `list_dates` on or before it (or null).
+
+    Generic form of `PeriodScheme.assign` for arbitrary calendars (e.g.
+    `per_event_calendar`). Returns a Date series aligned with `dates`.
+    """
+    cal = pl.DataFrame({"__key": pl.Series(list_dates, dtype=pl.Date)}).unique().sort("__key")
+    cal = cal.with_columns(pl.col("__key").alias("__out"))
+    q = pl.DataFrame({"__key": dates.cast(pl.Date)}).with_row_index("__row")
+    known = q.filter(pl.col("__key").is_not_null()).sort("__key")
+    res = known.join_asof(cal, on="__key", strategy="backward")
+    return (
+        q.join(res.select("__row", "__out"), on="__row", how="left").sort("__row").get_column("__out").alias(dates.name)
+    )

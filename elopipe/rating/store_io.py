@@ -1,0 +1,372 @@
+"""Store I/O for the rating engines: read the inputs as Polars frames, write the contract.
+
+Every engine (FIDE, FFE, Elo, Glicko-2) reads its inputs through the `load_*` functions
+and writes its results through `write_results`, so the store contract of
+`elopipe.schema` (``rating_lists``, ``rating_changes``, ``tournament_ratings``,
+``rating_discrepancies``, ``ffe_details``, ``rating_period_digests``, ``rating_skips``,
+``rating_runs``) is honoured in one place.
+
+Reading (all take an open DuckDB connection, read-only is enough):
+
+* `load_games(con)` — the ``canonical_games`` view, one row per game.
+* `load_tournaments(con)` — events with their effective dates (file dates, else game dates).
+* `load_tournament_players(con)` — per-event player rows (rating written in the file, birth year).
+* `load_players(con)` — the player table (FIDE id, birth year, sex).
+* `load_official_lists(con, system)` — imported official lists (the base, when present).
+* `load_lists(con, system, ...)` — lists already computed by a previous run.
+* `load_digests(con, system)` — per-period input digests of the last run.
+
+Writing (needs a writer connection, see `elopipe.store.open_writer`):
+
+* `write_results(con, system, from_list, frames)` — in one transaction, delete every row of
+  `system` with ``list_date >= from_list`` from the result tables and insert `frames`
+  (a dict table name → frame; columns missing from a frame are stored NULL; extra
+  columns raise ValueError).
+* `start_run` / `finish_run` — one ``rating_runs`` row per run.
+* `save_digests`, `save_skips`.
+
+Ids are Int64, dates pl.Date, scores Float64 (0, 0.5, 1 are exact in binary; engines that
+sum them convert to integer hundredths first).  Ratings are Int64 rating points.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import duckdb
+import polars as pl
+
+RESULT_TABLES = (
+    "rating_lists",
+    "rating_changes",
+    "tournament_ratings",
+    "rating_discrepancies",
+    "ffe_details",
+)
+
+
+def _pl(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+    # a relation (con.sql) converts without the extra copy of a DB-API cursor (DuckDB 2.x)
+    return con.sql(sql, params=params or None).pl()
+
+
+# ---- reading ---------------------------------------------------------------
+
+
+def load_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The canonical games (view ``canonical_games``), one row per game.
+
+    Columns: game_id Int64, tournament_id Int64, white_id Int64, black_id Int64,
+    white_score Float64, black_score Float64 (null for '*'), result Utf8, played Boolean,
+    unplayed_code Utf8, game_date Date, round Int64, ply_count Int64 (null: unknown, e.g. TRF),
+    has_moves Boolean (null when the source cannot tell: TRF), time_control Utf8,
+    variant Utf8, white_rating_in_file Int64, black_rating_in_file Int64, file_id Int64,
+    line Int64.
+    """
+    return _pl(
+        con,
+        """
+        SELECT game_id::BIGINT AS game_id, tournament_id::BIGINT AS tournament_id,
+               white_id::BIGINT AS white_id, black_id::BIGINT AS black_id,
+               white_score::DOUBLE AS white_score, black_score::DOUBLE AS black_score,
+               result, played, unplayed_code, game_date,
+               round::BIGINT AS round, ply_count::BIGINT AS ply_count,
+               CASE WHEN ply_count IS NOT NULL THEN ply_count > 0
+                    WHEN movetext_hash IS NOT NULL THEN TRUE
+                    WHEN headers IS NOT NULL THEN FALSE   -- a PGN game with no movetext
+                    ELSE NULL END AS has_moves,
+               time_control, variant,
+               white_rating_in_file::BIGINT AS white_rating_in_file,
+               black_rating_in_file::BIGINT AS black_rating_in_file,
+               file_id::BIGINT AS file_id, line::BIGINT AS line
+        FROM canonical_games
+        ORDER BY game_id
+        """,
+    )
+
+
+def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Events with effective dates.
+
+    Columns: tournament_id Int64, name Utf8, file_id Int64, start_date Date, end_date Date
+    (as stored), first_game Date, last_game Date (over canonical games),
+    eff_start Date = start_date, else first_game, else eff_end;
+    eff_end Date = end_date, else last_game, else start_date (never before eff_start);
+    date_source Utf8: 'file' (end_date written), 'games' (from game dates), 'start' (only a
+    start date), 'none' (no date at all: the event cannot be placed in a period);
+    time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64.
+    """
+    df = _pl(
+        con,
+        """
+        WITH g AS (
+            SELECT tournament_id, min(game_date) AS first_game, max(game_date) AS last_game,
+                   count(*) AS n_games
+            FROM canonical_games GROUP BY tournament_id
+        )
+        SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
+               t.start_date, t.end_date, g.first_game, g.last_game,
+               t.time_control, t.rate_class, t.is_team,
+               coalesce(g.n_games, 0)::BIGINT AS n_games
+        FROM tournaments t LEFT JOIN g USING (tournament_id)
+        ORDER BY t.tournament_id
+        """,
+    )
+    return df.with_columns(
+        pl.coalesce("end_date", "last_game", "start_date").alias("eff_end"),
+        pl.when(pl.col("end_date").is_not_null())
+        .then(pl.lit("file"))
+        .when(pl.col("last_game").is_not_null())
+        .then(pl.lit("games"))
+        .when(pl.col("start_date").is_not_null())
+        .then(pl.lit("start"))
+        .otherwise(pl.lit("none"))
+        .alias("date_source"),
+    ).with_columns(
+        pl.min_horizontal(pl.coalesce("start_date", "first_game", "eff_end"), pl.col("eff_end")).alias("eff_start"),
+    )
+
+
+def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per-event player rows.
+
+    Columns: tournament_id Int64, player_id Int64, start_rank Int64, rating_in_file Int64
+    (null = unrated; 0 is turned into null), fide_id_in_file Int64, birth_year Int64,
+    sex Utf8, federation Utf8, title Utf8, file_id Int64, line Int64.
+    """
+    return _pl(
+        con,
+        """
+        SELECT tournament_id::BIGINT AS tournament_id, player_id::BIGINT AS player_id,
+               start_rank::BIGINT AS start_rank,
+               nullif(rating_in_file, 0)::BIGINT AS rating_in_file,
+               nullif(fide_id_in_file, 0)::BIGINT AS fide_id_in_file,
+               birth_year::BIGINT AS birth_year, sex, federation, title,
+               file_id::BIGINT AS file_id, line::BIGINT AS line
+        FROM tournament_players
+        ORDER BY tournament_id, player_id
+        """,
+    )
+
+
+def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The players. Columns: player_id Int64, fide_id Int64, name Utf8, federation Utf8,
+    sex Utf8, birth_year Int64 (from birth_date when only that is known), title Utf8."""
+    return _pl(
+        con,
+        """
+        SELECT player_id::BIGINT AS player_id, nullif(fide_id, 0)::BIGINT AS fide_id, name,
+               federation, sex,
+               coalesce(birth_year, year(birth_date))::BIGINT AS birth_year, title
+        FROM players ORDER BY player_id
+        """,
+    )
+
+
+def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataFrame:
+    """Imported official lists of `system` resolved to store players.
+
+    Columns: list_date Date, player_id Int64 (rows whose player is not in the store are
+    matched by fide_id, else dropped here — they cannot play in stored games),
+    rating Int64, games Int64, k Int64 (null when 0/blank = unknown), birth_year Int64,
+    flag Utf8, sex Utf8, rating_flag Utf8.
+    """
+    return _pl(
+        con,
+        """
+        SELECT o.list_date,
+               coalesce(o.player_id, p.player_id)::BIGINT AS player_id,
+               nullif(o.rating, 0)::BIGINT AS rating, o.games::BIGINT AS games,
+               nullif(o.k, 0)::BIGINT AS k, o.birth_year::BIGINT AS birth_year,
+               o.flag, o.sex, o.rating_flag
+        FROM official_lists o
+        LEFT JOIN (SELECT fide_id, min(player_id) AS player_id FROM players
+                   WHERE fide_id IS NOT NULL GROUP BY fide_id) p
+          ON o.player_id IS NULL AND o.fide_id = p.fide_id
+        WHERE o.system = ? AND coalesce(o.player_id, p.player_id) IS NOT NULL
+        ORDER BY o.list_date, 2
+        """,
+        [system],
+    )
+
+
+def load_lists(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    *,
+    before: dt.date | None = None,
+    list_date: dt.date | None = None,
+) -> pl.DataFrame:
+    """Rows of ``rating_lists`` for `system` (all columns of the table).
+
+    `list_date`: only that list.  `before`: only lists dated strictly before it.
+    """
+    where, params = ["system = ?"], [system]
+    if list_date is not None:
+        where.append("list_date = ?")
+        params.append(list_date)
+    if before is not None:
+        where.append("list_date < ?")
+        params.append(before)
+    return _pl(
+        con,
+        f"SELECT * FROM rating_lists WHERE {' AND '.join(where)} ORDER BY list_date, player_id",
+        params,
+    )
+
+
+def load_digests(con: duckdb.DuckDBPyConnection, system: str) -> dict[dt.date, str]:
+    """{list_date: digest} stored by the last run of `system`."""
+    rows = con.execute("SELECT list_date, digest FROM rating_period_digests WHERE system = ?", [system]).fetchall()
+    return {d: h for d, h in rows}
+
+
+# ---- digests ---------------------------------------------------------------
+
+
+def period_digests(df: pl.DataFrame, by: str = "list_date") -> dict[dt.date, str]:
+    """Order-independent digest of the rows of `df` per value of column `by`.
+
+    Each row is hashed (Polars `hash_rows`, fixed seed, columns in name order so that the
+    frame's column order does not matter); the sorted row hashes of a group are hashed with
+    SHA-1.  Ingesting the same files in another order gives the same digests.
+    """
+    if df.height == 0:
+        return {}
+    cols = sorted(c for c in df.columns if c != by)
+    hashed = df.select(
+        pl.col(by),
+        df.select(cols).hash_rows(seed=1).alias("__h"),
+    )
+    out: dict[dt.date, str] = {}
+    for key, grp in hashed.sort(by, "__h").group_by(by, maintain_order=True):
+        out[key[0]] = hashlib.sha1(grp.get_column("__h").to_numpy().tobytes()).hexdigest()
+    return out
+
+
+# ---- writing ---------------------------------------------------------------
+
+
+def _table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    return [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> None:
+    if df.height == 0:
+        return
+    cols = _table_columns(con, table)
+    extra = [c for c in df.columns if c not in cols]
+    if extra:
+        raise ValueError(f"{table}: columns not in the schema: {extra}")
+    names = ", ".join(df.columns)
+    con.register("__elopipe_insert", df.to_arrow())
+    try:
+        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM __elopipe_insert")
+    finally:
+        con.unregister("__elopipe_insert")
+
+
+def delete_from(con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date | None) -> None:
+    """Delete every result row of `system` with list_date >= `from_list` (None = all),
+    including the period digests."""
+    for table in (*RESULT_TABLES, "rating_period_digests"):
+        if from_list is None:
+            con.execute(f"DELETE FROM {table} WHERE system = ?", [system])
+        else:
+            con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date >= ?", [system, from_list])
+
+
+def write_results(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    from_list: dt.date | None,
+    frames: Mapping[str, pl.DataFrame],
+    *,
+    digests: Mapping[dt.date, str] | None = None,
+    run_id: int | None = None,
+) -> None:
+    """Replace `system`'s results from `from_list` on, in one transaction.
+
+    `frames` maps a result table (one of `RESULT_TABLES`) to the rows to insert; the
+    ``system`` column is filled in when absent.  Rows already stored before `from_list`
+    are kept.  `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
+    Raises ValueError for an unknown table or column; the transaction is rolled back on
+    any error.
+    """
+    unknown = set(frames) - set(RESULT_TABLES)
+    if unknown:
+        raise ValueError(f"not a result table: {sorted(unknown)}")
+    con.execute("BEGIN TRANSACTION")
+    try:
+        delete_from(con, system, from_list)
+        for table, df in frames.items():
+            if "system" not in df.columns:
+                df = df.with_columns(pl.lit(system).alias("system"))
+            _insert(con, table, df)
+        if digests:
+            dg = pl.DataFrame(
+                {
+                    "list_date": list(digests),
+                    "digest": list(digests.values()),
+                },
+                schema={"list_date": pl.Date, "digest": pl.Utf8},
+            ).with_columns(pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id"))
+            _insert(con, "rating_period_digests", dg)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def start_run(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    *,
+    rules_forced: str | None = None,
+    params: Mapping[str, Any] | None = None,
+) -> int:
+    """Insert a ``rating_runs`` row and return its run_id."""
+    run_id = con.execute("SELECT nextval('run_id_seq')").fetchone()[0]
+    con.execute(
+        "INSERT INTO rating_runs (run_id, system, started_at, rules_forced, params) VALUES (?, ?, ?, ?, ?)",
+        [
+            run_id,
+            system,
+            dt.datetime.now(dt.UTC).replace(tzinfo=None),
+            rules_forced,
+            json.dumps(dict(params or {}), default=str, sort_keys=True),
+        ],
+    )
+    return int(run_id)
+
+
+def finish_run(
+    con: duckdb.DuckDBPyConnection,
+    run_id: int,
+    *,
+    first_list: dt.date | None,
+    last_list: dt.date | None,
+    games_hash: str | None = None,
+) -> None:
+    """Record the lists a run (re)computed (both None when nothing changed)."""
+    con.execute(
+        "UPDATE rating_runs SET first_list = ?, last_list = ?, games_hash = ? WHERE run_id = ?",
+        [first_list, last_list, games_hash, run_id],
+    )
+
+
+def save_skips(con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame, run_id: int | None) -> None:
+    """Replace `system`'s ``rating_skips`` with `skips` (tournament_id, reason, n_games)."""
+    con.execute("DELETE FROM rating_skips WHERE system = ?", [system])
+    if skips.height:
+        _insert(
+            con,
+            "rating_skips",
+            skips.select("tournament_id", "reason", "n_games").with_columns(
+                pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id")
+            ),
+        )
