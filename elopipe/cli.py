@@ -8,6 +8,7 @@ from elopipe.cli_app import app
 
 # Each import registers its commands on `app`.
 from elopipe.commands import ingest  # noqa: F401
+from elopipe.commands import elo  # noqa: F401
 
 
 def main() -> None:

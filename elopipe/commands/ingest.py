@@ -1,0 +1,75 @@
+"""`elopipe ingest PATH... [--db FILE] [--validate-moves]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.store import DEFAULT_DB, StoreBusyError
+
+
+@app.command()
+def ingest(
+    paths: list[Path] = typer.Argument(..., help="Files or folders (read recursively); .pgn .trf .txt .gz .bz2 .zip"),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    validate_moves: bool = typer.Option(False, "--validate-moves", help="Replay every game; report illegal moves."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+) -> None:
+    """Read PGN and TRF files into the store. Exit 0: all loaded; 1: some partial or rejected; 2: usage."""
+    from elopipe.ingest import ingest_paths
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        err_console.print(f"[red]no such file or folder:[/red] {', '.join(missing)}")
+        raise typer.Exit(2)
+    try:
+        summary = ingest_paths(
+            list(paths),
+            db,
+            validate_moves=validate_moves,
+            progress=not quiet and console.is_terminal,
+            on_wait=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]"),
+        )
+    except StoreBusyError as exc:
+        err_console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    if not quiet:
+        print_file_problems(summary)
+    console.print(summary_line(summary, db))
+    raise typer.Exit(summary.exit_code)
+
+
+def summary_line(summary, db: Path) -> str:
+    s = summary
+    return (
+        f"{len(s.files)} files: {s.count('loaded')} loaded, {s.count('partial')} partial, "
+        f"{s.count('rejected')} rejected, {s.count('skipped')} already in store; "
+        f"{s.games} games, {s.players} players, {s.errors} errors -> {db}"
+    )
+
+
+def print_file_problems(summary) -> None:
+    bad = [f for f in summary.files if f.status in ("partial", "rejected")]
+    if not bad:
+        return
+    table = Table(title="Files with problems", show_lines=False)
+    table.add_column("file")
+    table.add_column("status")
+    table.add_column("games", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("first problem (line: reason)")
+    for f in bad:
+        first = f.first_issues[0] if f.first_issues else None
+        where = ""
+        if first is not None:
+            where = f"line {first.line}: " if first.line else ""
+            if first.game_index is not None:
+                where += f"game {first.game_index + 1}: "
+        table.add_row(
+            f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
+        )
+    console.print(table)
+    console.print('Details: elopipe sql "SELECT * FROM ingest_errors"')

@@ -1,0 +1,190 @@
+"""Ingest: sources -> parsed files -> the store.
+
+Three steps, usable separately (the Prefect flow runs `parse_source` in parallel and
+`load_parsed_source` from one writer):
+
+- `discover(paths)` (elopipe.sources): which byte streams to read;
+- `parse_source(source)`: pure, no database; bytes -> hash, encoding, format, `ParsedFile`;
+- `load_parsed_source(con, parsed)` (elopipe.loader): one transaction per file.
+
+`ingest_paths` chains them for the CLI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from elopipe.loader import FileResult, load_parsed_source
+from elopipe.model import ParsedFile
+from elopipe.sources import Discovery, Source, discover
+from elopipe.store import DEFAULT_DB, open_writer
+from elopipe.textio import decode_bytes
+
+__all__ = [
+    "Discovery",
+    "FileResult",
+    "IngestSummary",
+    "ParsedSource",
+    "Source",
+    "detect_format",
+    "discover",
+    "ingest_paths",
+    "load_parsed_source",
+    "parse_source",
+]
+
+
+@dataclass
+class ParsedSource:
+    """What `parse_source` returns: picklable, so it can cross a process pool."""
+
+    source: Source
+    sha256: str | None
+    size: int
+    format: str  # 'pgn' | 'trf' | 'unknown'
+    encoding: str | None
+    newline: str | None
+    parsed: ParsedFile | None  # None when rejected before parsing
+    rejected_reason: str | None = None
+
+
+def detect_format(suffix: str, text: str) -> str:
+    """'pgn' or 'trf' from the suffix, or by content for .txt and anything else; 'unknown' if neither."""
+    from elopipe.pgn_reader import looks_like_pgn
+    from elopipe.trf_reader import looks_like_trf
+
+    if suffix == ".pgn":
+        return "pgn"
+    if suffix == ".trf":
+        return "trf"
+    if looks_like_trf(text):
+        return "trf"
+    if looks_like_pgn(text):
+        return "pgn"
+    return "unknown"
+
+
+def parse_source(source: Source, validate_moves: bool = False) -> ParsedSource:
+    """Read, hash, decode and parse one source. Never raises on the file's content or on I/O errors:
+    an unreadable or non-chess file comes back with `rejected_reason` set."""
+    try:
+        data = source.read_bytes()
+    except (OSError, EOFError, zipfile.BadZipFile, ValueError) as exc:
+        return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {exc}")
+    digest = hashlib.sha256(data).hexdigest()
+    if source.member is None and source.path.lower().endswith(".zip"):
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "not a readable zip archive")
+    if not data.strip():
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "empty file")
+    if b"\x00" in data[:8192]:
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "binary file (NUL bytes)")
+    dec = decode_bytes(data)
+    fmt = detect_format(source.suffix, dec.text)
+    if fmt == "unknown":
+        return ParsedSource(
+            source, digest, len(data), fmt, dec.encoding, dec.newline, None, "neither PGN nor TRF content"
+        )
+    try:
+        if fmt == "pgn":
+            from elopipe.pgn_reader import read_pgn
+
+            parsed = read_pgn(dec.text, validate_moves=validate_moves, source_name=source.display)
+        else:
+            from elopipe.trf_reader import read_trf
+
+            parsed = read_trf(dec.text, source_name=source.display)
+    except Exception as exc:  # a reader bug must not lose the file: record it as rejected
+        return ParsedSource(source, digest, len(data), fmt, dec.encoding, dec.newline, None, f"reader failed: {exc!r}")
+    reason = parsed.rejected_reason
+    return ParsedSource(source, digest, len(data), fmt, dec.encoding, dec.newline, parsed, reason)
+
+
+def _size(source: Source) -> int:
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
+
+
+@dataclass
+class IngestSummary:
+    files: list[FileResult] = field(default_factory=list)
+    skipped_paths: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def games(self) -> int:
+        return sum(f.n_games for f in self.files)
+
+    @property
+    def players(self) -> int:
+        return len(set().union(*(f.player_ids for f in self.files))) if self.files else 0
+
+    @property
+    def errors(self) -> int:
+        return sum(f.n_errors for f in self.files)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every file loaded (or was already in the store), 1 when any was partial or rejected."""
+        return 1 if any(f.status in ("partial", "rejected") for f in self.files) else 0
+
+
+def ingest_paths(
+    paths: list[str | os.PathLike[str]],
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    validate_moves: bool = False,
+    progress: bool = False,
+    on_file: Callable[[FileResult], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> IngestSummary:
+    """Ingest every source under `paths` into `db`, one transaction per file.
+
+    Files already in the store (same sha256) are skipped; a changed file at a known path replaces
+    its old rows. `on_file` is called after each file. Raises StoreBusyError if the write lock
+    cannot be taken (see elopipe.store)."""
+    disc = discover(paths)
+    summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)
+    with open_writer(db, on_wait=on_wait) as con:
+        bar = _progress(disc.sources) if progress else None
+        try:
+            for src in disc.sources:
+                if bar is not None:
+                    bar[0].update(bar[1], description=_short(src.display))
+                parsed = parse_source(src, validate_moves=validate_moves)
+                result = load_parsed_source(con, parsed)
+                summary.files.append(result)
+                if on_file is not None:
+                    on_file(result)
+                if bar is not None:
+                    bar[0].advance(bar[1], 1)
+        finally:
+            if bar is not None:
+                bar[0].stop()
+    return summary
+
+
+def _short(name: str, width: int = 40) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1) :]
+
+
+def _progress(sources: list[Source]):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    )
+    prog.start()
+    task = prog.add_task("ingesting", total=len(sources))
+    return prog, task

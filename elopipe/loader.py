@@ -1,0 +1,434 @@
+"""Loading one parsed file into the store, in one DuckDB transaction.
+
+The content-hash ledger (`source_files.sha256`) makes loading idempotent: the same bytes are
+loaded once. A file whose content changed at the same path (and archive member) is a correction:
+its old rows are deleted and its ledger row marked 'replaced' in the same transaction as the new
+load. A file that cannot be read, or is not chess, still gets a ledger row ('rejected') with the
+reason and an excerpt in `ingest_errors`, so nothing a user dropped is silently lost.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import duckdb
+import polars as pl
+
+from elopipe import identity
+from elopipe.model import IngestIssue, ParsedFile
+
+if TYPE_CHECKING:
+    from elopipe.ingest import ParsedSource
+
+RAW_LIMIT = 65536  # characters of raw text kept per error row
+
+
+@dataclass
+class FileResult:
+    """Outcome of one source. status: 'loaded' | 'partial' | 'rejected' | 'skipped' (already in the store)."""
+
+    name: str
+    status: str
+    file_id: int | None = None
+    format: str = "unknown"
+    n_tournaments: int = 0
+    n_games: int = 0
+    n_players: int = 0
+    n_unplayed: int = 0
+    n_errors: int = 0
+    reason: str | None = None
+    replaced_file_ids: list[int] = field(default_factory=list)
+    player_ids: set[int] = field(default_factory=set)
+    first_issues: list[IngestIssue] = field(default_factory=list)
+
+
+def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
+    """Write one parsed source (see module docstring). Never raises on bad content; a failure while
+    writing rolls back and is recorded as a rejected file with the reason."""
+    name = ps.source.display
+    if ps.sha256 is not None:
+        row = con.execute(
+            "SELECT file_id, status FROM source_files WHERE sha256 = ? AND status <> 'replaced' "
+            "ORDER BY file_id LIMIT 1",
+            [ps.sha256],
+        ).fetchone()
+        if row is not None:
+            return FileResult(name, "skipped", file_id=row[0], format=ps.format, reason=f"already ingested ({row[1]})")
+    elif _same_rejection_recorded(con, ps):
+        return FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
+    con.execute("BEGIN TRANSACTION")
+    try:
+        result = _load(con, ps)
+        con.execute("COMMIT")
+        return result
+    except Exception as exc:  # keep the file on record even if writing failed
+        con.execute("ROLLBACK")
+        fallback = _as_rejected(ps, f"could not be stored: {exc!r}")
+        con.execute("BEGIN TRANSACTION")
+        try:
+            result = _load(con, fallback)
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        return result
+
+
+def _as_rejected(ps: ParsedSource, reason: str) -> ParsedSource:
+    from elopipe.ingest import ParsedSource
+
+    return ParsedSource(ps.source, ps.sha256, ps.size, ps.format, ps.encoding, ps.newline, None, reason)
+
+
+def _same_rejection_recorded(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> bool:
+    row = con.execute(
+        "SELECT 1 FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? AND sha256 = '' "
+        "AND reason = ? LIMIT 1",
+        [ps.source.path, ps.source.member, ps.rejected_reason],
+    ).fetchone()
+    return row is not None
+
+
+def _replace_previous(con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int) -> list[int]:
+    old = [
+        r[0]
+        for r in con.execute(
+            "SELECT file_id FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? "
+            "AND status <> 'replaced' AND sha256 <> ?",
+            [ps.source.path, ps.source.member, ps.sha256 or ""],
+        ).fetchall()
+    ]
+    for fid in old:
+        delete_file_rows(con, fid)
+        con.execute("UPDATE source_files SET status = 'replaced', replaced_by = ? WHERE file_id = ?", [new_id, fid])
+    return old
+
+
+def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
+    """Remove every row a file contributed (not its ledger row, nor players it created)."""
+    con.execute(
+        "DELETE FROM game_sources WHERE file_id = ? OR game_id IN (SELECT game_id FROM games WHERE file_id = ?)",
+        [file_id, file_id],
+    )
+    for table in ("games", "tournament_players", "unplayed_rounds", "teams", "ingest_errors", "player_aliases"):
+        con.execute(f"DELETE FROM {table} WHERE file_id = ?", [file_id])
+    con.execute("DELETE FROM tournaments WHERE file_id = ?", [file_id])
+
+
+def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
+    file_id = con.execute("SELECT nextval('file_id_seq')").fetchone()[0]
+    replaced = _replace_previous(con, ps, file_id) if ps.sha256 else []
+    parsed = ps.parsed if ps.rejected_reason is None else None
+    res = FileResult(ps.source.display, "rejected", file_id=file_id, format=ps.format, replaced_file_ids=replaced)
+    issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
+    if parsed is None:
+        res.reason = ps.rejected_reason or "rejected"
+        issues.insert(0, IngestIssue("rejected", res.reason, severity="error", raw=_excerpt(ps)))
+    else:
+        _load_content(con, parsed, file_id, res)
+        n_err = sum(1 for i in issues if i.severity == "error")
+        res.status = "partial" if n_err else "loaded"
+        if n_err:
+            res.reason = (
+                f"{n_err} unreadable part(s); first: {next(i.message for i in issues if i.severity == 'error')}"
+            )
+    res.n_errors = sum(1 for i in issues if i.severity == "error")
+    res.first_issues = [i for i in issues if i.severity == "error"][:5]
+    con.execute(
+        "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"
+        " status, n_tournaments, n_players, n_games, n_unplayed, n_errors, reason) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
+            file_id,
+            ps.sha256 or "",
+            ps.source.path,
+            ps.source.member,
+            ps.format,
+            ps.size,
+            ps.encoding,
+            ps.newline,
+            dt.datetime.now(),
+            res.status,
+            res.n_tournaments,
+            res.n_players,
+            res.n_games,
+            res.n_unplayed,
+            res.n_errors,
+            res.reason,
+        ],
+    )
+    _insert_issues(con, file_id, issues)
+    return res
+
+
+def _excerpt(ps: ParsedSource) -> str | None:
+    try:
+        data = ps.source.read_bytes()[:2000]
+    except Exception:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _insert_issues(con: duckdb.DuckDBPyConnection, file_id: int, issues: list[IngestIssue]) -> None:
+    if not issues:
+        return
+    df = pl.DataFrame(
+        {
+            "file_id": [file_id] * len(issues),
+            "line": [i.line for i in issues],
+            "game_index": [i.game_index for i in issues],
+            "severity": [i.severity for i in issues],
+            "code": [i.code for i in issues],
+            "message": [i.message for i in issues],
+            "raw": [i.raw[:RAW_LIMIT] if i.raw else None for i in issues],
+        },
+        schema={
+            "file_id": pl.Int32,
+            "line": pl.Int32,
+            "game_index": pl.Int32,
+            "severity": pl.Utf8,
+            "code": pl.Utf8,
+            "message": pl.Utf8,
+            "raw": pl.Utf8,
+        },
+    )
+    con.register("_issues_df", df)
+    con.execute(
+        "INSERT INTO ingest_errors SELECT nextval('error_id_seq'), file_id, line, game_index, severity, code,"
+        " message, raw FROM _issues_df"
+    )
+    con.unregister("_issues_df")
+
+
+def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int, res: FileResult) -> None:
+    t_ids: dict[int, int] = {}
+    for t in parsed.tournaments:
+        tid = con.execute("SELECT nextval('tournament_id_seq')").fetchone()[0]
+        t_ids[t.ref] = tid
+        con.execute(
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, city, federation, start_date,"
+            " end_date, rounds, time_control, rate_class, tournament_type, chief_arbiter, is_team, extra)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            [
+                tid,
+                file_id,
+                parsed.format,
+                t.name,
+                t.city,
+                t.federation,
+                t.start_date,
+                t.end_date,
+                t.rounds,
+                t.time_control,
+                t.rate_class,
+                t.tournament_type,
+                t.chief_arbiter,
+                t.is_team,
+                json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None,
+            ],
+        )
+    res.n_tournaments = len(t_ids)
+    players = [p for p in parsed.players if p.tournament_ref in t_ids]
+    links = identity.resolve_players(con, players, file_id)
+    pid = {k: v.player_id for k, v in links.items()}
+    res.player_ids = set(pid.values())
+    res.n_players = len(res.player_ids)
+    _insert_entries(con, parsed, file_id, t_ids, links)
+    res.n_games = _insert_games(con, parsed, file_id, t_ids, pid)
+    res.n_unplayed = _insert_unplayed(con, parsed, file_id, t_ids, pid)
+    _insert_teams(con, parsed, file_id, t_ids)
+
+
+def _insert_entries(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], links) -> None:
+    entries: dict[tuple[int, int], dict] = {}
+    aliases = []
+    for p in parsed.players:
+        if p.tournament_ref not in t_ids:
+            continue
+        link = links[(p.tournament_ref, p.ref)]
+        tid = t_ids[p.tournament_ref]
+        by = p.birth_year or (p.birth_date.year if p.birth_date else None)
+        aliases.append(
+            (link.player_id, p.name or "?", identity.name_key(p.name or ""), p.fide_id, p.national_id,
+             p.federation, by, file_id, tid, link.rule, link.confidence)
+        )  # fmt: skip
+        if (tid, link.player_id) in entries:
+            continue
+        entries[(tid, link.player_id)] = {
+            "tournament_id": tid,
+            "player_id": link.player_id,
+            "start_rank": p.start_rank,
+            "name_as_written": p.name,
+            "fide_id_in_file": p.fide_id,
+            "rating_in_file": p.rating,
+            "national_rating": p.national_rating,
+            "national_rating_flag": p.national_rating_flag,
+            "federation": p.federation,
+            "title": p.title,
+            "sex": p.sex,
+            "birth_date": p.birth_date,
+            "birth_year": by,
+            "points_in_file": float(p.points) if p.points is not None else None,
+            "final_rank": p.final_rank,
+            "team": p.team,
+            "file_id": file_id,
+            "line": p.line,
+        }
+    if entries:
+        df = pl.DataFrame(
+            list(entries.values()),
+            schema={
+                "tournament_id": pl.Int32,
+                "player_id": pl.Int32,
+                "start_rank": pl.Int32,
+                "name_as_written": pl.Utf8,
+                "fide_id_in_file": pl.Int64,
+                "rating_in_file": pl.Int32,
+                "national_rating": pl.Int32,
+                "national_rating_flag": pl.Utf8,
+                "federation": pl.Utf8,
+                "title": pl.Utf8,
+                "sex": pl.Utf8,
+                "birth_date": pl.Date,
+                "birth_year": pl.Int32,
+                "points_in_file": pl.Float64,
+                "final_rank": pl.Int32,
+                "team": pl.Utf8,
+                "file_id": pl.Int32,
+                "line": pl.Int32,
+            },
+        )
+        con.register("_entries_df", df)
+        con.execute("INSERT INTO tournament_players BY NAME SELECT * FROM _entries_df")
+        con.unregister("_entries_df")
+    if aliases:
+        adf = pl.DataFrame(aliases, schema=_ALIAS_SCHEMA, orient="row")
+        con.register("_aliases_df", adf)
+        con.execute("INSERT INTO player_aliases BY NAME SELECT * FROM _aliases_df")
+        con.unregister("_aliases_df")
+
+
+_ALIAS_SCHEMA = {
+    "player_id": pl.Int32,
+    "name_as_written": pl.Utf8,
+    "name_key": pl.Utf8,
+    "fide_id": pl.Int64,
+    "national_id": pl.Utf8,
+    "federation": pl.Utf8,
+    "birth_year": pl.Int32,
+    "file_id": pl.Int32,
+    "tournament_id": pl.Int32,
+    "match_rule": pl.Utf8,
+    "confidence": pl.Float64,
+}
+
+
+_GAME_SCHEMA = {
+    "tournament_id": pl.Int32,
+    "file_id": pl.Int32,
+    "line": pl.Int32,
+    "game_index": pl.Int32,
+    "round": pl.Int32,
+    "round_label": pl.Utf8,
+    "board": pl.Int32,
+    "game_date": pl.Date,
+    "date_precision": pl.Utf8,
+    "white_id": pl.Int32,
+    "black_id": pl.Int32,
+    "result": pl.Utf8,
+    "result_raw": pl.Utf8,
+    "white_score": pl.Float64,
+    "black_score": pl.Float64,
+    "played": pl.Boolean,
+    "unplayed_code": pl.Utf8,
+    "white_rating_in_file": pl.Int32,
+    "black_rating_in_file": pl.Int32,
+    "movetext_hash": pl.Utf8,
+    "ply_count": pl.Int32,
+    "eco": pl.Utf8,
+    "time_control": pl.Utf8,
+    "variant": pl.Utf8,
+    "fen": pl.Utf8,
+    "termination": pl.Utf8,
+    "flags": pl.List(pl.Utf8),
+    "headers": pl.Utf8,
+}
+
+
+def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:
+    games = [g for g in parsed.games if g.tournament_ref in t_ids]
+    if not games:
+        return 0
+    cols: dict[str, list] = {k: [] for k in _GAME_SCHEMA}
+    for g in games:
+        cols["tournament_id"].append(t_ids[g.tournament_ref])
+        cols["file_id"].append(file_id)
+        cols["line"].append(g.line)
+        cols["game_index"].append(g.game_index)
+        cols["round"].append(g.round)
+        cols["round_label"].append(g.round_label)
+        cols["board"].append(g.board)
+        cols["game_date"].append(g.game_date)
+        cols["date_precision"].append(g.date_precision)
+        cols["white_id"].append(pid.get((g.tournament_ref, g.white_ref)) if g.white_ref is not None else None)
+        cols["black_id"].append(pid.get((g.tournament_ref, g.black_ref)) if g.black_ref is not None else None)
+        cols["result"].append(g.result)
+        cols["result_raw"].append(g.result_raw)
+        cols["white_score"].append(float(g.white_score) if g.white_score is not None else None)
+        cols["black_score"].append(float(g.black_score) if g.black_score is not None else None)
+        cols["played"].append(g.played)
+        cols["unplayed_code"].append(g.unplayed_code)
+        cols["white_rating_in_file"].append(g.white_rating)
+        cols["black_rating_in_file"].append(g.black_rating)
+        cols["movetext_hash"].append(g.movetext_hash)
+        cols["ply_count"].append(g.ply_count)
+        cols["eco"].append(g.eco)
+        cols["time_control"].append(g.time_control)
+        cols["variant"].append(g.variant)
+        cols["fen"].append(g.fen)
+        cols["termination"].append(g.termination)
+        cols["flags"].append(g.flags or None)
+        cols["headers"].append(json.dumps(g.headers, ensure_ascii=False) if g.headers else None)
+    df = pl.DataFrame(cols, schema=_GAME_SCHEMA)
+    con.register("_games_df", df)
+    con.execute(
+        "INSERT INTO games BY NAME SELECT nextval('game_id_seq') AS game_id, * REPLACE ("
+        " CAST(white_score AS DECIMAL(2,1)) AS white_score, CAST(black_score AS DECIMAL(2,1)) AS black_score,"
+        " CAST(headers AS JSON) AS headers) FROM _games_df"
+    )
+    con.unregister("_games_df")
+    return len(games)
+
+
+def _insert_unplayed(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:
+    rows = [
+        (
+            t_ids[u.tournament_ref],
+            pid.get((u.tournament_ref, u.player_ref)),
+            u.round,
+            u.code,
+            float(u.score) if u.score is not None else None,
+            pid.get((u.tournament_ref, u.opponent_ref)) if u.opponent_ref is not None else None,
+            file_id,
+            u.line,
+        )
+        for u in parsed.unplayed
+        if u.tournament_ref in t_ids and (u.tournament_ref, u.player_ref) in pid
+    ]
+    if rows:
+        con.executemany("INSERT INTO unplayed_rounds VALUES (?,?,?,?,?,?,?,?)", rows)
+    return len(rows)
+
+
+def _insert_teams(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int]) -> None:
+    rows = [
+        (t_ids[t.tournament_ref], t.team_no, t.name, t.record, t.member_ranks,
+         float(t.points) if t.points is not None else None, file_id, t.line)
+        for t in parsed.teams
+        if t.tournament_ref in t_ids
+    ]  # fmt: skip
+    if rows:
+        con.executemany("INSERT INTO teams VALUES (?,?,?,?,?,?,?,?)", rows)
