@@ -84,7 +84,8 @@ TABLES: dict[str, str] = {
         birth_date     DATE,
         birth_year     INTEGER,
         title          VARCHAR,
-        first_file_id  INTEGER
+        first_file_id  INTEGER,
+        merged_into    INTEGER               -- set when an officer merged this player into another (player_merges)
     """,
     "tournament_players": """
         tournament_id  INTEGER NOT NULL,
@@ -179,7 +180,8 @@ TABLES: dict[str, str] = {
         action         VARCHAR NOT NULL,     -- 'merge' | 'split'
         decided_by     VARCHAR NOT NULL,     -- 'officer:<name>' | 'rule:<rule>'
         reason         VARCHAR,
-        decided_at     TIMESTAMP NOT NULL
+        decided_at     TIMESTAMP NOT NULL,
+        criteria       JSON                  -- split: which rows moved, e.g. {"name_key": ..., "event_key": ...}
     """,
     "game_sources": """
         game_id        BIGINT NOT NULL,      -- canonical game
@@ -207,7 +209,9 @@ TABLES: dict[str, str] = {
         birth_year     INTEGER,
         flag           VARCHAR,              -- FIDE 'i', 'w', 'wi' ...
         player_id      INTEGER,
-        source_file    VARCHAR
+        source_file    VARCHAR,
+        ever_2400      BOOLEAN,              -- rating >= 2400 or K = 10 on this list (FIDE 8.3.3); NULL = list cannot tell
+        category       VARCHAR               -- FFE age category as listed ('Ppo' .. 'Vet'); FIDE: NULL
     """,
     # ---- rating results (issues 3 and 4): the store contract -----------------
     "rating_runs": """
