@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Set up (idempotent) and run the whole test suite. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY="${PYTHON:-python3.11}"
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+# The HTML report test renders pages in headless Chromium (Debian's package). Install it when we
+# can (root with apt); otherwise that one test is skipped with a message.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+    || echo "note: could not install chromium; the browser test will be skipped"
+fi
+export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
+exec .venv/bin/python -m pytest "$@"
