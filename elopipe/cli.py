@@ -9,6 +9,11 @@ from elopipe.cli_app import app
 # Each import registers its commands on `app`.
 from elopipe.commands import ingest  # noqa: F401
 from elopipe.commands import elo  # noqa: F401
+from elopipe.commands import publish  # noqa: F401
+from elopipe.commands import report  # noqa: F401
+from elopipe.commands import player  # noqa: F401
+from elopipe.commands import sql  # noqa: F401
+from elopipe.commands import export  # noqa: F401
 
 
 def main() -> None:

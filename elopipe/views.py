@@ -64,7 +64,7 @@ VIEWS: dict[str, str] = {
             tp.start_rank, tr.player_id, COALESCE(tp.name_as_written, p.name) AS name,
             p.fide_id, tr.rules_version, tr.ro, tr.n, tr.score, tr.ra, tr.we, tr.w_we, tr.k,
             tr.change_x100,
-            CAST(tr.change_x100 AS DECIMAL(12,2)) / 100 AS k_w_we,
+            CAST(tr.change_x100 * 0.01::DECIMAL(3,2) AS DECIMAL(14,2)) AS k_w_we,
             CAST(sign(tr.change_x100) * ((abs(tr.change_x100) + 50) // 100) AS INTEGER)
                 AS change_rounded,
             tr.rp, COALESCE(tr.unrated, FALSE) AS unrated,

@@ -1,0 +1,30 @@
+"""`elopipe export --parquet DIR [--db FILE]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
+
+
+@app.command()
+def export(
+    parquet: Path = typer.Option(..., "--parquet", help="Folder to write Parquet files into."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Write every table as Parquet, partitioned by system and list date where it applies."""
+    from elopipe.publish.export import export_parquet
+
+    try:
+        con = open_reader(db)
+    except (FileNotFoundError, StoreBusyError) as exc:
+        err_console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    try:
+        paths = export_parquet(con, parquet)
+    finally:
+        con.close()
+    console.print(f"{len(paths)} tables exported to {parquet}")

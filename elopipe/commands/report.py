@@ -1,0 +1,61 @@
+"""`elopipe report --tournament ID|NAME [--system S] [--out DIR] [--all]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
+
+
+@app.command()
+def report(
+    tournament: str | None = typer.Option(None, "--tournament", "-t", help="Tournament id or name."),
+    system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
+    out: Path = typer.Option(Path("out"), "--out", help="Output folder (reports/<system>/ inside)."),
+    all_rated: bool = typer.Option(False, "--all", help="Every tournament rated under the system."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
+    from elopipe.publish.reports import (
+        find_tournament,
+        performance_frame,
+        rated_tournaments,
+        rich_table,
+        tournament_info,
+        write_report,
+    )
+
+    if (tournament is None) == (not all_rated):
+        err_console.print("[red]give --tournament ID|NAME or --all[/red]")
+        raise typer.Exit(2)
+    try:
+        con = open_reader(db)
+    except (FileNotFoundError, StoreBusyError) as exc:
+        err_console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    target = out / "reports" / system
+    try:
+        ids = rated_tournaments(con, system) if all_rated else [find_tournament(con, tournament)]
+        if not ids:
+            err_console.print(f"[red]no tournament rated under {system!r} in {db}[/red]")
+            raise typer.Exit(1)
+        written = []
+        for tid in ids:
+            if not all_rated:
+                perf = performance_frame(con, tid, system)
+                name = tournament_info(con, tid).get("name") or f"Tournament {tid}"
+                if perf.height == 0:
+                    err_console.print(
+                        f"[yellow]{name}: nothing rated under {system!r} (run `elopipe rate` first?)[/yellow]"
+                    )
+                console.print(rich_table(perf, f"{name} – {system}"))
+            written.extend(write_report(con, tid, system, target))
+    except LookupError as exc:
+        err_console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    finally:
+        con.close()
+    console.print(f"{len(ids)} report(s), {len(written)} files written under {target}")

@@ -1,0 +1,24 @@
+"""Publishing: rating lists, performance reports, crosstables, player histories, SQL, export.
+
+Library entry point for flows (issue 5)::
+
+    publish_outputs(con, system, out_dir, list_dates=None) -> list[Path]
+
+- `con`: a DuckDB connection to the store (read-only is enough);
+- `system`: a rating system id as in `rating_lists.system` ('fide', 'ffe', ...);
+- `out_dir`: folder to write into (created);
+- `list_dates`: list dates (datetime.date) to publish; None = the latest list of `system`.
+
+It writes each list as CSV, Parquet, FIDE-style fixed-width TXT and standalone HTML, a
+report (players CSV, games CSV, crosstable CSV, HTML) for every tournament rated on those
+lists, and a history page with a PNG chart for the top players; returns every path written.
+Raises LookupError when the system has no list. Every number is read from the store (views
+`v_rating_lists`, `v_tournament_performance`, `v_change_explained`, `v_player_history`).
+
+Modules: `lists` (list frames), `fidetxt` (TXT layout), `html` (templates), `reports`,
+`crosstable`, `history` + `charts`, `diff`, `export` (Parquet), `sqlcli`, `outputs`.
+"""
+
+from elopipe.publish.outputs import LIST_FORMATS, publish_outputs, write_list
+
+__all__ = ["LIST_FORMATS", "publish_outputs", "write_list"]

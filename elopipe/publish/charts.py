@@ -1,0 +1,42 @@
+"""Rating-history charts with matplotlib's Agg backend (no display, safe in worker threads).
+
+A `Figure` is built directly (not through pyplot), so no global state is touched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+
+def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title: str, fmt: str = "png") -> bytes:
+    """A line chart of rating (rating points) per list date, as PNG or SVG bytes.
+
+    Lists where the player was unrated (rating None) leave a gap in the line. `fmt` is
+    'png' or 'svg'; raises ValueError for another format or when `dates` and `ratings`
+    differ in length.
+    """
+    if fmt not in {"png", "svg"}:
+        raise ValueError(f"chart format must be png or svg, not {fmt!r}")
+    if len(dates) != len(ratings):
+        raise ValueError("dates and ratings differ in length")
+    fig = Figure(figsize=(7, 3.2), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ys = [float("nan") if r is None else r for r in ratings]
+    ax.plot(dates, ys, marker="o", markersize=3, linewidth=1.6, color="#1f5fa8")
+    ax.set_title(title, fontsize=11)
+    ax.set_ylabel("rating")
+    ax.grid(True, alpha=0.3)
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt)
+    return buf.getvalue()

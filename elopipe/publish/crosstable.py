@@ -1,0 +1,127 @@
+"""Crosstable of one tournament, from the games and unplayed rounds of the store.
+
+One row per player of `tournament_players`, one column per round. A cell reads like
+chess-results': opponent's start number, colour ('w'/'b') and result ('1', '½', '0'), e.g.
+'12w1'. Unplayed games show their TRF code: '+' forfeit win, '-' forfeit loss, and byes
+'H' (half), 'F' (full), 'U' (pairing-allocated), 'Z' (zero). Games with no known round
+(PGN without Round tags) go to columns '?1', '?2', ... in file order.
+
+Columns of `crosstable()`: start_rank Int64 (the TRF start rank; for PGN, a number given
+here by rating then name), name String, rating_in_file Int32, one String column per round
+named 'r<round>', points Decimal (points_in_file, else the sum of the stored scores),
+final_rank Int64 (TRF rank, else by points).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import duckdb
+import polars as pl
+
+_RESULT = {Decimal("1"): "1", Decimal("0.5"): "½", Decimal("0"): "0"}
+
+
+def _score_text(score: Decimal | None, played: bool, code: str | None) -> str:
+    if not played:
+        if code and code.strip():
+            return code.strip()
+        return {Decimal("1"): "+", Decimal("0"): "-"}.get(score, "=") if score is not None else "-"
+    if score is None:
+        return "*"
+    return _RESULT.get(Decimal(score), str(score))
+
+
+def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list[str], pl.DataFrame]:
+    """Round labels and the crosstable of `tournament_id` (columns: see the module docstring)."""
+    players = con.execute(
+        """
+        SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name,
+               tp.rating_in_file, tp.points_in_file, tp.final_rank
+        FROM tournament_players tp JOIN players p USING (player_id)
+        WHERE tp.tournament_id = ?
+        ORDER BY tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST, name
+        """,
+        [tournament_id],
+    ).fetchall()
+    sno: dict[int, int] = {}
+    used = {r[1] for r in players if r[1] is not None}
+    nxt = 1
+    for pid, start_rank, *_ in players:
+        if start_rank is not None:
+            sno[pid] = start_rank
+            continue
+        while nxt in used:
+            nxt += 1
+        sno[pid] = nxt
+        used.add(nxt)
+
+    games = con.execute(
+        """
+        SELECT round, white_id, black_id, white_score, black_score, played, unplayed_code
+        FROM canonical_games WHERE tournament_id = ?
+        ORDER BY round NULLS LAST, game_index, game_id
+        """,
+        [tournament_id],
+    ).fetchall()
+    unplayed = con.execute(
+        "SELECT player_id, round, code, score, opponent_id FROM unplayed_rounds WHERE tournament_id = ? ORDER BY round",
+        [tournament_id],
+    ).fetchall()
+
+    cells: dict[int, dict[str, str]] = {pid: {} for pid in sno}
+    scores: dict[int, Decimal] = {pid: Decimal(0) for pid in sno}
+    unknown_round_count: dict[int, int] = {}
+    for rnd, white, black, wsc, bsc, played, code in games:
+        for me, opp, colour, my_score in ((white, black, "w", wsc), (black, white, "b", bsc)):
+            if me is None or me not in cells:
+                continue
+            if rnd is None:
+                unknown_round_count[me] = unknown_round_count.get(me, 0) + 1
+                label = f"?{unknown_round_count[me]}"
+            else:
+                label = str(rnd)
+            opp_no = str(sno.get(opp, "")) if opp is not None else ""
+            my_code = code
+            if not played and code and code.strip() in {"+", "-"} and my_score is not None:
+                my_code = "+" if Decimal(my_score) > 0 else "-"
+            cells[me][label] = f"{opp_no}{colour}{_score_text(my_score, played, my_code)}"
+            if my_score is not None:
+                scores[me] += Decimal(my_score)
+    for pid, rnd, code, score, opp in unplayed:
+        if pid not in cells or str(rnd) in cells[pid]:
+            continue
+        opp_no = str(sno.get(opp, "")) if opp is not None else ""
+        cells[pid][str(rnd)] = f"{opp_no}{(code or '').strip() or '-'}"
+        if score is not None:
+            scores[pid] += Decimal(score)
+
+    known = sorted({int(k) for c in cells.values() for k in c if not k.startswith("?")})
+    extra = sorted({k for c in cells.values() for k in c if k.startswith("?")}, key=lambda k: int(k[1:]))
+    labels = [str(r) for r in known] + extra
+
+    rows = []
+    for pid, _start_rank, name, rating, points, final_rank in players:
+        row: dict[str, object] = {
+            "start_rank": sno[pid],
+            "name": name,
+            "rating_in_file": rating,
+        }
+        for lab in labels:
+            row[f"r{lab}"] = cells[pid].get(lab, "")
+        row["points"] = Decimal(points) if points is not None else scores[pid]
+        row["final_rank"] = final_rank
+        rows.append(row)
+    schema: dict[str, pl.DataType] = {
+        "start_rank": pl.Int64(),
+        "name": pl.String(),
+        "rating_in_file": pl.Int32(),
+        **{f"r{lab}": pl.String() for lab in labels},
+        "points": pl.Decimal(6, 1),
+        "final_rank": pl.Int64(),
+    }
+    df = pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+    if df.height and df["final_rank"].null_count() == df.height:
+        ranks = df["points"].cast(pl.Float64).rank(method="min", descending=True).cast(pl.Int64)
+        df = df.with_columns(ranks.alias("final_rank"))
+    return labels, df.sort(["final_rank", "start_rank"], nulls_last=True)

@@ -1,0 +1,132 @@
+"""Differences between two rating lists: who is new, changed, dropped or delisted.
+
+A list is given either as a list date of the store (with the system) or as a file that
+`elopipe publish` wrote (`.csv` or `.parquet`). Players are matched on player_id when both
+lists come from the store, else on FIDE ID, else on name.
+
+Statuses: 'new' (only in B), 'changed' (rating differs), 'dropped' (only in A),
+'delisted' (rated in A, in B's period but below the floor, so shown unrated: FIDE B.02
+(2024) 7.2.1), 'unchanged'.
+
+`diff_lists` columns: status String, player_id Int32 (null for files), fide_id Int64,
+name String, rating_a Int32, rating_b Int32, delta Int32 (rating points, B − A),
+games_b Int32, change_b Int32 (the change stored for B's period).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from elopipe.publish.lists import rating_list
+
+STATUS_ORDER = ["new", "changed", "delisted", "dropped", "unchanged"]
+
+
+def load_list(con: duckdb.DuckDBPyConnection | None, system: str, ref: str) -> tuple[pl.DataFrame, dt.date | None]:
+    """A list from a store date ('YYYY-MM-DD') or a published CSV/Parquet file, with its date
+    (None for a file). Raises LookupError / FileNotFoundError / ValueError on a bad `ref`."""
+    try:
+        date = dt.date.fromisoformat(ref)
+    except ValueError:
+        date = None
+    if date is not None:
+        if con is None:
+            raise ValueError(f"{ref} is a list date; a database is needed to read it")
+        return rating_list(con, system, date), date
+    path = Path(ref)
+    if not path.exists():
+        raise FileNotFoundError(f"{ref} is neither a list date (YYYY-MM-DD) nor a file")
+    if path.suffix.lower() == ".parquet":
+        df = pl.read_parquet(path)
+    elif path.suffix.lower() == ".csv":
+        df = pl.read_csv(path, infer_schema_length=None)
+    else:
+        raise ValueError(f"{ref}: a list file must be .csv or .parquet")
+    missing = {"name", "rating"} - set(df.columns)
+    if missing:
+        raise ValueError(f"{ref}: not a rating list, missing columns {sorted(missing)}")
+    return df, None
+
+
+def _key(df: pl.DataFrame, use_player_id: bool) -> pl.Series:
+    if use_player_id:
+        return df["player_id"].cast(pl.String)
+    fid = df["fide_id"].cast(pl.String) if "fide_id" in df.columns else None
+    name = df["name"].cast(pl.String)
+    if fid is None:
+        return "n:" + name
+    return pl.Series([f"f:{f}" if f else f"n:{n}" for f, n in zip(fid, name, strict=True)])
+
+
+def _delisted(con: duckdb.DuckDBPyConnection | None, system: str, date_b: dt.date | None) -> set[int]:
+    if con is None or date_b is None:
+        return set()
+    rows = con.execute(
+        "SELECT player_id FROM rating_lists WHERE system = ? AND list_date = ? AND rating IS NULL",
+        [system, date_b],
+    ).fetchall()
+    return {int(r[0]) for r in rows}
+
+
+def diff_lists(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, ref_b: str) -> pl.DataFrame:
+    """Compare list A and list B (see the module docstring for inputs and columns)."""
+    a, date_a = load_list(con, system, ref_a)
+    b, date_b = load_list(con, system, ref_b)
+    by_pid = date_a is not None and date_b is not None
+    delisted = _delisted(con, system, date_b)
+
+    def prep(df: pl.DataFrame, suffix: str) -> pl.DataFrame:
+        cols = {
+            "key": _key(df, by_pid),
+            "player_id": df["player_id"].cast(pl.Int32) if "player_id" in df.columns else None,
+            "fide_id": df["fide_id"].cast(pl.Int64) if "fide_id" in df.columns else None,
+            "name": df["name"].cast(pl.String),
+            f"rating_{suffix}": df["rating"].cast(pl.Int32),
+        }
+        if suffix == "b":
+            for c in ("games", "change"):
+                cols[f"{c}_b"] = df[c].cast(pl.Int32) if c in df.columns else None
+        n = df.height
+        return pl.DataFrame(
+            {k: (v if v is not None else pl.Series(k, [None] * n, dtype=pl.Int64)) for k, v in cols.items()}
+        )
+
+    pa, pb = prep(a, "a"), prep(b, "b")
+    joined = pa.join(pb, on="key", how="full", coalesce=True, suffix="_b_side")
+    for c in ("player_id", "fide_id", "name"):
+        joined = joined.with_columns(pl.coalesce(c, f"{c}_b_side").alias(c)).drop(f"{c}_b_side")
+    statuses = []
+    for r in joined.iter_rows(named=True):
+        ra, rb = r["rating_a"], r["rating_b"]
+        in_a, in_b = ra is not None, rb is not None
+        if in_a and not in_b:
+            statuses.append("delisted" if r["player_id"] in delisted and by_pid else "dropped")
+        elif in_b and not in_a:
+            statuses.append("new")
+        elif ra != rb:
+            statuses.append("changed")
+        else:
+            statuses.append("unchanged")
+    out = joined.with_columns(
+        pl.Series("status", statuses, dtype=pl.String),
+        (pl.col("rating_b") - pl.col("rating_a")).cast(pl.Int32).alias("delta"),
+    )
+    order = {s: i for i, s in enumerate(STATUS_ORDER)}
+    out = out.with_columns(pl.col("status").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort(
+        ["_o", "delta", "name"], descending=[False, True, False], nulls_last=True
+    )
+    return out.select(
+        "status",
+        pl.col("player_id").cast(pl.Int32),
+        pl.col("fide_id").cast(pl.Int64),
+        "name",
+        "rating_a",
+        "rating_b",
+        "delta",
+        pl.col("games_b").cast(pl.Int32),
+        pl.col("change_b").cast(pl.Int32),
+    )

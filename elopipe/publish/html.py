@@ -1,0 +1,39 @@
+"""Standalone HTML pages (Jinja2 templates in `elopipe/publish/templates/`).
+
+Every page is one file with its CSS and JavaScript inline and images embedded as data URIs,
+so it opens offline and can be mailed or put on any web server. Tables with the class
+`sortable` sort on a header click; a search box filters rows by player name and a counter
+shows how many are visible.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jinja2
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("elopipe.publish", "templates"),
+    autoescape=jinja2.select_autoescape(["html", "j2"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+SYSTEM_LABELS = {
+    "fide": "FIDE standard",
+    "fide-rapid": "FIDE rapid",
+    "fide-blitz": "FIDE blitz",
+    "ffe": "FFE",
+    "ffe-rapid": "FFE rapid",
+}
+
+
+def system_label(system: str) -> str:
+    """Human name of a rating system id ('fide' -> 'FIDE standard'); unknown ids unchanged."""
+    return SYSTEM_LABELS.get(system, system)
+
+
+def render(template: str, **context: Any) -> str:
+    """Render one template of the package with `context`; raises jinja2 errors on a bad template."""
+    return _ENV.get_template(template).render(**context)

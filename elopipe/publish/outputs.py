@@ -1,0 +1,151 @@
+"""Writing lists in every format, and everything at once (`publish_outputs`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import duckdb
+
+from elopipe.publish.fidetxt import write_fide_txt
+from elopipe.publish.history import player_info, write_player_page
+from elopipe.publish.html import render, system_label
+from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
+from elopipe.publish.reports import rated_tournaments, tournament_info, write_report
+
+LIST_FORMATS = ("csv", "parquet", "txt", "html")
+TOP_PLAYERS = 10
+
+
+def list_stem(system: str, list_date: dt.date) -> str:
+    """File-name stem of a list: '<system>_<YYYY-MM-DD>'."""
+    return f"{system}_{list_date.isoformat()}"
+
+
+def write_list(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    list_date: dt.date,
+    out_dir: Path,
+    formats: tuple[str, ...] | list[str] = LIST_FORMATS,
+    player_links: dict[int, str] | None = None,
+) -> list[Path]:
+    """Write the list of `system` at `list_date` into `out_dir` in `formats`.
+
+    csv/parquet hold `lists.LIST_COLUMNS` plus player_id; txt is FIDE's fixed-width layout
+    (`fidetxt`); html is a standalone sortable, searchable page. `player_links` maps
+    player_id to a relative href for the HTML. Raises ValueError for an unknown format and
+    LookupError for a missing list.
+    """
+    bad = set(formats) - set(LIST_FORMATS)
+    if bad:
+        raise ValueError(f"unknown list format(s) {sorted(bad)}; choose from {LIST_FORMATS}")
+    df = rating_list(con, system, list_date)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = list_stem(system, list_date)
+    table = df.select([*LIST_COLUMNS, "player_id"])
+    paths: list[Path] = []
+    for fmt in formats:
+        path = out_dir / f"{stem}.{fmt}"
+        if fmt == "csv":
+            table.write_csv(path)
+        elif fmt == "parquet":
+            table.write_parquet(path)
+        elif fmt == "txt":
+            write_fide_txt(df, list_date, path)
+        else:
+            rows = []
+            for r in df.iter_rows(named=True):
+                r["player_href"] = (player_links or {}).get(r["player_id"])
+                rows.append(r)
+            path.write_text(
+                render(
+                    "list.html.j2",
+                    title=f"{system_label(system)} rating list {list_date}",
+                    system_label=system_label(system),
+                    list_date=list_date.isoformat(),
+                    rows=rows,
+                ),
+                encoding="utf-8",
+            )
+        paths.append(path)
+    return paths
+
+
+def publish_outputs(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    out_dir: str | os.PathLike[str],
+    list_dates: list[dt.date] | None = None,
+) -> list[Path]:
+    """Write the lists of `system` for `list_dates` (None = the latest list) in every format,
+    a report for every tournament rated on those lists, and history pages with charts for
+    the top players (the `TOP_PLAYERS` highest rated of each list), plus `index.html`.
+
+    Layout under `out_dir`: `lists/<system>_<date>.{csv,parquet,txt,html}`,
+    `reports/<system>/<id>_<name>.{players.csv,games.csv,crosstable.csv,html}`,
+    `players/<system>/<id>_<name>.{png,html}`, `index-<system>.html`.
+    Returns every path written. Raises LookupError when the system has no list.
+    """
+    out = Path(out_dir)
+    dates = list(list_dates) if list_dates is not None else _latest(con, system)
+    if not dates:
+        raise LookupError(f"no rating list for system {system!r} in the store")
+
+    top: dict[int, None] = {}
+    for d in dates:
+        df = rating_list(con, system, d)
+        for pid in df.sort("rank").head(TOP_PLAYERS)["player_id"]:
+            top[int(pid)] = None
+
+    paths: list[Path] = []
+    links: dict[int, str] = {}
+    players_index = []
+    for pid in top:
+        written = write_player_page(con, pid, system, out / "players" / system)
+        paths.extend(written)
+        html = next(p for p in written if p.suffix == ".html")
+        links[pid] = f"../players/{system}/{html.name}"
+        players_index.append({"name": player_info(con, pid)["name"], "href": f"players/{system}/{html.name}"})
+
+    lists_index = []
+    for d in dates:
+        written = write_list(con, system, d, out / "lists", LIST_FORMATS, links)
+        paths.extend(written)
+        lists_index.append({"date": d.isoformat(), "files": [f"lists/{p.name}" for p in written]})
+
+    reports_index = []
+    for tid in rated_tournaments(con, system, dates):
+        written = write_report(con, tid, system, out / "reports" / system)
+        paths.extend(written)
+        html = next(p for p in written if p.suffix == ".html")
+        reports_index.append(
+            {
+                "name": tournament_info(con, tid).get("name") or f"Tournament {tid}",
+                "href": f"reports/{system}/{html.name}",
+            }
+        )
+
+    index = out / f"index-{system}.html"
+    index.write_text(
+        render(
+            "index.html.j2",
+            title=f"elopipe outputs – {system_label(system)}",
+            system=system_label(system),
+            lists=lists_index,
+            reports=reports_index,
+            players=players_index,
+        ),
+        encoding="utf-8",
+    )
+    paths.append(index)
+    return paths
+
+
+def _latest(con: duckdb.DuckDBPyConnection, system: str) -> list[dt.date]:
+    dates = list_dates(con, system)
+    return dates[-1:]
+
+
+__all__ = ["LIST_FORMATS", "list_stem", "publish_outputs", "write_list"]

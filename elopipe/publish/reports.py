@@ -1,0 +1,248 @@
+"""Performance reports of one tournament under one rating system (FIDE style).
+
+Every number comes from the store through two views: `v_tournament_performance` (one row per
+player: Ro, n, W, Ra, We, W−We, K, K×(W−We), the rounded change, Rp; FIDE B.02 (2024)
+8.3 and 8.1.1 for Rp = Ra + dp(p)) and `v_change_explained` (one row per game or unplayed
+round: Rc, the difference used after the 400-point rule of 8.3.1, PD from table 8.1.2,
+W − PD, and why a game did not count). Nothing is recomputed here.
+
+`performance_frame` columns (Polars): list_date Date, start_rank Int32, player_id Int32,
+name String, fide_id Int64, ro Int32, n Int32, score Decimal(5,1), ra Int32,
+we Decimal(7,2), w_we Decimal(7,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating
+points), change_rounded Int32 (half away from zero), rp Int32, unrated Boolean,
+pooled_games Int32 (unrated: rated games pooled so far), ru_provisional Int32.
+
+`games_frame` columns: player_id, player, start_rank, kind ('game' | 'unplayed'), round,
+colour, opponent_id, opponent, opponent_start_rank, rc, d_raw, d_used, capped, pd,
+score, w_minus_pd, k_w_minus_pd, counted, reason, unplayed_code, file_name, line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import duckdb
+import polars as pl
+from rich.table import Table
+
+from elopipe.publish.crosstable import crosstable
+from elopipe.publish.html import render, system_label
+
+PERFORMANCE_COLUMNS = [
+    "list_date",
+    "start_rank",
+    "player_id",
+    "name",
+    "fide_id",
+    "ro",
+    "n",
+    "score",
+    "ra",
+    "we",
+    "w_we",
+    "k",
+    "k_w_we",
+    "change_rounded",
+    "rp",
+    "unrated",
+    "pooled_games",
+    "ru_provisional",
+]
+
+GAME_COLUMNS = [
+    "list_date",
+    "player_id",
+    "player",
+    "start_rank",
+    "kind",
+    "round",
+    "colour",
+    "opponent_id",
+    "opponent",
+    "opponent_start_rank",
+    "rc",
+    "d_raw",
+    "d_used",
+    "capped",
+    "pd",
+    "score",
+    "w_minus_pd",
+    "k_w_minus_pd",
+    "counted",
+    "reason",
+    "unplayed_code",
+    "file_name",
+    "line",
+]
+
+
+def slug(text: str | None, fallback: str = "x") -> str:
+    """A file-name-safe form of `text` (ASCII letters, digits, '-'; at most 60 chars)."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode()
+    s = re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-").lower()[:60].strip("-")
+    return s or fallback
+
+
+def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
+    """The tournament_id for `ref`: an id, else a name (exact, then case-insensitive substring).
+
+    Raises LookupError (with the candidates) when nothing or more than one tournament matches.
+    """
+    if ref.strip().isdigit():
+        row = con.execute("SELECT tournament_id FROM tournaments WHERE tournament_id = ?", [int(ref)]).fetchone()
+        if row:
+            return int(row[0])
+    exact = con.execute("SELECT tournament_id FROM tournaments WHERE lower(name) = lower(?)", [ref]).fetchall()
+    if len(exact) == 1:
+        return int(exact[0][0])
+    rows = (
+        exact
+        or con.execute(
+            "SELECT tournament_id, name FROM tournaments WHERE name ILIKE ? ORDER BY tournament_id",
+            [f"%{ref}%"],
+        ).fetchall()
+    )
+    if len(rows) == 1:
+        return int(rows[0][0])
+    if not rows:
+        raise LookupError(f"no tournament matches {ref!r}")
+    names = con.execute(
+        "SELECT tournament_id, name FROM tournaments WHERE tournament_id IN "
+        f"({','.join(str(int(r[0])) for r in rows[:20])}) ORDER BY 1"
+    ).fetchall()
+    listing = "; ".join(f"{tid}: {name}" for tid, name in names)
+    raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {listing}")
+
+
+def tournament_info(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[str, object]:
+    """The `tournaments` row of `tournament_id` as a dict; raises LookupError if absent."""
+    cur = con.execute("SELECT * FROM tournaments WHERE tournament_id = ?", [tournament_id])
+    row = cur.fetchone()
+    if row is None:
+        raise LookupError(f"no tournament with id {tournament_id}")
+    return dict(zip([d[0] for d in cur.description], row, strict=True))
+
+
+def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str, list_dates: list | None = None) -> list[int]:
+    """Tournaments rated under `system` on any of `list_dates` (None = every list)."""
+    sql = "SELECT DISTINCT tournament_id FROM tournament_ratings WHERE system = ?"
+    params: list[object] = [system]
+    if list_dates is not None:
+        if not list_dates:
+            return []
+        sql += f" AND list_date IN ({','.join('?' * len(list_dates))})"
+        params.extend(list_dates)
+    return [int(r[0]) for r in con.execute(sql + " ORDER BY 1", params).fetchall()]
+
+
+def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+    """Per-player performance rows (columns: module docstring), by start rank then name."""
+    return con.execute(
+        f"""
+        SELECT {", ".join(PERFORMANCE_COLUMNS)} FROM v_tournament_performance
+        WHERE tournament_id = ? AND system = ?
+        ORDER BY start_rank NULLS LAST, name, player_id, list_date
+        """,
+        [tournament_id, system],
+    ).pl()
+
+
+def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+    """Per-game rows of every rated player (columns: module docstring), by player and round."""
+    return con.execute(
+        f"""
+        SELECT {", ".join(GAME_COLUMNS)} FROM (
+            SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,
+                   regexp_extract(e.file_path, '[^/\\\\]+$') AS file_name
+            FROM v_change_explained e
+            LEFT JOIN tournament_players tp
+                   ON tp.tournament_id = e.tournament_id AND tp.player_id = e.player_id
+            LEFT JOIN tournament_players op
+                   ON op.tournament_id = e.tournament_id AND op.player_id = e.opponent_id
+            WHERE e.tournament_id = ? AND e.system = ?
+        )
+        ORDER BY start_rank NULLS LAST, player, player_id, round NULLS LAST, kind
+        """,
+        [tournament_id, system],
+    ).pl()
+
+
+def rich_table(perf: pl.DataFrame, title: str) -> Table:
+    """The performance rows as a rich Table for the terminal."""
+    table = Table(title=title, show_lines=False)
+    heads = ["SNo", "Name", "Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Chg", "Rp", "Ru"]
+    for h in heads:
+        table.add_column(h, justify="left" if h == "Name" else "right")
+
+    def s(v: object) -> str:
+        return "" if v is None else str(v)
+
+    for r in perf.iter_rows(named=True):
+        chg = r["change_rounded"]
+        table.add_row(
+            s(r["start_rank"]),
+            s(r["name"]),
+            s(r["ro"]),
+            s(r["n"]),
+            s(r["score"]),
+            s(r["ra"]),
+            s(r["we"]),
+            s(r["w_we"]),
+            s(r["k"]),
+            s(r["k_w_we"]),
+            "" if chg is None or r["unrated"] else f"{chg:+d}",
+            s(r["rp"]),
+            s(r["ru_provisional"]) if r["unrated"] else "",
+        )
+    return table
+
+
+def report_stem(con: duckdb.DuckDBPyConnection, tournament_id: int) -> str:
+    """File-name stem of a tournament's report: '<id>_<slug of the name>'."""
+    info = tournament_info(con, tournament_id)
+    return f"{tournament_id}_{slug(str(info.get('name') or ''), 'tournament')}"
+
+
+def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, out_dir: Path) -> list[Path]:
+    """Write the report of `tournament_id` under `system` into `out_dir`.
+
+    Files: `<stem>.players.csv` (performance rows), `<stem>.games.csv` (game by game),
+    `<stem>.crosstable.csv` and `<stem>.html` (all three, standalone). Returns the paths.
+    Raises LookupError if the tournament does not exist.
+    """
+    info = tournament_info(con, tournament_id)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = report_stem(con, tournament_id)
+    perf = performance_frame(con, tournament_id, system)
+    games = games_frame(con, tournament_id, system)
+    labels, cross = crosstable(con, tournament_id)
+
+    paths = [
+        out_dir / f"{stem}.players.csv",
+        out_dir / f"{stem}.games.csv",
+        out_dir / f"{stem}.crosstable.csv",
+        out_dir / f"{stem}.html",
+    ]
+    perf.write_csv(paths[0])
+    games.write_csv(paths[1])
+    cross.write_csv(paths[2])
+
+    games_by_player: dict[int, list[dict[str, object]]] = {}
+    for g in games.iter_rows(named=True):
+        games_by_player.setdefault(g["player_id"], []).append(g)
+    html = render(
+        "report.html.j2",
+        title=f"{info.get('name') or tournament_id} – {system_label(system)} rating report",
+        system=system_label(system),
+        tournament=info,
+        list_dates=sorted({str(d) for d in perf["list_date"]}),
+        players=list(perf.iter_rows(named=True)),
+        games_by_player=games_by_player,
+        rounds=labels,
+        crosstable=list(cross.iter_rows(named=True)),
+    )
+    paths[3].write_text(html, encoding="utf-8")
+    return paths
