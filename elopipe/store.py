@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,18 +31,48 @@ def lock_path(db: str | os.PathLike[str]) -> Path:
     return Path(f"{os.fspath(db)}.lock")
 
 
+# Locks this process holds, by lock-file path: (fd, depth). flock locks belong to an open file
+# description, so a second os.open + flock in the same process would block on itself; nested
+# `write_lock` calls (a pipeline holding the lock while its stages open writers) re-enter instead.
+_held: dict[str, list[int]] = {}
+_held_guard = threading.Lock()
+
+
+def holds_write_lock(db: str | os.PathLike[str]) -> bool:
+    """True when this process holds the write lock of `db`."""
+    with _held_guard:
+        return os.path.realpath(lock_path(db)) in _held
+
+
 @contextlib.contextmanager
 def write_lock(
     db: str | os.PathLike[str],
     timeout: float | None = None,
     on_wait: Callable[[str], None] | None = None,
 ) -> Iterator[None]:
-    """Hold the exclusive write lock of `db`.
+    """Hold the exclusive write lock of `db` (an flock on `<db>.lock`).
 
     `timeout` None waits for ever; 0 fails at once. `on_wait` gets one message when
-    we start waiting. Raises StoreBusyError on timeout.
+    we start waiting. Raises StoreBusyError on timeout. The lock is per process and
+    re-entrant: a nested call in the process that holds it (any thread) returns at once.
+    The OS releases it when the process dies, so a killed run never leaves it stuck.
     """
     path = lock_path(db)
+    key = os.path.realpath(path)
+    with _held_guard:
+        if key in _held:
+            _held[key][1] += 1
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield
+        finally:
+            with _held_guard:
+                _held[key][1] -= 1
+        return
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -55,8 +86,7 @@ def write_lock(
                 holder = _read_holder(fd)
                 if deadline is not None and time.monotonic() >= deadline:
                     raise StoreBusyError(
-                        f"{db} is being written by another elopipe process ({holder}); "
-                        "try again when it finishes"
+                        f"{db} is being written by another elopipe process ({holder}); try again when it finishes"
                     ) from None
                 if not told and on_wait is not None:
                     on_wait(f"waiting for another elopipe process writing {db} ({holder}) ...")
@@ -64,7 +94,13 @@ def write_lock(
                 time.sleep(0.2)
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
-        yield
+        with _held_guard:
+            _held[key] = [fd, 1]
+        try:
+            yield
+        finally:
+            with _held_guard:
+                del _held[key]
     finally:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
@@ -87,15 +123,35 @@ def open_writer(
     """Take the write lock, open `db` read-write and make sure the schema exists."""
     with write_lock(db, timeout=timeout, on_wait=on_wait):
         Path(db).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            con = duckdb.connect(os.fspath(db))
-        except duckdb.IOException as exc:  # another non-elopipe process holds DuckDB's lock
-            raise StoreBusyError(f"DuckDB refused to open {db} for writing: {exc}") from exc
+        con = _connect_writable(db, timeout, on_wait)
         try:
             ensure_schema(con)
             yield con
         finally:
             con.close()
+
+
+def _connect_writable(
+    db: str | os.PathLike[str],
+    timeout: float | None,
+    on_wait: Callable[[str], None] | None,
+) -> duckdb.DuckDBPyConnection:
+    """Open `db` read-write, retrying while another (non-elopipe) process holds DuckDB's own
+    file lock, e.g. a `duckdb` shell or a dashboard left open on the file."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    told = False
+    while True:
+        try:
+            return duckdb.connect(os.fspath(db))
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {exc}") from exc
+            if deadline is not None and time.monotonic() >= deadline:
+                raise StoreBusyError(f"{db} is held open by another program (DuckDB's lock): {exc}") from exc
+            if not told and on_wait is not None:
+                on_wait(f"waiting for another program to close {db} (DuckDB's lock) ...")
+                told = True
+            time.sleep(0.5)
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB) -> duckdb.DuckDBPyConnection:

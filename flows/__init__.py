@@ -1,0 +1,16 @@
+"""Prefect flows: thin wrappers over elopipe's library.
+
+- `ingest_files(paths, db)`: parse in parallel (tasks, a process pool when it pays), load from
+  one writer, one transaction per file.
+- `rate_lists(db, systems, through)`: recompute the rating periods new data touched, and later.
+- `publish(db, systems, out)`: lists and reports for the lists that changed.
+- `pipeline(paths, db, systems, out)`: the three in a row, holding the store's write lock. The
+  main job (`elopipe run`).
+- `drop_folder(inbox, ...)`: one pass over a drop folder (the scheduled deployment).
+
+Importing this package sets Prefect's environment first (see elopipe.prefect_env).
+"""
+
+from elopipe.prefect_env import configure as _configure
+
+_configure()

@@ -1,0 +1,103 @@
+"""`elopipe run PATH... [--db FILE] [--system fide,ffe] [--out DIR]`: the main job, through Prefect."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from pathlib import Path
+
+import typer
+
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.store import DEFAULT_DB, StoreBusyError
+
+SYSTEM_HELP = "Rating systems, comma-separated (fide, ffe, ...)."
+
+
+def parse_systems(text: str) -> list[str]:
+    """'fide, FFE' -> ['fide', 'ffe'] (order kept, duplicates dropped). Raises typer.BadParameter
+    when nothing is left."""
+    systems = list(dict.fromkeys(s.strip().lower() for s in text.split(",") if s.strip()))
+    if not systems:
+        raise typer.BadParameter("give at least one rating system, e.g. --system fide")
+    return systems
+
+
+def parse_through(text: str | None) -> dt.date | None:
+    if text is None:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a date (YYYY-MM-DD)") from None
+
+
+@app.command()
+def run(
+    paths: list[Path] = typer.Argument(..., help="Files or folders of PGN/TRF (and .zip/.gz/.bz2 of those)."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    system: str = typer.Option("fide", "--system", "-s", help=SYSTEM_HELP),
+    out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
+    through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
+    validate_moves: bool = typer.Option(False, "--validate-moves", help="Replay every game; report illegal moves."),
+    lock_timeout: float | None = typer.Option(
+        None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
+    ),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
+) -> None:
+    """Run the main job (Prefect flow `pipeline`): ingest, rate, publish; print where outputs went.
+
+    Without a Prefect server (PREFECT_API_URL unset) Prefect starts a temporary one for the run.
+    Exit 0: done and every file loaded; 1: done but some files partial/rejected, or failed.
+    """
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        err_console.print(f"[red]no such file or folder:[/red] {', '.join(missing)}")
+        raise typer.Exit(2)
+    systems = parse_systems(system)
+    through_date = parse_through(through)
+
+    from elopipe.interrupt import graceful_stop
+    from elopipe.prefect_env import configure
+
+    t0 = time.perf_counter()
+    configure(quiet=not verbose)
+    from flows.pipeline import pipeline
+
+    try:
+        with graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")):
+            summary = pipeline(
+                [str(p.resolve()) for p in paths],
+                str(db.resolve()),
+                systems,
+                str(out.resolve()),
+                through_date,
+                validate_moves,
+                lock_timeout,
+            )
+    except StoreBusyError as exc:
+        err_console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err_console.print("[red]aborted[/red]; every file loaded so far is committed")
+        raise typer.Exit(130) from None
+    elapsed = time.perf_counter() - t0
+    print_where(summary, db, elapsed)
+    raise typer.Exit(1 if summary.stopped or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
+
+
+def print_where(summary, db: Path, elapsed: float) -> None:
+    """The closing lines: store, lists, reports, index pages."""
+    console.print(f"store:   {db}")
+    groups = summary.where()
+    labels = {"lists": "lists", "reports": "reports", "players": "players", "index": "index"}
+    for kind, label in labels.items():
+        files = groups.get(kind, [])
+        if not files:
+            continue
+        folder = files[0].parent if kind == "index" else summary.out / kind
+        shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
+        console.print(f"{label + ':':8} {folder}  ({shown})")
+    if not summary.published and not summary.stopped:
+        console.print(f"outputs: {summary.out} (nothing changed since the last run)")
+    console.print(f"done in {elapsed:.1f} s")

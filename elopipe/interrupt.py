@@ -1,0 +1,59 @@
+"""Stopping a long run cleanly: Ctrl-C finishes the current file's transaction, then exits.
+
+`graceful_stop()` replaces the SIGINT/SIGTERM handlers while a long-running command works:
+the first signal only sets a flag that loops check between files (`stop_requested()`); a second
+Ctrl-C raises KeyboardInterrupt at once (DuckDB then rolls the open transaction back, so the
+store stays consistent either way).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+_stop = threading.Event()
+
+
+def stop_requested() -> bool:
+    """True once a stop was asked for (signal or `request_stop`)."""
+    return _stop.is_set()
+
+
+def request_stop() -> None:
+    """Ask running loops to stop after the file they are on."""
+    _stop.set()
+
+
+def clear_stop() -> None:
+    _stop.clear()
+
+
+def wait_or_stop(seconds: float) -> bool:
+    """Sleep up to `seconds`, waking early on a stop request. Returns True if stop was requested."""
+    return _stop.wait(seconds)
+
+
+@contextlib.contextmanager
+def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Install the two-step Ctrl-C handler for the duration of the block (main thread only;
+    elsewhere it does nothing). `on_first` gets a message for the user on the first signal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    clear_stop()
+
+    def handler(signum: int, _frame: object) -> None:
+        if _stop.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        _stop.set()
+        if on_first is not None:
+            on_first("stopping after the current file (press Ctrl-C again to abort now) ...")
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

@@ -1,0 +1,135 @@
+"""How elopipe runs Prefect: quiet logs, analytics off, and knowing whether a server is there.
+
+Prefect reads its settings from `PREFECT_*` environment variables when it is first imported,
+so `configure()` must run before `import prefect`; `flows/__init__.py` calls it, and the CLI
+imports `flows` only inside its commands. Everything here is plain Python and never imports
+Prefect itself, so `elopipe --help` stays fast.
+
+Logging: Prefect's console handler shows warnings and errors only; its API handler still sends
+every INFO line to the server, so the Prefect UI keeps the full log of a run. Our own stage lines
+("ingest: 12 files loaded ...") go through the `elopipe.stages` logger, printed one per stage.
+
+Server: with `PREFECT_API_URL` unset, Prefect starts a temporary ("ephemeral") API server in a
+subprocess for the life of the process, storing runs in `PREFECT_HOME` (default `~/.prefect`).
+Its first start on a fresh home runs the database migrations, which takes longer than Prefect's
+default 20 s start-up timeout on a slow machine, so we raise it. Schedules need a real server
+(`prefect server start`); `api_status()` says whether one is reachable.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+STAGE_LOGGER = "elopipe.stages"
+
+# Always forced: nobody asked elopipe to send usage data anywhere.
+_FORCED = {
+    "DO_NOT_TRACK": "1",  # Prefect's client-side SDK analytics
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",  # the server's start-up ping
+}
+
+# Defaults a user may override in their environment.
+_DEFAULTS = {
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
+    "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
+    "PREFECT_TELEMETRY_ENABLE_RESOURCE_METRICS": "false",
+    # The ephemeral server's SQLite waits for a lock instead of failing with "database is locked"
+    # when the flow's event and log writers hit it at the same time.
+    "PREFECT_SERVER_DATABASE_TIMEOUT": "30",
+    "PREFECT_SERVER_DATABASE_CONNECTION_TIMEOUT": "30",
+}
+
+
+def configure(quiet: bool = True) -> None:
+    """Set Prefect's environment before Prefect is imported.
+
+    `quiet` False leaves the console log level to Prefect (INFO). Safe to call twice. If Prefect
+    was already imported, the forced analytics switches still apply to anything that reads the
+    environment later, and the rest is ignored by Prefect's cached settings (a warning says so).
+    """
+    if "prefect" in sys.modules and not _already_configured():
+        logging.getLogger(__name__).warning(
+            "prefect was imported before elopipe.prefect_env.configure(); its log level may not follow"
+        )
+    os.environ.update(_FORCED)
+    for key, value in _DEFAULTS.items():
+        if key == "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL" and not quiet:
+            continue
+        os.environ.setdefault(key, value)
+    os.environ["ELOPIPE_PREFECT_CONFIGURED"] = "1"
+    _install_stage_handler()
+
+
+def _already_configured() -> bool:
+    return os.environ.get("ELOPIPE_PREFECT_CONFIGURED") == "1"
+
+
+def _install_stage_handler() -> None:
+    logger = logging.getLogger(STAGE_LOGGER)
+    if any(getattr(h, "_elopipe_stage", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s | %(message)s", datefmt="%H:%M:%S"))
+    handler._elopipe_stage = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    # Stage lines are ours; Prefect's root handler must not print them a second time.
+    logger.propagate = False
+
+
+@dataclass(frozen=True)
+class ApiStatus:
+    """Whether a Prefect API server is configured and answering."""
+
+    url: str | None  # PREFECT_API_URL, None when unset (ephemeral mode)
+    reachable: bool
+    detail: str  # one line for the user
+
+
+def api_status(timeout: float = 3.0) -> ApiStatus:
+    """Check `PREFECT_API_URL` (environment, else the active Prefect profile) with GET /health.
+
+    Never raises; never starts a temporary server.
+    """
+    url = os.environ.get("PREFECT_API_URL") or _profile_api_url()
+    if not url:
+        return ApiStatus(None, False, "PREFECT_API_URL is not set (Prefect would use a temporary server)")
+    health = url.rstrip("/") + "/health"
+    try:
+        with urllib.request.urlopen(health, timeout=timeout) as resp:  # noqa: S310 - a user-set URL
+            ok = resp.status == 200
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return ApiStatus(url, False, f"no Prefect server answers at {url} ({_reason(exc)})")
+    if not ok:
+        return ApiStatus(url, False, f"the Prefect server at {url} is not healthy")
+    return ApiStatus(url, True, f"Prefect server at {url}")
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, urllib.error.URLError):
+        return str(exc.reason)
+    return str(exc)
+
+
+def _profile_api_url() -> str | None:
+    """PREFECT_API_URL from the active profile in `$PREFECT_HOME/profiles.toml`, read without
+    importing Prefect (set by `prefect config set PREFECT_API_URL=...`)."""
+    import tomllib
+
+    home = os.environ.get("PREFECT_HOME") or os.path.join(os.path.expanduser("~"), ".prefect")
+    path = os.environ.get("PREFECT_PROFILES_PATH") or os.path.join(home, "profiles.toml")
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    active = os.environ.get("PREFECT_PROFILE") or data.get("active")
+    profile = data.get("profiles", {}).get(active or "", {})
+    value = profile.get("PREFECT_API_URL")
+    return str(value) if value else None

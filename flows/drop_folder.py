@@ -1,0 +1,51 @@
+"""`drop_folder` flow: one pass over a drop folder, for scheduled runs (`elopipe serve`).
+
+Takes the files that are stable over `settle_seconds` (elopipe.watcher.collect_arrived), runs
+`pipeline` on them, then moves each to processed/ or quarantine/. A file still being written is
+left for the next scheduled run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+from prefect import flow
+
+from elopipe.store import DEFAULT_DB
+from elopipe.watcher import WatchStats, collect_arrived, outcomes_by_path, run_batch_and_file
+from flows._stages import stage_line
+from flows.ingest_files import source_results
+from flows.pipeline import pipeline
+from flows.rate_lists import DEFAULT_SYSTEMS
+
+
+@flow(name="drop_folder", validate_parameters=False)
+def drop_folder(
+    inbox: str,
+    db: str = DEFAULT_DB,
+    systems: list[str] = list(DEFAULT_SYSTEMS),  # noqa: B006 - Prefect stores defaults; never mutated
+    out: str = "out",
+    through: dt.date | None = None,
+    settle_seconds: float = 2.0,
+) -> dict[str, int]:
+    """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left."""
+    inbox_p = Path(inbox).resolve()
+    arrived = collect_arrived(inbox_p, settle_seconds)
+    stats = WatchStats()
+    if arrived:
+
+        def run(files: list[Path]) -> dict[Path, object]:
+            result = pipeline([os.fspath(f) for f in files], db, systems, out, through)
+            return outcomes_by_path(files, source_results(result.ingest))
+
+        run_batch_and_file(inbox_p, arrived, run, stats)  # type: ignore[arg-type]
+    counts = {
+        "arrived": len(arrived),
+        "processed": stats.processed,
+        "quarantined": stats.quarantined,
+        "left": stats.left,
+    }
+    stage_line("drop_folder", f"{inbox_p}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return counts

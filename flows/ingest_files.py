@@ -1,0 +1,218 @@
+"""`ingest_files` flow: parse files as tasks (in parallel where it pays), load from one writer.
+
+Parsing (`elopipe.ingest.parse_source`) is pure and picklable, so each file's parse task hands
+the work to a process pool when the batch is big enough for processes to pay for their start
+(`PARALLEL_MIN_BYTES`, more than one file and core); otherwise it parses in the task's thread.
+Loading (`elopipe.ingest.load_parsed_source`) happens in one writer task per chunk of files, one
+DuckDB transaction per file, in the order the files were discovered; the next chunk is parsed
+while the current one is written. Between files the writer checks `stop_requested()` so Ctrl-C
+ends after the current file's transaction.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import PrefectFuture
+from prefect.task_runners import ThreadPoolTaskRunner
+from prefect.utilities.annotations import quote, unmapped
+
+from elopipe.ingest import ParsedSource, Source, discover, load_parsed_source, parse_source
+from elopipe.interrupt import stop_requested
+from elopipe.store import DEFAULT_DB, open_writer
+from flows._stages import stage_line, stage_warning
+
+PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
+CHUNK_FILES = 64  # parsed files held in memory at most ~2 chunks at a time
+CHUNK_BYTES = 256_000_000
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One source's outcome. status: 'loaded' | 'partial' | 'rejected' | 'skipped'."""
+
+    name: str  # path, or 'archive!member'
+    path: str  # the file on disk (the archive for a member)
+    member: str | None
+    status: str
+    reason: str | None
+    n_games: int
+    n_errors: int
+
+
+@dataclass
+class IngestFlowSummary:
+    """What `ingest_files` did: one record per source, in discovery order."""
+
+    files: list[FileRecord] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    skipped_paths: list[tuple[str, str]] = field(default_factory=list)  # not chess files, by suffix
+    stopped: bool = False  # a stop request ended the run before every file was loaded
+    parallel_workers: int = 0  # 0: parsed in threads of this process
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def games(self) -> int:
+        return sum(f.n_games for f in self.files)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.n_errors for f in self.files)
+
+    def line(self) -> str:
+        text = (
+            f"{len(self.files)} files: {self.count('loaded')} loaded, {self.count('partial')} partial, "
+            f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
+            f"{self.games} games, {self.errors} errors"
+        )
+        if self.stopped:
+            text += " (stopped early)"
+        return text
+
+
+def _pool_size(sources: Sequence[Source]) -> int:
+    """Worker processes worth starting for `sources` (0 = parse in threads)."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or len(sources) < 2:
+        return 0
+    total = 0
+    for s in sources:
+        try:
+            total += os.path.getsize(s.path)
+        except OSError:
+            pass
+    if total < PARALLEL_MIN_BYTES:
+        return 0
+    return min(cores, len(sources))
+
+
+def _chunks(sources: Sequence[Source]) -> Iterator[list[Source]]:
+    chunk: list[Source] = []
+    size = 0
+    for s in sources:
+        try:
+            n = os.path.getsize(s.path)
+        except OSError:
+            n = 0
+        if chunk and (len(chunk) >= CHUNK_FILES or size + n > CHUNK_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(s)
+        size += n
+    if chunk:
+        yield chunk
+
+
+_pool: cf.ProcessPoolExecutor | None = None
+
+
+def _make_pool(workers: int) -> cf.ProcessPoolExecutor:
+    # forkserver: workers start from a clean process that imported only the readers, not from a
+    # fork of this one (which runs Prefect's threads and event loop).
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["elopipe.ingest"])
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
+@task(name="parse_file", task_run_name="parse {source.display}", cache_policy=NO_CACHE, persist_result=False)
+def parse_file(source: Source, validate_moves: bool = False) -> ParsedSource:
+    """Parse one source (elopipe.ingest.parse_source); never raises on the file's content."""
+    if _pool is not None:
+        return _pool.submit(parse_source, source, validate_moves).result()
+    return parse_source(source, validate_moves=validate_moves)
+
+
+@task(name="write_files", cache_policy=NO_CACHE, persist_result=False)
+def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> list[FileRecord]:
+    """The one writer: load each parsed source as it completes, in order, one transaction each.
+    Stops between files when a stop was requested."""
+    records: list[FileRecord] = []
+    with open_writer(db) as con:
+        for fut in parsed:
+            if stop_requested():
+                break
+            ps = fut.result()
+            res = load_parsed_source(con, ps)
+            records.append(
+                FileRecord(
+                    name=res.name,
+                    path=ps.source.path,
+                    member=ps.source.member,
+                    status=res.status,
+                    reason=res.reason,
+                    n_games=res.n_games,
+                    n_errors=res.n_errors,
+                )
+            )
+            if res.status == "rejected":
+                stage_warning("ingest", f"rejected {res.name}: {res.reason}")
+    return records
+
+
+@flow(
+    name="ingest_files",
+    task_runner=ThreadPoolTaskRunner(max_workers=max(2, os.cpu_count() or 1)),
+    validate_parameters=False,
+)
+def ingest_files(
+    paths: list[str | os.PathLike[str]],
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    validate_moves: bool = False,
+) -> IngestFlowSummary:
+    """Ingest files, folders and archives under `paths` into `db` (see module docstring).
+
+    Returns an IngestFlowSummary (loaded / partial / rejected / skipped files, games, errors).
+    Raises StoreBusyError if another process holds the store's write lock and does not let go.
+    """
+    global _pool
+    disc = discover([os.fspath(p) for p in paths])
+    summary = IngestFlowSummary(missing=disc.missing, skipped_paths=disc.skipped)
+    for missing in disc.missing:
+        stage_warning("ingest", f"no such file or folder: {missing}")
+    workers = _pool_size(disc.sources)
+    summary.parallel_workers = workers
+    _pool = _make_pool(workers) if workers else None
+    try:
+        chunks = list(_chunks(disc.sources))
+        pending = parse_file.map(chunks[0], validate_moves=unmapped(validate_moves)) if chunks else None
+        for i in range(len(chunks)):
+            current = pending
+            # Parse the next chunk while this one is written.
+            pending = (
+                parse_file.map(chunks[i + 1], validate_moves=unmapped(validate_moves))
+                if i + 1 < len(chunks) and not stop_requested()
+                else None
+            )
+            summary.files.extend(write_files(quote(list(current)), os.fspath(db)))
+            if stop_requested():
+                summary.stopped = len(summary.files) < len(disc.sources)
+                break
+        if pending is not None:  # stopped: let queued parses finish quietly before the pool goes
+            pending.wait()
+    finally:
+        if _pool is not None:
+            _pool.shutdown(cancel_futures=True)
+            _pool = None
+    stage_line("ingest", summary.line())
+    return summary
+
+
+def source_results(summary: IngestFlowSummary) -> list[tuple[str, str, str | None]]:
+    """(path on disk, status, reason) per source, for elopipe.watcher.outcomes_by_path. A file
+    skipped because an earlier run rejected the same bytes counts as rejected again."""
+    out = []
+    for f in summary.files:
+        status, reason = f.status, f.reason
+        if status == "skipped" and reason and ("(rejected)" in reason or "unreadable" in reason):
+            status = "rejected"
+        out.append((str(Path(f.path)), status, reason))
+    return out

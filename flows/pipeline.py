@@ -1,0 +1,73 @@
+"""`pipeline` flow, the main job: ingest -> rate -> publish, as three subflows.
+
+It holds the store's write lock for the whole run (elopipe.store.write_lock, re-entered by each
+stage), so a second run on the same DuckDB file waits with a message instead of interleaving
+its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it after the current file's
+transaction, without rating or publishing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefect import flow
+
+from elopipe.interrupt import stop_requested
+from elopipe.store import DEFAULT_DB, write_lock
+from flows._stages import stage_line, stage_warning
+from flows.ingest_files import IngestFlowSummary, ingest_files
+from flows.publish import publish
+from flows.rate_lists import DEFAULT_SYSTEMS, RateFlowSummary, rate_lists
+
+
+@dataclass
+class PipelineSummary:
+    ingest: IngestFlowSummary
+    rating: RateFlowSummary | None = None
+    published: list[Path] = field(default_factory=list)
+    out: Path = Path("out")
+    stopped: bool = False
+
+    def where(self) -> dict[str, list[Path]]:
+        """Published files grouped by kind: 'lists', 'reports', 'players', 'index'."""
+        groups: dict[str, list[Path]] = {}
+        for p in self.published:
+            try:
+                kind = p.relative_to(self.out).parts[0]
+            except ValueError:
+                kind = "other"
+            if kind.endswith(".html"):
+                kind = "index"
+            groups.setdefault(kind, []).append(p)
+        return groups
+
+
+@flow(name="pipeline", validate_parameters=False)
+def pipeline(
+    paths: list[str | os.PathLike[str]],
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
+    out: str | os.PathLike[str] = "out",
+    through: dt.date | None = None,
+    validate_moves: bool = False,
+    lock_timeout: float | None = None,
+) -> PipelineSummary:
+    """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out`.
+
+    Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
+    seconds (None: wait, with one message).
+    """
+    out_p = Path(out)
+    with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
+        ing = ingest_files(paths, db, validate_moves)
+        summary = PipelineSummary(ingest=ing, out=out_p)
+        if stop_requested():
+            summary.stopped = True
+            stage_line("pipeline", "stopped: rating and publishing skipped")
+            return summary
+        summary.rating = rate_lists(db, list(systems), through)
+        summary.published = publish(db, list(systems), out_p, summary.rating.changed)
+    return summary

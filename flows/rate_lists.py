@@ -1,0 +1,74 @@
+"""`rate_lists` flow: recompute the rating periods new data touched, and every later one.
+
+A thin wrapper over `elopipe.rating.run.rate`, which decides from per-period input digests which
+periods changed; this flow runs it per system, one task each, on one writer connection.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+
+from elopipe.store import DEFAULT_DB, open_writer
+from flows._stages import stage_line
+
+DEFAULT_SYSTEMS = ("fide",)
+
+
+@dataclass
+class RateFlowSummary:
+    """Per system: the engine's own summary and the list dates whose content changed."""
+
+    summaries: dict[str, Any] = field(default_factory=dict)
+    changed: dict[str, list[dt.date]] = field(default_factory=dict)
+
+    def line(self) -> str:
+        parts = []
+        for system, dates in self.changed.items():
+            if not dates:
+                parts.append(f"{system}: no list changed")
+            elif len(dates) == 1:
+                parts.append(f"{system}: list {dates[0]} changed")
+            else:
+                parts.append(f"{system}: {len(dates)} lists changed ({min(dates)} .. {max(dates)})")
+        return "; ".join(parts) or "no rating system requested"
+
+
+def changed_list_dates(summary: Any) -> list[dt.date]:
+    """The list dates a RateSummary reports as changed, sorted."""
+    for attr in ("changed_list_dates", "changed_lists", "list_dates_changed", "changed"):
+        value = getattr(summary, attr, None)
+        if value is not None:
+            return sorted(value)
+    return []
+
+
+@task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
+def rate_system(db: str, system: str, through: dt.date | None = None) -> Any:
+    """Run `elopipe.rating.run.rate` for one system on a writer connection."""
+    from elopipe.rating.run import rate
+
+    with open_writer(db) as con:
+        return rate(con, system, through=through)
+
+
+@flow(name="rate_lists", validate_parameters=False)
+def rate_lists(
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
+    through: dt.date | None = None,
+) -> RateFlowSummary:
+    """Rate every system in `systems` (e.g. 'fide', 'ffe') up to the list of `through` (None: all
+    data). Raises whatever the engine raises for an unknown system (ValueError/KeyError)."""
+    out = RateFlowSummary()
+    for system in systems:
+        summary = rate_system(os.fspath(db), system, through)
+        out.summaries[system] = summary
+        out.changed[system] = changed_list_dates(summary)
+    stage_line("rate", out.line())
+    return out
