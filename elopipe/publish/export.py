@@ -34,7 +34,7 @@ def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
     written: list[Path] = []
     for table in TABLES:
         cols = _columns(con, table)
-        n = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        n = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
         folder, single = out_dir / table, out_dir / f"{table}.parquet"
         if folder.exists():
             shutil.rmtree(folder)

@@ -54,7 +54,8 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
 def player_info(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, object]:
     """The `players` row as a dict; raises LookupError if absent."""
     cur = con.execute("SELECT * FROM players WHERE player_id = ?", [player_id])
-    row = cur.fetchone()
+    rows = cur.fetchall()
+    row = rows[0] if rows else None
     if row is None:
         raise LookupError(f"no player with id {player_id}")
     return dict(zip([d[0] for d in cur.description], row, strict=True))
@@ -62,25 +63,25 @@ def player_info(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, obj
 
 def history_frame(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:
     """Rating per list of `player_id` under `system`, oldest first (columns: module docstring)."""
-    return con.execute(
+    return con.sql(
         """
         SELECT list_date, rating, games, total_games, k, change, flags, tournaments
         FROM v_player_history WHERE player_id = ? AND system = ? ORDER BY list_date
         """,
-        [player_id, system],
+        params=[player_id, system],
     ).pl()
 
 
 def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.DataFrame:
     """Every tournament the player appears in, by start date (columns: module docstring)."""
-    return con.execute(
+    return con.sql(
         """
         SELECT t.tournament_id, t.name, t.start_date, tp.start_rank, tp.rating_in_file,
                tp.points_in_file
         FROM tournament_players tp JOIN tournaments t USING (tournament_id)
         WHERE tp.player_id = ? ORDER BY t.start_date NULLS LAST, t.tournament_id
         """,
-        [player_id],
+        params=[player_id],
     ).pl()
 
 

@@ -103,7 +103,7 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
         list_date = latest_list_date(con, system)
         if list_date is None:
             raise LookupError(f"no rating list for system {system!r} in the store")
-    df = con.execute(
+    df = con.sql(
         """
         SELECT rank, fide_id, national_id, name, federation, sex, title,
                CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, change,
@@ -111,7 +111,7 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
         FROM v_rating_lists WHERE system = ? AND list_date = ?
         ORDER BY rank, name, player_id
         """,
-        [system, list_date],
+        params=[system, list_date],
     ).pl()
     if df.height == 0 and list_date not in list_dates(con, system):
         raise LookupError(f"no rating list for system {system!r} dated {list_date}")

@@ -92,7 +92,8 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     Raises LookupError (with the candidates) when nothing or more than one tournament matches.
     """
     if ref.strip().isdigit():
-        row = con.execute("SELECT tournament_id FROM tournaments WHERE tournament_id = ?", [int(ref)]).fetchone()
+        row = con.execute("SELECT tournament_id FROM tournaments WHERE tournament_id = ?", [int(ref)]).fetchall()
+        row = row[0] if row else None
         if row:
             return int(row[0])
     exact = con.execute("SELECT tournament_id FROM tournaments WHERE lower(name) = lower(?)", [ref]).fetchall()
@@ -120,7 +121,8 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
 def tournament_info(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[str, object]:
     """The `tournaments` row of `tournament_id` as a dict; raises LookupError if absent."""
     cur = con.execute("SELECT * FROM tournaments WHERE tournament_id = ?", [tournament_id])
-    row = cur.fetchone()
+    rows = cur.fetchall()
+    row = rows[0] if rows else None
     if row is None:
         raise LookupError(f"no tournament with id {tournament_id}")
     return dict(zip([d[0] for d in cur.description], row, strict=True))
@@ -140,19 +142,19 @@ def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str, list_dates: l
 
 def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
     """Per-player performance rows (columns: module docstring), by start rank then name."""
-    return con.execute(
+    return con.sql(
         f"""
         SELECT {", ".join(PERFORMANCE_COLUMNS)} FROM v_tournament_performance
         WHERE tournament_id = ? AND system = ?
         ORDER BY start_rank NULLS LAST, name, player_id, list_date
         """,
-        [tournament_id, system],
+        params=[tournament_id, system],
     ).pl()
 
 
 def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
     """Per-game rows of every rated player (columns: module docstring), by player and round."""
-    return con.execute(
+    return con.sql(
         f"""
         SELECT {", ".join(GAME_COLUMNS)} FROM (
             SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,
@@ -166,7 +168,7 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
         )
         ORDER BY start_rank NULLS LAST, player, player_id, round NULLS LAST, kind
         """,
-        [tournament_id, system],
+        params=[tournament_id, system],
     ).pl()
 
 
