@@ -43,3 +43,154 @@ def _safe(y: int, m: int, d: int, precision: str) -> tuple[dt.date | None, str]:
         return dt.date(y, m, d), precision
     except ValueError:
         return None, "none"
+
+
+# ---- TRF dates ----------------------------------------------------------------------
+# Forms seen in TRF files (trf-format.md §3-4, §9): YYYY/MM/DD with '/', '-' or '.', partial
+# birth dates (YYYY/00/00, '1975.  .', bare year), DD.MM.YYYY and DD/MM/YYYY (Vega),
+# '28. 07. 2005' (spaces after the dots), YYMMDD forms with two-digit years in three orders
+# (YY/MM/DD in 132, YY.DD.MM swapped, DD/MM/YY), 'May 29, 2020' (lichess), YYYYMMDD.
+
+_MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [
+            ("jan", "january", "janv", "janvier", "ene", "enero"),
+            ("feb", "february", "fev", "fevr", "fevrier", "febrero"),
+            ("mar", "march", "mars", "marzo"),
+            ("apr", "april", "avr", "avril", "abr", "abril"),
+            ("may", "mai", "mayo"),
+            ("jun", "june", "juin", "junio"),
+            ("jul", "july", "juil", "juillet", "julio"),
+            ("aug", "august", "aou", "aout", "ago", "agosto"),
+            ("sep", "sept", "september", "septembre", "septiembre"),
+            ("oct", "october", "octobre", "octubre"),
+            ("nov", "november", "novembre", "noviembre"),
+            ("dec", "december", "decembre", "dic", "diciembre"),
+        ]
+    )
+    for name in names
+}
+_SEP = r"\s*[./\-]\s*"
+_YEAR_FIRST = re.compile(rf"^(\d{{4}})(?:{_SEP}(\d{{1,2}}|0*|\s*)(?:{_SEP}(\d{{1,2}}|0*|\s*))?)?\.?$")
+_YEAR_LAST = re.compile(rf"^(\d{{1,2}}){_SEP}(\d{{1,2}}){_SEP}(\d{{4}})$")
+_TWO_DIGIT = re.compile(rf"^(\d{{2}}){_SEP}(\d{{2}}){_SEP}(\d{{2}})$")
+_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+_MONTH_FIRST = re.compile(r"^([A-Za-zéû]+)\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})$")
+_DAY_FIRST_NAME = re.compile(r"^(\d{1,2})\.?\s+([A-Za-zéû]+)\.?,?\s+(\d{4})$")
+_MONTH_YEAR = re.compile(r"^([A-Za-zéû]+)\.?,?\s+(\d{4})$")
+
+TRF_TWO_DIGIT_ORDERS = ("ymd", "dmy", "ydm")
+
+
+def _year2(yy: int) -> int:
+    """Two-digit year: 00-69 -> 2000s, 70-99 -> 1900s (TRF round dates are all after 1970)."""
+    return 2000 + yy if yy < 70 else 1900 + yy
+
+
+def _month_of(name: str) -> int | None:
+    key = name.lower().replace("é", "e").replace("û", "u").rstrip(".")
+    return _MONTHS.get(key)
+
+
+def trf_date_candidates(text: str | None, prefer: str = "ymd") -> list[tuple[dt.date, str, str]]:
+    """Every valid reading of a TRF date field, the preferred one first.
+
+    Returns a list of (date, precision, order); order is 'ymd', 'dmy', 'ydm', 'mdy' or 'name'.
+    Only a two-digit-year form ('10.09.13', '26/09/22', '11.25.02') or a day/month-ambiguous
+    DD/MM/YYYY can give more than one reading; `prefer` ('ymd', 'dmy' or 'ydm') says which
+    two-digit order to try first (TRF16 round dates are YY/MM/DD). Callers with context
+    (042 <= round date <= 052) pick among them. Empty list when nothing parses.
+    """
+    if text is None:
+        return []
+    s = text.strip()
+    if not s or set(s) <= set("0./- "):
+        return []
+    out: list[tuple[dt.date, str, str]] = []
+
+    def add(y: int, m: int, d: int, precision: str, order: str) -> None:
+        try:
+            value = dt.date(y, m, d)
+        except ValueError:
+            return
+        if all(v != value for v, _, _ in out):
+            out.append((value, precision, order))
+
+    m = _YEAR_FIRST.match(s)
+    if m:
+        y = int(m.group(1))
+        mo_txt = (m.group(2) or "").strip()
+        d_txt = (m.group(3) or "").strip()
+        mo = int(mo_txt) if mo_txt else 0
+        d = int(d_txt) if d_txt else 0
+        if y == 0:
+            return []
+        if mo == 0:
+            add(y, 1, 1, "year", "ymd")
+        elif d == 0:
+            add(y, mo, 1, "month", "ymd")
+            if not out:  # month out of range: keep the year
+                add(y, 1, 1, "year", "ymd")
+        else:
+            add(y, mo, d, "day", "ymd")
+            if not out and mo <= 31 and d <= 12:  # YYYY/DD/MM written by some tools
+                add(y, d, mo, "day", "ydm")
+            if not out:
+                add(y, 1, 1, "year", "ymd")
+        return out
+    m = _COMPACT.match(s)
+    if m:
+        add(int(m.group(1)), int(m.group(2)), int(m.group(3)), "day", "ymd")
+        return out
+    m = _YEAR_LAST.match(s)
+    if m:
+        a, b, y = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        add(y, b, a, "day", "dmy")
+        add(y, a, b, "day", "mdy")  # US order, only when DD/MM is impossible or ambiguous
+        return out
+    m = _TWO_DIGIT.match(s)
+    if m:
+        a, b, c = (int(g) for g in m.groups())
+        readings = {
+            "ymd": (_year2(a), b, c),
+            "dmy": (_year2(c), b, a),
+            "ydm": (_year2(a), c, b),
+        }
+        order = [prefer] + [o for o in TRF_TWO_DIGIT_ORDERS if o != prefer]
+        for o in order:
+            y, mo, d = readings[o]
+            add(y, mo, d, "day", o)
+        return out
+    m = _MONTH_FIRST.match(s)
+    if m and _month_of(m.group(1)):
+        add(int(m.group(3)), _month_of(m.group(1)) or 0, int(m.group(2)), "day", "name")
+        return out
+    m = _DAY_FIRST_NAME.match(s)
+    if m and _month_of(m.group(2)):
+        add(int(m.group(3)), _month_of(m.group(2)) or 0, int(m.group(1)), "day", "name")
+        return out
+    m = _MONTH_YEAR.match(s)
+    if m and _month_of(m.group(1)):
+        add(int(m.group(2)), _month_of(m.group(1)) or 0, 1, "month", "name")
+    return out
+
+
+def parse_trf_date(text: str | None, prefer: str = "ymd") -> tuple[dt.date | None, str]:
+    """Parse any date form found in TRF files to (date, precision).
+
+    Handles every form listed in trf-format.md: 'YYYY/MM/DD' (also '-' and '.'),
+    'YYYY/00/00', 'YYYY/MM/00', '1975.  .' and a bare year (partial birth dates -> 'year'
+    or 'month' precision), '0000/00/00' and blanks (-> (None, 'none')), 'DD.MM.YYYY',
+    'DD/MM/YYYY', '28. 07. 2005', two-digit-year forms 'YY/MM/DD', 'YY.MM.DD',
+    'YY.DD.MM' and 'DD/MM/YY', 'May 29, 2020', '29 May 2020', 'May 2020' and 'YYYYMMDD'.
+
+    A two-digit-year form is read in the `prefer` order when that gives a real date
+    (TRF16 round dates are 'YY/MM/DD'; a '11.25.02' falls through to YY.DD.MM). Use
+    `trf_date_candidates` to choose with context. Never raises.
+    """
+    cands = trf_date_candidates(text, prefer=prefer)
+    if not cands:
+        return None, "none"
+    value, precision, _ = cands[0]
+    return value, precision

@@ -1,0 +1,108 @@
+"""TRF result codes, titles and sexes: what each code written in a `001` row means.
+
+Source: FIDE C.04 Annex 2 (TRF16) and TRF-2026, as summarised in
+shared/specs/trf-format.md §4-5 (result-code table and "How situations are written").
+Scores are on the 1 / ½ / 0 game scale (Decimal); tournament scoring systems (162, XXS,
+BB?) change standings points, not the game result.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+ONE = Decimal("1")
+HALF = Decimal("0.5")
+ZERO = Decimal("0")
+
+#: Codes of a game played over the board and rated (TRF16 §5: '1', '=', '0').
+RATED_CODES = frozenset("1=0")
+#: Played but not to be rated (W/D/L); stored as unrated, never as a rated game.
+UNRATED_GAME_CODES = frozenset("WDL")
+#: Forfeit win / forfeit loss.
+FORFEIT_CODES = frozenset("+-")
+#: Byes and absences without an opponent: half-point, full-point, pairing-allocated, zero.
+BYE_CODES = frozenset("HFUZ")
+#: Every result letter the spec defines (upper-cased); blank means 'Z' (§5).
+ALL_CODES = RATED_CODES | UNRATED_GAME_CODES | FORFEIT_CODES | BYE_CODES
+
+#: Value of each code on the 1/½/0 scale (TRF16 table "pts"); '*' = scheduled, not played.
+CODE_SCORE: dict[str, Decimal | None] = {
+    "1": ONE,
+    "=": HALF,
+    "0": ZERO,
+    "W": ONE,
+    "D": HALF,
+    "L": ZERO,
+    "+": ONE,
+    "-": ZERO,
+    "H": HALF,
+    "F": ONE,
+    "U": ONE,
+    "Z": ZERO,
+    "*": None,
+}
+
+#: What the opponent must have written for the two sides to agree (trf-format.md §8.2).
+MIRROR = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D", "*": "*"}
+
+#: Legacy codes written with opponent 0000 and their spec meaning (trf-format.md §5 table
+#: "also seen"): '=' half-point bye, '+' full-point bye (or PAB in legacy files), '-' and
+#: '0' absence. '1', 'W', 'D', 'L' without an opponent are not in the spec and are mapped
+#: to the bye of the same value with a warning.
+NO_OPPONENT_CODE = {
+    "H": "H",
+    "F": "F",
+    "U": "U",
+    "Z": "Z",
+    "=": "H",
+    "+": "F",
+    "-": "Z",
+    "0": "Z",
+    "1": "F",
+    "W": "F",
+    "D": "H",
+    "L": "Z",
+}
+#: No-opponent codes that are normal (spec or documented legacy) and need no warning.
+NO_OPPONENT_EXPECTED = frozenset("HFUZ=+-0")
+
+#: FIDE titles as TRF writes them (right-aligned in cols 11-13), plus the legacy one/two-letter
+#: forms of pre-2016 files ('g', 'm', 'wg', ...) and a single upper-case 'F' (trf-format.md §4, §9).
+TITLES = {
+    "GM": "GM",
+    "IM": "IM",
+    "FM": "FM",
+    "CM": "CM",
+    "WGM": "WGM",
+    "WIM": "WIM",
+    "WFM": "WFM",
+    "WCM": "WCM",
+    "G": "GM",
+    "M": "IM",
+    "F": "FM",
+    "C": "CM",
+    "WG": "WGM",
+    "WM": "WIM",
+    "WF": "WFM",
+    "WC": "WCM",
+    # honorary/arbiter-style titles that some writers put here
+    "HGM": "HGM",
+}
+
+#: Sex column (col 10): spec 'm'/'w'; seen 'M', 'F', 'f', 'W' (mapped) and 'u' (unknown).
+SEXES = {"m": "m", "w": "w", "M": "m", "W": "w", "f": "w", "F": "w"}
+
+
+def result_from_scores(white: Decimal | None, black: Decimal | None) -> str:
+    """Normalised result string for a pair of 1/½/0 scores ('*' when either is unknown)."""
+    if white is None or black is None:
+        return "*"
+    if white == ONE and black == ZERO:
+        return "1-0"
+    if white == ZERO and black == ONE:
+        return "0-1"
+    if white == HALF and black == HALF:
+        return "1/2-1/2"
+    if white == ZERO and black == ZERO:
+        return "0-0"
+    return "*"
