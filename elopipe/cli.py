@@ -8,6 +8,9 @@ from elopipe.cli_app import app
 
 # Each import registers its commands on `app`.
 from elopipe.commands import ingest  # noqa: F401
+from elopipe.commands import run  # noqa: F401
+from elopipe.commands import watch  # noqa: F401
+from elopipe.commands import serve  # noqa: F401
 from elopipe.commands import elo  # noqa: F401
 from elopipe.commands import publish  # noqa: F401
 from elopipe.commands import report  # noqa: F401

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from elopipe.interrupt import stop_requested, wait_or_stop
 
@@ -202,19 +203,34 @@ def watch(
     return stats
 
 
-def outcomes_by_path(paths: Iterable[Path], results: Iterable[tuple[str, str, str | None]]) -> dict[Path, FileOutcome]:
-    """Fold per-source results `(source path, status, reason)` into one outcome per dropped file.
+class FileResultLike(Protocol):
+    name: str  # the file's path, or 'archive!member'
+    status: str
+    reason: str | None
+
+
+def outcomes_by_path(paths: Iterable[Path], results: Iterable[FileResultLike]) -> dict[Path, FileOutcome]:
+    """Fold per-source ingest results (elopipe.loader.FileResult or anything with name, status,
+    reason) into one outcome per dropped file.
 
     An archive yields several sources: it is rejected only when every member was rejected,
-    partial when any member was partial or rejected, else loaded/skipped. A dropped file with
-    no result at all is not in the returned dict (the batch stopped before it).
+    partial when any member was partial or rejected, else loaded/skipped. A file skipped because
+    the same bytes were rejected before is rejected again (back to quarantine, not processed).
+    A dropped file with no result at all is left out (the batch stopped before it).
     """
     wanted = {os.path.realpath(p): Path(p) for p in paths}
     grouped: dict[Path, list[tuple[str, str | None]]] = {}
-    for src_path, status, reason in results:
-        key = wanted.get(os.path.realpath(src_path))
-        if key is not None:
-            grouped.setdefault(key, []).append((status, reason))
+    for r in results:
+        base = r.name
+        key = wanted.get(os.path.realpath(base))
+        if key is None and "!" in base:  # archive member: match the archive's path
+            key = next((wanted[w] for w in wanted if base.startswith(w + "!")), None)
+        if key is None:
+            continue
+        status, reason = r.status, r.reason
+        if status == "skipped" and reason and ("(rejected)" in reason or "unreadable" in reason):
+            status = "rejected"
+        grouped.setdefault(key, []).append((status, reason))
     out: dict[Path, FileOutcome] = {}
     for path, items in grouped.items():
         statuses = [s for s, _ in items]

@@ -16,7 +16,6 @@ from prefect import flow
 from elopipe.store import DEFAULT_DB
 from elopipe.watcher import WatchStats, collect_arrived, outcomes_by_path, run_batch_and_file
 from flows._stages import stage_line
-from flows.ingest_files import source_results
 from flows.pipeline import pipeline
 from flows.rate_lists import DEFAULT_SYSTEMS
 
@@ -38,7 +37,7 @@ def drop_folder(
 
         def run(files: list[Path]) -> dict[Path, object]:
             result = pipeline([os.fspath(f) for f in files], db, systems, out, through)
-            return outcomes_by_path(files, source_results(result.ingest))
+            return outcomes_by_path(files, result.ingest.files)
 
         run_batch_and_file(inbox_p, arrived, run, stats)  # type: ignore[arg-type]
     counts = {

@@ -16,7 +16,6 @@ import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
@@ -204,15 +203,3 @@ def ingest_files(
             _pool = None
     stage_line("ingest", summary.line())
     return summary
-
-
-def source_results(summary: IngestFlowSummary) -> list[tuple[str, str, str | None]]:
-    """(path on disk, status, reason) per source, for elopipe.watcher.outcomes_by_path. A file
-    skipped because an earlier run rejected the same bytes counts as rejected again."""
-    out = []
-    for f in summary.files:
-        status, reason = f.status, f.reason
-        if status == "skipped" and reason and ("(rejected)" in reason or "unreadable" in reason):
-            status = "rejected"
-        out.append((str(Path(f.path)), status, reason))
-    return out

@@ -45,7 +45,7 @@ def run(
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
 ) -> None:
-    """Run the main job (Prefect flow `pipeline`): ingest, rate, publish; print where outputs went.
+    """Run the main job: ingest, rate, publish (Prefect flow `pipeline`); print where outputs went.
 
     Without a Prefect server (PREFECT_API_URL unset) Prefect starts a temporary one for the run.
     Exit 0: done and every file loaded; 1: done but some files partial/rejected, or failed.

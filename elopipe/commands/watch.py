@@ -1,0 +1,68 @@
+"""`elopipe watch INBOX`: a long-running drop folder, no Prefect server needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.commands.run import SYSTEM_HELP, parse_systems, parse_through
+from elopipe.store import DEFAULT_DB
+
+
+@app.command()
+def watch(
+    inbox: Path = typer.Argument(..., help="The drop folder (created if missing)."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    system: str = typer.Option("fide", "--system", "-s", help=SYSTEM_HELP),
+    out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
+    through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
+    interval: float = typer.Option(5.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
+) -> None:
+    """Watch a drop folder and run the main job on what arrives (no Prefect server needed).
+
+    Each batch of arrived files runs the `pipeline` flow, then every file moves to
+    INBOX/processed/ (loaded, partial, or already in the store) or INBOX/quarantine/ with a
+    .reason.txt (rejected). A file counts as arrived when its size and mtime hold still over two
+    looks; .part/.tmp/.crdownload and dot files are ignored. Ctrl-C finishes the current file's
+    transaction and exits. Runs appear in the Prefect UI when a server is configured; without one
+    Prefect uses a temporary local server."""
+    systems = parse_systems(system)
+    through_date = parse_through(through)
+    inbox = inbox.resolve()
+    inbox.mkdir(parents=True, exist_ok=True)
+
+    from elopipe.interrupt import graceful_stop
+    from elopipe.prefect_env import configure
+    from elopipe.watcher import outcomes_by_path
+    from elopipe.watcher import watch as watch_loop
+
+    configure(quiet=not verbose)
+    from flows.pipeline import pipeline
+
+    db_s, out_s = str(db.resolve()), str(out.resolve())
+
+    def run_batch(files: list[Path]):
+        console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}")
+        summary = pipeline([str(f) for f in files], db_s, systems, out_s, through_date)
+        return outcomes_by_path(files, summary.ingest.files)
+
+    console.print(
+        f"watching {inbox} every {interval:g} s (Ctrl-C to stop); store {db_s}, outputs {out_s}\n"
+        f"  loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}"
+    )
+    try:
+        with graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")):
+            stats = watch_loop(inbox, run_batch, interval=interval)
+    except KeyboardInterrupt:
+        err_console.print("[red]aborted[/red]; every file loaded so far is committed, the rest stay in the inbox")
+        raise typer.Exit(130) from None
+    except Exception as exc:  # a failed batch: say so, leave its files in the inbox
+        err_console.print(f"[red]batch failed:[/red] {exc!r}; its files stay in {inbox}")
+        raise typer.Exit(1) from None
+    console.print(
+        f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
+        + (f", {stats.left} left in the inbox" if stats.left else "")
+    )
