@@ -1,0 +1,97 @@
+"""The published HTML pages in a real browser (Debian's chromium, headless).
+
+Checks that the page loads offline, that its JavaScript ran (the visible-row counter is
+filled by the script, `body[data-ready]` set) and that the table holds the expected rows,
+also after a search carried in the URL (`#q=`). Skips when chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+from test_publish_store import FEB, build_store
+
+from elopipe.publish import write_list
+from elopipe.publish.reports import write_report
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium is not installed (Debian: apt-get install -y chromium); browser test skipped",
+)
+
+
+def _chromium(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    assert CHROMIUM is not None
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        *extra,
+        url,
+    ]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def _visible_rows(dom: str, table_id: str) -> list[str]:
+    body = dom.split(f'id="{table_id}"', 1)[1].split("</tbody>", 1)[0]
+    rows = re.findall(r"<tr ([^>]*)>", body)
+    return [r for r in rows if "display: none" not in r]
+
+
+@pytest.fixture
+def pages(tmp_path: Path) -> dict[str, Path]:
+    db = build_store(tmp_path / "s.duckdb")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        lst = write_list(con, "fide", FEB, tmp_path / "out", ["html"])[0]
+        rep = next(p for p in write_report(con, 1, "fide", tmp_path / "out") if p.suffix == ".html")
+    finally:
+        con.close()
+    return {"list": lst, "report": rep}
+
+
+def test_list_page_renders_all_rows(tmp_path: Path, pages: dict[str, Path]) -> None:
+    res = _chromium(tmp_path, pages["list"].as_uri(), "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    dom = res.stdout
+    assert 'data-ready="1"' in dom, "the page's script did not run"
+    assert re.search(r'id="shown-count">4<', dom), "counter not filled by the script"
+    assert len(_visible_rows(dom, "rating-list")) == 4
+    assert "2024-02-01" in dom
+
+
+def test_list_page_search_filters_rows(tmp_path: Path, pages: dict[str, Path]) -> None:
+    res = _chromium(tmp_path, pages["list"].as_uri() + "#q=chloe", "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    visible = _visible_rows(res.stdout, "rating-list")
+    # accent-insensitive search: 'chloe' finds 'Charlie, Chloé' only
+    assert len(visible) == 1 and "Chloé" in visible[0]
+    assert re.search(r'id="shown-count">1<', res.stdout)
+
+
+def test_report_page_renders(tmp_path: Path, pages: dict[str, Path]) -> None:
+    res = _chromium(tmp_path, pages["report"].as_uri(), "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert len(_visible_rows(res.stdout, "performance")) == 4
+    assert len(_visible_rows(res.stdout, "crosstable")) == 4
+
+
+def test_list_page_screenshot(tmp_path: Path, pages: dict[str, Path]) -> None:
+    shot = tmp_path / "list.png"
+    res = _chromium(tmp_path, pages["list"].as_uri(), f"--screenshot={shot}", "--window-size=1200,500")
+    assert res.returncode == 0, res.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
