@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
+from rich.console import Console
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
@@ -51,7 +52,9 @@ def report(
                     err_console.print(
                         f"[yellow]{name}: nothing rated under {system!r} (run `elopipe rate` first?)[/yellow]"
                     )
-                console.print(rich_table(perf, f"{name} – {system}"))
+                # numbers are never cut: the table may be wider than a narrow terminal
+                wide = Console(width=max(console.width, 120), highlight=False)
+                wide.print(rich_table(perf, f"{name} – {system}"))
             written.extend(write_report(con, tid, system, target))
     except LookupError as exc:
         err_console.print(f"[red]{exc}[/red]")

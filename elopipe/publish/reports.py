@@ -24,6 +24,7 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
+from rich import box
 from rich.table import Table
 
 from elopipe.publish.crosstable import crosstable
@@ -174,10 +175,13 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
 
 def rich_table(perf: pl.DataFrame, title: str) -> Table:
     """The performance rows as a rich Table for the terminal."""
-    table = Table(title=title, show_lines=False)
+    table = Table(title=title, show_lines=False, box=box.SIMPLE_HEAD)
     heads = ["SNo", "Name", "Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Chg", "Rp", "Ru"]
     for h in heads:
-        table.add_column(h, justify="left" if h == "Name" else "right")
+        if h == "Name":
+            table.add_column(h, no_wrap=True, max_width=30, overflow="ellipsis")
+        else:
+            table.add_column(h, justify="right", no_wrap=True)
 
     def s(v: object) -> str:
         return "" if v is None else str(v)
@@ -197,7 +201,7 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
             s(r["k_w_we"]),
             "" if chg is None or r["unrated"] else f"{chg:+d}",
             s(r["rp"]),
-            s(r["ru_provisional"]) if r["unrated"] else "",
+            f"{s(r['ru_provisional']) or '–'} ({s(r['pooled_games']) or '?'} g)" if r["unrated"] else "",
         )
     return table
 
