@@ -34,7 +34,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import duckdb
@@ -288,12 +288,16 @@ def write_results(
     *,
     digests: Mapping[dt.date, str] | None = None,
     run_id: int | None = None,
+    replace_all: Collection[str] = (),
 ) -> None:
     """Replace `system`'s results from `from_list` on, in one transaction.
 
     `frames` maps a result table (one of `RESULT_TABLES`) to the rows to insert; the
     ``system`` column is filled in when absent.  Rows already stored before `from_list`
-    are kept.  `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
+    are kept, except in the tables named in `replace_all`, whose rows of `system` are all
+    replaced (e.g. ``rating_discrepancies``, dated by the list in force at an event's start,
+    which can precede the list the event is rated on).
+    `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
     Raises ValueError for an unknown table or column; the transaction is rolled back on
     any error.
     """
@@ -303,6 +307,10 @@ def write_results(
     con.execute("BEGIN TRANSACTION")
     try:
         delete_from(con, system, from_list)
+        for table in replace_all:
+            if table not in RESULT_TABLES:
+                raise ValueError(f"not a result table: {table}")
+            con.execute(f"DELETE FROM {table} WHERE system = ?", [system])
         for table, df in frames.items():
             if "system" not in df.columns:
                 df = df.with_columns(pl.lit(system).alias("system"))

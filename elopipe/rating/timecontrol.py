@@ -1,0 +1,200 @@
+"""Time-control classification: standard, rapid, blitz (FIDE B.02 1.3; R&B chapter 1).
+
+The time of a game is counted per player over 60 moves: base time plus 60 × increment
+(FIDE rapid/blitz regulations, 2024, article 1; spec §6.1 and §11).  Classes, in minutes
+for 60 moves (m):
+
+* ``standard``: m ≥ 60 (the version's minimum by rating, 60/90/120, is checked by the
+  engine, not here);
+* ``rapid``: 10 < m < 60;
+* ``blitz``: 3 < m ≤ 10;
+* ``bullet``: m ≤ 3 (not FIDE-rated);
+* ``correspondence``: m > 1440 (e.g. PGN ``1/86400``, one move a day; not FIDE-rated);
+* ``None``: unknown.  The engine then assumes a configurable default (standard) and flags
+  the games (``rating_changes.tc_assumed``).
+
+Sources of the time control, in order: the game's PGN ``TimeControl`` tag (seconds, PGN
+standard §9.6: ``40/5400+30:1800+30``, ``300+2``, ``1/259200``), the tournament's
+``rate_class`` when a reader set it, then the tournament's text (TRF ``122``/``222``, free
+text such as ``90 minutes + 30 seconds per move`` or ``1:30 + 10 from move 1``).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+
+import polars as pl
+
+RATE_CLASSES = ("standard", "rapid", "blitz", "bullet", "correspondence")
+
+_PGN_PART = re.compile(r"(?:(\d+)/)?(\d+)(?:\+(\d+(?:\.\d+)?))?")
+
+
+def pgn_minutes(tc: str | None) -> float | None:
+    """Minutes per player for 60 moves from a PGN TimeControl value (seconds), or None.
+
+    A single ``moves/seconds`` control repeats (PGN standard), so ``40/7200`` gives
+    7200 × 60/40 s.  Several controls are added until 60 moves are covered; a control
+    without a move count (sudden death) ends the sum.  Increments count 60 times.
+    """
+    if tc is None:
+        return None
+    s = tc.strip().replace(" ", "")
+    if not s or s in ("?", "-"):
+        return None
+    parts = s.split(":")
+    total = 0.0
+    inc = 0.0
+    moves_done = 0
+    for part in parts:
+        m = _PGN_PART.fullmatch(part)
+        if m is None:
+            return None
+        mv, secs, incr = m.group(1), float(m.group(2)), float(m.group(3) or 0)
+        inc = max(inc, incr)
+        if mv is None:
+            total += secs
+            break
+        mv_i = int(mv)
+        if mv_i <= 0:
+            return None
+        if len(parts) == 1:
+            total += secs * math.ceil(60 / mv_i)
+            break
+        total += secs
+        moves_done += mv_i
+        if moves_done >= 60:
+            break
+    return (total + 60 * inc) / 60
+
+
+_HMM = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+_INC = re.compile(r"(\d+(?:\.\d+)?)\s*(?:''|\"|s\b|sec\w*|seconds?|secondes?)")
+_INC_BARE = re.compile(r"(?:\+|plus)\s*(\d+)\s*(?:per move|from move\s*\d*|/move|s/move|$)")
+_MOVES = re.compile(r"(?:\b\d+\s*(?:moves?|mv|coups?)\b|x\s*\d+|\b\d+\s*/(?=\s*\d)|move\s*\d+)")
+_NUM = re.compile(r"(\d+(?:\.\d+)?)\s*(h\b|hours?|')?")
+
+
+def text_minutes(text: str | None) -> float | None:
+    """Minutes per player for 60 moves from free text (TRF 122/222), or None if unknown.
+
+    PGN-like values whose numbers exceed 300 are read as seconds (``40/6000+30:900+30``).
+    Otherwise numbers are minutes unless marked as seconds (``s``, ``sec``, ``"``);
+    ``h:mm`` is hours and minutes; move counts (``40 moves``, ``x40``, ``40/``) are ignored.
+    Bases are added (``40/120, 60`` → 180); the largest increment counts 60 times.
+    """
+    if text is None:
+        return None
+    t = text.strip().lower()
+    if not t:
+        return None
+    compact = t.replace(" ", "")
+    if re.fullmatch(r"[\d/+:.]+", compact) and (":" not in compact or "/" in compact):
+        nums = [float(x) for x in re.findall(r"\d+(?:\.\d+)?", compact)]
+        if nums and max(nums) > 300:
+            return pgn_minutes(compact)
+    t = _HMM.sub(lambda m: str(int(m.group(1)) * 60 + int(m.group(2))), t)
+    incs = [float(x) for x in _INC.findall(t)]
+    t = _INC.sub(" ", t)
+    incs += [float(x) for x in _INC_BARE.findall(t)]
+    t = _INC_BARE.sub(" ", t)
+    t = _MOVES.sub(" ", t)
+    base = 0.0
+    found = False
+    for num, unit in _NUM.findall(t):
+        value = float(num)
+        base += value * 60 if unit and unit.startswith("h") else value
+        found = True
+    if not found:
+        return None
+    return base + (max(incs) if incs else 0.0)
+
+
+def classify_minutes(minutes: float | None) -> str | None:
+    """Rate class for `minutes` per player over 60 moves (see the module docstring)."""
+    if minutes is None or minutes <= 0:
+        return None
+    if minutes > 1440:
+        return "correspondence"
+    if minutes >= 60:
+        return "standard"
+    if minutes > 10:
+        return "rapid"
+    if minutes > 3:
+        return "blitz"
+    return "bullet"
+
+
+@functools.lru_cache(maxsize=4096)
+def classify_pgn(tc: str | None) -> str | None:
+    """Rate class of a PGN TimeControl value, or None if unknown."""
+    return classify_minutes(pgn_minutes(tc))
+
+
+@functools.lru_cache(maxsize=4096)
+def classify_text(text: str | None) -> str | None:
+    """Rate class of a free-text time control (TRF 122/222), or None if unknown."""
+    return classify_minutes(text_minutes(text))
+
+
+def minutes_expr_pgn(col: str) -> pl.Expr:
+    """Polars: minutes for 60 moves of a PGN TimeControl column (Float64, null if unknown).
+
+    Evaluated once per distinct value (the column has few distinct values)."""
+    return pl.col(col).map_elements(pgn_minutes, return_dtype=pl.Float64, skip_nulls=True)
+
+
+def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str = "standard") -> pl.DataFrame:
+    """Add the rate class of every game.
+
+    `games` needs game_id, tournament_id, time_control; `tournaments` needs tournament_id,
+    time_control, rate_class.  Returns `games` with ``rate_class`` Utf8 (never null:
+    unknown → `default`), ``tc_minutes`` Float64 (null when unknown) and ``tc_assumed``
+    Boolean (True when `default` was used).  Mapping is done on distinct values only.
+    """
+    g_tc = games.select(pl.col("time_control").unique()).get_column("time_control").to_list()
+    g_map = pl.DataFrame(
+        {
+            "time_control": g_tc,
+            "__g_min": [pgn_minutes(v) for v in g_tc],
+        },
+        schema={"time_control": pl.Utf8, "__g_min": pl.Float64},
+    )
+    t = tournaments.select(
+        "tournament_id",
+        pl.col("time_control").alias("__t_text"),
+        pl.col("rate_class").alias("__t_class"),
+    )
+    t_text = t.get_column("__t_text").unique().to_list()
+    t_map = pl.DataFrame(
+        {"__t_text": t_text, "__t_min": [text_minutes(v) for v in t_text]},
+        schema={"__t_text": pl.Utf8, "__t_min": pl.Float64},
+    )
+    t = t.join(t_map, on="__t_text", how="left", nulls_equal=True)
+    out = games.join(g_map, on="time_control", how="left", nulls_equal=True).join(t, on="tournament_id", how="left")
+
+    def cls(m: pl.Expr) -> pl.Expr:
+        return (
+            pl.when(m.is_null() | (m <= 0))
+            .then(None)
+            .when(m > 1440)
+            .then(pl.lit("correspondence"))
+            .when(m >= 60)
+            .then(pl.lit("standard"))
+            .when(m > 10)
+            .then(pl.lit("rapid"))
+            .when(m > 3)
+            .then(pl.lit("blitz"))
+            .otherwise(pl.lit("bullet"))
+        )
+
+    known_class = pl.col("__t_class").str.to_lowercase()
+    known_class = pl.when(known_class.is_in(list(RATE_CLASSES))).then(known_class)
+    resolved = pl.coalesce(cls(pl.col("__g_min")), known_class, cls(pl.col("__t_min")))
+    return out.with_columns(
+        pl.coalesce(pl.col("__g_min"), pl.col("__t_min")).alias("tc_minutes"),
+        resolved.is_null().alias("tc_assumed"),
+        pl.coalesce(resolved, pl.lit(default)).alias("rate_class"),
+    ).drop("__g_min", "__t_text", "__t_class", "__t_min")
