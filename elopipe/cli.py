@@ -17,6 +17,8 @@ from elopipe.commands import report  # noqa: F401
 from elopipe.commands import player  # noqa: F401
 from elopipe.commands import sql  # noqa: F401
 from elopipe.commands import export  # noqa: F401
+from elopipe.commands import players  # noqa: F401
+from elopipe.commands import lists  # noqa: F401
 
 
 def main() -> None:

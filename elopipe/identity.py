@@ -5,6 +5,7 @@ Every reader's players go through this module (via `store.load_parsed`), so matc
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -58,6 +59,79 @@ def name_key(name: str) -> str:
     return " ".join(sorted(parts))
 
 
+def name_key_sql(expr: str) -> str:
+    """SQL (DuckDB) expression computing `name_key` of the VARCHAR expression `expr`, for bulk loads
+    (official lists). Same result as `name_key` for Latin-script names."""
+    multi = [("ß", "ss"), ("æ", "ae"), ("Æ", "ae"), ("œ", "oe"), ("Œ", "oe"), ("þ", "th"), ("Þ", "th")]
+    single_from = "øØłŁđĐðÐıŀ"
+    single_to = "oollddddil"
+    inner = f"translate({expr}, '{single_from}', '{single_to}')"
+    for a, b in multi:
+        inner = f"replace({inner}, '{a}', '{b}')"
+    inner = f"replace(lower(strip_accents({inner})), '''', '')"
+    inner = f"regexp_replace({inner}, '[^a-z0-9]+', ' ', 'g')"
+    return f"array_to_string(list_sort(list_filter(string_split({inner}, ' '), lambda t: t <> '')), ' ')"
+
+
+# An abbreviated given name: 'M' (Carlsen,M), 'Hi' (Nakamura,Hi), 'J K' (Duda, J.-K.)
+_ABBREV_MAX = 2
+
+
+def _covers(short: list[str], long: list[str]) -> bool:
+    """True when every token of `short` is a token of `long` or an abbreviation (prefix of at most
+    two letters) of a distinct token of `long`, with at least one full token in common and at
+    least one abbreviation used or one token of `long` left over."""
+    if len(short) < 2:
+        return False
+    rest = list(long)
+    exact = 0
+    abbrevs = []
+    for t in short:
+        if t in rest:
+            rest.remove(t)
+            if len(t) > _ABBREV_MAX:
+                exact += 1
+        else:
+            abbrevs.append(t)
+    if exact == 0:
+        return False
+    for t in sorted(abbrevs, key=len, reverse=True):
+        if len(t) > _ABBREV_MAX:
+            return False
+        hit = next((u for u in rest if u.startswith(t) and len(u) > len(t)), None)
+        if hit is None:
+            return False
+        rest.remove(hit)
+    return bool(abbrevs) or bool(rest)
+
+
+def names_compatible(a: str, b: str) -> bool:
+    """True when two name keys can be the same person by abbreviation: 'carlsen m' ~ 'carlsen
+    magnus', 'duda j' ~ 'duda jan krzysztof', 'hi nakamura' ~ 'hikaru nakamura'. Equal keys are
+    not 'compatible' here (that is the exact-name rule)."""
+    if a == b or not a or not b:
+        return False
+    ta, tb = a.split(" "), b.split(" ")
+    return _covers(ta, tb) or _covers(tb, ta)
+
+
+def is_abbreviation(short: str, long: str) -> bool:
+    """True when name key `short` is an abbreviated form of `long` (see `names_compatible`)."""
+    return short != long and _covers(short.split(" "), long.split(" ")) and len(short) < len(long)
+
+
+_EVENT_STOP = {"the", "of", "de", "del", "la", "le", "du", "der", "im", "in", "and", "et", "chess"}
+
+
+def event_key(name: str | None) -> str:
+    """Key of a tournament name for matching two sources of the same event: folded words, without
+    numbers (years, editions) or filler words, sorted. '' when nothing is left."""
+    if not name:
+        return ""
+    parts = {p for p in fold(name).replace(",", " ").split(" ") if p and not p.isdigit()}
+    return " ".join(sorted(parts - _EVENT_STOP))
+
+
 # ---- resolution -------------------------------------------------------------------------
 
 # Rules in the order they are tried, with the confidence recorded for the link.
@@ -66,10 +140,17 @@ RULES: list[tuple[str, float]] = [
     ("national_id", 0.98),
     ("name_birth_year", 0.9),
     ("name_federation", 0.8),
-    ("name", 0.6),
+    ("name_context", 0.7),  # same name key, in another source of the same event
+    ("initials_context", 0.6),  # abbreviated name, one compatible player in the event's context
+    ("name", 0.5),  # same name key, the only such player in the store (listed by `suspects`)
     ("new", 1.0),
+    ("manual_merge", 1.0),
+    ("manual_split", 1.0),
 ]
 _CONFIDENCE = dict(RULES)
+
+# Dates of two sources of one event may differ by a day or two (EventDate vs first round).
+DATE_SLACK_DAYS = 3
 
 
 @dataclass
@@ -77,77 +158,6 @@ class Resolution:
     player_id: int
     rule: str
     confidence: float
-
-
-def resolve_players(
-    con: duckdb.DuckDBPyConnection, players: list[PlayerRec], file_id: int
-) -> dict[tuple[int, int], Resolution]:
-    """Link every written player of one file to a `player_id`, creating players as needed.
-
-    Match order: FIDE ID; national ID; name key + birth year; name key + federation; name key
-    alone. A candidate with a different FIDE ID (or national ID, or birth year, when both sides
-    have one) is never taken. Players already resolved earlier in the same file are candidates
-    too, so one person written in several tournaments of a file gets one id.
-
-    Returns {(tournament_ref, ref): Resolution}. Writes `players` rows for new people (inside the
-    caller's transaction); `player_aliases` rows are written by the loader.
-    """
-    fids = sorted({p.fide_id for p in players if p.fide_id})
-    nids = sorted({p.national_id for p in players if p.national_id})
-    keys = sorted({name_key(p.name) for p in players if p.name})
-    known: list[_Known] = []
-    seen: set[int] = set()
-    for col, values in (("fide_id", fids), ("national_id", nids), ("name_key", keys)):
-        if not values:
-            continue
-        rows = con.execute(
-            f"SELECT player_id, fide_id, national_id, name_key, federation, birth_year "
-            f"FROM players WHERE {col} IN (SELECT UNNEST(?))",
-            [values],
-        ).fetchall()
-        for r in rows:
-            if r[0] not in seen:
-                seen.add(r[0])
-                known.append(_Known(*r))
-    index = _Index(known)
-    out: dict[tuple[int, int], Resolution] = {}
-    for p in players:
-        key = name_key(p.name) if p.name else ""
-        hit = index.find(p, key)
-        if hit is None:
-            next_id = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
-            con.execute(
-                "INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation,"
-                " sex, birth_date, birth_year, title, first_file_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                [
-                    next_id,
-                    p.fide_id,
-                    p.national_id,
-                    p.name or "?",
-                    key,
-                    p.federation,
-                    p.sex,
-                    p.birth_date,
-                    p.birth_year or (p.birth_date.year if p.birth_date else None),
-                    p.title,
-                    file_id,
-                ],
-            )
-            k = _Known(
-                next_id,
-                p.fide_id,
-                p.national_id,
-                key,
-                p.federation,
-                p.birth_year or (p.birth_date.year if p.birth_date else None),
-            )
-            index.add(k)
-            out[(p.tournament_ref, p.ref)] = Resolution(next_id, "new", _CONFIDENCE["new"])
-        else:
-            known_p, rule = hit
-            index.enrich(known_p, p, con)
-            out[(p.tournament_ref, p.ref)] = Resolution(known_p.player_id, rule, _CONFIDENCE[rule])
-    return out
 
 
 @dataclass
@@ -160,47 +170,265 @@ class _Known:
     birth_year: int | None
 
 
+def _birth_year(p: PlayerRec) -> int | None:
+    return p.birth_year or (p.birth_date.year if p.birth_date else None)
+
+
+def resolve_players(
+    con: duckdb.DuckDBPyConnection,
+    players: list[PlayerRec],
+    file_id: int,
+    tournament_ids: dict[int, int] | None = None,
+) -> dict[tuple[int, int], Resolution]:
+    """Link every written player of one file to a `player_id`, creating players as needed.
+
+    Match order (first that gives exactly one candidate wins):
+    1. FIDE ID; 2. national ID (FFE licence); 3. name key + birth year; 4. name key + federation;
+    5a. name key among the players of the same event's other sources ('name_context');
+    5b. abbreviated name ('Carlsen,M' ~ 'Carlsen, Magnus') with exactly one compatible player in
+    that context ('initials_context'); 5c. name key alone when one player in the store has it ('name').
+    A candidate with a different FIDE ID, national ID or birth year is never taken; two entries of
+    one TRF tournament (two start ranks) are never the same player. Merged players resolve to the
+    player they were merged into.
+
+    `tournament_ids` maps the file's tournament refs to their `tournament_id` (already inserted);
+    without it the context is every tournament of `file_id`.
+    Returns {(tournament_ref, ref): Resolution}. Writes `players` rows for new people and fills
+    identifiers the store lacked (inside the caller's transaction).
+    """
+    if tournament_ids is None:
+        rows = con.execute(
+            "SELECT tournament_id FROM tournaments WHERE file_id = ? ORDER BY tournament_id", [file_id]
+        ).fetchall()
+        all_tids = [r[0] for r in rows]
+        tournament_ids = {}
+    else:
+        all_tids = sorted(set(tournament_ids.values()))
+    fids = sorted({p.fide_id for p in players if p.fide_id})
+    nids = sorted({p.national_id for p in players if p.national_id})
+    keys = sorted({name_key(p.name) for p in players if p.name})
+    index = _Index()
+    sql = (
+        "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, p.name_key, p.federation,"
+        " p.birth_year FROM players p WHERE "
+    )
+    for col, values in (("fide_id", fids), ("national_id", nids), ("name_key", keys)):
+        if values:
+            for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
+                index.add(_Known(*r))
+    out: dict[tuple[int, int], Resolution] = {}
+    # pass 1: identifiers; the players they find tell which stored events are the same event
+    pending: list[PlayerRec] = []
+    id_hits: dict[int, set[int]] = {}
+    for p in players:
+        hit = index.find_by_id(p)
+        if hit is None:
+            pending.append(p)
+            continue
+        known, rule = hit
+        index.enrich(known, p, con)
+        out[(p.tournament_ref, p.ref)] = Resolution(known.player_id, rule, _CONFIDENCE[rule])
+        tid = tournament_ids.get(p.tournament_ref)
+        id_hits.setdefault(tid if tid is not None else -1, set()).add(known.player_id)
+    context = _context_players(con, all_tids, id_hits, index)
+    file_context: dict[int, set[int]] = {}  # tournament_ref -> ids linked in this file
+    trf_taken: dict[int, set[int]] = {}  # tournament_ref -> ids of TRF entries (distinct people)
+    for (tref, _ref), res in out.items():
+        file_context.setdefault(tref, set()).add(res.player_id)
+    for p in players:
+        if p.start_rank is not None and (p.tournament_ref, p.ref) in out:
+            trf_taken.setdefault(p.tournament_ref, set()).add(out[(p.tournament_ref, p.ref)].player_id)
+    for p in pending:
+        key = name_key(p.name) if p.name else ""
+        tid = tournament_ids.get(p.tournament_ref)
+        ctx = set(context.get(tid, set()) if tid is not None else context.get(-1, set()))
+        ctx |= file_context.get(p.tournament_ref, set())
+        taken = trf_taken.get(p.tournament_ref, set()) if p.start_rank is not None else set()
+        hit = index.find_by_name(p, key, ctx, taken)
+        if hit is None:
+            known = _create(con, p, key, file_id)
+            index.add(known)
+            res = Resolution(known.player_id, "new", _CONFIDENCE["new"])
+        else:
+            known, rule = hit
+            index.enrich(known, p, con, key)
+            res = Resolution(known.player_id, rule, _CONFIDENCE[rule])
+        out[(p.tournament_ref, p.ref)] = res
+        file_context.setdefault(p.tournament_ref, set()).add(res.player_id)
+        if p.start_rank is not None:
+            trf_taken.setdefault(p.tournament_ref, set()).add(res.player_id)
+    return out
+
+
+def _create(con: duckdb.DuckDBPyConnection, p: PlayerRec, key: str, file_id: int) -> _Known:
+    next_id = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
+    by = _birth_year(p)
+    con.execute(
+        "INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation,"
+        " sex, birth_date, birth_year, title, first_file_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        [next_id, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by,
+         p.title, file_id],
+    )  # fmt: skip
+    return _Known(next_id, p.fide_id, p.national_id, key, p.federation, by)
+
+
+def tournament_spans(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, object, object]]:
+    """{tournament_id: (event_key, first day, last day)} of every tournament of a loaded file;
+    days come from the tournament, else from its games' dates (None when unknown)."""
+    rows = con.execute(
+        """
+        SELECT t.tournament_id, t.name,
+               COALESCE(t.start_date, g.d0, t.end_date), COALESCE(t.end_date, g.d1, t.start_date)
+        FROM tournaments t
+        LEFT JOIN (SELECT tournament_id, min(game_date) AS d0, max(game_date) AS d1 FROM games
+                   WHERE game_date IS NOT NULL AND date_precision = 'day' GROUP BY 1) g USING (tournament_id)
+        """
+    ).fetchall()
+    return {r[0]: (event_key(r[1]), r[2], r[3]) for r in rows}
+
+
+def dates_overlap(a0, a1, b0, b1, slack_days: int = DATE_SLACK_DAYS) -> bool | None:
+    """Whether two date ranges overlap within `slack_days`; None when either is unknown."""
+    import datetime as _dt
+
+    if a0 is None or b0 is None:
+        return None
+    slack = _dt.timedelta(days=slack_days)
+    return a0 - slack <= (b1 or b0) and b0 - slack <= (a1 or a0)
+
+
+def same_event(a: tuple[str, object, object], b: tuple[str, object, object]) -> bool:
+    """Two tournaments are sources of one event: same event key, and dates overlapping (or unknown)."""
+    if not a[0] or a[0] != b[0]:
+        return False
+    return dates_overlap(a[1], a[2], b[1], b[2]) is not False
+
+
+def _context_players(
+    con: duckdb.DuckDBPyConnection,
+    tids: list[int],
+    id_hits: dict[int, set[int]],
+    index: _Index,
+) -> dict[int, set[int]]:
+    """For each tournament of the file: ids of the players of the same event's other sources.
+
+    Another stored tournament is the same event when `same_event` holds, or when its dates
+    overlap and it shares at least two players found by FIDE/national ID (an event named
+    differently by the TRF and the PGN)."""
+    if not tids:
+        return {}
+    spans = tournament_spans(con)
+    mine = set(tids)
+    others = [t for t in spans if t not in mine]
+    shared: dict[int, set[int]] = {}
+    hit_ids = set().union(*id_hits.values()) if id_hits else set()
+    if hit_ids:
+        for t, pid in con.execute(
+            "SELECT tournament_id, player_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
+            [sorted(hit_ids)],
+        ).fetchall():
+            shared.setdefault(t, set()).add(pid)
+    ctx_t: dict[int, set[int]] = {}
+    for t in tids:
+        span = spans.get(t)
+        if span is None:
+            continue
+        mine_hits = id_hits.get(t, set())
+        for o in others:
+            ospan = spans[o]
+            if same_event(span, ospan) or (
+                dates_overlap(span[1], span[2], ospan[1], ospan[2]) and len(shared.get(o, set()) & mine_hits) >= 2
+            ):
+                ctx_t.setdefault(t, set()).add(o)
+    all_ctx = sorted(set().union(*ctx_t.values())) if ctx_t else []
+    members: dict[int, set[int]] = {}
+    if all_ctx:
+        rows = con.execute(
+            "SELECT tp.tournament_id, COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id,"
+            " p.name_key, p.federation, p.birth_year FROM tournament_players tp"
+            " JOIN players p USING (player_id) WHERE tp.tournament_id IN (SELECT UNNEST(?))",
+            [all_ctx],
+        ).fetchall()
+        for r in rows:
+            index.add(_Known(*r[1:]))
+            members.setdefault(r[0], set()).add(r[1])
+    out: dict[int, set[int]] = {}
+    for t, os_ in ctx_t.items():
+        out[t] = set().union(*(members.get(o, set()) for o in os_))
+    if len(tids) == 1 and tids[0] in out:
+        out[-1] = out[tids[0]]
+    return out
+
+
 class _Index:
-    def __init__(self, known: list[_Known]) -> None:
+    def __init__(self) -> None:
         self.by_fid: dict[int, _Known] = {}
         self.by_nid: dict[str, _Known] = {}
         self.by_key: dict[str, list[_Known]] = {}
-        for k in known:
-            self.add(k)
+        self.by_pid: dict[int, list[_Known]] = {}
 
     def add(self, k: _Known) -> None:
+        same = self.by_pid.get(k.player_id, [])
+        if any(s.name_key == k.name_key and s.fide_id == k.fide_id and s.national_id == k.national_id
+               for s in same):  # fmt: skip
+            return
+        self.by_pid.setdefault(k.player_id, []).append(k)
         if k.fide_id:
             self.by_fid.setdefault(k.fide_id, k)
         if k.national_id:
             self.by_nid.setdefault(k.national_id, k)
         self.by_key.setdefault(k.name_key, []).append(k)
 
-    def find(self, p: PlayerRec, key: str) -> tuple[_Known, str] | None:
+    def find_by_id(self, p: PlayerRec) -> tuple[_Known, str] | None:
         if p.fide_id and p.fide_id in self.by_fid:
             return self.by_fid[p.fide_id], "fide_id"
         if p.national_id and p.national_id in self.by_nid:
             cand = self.by_nid[p.national_id]
-            if not _conflicts(cand, p):
+            if not self.conflicts(cand, p):
                 return cand, "national_id"
-        cands = [c for c in self.by_key.get(key, []) if not _conflicts(c, p)]
-        if not cands:
-            return None
-        by = p.birth_year or (p.birth_date.year if p.birth_date else None)
+        return None
+
+    def conflicts(self, k: _Known, p: PlayerRec) -> bool:
+        """Conflicts with any identifier known for the player id (merged rows included)."""
+        return any(_conflicts(s, p) for s in self.by_pid.get(k.player_id, [k]))
+
+    def find_by_name(self, p: PlayerRec, key: str, ctx: set[int], taken: set[int]) -> tuple[_Known, str] | None:
+        cands = _unique_ids(
+            c for c in self.by_key.get(key, []) if c.player_id not in taken and not self.conflicts(c, p)
+        )
+        by = _birth_year(p)
         if by:
-            same = [c for c in cands if c.birth_year == by]
+            same = _unique_ids(c for c in cands if c.birth_year == by)
             if len(same) == 1:
                 return same[0], "name_birth_year"
         if p.federation:
-            same = [c for c in cands if c.federation == p.federation]
+            same = _unique_ids(c for c in cands if c.federation == p.federation)
             if len(same) == 1:
                 return same[0], "name_federation"
+        in_ctx = [c for c in cands if c.player_id in ctx]
+        if len(in_ctx) == 1:
+            return in_ctx[0], "name_context"
+        if in_ctx:
+            return None
+        compatible = _unique_ids(
+            c
+            for pid in ctx
+            if pid not in taken
+            for c in self.by_pid.get(pid, [])
+            if names_compatible(c.name_key, key) and not self.conflicts(c, p)
+        )
+        if len(compatible) == 1:
+            return compatible[0], "initials_context"
+        if compatible:
+            return None
         if len(cands) == 1:
             return cands[0], "name"
         return None
 
-    def enrich(self, k: _Known, p: PlayerRec, con: duckdb.DuckDBPyConnection) -> None:
-        """Fill identifiers the store lacked (a FIDE ID seen for the first time)."""
-        updates = {}
+    def enrich(self, k: _Known, p: PlayerRec, con: duckdb.DuckDBPyConnection, key: str | None = None) -> None:
+        """Fill identifiers the store lacked (a FIDE ID seen for the first time); replace an
+        abbreviated stored name by the full one, so the kept spelling does not depend on order."""
+        updates: dict[str, object] = {}
         if p.fide_id and not k.fide_id:
             k.fide_id = p.fide_id
             self.by_fid.setdefault(p.fide_id, k)
@@ -209,18 +437,28 @@ class _Index:
             k.national_id = p.national_id
             self.by_nid.setdefault(p.national_id, k)
             updates["national_id"] = p.national_id
-        by = p.birth_year or (p.birth_date.year if p.birth_date else None)
+        by = _birth_year(p)
         if by and not k.birth_year:
             k.birth_year = by
             updates["birth_year"] = by
         if p.federation and not k.federation:
             k.federation = p.federation
             updates["federation"] = p.federation
+        if key and is_abbreviation(k.name_key, key):
+            self.by_key.setdefault(key, []).append(k)
+            k.name_key = key
+            updates["name_key"] = key
+            updates["name"] = p.name
         if updates:
             sets = ", ".join(f"{c} = ?" for c in updates)
-            con.execute(
-                f"UPDATE players SET {sets} WHERE player_id = ?", [*updates.values(), k.player_id]
-            )
+            con.execute(f"UPDATE players SET {sets} WHERE player_id = ?", [*updates.values(), k.player_id])
+
+
+def _unique_ids(cands) -> list[_Known]:
+    seen: dict[int, _Known] = {}
+    for c in cands:
+        seen.setdefault(c.player_id, c)
+    return list(seen.values())
 
 
 def _conflicts(k: _Known, p: PlayerRec) -> bool:
@@ -229,5 +467,272 @@ def _conflicts(k: _Known, p: PlayerRec) -> bool:
         return True
     if k.national_id and p.national_id and k.national_id != p.national_id:
         return True
-    by = p.birth_year or (p.birth_date.year if p.birth_date else None)
+    by = _birth_year(p)
     return bool(k.birth_year and by and k.birth_year != by)
+
+
+# ---- officer decisions: merge, split, suspects --------------------------------------------
+
+
+class IdentityError(ValueError):
+    """A merge or split that the identity rules forbid (e.g. two different FIDE IDs)."""
+
+
+_PLAYER_COLS = ("player_id", "fide_id", "national_id", "name", "name_key", "federation", "birth_year", "merged_into")
+
+
+def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict:
+    row = con.execute(f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id = ?", [player_id]).fetchone()
+    if row is None:
+        raise IdentityError(f"no player {player_id}")
+    return dict(zip(_PLAYER_COLS, row, strict=True))
+
+
+def _rewrite(con: duckdb.DuckDBPyConnection, old: int, new: int, file_id: int | None = None) -> None:
+    """Point every row of `old` (only those of `file_id` when given) at `new`."""
+    cond, args = ("", []) if file_id is None else (" AND file_id = ?", [file_id])
+    # a tournament where both already have an entry keeps the kept player's
+    con.execute(
+        "DELETE FROM tournament_players WHERE player_id = ? AND tournament_id IN "
+        f"(SELECT tournament_id FROM tournament_players WHERE player_id = ?){cond}",
+        [old, new, *args],
+    )
+    con.execute(f"UPDATE tournament_players SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
+    con.execute(f"UPDATE games SET white_id = ? WHERE white_id = ?{cond}", [new, old, *args])
+    con.execute(f"UPDATE games SET black_id = ? WHERE black_id = ?{cond}", [new, old, *args])
+    con.execute(f"UPDATE unplayed_rounds SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
+    con.execute(f"UPDATE unplayed_rounds SET opponent_id = ? WHERE opponent_id = ?{cond}", [new, old, *args])
+    con.execute(f"UPDATE player_aliases SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
+    if file_id is None:
+        con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [new, old])
+
+
+def merge_players(
+    con: duckdb.DuckDBPyConnection, kept_id: int, merged_id: int, reason: str, decided_by: str = "officer"
+) -> int:
+    """Merge player `merged_id` into `kept_id`: every row (games, tournament_players,
+    unplayed_rounds, player_aliases, official_lists) is rewritten, `players.merged_into` is set so
+    that re-ingested files resolve to the kept player, and the decision is recorded in
+    `player_merges` (re-applied by `apply_manual_decisions`). Returns the merge_id.
+    Raises IdentityError for an unknown player, a player merged with itself, or two different
+    FIDE IDs / national IDs (never merged)."""
+    kept = _player(con, kept_id)
+    if kept["merged_into"] is not None:
+        kept = _player(con, kept["merged_into"])
+    other = _player(con, merged_id)
+    if other["merged_into"] is not None:
+        raise IdentityError(f"player {merged_id} was already merged into {other['merged_into']}")
+    if kept["player_id"] == other["player_id"]:
+        raise IdentityError("cannot merge a player with itself")
+    for col in ("fide_id", "national_id"):
+        if kept[col] and other[col] and kept[col] != other[col]:
+            raise IdentityError(
+                f"players {kept['player_id']} and {merged_id} have different {col}s ({kept[col]} vs {other[col]});"
+                " they are never merged"
+            )
+    kid = kept["player_id"]
+    fill = {c: other[c] for c in ("fide_id", "national_id", "federation", "birth_year") if not kept[c] and other[c]}
+    if fill:
+        con.execute(
+            f"UPDATE players SET {', '.join(f'{c} = ?' for c in fill)} WHERE player_id = ?", [*fill.values(), kid]
+        )
+    con.execute(
+        "UPDATE players SET merged_into = ? WHERE player_id = ? OR merged_into = ?", [kid, merged_id, merged_id]
+    )
+    _rewrite(con, merged_id, kid)
+    mid = con.execute("SELECT nextval('merge_id_seq')").fetchone()[0]
+    con.execute(
+        "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
+        " VALUES (?, ?, ?, 'merge', ?, ?, now())",
+        [mid, kid, merged_id, _decider(decided_by), reason],
+    )
+    return mid
+
+
+def _decider(decided_by: str) -> str:
+    return decided_by if ":" in decided_by else f"officer:{decided_by}"
+
+
+def _split_targets(
+    con: duckdb.DuckDBPyConnection, player_id: int, criteria: dict, file_id: int | None = None
+) -> list[int]:
+    """Tournaments where `player_id`'s entry matches a split's criteria."""
+    rows = con.execute(
+        "SELECT tp.tournament_id, tp.name_as_written, t.name, t.start_date FROM tournament_players tp"
+        " JOIN tournaments t USING (tournament_id) WHERE tp.player_id = ?"
+        + ("" if file_id is None else " AND tp.file_id = ?"),
+        [player_id] if file_id is None else [player_id, file_id],
+    ).fetchall()
+    events = {(e[0], e[1]) for e in criteria.get("events", [])}
+    out = []
+    for tid, written, tname, start in rows:
+        if "name_key" in criteria and name_key(written or "") != criteria["name_key"]:
+            continue
+        if events and (event_key(tname), start.isoformat() if start else None) not in events:
+            continue
+        out.append(tid)
+    return out
+
+
+def _move_in_tournaments(con: duckdb.DuckDBPyConnection, old: int, new: int, tids: list[int]) -> None:
+    t = "tournament_id IN (SELECT UNNEST(?))"
+    con.execute(f"UPDATE tournament_players SET player_id = ? WHERE player_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE games SET white_id = ? WHERE white_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE games SET black_id = ? WHERE black_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE unplayed_rounds SET player_id = ? WHERE player_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE unplayed_rounds SET opponent_id = ? WHERE opponent_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE player_aliases SET player_id = ? WHERE player_id = ? AND {t}", [new, old, tids])
+
+
+def split_player(
+    con: duckdb.DuckDBPyConnection,
+    player_id: int,
+    reason: str,
+    name: str | None = None,
+    tournament_ids: list[int] | None = None,
+    decided_by: str = "officer",
+) -> int:
+    """Split off from `player_id` the tournament entries written `name` (compared by name key)
+    and/or those of `tournament_ids`, into a new player; returns the new player_id.
+
+    The criteria are stored (name key; tournaments as event key + start date, which survive a
+    re-ingest that gives new tournament ids) in `player_merges` (action 'split') and re-applied
+    to newly loaded rows by `apply_manual_decisions`. A split moves whole tournament entries
+    (games and unplayed rounds of those tournaments). Raises IdentityError when nothing matches."""
+    if not name and not tournament_ids:
+        raise IdentityError("a split needs --name or --tournament")
+    _player(con, player_id)
+    criteria: dict = {}
+    if name:
+        criteria["name_key"] = name_key(name)
+    if tournament_ids:
+        rows = con.execute(
+            "SELECT name, start_date FROM tournaments WHERE tournament_id IN (SELECT UNNEST(?))", [tournament_ids]
+        ).fetchall()
+        criteria["events"] = sorted({(event_key(n), s.isoformat() if s else None) for n, s in rows}, key=str)
+    tids = _split_targets(con, player_id, criteria)
+    if not tids:
+        raise IdentityError(f"no tournament entry of player {player_id} matches {criteria}")
+    first = con.execute(
+        "SELECT name_as_written, fide_id_in_file, federation, birth_year, sex FROM tournament_players"
+        " WHERE player_id = ? AND tournament_id IN (SELECT UNNEST(?)) ORDER BY tournament_id LIMIT 1",
+        [player_id, tids],
+    ).fetchone()
+    orig = _player(con, player_id)
+    fid = first[1] if first[1] and first[1] != orig["fide_id"] else None
+    new_id = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
+    written = first[0] or name or orig["name"]
+    con.execute(
+        "INSERT INTO players (player_id, fide_id, name, name_key, federation, birth_year, sex) VALUES (?,?,?,?,?,?,?)",
+        [new_id, fid, written, name_key(written), first[2], first[3], first[4]],
+    )
+    _move_in_tournaments(con, player_id, new_id, tids)
+    mid = con.execute("SELECT nextval('merge_id_seq')").fetchone()[0]
+    con.execute(
+        "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at, criteria)"
+        " VALUES (?, ?, ?, 'split', ?, ?, now(), ?)",
+        [mid, player_id, new_id, _decider(decided_by), reason, json.dumps(criteria)],
+    )
+    return new_id
+
+
+def apply_manual_decisions(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
+    """Re-apply every officer merge and split, in the order decided, to the rows of `file_id`
+    (called by the loader at the end of each file's transaction), so decisions survive re-ingest.
+    Returns the number of decisions that changed something."""
+    decisions = con.execute(
+        "SELECT action, kept_id, merged_id, criteria FROM player_merges ORDER BY merge_id"
+    ).fetchall()
+    changed = 0
+    for action, kept, merged, criteria in decisions:
+        if action == "merge":
+            hit = con.execute(
+                "SELECT count(*) FROM tournament_players WHERE player_id = ? AND file_id = ?", [merged, file_id]
+            ).fetchone()[0]
+            hit += con.execute(
+                "SELECT count(*) FROM games WHERE (white_id = ? OR black_id = ?) AND file_id = ?",
+                [merged, merged, file_id],
+            ).fetchone()[0]
+            if hit:
+                _rewrite(con, merged, kept, file_id)
+                changed += 1
+        elif action == "split":
+            crit = json.loads(criteria) if isinstance(criteria, str) else (criteria or {})
+            tids = _split_targets(con, kept, crit, file_id)
+            if tids:
+                _move_in_tournaments(con, kept, merged, tids)
+                changed += 1
+    return changed
+
+
+def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict]:
+    """Likely duplicates and weak links for an officer to review, with the evidence.
+
+    Each item: {'player_a', 'player_b' (or None), 'name_a', 'name_b', 'reason', 'evidence'}.
+    Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
+    person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
+    played), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both in the store, one
+    without a FIDE ID), 'weak_link' (an alias linked with confidence below `min_confidence`).
+    Merged players and pairs an officer split are left out."""
+    out: list[dict] = []
+    split_pairs = {
+        frozenset(r)
+        for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
+    }
+    played = "player_id IN (SELECT player_id FROM tournament_players)"
+    rows = con.execute(
+        f"""
+        WITH p AS (SELECT * FROM players WHERE merged_into IS NULL)
+        SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year, a.fide_id, b.fide_id,
+               a.federation, b.federation
+        FROM p a JOIN p b ON a.name_key = b.name_key AND a.player_id < b.player_id
+        WHERE (a.birth_year IS NOT NULL AND a.birth_year = b.birth_year)
+           OR (a.fide_id IS NULL AND b.fide_id IS NULL AND a.{played} AND b.{played})
+        ORDER BY 1, 2
+        """
+    ).fetchall()
+    for a, b, na, nb, ya, yb, fa, fb, fda, fdb in rows:
+        if frozenset((a, b)) in split_pairs:
+            continue
+        reason = "same_name_birth_year" if ya and ya == yb else "same_name"
+        ev = f"name {na!r} / {nb!r}; birth {ya}/{yb}; FIDE ID {fa}/{fb}; federation {fda}/{fdb}"
+        if fa and fb and fa != fb:
+            ev += " (different FIDE IDs: never merged automatically)"
+        out.append({"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": reason, "evidence": ev})
+    # abbreviated names: compare players who played, sharing a full (3+ letter) name token
+    cands = con.execute(
+        f"SELECT player_id, name, name_key, fide_id FROM players WHERE merged_into IS NULL AND {played}"
+    ).fetchall()
+    by_token: dict[str, list[tuple]] = {}
+    for c in cands:
+        for tok in set(c[2].split(" ")):
+            if len(tok) > _ABBREV_MAX:
+                by_token.setdefault(tok, []).append(c)
+    seen: set[tuple[int, int]] = set()
+    for group in by_token.values():
+        if len(group) > 200:  # a very common surname: too many pairs to be useful
+            continue
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pair = (min(a[0], b[0]), max(a[0], b[0]))
+                if pair in seen or frozenset(pair) in split_pairs or (a[3] and b[3] and a[3] != b[3]):
+                    continue
+                if names_compatible(a[2], b[2]):
+                    seen.add(pair)
+                    out.append(
+                        {"player_a": a[0], "player_b": b[0], "name_a": a[1], "name_b": b[1],
+                         "reason": "abbreviated_name", "evidence": f"{a[1]!r} may abbreviate {b[1]!r} (or back)"}
+                    )  # fmt: skip
+    for pid, pname, written, rule, conf, n in con.execute(
+        """
+        SELECT a.player_id, p.name, a.name_as_written, a.match_rule, min(a.confidence), count(*)
+        FROM player_aliases a JOIN players p USING (player_id)
+        WHERE a.confidence < ? GROUP BY ALL ORDER BY 1, 3
+        """,
+        [min_confidence],
+    ).fetchall():
+        out.append(
+            {"player_a": pid, "player_b": None, "name_a": pname, "name_b": written, "reason": "weak_link",
+             "evidence": f"{written!r} linked to {pname!r} by rule {rule} (confidence {conf}) in {n} entries"}
+        )  # fmt: skip
+    return out

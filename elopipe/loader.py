@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from elopipe import identity
+from elopipe import dedup, identity
 from elopipe.model import IngestIssue, ParsedFile
 
 if TYPE_CHECKING:
@@ -232,7 +232,7 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
         )
     res.n_tournaments = len(t_ids)
     players = [p for p in parsed.players if p.tournament_ref in t_ids]
-    links = identity.resolve_players(con, players, file_id)
+    links = identity.resolve_players(con, players, file_id, tournament_ids=t_ids)
     pid = {k: v.player_id for k, v in links.items()}
     res.player_ids = set(pid.values())
     res.n_players = len(res.player_ids)
@@ -240,6 +240,9 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     res.n_games = _insert_games(con, parsed, file_id, t_ids, pid)
     res.n_unplayed = _insert_unplayed(con, parsed, file_id, t_ids, pid)
     _insert_teams(con, parsed, file_id, t_ids)
+    # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
+    identity.apply_manual_decisions(con, file_id)
+    dedup.link_file(con, file_id)
 
 
 def _insert_entries(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], links) -> None:
