@@ -1,0 +1,173 @@
+"""Per-player game rows for the national and generic engines (FFE, FFE rapid, Elo, Glicko-2).
+
+Reads the canonical games through `elopipe.rating.store_io`, classifies the rate of play with
+the shared `elopipe.rating.timecontrol`, places every game in a rating period with the shared
+`elopipe.rating.periods`, and turns each game into two rows, one per player. Nothing is
+dropped silently: a game that cannot be rated keeps its rows with a ``reason``:
+
+=======================  ==================================================================
+reason                   meaning
+=======================  ==================================================================
+``variant``              not standard chess (Chess960 ...): out of scope of every system
+``not_this_rate_class``  the rate of play is not the system's (e.g. blitz for 'ffe')
+``no_dates``             neither the game nor its event has a date: no period
+``no_player``            a side is not identified
+``forfeit``              not played over the board (forfeit, bye, default): never counts
+``no_result``            result '*' (unfinished / unknown)
+=======================  ==================================================================
+
+The first three are per-event scope decisions, stored in ``rating_skips`` (per tournament and
+reason, with the number of games); the others go to ``rating_changes`` with counted = FALSE.
+
+The period of a game is that of its **game date**, else its event's end date (spec
+ffe-rating-rules.md A.1 [C]); ``by_event_end=True`` uses the event's end date for every
+game (FIDE practice).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import polars as pl
+
+from elopipe.rating import store_io, timecontrol
+from elopipe.rating.periods import PeriodScheme, per_event_calendar
+
+SCOPE_REASONS = ("variant", "not_this_rate_class", "no_dates")
+
+
+def load_player_event_info(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """Per (tournament, player): what the file says about the player.
+
+    Columns: tournament_id Int64, player_id Int64, rating_in_file Int64 (FIDE rating written
+    in the file, 0 -> null), national_rating Int64 (TRF-26 NRS / national, 0 -> null),
+    national_rating_flag Utf8 ('F' | 'N' | 'E' | null), birth_year Int64 (event row, else
+    the player's birth year or birth date).
+    """
+    return store_io._pl(
+        con,
+        """
+        SELECT tp.tournament_id::BIGINT AS tournament_id, tp.player_id::BIGINT AS player_id,
+               nullif(tp.rating_in_file, 0)::BIGINT AS rating_in_file,
+               nullif(tp.national_rating, 0)::BIGINT AS national_rating,
+               upper(trim(tp.national_rating_flag)) AS national_rating_flag,
+               coalesce(tp.birth_year, year(tp.birth_date), p.birth_year,
+                        year(p.birth_date))::BIGINT AS birth_year
+        FROM tournament_players tp LEFT JOIN players p USING (player_id)
+        """,
+    )
+
+
+def load_game_rows(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    scheme: PeriodScheme | None,
+    rate_class: str | None = "standard",
+    unknown_tc: str = "standard",
+    by_event_end: bool = False,
+) -> pl.DataFrame:
+    """Two rows per canonical game (one per player), placed in periods.
+
+    Args:
+        scheme: period scheme; None = one period per event end date (`per_event_calendar`).
+        rate_class: the system's rate of play ('standard' | 'rapid' | 'blitz'), None = all.
+        unknown_tc: the rate class assumed when the time control is unknown (rows flagged
+            ``tc_assumed``).
+        by_event_end: place games by their event's end date instead of the game date.
+
+    Returns columns: game_id, tournament_id, player_id, opponent_id Int64, score2 Int64
+    (2 / 1 / 0, null without result), score Float64, game_date Date, eff_date Date (date that
+    placed the game), event_start Date, list_date Date (null when no date), rate_class Utf8,
+    tc_assumed Boolean, reason Utf8 (null = ratable), file_id, line Int64, plus the file's
+    rating_in_file, national_rating, national_rating_flag, birth_year for the player and
+    opp_rating_in_file for the opponent.
+    """
+    games = store_io.load_games(con)
+    events = store_io.load_tournaments(con)
+    games = timecontrol.classify_games(games, events, default=unknown_tc)
+    ev = events.select(
+        "tournament_id",
+        pl.col("eff_end").alias("event_end"),
+        pl.col("eff_start").alias("event_start"),
+    )
+    g = games.join(ev, on="tournament_id", how="left").with_columns(
+        (pl.col("event_end") if by_event_end else pl.coalesce(pl.col("game_date"), pl.col("event_end"))).alias(
+            "eff_date"
+        )
+    )
+    if scheme is not None:
+        g = scheme.assign(g, end_col="eff_date", start_col=None, rated_on_col="list_date")
+    else:
+        cal = per_event_calendar(g.get_column("eff_date").drop_nulls().unique().to_list())
+        g = g.with_columns((pl.col("eff_date") + dt.timedelta(days=1)).alias("list_date"))
+        g = g.with_columns(pl.when(pl.col("list_date").is_in(cal)).then(pl.col("list_date")).alias("list_date"))
+    class_ok = pl.lit(True) if rate_class is None else pl.col("rate_class") == rate_class
+    reason = (
+        pl.when(pl.col("variant").is_not_null() & (pl.col("variant").str.to_lowercase() != "standard"))
+        .then(pl.lit("variant"))
+        .when(~class_ok)
+        .then(pl.lit("not_this_rate_class"))
+        .when(pl.col("list_date").is_null())
+        .then(pl.lit("no_dates"))
+        .when(pl.col("white_id").is_null() | pl.col("black_id").is_null())
+        .then(pl.lit("no_player"))
+        .when(~pl.col("played").fill_null(False))
+        .then(pl.lit("forfeit"))
+        .when(pl.col("white_score").is_null() | pl.col("black_score").is_null())
+        .then(pl.lit("no_result"))
+        .when(pl.col("white_id") == pl.col("black_id"))
+        .then(pl.lit("no_player"))
+    )
+    g = g.with_columns(reason.alias("reason"))
+    common = [
+        "game_id",
+        "tournament_id",
+        "game_date",
+        "eff_date",
+        "event_start",
+        "list_date",
+        "rate_class",
+        "tc_assumed",
+        "reason",
+        "file_id",
+        "line",
+    ]
+    sides = []
+    for me, opp in (("white", "black"), ("black", "white")):
+        sides.append(
+            g.select(
+                *common,
+                pl.col(f"{me}_id").alias("player_id"),
+                pl.col(f"{opp}_id").alias("opponent_id"),
+                pl.col(f"{me}_score").alias("score"),
+                (pl.col(f"{me}_score") * 2).round(0).cast(pl.Int64).alias("score2"),
+                pl.lit(me).alias("colour"),
+            )
+        )
+    rows = pl.concat(sides).filter(pl.col("player_id").is_not_null())
+    info = load_player_event_info(con)
+    rows = rows.join(info, on=["tournament_id", "player_id"], how="left")
+    rows = rows.join(
+        info.select(
+            "tournament_id",
+            pl.col("player_id").alias("opponent_id"),
+            pl.col("rating_in_file").alias("opp_rating_in_file"),
+        ),
+        on=["tournament_id", "opponent_id"],
+        how="left",
+    )
+    return rows.sort("game_id", "colour", descending=[False, True])
+
+
+def scope_skips(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per (tournament, scope reason): games left unrated (for ``rating_skips``).
+
+    Columns: tournament_id Int64, reason Utf8, n_games Int64 (games, not player rows).
+    """
+    return (
+        rows.filter(pl.col("reason").is_in(list(SCOPE_REASONS)))
+        .group_by("tournament_id", "reason")
+        .agg(pl.col("game_id").n_unique().cast(pl.Int64).alias("n_games"))
+        .sort("tournament_id", "reason")
+    )
