@@ -84,12 +84,12 @@ def is_ruler_line(line: str) -> bool:
         if tokens and all(t.isdigit() for t in tokens):
             nums = [int(t) for t in tokens]
             return len(nums) >= 2 and all(b == a + 1 for a, b in zip(nums, nums[1:], strict=False))
-        return False
     if len(s) >= 4 and s[0].isalpha() and s[0].isupper() and s[0] == s[1] == s[2] and s[3] == " ":
         return True
-    rest = s[3:]
-    if re.fullmatch(r"[A-Z/ ]+", rest) and re.search(r"([A-Z])\1{3,}", rest):
-        return True
+    # other letter rulers ('    SSSS sTTT NNNN...'): mostly runs of 3+ equal capitals or digits
+    if re.search(r"([A-Z])\1{3,}", s):
+        in_runs = sum(len(m.group()) for m in re.finditer(r"([A-Z0-9])\1{2,}", s))
+        return in_runs >= 0.6 * len(s.replace(" ", ""))
     return False
 
 
@@ -424,7 +424,7 @@ class _TrfReader:
 
     def _realign(self, no: int, line: str) -> str:
         """Undo a byte-counting writer (§9): with a multibyte name, later fields sit k chars left."""
-        if _slice(line, 15, 47).isascii() or len(line) < 99:
+        if _slice(line, 15, 47).isascii() or len(line.rstrip()) < 95:
             return line
 
         def valid(candidate: str) -> int:
@@ -1026,7 +1026,8 @@ class _TrfReader:
         # not a rated game: both sides keep their own unplayed round
         self._side_unplayed(white, unplayed)
         self._side_unplayed(black, unplayed)
-        if mirrored and wc in RATED_CODES:
+        colour_disagree = "trf_colour_disagree" in flags
+        if mirrored and wc in RATED_CODES and not colour_disagree:
             flags.append("trf_colour_missing")
             self.issues.add(
                 "trf_colour_missing",
@@ -1041,19 +1042,12 @@ class _TrfReader:
             flags.append("trf_not_rated")
         elif wc == "*" and bc == "*":
             flags.append("trf_scheduled")
-        else:
+        if colour_disagree or not mirrored and not (wc == "-" and bc == "-"):
             flags.append("trf_sides_disagree")
             self.issues.add(
                 "trf_sides_disagree",
                 f"round {a.round}: player {white.rank} wrote {white.raw.strip()!r}, player {black.rank} wrote "
                 f"{black.raw.strip()!r}; stored as not played",
-                white.line,
-                "warning",
-            )
-        if "trf_colour_disagree" in flags and "trf_sides_disagree" not in flags:
-            self.issues.add(
-                "trf_sides_disagree",
-                f"round {a.round}: players {white.rank} and {black.rank} both wrote colour {white.colour!r}",
                 white.line,
                 "warning",
             )
