@@ -19,6 +19,7 @@ from elopipe.commands import sql  # noqa: F401
 from elopipe.commands import export  # noqa: F401
 from elopipe.commands import players  # noqa: F401
 from elopipe.commands import lists  # noqa: F401
+from elopipe.commands import rate  # noqa: F401
 
 
 def main() -> None:

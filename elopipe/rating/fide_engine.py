@@ -55,7 +55,10 @@ class FideParams:
     (None = by date).  v2022_cap_lower: V2022 switch for the lower-rated side (see
     `elopipe.rating.fide`).  unknown_tc: rate class assumed when the time control is
     unknown (flagged ``tc_assumed``).  check_time_minimum: drop standard games below the
-    version's minimum time for 60 moves (B.02 1.3).
+    version's minimum time for 60 moves (B.02 1.3).  rating_from: events starting before
+    this date are not rated (skip reason 'before_rating_from'); the default is the first
+    FIDE rating list (1971), so that historical games (e.g. 19th-century matches in PGN
+    collections) do not create thousands of empty lists.
     """
 
     system: str = "fide"
@@ -63,6 +66,7 @@ class FideParams:
     v2022_cap_lower: bool = False
     unknown_tc: str = "standard"
     check_time_minimum: bool = True
+    rating_from: dt.date = dt.date(1971, 1, 1)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -71,6 +75,7 @@ class FideParams:
             "v2022_cap_lower": self.v2022_cap_lower,
             "unknown_tc": self.unknown_tc,
             "check_time_minimum": self.check_time_minimum,
+            "rating_from": self.rating_from,
         }
 
 
@@ -207,10 +212,16 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         how="left",
     )
 
+    too_old = games.filter(pl.col("eff_start") < params.rating_from)
+    games = games.filter(pl.col("eff_start").is_null() | (pl.col("eff_start") >= params.rating_from))
     no_dates = games.filter(pl.col("list_date").is_null())
     other = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") != rate_class))
     skips = pl.concat(
         [
+            too_old.group_by("tournament_id").agg(
+                pl.lit("before_rating_from").alias("reason"),
+                pl.len().cast(pl.Int64).alias("n_games"),
+            ),
             no_dates.group_by("tournament_id").agg(
                 pl.lit("no_dates").alias("reason"), pl.len().cast(pl.Int64).alias("n_games")
             ),

@@ -1,0 +1,82 @@
+"""`elopipe rate`: compute rating lists (FIDE standard/rapid/blitz and the other systems)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.rating import systems
+from elopipe.rating.run import parse_month, rate
+from elopipe.store import DEFAULT_DB, StoreBusyError, open_writer
+
+
+@app.command("rate")
+def rate_command(
+    system: Annotated[
+        str, typer.Option("--system", help="Rating system: fide, fide-rapid, fide-blitz, ffe, ...")
+    ] = "fide",
+    db: Annotated[str, typer.Option("--db", help=DB_OPTION_HELP)] = DEFAULT_DB,
+    through: Annotated[str | None, typer.Option("--through", help="Last list to compute, YYYY-MM.")] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", help="Force a rules version (FIDE: V2017, V2022 or V2024)."),
+    ] = None,
+    unknown_tc: Annotated[
+        str | None,
+        typer.Option(
+            "--unknown-tc",
+            help="FIDE: rate class assumed for games with an unknown time control "
+            "(default standard; such games are flagged).",
+        ),
+    ] = None,
+) -> None:
+    """Compute every list of a rating system from the games in the store.
+
+    Only the earliest list whose inputs changed and the later ones are rewritten.
+    """
+    if system not in systems.names():
+        err_console.print(f"[red]error:[/red] unknown system {system!r}; known: {', '.join(systems.names())}")
+        raise typer.Exit(2)
+    try:
+        month = parse_month(through)
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] --through: {exc}")
+        raise typer.Exit(2) from None
+    params = {}
+    if unknown_tc is not None:
+        params["unknown_tc"] = unknown_tc
+    try:
+        with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
+            summary = rate(con, system, through=month, rules=rules, **params)
+    except (ValueError, StoreBusyError, FileNotFoundError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    _print(summary)
+
+
+def _print(s: object) -> None:
+    get = lambda name, default=None: getattr(s, name, default)  # noqa: E731
+    console.print(
+        f"{get('system')}: {get('lists', 0)} lists"
+        f" ({get('first_list')} .. {get('last_list')}),"
+        f" {get('players_rated', 0)} players rated on the last list"
+    )
+    first = get("first_changed")
+    if first is None and hasattr(s, "first_changed"):
+        console.print("nothing changed since the last run; nothing written")
+    elif first is not None:
+        console.print(f"rewritten from {first}: {get('lists_written', 0)} lists")
+    for label, attr in (
+        ("new ratings", "new_ratings"),
+        ("game sides counted", "games_counted"),
+        ("games with unknown time control (assumed)", "unknown_tc_games"),
+        ("file rating != list in force", "discrepancies"),
+    ):
+        if hasattr(s, attr):
+            console.print(f"{label}: {get(attr)}")
+    for label, attr in (("not counted", "not_counted"), ("events skipped", "events_skipped")):
+        d = get(attr) or {}
+        if d:
+            console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))

@@ -1,0 +1,176 @@
+"""Run the FIDE engine ('fide', 'fide-rapid', 'fide-blitz') over the store, incrementally.
+
+Reads the store (`elopipe.rating.store_io`), computes every list in memory with
+`elopipe.rating.fide_engine`, and writes only what changed:
+
+* For every list date a digest of that period's inputs is computed: its player-sides (game,
+  players, scores, exclusion reason, event dates, rules version, rate class), the ratings
+  written in the files of its events, the birth years of its players, the official list of
+  that date, and the run's parameters.
+* The earliest list whose digest differs from the one stored in ``rating_period_digests``
+  (or that is new, or that disappeared) is the first affected list: that list and every later
+  one are replaced (``write_results(from_list=...)``); earlier lists are kept.  A late file
+  for an old period therefore re-rates that period and all later ones.
+* When no digest differs, nothing is written (re-running with nothing new changes nothing).
+
+Because the engine is deterministic and every list depends only on the stored games, lists
+and files (never on ingestion order or on player/tournament ids), the in-memory recomputation
+of the unchanged earlier lists reproduces what is stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from elopipe.rating import store_io
+from elopipe.rating.fide_engine import (
+    EngineInputs,
+    EngineResult,
+    FideParams,
+    prepare,
+    run_periods,
+)
+from elopipe.rating.periods import get_scheme
+from elopipe.rating.summary import RateSummary
+
+RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
+
+
+def load_inputs(con: duckdb.DuckDBPyConnection, system: str) -> EngineInputs:
+    """Read everything the FIDE engine needs from the store."""
+    std = None
+    if system != "fide":
+        computed = store_io.load_lists(con, "fide").select("player_id", "list_date", "rating")
+        official = store_io.load_official_lists(con, "fide").select("player_id", "list_date", "rating")
+        std = (
+            pl.concat([official, computed.cast(official.schema)])
+            .unique(["player_id", "list_date"], keep="first")
+            .filter(pl.col("rating").is_not_null())
+        )
+    return EngineInputs(
+        games=store_io.load_games(con),
+        tournaments=store_io.load_tournaments(con),
+        tournament_players=store_io.load_tournament_players(con),
+        players=store_io.load_players(con),
+        official=store_io.load_official_lists(con, system),
+        standard_lists=std,
+    )
+
+
+def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> dict[dt.date, str]:
+    """Digest of each period's inputs (see the module docstring)."""
+    sides = prep.sides.join(
+        prep.file_ratings.select("tournament_id", "player_id", "file_rating"),
+        on=["tournament_id", "player_id"],
+        how="left",
+    ).join(prep.birth_years, on="player_id", how="left")
+    # ids are store-internal; the digest must not depend on them only through order, and it
+    # does not: rows are hashed independently and sorted by hash.
+    per_sides = store_io.period_digests(sides.drop("tc_minutes"), by="list_date")
+    off = prep.official
+    per_off = store_io.period_digests(off, by="list_date") if off.height else {}
+    p = repr(sorted(params.as_dict().items()))
+    out: dict[dt.date, str] = {}
+    for d in list_dates:
+        h = hashlib.sha1()
+        h.update(p.encode())
+        h.update(per_sides.get(d, "-").encode())
+        h.update(per_off.get(d, "-").encode())
+        out[d] = h.hexdigest()
+    return out
+
+
+def _first_changed(new: dict[dt.date, str], old: dict[dt.date, str]) -> dt.date | None:
+    changed = [d for d, h in new.items() if old.get(d) != h]
+    changed += [d for d in old if d not in new]
+    return min(changed) if changed else None
+
+
+def rate_fide(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    system: str = "fide",
+    through: dt.date | None = None,
+    rules: str | None = None,
+    **params: Any,
+) -> RateSummary:
+    """Compute the FIDE lists of `system` and store what changed.
+
+    `through`: last list date to compute (None: up to the last period with games).
+    `rules`: force 'V2017' | 'V2022' | 'V2024' (what-if runs).  Other keyword parameters go
+    to `FideParams` (v2022_cap_lower, unknown_tc, check_time_minimum).
+    Raises ValueError for an unknown system, version or parameter.
+    """
+    t0 = time.perf_counter()
+    if system not in ("fide", "fide-rapid", "fide-blitz"):
+        raise ValueError(f"not a FIDE system: {system!r}")
+    fp = FideParams(system=system, rules=rules, **params)
+    inputs = load_inputs(con, system)
+    prep = prepare(inputs, fp, get_scheme("fide"))
+    result = run_periods(prep, fp, through=through)
+    digests = period_digests(prep, fp, result.list_dates)
+    stored = store_io.load_digests(con, system)
+    if through is not None:
+        # lists after `through` are not computed now: they are neither compared nor kept
+        # if an earlier list changes (write_results deletes from the first change on)
+        stored_cmp = {d: h for d, h in stored.items() if d <= through}
+    else:
+        stored_cmp = stored
+    first = _first_changed(digests, stored_cmp)
+    summary = _summarise(system, result)
+    summary.first_changed = first
+    if first is not None:
+        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+        frames = {
+            "rating_lists": result.rating_lists.filter(pl.col("list_date") >= first),
+            "rating_changes": result.rating_changes.filter(pl.col("list_date") >= first),
+            "tournament_ratings": result.tournament_ratings.filter(pl.col("list_date") >= first),
+            "rating_discrepancies": result.rating_discrepancies,
+        }
+        store_io.write_results(
+            con,
+            system,
+            first,
+            frames,
+            digests={d: h for d, h in digests.items() if d >= first},
+            run_id=run_id,
+            replace_all=("rating_discrepancies",),
+        )
+        store_io.save_skips(con, system, result.skips, run_id)
+        store_io.finish_run(
+            con,
+            run_id,
+            first_list=first,
+            last_list=result.list_dates[-1] if result.list_dates else None,
+            games_hash=hashlib.sha1("".join(digests.values()).encode()).hexdigest(),
+        )
+        summary.run_id = run_id
+        summary.lists_written = sum(1 for d in result.list_dates if d >= first)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _summarise(system: str, result: EngineResult) -> RateSummary:
+    s = RateSummary(system=system)
+    s.lists = len(result.list_dates)
+    if result.list_dates:
+        s.first_list, s.last_list = result.list_dates[0], result.list_dates[-1]
+        last = result.rating_lists.filter(pl.col("list_date") == s.last_list)
+        s.players_rated = last.filter(pl.col("rating").is_not_null()).height
+    rl = result.rating_lists
+    s.new_ratings = rl.filter(pl.col("flags").fill_null("").str.contains(r"\bnew\b")).height
+    ch = result.rating_changes
+    s.games_counted = ch.filter(pl.col("counted")).height
+    s.not_counted = dict(ch.filter(~pl.col("counted")).group_by("reason").len().sort("reason").iter_rows())
+    s.events_skipped = dict(
+        result.skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).sort("reason").iter_rows()
+    )
+    s.unknown_tc_games = ch.filter(pl.col("tc_assumed")).select(pl.col("game_id").n_unique()).item()
+    s.discrepancies = result.rating_discrepancies.height
+    return s

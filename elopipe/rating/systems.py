@@ -1,0 +1,53 @@
+"""Registry of rating systems: system name → the function that rates it.
+
+A rating function has the signature
+``fn(con, *, system: str, through: date | None, rules: str | None, **params) -> summary``
+and writes the store contract for `system` (see `elopipe.rating.store_io`).  The summary is
+a `elopipe.rating.summary.RateSummary` (or an object with the same role).
+
+Entries are registered lazily (module path + attribute) so that importing the registry
+does not import every engine.  Other engines add themselves here with `register` or by
+adding a line to `_BUILTIN`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+RateFn = Callable[..., Any]
+
+_BUILTIN: dict[str, str] = {
+    "fide": "elopipe.rating.fide_run:rate_fide",
+    "fide-rapid": "elopipe.rating.fide_run:rate_fide",
+    "fide-blitz": "elopipe.rating.fide_run:rate_fide",
+    "ffe": "elopipe.rating.ffe_run:rate_ffe",
+    "ffe-rapid": "elopipe.rating.ffe_run:rate_ffe",
+    "elo": "elopipe.rating.elo_run:rate_elo",
+    "glicko2": "elopipe.rating.elo_run:rate_glicko2",
+}
+_REGISTRY: dict[str, RateFn | str] = dict(_BUILTIN)
+
+
+def register(name: str, fn: RateFn | str) -> None:
+    """Register `fn` (a callable or 'module:attribute') as the rater of system `name`."""
+    _REGISTRY[name] = fn
+
+
+def names() -> list[str]:
+    """Known system names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> RateFn:
+    """The rating function of `name`. Raises ValueError for an unknown system."""
+    try:
+        entry = _REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown rating system {name!r}; known: {', '.join(names())}") from None
+    if isinstance(entry, str):
+        module, _, attr = entry.partition(":")
+        entry = getattr(importlib.import_module(module), attr)
+        _REGISTRY[name] = entry
+    return entry
