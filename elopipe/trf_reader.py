@@ -7,14 +7,8 @@ the JaVaFo TRF(x) manual and bbpPairings' TRF(bx)); section numbers below refer 
 
 * one `TournamentRec` from the `??2` header records (§3), XX/BB extensions in `extra` (§7);
 * one `PlayerRec` per `001` row, sliced by column on decoded characters (§4);
-* the round blocks (§5): a game written on both players' rows becomes ONE `GameRec`.
-  Only a pairing whose two blocks agree (opponents point at each other, colours `w`/`b`,
-  mirrored results among `1 = 0`) is stored with `played=True`. Forfeits (`+`/`-`),
-  unrated results (`W`/`D`/`L`), scheduled rounds (opponent and colour, blank result) and
-  pairings whose sides disagree get a `GameRec` with `played=False` and `unplayed_code`
-  (so crosstables and dedup see the pairing) AND one `UnplayedRec` per side; byes and
-  absences (`H F U Z`, blank) are `UnplayedRec`s only. Every block of every row thus lands
-  in exactly one place: a played game, or an unplayed round.
+* the round blocks (§5) -> games and unplayed rounds, by `elopipe.trf_rounds` (a game written
+  on both players' rows is stored ONCE; only agreeing 1/=/0 pairings are played games);
 * `013`/`310` team rows -> `TeamRec`; TRF-26 NRS rows -> national id / rating (§6).
 
 Problems never raise: they become `IngestIssue`s (file line, message, raw text).
@@ -27,31 +21,25 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import defaultdict
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from elopipe.dates import parse_trf_date, trf_date_candidates
-from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec, UnplayedRec
-from elopipe.trf_codes import (
-    ALL_CODES,
-    CODE_SCORE,
-    FORFEIT_CODES,
-    MIRROR,
-    NO_OPPONENT_CODE,
-    NO_OPPONENT_EXPECTED,
-    RATED_CODES,
-    SEXES,
-    TITLES,
-    UNRATED_GAME_CODES,
-    ZERO,
-    result_from_scores,
+from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
+from elopipe.trf_codes import SEXES, TITLES
+from elopipe.trf_issues import IssueLog
+from elopipe.trf_rounds import (
+    TOURNAMENT_REF,
+    RoundResolver,
+    TrfRow,
+    column,
+    decimal_or_none,
+    int_or_none,
+    parse_blocks,
 )
 from elopipe.trf_time_control import rate_class_from_encoded, rate_class_from_keywords, rate_class_from_text
 
 __all__ = ["looks_like_trf", "read_trf", "is_ruler_line"]
 
-TOURNAMENT_REF = 1
 #: A FIDE ID below this is a national (e.g. Irish ICU) number written in the FIDE-ID column
 #: (trf-format.md §9, heuristic of the ICU parser): kept as national_id, not as fide_id.
 MIN_FIDE_ID = 100000
@@ -60,7 +48,6 @@ TRF26_RECORDS = frozenset({"240", "250", "260", "299", "300", "320", "330", "801
 _VENDOR_RECORDS = frozenset({"DAT", "ACC", "TSE", "PAB", "FPB", "HPB", "ZPB", "MFO", "DFM"})
 _HEADER_FIELDS = {"012": "name", "022": "city", "032": "federation", "092": "tournament_type", "102": "chief_arbiter"}
 _BLOCK_OK = re.compile(r"^[ 0-9]{4} [wbWB\- ] [10=+\-WDLHFUZwdlhfuz ]$")
-_DIGITS_RULER = "0123456789"
 _LEADING_INT = re.compile(r"^\s*(\d+)")
 
 
@@ -112,89 +99,6 @@ def looks_like_trf(text: str) -> bool:
 # ---- records ----------------------------------------------------------------------------
 
 
-@dataclass
-class _Block:
-    """One round block of a `001` row (cols 82+10r .. 89+10r)."""
-
-    rank: int
-    round: int
-    opponent: int | None  # None = 0000 / blank
-    colour: str | None  # 'w' | 'b' | None ('-' or blank)
-    code: str  # upper-cased result character; ' ' when blank
-    raw: str
-    line: int
-
-    @property
-    def empty(self) -> bool:
-        return not self.raw.strip()
-
-
-@dataclass
-class _Row:
-    player: PlayerRec
-    blocks: list[_Block]
-    line: int
-    raw: str
-
-
-class _Issues:
-    """Issues of one file; repeated quirks of one code are merged into one issue."""
-
-    def __init__(self) -> None:
-        self.items: list[IngestIssue] = []
-        self._grouped: dict[str, list[tuple[int | None, str | None]]] = defaultdict(list)
-        self._group_meta: dict[str, tuple[str, str]] = {}
-
-    def add(self, code: str, message: str, line: int | None = None, severity: str = "warning", raw: str | None = None):
-        self.items.append(IngestIssue(code=code, message=message, line=line, severity=severity, raw=_excerpt(raw)))
-
-    def quirk(self, code: str, message: str, line: int | None, raw: str | None = None, severity: str = "warning"):
-        self._grouped[code].append((line, raw))
-        self._group_meta.setdefault(code, (message, severity))
-
-    def flush(self) -> list[IngestIssue]:
-        for code, hits in self._grouped.items():
-            message, severity = self._group_meta[code]
-            lines = [ln for ln, _ in hits if ln is not None]
-            shown = ", ".join(str(n) for n in lines[:10]) + (", ..." if len(lines) > 10 else "")
-            suffix = f" ({len(hits)} line{'s' if len(hits) != 1 else ''}: {shown})" if len(hits) > 1 else ""
-            self.items.append(
-                IngestIssue(
-                    code=code,
-                    message=message + suffix,
-                    line=lines[0] if lines else None,
-                    severity=severity,
-                    raw=_excerpt(hits[0][1]),
-                )
-            )
-        self._grouped.clear()
-        return self.items
-
-
-def _excerpt(raw: str | None) -> str | None:
-    return None if raw is None else raw[:500]
-
-
-def _int_or_none(text: str) -> int | None:
-    s = text.strip()
-    return int(s) if s.isdigit() else None
-
-
-def _decimal_or_none(text: str) -> Decimal | None:
-    s = text.strip().replace(",", ".")
-    if not s:
-        return None
-    try:
-        return Decimal(s)
-    except InvalidOperation:
-        return None
-
-
-def _slice(line: str, first: int, last: int) -> str:
-    """Columns first..last, 1-based inclusive; beyond the end of the line is blank (§2)."""
-    return line[first - 1 : last].ljust(last - first + 1)
-
-
 # ---- the reader ---------------------------------------------------------------------------
 
 
@@ -202,13 +106,13 @@ class _TrfReader:
     def __init__(self, text: str, source_name: str) -> None:
         self.text = text.lstrip("\ufeff")
         self.source = source_name
-        self.issues = _Issues()
+        self.issues = IssueLog()
         self.tour = TournamentRec(ref=TOURNAMENT_REF)
         self.headers: dict[str, Any] = {}
         self.header_lines: dict[str, int] = {}
         self.xx: dict[str, Any] = {}
         self.records: dict[str, list[str]] = defaultdict(list)
-        self.rows: dict[int, _Row] = {}
+        self.rows: dict[int, TrfRow] = {}
         self.row_order: list[int] = []
         self.teams: list[TeamRec] = []
         self.team_extra: list[dict[str, Any]] = []
@@ -301,8 +205,8 @@ class _TrfReader:
             self.xx[tag] = value
 
     def _bye240(self, no: int, line: str) -> None:
-        kind = _slice(line, 5, 5).strip().upper()
-        rnd = _int_or_none(_slice(line, 7, 9))
+        kind = column(line, 5, 5).strip().upper()
+        rnd = int_or_none(column(line, 7, 9))
         if kind not in ("F", "H", "Z", "U") or rnd is None:
             self.issues.add("trf_bad_240", "240 bye record not understood", no, "warning", line)
             return
@@ -311,26 +215,26 @@ class _TrfReader:
                 self.byes_240.append((no, f"{kind}:{rnd}:{int(m.group())}"))
 
     def _team013(self, no: int, line: str) -> None:
-        name = _slice(line, 5, 36).strip() or None
+        name = column(line, 5, 36).strip() or None
         members = self._members(no, line, 37)
         self.teams.append(TeamRec(TOURNAMENT_REF, None, name, "013", members, None, no))
 
     def _team310(self, no: int, line: str) -> None:
-        team_no = _int_or_none(_slice(line, 5, 7))
-        name = _slice(line, 9, 40).strip() or None
-        mp = _decimal_or_none(_slice(line, 55, 60))
-        gp = _decimal_or_none(_slice(line, 62, 67))
+        team_no = int_or_none(column(line, 5, 7))
+        name = column(line, 9, 40).strip() or None
+        mp = decimal_or_none(column(line, 55, 60))
+        gp = decimal_or_none(column(line, 62, 67))
         members = self._members(no, line, 74)
         self.teams.append(TeamRec(TOURNAMENT_REF, team_no, name, "310", members, mp, no))
         self.team_extra.append(
             {
                 "team_no": team_no,
                 "name": name,
-                "nickname": _slice(line, 42, 46).strip() or None,
-                "strength": _slice(line, 48, 53).strip() or None,
+                "nickname": column(line, 42, 46).strip() or None,
+                "strength": column(line, 48, 53).strip() or None,
                 "match_points": str(mp) if mp is not None else None,
                 "game_points": str(gp) if gp is not None else None,
-                "rank": _int_or_none(_slice(line, 69, 71)),
+                "rank": int_or_none(column(line, 69, 71)),
                 "line": no,
             }
         )
@@ -339,7 +243,7 @@ class _TrfReader:
         members: list[int] = []
         col = first_col
         while col <= len(line):
-            field = _slice(line, col, col + 3)
+            field = column(line, col, col + 3)
             if field.strip():
                 if field.strip().isdigit():
                     if int(field):
@@ -359,7 +263,7 @@ class _TrfReader:
                 "trf_pipe_row", "001 row with '|' fields (Vega .tdf, not TRF) not read", no, line, severity="error"
             )
             return
-        rank = _int_or_none(_slice(line, 5, 8))
+        rank = int_or_none(column(line, 5, 8))
         if rank is None or rank == 0:
             self.issues.add(
                 "trf_bad_start_rank", "001 row without a start rank in cols 5-8; not read", no, "error", line
@@ -376,7 +280,7 @@ class _TrfReader:
             return
         line = self._realign(no, line)
         self._check_grid(no, line)
-        name = _slice(line, 15, 47).strip()
+        name = column(line, 15, 47).strip()
         if not name:
             self.issues.add("trf_no_name", f"player {rank} has no name", no, "warning", line)
         player = PlayerRec(
@@ -389,31 +293,31 @@ class _TrfReader:
         self._sex(no, line, player)
         self._title(no, line, player)
         self._rating(no, line, player)
-        fed = _slice(line, 54, 56).strip()
+        fed = column(line, 54, 56).strip()
         player.federation = fed.upper() or None
         if fed and not (len(fed) == 3 and fed.isalpha()):
             self.issues.quirk("trf_odd_federation", "federation not a 3-letter code (kept raw)", no, line)
         self._ids(no, line, player)
         self._birth(no, line, player)
-        pts_text = _slice(line, 81, 84)
-        player.points = _decimal_or_none(pts_text)
+        pts_text = column(line, 81, 84)
+        player.points = decimal_or_none(pts_text)
         if pts_text.strip() and player.points is None:
             self.issues.add("trf_bad_points", f"points {pts_text.strip()!r} not a number", no, "warning", line)
-        rank_text = _slice(line, 86, 89)
-        final = _int_or_none(rank_text)
+        rank_text = column(line, 86, 89)
+        final = int_or_none(rank_text)
         if rank_text.strip() and final is None:
             self.issues.add("trf_bad_rank", f"rank {rank_text.strip()!r} not a number", no, "warning", line)
         if final == 0:
             self.issues.quirk("trf_rank_zero", "rank 0 (withdrawn player) stored as no rank", no, line, "info")
             final = None
         player.final_rank = final
-        blocks = self._blocks(no, line, rank)
-        self.rows[rank] = _Row(player, blocks, no, line)
+        blocks = parse_blocks(no, line, rank, self.issues)
+        self.rows[rank] = TrfRow(player, blocks, no, line)
         self.row_order.append(rank)
 
     def _check_grid(self, no: int, line: str) -> None:
         separators = (4, 9, 14, 48, 53, 57, 69, 80, 85, 90, 91)
-        bad = [c for c in separators if _slice(line, c, c) != " "]
+        bad = [c for c in separators if column(line, c, c) != " "]
         if bad:
             self.issues.quirk(
                 "trf_off_grid",
@@ -424,12 +328,12 @@ class _TrfReader:
 
     def _realign(self, no: int, line: str) -> str:
         """Undo a byte-counting writer (§9): with a multibyte name, later fields sit k chars left."""
-        if _slice(line, 15, 47).isascii() or len(line.rstrip()) < 95:
+        if column(line, 15, 47).isascii() or len(line.rstrip()) < 95:
             return line
 
         def valid(candidate: str) -> int:
             n = (len(candidate.rstrip()) - 91 + 9) // 10
-            return sum(bool(_BLOCK_OK.match(_slice(candidate, 82 + 10 * r, 89 + 10 * r))) for r in range(1, n + 1))
+            return sum(bool(_BLOCK_OK.match(column(candidate, 82 + 10 * r, 89 + 10 * r))) for r in range(1, n + 1))
 
         base = valid(line)
         n_blocks = (len(line.rstrip()) - 91 + 9) // 10
@@ -454,7 +358,7 @@ class _TrfReader:
         return line
 
     def _sex(self, no: int, line: str, player: PlayerRec) -> None:
-        s = _slice(line, 10, 10)
+        s = column(line, 10, 10)
         if s == " ":
             return
         player.sex = SEXES.get(s)
@@ -465,7 +369,7 @@ class _TrfReader:
                 self.issues.quirk(f"trf_sex_{s}", f"sex {s!r} not understood; stored as unknown", no, line)
 
     def _title(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = _slice(line, 11, 13).strip()
+        raw = column(line, 11, 13).strip()
         if not raw:
             return
         title = TITLES.get(raw.upper())
@@ -480,7 +384,7 @@ class _TrfReader:
         player.title = title
 
     def _rating(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = _slice(line, 49, 52).strip()
+        raw = column(line, 49, 52).strip()
         if not raw:
             return
         if not raw.isdigit():
@@ -494,7 +398,7 @@ class _TrfReader:
             )
 
     def _ids(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = _slice(line, 58, 68).strip()
+        raw = column(line, 58, 68).strip()
         if not raw:
             return
         if not raw.isdigit():
@@ -518,7 +422,7 @@ class _TrfReader:
         player.fide_id = value
 
     def _birth(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = _slice(line, 70, 79).strip()
+        raw = column(line, 70, 79).strip()
         if not raw:
             return
         value, precision = parse_trf_date(raw)
@@ -530,65 +434,24 @@ class _TrfReader:
         if precision == "day":
             player.birth_date = value
 
-    def _blocks(self, no: int, line: str, rank: int) -> list[_Block]:
-        body = line.rstrip()
-        n = max(0, (len(body) - 91 + 9) // 10)
-        blocks: list[_Block] = []
-        for r in range(1, n + 1):
-            raw = _slice(line, 82 + 10 * r, 89 + 10 * r)
-            tail = _slice(line, 90 + 10 * r, 91 + 10 * r)
-            if tail.strip():
-                self.issues.add(
-                    "trf_block_overflow",
-                    f"round {r}: characters in cols {90 + 10 * r}-{91 + 10 * r}",
-                    no,
-                    "warning",
-                    line,
-                )
-            opp_txt = raw[0:4].strip()
-            opponent = None
-            if opp_txt:
-                if opp_txt.isdigit():
-                    opponent = int(opp_txt) or None
-                else:
-                    self.issues.add("trf_bad_block", f"round {r}: opponent {opp_txt!r} not a number", no, "error", line)
-                    blocks.append(_Block(rank, r, None, None, "?", raw, no))
-                    continue
-            colour_ch = raw[5]
-            colour = colour_ch.lower() if colour_ch in "wbWB" else None
-            if colour_ch not in "wbWB- ":
-                self.issues.add("trf_bad_block", f"round {r}: colour {colour_ch!r} not w/b/-", no, "error", line)
-            elif colour_ch in "WB":
-                self.issues.quirk("trf_colour_upper", "colour written in upper case", no, line, "info")
-            code = raw[7].upper()
-            if code != " " and code not in ALL_CODES:
-                self.issues.add("trf_bad_block", f"round {r}: result code {raw[7]!r} unknown", no, "error", line)
-                code = "?"
-            if raw[4] != " " or raw[6] != " ":
-                self.issues.add(
-                    "trf_bad_block", f"round {r}: block {raw!r} off the 10-column grid", no, "warning", line
-                )
-            blocks.append(_Block(rank, r, opponent, colour, code, raw, no))
-        return blocks
-
     def _nrs(self) -> None:
         """TRF-2026 national rating rows (§6): '<FED> <start rank> ... national rating, id'."""
         nrs_extra: list[dict[str, Any]] = []
         for no, line in self.nrs:
-            rank = _int_or_none(_slice(line, 5, 8))
+            rank = int_or_none(column(line, 5, 8))
             row = self.rows.get(rank or -1)
             entry = {
                 "line": no,
                 "federation": line[:3],
                 "start_rank": rank,
-                "sex": _slice(line, 10, 10).strip() or None,
-                "classification": _slice(line, 11, 13).strip() or None,
-                "name": _slice(line, 15, 47).strip() or None,
-                "rating": _int_or_none(_slice(line, 49, 52)),
-                "flag": _slice(line, 53, 53).strip() or None,
-                "origin": _slice(line, 54, 56).strip() or None,
-                "national_id": _slice(line, 58, 68).strip() or None,
-                "birth": _slice(line, 70, 79).strip() or None,
+                "sex": column(line, 10, 10).strip() or None,
+                "classification": column(line, 11, 13).strip() or None,
+                "name": column(line, 15, 47).strip() or None,
+                "rating": int_or_none(column(line, 49, 52)),
+                "flag": column(line, 53, 53).strip() or None,
+                "origin": column(line, 54, 56).strip() or None,
+                "national_id": column(line, 58, 68).strip() or None,
+                "birth": column(line, 70, 79).strip() or None,
             }
             nrs_extra.append(entry)
             if row is None:
@@ -642,9 +505,8 @@ class _TrfReader:
         if not self.rows:
             self.issues.add("trf_no_players", "no 001 player rows", None, "warning")
         round_dates = self._round_dates()
-        games, unplayed = self._pairings(round_dates)
-        self._check_240(unplayed)
-        self._check_points(unplayed, games)
+        resolver = RoundResolver(self.rows, self.tour, self.issues, round_dates, self.rounds_in_blocks, self.byes_240)
+        games, unplayed = resolver.resolve()
         out.tournaments = [self.tour]
         out.players = players
         out.games = games
@@ -861,317 +723,6 @@ class _TrfReader:
                     continue
                 seen[rank] = label
                 row.player.team = team.name
-
-    # -- round blocks -> games and unplayed rounds ---------------------------------------------
-    def _pairings(self, round_dates: dict[int, dt.date]) -> tuple[list[GameRec], list[UnplayedRec]]:
-        n_rounds = self.rounds_in_blocks
-        unplayed: list[UnplayedRec] = []
-        sides: dict[tuple[int, int], _Block] = {}  # (round, rank) -> block with an opponent
-        for rank in sorted(self.rows):
-            row = self.rows[rank]
-            by_round = {b.round: b for b in row.blocks}
-            for r in range(1, n_rounds + 1):
-                b = by_round.get(r)
-                if b is None or b.empty:
-                    # a round the player was not in (§5: positional; blank = not paired)
-                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, " ", None, None, row.line))
-                    continue
-                if b.code == "?":
-                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, "?", None, None, b.line))
-                    continue
-                if b.opponent is None:
-                    unplayed.append(self._no_opponent(b))
-                    continue
-                if b.opponent == rank:
-                    self.issues.add(
-                        "trf_self_pairing", f"round {r}: player {rank} paired with himself", b.line, "error", row.raw
-                    )
-                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, b.code, CODE_SCORE.get(b.code), None, b.line))
-                    continue
-                if b.opponent not in self.rows:
-                    self.issues.add(
-                        "trf_unknown_opponent",
-                        f"round {r}: opponent {b.opponent} of player {rank} has no 001 row",
-                        b.line,
-                        "error",
-                        row.raw,
-                    )
-                    code = b.code if b.code != " " else "*"
-                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, code, CODE_SCORE.get(code), None, b.line))
-                    continue
-                if b.code in ("H", "F", "U", "Z"):
-                    self.issues.quirk(
-                        "trf_bye_with_opponent",
-                        "bye/absence code with an opponent (e.g. '62 b Z'); stored as unplayed, not a game",
-                        b.line,
-                        row.raw,
-                    )
-                    unplayed.append(
-                        UnplayedRec(TOURNAMENT_REF, rank, r, b.code, CODE_SCORE[b.code], b.opponent, b.line)
-                    )
-                    continue
-                sides[(r, rank)] = b
-        games: list[GameRec] = []
-        done: set[tuple[int, int]] = set()
-        for (r, rank), a in sorted(sides.items()):
-            if (r, rank) in done:
-                continue
-            done.add((r, rank))
-            opp = a.opponent
-            assert opp is not None
-            b = sides.get((r, opp))
-            if b is not None and b.opponent == rank:
-                done.add((r, opp))
-                games.append(self._two_sided(a, b, unplayed, round_dates))
-            else:
-                game = self._one_sided(a, unplayed, round_dates)
-                if game is not None:
-                    games.append(game)
-        games.sort(key=lambda g: (g.round or 0, min(g.white_ref or 0, g.black_ref or 0)))
-        for i, g in enumerate(games):
-            g.game_index = i
-        unplayed.sort(key=lambda u: (u.round, u.player_ref))
-        return games, unplayed
-
-    def _no_opponent(self, b: _Block) -> UnplayedRec:
-        raw_code = b.code
-        if raw_code == " ":
-            # blank result: 'Z' by the spec, but writers leave bye points only in the total (§9),
-            # so the value is unknown
-            return UnplayedRec(TOURNAMENT_REF, b.rank, b.round, "Z", None, None, b.line)
-        code = NO_OPPONENT_CODE[raw_code]
-        if raw_code not in NO_OPPONENT_EXPECTED:
-            self.issues.quirk(
-                "trf_result_without_opponent",
-                "game result code without an opponent; stored as the bye of the same value",
-                b.line,
-                b.raw,
-            )
-        if b.colour is not None:
-            self.issues.quirk(
-                "trf_colour_without_opponent", "colour w/b with opponent 0000; stored as a bye", b.line, b.raw
-            )
-        return UnplayedRec(TOURNAMENT_REF, b.rank, b.round, code, CODE_SCORE[code], None, b.line)
-
-    def _game(
-        self,
-        white: _Block,
-        black: _Block | None,
-        white_code: str,
-        black_code: str,
-        round_dates: dict[int, dt.date],
-        played: bool,
-        flags: list[str],
-    ) -> GameRec:
-        r = white.round
-        ws = CODE_SCORE.get(white_code)
-        bs = CODE_SCORE.get(black_code)
-        result = result_from_scores(ws, bs)
-        if result == "*":
-            ws = bs = None
-        white_ref = white.rank
-        black_ref = black.rank if black is not None else white.opponent
-        date = round_dates.get(r)
-        precision = "day" if date else "none"
-        if date is None and self.tour.start_date and self.tour.start_date == self.tour.end_date:
-            date, precision = self.tour.start_date, "day"  # one-day event
-        wp = self.rows[white_ref].player
-        bp = self.rows[black_ref].player if black_ref in self.rows else None
-        return GameRec(
-            tournament_ref=TOURNAMENT_REF,
-            white_ref=white_ref,
-            black_ref=black_ref,
-            result=result,
-            result_raw=f"{white_code}/{black_code}",
-            white_score=ws,
-            black_score=bs,
-            played=played,
-            unplayed_code=None if played else white_code,
-            round=r,
-            round_label=str(r),
-            game_date=date,
-            date_precision=precision,
-            white_rating=wp.rating,
-            black_rating=bp.rating if bp else None,
-            flags=flags,
-            line=white.line,
-        )
-
-    def _orient(self, a: _Block, b: _Block) -> tuple[_Block, _Block, list[str]]:
-        """(white, black, flags) from the colours of the two sides."""
-        if a.colour == "w" and b.colour in ("b", None) or a.colour is None and b.colour == "b":
-            return a, b, []
-        if a.colour == "b" and b.colour in ("w", None) or a.colour is None and b.colour == "w":
-            return b, a, []
-        if a.colour is None and b.colour is None:
-            first, second = (a, b) if a.rank < b.rank else (b, a)
-            return first, second, ["trf_colour_unknown"]
-        first, second = (a, b) if a.rank < b.rank else (b, a)  # both w or both b
-        return first, second, ["trf_colour_disagree"]
-
-    def _side_unplayed(self, blk: _Block, unplayed: list[UnplayedRec]) -> None:
-        code = blk.code if blk.code != " " else "*"
-        unplayed.append(
-            UnplayedRec(TOURNAMENT_REF, blk.rank, blk.round, code, CODE_SCORE.get(code), blk.opponent, blk.line)
-        )
-
-    def _two_sided(self, a: _Block, b: _Block, unplayed: list[UnplayedRec], round_dates: dict[int, dt.date]) -> GameRec:
-        white, black, flags = self._orient(a, b)
-        wc = white.code if white.code != " " else "*"
-        bc = black.code if black.code != " " else "*"
-        mirrored = MIRROR.get(wc) == bc
-        colours_ok = {white.colour, black.colour} == {"w", "b"}
-        if mirrored and wc in RATED_CODES and colours_ok:
-            return self._game(white, black, wc, bc, round_dates, True, [])
-        # not a rated game: both sides keep their own unplayed round
-        self._side_unplayed(white, unplayed)
-        self._side_unplayed(black, unplayed)
-        colour_disagree = "trf_colour_disagree" in flags
-        if mirrored and wc in RATED_CODES and not colour_disagree:
-            flags.append("trf_colour_missing")
-            self.issues.add(
-                "trf_colour_missing",
-                f"round {a.round}: {white.rank}-{black.rank} result {wc}/{bc} without w/b colours; stored as not rated",
-                white.line,
-            )
-        elif mirrored and wc in FORFEIT_CODES:
-            flags.append("trf_forfeit")
-        elif wc == "-" and bc == "-":
-            flags.append("trf_double_forfeit")
-        elif mirrored and wc in UNRATED_GAME_CODES:
-            flags.append("trf_not_rated")
-        elif wc == "*" and bc == "*":
-            flags.append("trf_scheduled")
-        if colour_disagree or not mirrored and not (wc == "-" and bc == "-"):
-            flags.append("trf_sides_disagree")
-            self.issues.add(
-                "trf_sides_disagree",
-                f"round {a.round}: player {white.rank} wrote {white.raw.strip()!r}, player {black.rank} wrote "
-                f"{black.raw.strip()!r}; stored as not played",
-                white.line,
-                "warning",
-            )
-        if wc == "-" and bc == "-":
-            return self._game(white, black, "-", "-", round_dates, False, flags)
-        if "trf_sides_disagree" in flags:
-            # result only if the two scores still add up to one game (e.g. '+' against '0')
-            ws, bs = CODE_SCORE.get(wc), CODE_SCORE.get(bc)
-            if ws is None or bs is None or ws + bs != 1:
-                game = self._game(white, black, wc, bc, round_dates, False, flags)
-                game.result, game.white_score, game.black_score = "*", None, None
-                return game
-        return self._game(white, black, wc, bc, round_dates, False, flags)
-
-    def _one_sided(self, a: _Block, unplayed: list[UnplayedRec], round_dates: dict[int, dt.date]) -> GameRec | None:
-        """A names B in round r but B's block does not name A (§8.2: flag, do not invent)."""
-        self._side_unplayed(a, unplayed)
-        opp = a.opponent
-        assert opp is not None
-        opp_row = self.rows[opp]
-        opp_block = next((x for x in opp_row.blocks if x.round == a.round), None)
-        other = opp_block.opponent if opp_block is not None else None
-        if other is not None and other != a.rank:
-            self.issues.add(
-                "trf_pairing_conflict",
-                f"round {a.round}: player {a.rank} names {opp} as opponent, but {opp} names {other}",
-                a.line,
-                "warning",
-                self.rows[a.rank].raw,
-            )
-            return None
-        code = a.code if a.code != " " else "*"
-        mirror = MIRROR.get(code, "*")
-        if code not in FORFEIT_CODES:
-            self.issues.add(
-                "trf_one_sided",
-                f"round {a.round}: player {a.rank} wrote {a.raw.strip()!r} against {opp}, whose row does not "
-                "show this pairing; stored as not played",
-                a.line,
-                "warning",
-                self.rows[a.rank].raw,
-            )
-        flags = ["trf_one_sided"] + (["trf_forfeit"] if code in FORFEIT_CODES else [])
-        fake = _Block(opp, a.round, a.rank, None, mirror, "", opp_row.line)
-        if a.colour == "b":
-            game = self._game(fake, a, mirror, code, round_dates, False, flags)
-            game.unplayed_code = mirror
-        else:
-            if a.colour is None:
-                flags.append("trf_colour_unknown")
-            game = self._game(a, fake, code, mirror, round_dates, False, flags)
-        game.result_raw = f"{code}/?" if a.colour != "b" else f"?/{code}"
-        return game
-
-    def _check_240(self, unplayed: list[UnplayedRec]) -> None:
-        """TRF-2026 240 byes are repeated in the 001 rows; a bye only in 240 is added."""
-        if self.teams:
-            return  # in team files the 240 numbers are team pairing numbers; kept raw in extra
-        by_key = {(u.player_ref, u.round): u for u in unplayed}
-        for no, entry in self.byes_240:
-            kind, rnd_txt, rank_txt = entry.split(":")
-            rnd, rank = int(rnd_txt), int(rank_txt)
-            if rank not in self.rows:
-                self.issues.add("trf_240_unknown_player", f"240 bye for unknown start rank {rank}", no)
-                continue
-            u = by_key.get((rank, rnd))
-            if u is None or u.code == " ":
-                if u is not None:
-                    unplayed.remove(u)
-                new = UnplayedRec(TOURNAMENT_REF, rank, rnd, kind, CODE_SCORE[kind], None, no)
-                unplayed.append(new)
-                self.issues.add(
-                    "trf_240_only", f"round {rnd}: {kind} bye of player {rank} only in record 240; added", no, "info"
-                )
-            elif u.code != kind:
-                self.issues.add(
-                    "trf_240_disagree",
-                    f"round {rnd}: record 240 says {kind} for player {rank}, the 001 row says {u.code!r}",
-                    no,
-                )
-        unplayed.sort(key=lambda u: (u.round, u.player_ref))
-
-    def _check_points(self, unplayed: list[UnplayedRec], games: list[GameRec]) -> None:
-        """Declared points (cols 81-84) against the round blocks under 1/½/0 (§8.4); informational."""
-        if "scoring" in self.tour.extra:
-            return  # non-default scoring: standings points are on another scale
-        computed: dict[int, Decimal] = defaultdict(lambda: ZERO)
-        unknown: dict[int, int] = defaultdict(int)
-        for g in games:
-            if g.played:
-                computed[g.white_ref or 0] += g.white_score or ZERO
-                computed[g.black_ref or 0] += g.black_score or ZERO
-        for u in unplayed:
-            if u.score is None:
-                if u.code != "*":
-                    unknown[u.player_ref] += 1
-            else:
-                computed[u.player_ref] += u.score
-        declared = {r: row.player.points for r, row in self.rows.items() if row.player.points is not None}
-        if not declared:
-            return
-        has_results = any(computed.values())
-        if has_results and all(v == 0 for v in declared.values()):
-            self.issues.add(
-                "trf_points_all_zero",
-                "declared points are 0.0 for every player although the rounds have results",
-                None,
-                "warning",
-            )
-            return
-        mismatches = 0
-        for rank, pts in sorted(declared.items()):
-            calc = computed[rank]
-            if pts != calc:
-                mismatches += 1
-                note = f" ({unknown[rank]} round(s) of unknown value)" if unknown[rank] else ""
-                self.issues.add(
-                    "trf_points_mismatch",
-                    f"player {rank}: declared points {pts}, round blocks give {calc}{note}",
-                    self.rows[rank].line,
-                    "info",
-                )
-        if mismatches:
-            self.tour.extra["points_mismatch_players"] = mismatches
 
 
 def read_trf(text: str, source_name: str = "") -> ParsedFile:

@@ -248,3 +248,12 @@ def test_every_block_lands_exactly_once():
         if g.played:
             seen += [(g.white_ref, g.round), (g.black_ref, g.round)]
     assert sorted(seen) == [(r, n) for r in (1, 2, 3) for n in (1, 2, 3)]
+
+
+def test_plus_without_opponent_is_a_board_forfeit_in_team_files():
+    team = "013 " + "Team A".ljust(32) + "   1"
+    p = read_trf(trf(row(1, "Alpha, Ann", [block(0, "-", "+")], points="1.0"), team))
+    u = unplayed_of(p, 1)
+    assert (u.code, u.score, u.opponent_ref) == ("+", ONE, None)
+    p = read_trf(trf(row(1, "Alpha, Ann", [block(0, "-", "+")], points="1.0")))
+    assert unplayed_of(p, 1).code == "F"  # individual file: legacy full-point bye
