@@ -78,6 +78,7 @@ class GameRec:
     black_ref: int | None
     result: str  # normalised: '1-0' | '0-1' | '1/2-1/2' | '*' | '0-0'
     result_raw: str | None = None
+    result_marker: str | None = None  # PGN: the marker that ends the movetext, as written
     white_score: Decimal | None = None
     black_score: Decimal | None = None
     played: bool = True

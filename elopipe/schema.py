@@ -123,6 +123,7 @@ TABLES: dict[str, str] = {
         black_id       INTEGER,
         result         VARCHAR NOT NULL,     -- '1-0' | '0-1' | '1/2-1/2' | '*' | '0-0' (double forfeit)
         result_raw     VARCHAR,              -- as written, before normalisation
+        result_marker  VARCHAR,              -- PGN: result marker ending the movetext, as written (NULL if none)
         white_score    DECIMAL(2,1),         -- NULL for '*'
         black_score    DECIMAL(2,1),
         played         BOOLEAN NOT NULL,     -- FALSE: forfeit / not played over the board
