@@ -162,7 +162,10 @@ def test_fide_example1_legacy_layout():
     t = p.tournaments[0]
     assert (t.start_date, t.end_date) == (dt.date(2005, 7, 28), dt.date(2005, 7, 31))
     forfeits = [g for g in p.games if not g.played]
-    assert forfeits and all("trf_colour_unknown" in g.flags or g.flags for g in forfeits)
+    raw = (DATA / "ger_karl_mala_gedenkturnier_2005_fide_example1_284players.trf").read_text()
+    assert len(forfeits) == len(re.findall(r" +[1-9]\d* - \+", raw)) == 10  # '153 - +' style, one per game
+    assert all(set(g.flags) == {"trf_colour_unknown", "trf_forfeit"} for g in forfeits)
+    assert all(g.white_ref < g.black_ref for g in forfeits)  # colour unknown: lower start rank listed first
     assert any(pl.birth_date == dt.date(1969, 12, 6) for pl in p.players)
     assert sum(pl.fide_id is not None for pl in p.players) > 100
 
