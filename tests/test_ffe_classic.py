@@ -262,3 +262,13 @@ def test_bad_result_letter_raises():
 def test_unknown_mode_raises():
     with pytest.raises(ValueError):
         CLASSIC.with_options(z_mode="median")
+
+
+def test_first_rating_loop_cycle_keeps_the_intersection():
+    """Seen in real data (2005): L1827 D2066 L2103. With all three P = 1722.0, so L2103 is
+    381 above and drops out; without it P = 1753.5 and L2103 (349.5 above) is back in. The
+    loop cycles; the game counts only if compatible with both performances, so it is out."""
+    out = rate_player(None, games("L1827 D2066 L2103"))
+    assert (out.n, out.n_incompatible) == (2, 1)
+    assert out.perf == Fraction(3507, 2) and out.method == "archived"
+    assert CLASSIC.max_loops == 50

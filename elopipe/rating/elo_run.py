@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import time
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -37,6 +38,7 @@ from elopipe.rating.elo import KSchedule, expected_score, round_one_decimal
 from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, scope_skips
 from elopipe.rating.glicko import GlickoParams, rate_periods
 from elopipe.rating.periods import get_scheme
+from elopipe.rating.summary import RateSummary
 
 ELO_PERIODS = ("month", "tournament", "game")
 
@@ -134,6 +136,7 @@ def run_elo(
     default_rating: float = 1500.0,
     rate_class: str | None = "standard",
     unknown_tc: str = "standard",
+    through: dt.date | None = None,
     write: bool = True,
 ) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
     """Generic K-factor Elo (seed 001) over the store; see the module docstring.
@@ -144,6 +147,8 @@ def run_elo(
     """
     schedule = k if isinstance(k, KSchedule) else KSchedule(default=int(k))
     rows = _rows(con, period, rate_class, unknown_tc)
+    if through is not None:
+        rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
     skips = scope_skips(rows)
     summary = RunSummary("elo")
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
@@ -265,6 +270,7 @@ def run_glicko2(
     *,
     rate_class: str | None = "standard",
     unknown_tc: str = "standard",
+    through: dt.date | None = None,
     write: bool = True,
 ) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
     """Glicko-2 over monthly periods (see `elopipe.rating.glicko`); lists are written for the
@@ -273,6 +279,8 @@ def run_glicko2(
         con, scheme=get_scheme(params.period_scheme), rate_class=rate_class,
         unknown_tc=unknown_tc,
     )  # fmt: skip
+    if through is not None:
+        rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
     skips = scope_skips(rows)
     summary = RunSummary("glicko2")
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
@@ -348,3 +356,89 @@ def run_glicko2(
                {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc},
                summary)  # fmt: skip
     return summary, frames
+
+
+# ---- entry points of the registry (elopipe.rating.systems) ----------------------------
+
+
+def _to_rate_summary(system: str, s: RunSummary, frames: dict[str, pl.DataFrame], started: float) -> RateSummary:
+    lists = frames["rating_lists"]
+    last = lists.filter(pl.col("list_date") == s.last_list) if lists.height else lists
+    ch = frames["rating_changes"]
+    return RateSummary(
+        system=system,
+        run_id=s.run_id,
+        lists=s.lists,
+        first_list=s.first_list,
+        last_list=s.last_list,
+        first_changed=s.first_list,
+        lists_written=s.lists,
+        players_rated=last.height,
+        new_ratings=0,
+        games_counted=s.games_counted,
+        not_counted=s.games_not_counted,
+        events_skipped=s.events_skipped,
+        unknown_tc_games=(
+            ch.filter(pl.col("tc_assumed").fill_null(False)).get_column("game_id").n_unique() if ch.height else 0
+        ),
+        seconds=time.monotonic() - started,
+    )
+
+
+def _check(system: str, params: dict[str, Any], known: set[str]) -> None:
+    unknown = set(params) - known
+    if unknown:
+        raise ValueError(f"{system}: unknown option(s) {sorted(unknown)}; known: {sorted(known)}")
+
+
+def rate_elo(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    system: str = "elo",
+    through: dt.date | None = None,
+    rules: str | None = None,
+    **params: Any,
+) -> RateSummary:
+    """Registry entry for 'elo'. Options: k (int or schedule text, e.g.
+    '20,games<30:40,rating>=2400:10'), period ('month' | 'tournament' | 'game'),
+    default_rating, rate_class ('standard' | 'rapid' | 'blitz' | 'any'), unknown_tc.
+    `rules` is not used by this system (must be None). Raises ValueError otherwise."""
+    if rules is not None:
+        raise ValueError("elo: --rules does not apply (use k / period options)")
+    _check(system, params, {"k", "period", "default_rating", "rate_class", "unknown_tc"})
+    started = time.monotonic()
+    opts = {k: v for k, v in params.items() if v is not None}
+    k = opts.pop("k", 20)
+    if isinstance(k, str):
+        k = KSchedule.parse(k)
+    if opts.get("rate_class") == "any":
+        opts["rate_class"] = None
+    if "period" in opts and opts["period"] not in ELO_PERIODS:
+        raise ValueError(f"elo: period must be one of {ELO_PERIODS}")
+    s, frames = run_elo(con, k=k, through=through, **opts)
+    return _to_rate_summary(system, s, frames, started)
+
+
+def rate_glicko2(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    system: str = "glicko2",
+    through: dt.date | None = None,
+    rules: str | None = None,
+    **params: Any,
+) -> RateSummary:
+    """Registry entry for 'glicko2'. Options: the fields of `GlickoParams` (tau, initial_rd,
+    initial_volatility, rd_max, use_file_rating, file_rating_rd, initial_rating), rate_class,
+    unknown_tc. Raises ValueError for an unknown option or a `rules` value."""
+    if rules is not None:
+        raise ValueError("glicko2: --rules does not apply")
+    fields = set(GlickoParams.__dataclass_fields__) - {"period_scheme"}
+    _check(system, params, fields | {"rate_class", "unknown_tc"})
+    started = time.monotonic()
+    opts = {k: v for k, v in params.items() if v is not None}
+    gp = GlickoParams(**{k: v for k, v in opts.items() if k in fields})
+    rest = {k: v for k, v in opts.items() if k not in fields}
+    if rest.get("rate_class") == "any":
+        rest["rate_class"] = None
+    s, frames = run_glicko2(con, gp, through=through, **rest)
+    return _to_rate_summary(system, s, frames, started)

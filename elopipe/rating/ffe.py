@@ -306,9 +306,12 @@ def performance_loop(
     `games`: ``player_id``, ``opp_rating`` (null = unrated opponent: never counted),
     ``score2``. Pass 1 uses every game against a rated opponent; each next pass keeps the
     games compatible with the previous pass's P, until no player's set changes (at most
-    `rules.max_loops` passes). Returns (games with ``compatible`` Boolean, null for an
-    unrated opponent; one row per player with at least one compatible game: ``player_id``,
-    ``n``, ``s_opp``, ``pts2``, ``zn``, ``pn``, ``passes``).
+    `rules.max_loops` passes; a player still cycling then keeps only the games compatible
+    with both performances of the cycle, and P is recomputed on them).
+
+    Returns (games with ``compatible`` Boolean, null for an unrated opponent; one row per
+    player with at least one compatible game: ``player_id``, ``n``, ``s_opp``, ``pts2``,
+    ``zn``, ``pn``, ``passes`` = the pass at which the player's set stopped changing).
     """
     dp = dp if dp is not None or rules.z_mode != "table" else dp_table_frame()
     g = games.with_columns(
@@ -318,6 +321,7 @@ def performance_loop(
         .alias("compatible")
     )
     passes = 0
+    stable = pl.DataFrame(schema={"player_id": pl.Int64, "passes": pl.Int64})
     perf = pl.DataFrame()
     while True:
         passes += 1
@@ -332,11 +336,31 @@ def performance_loop(
             .otherwise(compatible_expr(rules, pl.col("opp_rating"), pl.col("score2"), pl.col("pn"), pl.col("n")))
         )
         ref = ref.with_columns(new.alias("__new"))
-        changed = ref.select((pl.col("__new").fill_null(False) != pl.col("compatible").fill_null(False)).any()).item()
-        g = ref.drop("pn", "n", "compatible").rename({"__new": "compatible"})
-        if not changed or passes >= rules.max_loops:
+        per_player = ref.group_by("player_id").agg(
+            (pl.col("__new").fill_null(False) != pl.col("compatible").fill_null(False)).any().alias("__changed")
+        )
+        # a player whose set did not change is stable for good (same set -> same P)
+        newly = per_player.filter(~pl.col("__changed")).join(stable, on="player_id", how="anti")
+        stable = pl.concat([stable, newly.select("player_id", pl.lit(passes, pl.Int64).alias("passes"))])
+        changed = per_player.get_column("__changed").any()
+        if not changed:
+            g = ref.drop("pn", "n", "__new")
             break
-    return g, perf.with_columns(pl.lit(passes, pl.Int64).alias("passes"))
+        if passes >= rules.max_loops:
+            # A cycle (e.g. a loss 349.5 above one P and 381 above the other): the spec is
+            # silent [C]. A game counts only if compatible with both performances of the
+            # cycle (the intersection); P is recomputed on that set. passes = max_loops.
+            g = (
+                ref.drop("pn", "n")
+                .with_columns((pl.col("compatible") & pl.col("__new")).alias("compatible"))
+                .drop("__new")
+            )
+            agg = _aggregate(g, pl.col("compatible").fill_null(False))
+            perf = performance_frame(rules, agg.filter(pl.col("n") > 0), dp)
+            break
+        g = ref.drop("pn", "n", "compatible").rename({"__new": "compatible"})
+    perf = perf.join(stable, on="player_id", how="left").with_columns(pl.col("passes").fill_null(passes))
+    return g, perf
 
 
 def rate_unrated(

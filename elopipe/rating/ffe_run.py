@@ -30,6 +30,7 @@ latest 'ffe' list of the store, else the latest 'fide' list.
 from __future__ import annotations
 
 import datetime as dt
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,7 @@ from elopipe.rating.ffe_ages import category_expr, season_year, young_expr
 from elopipe.rating.ffe_rapid import RAPID
 from elopipe.rating.game_rows import load_game_rows, scope_skips
 from elopipe.rating.periods import get_scheme
+from elopipe.rating.summary import RateSummary
 
 
 @dataclass
@@ -94,14 +96,15 @@ def run_ffe(
     unknown_tc: str | None = None,
     fide_priority: bool = True,
     by_event_end: bool = False,
+    through: dt.date | None = None,
     write: bool = True,
 ) -> tuple[FfeRunSummary, dict[str, pl.DataFrame]]:
     """Rate every period of the store with `rules` and write the results (when `write`).
 
     `unknown_tc`: rate class assumed for a game whose time control is unknown ('standard'
     for 'ffe', 'standard' — i.e. not rapid, so excluded — for 'ffe-rapid'; pass 'rapid' to
-    include them). Returns the summary and the frames written. Needs a writer connection
-    when `write`.
+    include them). `through`: last list to compute (None = all). Returns the summary and
+    the frames written. Needs a writer connection when `write`.
     """
     rapid = rules.system == "ffe-rapid" or rules.threshold == RAPID.threshold
     wanted = "rapid" if rapid else "standard"
@@ -126,6 +129,8 @@ def run_ffe(
     archives: dict[int, tuple[Any, int, int]] = {}  # player -> (pn, n, last usable season)
     out_lists, out_details, out_changes, out_events = [], [], [], []
     list_dates = sorted(in_scope.get_column("list_date").unique().to_list())
+    if through is not None:
+        list_dates = [x for x in list_dates if x <= through]
     for ld in list_dates:
         period = in_scope.filter(pl.col("list_date") == ld)
         season = season_year(ld - dt.timedelta(days=1))
@@ -203,6 +208,76 @@ def run_ffe_rapid(
 ) -> tuple[FfeRunSummary, dict[str, pl.DataFrame]]:
     """`run_ffe` with the E02 parameters (spec B.2)."""
     return run_ffe(con, rules, **kw)
+
+
+# ---- entry points of the registry (elopipe.rating.systems) --------------------------
+
+_RULE_OPTIONS = {
+    "z_mode", "strict_boundary", "unrated_opponents", "young_max_category", "archive_seasons",
+    "compat_limit", "threshold", "floor", "period_scheme",
+}  # fmt: skip
+_RUN_OPTIONS = {"unknown_tc", "fide_priority", "by_event_end"}
+
+
+def rules_with_params(base: FfeRules, rules: str | None, params: dict[str, Any]) -> FfeRules:
+    """`base` with the options of `elopipe rate` applied.
+
+    `rules`: None, or 'table' / 'logistic' (the Z mode, spec A.4). Raises ValueError for an
+    unknown option or value.
+    """
+    unknown = set(params) - _RULE_OPTIONS - _RUN_OPTIONS
+    if unknown:
+        raise ValueError(
+            f"{base.system}: unknown option(s) {sorted(unknown)}; known: {sorted(_RULE_OPTIONS | _RUN_OPTIONS)}"
+        )
+    opts = {k: v for k, v in params.items() if k in _RULE_OPTIONS and v is not None}
+    if rules is not None:
+        if rules not in ("table", "logistic"):
+            raise ValueError(f"{base.system}: --rules must be 'table' or 'logistic', got {rules!r}")
+        opts["z_mode"] = rules
+    try:
+        return base.with_options(**opts)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def rate_ffe(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    system: str = "ffe",
+    through: dt.date | None = None,
+    rules: str | None = None,
+    **params: Any,
+) -> RateSummary:
+    """Registry entry for 'ffe' and 'ffe-rapid' (see `elopipe.rating.systems`)."""
+    if system not in ("ffe", "ffe-rapid"):
+        raise ValueError(f"rate_ffe rates 'ffe' or 'ffe-rapid', not {system!r}")
+    started = time.monotonic()
+    base = RAPID if system == "ffe-rapid" else CLASSIC
+    r = rules_with_params(base, rules, params)
+    run_opts = {k: v for k, v in params.items() if k in _RUN_OPTIONS and v is not None}
+    s, frames = run_ffe(con, r, through=through, **run_opts)
+    lists = frames["rating_lists"]
+    last = lists.filter(pl.col("list_date") == s.last_list) if lists.height else lists
+    ch = frames["rating_changes"]
+    return RateSummary(
+        system=system,
+        run_id=s.run_id,
+        lists=s.lists,
+        first_list=s.first_list,
+        last_list=s.last_list,
+        first_changed=s.first_list,
+        lists_written=s.lists,
+        players_rated=last.filter(pl.col("rating").is_not_null()).height if last.height else 0,
+        new_ratings=s.new_ratings,
+        games_counted=s.games_counted,
+        not_counted=s.games_not_counted,
+        events_skipped=s.events_skipped,
+        unknown_tc_games=(
+            ch.filter(pl.col("tc_assumed").fill_null(False)).get_column("game_id").n_unique() if ch.height else 0
+        ),
+        seconds=time.monotonic() - started,
+    )
 
 
 # ---- helpers -------------------------------------------------------------------------
