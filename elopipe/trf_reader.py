@@ -25,7 +25,7 @@ from typing import Any
 
 from elopipe.dates import parse_trf_date, trf_date_candidates
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
-from elopipe.trf_codes import SEXES, TITLES
+from elopipe.trf_codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.trf_issues import IssueLog
 from elopipe.trf_rounds import (
     TOURNAMENT_REF,
@@ -96,9 +96,6 @@ def looks_like_trf(text: str) -> bool:
     return False
 
 
-# ---- records ----------------------------------------------------------------------------
-
-
 # ---- the reader ---------------------------------------------------------------------------
 
 
@@ -122,6 +119,7 @@ class _TrfReader:
         self.round_dates_raw: tuple[int, str] | None = None
         self.n_comments = 0
         self.n_pipe_rows = 0
+        self.odd_federations: dict[str, list[int]] = {}
 
     # -- pass 1: dispatch lines --------------------------------------------------------
     def read(self) -> ParsedFile:
@@ -293,10 +291,12 @@ class _TrfReader:
         self._sex(no, line, player)
         self._title(no, line, player)
         self._rating(no, line, player)
-        fed = column(line, 54, 56).strip()
-        player.federation = fed.upper() or None
-        if fed and not (len(fed) == 3 and fed.isalpha()):
-            self.issues.quirk("trf_odd_federation", "federation not a 3-letter code (kept raw)", no, line)
+        fed = column(line, 54, 56).strip().upper()
+        if fed in FIDE_FEDERATIONS:
+            player.federation = fed
+        elif fed:
+            # a club/region code would contradict the player's federation in other files
+            self.odd_federations.setdefault(fed, []).append(no)
         self._ids(no, line, player)
         self._birth(no, line, player)
         pts_text = column(line, 81, 84)
@@ -504,6 +504,15 @@ class _TrfReader:
             )
         if not self.rows:
             self.issues.add("trf_no_players", "no 001 player rows", None, "warning")
+        if self.odd_federations:
+            seen = ", ".join(f"{code} ({len(lines)})" for code, lines in sorted(self.odd_federations.items()))
+            first = min(n for lines in self.odd_federations.values() for n in lines)
+            self.issues.add(
+                "trf_not_a_federation",
+                f"federation column holds codes that are not FIDE federations (club or region codes?), "
+                f"stored as no federation: {seen}",
+                first,
+            )
         round_dates = self._round_dates()
         resolver = RoundResolver(self.rows, self.tour, self.issues, round_dates, self.rounds_in_blocks, self.byes_240)
         games, unplayed = resolver.resolve()

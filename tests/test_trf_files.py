@@ -193,6 +193,8 @@ def test_swapped_round_dates_and_bye_points_only_in_total():
     assert p.tournaments[0].extra["round_dates"]["1"] == "2011-02-25"
     assert sum(i.code == "trf_points_mismatch" for i in p.issues) == 5  # SOURCES.md: pts≠sum for 5
     assert all(u.code == "Z" and u.score is None for u in p.unplayed)
+    feds = Counter(pl.federation for pl in p.players)
+    assert feds["ENG"] > 0 and "DUB" not in feds  # club codes are not federations
 
 
 def test_points_all_zero_is_reported():

@@ -114,6 +114,13 @@ def test_player_field_variants(kwargs, expected):
         assert getattr(pl, attr) == value, attr
 
 
+def test_club_codes_in_the_federation_column_are_not_federations():
+    p = read_trf(trf(row(1, "A", fed="ENG"), row(2, "B", fed="DUB"), row(3, "C", fed="DUB"), row(4, "D", fed="C.C")))
+    assert [pl.federation for pl in p.players] == ["ENG", None, None, None]
+    (issue,) = [i for i in p.issues if i.code == "trf_not_a_federation"]
+    assert issue.line == 7 and "C.C (1), DUB (2)" in issue.message
+
+
 def test_short_rows_and_trailing_spaces_are_blank_fields():
     p = read_trf(trf("001    3      Short, Row", "001    4      Padded" + " " * 150))
     assert [(pl.ref, pl.name, pl.points) for pl in p.players] == [(3, "Short, Row", None), (4, "Padded", None)]
