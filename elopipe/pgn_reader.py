@@ -69,7 +69,6 @@ _VARIATION = re.compile(r"\([^()]*\)")
 _NAG = re.compile(r"\$\d*")
 _DIGITS = "0123456789"
 _DROP_SUFFIXES = str.maketrans("", "", "+#!?")
-_PROMO_NO_EQ = re.compile(r"([a-h][18])([QRBN])")
 _ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
 _FED_AT_END = re.compile(r"\s([A-Z]{3})$")
 _FIDE_ID = re.compile(r"^\d{1,12}$")
@@ -105,17 +104,12 @@ def movetext_tokens(movetext: str) -> list[str]:
 
 
 def movetext_hash(tokens: list[str]) -> str | None:
-    """sha1 hex of the normalised SAN tokens; None when there are no moves."""
-    if not tokens:
+    """sha1 hex of the normalised SAN tokens (see `_hash_form`); None when there are no moves.
+    Tokens that are not SAN moves are ignored."""
+    known = [t for t in tokens if t in _HASH_FORM]
+    if not known:
         return None
-    joined = " ".join(tokens)
-    if "0-" in joined:
-        joined = joined.replace("0-0-0", "O-O-O").replace("0-0", "O-O")
-    if "Z0" in joined:
-        joined = joined.replace("Z0", "--")
-    if not _BARE_PROMOTIONS.isdisjoint(tokens):
-        joined = _PROMO_NO_EQ.sub(r"\1=\2", joined)
-    return hashlib.sha1(joined.encode()).hexdigest()
+    return hashlib.sha1(" ".join(map(_HASH_FORM.__getitem__, known)).encode()).hexdigest()
 
 
 def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "") -> ParsedFile:
@@ -336,7 +330,27 @@ def _san_set() -> frozenset[str]:
 
 _SAN_SET = _san_set()
 _NUMBER_SET = frozenset([f"{i}." for i in range(1000)] + ["."])
-_BARE_PROMOTIONS = frozenset(w for w in _SAN_SET if w[-1] in "QRBN" and "=" not in w and w[0].islower())
+
+
+def _hash_form(san: str) -> str:
+    """The form a SAN token takes in the movetext hash: a piece move is the piece and its
+    destination ('Ngf3', 'Ng1f3', 'Nxf3' -> 'Nf3'), since exporters differ in disambiguation
+    (fide_candidates_2022 writes 'Ngf3' where wchcand22 writes 'Nf3'); castling with letters;
+    null moves '--'; promotions with '='. A position-true canonical SAN would need a replay,
+    which the default mode does not do; the lost detail never makes two games of different
+    players or dates collide, and game identity also compares those (issue 7)."""
+    if san[0] in "KQRBN":
+        return san[0] + san[-2:]
+    if san[0] in "O0":
+        return "O-O-O" if len(san) == 5 else "O-O"
+    if san in ("--", "Z0"):
+        return "--"
+    if san[-1] in "QRBN" and san[-2] != "=":
+        return san[:-1] + "=" + san[-1]
+    return san
+
+
+_HASH_FORM = {san: _hash_form(san) for san in _SAN_SET}
 
 
 def _skim(mt: str) -> tuple[list[str], str | None, list[tuple[str, str, str]], int]:
@@ -616,7 +630,7 @@ class _Reader:
         if "--" in tokens or "Z0" in tokens:
             flags.append("null_move")
             self.issue("null_move", "null move in the main line", line, gi)
-        mhash = movetext_hash(tokens)
+        mhash = hashlib.sha1(" ".join(map(_HASH_FORM.__getitem__, tokens)).encode()).hexdigest() if tokens else None
         played = True
         unplayed_code = None
         termination = get("Termination")

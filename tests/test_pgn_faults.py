@@ -449,6 +449,14 @@ def test_f35_crlf_leaves_no_carriage_return() -> None:
     assert all("\r" not in v for g in pf.games for v in g.headers.values())
 
 
+def test_f36_disambiguation_and_notation_variants_hash_the_same() -> None:
+    a = read_pgn(game(moves="1. Ng1f3 d5 2. g3 Nbd7 3. Bg2 e5 4. 0-0 e4 5. Nfe1 Z0 1-0")).games[0]
+    b = read_pgn(game(moves="1. Nf3 d5 2. g3 Nd7 3. Bg2 e5 4. O-O e4 5. Ne1 -- 1-0")).games[0]
+    assert a.movetext_hash == b.movetext_hash
+    c = read_pgn(game(moves="1. Nf3 d5 2. g3 Nd7 3. Bg2 e5 4. O-O e4 5. Ne1 Qd6 1-0")).games[0]
+    assert c.movetext_hash != b.movetext_hash
+
+
 def test_f36_annotations_do_not_change_the_hash() -> None:
     bare = read_pgn(game(moves=MOVES_20 + " 1-0")).games[0]
     annotated = read_pgn(
