@@ -370,7 +370,14 @@ class RoundResolver:
             return None
         code = a.code if a.code != " " else "*"
         mirror = MIRROR.get(code, "*")
-        if code not in FORFEIT_CODES:
+        if code in FORFEIT_CODES:
+            self.issues.quirk(
+                "trf_one_sided_forfeit",
+                "forfeit entered on one side only (the opponent's row does not show it); pairing kept as a forfeit",
+                a.line,
+                self.rows[a.rank].raw,
+            )
+        else:
             self.issues.add(
                 "trf_one_sided",
                 f"round {a.round}: player {a.rank} wrote {a.raw.strip()!r} against {opp}, whose row does not "

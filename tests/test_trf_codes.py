@@ -183,6 +183,7 @@ def test_forfeit_entered_on_one_side_only():
     assert (g.white_ref, g.black_ref, g.result, g.played) == (1, 2, "1-0", False)
     assert {"trf_one_sided", "trf_forfeit"} <= set(g.flags)
     assert unplayed_of(p, 1).code == "+" and unplayed_of(p, 2).code == " "
+    assert any(i.code == "trf_one_sided_forfeit" and i.severity == "warning" for i in p.issues)
 
 
 def test_one_sided_played_result_is_flagged():
