@@ -142,6 +142,13 @@ class RoundResolver:
         self.rounds_in_blocks = rounds_in_blocks
         self.byes_240 = byes_240
         self.is_team = tour.is_team
+        self.pab_score = _pab_score(tour.extra.get("scoring", {}))
+
+    def bye_score(self, code: str) -> Decimal | None:
+        """Value of a bye code on the 1/½/0 scale; 'U' follows 162 P / XXS PAB when they say otherwise (§5)."""
+        if code == "U" and self.pab_score is not None:
+            return self.pab_score
+        return CODE_SCORE.get(code)
 
     def resolve(self) -> tuple[list[GameRec], list[UnplayedRec]]:
         """Games and unplayed rounds of the whole file, checked against 240 records and declared points."""
@@ -241,7 +248,7 @@ class RoundResolver:
             self.issues.quirk(
                 "trf_colour_without_opponent", "colour w/b with opponent 0000; stored as a bye", b.line, b.raw
             )
-        return UnplayedRec(TOURNAMENT_REF, b.rank, b.round, code, CODE_SCORE[code], None, b.line)
+        return UnplayedRec(TOURNAMENT_REF, b.rank, b.round, code, self.bye_score(code), None, b.line)
 
     def _game(
         self,
@@ -413,7 +420,7 @@ class RoundResolver:
             if u is None or u.code == " ":
                 if u is not None:
                     unplayed.remove(u)
-                new = UnplayedRec(TOURNAMENT_REF, rank, rnd, kind, CODE_SCORE[kind], None, no)
+                new = UnplayedRec(TOURNAMENT_REF, rank, rnd, kind, self.bye_score(kind), None, no)
                 unplayed.append(new)
                 self.issues.add(
                     "trf_240_only", f"round {rnd}: {kind} bye of player {rank} only in record 240; added", no, "info"
@@ -468,3 +475,18 @@ class RoundResolver:
                 )
         if mismatches:
             self.tour.extra["points_mismatch_players"] = mismatches
+
+
+def _pab_score(scoring: dict[str, str]) -> Decimal | None:
+    """PAB value relative to a win: TRF26 162 'P' over 'W', or XXS 'PAB' over 'WW'/'W' (JaVaFo).
+
+    Only 1, ½ or 0 of a win are accepted (a game-scale value); anything else keeps the default.
+    """
+    for pab_key, win_keys in (("P", ("W",)), ("PAB", ("WW", "W"))):
+        pab = decimal_or_none(scoring.get(pab_key, ""))
+        win = next((decimal_or_none(scoring[k]) for k in win_keys if k in scoring), None) or Decimal("1")
+        if pab is not None and win:
+            ratio = pab / win
+            if ratio in (Decimal(0), Decimal("0.5"), Decimal(1)):
+                return ratio
+    return None

@@ -258,3 +258,18 @@ def test_plus_without_opponent_is_a_board_forfeit_in_team_files():
     assert (u.code, u.score, u.opponent_ref) == ("+", ONE, None)
     p = read_trf(trf(row(1, "Alpha, Ann", [block(0, "-", "+")], points="1.0")))
     assert unplayed_of(p, 1).code == "F"  # individual file: legacy full-point bye
+
+
+@pytest.mark.parametrize(
+    ("scoring", "score"),
+    [
+        ("162  W 1.0    D 0.5    L 0.0    Z 0.0    P 0.5", HALF),
+        ("162  W 3.0    D 1.0    L 0.0    Z 0.0    P 3.0", ONE),
+        ("XXS PAB=0.5", HALF),
+        ("XXS W=3 PAB=0", ZERO),
+        ("162  W 1.0    P 0.7", ONE),  # not a game-scale value: default
+    ],
+)
+def test_pab_value_follows_the_scoring_system(scoring, score):
+    p = read_trf(trf(scoring, row(1, "Alpha, Ann", [block(0, "-", "U")])))
+    assert unplayed_of(p, 1).score == score
