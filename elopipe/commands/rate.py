@@ -31,6 +31,15 @@ def rate_command(
             "(default standard; such games are flagged).",
         ),
     ] = None,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            help="Engine option KEY=VALUE, repeatable (e.g. ffe: z_mode=logistic, "
+            "strict_boundary=true, unrated_opponents=iterative; elo: k=20,games<30:40, "
+            "period=tournament; glicko2: tau=0.5).",
+        ),
+    ] = None,
 ) -> None:
     """Compute every list of a rating system from the games in the store.
 
@@ -47,6 +56,12 @@ def rate_command(
     params = {}
     if unknown_tc is not None:
         params["unknown_tc"] = unknown_tc
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            err_console.print(f"[red]error:[/red] --param {item!r}: expected KEY=VALUE")
+            raise typer.Exit(2)
+        params[key.strip()] = _param_value(value.strip())
     try:
         with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
             summary = rate(con, system, through=month, rules=rules, **params)
@@ -54,6 +69,18 @@ def rate_command(
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None
     _print(summary)
+
+
+def _param_value(text: str) -> object:
+    """'true'/'false' -> bool, integers and decimals -> numbers, anything else stays text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
 
 
 def _print(s: object) -> None:
