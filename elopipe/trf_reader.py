@@ -100,9 +100,8 @@ def looks_like_trf(text: str) -> bool:
 
 
 class _TrfReader:
-    def __init__(self, text: str, source_name: str) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text.lstrip("\ufeff")
-        self.source = source_name
         self.issues = IssueLog()
         self.tour = TournamentRec(ref=TOURNAMENT_REF)
         self.headers: dict[str, Any] = {}
@@ -737,13 +736,22 @@ class _TrfReader:
 def read_trf(text: str, source_name: str = "") -> ParsedFile:
     """Read one decoded TRF file (LF line ends) into a `ParsedFile` with format 'trf'.
 
-    Never raises on content: unreadable lines become `IngestIssue`s (1-based line, message,
-    raw text); `rejected_reason` is set when no TRF record at all is found.
+    Source: FIDE C.04 Annex 2 (TRF16) and TRF-2026, per shared/specs/trf-format.md.
+    Output: one `TournamentRec` (ref 1; headers not mapped to a field are in `extra`),
+    one `PlayerRec` per `001` row (ref = start rank; rating/FIDE ID 0 or blank -> None),
+    `GameRec`s (one per pairing; `played=True` only for agreeing 1/=/0 results; scores
+    Decimal 1, 0.5, 0), `UnplayedRec`s (byes, forfeits, W/D/L, scheduled '*', not paired ' '),
+    `TeamRec`s (013/310). `source_name` only names the file in a crash report.
+
+    Raises nothing on content: unreadable lines become `IngestIssue`s (1-based line, message,
+    raw text); `rejected_reason` is set when no TRF record at all is found (or, as a last
+    resort, when the reader itself fails, with an issue 'trf_reader_crash').
     """
     try:
-        return _TrfReader(text, source_name).read()
+        return _TrfReader(text).read()
     except Exception as exc:  # a reader bug must not stop the ingest of other files
         out = ParsedFile(format="trf")
-        out.rejected_reason = f"TRF reader failed: {type(exc).__name__}: {exc}"
+        where = f" on {source_name}" if source_name else ""
+        out.rejected_reason = f"TRF reader failed{where}: {type(exc).__name__}: {exc}"
         out.issues.append(IngestIssue("trf_reader_crash", out.rejected_reason, None, None, "error"))
         return out
