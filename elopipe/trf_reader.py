@@ -581,6 +581,15 @@ class _TrfReader:
                 self.header_lines.get("062"),
                 "info",
             )
+        # TRF26 files may list each team twice, as 013 and as 310
+        n_teams = max(sum(tm.record == rec for tm in self.teams) for rec in ("013", "310")) if self.teams else 0
+        if t.extra.get("declared_teams") and n_teams and t.extra["declared_teams"] != n_teams:
+            self.issues.add(
+                "trf_count_mismatch",
+                f"082 says {t.extra['declared_teams']} teams, the file has {n_teams} team records",
+                self.header_lines.get("082"),
+                "info",
+            )
         if h:
             t.extra["headers"] = dict(sorted(h.items()))
         if self.xx:

@@ -155,7 +155,25 @@ class RoundResolver:
         games, unplayed = self._pairings()
         self._check_240(unplayed)
         self._check_points(unplayed, games)
+        self._check_one_pab_per_round(unplayed)
         return games, unplayed
+
+    def _check_one_pab_per_round(self, unplayed: list[UnplayedRec]) -> None:
+        """At most one pairing-allocated bye per round (§8.3); team files give one per board."""
+        if self.is_team:
+            return
+        per_round: dict[int, list[int]] = defaultdict(list)
+        for u in unplayed:
+            if u.code == "U":
+                per_round[u.round].append(u.player_ref)
+        for rnd, players in sorted(per_round.items()):
+            if len(players) > 1:
+                self.issues.add(
+                    "trf_several_pab",
+                    f"round {rnd}: {len(players)} pairing-allocated byes (U) for players {players}",
+                    self.rows[players[0]].line,
+                    "info",
+                )
 
     def _pairings(self) -> tuple[list[GameRec], list[UnplayedRec]]:
         n_rounds = self.rounds_in_blocks

@@ -273,3 +273,11 @@ def test_plus_without_opponent_is_a_board_forfeit_in_team_files():
 def test_pab_value_follows_the_scoring_system(scoring, score):
     p = read_trf(trf(scoring, row(1, "Alpha, Ann", [block(0, "-", "U")])))
     assert unplayed_of(p, 1).score == score
+
+
+def test_more_than_one_pab_in_a_round_is_noted():
+    p = read_trf(
+        trf(row(1, "A", [block(0, "-", "U")], points="1.0"), row(2, "B", [block(None, " ", "U")], points="1.0"))
+    )
+    (issue,) = [i for i in p.issues if i.code == "trf_several_pab"]
+    assert "[1, 2]" in issue.message
