@@ -40,10 +40,10 @@ def elo_command(
     for spec in vs:
         opp, _, result = spec.partition(":")
         e = expected_score(rating, float(opp))
-        console.print(f"  vs {opp.strip():>7}  {result.strip():<4} E = {e:.3f}")
+        console.print(f"  vs {opp.strip():>7}  {result.strip():<4} E = {e:.4f}")
     sign = "+" if res.change >= 0 else ""
     console.print(
         f"K = {res.k}, games = {res.games}, score = {res.score}, "
-        f"expected = {res.expected:.3f}, change = {sign}{res.change}"
+        f"expected = {res.expected:.4f}, change = {sign}{res.change}"
     )
     console.print(f"new rating: {res.new_rating}")
