@@ -32,6 +32,11 @@ def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title:
     ax = fig.add_subplot(1, 1, 1)
     ys = [float("nan") if r is None else r for r in ratings]
     ax.plot(dates, ys, marker="o", markersize=3, linewidth=1.6, color="#1f5fa8")
+    known = [r for r in ratings if r is not None]
+    if known and max(known) - min(known) < 50:
+        # a flat history drawn over a 5-point axis would look like a collapse
+        mid = (max(known) + min(known)) / 2
+        ax.set_ylim(mid - 25, mid + 25)
     ax.set_title(title, fontsize=11)
     ax.set_ylabel("rating")
     ax.grid(True, alpha=0.3)

@@ -20,6 +20,16 @@ _ENV = jinja2.Environment(
     undefined=jinja2.StrictUndefined,
 )
 
+
+def signed(value: int | None) -> str:
+    """A change as printed on lists: '+5', '-3', '0' (no sign on zero), '' for NULL."""
+    if value is None:
+        return ""
+    return f"{value:+d}" if value else "0"
+
+
+_ENV.filters["signed"] = signed
+
 SYSTEM_LABELS = {
     "fide": "FIDE standard",
     "fide-rapid": "FIDE rapid",
