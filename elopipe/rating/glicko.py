@@ -158,19 +158,23 @@ def rate_periods(
         raise ValueError("steps and list_dates differ in length")
     for ld, step in zip(list_dates, steps, strict=True):
         part = by_list.get((ld,))
+        # values in force at this period's start: a player who has played before went
+        # through step 6 once for each period skipped since the previous list
+        aged = {pid: (idle(st, step - 1, params) if step > 1 else st) for pid, st in state.items() if pid in seen}
+
+        def at_start(pid: int, aged: dict[int, GlickoState] = aged) -> GlickoState:
+            return aged.get(pid) or state.get(pid, new_state)
+
         per_player: dict[int, list[tuple[float, float, float]]] = {}
         if part is not None:
             for pid, oid, sc in part.select("player_id", "opponent_id", "score").iter_rows():
-                o = state.get(oid, new_state)
+                o = at_start(oid)
                 per_player.setdefault(pid, []).append((o.rating, o.rd, sc))
         seen.update(per_player)
         new: dict[int, GlickoState] = {}
         for pid in seen:
-            cur = state.get(pid, new_state)
+            cur = at_start(pid)
             mine = per_player.get(pid, [])
-            if pid in state and step > 1:
-                # idle periods before this one: step 6 once per elapsed period
-                cur = idle(cur, step - 1, params)
             new[pid] = update(cur, mine, params) if mine else idle(cur, 1, params)
             n = len(mine)
             total[pid] = total.get(pid, 0) + n
