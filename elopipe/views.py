@@ -156,6 +156,33 @@ VIEWS: dict[str, str] = {
     """,
 }
 
+# One paragraph per view for docs/schema.md (`elopipe.schema.render_markdown`).
+VIEW_DOCS: dict[str, str] = {
+    "canonical_games": "The games the rating engines read: `games` minus the rows that "
+    "`game_sources` marks as another source of a canonical game.",
+    "v_rating_lists": "Every rating list of every system: one row per player with a rating, "
+    "`rank` by rating within (system, list_date) (ties share a rank), player details from "
+    "`players`, rating / games / total_games / K / change / flags as stored in `rating_lists`, "
+    "and `fide_flag`, the FLAG column of FIDE's list files ('w', 'i', 'wi').",
+    "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
+    "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
+    "v_player_history": "One row per player, system and list: rating (NULL while unrated), "
+    "games, total_games, K, change, flags, and `tournaments`, the names of the tournaments rated "
+    "for the player on that list.",
+    "v_tournament_performance": "FIDE-style performance per player and tournament, from "
+    "`tournament_ratings`: start_rank, Ro, n, score (W), Ra, We, W-We, K, `change_x100`, "
+    "`k_w_we` = K x (W-We) with two decimals, `change_rounded` (half away from zero), Rp; for an "
+    "unrated player `pooled_games` (rated games pooled so far) and `ru_provisional`.",
+    "v_change_explained": "How a change was made, game by game, back to the file and line. "
+    "Rows of kind 'game' are `rating_changes` (Ro, Rc, d_raw, d_used, `capped`, PD, score, "
+    "W-PD, K, `k_w_minus_pd`, counted, reason) plus the games of a rated player the engine "
+    "wrote no row for (reason 'forfeit' or 'not_rated'); rows of kind 'unplayed' are "
+    "`unplayed_rounds` (reason 'bye', 'forfeit' or 'not_paired', with the TRF code). Each row "
+    "carries `file_path` and `line`. Example: `SELECT round, opponent, rc, d_used, pd, score, "
+    "w_minus_pd, reason, file_path, line FROM v_change_explained WHERE player = 'Carlsen, "
+    "Magnus' ORDER BY list_date, round`.",
+}
+
 
 def ensure_views(con: duckdb.DuckDBPyConnection) -> None:
     """Create or replace every view in `VIEWS`."""
