@@ -12,7 +12,8 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
 * they have the same white and black players after identity resolution;
 * ``round_players``: the same main round; ``+hash`` when both have moves and the movetext hashes
   are equal. Different hashes veto the match unless one side is an unfinished broadcast game
-  (result ``*``, moves still growing: ``+broadcast``);
+  (result ``*``, moves still growing: ``+broadcast``) or both have the same result and number of
+  plies (the same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
 * without a round on either side: ``hash_players`` (equal movetext hash) only;
 * two rows of one tournament (one file) only when their movetext hashes are equal.
 
@@ -72,6 +73,12 @@ def relink_all(con: duckdb.DuckDBPyConnection) -> int:
     return _relink(con, tids) if tids else 0
 
 
+def relink_tournaments(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
+    """Re-link the games of these tournaments and of every tournament related to them (after
+    player merges). Returns the number of clusters of two or more rows."""
+    return _relink(con, _related(con, set(tids))) if tids else 0
+
+
 def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
     spans = tournament_spans(con)
     group = set(tids)
@@ -129,7 +136,12 @@ def _match(a: _G, b: _G, spans: dict) -> str | None:
     if a.round != b.round:
         return None
     if both_moves and not same_hash:
-        return "round_players+broadcast" if "*" in (a.result, b.result) else None
+        if "*" in (a.result, b.result):
+            return "round_players+broadcast"
+        # same length and result: the SAN is written differently ('Ngf3' for 'Nf3'), same game
+        if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:
+            return "round_players+plies"
+        return None
     return "round_players+hash" if same_hash else "round_players"
 
 

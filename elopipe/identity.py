@@ -216,6 +216,14 @@ def resolve_players(
         if values:
             for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
                 index.add(_Known(*r))
+    if keys:  # every spelling already linked to a player is a way to find that player
+        for r in con.execute(
+            "SELECT DISTINCT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
+            " p.federation, p.birth_year FROM player_aliases a JOIN players p USING (player_id)"
+            " WHERE a.name_key IN (SELECT UNNEST(?))",
+            [keys],
+        ).fetchall():
+            index.add(_Known(*r))
     out: dict[tuple[int, int], Resolution] = {}
     # pass 1: identifiers; the players they find tell which stored events are the same event
     pending: list[PlayerRec] = []
@@ -226,7 +234,7 @@ def resolve_players(
             pending.append(p)
             continue
         known, rule = hit
-        index.enrich(known, p, con)
+        index.enrich(known, p, con, name_key(p.name) if p.name else None)
         out[(p.tournament_ref, p.ref)] = Resolution(known.player_id, rule, _CONFIDENCE[rule])
         tid = tournament_ids.get(p.tournament_ref)
         id_hits.setdefault(tid if tid is not None else -1, set()).add(known.player_id)
@@ -238,25 +246,41 @@ def resolve_players(
     for p in players:
         if p.start_rank is not None and (p.tournament_ref, p.ref) in out:
             trf_taken.setdefault(p.tournament_ref, set()).add(out[(p.tournament_ref, p.ref)].player_id)
+    # one written person per file: the same spelling (and identifiers) in several tournaments of
+    # one PGN file is resolved once, with the union of those tournaments' contexts; TRF entries
+    # (start ranks) are each their own person
+    groups: dict[tuple, list[PlayerRec]] = {}
     for p in pending:
         key = name_key(p.name) if p.name else ""
-        tid = tournament_ids.get(p.tournament_ref)
-        ctx = set(context.get(tid, set()) if tid is not None else context.get(-1, set()))
-        ctx |= file_context.get(p.tournament_ref, set())
-        taken = trf_taken.get(p.tournament_ref, set()) if p.start_rank is not None else set()
-        hit = index.find_by_name(p, key, ctx, taken)
+        gk: tuple = (
+            ("trf", p.tournament_ref, p.ref)
+            if p.start_rank is not None
+            else (key, p.fide_id, p.national_id, _birth_year(p))
+        )
+        groups.setdefault(gk, []).append(p)
+    for members in groups.values():
+        rep = members[0]
+        key = name_key(rep.name) if rep.name else ""
+        ctx: set[int] = set()
+        for p in members:
+            tid = tournament_ids.get(p.tournament_ref)
+            ctx |= context.get(tid, set()) if tid is not None else context.get(-1, set())
+            ctx |= file_context.get(p.tournament_ref, set())
+        taken = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
+        hit = index.find_by_name(rep, key, ctx, taken)
         if hit is None:
-            known = _create(con, p, key, file_id)
+            known = _create(con, rep, key, file_id)
             index.add(known)
             res = Resolution(known.player_id, "new", _CONFIDENCE["new"])
         else:
             known, rule = hit
-            index.enrich(known, p, con, key)
+            index.enrich(known, rep, con, key)
             res = Resolution(known.player_id, rule, _CONFIDENCE[rule])
-        out[(p.tournament_ref, p.ref)] = res
-        file_context.setdefault(p.tournament_ref, set()).add(res.player_id)
-        if p.start_rank is not None:
-            trf_taken.setdefault(p.tournament_ref, set()).add(res.player_id)
+        for p in members:
+            out[(p.tournament_ref, p.ref)] = res
+            file_context.setdefault(p.tournament_ref, set()).add(res.player_id)
+            if p.start_rank is not None:
+                trf_taken.setdefault(p.tournament_ref, set()).add(res.player_id)
     return out
 
 
@@ -313,8 +337,8 @@ def _context_players(
     """For each tournament of the file: ids of the players of the same event's other sources.
 
     Another stored tournament is the same event when `same_event` holds, or when its dates
-    overlap and it shares at least two players found by FIDE/national ID (an event named
-    differently by the TRF and the PGN)."""
+    overlap and at least two, and half, of the players are the same by FIDE/national ID (an
+    event named differently by the TRF and the PGN)."""
     if not tids:
         return {}
     spans = tournament_spans(con)
@@ -328,6 +352,17 @@ def _context_players(
             [sorted(hit_ids)],
         ).fetchall():
             shared.setdefault(t, set()).add(pid)
+    sizes = (
+        dict(
+            con.execute(
+                "SELECT tournament_id, count(*) FROM tournament_players"
+                " WHERE tournament_id IN (SELECT UNNEST(?)) GROUP BY 1",
+                [sorted(shared)],
+            ).fetchall()
+        )
+        if shared
+        else {}
+    )
     ctx_t: dict[int, set[int]] = {}
     for t in tids:
         span = spans.get(t)
@@ -336,10 +371,14 @@ def _context_players(
         mine_hits = id_hits.get(t, set())
         for o in others:
             ospan = spans[o]
-            if same_event(span, ospan) or (
-                dates_overlap(span[1], span[2], ospan[1], ospan[2]) and len(shared.get(o, set()) & mine_hits) >= 2
-            ):
+            if same_event(span, ospan):
                 ctx_t.setdefault(t, set()).add(o)
+            elif dates_overlap(span[1], span[2], ospan[1], ospan[2]):
+                common = len(shared.get(o, set()) & mine_hits)
+                # mostly the same players: the same event under another name, not a league
+                # season that happens to share a few players with a weekend open
+                if common >= 2 and 2 * common >= min(len(mine_hits), sizes.get(o, 0)):
+                    ctx_t.setdefault(t, set()).add(o)
     all_ctx = sorted(set().union(*ctx_t.values())) if ctx_t else []
     members: dict[int, set[int]] = {}
     if all_ctx:
@@ -637,31 +676,33 @@ def split_player(
 
 
 def apply_manual_decisions(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
-    """Re-apply every officer merge and split, in the order decided, to the rows of `file_id`
-    (called by the loader at the end of each file's transaction), so decisions survive re-ingest.
-    Returns the number of decisions that changed something."""
-    decisions = con.execute(
-        "SELECT action, kept_id, merged_id, criteria FROM player_merges ORDER BY merge_id"
-    ).fetchall()
+    """Re-apply officer splits (in the order decided) and then every merge to the rows of
+    `file_id` (called by the loader at the end of each file's transaction), so decisions survive
+    re-ingest. Merges act through `players.merged_into` (resolution already follows it; this
+    catches rows that still name a merged player). Returns the number of decisions applied."""
     changed = 0
-    for action, kept, merged, criteria in decisions:
-        if action == "merge":
-            hit = con.execute(
-                "SELECT count(*) FROM tournament_players WHERE player_id = ? AND file_id = ?", [merged, file_id]
-            ).fetchone()[0]
-            hit += con.execute(
-                "SELECT count(*) FROM games WHERE (white_id = ? OR black_id = ?) AND file_id = ?",
-                [merged, merged, file_id],
-            ).fetchone()[0]
-            if hit:
-                _rewrite(con, merged, kept, file_id)
-                changed += 1
-        elif action == "split":
-            crit = json.loads(criteria) if isinstance(criteria, str) else (criteria or {})
-            tids = _split_targets(con, kept, crit, file_id)
-            if tids:
-                _move_in_tournaments(con, kept, merged, tids)
-                changed += 1
+    for kept, merged, criteria in con.execute(
+        "SELECT kept_id, merged_id, criteria FROM player_merges WHERE action = 'split' ORDER BY merge_id"
+    ).fetchall():
+        crit = json.loads(criteria) if isinstance(criteria, str) else (criteria or {})
+        tids = _split_targets(con, _final(con, kept), crit, file_id)
+        if tids:
+            _move_in_tournaments(con, _final(con, kept), merged, tids)
+            changed += 1
+    stale = con.execute(
+        """
+        SELECT p.player_id, p.merged_into FROM players p
+        WHERE p.merged_into IS NOT NULL AND p.player_id IN (
+            SELECT player_id FROM tournament_players WHERE file_id = $f
+            UNION SELECT white_id FROM games WHERE file_id = $f
+            UNION SELECT black_id FROM games WHERE file_id = $f
+            UNION SELECT player_id FROM unplayed_rounds WHERE file_id = $f)
+        """,
+        {"f": file_id},
+    ).fetchall()
+    for old, new in stale:
+        _rewrite(con, old, new, file_id)
+        changed += 1
     return changed
 
 
@@ -735,4 +776,172 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
             {"player_a": pid, "player_b": None, "name_a": pname, "name_b": written, "reason": "weak_link",
              "evidence": f"{written!r} linked to {pname!r} by rule {rule} (confidence {conf}) in {n} entries"}
         )  # fmt: skip
+    return out
+
+
+# ---- consolidation: links that later evidence makes certain ---------------------------------
+
+
+def consolidate(con: duckdb.DuckDBPyConnection, file_id: int, max_rounds: int = 3) -> list[int]:
+    """Merge players that the rules now identify, whatever order the files came in (called by the
+    loader after each file). Without it, 'Carlsen,M' loaded before and after 'Carlsen, Magnus'
+    could end as one player or two.
+
+    Two players (of those this file touched, and their namesakes) are merged, kept = the one with
+    a FIDE ID, else the fuller name, else the lower id, when nothing contradicts it (FIDE ID,
+    national ID, birth year; never two entries of one tournament; never a pair an officer split):
+    * 'name': they are the only players with that name key;
+    * 'initials_context': in one event's sources (same event key, dates overlapping), each is the
+      only abbreviation-compatible player of the other.
+    Each merge is recorded in `player_merges` (decided_by 'rule:<rule>'). Returns merged ids."""
+    merged: list[int] = []
+    touched = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT player_id FROM tournament_players WHERE file_id = ?", [file_id]
+        ).fetchall()
+    }
+    for _ in range(max_rounds):
+        pairs = _same_name_groups(con, touched) + _initials_pairs(con, touched)
+        if not pairs:
+            break
+        split_pairs = {
+            frozenset(r)
+            for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
+        }
+        done_any = False
+        for kept, other, rule in pairs:
+            kept, other = _final(con, kept), _final(con, other)
+            if kept == other or frozenset((kept, other)) in split_pairs or _co_occur(con, kept, other):
+                continue
+            try:
+                merge_players(con, kept, other, f"automatic: {rule}", decided_by=f"rule:{rule}")
+            except IdentityError:
+                continue
+            merged.append(other)
+            touched.add(kept)
+            done_any = True
+        if not done_any:
+            break
+    if merged:
+        from elopipe import dedup  # late: dedup imports this module
+
+        tids = {
+            r[0]
+            for r in con.execute(
+                "SELECT DISTINCT tournament_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
+                [sorted(touched)],
+            ).fetchall()
+        }
+        dedup.relink_tournaments(con, tids)
+    return merged
+
+
+def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:
+    row = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchone()
+    return row[0] if row else pid
+
+
+def _co_occur(con: duckdb.DuckDBPyConnection, a: int, b: int) -> bool:
+    return (
+        con.execute(
+            "SELECT 1 FROM tournament_players x JOIN tournament_players y USING (tournament_id)"
+            " WHERE x.player_id = ? AND y.player_id = ? LIMIT 1",
+            [a, b],
+        ).fetchone()
+        is not None
+    )
+
+
+def _kept_first(a: tuple, b: tuple) -> tuple[tuple, tuple]:
+    """(kept, other) of two player rows (player_id, name_key, fide_id, ...)."""
+
+    def rank(r: tuple) -> tuple:
+        return (r[2] is None, -len(r[1]), r[0])
+
+    return (a, b) if rank(a) <= rank(b) else (b, a)
+
+
+def _compatible_rows(a: tuple, b: tuple) -> bool:
+    # rows: (player_id, name_key, fide_id, national_id, birth_year)
+    return all(not (a[i] and b[i] and a[i] != b[i]) for i in (2, 3, 4))
+
+
+def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[tuple[int, int, str]]:
+    if not touched:
+        return []
+    rows = con.execute(
+        """
+        WITH spelled AS (
+            SELECT player_id, name_key FROM players WHERE merged_into IS NULL
+            UNION SELECT p.player_id, a.name_key FROM player_aliases a JOIN players p USING (player_id)
+            WHERE p.merged_into IS NULL
+        ),
+        keys AS (SELECT DISTINCT name_key FROM spelled WHERE player_id IN (SELECT UNNEST(?)))
+        SELECT s.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year, s.name_key
+        FROM spelled s JOIN keys USING (name_key) JOIN players p ON p.player_id = s.player_id
+        ORDER BY s.player_id
+        """,
+        [sorted(touched)],
+    ).fetchall()
+    by_key: dict[str, list[tuple]] = {}
+    for r in rows:
+        group = by_key.setdefault(r[5], [])
+        if all(g[0] != r[0] for g in group):
+            group.append(r[:5])
+    out = []
+    for group in by_key.values():
+        if len(group) != 2 or not group[0][1]:
+            continue  # three namesakes or more: not certain enough
+        if not _compatible_rows(group[0], group[1]):
+            continue
+        kept, other = _kept_first(group[0], group[1])
+        out.append((kept[0], other[0], "name"))
+    return out
+
+
+def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[tuple[int, int, str]]:
+    if not touched:
+        return []
+    spans = tournament_spans(con)
+    mine = {
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT tournament_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
+            [sorted(touched)],
+        ).fetchall()
+    }
+    events: list[set[int]] = []
+    for t in mine:
+        span = spans.get(t)
+        if span is None or not span[0]:
+            continue
+        group = {o for o, os_ in spans.items() if o == t or same_event(span, os_)}
+        if len(group) > 1:
+            events.append(group)
+    out: list[tuple[int, int, str]] = []
+    for group in events:
+        rows = con.execute(
+            """
+            SELECT DISTINCT p.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year
+            FROM tournament_players tp JOIN players p USING (player_id)
+            WHERE tp.tournament_id IN (SELECT UNNEST(?)) AND p.merged_into IS NULL
+            """,
+            [sorted(group)],
+        ).fetchall()
+        compat: dict[int, list[tuple]] = {}
+        for i, a in enumerate(rows):
+            for b in rows[i + 1 :]:
+                if names_compatible(a[1], b[1]) and _compatible_rows(a, b):
+                    compat.setdefault(a[0], []).append(b)
+                    compat.setdefault(b[0], []).append(a)
+        by_id = {r[0]: r for r in rows}
+        for pid, others in compat.items():
+            if len(others) != 1:
+                continue
+            q = others[0]
+            if len(compat.get(q[0], [])) != 1 or pid > q[0]:
+                continue
+            kept, other = _kept_first(by_id[pid], q)
+            out.append((kept[0], other[0], "initials_context"))
     return out
