@@ -77,7 +77,8 @@ def test_first_rating_from_archive_across_periods(tmp_path):
     ev2 = dict(tournament_id=2, name="Winter", start=d("2024-02-01"), end=d("2024-02-02"),
                time_control="5400+30",
                entries={100: (None, None, None), 208: (1750, None, None), 209: (1800, None, None)},
-               games=[(20 + i, 100, 208 + i, res, d("2024-02-01"), True) for i, (_r, res) in enumerate(p2)])  # fmt: skip
+               games=[(20 + i, 100, 208 + i, res, d("2024-02-01"), True)
+                      for i, (_r, res) in enumerate(p2)])  # fmt: skip
     db = build_store(tmp_path / "v20.duckdb", players, [ev1, ev2])
     with open_writer(db) as con:
         run_ffe(con)
@@ -150,3 +151,35 @@ def test_unknown_time_control_policy(tmp_path):
     assert included.lists == 1
     assert frames["rating_changes"]["tc_assumed"].to_list() == [True, True]
     assert classic.lists == 1 and cframes["rating_changes"]["tc_assumed"].all()
+
+
+def test_registry_options_through_and_errors(v1_store):
+    from elopipe.rating.run import rate
+
+    with open_writer(v1_store) as con:
+        s = rate(con, "ffe", rules="logistic", strict_boundary=True)
+        assert s.lists == 1 and s.first_list == d("2024-01-01")
+        det = q(con, "SELECT r_new, z FROM ffe_details WHERE system = 'ffe' AND player_id = 1").row(0)
+        assert det[0] == 1660 and float(det[1]) == pytest.approx(88.74, abs=0.01)  # V1 logistic
+        params = store_io._pl(con, "SELECT params FROM rating_runs WHERE run_id = ?", [s.run_id])
+        assert '"z_mode": "logistic"' in params.item()
+        none = rate(con, "ffe", through=d("2023-12-01"))
+        assert none.lists == 0
+        with pytest.raises(ValueError):
+            rate(con, "ffe", rules="V2024")
+        with pytest.raises(ValueError):
+            rate(con, "ffe", colour="white")
+        with pytest.raises(ValueError):
+            rate(con, "ffe", unrated_opponents="guess")
+
+
+def test_cli_rate_ffe_with_param(v1_store):
+    from typer.testing import CliRunner
+
+    from elopipe.cli import app
+
+    out = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(v1_store), "--param", "strict_boundary=true"])
+    assert out.exit_code == 0, out.output
+    assert "incompatible 2" in out.output and "forfeit 2" in out.output
+    bad = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(v1_store), "--param", "x"])
+    assert bad.exit_code == 2
