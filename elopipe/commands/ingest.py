@@ -38,7 +38,7 @@ def ingest(
         raise typer.Exit(1) from None
     if not quiet:
         print_file_problems(summary)
-    console.print(summary_line(summary, db))
+    console.print(summary_line(summary, db), soft_wrap=True)
     raise typer.Exit(summary.exit_code)
 
 
