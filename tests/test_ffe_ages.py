@@ -11,7 +11,9 @@ from elopipe.rating.ffe_ages import (
     age_in_season,
     category,
     category_expr,
+    estimated_rating,
     fide_name,
+    is_valid_club_estimate,
     is_valid_licence,
     is_young,
     season_expr,
@@ -105,3 +107,28 @@ def test_polars_expressions_agree_with_scalar():
 def test_licence_numbers(text, strict, lenient):
     assert is_valid_licence(text) is strict
     assert is_valid_licence(text, lenient=True) is lenient
+
+
+@pytest.mark.parametrize(
+    ("code", "rate", "below_floor", "expected"),
+    [
+        ("Sep", "standard", False, 1399),  # F.4: new licensee, Sep, standard
+        ("Min", "standard", False, 1299),  # Min (U16), standard
+        ("Min", "rapid", False, 1199),
+        ("Pup", "rapid", False, 999),
+        ("Ppo", "rapid", False, 799),
+        ("Jun", "standard", True, 1399),  # FIDE standard below the floor: 1399E, not 1299
+        ("Ben", "blitz", False, 999),  # blitz = rapid (S8)
+    ],
+)
+def test_spec_f4_estimated_ratings(code, rate, below_floor, expected):
+    assert estimated_rating(code, rate, below_fide_floor=below_floor) == expected
+
+
+def test_club_estimates_end_in_49_or_99():
+    assert is_valid_club_estimate(1449) and is_valid_club_estimate(1499)
+    assert not is_valid_club_estimate(1450) and not is_valid_club_estimate(1399 + 1)
+    with pytest.raises(ValueError):
+        estimated_rating("Xyz")
+    with pytest.raises(ValueError):
+        estimated_rating("Sen", "bullet")

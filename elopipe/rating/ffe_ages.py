@@ -24,6 +24,9 @@ Vet   S65    >= 65
 "Young" for the classic FFE brake (spec A.5 [C, I]) is every category up to
 `young_max_category` (U20 by default; U18 is the plausible alternative).
 
+Estimated values — FFE R01 2025-26 §5 (spec B.4, vectors F.4): the 'E' value of a new
+licensee by category and rate of play; a pairing value only, never a rating.
+
 Licence numbers — spec Part D: one upper-case letter followed by five digits (A01450,
 K59857); Sharly-Chess (S12) also accepts a letter in second place (``^[A-Z][A-Z\\d]\\d{4}$``).
 """
@@ -158,3 +161,36 @@ def is_valid_licence(text: str | None, lenient: bool = False) -> bool:
     if t is None:
         return False
     return bool((LICENCE_LENIENT_RE if lenient else LICENCE_RE).match(t))
+
+
+# ---- estimated values (spec B.4, F.4): pairing values, never ratings --------------------
+
+#: FFE R01 2025-26 §5 (spec B.4): standard estimate by category.
+_STANDARD_ESTIMATE = {c: 1299 for c in _YOUNG_CODES} | {"Sen": 1399, "Sep": 1399, "Vet": 1399}
+#: rapid (and blitz, S8) estimate by category.
+_RAPID_ESTIMATE = {"Ppo": 799, "Pou": 799, "Pup": 999, "Ben": 999} | {
+    c: 1199 for c in ("Min", "Cad", "Jun", "Sen", "Sep", "Vet")
+}
+FIDE_FLOOR_ESTIMATE = 1399
+
+
+def estimated_rating(code: str, rate: str = "standard", below_fide_floor: bool = False) -> int:
+    """The FFE estimate ('E' value) of a new licensee of category `code` (spec B.4, F.4).
+
+    `rate`: 'standard', 'rapid' or 'blitz' (blitz = rapid, S8). `below_fide_floor`: a player
+    whose FIDE standard rating fell below the FIDE floor is shown 1399E whatever the age
+    (standard only). An estimate is a pairing value, never a rating (spec A.2).
+    Raises ValueError for an unknown category or rate.
+    """
+    if code not in _CODES:
+        raise ValueError(f"unknown FFE category {code!r}; expected one of {_CODES}")
+    if rate == "standard":
+        return FIDE_FLOOR_ESTIMATE if below_fide_floor else _STANDARD_ESTIMATE[code]
+    if rate in ("rapid", "blitz"):
+        return _RAPID_ESTIMATE[code]
+    raise ValueError(f"rate {rate!r}: expected 'standard', 'rapid' or 'blitz'")
+
+
+def is_valid_club_estimate(value: int) -> bool:
+    """A club may ask for another estimate in steps of 50 ending in 49 or 99 (R01 §5, spec B.4)."""
+    return value % 50 == 49
