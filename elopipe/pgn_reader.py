@@ -51,24 +51,24 @@ __all__ = ["looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 # A tag line: `[Name "value"]`, `[Name<TAB>"value" ]`, `[Name value]`, `[Name"value"]`.
 # Searched as "\n[" so the regex engine can jump between candidates (a literal prefix).
 _TAG_LINE = r'\[[ \t]*[A-Za-z][A-Za-z0-9_]*(?:[ \t]*"|[ \t]+[^\s\]"][^\n]*\])[^\n]*'
-_BLOCK = re.compile(rf"\n((?:{_TAG_LINE}(?:\n|\Z))+)")
+_BLOCK = re.compile(rf"\n((?:{_TAG_LINE}(?:\n|\Z))+)".encode())
 _INDENTED_TAG = re.compile(r'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
 _TAG_FAST = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')
-_TAG_NAMES = re.compile(r"(?m)^[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)")
+_TAG_NAMES = re.compile(rb"(?m)^[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)")
 # One tag at a position, quoted value with escapes, or unquoted value.
 _TAG_ONE = re.compile(r'[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|([^\]"\n]*?))[ \t]*\]')
 _TAG_LOOSE = re.compile(r"[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*(.*)$")
 _UNESCAPE = re.compile(r"\\([\"\\])")
 _GLUED = re.compile(r'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(?=\[[A-Za-z][A-Za-z0-9_]*[ \t]*")')
 _PERCENT = re.compile(r"(?m)^%[^\n]*")
-_MARKER_THEN_MORE = re.compile(r"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\n[ \t]*\n\s*(?=[^\s\[])")
+_MARKER_THEN_MORE = re.compile(rb"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\n[ \t]*\n\s*(?=[^\s\[])")
 
-_COMMENT = re.compile(r"\{[^}]*\}")
-_SEMI = re.compile(r";[^\n]*")
-_VARIATION = re.compile(r"\([^()]*\)")
-_NAG = re.compile(r"\$\d*")
-_DIGITS = "0123456789"
-_DROP_SUFFIXES = str.maketrans("", "", "+#!?")
+# Movetext is skimmed as UTF-8 bytes: no per-slice width scan of a wide str, and sha1 needs bytes.
+_COMMENT = re.compile(rb"\{[^}]*\}")
+_SEMI = re.compile(rb";[^\n]*")
+_VARIATION = re.compile(rb"\([^()]*\)")
+_NAG = re.compile(rb"\$\d*")
+_MARKERS_B = frozenset(m.encode() for m in MARKERS)
 _ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
 _FED_AT_END = re.compile(r"\s([A-Z]{3})$")
 _FIDE_ID = re.compile(r"^\d{1,12}$")
@@ -100,16 +100,20 @@ def looks_like_pgn(text: str) -> bool:
 
 def movetext_tokens(movetext: str) -> list[str]:
     """The main-line SAN tokens of a movetext (comments, variations, NAGs, numbers dropped)."""
-    return _skim(movetext)[0]
+    return [t.decode() for t in _skim(movetext.encode("utf-8", "surrogatepass"))[0]]
 
 
 def movetext_hash(tokens: list[str]) -> str | None:
     """sha1 hex of the normalised SAN tokens (see `_hash_form`); None when there are no moves.
     Tokens that are not SAN moves are ignored."""
-    known = [t for t in tokens if t in _HASH_FORM]
-    if not known:
+    known = [t.encode() for t in tokens if t.encode() in _HASH_FORM]
+    return _hash(known)
+
+
+def _hash(tokens: list[bytes]) -> str | None:
+    if not tokens:
         return None
-    return hashlib.sha1(" ".join(map(_HASH_FORM.__getitem__, known)).encode()).hexdigest()
+    return hashlib.sha1(b" ".join(map(_HASH_FORM.__getitem__, tokens))).hexdigest()
 
 
 def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "") -> ParsedFile:
@@ -128,31 +132,30 @@ def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "") 
 
 @dataclass
 class _RawGame:
-    header: str  # tag lines (possibly several blocks joined)
+    header: bytes  # tag lines (possibly several blocks joined)
     header_start: int  # offset of the first tag line, or of the movetext when headerless
     mt_start: int
     mt_end: int
-    glued_line: str | None = None
 
 
-def _open_comment(seg: str) -> bool:
+def _open_comment(seg: bytes) -> bool:
     """True when `seg` ends inside an unterminated `{` comment."""
-    if "{" not in seg:
+    if b"{" not in seg:
         return False
-    rest = _COMMENT.sub("", seg)
-    i = rest.find("{")
+    rest = _COMMENT.sub(b"", seg)
+    i = rest.find(b"{")
     if i < 0:
         return False
-    j = rest.find(";")
+    j = rest.find(b";")
     # a `{` after a `;` on the same line is comment text, not an opening brace
-    return not (0 <= j < i and "\n" not in rest[j:i])
+    return not (0 <= j < i and b"\n" not in rest[j:i])
 
 
-def _names(block: str) -> list[str]:
+def _names(block: bytes) -> list[bytes]:
     return _TAG_NAMES.findall(block)
 
 
-def _split(text: str) -> list[_RawGame]:
+def _split(text: bytes) -> list[_RawGame]:
     """Raw games of `text`, which starts with a "\n" (see `_BLOCK`)."""
     blocks = [m.span(1) for m in _BLOCK.finditer(text)]
     raw: list[_RawGame] = []
@@ -177,13 +180,13 @@ def _split(text: str) -> list[_RawGame]:
                     j += 1
                     continue
                 break
-            if "{" in seg and _open_comment(text[b_end:nxt_start]):
+            if b"{" in seg and _open_comment(text[b_end:nxt_start]):
                 j += 1  # tag-like lines inside a comment are movetext
                 continue
             break
         mt_end = blocks[j][0] if j < n else len(text)
         m = None
-        if "\n\n" in text[mt_start:mt_end].strip():
+        if b"\n\n" in text[mt_start:mt_end].strip():
             m = _MARKER_THEN_MORE.search(text, mt_start, mt_end)
         if m is not None and not _open_comment(text[mt_start : m.end()]):
             raw.append(_RawGame(header, b_start, mt_start, m.end()))
@@ -194,7 +197,7 @@ def _split(text: str) -> list[_RawGame]:
     return raw
 
 
-def _add_headerless(raw: list[_RawGame], text: str, start: int, end: int) -> None:
+def _add_headerless(raw: list[_RawGame], text: bytes, start: int, end: int) -> None:
     """Games without a tag section between `start` and `end`, split at marker + blank line."""
     pos = start
     while pos < end:
@@ -203,7 +206,7 @@ def _add_headerless(raw: list[_RawGame], text: str, start: int, end: int) -> Non
         seg = text[pos:stop]
         if seg.strip():
             lead = len(seg) - len(seg.lstrip())
-            raw.append(_RawGame("", pos + lead, pos, stop))
+            raw.append(_RawGame(b"", pos + lead, pos, stop))
         pos = stop
 
 
@@ -328,8 +331,7 @@ def _san_set() -> frozenset[str]:
     return frozenset(out)
 
 
-_SAN_SET = _san_set()
-_NUMBER_SET = frozenset([f"{i}." for i in range(1000)] + ["."])
+_SAN_SET = frozenset(san.encode() for san in _san_set())
 
 
 def _hash_form(san: str) -> str:
@@ -350,51 +352,50 @@ def _hash_form(san: str) -> str:
     return san
 
 
-_HASH_FORM = {san: _hash_form(san) for san in _SAN_SET}
+_HASH_FORM = {san: _hash_form(san.decode()).encode() for san in _SAN_SET}
 
 
-def _skim(mt: str) -> tuple[list[str], str | None, list[tuple[str, str, str]], int]:
+def _skim(mt: bytes) -> tuple[list[bytes], str | None, list[tuple[str, str, str]], int]:
     """(SAN tokens, final marker or None, problems as (code, severity, message), n ignored tokens)."""
     probs: list[tuple[str, str, str]] = []
     s = mt
-    if "{" in s or "}" in s:
-        s = _COMMENT.sub(" ", s)
-        if "{" in s:
-            s = s[: s.index("{")]
+    if b"{" in s or b"}" in s:
+        s = _COMMENT.sub(b" ", s)
+        if b"{" in s:
+            s = s[: s.index(b"{")]
             probs.append(("unterminated_comment", "error", "movetext ends inside a { comment"))
-        if "}" in s:
-            s = s.replace("}", " ")
+        if b"}" in s:
+            s = s.replace(b"}", b" ")
             probs.append(("stray_brace", "warning", "stray } in movetext"))
-    if ";" in s:
-        s = _SEMI.sub(" ", s)
-    if "(" in s or ")" in s:
+    if b";" in s:
+        s = _SEMI.sub(b" ", s)
+    if b"(" in s or b")" in s:
         prev = None
         while prev != s:
-            prev, s = s, _VARIATION.sub(" ", s)
-        if ")" in s:
-            s = s.replace(")", " ")
+            prev, s = s, _VARIATION.sub(b" ", s)
+        if b")" in s:
+            s = s.replace(b")", b" ")
             probs.append(("unbalanced_variation", "warning", "stray ) in movetext ignored"))
-        if "(" in s:
-            s = s[: s.index("(")]
+        if b"(" in s:
+            s = s[: s.index(b"(")]
             probs.append(("unterminated_variation", "error", "movetext ends inside a ( variation"))
-    if "$" in s:
-        s = _NAG.sub(" ", s)
+    if b"$" in s:
+        s = _NAG.sub(b" ", s)
     tail = s.rstrip()
     marker = None
     if tail:
         last = tail[-12:].split()[-1]
-        if last in MARKERS:
-            marker = last
+        if last in _MARKERS_B:
+            marker = last.decode()
             tail = tail[: -len(last)]
-    if "e.p" in tail:
-        tail = tail.replace("e.p.", " ").replace("e.p", " ")
-    # "1.e4" and "10....Qd4" become "1." "e4" and "10." "." "." "." "Qd4"; filters run in C
-    words = tail.replace(".", ". ").translate(_DROP_SUFFIXES).split()
+    if b"e.p" in tail:
+        tail = tail.replace(b"e.p.", b" ").replace(b"e.p", b" ")
+    # "1.e4" and "10....Qd4" become "1." "e4" and "10." "." "." "." "Qd4": every "." makes exactly
+    # one non-move word, so the words left over after the SAN filter (run in C) are counted
+    words = tail.replace(b".", b". ").translate(None, b"+#!?").split()
     tokens = list(filter(_SAN_SET.__contains__, words))
-    n_bad = 0
-    if len(tokens) != len(words):
-        n_bad = len(words) - len(tokens) - sum(map(_NUMBER_SET.__contains__, words))
-    if marker is None and tokens and tokens[-1] == "0-0" and tail.rstrip().endswith("0-0"):
+    n_bad = len(words) - len(tokens) - tail.count(b".")
+    if marker is None and tokens and tokens[-1] == b"0-0" and tail.endswith(b"0-0"):
         marker = "0-0?"  # castling or double forfeit: the caller decides with the Result tag
     return tokens, marker, probs, n_bad
 
@@ -414,7 +415,7 @@ class _Reader:
         self.validate = validate_moves
         self.source = source_name
         self.out = ParsedFile(format="pgn")
-        self.insertions: list[int] = []
+        self.ins_lines: list[int] = []
         self.text = self._prepare(text)
         self.t_refs: dict[tuple[Any, ...], int] = {}
         self.t_dates: dict[int, list[dt.date]] = {}
@@ -424,7 +425,7 @@ class _Reader:
         self._players: dict[int, PlayerRec] = {}
         self._elo_cache: dict[str, int | None] = {}
         self._date_cache: dict[str, tuple[dt.date | None, str]] = {}
-        self._headerless_tokens: list[list[str]] = []
+        self._headerless_tokens: list[list[bytes]] = []
 
     # text fixes that keep line numbers
     def _prepare(self, text: str) -> str:
@@ -440,27 +441,31 @@ class _Reader:
         if text.count("[") != text.count("\n[") + text.count("[%") and _GLUED.search(text):
             parts: list[str] = []
             pos = 0
+            n_lines = 0
             for m in _GLUED.finditer(text):
+                n_lines += text.count("\n", pos, m.end())
                 parts.append(text[pos : m.end()])
-                self.insertions.append(m.end() + len(self.insertions) + 1)
                 parts.append("\n")
+                # the first line (1-based, in the fixed text) that an inserted newline shifted
+                self.ins_lines.append(n_lines + len(self.ins_lines) + 2)
                 pos = m.end()
             parts.append(text[pos:])
             text = "".join(parts)
         # UTF-8 lead bytes as CP1252 show up as Â..ô; only then are tag values checked one by one
         self.maybe_mojibake = not text.isascii() and any(c in text for c in "ÂÃÄÅÐÑ")
-        return "\n" + text  # the leading newline lets _BLOCK find a tag section on line 1
+        # the leading newline lets _BLOCK find a tag section on line 1
+        return ("\n" + text).encode("utf-8", "surrogatepass")
 
     def issue(
         self, code: str, msg: str, line: int | None, gi: int | None, sev: str = "warning", raw: str | None = None
     ) -> None:
         self.out.issues.append(IngestIssue(code, msg, line, gi, sev, raw[:500] if raw else None))
 
-    def _line_at(self, pos: int, new_line: int) -> int:
+    def _line_at(self, new_line: int) -> int:
         """Line number in the caller's text (undoing inserted newlines)."""
-        if not self.insertions:
+        if not self.ins_lines:
             return new_line
-        return new_line - bisect.bisect_left(self.insertions, pos)
+        return new_line - bisect.bisect_right(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
         text = self.text
@@ -470,13 +475,13 @@ class _Reader:
         gi = 0
         any_tags = False
         for rg in raw_games:
-            line += text.count("\n", last_pos, rg.header_start)
+            line += text.count(b"\n", last_pos, rg.header_start)
             last_pos = rg.header_start
-            start_line = self._line_at(rg.header_start, line)
-            headers_list, tprobs = _parse_header(rg.header)
+            start_line = self._line_at(line)
+            headers_list, tprobs = _parse_header(rg.header.decode("utf-8", "surrogatepass"))
             movetext = text[rg.mt_start : rg.mt_end]
             if tprobs.leftover:
-                movetext = tprobs.leftover + movetext
+                movetext = tprobs.leftover.encode("utf-8", "surrogatepass") + movetext
             for k, code, msg, rawl in tprobs.issues:
                 sev = "warning"
                 self.issue(code, msg, start_line + k, gi, sev, rawl)
@@ -487,7 +492,7 @@ class _Reader:
                     if self.maybe_mojibake:
                         self._repair(tags, start_line + offset, gi)
                 try:
-                    self._game(tags, movetext if last else "", start_line + offset, gi, rg, last)
+                    self._game(tags, movetext if last else b"", start_line + offset, gi, rg, last)
                 except Exception as exc:  # a reader bug must not lose the other games
                     self.issue(
                         "reader_error",
@@ -495,7 +500,7 @@ class _Reader:
                         start_line + offset,
                         gi,
                         "error",
-                        text[rg.header_start : rg.mt_end],
+                        text[rg.header_start : rg.mt_end].decode("utf-8", "replace"),
                     )
                 gi += 1
         if not any_tags and not self.out.games:
@@ -534,20 +539,22 @@ class _Reader:
             board = chess.Board()
             try:
                 for san in raw_tokens[:4]:
-                    board.push(board.parse_san(san))
+                    board.push(board.parse_san(san.decode()))
             except ValueError:
                 return False
             return True
         return False
 
     # -- one game --
-    def _game(self, tags: dict[str, str], movetext: str, line: int, gi: int, rg: _RawGame, last_in_file: bool) -> None:
+    def _game(
+        self, tags: dict[str, str], movetext: bytes, line: int, gi: int, rg: _RawGame, last_in_file: bool
+    ) -> None:
         flags: list[str] = []
         get = tags.get
         tokens, marker, mprobs, n_bad = _skim(movetext) if movetext else ([], None, [], 0)
         for code, sev, msg in mprobs:
             if code in ("unterminated_comment", "unterminated_variation"):
-                if rg.mt_end >= len(self.text) - 1 or not self.text[rg.mt_end :].strip():
+                if not self.text[rg.mt_end :].strip():
                     flags.append("truncated")
                     msg += " (file truncated)"
             self.issue(code, msg, line, gi, sev)
@@ -627,10 +634,10 @@ class _Reader:
 
         # moves
         ply = len(tokens)
-        if "--" in tokens or "Z0" in tokens:
+        if b"--" in tokens or b"Z0" in tokens:
             flags.append("null_move")
             self.issue("null_move", "null move in the main line", line, gi)
-        mhash = hashlib.sha1(" ".join(map(_HASH_FORM.__getitem__, tokens)).encode()).hexdigest() if tokens else None
+        mhash = _hash(tokens)
         played = True
         unplayed_code = None
         termination = get("Termination")
@@ -884,7 +891,9 @@ class _Reader:
             if t.rounds is None and t.ref in self.t_rounds:
                 t.rounds = self.t_rounds[t.ref]
 
-    def _validate(self, tokens: list[str], fen: str | None, chess960: bool, line: int, gi: int, game: GameRec) -> None:
+    def _validate(
+        self, tokens: list[bytes], fen: str | None, chess960: bool, line: int, gi: int, game: GameRec
+    ) -> None:
         import chess  # only when validating: the import costs ~0.4 s
 
         try:
@@ -893,7 +902,8 @@ class _Reader:
             game.flags.append("moves_invalid")
             self.issue("fen_invalid", f"FEN cannot be set up: {exc}", line, gi, "error", fen)
             return
-        for ply, san in enumerate(tokens, 1):
+        for ply, san in enumerate(t.decode() for t in tokens):
+            ply += 1
             try:
                 move = board.parse_san(san)
             except chess.AmbiguousMoveError:

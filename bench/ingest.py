@@ -1,0 +1,141 @@
+"""Benchmark: PGN ingest speed against bare python-chess header reading (issue 2).
+
+Builds a PGN of at least 100,000 games by concatenating the real files of
+``../shared/data/pgn`` (each decoded with `elopipe.textio.decode_bytes`, written as UTF-8 with
+LF line ends) as many times as needed, cached in ``bench/_data/pgn/`` (git-ignored). Then, in the
+same run and on the same file, it times:
+
+- **baseline**: ``chess.pgn.read_headers`` in a loop over the file opened as UTF-8 text, the
+  cheapest way python-chess has to walk every game;
+- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.pgn_reader.read_pgn` (no store);
+- **ingest**: the full ``elopipe ingest`` path, `elopipe.ingest.ingest_paths([file], db)` into
+  a fresh DuckDB file (hash, decode, parse, identity, one transaction).
+
+It prints games/s for each and the ratios to the baseline. The issue's floor is
+ingest / baseline >= 0.7. Numbers are ratios measured in one run, so they do not depend on the
+machine. ``--check`` exits 1 when the floor is missed.
+
+Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--no-ingest] [--check]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import chess.pgn
+
+from elopipe.pgn_reader import read_pgn
+from elopipe.textio import decode_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
+DATA = ROOT / "bench" / "_data" / "pgn"
+FLOOR = 0.7
+
+
+def build_input(min_games: int) -> tuple[Path, int]:
+    """The concatenated PGN (cached) and its game count as python-chess counts them."""
+    sources = sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn")
+    if not sources:
+        sys.exit(f"no PGN files in {SHARED_PGN}")
+    texts = []
+    for p in sources:
+        text = decode_bytes(p.read_bytes()).text.lstrip("\ufeff").strip("\n")
+        texts.append(text + "\n\n")
+    chunk = "".join(texts)
+    per_copy = _count_headers(io.StringIO(chunk))
+    copies = -(-min_games // per_copy)
+    DATA.mkdir(parents=True, exist_ok=True)
+    path = DATA / f"concat_{per_copy}x{copies}.pgn"
+    meta = path.with_suffix(".json")
+    if not (path.exists() and meta.exists() and json.loads(meta.read_text()).get("bytes") == path.stat().st_size):
+        with path.open("w", encoding="utf-8", newline="\n") as fh:
+            for _ in range(copies):
+                fh.write(chunk)
+        meta.write_text(json.dumps({"games": per_copy * copies, "bytes": path.stat().st_size, "copies": copies}))
+    return path, per_copy * copies
+
+
+def _count_headers(handle: io.TextIOBase) -> int:
+    n = 0
+    while chess.pgn.read_headers(handle) is not None:
+        n += 1
+    return n
+
+
+def time_baseline(path: Path) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    with path.open(encoding="utf-8") as fh:
+        n = _count_headers(fh)
+    return n, time.perf_counter() - t0
+
+
+def time_read_pgn(path: Path) -> tuple[int, float]:
+    t0 = time.perf_counter()
+    parsed = read_pgn(decode_bytes(path.read_bytes()).text, source_name=str(path))
+    return len(parsed.games), time.perf_counter() - t0
+
+
+def time_ingest(path: Path) -> tuple[int, float, str]:
+    from elopipe.ingest import ingest_paths
+
+    with tempfile.TemporaryDirectory(prefix="elopipe-bench-") as tmp:
+        db = Path(tmp) / "bench.duckdb"
+        t0 = time.perf_counter()
+        summary = ingest_paths([path], db)
+        elapsed = time.perf_counter() - t0
+        status = ",".join(f.status for f in summary.files)
+    return summary.games, elapsed, status
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=100_000, help="minimum number of games (default 100000)")
+    ap.add_argument("--rounds", type=int, default=1, help="repeat the timings, keep the best (default 1)")
+    ap.add_argument("--no-ingest", action="store_true", help="skip the full ingest (store) measurement")
+    ap.add_argument("--check", action="store_true", help=f"exit 1 when ingest/baseline < {FLOOR}")
+    args = ap.parse_args()
+
+    path, expected = build_input(args.games)
+    size_mb = path.stat().st_size / 1e6
+    print(f"input: {path.relative_to(ROOT)} ({size_mb:.1f} MB, {expected:,} games by python-chess)")
+    try:  # import every module the ingest path needs before the clocks start
+        import elopipe.ingest  # noqa: F401
+        import elopipe.trf_reader  # noqa: F401
+    except ImportError:
+        args.no_ingest = True
+
+    def best(fn):
+        runs = [fn(path) for _ in range(max(1, args.rounds))]
+        return min(runs, key=lambda r: r[1])
+
+    n_base, t_base = best(time_baseline)
+    n_read, t_read = best(time_read_pgn)
+    base_rate = n_base / t_base
+    rows = [("python-chess read_headers (baseline)", n_base, t_base, 1.0)]
+    rows.append(("elopipe read_pgn (no store)", n_read, t_read, (n_read / t_read) / base_rate))
+    ratio = None
+    if not args.no_ingest:
+        n_ing, t_ing, status = best(time_ingest)
+        ratio = (n_ing / t_ing) / base_rate
+        rows.append((f"elopipe ingest -> DuckDB [{status}]", n_ing, t_ing, ratio))
+
+    print(f"{'measurement':44} {'games':>9} {'seconds':>8} {'games/s':>9} {'ratio':>6}")
+    for label, n, t, r in rows:
+        print(f"{label:44} {n:9,} {t:8.2f} {n / t:9,.0f} {r:6.2f}")
+    if ratio is not None:
+        verdict = "meets" if ratio >= FLOOR else "BELOW"
+        print(f"ingest/baseline = {ratio:.2f} ({verdict} the floor {FLOOR})")
+        if args.check and ratio < FLOOR:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
