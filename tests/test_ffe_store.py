@@ -64,8 +64,7 @@ def test_seed_example_through_the_store(v1_store):
         assert q(con, "SELECT * FROM rating_lists WHERE player_id = 7").height == 0
 
 
-def test_first_rating_from_archive_across_periods(tmp_path):
-    """V20 in the store: 7 compatible games in autumn (archived), 2 in winter -> 1840."""
+def _v20_store(path, second_date):
     p1 = [(1700, "1-0"), (1750, "1/2-1/2"), (1800, "0-1"), (1650, "1-0"), (2300, "0-1"),
           (1850, "1/2-1/2"), (1600, "1-0"), (1900, "0-1")]  # fmt: skip
     p2 = [(1750, "1-0"), (1800, "1/2-1/2")]
@@ -74,12 +73,17 @@ def test_first_rating_from_archive_across_periods(tmp_path):
                time_control="5400+30",
                entries={100: (None, None, None), **{200 + i: (r, None, None) for i, (r, _) in enumerate(p1)}},
                games=[(i + 1, 100, 200 + i, res, d("2023-10-01"), True) for i, (_r, res) in enumerate(p1)])  # fmt: skip
-    ev2 = dict(tournament_id=2, name="Winter", start=d("2024-02-01"), end=d("2024-02-02"),
+    ev2 = dict(tournament_id=2, name="Later", start=second_date, end=second_date,
                time_control="5400+30",
                entries={100: (None, None, None), 208: (1750, None, None), 209: (1800, None, None)},
-               games=[(20 + i, 100, 208 + i, res, d("2024-02-01"), True)
+               games=[(20 + i, 100, 208 + i, res, second_date, True)
                       for i, (_r, res) in enumerate(p2)])  # fmt: skip
-    db = build_store(tmp_path / "v20.duckdb", players, [ev1, ev2])
+    return build_store(path, players, [ev1, ev2])
+
+
+def test_first_rating_from_archive_across_periods(tmp_path):
+    """V20 in the store: 7 compatible games in autumn (archived), 2 in winter -> 1840."""
+    db = _v20_store(tmp_path / "v20.duckdb", d("2024-02-01"))
     with open_writer(db) as con:
         run_ffe(con)
         det = q(con, "SELECT list_date, method, n_compatible, n_incompatible, perf, archive_n, "
@@ -183,3 +187,17 @@ def test_cli_rate_ffe_with_param(v1_store):
     assert "incompatible 2" in out.output and "forfeit 2" in out.output
     bad = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(v1_store), "--param", "x"])
     assert bad.exit_code == 2
+
+
+def test_archive_expires_after_the_next_season(tmp_path):
+    """Spec A.6.4: archived in season 2023-24, usable through 2024-25, lost in 2025-26."""
+    kept = _v20_store(tmp_path / "kept.duckdb", d("2025-08-01"))  # season 2024-25
+    lost = _v20_store(tmp_path / "lost.duckdb", d("2025-09-02"))  # season 2025-26
+    with open_writer(kept) as con:
+        run_ffe(con)
+        k = q(con, "SELECT method, r_new FROM ffe_details WHERE player_id = 100 ORDER BY list_date")
+    with open_writer(lost) as con:
+        run_ffe(con)
+        lo = q(con, "SELECT method, archive_n FROM ffe_details WHERE player_id = 100 ORDER BY list_date")
+    assert k.rows() == [("archived", None), ("first_combined", 1840)]
+    assert lo.rows() == [("archived", 7), ("archived", 2)]
