@@ -69,6 +69,9 @@ class FfeRules:
         young_max_category: oldest "young" category, 'U20' (default) or e.g. 'U18'; spec A.5.
         archive_seasons: seasons an archive survives after the one it was made in; spec A.6.4.
         period_scheme: name of the `elopipe.rating.periods` scheme ('ffe': Jan/May/Sep).
+        rate_class: the rate of play rated ('standard': more than 60 minutes, seed 000).
+        credit_standard: count a player without a rating of this rate at their standard
+            rating (E02, rapid only).
         max_loops: bound on the first-rating and iterative loops.
     """
 
@@ -86,6 +89,8 @@ class FfeRules:
     young_max_category: str = "U20"
     archive_seasons: int = 1
     period_scheme: str = "ffe"
+    rate_class: str = "standard"
+    credit_standard: bool = False
     max_loops: int = 50
 
     def __post_init__(self) -> None:

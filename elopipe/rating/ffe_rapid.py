@@ -36,6 +36,8 @@ RAPID = FfeRules(
     brake_down=7,
     clamp=470,
     period_scheme="monthly",
+    rate_class="rapid",
+    credit_standard=True,
 )
 
 #: E02 scope: strictly more than 10 and strictly less than 60 minutes per player. These are

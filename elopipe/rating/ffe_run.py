@@ -106,13 +106,11 @@ def run_ffe(
     include them). `through`: last list to compute (None = all). Returns the summary and
     the frames written. Needs a writer connection when `write`.
     """
-    rapid = rules.system == "ffe-rapid" or rules.threshold == RAPID.threshold
-    wanted = "rapid" if rapid else "standard"
     scheme = get_scheme(rules.period_scheme)
     rows = load_game_rows(
         con,
         scheme=scheme,
-        rate_class=wanted,
+        rate_class=rules.rate_class,
         unknown_tc=unknown_tc or "standard",
         by_event_end=by_event_end,
     )
@@ -120,7 +118,7 @@ def run_ffe(
     skips = scope_skips(rows)
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
     in_scope = rows.filter(~pl.col("reason").is_in(["variant", "not_this_rate_class", "no_dates"]).fill_null(False))
-    std = _standard_lists(con) if rapid else None
+    std = _standard_lists(con) if rules.credit_standard else None
     exact = rules.z_mode == "table" and rules.unrated_opponents == "ignore"
     num_dtype = pl.Int64 if exact else pl.Float64
     dp = dp_table_frame() if rules.z_mode == "table" else None
