@@ -685,10 +685,28 @@ def apply_manual_decisions(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
         "SELECT kept_id, merged_id, criteria FROM player_merges WHERE action = 'split' ORDER BY merge_id"
     ).fetchall():
         crit = json.loads(criteria) if isinstance(criteria, str) else (criteria or {})
-        tids = _split_targets(con, _final(con, kept), crit, file_id)
-        if tids:
-            _move_in_tournaments(con, _final(con, kept), merged, tids)
-            changed += 1
+        # the rows may sit on the original player, or on a player this file just created because
+        # the two namesakes made the name ambiguous
+        fresh = [
+            r[0]
+            for r in con.execute(
+                "SELECT player_id FROM players WHERE first_file_id = ? AND merged_into IS NULL AND name_key IN"
+                " (SELECT name_key FROM players WHERE player_id IN (?, ?))",
+                [file_id, kept, merged],
+            ).fetchall()
+        ]
+        for cand in [_final(con, kept), *fresh]:
+            tids = _split_targets(con, cand, crit, file_id)
+            if tids:
+                _move_in_tournaments(con, cand, merged, tids)
+                changed += 1
+            if cand in fresh:
+                # what the split did not take belongs to the original player
+                _rewrite(con, cand, _final(con, kept), file_id)
+                con.execute(
+                    "UPDATE players SET merged_into = ? WHERE player_id = ?",
+                    [merged if tids else _final(con, kept), cand],
+                )
     stale = con.execute(
         """
         SELECT p.player_id, p.merged_into FROM players p
