@@ -95,3 +95,31 @@ def test_list_page_screenshot(tmp_path: Path, pages: dict[str, Path]) -> None:
     assert res.returncode == 0, res.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_long_list_is_paged(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO players (player_id, fide_id, name, name_key) "
+        "SELECT 1000 + i, 5000000 + i, 'Player ' || i, 'player ' || i FROM range(2000) t(i)"
+    )
+    rw.execute(
+        "INSERT INTO rating_lists (system, list_date, player_id, rating, games) "
+        "SELECT 'fide', DATE '2024-02-01', 1000 + i, 1400 + i % 500, 0 FROM range(2000) t(i)"
+    )
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        page = write_list(con, "fide", FEB, tmp_path / "out", ["html"])[0]
+    finally:
+        con.close()
+    res = _chromium(tmp_path, page.as_uri(), "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    # 2004 players: the first page shows 100 rows, the counter all of them
+    assert len(_visible_rows(res.stdout, "rating-list")) == 100
+    assert re.search(r'id="shown-count">2004<', res.stdout)
+    assert re.search(r'id="page-info">1–100 of 2004<', res.stdout)
+    res = _chromium(tmp_path, page.as_uri() + "#q=player%20199", "--dump-dom")
+    # 'Player 199' and 'Player 1990' ... 'Player 1999'
+    assert len(_visible_rows(res.stdout, "rating-list")) == 11

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import duckdb
@@ -119,7 +120,8 @@ def test_write_list_every_format(con, tmp_path: Path) -> None:
     html = paths[3].read_text(encoding="utf-8")
     assert 'id="list-date">2024-02-01<' in html
     assert 'id="player-count">4<' in html
-    assert html.count('<tr data-name="') == 4
+    data = json.loads(html.split('<script id="list-data" type="application/json">')[1].split("</script>")[0])
+    assert [r[3] for r in data] == ["Alpha, Anna", "Bravo, Bruno", "Golf, Gus", "Charlie, Chloé"]
     assert "<script src" not in html and "http" not in html.split("<body>")[1]
     with pytest.raises(ValueError):
         write_list(con, "fide", FEB, tmp_path, ["xlsx"])
@@ -194,3 +196,17 @@ def test_publish_command(tmp_path: Path) -> None:
     assert "1 new, 3 changed, 1 delisted, 1 dropped" in res.output
     res = runner.invoke(app, ["publish", "--db", str(tmp_path / "missing.duckdb")])
     assert res.exit_code == 1
+
+
+def test_html_list_survives_markup_in_names(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute("UPDATE players SET name = '</script><b>Evil & Co' WHERE player_id = 2")
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        html = write_list(con, "fide", FEB, tmp_path, ["html"])[0].read_text(encoding="utf-8")
+    finally:
+        con.close()
+    payload = html.split('<script id="list-data" type="application/json">')[1].split("</script>")[0]
+    assert "</script><b>Evil & Co" in [r[3] for r in json.loads(payload)]

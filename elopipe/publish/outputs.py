@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from pathlib import Path
 
 import duckdb
+import polars as pl
 
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import player_info, write_player_page
@@ -55,22 +57,48 @@ def write_list(
         elif fmt == "txt":
             write_fide_txt(df, list_date, path)
         else:
-            rows = []
-            for r in df.iter_rows(named=True):
-                r["player_href"] = (player_links or {}).get(r["player_id"])
-                rows.append(r)
-            path.write_text(
-                render(
-                    "list.html.j2",
-                    title=f"{system_label(system)} rating list {list_date}",
-                    system_label=system_label(system),
-                    list_date=list_date.isoformat(),
-                    rows=rows,
-                ),
-                encoding="utf-8",
-            )
+            path.write_text(_list_html(df, system, list_date, player_links), encoding="utf-8")
         paths.append(path)
     return paths
+
+
+# (key, header, numeric) of the HTML list, in display order
+_HTML_COLUMNS = [
+    ("rank", "Rank", True),
+    ("fide_id", "FIDE ID", True),
+    ("national_id", "National ID", False),
+    ("name", "Name", False),
+    ("federation", "Fed", False),
+    ("sex", "Sex", False),
+    ("title", "Title", False),
+    ("birth_year", "B-year", True),
+    ("rating", "Rating", True),
+    ("games", "Gms", True),
+    ("k", "K", True),
+    ("change", "Change", True),
+    ("flags", "Flags", False),
+]
+
+
+def _json_for_script(value: object) -> str:
+    # "</" would end the <script> element early; "<\/" is the same JSON string.
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: dict[int, str] | None) -> str:
+    keys = [k for k, _, _ in _HTML_COLUMNS]
+    links = player_links or {}
+    rows = [[*r[:-1], links.get(r[-1])] for r in df.select([*keys, "player_id"]).iter_rows()]
+    return render(
+        "list.html.j2",
+        title=f"{system_label(system)} rating list {list_date}",
+        system_label=system_label(system),
+        list_date=list_date.isoformat(),
+        n_players=df.height,
+        columns=[{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS],
+        columns_json=_json_for_script([{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS]),
+        data_json=_json_for_script(rows),
+    )
 
 
 def publish_outputs(
