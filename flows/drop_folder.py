@@ -17,6 +17,7 @@ from elopipe.store import DEFAULT_DB
 from elopipe.watcher import WatchStats, collect_arrived, outcomes_by_path, run_batch_and_file
 from flows._stages import stage_line
 from flows.pipeline import pipeline
+from flows.publish import DEFAULT_MAX_LISTS
 from flows.rate_lists import DEFAULT_SYSTEMS
 
 
@@ -28,6 +29,7 @@ def drop_folder(
     out: str = "out",
     through: dt.date | None = None,
     settle_seconds: float = 2.0,
+    max_lists: int | None = DEFAULT_MAX_LISTS,
 ) -> dict[str, int]:
     """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left."""
     inbox_p = Path(inbox).resolve()
@@ -36,7 +38,7 @@ def drop_folder(
     if arrived:
 
         def run(files: list[Path]) -> dict[Path, object]:
-            result = pipeline([os.fspath(f) for f in files], db, systems, out, through)
+            result = pipeline([os.fspath(f) for f in files], db, systems, out, through, max_lists=max_lists)
             return outcomes_by_path(files, result.ingest.files)
 
         run_batch_and_file(inbox_p, arrived, run, stats)  # type: ignore[arg-type]

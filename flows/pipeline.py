@@ -19,7 +19,7 @@ from elopipe.interrupt import stop_requested
 from elopipe.store import DEFAULT_DB, write_lock
 from flows._stages import stage_line, stage_warning
 from flows.ingest_files import IngestFlowSummary, ingest_files
-from flows.publish import publish
+from flows.publish import DEFAULT_MAX_LISTS, publish
 from flows.rate_lists import DEFAULT_SYSTEMS, RateFlowSummary, rate_lists
 
 
@@ -54,8 +54,10 @@ def pipeline(
     through: dt.date | None = None,
     validate_moves: bool = False,
     lock_timeout: float | None = None,
+    max_lists: int | None = DEFAULT_MAX_LISTS,
 ) -> PipelineSummary:
-    """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out`.
+    """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
+    lists, at most the `max_lists` most recent new ones per system: see flows.publish).
 
     Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
     seconds (None: wait, with one message).
@@ -69,5 +71,5 @@ def pipeline(
             stage_line("pipeline", "stopped: rating and publishing skipped")
             return summary
         summary.rating = rate_lists(db, list(systems), through)
-        summary.published = publish(db, list(systems), out_p, summary.rating.changed)
+        summary.published = publish(db, list(systems), out_p, summary.rating.changed, max_lists)
     return summary

@@ -1,8 +1,12 @@
 """`publish` flow: write lists and reports (elopipe.publish.publish_outputs) for changed lists.
 
-Only the lists the rating stage reports as changed are written again. An output folder that has
-never received this store's lists for a system (no `.elopipe-published.json` entry for it) gets
-the latest list, so a new `--out` is never left empty.
+Which lists: those the rating stage reports as changed, limited to the `max_lists` most recent
+ones, plus any older changed list that this output folder already holds (so no published file is
+left stale). A first run over twenty years of events thus writes the last year of monthly lists,
+not two hundred; the older ones stay in the store (`--lists all`, or `elopipe publish`). An output
+folder that has never received this store's lists for a system gets its latest list even when
+nothing changed, so a new `--out` is never left empty. `.elopipe-published.json` in the output
+folder records what was published from which store.
 """
 
 from __future__ import annotations
@@ -19,6 +23,18 @@ from elopipe.store import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_warning
 
 MARKER = ".elopipe-published.json"
+DEFAULT_MAX_LISTS = 12
+
+
+def select_dates(changed: list[dt.date], published: set[dt.date], max_lists: int | None) -> tuple[list[dt.date], int]:
+    """The changed lists to write: the `max_lists` most recent, plus every older one already
+    published here. Returns (dates sorted, how many changed lists were left out)."""
+    ordered = sorted(set(changed))
+    if max_lists is None or len(ordered) <= max_lists:
+        return ordered, 0
+    recent = set(ordered[-max_lists:]) if max_lists > 0 else set()
+    keep = sorted(d for d in ordered if d in recent or d in published)
+    return keep, len(ordered) - len(keep)
 
 
 def _marker(out: Path) -> dict[str, object]:
@@ -26,6 +42,13 @@ def _marker(out: Path) -> dict[str, object]:
         return json.loads((out / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+
+
+def _published_dates(out: Path, db: str, system: str) -> set[dt.date]:
+    data = _marker(out)
+    if data.get("db") != os.path.realpath(db):
+        return set()
+    return {dt.date.fromisoformat(d) for d in data.get("systems", {}).get(system, [])}  # type: ignore[union-attr]
 
 
 def _already_published(out: Path, db: str, system: str) -> bool:
@@ -61,9 +84,11 @@ def publish(
     systems: list[str] | tuple[str, ...] = ("fide",),
     out: str | os.PathLike[str] = "out",
     changed: dict[str, list[dt.date]] | None = None,
+    max_lists: int | None = DEFAULT_MAX_LISTS,
 ) -> list[Path]:
     """Publish each system's changed lists (`changed`, from rate_lists; None: the latest list of
-    each system) to `out`. A system with no list at all is reported and skipped, not an error."""
+    each system) to `out`; see the module docstring for `max_lists` (None: no limit). A system
+    with no list at all is reported and skipped, not an error."""
     db_s, out_p = os.fspath(db), Path(out)
     written: list[Path] = []
     notes = []
@@ -74,6 +99,11 @@ def publish(
                 notes.append(f"{system}: unchanged")
                 continue
             dates = None  # a fresh output folder gets the latest list
+        held_back = 0
+        if dates is not None:
+            dates, held_back = select_dates(dates, _published_dates(out_p, db_s, system), max_lists)
+        if held_back:
+            notes.append(f"{system}: {held_back} older changed lists kept in the store only")
         try:
             paths = publish_system(db_s, system, os.fspath(out_p), dates)
         except LookupError as exc:

@@ -39,22 +39,28 @@ class RateFlowSummary:
         return "; ".join(parts) or "no rating system requested"
 
 
-def changed_list_dates(summary: Any) -> list[dt.date]:
-    """The list dates a RateSummary reports as changed, sorted."""
-    for attr in ("changed_list_dates", "changed_lists", "list_dates_changed", "changed"):
-        value = getattr(summary, attr, None)
-        if value is not None:
-            return sorted(value)
-    return []
+def changed_list_dates(con: Any, system: str, summary: Any) -> list[dt.date]:
+    """The stored list dates of `system` that the run rewrote: from `summary.first_changed`
+    (None: nothing changed) to the last list, sorted."""
+    first = getattr(summary, "first_changed", None)
+    if first is None:
+        return []
+    rows = con.execute(
+        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND list_date >= ? ORDER BY 1",
+        [system, first],
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 @task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
-def rate_system(db: str, system: str, through: dt.date | None = None) -> Any:
-    """Run `elopipe.rating.run.rate` for one system on a writer connection."""
+def rate_system(db: str, system: str, through: dt.date | None = None) -> tuple[Any, list[dt.date]]:
+    """Run `elopipe.rating.run.rate` for one system on a writer connection; return its
+    RateSummary and the list dates it rewrote."""
     from elopipe.rating.run import rate
 
     with open_writer(db) as con:
-        return rate(con, system, through=through)
+        summary = rate(con, system, through=through)
+        return summary, changed_list_dates(con, system, summary)
 
 
 @flow(name="rate_lists", validate_parameters=False)
@@ -67,8 +73,6 @@ def rate_lists(
     data). Raises whatever the engine raises for an unknown system (ValueError/KeyError)."""
     out = RateFlowSummary()
     for system in systems:
-        summary = rate_system(os.fspath(db), system, through)
-        out.summaries[system] = summary
-        out.changed[system] = changed_list_dates(summary)
+        out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through)
     stage_line("rate", out.line())
     return out

@@ -23,6 +23,21 @@ def parse_systems(text: str) -> list[str]:
     return systems
 
 
+def parse_max_lists(text: str) -> int | None:
+    """'12' -> 12, 'all' -> None (no limit). Raises typer.BadParameter otherwise."""
+    if text.strip().lower() == "all":
+        return None
+    if text.strip().isdigit():
+        return int(text)
+    raise typer.BadParameter(f"{text!r}: give a number of lists or 'all'")
+
+
+LISTS_HELP = (
+    "How many of the most recent changed lists to write per system, or 'all'. Older changed lists "
+    "stay in the store (and are rewritten if this output folder already has them)."
+)
+
+
 def parse_through(text: str | None) -> dt.date | None:
     if text is None:
         return None
@@ -43,6 +58,7 @@ def run(
     lock_timeout: float | None = typer.Option(
         None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
     ),
+    lists: str = typer.Option("12", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
 ) -> None:
     """Run the main job: ingest, rate, publish (Prefect flow `pipeline`); print where outputs went.
@@ -56,6 +72,7 @@ def run(
         raise typer.Exit(2)
     systems = parse_systems(system)
     through_date = parse_through(through)
+    max_lists = parse_max_lists(lists)
 
     from elopipe.interrupt import graceful_stop
     from elopipe.prefect_env import configure
@@ -74,6 +91,7 @@ def run(
                 through_date,
                 validate_moves,
                 lock_timeout,
+                max_lists,
             )
     except StoreBusyError as exc:
         err_console.print(f"[red]{exc}[/red]")
@@ -81,6 +99,9 @@ def run(
     except KeyboardInterrupt:
         err_console.print("[red]aborted[/red]; every file loaded so far is committed")
         raise typer.Exit(130) from None
+    except Exception as exc:  # Prefect has logged the traceback above; end with one clear line
+        err_console.print(f"[red]pipeline failed:[/red] {exc!r}; files loaded before the failure stay loaded")
+        raise typer.Exit(1) from None
     elapsed = time.perf_counter() - t0
     print_where(summary, db, elapsed)
     raise typer.Exit(1 if summary.stopped or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
@@ -88,7 +109,7 @@ def run(
 
 def print_where(summary, db: Path, elapsed: float) -> None:
     """The closing lines: store, lists, reports, index pages."""
-    console.print(f"store:   {db}")
+    console.print(f"store:   {db}", soft_wrap=True)
     groups = summary.where()
     labels = {"lists": "lists", "reports": "reports", "players": "players", "index": "index"}
     for kind, label in labels.items():
@@ -97,7 +118,7 @@ def print_where(summary, db: Path, elapsed: float) -> None:
             continue
         folder = files[0].parent if kind == "index" else summary.out / kind
         shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
-        console.print(f"{label + ':':8} {folder}  ({shown})")
+        console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
     if not summary.published and not summary.stopped:
-        console.print(f"outputs: {summary.out} (nothing changed since the last run)")
+        console.print(f"outputs: {summary.out} (nothing changed since the last run)", soft_wrap=True)
     console.print(f"done in {elapsed:.1f} s")

@@ -52,7 +52,7 @@ def serve(
 
     status = api_status()
     if not status.reachable:
-        err_console.print(NO_SERVER.format(detail=status.detail, inbox=inbox), markup=False, highlight=False)
+        typer.echo(NO_SERVER.format(detail=status.detail, inbox=inbox), err=True)  # plain: no wrapping
         raise typer.Exit(1)
 
     inbox.mkdir(parents=True, exist_ok=True)

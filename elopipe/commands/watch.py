@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.commands.run import SYSTEM_HELP, parse_systems, parse_through
+from elopipe.commands.run import LISTS_HELP, SYSTEM_HELP, parse_max_lists, parse_systems, parse_through
 from elopipe.store import DEFAULT_DB
 
 
@@ -19,6 +19,7 @@ def watch(
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
     interval: float = typer.Option(5.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
+    lists: str = typer.Option("12", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
 ) -> None:
     """Watch a drop folder and run the main job on what arrives (no Prefect server needed).
@@ -31,6 +32,7 @@ def watch(
     Prefect uses a temporary local server."""
     systems = parse_systems(system)
     through_date = parse_through(through)
+    max_lists = parse_max_lists(lists)
     inbox = inbox.resolve()
     inbox.mkdir(parents=True, exist_ok=True)
 
@@ -46,7 +48,7 @@ def watch(
 
     def run_batch(files: list[Path]):
         console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}")
-        summary = pipeline([str(f) for f in files], db_s, systems, out_s, through_date)
+        summary = pipeline([str(f) for f in files], db_s, systems, out_s, through_date, max_lists=max_lists)
         return outcomes_by_path(files, summary.ingest.files)
 
     console.print(

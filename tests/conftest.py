@@ -1,0 +1,39 @@
+"""Shared test fixtures.
+
+Prefect: ONE temporary Prefect API server for the whole session (`prefect_harness`), started
+only when a test asks for it; most tests exercise the library and never import Prefect. Prefect's
+home (profiles, its SQLite database, the ephemeral server's state) lives in a temporary folder so
+tests never touch `~/.prefect` nor share a SQLite file with a user's server ("database is locked").
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+_PREFECT_HOME = tempfile.mkdtemp(prefix="elopipe-test-prefect-home-")
+atexit.register(shutil.rmtree, _PREFECT_HOME, True)
+os.environ["PREFECT_HOME"] = _PREFECT_HOME
+os.environ.pop("PREFECT_API_URL", None)  # a user's server must not receive test runs
+os.environ.pop("PREFECT_PROFILE", None)
+
+from elopipe.prefect_env import configure  # noqa: E402  (after PREFECT_HOME is set)
+
+configure()
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[str]:
+    """A temporary Prefect API server (prefect_test_harness) for the session; yields its API URL."""
+    from prefect.settings import PREFECT_API_URL
+    from prefect.testing.utilities import prefect_test_harness
+
+    # None: use PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS (raised by configure()), since a
+    # fresh database runs its migrations first and that is slow on a loaded CI machine.
+    with prefect_test_harness(server_startup_timeout=None):
+        yield str(PREFECT_API_URL.value())

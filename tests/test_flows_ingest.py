@@ -1,0 +1,85 @@
+"""The `ingest_files` flow under the session's Prefect harness."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from elopipe.interrupt import clear_stop, request_stop
+from elopipe.store import open_reader
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "sample_pgn"
+
+
+def _store_facts(db: Path) -> tuple[list[tuple], int, int]:
+    con = open_reader(db)
+    try:
+        ledger = con.execute(
+            "SELECT path, sha256, status, n_games, n_errors FROM source_files ORDER BY path"
+        ).fetchall()
+        games = con.execute("SELECT count(*) FROM games").fetchone()[0]
+        errors = con.execute("SELECT count(*) FROM ingest_errors").fetchone()[0]
+    finally:
+        con.close()
+    return ledger, games, errors
+
+
+def test_parallel_parse_loads_exactly_what_a_serial_parse_loads(tmp_path: Path, monkeypatch) -> None:
+    import flows.ingest_files as fi
+
+    serial = fi.ingest_files([str(SAMPLE)], str(tmp_path / "serial.duckdb"))
+    assert serial.parallel_workers == 0  # sample_pgn is small: processes would not pay
+    monkeypatch.setattr(fi, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(fi, "CHUNK_FILES", 3)  # several chunks: parse of the next overlaps the write
+    parallel = fi.ingest_files([str(SAMPLE)], str(tmp_path / "parallel.duckdb"))
+    assert parallel.parallel_workers >= 2
+
+    assert [f.name for f in parallel.files] == [f.name for f in serial.files]
+    assert parallel.count("loaded") + parallel.count("partial") == len(parallel.files) > 0
+    assert _store_facts(tmp_path / "parallel.duckdb") == _store_facts(tmp_path / "serial.duckdb")
+    assert parallel.games == _store_facts(tmp_path / "parallel.duckdb")[1] > 0
+
+    again = fi.ingest_files([str(SAMPLE)], str(tmp_path / "parallel.duckdb"))
+    assert again.count("skipped") == len(again.files)
+
+
+def test_stop_request_ends_after_the_current_files_transaction(tmp_path: Path, monkeypatch) -> None:
+    import flows.ingest_files as fi
+
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    names = [
+        "wchcand22.pgn",
+        "fide_candidates_2022_madrid_spain.pgn",
+        "irl_irish_intermediate_champs_2011_latin1_crlf.trf",
+    ]
+    for name in names:
+        shutil.copy(SAMPLE / name, inbox / name)
+    real_load = fi.load_parsed_source
+
+    def load_then_ctrl_c(con, parsed):
+        result = real_load(con, parsed)
+        request_stop()  # as if Ctrl-C arrived while this file was being written
+        return result
+
+    monkeypatch.setattr(fi, "load_parsed_source", load_then_ctrl_c)
+    db = tmp_path / "store.duckdb"
+    try:
+        summary = fi.ingest_files([str(inbox)], str(db))
+    finally:
+        clear_stop()
+    assert summary.stopped
+    assert len(summary.files) == 1 and summary.files[0].status == "loaded"
+    ledger, games, _ = _store_facts(db)
+    assert len(ledger) == 1 and ledger[0][2] == "loaded"
+    assert games == summary.files[0].n_games > 0
+
+    monkeypatch.setattr(fi, "load_parsed_source", real_load)
+    rest = fi.ingest_files([str(inbox)], str(db))  # the next run picks up the others, skips the first
+    assert [f.status for f in rest.files].count("skipped") == 1
+    assert len(_store_facts(db)[0]) == len(names)

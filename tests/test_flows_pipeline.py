@@ -1,0 +1,87 @@
+"""The main job: `pipeline` on sample_pgn/ under the session's Prefect harness, and `elopipe run`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from elopipe.store import open_reader
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "sample_pgn"
+ELOPIPE = str(Path(sys.executable).with_name("elopipe"))  # the console script of this venv
+
+
+def _flow_runs_by_name() -> dict[str, list[str]]:
+    """Flow name -> state types of its runs, from the Prefect API."""
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        runs = client.read_flow_runs(limit=200)
+        names = {f.id: f.name for f in client.read_flows(limit=200)}
+    out: dict[str, list[str]] = {}
+    for r in runs:
+        out.setdefault(names.get(r.flow_id, "?"), []).append(r.state_type.value if r.state_type else "?")
+    return out
+
+
+def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None:
+    from flows.pipeline import pipeline
+
+    db, out = tmp_path / "store.duckdb", tmp_path / "out"
+    summary = pipeline([str(SAMPLE)], str(db), ["fide"], str(out))
+
+    assert summary.ingest.count("loaded") + summary.ingest.count("partial") == len(summary.ingest.files) > 0
+    assert summary.ingest.games > 1000
+    assert summary.rating is not None and summary.rating.changed["fide"], "a fresh store must produce lists"
+    lists = sorted((out / "lists").glob("fide_*.csv"))
+    assert lists, f"no list written; got {sorted(p.name for p in out.rglob('*'))[:20]}"
+    assert (out / "index-fide.html").exists()
+    assert any((out / "reports" / "fide").glob("*.html"))
+    # Each list file has players; the store agrees with what was published.
+    header, *rows = lists[-1].read_text(encoding="utf-8").splitlines()
+    assert rows and "rating" in header.lower()
+    con = open_reader(db)
+    try:
+        n_lists = con.execute("SELECT count(DISTINCT list_date) FROM rating_lists WHERE system = 'fide'").fetchone()[0]
+    finally:
+        con.close()
+    assert n_lists >= 1
+    by_name = _flow_runs_by_name()
+    for name in ("pipeline", "ingest_files", "rate_lists", "publish"):
+        assert "COMPLETED" in by_name.get(name, []), (name, by_name)
+
+    # Same files again: nothing new is loaded, no list changes, and outputs are left as they are.
+    mtimes = {p: p.stat().st_mtime_ns for p in lists}
+    again = pipeline([str(SAMPLE)], str(db), ["fide"], str(out))
+    assert again.ingest.count("skipped") == len(again.ingest.files)
+    assert again.rating is not None and again.rating.changed["fide"] == []
+    assert again.published == []
+    assert {p: p.stat().st_mtime_ns for p in lists} == mtimes
+
+
+def test_elopipe_run_prints_where_lists_and_reports_went(tmp_path: Path, prefect_harness: str) -> None:
+    db, out = tmp_path / "store.duckdb", tmp_path / "out"
+    env = {**os.environ, "PREFECT_API_URL": prefect_harness}  # reuse the session's server
+    proc = subprocess.run(
+        [ELOPIPE, "run", str(SAMPLE), "--db", str(db), "--out", str(out)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode in (0, 1), proc.stderr  # 1: some sample file is partial (still published)
+    text = proc.stdout
+    assert f"lists:   {out / 'lists'}" in text, text
+    assert f"reports: {out / 'reports'}" in text, text
+    assert any((out / "lists").glob("fide_*.txt"))
+    # Quiet: stage lines, no Prefect INFO chatter ("Finished in state ...") on the terminal.
+    assert "ingest: " in proc.stderr and "rate: " in proc.stderr and "publish: " in proc.stderr
+    assert "Finished in state" not in proc.stderr + proc.stdout
