@@ -181,3 +181,28 @@ def test_relink_all_is_idempotent() -> None:
     before = con.execute("SELECT * FROM game_sources ORDER BY ALL").fetchall()
     assert dedup.relink_all(con) == 1
     assert con.execute("SELECT * FROM game_sources ORDER BY ALL").fetchall() == before
+
+
+@needs_data
+def test_fide_lists_identical_for_trf_alone_and_trf_plus_pgn(tmp_path: Path) -> None:
+    from elopipe.rating.run import rate
+
+    alone, both, pgn = tmp_path / "alone.duckdb", tmp_path / "both.duckdb", tmp_path / "bc.pgn"
+    ingest_paths([SAN_VIATOR], alone)
+    con = duckdb.connect(str(alone))
+    _pgn_of_trf_games(con, pgn, "Memorial Pepe Domaica B 2018", abbreviate=True)
+    con.close()
+    ingest_paths([pgn, SAN_VIATOR], both)
+    lists = []
+    for db in (alone, both):
+        con = duckdb.connect(str(db))
+        rate(con, "fide")
+        lists.append(
+            con.execute(
+                "SELECT r.list_date, p.fide_id, r.rating, r.games, r.k, r.change FROM rating_lists r"
+                " JOIN players p USING (player_id) WHERE r.system = 'fide' ORDER BY ALL"
+            ).fetchall()
+        )
+        con.close()
+    assert len(lists[0]) > 100
+    assert lists[0] == lists[1]
