@@ -90,7 +90,7 @@ VIEWS: dict[str, str] = {
                 c.system, c.list_date, c.tournament_id, c.player_id, 'game' AS kind,
                 g.round, c.game_id, c.opponent_id,
                 CASE WHEN g.white_id = c.player_id THEN 'w' ELSE 'b' END AS colour,
-                c.ro, c.rc, c.d_raw, c.d_used, (c.d_raw IS DISTINCT FROM c.d_used) AS capped,
+                c.ro, c.rc, c.d_raw, c.d_used, COALESCE(c.d_raw <> c.d_used, FALSE) AS capped,
                 c.pd, c.score, c.w_minus_pd, c.k, c.counted, c.reason,
                 NULL::VARCHAR AS unplayed_code, g.file_id, g.line
             FROM rating_changes c

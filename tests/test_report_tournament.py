@@ -120,3 +120,43 @@ def test_report_command(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["report", "--tournament", "Nope", "--db", str(db)])
     assert res.exit_code == 1
+
+
+def test_ffe_report_has_period_working_and_incompatible_games(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
+    )
+    rw.execute(
+        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible,"
+        " n_incompatible, x, p, z, perf, young, method, r_new, r_source)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 2100, 1, 1, 1500.00, 0.5000, 0.00, 1500.00,"
+        " FALSE, 'down', 2050, 'F')"
+    )
+    rw.execute(
+        "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id,"
+        " opponent_id, ro, rc, d_raw, score, counted, reason) VALUES"
+        " ('ffe', DATE '2024-02-01', 1, 1, 1, 2, 2100, 1500, 600, 1, FALSE, 'incompatible'),"
+        " ('ffe', DATE '2024-02-01', 1, 3, 1, 3, 2100, 1500, 600, 0.5, TRUE, NULL)"
+    )
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        paths = write_report(con, 1, "ffe", tmp_path / "o")
+        games = games_frame(con, 1, "ffe")
+    finally:
+        con.close()
+    assert [p.name for p in paths][3:] == ["1_spring-open-2024.ffe.csv", "1_spring-open-2024.html"]
+    ffe = pl.read_csv(paths[3])
+    assert ffe.select("r_old", "r_source", "n_incompatible", "method", "r_new").row(0) == (
+        2100,
+        "F",
+        1,
+        "down",
+        2050,
+    )
+    row = games.filter(pl.col("round") == 1).row(0, named=True)
+    assert (row["reason"], row["capped"]) == ("incompatible", False)
+    assert "FFE period working" in paths[4].read_text(encoding="utf-8")

@@ -173,6 +173,50 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
     ).pl()
 
 
+FFE_COLUMNS = [
+    "list_date",
+    "start_rank",
+    "player_id",
+    "name",
+    "r_old",
+    "r_source",
+    "n_compatible",
+    "n_incompatible",
+    "x",
+    "p",
+    "z",
+    "perf",
+    "young",
+    "method",
+    "r_new",
+]
+
+
+def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+    """FFE period working (`ffe_details`) of the tournament's rated players, for the list the
+    tournament was rated on: r_old, r_source ('F'/'N'/'E'), compatible and incompatible game
+    counts, X (mean rating of compatible opponents), p, Z (dp, clamped to ±470), P = X + Z,
+    method, r_new (FFE rules, see `elopipe.rating.ffe`). Empty for other systems.
+    """
+    return con.sql(
+        """
+        SELECT d.list_date, tp.start_rank, d.player_id,
+               COALESCE(tp.name_as_written, p.name) AS name, d.r_old, d.r_source,
+               d.n_compatible, d.n_incompatible, d.x, d.p, d.z, d.perf, d.young, d.method,
+               d.r_new
+        FROM ffe_details d
+        JOIN tournament_ratings tr
+          ON tr.system = d.system AND tr.list_date = d.list_date AND tr.player_id = d.player_id
+        JOIN players p ON p.player_id = d.player_id
+        LEFT JOIN tournament_players tp
+               ON tp.tournament_id = tr.tournament_id AND tp.player_id = tr.player_id
+        WHERE tr.tournament_id = ? AND d.system = ?
+        ORDER BY tp.start_rank NULLS LAST, name
+        """,
+        params=[tournament_id, system],
+    ).pl()
+
+
 def rich_table(perf: pl.DataFrame, title: str) -> Table:
     """The performance rows as a rich Table for the terminal."""
     table = Table(title=title, show_lines=False, box=box.SIMPLE_HEAD)
@@ -216,7 +260,8 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     """Write the report of `tournament_id` under `system` into `out_dir`.
 
     Files: `<stem>.players.csv` (performance rows), `<stem>.games.csv` (game by game),
-    `<stem>.crosstable.csv` and `<stem>.html` (all three, standalone). Returns the paths.
+    `<stem>.crosstable.csv`, for FFE systems `<stem>.ffe.csv` (period working), and
+    `<stem>.html` (all of them, standalone). Returns the paths, the HTML last.
     Raises LookupError if the tournament does not exist.
     """
     info = tournament_info(con, tournament_id)
@@ -232,6 +277,10 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         out_dir / f"{stem}.crosstable.csv",
         out_dir / f"{stem}.html",
     ]
+    ffe = ffe_frame(con, tournament_id, system)
+    if ffe.height:
+        paths.insert(3, out_dir / f"{stem}.ffe.csv")
+        ffe.write_csv(paths[3])
     perf.write_csv(paths[0])
     games.write_csv(paths[1])
     cross.write_csv(paths[2])
@@ -249,6 +298,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         games_by_player=games_by_player,
         rounds=labels,
         crosstable=list(cross.iter_rows(named=True)),
+        ffe=list(ffe.iter_rows(named=True)),
     )
-    paths[3].write_text(html, encoding="utf-8")
+    paths[-1].write_text(html, encoding="utf-8")
     return paths
