@@ -33,6 +33,7 @@ Output frames (`EngineResult`) follow the store contract of `elopipe.schema`:
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from dataclasses import dataclass, field
 
@@ -321,14 +322,16 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     )
     sides = sides.drop("game_file_rating")
 
-    birth = pl.concat(
-        [
-            inputs.players.select("player_id", "birth_year"),
-            tp.select("player_id", "birth_year"),
-        ]
-    ).filter(pl.col("birth_year").is_not_null())
-    # players.birth_year first (resolved identity), else the latest year a file wrote
-    birth_years = birth.group_by("player_id").agg(pl.col("birth_year").first().alias("birth_year"))
+    # players.birth_year first (the resolved identity), else the largest year a file wrote
+    # (deterministic whatever the order of the files)
+    from_players = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
+    from_files = (
+        tp.filter(pl.col("birth_year").is_not_null())
+        .group_by("player_id")
+        .agg(pl.col("birth_year").max())
+        .join(from_players, on="player_id", how="anti")
+    )
+    birth_years = pl.concat([from_players, from_files.cast(from_players.schema)])
 
     periods = sides.get_column("list_date").unique().sort().to_list()
     list_dates: list[dt.date] = []
@@ -360,8 +363,15 @@ _STATE_SCHEMA = {
     "k_official": pl.Int64,
     "first_rated": pl.Date,
 }
-
-_HIST_SCHEMA = {"player_id": pl.Int64, "list_date": pl.Date, "rating": pl.Int64}
+_RATING_SCHEMA = {"player_id": pl.Int64, "rating": pl.Int64}
+_POOL_SCHEMA = {
+    "player_id": pl.Int64,
+    "list_date": pl.Date,
+    "tournament_id": pl.Int64,
+    "eff_start": pl.Date,
+    "rc": pl.Int64,
+    "score_x100": pl.Int64,
+}
 
 
 def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
@@ -369,24 +379,39 @@ def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
 
 
 def _asof_rating(keys: pl.DataFrame, hist: pl.DataFrame, date_col: str, out: str) -> pl.DataFrame:
-    """keys(player_id, `date_col`) + `out` = rating on the latest history list ≤ date.
-
-    Also adds ``{out}_seen`` (Boolean): the player has a history row at or before the date.
-    """
+    """keys(player_id, `date_col`) + `out` = rating on the latest `hist` list ≤ date."""
     if hist.height == 0:
-        return keys.with_columns(pl.lit(None, pl.Int64).alias(out), pl.lit(False).alias(f"{out}_seen"))
-    h = hist.select(
-        "player_id",
-        pl.col("list_date").alias(date_col),
-        pl.col("rating").alias(out),
-        pl.lit(True).alias(f"{out}_seen"),
-    ).sort("player_id", date_col)
-    res = (
-        keys.sort("player_id", date_col)
-        .join_asof(h, on=date_col, by="player_id", strategy="backward", check_sortedness=False)
-        .with_columns(pl.col(f"{out}_seen").fill_null(False))
+        return keys.with_columns(pl.lit(None, pl.Int64).alias(out))
+    # only the players asked for: the history can hold a whole base list
+    h = (
+        hist.join(keys.select("player_id").unique(), on="player_id", how="semi")
+        .select("player_id", pl.col("list_date").alias(date_col), pl.col("rating").alias(out))
+        .sort("player_id", date_col)
     )
-    return res
+    return keys.sort("player_id", date_col).join_asof(
+        h, on=date_col, by="player_id", strategy="backward", check_sortedness=False
+    )
+
+
+class _Lists:
+    """Every list known so far (imported or computed), by date: player_id → rating.
+
+    A computed list holds every rated player, so the list in force on a date is simply the
+    latest list dated on or before it (FIDE B.02 7.1: the list in force at the start).
+    """
+
+    def __init__(self) -> None:
+        self.by_date: dict[dt.date, pl.DataFrame] = {}
+        self.dates: list[dt.date] = []
+
+    def put(self, d: dt.date, ratings: pl.DataFrame) -> None:
+        if d not in self.by_date:
+            bisect.insort(self.dates, d)
+        self.by_date[d] = ratings.select(list(_RATING_SCHEMA)).cast(_RATING_SCHEMA)
+
+    def in_force(self, d: dt.date) -> pl.DataFrame | None:
+        i = bisect.bisect_right(self.dates, d) - 1
+        return self.by_date[self.dates[i]] if i >= 0 else None
 
 
 def run_periods(
@@ -397,18 +422,19 @@ def run_periods(
     """Compute every list of `prep.list_dates` (up to `through`) in order.
 
     Python iterates over periods only; each period is a handful of Polars joins and
-    group-bys over its player-sides.
+    group-bys over its player-sides, and one join into the full list of players.
     """
     rules_df = _rules_frame(params)
     list_dates = [d for d in prep.list_dates if through is None or d <= through]
     sides_all = prep.sides.join(rules_df, on="version", how="left")
     official = prep.official
     state = _empty(_STATE_SCHEMA)
-    hist = _empty(_HIST_SCHEMA)
+    lists = _Lists()
     if list_dates and official.height:
         first = list_dates[0]
         before = official.filter(pl.col("list_date") < first)
-        hist = before.select("player_id", "list_date", "rating")
+        for (d,), part in before.partition_by("list_date", as_dict=True).items():
+            lists.put(d, part)
         if before.height:
             last = before.filter(pl.col("list_date") == before.get_column("list_date").max())
             state = _state_from_official(state, last)
@@ -417,30 +443,30 @@ def run_periods(
         std_hist = prep.standard_lists.select("player_id", "list_date", "rating")
 
     out_lists, out_changes, out_tr, out_disc = [], [], [], []
-    pool = pl.DataFrame(
-        schema={
-            "player_id": pl.Int64,
-            "list_date": pl.Date,
-            "tournament_id": pl.Int64,
-            "eff_start": pl.Date,
-            "rc": pl.Int64,
-            "score_x100": pl.Int64,
-        }
-    )
+    pool = _empty(_POOL_SCHEMA)
     sides_by_period = {k[0]: v for k, v in sides_all.partition_by("list_date", as_dict=True).items()}
+    off_by_date = (
+        {k[0]: v for k, v in official.partition_by("list_date", as_dict=True).items()} if official.height else {}
+    )
     prev_list: dt.date | None = None
     for t in list_dates:
-        sides_t = sides_by_period.get(t)
-        off_t = official.filter(pl.col("list_date") == t) if official.height else None
-        state, hist, pool, frames = _one_period(t, prev_list, sides_t, state, hist, pool, prep, params, off_t, std_hist)
+        state, pool, frames = _one_period(
+            t,
+            prev_list,
+            sides_by_period.get(t),
+            state,
+            lists,
+            pool,
+            prep,
+            params,
+            off_by_date.get(t),
+            std_hist,
+        )
         lists_t, changes_t, tr_t, disc_t = frames
         out_lists.append(lists_t)
-        if changes_t is not None:
-            out_changes.append(changes_t)
-        if tr_t is not None:
-            out_tr.append(tr_t)
-        if disc_t is not None:
-            out_disc.append(disc_t)
+        for out, f in ((out_changes, changes_t), (out_tr, tr_t), (out_disc, disc_t)):
+            if f is not None:
+                out.append(f)
         prev_list = t
 
     return EngineResult(
@@ -519,19 +545,31 @@ def _concat(frames: list[pl.DataFrame], schema: dict[str, pl.DataType]) -> pl.Da
 
 
 def _x100_to_decimal(expr: pl.Expr, precision: int, scale: int) -> pl.Expr:
-    """Integer hundredths → Decimal(precision, scale), exactly (through text, no float)."""
-    a = expr.abs()
-    text = (
-        pl.when(expr < 0).then(pl.lit("-")).otherwise(pl.lit(""))
-        + (a // 100).cast(pl.Utf8)
-        + pl.lit(".")
-        + (a % 100).cast(pl.Utf8).str.zfill(2)
-    )
-    return text.cast(pl.Decimal(precision, scale))
+    """Integer hundredths → Decimal(precision, scale), exactly (decimal × 0.01, no float)."""
+    cent = pl.lit("0.01").cast(pl.Decimal(4, 2))
+    return (expr.cast(pl.Decimal(18, 2)) * cent).cast(pl.Decimal(precision, scale))
 
 
 def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame:
     """Players of an official list override the state (rating, K, birth year)."""
+    if state.height == 0:
+        o = off.unique("player_id", keep="first")
+        return (
+            o.select(
+                "player_id",
+                "rating",
+                pl.lit(None, pl.Int64).alias("total_games"),
+                (pl.col("rating").fill_null(0) >= 2400).alias("ever_2400"),
+                (pl.col("rating").fill_null(0) >= 2300).alias("ever_2300"),
+                "birth_year",
+                pl.col("list_date").alias("last_active"),
+                pl.lit(None, pl.Date).alias("pool_from"),
+                "k",
+                pl.when(pl.col("rating").is_not_null()).then(pl.col("list_date")).alias("first_rated"),
+            )
+            .rename({"k": "k_official"})
+            .cast(_STATE_SCHEMA)
+        )
     o = off.select(
         "player_id",
         pl.col("rating").alias("o_rating"),
@@ -540,20 +578,33 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
         pl.col("list_date").alias("o_date"),
     ).unique("player_id", keep="first")
     s = state.join(o, on="player_id", how="full", coalesce=True)
+    listed = pl.col("o_date").is_not_null()
     return s.select(
         "player_id",
-        pl.when(pl.col("o_date").is_not_null()).then(pl.col("o_rating")).otherwise(pl.col("rating")).alias("rating"),
+        pl.when(listed).then(pl.col("o_rating")).otherwise(pl.col("rating")).alias("rating"),
         "total_games",
         (pl.col("ever_2400").fill_null(False) | (pl.col("o_rating").fill_null(0) >= 2400)).alias("ever_2400"),
         (pl.col("ever_2300").fill_null(False) | (pl.col("o_rating").fill_null(0) >= 2300)).alias("ever_2300"),
         pl.coalesce("o_by", "birth_year").alias("birth_year"),
         pl.coalesce("last_active", "o_date").alias("last_active"),
         "pool_from",
-        pl.when(pl.col("o_date").is_not_null()).then(pl.col("o_k")).otherwise(pl.col("k_official")).alias("k_official"),
+        pl.when(listed).then(pl.col("o_k")).otherwise(pl.col("k_official")).alias("k_official"),
         pl.coalesce("first_rated", pl.when(pl.col("o_rating").is_not_null()).then(pl.col("o_date"))).alias(
             "first_rated"
         ),
     ).cast(_STATE_SCHEMA)
+
+
+def _ratings_in_force(keys: pl.DataFrame, lists: _Lists) -> pl.DataFrame:
+    """keys(tournament_id, player_id, in_force, ...) + store_rating from the list in force."""
+    parts = []
+    for (d,), k in keys.partition_by("in_force", as_dict=True).items():
+        lst = lists.in_force(d)
+        if lst is None:
+            parts.append(k.with_columns(pl.lit(None, pl.Int64).alias("store_rating")))
+        else:
+            parts.append(k.join(lst.rename({"rating": "store_rating"}), on="player_id", how="left"))
+    return pl.concat(parts)
 
 
 def _one_period(
@@ -561,7 +612,7 @@ def _one_period(
     prev_list: dt.date | None,
     sides_t: pl.DataFrame | None,
     state: pl.DataFrame,
-    hist: pl.DataFrame,
+    lists: _Lists,
     pool: pl.DataFrame,
     prep: Prepared,
     params: FideParams,
@@ -571,27 +622,35 @@ def _one_period(
     list_rules = _version_of(t, params)
     prev_date = prev_list or get_scheme("fide").previous_list(t)
     changes_t = tr_t = disc_t = None
-    n_per_player = None
+    upd_parts: list[pl.DataFrame] = []
     pool_new = None
-    boot_players = pl.DataFrame(schema={"player_id": pl.Int64})
 
     if sides_t is not None and sides_t.height:
         # -- ratings in force at each event's start: store lists, else bootstrap from file --
         keys = sides_t.select("tournament_id", "player_id", "in_force", "version").unique()
-        ev = _asof_rating(keys, hist, "in_force", "store_rating")
-        first_rated = state.select("player_id", "first_rated")
-        ev = ev.join(first_rated, on="player_id", how="left").join(
+        ev = _ratings_in_force(keys, lists).join(
             prep.file_ratings.select("tournament_id", "player_id", "file_rating", "file_id"),
             on=["tournament_id", "player_id"],
             how="left",
         )
+        # first_rated only matters where the list has no rating (few rows)
+        ev = ev.join(
+            state.select("player_id", "first_rated").join(
+                ev.filter(pl.col("store_rating").is_null()).select("player_id").unique(),
+                on="player_id",
+                how="semi",
+            ),
+            on="player_id",
+            how="left",
+        )
         never_before = pl.col("first_rated").is_null() | (pl.col("first_rated") > pl.col("in_force"))
-        boot = pl.when(pl.col("store_rating").is_null() & never_before).then(pl.col("file_rating")).otherwise(None)
-        ev = ev.with_columns(boot.alias("boot_rating"))
+        ev = ev.with_columns(
+            pl.when(pl.col("store_rating").is_null() & never_before).then(pl.col("file_rating")).alias("boot_rating")
+        )
         if std_hist is not None:
-            std = _asof_rating(ev.select("player_id", "in_force").unique(), std_hist, "in_force", "std_rating").select(
-                "player_id", "in_force", "std_rating"
-            )
+            # R&B 7.2.1 (from March 2024): an unrated rapid/blitz player with a standard
+            # rating at the start of the event is treated as rated at that rating
+            std = _asof_rating(ev.select("player_id", "in_force").unique(), std_hist, "in_force", "std_rating")
             ev = ev.join(std, on=["player_id", "in_force"], how="left").with_columns(
                 pl.when(pl.col("store_rating").is_null() & never_before & pl.col("version").is_in(["V2024", "V2024A"]))
                 .then(pl.coalesce("boot_rating", "std_rating"))
@@ -613,140 +672,80 @@ def _one_period(
             "file_id",
         )
 
-        # -- bootstrap the state of never-rated players from this period's files ---------
+        # -- players of the period: their state at the start of the period -------------
+        # one left join: players new to the store get an all-null state row
+        known = sides_t.select("player_id").unique().join(state, on="player_id", how="left").select(list(_STATE_SCHEMA))
+        # birth year from the files when the store has none (new or bootstrapped players)
+        no_by = known.filter(pl.col("birth_year").is_null())
+        if no_by.height:
+            filled = (
+                no_by.drop("birth_year").join(prep.birth_years, on="player_id", how="left").select(list(_STATE_SCHEMA))
+            )
+            known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
+        known = known.cast(_STATE_SCHEMA)
+
+        # -- bootstrap never-rated players from this period's files ---------------------
         boot_rows = (
             ev.filter(pl.col("boot_rating").is_not_null())
             .sort("player_id", "in_force", "boot_rating")
             .group_by("player_id", maintain_order=True)
             .agg(pl.col("boot_rating").first(), pl.col("in_force").first().alias("boot_date"))
-        )
-        cur = state.select("player_id", "rating", "first_rated")
-        boot_rows = boot_rows.join(cur, on="player_id", how="left").filter(
-            pl.col("rating").is_null() & pl.col("first_rated").is_null()
-        )
-        boot_players = boot_rows.select("player_id")
-        if boot_rows.height:
-            add = boot_rows.select(
-                "player_id",
-                pl.col("boot_rating").alias("rating"),
-                pl.lit(None, pl.Int64).alias("total_games"),
-                (pl.col("boot_rating") >= 2400).alias("ever_2400"),
-                (pl.col("boot_rating") >= 2300).alias("ever_2300"),
-                pl.lit(None, pl.Int64).alias("birth_year"),
-                pl.col("boot_date").alias("last_active"),
-                pl.lit(None, pl.Date).alias("pool_from"),
-                pl.lit(None, pl.Int64).alias("k_official"),
-                pl.col("boot_date").alias("first_rated"),
-            ).cast(_STATE_SCHEMA)
-            state = pl.concat([state.join(add.select("player_id"), on="player_id", how="anti"), add])
-
-        # -- every player of the period has a state row (unrated ones with a null rating) --
-        seen = sides_t.select("player_id").unique().join(state, on="player_id", how="anti")
-        if seen.height:
-            state = pl.concat(
-                [
-                    state,
-                    seen.with_columns(
-                        *[pl.lit(None, dtype).alias(c) for c, dtype in _STATE_SCHEMA.items() if c != "player_id"]
-                    ).cast(_STATE_SCHEMA),
-                ]
+            .join(
+                known.filter(pl.col("rating").is_null() & pl.col("first_rated").is_null()).select("player_id"),
+                on="player_id",
+                how="semi",
             )
-
-        # -- birth years from the files for players the state does not know yet ----------
-        state = (
-            state.join(prep.birth_years.rename({"birth_year": "f_by"}), on="player_id", how="left")
-            .with_columns(pl.coalesce("birth_year", "f_by").alias("birth_year"))
-            .drop("f_by")
+        )
+        if boot_rows.height:
+            known = (
+                known.join(boot_rows, on="player_id", how="left")
+                .with_columns(
+                    pl.coalesce("rating", "boot_rating").alias("rating"),
+                    pl.when(pl.col("boot_rating").is_not_null())
+                    .then(pl.col("ever_2400").fill_null(False) | (pl.col("boot_rating") >= 2400))
+                    .otherwise(pl.col("ever_2400"))
+                    .alias("ever_2400"),
+                    pl.when(pl.col("boot_rating").is_not_null())
+                    .then(pl.col("ever_2300").fill_null(False) | (pl.col("boot_rating") >= 2300))
+                    .otherwise(pl.col("ever_2300"))
+                    .alias("ever_2300"),
+                    pl.coalesce("last_active", "boot_date").alias("last_active"),
+                    pl.coalesce("first_rated", "boot_date").alias("first_rated"),
+                )
+                .drop("boot_rating", "boot_date")
+            )
+        upd_parts.append(
+            boot_rows.select("player_id", pl.lit(True).alias("boot"))
+            if boot_rows.height
+            else pl.DataFrame(schema={"player_id": pl.Int64, "boot": pl.Boolean})
         )
 
-        # -- per side: Ro, Rc, D, PD -----------------------------------------------------
+        # -- per side: Ro, Rc, D, PD (lazy: one plan up to the per-player sums) ------------
         own = ev.select("tournament_id", "player_id", pl.col("r_if").alias("ro_if"))
-        opp = ev.select(
-            "tournament_id",
-            pl.col("player_id").alias("opponent_id"),
-            pl.col("r_if").alias("rc"),
-        )
-        s = (
-            sides_t.join(own, on=["tournament_id", "player_id"], how="left")
-            .join(opp, on=["tournament_id", "opponent_id"], how="left")
-            .join(state.select("player_id", pl.col("rating").alias("r_prev")), on="player_id", how="left")
-        )
-        s = s.with_columns(pl.coalesce("ro_if", "r_prev").alias("ro"))
-        minimum = (
-            pl.when(pl.max_horizontal(pl.col("ro").fill_null(0), pl.col("rc").fill_null(0)) >= pl.col("t120"))
-            .then(120)
-            .when(pl.max_horizontal(pl.col("ro").fill_null(0), pl.col("rc").fill_null(0)) >= pl.col("t90"))
-            .then(90)
-            .otherwise(60)
-        )
-        too_fast = (
-            (pl.lit(params.check_time_minimum and params.system == "fide"))
-            & pl.col("tc_minutes").is_not_null()
-            & (pl.col("tc_minutes") < minimum)
-        )
-        rb600 = (
-            pl.lit(params.system != "fide")
-            & (pl.col("eff_start") >= fide.RB_600_FROM)
-            & pl.col("ro_if").is_not_null()
-            & pl.col("rc").is_not_null()
-            & ((pl.col("ro_if") - pl.col("rc")).abs() >= 600)
-            & ((pl.col("ro_if") > 2600) | (pl.col("rc") > 2600))
-        )
-        reason = (
-            pl.when(pl.col("reason").is_not_null())
-            .then(pl.col("reason"))
-            .when(too_fast)
-            .then(pl.lit("below_time_minimum"))
-            .when(rb600)
-            .then(pl.lit("rb_600_points"))
-            .when(pl.col("r_prev").is_null() & pl.col("rc").is_not_null())
-            .then(pl.lit("pooled_unrated"))
-            .when(pl.col("r_prev").is_null())
-            .then(pl.lit("both_unrated"))
-            .when(pl.col("rc").is_null())
-            .then(pl.lit("unrated_opponent"))
-            .otherwise(None)
-        )
-        s = s.with_columns(reason.alias("reason")).with_columns(
-            pl.col("reason").is_null().alias("counted"),
-            (pl.col("ro") - pl.col("rc")).alias("d_raw"),
-        )
-        # V2022: one upgrade per event, for the largest D > 400 of the player's counted games
-        upgrade_rank = (
-            pl.when(pl.col("counted") & (pl.col("d_raw") > 400))
-            .then(pl.col("d_raw"))
-            .otherwise(None)
-            .rank("ordinal", descending=True)
-            .over("tournament_id", "player_id")
-        )
-        capped = pl.col("d_raw").clip(-400, 400)
-        d_used = (
-            pl.when(pl.col("cap_mode") == "all")
-            .then(capped)
-            .when(pl.col("cap_mode") == "none")
-            .then(pl.col("d_raw"))
-            .when(pl.col("cap_mode") == "all_below_2650")
-            .then(pl.when(pl.col("ro") >= 2650).then(pl.col("d_raw")).otherwise(capped))
-            .when(pl.col("d_raw") > 400)
-            .then(pl.when(pl.col("__up") == 1).then(400).otherwise(pl.col("d_raw")))
-            .when(pl.col("d_raw") < -400)
-            .then(pl.when(pl.col("cap_lower")).then(-400).otherwise(pl.col("d_raw")))
-            .otherwise(pl.col("d_raw"))
-        )
-        s = s.with_columns(upgrade_rank.alias("__up")).with_columns(d_used.alias("d_used"))
-        s = s.with_columns(pd_x100_expr(pl.col("d_used")).alias("pd_x100")).with_columns(
-            (pl.col("score_x100") - pl.col("pd_x100")).alias("wpd_x100")
-        )
+        opp = ev.select("tournament_id", pl.col("player_id").alias("opponent_id"), pl.col("r_if").alias("rc"))
+        needs_rank = sides_t.select((pl.col("cap_mode") == "one_upgrade").any()).item()
+        s = _sides_plan(
+            sides_t.lazy(),
+            own.lazy(),
+            opp.lazy(),
+            known.select("player_id", pl.col("rating").alias("r_prev")).lazy(),
+            params,
+            needs_rank,
+        ).collect()
 
         # -- K: state at the start of the period, then the 700 cap -----------------------
-        counted = s.filter(pl.col("counted"))
-        per_player = counted.group_by("player_id").agg(
-            pl.len().cast(pl.Int64).alias("n"),
-            pl.col("wpd_x100").sum().alias("sum_x100"),
-            pl.col("k_fixed").first().alias("k_fixed"),
-            pl.col("junior_max_age").first().alias("junior_max_age"),
+        per_player = (
+            s.lazy()
+            .filter(pl.col("counted"))
+            .group_by("player_id")
+            .agg(
+                pl.len().cast(pl.Int64).alias("n"),
+                pl.col("wpd_x100").sum().alias("sum_x100"),
+                pl.col("k_fixed").first().alias("k_fixed"),
+                pl.col("junior_max_age").first().alias("junior_max_age"),
+            )
+            .join(known.lazy(), on="player_id", how="left")
         )
-        per_player = per_player.join(state, on="player_id", how="left")
         junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= pl.col("junior_max_age")
         k_base = (
             pl.when(pl.col("k_fixed").is_not_null())
@@ -760,21 +759,25 @@ def _one_period(
             .when(pl.col("total_games").is_not_null() & (pl.col("total_games") < 30))
             .then(40)
             .otherwise(20)
+            .cast(pl.Int64)
         )
-        per_player = (
-            per_player.with_columns(k_base.cast(pl.Int64).alias("k_base"))
+        n_per_player = (
+            per_player.with_columns(k_base.alias("k_base"))
             .with_columns(
                 pl.when(pl.col("k_base") * pl.col("n") > 700)
                 .then(700 // pl.col("n"))
                 .otherwise(pl.col("k_base"))
                 .alias("k")
             )
-            .with_columns(
-                (pl.col("k") * pl.col("sum_x100")).alias("change_x100"),
+            .select(
+                "player_id",
+                "n",
+                "k",
+                round_x100_expr(pl.col("k") * pl.col("sum_x100")).alias("change"),
             )
-            .with_columns(round_x100_expr(pl.col("change_x100")).alias("change"))
+            .collect()
         )
-        n_per_player = per_player.select("player_id", "n", "k", "change")
+        upd_parts.append(n_per_player)
 
         s = s.join(n_per_player.select("player_id", "k"), on="player_id", how="left")
         changes_t = s.select(
@@ -797,7 +800,7 @@ def _one_period(
         )
 
         # -- per tournament (rated players) ----------------------------------------------
-        tr_rated = (
+        tr_t = (
             s.filter(pl.col("counted"))
             .group_by("tournament_id", "player_id")
             .agg(
@@ -821,83 +824,312 @@ def _one_period(
         )
 
         # -- unrated players: pool games against rated opponents ------------------------
-        pool_new = s.filter(pl.col("reason") == "pooled_unrated").select(
-            "player_id",
-            "list_date",
-            "tournament_id",
-            "eff_start",
-            "rc",
-            "score_x100",
-        )
-        pool = pl.concat([pool, pool_new.cast(pool.schema)])
-        tr_t = tr_rated
-    # -- initial ratings ---------------------------------------------------------------
-    published = pl.DataFrame(schema={"player_id": pl.Int64, "ru": pl.Int64, "pool_n": pl.Int64})
-    pool_rows_t = None
-    tr_unrated = None
+        pool_new = s.filter(pl.col("reason") == "pooled_unrated").select(list(_POOL_SCHEMA))
+        pool = pl.concat([pool, pool_new.cast(_POOL_SCHEMA)])
+        upd_parts.append(pool_new.group_by("player_id").agg(pl.len().cast(pl.Int64).alias("pool_games_t")))
+        # the state rows of the period's players, after bootstrap and with file birth years
+        state = pl.concat([state.join(known.select("player_id"), on="player_id", how="anti"), known])
+
+    # -- initial ratings -------------------------------------------------------------------
     if pool.height:
-        active = (
-            pool_new.select("player_id").unique()
-            if pool_new is not None
-            else pl.DataFrame(schema={"player_id": pl.Int64})
+        published, pool_rows_t, tr_unrated = _initial_ratings(t, state, pool, pool_new, prep, params, list_rules)
+        upd_parts += [published, pool_rows_t]
+        if tr_unrated is not None:
+            tr_t = pl.concat([tr_t, tr_unrated.select(tr_t.columns)]) if tr_t is not None else tr_unrated
+
+    if tr_t is not None:
+        tr_t = tr_t.select(
+            pl.lit(t).alias("list_date"),
+            "tournament_id",
+            "player_id",
+            "rules_version",
+            "ro",
+            "n",
+            _x100_to_decimal(pl.col("score_x100"), 5, 2).cast(pl.Decimal(5, 1)).alias("score"),
+            "ra",
+            _x100_to_decimal(pl.col("we_x100"), 7, 2).alias("we"),
+            _x100_to_decimal(pl.col("wwe_x100"), 7, 2).alias("w_we"),
+            "k",
+            "change_x100",
+            "rp",
+            "unrated",
+            "ru_provisional",
         )
-        unrated = state.filter(pl.col("rating").is_null()).select("player_id", "pool_from")
-        # pooled results of consecutive periods of at most 26 months (B.02 7.1.4)
-        window_from = add_months(t, -25)
-        p = pool.join(unrated, on="player_id", how="inner").filter(
-            (pl.col("list_date") >= window_from)
-            & (pl.col("pool_from").is_null() | (pl.col("list_date") >= pl.col("pool_from")))
+
+    # -- the new state and the list t: one join of the period's updates into the state ----
+    upd_schema = {
+        "player_id": pl.Int64,
+        "n": pl.Int64,
+        "k": pl.Int64,
+        "change": pl.Int64,
+        "ru": pl.Int64,
+        "pool_n": pl.Int64,
+        "pool_games": pl.Int64,
+        "pool_games_t": pl.Int64,
+        "boot": pl.Boolean,
+    }
+    upd = None
+    for part in upd_parts:
+        if part.height == 0:
+            continue
+        upd = part if upd is None else upd.join(part, on="player_id", how="full", coalesce=True)
+    if upd is None:
+        upd = _empty(upd_schema)
+    upd = (
+        upd.with_columns([pl.lit(None, dt_).alias(c) for c, dt_ in upd_schema.items() if c not in upd.columns])
+        .select(list(upd_schema))
+        .cast(upd_schema)
+    )
+    st = state.lazy().join(upd.lazy(), on="player_id", how="left")
+    was_rated = pl.col("rating").is_not_null()
+    new_rating = (
+        pl.when(pl.col("ru").is_not_null())
+        .then(pl.col("ru"))
+        .when(was_rated)
+        .then(pl.col("rating") + pl.col("change").fill_null(0))
+    )
+    compressed = t == fide.COMPRESSION_LIST and params.rules in (None, "V2024")
+    if compressed:
+        # FIDE B.02 (2024), one-off adjustment of 1 March 2024: R + 0.4 x (2000 - R) < 2000
+        nr = new_rating
+        new_rating = pl.when(nr < 2000).then(nr + div_round_expr(2 * (2000 - nr), pl.lit(5))).otherwise(nr)
+    st = st.with_columns(new_rating.alias("new_rating"), was_rated.alias("was_rated"))
+    st = st.with_columns((pl.col("new_rating") < list_rules.floor).fill_null(False).alias("delisted")).with_columns(
+        pl.when(pl.col("delisted")).then(None).otherwise(pl.col("new_rating")).alias("new_rating")
+    )
+    active_now = (pl.col("n").fill_null(0) > 0) | pl.col("ru").is_not_null()
+    st = st.with_columns(
+        pl.col("rating").alias("old_rating"),
+        pl.col("new_rating").alias("rating"),
+        pl.when(pl.col("ru").is_not_null())
+        .then(pl.col("pool_n"))
+        .otherwise(pl.col("total_games") + pl.col("n").fill_null(0))
+        .alias("total_games"),
+        (pl.col("ever_2400").fill_null(False) | (pl.col("new_rating").fill_null(0) >= 2400)).alias("ever_2400"),
+        (pl.col("ever_2300").fill_null(False) | (pl.col("new_rating").fill_null(0) >= 2300)).alias("ever_2300"),
+        pl.when(active_now).then(pl.lit(t)).otherwise(pl.col("last_active")).alias("last_active"),
+        pl.when(pl.col("delisted"))
+        .then(pl.lit(t + dt.timedelta(days=1)))
+        .otherwise(pl.col("pool_from"))
+        .alias("pool_from"),
+        pl.lit(None, pl.Int64).alias("k_official"),
+        pl.coalesce("first_rated", pl.when(pl.col("new_rating").is_not_null()).then(pl.lit(t))).alias("first_rated"),
+    )
+    delisted = pl.col("delisted").fill_null(False)
+    inactive = pl.col("last_active").is_null() | (pl.col("last_active") <= pl.lit(add_months(t, -12)))
+    flags = pl.concat_str(
+        pl.when(pl.col("rating").is_not_null() & inactive).then(pl.lit("i")),
+        pl.when(pl.col("ru").is_not_null()).then(pl.lit("new")),
+        pl.when(delisted).then(pl.lit("delisted")),
+        pl.when(pl.col("rating").is_null() & ~delisted).then(pl.lit("pool")),
+        pl.when(pl.lit(compressed) & pl.col("was_rated").fill_null(False)).then(pl.lit("compressed")),
+        separator=",",
+        ignore_nulls=True,
+    )
+    lists_plan = st.filter(pl.col("rating").is_not_null() | pl.col("pool_games").is_not_null() | delisted).select(
+        pl.lit(t).alias("list_date"),
+        "player_id",
+        "rating",
+        pl.coalesce(
+            pl.when(pl.col("ru").is_null()).then(pl.col("n")),
+            pl.col("pool_games_t"),
+            pl.lit(0, pl.Int64),
+        ).alias("games"),
+        pl.when(pl.col("rating").is_not_null() | delisted)
+        .then(pl.col("total_games"))
+        .otherwise(pl.col("pool_games"))
+        .alias("total_games"),
+        pl.when(pl.col("ru").is_null()).then(pl.col("k")).alias("k"),
+        pl.when(pl.col("ru").is_null() & pl.col("was_rated").fill_null(False))
+        .then(pl.col("change").fill_null(0))
+        .alias("change"),
+        pl.when(flags == "").then(None).otherwise(flags).alias("flags"),
+        "ever_2400",
+        "birth_year",
+        pl.when(pl.col("boot").fill_null(False))
+        .then(pl.lit("bootstrap"))
+        .otherwise(pl.lit("computed"))
+        .alias("source"),
+    )
+    new_state, lists_t = pl.collect_all([st.select(list(_STATE_SCHEMA)), lists_plan])
+    new_state = new_state.cast(_STATE_SCHEMA)
+    if off_t is not None and off_t.height:
+        # the imported official list is what FIDE published: it wins for its players
+        new_state = _state_from_official(new_state, off_t)
+        o = off_t.unique("player_id", keep="first").select(
+            "player_id", pl.col("rating").alias("o_rating"), pl.lit(True).alias("imp")
         )
-        # first event(s): the earliest start among the pooled events since the player
-        # became (or last became) unrated; a zero score there is disregarded (8.2.1)
-        all_ev = (
-            pool.join(unrated, on="player_id", how="inner")
-            .filter(pl.col("pool_from").is_null() | (pl.col("list_date") >= pl.col("pool_from")))
-            .group_by("player_id", "tournament_id")
-            .agg(pl.col("eff_start").first(), pl.col("score_x100").sum().alias("ev_score"))
+        lists_t = (
+            lists_t.join(o, on="player_id", how="full", coalesce=True)
+            .join(
+                new_state.select("player_id", pl.col("ever_2400").alias("o_e"), pl.col("birth_year").alias("o_by")),
+                on="player_id",
+                how="left",
+            )
+            .with_columns(
+                pl.when(pl.col("imp")).then(pl.col("o_rating")).otherwise(pl.col("rating")).alias("rating"),
+                pl.coalesce("games", pl.lit(0, pl.Int64)).alias("games"),
+                pl.coalesce("list_date", pl.lit(t)).alias("list_date"),
+                pl.when(pl.col("imp")).then(pl.lit("imported")).otherwise(pl.col("source")).alias("source"),
+                pl.col("o_e").alias("ever_2400"),
+                pl.col("o_by").alias("birth_year"),
+            )
+            .select(list(LIST_SCHEMA))
         )
-        first_start = all_ev.group_by("player_id").agg(pl.col("eff_start").min().alias("first_start"))
-        first_ev = all_ev.join(first_start, on="player_id").filter(pl.col("eff_start") == pl.col("first_start"))
-        first_min = _version_of(t, params).first_event_min_x100
-        zero_first = (
-            first_ev.group_by("player_id")
-            .agg(pl.col("ev_score").sum().alias("first_score"), pl.col("tournament_id"))
-            .filter(pl.col("first_score") < first_min)
-            .explode("tournament_id")
-            .select("player_id", "tournament_id")
+    lists.put(t, lists_t)
+    return new_state, pool, (lists_t, changes_t, tr_t, disc_t)
+
+
+def _sides_plan(
+    sides: pl.LazyFrame,
+    own: pl.LazyFrame,
+    opp: pl.LazyFrame,
+    r_prev: pl.LazyFrame,
+    params: FideParams,
+    needs_rank: bool,
+) -> pl.LazyFrame:
+    """Per player-side: Ro, Rc, why not counted, D, D after the 400-point rule, PD, W − PD."""
+    s = (
+        sides.join(own, on=["tournament_id", "player_id"], how="left")
+        .join(opp, on=["tournament_id", "opponent_id"], how="left")
+        .join(r_prev, on="player_id", how="left")
+        # 8.2.4: a player rated since (late report) plays at their current rating
+        .with_columns(pl.coalesce("ro_if", "r_prev").alias("ro"))
+    )
+    top = pl.max_horizontal(pl.col("ro").fill_null(0), pl.col("rc").fill_null(0))
+    minimum = pl.when(top >= pl.col("t120")).then(120).when(top >= pl.col("t90")).then(90).otherwise(60)
+    too_fast = (
+        pl.lit(params.check_time_minimum and params.system == "fide")
+        & pl.col("tc_minutes").is_not_null()
+        & (pl.col("tc_minutes") < minimum)
+    )
+    rb600 = (
+        pl.lit(params.system != "fide")
+        & (pl.col("eff_start") >= fide.RB_600_FROM)
+        & pl.col("ro_if").is_not_null()
+        & pl.col("rc").is_not_null()
+        & ((pl.col("ro_if") - pl.col("rc")).abs() >= 600)
+        & ((pl.col("ro_if") > 2600) | (pl.col("rc") > 2600))
+    )
+    reason = (
+        pl.when(pl.col("reason").is_not_null())
+        .then(pl.col("reason"))
+        .when(too_fast)
+        .then(pl.lit("below_time_minimum"))
+        .when(rb600)
+        .then(pl.lit("rb_600_points"))
+        .when(pl.col("r_prev").is_null() & pl.col("rc").is_not_null())
+        .then(pl.lit("pooled_unrated"))
+        .when(pl.col("r_prev").is_null())
+        .then(pl.lit("both_unrated"))
+        .when(pl.col("rc").is_null())
+        .then(pl.lit("unrated_opponent"))
+    )
+    s = s.with_columns(reason.alias("reason")).with_columns(
+        pl.col("reason").is_null().alias("counted"),
+        (pl.col("ro") - pl.col("rc")).alias("d_raw"),
+    )
+    if needs_rank:
+        # V2022 8.3.1: one upgrade per event, the largest D > 400 of the player's games
+        up = (
+            pl.when(pl.col("counted") & (pl.col("d_raw") > 400))
+            .then(pl.col("d_raw"))
+            .rank("ordinal", descending=True)
+            .over("tournament_id", "player_id")
         )
-        p = p.join(zero_first, on=["player_id", "tournament_id"], how="anti")
-        agg = p.group_by("player_id").agg(
+    else:
+        up = pl.lit(None, pl.UInt32)
+    capped = pl.col("d_raw").clip(-400, 400)
+    d_used = (
+        pl.when(pl.col("cap_mode") == "all")
+        .then(capped)
+        .when(pl.col("cap_mode") == "none")
+        .then(pl.col("d_raw"))
+        .when(pl.col("cap_mode") == "all_below_2650")
+        .then(pl.when(pl.col("ro") >= 2650).then(pl.col("d_raw")).otherwise(capped))
+        .when(pl.col("d_raw") > 400)
+        .then(pl.when(pl.col("__up") == 1).then(400).otherwise(pl.col("d_raw")))
+        .when(pl.col("d_raw") < -400)
+        .then(pl.when(pl.col("cap_lower")).then(-400).otherwise(pl.col("d_raw")))
+        .otherwise(pl.col("d_raw"))
+    )
+    return (
+        s.with_columns(up.alias("__up"))
+        .with_columns(d_used.alias("d_used"))
+        .with_columns(pd_x100_expr(pl.col("d_used")).alias("pd_x100"))
+        .with_columns((pl.col("score_x100") - pl.col("pd_x100")).alias("wpd_x100"))
+    )
+
+
+def _initial_ratings(
+    t: dt.date,
+    state: pl.DataFrame,
+    pool: pl.DataFrame,
+    pool_new: pl.DataFrame | None,
+    prep: Prepared,
+    params: FideParams,
+    list_rules: fide.RuleSet,
+):
+    """Ru of the unrated players with pooled games (B.02 7.1.4, 8.2).
+
+    Returns (published: player_id, ru, pool_n — those with new games this period, N ≥ 5
+    and Ru ≥ floor; pool rows: player_id, pool_games for every pooling player;
+    per-tournament rows of this period's unrated players, or None).
+    """
+    active = (
+        pool_new.select("player_id").unique() if pool_new is not None else pl.DataFrame(schema={"player_id": pl.Int64})
+    )
+    unrated = state.filter(pl.col("rating").is_null()).select("player_id", "pool_from")
+    since = pool.join(unrated, on="player_id", how="inner").filter(
+        pl.col("pool_from").is_null() | (pl.col("list_date") >= pl.col("pool_from"))
+    )
+    # first event(s): the earliest start among the events pooled since the player became
+    # (or last became) unrated; a zero score there is disregarded (8.2.1)
+    all_ev = since.group_by("player_id", "tournament_id").agg(
+        pl.col("eff_start").first(), pl.col("score_x100").sum().alias("ev_score")
+    )
+    first_min = _version_of(t, params).first_event_min_x100
+    zero_first = (
+        all_ev.filter(pl.col("eff_start") == pl.col("eff_start").min().over("player_id"))
+        .filter(pl.col("ev_score").sum().over("player_id") < first_min)
+        .select("player_id", "tournament_id")
+    )
+    # results of consecutive periods of at most 26 months are pooled (7.1.4)
+    p = since.filter(pl.col("list_date") >= add_months(t, -25)).join(
+        zero_first, on=["player_id", "tournament_id"], how="anti"
+    )
+    agg = (
+        p.group_by("player_id")
+        .agg(
             pl.len().cast(pl.Int64).alias("N"),
             pl.col("score_x100").sum().alias("W"),
             pl.col("rc").sum().alias("total"),
             pl.col("eff_start").max().alias("last_start"),
         )
-        agg = agg.with_columns(version_expr("last_start", params.rules).alias("version")).join(
-            _rules_frame(params).select("version", "initial_rule", "ru_max"), on="version", how="left"
-        )
-        n = pl.col("N")
-        w = pl.col("W")
-        tot = pl.col("total")
-        old = (
-            pl.when(w > 50 * n)
-            .then(div_round_expr(100 * tot + 40 * (w - 50 * n) * n, 100 * n))
-            .when(w == 50 * n)
-            .then(div_round_expr(tot, n))
-            .otherwise(div_round_expr(tot + dp_expr(div_round_expr(w, n)) * n, n))
-        )
-        nn = n + 2
-        new = div_round_expr(tot + 3600 + dp_expr(div_round_expr(w + 100, nn)) * nn, nn)
-        ru = pl.when(pl.col("initial_rule") == "old").then(old).otherwise(new)
-        ru = pl.when(pl.col("ru_max").is_not_null()).then(pl.min_horizontal(ru, pl.col("ru_max"))).otherwise(ru)
-        agg = agg.with_columns(ru.alias("ru"))
-        published = (
-            agg.join(active, on="player_id", how="semi")
-            .filter((n >= 5) & (pl.col("ru") >= list_rules.floor))
-            .select("player_id", "ru", pl.col("N").alias("pool_n"))
-        )
-        pool_rows_t = agg.select("player_id", pl.col("N").alias("pool_n"), "ru")
-    if pool_new is not None and pool_new.height and pool_rows_t is not None:
+        .with_columns(version_expr("last_start", params.rules).alias("version"))
+        .join(_rules_frame(params).select("version", "initial_rule", "ru_max"), on="version", how="left")
+    )
+    n, w, tot = pl.col("N"), pl.col("W"), pl.col("total")
+    old = (
+        pl.when(w > 50 * n)
+        .then(div_round_expr(100 * tot + 40 * (w - 50 * n) * n, 100 * n))
+        .when(w == 50 * n)
+        .then(div_round_expr(tot, n))
+        .otherwise(div_round_expr(tot + dp_expr(div_round_expr(w, n)) * n, n))
+    )
+    nn = n + 2
+    new = div_round_expr(tot + 3600 + dp_expr(div_round_expr(w + 100, nn)) * nn, nn)
+    ru = pl.when(pl.col("initial_rule") == "old").then(old).otherwise(new)
+    ru = pl.when(pl.col("ru_max").is_not_null()).then(pl.min_horizontal(ru, pl.col("ru_max"))).otherwise(ru)
+    agg = agg.with_columns(ru.alias("ru"))
+    published = (
+        agg.join(active, on="player_id", how="semi")
+        .filter((n >= 5) & (pl.col("ru") >= list_rules.floor))
+        .select("player_id", "ru", pl.col("N").alias("pool_n"))
+    )
+    pool_rows = agg.select("player_id", pl.col("N").alias("pool_games"))
+    tr_unrated = None
+    if pool_new is not None and pool_new.height:
         tr_unrated = (
             pool_new.join(prep.tournaments.select("tournament_id", "version"), on="tournament_id", how="left")
             .group_by("tournament_id", "player_id")
@@ -920,158 +1152,10 @@ def _one_period(
                 pl.lit(None, pl.Int64).alias("k"),
                 pl.lit(None, pl.Int64).alias("change_x100"),
             )
-            .join(pool_rows_t.select("player_id", pl.col("ru").alias("ru_provisional")), on="player_id", how="left")
+            .join(
+                agg.select("player_id", pl.col("ru").alias("ru_provisional")),
+                on="player_id",
+                how="left",
+            )
         )
-        tr_t = pl.concat([tr_t, tr_unrated.select(tr_t.columns)]) if tr_t is not None else tr_unrated
-
-    if tr_t is not None:
-        tr_t = tr_t.with_columns(pl.lit(t).alias("list_date")).select(
-            "list_date",
-            "tournament_id",
-            "player_id",
-            "rules_version",
-            "ro",
-            "n",
-            _x100_to_decimal(pl.col("score_x100"), 5, 2).cast(pl.Decimal(5, 1)).alias("score"),
-            "ra",
-            _x100_to_decimal(pl.col("we_x100"), 7, 2).alias("we"),
-            _x100_to_decimal(pl.col("wwe_x100"), 7, 2).alias("w_we"),
-            "k",
-            "change_x100",
-            "rp",
-            "unrated",
-            "ru_provisional",
-        )
-
-    # -- the new state -------------------------------------------------------------------
-    st = state
-    if n_per_player is not None:
-        st = st.join(n_per_player, on="player_id", how="left")
-    else:
-        st = st.with_columns(
-            pl.lit(None, pl.Int64).alias("n"),
-            pl.lit(None, pl.Int64).alias("k"),
-            pl.lit(None, pl.Int64).alias("change"),
-        )
-    st = st.join(published, on="player_id", how="full", coalesce=True)
-    if pool_rows_t is not None:
-        st = st.join(pool_rows_t.select("player_id", pl.col("pool_n").alias("pool_games")), on="player_id", how="left")
-    else:
-        st = st.with_columns(pl.lit(None, pl.Int64).alias("pool_games"))
-    pool_games_t = (
-        pool_new.group_by("player_id").agg(pl.len().cast(pl.Int64).alias("pool_games_t"))
-        if pool_new is not None
-        else pl.DataFrame(schema={"player_id": pl.Int64, "pool_games_t": pl.Int64})
-    )
-    st = st.join(pool_games_t, on="player_id", how="left")
-    was_rated = pl.col("rating").is_not_null()
-    new_rating = (
-        pl.when(pl.col("ru").is_not_null())
-        .then(pl.col("ru"))
-        .when(was_rated)
-        .then(pl.col("rating") + pl.col("change").fill_null(0))
-        .otherwise(None)
-    )
-    st = st.with_columns(new_rating.alias("new_rating"), was_rated.alias("was_rated"))
-    compressed = t == fide.COMPRESSION_LIST and params.rules in (None, "V2024")
-    if compressed:
-        inc = div_round_expr(2 * (2000 - pl.col("new_rating")), pl.lit(5))
-        st = st.with_columns(
-            pl.when(pl.col("new_rating") < 2000)
-            .then(pl.col("new_rating") + inc)
-            .otherwise(pl.col("new_rating"))
-            .alias("new_rating")
-        )
-    below = pl.col("new_rating") < list_rules.floor
-    st = st.with_columns(below.fill_null(False).alias("delisted"))
-    st = st.with_columns(pl.when(pl.col("delisted")).then(None).otherwise(pl.col("new_rating")).alias("new_rating"))
-    active_now = (pl.col("n").fill_null(0) > 0) | pl.col("ru").is_not_null()
-    new_state = st.select(
-        "player_id",
-        pl.col("new_rating").alias("rating"),
-        pl.when(pl.col("ru").is_not_null())
-        .then(pl.col("pool_n"))
-        .otherwise(pl.col("total_games") + pl.col("n").fill_null(0))
-        .alias("total_games"),
-        (pl.col("ever_2400").fill_null(False) | (pl.col("new_rating").fill_null(0) >= 2400)).alias("ever_2400"),
-        (pl.col("ever_2300").fill_null(False) | (pl.col("new_rating").fill_null(0) >= 2300)).alias("ever_2300"),
-        "birth_year",
-        pl.when(active_now).then(pl.lit(t)).otherwise(pl.col("last_active")).alias("last_active"),
-        pl.when(pl.col("delisted"))
-        .then(pl.lit(t + dt.timedelta(days=1)))
-        .otherwise(pl.col("pool_from"))
-        .alias("pool_from"),
-        pl.lit(None, pl.Int64).alias("k_official"),
-        pl.coalesce("first_rated", pl.when(pl.col("new_rating").is_not_null()).then(pl.lit(t))).alias("first_rated"),
-    ).cast(_STATE_SCHEMA)
-    source_imported = pl.DataFrame(schema={"player_id": pl.Int64})
-    if off_t is not None and off_t.height:
-        new_state = _state_from_official(new_state, off_t)
-        source_imported = off_t.select("player_id").unique()
-
-    # -- the list t ------------------------------------------------------------------------
-    meta = st.select(
-        "player_id",
-        "n",
-        "k",
-        "change",
-        "ru",
-        "delisted",
-        "was_rated",
-        "pool_games",
-        "pool_games_t",
-    )
-    lst = new_state.join(meta, on="player_id", how="left")
-    in_pool = pl.col("pool_games").is_not_null()
-    lst = lst.filter(pl.col("rating").is_not_null() | in_pool | pl.col("delisted").fill_null(False))
-    inactive = pl.col("last_active").is_null() | (pl.col("last_active") <= pl.lit(add_months(t, -12)))
-    flags = (
-        pl.concat_list(
-            pl.when(pl.col("rating").is_not_null() & inactive).then(pl.lit("i")),
-            pl.when(pl.col("ru").is_not_null()).then(pl.lit("new")),
-            pl.when(pl.col("delisted").fill_null(False)).then(pl.lit("delisted")),
-            pl.when(pl.col("rating").is_null() & ~pl.col("delisted").fill_null(False)).then(pl.lit("pool")),
-            pl.when(pl.lit(compressed) & pl.col("was_rated").fill_null(False)).then(pl.lit("compressed")),
-        )
-        .list.drop_nulls()
-        .list.join(",")
-    )
-    lst = lst.join(boot_players.with_columns(pl.lit(True).alias("boot")), on="player_id", how="left")
-    lst = lst.join(source_imported.with_columns(pl.lit(True).alias("imp")), on="player_id", how="left")
-    lists_t = lst.select(
-        pl.lit(t).alias("list_date"),
-        "player_id",
-        "rating",
-        pl.coalesce(
-            pl.when(pl.col("ru").is_null()).then(pl.col("n")),
-            pl.col("pool_games_t"),
-            pl.lit(0, pl.Int64),
-        ).alias("games"),
-        pl.when(pl.col("rating").is_not_null() | pl.col("delisted").fill_null(False))
-        .then(pl.col("total_games"))
-        .otherwise(pl.col("pool_games"))
-        .alias("total_games"),
-        pl.when(pl.col("ru").is_null()).then(pl.col("k")).alias("k"),
-        pl.when(pl.col("ru").is_null() & pl.col("was_rated").fill_null(False))
-        .then(pl.col("change").fill_null(0))
-        .alias("change"),
-        pl.when(flags == "").then(None).otherwise(flags).alias("flags"),
-        "ever_2400",
-        "birth_year",
-        pl.when(pl.col("imp").fill_null(False))
-        .then(pl.lit("imported"))
-        .when(pl.col("boot").fill_null(False))
-        .then(pl.lit("bootstrap"))
-        .otherwise(pl.lit("computed"))
-        .alias("source"),
-    ).sort("player_id")
-    # the history keeps only rows that differ from the previous list: an as-of lookup
-    # still finds every player's rating in force, and the history stays small
-    prev_r = state.select("player_id", pl.col("rating").alias("__prev"), pl.lit(True).alias("__known"))
-    changed = (
-        lists_t.select("player_id", "list_date", "rating")
-        .join(prev_r, on="player_id", how="left")
-        .filter(pl.col("__known").is_null() | pl.col("rating").ne_missing(pl.col("__prev")))
-    )
-    hist = pl.concat([hist, changed.select(list(_HIST_SCHEMA)).cast(_HIST_SCHEMA)])
-    return new_state, hist, pool, (lists_t, changes_t, tr_t, disc_t)
+    return published, pool_rows, tr_unrated

@@ -171,7 +171,8 @@ def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataF
     """Imported official lists of `system` resolved to store players.
 
     Columns: list_date Date, player_id Int64 (rows whose player is not in the store are
-    matched by fide_id, else dropped here — they cannot play in stored games),
+    matched by fide_id, else dropped here — they cannot play in stored games; one row per
+    player and list: duplicates keep the highest rating),
     rating Int64, games Int64, k Int64 (null when 0/blank = unknown), birth_year Int64,
     flag Utf8, sex Utf8, rating_flag Utf8.
     """
@@ -188,6 +189,10 @@ def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataF
                    WHERE fide_id IS NOT NULL GROUP BY fide_id) p
           ON o.player_id IS NULL AND o.fide_id = p.fide_id
         WHERE o.system = ? AND coalesce(o.player_id, p.player_id) IS NOT NULL
+        -- one row per player and list (a list imported twice, or two ids of one player)
+        QUALIFY row_number() OVER (
+            PARTITION BY o.list_date, coalesce(o.player_id, p.player_id)
+            ORDER BY o.rating DESC NULLS LAST, o.k NULLS LAST) = 1
         ORDER BY o.list_date, 2
         """,
         [system],
