@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
@@ -37,10 +38,17 @@ def sql(
     elif fmt == "json":
         sys.stdout.write(to_json(cols, rows) + "\n")
     else:
+        cells = [["" if v is None else str(v) for v in r] for r in rows]
         table = Table(show_lines=False)
         for c in cols:
-            table.add_column(c)
-        for r in rows:
-            table.add_row(*["" if v is None else str(v) for v in r])
-        console.print(table)
+            table.add_column(c, overflow="fold")  # never cut a value
+        for r in cells:
+            table.add_row(*r)
+        # size the table to its content: a wide result wraps in the terminal, but no
+        # column is squeezed to nothing
+        widths = [len(c) for c in cols]
+        for r in cells[:1000]:
+            widths = [max(w, len(v)) for w, v in zip(widths, r, strict=True)]
+        need = sum(min(w, 60) for w in widths) + 3 * len(cols) + 1
+        Console(width=max(console.width, min(need, 2000)), highlight=False).print(table)
         console.print(f"{len(rows)} row(s)")
