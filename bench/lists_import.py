@@ -109,10 +109,14 @@ def main() -> None:
         print(f"generated {src.name}: {args.rows:,} rows in {time.perf_counter() - t0:.1f} s")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        n = duckdb.connect().execute(
-            f"SELECT count(*) FROM read_csv('{src}', columns={{'line': 'VARCHAR'}}, delim=chr(31),"
-            " header=false, quote='', escape='', encoding='latin-1', auto_detect=false)"
-        ).fetchone()[0]
+        n = (
+            duckdb.connect()
+            .execute(
+                f"SELECT count(*) FROM read_csv('{src}', columns={{'line': 'VARCHAR'}}, delim=chr(31),"
+                " header=false, quote='', escape='', encoding='latin-1', auto_detect=false)"
+            )
+            .fetchone()[0]
+        )
         base = time.perf_counter() - t0
         with open_writer(Path(tmp) / "bench.duckdb") as con:
             t0 = time.perf_counter()

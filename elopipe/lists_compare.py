@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
-from elopipe.lists_import import read_list
+from elopipe.lists_import import _register, read_list
 
 
 @dataclass
@@ -64,9 +64,9 @@ def compare_lists(
     ).fetchone()[0]
     if computed_n == 0:
         raise ValueError(f"the store has no computed {system} list for {list_date}; run the rating first")
-    con.register("_cmp_official", official)
+    _register(con, "_cmp_official", official)
     try:
-        report = con.execute(
+        report = con.sql(
             """
             WITH off AS (
                 SELECT o.*, COALESCE(pf.pid, pn.pid) AS player_id
@@ -127,8 +127,9 @@ def compare_lists(
             FROM joined
             ORDER BY status, abs(diff) DESC NULLS LAST, fide_id
             """,
-            {"system": system, "d": list_date},
+            params={"system": system, "d": list_date},
         ).pl()
     finally:
+        con.execute("SELECT 1").fetchall()  # complete the report's result before unregistering
         con.unregister("_cmp_official")
     return Comparison(system, list_date, report)

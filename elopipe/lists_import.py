@@ -151,6 +151,13 @@ _TXT_LABELS = {
 }
 
 
+def _register(con: duckdb.DuckDBPyConnection, name: str, obj: object) -> None:
+    """`con.register`, after completing any result the caller left open on `con` (DuckDB refuses
+    to register while a statement's result is unfinished)."""
+    con.execute("SELECT 1").fetchall()
+    con.register(name, obj)
+
+
 def _head(p: Path) -> str:
     with open(p, "rb") as fh:
         return fh.read(4096).decode("latin-1")
@@ -236,7 +243,7 @@ def _fide_long(
     con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, present: set[str]
 ) -> duckdb.DuckDBPyRelation:
     """One row per player and system from a wide FIDE relation (columns as in _TXT_LABELS)."""
-    con.register("_fide_wide", rel)
+    _register(con, "_fide_wide", rel)
 
     def col(c: str) -> str:
         return c if c in present else "NULL"
@@ -325,7 +332,7 @@ def _read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> duck
         SELECT player_no, tag, NULLIF(trim(val), '') AS val FROM kv
         """
     )
-    con.register("_xml_kv", tags)
+    _register(con, "_xml_kv", tags)
     present_tags = {r[0] for r in con.execute("SELECT DISTINCT tag FROM _xml_kv").fetchall()}
     if "fideid" not in present_tags:
         raise ListFormatError(f"{p}: not a FIDE XML list (no <fideid> tags)")
@@ -335,7 +342,7 @@ def _read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> duck
     wide = con.sql(f"SELECT {sel} FROM _xml_kv GROUP BY player_no")
     present = {rename[t] for t in present_tags if t in rename}
     # XML text is escaped (&amp;, &apos;); names are the only field where it shows
-    con.register("_xml_wide_raw", wide)
+    _register(con, "_xml_wide_raw", wide)
     wide = (
         con.sql(
             "SELECT * REPLACE (replace(replace(replace(replace(replace(name, '&apos;', ''''), '&quot;', '\"'),"
@@ -407,7 +414,10 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
         name.alias("name"),
         c("category").alias("category"),
         pl.when(fid > 0).then(fid).alias("fide_id"),
-        c("sex").str.to_uppercase().replace({"M": "m", "F": "w", "W": "w"}, default=None).alias("sex"),
+        c("sex")
+        .str.to_uppercase()
+        .replace_strict({"M": "m", "F": "w", "W": "w"}, default=None, return_dtype=pl.Utf8)
+        .alias("sex"),
         c("federation").str.to_uppercase().alias("federation"),
         birth.alias("birth_year"),
         *[c(k).alias(k) for k in ("elo", "elo_flag", "rapide", "rapide_flag", "blitz", "blitz_flag")],
@@ -444,7 +454,7 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
     if not frames:
         raise ListFormatError(f"{p}: no Elo, Rapide or Blitz column")
     out = pl.concat(frames)
-    con.register("_ffe_long", out)
+    _register(con, "_ffe_long", out)
     return con.sql("SELECT * FROM _ffe_long")
 
 
@@ -466,7 +476,7 @@ def _store(
     con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: dt.date, source: str, res: ListImportResult
 ) -> None:
     con.execute("DROP TABLE IF EXISTS _ol_new")
-    con.register("_ol_rel", rel)
+    _register(con, "_ol_rel", rel)
     con.execute(
         "CREATE TEMP TABLE _ol_new AS SELECT *, NULL::INTEGER AS player_id FROM _ol_rel "
         "WHERE fide_id IS NOT NULL OR national_id IS NOT NULL"
