@@ -1,0 +1,147 @@
+"""FIDE runs over a real store: order independence, incremental re-rating, the CLI."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli import app
+from elopipe.ingest import ingest_paths
+from elopipe.rating.run import rate
+from elopipe.store import open_writer
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trf"
+LATE = ["irl_kilkenny_masters_2011_gms_national_ids.trf", "irl_galway_major_2011_partial_birthdates.trf"]
+EARLY = [
+    "irl_bunratty_masters_2011_crlf.trf",
+    "irl_bunratty_major_2011_crlf.trf",
+    "irl_bunratty_challengers_2011_crlf.trf",
+    "irl_gonzaga_classic_2008_fide_ids.trf",
+]
+
+pytestmark = pytest.mark.skipif(not DATA.exists(), reason="../shared/data is not available")
+
+
+def _lists(db: Path) -> list[tuple]:
+    """rating_lists keyed by player identity (ids depend on the ingestion order)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(
+            """
+            SELECT l.list_date, coalesce(p.fide_id::VARCHAR, p.name_key) AS who, l.rating, l.games,
+                   l.total_games, l.k, l.change, l.flags, l.source
+            FROM rating_lists l JOIN players p USING (player_id)
+            WHERE l.system = 'fide'
+            ORDER BY ALL
+            """
+        ).fetchall()
+    finally:
+        con.close()
+
+
+def _rate(db: Path, **kw):
+    with open_writer(db) as con:
+        return rate(con, "fide", **kw)
+
+
+def test_order_independence_two_ingest_orders(tmp_path):
+    files = [DATA / f for f in EARLY + LATE]
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    for f in files:
+        ingest_paths([f], a)
+    for f in reversed(files):
+        ingest_paths([f], b)
+    _rate(a)
+    _rate(b)
+    la, lb = _lists(a), _lists(b)
+    assert la, "no list computed"
+    assert la == lb
+
+
+def test_late_file_rerates_from_its_period_and_rerun_changes_nothing(tmp_path):
+    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    ingest_paths([DATA / f for f in LATE], inc)
+    first = _rate(inc)
+    assert first.first_changed == first.first_list
+    # a late file for an older period
+    ingest_paths([DATA / f for f in EARLY[:3]], inc)
+    second = _rate(inc)
+    assert second.first_changed == dt.date(2011, 5, 1)  # Bunratty ends 27 Feb 2011 -> May list
+    assert second.first_changed < first.first_list
+    ingest_paths([DATA / f for f in LATE + EARLY[:3]], full)
+    _rate(full)
+    assert _lists(inc) == _lists(full)
+    # nothing new: nothing written
+    con = duckdb.connect(str(inc), read_only=True)
+    runs_before = con.execute("SELECT count(*) FROM rating_runs").fetchone()[0]
+    con.close()
+    third = _rate(inc)
+    assert third.first_changed is None and third.lists_written == 0
+    con = duckdb.connect(str(inc), read_only=True)
+    assert con.execute("SELECT count(*) FROM rating_runs").fetchone()[0] == runs_before
+    con.close()
+    assert _lists(inc) == _lists(full)
+
+
+def test_lists_contract_and_changes_explain_every_point(tmp_path):
+    db = tmp_path / "c.duckdb"
+    ingest_paths([DATA / f for f in EARLY[:3] + LATE], db)
+    s = _rate(db)
+    assert s.lists > 0 and s.players_rated > 0
+    con = duckdb.connect(str(db), read_only=True)
+    # every rated player of the previous list is on the next one (0 games included)
+    missing = con.execute(
+        """
+        WITH l AS (SELECT * FROM rating_lists WHERE system = 'fide'),
+             d AS (SELECT DISTINCT list_date FROM l),
+             nxt AS (SELECT list_date, lead(list_date) OVER (ORDER BY list_date) AS next FROM d)
+        SELECT count(*) FROM l JOIN nxt USING (list_date)
+        WHERE l.rating IS NOT NULL AND nxt.next IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM rating_lists m
+            WHERE m.system = 'fide' AND m.list_date = nxt.next AND m.player_id = l.player_id)
+        """
+    ).fetchone()[0]
+    assert missing == 0
+    # the change of every computed list row equals round(K x sum(W - PD)) of its games
+    bad = con.execute(
+        """
+        WITH c AS (
+            SELECT list_date, player_id, sum(w_minus_pd) AS s, any_value(k) AS k, count(*) AS n
+            FROM rating_changes WHERE system = 'fide' AND counted GROUP BY ALL)
+        SELECT count(*) FROM rating_lists l JOIN c USING (list_date, player_id)
+        WHERE l.system = 'fide' AND l.source <> 'imported'
+          AND (l.games <> c.n OR l.k <> c.k
+               OR l.change <> sign(c.k * c.s) * floor(abs(c.k * c.s) + 0.5))
+        """
+    ).fetchone()[0]
+    assert bad == 0
+    # the per-tournament exact sums add up to the period's unrounded change
+    mismatch = con.execute(
+        """
+        WITH t AS (SELECT list_date, player_id, sum(change_x100) AS x FROM tournament_ratings
+                   WHERE system = 'fide' AND NOT unrated GROUP BY ALL),
+             c AS (SELECT list_date, player_id, sum(w_minus_pd * k) * 100 AS x
+                   FROM rating_changes WHERE system = 'fide' AND counted GROUP BY ALL)
+        SELECT count(*) FROM t JOIN c USING (list_date, player_id) WHERE t.x <> c.x
+        """
+    ).fetchone()[0]
+    assert mismatch == 0
+    con.close()
+
+
+def test_cli_rate_and_bad_arguments(tmp_path):
+    db = tmp_path / "cli.duckdb"
+    ingest_paths([DATA / LATE[0]], db)
+    runner = CliRunner()
+    res = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db), "--through", "2012-01"])
+    assert res.exit_code == 0, res.output
+    assert "lists" in res.output
+    again = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db), "--through", "2012-01"])
+    assert "nothing changed" in again.output
+    assert runner.invoke(app, ["rate", "--system", "nope", "--db", str(db)]).exit_code == 2
+    assert runner.invoke(app, ["rate", "--db", str(db), "--through", "2012"]).exit_code == 2
+    assert runner.invoke(app, ["rate", "--db", str(db), "--rules", "V1999"]).exit_code == 1
