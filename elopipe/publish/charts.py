@@ -31,7 +31,8 @@ def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ys = [float("nan") if r is None else r for r in ratings]
-    ax.plot(dates, ys, marker="o", markersize=3, linewidth=1.6, color="#1f5fa8")
+    marker = "o" if len(dates) <= 60 else None  # dots would merge into a thick line
+    ax.plot(dates, ys, marker=marker, markersize=3, linewidth=1.6, color="#1f5fa8")
     known = [r for r in ratings if r is not None]
     if known and max(known) - min(known) < 50:
         # a flat history drawn over a 5-point axis would look like a collapse
@@ -40,8 +41,11 @@ def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title:
     ax.set_title(title, fontsize=11)
     ax.set_ylabel("rating")
     ax.grid(True, alpha=0.3)
-    fig.autofmt_xdate()
-    fig.tight_layout()
+    for label in ax.get_xticklabels():
+        label.set_rotation(30)
+        label.set_horizontalalignment("right")
+    # fixed margins: tight_layout/autofmt_xdate cost more than the plot itself
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.2)
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
     return buf.getvalue()
