@@ -53,21 +53,14 @@ def configure(quiet: bool = True) -> None:
     was already imported, the forced analytics switches still apply to anything that reads the
     environment later, and the rest is ignored by Prefect's cached settings (a warning says so).
     """
-    if "prefect" in sys.modules and not _already_configured():
-        logging.getLogger(__name__).warning(
-            "prefect was imported before elopipe.prefect_env.configure(); its log level may not follow"
-        )
+    # When Prefect itself loads a flow (a worker, `prefect deploy`), it was imported first: the
+    # analytics switches still reach it through the environment, the log levels are its own.
     os.environ.update(_FORCED)
     for key, value in _DEFAULTS.items():
         if key == "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL" and not quiet:
             continue
         os.environ.setdefault(key, value)
-    os.environ["ELOPIPE_PREFECT_CONFIGURED"] = "1"
     _install_stage_handler()
-
-
-def _already_configured() -> bool:
-    return os.environ.get("ELOPIPE_PREFECT_CONFIGURED") == "1"
 
 
 def _install_stage_handler() -> None:
