@@ -163,21 +163,6 @@ def _head(p: Path) -> str:
         return fh.read(4096).decode("latin-1")
 
 
-def _encoding(p: Path) -> str:
-    """'utf-8' when the whole file decodes as UTF-8 (checked in 16 MB blocks), else 'latin-1'."""
-    import codecs
-
-    dec = codecs.getincrementaldecoder("utf-8")()
-    try:
-        with open(p, "rb") as fh:
-            while block := fh.read(1 << 24):
-                dec.decode(block)
-            dec.decode(b"", final=True)
-    except UnicodeDecodeError:
-        return "latin-1"
-    return "utf-8"
-
-
 def _txt_columns(header: str) -> list[tuple[str, int, int | None]]:
     """(field, 1-based start, width or None for the last) from the header line's labels."""
     found: list[tuple[str, int]] = []
@@ -217,12 +202,20 @@ def _read_fide_txt(
         sub = f"substr(line, {start})" if width is None else f"substr(line, {start}, {width})"
         exprs.append(f"NULLIF(trim({sub}), '') AS {rename.get(name, name)}")
     path_lit = str(p).replace("'", "''")
-    rel = con.sql(
-        "SELECT " + ", ".join(exprs) + f" FROM read_csv('{path_lit}', columns={{'line': 'VARCHAR'}},"
-        f" delim=chr(31), header=false, quote='', escape='', encoding='{_encoding(p)}', skip=1,"
-        " auto_detect=false) WHERE trim(line) <> ''"
-    )
-    return _fide_long(con, rel, {c[0] if c[0] not in rename else rename[c[0]] for c in cols}), date_hint
+    present = {rename.get(c[0], c[0]) for c in cols}
+    # UTF-8 first; a file that is not valid UTF-8 (older lists) is read as Latin-1
+    for enc in ("utf-8", "latin-1"):
+        rel = con.sql(
+            "SELECT " + ", ".join(exprs) + f" FROM read_csv('{path_lit}', columns={{'line': 'VARCHAR'}},"
+            f" delim=chr(31), header=false, quote='', escape='', encoding='{enc}', skip=1,"
+            " auto_detect=false) WHERE trim(line) <> ''"
+        )
+        try:
+            return _fide_long(con, rel, present), date_hint
+        except duckdb.InvalidInputException as exc:
+            if enc != "utf-8" or "unicode" not in str(exc).lower():
+                raise
+    raise AssertionError("unreachable")
 
 
 def _single_rate(filename: str, system: str) -> str:
@@ -236,14 +229,21 @@ def _single_rate(filename: str, system: str) -> str:
     return "s"
 
 
-_INT = "TRY_CAST(NULLIF(regexp_replace(COALESCE({c}, ''), '[^0-9-]', '', 'g'), '') AS INTEGER)"
+_INT = "TRY_CAST({c} AS INTEGER)"  # cells are trimmed, '' already NULL
 
 
 def _fide_long(
     con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, present: set[str]
 ) -> duckdb.DuckDBPyRelation:
-    """One row per player and system from a wide FIDE relation (columns as in _TXT_LABELS)."""
-    _register(con, "_fide_wide", rel)
+    """One row per player and system from a wide FIDE relation (columns as in _TXT_LABELS).
+
+    The file is read once into a temporary table (rows with some rating only: most of the
+    combined list has none), then split per rate class."""
+    ratings = [f"{x}_rating" for x in "srb" if f"{x}_rating" in present]
+    _register(con, "_fide_wide_rel", rel)
+    keep = " OR ".join(f"{r} IS NOT NULL" for r in ratings) or "FALSE"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _fide_wide AS SELECT * FROM _fide_wide_rel WHERE {keep}")
+    con.unregister("_fide_wide_rel")
 
     def col(c: str) -> str:
         return c if c in present else "NULL"
