@@ -37,12 +37,14 @@ import bisect
 import datetime as dt
 import hashlib
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from elopipe.dates import parse_pgn_date
 from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
-from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, normalise_result, rate_class
+from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
 __all__ = ["looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 
@@ -52,16 +54,18 @@ __all__ = ["looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 # Searched as "\n[" so the regex engine can jump between candidates (a literal prefix).
 _TAG_LINE = r'\[[ \t]*[A-Za-z][A-Za-z0-9_]*(?:[ \t]*"|[ \t]+[^\s\]"][^\n]*\])[^\n]*'
 _BLOCK = re.compile(rf"\n((?:{_TAG_LINE}(?:\n|\Z))+)".encode())
-_INDENTED_TAG = re.compile(r'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
+_INDENTED_TAG = re.compile(rb'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
 _TAG_FAST = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')
 _TAG_NAMES = re.compile(rb"(?m)^[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)")
 # One tag at a position, quoted value with escapes, or unquoted value.
 _TAG_ONE = re.compile(r'[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|([^\]"\n]*?))[ \t]*\]')
 _TAG_LOOSE = re.compile(r"[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*(.*)$")
 _UNESCAPE = re.compile(r"\\([\"\\])")
-_GLUED = re.compile(r'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(?=\[[A-Za-z][A-Za-z0-9_]*[ \t]*")')
-_PERCENT = re.compile(r"(?m)^%[^\n]*")
-_MARKER_THEN_MORE = re.compile(rb"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\n[ \t]*\n\s*(?=[^\s\[])")
+_GLUED = re.compile(rb'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(?=\[[A-Za-z][A-Za-z0-9_]*[ \t]*")')
+_PERCENT = re.compile(rb"(?m)^%[^\n]*")
+_MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
+_BLANK_LINE = re.compile(rb"\n[ \t]*\n")
+_MARKER_ENDS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
 
 # Movetext is skimmed as UTF-8 bytes: no per-slice width scan of a wide str, and sha1 needs bytes.
 _COMMENT = re.compile(rb"\{[^}]*\}")
@@ -75,6 +79,8 @@ _FIDE_ID = re.compile(r"^\d{1,12}$")
 
 _PLACEHOLDERS = frozenset({"", "?", "-", "--", "---", "??", "???", "????", "n/a", "N/A", "NN", "nn"})
 _BYE_NAMES = frozenset({"bye", "BYE", "Bye", "(bye)", "-bye-", "spielfrei", "exempt", "Exempt", "EXEMPT"})
+# player names that need a closer look (placeholders, byes, stray spaces are checked in _odd_players)
+_ODD_NAMES = _PLACEHOLDERS | _BYE_NAMES
 _STANDARD_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 # UTF-8 read as CP1252/Latin-1 (fault 4: one stray byte made the whole file single-byte):
 # a lead byte Â-ô followed by what a continuation byte 0x80-0xBF becomes.
@@ -100,7 +106,7 @@ def looks_like_pgn(text: str) -> bool:
 
 def movetext_tokens(movetext: str) -> list[str]:
     """The main-line SAN tokens of a movetext (comments, variations, NAGs, numbers dropped)."""
-    return [t.decode() for t in _skim(movetext.encode("utf-8", "surrogatepass"))[0]]
+    return [t.decode() for t in _san_words(movetext.encode("utf-8", "surrogatepass"))]
 
 
 def movetext_hash(tokens: list[str]) -> str | None:
@@ -114,6 +120,10 @@ def _hash(tokens: list[bytes]) -> str | None:
     if not tokens:
         return None
     return hashlib.sha1(b" ".join(map(_HASH_FORM.__getitem__, tokens))).hexdigest()
+
+
+def _hash_forms(forms: list[bytes]) -> str | None:
+    return hashlib.sha1(b" ".join(forms)).hexdigest() if forms else None
 
 
 def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "") -> ParsedFile:
@@ -185,24 +195,40 @@ def _split(text: bytes) -> list[_RawGame]:
                 continue
             break
         mt_end = blocks[j][0] if j < n else len(text)
-        m = None
-        if b"\n\n" in text[mt_start:mt_end].strip():
-            m = _MARKER_THEN_MORE.search(text, mt_start, mt_end)
-        if m is not None and not _open_comment(text[mt_start : m.end()]):
-            raw.append(_RawGame(header, b_start, mt_start, m.end()))
-            _add_headerless(raw, text, m.end(), mt_end)
+        cut = _next_game_cut(text, mt_start, mt_end)
+        if cut is not None:
+            raw.append(_RawGame(header, b_start, mt_start, cut))
+            _add_headerless(raw, text, cut, mt_end)
         else:
             raw.append(_RawGame(header, b_start, mt_start, mt_end))
         i = j
     return raw
 
 
+def _next_game_cut(text: bytes, start: int, end: int) -> int | None:
+    """Where a game without tags starts inside text[start:end]: after a result marker that ends
+    a line followed by a blank line and more movetext (fault 37). None if there is no such place."""
+    seg = text[start:end]
+    body = seg.rstrip()
+    if b"\n\n" not in body and b"\n \n" not in body and b"\n\t\n" not in body:
+        return None
+    for m in _BLANK_LINE.finditer(body):
+        before = body[: m.start()].rstrip()
+        if (
+            before.endswith(_MARKER_ENDS)
+            and not body[m.end() :].lstrip().startswith(b"[")
+            and not _open_comment(before)
+        ):
+            return start + m.end()
+    return None
+
+
 def _add_headerless(raw: list[_RawGame], text: bytes, start: int, end: int) -> None:
     """Games without a tag section between `start` and `end`, split at marker + blank line."""
     pos = start
     while pos < end:
-        m = _MARKER_THEN_MORE.search(text, pos, end)
-        stop = m.end() if m is not None and not _open_comment(text[pos : m.end()]) else end
+        cut = _next_game_cut(text, pos, end)
+        stop = cut if cut is not None else end
         seg = text[pos:stop]
         if seg.strip():
             lead = len(seg) - len(seg.lstrip())
@@ -306,7 +332,7 @@ def _parse_header(header: str) -> tuple[list[tuple[dict[str, str], int]], _TagPr
 
 def _san_set() -> frozenset[str]:
     """Every SAN move string (without check or annotation suffixes): about 53,000 strings, so the
-    tokens of a movetext are checked with one C-level `issuperset` instead of a regex per token."""
+    words of a movetext are recognised by dict lookups run in C instead of a regex per token."""
     files, ranks = "abcdefgh", "12345678"
     squares = [f + r for f in files for r in ranks]
     out: set[str] = set()
@@ -393,11 +419,45 @@ def _skim(mt: bytes) -> tuple[list[bytes], str | None, list[tuple[str, str, str]
     # "1.e4" and "10....Qd4" become "1." "e4" and "10." "." "." "." "Qd4": every "." makes exactly
     # one non-move word, so the words left over after the SAN filter (run in C) are counted
     words = tail.replace(b".", b". ").translate(None, b"+#!?").split()
-    tokens = list(filter(_SAN_SET.__contains__, words))
-    n_bad = len(words) - len(tokens) - tail.count(b".")
-    if marker is None and tokens and tokens[-1] == b"0-0" and tail.endswith(b"0-0"):
+    # the hash forms of the SAN words, non-moves dropped: one pass in C (map + filter)
+    forms = list(filter(None, map(_HASH_FORM.get, words)))
+    n_bad = len(words) - len(forms) - tail.count(b".")
+    if marker is None and forms and forms[-1] == b"O-O" and tail.endswith(b"0-0"):
         marker = "0-0?"  # castling or double forfeit: the caller decides with the Result tag
-    return tokens, marker, probs, n_bad
+    return forms, marker, probs, n_bad
+
+
+def _san_words(mt: bytes) -> list[bytes]:
+    """The SAN tokens as written (for a replay), in the same order as `_skim`'s forms."""
+    s = mt
+    if b"{" in s:
+        s = _COMMENT.sub(b" ", s)
+        if b"{" in s:
+            s = s[: s.index(b"{")]
+    if b";" in s:
+        s = _SEMI.sub(b" ", s)
+    if b"(" in s or b")" in s:
+        prev = None
+        while prev != s:
+            prev, s = s, _VARIATION.sub(b" ", s)
+        s = s.replace(b")", b" ")
+        if b"(" in s:
+            s = s[: s.index(b"(")]
+    s = s.replace(b"e.p.", b" ").replace(b".", b". ").translate(None, b"+#!?")
+    return [w for w in s.split() if w in _SAN_SET]
+
+
+_STANDARD_FORMS = {r: ResultForm(r, True) for r in ("1-0", "0-1", "1/2-1/2", "*")}
+_RESULT_CACHE: dict[str, ResultForm | None] = {}
+
+
+def _normalise_cached(raw: str | None) -> ResultForm | None:
+    if raw is None:
+        return None
+    hit = _RESULT_CACHE.get(raw, _RESULT_CACHE)
+    if hit is _RESULT_CACHE:
+        hit = _RESULT_CACHE[raw] = normalise_result(raw)
+    return hit  # type: ignore[return-value]
 
 
 # ---- the reader ---------------------------------------------------------------------------
@@ -418,7 +478,7 @@ class _Reader:
         self.ins_lines: list[int] = []
         self.text = self._prepare(text)
         self.t_refs: dict[tuple[Any, ...], int] = {}
-        self.t_dates: dict[int, list[dt.date]] = {}
+        self.t_dates: dict[int, list[dt.date]] = defaultdict(list)
         self.t_tc: dict[int, set[str]] = {}
         self.t_rounds: dict[int, int] = {}
         self.p_refs: dict[tuple[Any, ...], int] = {}
@@ -426,35 +486,39 @@ class _Reader:
         self._elo_cache: dict[str, int | None] = {}
         self._date_cache: dict[str, tuple[dt.date | None, str]] = {}
         self._headerless_tokens: list[list[bytes]] = []
+        self._t_cache: dict[tuple[Any, ...], int] = {}
+        self._p_cache: dict[tuple[Any, ...], int] = {}
+        self._round_cache: dict[str, tuple[int | None, int | None]] = {}
 
     # text fixes that keep line numbers
-    def _prepare(self, text: str) -> str:
-        if "\ufeff" in text:
-            text = text.replace("\ufeff", "")
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if text.startswith("%") or "\n%" in text:
-            text = _PERCENT.sub("", text)
-        if ("\n " in text or "\n\t" in text) and _INDENTED_TAG.search(text):
-            text = _INDENTED_TAG.sub("", text)
-        # a "[" not at a line start and not a "[%" command may be a tag glued to a result
-        if text.count("[") != text.count("\n[") + text.count("[%") and _GLUED.search(text):
-            parts: list[str] = []
+    def _prepare(self, text: str) -> bytes:
+        # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
+        data = ("\n" + text).encode("utf-8", "surrogatepass")
+        if b"\xef\xbb\xbf" in data:  # U+FEFF
+            data = data.replace(b"\xef\xbb\xbf", b"")
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if b"\n%" in data:
+            data = _PERCENT.sub(b"", data)
+        if (b"\n " in data or b"\n\t" in data) and _INDENTED_TAG.search(data):
+            data = _INDENTED_TAG.sub(b"", data)
+        # an [Event tag not at a line start may be glued to the previous game's result
+        if data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
+            parts: list[bytes] = []
             pos = 0
             n_lines = 0
-            for m in _GLUED.finditer(text):
-                n_lines += text.count("\n", pos, m.end())
-                parts.append(text[pos : m.end()])
-                parts.append("\n")
-                # the first line (1-based, in the fixed text) that an inserted newline shifted
-                self.ins_lines.append(n_lines + len(self.ins_lines) + 2)
+            for m in _GLUED.finditer(data):
+                n_lines += data.count(b"\n", pos, m.end())
+                parts.append(data[pos : m.end()])
+                parts.append(b"\n")
+                # the first line (1-based) that an inserted newline shifted; data starts with "\n"
+                self.ins_lines.append(n_lines + len(self.ins_lines) + 1)
                 pos = m.end()
-            parts.append(text[pos:])
-            text = "".join(parts)
-        # UTF-8 lead bytes as CP1252 show up as Â..ô; only then are tag values checked one by one
-        self.maybe_mojibake = not text.isascii() and any(c in text for c in "ÂÃÄÅÐÑ")
-        # the leading newline lets _BLOCK find a tag section on line 1
-        return ("\n" + text).encode("utf-8", "surrogatepass")
+            parts.append(data[pos:])
+            data = b"".join(parts)
+        # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
+        self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None
+        return data
 
     def issue(
         self, code: str, msg: str, line: int | None, gi: int | None, sev: str = "warning", raw: str | None = None
@@ -560,84 +624,33 @@ class _Reader:
             self.issue(code, msg, line, gi, sev)
         if not tags:
             if tokens:
-                self._headerless_tokens.append(tokens)
+                self._headerless_tokens.append(_san_words(movetext))
             flags.append("players_unknown")
             self.issue("no_tags", "movetext without a tag section: players unknown, not rated", line, gi)
 
         # result
         tag_raw = get("Result")
-        tag_form = normalise_result(tag_raw)
-        if marker == "0-0?":
-            if (tag_form is not None and tag_form.result == "0-0") or len(tokens) == 1:
-                tokens = tokens[:-1]
-                marker = "0-0"
-            else:
-                marker = None
-        marker_form = normalise_result(marker) if marker else None
-        result_raw = tag_raw
-        if tag_form is not None:
-            form = tag_form
-            if marker_form is not None and marker_form.result != tag_form.result:
-                flags.append("result_conflict")
-                self.issue(
-                    "result_conflict",
-                    f"Result tag {tag_raw!r} disagrees with movetext marker {marker!r}",
-                    line,
-                    gi,
-                    "error",
-                )
-            elif marker_form is None and tag_form.result != "*":
-                self.issue(
-                    "no_result_marker", "movetext has no result marker; result taken from the Result tag", line, gi
-                )
-        elif marker_form is not None:
-            form = marker_form
-            result_raw = marker
-            self.issue("result_from_marker", "no usable Result tag; result taken from the movetext marker", line, gi)
+        if marker is not None and tag_raw == marker and marker in SCORES:  # the usual case: nothing odd
+            result = marker
+            wscore, bscore = SCORES[result]
+            form = _STANDARD_FORMS[result]
+            result_raw = tag_raw
         else:
-            form = normalise_result("*")  # type: ignore[assignment]
-            assert form is not None
-            flags.append("result_unknown")
-            self.issue("result_missing", "neither a Result tag nor a movetext marker", line, gi, "warning")
-        if not form.known:
-            flags.append("result_unknown")
-            self.issue("result_unknown", f"unknown result notation {result_raw!r}, stored as '*'", line, gi)
-        elif not form.standard:
-            flags.append("result_nonstandard")
-            self.issue("result_nonstandard", f"result {result_raw!r} normalised to {form.result!r}", line, gi)
-        result = form.result
-        wscore, bscore = SCORES[result]
-        if marker_form is not None and not marker_form.standard and tag_form is not None and tag_form.standard:
-            self.issue("marker_nonstandard", f"movetext marker {marker!r} is not standard PGN", line, gi, "info")
+            form, result_raw, wscore, bscore, marker, tokens = self._result(tag_raw, marker, tokens, flags, line, gi)
+            result = form.result
 
         # set-up position and variant
-        fen = _clean(get("FEN"))
-        variant_raw = _clean(get("Variant"))
+        fen = get("FEN")
         variant = None
-        if variant_raw:
-            v = variant_raw.lower()
-            if "960" in v or "fischer" in v or "freestyle" in v:
-                variant = "chess960"
-            elif v not in ("standard", "chess", "normal", "classical", "from position", "fromposition"):
-                variant = v
-        if fen:
-            castling = fen.split()[2] if len(fen.split()) > 2 else "-"
-            if variant is None and castling != "-" and not set(castling) <= set("KQkq"):
-                variant = "chess960"
-                self.issue("chess960_detected", "file-letter castling rights in FEN: Chess960", line, gi, "info")
-            if fen != _STANDARD_START:
-                flags.append("non_standard_start")
-        if variant == "chess960":
-            flags.append("chess960")
-        elif variant is not None:
-            flags.append("variant")
+        if fen is not None or "Variant" in tags:
+            fen, variant = self._setup(tags, fen, flags, line, gi)
 
         # moves
         ply = len(tokens)
-        if b"--" in tokens or b"Z0" in tokens:
+        if b"--" in tokens:
             flags.append("null_move")
             self.issue("null_move", "null move in the main line", line, gi)
-        mhash = _hash(tokens)
+        mhash = _hash_forms(tokens)
         played = True
         unplayed_code = None
         termination = get("Termination")
@@ -645,69 +658,61 @@ class _Reader:
         if form.forfeit or "forfeit" in term_l:
             played, unplayed_code = False, "forfeit"
             flags.append("double_forfeit" if result == "0-0" else "forfeit")
-        elif ply == 0 and result in ("1-0", "0-1") and not fen:
-            if n_bad:
-                self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)
-            else:
-                played, unplayed_code = False, "forfeit"
-                flags.append("forfeit")
-                flags.append("no_moves")
-                self.issue("forfeit_no_moves", "decisive result with no moves: stored as a forfeit", line, gi, "info")
-        elif ply < 2 and result in ("1-0", "0-1", "1/2-1/2") and not fen:
-            flags.append("fewer_than_two_plies")
-            self.issue("fewer_than_two_plies", f"only {ply} ply played: not rated", line, gi, "info")
-
+        elif ply < 2 and result != "*" and not fen:
+            if ply == 0 and result in ("1-0", "0-1"):
+                if n_bad:
+                    self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)
+                else:
+                    played, unplayed_code = False, "forfeit"
+                    flags.append("forfeit")
+                    flags.append("no_moves")
+                    self.issue(
+                        "forfeit_no_moves", "decisive result with no moves: stored as a forfeit", line, gi, "info"
+                    )
+            elif result in ("1-0", "0-1", "1/2-1/2"):
+                flags.append("fewer_than_two_plies")
+                self.issue("fewer_than_two_plies", f"only {ply} ply played: not rated", line, gi, "info")
         # players
-        white = _clean(get("White"))
-        black = _clean(get("Black"))
+        white = get("White")
+        black = get("Black")
         bye_side = None
-        if tags and (
-            term_l == "bye" or (white is None) != (black is None) or white in _BYE_NAMES or black in _BYE_NAMES
-        ):
-            if white is None or white in _BYE_NAMES:
-                bye_side = "b"
-            elif black is None or black in _BYE_NAMES or term_l == "bye":
-                bye_side = "w"
-        if tags and white is None and black is None:
-            flags.append("players_unknown")
-        if bye_side:
-            played, unplayed_code = False, "bye"
-            flags.append("bye")
-            if "forfeit" in flags:
-                flags.remove("forfeit")
-            self.issue("bye", "bye written as a game: stored as unplayed", line, gi, "info")
+        if white is None or black is None or white in _ODD_NAMES or black in _ODD_NAMES or term_l == "bye":
+            white, black, played, unplayed_code, bye_side = self._odd_players(
+                tags, white, black, term_l, flags, played, unplayed_code, line, gi
+            )
 
         # tournament
         date_raw = get("Date")
         gdate, prec = self._date(date_raw)
-        edate, eprec = self._date(get("EventDate"))
-        if gdate is None:
-            if date_raw and _clean(date_raw) and not _clean(date_raw).strip("?."):  # type: ignore[union-attr]
-                pass
-            elif date_raw and _clean(date_raw):
-                self.issue("date_unparsed", f"Date {date_raw!r} could not be read", line, gi)
-            if edate is not None:
-                gdate, prec = edate, eprec
-                flags.append("date_from_event")
-        tref = self._tournament(tags, gdate, edate, eprec)
+        edate_raw = get("EventDate")
+        if gdate is None or edate_raw is not None:
+            edate, eprec = self._date(edate_raw)
+            if gdate is None:
+                if date_raw and _clean(date_raw) and _clean(date_raw).strip("?."):  # type: ignore[union-attr]
+                    self.issue("date_unparsed", f"Date {date_raw!r} could not be read", line, gi)
+                if edate is not None:
+                    gdate, prec = edate, eprec
+                    flags.append("date_from_event")
+        else:
+            edate, eprec = None, "none"
+        tkey = (get("Event"), get("Site"), edate_raw, gdate.year if gdate is not None else None)
+        tref = self._t_cache.get(tkey)
+        if tref is None:
+            tref = self._t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
         if gdate is not None:
-            self.t_dates.setdefault(tref, []).append(gdate)
-        tc = _clean(get("TimeControl"))
-        if tc:
-            self.t_tc.setdefault(tref, set()).add(tc)
+            self.t_dates[tref].append(gdate)
+        tc = get("TimeControl")
+        if tc is not None:
+            tc = _clean(tc)
+            if tc:
+                self.t_tc.setdefault(tref, set()).add(tc)
 
-        wref = self._player(tref, "White", white, tags, line, gi) if white and white not in _BYE_NAMES else None
-        bref = self._player(tref, "Black", black, tags, line, gi) if black and black not in _BYE_NAMES else None
+        wref = self._player(tref, "White", white, tags, line, gi) if white else None
+        bref = self._player(tref, "Black", black, tags, line, gi) if black else None
 
         # round
         round_label = get("Round")
-        rnd = board = None
-        if round_label:
-            m = _ROUND.match(round_label)
-            if m:
-                rnd = int(m.group(1))
-                if m.group(2):
-                    board = int(m.group(2))
+        rnd, board = self._round(round_label)
         b_tag = get("Board")
         if b_tag and b_tag.strip().isdigit():
             board = int(b_tag)
@@ -716,6 +721,9 @@ class _Reader:
 
         wr = self._elo(get("WhiteElo"), line, gi, "WhiteElo")
         br = self._elo(get("BlackElo"), line, gi, "BlackElo")
+        eco = get("ECO")
+        if eco is not None and eco in _PLACEHOLDERS:
+            eco = None
 
         game = GameRec(
             tournament_ref=tref,
@@ -737,7 +745,7 @@ class _Reader:
             black_rating=br,
             movetext_hash=mhash,
             ply_count=ply,
-            eco=_clean(get("ECO")),
+            eco=eco,
             time_control=tc,
             variant=variant,
             fen=fen,
@@ -755,9 +763,129 @@ class _Reader:
                 code = {ONE: "U", HALF: "H", ZERO: "Z"}.get(score, "U") if score is not None else "U"
                 self.out.unplayed.append(UnplayedRec(tref, pref, rnd, code, score, None, line))
         if self.validate and tokens:
-            self._validate(tokens, fen, variant == "chess960", line, gi, game)
+            self._validate(_san_words(movetext)[: len(tokens)], fen, variant == "chess960", line, gi, game)
 
     # -- helpers --
+    def _odd_players(
+        self,
+        tags: dict[str, str],
+        white: str | None,
+        black: str | None,
+        term_l: str,
+        flags: list[str],
+        played: bool,
+        unplayed_code: str | None,
+        line: int,
+        gi: int,
+    ) -> tuple[str | None, str | None, bool, str | None, str | None]:
+        """Names cleaned of placeholders, byes detected (fault 14), unknown players flagged (37, 40)."""
+        white, black = _clean(white), _clean(black)
+        bye_side = None
+        if tags and (
+            term_l == "bye" or (white is None) != (black is None) or white in _BYE_NAMES or black in _BYE_NAMES
+        ):
+            if white is None or white in _BYE_NAMES:
+                bye_side = "b"
+            elif black is None or black in _BYE_NAMES or term_l == "bye":
+                bye_side = "w"
+        if tags and white is None and black is None:
+            flags.append("players_unknown")
+        if bye_side:
+            played, unplayed_code = False, "bye"
+            flags.append("bye")
+            if "forfeit" in flags:
+                flags.remove("forfeit")
+            self.issue("bye", "bye written as a game: stored as unplayed", line, gi, "info")
+        if white in _BYE_NAMES:
+            white = None
+        if black in _BYE_NAMES:
+            black = None
+        return white, black, played, unplayed_code, bye_side
+
+    def _round(self, label: str | None) -> tuple[int | None, int | None]:
+        if label is None:
+            return None, None
+        hit = self._round_cache.get(label)
+        if hit is None:
+            m = _ROUND.match(label)
+            hit = (int(m.group(1)), int(m.group(2)) if m.group(2) else None) if m else (None, None)
+            self._round_cache[label] = hit
+        return hit
+
+    def _result(
+        self, tag_raw: str | None, marker: str | None, tokens: list[bytes], flags: list[str], line: int, gi: int
+    ) -> tuple[ResultForm, str | None, Decimal | None, Decimal | None, str | None, list[bytes]]:
+        """Result from the Result tag and the movetext marker, with flags and issues (faults 8-12, 41)."""
+        tag_form = _normalise_cached(tag_raw)
+        if marker == "0-0?":
+            if (tag_form is not None and tag_form.result == "0-0") or len(tokens) == 1:
+                tokens = tokens[:-1]
+                marker = "0-0"
+            else:
+                marker = None
+        marker_form = _normalise_cached(marker)
+        result_raw = tag_raw
+        if tag_form is not None:
+            form = tag_form
+            if marker_form is not None and marker_form.result != tag_form.result:
+                flags.append("result_conflict")
+                self.issue(
+                    "result_conflict",
+                    f"Result tag {tag_raw!r} disagrees with movetext marker {marker!r}",
+                    line,
+                    gi,
+                    "error",
+                )
+            elif marker_form is None and tag_form.result != "*":
+                self.issue(
+                    "no_result_marker", "movetext has no result marker; result taken from the Result tag", line, gi
+                )
+        elif marker_form is not None:
+            form = marker_form
+            result_raw = marker
+            self.issue("result_from_marker", "no usable Result tag; result taken from the movetext marker", line, gi)
+        else:
+            form = _STANDARD_FORMS["*"]
+            flags.append("result_unknown")
+            self.issue("result_missing", "neither a Result tag nor a movetext marker", line, gi, "warning")
+        if not form.known:
+            flags.append("result_unknown")
+            self.issue("result_unknown", f"unknown result notation {result_raw!r}, stored as '*'", line, gi)
+        elif not form.standard:
+            flags.append("result_nonstandard")
+            self.issue("result_nonstandard", f"result {result_raw!r} normalised to {form.result!r}", line, gi)
+        if marker_form is not None and not marker_form.standard and tag_form is not None and tag_form.standard:
+            self.issue("marker_nonstandard", f"movetext marker {marker!r} is not standard PGN", line, gi, "info")
+        wscore, bscore = SCORES[form.result]
+        return form, result_raw, wscore, bscore, marker, tokens
+
+    def _setup(
+        self, tags: dict[str, str], fen: str | None, flags: list[str], line: int, gi: int
+    ) -> tuple[str | None, str | None]:
+        """(FEN, variant) with flags: SetUp/FEN honoured in any spelling, Chess960 detected (faults 20, 21)."""
+        fen = _clean(fen)
+        variant_raw = _clean(tags.get("Variant"))
+        variant = None
+        if variant_raw:
+            v = variant_raw.lower()
+            if "960" in v or "fischer" in v or "freestyle" in v:
+                variant = "chess960"
+            elif v not in ("standard", "chess", "normal", "classical", "from position", "fromposition"):
+                variant = v
+        if fen:
+            parts = fen.split()
+            castling = parts[2] if len(parts) > 2 else "-"
+            if variant is None and castling != "-" and not set(castling) <= set("KQkq"):
+                variant = "chess960"
+                self.issue("chess960_detected", "file-letter castling rights in FEN: Chess960", line, gi, "info")
+            if fen != _STANDARD_START:
+                flags.append("non_standard_start")
+        if variant == "chess960":
+            flags.append("chess960")
+        elif variant is not None:
+            flags.append("variant")
+        return fen, variant
+
     def _date(self, raw: str | None) -> tuple[dt.date | None, str]:
         if not raw:
             return None, "none"
@@ -837,7 +965,24 @@ class _Reader:
         return ref
 
     def _player(self, tref: int, side: str, name: str, tags: dict[str, str], line: int, gi: int) -> int:
-        fid = self._fide_id(tags.get(side + "FideId"), line, gi, side + "FideId")
+        fid_raw = tags.get(side + "FideId")
+        ckey = (tref, name, fid_raw)
+        ref = self._p_cache.get(ckey)
+        if ref is not None:
+            p = self._players[ref]
+            if p.rating is None and tags.get(side + "Elo"):
+                p.rating = self._elo(tags.get(side + "Elo"), line, gi, side + "Elo")
+            if fid_raw is not None and p.fide_id is None and fid_raw.strip() not in _PLACEHOLDERS:
+                self._fide_id(fid_raw, line, gi, side + "FideId")  # report every invalid FIDE ID
+            return ref
+        ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags, line, gi)
+        return ref
+
+    def _new_player(
+        self, tref: int, side: str, name: str, fid_raw: str | None, tags: dict[str, str], line: int, gi: int
+    ) -> int:
+        name = name.strip()
+        fid = self._fide_id(fid_raw, line, gi, side + "FideId")
         key = (tref, fid) if fid is not None else (tref, name)
         ref = self.p_refs.get(key)
         if ref is not None:
