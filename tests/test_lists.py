@@ -311,3 +311,38 @@ def test_lists_and_players_commands(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "never merged" in " ".join(res.output.split())
     res = runner.invoke(app, ["players", "suspects", "--db", str(db)])
     assert res.exit_code == 0, res.output
+
+
+SAN_VIATOR = (
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "data"
+    / "trf"
+    / "esp_torneo_san_viator_2018_vega_137players.trf"
+)
+
+
+@pytest.mark.skipif(not SAN_VIATOR.exists(), reason="shared data not present")
+def test_an_imported_list_is_the_base_of_the_next_rating(tmp_path: Path) -> None:
+    from elopipe.ingest import ingest_paths
+    from elopipe.rating.run import rate
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([SAN_VIATOR], db)
+    con = duckdb.connect(str(db))
+    fid, name, in_file = con.execute(
+        "SELECT p.fide_id, p.name, tp.rating_in_file FROM tournament_players tp JOIN players p USING (player_id)"
+        " WHERE tp.rating_in_file > 1500 AND p.fide_id IS NOT NULL ORDER BY p.fide_id LIMIT 1"
+    ).fetchone()
+    official = in_file + 37
+    f = tmp_path / "standard_apr18frl.txt"  # the list in force when the event started (8 April 2018)
+    f.write_text(fixed(STD, [[str(fid), name, "ESP", "M", "", "", "", "", str(official), "0", "20", "1980", ""]]))
+    import_list(con, f, "fide")
+    rate(con, "fide")
+    ro = con.execute(
+        "SELECT DISTINCT tr.ro FROM tournament_ratings tr JOIN players p USING (player_id)"
+        " WHERE tr.system = 'fide' AND p.fide_id = ?",
+        [fid],
+    ).fetchall()
+    assert ro == [(official,)]
+    con.close()
