@@ -176,3 +176,22 @@ def test_outcomes_fold_archive_members_and_earlier_rejections(tmp_path: Path) ->
     assert out[z] == FileOutcome("partial", "no players")
     assert out[p].status == "rejected"
     assert q not in out  # no result: the batch did not reach it, it stays in the inbox
+
+
+def test_file_dropped_during_a_batch_goes_to_the_next_batch(tmp_path: Path) -> None:
+    inbox, db = tmp_path / "inbox", tmp_path / "store.duckdb"
+    inbox.mkdir()
+    shutil.copy(GOOD, inbox / "first.pgn")
+    batches: list[list[str]] = []
+    ingest = _ingest_batch(db)
+
+    def run(files: list[Path]) -> dict[Path, FileOutcome]:
+        batches.append([f.name for f in files])
+        if len(batches) == 1:  # a user drops another file while the first batch runs
+            shutil.copy(SLOW, inbox / "second.pgn")
+        return ingest(files)
+
+    stats = watch(inbox, run, interval=0.2, max_batches=2)
+    assert batches == [["first.pgn"], ["second.pgn"]]
+    assert stats.processed == 2
+    assert {p.name for p in (inbox / PROCESSED).iterdir()} == {"first.pgn", "second.pgn"}
