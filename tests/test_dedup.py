@@ -206,3 +206,63 @@ def test_fide_lists_identical_for_trf_alone_and_trf_plus_pgn(tmp_path: Path) -> 
         con.close()
     assert len(lists[0]) > 100
     assert lists[0] == lists[1]
+
+
+def _partition(db: Path) -> tuple[dict, set]:
+    """Counts, and the people as sets of (file, spelling, tournament) they were written as."""
+    con = _ro(db)
+    counts = {
+        "players": con.execute("SELECT count(*) FROM players WHERE merged_into IS NULL").fetchone()[0],
+        "games": con.execute("SELECT count(*) FROM games").fetchone()[0],
+        "canonical": con.execute("SELECT count(*) FROM canonical_games").fetchone()[0],
+    }
+    people: dict[int, set] = {}
+    for pid, f, name, t in con.execute(
+        "SELECT a.player_id, regexp_replace(f.path, '.*/', ''), a.name_as_written, t.name FROM player_aliases a"
+        " JOIN source_files f USING (file_id) JOIN tournaments t USING (tournament_id)"
+    ).fetchall():
+        people.setdefault(pid, set()).add((f, name, t))
+    con.close()
+    return counts, {frozenset(v) for v in people.values()}
+
+
+@needs_data
+def test_ingesting_twice_in_either_order_gives_one_player_per_person_and_one_game_per_game(tmp_path: Path) -> None:
+    files = [
+        CAND_TWIC,
+        CAND_OTHER,
+        DATA / "pgn" / "norway_chess_2022_classical.pgn",
+        DATA / "pgn" / "norway_chess_2022_armageddon.pgn",
+        DATA / "pgn" / "airthings_masters_prelim_2022.pgn",
+        DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf",
+        DATA / "trf" / "irl_gonzaga_classic_2008_fide_ids.trf",
+        SAN_VIATOR,
+    ]
+    results = []
+    for name, order in (("fwd", files), ("rev", files[::-1])):
+        db = tmp_path / f"{name}.duckdb"
+        ingest_paths(order, db)
+        ingest_paths(order, db)
+        results.append(_partition(db))
+    (c1, p1), (c2, p2) = results
+    assert c1 == c2
+    assert p1 == p2
+    assert c1["canonical"] == c1["games"] - 20  # the 20 candidates games present twice
+    # every person with a FIDE ID is one player
+    con = _ro(tmp_path / "fwd.duckdb")
+    assert (
+        con.execute(
+            "SELECT count(*) FROM (SELECT fide_id FROM players WHERE merged_into IS NULL AND fide_id IS NOT NULL"
+            " GROUP BY 1 HAVING count(*) > 1)"
+        ).fetchone()[0]
+        == 0
+    )
+    # the classical Norway file has no FideIds: its players are the armageddon file's (same event)
+    assert (
+        con.execute(
+            "SELECT count(*) FROM tournament_players tp JOIN players p USING (player_id) JOIN source_files f"
+            " ON f.file_id = tp.file_id WHERE f.path LIKE '%norway_chess_2022_classical%' AND p.fide_id IS NULL"
+        ).fetchone()[0]
+        == 0
+    )
+    con.close()
