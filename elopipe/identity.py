@@ -1,6 +1,20 @@
 """Player identity: name normalisation and the rules that link a written player to a `player_id`.
 
-Every reader's players go through this module (via `store.load_parsed`), so matching lives here only.
+Every reader's players go through this module (the loader calls `resolve_players` for each file,
+then `apply_manual_decisions` and `consolidate`), so matching lives here only. Issue 7; officers'
+complaints about one person under two IDs (landscape §5 item 4).
+
+* Names: `fold` (case, accents, ø→o, ß→ss, punctuation), `name_key` (order-free: 'Carlsen,
+  Magnus' = 'Magnus Carlsen' = 'CARLSEN Magnus'), `names_compatible` (initials: 'Carlsen,M' ~
+  'Carlsen, Magnus'), `name_key_sql` (the same key in DuckDB SQL, for bulk list imports).
+* Match order and confidence (`RULES`, recorded per link in `player_aliases.match_rule` /
+  `confidence`): FIDE ID 1.0 > national ID (FFE licence) 0.98 > name + birth year 0.9 > name +
+  federation 0.8 > name within the same event's other sources 0.7 > initials within the event
+  0.6 > name alone, the only such player 0.5. Different FIDE IDs are never merged.
+* Officer decisions: `merge_players`, `split_player` (recorded in `player_merges`, re-applied to
+  every newly loaded file), `suspects` (likely duplicates with the evidence).
+
+Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
 """
 
 from __future__ import annotations
