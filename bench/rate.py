@@ -8,7 +8,8 @@ game is rated, every game is played.
 Timed, in the same run:
 * engine: `fide_engine.prepare` + `run_periods` on in-memory frames (what `elopipe rate`
   does between reading and writing the store);
-* baseline: `fide_reference.rate_period_python`, a straightforward loop over the games.
+* baseline: `fide_reference.rate_month_python`, a straightforward loop over the games that
+  produces the same month (per-side changes, per-event sums, the full new list).
 Both results are compared player by player.  Goals: engine ≤ 3 s, ratio ≥ 20x.
 
 Run: ``.venv/bin/python bench/rate.py [--players N] [--games N] [--repeat N]``
@@ -28,7 +29,7 @@ import polars as pl
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from elopipe.rating.fide_engine import EngineInputs, FideParams, prepare, run_periods  # noqa: E402
-from elopipe.rating.fide_reference import rate_period_python  # noqa: E402
+from elopipe.rating.fide_reference import rate_month_python  # noqa: E402
 from elopipe.rating.periods import get_scheme  # noqa: E402
 
 BASE = dt.date(2025, 10, 1)
@@ -138,7 +139,7 @@ def engine(inputs: EngineInputs) -> pl.DataFrame:
     return res.rating_lists.filter(pl.col("list_date") == RATED_ON)
 
 
-def baseline(inputs: EngineInputs) -> dict[int, tuple[int, int, int, int]]:
+def baseline(inputs: EngineInputs) -> list[tuple]:
     off = inputs.official
     ratings = dict(zip(off["player_id"].to_list(), off["rating"].to_list(), strict=True))
     ks = dict(zip(off["player_id"].to_list(), off["k"].to_list(), strict=True))
@@ -151,14 +152,16 @@ def baseline(inputs: EngineInputs) -> dict[int, tuple[int, int, int, int]]:
     )
     g = inputs.games
     rows = zip(
+        g["game_id"].to_list(),
+        g["tournament_id"].to_list(),
         g["white_id"].to_list(),
         g["black_id"].to_list(),
         g["white_score"].to_list(),
-        g["tournament_id"].to_list(),
         strict=True,
     )
-    games = ((w, b, int(ws * 100), starts[t]) for w, b, ws, t in rows)
-    return rate_period_python(games, ratings, ks)
+    games = ((gid, t, w, b, int(ws * 100), starts[t]) for gid, t, w, b, ws in rows)
+    _changes, _events, new_list = rate_month_python(games, ratings, ks)
+    return new_list
 
 
 def main() -> None:
@@ -186,19 +189,18 @@ def main() -> None:
     ref = baseline(inputs)
     t_python = time.perf_counter() - t
 
-    played = lst.filter(pl.col("games") > 0)
-    got = {
-        p: (n, k, c, r) for p, n, k, c, r in played.select("player_id", "games", "k", "change", "rating").iter_rows()
-    }
-    agree = got == ref
-    print(f"players with games: {len(ref):,}; list rows: {lst.height:,}")
+    got = sorted(lst.select("player_id", "rating", "games", "k", "change").iter_rows())
+    want = sorted(ref)
+    agree = got == want
+    n_played = sum(1 for r in ref if r[2])
+    print(f"players with games: {n_played:,}; list rows: {lst.height:,}")
     print(f"engine (Polars, best of {args.repeat}): {t_engine:.3f} s  [goal <= 3 s]")
     print(f"baseline (per-game pure Python):  {t_python:.3f} s")
     print(f"ratio: {t_python / t_engine:.1f}x  [goal >= 20x]")
     print(f"results identical: {agree}")
     if not agree:
-        diff = [p for p in ref if got.get(p) != ref[p]][:5]
-        print("first differences:", [(p, got.get(p), ref[p]) for p in diff])
+        diff = [(a, b) for a, b in zip(got, want, strict=False) if a != b][:5]
+        print("first differences (engine, baseline):", diff)
         sys.exit(1)
 
 

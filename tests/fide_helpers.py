@@ -8,7 +8,13 @@ import itertools
 import duckdb
 import polars as pl
 
-from elopipe.rating.fide_engine import EngineResult, FideParams, prepare, run_periods
+from elopipe.rating.fide_engine import (
+    EngineResult,
+    FideParams,
+    prepare,
+    run_periods,
+    to_contract,
+)
 from elopipe.rating.fide_run import load_inputs
 from elopipe.rating.periods import get_scheme
 from elopipe.schema import ensure_schema
@@ -94,7 +100,7 @@ class Scenario:
     def run(self, system: str = "fide", through: dt.date | None = None, **params) -> EngineResult:
         fp = FideParams(system=system, **params)
         prep = prepare(load_inputs(self.con, system), fp, get_scheme("fide"))
-        return run_periods(prep, fp, through=through)
+        return to_contract(run_periods(prep, fp, through=through))
 
 
 def row(df: pl.DataFrame, **where) -> dict:

@@ -118,7 +118,12 @@ class Prepared:
 
 @dataclass
 class EngineResult:
-    """Contract frames for all computed lists (``system`` column not included)."""
+    """Frames for all computed lists (``system`` column not included).
+
+    As returned by `run_periods`, exact values are integer hundredths (``pd_x100``,
+    ``score_x100``, ``wpd_x100``, ``we_x100``, ``wwe_x100``); `to_contract` turns them into
+    the store's DECIMAL columns.
+    """
 
     rating_lists: pl.DataFrame
     rating_changes: pl.DataFrame
@@ -432,12 +437,17 @@ def run_periods(
     lists = _Lists()
     if list_dates and official.height:
         first = list_dates[0]
-        before = official.filter(pl.col("list_date") < first)
-        for (d,), part in before.partition_by("list_date", as_dict=True).items():
-            lists.put(d, part)
-        if before.height:
-            last = before.filter(pl.col("list_date") == before.get_column("list_date").max())
-            state = _state_from_official(state, last)
+        all_dates = official.get_column("list_date").unique().to_list()
+        dates = sorted(d for d in all_dates if d < first)
+
+        def on(d: dt.date) -> pl.DataFrame:
+            # a single imported list (the usual base) is used as it is, without a copy
+            return official if len(all_dates) == 1 else official.filter(pl.col("list_date") == d)
+
+        for d in dates:
+            lists.put(d, on(d))
+        if dates:
+            state = _state_from_official(state, on(dates[-1]))
     std_hist = None
     if prep.standard_lists is not None and prep.standard_lists.height:
         std_hist = prep.standard_lists.select("player_id", "list_date", "rating")
@@ -502,9 +512,9 @@ CHANGE_SCHEMA = {
     "rc": pl.Int64,
     "d_raw": pl.Int64,
     "d_used": pl.Int64,
-    "pd": pl.Decimal(4, 2),
-    "score": pl.Decimal(2, 1),
-    "w_minus_pd": pl.Decimal(4, 2),
+    "pd_x100": pl.Int64,
+    "score_x100": pl.Int64,
+    "wpd_x100": pl.Int64,
     "k": pl.Int64,
     "counted": pl.Boolean,
     "reason": pl.Utf8,
@@ -517,10 +527,10 @@ TR_SCHEMA = {
     "rules_version": pl.Utf8,
     "ro": pl.Int64,
     "n": pl.Int64,
-    "score": pl.Decimal(5, 1),
+    "score_x100": pl.Int64,
     "ra": pl.Int64,
-    "we": pl.Decimal(7, 2),
-    "w_we": pl.Decimal(7, 2),
+    "we_x100": pl.Int64,
+    "wwe_x100": pl.Int64,
     "k": pl.Int64,
     "change_x100": pl.Int64,
     "rp": pl.Int64,
@@ -548,6 +558,35 @@ def _x100_to_decimal(expr: pl.Expr, precision: int, scale: int) -> pl.Expr:
     """Integer hundredths → Decimal(precision, scale), exactly (decimal × 0.01, no float)."""
     cent = pl.lit("0.01").cast(pl.Decimal(4, 2))
     return (expr.cast(pl.Decimal(18, 2)) * cent).cast(pl.Decimal(precision, scale))
+
+
+def to_contract(result: EngineResult) -> EngineResult:
+    """The engine's frames with the store's decimal columns.
+
+    The engine keeps PD, W − PD, scores and sums in integer hundredths (``*_x100``); the
+    store contract has ``pd``, ``score``, ``w_minus_pd`` (rating_changes) and ``score``,
+    ``we``, ``w_we`` (tournament_ratings) as DECIMAL.  Converted exactly (no float).
+    """
+    ch = result.rating_changes
+    ch = ch.with_columns(
+        _x100_to_decimal(pl.col("pd_x100"), 4, 2).alias("pd"),
+        _x100_to_decimal(pl.col("score_x100"), 4, 2).cast(pl.Decimal(2, 1)).alias("score"),
+        _x100_to_decimal(pl.col("wpd_x100"), 4, 2).alias("w_minus_pd"),
+    ).drop("pd_x100", "score_x100", "wpd_x100")
+    tr = result.tournament_ratings
+    tr = tr.with_columns(
+        _x100_to_decimal(pl.col("score_x100"), 5, 2).cast(pl.Decimal(5, 1)).alias("score"),
+        _x100_to_decimal(pl.col("we_x100"), 7, 2).alias("we"),
+        _x100_to_decimal(pl.col("wwe_x100"), 7, 2).alias("w_we"),
+    ).drop("score_x100", "we_x100", "wwe_x100")
+    return EngineResult(
+        rating_lists=result.rating_lists,
+        rating_changes=ch,
+        tournament_ratings=tr,
+        rating_discrepancies=result.rating_discrepancies,
+        skips=result.skips,
+        list_dates=result.list_dates,
+    )
 
 
 def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame:
@@ -674,12 +713,21 @@ def _one_period(
 
         # -- players of the period: their state at the start of the period -------------
         # one left join: players new to the store get an all-null state row
-        known = sides_t.select("player_id").unique().join(state, on="player_id", how="left").select(list(_STATE_SCHEMA))
+        known = (
+            sides_t.select("player_id")
+            .unique()
+            .join(state.with_columns(pl.lit(True).alias("__in")), on="player_id", how="left")
+            .with_columns(pl.col("__in").is_null().alias("__changed"))
+            .select(*_STATE_SCHEMA, "__changed")
+        )
         # birth year from the files when the store has none (new or bootstrapped players)
         no_by = known.filter(pl.col("birth_year").is_null())
         if no_by.height:
             filled = (
-                no_by.drop("birth_year").join(prep.birth_years, on="player_id", how="left").select(list(_STATE_SCHEMA))
+                no_by.drop("birth_year")
+                .join(prep.birth_years, on="player_id", how="left")
+                .with_columns((pl.col("__changed") | pl.col("birth_year").is_not_null()).alias("__changed"))
+                .select(*_STATE_SCHEMA, "__changed")
             )
             known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
         known = known.cast(_STATE_SCHEMA)
@@ -712,6 +760,7 @@ def _one_period(
                     pl.coalesce("last_active", "boot_date").alias("last_active"),
                     pl.coalesce("first_rated", "boot_date").alias("first_rated"),
                 )
+                .with_columns((pl.col("__changed") | pl.col("boot_rating").is_not_null()).alias("__changed"))
                 .drop("boot_rating", "boot_date")
             )
         upd_parts.append(
@@ -779,8 +828,8 @@ def _one_period(
         )
         upd_parts.append(n_per_player)
 
-        s = s.join(n_per_player.select("player_id", "k"), on="player_id", how="left")
-        changes_t = s.select(
+        sk = s.lazy().join(n_per_player.lazy().select("player_id", "k"), on="player_id", how="left")
+        changes_plan = sk.select(
             "list_date",
             "tournament_id",
             "game_id",
@@ -790,9 +839,9 @@ def _one_period(
             "rc",
             "d_raw",
             "d_used",
-            _x100_to_decimal(pl.col("pd_x100"), 4, 2).alias("pd"),
-            _x100_to_decimal(pl.col("score_x100"), 4, 2).cast(pl.Decimal(2, 1)).alias("score"),
-            _x100_to_decimal(pl.col("wpd_x100"), 4, 2).alias("w_minus_pd"),
+            "pd_x100",
+            "score_x100",
+            "wpd_x100",
             pl.when(pl.col("counted")).then(pl.col("k")).alias("k"),
             "counted",
             "reason",
@@ -800,8 +849,8 @@ def _one_period(
         )
 
         # -- per tournament (rated players) ----------------------------------------------
-        tr_t = (
-            s.filter(pl.col("counted"))
+        tr_plan = (
+            sk.filter(pl.col("counted"))
             .group_by("tournament_id", "player_id")
             .agg(
                 pl.col("version").first().alias("rules_version"),
@@ -822,13 +871,17 @@ def _one_period(
             )
             .with_columns((pl.col("ra") + dp_expr(pl.col("p_x100"))).alias("rp"))
         )
+        changes_t, tr_t = pl.collect_all([changes_plan, tr_plan])
 
         # -- unrated players: pool games against rated opponents ------------------------
         pool_new = s.filter(pl.col("reason") == "pooled_unrated").select(list(_POOL_SCHEMA))
         pool = pl.concat([pool, pool_new.cast(_POOL_SCHEMA)])
         upd_parts.append(pool_new.group_by("player_id").agg(pl.len().cast(pl.Int64).alias("pool_games_t")))
-        # the state rows of the period's players, after bootstrap and with file birth years
-        state = pl.concat([state.join(known.select("player_id"), on="player_id", how="anti"), known])
+        # the state rows that changed (new players, file birth years, bootstrap) replace theirs
+        changed = known.filter(pl.col("__changed")).drop("__changed")
+        if changed.height:
+            state = pl.concat([state.join(changed.select("player_id"), on="player_id", how="anti"), changed])
+        known = known.drop("__changed")
 
     # -- initial ratings -------------------------------------------------------------------
     if pool.height:
@@ -845,10 +898,10 @@ def _one_period(
             "rules_version",
             "ro",
             "n",
-            _x100_to_decimal(pl.col("score_x100"), 5, 2).cast(pl.Decimal(5, 1)).alias("score"),
+            "score_x100",
             "ra",
-            _x100_to_decimal(pl.col("we_x100"), 7, 2).alias("we"),
-            _x100_to_decimal(pl.col("wwe_x100"), 7, 2).alias("w_we"),
+            "we_x100",
+            "wwe_x100",
             "k",
             "change_x100",
             "rp",
@@ -951,8 +1004,7 @@ def _one_period(
         .otherwise(pl.lit("computed"))
         .alias("source"),
     )
-    new_state, lists_t = pl.collect_all([st.select(list(_STATE_SCHEMA)), lists_plan])
-    new_state = new_state.cast(_STATE_SCHEMA)
+    new_state, lists_t = pl.collect_all([st.select([pl.col(c).cast(d) for c, d in _STATE_SCHEMA.items()]), lists_plan])
     if off_t is not None and off_t.height:
         # the imported official list is what FIDE published: it wins for its players
         new_state = _state_from_official(new_state, off_t)

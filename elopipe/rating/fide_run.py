@@ -35,6 +35,7 @@ from elopipe.rating.fide_engine import (
     FideParams,
     prepare,
     run_periods,
+    to_contract,
 )
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary
@@ -113,7 +114,7 @@ def rate_fide(
     fp = FideParams(system=system, rules=rules, **params)
     inputs = load_inputs(con, system)
     prep = prepare(inputs, fp, get_scheme("fide"))
-    result = run_periods(prep, fp, through=through)
+    result = to_contract(run_periods(prep, fp, through=through))
     digests = period_digests(prep, fp, result.list_dates)
     stored = store_io.load_digests(con, system)
     if through is not None:
