@@ -6,7 +6,7 @@ Reads the store (`elopipe.rating.store_io`), computes every list in memory with
 * For every list date a digest of that period's inputs is computed: its player-sides (game,
   players, scores, exclusion reason, event dates, rules version, rate class), the ratings
   written in the files of its events, the birth years of its players, the official list of
-  that date, and the run's parameters.
+  that date, the run's parameters and a fingerprint of the rules' code and tables.
 * The earliest list whose digest differs from the one stored in ``rating_period_digests``
   (or that is new, or that disappeared) is the first affected list: that list and every later
   one are replaced (``write_results(from_list=...)``); earlier lists are kept.  A late file
@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import time
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -64,6 +65,27 @@ def load_inputs(con: duckdb.DuckDBPyConnection, system: str) -> EngineInputs:
     )
 
 
+def code_fingerprint() -> str:
+    """SHA-1 of the rule and engine sources and table data: a new version of the rules
+    re-rates everything on the next run."""
+    import elopipe.rating as pkg
+
+    root = Path(pkg.__file__).parent
+    h = hashlib.sha1()
+    for name in (
+        "fide.py",
+        "fide_engine.py",
+        "periods.py",
+        "tables.py",
+        "rounding.py",
+        "timecontrol.py",
+        "data/table_8_1_1.csv",
+        "data/table_8_1_2.csv",
+    ):
+        h.update((root / name).read_bytes())
+    return h.hexdigest()
+
+
 def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> dict[dt.date, str]:
     """Digest of each period's inputs (see the module docstring)."""
     sides = prep.sides.join(
@@ -76,7 +98,7 @@ def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> 
     per_sides = store_io.period_digests(sides.drop("tc_minutes"), by="list_date")
     off = prep.official
     per_off = store_io.period_digests(off, by="list_date") if off.height else {}
-    p = repr(sorted(params.as_dict().items()))
+    p = repr(sorted(params.as_dict().items())) + code_fingerprint()
     out: dict[dt.date, str] = {}
     for d in list_dates:
         h = hashlib.sha1()
