@@ -496,11 +496,12 @@ class _Reader:
         data = ("\n" + text).encode("utf-8", "surrogatepass")
         if b"\xef\xbb\xbf" in data:  # U+FEFF
             data = data.replace(b"\xef\xbb\xbf", b"")
-        if b"\r" in data:
+        # read_pgn is given LF text (elopipe.textio); a stray CR would end up inside tag values
+        if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         if b"\n%" in data:
             data = _PERCENT.sub(b"", data)
-        if (b"\n " in data or b"\n\t" in data) and _INDENTED_TAG.search(data):
+        if b"\n [" in data or b"\n\t[" in data:
             data = _INDENTED_TAG.sub(b"", data)
         # an [Event tag not at a line start may be glued to the previous game's result
         if data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
@@ -647,7 +648,7 @@ class _Reader:
 
         # moves
         ply = len(tokens)
-        if b"--" in tokens:
+        if (b"--" in movetext or b"Z0" in movetext) and b"--" in tokens:
             flags.append("null_move")
             self.issue("null_move", "null move in the main line", line, gi)
         mhash = _hash_forms(tokens)

@@ -9,6 +9,8 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from elopipe.model import ParsedFile
 from elopipe.pgn_reader import looks_like_pgn, movetext_hash, movetext_tokens, read_pgn
@@ -554,3 +556,28 @@ def test_looks_like_pgn() -> None:
     assert looks_like_pgn(game())
     assert looks_like_pgn("1. e4 e5 2. Nf3 Nc6 1-0")
     assert not looks_like_pgn("012 Some tournament\n001    1 m    Player")
+
+
+# ---- never raises ----------------------------------------------------------------------------
+
+_FUZZ_BASE = (
+    game(("WhiteFideId", "1503014"), moves="1. e4 {c [%clk 0:01]} e5 (1... c5 2. Nf3) 2. Nf3 $1 Nc6 1-0")
+    + game(("Result", "0-0"), moves="0-0")
+    + game(("FEN", "8/8/8/8/8/8/8/K1k5 w - - 0 1"), ("SetUp", "1"), moves="1. Kb1 Kd2 *")
+)
+_FUZZ_PIECES = ["[", "]", "{", "}", "(", ")", '"', "\\", "\n", "\n\n", ";", "%", "$", "1-0", "0-0", "[Event ", "\ufeff"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, len(_FUZZ_BASE)), st.sampled_from(_FUZZ_PIECES), st.booleans()), max_size=8))
+def test_mutated_pgn_never_raises(edits: list[tuple[int, str, bool]]) -> None:
+    text = _FUZZ_BASE
+    for pos, piece, delete in edits:
+        pos = min(pos, len(text))
+        text = text[:pos] + text[pos + 3 :] if delete else text[:pos] + piece + text[pos:]
+    for validate in (False, True):
+        pf = read_pgn(text, validate_moves=validate)
+        assert not [i for i in pf.issues if i.code == "reader_error"]
+        refs = {p.ref for p in pf.players}
+        assert all(r in refs for g in pf.games for r in (g.white_ref, g.black_ref) if r is not None)
+        assert [g.game_index for g in pf.games] == sorted(g.game_index for g in pf.games)
