@@ -944,9 +944,13 @@ def _one_period(
     compressed = t == fide.COMPRESSION_LIST and params.rules in (None, "V2024")
     if compressed:
         # FIDE B.02 (2024), one-off adjustment of 1 March 2024: R + 0.4 x (2000 - R) < 2000
-        nr = new_rating
+        st = st.with_columns(new_rating.alias("__pre"))
+        nr = pl.col("__pre")
         new_rating = pl.when(nr < 2000).then(nr + div_round_expr(2 * (2000 - nr), pl.lit(5))).otherwise(nr)
-    st = st.with_columns(new_rating.alias("new_rating"), was_rated.alias("was_rated"))
+        lifted = (nr < 2000).fill_null(False)
+    else:
+        lifted = pl.lit(False)
+    st = st.with_columns(new_rating.alias("new_rating"), was_rated.alias("was_rated"), lifted.alias("lifted"))
     st = st.with_columns((pl.col("new_rating") < list_rules.floor).fill_null(False).alias("delisted")).with_columns(
         pl.when(pl.col("delisted")).then(None).otherwise(pl.col("new_rating")).alias("new_rating")
     )
@@ -975,7 +979,7 @@ def _one_period(
         pl.when(pl.col("ru").is_not_null()).then(pl.lit("new")),
         pl.when(delisted).then(pl.lit("delisted")),
         pl.when(pl.col("rating").is_null() & ~delisted).then(pl.lit("pool")),
-        pl.when(pl.lit(compressed) & pl.col("was_rated").fill_null(False)).then(pl.lit("compressed")),
+        pl.when(pl.col("lifted")).then(pl.lit("compressed")),
         separator=",",
         ignore_nulls=True,
     )

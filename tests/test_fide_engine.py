@@ -1,0 +1,152 @@
+"""Behaviour of the FIDE engine beyond the spec's numeric vectors: which games count,
+bootstrap from files, discrepancies, floor, inactivity, pooling window, rapid/blitz."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+from fide_helpers import Scenario, row
+
+D = dt.date
+
+
+def test_unplayed_and_not_rated_games_do_not_count():
+    s = Scenario()
+    s.official(D(2024, 5, 1), 1, 2000, k=20)
+    s.official(D(2024, 5, 1), 2, 2000, k=20)
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "W")], played=False)
+    tid = s.event(D(2024, 5, 13), D(2024, 5, 14), [(1, 2, "W"), (1, 2, "D"), (1, 2, "L")])
+    # TRF 'W/D/L' codes: played but not rated; a PGN game without moves
+    s.con.execute("UPDATE games SET unplayed_code = 'W' WHERE tournament_id = ? AND result = '1-0'", [tid])
+    s.con.execute("UPDATE games SET ply_count = 0 WHERE tournament_id = ? AND result = '1/2-1/2'", [tid])
+    r = s.run()
+    ch = r.rating_changes
+    reasons = sorted(ch.filter(pl.col("player_id") == 1)["reason"].to_list(), key=lambda x: x or "")
+    assert reasons == [None, "forfeit", "no_moves", "not_rated_code"]
+    got = row(r.rating_lists, player_id=1, list_date=D(2024, 6, 1))
+    assert (got["games"], got["change"]) == (1, -10)
+
+
+def test_rated_player_ignores_unrated_opponent_who_pools_the_game():
+    s = Scenario()
+    s.official(D(2024, 5, 1), 1, 2000, k=20)
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 3, "L")])
+    r = s.run()
+    assert row(r.rating_changes, player_id=1)["reason"] == "unrated_opponent"
+    assert row(r.rating_changes, player_id=3)["reason"] == "pooled_unrated"
+    lst = r.rating_lists
+    assert row(lst, player_id=1, list_date=D(2024, 6, 1))["change"] == 0
+    pooled = row(lst, player_id=3, list_date=D(2024, 6, 1))
+    assert pooled["rating"] is None and pooled["games"] == 1 and "pool" in pooled["flags"]
+    tr = row(r.tournament_ratings, player_id=3)
+    assert tr["unrated"] and tr["ra"] == 2000 and tr["ro"] is None
+
+
+def test_bootstrap_from_file_then_store_wins_and_discrepancy_recorded():
+    s = Scenario()
+    s.player(1, birth_year=1980)
+    s.player(2, birth_year=1980)
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "W")], file_ratings={1: 2000, 2: 2000})
+    later = s.event(D(2024, 7, 10), D(2024, 7, 12), [(1, 2, "W")], file_ratings={1: 2100, 2: 1990})
+    r = s.run()
+    june = row(r.rating_lists, player_id=1, list_date=D(2024, 6, 1))
+    assert (june["rating"], june["source"], june["k"]) == (2010, "bootstrap", 20)
+    aug = row(r.rating_changes, player_id=1, tournament_id=later)
+    assert aug["ro"] == 2010 and aug["rc"] == 1990  # the store's July list, not the file
+    disc = r.rating_discrepancies
+    # player 2's file says 1990, as the store's July list: no discrepancy
+    assert disc.select("player_id", "file_rating", "list_rating").rows() == [(1, 2100, 2010)]
+    assert all(d == D(2024, 7, 1) for d in disc["list_date"])
+
+
+def test_events_without_dates_are_skipped_and_end_date_falls_back_to_games():
+    s = Scenario()
+    s.official(D(2024, 5, 1), 1, 2000, k=20)
+    s.official(D(2024, 5, 1), 2, 2000, k=20)
+    nodate = s.event(None, None, [(1, 2, "W")])
+    late = s.event(D(2024, 5, 10), None, [(1, 2, "W")], game_date=D(2024, 5, 30))
+    r = s.run()
+    assert r.skips.filter(pl.col("tournament_id") == nodate)["reason"].to_list() == ["no_dates"]
+    # end date = last game (30 May) misses the June closing date (29 May) -> July list
+    assert row(r.rating_changes, player_id=1, tournament_id=late)["list_date"] == D(2024, 7, 1)
+
+
+def test_falling_below_the_floor_makes_the_player_unrated():
+    s = Scenario()
+    s.official(D(2024, 5, 1), 1, 1405, k=40)
+    s.official(D(2024, 5, 1), 2, 1500, k=20)
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "L")])
+    got = row(s.run().rating_lists, player_id=1, list_date=D(2024, 6, 1))
+    assert got["rating"] is None and "delisted" in got["flags"]
+
+
+def test_inactive_after_twelve_months_without_a_rated_game():
+    s = Scenario()
+    s.official(D(2023, 1, 1), 1, 2000, k=20)
+    s.official(D(2023, 1, 1), 2, 2000, k=20)
+    s.official(D(2023, 1, 1), 3, 2000, k=20)
+    s.event(D(2023, 1, 10), D(2023, 1, 12), [(1, 2, "D")])
+    s.event(D(2024, 2, 10), D(2024, 2, 12), [(1, 3, "D")])
+    lst = s.run().rating_lists
+    p2 = lst.filter(pl.col("player_id") == 2).sort("list_date")
+    assert row(p2, list_date=D(2024, 1, 1))["flags"] is None
+    assert row(p2, list_date=D(2024, 2, 1))["flags"] == "i"
+    assert row(p2, list_date=D(2024, 2, 1))["rating"] == 2000  # the rating is kept
+    assert row(lst, player_id=1, list_date=D(2024, 3, 1))["flags"] is None
+
+
+def test_pool_keeps_at_most_26_months():
+    s = Scenario()
+    for i in range(5):
+        s.official(D(2021, 1, 1), 10 + i, 1800, k=20)
+    s.event(D(2021, 1, 10), D(2021, 1, 12), [(1, 10, "W"), (1, 11, "W"), (1, 12, "W")])
+    s.event(D(2023, 6, 10), D(2023, 6, 12), [(1, 13, "D"), (1, 14, "D")])
+    lst = s.run().rating_lists.filter(pl.col("player_id") == 1)
+    # 3 games of Jan 2021 are older than 26 months in Jul 2023: only 2 games pooled
+    got = row(lst, list_date=D(2023, 7, 1))
+    assert got["rating"] is None and got["total_games"] == 2
+
+
+def test_late_report_rated_player_counts_own_games_opponents_ignore():
+    """8.2.4: an event starting before the first rating is rated for the (now rated) player
+    at the current rating; the opponents treat them as unrated."""
+    s = Scenario()
+    for i in range(5):
+        s.official(D(2024, 4, 1), 10 + i, 1800, k=20)
+    s.official(D(2024, 4, 1), 20, 1900, k=20)
+    s.event(D(2024, 4, 3), D(2024, 4, 5), [(1, 10 + i, "D") for i in range(5)])
+    late = s.event(D(2024, 4, 20), D(2024, 5, 27), [(1, 20, "W")])
+    r = s.run()
+    first = row(r.rating_lists, player_id=1, list_date=D(2024, 5, 1))
+    assert first["rating"] == 1800 and "new" in first["flags"]
+    mine = row(r.rating_changes, player_id=1, tournament_id=late)
+    theirs = row(r.rating_changes, player_id=20, tournament_id=late)
+    assert mine["counted"] and mine["ro"] == 1800
+    assert not theirs["counted"] and theirs["reason"] == "unrated_opponent"
+
+
+def test_rapid_600_point_rule_and_standard_rating_seeds_rapid():
+    s = Scenario()
+    s.official(D(2025, 1, 1), 1, 2650, k=10, system="fide-rapid")
+    s.official(D(2025, 1, 1), 2, 2000, k=20, system="fide-rapid")
+    s.official(D(2025, 1, 1), 3, 2300, k=20, system="fide-rapid")
+    s.event(D(2025, 1, 10), D(2025, 1, 10), [(1, 2, "W"), (1, 3, "W"), (4, 3, "D")], rate_class="rapid")
+    std = pl.DataFrame(
+        {"player_id": [4], "list_date": [D(2025, 1, 1)], "rating": [2100]},
+        schema={"player_id": pl.Int64, "list_date": pl.Date, "rating": pl.Int64},
+    )
+    from elopipe.rating.fide_engine import FideParams, prepare, run_periods, to_contract
+    from elopipe.rating.fide_run import load_inputs
+    from elopipe.rating.periods import get_scheme
+
+    inputs = load_inputs(s.con, "fide-rapid")
+    inputs.standard_lists = std
+    fp = FideParams(system="fide-rapid")
+    r = to_contract(run_periods(prepare(inputs, fp, get_scheme("fide")), fp))
+    ch = r.rating_changes
+    assert row(ch, player_id=1, opponent_id=2)["reason"] == "rb_600_points"
+    assert row(ch, player_id=1, opponent_id=3)["counted"]
+    # player 4: unrated in rapid, rated 2100 in standard -> rated at 2100 (R&B 7.2.1)
+    p4 = row(ch, player_id=4)
+    assert p4["counted"] and p4["ro"] == 2100
