@@ -210,3 +210,18 @@ def test_html_list_survives_markup_in_names(tmp_path: Path) -> None:
         con.close()
     payload = html.split('<script id="list-data" type="application/json">')[1].split("</script>")[0]
     assert "</script><b>Evil & Co" in [r[3] for r in json.loads(payload)]
+
+
+def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    runner = CliRunner()
+    out = tmp_path / "full"
+    res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(out), "--list-date", "2024-02-01", "--full"])
+    assert res.exit_code == 0, res.output
+    assert (out / "index-fide.html").exists()
+    assert (out / "reports" / "fide" / "1_spring-open-2024.games.csv").exists()
+    assert len(list((out / "players" / "fide").glob("*.png"))) == 4
+    res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "2023-05-01"])
+    assert res.exit_code == 1 and "no rating list" in res.output
+    res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "May 2023"])
+    assert res.exit_code == 2
