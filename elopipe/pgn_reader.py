@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+import gc
 import hashlib
 import re
 from collections import defaultdict
@@ -134,7 +135,15 @@ def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "") 
     With `validate_moves`, each game is replayed with python-chess and illegal or ambiguous
     moves are recorded as 'illegal_move' errors (the game is kept).
     """
-    return _Reader(text, validate_moves, source_name).run()
+    # The reader makes millions of small objects and no reference cycles: generational GC passes
+    # over them cost about 10 % of the run on 100k games, for nothing to collect.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _Reader(text, validate_moves, source_name).run()
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 # ---- splitting ----------------------------------------------------------------------------
