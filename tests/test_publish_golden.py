@@ -38,6 +38,16 @@ Working, Open de Gros 2010 (4 rounds played; rated on the 2010-11-01 list):
   p .25 -> -193; Rp 1820.
 - #6 Gorrochategui, unrated: 1638 1, 1807 1, 1990 1, 2282 ½: Ra 7717/4 = 1929.25 -> 1929;
   Ru = 1929.25 + 40 x (3.5 - 2) = 1989.25 -> 1989; 4 games < 5: not published.
+
+Working, Sharly's TRF-2026 sample (13-14 Sep 2025: V2024 before the 2650 amendment of
+1 Oct 2025, so the 400-point rule applies to the 2840 player too; list 2025-10-01):
+- #1 Carlsen 2840 (K 10): 1800 1, 1600 ½, 2150 ½, 1500 1, 2050 ½; every D > 400 -> 400 ->
+  .92. We 4.60, W 3.5, -1.10 x 10 = -11.00 -> -11 (list 2829). Ra 9100/5 = 1820;
+  p .70 -> +149; Rp 1969.
+- #9 JESSICA 1800: vs 2840 0 (-1040 -> -400, .08), vs 1750 0 (50 -> .57); R3 'H',
+  R4 '-' forfeit, R5 'U' (PAB). We .65, -0.65 x 20 = -13.00 -> -13. Ra 2295, Rp 1495.
+- #12 NICK 1650: vs 2050 0 (-400, exactly 400 so nothing to cap -> .08); R2 'U', R3 '+',
+  R4/R5 'Z'. -0.08 x 20 = -1.60 -> -2. Ra 2050, Rp 1250.
 """
 
 from __future__ import annotations
@@ -62,6 +72,8 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = [
     ("fide_san_viator_2018", "esp_torneo_san_viator_2018_vega_137players.trf", "San Viator"),
     ("fide_gros_2010", "esp_open_gros_2010_javafo_trfx_round5_partial.trf", "Gros"),
+    # a constructed TRF-2026 sample (not a real event): V2024 rules, U/H/Z byes, forfeits
+    ("fide_sharly_trf26_2025", "fra_sharly_trf26_individual_nrs_240_byes.trf", "Sharly"),
 ]
 
 
