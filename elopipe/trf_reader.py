@@ -530,6 +530,17 @@ class _TrfReader:
             setattr(t, attr, value or None)
         if t.name is None:
             self.issues.add("trf_no_name", "no tournament name (012)", None, "warning")
+        online = " ".join(v or "" for v in (t.city, t.federation, t.chief_arbiter)).lower()
+        if "lichess" in online:
+            # lichess-org/lila#7696: URL in 022/102, 'Lichess' in 032, lichess ratings in cols 49-52
+            t.extra["platform"] = "lichess"
+            self.issues.add(
+                "trf_online_export",
+                "lichess export: 022/032/102 hold a URL and a platform name, and the rating column holds "
+                "lichess ratings, not FIDE ratings",
+                self.header_lines.get("022"),
+                "warning",
+            )
         t.start_date, t.end_date = self._start_end(h.pop("042", None), h.pop("052", None))
         tc = h.pop("122", None)
         t.time_control = tc or h.get("222") or None

@@ -220,7 +220,8 @@ def test_lichess_export():
     _, p = load("lichess_swiss_2020_05_mai_5plus0_13players.trf")
     t = p.tournaments[0]
     assert t.start_date == dt.date(2020, 5, 29) and t.rounds == 10
-    assert t.city.startswith("https://lichess.org")
+    assert t.city.startswith("https://lichess.org") and t.extra["platform"] == "lichess"
+    assert any(i.code == "trf_online_export" for i in p.issues)
     assert {u.code for u in p.unplayed} <= {"U", "H", "Z"}
     assert all(pl.rating is None and pl.final_rank is None for pl in p.players)
 
