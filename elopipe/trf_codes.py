@@ -1,4 +1,4 @@
-"""TRF result codes, titles and sexes: what each code written in a `001` row means.
+"""TRF result codes, titles, sexes and federations: what each code written in a `001` row means.
 
 Source: FIDE C.04 Annex 2 (TRF16) and TRF-2026, as summarised in
 shared/specs/trf-format.md §4-5 (result-code table and "How situations are written").
@@ -85,8 +85,6 @@ TITLES = {
     "WM": "WIM",
     "WF": "WFM",
     "WC": "WCM",
-    # honorary/arbiter-style titles that some writers put here
-    "HGM": "HGM",
 }
 
 #: Sex column (col 10): spec 'm'/'w'; seen 'M', 'F', 'f', 'W' (mapped) and 'u' (unknown).
