@@ -101,7 +101,8 @@ def looks_like_trf(text: str) -> bool:
 
 class _TrfReader:
     def __init__(self, text: str) -> None:
-        self.text = text.lstrip("\ufeff")
+        # callers pass LF text (textio); CR and CRLF are folded anyway so a raw read cannot misplace lines
+        self.text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
         self.issues = IssueLog()
         self.tour = TournamentRec(ref=TOURNAMENT_REF)
         self.headers: dict[str, Any] = {}
@@ -123,7 +124,6 @@ class _TrfReader:
     # -- pass 1: dispatch lines --------------------------------------------------------
     def read(self) -> ParsedFile:
         for no, line in enumerate(self.text.split("\n"), start=1):
-            line = line.rstrip("\r")
             if not line.strip():
                 continue
             if line.startswith("###"):

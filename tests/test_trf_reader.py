@@ -354,3 +354,10 @@ def test_vega_tdf_rows_are_rejected():
     p = read_trf("012 X\n001|   1|Alpha|2000\n001|   2|Beta|1900\n")
     assert "Vega" in p.rejected_reason
     assert any(i.code == "trf_pipe_row" and i.severity == "error" for i in p.issues)
+
+
+def test_undecoded_line_ends_are_still_split():
+    text = trf(row(1, "A", [block(2, "w", "1")], points="1.0"), row(2, "B", [block(1, "b", "0")]))
+    for newline in ("\r", "\r\n"):
+        p = read_trf(text.replace("\n", newline))
+        assert len(p.players) == 2 and [g.played for g in p.games] == [True]
