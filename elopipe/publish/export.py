@@ -46,6 +46,6 @@ def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
                 f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET, PARTITION_BY (system, list_date))"
             )
         else:
-            con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET)")
+            con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET)").fetchall()
         written.append(Path(target))
     return written
