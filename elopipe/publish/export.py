@@ -44,7 +44,7 @@ def export_parquet(con: duckdb.DuckDBPyConnection, out_dir: Path) -> list[Path]:
         if target == str(folder):
             con.execute(
                 f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET, PARTITION_BY (system, list_date))"
-            )
+            ).fetchall()  # DuckDB 2: finish each result so the caller's connection stays usable
         else:
             con.execute(f"COPY (SELECT * FROM {table}) TO '{quoted}' (FORMAT PARQUET)").fetchall()
         written.append(Path(target))
