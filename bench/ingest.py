@@ -15,7 +15,7 @@ It prints games/s for each and the ratios to the baseline. The issue's floor is
 ingest / baseline >= 0.7. Numbers are ratios measured in one run, so they do not depend on the
 machine. ``--check`` exits 1 when the floor is missed.
 
-Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--no-ingest] [--check]``.
+Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--workers W] [--no-ingest] [--check]``.
 """
 
 from __future__ import annotations
@@ -76,9 +76,9 @@ def time_baseline(path: Path) -> tuple[int, float]:
     return n, time.perf_counter() - t0
 
 
-def time_read_pgn(path: Path) -> tuple[int, float]:
+def time_read_pgn(path: Path, workers: int = 1) -> tuple[int, float]:
     t0 = time.perf_counter()
-    parsed = read_pgn(decode_bytes(path.read_bytes()).text, source_name=str(path))
+    parsed = read_pgn(decode_bytes(path.read_bytes()).text, source_name=str(path), workers=workers)
     return len(parsed.games), time.perf_counter() - t0
 
 
@@ -99,6 +99,7 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=100_000, help="minimum number of games (default 100000)")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the timings, keep the best (default 1)")
     ap.add_argument("--no-ingest", action="store_true", help="skip the full ingest (store) measurement")
+    ap.add_argument("--workers", type=int, default=1, help="also time read_pgn with this many worker processes")
     ap.add_argument("--check", action="store_true", help=f"exit 1 when ingest/baseline < {FLOOR}")
     args = ap.parse_args()
 
@@ -120,6 +121,9 @@ def main() -> int:
     base_rate = n_base / t_base
     rows = [("python-chess read_headers (baseline)", n_base, t_base, 1.0)]
     rows.append(("elopipe read_pgn (no store)", n_read, t_read, (n_read / t_read) / base_rate))
+    if args.workers > 1:
+        n_par, t_par = best(lambda p: time_read_pgn(p, args.workers))
+        rows.append((f"elopipe read_pgn, {args.workers} workers", n_par, t_par, (n_par / t_par) / base_rate))
     ratio = None
     if not args.no_ingest:
         n_ing, t_ing, status = best(time_ingest)

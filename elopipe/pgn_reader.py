@@ -127,20 +127,25 @@ def _hash_forms(forms: list[bytes]) -> str | None:
     return hashlib.sha1(b" ".join(forms)).hexdigest() if forms else None
 
 
-def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "") -> ParsedFile:
+def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "", workers: int = 1) -> ParsedFile:
     """Read every game of a decoded PGN text (LF line ends) into a `ParsedFile` (format 'pgn').
 
     Never raises on content: what cannot be read becomes an `IngestIssue` (line 1-based,
     game_index 0-based). `rejected_reason` is set when there are neither tag pairs nor moves.
     With `validate_moves`, each game is replayed with python-chess and illegal or ambiguous
     moves are recorded as 'illegal_move' errors (the game is kept).
+
+    `workers` > 1 reads large texts (at least 5,000 games per worker) in that many processes
+    (fork start method; falls back to one process where fork is unavailable). The result is the
+    same as with one worker. Off by default: forking a process that runs threads (a DuckDB
+    connection, a Prefect worker) is the caller's decision.
     """
     # The reader makes millions of small objects and no reference cycles: generational GC passes
     # over them cost about 10 % of the run on 100k games, for nothing to collect.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Reader(text, validate_moves, source_name).run()
+        return _Reader(text, validate_moves, source_name, workers).run()
     finally:
         if was_enabled:
             gc.enable()
@@ -469,6 +474,27 @@ def _normalise_cached(raw: str | None) -> ResultForm | None:
     return hit  # type: ignore[return-value]
 
 
+_MIN_CHUNK_GAMES = 5000  # below this many games per worker, forking costs more than it saves
+_FORK_JOB: Any = None  # (parent reader, raw games), inherited by forked workers
+
+
+def _chunks(n_games: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous [start, end) ranges of raw games, one per worker (one range when not parallel)."""
+    k = max(1, min(workers, n_games // _MIN_CHUNK_GAMES))
+    bounds = [n_games * i // k for i in range(k + 1)]
+    return [(bounds[i], bounds[i + 1]) for i in range(k)]
+
+
+def _read_chunk(start: int, end: int, parent: Any = None) -> tuple[Any, ...]:
+    """Read raw games [start, end) of the parent's text with a fresh reader; return its state."""
+    job_parent, raw_games = _FORK_JOB
+    parent = parent or job_parent
+    reader = _Reader(None, parent.validate, parent.source)
+    reader.text, reader.ins_lines, reader.maybe_mojibake = parent.text, parent.ins_lines, parent.maybe_mojibake
+    used = reader._process(raw_games[start:end])
+    return reader._export(used)
+
+
 # ---- the reader ---------------------------------------------------------------------------
 
 
@@ -480,12 +506,15 @@ def _clean(v: str | None) -> str | None:
 
 
 class _Reader:
-    def __init__(self, text: str, validate_moves: bool, source_name: str) -> None:
+    def __init__(self, text: str | None, validate_moves: bool, source_name: str, workers: int = 1) -> None:
         self.validate = validate_moves
         self.source = source_name
+        self.workers = workers
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
-        self.text = self._prepare(text)
+        self.maybe_mojibake = False
+        self.text = self._prepare(text) if text is not None else b""
+        self.any_tags = False
         self.t_refs: dict[tuple[Any, ...], int] = {}
         self.t_dates: dict[int, list[dt.date]] = defaultdict(list)
         self.t_tc: dict[int, set[str]] = {}
@@ -542,12 +571,32 @@ class _Reader:
         return new_line - bisect.bisect_right(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
+        raw_games = _split(self.text)
+        chunks = _chunks(len(raw_games), self.workers)
+        if len(chunks) > 1:
+            self._run_parallel(raw_games, chunks)
+        else:
+            self._process(raw_games)
+        if not self.any_tags and not self.out.games:
+            self.out.rejected_reason = "not PGN: no tag pairs and no moves"
+        elif not self.any_tags and not self._headerless_has_legal_moves():
+            self.out.rejected_reason = "not PGN: no tag pairs and no legal moves"
+            self.out.games.clear()
+            self._players.clear()
+            self.out.unplayed.clear()
+            self.out.tournaments.clear()
+        self._finish_tournaments()
+        self.out.players = sorted(self._players.values(), key=lambda p: p.ref)
+        return self.out
+
+    def _process(self, raw_games: list[_RawGame]) -> int:
+        """Read `raw_games` (a run of consecutive games); game indexes start at 0. Returns how many
+        game indexes were used."""
         text = self.text
-        raw_games = _split(text)
-        line = 0  # newlines before a position in the "\n"-prefixed text = its 1-based line
-        last_pos = 0
+        last_pos = raw_games[0].header_start if raw_games else 0
+        # newlines before a position in the "\n"-prefixed text = its 1-based line
+        line = text.count(b"\n", 0, last_pos)
         gi = 0
-        any_tags = False
         for rg in raw_games:
             line += text.count(b"\n", last_pos, rg.header_start)
             last_pos = rg.header_start
@@ -557,12 +606,11 @@ class _Reader:
             if tprobs.leftover:
                 movetext = tprobs.leftover.encode("utf-8", "surrogatepass") + movetext
             for k, code, msg, rawl in tprobs.issues:
-                sev = "warning"
-                self.issue(code, msg, start_line + k, gi, sev, rawl)
+                self.issue(code, msg, start_line + k, gi, "warning", rawl)
             for idx, (tags, offset) in enumerate(headers_list):
                 last = idx == len(headers_list) - 1
                 if tags:
-                    any_tags = True
+                    self.any_tags = True
                     if self.maybe_mojibake:
                         self._repair(tags, start_line + offset, gi)
                 try:
@@ -577,17 +625,110 @@ class _Reader:
                         text[rg.header_start : rg.mt_end].decode("utf-8", "replace"),
                     )
                 gi += 1
-        if not any_tags and not self.out.games:
-            self.out.rejected_reason = "not PGN: no tag pairs and no moves"
-        elif not any_tags and not self._headerless_has_legal_moves():
-            self.out.rejected_reason = "not PGN: no tag pairs and no legal moves"
-            self.out.games.clear()
-            self._players.clear()
-            self.out.unplayed.clear()
-            self.out.tournaments.clear()
-        self._finish_tournaments()
-        self.out.players = sorted(self._players.values(), key=lambda p: p.ref)
-        return self.out
+        return gi
+
+    # -- parallel reading (opt-in: read_pgn(workers=N)) --
+    def _run_parallel(self, raw_games: list[_RawGame], chunks: list[tuple[int, int]]) -> None:
+        """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
+        merged in file order. Any failure of the pool falls back to reading the chunk here."""
+        import multiprocessing
+
+        global _FORK_JOB
+        _FORK_JOB = (self, raw_games)
+        results: list[Any] = [None] * (len(chunks) - 1)
+        first = raw_games[chunks[0][0] : chunks[0][1]]
+        try:
+            try:
+                pool = multiprocessing.get_context("fork").Pool(len(chunks) - 1)
+            except (OSError, ValueError):  # no fork here (or no resources): read every chunk here
+                pool = None
+            if pool is None:
+                used = self._process(first)
+            else:
+                with pool:
+                    pending = [pool.apply_async(_read_chunk, chunk) for chunk in chunks[1:]]
+                    used = self._process(first)
+                    for i, job in enumerate(pending):
+                        try:
+                            results[i] = job.get()
+                        except Exception:  # a worker died or could not send its result
+                            results[i] = None
+            gi_next = used
+            for chunk, res in zip(chunks[1:], results, strict=True):
+                if res is None:
+                    res = _read_chunk(*chunk, parent=self)
+                gi_next += self._merge(res, gi_next)
+        finally:
+            _FORK_JOB = None
+
+    def _export(self, used: int) -> tuple[Any, ...]:
+        return (
+            used,
+            self.any_tags,
+            self.out.games,
+            self.out.issues,
+            self.out.unplayed,
+            self.out.tournaments,
+            self.t_refs,
+            self._players,
+            self.p_refs,
+            dict(self.t_dates),
+            self.t_tc,
+            self.t_rounds,
+            self._headerless_tokens,
+        )
+
+    def _merge(self, res: tuple[Any, ...], gi_shift: int) -> int:
+        used, any_tags, games, issues, unplayed, tournaments, t_refs, players, p_refs, t_dates, t_tc, t_rounds, hl = res
+        self.any_tags = self.any_tags or any_tags
+        t_map: dict[int, int] = {}
+        for key, ref in t_refs.items():
+            new = self.t_refs.get(key)
+            if new is None:
+                new = self.t_refs[key] = len(self.t_refs)
+                t = tournaments[ref]
+                t.ref = new
+                self.out.tournaments.append(t)
+            t_map[ref] = new
+        p_map: dict[int, int] = {}
+        for (tref, who), ref in p_refs.items():
+            key = (t_map[tref], who)
+            new = self.p_refs.get(key)
+            p = players[ref]
+            if new is None:
+                new = self.p_refs[key] = len(self.p_refs)
+                p.ref, p.tournament_ref = new, key[0]
+                self._players[new] = p
+            elif self._players[new].rating is None and p.rating is not None:
+                self._players[new].rating = p.rating
+            p_map[ref] = new
+        for g in games:
+            g.tournament_ref = t_map[g.tournament_ref]
+            if g.white_ref is not None:
+                g.white_ref = p_map[g.white_ref]
+            if g.black_ref is not None:
+                g.black_ref = p_map[g.black_ref]
+            g.game_index += gi_shift
+        self.out.games.extend(games)
+        for u in unplayed:
+            u.tournament_ref = t_map[u.tournament_ref]
+            u.player_ref = p_map[u.player_ref]
+            if u.opponent_ref is not None:
+                u.opponent_ref = p_map[u.opponent_ref]
+        self.out.unplayed.extend(unplayed)
+        for i in issues:
+            if i.game_index is not None:
+                i.game_index += gi_shift
+        self.out.issues.extend(issues)
+        for ref, dates in t_dates.items():
+            self.t_dates[t_map[ref]].extend(dates)
+        for ref, tcs in t_tc.items():
+            self.t_tc.setdefault(t_map[ref], set()).update(tcs)
+        for ref, rnd in t_rounds.items():
+            if rnd > self.t_rounds.get(t_map[ref], 0):
+                self.t_rounds[t_map[ref]] = rnd
+        self._headerless_tokens.extend(hl)
+        return used
 
     def _repair(self, tags: dict[str, str], line: int, gi: int) -> None:
         """Undo UTF-8 read as CP1252/Latin-1 in tag values (fault 4: mixed encodings in one file)."""

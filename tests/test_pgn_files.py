@@ -204,3 +204,17 @@ def test_time_controls_and_event_types() -> None:
     _, kasparov = load("kasparov-deep-blue-1997.pgn")
     assert len(kasparov.tournaments) == 1  # Site "01".."06" is a game number, not a place
     assert all(g.white_rating is None for g in kasparov.games)
+
+
+def test_parallel_workers_give_the_same_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    import elopipe.pgn_reader as reader
+
+    text = "".join(decode_bytes(p.read_bytes()).text.strip("\n") + "\n\n" for p in FILES)
+    one = read_pgn(text)
+    monkeypatch.setattr(reader, "_MIN_CHUNK_GAMES", 1000)
+    three = read_pgn(text, workers=3)
+    assert three.games == one.games
+    assert three.players == one.players
+    assert three.tournaments == one.tournaments
+    assert three.unplayed == one.unplayed
+    assert three.issues == one.issues
