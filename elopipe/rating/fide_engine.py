@@ -869,8 +869,10 @@ def _one_period(
         # -- per tournament (rated players) ----------------------------------------------
         tr_plan = (
             sk.filter(pl.col("counted"))
-            .group_by("tournament_id", "player_id")
+            .group_by("tp_key")
             .agg(
+                pl.col("tournament_id").first(),
+                pl.col("player_id").first(),
                 pl.col("version").first().alias("rules_version"),
                 pl.col("ro").first().alias("ro"),
                 pl.len().cast(pl.Int64).alias("n"),
@@ -889,7 +891,7 @@ def _one_period(
             )
             .with_columns((pl.col("ra") + dp_expr(pl.col("p_x100"))).alias("rp"))
         )
-        changes_t, tr_t = pl.collect_all([changes_plan, tr_plan])
+        changes_t, tr_t = pl.collect_all([changes_plan, tr_plan.drop("tp_key")])
 
         # -- unrated players: pool games against rated opponents ------------------------
         pool_new = s.filter(pl.col("reason") == "pooled_unrated").select(list(_POOL_SCHEMA))
@@ -1107,7 +1109,7 @@ def _sides_plan(
             pl.when(pl.col("counted") & (pl.col("d_raw") > 400))
             .then(pl.col("d_raw"))
             .rank("ordinal", descending=True)
-            .over("tournament_id", "player_id")
+            .over("tp_key")
         )
     else:
         up = pl.lit(None, pl.UInt32)
