@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import sys
 import time
 from pathlib import Path
@@ -170,6 +171,10 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=125_000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    print(
+        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} "
+        "(timings are comparable within one run only)"
+    )
     t0 = time.perf_counter()
     inputs = synth(args.players, args.games)
     print(
