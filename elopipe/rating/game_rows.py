@@ -14,6 +14,8 @@ reason                   meaning
 ``no_player``            a side is not identified
 ``forfeit``              not played over the board (forfeit, bye, default): never counts
 ``no_result``            result '*' (unfinished / unknown)
+``not_rated_code``       TRF result code W / D / L: played but declared not rated
+``no_moves``             the source shows no move (PGN without movetext, < 2 plies)
 =======================  ==================================================================
 
 The first three are per-event scope decisions, stored in ``rating_skips`` (per tournament and
@@ -66,6 +68,7 @@ def load_game_rows(
     rate_class: str | None = "standard",
     unknown_tc: str = "standard",
     by_event_end: bool = False,
+    require_moves: bool = True,
 ) -> pl.DataFrame:
     """Two rows per canonical game (one per player), placed in periods.
 
@@ -75,6 +78,9 @@ def load_game_rows(
         unknown_tc: the rate class assumed when the time control is unknown (rows flagged
             ``tc_assumed``).
         by_event_end: place games by their event's end date instead of the game date.
+        require_moves: a game whose source shows no move (a PGN game without movetext, or
+            fewer than 2 plies) is not counted ('no_moves'), as the FIDE engine does:
+            unplayed games never count (spec A.3). TRF games (move count unknown) count.
 
     Returns columns: game_id, tournament_id, player_id, opponent_id Int64, score2 Int64
     (2 / 1 / 0, null without result), score Float64, game_date Date, eff_date Date (date that
@@ -118,6 +124,13 @@ def load_game_rows(
         .then(pl.lit("no_result"))
         .when(pl.col("white_id") == pl.col("black_id"))
         .then(pl.lit("no_player"))
+        .when(pl.col("unplayed_code").fill_null("").str.to_uppercase().is_in(["W", "D", "L"]))
+        .then(pl.lit("not_rated_code"))
+        .when(
+            pl.lit(require_moves)
+            & (pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))
+        )
+        .then(pl.lit("no_moves"))
     )
     g = g.with_columns(reason.alias("reason"))
     common = [
