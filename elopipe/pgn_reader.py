@@ -16,13 +16,18 @@ runs on compiled regexes over the whole text:
   (fault 37); a marker glued to the next `[Event` on one line is split (lichess exports);
 - `%` escape lines are blanked (fault 24) and U+FEFF is removed (fault 3), keeping line numbers.
 
-Default mode skims movetext without replaying it: comments, `;` comments, variations, NAGs and
-move numbers are dropped, SAN tokens are counted (ply count) and hashed (sha1 of the SAN
-tokens joined by one space, with check/annotation suffixes removed, `0-0` written `O-O`, null
-moves written `--` and promotions written `e8=Q`), so exports of one game with different
-annotations hash the same. `validate_moves=True` replays those tokens with python-chess
-(`chess.Board.parse_san`, honouring FEN and Chess960) and records illegal or ambiguous moves
-as errors on the game; the game still lands.
+Default mode skims movetext (as UTF-8 bytes) without replaying it: comments, `;` comments,
+variations, NAGs and move numbers are dropped and the SAN words are counted (ply count) and
+hashed: `movetext_hash` = sha1 of the words joined by one space, each in its `_hash_form`
+(check and annotation suffixes dropped, a piece move reduced to piece + destination so 'Ngf3'
+and 'Nf3' agree, `0-0` written `O-O`, `Z0` written `--`, promotions written `e8=Q`). Exports of
+one game with different annotations or disambiguation therefore hash the same (fault 36).
+`validate_moves=True` replays the words with python-chess (`chess.Board.parse_san`, honouring
+FEN and Chess960) and records illegal or ambiguous moves as errors on the game ('illegal_move',
+'ambiguous_move', flag 'moves_invalid'); the game and its result still land (fault 30).
+
+Issue codes (IngestIssue.code) and GameRec.flags used here: see the tests in
+tests/test_pgn_faults.py, one per fault of the log.
 
 Results are data (pgn_results): the Result tag and the movetext marker are both normalised;
 a disagreement is flagged `result_conflict`; forfeits (`+:-`, `1-0 (forfeit)`, `0-0`, a
