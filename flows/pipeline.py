@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,10 @@ class PipelineSummary:
     published: list[Path] = field(default_factory=list)
     out: Path = Path("out")
     stopped: bool = False
+    # Wall-clock (time.time()) when the flow body began and ended: the rest of a command's time
+    # is Prefect's own start-up and shutdown.
+    body_started: float = 0.0
+    body_ended: float = 0.0
 
     def where(self) -> dict[str, list[Path]]:
         """Published files grouped by kind: 'lists', 'reports', 'players', 'index'."""
@@ -62,14 +67,16 @@ def pipeline(
     Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
     seconds (None: wait, with one message).
     """
+    started = time.time()
     out_p = Path(out)
     with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
         ing = ingest_files(paths, db, validate_moves)
-        summary = PipelineSummary(ingest=ing, out=out_p)
+        summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
         if stop_requested():
             summary.stopped = True
             stage_line("pipeline", "stopped: rating and publishing skipped")
-            return summary
-        summary.rating = rate_lists(db, list(systems), through)
-        summary.published = publish(db, list(systems), out_p, summary.rating.changed, max_lists)
+        else:
+            summary.rating = rate_lists(db, list(systems), through)
+            summary.published = publish(db, list(systems), out_p, summary.rating.changed, max_lists)
+    summary.body_ended = time.time()
     return summary

@@ -75,11 +75,15 @@ def run(
     max_lists = parse_max_lists(lists)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import configure
+    from elopipe.prefect_env import configure, start_api_early
 
-    t0 = time.perf_counter()
+    t0 = time.time()
     configure(quiet=not verbose)
+    api_ready = start_api_early()
     from flows.pipeline import pipeline
+
+    t_imported = time.time()
+    api_ready()
 
     try:
         with graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")):
@@ -102,8 +106,17 @@ def run(
     except Exception as exc:  # Prefect has logged the traceback above; end with one clear line
         err_console.print(f"[red]pipeline failed:[/red] {exc!r}; files loaded before the failure stay loaded")
         raise typer.Exit(1) from None
-    elapsed = time.perf_counter() - t0
-    print_where(summary, db, elapsed)
+    t_end = time.time()
+    print_where(summary, db, t_end - t0)
+    prefect_start = summary.body_started - t0
+    job = summary.body_ended - summary.body_started
+    console.print(
+        f"  of which Prefect: {prefect_start:.1f} s to start (import {t_imported - t0:.1f} s, "
+        f"API server and flow run {summary.body_started - t_imported:.1f} s), "
+        f"{t_end - summary.body_ended:.1f} s to finish; the job itself {job:.1f} s",
+        soft_wrap=True,
+        style="dim",
+    )
     raise typer.Exit(1 if summary.stopped or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
 
 
