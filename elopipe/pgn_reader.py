@@ -151,6 +151,10 @@ def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "", 
     gc.disable()
     try:
         return _Reader(text, validate_moves, source_name, workers).run()
+    except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
+        out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {exc!r}")
+        out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {exc!r}", severity="error"))
+        return out
     finally:
         if was_enabled:
             gc.enable()
