@@ -162,9 +162,7 @@ def _rules_frame(params: FideParams) -> pl.DataFrame:
                 "ru_max": rs.ru_max,
                 "t120": rs.time_thresholds[0],
                 "t90": rs.time_thresholds[1],
-                "k_fixed": rs.k_fixed,
                 "first_min": rs.first_event_min_x100,
-                "junior_max_age": 17 if rs.junior_rule == "birthday" else 18,
             }
         )
     return pl.DataFrame(rows)
@@ -275,6 +273,7 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     g = g.with_columns(reason.alias("reason"))
     common = [
         "game_id",
+        "round",
         "tournament_id",
         "list_date",
         "in_force",
@@ -357,7 +356,7 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     if periods:
         list_dates = scheme.lists_between(periods[0], periods[-1])
     return Prepared(
-        sides=sides.sort("list_date", "game_id", "player_id"),
+        sides=sides,
         tournaments=tours,
         skips=skips,
         file_ratings=file_ratings,
@@ -808,15 +807,17 @@ def _one_period(
             .agg(
                 pl.len().cast(pl.Int64).alias("n"),
                 pl.col("wpd_x100").sum().alias("sum_x100"),
-                pl.col("k_fixed").first().alias("k_fixed"),
-                pl.col("junior_max_age").first().alias("junior_max_age"),
             )
             .join(known.lazy(), on="player_id", how="left")
         )
-        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= pl.col("junior_max_age")
+        # K belongs to the period (read from list t - 1), so its rules are those in force on
+        # that list's date, whatever the versions of the period's events
+        k_rules = _version_of(prev_date, params)
+        junior_max_age = 17 if k_rules.junior_rule == "birthday" else 18
+        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= junior_max_age
         k_base = (
-            pl.when(pl.col("k_fixed").is_not_null())
-            .then(pl.col("k_fixed"))
+            pl.when(pl.lit(k_rules.k_fixed is not None))
+            .then(pl.lit(k_rules.k_fixed, pl.Int64))
             .when(pl.col("k_official").is_not_null())
             .then(pl.col("k_official"))
             .when(pl.col("ever_2400").fill_null(False))
@@ -1106,8 +1107,9 @@ def _sides_plan(
     if needs_rank:
         # V2022 8.3.1: one upgrade per event, the largest D > 400 of the player's games
         up = (
+            # ties on D broken by the round, so the capped game does not depend on row order
             pl.when(pl.col("counted") & (pl.col("d_raw") > 400))
-            .then(pl.col("d_raw"))
+            .then(pl.col("d_raw") * 10_000 - pl.col("round").fill_null(0).clip(0, 9_999))
             .rank("ordinal", descending=True)
             .over("tp_key")
         )
