@@ -72,6 +72,7 @@ _PERCENT = re.compile(rb"(?m)^%[^\n]*")
 _MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
 _BLANK_LINE = re.compile(rb"\n[ \t]*\n")
 _MARKER_ENDS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
+_WS = b" \t\n"
 
 # Movetext is skimmed as UTF-8 bytes: no per-slice width scan of a wide str, and sha1 needs bytes.
 _COMMENT = re.compile(rb"\{[^}]*\}")
@@ -204,8 +205,8 @@ def _split(text: bytes) -> list[_RawGame]:
         j = i + 1
         while j < n:
             nxt_start, nxt_end = blocks[j]
-            seg = text[mt_start:nxt_start]
-            if not seg or seg.isspace():
+            gap = nxt_start - mt_start
+            if gap == 0 or (gap < 64 and text[mt_start:nxt_start].isspace()):
                 nxt = text[nxt_start:nxt_end]
                 if set(_names(header)).isdisjoint(_names(nxt)):
                     header += nxt  # blank line inside the tag section
@@ -213,7 +214,7 @@ def _split(text: bytes) -> list[_RawGame]:
                     j += 1
                     continue
                 break
-            if b"{" in seg and _open_comment(text[b_end:nxt_start]):
+            if text.find(b"{", b_end, nxt_start) >= 0 and _open_comment(text[b_end:nxt_start]):
                 j += 1  # tag-like lines inside a comment are movetext
                 continue
             break
@@ -231,10 +232,12 @@ def _split(text: bytes) -> list[_RawGame]:
 def _next_game_cut(text: bytes, start: int, end: int) -> int | None:
     """Where a game without tags starts inside text[start:end]: after a result marker that ends
     a line followed by a blank line and more movetext (fault 37). None if there is no such place."""
-    seg = text[start:end]
-    body = seg.rstrip()
-    if b"\n\n" not in body and b"\n \n" not in body and b"\n\t\n" not in body:
+    e = end
+    while e > start and text[e - 1] in _WS:
+        e -= 1
+    if text.find(b"\n\n", start, e) < 0 and text.find(b"\n \n", start, e) < 0 and text.find(b"\n\t\n", start, e) < 0:
         return None
+    body = text[start:e]
     for m in _BLANK_LINE.finditer(body):
         before = body[: m.start()].rstrip()
         if (
