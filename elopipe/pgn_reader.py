@@ -95,7 +95,6 @@ _MOJIBAKE = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
     "\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
-_HEADERLESS_PROBE = 4096
 
 
 # ---- public API ---------------------------------------------------------------------------
@@ -119,14 +118,7 @@ def movetext_tokens(movetext: str) -> list[str]:
 def movetext_hash(tokens: list[str]) -> str | None:
     """sha1 hex of the normalised SAN tokens (see `_hash_form`); None when there are no moves.
     Tokens that are not SAN moves are ignored."""
-    known = [t.encode() for t in tokens if t.encode() in _HASH_FORM]
-    return _hash(known)
-
-
-def _hash(tokens: list[bytes]) -> str | None:
-    if not tokens:
-        return None
-    return hashlib.sha1(b" ".join(map(_HASH_FORM.__getitem__, tokens))).hexdigest()
+    return _hash_forms([_HASH_FORM[w] for w in (t.encode() for t in tokens) if w in _HASH_FORM])
 
 
 def _hash_forms(forms: list[bytes]) -> str | None:
@@ -626,7 +618,7 @@ class _Reader:
                     if self.maybe_mojibake:
                         self._repair(tags, start_line + offset, gi)
                 try:
-                    self._game(tags, movetext if last else b"", start_line + offset, gi, rg, last)
+                    self._game(tags, movetext if last else b"", start_line + offset, gi, rg)
                 except Exception as exc:  # a reader bug must not lose the other games
                     self.issue(
                         "reader_error",
@@ -773,9 +765,7 @@ class _Reader:
         return False
 
     # -- one game --
-    def _game(
-        self, tags: dict[str, str], movetext: bytes, line: int, gi: int, rg: _RawGame, last_in_file: bool
-    ) -> None:
+    def _game(self, tags: dict[str, str], movetext: bytes, line: int, gi: int, rg: _RawGame) -> None:
         flags: list[str] = []
         get = tags.get
         tokens, marker, mprobs, n_bad = _skim(movetext) if movetext else ([], None, [], 0)
