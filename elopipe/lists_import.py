@@ -199,6 +199,13 @@ def _read_fide_txt(
     rename = {"x_rating": f"{single}_rating", "x_games": f"{single}_games", "x_k": f"{single}_k"}
     present = {rename.get(c[0], c[0]) for c in cols}
     lines = _read_lines(p)
+    rated = [
+        pl.col("line").str.slice(start - 1, width).str.strip_chars() != ""
+        for name, start, width in cols
+        if rename.get(name, name).endswith("_rating")
+    ]
+    if rated:  # most of the combined list has no rating of any kind: drop those lines first
+        lines = lines.filter(pl.any_horizontal(rated))
     wide = lines.select(
         pl.col("line").str.slice(start - 1, width).str.strip_chars().replace("", None).alias(rename.get(name, name))
         for name, start, width in cols
