@@ -468,9 +468,12 @@ def run_periods(
     out_lists, out_changes, out_tr, out_disc = [], [], [], []
     pool = _empty(_POOL_SCHEMA)
     sides_by_period = {k[0]: v for k, v in sides_all.partition_by("list_date", as_dict=True).items()}
-    off_by_date = (
-        {k[0]: v for k, v in official.partition_by("list_date", as_dict=True).items()} if official.height else {}
-    )
+    off_dates = set(official.get_column("list_date").unique().to_list()) if official.height else set()
+    off_by_date = {
+        d: official if len(off_dates) == 1 else official.filter(pl.col("list_date") == d)
+        for d in list_dates
+        if d in off_dates
+    }
     prev_list: dt.date | None = None
     for t in list_dates:
         state, pool, frames = _one_period(
@@ -847,7 +850,7 @@ def _one_period(
         )
         upd_parts.append(n_per_player)
 
-        sk = s.lazy().join(n_per_player.lazy().select("player_id", "k"), on="player_id", how="left")
+        sk = s.join(n_per_player.select("player_id", "k"), on="player_id", how="left").lazy()
         changes_plan = sk.select(
             "list_date",
             "tournament_id",
@@ -872,9 +875,6 @@ def _one_period(
             sk.filter(pl.col("counted"))
             .group_by("tp_key")
             .agg(
-                pl.col("tournament_id").first(),
-                pl.col("player_id").first(),
-                pl.col("version").first().alias("rules_version"),
                 pl.col("ro").first().alias("ro"),
                 pl.len().cast(pl.Int64).alias("n"),
                 pl.col("score_x100").sum().alias("score_x100"),
@@ -882,6 +882,17 @@ def _one_period(
                 pl.col("pd_x100").sum().alias("we_x100"),
                 pl.col("wpd_x100").sum().alias("wwe_x100"),
                 pl.col("k").first().alias("k"),
+            )
+            .with_columns(
+                (pl.col("tp_key") // (1 << 32)).alias("tournament_id"),
+                (pl.col("tp_key") % (1 << 32)).alias("player_id"),
+            )
+            .join(
+                prep.tournaments.lazy().select(
+                    pl.col("tournament_id").cast(pl.Int64), pl.col("version").alias("rules_version")
+                ),
+                on="tournament_id",
+                how="left",
             )
             .with_columns(
                 div_round_expr(pl.col("sum_rc"), pl.col("n")).alias("ra"),
