@@ -479,8 +479,8 @@ class _Index:
         return None
 
     def enrich(self, k: _Known, p: PlayerRec, con: duckdb.DuckDBPyConnection, key: str | None = None) -> None:
-        """Fill identifiers the store lacked (a FIDE ID seen for the first time); replace an
-        abbreviated stored name by the full one, so the kept spelling does not depend on order."""
+        """Fill identifiers the store lacked (a FIDE ID seen for the first time); keep the fullest
+        spelling as the player's name (see `_fuller`), so it does not depend on the order of files."""
         updates: dict[str, object] = {}
         if p.fide_id and not k.fide_id:
             k.fide_id = p.fide_id
@@ -497,7 +497,7 @@ class _Index:
         if p.federation and not k.federation:
             k.federation = p.federation
             updates["federation"] = p.federation
-        if key and is_abbreviation(k.name_key, key):
+        if key and key != k.name_key and _fuller(key, k.name_key):
             self.by_key.setdefault(key, []).append(k)
             k.name_key = key
             updates["name_key"] = key
@@ -505,6 +505,16 @@ class _Index:
         if updates:
             sets = ", ".join(f"{c} = ?" for c in updates)
             con.execute(f"UPDATE players SET {sets} WHERE player_id = ?", [*updates.values(), k.player_id])
+
+
+def _fuller(a: str, b: str) -> bool:
+    """True when name key `a` is the better display spelling than `b`: more full (3+ letter) name
+    parts, then longer, then alphabetically first (so the choice never depends on order)."""
+
+    def rank(k: str) -> tuple:
+        return (sum(len(t) > _ABBREV_MAX for t in k.split(" ")), len(k))
+
+    return rank(a) > rank(b) or (rank(a) == rank(b) and a < b)
 
 
 def _unique_ids(cands) -> list[_Known]:
