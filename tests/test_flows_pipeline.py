@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +12,6 @@ pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_pgn"
-ELOPIPE = str(Path(sys.executable).with_name("elopipe"))  # the console script of this venv
 
 
 def _flow_runs_by_name() -> dict[str, list[str]]:
@@ -64,25 +60,3 @@ def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None
     assert again.rating is not None and again.rating.changed["fide"] == []
     assert again.published == []
     assert {p: p.stat().st_mtime_ns for p in lists} == mtimes
-
-
-def test_elopipe_run_prints_where_lists_and_reports_went(tmp_path: Path, prefect_harness: str) -> None:
-    db, out = tmp_path / "store.duckdb", tmp_path / "out"
-    env = {**os.environ, "PREFECT_API_URL": prefect_harness}  # reuse the session's server
-    proc = subprocess.run(
-        # One event is enough here; the whole sample runs in the test above.
-        [ELOPIPE, "run", str(SAMPLE / "wchcand22.pgn"), "--db", str(db), "--out", str(out)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode in (0, 1), proc.stderr  # 1: some sample file is partial (still published)
-    text = proc.stdout
-    assert f"lists:   {out / 'lists'}" in text, text
-    assert f"reports: {out / 'reports'}" in text, text
-    assert any((out / "lists").glob("fide_*.txt"))
-    # Quiet: stage lines, no Prefect INFO chatter ("Finished in state ...") on the terminal.
-    assert "ingest: " in proc.stderr and "rate: " in proc.stderr and "publish: " in proc.stderr
-    assert "Finished in state" not in proc.stderr + proc.stdout
