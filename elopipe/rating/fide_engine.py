@@ -8,8 +8,8 @@ date; it uses the list in force on its start date, B.02 7.1.3 and spec §3.1).
 How one period (list t) is computed, with no per-game Python loop:
 
 1. The player-sides of the period's games (two rows per game) are joined to the list in
-   force at each tournament's start (as-of join on the history of computed, imported and
-   bootstrapped lists).  A player with no rating in the store before a tournament takes the
+   force at each tournament's start (the latest computed or imported list dated on or
+   before the start; every computed list holds every rated player).  A player with no rating in the store before a tournament takes the
    rating written in the file (TRF rating column, PGN WhiteElo/BlackElo) as their rating on
    that list ("bootstrap"); a player whose history is unknown counts as having ≥ 30 games.
    Disagreements between a file's rating and the store's list are recorded.
@@ -650,11 +650,18 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
     ).cast(_STATE_SCHEMA)
 
 
-def _ratings_in_force(keys: pl.DataFrame, lists: _Lists) -> pl.DataFrame:
-    """keys(tournament_id, player_id, in_force, ...) + store_rating from the list in force."""
+def _ratings_in_force(keys: pl.DataFrame, lists: _Lists, current: pl.DataFrame) -> pl.DataFrame:
+    """keys(tournament_id, player_id, in_force, ...) + store_rating from the list in force.
+
+    `current`: (player_id, rating) of the period's players on the latest list (the state at
+    the start of the period), used instead of that whole list when it is the one in force.
+    """
     parts = []
+    latest = lists.dates[-1] if lists.dates else None
     for (d,), k in keys.partition_by("in_force", as_dict=True).items():
         lst = lists.in_force(d)
+        if lst is not None and latest is not None and lst is lists.by_date[latest]:
+            lst = current
         if lst is None:
             parts.append(k.with_columns(pl.lit(None, pl.Int64).alias("store_rating")))
         else:
@@ -681,16 +688,37 @@ def _one_period(
     pool_new = None
 
     if sides_t is not None and sides_t.height:
+        # -- players of the period: their state at the start of the period -------------
+        # one left join: players new to the store get an all-null state row
+        known = (
+            sides_t.select("player_id")
+            .unique()
+            .join(state.with_columns(pl.lit(True).alias("__in")), on="player_id", how="left")
+            .with_columns(pl.col("__in").is_null().alias("__changed"))
+            .select(*_STATE_SCHEMA, "__changed")
+        )
+        # birth year from the files when the store has none (new or bootstrapped players)
+        no_by = known.filter(pl.col("birth_year").is_null())
+        if no_by.height:
+            filled = (
+                no_by.drop("birth_year")
+                .join(prep.birth_years, on="player_id", how="left")
+                .with_columns((pl.col("__changed") | pl.col("birth_year").is_not_null()).alias("__changed"))
+                .select(*_STATE_SCHEMA, "__changed")
+            )
+            known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
+        known = known.cast(_STATE_SCHEMA)
+
         # -- ratings in force at each event's start: store lists, else bootstrap from file --
         keys = sides_t.select("tp_key", "tournament_id", "player_id", "in_force", "version").unique(subset="tp_key")
-        ev = _ratings_in_force(keys, lists).join(
+        ev = _ratings_in_force(keys, lists, known.select("player_id", "rating")).join(
             prep.file_ratings.select("tp_key", "file_rating", "file_id"),
             on="tp_key",
             how="left",
         )
         # first_rated only matters where the list has no rating (few rows)
         ev = ev.join(
-            state.select("player_id", "first_rated").join(
+            known.select("player_id", "first_rated").join(
                 ev.filter(pl.col("store_rating").is_null()).select("player_id").unique(),
                 on="player_id",
                 how="semi",
@@ -726,27 +754,6 @@ def _one_period(
             pl.col("store_rating").alias("list_rating"),
             "file_id",
         )
-
-        # -- players of the period: their state at the start of the period -------------
-        # one left join: players new to the store get an all-null state row
-        known = (
-            sides_t.select("player_id")
-            .unique()
-            .join(state.with_columns(pl.lit(True).alias("__in")), on="player_id", how="left")
-            .with_columns(pl.col("__in").is_null().alias("__changed"))
-            .select(*_STATE_SCHEMA, "__changed")
-        )
-        # birth year from the files when the store has none (new or bootstrapped players)
-        no_by = known.filter(pl.col("birth_year").is_null())
-        if no_by.height:
-            filled = (
-                no_by.drop("birth_year")
-                .join(prep.birth_years, on="player_id", how="left")
-                .with_columns((pl.col("__changed") | pl.col("birth_year").is_not_null()).alias("__changed"))
-                .select(*_STATE_SCHEMA, "__changed")
-            )
-            known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
-        known = known.cast(_STATE_SCHEMA)
 
         # -- bootstrap never-rated players from this period's files ---------------------
         boot_rows = (
