@@ -16,10 +16,15 @@ SYSTEM_HELP = "Rating systems, comma-separated (fide, ffe, ...)."
 
 def parse_systems(text: str) -> list[str]:
     """'fide, FFE' -> ['fide', 'ffe'] (order kept, duplicates dropped). Raises typer.BadParameter
-    when nothing is left."""
+    when nothing is left or a name is not a known rating system (elopipe.rating.systems)."""
+    from elopipe.rating import systems as registry
+
     systems = list(dict.fromkeys(s.strip().lower() for s in text.split(",") if s.strip()))
     if not systems:
         raise typer.BadParameter("give at least one rating system, e.g. --system fide")
+    unknown = [s for s in systems if s not in registry.names()]
+    if unknown:
+        raise typer.BadParameter(f"unknown rating system {', '.join(unknown)}; known: {', '.join(registry.names())}")
     return systems
 
 
