@@ -23,6 +23,14 @@ def rate_command(
         str | None,
         typer.Option("--rules", help="Force a rules version (FIDE: V2017, V2022 or V2024)."),
     ] = None,
+    v2022_cap_lower: Annotated[
+        bool,
+        typer.Option(
+            "--v2022-cap-lower",
+            help="FIDE V2022 (2022-01 to 2024-02): also cap the lower-rated side at -400 "
+            "(default: raw difference, FIDE's reported practice; NOT VERIFIED).",
+        ),
+    ] = False,
     unknown_tc: Annotated[
         str | None,
         typer.Option(
@@ -53,9 +61,11 @@ def rate_command(
     except ValueError as exc:
         err_console.print(f"[red]error:[/red] --through: {exc}")
         raise typer.Exit(2) from None
-    params = {}
+    params: dict[str, object] = {}
     if unknown_tc is not None:
         params["unknown_tc"] = unknown_tc
+    if v2022_cap_lower:
+        params["v2022_cap_lower"] = True
     for item in param or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():

@@ -133,7 +133,14 @@ def rate_fide(
     t0 = time.perf_counter()
     if system not in ("fide", "fide-rapid", "fide-blitz"):
         raise ValueError(f"not a FIDE system: {system!r}")
-    fp = FideParams(system=system, rules=rules, **params)
+    try:
+        fp = FideParams(system=system, rules=rules, **params)
+    except TypeError as exc:
+        raise ValueError(f"unknown FIDE parameter: {exc}") from None
+    if rules is not None and rules not in ("V2017", "V2022", "V2024"):
+        raise ValueError(f"unknown FIDE rules version {rules!r}; known: V2017, V2022, V2024")
+    if fp.unknown_tc not in ("standard", "rapid", "blitz"):
+        raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
     inputs = load_inputs(con, system)
     prep = prepare(inputs, fp, get_scheme("fide"))
     result = to_contract(run_periods(prep, fp, through=through))
