@@ -150,3 +150,15 @@ def test_rapid_600_point_rule_and_standard_rating_seeds_rapid():
     # player 4: unrated in rapid, rated 2100 in standard -> rated at 2100 (R&B 7.2.1)
     p4 = row(ch, player_id=4)
     assert p4["counted"] and p4["ro"] == 2100
+
+
+def test_official_inactive_flag_is_kept_until_the_player_plays():
+    s = Scenario()
+    s.official(D(2024, 5, 1), 1, 2000, k=20)
+    s.official(D(2024, 5, 1), 2, 2000, k=20)
+    s.official(D(2024, 5, 1), 3, 2000, k=20)
+    s.con.execute("UPDATE official_lists SET flag = 'wi' WHERE player_id IN (1, 3)")
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "D")])
+    lst = s.run().rating_lists
+    assert row(lst, player_id=1, list_date=D(2024, 6, 1))["flags"] is None
+    assert row(lst, player_id=3, list_date=D(2024, 6, 1))["flags"] == "i"

@@ -9,9 +9,10 @@ How one period (list t) is computed, with no per-game Python loop:
 
 1. The player-sides of the period's games (two rows per game) are joined to the list in
    force at each tournament's start (the latest computed or imported list dated on or
-   before the start; every computed list holds every rated player).  A player with no rating in the store before a tournament takes the
-   rating written in the file (TRF rating column, PGN WhiteElo/BlackElo) as their rating on
-   that list ("bootstrap"); a player whose history is unknown counts as having ≥ 30 games.
+   before the start; every computed list holds every rated player).  A player with no
+   rating in the store before a tournament takes the rating written in the file (TRF
+   rating column, PGN WhiteElo/BlackElo) as their rating on that list ("bootstrap"); a
+   player whose history is unknown counts as having ≥ 30 games.
    Disagreements between a file's rating and the store's list are recorded.
 2. D = Ro − Rc, the version's 400-point rule (8.3.1), PD by a gather into table 8.1.2,
    W − PD in hundredths.
@@ -617,7 +618,11 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
                 (pl.col("rating").fill_null(0) >= 2400).alias("ever_2400"),
                 (pl.col("rating").fill_null(0) >= 2300).alias("ever_2300"),
                 "birth_year",
-                pl.col("list_date").alias("last_active"),
+                # FIDE's 'i'/'wi' flag: inactive on the imported list (B.02 7.2.2)
+                pl.when(pl.col("flag").fill_null("").str.contains("i"))
+                .then(None)
+                .otherwise(pl.col("list_date"))
+                .alias("last_active"),
                 pl.lit(None, pl.Date).alias("pool_from"),
                 "k",
                 pl.when(pl.col("rating").is_not_null()).then(pl.col("list_date")).alias("first_rated"),
@@ -631,6 +636,7 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
         pl.col("k").alias("o_k"),
         pl.col("birth_year").alias("o_by"),
         pl.col("list_date").alias("o_date"),
+        pl.col("flag").fill_null("").str.contains("i").alias("o_inactive"),
     ).unique("player_id", keep="first")
     s = state.join(o, on="player_id", how="full", coalesce=True)
     listed = pl.col("o_date").is_not_null()
@@ -641,7 +647,10 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
         (pl.col("ever_2400").fill_null(False) | (pl.col("o_rating").fill_null(0) >= 2400)).alias("ever_2400"),
         (pl.col("ever_2300").fill_null(False) | (pl.col("o_rating").fill_null(0) >= 2300)).alias("ever_2300"),
         pl.coalesce("o_by", "birth_year").alias("birth_year"),
-        pl.coalesce("last_active", "o_date").alias("last_active"),
+        pl.when(pl.col("o_inactive").fill_null(False))
+        .then(pl.col("last_active"))
+        .otherwise(pl.coalesce("last_active", "o_date"))
+        .alias("last_active"),
         "pool_from",
         pl.when(listed).then(pl.col("o_k")).otherwise(pl.col("k_official")).alias("k_official"),
         pl.coalesce("first_rated", pl.when(pl.col("o_rating").is_not_null()).then(pl.col("o_date"))).alias(
