@@ -599,6 +599,10 @@ def merge_players(
         con.execute(
             f"UPDATE players SET {', '.join(f'{c} = ?' for c in fill)} WHERE player_id = ?", [*fill.values(), kid]
         )
+    if decided_by.startswith("rule:") and other["name_key"] and _fuller(other["name_key"], kept["name_key"]):
+        con.execute(
+            "UPDATE players SET name = ?, name_key = ? WHERE player_id = ?", [other["name"], other["name_key"], kid]
+        )
     con.execute(
         "UPDATE players SET merged_into = ? WHERE player_id = ? OR merged_into = ?", [kid, merged_id, merged_id]
     )
