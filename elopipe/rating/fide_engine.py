@@ -659,20 +659,20 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
     ).cast(_STATE_SCHEMA)
 
 
-def _ratings_in_force(keys: pl.DataFrame, lists: _Lists, current: pl.DataFrame) -> pl.DataFrame:
-    """keys(tournament_id, player_id, in_force, ...) + store_rating from the list in force.
+def _ratings_in_force(keys: pl.DataFrame, lists: _Lists) -> pl.DataFrame:
+    """keys(player_id, in_force, r_cur, ...) + store_rating from the list in force.
 
-    `current`: (player_id, rating) of the period's players on the latest list (the state at
-    the start of the period), used instead of that whole list when it is the one in force.
+    ``r_cur`` is the player's rating on the latest list (the state at the start of the
+    period); it is used instead of joining that whole list when it is the one in force.
     """
     parts = []
     latest = lists.dates[-1] if lists.dates else None
     for (d,), k in keys.partition_by("in_force", as_dict=True).items():
         lst = lists.in_force(d)
-        if lst is not None and latest is not None and lst is lists.by_date[latest]:
-            lst = current
         if lst is None:
             parts.append(k.with_columns(pl.lit(None, pl.Int64).alias("store_rating")))
+        elif lst is lists.by_date[latest]:
+            parts.append(k.with_columns(pl.col("r_cur").alias("store_rating")))
         else:
             parts.append(k.join(lst.rename({"rating": "store_rating"}), on="player_id", how="left"))
     return pl.concat(parts)
@@ -720,19 +720,16 @@ def _one_period(
 
         # -- ratings in force at each event's start: store lists, else bootstrap from file --
         keys = sides_t.select("tp_key", "tournament_id", "player_id", "in_force", "version").unique(subset="tp_key")
-        ev = _ratings_in_force(keys, lists, known.select("player_id", "rating")).join(
-            prep.file_ratings.select("tp_key", "file_rating", "file_id"),
-            on="tp_key",
+        # one join with the period's state: the current rating (the latest list) and the
+        # first list the player was rated on
+        ev = keys.join(
+            known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated"),
+            on="player_id",
             how="left",
         )
-        # first_rated only matters where the list has no rating (few rows)
-        ev = ev.join(
-            known.select("player_id", "first_rated").join(
-                ev.filter(pl.col("store_rating").is_null()).select("player_id").unique(),
-                on="player_id",
-                how="semi",
-            ),
-            on="player_id",
+        ev = _ratings_in_force(ev, lists).join(
+            prep.file_ratings.select("tp_key", "file_rating", "file_id"),
+            on="tp_key",
             how="left",
         )
         never_before = pl.col("first_rated").is_null() | (pl.col("first_rated") > pl.col("in_force"))
@@ -803,11 +800,11 @@ def _one_period(
 
         # -- per side: Ro, Rc, D, PD (lazy: one plan up to the per-player sums) ------------
         # Ro (list in force, else the current rating) and R_prev come with one join
-        own = (
-            ev.select("tp_key", "player_id", pl.col("r_if").alias("ro_if"))
-            .join(known.select("player_id", pl.col("rating").alias("r_prev")), on="player_id", how="left")
-            .drop("player_id")
-        )
+        if boot_rows.height:
+            ev = ev.join(
+                boot_rows.select("player_id", pl.col("boot_rating").alias("__boot")), on="player_id", how="left"
+            ).with_columns(pl.coalesce("r_cur", "__boot").alias("r_cur"))
+        own = ev.select("tp_key", pl.col("r_if").alias("ro_if"), pl.col("r_cur").alias("r_prev"))
         opp = ev.select(pl.col("tp_key").alias("to_key"), pl.col("r_if").alias("rc"))
         needs_rank = sides_t.select((pl.col("cap_mode") == "one_upgrade").any()).item()
         s = _sides_plan(
