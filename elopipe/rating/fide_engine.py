@@ -619,7 +619,7 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
                 (pl.col("rating").fill_null(0) >= 2300).alias("ever_2300"),
                 "birth_year",
                 # FIDE's 'i'/'wi' flag: inactive on the imported list (B.02 7.2.2)
-                pl.when(pl.col("flag").fill_null("").str.contains("i"))
+                pl.when(pl.col("flag").str.contains("i").fill_null(False))
                 .then(None)
                 .otherwise(pl.col("list_date"))
                 .alias("last_active"),
@@ -636,7 +636,7 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
         pl.col("k").alias("o_k"),
         pl.col("birth_year").alias("o_by"),
         pl.col("list_date").alias("o_date"),
-        pl.col("flag").fill_null("").str.contains("i").alias("o_inactive"),
+        pl.col("flag").str.contains("i").fill_null(False).alias("o_inactive"),
     ).unique("player_id", keep="first")
     s = state.join(o, on="player_id", how="full", coalesce=True)
     listed = pl.col("o_date").is_not_null()
@@ -702,8 +702,9 @@ def _one_period(
         known = (
             sides_t.select("player_id")
             .unique()
-            .join(state.with_columns(pl.lit(True).alias("__in")), on="player_id", how="left")
-            .with_columns(pl.col("__in").is_null().alias("__changed"))
+            .join(state, on="player_id", how="left", coalesce=False)
+            # the right key is null for players the state did not know
+            .with_columns(pl.col("player_id_right").is_null().alias("__changed"))
             .select(*_STATE_SCHEMA, "__changed")
         )
         # birth year from the files when the store has none (new or bootstrapped players)
