@@ -175,6 +175,10 @@ def ingest_files(
     global _pool
     disc = discover([os.fspath(p) for p in paths])
     summary = IngestFlowSummary(missing=disc.missing, skipped_paths=disc.skipped)
+    if stop_requested():  # Ctrl-C while Prefect was starting: do not even parse
+        summary.stopped = bool(disc.sources)
+        stage_line("ingest", summary.line())
+        return summary
     for missing in disc.missing:
         stage_warning("ingest", f"no such file or folder: {missing}")
     workers = _pool_size(disc.sources)

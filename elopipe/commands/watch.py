@@ -47,13 +47,14 @@ def watch(
     db_s, out_s = str(db.resolve()), str(out.resolve())
 
     def run_batch(files: list[Path]):
-        console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}")
+        console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}", soft_wrap=True)
         summary = pipeline([str(f) for f in files], db_s, systems, out_s, through_date, max_lists=max_lists)
         return outcomes_by_path(files, summary.ingest.files)
 
     console.print(
         f"watching {inbox} every {interval:g} s (Ctrl-C to stop); store {db_s}, outputs {out_s}\n"
-        f"  loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}"
+        f"  loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}",
+        soft_wrap=True,
     )
     try:
         with graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")):
@@ -66,5 +67,6 @@ def watch(
         raise typer.Exit(1) from None
     console.print(
         f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
-        + (f", {stats.left} left in the inbox" if stats.left else "")
+        + (f", {stats.left} left in the inbox" if stats.left else ""),
+        soft_wrap=True,
     )
