@@ -1109,7 +1109,7 @@ class _Reader:
             name=event,
             city=site_key,
             federation=fed,
-            start_date=edate if edate is not None and eprec != "none" else None,
+            start_date=edate if edate is not None and eprec == "day" else None,
             rounds=int(rounds) if rounds and rounds.isdigit() else None,
             tournament_type=etype,
             extra=extra,

@@ -581,3 +581,12 @@ def test_mutated_pgn_never_raises(edits: list[tuple[int, str, bool]]) -> None:
         refs = {p.ref for p in pf.players}
         assert all(r in refs for g in pf.games for r in (g.white_ref, g.black_ref) if r is not None)
         assert [g.game_index for g in pf.games] == sorted(g.game_index for g in pf.games)
+
+
+def test_partial_event_date_does_not_set_the_start() -> None:
+    pf = read_pgn(
+        game(("EventDate", "2023.??.??"), ("Date", "2023.05.06"))
+        + game(("EventDate", "2023.??.??"), ("Date", "2023.05.09"))
+    )
+    (t,) = pf.tournaments
+    assert (t.start_date, t.end_date) == (dt.date(2023, 5, 6), dt.date(2023, 5, 9))
