@@ -350,6 +350,95 @@ TABLE_DOCS: dict[str, str] = {
 }
 
 
+# Meanings of columns that recur across tables, used where a column has no comment of its own.
+COLUMN_DOCS: dict[str, str] = {
+    "tournament_id": "tournaments.tournament_id",
+    "player_id": "players.player_id (after identity resolution and merges)",
+    "file_id": "source_files.file_id of the file the row came from",
+    "system": "rating system: 'fide', 'fide-rapid', 'fide-blitz', 'ffe', 'ffe-rapid', 'elo', 'glicko2'",
+    "list_date": "date of the rating list (1st of the month for FIDE)",
+    "federation": "three-letter federation code (FIDE), NULL when unknown or a club code",
+    "birth_year": "year of birth",
+    "birth_date": "full date of birth when the source gives it",
+    "title": "FIDE title (GM, IM, FM, CM, WGM, WIM, WFM, WCM)",
+    "name": "name as written by the source",
+    "line": "1-based line in the decoded source file",
+    "sex": "'m' or 'w'",
+    "score": "points scored (1, 0.5, 0)",
+    "run_id": "rating_runs.run_id",
+    "national_id": "national federation ID, e.g. FFE licence 'A12345'",
+    "name_as_written": "the player's name exactly as the file wrote it",
+    "k": "development coefficient K",
+    "game_id": "games.game_id",
+    "fide_id": "FIDE ID; NULL when unknown",
+    "young": "FFE: player is in a young category (U8..U20) for the season",
+    "white_rating_in_file": "White's rating as the file wrote it (PGN WhiteElo); NULL = unrated/blank",
+    "black_rating_in_file": "Black's rating as the file wrote it (PGN BlackElo); NULL = unrated/blank",
+    "white_id": "players.player_id of White",
+    "black_id": "players.player_id of Black",
+    "black_score": "Black's points; NULL for '*'",
+    "w_title": "women's title (WGM, WIM, ...)",
+    "o_title": "other titles (IA, FA, IO, ...)",
+    "foa_title": "FIDE Online Arena title",
+    "w_minus_pd": "W - PD for this game (score minus expected score)",
+    "unrated": "the player had no rating in force",
+    "time_control": "time control as written",
+    "termination": "PGN Termination tag",
+    "team_no": "team number in the file",
+    "team": "team name",
+    "started_at": "when the run started",
+    "start_date": "first day of the tournament",
+    "end_date": "last day of the tournament",
+    "source_file": "path of the imported list file",
+    "sha256": "SHA-256 of the file's bytes (decompressed member for archives); '' when unreadable",
+    "rules_forced": "rule version forced with --rules, else NULL",
+    "rounds": "number of rounds",
+    "round": "round number",
+    "reason": "reason, in words",
+    "rating": "rating in rating points",
+    "r_old": "rating before the period",
+    "r_new": "rating after the period",
+    "points_in_file": "total points the file declares",
+    "points": "points",
+    "ply_count": "half-moves in the main line",
+    "params": "engine parameters used (JSON)",
+    "opponent_id": "players.player_id of the opponent",
+    "name_key": "identity.name_key(name): folded, order-independent",
+    "n_unplayed": "unplayed rounds loaded from the file",
+    "n_tournaments": "tournaments loaded from the file",
+    "n_players": "distinct players in the file",
+    "n_games": "games loaded from the file",
+    "n_errors": "error-severity problems found in the file",
+    "n_compatible": "FFE compatible games in the period",
+    "n_incompatible": "FFE incompatible games in the period (see rating_changes.reason)",
+    "message": "what is wrong, in words",
+    "merged_id": "player_id that was merged away (merge) or split off (split)",
+    "merge_id": "merge decision id",
+    "kept_id": "player_id that remains",
+    "match_rule": "identity or dedup rule that made the link",
+    "list_rating": "rating on the list in force",
+    "file_rating": "rating written in the file",
+    "last_list": "last list date computed by the run",
+    "first_list": "first list date computed by the run",
+    "is_team": "the tournament is a team event",
+    "ingested_at": "when the file was loaded",
+    "games": "rated games",
+    "game_date": "date of the game (first possible day when partial; see date_precision)",
+    "first_file_id": "file in which the player was first seen",
+    "final_rank": "final rank the file declares",
+    "fide_id_in_file": "FIDE ID as the file wrote it",
+    "ever_2400": "player has reached 2400 (K = 10 for ever, FIDE 8.3.3)",
+    "error_id": "error row id",
+    "eco": "ECO opening code",
+    "decided_at": "when the decision was recorded",
+    "confidence": "confidence of the link, 0..1",
+    "city": "city or site",
+    "chief_arbiter": "chief arbiter (TRF 102)",
+    "bytes": "size in bytes (decompressed)",
+    "board": "board number",
+}
+
+
 def render_markdown() -> str:
     """docs/schema.md, generated from TABLES and TABLE_DOCS (and the views' own comments)."""
     from elopipe import views
@@ -377,7 +466,8 @@ def render_markdown() -> str:
                     out.append(f"| *{body}* | | |")
                 continue
             col, _, typ = body.partition(" ")
-            out.append(f"| `{col}` | {typ.strip()} | {comment.strip().replace('|', '/')} |")
+            meaning = comment.strip() or COLUMN_DOCS.get(col, "")
+            out.append(f"| `{col}` | {typ.strip()} | {meaning.replace('|', '/')} |")
         out.append("")
     out += ["## Views", ""]
     docs = getattr(views, "VIEW_DOCS", {})

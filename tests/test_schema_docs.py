@@ -1,0 +1,33 @@
+"""docs/schema.md is generated from elopipe/schema.py and must stay current."""
+
+from pathlib import Path
+
+import duckdb
+
+from elopipe.schema import TABLES, ensure_schema, render_markdown
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "schema.md"
+
+
+def test_schema_doc_is_current():
+    assert DOC.read_text(encoding="utf-8") == render_markdown(), (
+        "docs/schema.md is stale: run `python -m elopipe.schema > docs/schema.md`"
+    )
+
+
+def test_every_table_and_column_is_documented():
+    doc = render_markdown()
+    for table in TABLES:
+        assert f"### `{table}`" in doc
+    undocumented = [line for line in doc.splitlines() if line.startswith("| `") and line.endswith("|  |")]
+    assert undocumented == []
+
+
+def test_schema_is_idempotent_and_every_view_compiles():
+    con = duckdb.connect()
+    ensure_schema(con)
+    ensure_schema(con)
+    views = [r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
+    for v in views:
+        con.execute(f"SELECT * FROM {v} LIMIT 0")
+    assert "canonical_games" in views
