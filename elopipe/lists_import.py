@@ -145,6 +145,9 @@ _TXT_LABELS = {
     "brtng": "b_rating",
     "bgm": "b_games",
     "bk": "b_k",
+    "gms": "x_games",  # per-type files since ~2015: '... FOA JAN23 Gms K  B-day Flag'
+    "gm": "x_games",
+    "k": "x_k",
     "b-day": "bday",
     "bday": "bday",
     "flag": "flag",

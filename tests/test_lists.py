@@ -104,6 +104,16 @@ def test_fide_latin1_txt_and_month_code_header(tmp_path: Path) -> None:
     assert _rows(con)[25000000][:2] == ("Müller, Jörg", "GER")
 
 
+def test_fide_monthly_file_headers_gms_and_k(tmp_path: Path) -> None:
+    layout = [{"SRtng": "JAN23", "SGm": "Gms", "SK": "K"}.get(lab, lab) for lab, _ in STD]
+    f = tmp_path / "standard_jan23frl.txt"
+    f.write_text(fixed(list(zip(layout, [w for _, w in STD], strict=True)), STD_ROWS), encoding="utf-8")
+    con = _con()
+    res = import_list(con, f, "fide")
+    assert res.list_date == dt.date(2023, 1, 1) and res.rows == {"fide": 5}
+    assert _rows(con)[1503014][5:9] == (2830, 2, 10, 1990)
+
+
 def test_fide_combined_txt_gives_three_systems(tmp_path: Path) -> None:
     rows = [
         ["1503014", "Carlsen, Magnus", "NOR", "M", "GM", "", "", "", "2830", "0", "10", "2820", "0", "20", "2880", "0",

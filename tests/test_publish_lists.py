@@ -227,12 +227,6 @@ def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     assert res.exit_code == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="elopipe.lists_import does not recognise the 'Gms' and 'K' headers of FIDE's monthly "
-    "standard/rapid/blitz files ('... FOA JAN23 Gms K  B-day Flag'), so the rating column runs "
-    "into them and every row is dropped; remove this mark when the importer reads them",
-)
 def test_fide_txt_reads_back_with_the_official_list_importer(con, tmp_path: Path) -> None:
     """Our TXT is laid out so that the importer of FIDE's own files (issue 7) reads it."""
     from elopipe.lists_import import read_list
