@@ -759,7 +759,9 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
     person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
     played), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both in the store, one
-    without a FIDE ID), 'weak_link' (an alias linked with confidence below `min_confidence`).
+    without a FIDE ID), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept
+    apart because e.g. the birth years differ), 'weak_link' (an alias linked with confidence below
+    `min_confidence`).
     Merged players and pairs an officer split are left out."""
     out: list[dict] = []
     split_pairs = {
@@ -786,6 +788,21 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
         if fa and fb and fa != fb:
             ev += " (different FIDE IDs: never merged automatically)"
         out.append({"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": reason, "evidence": ev})
+    # one national ID (or FIDE ID) on two players: kept apart because something contradicted
+    for col in ("national_id", "fide_id"):
+        for a, b, na, nb, ya, yb in con.execute(
+            f"""
+            WITH p AS (SELECT * FROM players WHERE merged_into IS NULL AND {col} IS NOT NULL)
+            SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year
+            FROM p a JOIN p b ON a.{col} = b.{col} AND a.player_id < b.player_id ORDER BY 1, 2
+            """
+        ).fetchall():
+            if frozenset((a, b)) in split_pairs:
+                continue
+            out.append(
+                {"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": f"same_{col}",
+                 "evidence": f"one {col} on two players: {na!r} (born {ya}) / {nb!r} (born {yb})"}
+            )  # fmt: skip
     # abbreviated names: compare players who played, sharing a full (3+ letter) name token
     cands = con.execute(
         f"SELECT player_id, name, name_key, fide_id FROM players WHERE merged_into IS NULL AND {played}"

@@ -290,3 +290,20 @@ def test_suspects_show_same_name_and_birth_year_with_two_fide_ids() -> None:
     found = [s for s in identity.suspects(con) if s["reason"] == "same_name_birth_year"]
     assert len(found) == 1
     assert "different FIDE IDs" in found[0]["evidence"]
+
+
+def test_suspects_show_one_national_id_on_two_players() -> None:
+    con = _con()
+    _load(
+        con,
+        _pgn("A", [("Roux, Paul", None), ("X, Y", None)], extra={0: {"national_id": "K59857", "birth_year": 1963}}),
+        "/v/a.pgn",
+    )
+    _load(
+        con,
+        _pgn("B", [("Roux, Paul", None), ("Z, Q", None)], extra={0: {"national_id": "K59857", "birth_year": 1965}}),
+        "/v/b.pgn",
+    )
+    assert [p[1] for p in _players(con)].count("Roux, Paul") == 2  # the birth years contradict
+    found = [s for s in identity.suspects(con) if s["reason"] == "same_national_id"]
+    assert len(found) == 1 and "1963" in found[0]["evidence"] and "1965" in found[0]["evidence"]
