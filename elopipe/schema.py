@@ -77,7 +77,7 @@ TABLES: dict[str, str] = {
         player_id      INTEGER PRIMARY KEY,
         fide_id        BIGINT,               -- NULL when unknown (0/blank in files)
         national_id    VARCHAR,              -- e.g. FFE licence 'A12345'
-        name           VARCHAR NOT NULL,     -- as first written
+        name           VARCHAR NOT NULL,     -- fullest spelling seen (identity: 'Carlsen, Magnus' over 'Carlsen,M')
         name_key       VARCHAR NOT NULL,     -- identity.name_key(name)
         federation     VARCHAR,
         sex            VARCHAR,              -- 'm' | 'w' | NULL
@@ -85,7 +85,7 @@ TABLES: dict[str, str] = {
         birth_year     INTEGER,
         title          VARCHAR,
         first_file_id  INTEGER,
-        merged_into    INTEGER               -- set when an officer merged this player into another (player_merges)
+        merged_into    INTEGER               -- merged into this player (officer or rule, see player_merges)
     """,
     "tournament_players": """
         tournament_id  INTEGER NOT NULL,
@@ -188,8 +188,8 @@ TABLES: dict[str, str] = {
         game_id        BIGINT NOT NULL,      -- canonical game
         source_game_id BIGINT NOT NULL,      -- a row of games that is the same game
         file_id        INTEGER NOT NULL,
-        match_rule     VARCHAR NOT NULL,
-        role           VARCHAR NOT NULL      -- 'canonical' | 'result' | 'moves' | 'duplicate'
+        match_rule     VARCHAR NOT NULL,     -- 'canonical', 'round_players[+hash|+plies|+broadcast]', 'hash_players' ...
+        role           VARCHAR NOT NULL      -- 'canonical' | 'result' (canonical, no moves) | 'moves' (gives them) | 'duplicate'
     """,
     "official_lists": """
         system         VARCHAR NOT NULL,     -- 'fide' | 'fide-rapid' | 'fide-blitz' | 'ffe' ...
