@@ -606,6 +606,13 @@ def merge_players(
     con.execute(
         "UPDATE players SET merged_into = ? WHERE player_id = ? OR merged_into = ?", [kid, merged_id, merged_id]
     )
+    # the merged player's spellings are now linked by this decision: record it on each alias
+    rule = decided_by.split(":", 1)[1] if decided_by.startswith("rule:") else "manual_merge"
+    conf = "1.0" if rule == "manual_merge" else "least(confidence, ?)"
+    con.execute(
+        f"UPDATE player_aliases SET match_rule = ?, confidence = {conf} WHERE player_id = ?",
+        [rule, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), merged_id],
+    )
     _rewrite(con, merged_id, kid)
     mid = con.execute("SELECT nextval('merge_id_seq')").fetchone()[0]
     con.execute(

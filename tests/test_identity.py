@@ -228,6 +228,10 @@ def test_merge_survives_reingest_of_a_corrected_file() -> None:
     kept, other = ids["Kasparov, Garry"], ids["Kasparow, Garri"]
     identity.merge_players(con, kept, other, "same person, transliteration", decided_by="arbiter")
     assert _games_of(con, kept) == 2 and _games_of(con, other) == 0
+    rules = con.execute(
+        "SELECT DISTINCT match_rule, confidence FROM player_aliases WHERE name_as_written = 'Kasparow, Garri'"
+    ).fetchall()
+    assert rules == [("manual_merge", 1.0)]  # the link is the officer's decision
     # the corrected club file (one more game) replaces the old one: the merge still holds
     corrected = _pgn(
         "Club B", [("Kasparow, Garri", None), ("Karpov, A", None)], pairs=((0, 1, 1, "1-0"), (1, 0, 2, "0-1")),
