@@ -14,7 +14,7 @@ from pathlib import Path
 from prefect import flow
 
 from elopipe.store import DEFAULT_DB
-from elopipe.watcher import WatchStats, collect_arrived, outcomes_by_path, run_batch_and_file
+from elopipe.watcher import FileOutcome, WatchStats, collect_arrived, outcomes_by_path, run_batch_and_file
 from flows._stages import stage_line
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS
@@ -37,11 +37,11 @@ def drop_folder(
     stats = WatchStats()
     if arrived:
 
-        def run(files: list[Path]) -> dict[Path, object]:
+        def run(files: list[Path]) -> dict[Path, FileOutcome]:
             result = pipeline([os.fspath(f) for f in files], db, systems, out, through, max_lists=max_lists)
             return outcomes_by_path(files, result.ingest.files)
 
-        run_batch_and_file(inbox_p, arrived, run, stats)  # type: ignore[arg-type]
+        run_batch_and_file(inbox_p, arrived, run, stats)
     counts = {
         "arrived": len(arrived),
         "processed": stats.processed,

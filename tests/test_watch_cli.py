@@ -95,3 +95,21 @@ def test_serve_with_an_unreachable_server_says_so(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "no Prefect server answers at http://127.0.0.1:9/api" in proc.stderr
     assert "elopipe watch" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_run_and_watch_refuse_a_configured_but_unreachable_server(tmp_path: Path, command: str) -> None:
+    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    proc = subprocess.run(
+        [ELOPIPE, command, str(GOOD), "--db", str(tmp_path / "s.duckdb")]
+        if command == "run"
+        else [ELOPIPE, command, str(tmp_path / "inbox"), "--db", str(tmp_path / "s.duckdb")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "no Prefect server answers at http://127.0.0.1:9/api" in proc.stderr
+    assert "unset PREFECT_API_URL" in proc.stderr
+    assert not (tmp_path / "s.duckdb").exists()  # nothing was started

@@ -80,8 +80,16 @@ def run(
     max_lists = parse_max_lists(lists)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import configure, start_api_early
+    from elopipe.prefect_env import api_status, configure, start_api_early
 
+    status = api_status()
+    if status.url and not status.reachable:
+        err_console.print(
+            f"[red]{status.detail}[/red]\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
+            "Prefect start a temporary server for this command.",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
     t0 = time.time()
     configure(quiet=not verbose)
     api_ready = start_api_early()

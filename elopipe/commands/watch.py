@@ -37,10 +37,18 @@ def watch(
     inbox.mkdir(parents=True, exist_ok=True)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import configure
+    from elopipe.prefect_env import api_status, configure
     from elopipe.watcher import outcomes_by_path
     from elopipe.watcher import watch as watch_loop
 
+    status = api_status()
+    if status.url and not status.reachable:
+        err_console.print(
+            f"[red]{status.detail}[/red]\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
+            "Prefect start a temporary server for this command.",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
     configure(quiet=not verbose)
     from flows.pipeline import pipeline
 
