@@ -344,6 +344,7 @@ _GAME_SCHEMA = {
     "black_id": pl.Int32,
     "result": pl.Utf8,
     "result_raw": pl.Utf8,
+    "result_marker": pl.Utf8,
     "white_score": pl.Float64,
     "black_score": pl.Float64,
     "played": pl.Boolean,
@@ -381,6 +382,7 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
         cols["black_id"].append(pid.get((g.tournament_ref, g.black_ref)) if g.black_ref is not None else None)
         cols["result"].append(g.result)
         cols["result_raw"].append(g.result_raw)
+        cols["result_marker"].append(g.result_marker)
         cols["white_score"].append(float(g.white_score) if g.white_score is not None else None)
         cols["black_score"].append(float(g.black_score) if g.black_score is not None else None)
         cols["played"].append(g.played)
