@@ -609,9 +609,9 @@ def to_contract(result: EngineResult) -> EngineResult:
 def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame:
     """Players of an official list override the state (rating, K, birth year)."""
     if state.height == 0:
-        o = off.unique("player_id", keep="first")
+        # one row per player and list: store_io.load_official_lists guarantees it
         return (
-            o.select(
+            off.select(
                 "player_id",
                 "rating",
                 pl.lit(None, pl.Int64).alias("total_games"),
@@ -1029,6 +1029,7 @@ def _one_period(
         separator=",",
         ignore_nulls=True,
     )
+    st = st.collect().lazy()  # shared by the state and the list below
     lists_plan = st.filter(pl.col("rating").is_not_null() | pl.col("pool_games").is_not_null() | delisted).select(
         pl.lit(t).alias("list_date"),
         "player_id",
