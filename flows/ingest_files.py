@@ -15,6 +15,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from prefect import flow, task
@@ -124,10 +125,28 @@ def _make_pool(workers: int) -> cf.ProcessPoolExecutor:
 
 @task(name="parse_file", task_run_name="parse {source.display}", cache_policy=NO_CACHE, persist_result=False)
 def parse_file(source: Source, validate_moves: bool = False) -> ParsedSource:
-    """Parse one source (elopipe.ingest.parse_source); never raises on the file's content."""
-    if _pool is not None:
-        return _pool.submit(parse_source, source, validate_moves).result()
+    """Parse one source (elopipe.ingest.parse_source); never raises on the file's content.
+
+    If a worker process dies (killed, out of memory), the files it may have been reading are
+    recorded as rejected with that reason, and the rest of the batch is parsed in this process.
+    """
+    global _pool
+    pool = _pool
+    if pool is not None:
+        try:
+            return pool.submit(parse_source, source, validate_moves).result()
+        except BrokenProcessPool as exc:
+            _pool = None
+            reason = f"the parser process died while reading this file ({exc or 'killed'}); drop it again to retry"
+            return ParsedSource(source, None, _size(source), "unknown", None, None, None, reason)
     return parse_source(source, validate_moves=validate_moves)
+
+
+def _size(source: Source) -> int:
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
 
 
 @task(name="write_files", cache_policy=NO_CACHE, persist_result=False)

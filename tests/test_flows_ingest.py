@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,44 @@ def test_stop_request_ends_after_the_current_files_transaction(tmp_path: Path, m
     rest = fi.ingest_files([str(inbox)], str(db))  # the next run picks up the others, skips the first
     assert [f.status for f in rest.files].count("skipped") == 1
     assert len(_store_facts(db)[0]) == len(names)
+
+
+def test_a_dead_parser_process_rejects_its_file_with_the_reason_and_the_rest_still_load(tmp_path: Path, monkeypatch):
+    import concurrent.futures as cf
+    from concurrent.futures.process import BrokenProcessPool
+
+    import flows.ingest_files as fi
+
+    class DeadPool:
+        """Stands in for a process pool whose worker is killed (e.g. by the OOM killer) while it
+        reads the first file submitted; files submitted later are parsed normally."""
+
+        def __init__(self) -> None:
+            self.calls = 0
+            self.lock = threading.Lock()
+
+        def submit(self, fn, *args):
+            with self.lock:
+                self.calls += 1
+                first = self.calls == 1
+            fut: cf.Future = cf.Future()
+            if first:
+                fut.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+            else:
+                fut.set_result(fn(*args))
+            return fut
+
+        def shutdown(self, **kwargs) -> None:
+            pass
+
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    for name in ("wchcand22.pgn", "irl_irish_intermediate_champs_2011_latin1_crlf.trf"):
+        shutil.copy(SAMPLE / name, inbox / name)
+    monkeypatch.setattr(fi, "_pool_size", lambda sources: 2)
+    monkeypatch.setattr(fi, "_make_pool", lambda workers: DeadPool())
+    summary = fi.ingest_files([str(inbox)], str(tmp_path / "store.duckdb"))
+    dead = [f for f in summary.files if f.status == "rejected"]
+    alive = [f for f in summary.files if f.status == "loaded"]
+    assert len(dead) == 1 and "parser process died" in (dead[0].reason or "")
+    assert len(alive) == 1 and alive[0].n_games > 0
