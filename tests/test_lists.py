@@ -356,3 +356,29 @@ def test_an_imported_list_is_the_base_of_the_next_rating(tmp_path: Path) -> None
     ).fetchall()
     assert ro == [(official,)]
     con.close()
+
+
+def test_an_imported_k10_below_2400_keeps_k10(tmp_path: Path) -> None:
+    """FIDE B.02 8.3.3: once 2400 was reached, K stays 10. A list that shows K 10 at 2350 says so."""
+    from elopipe.ingest import ingest_paths
+    from elopipe.rating.run import rate
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([SAN_VIATOR], db)
+    con = duckdb.connect(str(db))
+    fid, name = con.execute(
+        "SELECT p.fide_id, p.name FROM tournament_players tp JOIN players p USING (player_id)"
+        " JOIN canonical_games g ON g.white_id = tp.player_id AND g.played"
+        " WHERE tp.rating_in_file > 1500 AND p.fide_id IS NOT NULL ORDER BY p.fide_id LIMIT 1"
+    ).fetchone()
+    f = tmp_path / "standard_apr18frl.txt"
+    f.write_text(fixed(STD, [[str(fid), name, "ESP", "M", "", "", "", "", "2350", "0", "10", "1970", ""]]))
+    import_list(con, f, "fide")
+    rate(con, "fide")
+    ks = con.execute(
+        "SELECT DISTINCT tr.k FROM tournament_ratings tr JOIN players p USING (player_id)"
+        " WHERE tr.system = 'fide' AND p.fide_id = ?",
+        [fid],
+    ).fetchall()
+    assert ks == [(10,)]
+    con.close()

@@ -615,7 +615,7 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
                 "player_id",
                 "rating",
                 pl.lit(None, pl.Int64).alias("total_games"),
-                (pl.col("rating").fill_null(0) >= 2400).alias("ever_2400"),
+                ((pl.col("rating").fill_null(0) >= 2400) | pl.col("ever_2400").fill_null(False)).alias("ever_2400"),
                 (pl.col("rating").fill_null(0) >= 2300).alias("ever_2300"),
                 "birth_year",
                 # FIDE's 'i'/'wi' flag: inactive on the imported list (B.02 7.2.2)
@@ -637,6 +637,7 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
         pl.col("birth_year").alias("o_by"),
         pl.col("list_date").alias("o_date"),
         pl.col("flag").str.contains("i").fill_null(False).alias("o_inactive"),
+        pl.col("ever_2400").fill_null(False).alias("o_ever_2400"),
     ).unique("player_id", keep="first")
     s = state.join(o, on="player_id", how="full", coalesce=True)
     listed = pl.col("o_date").is_not_null()
@@ -644,7 +645,11 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
         "player_id",
         pl.when(listed).then(pl.col("o_rating")).otherwise(pl.col("rating")).alias("rating"),
         "total_games",
-        (pl.col("ever_2400").fill_null(False) | (pl.col("o_rating").fill_null(0) >= 2400)).alias("ever_2400"),
+        (
+            pl.col("ever_2400").fill_null(False)
+            | (pl.col("o_rating").fill_null(0) >= 2400)
+            | pl.col("o_ever_2400").fill_null(False)
+        ).alias("ever_2400"),
         (pl.col("ever_2300").fill_null(False) | (pl.col("o_rating").fill_null(0) >= 2300)).alias("ever_2300"),
         pl.coalesce("o_by", "birth_year").alias("birth_year"),
         pl.when(pl.col("o_inactive").fill_null(False))

@@ -162,7 +162,7 @@ def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT player_id::BIGINT AS player_id, nullif(fide_id, 0)::BIGINT AS fide_id, name,
                federation, sex,
                coalesce(birth_year, year(birth_date))::BIGINT AS birth_year, title
-        FROM players ORDER BY player_id
+        FROM players WHERE merged_into IS NULL ORDER BY player_id
         """,
     )
 
@@ -174,7 +174,8 @@ def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataF
     matched by fide_id, else dropped here — they cannot play in stored games; one row per
     player and list: duplicates keep the highest rating),
     rating Int64, games Int64, k Int64 (null when 0/blank = unknown), birth_year Int64,
-    flag Utf8, sex Utf8, rating_flag Utf8.
+    flag Utf8, sex Utf8, rating_flag Utf8, ever_2400 Boolean (the list says the player reached
+    2400 or has K 10: FIDE B.02 8.3.3 keeps K = 10 for ever).
     """
     return _pl(
         con,
@@ -183,7 +184,7 @@ def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataF
                coalesce(o.player_id, p.player_id)::BIGINT AS player_id,
                nullif(o.rating, 0)::BIGINT AS rating, o.games::BIGINT AS games,
                nullif(o.k, 0)::BIGINT AS k, o.birth_year::BIGINT AS birth_year,
-               o.flag, o.sex, o.rating_flag
+               o.flag, o.sex, o.rating_flag, coalesce(o.ever_2400, false) AS ever_2400
         FROM official_lists o
         LEFT JOIN (SELECT fide_id, min(player_id) AS player_id FROM players
                    WHERE fide_id IS NOT NULL GROUP BY fide_id) p
