@@ -39,15 +39,13 @@ from elopipe.ingest import ingest_paths
 from elopipe.publish.outputs import publish_outputs
 from elopipe.rating.run import rate
 from elopipe.store import open_writer
-from flows.publish import DEFAULT_MAX_LISTS, select_dates
+from elopipe.publish_plan import DEFAULT_MAX_LISTS, changed_list_dates, select_dates
 
 db, out, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 ingest_paths(paths, db)
 with open_writer(db) as con:
     summary = rate(con, "fide")
-    changed = [r[0] for r in con.execute(
-        "SELECT DISTINCT list_date FROM rating_lists WHERE system = 'fide' AND list_date >= ? ORDER BY 1",
-        [summary.first_changed]).fetchall()] if summary.first_changed else []
+    changed = changed_list_dates(con, "fide", summary.first_changed)
     dates, _ = select_dates(changed, set(), DEFAULT_MAX_LISTS)
     publish_outputs(con, "fide", out, list_dates=dates or None)
 """

@@ -14,6 +14,7 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
+from elopipe.publish_plan import changed_list_dates
 from elopipe.store import DEFAULT_DB, open_writer
 from flows._stages import stage_line
 
@@ -39,19 +40,6 @@ class RateFlowSummary:
         return "; ".join(parts) or "no rating system requested"
 
 
-def changed_list_dates(con: Any, system: str, summary: Any) -> list[dt.date]:
-    """The stored list dates of `system` that the run rewrote: from `summary.first_changed`
-    (None: nothing changed) to the last list, sorted."""
-    first = getattr(summary, "first_changed", None)
-    if first is None:
-        return []
-    rows = con.execute(
-        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND list_date >= ? ORDER BY 1",
-        [system, first],
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
 @task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
 def rate_system(db: str, system: str, through: dt.date | None = None) -> tuple[Any, list[dt.date]]:
     """Run `elopipe.rating.run.rate` for one system on a writer connection; return its
@@ -60,7 +48,7 @@ def rate_system(db: str, system: str, through: dt.date | None = None) -> tuple[A
 
     with open_writer(db) as con:
         summary = rate(con, system, through=through)
-        return summary, changed_list_dates(con, system, summary)
+        return summary, changed_list_dates(con, system, getattr(summary, "first_changed", None))
 
 
 @flow(name="rate_lists", validate_parameters=False)
