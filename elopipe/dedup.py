@@ -33,6 +33,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 import duckdb
+import polars as pl
 
 from elopipe.identity import dates_overlap, same_event, tournament_spans
 
@@ -173,7 +174,6 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     for g in games:
         buckets.setdefault((g.white_id, g.black_id), []).append(g)
     parent: dict[int, int] = {}
-    rule_of: dict[tuple[int, int], str] = {}
 
     def find(x: int) -> int:
         root = x
@@ -183,20 +183,15 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             parent[x], x = root, parent[x]
         return root
 
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    related: dict[tuple[int, int], bool] = {}
     for bucket in buckets.values():
-        if len(bucket) < 2:
-            continue
-        bucket.sort(key=lambda g: (g.round is None, g.round or 0, g.game_id))
-        for i, a in enumerate(bucket):
-            for b in bucket[i + 1 :]:
-                rule = _match(a, b, spans)
-                if rule is None:
-                    continue
-                rule_of[(a.game_id, b.game_id)] = rule
-                rule_of[(b.game_id, a.game_id)] = rule
-                ra, rb = find(a.game_id), find(b.game_id)
-                if ra != rb:
-                    parent[max(ra, rb)] = min(ra, rb)
+        if len(bucket) >= 2:
+            _cluster_bucket(bucket, spans, related, union)
     clusters: dict[int, list[_G]] = {}
     linked = set(parent) | set(parent.values())
     for g in games:
@@ -213,15 +208,76 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             mover = next((m for m in members[1:] if m.movetext_hash is not None), None)
         rows.append((canon.game_id, canon.game_id, canon.file_id, "canonical", "result" if mover else "canonical"))
         for m in members[1:]:
-            rule = rule_of.get((canon.game_id, m.game_id)) or next(
-                (rule_of[(o.game_id, m.game_id)] for o in members if (o.game_id, m.game_id) in rule_of), "cluster"
+            # the rule of the canonical row's match, else of the first row (in precedence order)
+            # that matches this one directly
+            rule = _match(canon, m, spans) or next(
+                (r for o in members if o is not m and (r := _match(o, m, spans)) is not None), "cluster"
             )
             if m.result != "*" and canon.result != "*" and m.result != canon.result:
                 rule += ";result_differs"
             rows.append((canon.game_id, m.game_id, m.file_id, rule, "moves" if m is mover else "duplicate"))
     if rows:
-        con.executemany(
-            "INSERT INTO game_sources (game_id, source_game_id, file_id, match_rule, role) VALUES (?,?,?,?,?)",
+        df = pl.DataFrame(
             rows,
-        )
+            schema={"game_id": pl.Int64, "source_game_id": pl.Int64, "file_id": pl.Int64, "match_rule": pl.Utf8,
+                    "role": pl.Utf8},
+            orient="row",
+        )  # fmt: skip
+        con.register("_game_sources_df", df)
+        con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
+        con.unregister("_game_sources_df")
     return sum(1 for m in clusters.values() if len(m) >= 2)
+
+
+def _cluster_bucket(bucket: list[_G], spans: dict, related: dict[tuple[int, int], bool], union) -> None:
+    """Union the rows of one (white, black) bucket that `_match` links, without comparing every
+    pair: `_match` depends only on a row's tournament, round, hash, result, plies and date, so
+    rows equal on those are compared once (as a class), and classes only where a match is
+    possible (same round, or the same movetext hash when a round is missing)."""
+    # same tournament: the same round and movetext hash, nothing else
+    same_file: dict[tuple, int] = {}
+    classes: dict[tuple, list[_G]] = {}
+    for g in bucket:
+        if g.movetext_hash is not None:
+            first = same_file.setdefault((g.tournament_id, g.round, g.movetext_hash), g.game_id)
+            if first != g.game_id:
+                union(first, g.game_id)
+        ck = (g.tournament_id, g.round, g.movetext_hash, g.result, g.ply_count, g.game_date, g.day_precise)
+        classes.setdefault(ck, []).append(g)
+    if len({g.tournament_id for g in bucket}) < 2:
+        return
+    reps = [members[0] for members in classes.values()]
+    by_round: dict[int, list[_G]] = {}
+    by_hash: dict[str, list[_G]] = {}
+    for r in reps:
+        if r.round is not None:
+            by_round.setdefault(r.round, []).append(r)
+        if r.movetext_hash is not None:
+            by_hash.setdefault(r.movetext_hash, []).append(r)
+    cands: list[tuple[_G, _G]] = []
+    for group in by_round.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                if a.tournament_id != b.tournament_id:
+                    cands.append((a, b))
+    for group in by_hash.values():
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                if a.tournament_id != b.tournament_id and (a.round is None or b.round is None):
+                    cands.append((a, b))
+    key_of = {id(members[0]): ck for ck, members in classes.items()}
+    for a, b in cands:
+        tp = (a.tournament_id, b.tournament_id)
+        ok = related.get(tp)
+        if ok is None:
+            sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
+            ok = related[tp] = (
+                sa is not None
+                and sb is not None
+                and (same_event(sa, sb) or bool(dates_overlap(sa[1], sa[2], sb[1], sb[2])))
+            )
+        if not ok or _match(a, b, spans) is None:
+            continue
+        members = classes[key_of[id(a)]] + classes[key_of[id(b)]]
+        for m in members[1:]:
+            union(members[0].game_id, m.game_id)
