@@ -222,6 +222,7 @@ def resolve_players(
     nids = sorted({p.national_id for p in players if p.national_id})
     keys = sorted({name_key(p.name) for p in players if p.name})
     index = _Index()
+    writes = _Writes(file_id)
     sql = (
         "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, p.name_key, p.federation,"
         " p.birth_year FROM players p WHERE "
@@ -248,10 +249,11 @@ def resolve_players(
             pending.append(p)
             continue
         known, rule = hit
-        index.enrich(known, p, con, name_key(p.name) if p.name else None)
+        index.enrich(known, p, writes, name_key(p.name) if p.name else None)
         out[(p.tournament_ref, p.ref)] = Resolution(known.player_id, rule, _CONFIDENCE[rule])
         tid = tournament_ids.get(p.tournament_ref)
         id_hits.setdefault(tid if tid is not None else -1, set()).add(known.player_id)
+    writes.flush_updates(con)  # the context query below reads the players as enriched
     context = _context_players(con, all_tids, id_hits, index)
     file_context: dict[int, set[int]] = {}  # tournament_ref -> ids linked in this file
     trf_taken: dict[int, set[int]] = {}  # tournament_ref -> ids of TRF entries (distinct people)
@@ -275,39 +277,130 @@ def resolve_players(
     for members in groups.values():
         rep = members[0]
         key = name_key(rep.name) if rep.name else ""
-        ctx: set[int] = set()
+        # the union of these sets, not copied (a big event's context has thousands of ids)
+        ctx = _SetUnion()
         for p in members:
             tid = tournament_ids.get(p.tournament_ref)
-            ctx |= context.get(tid, set()) if tid is not None else context.get(-1, set())
-            ctx |= file_context.get(p.tournament_ref, set())
+            ctx.add(context.get(tid, set()) if tid is not None else context.get(-1, set()))
+            ctx.add(file_context.get(p.tournament_ref, set()))
         taken = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
         hit = index.find_by_name(rep, key, ctx, taken)
         if hit is None:
-            known = _create(con, rep, key, file_id)
+            known = writes.create(rep, key)
             index.add(known)
             res = Resolution(known.player_id, "new", _CONFIDENCE["new"])
         else:
             known, rule = hit
-            index.enrich(known, rep, con, key)
+            index.enrich(known, rep, writes, key)
             res = Resolution(known.player_id, rule, _CONFIDENCE[rule])
         for p in members:
             out[(p.tournament_ref, p.ref)] = res
             file_context.setdefault(p.tournament_ref, set()).add(res.player_id)
             if p.start_rank is not None:
                 trf_taken.setdefault(p.tournament_ref, set()).add(res.player_id)
+    real = writes.flush(con)
+    if real:
+        for res in out.values():
+            if res.player_id < 0:
+                res.player_id = real[res.player_id]
     return out
 
 
-def _create(con: duckdb.DuckDBPyConnection, p: PlayerRec, key: str, file_id: int) -> _Known:
-    next_id = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
-    by = _birth_year(p)
-    con.execute(
-        "INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation,"
-        " sex, birth_date, birth_year, title, first_file_id) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        [next_id, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by,
-         p.title, file_id],
-    )  # fmt: skip
-    return _Known(next_id, p.fide_id, p.national_id, key, p.federation, by)
+class _SetUnion:
+    """Membership in the union of some sets, without building it."""
+
+    def __init__(self) -> None:
+        self.sets: list[set[int]] = []
+
+    def add(self, s: set[int]) -> None:
+        if s and all(s is not t for t in self.sets):
+            self.sets.append(s)
+
+    def __contains__(self, x: object) -> bool:
+        return any(x in s for s in self.sets)
+
+
+_NEW_PLAYER_COLS = (
+    "player_id", "fide_id", "national_id", "name", "name_key", "federation", "sex", "birth_date", "birth_year",
+    "title", "first_file_id",
+)  # fmt: skip
+_UPDATE_TYPES = {
+    "fide_id": "BIGINT",
+    "national_id": "VARCHAR",
+    "birth_year": "INTEGER",
+    "federation": "VARCHAR",
+    "name_key": "VARCHAR",
+    "name": "VARCHAR",
+}
+
+
+class _Writes:
+    """The `players` rows one file's resolution creates and the columns it fills, written in
+    bulk: new players get provisional ids (-1, -2, ...) until `flush` draws their ids from
+    `player_id_seq`, in creation order (the ids one INSERT per player would have given)."""
+
+    def __init__(self, file_id: int) -> None:
+        self.file_id = file_id
+        self.new: dict[int, dict[str, object]] = {}
+        self.updates: dict[int, dict[str, object]] = {}
+
+    def create(self, p: PlayerRec, key: str) -> _Known:
+        pid = -(len(self.new) + 1)
+        by = _birth_year(p)
+        self.new[pid] = dict(zip(_NEW_PLAYER_COLS, (
+            pid, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by, p.title,
+            self.file_id,
+        ), strict=True))  # fmt: skip
+        return _Known(pid, p.fide_id, p.national_id, key, p.federation, by)
+
+    def update(self, player_id: int, values: dict[str, object]) -> None:
+        row = self.new.get(player_id)
+        if row is not None:
+            row.update(values)
+        else:
+            self.updates.setdefault(player_id, {}).update(values)
+
+    def flush_updates(self, con: duckdb.DuckDBPyConnection) -> None:
+        """One UPDATE ... FROM per set of changed columns (last value written wins, as in a
+        sequence of single-row updates)."""
+        import polars as pl
+
+        by_cols: dict[tuple[str, ...], list[tuple]] = {}
+        for pid, values in self.updates.items():
+            cols = tuple(sorted(values))
+            by_cols.setdefault(cols, []).append((pid, *(values[c] for c in cols)))
+        self.updates = {}
+        for cols, rows in by_cols.items():
+            df = pl.DataFrame(rows, schema=["player_id", *cols], orient="row", infer_schema_length=None)
+            con.register("_player_updates", df)
+            sets = ", ".join(f"{c} = CAST(u.{c} AS {_UPDATE_TYPES[c]})" for c in cols)
+            con.execute(f"UPDATE players SET {sets} FROM _player_updates u WHERE players.player_id = u.player_id")
+            con.unregister("_player_updates")
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> dict[int, int]:
+        """Write everything; returns {provisional id: player_id}."""
+        self.flush_updates(con)
+        if not self.new:
+            return {}
+        import polars as pl
+
+        n = len(self.new)
+        ids = sorted(r[0] for r in con.execute("SELECT nextval('player_id_seq') FROM range(?)", [n]).fetchall())
+        real = {-(i + 1): ids[i] for i in range(n)}
+        rows = [row | {"player_id": real[prov]} for prov, row in sorted(self.new.items(), reverse=True)]
+        df = pl.DataFrame(
+            rows,
+            schema={
+                "player_id": pl.Int64, "fide_id": pl.Int64, "national_id": pl.Utf8, "name": pl.Utf8,
+                "name_key": pl.Utf8, "federation": pl.Utf8, "sex": pl.Utf8, "birth_date": pl.Date,
+                "birth_year": pl.Int32, "title": pl.Utf8, "first_file_id": pl.Int64,
+            },
+        )  # fmt: skip
+        con.register("_new_players", df)
+        con.execute(f"INSERT INTO players ({', '.join(_NEW_PLAYER_COLS)}) SELECT * FROM _new_players")
+        con.unregister("_new_players")
+        self.new = {}
+        return real
 
 
 def tournament_spans(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, object, object]]:
@@ -378,12 +471,19 @@ def _context_players(
         else {}
     )
     ctx_t: dict[int, set[int]] = {}
+    by_event: dict[str, list[int]] = {}
+    for o in others:
+        if spans[o][0]:
+            by_event.setdefault(spans[o][0], []).append(o)
     for t in tids:
         span = spans.get(t)
         if span is None:
             continue
         mine_hits = id_hits.get(t, set())
-        for o in others:
+        # only tournaments of the same event key, or sharing identified players, can qualify
+        near = set(by_event.get(span[0], ())) if span[0] else set()
+        near.update(o for o in shared if o not in mine and o in spans)
+        for o in near:
             ospan = spans[o]
             if same_event(span, ospan):
                 ctx_t.setdefault(t, set()).add(o)
@@ -419,6 +519,14 @@ class _Index:
         self.by_nid: dict[str, _Known] = {}
         self.by_key: dict[str, list[_Known]] = {}
         self.by_pid: dict[int, list[_Known]] = {}
+        # full (3+ letter) name token -> ids: two names can only be abbreviation-compatible when
+        # they share such a token (`_covers` needs one exact full token)
+        self.by_token: dict[str, set[int]] = {}
+
+    def _add_tokens(self, key: str, player_id: int) -> None:
+        for t in key.split(" "):
+            if len(t) > _ABBREV_MAX:
+                self.by_token.setdefault(t, set()).add(player_id)
 
     def add(self, k: _Known) -> None:
         same = self.by_pid.get(k.player_id, [])
@@ -426,6 +534,7 @@ class _Index:
                for s in same):  # fmt: skip
             return
         self.by_pid.setdefault(k.player_id, []).append(k)
+        self._add_tokens(k.name_key, k.player_id)
         if k.fide_id:
             self.by_fid.setdefault(k.fide_id, k)
         if k.national_id:
@@ -463,22 +572,27 @@ class _Index:
             return in_ctx[0], "name_context"
         if in_ctx:
             return None
-        compatible = _unique_ids(
-            c
-            for pid in ctx
-            if pid not in taken
-            for c in self.by_pid.get(pid, [])
-            if names_compatible(c.name_key, key) and not self.conflicts(c, p)
-        )
-        if len(compatible) == 1:
-            return compatible[0], "initials_context"
-        if compatible:
-            return None
+        compatible = None
+        near = set().union(*(self.by_token.get(t, ()) for t in key.split(" ") if len(t) > _ABBREV_MAX))
+        for pid in near:
+            if pid in taken or pid not in ctx:
+                continue
+            first = next(
+                (c for c in self.by_pid.get(pid, []) if names_compatible(c.name_key, key) and not self.conflicts(c, p)),
+                None,
+            )
+            if first is None:
+                continue
+            if compatible is not None:
+                return None  # two compatible players: ambiguous
+            compatible = first
+        if compatible is not None:
+            return compatible, "initials_context"
         if len(cands) == 1:
             return cands[0], "name"
         return None
 
-    def enrich(self, k: _Known, p: PlayerRec, con: duckdb.DuckDBPyConnection, key: str | None = None) -> None:
+    def enrich(self, k: _Known, p: PlayerRec, writes: _Writes, key: str | None = None) -> None:
         """Fill identifiers the store lacked (a FIDE ID seen for the first time); keep the fullest
         spelling as the player's name (see `_fuller`), so it does not depend on the order of files."""
         updates: dict[str, object] = {}
@@ -499,12 +613,12 @@ class _Index:
             updates["federation"] = p.federation
         if key and key != k.name_key and _fuller(key, k.name_key):
             self.by_key.setdefault(key, []).append(k)
+            self._add_tokens(key, k.player_id)
             k.name_key = key
             updates["name_key"] = key
             updates["name"] = p.name
         if updates:
-            sets = ", ".join(f"{c} = ?" for c in updates)
-            con.execute(f"UPDATE players SET {sets} WHERE player_id = ?", [*updates.values(), k.player_id])
+            writes.update(k.player_id, updates)
 
 
 def _fuller(a: str, b: str) -> bool:
@@ -981,13 +1095,22 @@ def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[t
             [sorted(touched)],
         ).fetchall()
     }
+    by_event: dict[str, list[int]] = {}
+    for o, os_ in spans.items():
+        if os_[0]:
+            by_event.setdefault(os_[0], []).append(o)
     events: list[set[int]] = []
+    seen_groups: set[frozenset[int]] = set()
     for t in mine:
         span = spans.get(t)
         if span is None or not span[0]:
             continue
-        group = {o for o, os_ in spans.items() if o == t or same_event(span, os_)}
-        if len(group) > 1:
+        # same_event needs the same event key: only those tournaments are compared
+        group = {o for o in by_event[span[0]] if o == t or same_event(span, spans[o])}
+        frozen = frozenset(group)
+        # a group seen already (two tournaments of one event touched) gives the same pairs again
+        if len(group) > 1 and frozen not in seen_groups:
+            seen_groups.add(frozen)
             events.append(group)
     out: list[tuple[int, int, str]] = []
     for group in events:
@@ -1000,8 +1123,16 @@ def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[t
             [sorted(group)],
         ).fetchall()
         compat: dict[int, list[tuple]] = {}
+        # compatible names share a full (3+ letter) token: compare only such pairs, each once
+        by_token: dict[str, list[int]] = {}
         for i, a in enumerate(rows):
-            for b in rows[i + 1 :]:
+            for tok in set(a[1].split(" ")):
+                if len(tok) > _ABBREV_MAX:
+                    by_token.setdefault(tok, []).append(i)
+        for i, a in enumerate(rows):
+            near = {j for tok in set(a[1].split(" ")) if len(tok) > _ABBREV_MAX for j in by_token[tok] if j > i}
+            for j in sorted(near):
+                b = rows[j]
                 if names_compatible(a[1], b[1]) and _compatible_rows(a, b):
                     compat.setdefault(a[0], []).append(b)
                     compat.setdefault(b[0], []).append(a)
