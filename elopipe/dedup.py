@@ -93,9 +93,13 @@ def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
     # tournaments of games already clustered with the group (e.g. left by a replaced file)
     linked = con.execute(
         """
-        SELECT DISTINCT g2.tournament_id FROM game_sources s
-        JOIN games g1 ON g1.game_id IN (s.game_id, s.source_game_id)
-        JOIN games g2 ON g2.game_id IN (s.game_id, s.source_game_id)
+        WITH ends AS (  -- both ends of every link, each way: equality joins, not an IN join
+            SELECT game_id AS a, source_game_id AS b FROM game_sources
+            UNION ALL SELECT source_game_id, game_id FROM game_sources
+        )
+        SELECT DISTINCT g2.tournament_id FROM ends
+        JOIN games g1 ON g1.game_id = ends.a
+        JOIN games g2 ON g2.game_id = ends.b
         WHERE g1.tournament_id IN (SELECT UNNEST(?))
         """,
         [sorted(group)],
