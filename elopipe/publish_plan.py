@@ -1,9 +1,10 @@
 """Which rating lists to publish after a run, and what an output folder already holds.
 
 The rating stage rewrites every list from the first affected rating period on; on a first run
-over twenty years of events that is some two hundred monthly lists. `select_dates` writes the
-`max_lists` most recent changed lists, plus any older changed list the output folder already
-holds (so no published file is left stale); the others stay in the store. The output folder's
+over twenty years of events that is some two hundred monthly lists. By default all of them are
+published (`DEFAULT_MAX_LISTS` None). For large archives a limit keeps runs short: `select_dates`
+then writes the `max_lists` most recent changed lists, plus any older changed list the output
+folder already holds (so no published file is left stale); the others stay in the store. The output folder's
 ledger, `.elopipe-published.json`, records which store published which list dates per system:
 
     {"db": "/abs/path/elopipe.duckdb", "systems": {"fide": ["2024-01-01", ...]}}
@@ -22,7 +23,7 @@ from typing import Any
 import duckdb
 
 LEDGER = ".elopipe-published.json"
-DEFAULT_MAX_LISTS = 12
+DEFAULT_MAX_LISTS: int | None = None  # every changed list
 
 
 def changed_list_dates(con: duckdb.DuckDBPyConnection, system: str, first_changed: dt.date | None) -> list[dt.date]:

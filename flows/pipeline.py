@@ -62,7 +62,7 @@ def pipeline(
     max_lists: int | None = DEFAULT_MAX_LISTS,
 ) -> PipelineSummary:
     """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
-    lists, at most the `max_lists` most recent new ones per system: see flows.publish).
+    lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish_plan).
 
     Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
     seconds (None: wait, with one message).

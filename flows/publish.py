@@ -1,7 +1,7 @@
 """`publish` flow: lists and reports (elopipe.publish.publish_outputs) for the lists that changed.
 
-Which lists: see elopipe.publish_plan (the `max_lists` most recent changed lists, plus older
-changed ones this output folder already holds). An output folder that has never received this
+Which lists: every changed one, or with `max_lists` the most recent changed lists plus older
+changed ones this output folder already holds (elopipe.publish_plan). An output folder that has never received this
 store's lists for a system gets its latest list even when nothing changed, so a new `--out` is
 never left empty.
 """

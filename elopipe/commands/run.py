@@ -38,8 +38,8 @@ def parse_max_lists(text: str) -> int | None:
 
 
 LISTS_HELP = (
-    "How many of the most recent changed lists to write per system, or 'all'. Older changed lists "
-    "stay in the store (and are rewritten if this output folder already has them)."
+    "Changed lists to write per system: 'all', or only the N most recent (older changed lists then "
+    "stay in the store, and are rewritten only if this output folder already has them)."
 )
 
 
@@ -63,7 +63,7 @@ def run(
     lock_timeout: float | None = typer.Option(
         None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
     ),
-    lists: str = typer.Option("12", "--lists", help=LISTS_HELP),
+    lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
 ) -> None:
     """Run the main job: ingest, rate, publish (Prefect flow `pipeline`); print where outputs went.

@@ -19,7 +19,7 @@ def watch(
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
     interval: float = typer.Option(5.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
-    lists: str = typer.Option("12", "--lists", help=LISTS_HELP),
+    lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
 ) -> None:
     """Watch a drop folder and run the main job on what arrives (no Prefect server needed).
