@@ -204,32 +204,7 @@ def _insert_issues(con: duckdb.DuckDBPyConnection, file_id: int, issues: list[In
 
 
 def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int, res: FileResult) -> None:
-    t_ids: dict[int, int] = {}
-    for t in parsed.tournaments:
-        tid = con.execute("SELECT nextval('tournament_id_seq')").fetchone()[0]
-        t_ids[t.ref] = tid
-        con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, city, federation, start_date,"
-            " end_date, rounds, time_control, rate_class, tournament_type, chief_arbiter, is_team, extra)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            [
-                tid,
-                file_id,
-                parsed.format,
-                t.name,
-                t.city,
-                t.federation,
-                t.start_date,
-                t.end_date,
-                t.rounds,
-                t.time_control,
-                t.rate_class,
-                t.tournament_type,
-                t.chief_arbiter,
-                t.is_team,
-                json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None,
-            ],
-        )
+    t_ids = _insert_tournaments(con, parsed, file_id)
     res.n_tournaments = len(t_ids)
     players = [p for p in parsed.players if p.tournament_ref in t_ids]
     links = identity.resolve_players(con, players, file_id, tournament_ids=t_ids)
@@ -244,6 +219,59 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     identity.apply_manual_decisions(con, file_id)
     identity.consolidate(con, file_id)
     dedup.link_file(con, file_id)
+
+
+_TOURNAMENT_SCHEMA = {
+    "tournament_id": pl.Int32,
+    "file_id": pl.Int32,
+    "source_format": pl.Utf8,
+    "name": pl.Utf8,
+    "city": pl.Utf8,
+    "federation": pl.Utf8,
+    "start_date": pl.Date,
+    "end_date": pl.Date,
+    "rounds": pl.Int32,
+    "time_control": pl.Utf8,
+    "rate_class": pl.Utf8,
+    "tournament_type": pl.Utf8,
+    "chief_arbiter": pl.Utf8,
+    "is_team": pl.Boolean,
+    "extra": pl.Utf8,
+}
+
+
+def _insert_tournaments(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int) -> dict[int, int]:
+    """Insert the file's tournaments in one statement; {tournament ref: tournament_id}, ids drawn
+    from the sequence in file order."""
+    ts = parsed.tournaments
+    if not ts:
+        return {}
+    ids = sorted(r[0] for r in con.execute("SELECT nextval('tournament_id_seq') FROM range(?)", [len(ts)]).fetchall())
+    t_ids = {t.ref: tid for t, tid in zip(ts, ids, strict=True)}
+    df = pl.DataFrame(
+        {
+            "tournament_id": ids,
+            "file_id": [file_id] * len(ts),
+            "source_format": [parsed.format] * len(ts),
+            "name": [t.name for t in ts],
+            "city": [t.city for t in ts],
+            "federation": [t.federation for t in ts],
+            "start_date": [t.start_date for t in ts],
+            "end_date": [t.end_date for t in ts],
+            "rounds": [t.rounds for t in ts],
+            "time_control": [t.time_control for t in ts],
+            "rate_class": [t.rate_class for t in ts],
+            "tournament_type": [t.tournament_type for t in ts],
+            "chief_arbiter": [t.chief_arbiter for t in ts],
+            "is_team": [t.is_team for t in ts],
+            "extra": [json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None for t in ts],
+        },
+        schema=_TOURNAMENT_SCHEMA,
+    )
+    con.register("_tournaments_df", df)
+    con.execute("INSERT INTO tournaments BY NAME SELECT * REPLACE (CAST(extra AS JSON) AS extra) FROM _tournaments_df")
+    con.unregister("_tournaments_df")
+    return t_ids
 
 
 def _insert_entries(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], links) -> None:
@@ -367,37 +395,41 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
     games = [g for g in parsed.games if g.tournament_ref in t_ids]
     if not games:
         return 0
-    cols: dict[str, list] = {k: [] for k in _GAME_SCHEMA}
-    for g in games:
-        cols["tournament_id"].append(t_ids[g.tournament_ref])
-        cols["file_id"].append(file_id)
-        cols["line"].append(g.line)
-        cols["game_index"].append(g.game_index)
-        cols["round"].append(g.round)
-        cols["round_label"].append(g.round_label)
-        cols["board"].append(g.board)
-        cols["game_date"].append(g.game_date)
-        cols["date_precision"].append(g.date_precision)
-        cols["white_id"].append(pid.get((g.tournament_ref, g.white_ref)) if g.white_ref is not None else None)
-        cols["black_id"].append(pid.get((g.tournament_ref, g.black_ref)) if g.black_ref is not None else None)
-        cols["result"].append(g.result)
-        cols["result_raw"].append(g.result_raw)
-        cols["result_marker"].append(g.result_marker)
-        cols["white_score"].append(float(g.white_score) if g.white_score is not None else None)
-        cols["black_score"].append(float(g.black_score) if g.black_score is not None else None)
-        cols["played"].append(g.played)
-        cols["unplayed_code"].append(g.unplayed_code)
-        cols["white_rating_in_file"].append(g.white_rating)
-        cols["black_rating_in_file"].append(g.black_rating)
-        cols["movetext_hash"].append(g.movetext_hash)
-        cols["ply_count"].append(g.ply_count)
-        cols["eco"].append(g.eco)
-        cols["time_control"].append(g.time_control)
-        cols["variant"].append(g.variant)
-        cols["fen"].append(g.fen)
-        cols["termination"].append(g.termination)
-        cols["flags"].append(g.flags or None)
-        cols["headers"].append(json.dumps(g.headers, ensure_ascii=False) if g.headers else None)
+    # one comprehension per column: far cheaper than 29 appends per game on 100k+ games
+    n = len(games)
+    tref = [g.tournament_ref for g in games]
+    scores = {None: None}
+    cols: dict[str, list] = {
+        "tournament_id": [t_ids[t] for t in tref],
+        "file_id": [file_id] * n,
+        "line": [g.line for g in games],
+        "game_index": [g.game_index for g in games],
+        "round": [g.round for g in games],
+        "round_label": [g.round_label for g in games],
+        "board": [g.board for g in games],
+        "game_date": [g.game_date for g in games],
+        "date_precision": [g.date_precision for g in games],
+        "white_id": [pid.get((g.tournament_ref, g.white_ref)) if g.white_ref is not None else None for g in games],
+        "black_id": [pid.get((g.tournament_ref, g.black_ref)) if g.black_ref is not None else None for g in games],
+        "result": [g.result for g in games],
+        "result_raw": [g.result_raw for g in games],
+        "result_marker": [g.result_marker for g in games],
+        "white_score": [_score(scores, g.white_score) for g in games],
+        "black_score": [_score(scores, g.black_score) for g in games],
+        "played": [g.played for g in games],
+        "unplayed_code": [g.unplayed_code for g in games],
+        "white_rating_in_file": [g.white_rating for g in games],
+        "black_rating_in_file": [g.black_rating for g in games],
+        "movetext_hash": [g.movetext_hash for g in games],
+        "ply_count": [g.ply_count for g in games],
+        "eco": [g.eco for g in games],
+        "time_control": [g.time_control for g in games],
+        "variant": [g.variant for g in games],
+        "fen": [g.fen for g in games],
+        "termination": [g.termination for g in games],
+        "flags": [g.flags or None for g in games],
+        "headers": [_JSON(g.headers) if g.headers else None for g in games],
+    }
     df = pl.DataFrame(cols, schema=_GAME_SCHEMA)
     con.register("_games_df", df)
     con.execute(
@@ -407,6 +439,16 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
     )
     con.unregister("_games_df")
     return len(games)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False) without its wrapper
+
+
+def _score(cache: dict, score) -> float | None:
+    hit = cache.get(score, cache)
+    if hit is cache:
+        hit = cache[score] = float(score)
+    return hit
 
 
 def _insert_unplayed(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:
@@ -425,7 +467,7 @@ def _insert_unplayed(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int
         if u.tournament_ref in t_ids and (u.tournament_ref, u.player_ref) in pid
     ]
     if rows:
-        con.executemany("INSERT INTO unplayed_rounds VALUES (?,?,?,?,?,?,?,?)", rows)
+        _insert_rows(con, "unplayed_rounds", rows, _UNPLAYED_SCHEMA)
     return len(rows)
 
 
@@ -437,4 +479,34 @@ def _insert_teams(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int]) 
         if t.tournament_ref in t_ids
     ]  # fmt: skip
     if rows:
-        con.executemany("INSERT INTO teams VALUES (?,?,?,?,?,?,?,?)", rows)
+        _insert_rows(con, "teams", rows, _TEAM_SCHEMA)
+
+
+_UNPLAYED_SCHEMA = {
+    "tournament_id": pl.Int32,
+    "player_id": pl.Int32,
+    "round": pl.Int32,
+    "code": pl.Utf8,
+    "score": pl.Float64,
+    "opponent_id": pl.Int32,
+    "file_id": pl.Int32,
+    "line": pl.Int32,
+}
+_TEAM_SCHEMA = {
+    "tournament_id": pl.Int32,
+    "team_no": pl.Int32,
+    "name": pl.Utf8,
+    "record": pl.Utf8,
+    "member_ranks": pl.List(pl.Int32),
+    "points": pl.Float64,
+    "file_id": pl.Int32,
+    "line": pl.Int32,
+}
+
+
+def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple], schema: dict) -> None:
+    """One INSERT of many rows (a DataFrame scan instead of one statement per row)."""
+    df = pl.DataFrame(rows, schema=schema, orient="row")
+    con.register("_rows_df", df)
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _rows_df")
+    con.unregister("_rows_df")
