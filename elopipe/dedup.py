@@ -108,20 +108,6 @@ def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
     return group
 
 
-def _load(con: duckdb.DuckDBPyConnection, tids: set[int]) -> list[_G]:
-    rows = con.execute(
-        """
-        SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
-               g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day',
-               g.round_label, g.game_index
-        FROM games g JOIN tournaments t USING (tournament_id)
-        WHERE g.tournament_id IN (SELECT UNNEST(?)) AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
-        """,
-        [sorted(tids)],
-    ).fetchall()
-    return [_G(*r) for r in rows]
-
-
 def _match(a: _G, b: _G, spans: dict) -> str | None:
     """The rule by which two rows (same players) are one game, or None."""
     both_moves = a.movetext_hash is not None and b.movetext_hash is not None
@@ -165,23 +151,57 @@ def _precedence(g: _G) -> tuple:
     )
 
 
+# Columns that decide `_match`: rows equal on these (a "class") match other rows alike.
+_CLASS_KEY = [
+    "white_id", "black_id", "tournament_id", "round", "movetext_hash", "result", "ply_count", "game_date",
+    "day_precise",
+]  # fmt: skip
+
+
+def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
+    return con.sql(
+        """
+        SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
+               g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
+               g.round_label, g.game_index
+        FROM games g JOIN tournaments t USING (tournament_id)
+        WHERE g.tournament_id IN (SELECT UNNEST(?)) AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
+        """,
+        params=[sorted(tids)],
+    ).pl()
+
+
 def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
-    games = _load(con, tids)
-    ids = [g.game_id for g in games]
-    if ids:
+    """Rebuild the `game_sources` rows of the games of `tids` (see the module docstring).
+
+    Rows are grouped into classes (equal on `_CLASS_KEY`, so `_match` gives the same answer for
+    any row of a class), classes are linked per (white, black) bucket in Python, and the
+    canonical row, roles and rules of each cluster are computed on the frame."""
+    df = _load_frame(con, tids)
+    if df.height:
+        ids = df["game_id"].to_list()
         con.execute(
             "DELETE FROM game_sources WHERE game_id IN (SELECT UNNEST(?)) OR source_game_id IN (SELECT UNNEST(?))",
             [ids, ids],
         )
     spans = tournament_spans(con)
-    buckets: dict[tuple[int, int], list[_G]] = {}
-    for g in games:
-        buckets.setdefault((g.white_id, g.black_id), []).append(g)
-    parent: dict[int, int] = {}
+    df = df.with_row_index("pos").filter(pl.len().over("white_id", "black_id") >= 2)
+    if df.is_empty():
+        return 0
+    classes = df.group_by(_CLASS_KEY, maintain_order=True).agg(pl.col("pos"), pl.len().alias("n"))
+    reps: list[_G] = []
+    sizes: list[int] = []
+    for r in classes.iter_rows(named=True):
+        reps.append(
+            _G(0, r["tournament_id"], 0, "", r["round"], r["white_id"], r["black_id"], r["result"],
+               r["movetext_hash"], r["ply_count"], r["game_date"], r["day_precise"], None, None)
+        )  # fmt: skip
+        sizes.append(r["n"])
+    parent = list(range(len(reps)))
 
     def find(x: int) -> int:
         root = x
-        while parent.get(root, root) != root:
+        while parent[root] != root:
             root = parent[root]
         while x != root:
             parent[x], x = root, parent[x]
@@ -192,96 +212,147 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
 
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for c, r in enumerate(reps):
+        buckets.setdefault((r.white_id, r.black_id), []).append(c)
     related: dict[tuple[int, int], bool] = {}
     for bucket in buckets.values():
-        if len(bucket) >= 2:
-            _cluster_bucket(bucket, spans, related, union)
-    clusters: dict[int, list[_G]] = {}
-    linked = set(parent) | set(parent.values())
-    for g in games:
-        if g.game_id in linked:
-            clusters.setdefault(find(g.game_id), []).append(g)
-    rows = []
-    for members in clusters.values():
-        if len(members) < 2:
+        _link_classes(bucket, reps, spans, related, union)
+    # a cluster: linked classes, or one class of rows with the same moves (same_file_hash)
+    comp_classes: dict[int, list[int]] = {}
+    for c in range(len(reps)):
+        comp_classes.setdefault(find(c), []).append(c)
+    comp_of = [-1] * len(reps)
+    for root, cs in comp_classes.items():
+        if len(cs) > 1 or (reps[cs[0]].movetext_hash is not None and sizes[cs[0]] > 1):
+            for c in cs:
+                comp_of[c] = root
+    cls_map = classes.select(
+        pl.col("pos"), pl.Series("cls", range(len(reps)), dtype=pl.Int64), pl.Series("comp", comp_of, dtype=pl.Int64)
+    ).explode("pos")
+    g = df.join(cls_map, on="pos").filter(pl.col("comp") >= 0)
+    if g.is_empty():
+        return 0
+    # precedence (`_precedence`), clusters in order of their first row
+    g = g.with_columns(pl.col("pos").min().over("comp").alias("first")).sort(
+        [
+            pl.col("first"),
+            pl.col("result") == "*",
+            pl.col("source_format") != "trf",
+            pl.col("movetext_hash").is_null(),
+            -pl.col("ply_count").fill_null(0),
+            pl.col("movetext_hash").fill_null(""),
+            pl.col("round_label").fill_null(""),
+            pl.col("game_index").fill_null(0),
+            pl.col("game_id"),
+        ]
+    )
+    rank = pl.int_range(pl.len()).over("comp")
+    g = g.with_columns(rank.alias("rank")).with_columns(
+        pl.col("game_id").first().over("comp").alias("canon_id"),
+        pl.col("cls").first().over("comp").alias("canon_cls"),
+        pl.col("result").first().over("comp").alias("canon_result"),
+        pl.col("movetext_hash").first().over("comp").is_null().alias("canon_no_moves"),
+        pl.when((pl.col("rank") > 0) & pl.col("movetext_hash").is_not_null())
+        .then(pl.col("rank"))
+        .otherwise(None)
+        .min()
+        .over("comp")
+        .alias("mover_rank"),
+    )
+    has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
+    pair_rule = {
+        (a, b): _match(reps[a], reps[b], spans)
+        for a, b in g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique().iter_rows()
+    }
+    rules = []
+    fallback: dict[int, list[tuple[int, int]]] = {}
+    for comp, game_id, cls, canon_cls, rk in g.select("comp", "game_id", "cls", "canon_cls", "rank").iter_rows():
+        if rk == 0:
+            rules.append("canonical")
             continue
-        members.sort(key=_precedence)
-        canon = members[0]
-        mover = None
-        if canon.movetext_hash is None:
-            mover = next((m for m in members[1:] if m.movetext_hash is not None), None)
-        rows.append((canon.game_id, canon.game_id, canon.file_id, "canonical", "result" if mover else "canonical"))
-        for m in members[1:]:
-            # the rule of the canonical row's match, else of the first row (in precedence order)
-            # that matches this one directly
-            rule = _match(canon, m, spans) or next(
-                (r for o in members if o is not m and (r := _match(o, m, spans)) is not None), "cluster"
+        rule = pair_rule[(canon_cls, cls)]
+        if rule is None:
+            # the first row in precedence order that matches this one directly
+            members = fallback.get(comp)
+            if members is None:
+                members = fallback[comp] = g.filter(pl.col("comp") == comp).select("game_id", "cls").rows()
+            rule = next(
+                (r for o_id, o_cls in members if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans))),
+                "cluster",
             )
-            if m.result != "*" and canon.result != "*" and m.result != canon.result:
-                rule += ";result_differs"
-            rows.append((canon.game_id, m.game_id, m.file_id, rule, "moves" if m is mover else "duplicate"))
-    if rows:
-        df = pl.DataFrame(
-            rows,
-            schema={"game_id": pl.Int64, "source_game_id": pl.Int64, "file_id": pl.Int64, "match_rule": pl.Utf8,
-                    "role": pl.Utf8},
-            orient="row",
-        )  # fmt: skip
-        con.register("_game_sources_df", df)
-        con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
-        con.unregister("_game_sources_df")
-    return sum(1 for m in clusters.values() if len(m) >= 2)
+        rules.append(rule)
+    differs = (
+        (pl.col("rank") > 0)
+        & (pl.col("result") != "*")
+        & (pl.col("canon_result") != "*")
+        & (pl.col("result") != pl.col("canon_result"))
+    )
+    out = g.select(
+        pl.col("canon_id").cast(pl.Int64).alias("game_id"),
+        pl.col("game_id").cast(pl.Int64).alias("source_game_id"),
+        pl.col("file_id").cast(pl.Int64),
+        pl.when(differs)
+        .then(pl.Series(rules, dtype=pl.Utf8) + ";result_differs")
+        .otherwise(pl.Series(rules, dtype=pl.Utf8))
+        .alias("match_rule"),
+        pl.when(pl.col("rank") == 0)
+        .then(pl.when(has_mover).then(pl.lit("result")).otherwise(pl.lit("canonical")))
+        .when(has_mover & (pl.col("rank") == pl.col("mover_rank")))
+        .then(pl.lit("moves"))
+        .otherwise(pl.lit("duplicate"))
+        .alias("role"),
+    )
+    con.register("_game_sources_df", out)
+    con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
+    con.unregister("_game_sources_df")
+    return g["comp"].n_unique()
 
 
-def _cluster_bucket(bucket: list[_G], spans: dict, related: dict[tuple[int, int], bool], union) -> None:
-    """Union the rows of one (white, black) bucket that `_match` links, without comparing every
-    pair: `_match` depends only on a row's tournament, round, hash, result, plies and date, so
-    rows equal on those are compared once (as a class), and classes only where a match is
-    possible (same round, or the same movetext hash when a round is missing)."""
-    # same tournament: the same round and movetext hash, nothing else
-    same_file: dict[tuple, int] = {}
-    classes: dict[tuple, list[_G]] = {}
-    for g in bucket:
-        if g.movetext_hash is not None:
-            first = same_file.setdefault((g.tournament_id, g.round, g.movetext_hash), g.game_id)
-            if first != g.game_id:
-                union(first, g.game_id)
-        ck = (g.tournament_id, g.round, g.movetext_hash, g.result, g.ply_count, g.game_date, g.day_precise)
-        classes.setdefault(ck, []).append(g)
-    if len({g.tournament_id for g in bucket}) < 2:
+def _link_classes(bucket: list[int], reps: list[_G], spans: dict, related: dict[tuple[int, int], bool], union) -> None:
+    """Union the classes of one (white, black) bucket that `_match` links, comparing only where a
+    match is possible: the same round (other tournament), or the same movetext hash when a round
+    is missing. Classes of one tournament with the same round and hash are one game."""
+    if len(bucket) < 2:
         return
-    reps = [members[0] for members in classes.values()]
-    by_round: dict[int, list[_G]] = {}
-    by_hash: dict[str, list[_G]] = {}
-    for r in reps:
-        if r.round is not None:
-            by_round.setdefault(r.round, []).append(r)
+    same_file: dict[tuple, int] = {}
+    tournaments = set()
+    by_round: dict[int, list[int]] = {}
+    by_hash: dict[str, list[int]] = {}
+    for c in bucket:
+        r = reps[c]
+        tournaments.add(r.tournament_id)
         if r.movetext_hash is not None:
-            by_hash.setdefault(r.movetext_hash, []).append(r)
-    cands: list[tuple[_G, _G]] = []
+            first = same_file.setdefault((r.tournament_id, r.round, r.movetext_hash), c)
+            if first != c:
+                union(first, c)
+            by_hash.setdefault(r.movetext_hash, []).append(c)
+        if r.round is not None:
+            by_round.setdefault(r.round, []).append(c)
+    if len(tournaments) < 2:
+        return
+    cands: list[tuple[int, int]] = []
     for group in by_round.values():
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
-                if a.tournament_id != b.tournament_id:
+                if reps[a].tournament_id != reps[b].tournament_id:
                     cands.append((a, b))
     for group in by_hash.values():
         for i, a in enumerate(group):
             for b in group[i + 1 :]:
-                if a.tournament_id != b.tournament_id and (a.round is None or b.round is None):
+                ra, rb = reps[a], reps[b]
+                if ra.tournament_id != rb.tournament_id and (ra.round is None or rb.round is None):
                     cands.append((a, b))
-    key_of = {id(members[0]): ck for ck, members in classes.items()}
     for a, b in cands:
-        tp = (a.tournament_id, b.tournament_id)
+        ra, rb = reps[a], reps[b]
+        tp = (ra.tournament_id, rb.tournament_id)
         ok = related.get(tp)
         if ok is None:
-            sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
+            sa, sb = spans.get(ra.tournament_id), spans.get(rb.tournament_id)
             ok = related[tp] = (
                 sa is not None
                 and sb is not None
                 and (same_event(sa, sb) or bool(dates_overlap(sa[1], sa[2], sb[1], sb[2])))
             )
-        if not ok or _match(a, b, spans) is None:
-            continue
-        members = classes[key_of[id(a)]] + classes[key_of[id(b)]]
-        for m in members[1:]:
-            union(members[0].game_id, m.game_id)
+        if ok and _match(ra, rb, spans) is not None:
+            union(a, b)
