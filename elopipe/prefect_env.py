@@ -18,13 +18,14 @@ default 20 s start-up timeout on a slow machine, so we raise it. Schedules need 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 STAGE_LOGGER = "elopipe.stages"
@@ -153,3 +154,22 @@ def start_api_early() -> Callable[[], None]:
     thread = threading.Thread(target=boot, name="prefect-api-boot", daemon=True)
     thread.start()
     return thread.join
+
+
+@contextlib.contextmanager
+def local_run_settings() -> Iterator[None]:
+    """Settings for flow runs this process starts itself (`elopipe run`, `elopipe watch`).
+
+    With Prefect's temporary server, flow-run heartbeats are switched off: they tell a server
+    that a run's process is alive, which the temporary server (it dies with this process) never
+    needs, and each flow run's heartbeat thread holds its end up by up to a second (four flow runs
+    per pipeline). With a real server (PREFECT_API_URL) heartbeats stay on, so the UI can mark a
+    killed run as crashed.
+    """
+    if os.environ.get("PREFECT_API_URL") or _profile_api_url():
+        yield
+        return
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield

@@ -8,9 +8,6 @@
   main job (`elopipe run`).
 - `drop_folder(inbox, ...)`: one pass over a drop folder (the scheduled deployment).
 
-Importing this package sets Prefect's environment first (see elopipe.prefect_env).
+Each flow module imports `flows._env` first, which sets Prefect's environment before Prefect is
+imported (see elopipe.prefect_env).
 """
-
-from elopipe.prefect_env import configure as _configure
-
-_configure()

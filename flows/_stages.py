@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import flows._env  # noqa: F401  (Prefect's environment, before Prefect is imported)
+
+# isort: split
 import logging
 
 from prefect import get_run_logger

@@ -7,6 +7,9 @@ left for the next scheduled run.
 
 from __future__ import annotations
 
+import flows._env  # noqa: F401  (Prefect's environment, before Prefect is imported)
+
+# isort: split
 import datetime as dt
 import os
 from pathlib import Path

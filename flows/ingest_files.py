@@ -11,6 +11,9 @@ ends after the current file's transaction.
 
 from __future__ import annotations
 
+import flows._env  # noqa: F401  (Prefect's environment, before Prefect is imported)
+
+# isort: split
 import concurrent.futures as cf
 import multiprocessing
 import os

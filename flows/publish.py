@@ -8,6 +8,9 @@ never left empty.
 
 from __future__ import annotations
 
+import flows._env  # noqa: F401  (Prefect's environment, before Prefect is imported)
+
+# isort: split
 import datetime as dt
 import os
 from pathlib import Path

@@ -6,6 +6,9 @@ periods changed; this flow runs it per system, one task each, on one writer conn
 
 from __future__ import annotations
 
+import flows._env  # noqa: F401  (Prefect's environment, before Prefect is imported)
+
+# isort: split
 import datetime as dt
 import os
 from dataclasses import dataclass, field

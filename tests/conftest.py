@@ -30,10 +30,13 @@ configure()
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[str]:
     """A temporary Prefect API server (prefect_test_harness) for the session; yields its API URL."""
-    from prefect.settings import PREFECT_API_URL
+    from prefect.settings import PREFECT_API_URL, PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
     # None: use PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS (raised by configure()), since a
     # fresh database runs its migrations first and that is slow on a loaded CI machine.
     with prefect_test_harness(server_startup_timeout=None):
-        yield str(PREFECT_API_URL.value())
+        # As `elopipe run` does on a temporary server: no flow-run heartbeats (see
+        # elopipe.prefect_env.local_run_settings); each would hold a flow run's end up ~1 s.
+        with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+            yield str(PREFECT_API_URL.value())

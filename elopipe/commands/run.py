@@ -80,7 +80,7 @@ def run(
     max_lists = parse_max_lists(lists)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import api_status, configure, start_api_early
+    from elopipe.prefect_env import api_status, configure, local_run_settings, start_api_early
 
     status = api_status()
     if status.url and not status.reachable:
@@ -99,7 +99,10 @@ def run(
     api_ready()
 
     try:
-        with graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")):
+        with (
+            graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")),
+            local_run_settings(),
+        ):
             summary = pipeline(
                 [str(p.resolve()) for p in paths],
                 str(db.resolve()),

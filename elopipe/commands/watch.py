@@ -37,7 +37,7 @@ def watch(
     inbox.mkdir(parents=True, exist_ok=True)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import api_status, configure
+    from elopipe.prefect_env import api_status, configure, local_run_settings
     from elopipe.watcher import outcomes_by_path
     from elopipe.watcher import watch as watch_loop
 
@@ -65,7 +65,10 @@ def watch(
         soft_wrap=True,
     )
     try:
-        with graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")):
+        with (
+            graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")),
+            local_run_settings(),
+        ):
             stats = watch_loop(inbox, run_batch, interval=interval)
     except KeyboardInterrupt:
         err_console.print("[red]aborted[/red]; every file loaded so far is committed, the rest stay in the inbox")
