@@ -265,23 +265,26 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         (a, b): _match(reps[a], reps[b], spans)
         for a, b in g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique().iter_rows()
     }
-    rules = []
-    fallback: dict[int, list[tuple[int, int]]] = {}
-    for comp, game_id, cls, canon_cls, rk in g.select("comp", "game_id", "cls", "canon_cls", "rank").iter_rows():
-        if rk == 0:
-            rules.append("canonical")
-            continue
-        rule = pair_rule[(canon_cls, cls)]
-        if rule is None:
-            # the first row in precedence order that matches this one directly
-            members = fallback.get(comp)
-            if members is None:
-                members = fallback[comp] = g.filter(pl.col("comp") == comp).select("game_id", "cls").rows()
-            rule = next(
+    pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
+    pair_rule = pairs.with_columns(
+        pl.Series("rule", [_match(reps[a], reps[b], spans) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
+    )
+    g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
+        pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
+    )
+    missing = g.filter(pl.col("rule").is_null())
+    if missing.height:
+        # no direct match with the canonical row: the rule of the first row in precedence order
+        # that matches this one directly
+        fixed: dict[int, str] = {}
+        for comp, game_id, cls in missing.select("comp", "game_id", "cls").iter_rows():
+            members = g.filter(pl.col("comp") == comp).select("game_id", "cls").rows()
+            fixed[game_id] = next(
                 (r for o_id, o_cls in members if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans))),
                 "cluster",
             )
-        rules.append(rule)
+        g = g.with_columns(pl.col("rule").fill_null(pl.col("game_id").replace_strict(fixed, default=None)))
+    rules = pl.col("rule")
     differs = (
         (pl.col("rank") > 0)
         & (pl.col("result") != "*")
@@ -292,10 +295,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         pl.col("canon_id").cast(pl.Int64).alias("game_id"),
         pl.col("game_id").cast(pl.Int64).alias("source_game_id"),
         pl.col("file_id").cast(pl.Int64),
-        pl.when(differs)
-        .then(pl.Series(rules, dtype=pl.Utf8) + ";result_differs")
-        .otherwise(pl.Series(rules, dtype=pl.Utf8))
-        .alias("match_rule"),
+        pl.when(differs).then(rules + ";result_differs").otherwise(rules).alias("match_rule"),
         pl.when(pl.col("rank") == 0)
         .then(pl.when(has_mover).then(pl.lit("result")).otherwise(pl.lit("canonical")))
         .when(has_mover & (pl.col("rank") == pl.col("mover_rank")))
