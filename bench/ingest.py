@@ -88,13 +88,13 @@ def time_read_pgn(path: Path, workers: int = 1) -> tuple[int, float, float, str]
     return len(parsed.games), time.perf_counter() - t0, time.process_time() - c0, ""
 
 
-def time_ingest(path: Path) -> tuple[int, float, float, str]:
+def time_ingest(path: Path, workers: int = 1) -> tuple[int, float, float, str]:
     from elopipe.ingest import ingest_paths
 
     with tempfile.TemporaryDirectory(prefix="elopipe-bench-") as tmp:
         db = Path(tmp) / "bench.duckdb"
         t0, c0 = time.perf_counter(), time.process_time()
-        summary = ingest_paths([path], db)
+        summary = ingest_paths([path], db, workers=workers)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         status = ",".join(f.status for f in summary.files)
     return summary.games, elapsed, cpu, status
@@ -105,7 +105,9 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=100_000, help="minimum number of games (default 100000)")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the timings, keep the best (default 1)")
     ap.add_argument("--no-ingest", action="store_true", help="skip the full ingest (store) measurement")
-    ap.add_argument("--workers", type=int, default=1, help="also time read_pgn with this many worker processes")
+    ap.add_argument(
+        "--workers", type=int, default=1, help="also time read_pgn and the ingest with this many worker processes"
+    )
     ap.add_argument("--check", action="store_true", help=f"exit 1 when ingest/baseline < {FLOOR}")
     args = ap.parse_args()
 
@@ -133,6 +135,9 @@ def main() -> int:
         n_ing, t_ing, c_ing, status = best(time_ingest)
         ratio = (n_ing / t_ing) / base_rate
         rows.append((f"elopipe ingest -> DuckDB [{status}]", n_ing, t_ing, c_ing))
+        if args.workers > 1:
+            n_w, t_w, c_w, status_w = best(lambda p: time_ingest(p, args.workers))
+            rows.append((f"elopipe ingest, {args.workers} workers [{status_w}]", n_w, t_w, c_w))
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} at the end of the run")

@@ -68,9 +68,10 @@ def detect_format(suffix: str, text: str) -> str:
     return "unknown"
 
 
-def parse_source(source: Source, validate_moves: bool = False) -> ParsedSource:
+def parse_source(source: Source, validate_moves: bool = False, workers: int = 1) -> ParsedSource:
     """Read, hash, decode and parse one source. Never raises on the file's content or on I/O errors:
-    an unreadable or non-chess file comes back with `rejected_reason` set."""
+    an unreadable or non-chess file comes back with `rejected_reason` set. `workers` > 1 lets a
+    large PGN be read by that many forked processes (`read_pgn`); the result is the same."""
     try:
         data = source.read_bytes()
     except (OSError, EOFError, zipfile.BadZipFile, ValueError) as exc:
@@ -92,7 +93,7 @@ def parse_source(source: Source, validate_moves: bool = False) -> ParsedSource:
         if fmt == "pgn":
             from elopipe.pgn_reader import read_pgn
 
-            parsed = read_pgn(dec.text, validate_moves=validate_moves, source_name=source.display)
+            parsed = read_pgn(dec.text, validate_moves=validate_moves, source_name=source.display, workers=workers)
         else:
             from elopipe.trf_reader import read_trf
 
@@ -144,12 +145,14 @@ def ingest_paths(
     progress: bool = False,
     on_file: Callable[[FileResult], None] | None = None,
     on_wait: Callable[[str], None] | None = None,
+    workers: int = 1,
 ) -> IngestSummary:
     """Ingest every source under `paths` into `db`, one transaction per file.
 
     Files already in the store (same sha256) are skipped; a changed file at a known path replaces
-    its old rows. `on_file` is called after each file. Raises StoreBusyError if the write lock
-    cannot be taken (see elopipe.store)."""
+    its old rows. `on_file` is called after each file. `workers` > 1 reads each large PGN in that
+    many forked processes (off by default: it pays only on an idle multi-core machine). Raises
+    StoreBusyError if the write lock cannot be taken (see elopipe.store)."""
     disc = discover(paths)
     summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)
     with open_writer(db, on_wait=on_wait) as con:
@@ -158,7 +161,7 @@ def ingest_paths(
             for src in disc.sources:
                 if bar is not None:
                     bar[0].update(bar[1], description=_short(src.display))
-                parsed = parse_source(src, validate_moves=validate_moves)
+                parsed = parse_source(src, validate_moves=validate_moves, workers=workers)
                 result = load_parsed_source(con, parsed)
                 summary.files.append(result)
                 if on_file is not None:
