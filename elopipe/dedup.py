@@ -80,6 +80,18 @@ def relink_tournaments(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     return _relink(con, _related(con, set(tids))) if tids else 0
 
 
+def related_tournaments(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
+    """The tournaments `relink_tournaments(con, tids)` re-links: these, every tournament of the same
+    event or overlapping in dates, and any tournament already linked to them."""
+    return _related(con, set(tids)) if tids else set()
+
+
+def relink_group(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
+    """Re-link the games of exactly these tournaments (see `related_tournaments`). Returns the
+    number of clusters of two or more rows."""
+    return _relink(con, tids) if tids else 0
+
+
 def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
     spans = tournament_spans(con)
     group = set(tids)

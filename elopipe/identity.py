@@ -966,7 +966,9 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
 # ---- consolidation: links that later evidence makes certain ---------------------------------
 
 
-def consolidate(con: duckdb.DuckDBPyConnection, file_id: int, max_rounds: int = 3) -> list[int]:
+def consolidate(
+    con: duckdb.DuckDBPyConnection, file_id: int, max_rounds: int = 3, file_relinked_next: bool = False
+) -> list[int]:
     """Merge players that the rules now identify, whatever order the files came in (called by the
     loader after each file). Without it, 'Carlsen,M' loaded before and after 'Carlsen, Magnus'
     could end as one player or two.
@@ -977,7 +979,11 @@ def consolidate(con: duckdb.DuckDBPyConnection, file_id: int, max_rounds: int = 
     * 'name': they are the only players with that name key;
     * 'initials_context': in one event's sources (same event key, dates overlapping), each is the
       only abbreviation-compatible player of the other.
-    Each merge is recorded in `player_merges` (decided_by 'rule:<rule>'). Returns merged ids."""
+    Each merge is recorded in `player_merges` (decided_by 'rule:<rule>'), and the games of the
+    tournaments involved are re-linked (`dedup`). `file_relinked_next`: the caller runs
+    `dedup.link_file(con, file_id)` right after; when the merges only involve this file's own
+    (freshly loaded) tournaments, that call gives the same links, so they are not computed twice.
+    Returns merged ids."""
     merged: list[int] = []
     touched = {
         r[0]
@@ -1017,8 +1023,15 @@ def consolidate(con: duckdb.DuckDBPyConnection, file_id: int, max_rounds: int = 
                 [sorted(touched)],
             ).fetchall()
         }
-        dedup.relink_tournaments(con, tids)
+        related = dedup.related_tournaments(con, tids)
+        if file_relinked_next and related <= _file_tournaments(con, file_id):
+            return merged
+        dedup.relink_group(con, related)
     return merged
+
+
+def _file_tournaments(con: duckdb.DuckDBPyConnection, file_id: int) -> set[int]:
+    return {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [file_id]).fetchall()}
 
 
 def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:

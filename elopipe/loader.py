@@ -230,7 +230,7 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     _insert_teams(con, parsed, file_id, t_ids)
     # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
     identity.apply_manual_decisions(con, file_id)
-    identity.consolidate(con, file_id)
+    identity.consolidate(con, file_id, file_relinked_next=True)
     dedup.link_file(con, file_id)
 
 
