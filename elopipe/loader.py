@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import json
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -408,41 +409,22 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
     games = [g for g in parsed.games if g.tournament_ref in t_ids]
     if not games:
         return 0
-    # one comprehension per column: far cheaper than 29 appends per game on 100k+ games
+    # the plain fields transposed in C (attrgetter + zip): far cheaper than a loop per game
     n = len(games)
-    tref = [g.tournament_ref for g in games]
+    plain = dict(zip(_PLAIN_GAME_COLS, zip(*map(_PLAIN_GAME_GET, games), strict=True), strict=True))
     scores = {None: None}
-    cols: dict[str, list] = {
-        "tournament_id": [t_ids[t] for t in tref],
+    cols: dict[str, object] = {
+        "tournament_id": [t_ids[t] for t in plain.pop("tournament_ref")],
         "file_id": [file_id] * n,
-        "line": [g.line for g in games],
-        "game_index": [g.game_index for g in games],
-        "round": [g.round for g in games],
-        "round_label": [g.round_label for g in games],
-        "board": [g.board for g in games],
-        "game_date": [g.game_date for g in games],
-        "date_precision": [g.date_precision for g in games],
         "white_id": [pid.get((g.tournament_ref, g.white_ref)) if g.white_ref is not None else None for g in games],
         "black_id": [pid.get((g.tournament_ref, g.black_ref)) if g.black_ref is not None else None for g in games],
-        "result": [g.result for g in games],
-        "result_raw": [g.result_raw for g in games],
-        "result_marker": [g.result_marker for g in games],
         "white_score": [_score(scores, g.white_score) for g in games],
         "black_score": [_score(scores, g.black_score) for g in games],
-        "played": [g.played for g in games],
-        "unplayed_code": [g.unplayed_code for g in games],
-        "white_rating_in_file": [g.white_rating for g in games],
-        "black_rating_in_file": [g.black_rating for g in games],
-        "movetext_hash": [g.movetext_hash for g in games],
-        "ply_count": [g.ply_count for g in games],
-        "eco": [g.eco for g in games],
-        "time_control": [g.time_control for g in games],
-        "variant": [g.variant for g in games],
-        "fen": [g.fen for g in games],
-        "termination": [g.termination for g in games],
         "flags": [g.flags or None for g in games],
         "headers": [_JSON(g.headers) if g.headers else None for g in games],
+        **{_GAME_COL_OF.get(f, f): plain[f] for f in plain},
     }
+    cols = {k: cols[k] for k in _GAME_SCHEMA}
     df = pl.DataFrame(cols, schema=_GAME_SCHEMA)
     con.register("_games_df", df)
     con.execute(
@@ -454,6 +436,14 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
     return len(games)
 
 
+# GameRec fields copied as they are, and the games column of those whose names differ
+_PLAIN_GAME_COLS = (
+    "tournament_ref", "line", "game_index", "round", "round_label", "board", "game_date", "date_precision",
+    "result", "result_raw", "result_marker", "played", "unplayed_code", "white_rating", "black_rating",
+    "movetext_hash", "ply_count", "eco", "time_control", "variant", "fen", "termination",
+)  # fmt: skip
+_PLAIN_GAME_GET = operator.attrgetter(*_PLAIN_GAME_COLS)
+_GAME_COL_OF = {"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"}
 _JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False) without its wrapper
 
 
