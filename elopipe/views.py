@@ -154,10 +154,18 @@ VIEWS: dict[str, str] = {
         LEFT JOIN players o ON o.player_id = a.opponent_id
         LEFT JOIN source_files f ON f.file_id = a.file_id
     """,
+    "v_ingest_errors": """
+        SELECT f.path, f.member, f.status AS file_status, e.line, e.game_index, e.severity, e.code,
+               e.message, e.raw, e.file_id, e.error_id
+        FROM ingest_errors e JOIN source_files f USING (file_id)
+        ORDER BY f.path, e.line NULLS FIRST, e.error_id
+    """,
 }
 
 # One paragraph per view for docs/schema.md (`elopipe.schema.render_markdown`).
 VIEW_DOCS: dict[str, str] = {
+    "v_ingest_errors": "Every ingest problem with its file's path (and archive member), line, game index "
+    "(0-based, PGN), severity, code, message and the raw text kept.",
     "canonical_games": "The games the rating engines read: `games` minus the rows that "
     "`game_sources` marks as another source of a canonical game.",
     "v_rating_lists": "Every rating list of every system: one row per player with a rating, "

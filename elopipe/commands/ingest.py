@@ -45,10 +45,14 @@ def ingest(
 def summary_line(summary, db: Path) -> str:
     s = summary
     return (
-        f"{len(s.files)} files: {s.count('loaded')} loaded, {s.count('partial')} partial, "
+        f"{_plural(len(s.files), 'file')}: {s.count('loaded')} loaded, {s.count('partial')} partial, "
         f"{s.count('rejected')} rejected, {s.count('skipped')} already in store; "
         f"{s.games} games, {s.players} players, {s.errors} errors -> {db}"
     )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def print_file_problems(summary) -> None:
@@ -56,11 +60,11 @@ def print_file_problems(summary) -> None:
     if not bad:
         return
     table = Table(title="Files with problems", show_lines=False)
-    table.add_column("file")
+    table.add_column("file", overflow="fold")
     table.add_column("status")
     table.add_column("games", justify="right")
     table.add_column("errors", justify="right")
-    table.add_column("first problem (line: reason)")
+    table.add_column("first problem (line: reason)", overflow="fold")
     for f in bad:
         first = f.first_issues[0] if f.first_issues else None
         where = ""
@@ -72,4 +76,4 @@ def print_file_problems(summary) -> None:
             f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
         )
     console.print(table)
-    console.print('Details: elopipe sql "SELECT * FROM ingest_errors"')
+    console.print('Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"')
