@@ -1,0 +1,179 @@
+"""Dedup's set-based linking against its definition: every pair of rows compared with `_match`.
+
+`dedup._relink` groups rows into match classes and compares classes only where a match is
+possible; these tests check it gives the links, canonical rows, roles and rules that comparing
+every pair of rows of a (white, black) bucket gives, on random stores, and that a file whose own
+players merge (the loader re-links it once) ends with the links a full re-link gives.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe import dedup
+from elopipe.identity import tournament_spans
+from elopipe.ingest import ingest_paths
+from elopipe.schema import ensure_schema
+
+BASE = dt.date(2022, 6, 1)
+
+
+def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
+    """A store with a few tournaments (same or other event, overlapping dates or not) and games
+    among three pairings, with random rounds, hashes, results, plies and dates."""
+    rnd = random.Random(seed)
+    con = duckdb.connect()
+    ensure_schema(con)
+    n_t = rnd.randint(2, 6)
+    for t in range(1, n_t + 1):
+        start = None if rnd.random() < 0.2 else BASE + dt.timedelta(days=rnd.choice([0, 1, 2, 10, 30]))
+        con.execute(
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [t, t, rnd.choice(["pgn", "trf"]), rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"]),
+             start, start + dt.timedelta(days=5) if start else None],
+        )  # fmt: skip
+    for gid in range(1, rnd.randint(5, 50) + 1):
+        white, black = rnd.choice([(1, 2), (2, 1), (1, 3)])
+        mhash = rnd.choice([None, "h1", "h2", "h3"])
+        rnd_no = rnd.choice([None, 1, 1, 2])
+        t = rnd.randint(1, n_t)
+        con.execute(
+            "INSERT INTO games (game_id, tournament_id, file_id, game_index, round, round_label, game_date,"
+            " date_precision, white_id, black_id, result, played, movetext_hash, ply_count)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)",
+            [gid, t, t, rnd.randint(0, 5), rnd_no, str(rnd_no) if rnd_no else None,
+             rnd.choice([None, BASE, BASE + dt.timedelta(days=1), BASE + dt.timedelta(days=3)]),
+             rnd.choice(["day", "year", None]), white, black, rnd.choice(["1-0", "0-1", "1/2-1/2", "*"]),
+             mhash, rnd.choice([None, 40, 41]) if mhash else None],
+        )  # fmt: skip
+    return con
+
+
+def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
+    """The links by definition: `_match` on every pair of a (white, black) bucket, clusters as
+    connected rows, canonical row by `_precedence`, a row's rule from the canonical row or else
+    from the first row (in precedence order) that matches it."""
+    rows = con.execute(
+        "SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,"
+        " g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day', g.round_label,"
+        " g.game_index FROM games g JOIN tournaments t USING (tournament_id) ORDER BY g.game_id"
+    ).fetchall()
+    games = [dedup._G(*r) for r in rows]
+    spans = tournament_spans(con)
+    rule_of: dict[tuple[int, int], str] = {}
+    parent = {g.game_id: g.game_id for g in games}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a in games:
+        for b in games:
+            if a.game_id < b.game_id and (a.white_id, a.black_id) == (b.white_id, b.black_id):
+                rule = dedup._match(a, b, spans)
+                if rule is not None:
+                    rule_of[(a.game_id, b.game_id)] = rule_of[(b.game_id, a.game_id)] = rule
+                    ra, rb = find(a.game_id), find(b.game_id)
+                    parent[max(ra, rb)] = min(ra, rb)
+    clusters: dict[int, list] = {}
+    for g in games:
+        clusters.setdefault(find(g.game_id), []).append(g)
+    out = []
+    n = 0
+    for members in clusters.values():
+        if len(members) < 2:
+            continue
+        n += 1
+        members.sort(key=dedup._precedence)
+        canon = members[0]
+        mover = None
+        if canon.movetext_hash is None:
+            mover = next((m for m in members[1:] if m.movetext_hash is not None), None)
+        out.append((canon.game_id, canon.game_id, canon.file_id, "canonical", "result" if mover else "canonical"))
+        for m in members[1:]:
+            rule = rule_of.get((canon.game_id, m.game_id)) or next(
+                rule_of[(o.game_id, m.game_id)] for o in members if (o.game_id, m.game_id) in rule_of
+            )
+            if "*" not in (m.result, canon.result) and m.result != canon.result:
+                rule += ";result_differs"
+            out.append((canon.game_id, m.game_id, m.file_id, rule, "moves" if m is mover else "duplicate"))
+    return n, sorted(out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_relink_gives_the_pairwise_links(seed: int) -> None:
+    con = _random_store(seed)
+    expected_clusters, expected = _pairwise(con)
+    assert dedup.relink_all(con) == expected_clusters
+    assert sorted(con.execute("SELECT * FROM game_sources").fetchall()) == expected
+
+
+ONE_EVENT_TWO_EXPORTS = """[Event "Spring Cup"]
+[Site "Oslo NOR"]
+[Date "2023.04.01"]
+[Round "1"]
+[White "Carlsen, Magnus"]
+[Black "Nepomniachtchi, Ian"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0
+
+[Event "Spring Cup"]
+[Site "Oslo NOR"]
+[Date "2023.04.02"]
+[Round "2"]
+[White "Nepomniachtchi, Ian"]
+[Black "Carlsen, Magnus"]
+[Result "1/2-1/2"]
+
+1. d4 d5 2. c4 e6 1/2-1/2
+
+[Event "Spring Cup"]
+[Site "Oslo"]
+[Date "2023.04.01"]
+[Round "1"]
+[White "Carlsen,M"]
+[Black "Nepomniachtchi,I"]
+[Result "1-0"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0
+
+[Event "Spring Cup"]
+[Site "Oslo"]
+[Date "2023.04.02"]
+[Round "2"]
+[White "Nepomniachtchi,I"]
+[Black "Carlsen,M"]
+[Result "*"]
+
+1. d4 d5 2. c4 *
+"""
+
+
+def test_merges_inside_one_file_end_with_the_full_relink_links(tmp_path: Path) -> None:
+    # two exports of one event in one file: 'Carlsen,M' merges into 'Carlsen, Magnus' inside the
+    # file, so the loader links the file's games once, after the merge
+    pgn = tmp_path / "cup.pgn"
+    pgn.write_text(ONE_EVENT_TWO_EXPORTS, encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([pgn], db).files[0].status == "loaded"
+    con = duckdb.connect(str(db))
+    merges = con.execute("SELECT decided_by FROM player_merges ORDER BY merge_id").fetchall()
+    assert merges == [("rule:initials_context",), ("rule:initials_context",)]
+    links = sorted(con.execute("SELECT * FROM game_sources").fetchall())
+    assert [(r[3], r[4]) for r in links] == [
+        ("canonical", "canonical"),
+        ("round_players+hash", "duplicate"),
+        ("canonical", "canonical"),
+        ("round_players+broadcast", "duplicate"),
+    ]
+    assert con.execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 2
+    dedup.relink_all(con)
+    assert sorted(con.execute("SELECT * FROM game_sources").fetchall()) == links
