@@ -54,6 +54,8 @@ def synth(n_players: int, n_games: int, seed: int = 7) -> EngineInputs:
             "flag": pl.Series([None] * n_players, dtype=pl.Utf8),
             "sex": pl.Series([None] * n_players, dtype=pl.Utf8),
             "rating_flag": pl.Series([None] * n_players, dtype=pl.Utf8),
+            # as store_io.load_official_lists: the list's 2400 mark (K 10 for ever)
+            "ever_2400": k == 10,
         }
     )
     n_events = 2500
