@@ -162,3 +162,39 @@ def test_official_inactive_flag_is_kept_until_the_player_plays():
     lst = s.run().rating_lists
     assert row(lst, player_id=1, list_date=D(2024, 6, 1))["flags"] is None
     assert row(lst, player_id=3, list_date=D(2024, 6, 1))["flags"] == "i"
+
+
+def test_event_rated_a_period_later_uses_the_bootstrapped_list_in_force_at_its_start():
+    # two events start under the 1 May list (never computed: no games before), one is
+    # rated on June, the other spans the June closing date and is rated on July; both must
+    # use the ratings bootstrapped from the files for 1 May
+    s = Scenario()
+    fr = {1: 2000, 2: 2100, 3: 2200}
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "W"), (2, 3, "D")], file_ratings=fr)
+    late = s.event(D(2024, 5, 11), D(2024, 6, 5), [(1, 3, "D"), (3, 2, "W"), (1, 2, "L")], file_ratings=fr)
+    r = s.run()
+    ch = r.rating_changes.filter(pl.col("tournament_id") == late)
+    assert ch.height == 6 and ch["list_date"].unique().to_list() == [D(2024, 7, 1)]
+    assert ch["counted"].all(), ch
+    for p in ch.iter_rows(named=True):
+        assert (p["ro"], p["rc"]) == (fr[p["player_id"]], fr[p["opponent_id"]])
+    # the files agree with the bootstrapped 1 May list: nothing to report
+    assert r.rating_discrepancies.height == 0
+    july = row(r.rating_lists, player_id=1, list_date=D(2024, 7, 1))
+    june = row(r.rating_lists, player_id=1, list_date=D(2024, 6, 1))
+    assert july["games"] == 2 and july["rating"] == june["rating"] + july["change"]
+
+
+def test_player_bootstrapped_later_for_an_older_list_in_force():
+    # player 3 first appears in July's period in an event that started under the 1 May
+    # list; a later event starting under the June list (computed before player 3 was
+    # known) must still see player 3's 1 May rating, not 'unrated'
+    s = Scenario()
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "W")], file_ratings={1: 2000, 2: 2000})
+    s.event(D(2024, 5, 20), D(2024, 6, 10), [(1, 3, "D")], file_ratings={1: 2000, 3: 1900})
+    after = s.event(D(2024, 6, 15), D(2024, 7, 20), [(2, 3, "D")], file_ratings={2: 1990, 3: 1900})
+    r = s.run()
+    got = row(r.rating_changes, tournament_id=after, player_id=2)
+    assert (got["counted"], got["ro"], got["rc"]) == (True, 1990, 1900)
+    got3 = row(r.rating_changes, tournament_id=after, player_id=3)
+    assert (got3["counted"], got3["ro"], got3["rc"]) == (True, 1900, 1990)

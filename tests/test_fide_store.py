@@ -145,3 +145,33 @@ def test_cli_rate_and_bad_arguments(tmp_path):
     assert runner.invoke(app, ["rate", "--system", "nope", "--db", str(db)]).exit_code == 2
     assert runner.invoke(app, ["rate", "--db", str(db), "--through", "2012"]).exit_code == 2
     assert runner.invoke(app, ["rate", "--db", str(db), "--rules", "V1999"]).exit_code == 1
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_pgn"
+
+
+def test_events_sharing_a_list_in_force_rated_on_different_lists(tmp_path):
+    # Candidates 2022 from two files: the 20 games only in the Madrid file form an event
+    # rated on July, the rest one rated on August; both start under the 1 June list
+    # bootstrapped from the files' WhiteElo/BlackElo
+    db = tmp_path / "c.duckdb"
+    ingest_paths([SAMPLE / "wchcand22.pgn", SAMPLE / "fide_candidates_2022_madrid_spain.pgn"], db)
+    _rate(db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        bad = con.execute("SELECT count(*) FROM rating_changes WHERE system = 'fide' AND NOT counted").fetchone()[0]
+        wrong_ro = con.execute(
+            """
+            SELECT count(*) FROM rating_changes c
+            JOIN tournament_players tp ON tp.tournament_id = c.tournament_id AND tp.player_id = c.player_id
+            JOIN tournament_players tq ON tq.tournament_id = c.tournament_id AND tq.player_id = c.opponent_id
+            WHERE c.system = 'fide' AND (c.ro IS DISTINCT FROM tp.rating_in_file
+                                         OR c.rc IS DISTINCT FROM tq.rating_in_file)
+            """
+        ).fetchone()[0]
+        n = con.execute("SELECT count(*) FROM rating_changes WHERE system = 'fide'").fetchone()[0]
+    finally:
+        con.close()
+    # 56 distinct games, two sides each (however dedup assigns the 20 shared games)
+    assert n == 112
+    assert (bad, wrong_ro) == (0, 0)

@@ -415,13 +415,20 @@ def _asof_rating(keys: pl.DataFrame, hist: pl.DataFrame, date_col: str, out: str
 class _Lists:
     """Every list known so far (imported or computed), by date: player_id → rating.
 
-    A computed list holds every rated player, so the list in force on a date is simply the
-    latest list dated on or before it (FIDE B.02 7.1: the list in force at the start).
+    A computed list holds every rated player known when it was computed, so the list in
+    force on a date is the latest list dated on or before it (FIDE B.02 7.1: the list in
+    force at the start) — except for players bootstrapped later: a player first seen in
+    period t with a file rating for the list b in force at an event's start (b < t) is
+    rated b, and on every list dated in [b, t) that was computed before they were known
+    (or that was never computed: no games before).  Those ratings live in `boots`
+    (player_id, boot_date = b, boot_rating, boot_period = t) and fill the gaps of older
+    lists (`_ratings_in_force`).
     """
 
     def __init__(self) -> None:
         self.by_date: dict[dt.date, pl.DataFrame] = {}
         self.dates: list[dt.date] = []
+        self.boots: pl.DataFrame = _empty(_BOOT_SCHEMA)
 
     def put(self, d: dt.date, ratings: pl.DataFrame) -> None:
         if d not in self.by_date:
@@ -431,6 +438,19 @@ class _Lists:
     def in_force(self, d: dt.date) -> pl.DataFrame | None:
         i = bisect.bisect_right(self.dates, d) - 1
         return self.by_date[self.dates[i]] if i >= 0 else None
+
+    def in_force_date(self, d: dt.date) -> dt.date | None:
+        i = bisect.bisect_right(self.dates, d) - 1
+        return self.dates[i] if i >= 0 else None
+
+    def add_boots(self, t: dt.date, rows: pl.DataFrame) -> None:
+        """Record the players bootstrapped in period `t` (player_id, boot_rating, boot_date)."""
+        if rows.height:
+            new = rows.select("player_id", "boot_date", "boot_rating", pl.lit(t).alias("boot_period"))
+            self.boots = pl.concat([self.boots, new.cast(_BOOT_SCHEMA)])
+
+
+_BOOT_SCHEMA = {"player_id": pl.Int64, "boot_date": pl.Date, "boot_rating": pl.Int64, "boot_period": pl.Date}
 
 
 def run_periods(
@@ -669,17 +689,33 @@ def _ratings_in_force(keys: pl.DataFrame, lists: _Lists) -> pl.DataFrame:
 
     ``r_cur`` is the player's rating on the latest list (the state at the start of the
     period); it is used instead of joining that whole list when it is the one in force.
+    A player bootstrapped for a list b ≤ the start, in a period after the stored list in
+    force L (L < boot period, or no list at all), was not known when L was computed: their
+    rating in force is the bootstrapped one (see `_Lists`).
     """
     parts = []
     latest = lists.dates[-1] if lists.dates else None
+    boots = lists.boots
     for (d,), k in keys.partition_by("in_force", as_dict=True).items():
         lst = lists.in_force(d)
         if lst is None:
-            parts.append(k.with_columns(pl.lit(None, pl.Int64).alias("store_rating")))
+            k = k.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
         elif lst is lists.by_date[latest]:
-            parts.append(k.with_columns(pl.col("r_cur").alias("store_rating")))
+            k = k.with_columns(pl.col("r_cur").alias("store_rating"))
         else:
-            parts.append(k.join(lst.rename({"rating": "store_rating"}), on="player_id", how="left"))
+            k = k.join(lst.rename({"rating": "store_rating"}), on="player_id", how="left")
+        if boots.height:
+            l_date = lists.in_force_date(d)
+            b = boots.filter(pl.col("boot_date") <= d)
+            if l_date is not None:
+                b = b.filter(pl.col("boot_period") > l_date)
+            if b.height:
+                k = (
+                    k.join(b.select("player_id", "boot_rating"), on="player_id", how="left")
+                    .with_columns(pl.coalesce("store_rating", "boot_rating").alias("store_rating"))
+                    .drop("boot_rating")
+                )
+        parts.append(k)
     return pl.concat(parts)
 
 
@@ -798,6 +834,7 @@ def _one_period(
                 .with_columns((pl.col("__changed") | pl.col("boot_rating").is_not_null()).alias("__changed"))
                 .drop("boot_rating", "boot_date")
             )
+        lists.add_boots(t, boot_rows)
         upd_parts.append(
             boot_rows.select("player_id", pl.lit(True).alias("boot"))
             if boot_rows.height
