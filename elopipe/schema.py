@@ -236,8 +236,8 @@ TABLES: dict[str, str] = {
         games          INTEGER NOT NULL,     -- rated games in the period
         total_games    INTEGER,              -- rated games to date (K rule 'fewer than 30')
         k              INTEGER,              -- K used; NULL if none
-        change         INTEGER,              -- rounded change applied this period
-        flags          VARCHAR,              -- 'i' inactive, 'new', 'w', FFE 'F'/'N'/'E', ...
+        change         INTEGER,              -- rounded change applied this period (FIDE: K-based only, no adjustment)
+        flags          VARCHAR,              -- 'i' inactive, 'new', 'w', FFE 'F'/'N'/'E', FIDE 'pool', 'delisted', 'adj2024:+N' (1 Mar 2024 adjustment added N), ...
         ever_2400      BOOLEAN,
         birth_year     INTEGER,
         source         VARCHAR,              -- 'computed' | 'imported' | 'bootstrap'

@@ -465,5 +465,24 @@ def test_compression_on_march_2024_list_for_inactive_players():
     assert row(lst, player_id=1, list_date=feb)["rating"] == 1500
     assert row(lst, player_id=1, list_date=mar)["rating"] == 1700
     assert row(lst, player_id=2, list_date=mar)["rating"] == 1400
-    assert "compressed" in row(lst, player_id=1, list_date=mar)["flags"]
+    assert "adj2024:+200" in row(lst, player_id=1, list_date=mar)["flags"].split(",")
     assert row(lst, player_id=3, list_date=mar)["rating"] == 2100
+
+
+def test_adjustment_2024_is_explained_on_the_list_row():
+    # 1551 with no game in the period: 1551 + 0.4 x 449 = 1730.6 -> 1731; `change` stays the
+    # K-based change (0) and the flag carries the points the adjustment added
+    s = Scenario()
+    s.official(dt.date(2024, 1, 1), 1, 1551, k=20)
+    s.official(dt.date(2024, 1, 1), 2, 1600, k=20)
+    s.official(dt.date(2024, 1, 1), 3, 1600, k=20)
+    s.event(dt.date(2024, 2, 10), dt.date(2024, 2, 12), [(2, 3, "W")])
+    lst = s.run().rating_lists
+    mar = dt.date(2024, 3, 1)
+    idle = row(lst, player_id=1, list_date=mar)
+    assert (idle["rating"], idle["games"], idle["change"]) == (1731, 0, 0)
+    assert idle["flags"].split(",") == ["adj2024:+180"]
+    won = row(lst, player_id=2, list_date=mar)
+    # 1600 + 10 = 1610, then + 0.4 x 390 = 156
+    assert (won["rating"], won["change"], won["flags"]) == (1766, 10, "adj2024:+156")
+    assert row(lst, player_id=3, list_date=mar)["flags"] == "adj2024:+164"

@@ -24,7 +24,15 @@ How one period (list t) is computed, with no per-game Python loop:
 5. Unrated players pool their games against rated opponents over ≤ 26 months (7.1.4);
    a zero first event is disregarded (8.2.1); Ru is published at ≥ 5 games and ≥ the floor.
 6. A rating below the floor makes the player unrated (7.2.1); the 1 Mar 2024 list applies
-   the one-off adjustment; inactive = no rated game in the last 12 months (7.2.2, flag 'i').
+   the one-off adjustment R + 0.4 × (2000 − R) to every rating below 2000 after the
+   period's change (FIDE B.02 (2024), transitional rule of 1 March 2024); inactive = no
+   rated game in the last 12 months (7.2.2, flag 'i').
+
+List flags (``rating_lists.flags``, comma-separated): 'i' inactive; 'new' first rating
+published; 'pool' unrated with pooled games; 'delisted' fell below the floor;
+'adj2024:+N' the 1 March 2024 adjustment added N rating points.  ``change`` is always the
+K-based change of the period, so rating = previous rating + change (+ N on 1 March 2024,
+or Ru for 'new').
 7. An imported official list for t (``official_lists``) overrides the computed ratings of
    the players it lists (it is what FIDE published).
 
@@ -1034,11 +1042,13 @@ def _one_period(
         # FIDE B.02 (2024), one-off adjustment of 1 March 2024: R + 0.4 x (2000 - R) < 2000
         st = st.with_columns(new_rating.alias("__pre"))
         nr = pl.col("__pre")
-        new_rating = pl.when(nr < 2000).then(nr + div_round_expr(2 * (2000 - nr), pl.lit(5))).otherwise(nr)
-        lifted = (nr < 2000).fill_null(False)
+        # the points added are shown in the list row's flags ('adj2024:+N'); `change` stays
+        # the K-based change of the period, so rating = previous + change + N
+        adj = pl.when(nr < 2000).then(div_round_expr(2 * (2000 - nr), pl.lit(5)))
+        new_rating = nr + adj.fill_null(0)
     else:
-        lifted = pl.lit(False)
-    st = st.with_columns(new_rating.alias("new_rating"), was_rated.alias("was_rated"), lifted.alias("lifted"))
+        adj = pl.lit(None, pl.Int64)
+    st = st.with_columns(new_rating.alias("new_rating"), was_rated.alias("was_rated"), adj.alias("adj2024"))
     st = st.with_columns((pl.col("new_rating") < list_rules.floor).fill_null(False).alias("delisted")).with_columns(
         pl.when(pl.col("delisted")).then(None).otherwise(pl.col("new_rating")).alias("new_rating")
     )
@@ -1067,7 +1077,7 @@ def _one_period(
         pl.when(pl.col("ru").is_not_null()).then(pl.lit("new")),
         pl.when(delisted).then(pl.lit("delisted")),
         pl.when(pl.col("rating").is_null() & ~delisted).then(pl.lit("pool")),
-        pl.when(pl.col("lifted")).then(pl.lit("compressed")),
+        pl.when(pl.col("adj2024").is_not_null()).then(pl.lit("adj2024:+") + pl.col("adj2024").cast(pl.Utf8)),
         separator=",",
         ignore_nulls=True,
     )
