@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from elopipe.loader import FileResult, load_parsed_source
-from elopipe.model import ParsedFile
-from elopipe.sources import Discovery, Source, discover
+from elopipe.model import IngestIssue, ParsedFile
+from elopipe.sources import Discovery, Source, SourceError, discover
 from elopipe.store import DEFAULT_DB, open_writer
-from elopipe.textio import decode_bytes
+from elopipe.textio import decode_bytes, wide_bom
 
 __all__ = [
     "Discovery",
@@ -74,15 +74,25 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
     large PGN be read by that many forked processes (`read_pgn`); the result is the same."""
     try:
         data = source.read_bytes()
-    except (OSError, EOFError, zipfile.BadZipFile, ValueError) as exc:
+    except (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError) as exc:
         return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {exc}")
     digest = hashlib.sha256(data).hexdigest()
     if source.member is None and source.path.lower().endswith(".zip"):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "not a readable zip archive")
     if not data.strip():
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "empty file")
-    if b"\x00" in data[:8192]:
+    nul_issue = None
+    if wide_bom(data) is None and _looks_binary(data):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "binary file (NUL bytes)")
+    if wide_bom(data) is None and b"\x00" in data:
+        n_nul = data.count(b"\x00")
+        first = data.index(b"\x00")
+        line = data.count(b"\n", 0, first) + 1
+        nul_issue = IngestIssue(
+            "nul_bytes_removed", f"{n_nul} NUL byte(s) removed before reading (first on line {line})",
+            line=line, severity="warning", raw=data[max(0, first - 200) : first + 200].decode("latin-1"),
+        )  # fmt: skip
+        data = data.replace(b"\x00", b"")
     dec = decode_bytes(data)
     fmt = detect_format(source.suffix, dec.text)
     if fmt == "unknown":
@@ -100,8 +110,22 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
             parsed = read_trf(dec.text, source_name=source.display)
     except Exception as exc:  # a reader bug must not lose the file: record it as rejected
         return ParsedSource(source, digest, len(data), fmt, dec.encoding, dec.newline, None, f"reader failed: {exc!r}")
+    if nul_issue is not None:
+        parsed.issues.insert(0, nul_issue)
     reason = parsed.rejected_reason
     return ParsedSource(source, digest, len(data), fmt, dec.encoding, dec.newline, parsed, reason)
+
+
+# C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
+_NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL)
+
+
+def _looks_binary(data: bytes) -> bool:
+    """More than 1% control bytes (at least 16): an image, an archive, a database, not a text file.
+    A few stray NULs in a text file are removed with a warning instead."""
+    n_control = len(data.translate(None, _NOT_CONTROL))
+    return n_control > max(16, len(data) // 100)
 
 
 def _size(source: Source) -> int:

@@ -9,11 +9,22 @@ from __future__ import annotations
 import bz2
 import gzip
 import os
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 CHESS_SUFFIXES = {".pgn", ".trf", ".txt"}
+# Largest stream read into memory (decompressed). A FIDE month of PGN is about 120 MB; the cap
+# keeps a mistaken drop (a disk image, a decompression bomb) from exhausting memory.
+MAX_BYTES = int(os.environ.get("ELOPIPE_MAX_FILE_BYTES", str(512 * 1024 * 1024)))
+
+
+class SourceError(Exception):
+    """A source that cannot be read as a whole, stable file (too large, not a regular file, changed
+    while read). The message says why; the caller records the file as rejected."""
+
+
 ARCHIVE_SUFFIXES = {".gz", ".bz2", ".zip"}
 
 
@@ -37,20 +48,41 @@ class Source:
             p = p.with_suffix("")
         return p.suffix.lower()
 
-    def read_bytes(self) -> bytes:
-        """The decompressed bytes. Raises OSError, zipfile.BadZipFile, EOFError or gzip.BadGzipFile
-        for unreadable files; the caller records those as rejected."""
+    def read_bytes(self, limit: int | None = None) -> bytes:
+        """The decompressed bytes, at most `limit` (default MAX_BYTES). Raises OSError,
+        zipfile.BadZipFile, EOFError or gzip.BadGzipFile for unreadable files, SourceError for a
+        stream over the limit, a non-regular file (FIFO, device) or a file that changed while it
+        was read; the caller records those as rejected."""
+        limit = MAX_BYTES if limit is None else limit
+        before = os.stat(self.path)
+        if stat.S_ISDIR(before.st_mode):
+            raise SourceError("a folder that could not be listed (permissions?)")
+        if not stat.S_ISREG(before.st_mode):
+            raise SourceError("not a regular file (a pipe or a device)")
         lower = self.path.lower()
         if self.member is not None:
-            with zipfile.ZipFile(self.path) as zf:
-                return zf.read(self.member)
-        if lower.endswith(".gz"):
+            with zipfile.ZipFile(self.path) as zf, zf.open(self.member) as fh:
+                data = _read_capped(fh, limit)
+        elif lower.endswith(".gz"):
             with gzip.open(self.path, "rb") as fh:
-                return fh.read()
-        if lower.endswith(".bz2"):
+                data = _read_capped(fh, limit)
+        elif lower.endswith(".bz2"):
             with bz2.open(self.path, "rb") as fh:
-                return fh.read()
-        return Path(self.path).read_bytes()
+                data = _read_capped(fh, limit)
+        else:
+            with open(self.path, "rb") as fh:
+                data = _read_capped(fh, limit)
+        after = os.stat(self.path)
+        if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
+            raise SourceError("the file changed while it was being read; ingest it again once it is complete")
+        return data
+
+
+def _read_capped(fh, limit: int) -> bytes:
+    data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise SourceError(f"larger than {limit:,} bytes (set ELOPIPE_MAX_FILE_BYTES to raise the limit)")
+    return data
 
 
 @dataclass
@@ -77,21 +109,36 @@ def discover(paths: list[str | os.PathLike[str]]) -> Discovery:
             missing.append(str(raw))
             continue
         if p.is_dir():
-            for f in sorted(q for q in p.rglob("*") if q.is_file()):
+            for f in _walk(p):
                 if f.name.startswith("."):
                     continue
                 suf = f.suffix.lower()
-                if suf in CHESS_SUFFIXES or suf in ARCHIVE_SUFFIXES:
-                    out.extend(_expand(f))
+                if suf in CHESS_SUFFIXES or suf in ARCHIVE_SUFFIXES or f.is_dir():
+                    out.extend(_expand(f))  # unreadable folders come back as sources that fail on read
                 else:
-                    skipped.append((str(f.resolve()), f"not a chess file suffix ({suf or 'none'})"))
+                    skipped.append((str(f.absolute()), f"not a chess file suffix ({suf or 'none'})"))
         else:
             out.extend(_expand(p))
     return Discovery(out, skipped, missing)
 
 
+def _walk(top: Path) -> list[Path]:
+    """Every file below `top`, sorted; dangling links and folders that cannot be listed are
+    returned too (they fail when read, so they are recorded rather than silently passed over)."""
+    found: list[Path] = []
+
+    def unreadable(err: OSError) -> None:
+        if err.filename:
+            found.append(Path(err.filename))
+
+    for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found.extend(Path(root) / f for f in files)
+    return sorted(set(found))
+
+
 def _expand(p: Path) -> list[Source]:
-    path = str(p.resolve())
+    path = str(p.absolute()) if p.is_symlink() and not p.exists() else str(p.resolve())
     if p.suffix.lower() == ".zip":
         try:
             with zipfile.ZipFile(path) as zf:

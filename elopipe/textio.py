@@ -1,7 +1,8 @@
 """Decoding the bytes of a dropped file into text.
 
-Order, as files in the wild need it: a UTF-8 BOM, then strict UTF-8, then CP1252
-(which maps every byte but five; those five fall back to Latin-1 so nothing is lost).
+Order, as files in the wild need it: a UTF-8 BOM (or a UTF-16/UTF-32 BOM, which some
+Windows tools write), then strict UTF-8, then CP1252 (which maps every byte but five; those
+five fall back to Latin-1 so nothing is lost).
 Line ends CRLF, CR and LF are all turned into LF; which one the file used is reported.
 """
 
@@ -19,9 +20,29 @@ class DecodedText:
     newline: str | None  # 'LF' | 'CRLF' | 'CR' | 'mixed' | None (no line end at all)
 
 
+_WIDE_BOMS = [
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+]
+
+
+def wide_bom(data: bytes) -> str | None:
+    """The UTF-16/UTF-32 encoding a byte-order mark announces, else None."""
+    for bom, enc in _WIDE_BOMS:
+        if data.startswith(bom):
+            return enc
+    return None
+
+
 def decode_bytes(data: bytes) -> DecodedText:
     """Decode `data` (never raises). See the module docstring for the order tried."""
-    if data.startswith(b"\xef\xbb\xbf"):
+    wide = wide_bom(data)
+    if wide is not None:
+        bom_len = 4 if wide.startswith("utf-32") else 2
+        text, enc = data[bom_len:].decode(wide, errors="replace"), wide
+    elif data.startswith(b"\xef\xbb\xbf"):
         try:
             text, enc = data[3:].decode("utf-8"), "utf-8-sig"
         except UnicodeDecodeError:

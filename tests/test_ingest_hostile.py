@@ -1,0 +1,109 @@
+"""Hostile and odd inputs to the ingest: nothing crashes, nothing is silently passed over."""
+
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe import sources
+from elopipe.cli import app
+from elopipe.ingest import parse_source
+from elopipe.sources import Source
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PGN = DATA / "pgn" / "wchcand22.pgn"
+runner = CliRunner()
+
+
+def _rows(db: Path, sql: str):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_utf16_and_utf32_files_are_decoded(tmp_path):
+    text = PGN.read_text(encoding="utf-8")
+    for enc in ("utf-16", "utf-32"):
+        f = tmp_path / f"cand_{enc}.pgn"
+        f.write_bytes(text.encode(enc))  # Python writes the BOM
+        ps = parse_source(Source(str(f)))
+        assert ps.rejected_reason is None, ps.rejected_reason
+        assert ps.encoding.startswith(enc) and len(ps.parsed.games) == 56
+
+
+def test_a_stray_nul_byte_is_removed_and_reported_not_fatal(tmp_path):
+    data = PGN.read_bytes()
+    cut = data.index(b"[Event", 20000)
+    f = tmp_path / "nul.pgn"
+    f.write_bytes(data[:cut] + b"\x00" + data[cut:])
+    ps = parse_source(Source(str(f)))
+    assert ps.rejected_reason is None and len(ps.parsed.games) == 56
+    issue = ps.parsed.issues[0]
+    assert issue.code == "nul_bytes_removed" and issue.line == data[:cut].count(b"\n") + 1
+
+
+def test_mostly_nul_is_binary(tmp_path):
+    f = tmp_path / "zeros.pgn"
+    f.write_bytes(b'[Event "x"]\n' + b"\x00" * 5000)
+    assert parse_source(Source(str(f))).rejected_reason == "binary file (NUL bytes)"
+
+
+def test_oversized_stream_is_rejected_without_reading_it_all(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "MAX_BYTES", 1000)
+    ps = parse_source(Source(str(PGN)))
+    assert ps.sha256 is None and "larger than 1,000 bytes" in ps.rejected_reason
+
+
+def test_devices_and_pipes_are_rejected_not_read(tmp_path):
+    fifo = tmp_path / "pipe.pgn"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        ps = parse_source(Source(str(path)))
+        assert "not a regular file" in ps.rejected_reason
+
+
+def test_file_changing_while_read_is_rejected(tmp_path, monkeypatch):
+    f = tmp_path / "growing.pgn"
+    f.write_bytes(PGN.read_bytes())
+    real = sources._read_capped
+
+    def append_while_reading(fh, limit):
+        data = real(fh, limit)
+        with open(f, "ab") as out:
+            out.write(b'\n[Event "more"]\n')
+        return data
+
+    monkeypatch.setattr(sources, "_read_capped", append_while_reading)
+    assert "changed while it was being read" in parse_source(Source(str(f))).rejected_reason
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any folder")
+def test_unreadable_folder_is_recorded(tmp_path):
+    inbox = tmp_path / "in"
+    (inbox / "locked").mkdir(parents=True)
+    (inbox / "locked").chmod(0)
+    try:
+        r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(tmp_path / "s.duckdb")])
+        assert r.exit_code == 1
+    finally:
+        (inbox / "locked").chmod(0o755)
+
+
+def test_dangling_link_and_folder_sources_are_recorded_as_rejected(tmp_path):
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    (inbox / "gone.pgn").symlink_to(tmp_path / "nowhere.pgn")
+    (inbox / "good.pgn").write_bytes(PGN.read_bytes())
+    db = tmp_path / "s.duckdb"
+    r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(db)])
+    assert r.exit_code == 1, r.output
+    rows = _rows(db, "SELECT path, status, reason FROM source_files ORDER BY path")
+    assert [(Path(p).name, s) for p, s, _ in rows] == [("gone.pgn", "rejected"), ("good.pgn", "loaded")]
+    assert "cannot read file" in rows[0][2]
+    # an unreadable folder is a source that fails when read
+    ps = parse_source(Source(str(inbox)))
+    assert "folder" in ps.rejected_reason
