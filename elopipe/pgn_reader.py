@@ -207,7 +207,11 @@ def _split(text: bytes) -> list[_RawGame]:
                     j += 1
                     continue
                 break
-            if text.find(b"{", b_end, nxt_start) >= 0 and _open_comment(text[b_end:nxt_start]):
+            if (
+                text.find(b"{", b_end, nxt_start) >= 0
+                and _open_comment(text[b_end:nxt_start])
+                and not _ends_runaway_comment(text, nxt_start, nxt_end)
+            ):
                 j += 1  # tag-like lines inside a comment are movetext
                 continue
             break
@@ -220,6 +224,23 @@ def _split(text: bytes) -> list[_RawGame]:
             raw.append(_RawGame(header, b_start, mt_start, mt_end))
         i = j
     return raw
+
+
+def _ends_runaway_comment(text: bytes, start: int, end: int) -> bool:
+    """True when the tag block text[start:end], met inside an open `{` comment, is a new game's
+    tag section rather than comment text: it follows a blank line, or it starts with `[Event` and
+    has another tag line or a blank line after it. An unclosed `{` would otherwise swallow every
+    later game of the file; a one-line `[Event "..."]` inside a comment that closes right after
+    stays comment text (fault 22)."""
+    prev_nl = text.rfind(b"\n", 0, start - 1)
+    if prev_nl >= 0 and not text[prev_nl + 1 : start - 1].strip():
+        return True
+    if text[start : start + 6] != b"[Event" or text[start + 6 : start + 7] not in (b" ", b"\t", b'"'):
+        return False
+    if text.find(b"\n[", start, end) >= 0:
+        return True
+    nl = text.find(b"\n", end)
+    return not text[end : nl if nl >= 0 else len(text)].strip()
 
 
 def _next_game_cut(text: bytes, start: int, end: int) -> int | None:
