@@ -35,7 +35,7 @@ def elo_command(
         kk = schedule.k_for(rating, games_so_far)
         res = calculator(rating, vs, kk)
     except ValueError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        err_console.print(f"error: {exc}", style="red")
         raise typer.Exit(2) from None
     for spec in vs:
         opp, _, result = spec.partition(":")

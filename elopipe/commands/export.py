@@ -21,7 +21,7 @@ def export(
     try:
         con = open_reader(db)
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     try:
         paths = export_parquet(con, parquet)

@@ -23,7 +23,7 @@ def ingest(
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        err_console.print(f"[red]no such file or folder:[/red] {', '.join(missing)}")
+        err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
         raise typer.Exit(2)
     try:
         summary = ingest_paths(
@@ -31,10 +31,10 @@ def ingest(
             db,
             validate_moves=validate_moves,
             progress=not quiet and console.is_terminal,
-            on_wait=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]"),
+            on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
         )
     except StoreBusyError as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     if not quiet:
         print_file_problems(summary)

@@ -35,10 +35,10 @@ def import_cmd(
     from elopipe.lists_import import ListFormatError, import_list
 
     try:
-        with open_writer(db, on_wait=lambda m: err_console.print(f"[yellow]{m}[/yellow]")) as con:
+        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
             res = import_list(con, file, system, _date(list_date))
     except (ListFormatError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     rows = ", ".join(f"{s}: {n:,}" for s, n in res.rows.items()) or "no rated players"
     console.print(
@@ -64,12 +64,12 @@ def compare_cmd(
     try:
         con = open_reader(db)
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     try:
         cmp = compare_lists(con, system, _date(list_date), file)
     except (ListFormatError, ValueError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     finally:
         con.close()

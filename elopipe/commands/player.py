@@ -29,12 +29,12 @@ def player(
     )
 
     if chart not in ("png", "svg"):
-        err_console.print("[red]--chart must be png or svg[/red]")
+        err_console.print("--chart must be png or svg", style="red")
         raise typer.Exit(2)
     try:
         con = open_reader(db)
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     try:
         pid = find_player(con, ref)
@@ -58,7 +58,7 @@ def player(
         console.print(f"{tours.height} tournament(s) played: " + "; ".join(str(n) for n in tours["name"]))
         paths = write_player_page(con, pid, system, out / "players" / system, chart_format=chart)
     except LookupError as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     finally:
         con.close()

@@ -19,7 +19,7 @@ def _write(db: Path, action):
     from elopipe.identity import IdentityError
 
     try:
-        with open_writer(db, on_wait=lambda m: err_console.print(f"[yellow]{m}[/yellow]")) as con:
+        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
             con.execute("BEGIN TRANSACTION")
             try:
                 out = action(con)
@@ -30,10 +30,10 @@ def _write(db: Path, action):
                 raise
             return out
     except IdentityError as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     except StoreBusyError as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
 
 
@@ -80,7 +80,7 @@ def suspects_cmd(
     try:
         con = open_reader(db)
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     try:
         rows = suspects(con, min_confidence)

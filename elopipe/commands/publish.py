@@ -31,24 +31,24 @@ def publish(
     from elopipe.publish.lists import list_dates
 
     if list_date and all_lists:
-        err_console.print("[red]give --list-date or --all, not both[/red]")
+        err_console.print("give --list-date or --all, not both", style="red")
         raise typer.Exit(2)
     fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
     bad = [f for f in fmts if f not in LIST_FORMATS]
     if bad:
-        err_console.print(f"[red]unknown format {', '.join(bad)}; choose from {LIST_FORMATS}[/red]")
+        err_console.print(f"unknown format {', '.join(bad)}; choose from {LIST_FORMATS}", style="red")
         raise typer.Exit(2)
     dates: list[dt.date] | None = None
     if list_date:
         try:
             dates = [dt.date.fromisoformat(list_date)]
         except ValueError:
-            err_console.print(f"[red]--list-date must be YYYY-MM-DD, not {list_date!r}[/red]")
+            err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date!r}", style="red")
             raise typer.Exit(2) from None
     try:
         con = open_reader(db) if diff is None or _needs_db(diff) else None
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     try:
         if diff is not None:
@@ -61,7 +61,7 @@ def publish(
             known = list_dates(con, system)
             dates = known[-1:]
         if not dates:
-            err_console.print(f"[red]no rating list for system {system!r} in {db}[/red]")
+            err_console.print(f"no rating list for system {system!r} in {db}", style="red")
             raise typer.Exit(1)
         if full:
             paths = publish_outputs(con, system, out, dates)
@@ -70,7 +70,7 @@ def publish(
             for d in dates:
                 paths.extend(write_list(con, system, d, out / "lists", fmts))
     except (LookupError, ValueError, FileNotFoundError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     finally:
         if con is not None:

@@ -54,12 +54,12 @@ def rate_command(
     Only the earliest list whose inputs changed and the later ones are rewritten.
     """
     if system not in systems.names():
-        err_console.print(f"[red]error:[/red] unknown system {system!r}; known: {', '.join(systems.names())}")
+        err_console.print(f"error: unknown system {system!r}; known: {', '.join(systems.names())}", style="red")
         raise typer.Exit(2)
     try:
         month = parse_month(through)
     except ValueError as exc:
-        err_console.print(f"[red]error:[/red] --through: {exc}")
+        err_console.print(f"error: --through: {exc}", style="red")
         raise typer.Exit(2) from None
     params: dict[str, object] = {}
     if unknown_tc is not None:
@@ -69,14 +69,14 @@ def rate_command(
     for item in param or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            err_console.print(f"[red]error:[/red] --param {item!r}: expected KEY=VALUE")
+            err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
             raise typer.Exit(2)
         params[key.strip()] = _param_value(value.strip())
     try:
         with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
             summary = rate(con, system, through=month, rules=rules, **params)
     except (ValueError, StoreBusyError, FileNotFoundError) as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        err_console.print(f"error: {exc}", style="red")
         raise typer.Exit(1) from None
     _print(summary)
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, plain_console
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
 
 
@@ -30,18 +29,18 @@ def report(
     )
 
     if (tournament is None) == (not all_rated):
-        err_console.print("[red]give --tournament ID|NAME or --all[/red]")
+        err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
     try:
         con = open_reader(db)
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     target = out / "reports" / system
     try:
         ids = rated_tournaments(con, system) if all_rated else [find_tournament(con, tournament)]
         if not ids:
-            err_console.print(f"[red]no tournament rated under {system!r} in {db}[/red]")
+            err_console.print(f"no tournament rated under {system!r} in {db}", style="red")
             raise typer.Exit(1)
         written = []
         for tid in ids:
@@ -50,14 +49,14 @@ def report(
                 name = tournament_info(con, tid).get("name") or f"Tournament {tid}"
                 if perf.height == 0:
                     err_console.print(
-                        f"[yellow]{name}: nothing rated under {system!r} (run `elopipe rate` first?)[/yellow]"
+                        f"{name}: nothing rated under {system!r} (run `elopipe rate` first?)", style="yellow"
                     )
                 # numbers are never cut: the table may be wider than a narrow terminal
-                wide = Console(width=max(console.width, 120), highlight=False)
+                wide = plain_console(width=max(console.width, 120))
                 wide.print(rich_table(perf, f"{name} – {system}"))
             written.extend(write_report(con, tid, system, target))
     except LookupError as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     finally:
         con.close()

@@ -73,7 +73,7 @@ def run(
     """
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        err_console.print(f"[red]no such file or folder:[/red] {', '.join(missing)}")
+        err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
         raise typer.Exit(2)
     systems = parse_systems(system)
     through_date = parse_through(through)
@@ -85,8 +85,9 @@ def run(
     status = api_status()
     if status.url and not status.reachable:
         err_console.print(
-            f"[red]{status.detail}[/red]\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
+            f"{status.detail}\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
             "Prefect start a temporary server for this command.",
+            style="red",
             soft_wrap=True,
         )
         raise typer.Exit(1)
@@ -100,7 +101,7 @@ def run(
 
     try:
         with (
-            graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")),
+            graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
         ):
             summary = pipeline(
@@ -114,13 +115,13 @@ def run(
                 max_lists,
             )
     except StoreBusyError as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
-        err_console.print("[red]aborted[/red]; every file loaded so far is committed")
+        err_console.print("aborted; every file loaded so far is committed", style="red")
         raise typer.Exit(130) from None
     except Exception as exc:  # Prefect has logged the traceback above; end with one clear line
-        err_console.print(f"[red]pipeline failed:[/red] {exc!r}; files loaded before the failure stay loaded")
+        err_console.print(f"pipeline failed: {exc!r}; files loaded before the failure stay loaded", style="red")
         raise typer.Exit(1) from None
     t_end = time.time()
     print_where(summary, db, t_end - t0)

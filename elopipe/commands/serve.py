@@ -41,7 +41,7 @@ def serve(
     minutes). Needs a Prefect server (PREFECT_API_URL); runs show in its UI. At most one run at a
     time; stopping `serve` pauses the schedule. Without a server, use `elopipe watch`."""
     if cron and interval:
-        err_console.print("[red]give --cron or --interval, not both[/red]")
+        err_console.print("give --cron or --interval, not both", style="red")
         raise typer.Exit(2)
     if not cron and not interval:
         cron = "*/10 * * * *"

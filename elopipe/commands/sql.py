@@ -6,10 +6,9 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, plain_console
 from elopipe.store import DEFAULT_DB, StoreBusyError
 
 
@@ -23,15 +22,15 @@ def sql(
     from elopipe.publish.sqlcli import FORMATS, QueryError, run_query, to_csv, to_json
 
     if fmt not in FORMATS:
-        err_console.print(f"[red]--format must be one of {', '.join(FORMATS)}[/red]")
+        err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
         raise typer.Exit(2)
     try:
         cols, rows = run_query(db, query)
     except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"[red]{exc}[/red]")
+        err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     except QueryError as exc:
-        err_console.print(f"[red]query failed:[/red] {exc}")
+        err_console.print(f"query failed: {exc}", style="red")
         raise typer.Exit(1) from None
     if fmt == "csv":
         sys.stdout.write(to_csv(cols, rows))
@@ -50,5 +49,5 @@ def sql(
         for r in cells[:1000]:
             widths = [max(w, len(v)) for w, v in zip(widths, r, strict=True)]
         need = sum(min(w, 60) for w in widths) + 3 * len(cols) + 1
-        Console(width=max(console.width, min(need, 2000)), highlight=False).print(table)
+        plain_console(width=max(console.width, min(need, 2000))).print(table)
         console.print(f"{len(rows)} row(s)")

@@ -44,8 +44,9 @@ def watch(
     status = api_status()
     if status.url and not status.reachable:
         err_console.print(
-            f"[red]{status.detail}[/red]\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
+            f"{status.detail}\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
             "Prefect start a temporary server for this command.",
+            style="red",
             soft_wrap=True,
         )
         raise typer.Exit(1)
@@ -66,15 +67,15 @@ def watch(
     )
     try:
         with (
-            graceful_stop(on_first=lambda msg: err_console.print(f"[yellow]{msg}[/yellow]")),
+            graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
         ):
             stats = watch_loop(inbox, run_batch, interval=interval)
     except KeyboardInterrupt:
-        err_console.print("[red]aborted[/red]; every file loaded so far is committed, the rest stay in the inbox")
+        err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
         raise typer.Exit(130) from None
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
-        err_console.print(f"[red]batch failed:[/red] {exc!r}; its files stay in {inbox}")
+        err_console.print(f"batch failed: {exc!r}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
     console.print(
         f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"

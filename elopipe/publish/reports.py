@@ -26,6 +26,7 @@ import duckdb
 import polars as pl
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from elopipe.publish.crosstable import crosstable
 from elopipe.publish.html import render, system_label
@@ -218,8 +219,11 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
 
 
 def rich_table(perf: pl.DataFrame, title: str) -> Table:
-    """The performance rows as a rich Table for the terminal."""
-    table = Table(title=title, show_lines=False, box=box.SIMPLE_HEAD)
+    """The performance rows as a rich Table for the terminal.
+
+    Title and cells are `rich.text.Text`, so a name such as `[/i]Evil` is shown as written
+    whatever Console prints the table (never read as markup or emoji codes)."""
+    table = Table(title=Text(title), show_lines=False, box=box.SIMPLE_HEAD)
     heads = ["SNo", "Name", "Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Chg", "Rp", "Ru"]
     for h in heads:
         if h == "Name":
@@ -232,7 +236,8 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
 
     for r in perf.iter_rows(named=True):
         chg = r["change_rounded"]
-        table.add_row(
+        _add_text_row(
+            table,
             s(r["start_rank"]),
             s(r["name"]),
             s(r["ro"]),
@@ -248,6 +253,10 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
             f"{s(r['ru_provisional']) or '–'} ({s(r['pooled_games']) or '?'} g)" if r["unrated"] else "",
         )
     return table
+
+
+def _add_text_row(table: Table, *cells: str) -> None:
+    table.add_row(*(Text(c) for c in cells))
 
 
 def report_stem(con: duckdb.DuckDBPyConnection, tournament_id: int) -> str:

@@ -1,0 +1,69 @@
+"""CLI hardening: hostile data (markup, wildcards, formulas), bad options and bad `--db` paths
+end in a clear message and a usage/exit code, never in a traceback or altered text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from test_publish_store import build_store
+from typer.testing import CliRunner
+
+from elopipe.cli import app
+
+EVIL = "[/i]Evil, Markup"
+EVIL_TOURNAMENT = "[x] Cup :smile: [/]"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "s.duckdb")
+
+
+@pytest.fixture
+def evil_db(db: Path) -> Path:
+    """The publish scenario with player 4 and tournament 1 renamed to markup-like text."""
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = ?, name_key = lower(?) WHERE player_id = 4", [EVIL, EVIL])
+    con.execute("UPDATE tournament_players SET name_as_written = ? WHERE player_id = 4", [EVIL])
+    con.execute("UPDATE tournaments SET name = ? WHERE tournament_id = 1", [EVIL_TOURNAMENT])
+    con.close()
+    return db
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_sql_prints_markup_like_values_as_written(db: Path) -> None:
+    res = _run("sql", "SELECT '[/]' AS a, '[b]x[/b]' AS b, ':smile:' AS c", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert res.exception is None
+    assert "[/]" in res.output and "[b]x[/b]" in res.output and ":smile:" in res.output
+
+
+def test_report_and_player_show_markup_like_names_as_written(evil_db: Path, tmp_path: Path) -> None:
+    res = _run("report", "-t", "1", "--db", str(evil_db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 0, res.output
+    assert EVIL in res.output and "[x] Cup :smile: [/]" in res.output
+    res = _run("player", "4", "--db", str(evil_db), "--out", str(tmp_path / "o"), "--chart", "svg")
+    assert res.exit_code == 0, res.output
+    assert EVIL in res.output and EVIL_TOURNAMENT in res.output
+
+
+def test_missing_markup_like_path_is_a_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "mk" / "[/b].pgn"
+    res = _run("ingest", str(missing), "--db", str(tmp_path / "x.duckdb"))
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert "[/b].pgn" in res.output
+
+
+def test_rejected_markup_like_file_is_listed_as_written(tmp_path: Path) -> None:
+    bad = tmp_path / "mk" / "[/b].pgn"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"\x00\x01 not a pgn at all \xff" * 10)
+    res = _run("ingest", str(bad), "--db", str(tmp_path / "x.duckdb"))
+    assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit), res.output
+    assert "[/b].pgn" in res.output
