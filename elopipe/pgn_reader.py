@@ -178,6 +178,16 @@ def _open_comment(seg: bytes) -> bool:
     return not (0 <= j < i and b"\n" not in rest[j:i])
 
 
+def _in_line_comment(data: bytes, pos: int) -> bool:
+    """True when `pos` lies after a `;` or inside a `{` opened earlier on its line."""
+    head = data[data.rfind(b"\n", 0, pos) + 1 : pos]
+    if b"{" in head:
+        head = _COMMENT.sub(b" ", head)
+        if b"{" in head:
+            return True
+    return b";" in head
+
+
 def _names(block: bytes) -> list[bytes]:
     return _TAG_NAMES.findall(block)
 
@@ -592,6 +602,8 @@ class _Reader:
             pos = 0
             n_lines = 0
             for m in _GLUED.finditer(data):
+                if _in_line_comment(data, m.start()):
+                    continue  # '; 1-0 [Event "x"]' is comment text, not a game boundary
                 n_lines += data.count(b"\n", pos, m.end())
                 parts.append(data[pos : m.end()])
                 parts.append(b"\n")

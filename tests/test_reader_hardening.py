@@ -50,3 +50,24 @@ def test_event_line_inside_a_closed_comment_stays_comment() -> None:
     pf = read_pgn(pgn_game(1, '1. e4 {see\n[Event "not a game"]\nabove} e5 1-0') + pgn_game(2))
     assert [g.round for g in pf.games] == [1, 2]
     assert pf.games[0].ply_count == 2 and "unterminated_comment" not in codes(pf)
+
+
+# ---- 3. a `;` comment that holds a tag is comment text ---------------------------------------
+
+
+def test_semicolon_comment_with_result_and_event_is_no_game() -> None:
+    for moves in ('1. e4 ; 1-0 [Event "x"]\ne5 1-0', '1. e4 ;*[Event "x"]\ne5 1-0', '1. e4 {1-0 [Event "x"]\n} e5 1-0'):
+        pf = read_pgn(pgn_game(1) + pgn_game(2, moves) + pgn_game(3))
+        assert [g.round for g in pf.games] == [1, 2, 3], moves
+        assert pf.games[1].ply_count == 2 and pf.games[1].result_marker == "1-0"
+        assert not pf.issues, moves
+
+
+def test_result_glued_to_event_after_a_closed_comment_still_splits() -> None:
+    text = (
+        pgn_game(1, '1. e4 {ok} e5 1-0[Event "F"]').rstrip("\n")
+        + "\n"
+        + pgn_game(2)[len('[Event "Hardening Open"]\n') :]
+    )
+    pf = read_pgn(text)
+    assert [g.headers["Event"] for g in pf.games] == ["Hardening Open", "F"]
