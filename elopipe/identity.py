@@ -50,12 +50,15 @@ _FOLD = str.maketrans(
         "ŀ": "l",
     }
 )
-_NON_ALNUM = re.compile(r"[^a-z0-9, ]+")
+# Letters and digits of every script stay (Cyrillic, CJK, Hebrew, Arabic names must not fold to
+# nothing); everything else but the comma becomes a space.
+_NON_ALNUM = re.compile(r"[^\w, ]+|_+")
 _SPACES = re.compile(r"\s+")
 
 
 def fold(text: str) -> str:
-    """Lower-case ASCII fold: accents stripped, ø→o, ß→ss; punctuation other than commas removed."""
+    """Lower-case fold: Latin accents stripped, ø→o, ß→ss; punctuation other than commas removed.
+    Letters of other scripts are kept as they are (lower-cased where the script has case)."""
     text = unicodedata.normalize("NFKD", text.translate(_FOLD))
     text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     text = text.replace("-", " ").replace(".", " ").replace("'", "")
@@ -555,6 +558,8 @@ class _Index:
         return any(_conflicts(s, p) for s in self.by_pid.get(k.player_id, [k]))
 
     def find_by_name(self, p: PlayerRec, key: str, ctx: set[int], taken: set[int]) -> tuple[_Known, str] | None:
+        if not key:  # a name with no letters at all ('?', '-') identifies nobody
+            return None
         cands = _unique_ids(
             c for c in self.by_key.get(key, []) if c.player_id not in taken and not self.conflicts(c, p)
         )
@@ -895,7 +900,7 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
         WITH p AS (SELECT * FROM players WHERE merged_into IS NULL)
         SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year, a.fide_id, b.fide_id,
                a.federation, b.federation
-        FROM p a JOIN p b ON a.name_key = b.name_key AND a.player_id < b.player_id
+        FROM p a JOIN p b ON a.name_key = b.name_key AND a.player_id < b.player_id AND a.name_key <> ''
         WHERE (a.birth_year IS NOT NULL AND a.birth_year = b.birth_year)
            OR (a.fide_id IS NULL AND b.fide_id IS NULL AND a.{played} AND b.{played})
         ORDER BY 1, 2
@@ -1074,7 +1079,7 @@ def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list
             UNION SELECT p.player_id, a.name_key FROM player_aliases a JOIN players p USING (player_id)
             WHERE p.merged_into IS NULL
         ),
-        keys AS (SELECT DISTINCT name_key FROM spelled WHERE player_id IN (SELECT UNNEST(?)))
+        keys AS (SELECT DISTINCT name_key FROM spelled WHERE player_id IN (SELECT UNNEST(?)) AND name_key <> '')
         SELECT s.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year, s.name_key
         FROM spelled s JOIN keys USING (name_key) JOIN players p ON p.player_id = s.player_id
         ORDER BY s.player_id
