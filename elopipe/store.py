@@ -154,12 +154,21 @@ def _connect_writable(
             time.sleep(0.5)
 
 
-def open_reader(db: str | os.PathLike[str] = DEFAULT_DB) -> duckdb.DuckDBPyConnection:
+def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:
     """Open `db` read-only. Raises FileNotFoundError if it does not exist, StoreBusyError if
-    DuckDB refuses (a writer in another process holds its lock)."""
+    DuckDB refuses (a writer in another process holds its lock).
+
+    `external_access=False` sandboxes the connection (DuckDB `enable_external_access=False`,
+    then `lock_configuration`): queries see the store's tables and views but cannot read,
+    write or attach any other file, nor load extensions (used by `elopipe sql`).
+    """
     if not Path(db).exists():
         raise FileNotFoundError(f"no database at {db}; run `elopipe ingest` first")
+    config = {} if external_access else {"enable_external_access": False}
     try:
-        return duckdb.connect(os.fspath(db), read_only=True)
+        con = duckdb.connect(os.fspath(db), read_only=True, config=config)
     except duckdb.IOException as exc:
         raise StoreBusyError(f"DuckDB refused to open {db} read-only: {exc}") from exc
+    if not external_access:
+        con.execute("SET lock_configuration = true")
+    return con

@@ -67,3 +67,64 @@ def test_rejected_markup_like_file_is_listed_as_written(tmp_path: Path) -> None:
     res = _run("ingest", str(bad), "--db", str(tmp_path / "x.duckdb"))
     assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit), res.output
     assert "[/b].pgn" in res.output
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "COPY players TO '{out}/players.csv'",
+        "EXPORT DATABASE '{out}/export'",
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "ATTACH '{out}/other.duckdb' AS o",
+    ],
+)
+def test_sql_cannot_read_or_write_other_files(db: Path, tmp_path: Path, query: str) -> None:
+    out = tmp_path / "loot"
+    out.mkdir()
+    res = _run("sql", query.format(out=out), "--db", str(db))
+    assert res.exit_code == 1, res.output
+    assert "query failed" in res.output and "no file reads, writes or exports" in res.output
+    assert list(out.iterdir()) == []
+    assert "root:" not in res.output
+
+
+def test_sql_still_reads_tables_and_views_when_sandboxed(db: Path) -> None:
+    res = _run("sql", "SELECT count(*) AS n FROM v_rating_list", "--db", str(db), "--format", "csv")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "n" and int(res.output.splitlines()[1]) > 0
+    from elopipe.views import VIEWS
+
+    for name in VIEWS:
+        res = _run("sql", f"SELECT count(*) FROM {name}", "--db", str(db), "--format", "csv")
+        assert res.exit_code == 0, (name, res.output)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t"])
+def test_sql_empty_query_is_a_usage_error(db: Path, query: str) -> None:
+    res = _run("sql", query, "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert "empty" in res.output
+
+
+def test_sql_refuses_several_statements(db: Path) -> None:
+    res = _run("sql", "SELECT 1 AS a; SELECT 2 AS b", "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert "2 statements" in res.output and "one statement" in res.output
+
+
+def test_sql_table_shows_limit_rows_and_counts_the_rest(db: Path) -> None:
+    q = "SELECT i FROM range(2500) t(i) ORDER BY i"
+    res = _run("sql", q, "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert "2500 row(s); the first 1000 shown, 1500 more" in res.output
+    assert "│ 999 " in res.output and "│ 1000 " not in res.output
+    res = _run("sql", q, "--db", str(db), "--limit", "10")
+    assert "the first 10 shown, 2490 more" in res.output
+    res = _run("sql", q, "--db", str(db), "--format", "csv")
+    assert res.output.splitlines()[1:] == [str(i) for i in range(2500)]
+    import json
+
+    res = _run("sql", q, "--db", str(db), "--format", "json")
+    assert json.loads(res.output) == [{"i": i} for i in range(2500)]

@@ -17,37 +17,78 @@ def sql(
     query: str = typer.Argument(..., help="One SQL statement (tables and v_* views of the store)."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     fmt: str = typer.Option("table", "--format", help="table, csv or json."),
+    limit: int = typer.Option(
+        1000, "--limit", min=1, help="Rows shown by --format table (the rest are counted); csv and json give every row."
+    ),
 ) -> None:
-    """Run a query on the store opened read-only and print the result."""
-    from elopipe.publish.sqlcli import FORMATS, QueryError, run_query, to_csv, to_json
+    """Run one query on the store opened read-only and print the result.
+
+    The store is opened read-only and sandboxed: no file is read or written (COPY ... TO,
+    EXPORT DATABASE, read_csv/read_text, ATTACH are refused). One statement per call.
+    """
+    from elopipe.publish.sqlcli import (
+        FORMATS,
+        QueryError,
+        UsageError,
+        check_query,
+        fetch_batches,
+        open_query,
+        write_csv,
+        write_json,
+    )
 
     if fmt not in FORMATS:
         err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
         raise typer.Exit(2)
     try:
-        cols, rows = run_query(db, query)
+        check_query(query)
+    except UsageError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(2) from None
+    try:
+        with open_query(db, query) as (cols, cur):
+            if fmt == "csv":
+                write_csv(sys.stdout, cols, fetch_batches(cur) if cols else [])
+            elif fmt == "json":
+                write_json(sys.stdout, cols, fetch_batches(cur) if cols else [])
+            else:
+                _print_table(cols, cur, limit)
     except (FileNotFoundError, StoreBusyError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     except QueryError as exc:
         err_console.print(f"query failed: {exc}", style="red")
         raise typer.Exit(1) from None
-    if fmt == "csv":
-        sys.stdout.write(to_csv(cols, rows))
-    elif fmt == "json":
-        sys.stdout.write(to_json(cols, rows) + "\n")
+
+
+def _print_table(cols: list[str], cur: object, limit: int) -> None:
+    from elopipe.publish.sqlcli import fetch_batches
+
+    rows: list[tuple] = []
+    more = 0
+    if cols:
+        for batch in fetch_batches(cur):  # type: ignore[arg-type]
+            room = limit - len(rows)
+            rows.extend(batch[:room])
+            more += max(0, len(batch) - room)
+    cells = [["" if v is None else str(v) for v in r] for r in rows]
+    table = Table(show_lines=False)
+    for c in cols:
+        table.add_column(c, overflow="fold")  # never cut a value
+    for r in cells:
+        table.add_row(*r)
+    # size the table to its content: a wide result wraps in the terminal, but no
+    # column is squeezed to nothing
+    widths = [len(c) for c in cols]
+    for r in cells:
+        widths = [max(w, len(v)) for w, v in zip(widths, r, strict=True)]
+    need = sum(min(w, 60) for w in widths) + 3 * len(cols) + 1
+    plain_console(width=max(console.width, min(need, 2000))).print(table)
+    if more:
+        console.print(
+            f"{len(rows) + more} row(s); the first {len(rows)} shown, {more} more"
+            " (raise --limit, or use --format csv|json for every row)",
+            soft_wrap=True,
+        )
     else:
-        cells = [["" if v is None else str(v) for v in r] for r in rows]
-        table = Table(show_lines=False)
-        for c in cols:
-            table.add_column(c, overflow="fold")  # never cut a value
-        for r in cells:
-            table.add_row(*r)
-        # size the table to its content: a wide result wraps in the terminal, but no
-        # column is squeezed to nothing
-        widths = [len(c) for c in cols]
-        for r in cells[:1000]:
-            widths = [max(w, len(v)) for w, v in zip(widths, r, strict=True)]
-        need = sum(min(w, 60) for w in widths) + 3 * len(cols) + 1
-        plain_console(width=max(console.width, min(need, 2000))).print(table)
         console.print(f"{len(rows)} row(s)")

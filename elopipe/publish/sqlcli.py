@@ -3,17 +3,25 @@
 The database is opened with `elopipe.store.open_reader` (DuckDB `read_only=True`), so a
 query never changes the store and works while another process reads it. If DuckDB
 refuses to open the file (another process holds its write lock) `StoreBusyError` says so.
+
+The connection is also sandboxed: DuckDB's `enable_external_access=False` (then the
+configuration is locked), so a query reads only the store's own tables and views: `COPY ... TO`,
+`EXPORT DATABASE`, `ATTACH`, `read_text('/etc/passwd')`, `read_csv(...)`, `INSTALL` are refused
+with a `QueryError`. One statement per call: several statements are refused (`UsageError`), as is
+an empty query.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import decimal
 import io
 import json
 import os
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 import duckdb
 
@@ -23,30 +31,79 @@ FORMATS = ("table", "csv", "json")
 
 
 class QueryError(RuntimeError):
-    """DuckDB rejected the query (syntax, unknown table, or a write on a read-only store)."""
+    """DuckDB rejected the query (syntax, unknown table, a write on a read-only store, or a
+    file access refused by the sandbox)."""
 
 
-def run_query(db: str | os.PathLike[str], query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Column names and rows of `query` on `db` opened read-only.
+class UsageError(ValueError):
+    """The query text is not one SQL statement (empty, or several statements)."""
 
-    Raises FileNotFoundError (no database), elopipe.store.StoreBusyError (DuckDB refused
-    to open it), QueryError (DuckDB rejected the query, with its message).
+
+def check_query(query: str) -> None:
+    """Raise UsageError unless `query` is exactly one SQL statement (a syntax error is left
+    to DuckDB, which reports it as a QueryError)."""
+    if not query.strip():
+        raise UsageError("the query is empty; give one SQL statement, e.g. elopipe sql 'SELECT * FROM v_rating_list'")
+    try:
+        n = len(duckdb.extract_statements(query))
+    except duckdb.Error:
+        return
+    if n == 0:
+        raise UsageError("the query holds no SQL statement")
+    if n > 1:
+        raise UsageError(f"the query holds {n} statements; elopipe sql runs one statement per call")
+
+
+def _explain(exc: duckdb.Error) -> str:
+    msg = str(exc)
+    low = msg.lower()
+    if "read-only" in low or "read only" in low:
+        msg += " (elopipe sql opens the store read-only; use the elopipe commands to write)"
+    elif isinstance(exc, duckdb.PermissionException) or "disabled by configuration" in low:
+        msg += " (elopipe sql reads only the store's tables and views: no file reads, writes or exports)"
+    return msg
+
+
+@contextlib.contextmanager
+def open_query(db: str | os.PathLike[str], query: str) -> Iterator[tuple[list[str], duckdb.DuckDBPyConnection]]:
+    """Run `query` on `db` opened read-only and sandboxed; yield its column names and the
+    cursor to fetch rows from (closed on exit).
+
+    Raises UsageError (empty query, several statements), FileNotFoundError (no database),
+    elopipe.store.StoreBusyError (DuckDB refused to open it), QueryError (DuckDB rejected
+    the query, with its message).
     """
-    con = open_reader(db)
+    check_query(query)
+    con = open_reader(db, external_access=False)
     try:
         try:
             cur = con.execute(query)
         except duckdb.Error as exc:
-            msg = str(exc)
-            if "read-only" in msg.lower() or "read only" in msg.lower():
-                msg += " (elopipe sql opens the store read-only; use the elopipe commands to write)"
-            raise QueryError(msg) from exc
-        if cur.description is None:
-            return [], []
-        cols = [d[0] for d in cur.description]
-        return cols, cur.fetchall()
+            raise QueryError(_explain(exc)) from exc
+        cols = [] if cur.description is None else [d[0] for d in cur.description]
+        yield cols, cur
     finally:
         con.close()
+
+
+def fetch_batches(cur: duckdb.DuckDBPyConnection, size: int = 10_000) -> Iterator[list[tuple[Any, ...]]]:
+    """The remaining rows of `cur`, `size` at a time. Raises QueryError if DuckDB fails mid-way."""
+    while True:
+        try:
+            rows = cur.fetchmany(size)
+        except duckdb.Error as exc:
+            raise QueryError(_explain(exc)) from exc
+        if not rows:
+            return
+        yield rows
+
+
+def run_query(db: str | os.PathLike[str], query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Column names and rows of `query` on `db` opened read-only (see `open_query`)."""
+    with open_query(db, query) as (cols, cur):
+        if not cols:
+            return [], []
+        return cols, [r for batch in fetch_batches(cur) for r in batch]
 
 
 def _plain(value: Any) -> Any:
@@ -64,11 +121,35 @@ def _plain(value: Any) -> Any:
 def to_csv(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
     """CSV text with a header line; NULL is an empty field; decimals keep their digits."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols)
-    for r in rows:
-        w.writerow(["" if v is None else _plain(v) for v in r])
+    write_csv(buf, cols, [rows])
     return buf.getvalue()
+
+
+def write_csv(out: TextIO, cols: list[str], batches: Any) -> int:
+    """Write a header line and every row of `batches` (iterable of row lists) as CSV to `out`;
+    return the row count."""
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(cols)
+    n = 0
+    for rows in batches:
+        for r in rows:
+            w.writerow(["" if v is None else _plain(v) for v in r])
+        n += len(rows)
+    return n
+
+
+def write_json(out: TextIO, cols: list[str], batches: Any) -> int:
+    """Write the rows of `batches` as a JSON array of objects (as `to_json`) to `out`, one
+    object after the other; return the row count."""
+    out.write("[")
+    n = 0
+    for rows in batches:
+        for r in rows:
+            obj = {c: _plain(v) for c, v in zip(cols, r, strict=True)}
+            out.write(("\n" if n == 0 else ",\n") + json.dumps(obj, ensure_ascii=False))
+            n += 1
+    out.write("\n]\n" if n else "]\n")
+    return n
 
 
 def to_json(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
