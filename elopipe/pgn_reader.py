@@ -50,6 +50,7 @@ from decimal import Decimal
 from typing import Any
 
 from elopipe.dates import parse_pgn_date
+from elopipe.field_bounds import BOARD_MAX, PLY_MAX, ROUND_MAX
 from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
@@ -553,6 +554,27 @@ def _unpack_games(cols: tuple[list[Any], ...]) -> list[GameRec]:
 # ---- the reader ---------------------------------------------------------------------------
 
 
+def _parse_round(label: str) -> tuple[int | None, int | None, str | None]:
+    """(round, board, problem) of a Round label; see `_Reader._round`."""
+    s = label.strip()
+    if s in _PLACEHOLDERS:
+        return None, None, None
+    m = _ROUND.match(s)
+    if m is None:
+        return None, None, f"Round {label!r} is not a round number: round stored as NULL"
+    rnd, board = int(m.group(1)), int(m.group(2)) if m.group(2) else None
+    problems = []
+    if not 1 <= rnd <= ROUND_MAX:
+        rnd = None
+        problems.append(f"round outside 1..{ROUND_MAX}")
+    if board is not None and not 1 <= board <= BOARD_MAX:
+        board = None
+        problems.append(f"board outside 1..{BOARD_MAX}")
+    if problems:
+        return rnd, board, f"Round {label!r}: {' and '.join(problems)}, stored as NULL"
+    return rnd, board, None
+
+
 def _clean(v: str | None) -> str | None:
     if v is None:
         return None
@@ -581,7 +603,7 @@ class _Reader:
         self._headerless_tokens: list[list[bytes]] = []
         self._t_cache: dict[tuple[Any, ...], int] = {}
         self._p_cache: dict[tuple[Any, ...], int] = {}
-        self._round_cache: dict[str, tuple[int | None, int | None]] = {}
+        self._round_cache: dict[str, tuple[int | None, int | None, str | None]] = {}
 
     # text fixes that keep line numbers
     def _prepare(self, text: str) -> bytes:
@@ -919,10 +941,10 @@ class _Reader:
 
         # round
         round_label = get("Round")
-        rnd, board = self._round(round_label)
+        rnd, board = self._round(round_label, line, gi)
         b_tag = get("Board")
-        if b_tag and b_tag.strip().isdigit():
-            board = int(b_tag)
+        if b_tag is not None and _clean(b_tag) is not None:
+            board = self._board(b_tag, line, gi)
         if rnd is not None and rnd > self.t_rounds.get(tref, 0):
             self.t_rounds[tref] = rnd
 
@@ -951,7 +973,7 @@ class _Reader:
             white_rating=wr,
             black_rating=br,
             movetext_hash=mhash,
-            ply_count=ply,
+            ply_count=ply if ply <= PLY_MAX else self._too_many_plies(ply, line, gi),
             eco=eco,
             time_control=tc,
             variant=variant,
@@ -1009,15 +1031,17 @@ class _Reader:
             black = None
         return white, black, played, unplayed_code, bye_side
 
-    def _round(self, label: str | None) -> tuple[int | None, int | None]:
+    def _round(self, label: str | None, line: int, gi: int) -> tuple[int | None, int | None]:
+        """(round, board) from a Round label such as '3' or '3.12'; a label that is not a number,
+        or a number outside 1..ROUND_MAX / 1..BOARD_MAX (field_bounds), gives NULL and a warning."""
         if label is None:
             return None, None
         hit = self._round_cache.get(label)
         if hit is None:
-            m = _ROUND.match(label)
-            hit = (int(m.group(1)), int(m.group(2)) if m.group(2) else None) if m else (None, None)
-            self._round_cache[label] = hit
-        return hit
+            hit = self._round_cache[label] = _parse_round(label)
+        if hit[2] is not None:
+            self.issue("round_invalid", hit[2], line, gi, "warning", label)
+        return hit[0], hit[1]
 
     def _result(
         self, tag_raw: str | None, marker: str | None, tokens: list[bytes], flags: list[str], line: int, gi: int
@@ -1119,6 +1143,16 @@ class _Reader:
             del self._elo_cache[raw]  # report every occurrence
         return val
 
+    def _too_many_plies(self, ply: int, line: int, gi: int) -> None:
+        self.issue("ply_count_invalid", f"{ply} plies (more than {PLY_MAX}): ply count stored as NULL", line, gi)
+
+    def _board(self, raw: str, line: int, gi: int) -> int | None:
+        s = raw.strip()
+        if s.isascii() and s.isdigit() and 1 <= int(s) <= BOARD_MAX:
+            return int(s)
+        self.issue("board_invalid", f"Board {raw!r} is not a board number 1..{BOARD_MAX}: stored as NULL", line, gi)
+        return None
+
     def _fide_id(self, raw: str | None, line: int, gi: int, tag: str) -> int | None:
         if raw is None:
             return None
@@ -1164,7 +1198,9 @@ class _Reader:
             city=site_key,
             federation=fed,
             start_date=edate if edate is not None and eprec == "day" else None,
-            rounds=int(rounds) if rounds and rounds.isdigit() else None,
+            rounds=int(rounds)
+            if rounds and rounds.isascii() and rounds.isdigit() and 0 < int(rounds) <= ROUND_MAX
+            else None,
             tournament_type=etype,
             extra=extra,
         )

@@ -71,3 +71,56 @@ def test_result_glued_to_event_after_a_closed_comment_still_splits() -> None:
     )
     pf = read_pgn(text)
     assert [g.headers["Event"] for g in pf.games] == ["Hardening Open", "F"]
+
+
+# ---- 2. out-of-range integers become NULL with a warning, never a store failure ---------------
+
+
+def test_out_of_range_round_board_and_ids_are_null_with_a_warning() -> None:
+    text = (
+        pgn_game(1)
+        + pgn_game(2, Round="3000000000")
+        + pgn_game(3, Round="1.99999999999")
+        + pgn_game(4, Board="12345678901", EventRounds="99999999999", Event="Other")
+        + pgn_game(5, Round="-1")
+        + pgn_game(6, Round="abc")
+        + pgn_game(7, Round="?")
+        + pgn_game(8, Round="0")
+    )
+    pf = read_pgn(text)
+    assert [(g.round, g.board) for g in pf.games] == [
+        (1, None), (None, None), (1, None), (4, None), (None, None), (None, None), (None, None), (None, None)
+    ]  # fmt: skip
+    assert [g.round_label for g in pf.games][1:3] == ["3000000000", "1.99999999999"]
+    warned = sorted(i.game_index for i in pf.issues if i.code in ("round_invalid", "board_invalid"))
+    assert warned == [1, 2, 3, 4, 5, 7]  # '?' is a placeholder, not a mistake
+    assert all(i.severity == "warning" for i in pf.issues)
+    # EventRounds 99999999999 is ignored: the rounds come from the games
+    assert [t.rounds for t in pf.tournaments if t.name == "Other"] == [4]
+
+
+def test_too_many_plies_is_null_with_a_warning() -> None:
+    moves = " ".join(["Nf3 Nf6 Ng1 Ng8"] * 2501) + " *"
+    pf = read_pgn(pgn_game(1, moves, Result="*") + pgn_game(2))
+    assert [g.ply_count for g in pf.games] == [None, 2]
+    assert [i.game_index for i in pf.issues if i.code == "ply_count_invalid"] == [0]
+
+
+def test_out_of_range_values_do_not_reject_the_file(tmp_path) -> None:
+    from elopipe.ingest import ingest_paths
+    from elopipe.store import open_reader
+
+    src = tmp_path / "big.pgn"
+    src.write_text(
+        pgn_game(1, Round="3000000000")
+        + pgn_game(2, Round="1.99999999999", PlyCount="99999999999999", WhiteFideId="99999999999999999999")
+        + pgn_game(3, Board="99999999999", EventRounds="99999999999")
+    )
+    summary = ingest_paths([src], tmp_path / "s.duckdb")
+    assert [f.status for f in summary.files] == ["loaded"]
+    con = open_reader(tmp_path / "s.duckdb")
+    try:
+        rows = con.execute("SELECT round, board FROM games ORDER BY game_index").fetchall()
+    finally:
+        con.close()
+    assert rows == [(None, None), (1, None), (3, None)]

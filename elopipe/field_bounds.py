@@ -1,0 +1,31 @@
+"""Plausible ranges of the integer fields the readers hand to the loader.
+
+The store keeps round, board, ply count, start rank and ratings as INTEGER (int32) and FIDE IDs
+as BIGINT (elopipe.schema); a value outside these ranges is a typo or garbage in the file, and
+an out-of-range int would make the whole file fail to store. The readers store NULL for such a
+value and record a warning with the raw text (PGN and TRF alike).
+
+- ROUND_MAX, BOARD_MAX: 9999. TRF writes start ranks and opponents in 4 columns (max 9999),
+  and no tournament has come near 9999 rounds or boards.
+- PLY_MAX: 10000 plies. The longest legal game under the 75-move rule is below 9000 plies
+  (FIDE Laws 9.6.2); more is a merged or corrupt movetext.
+- FIDE_ID_MAX: the BIGINT maximum (FIDE IDs have at most 9 digits today).
+- POINTS_MAX: 999.5 points: `points_in_file` is DECIMAL(5,1); a score of 1000 or more points
+  in one tournament is garbage (even 3-1-0 scoring over 99 rounds stays below 300).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+ROUND_MAX = 9999
+BOARD_MAX = 9999
+PLY_MAX = 10000
+START_RANK_MAX = 9999
+FIDE_ID_MAX = 2**63 - 1
+POINTS_MAX = Decimal("999.5")
+
+
+def in_range(value: int | None, low: int, high: int) -> bool:
+    """True when `value` is None or low <= value <= high."""
+    return value is None or low <= value <= high
