@@ -53,12 +53,14 @@ def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> File
     name = ps.source.display
     if ps.sha256 is not None:
         row = con.execute(
-            "SELECT file_id, status FROM source_files WHERE sha256 = ? AND status <> 'replaced' "
+            "SELECT file_id, status FROM source_files WHERE sha256 = ? AND status NOT IN ('replaced', 'duplicate') "
             "ORDER BY file_id LIMIT 1",
             [ps.sha256],
         ).fetchone()
         if row is not None:
-            return FileResult(name, "skipped", file_id=row[0], format=ps.format, reason=f"already ingested ({row[1]})")
+            dup = _record_duplicate_path(con, ps, row[0])
+            why = f"same bytes as file_id {row[0]}" if dup else f"already ingested ({row[1]})"
+            return FileResult(name, "skipped", file_id=row[0], format=ps.format, reason=why)
     elif _same_rejection_recorded(con, ps):
         return FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
     # Loading makes many short-lived objects next to the parsed file's millions: generational GC
@@ -107,18 +109,56 @@ def _same_rejection_recorded(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -
 
 
 def _replace_previous(con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int) -> list[int]:
-    old = [
-        r[0]
-        for r in con.execute(
-            "SELECT file_id FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? "
-            "AND status <> 'replaced' AND sha256 <> ?",
-            [ps.source.path, ps.source.member, ps.sha256 or ""],
-        ).fetchall()
+    """Earlier versions of this path (and member) that the new bytes correct.
+
+    A new version is a correction when it holds the same event (a tournament whose name's words,
+    per `identity.event_key`, contain the other's, or that starts on the same day), or when the
+    earlier version had no tournament at all (it was rejected). Unrelated content saved under a
+    reused file name is loaded beside the old file, which is kept: a correction may delete rows,
+    an accident must not."""
+    candidates = con.execute(
+        "SELECT file_id FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? "
+        "AND status NOT IN ('replaced', 'duplicate') AND sha256 <> ?",
+        [ps.source.path, ps.source.member, ps.sha256 or ""],
+    ).fetchall()
+    new_events = [
+        (set(identity.event_key(t.name).split()), t.start_date) for t in (ps.parsed.tournaments if ps.parsed else [])
     ]
+    old = []
+    for (fid,) in candidates:
+        rows = con.execute("SELECT name, start_date FROM tournaments WHERE file_id = ?", [fid]).fetchall()
+        olds = [(set(identity.event_key(n).split()), d) for n, d in rows]
+        if not rows or any(_same_event(a, b) for a in new_events for b in olds):
+            old.append(fid)
     for fid in old:
         delete_file_rows(con, fid)
         con.execute("UPDATE source_files SET status = 'replaced', replaced_by = ? WHERE file_id = ?", [new_id, fid])
     return old
+
+
+def _same_event(a: tuple[set[str], object], b: tuple[set[str], object]) -> bool:
+    """Same event for a correction: one name's words contain the other's, or the same start date."""
+    (wa, da), (wb, db) = a, b
+    if wa and wb and (wa <= wb or wb <= wa):
+        return True
+    return da is not None and da == db
+
+
+def _record_duplicate_path(con: duckdb.DuckDBPyConnection, ps: ParsedSource, first_id: int) -> bool:
+    """The same bytes under another name: keep the name on record (status 'duplicate'), load nothing."""
+    seen = con.execute(
+        "SELECT 1 FROM source_files WHERE sha256 = ? AND path = ? AND member IS NOT DISTINCT FROM ?",
+        [ps.sha256, ps.source.path, ps.source.member],
+    ).fetchone()
+    if seen is not None:
+        return False
+    con.execute(
+        "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"
+        " status, reason) VALUES (nextval('file_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, 'duplicate', ?)",
+        [ps.sha256, ps.source.path, ps.source.member, ps.format, ps.size, ps.encoding, ps.newline,
+         dt.datetime.now(), f"same bytes as file_id {first_id}"],
+    )  # fmt: skip
+    return True
 
 
 def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:

@@ -36,7 +36,7 @@ TABLES: dict[str, str] = {
         encoding       VARCHAR,              -- 'utf-8-sig' | 'utf-8' | 'cp1252' | NULL if undecodable
         newline        VARCHAR,              -- 'LF' | 'CRLF' | 'CR' | 'mixed' | NULL
         ingested_at    TIMESTAMP NOT NULL,
-        status         VARCHAR NOT NULL,     -- 'loaded' | 'partial' | 'rejected' | 'replaced'
+        status         VARCHAR NOT NULL,     -- 'loaded' | 'partial' | 'rejected' | 'replaced' (by a corrected version) | 'duplicate' (same bytes as an earlier file, under another name; nothing loaded)
         n_tournaments  INTEGER DEFAULT 0,
         n_players      INTEGER DEFAULT 0,
         n_games        INTEGER DEFAULT 0,

@@ -94,3 +94,30 @@ def test_corrected_file_replaces_its_rows(tmp_path):
     assert _ingest(str(f), "--db", str(db)).exit_code == 0
     assert _q(db, "SELECT count(*) FROM games")[0][0] == n
     assert _q(db, "SELECT status FROM source_files ORDER BY file_id") == [("replaced",), ("loaded",)]
+
+
+def test_unrelated_content_under_a_reused_name_is_kept_beside_the_old_file(tmp_path):
+    f = tmp_path / "games.pgn"
+    shutil.copy(DATA / "pgn" / "wjun19.pgn", f)
+    db = tmp_path / "s.duckdb"
+    assert _ingest(str(f), "--db", str(db)).exit_code == 0
+    n_first = _q(db, "SELECT count(*) FROM games")[0][0]
+    shutil.copy(DATA / "pgn" / "dortmund.pgn", f)
+    assert _ingest(str(f), "--db", str(db)).exit_code == 0
+    assert _q(db, "SELECT status FROM source_files ORDER BY file_id") == [("loaded",), ("loaded",)]
+    assert _q(db, "SELECT count(*) FROM games")[0][0] > n_first  # the World Juniors games are still there
+
+
+def test_same_bytes_under_a_second_name_is_recorded_once_as_duplicate(tmp_path):
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    shutil.copy(PGN, a)
+    shutil.copy(PGN, b)
+    db = tmp_path / "s.duckdb"
+    r = _ingest(str(a), str(b), "--db", str(db))
+    assert r.exit_code == 0
+    rows = _q(db, "SELECT path, status, reason FROM source_files ORDER BY file_id")
+    assert [(Path(p).name, s) for p, s, _ in rows] == [("a.pgn", "loaded"), ("b.pgn", "duplicate")]
+    assert rows[1][2] == "same bytes as file_id 1"
+    assert _ingest(str(b), "--db", str(db)).exit_code == 0
+    assert len(_q(db, "SELECT * FROM source_files")) == 2
+    assert _q(db, "SELECT count(*) FROM games")[0][0] == 56
