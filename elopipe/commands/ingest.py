@@ -38,6 +38,10 @@ def ingest(
         raise typer.Exit(1) from None
     if not quiet:
         print_file_problems(summary)
+        for f in summary.files:
+            if f.replaced_file_ids:
+                ids = ", ".join(str(i) for i in f.replaced_file_ids)
+                console.print(f"corrected: {f.name} replaces its earlier version (file_id {ids})", soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
     raise typer.Exit(summary.exit_code)
 
