@@ -24,6 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from elopipe.dates import parse_trf_date, trf_date_candidates
+from elopipe.field_bounds import POINTS_MAX, ROUND_MAX
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.trf_codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.trf_issues import IssueLog
@@ -302,6 +303,15 @@ class _TrfReader:
         player.points = decimal_or_none(pts_text)
         if pts_text.strip() and player.points is None:
             self.issues.add("trf_bad_points", f"points {pts_text.strip()!r} not a number", no, "warning", line)
+        elif player.points is not None and not 0 <= player.points <= POINTS_MAX:
+            self.issues.add(
+                "trf_bad_points",
+                f"points {pts_text.strip()!r} outside 0..{POINTS_MAX}: stored as NULL",
+                no,
+                "warning",
+                line,
+            )
+            player.points = None
         rank_text = column(line, 86, 89)
         final = int_or_none(rank_text)
         if rank_text.strip() and final is None:
@@ -557,6 +567,15 @@ class _TrfReader:
                 m = _LEADING_INT.match(text)
                 if m:
                     declared = int(m.group(1))
+                    if not 1 <= declared <= ROUND_MAX:
+                        self.issues.add(
+                            "trf_bad_rounds",
+                            f"{tag} declares {declared} rounds (outside 1..{ROUND_MAX}): ignored",
+                            self.header_lines.get(tag),
+                            "warning",
+                        )
+                        declared = None
+                        continue
                     t.extra["rounds_source"] = source
                     break
         blocks_max = max(

@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from elopipe.field_bounds import ROUND_MAX
 from elopipe.model import GameRec, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.trf_codes import (
     ALL_CODES,
@@ -37,7 +38,8 @@ TOURNAMENT_REF = 1
 
 def int_or_none(text: str) -> int | None:
     s = text.strip()
-    return int(s) if s.isdigit() else None
+    # isascii: str.isdigit() also accepts '²' and other digits int() refuses
+    return int(s) if s.isascii() and s.isdigit() else None
 
 
 def decimal_or_none(text: str) -> Decimal | None:
@@ -45,9 +47,11 @@ def decimal_or_none(text: str) -> Decimal | None:
     if not s:
         return None
     try:
-        return Decimal(s)
+        value = Decimal(s)
     except InvalidOperation:
         return None
+    # 'NaN', 'Inf' and exponents ('1e99') are not points written in a 4-column field
+    return value if value.is_finite() and "e" not in s.lower() else None
 
 
 def column(line: str, first: int, last: int) -> str:
@@ -86,6 +90,9 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
     """The round blocks of one `001` row (round r at cols 82+10r .. 89+10r, §5); bad ones get code '?'."""
     body = line.rstrip()
     n = max(0, (len(body) - 91 + 9) // 10)
+    if n > ROUND_MAX:
+        issues.add("trf_too_many_rounds", f"{n} round blocks: blocks after round {ROUND_MAX} not read", no, "error")
+        n = ROUND_MAX
     blocks: list[Block] = []
     for r in range(1, n + 1):
         raw = column(line, 82 + 10 * r, 89 + 10 * r)
@@ -101,7 +108,7 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
         opp_txt = raw[0:4].strip()
         opponent = None
         if opp_txt:
-            if opp_txt.isdigit():
+            if opp_txt.isascii() and opp_txt.isdigit():
                 opponent = int(opp_txt) or None
             else:
                 issues.add("trf_bad_block", f"round {r}: opponent {opp_txt!r} not a number", no, "error", line)

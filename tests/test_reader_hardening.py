@@ -3,8 +3,13 @@ engines, or land unchecked values (testers' defect list, issue 2 follow-up)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from trf_build import block, row, trf
+
 from elopipe.model import ParsedFile
 from elopipe.pgn_reader import read_pgn
+from elopipe.trf_reader import read_trf
 
 
 def pgn_game(i: int, moves: str = "1. e4 e5 1-0", **tags: str) -> str:
@@ -124,3 +129,26 @@ def test_out_of_range_values_do_not_reject_the_file(tmp_path) -> None:
     finally:
         con.close()
     assert rows == [(None, None), (1, None), (3, None)]
+
+
+def test_trf_absurd_points_and_declared_rounds_are_null_with_a_warning() -> None:
+    text = trf(
+        "XXR 99999999999",
+        row(1, "Alpha, A", [block(2, "w", "1")], points="1000"),
+        row(2, "Beta, B", [block(1, "b", "0")], points="1e99"),
+        row(3, "Gamma, C", [block(0, "-", "U")], points="NaN"),
+        row(4, "Delta, D", [block(0, "-", "H")], points="0.5"),
+    )
+    pf = read_trf(text)
+    assert [p.points for p in pf.players] == [None, None, None, Decimal("0.5")]
+    assert [i.line for i in pf.issues if i.code == "trf_bad_points"] == [7, 8, 9]
+    assert pf.tournaments[0].rounds == 1 and pf.tournaments[0].extra["rounds_source"] == "blocks"
+    assert [i.code for i in pf.issues if i.code == "trf_bad_rounds"] == ["trf_bad_rounds"]
+    assert len(pf.games) == 1
+
+
+def test_trf_unicode_digits_are_not_numbers() -> None:
+    text = trf(row(1, "Alpha, A", [block("²", "w", "1")]), row(2, "Beta, B", [block(1, "b", "0")]))
+    pf = read_trf(text)
+    assert not pf.rejected_reason and len(pf.players) == 2
+    assert "trf_bad_block" in codes(pf)
