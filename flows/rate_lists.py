@@ -51,6 +51,10 @@ def rate_system(db: str, system: str, through: dt.date | None = None) -> tuple[A
 
     with open_writer(db) as con:
         summary = rate(con, system, through=through)
+        # FIDE reports exactly which lists it rewrote; other engines rewrite from first_changed on
+        exact = getattr(summary, "changed_lists", None)
+        if exact is not None:
+            return summary, sorted(exact)
         return summary, changed_list_dates(con, system, getattr(summary, "first_changed", None))
 
 

@@ -175,3 +175,59 @@ def test_events_sharing_a_list_in_force_rated_on_different_lists(tmp_path):
     # 56 distinct games, two sides each (however dedup assigns the 20 shared games)
     assert n == 112
     assert (bad, wrong_ro) == (0, 0)
+
+
+def _monthly_scenario():
+    from fide_helpers import Scenario
+
+    s = Scenario()
+    for p in range(1, 5):
+        s.official(dt.date(2023, 12, 1), p, 2000 + 50 * p, k=20)
+    for m in range(1, 13):
+        s.event(dt.date(2024, m, 5), dt.date(2024, m, 8), [(1, 2, "W"), (3, 4, "D"), (1, 3, "L")])
+    return s
+
+
+def _stored(con, table: str) -> list[tuple]:
+    return con.execute(f"SELECT * EXCLUDE (system) FROM {table} WHERE system = 'fide' ORDER BY ALL").fetchall()
+
+
+def test_event_of_unrated_players_only_rewrites_its_own_list():
+    from elopipe.rating.fide_run import rate_fide
+
+    s = _monthly_scenario()
+    first = rate_fide(s.con)
+    assert first.lists_written == 12
+    # two players nobody rated, playing each other in March: no published row changes
+    # except the April list's rating_changes (their sides, not counted)
+    s.event(dt.date(2024, 3, 10), dt.date(2024, 3, 12), [(50, 51, "W"), (51, 50, "D")])
+    second = rate_fide(s.con)
+    assert (second.first_changed, second.lists_written) == (dt.date(2024, 4, 1), 1)
+    assert second.changed_lists == [dt.date(2024, 4, 1)]
+    # the store equals a full recomputation
+    full = _monthly_scenario()
+    full.event(dt.date(2024, 3, 10), dt.date(2024, 3, 12), [(50, 51, "W"), (51, 50, "D")])
+    rate_fide(full.con)
+    for table in ("rating_lists", "rating_changes", "tournament_ratings", "rating_period_digests"):
+        cols = "list_date, digest" if table == "rating_period_digests" else "*"
+        a = s.con.execute(f"SELECT {cols} FROM {table} WHERE system = 'fide' ORDER BY ALL").fetchall()
+        b = full.con.execute(f"SELECT {cols} FROM {table} WHERE system = 'fide' ORDER BY ALL").fetchall()
+        assert a == b, table
+    assert rate_fide(s.con).lists_written == 0
+
+
+def test_pooled_games_of_a_new_player_change_every_later_list():
+    from elopipe.rating.fide_run import rate_fide
+
+    s = _monthly_scenario()
+    rate_fide(s.con)
+    # an unrated player scoring against a rated one pools the game: the pool row (games
+    # pooled so far) is carried on every later list, which therefore really changes
+    s.event(dt.date(2024, 3, 10), dt.date(2024, 3, 12), [(60, 1, "D")])
+    again = rate_fide(s.con)
+    assert again.first_changed == dt.date(2024, 4, 1)
+    assert again.changed_lists == [dt.date(2024, m, 1) for m in range(4, 13)] + [dt.date(2025, 1, 1)]
+    rows = s.con.execute(
+        "SELECT count(*) FROM rating_lists WHERE system = 'fide' AND player_id = 60 AND rating IS NULL"
+    ).fetchone()[0]
+    assert rows == 10

@@ -9,8 +9,14 @@ Reads the store (`elopipe.rating.store_io`), computes every list in memory with
   that date, the run's parameters and a fingerprint of the rules' code and tables.
 * The earliest list whose digest differs from the one stored in ``rating_period_digests``
   (or that is new, or that disappeared) is the first affected list: that list and every later
-  one are replaced (``write_results(from_list=...)``); earlier lists are kept.  A late file
-  for an old period therefore re-rates that period and all later ones.
+  one are recomputed; earlier lists are kept.  A late file for an old period therefore
+  re-rates that period and all later ones.
+* Of the recomputed lists, only those whose rows (``rating_lists``, ``rating_changes``,
+  ``tournament_ratings``) differ from the stored ones are rewritten
+  (``write_results(lists=...)``); the others keep their rows, and their digests are
+  updated.  An event whose games are all between unrated players changes its own list only;
+  a game pooled by an unrated player changes every later list while the pool (26 months)
+  is shown on them.
 * When no digest differs, nothing is written (re-running with nothing new changes nothing).
 
 Because the engine is deterministic and every list depends only on the stored games, lists
@@ -154,36 +160,78 @@ def rate_fide(
         stored_cmp = stored
     first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
-    summary.first_changed = first
+    summary.changed_lists = []
     if first is not None:
+        new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
+        # lists after `through`, or no longer computed, go (as before: conservative)
+        gone = {d for d in stored if d >= first and d not in digests}
+        rewrite = _lists_that_differ(con, system, first, new_frames, stored) | gone
+        new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
         run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
-        frames = {
-            "rating_lists": result.rating_lists.filter(pl.col("list_date") >= first),
-            "rating_changes": result.rating_changes.filter(pl.col("list_date") >= first),
-            "tournament_ratings": result.tournament_ratings.filter(pl.col("list_date") >= first),
-            "rating_discrepancies": result.rating_discrepancies,
-        }
+        frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
+        frames["rating_discrepancies"] = result.rating_discrepancies
         store_io.write_results(
             con,
             system,
             first,
             frames,
-            digests={d: h for d, h in digests.items() if d >= first},
+            digests=new_digests,
             run_id=run_id,
             replace_all=("rating_discrepancies",),
+            lists=rewrite,
         )
         store_io.save_skips(con, system, result.skips, run_id)
+        written = sorted(d for d in rewrite if d in digests)
         store_io.finish_run(
             con,
             run_id,
-            first_list=first,
+            first_list=written[0] if written else None,
             last_list=result.list_dates[-1] if result.list_dates else None,
             games_hash=hashlib.sha1("".join(digests.values()).encode()).hexdigest(),
         )
         summary.run_id = run_id
-        summary.lists_written = sum(1 for d in result.list_dates if d >= first)
+        summary.changed_lists = written
+        summary.lists_written = len(written)
+        summary.first_changed = written[0] if written else (min(gone) if gone else None)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _list_hashes(frames: dict[str, pl.DataFrame]) -> dict[dt.date, str]:
+    """Per list date, a digest of its rows in every result table (decimals as floats, so
+    that the store's DECIMAL widths do not matter)."""
+    out: dict[dt.date, Any] = {}
+    for name in RESULT_KEYS:
+        df = frames[name]
+        df = df.with_columns(pl.col(pl.Decimal).cast(pl.Float64))
+        for d, h in store_io.period_digests(df, by="list_date").items():
+            out.setdefault(d, hashlib.sha1(b"rows")).update(f"{name}:{h};".encode())
+    return {d: h.hexdigest() for d, h in out.items()}
+
+
+def _lists_that_differ(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    first: dt.date,
+    new_frames: dict[str, pl.DataFrame],
+    stored_digests: dict[dt.date, str],
+) -> set[dt.date]:
+    """The computed lists from `first` on whose rows differ from the stored ones (or that
+    are not stored).  A change of inputs does not always change later lists: e.g. an event
+    whose games are all between unrated players adds rows to its own list only."""
+    dates = set(new_frames["rating_lists"].get_column("list_date").unique().to_list())
+    for f in new_frames.values():
+        dates |= set(f.get_column("list_date").unique().to_list())
+    if not any(d >= first for d in stored_digests):
+        return dates
+    old = {
+        k: store_io.load_results(con, system, k, f.columns, first).select(
+            [pl.col(c).cast(t) for c, t in f.schema.items()]
+        )
+        for k, f in new_frames.items()
+    }
+    a, b = _list_hashes(new_frames), _list_hashes(old)
+    return {d for d in dates if a.get(d) != b.get(d)}
 
 
 def _summarise(system: str, result: EngineResult) -> RateSummary:

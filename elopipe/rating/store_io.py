@@ -22,6 +22,8 @@ Writing (needs a writer connection, see `elopipe.store.open_writer`):
   `system` with ``list_date >= from_list`` from the result tables and insert `frames`
   (a dict table name → frame; columns missing from a frame are stored NULL; extra
   columns raise ValueError).
+  With ``lists=``, only the rows of those list dates are replaced (`delete_lists`).
+* `load_results(con, system, table, columns, from_list)` — stored results, to compare.
 * `start_run` / `finish_run` — one ``rating_runs`` row per run.
 * `save_digests`, `save_skips`.
 
@@ -286,6 +288,40 @@ def delete_from(con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date 
             con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date >= ?", [system, from_list])
 
 
+def delete_lists(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    lists: Collection[dt.date],
+    digest_lists: Collection[dt.date] = (),
+) -> None:
+    """Delete the result rows of `system` dated one of `lists`, and the period digests
+    dated one of `lists` or `digest_lists`."""
+    dates = sorted(set(lists))
+    if dates:
+        for table in RESULT_TABLES:
+            con.execute(
+                f"DELETE FROM {table} WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))",
+                [system, dates],
+            )
+    dg = sorted(set(lists) | set(digest_lists))
+    if dg:
+        con.execute(
+            "DELETE FROM rating_period_digests WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))",
+            [system, dg],
+        )
+
+
+def load_results(
+    con: duckdb.DuckDBPyConnection, system: str, table: str, columns: Collection[str], from_list: dt.date
+) -> pl.DataFrame:
+    """Stored rows of result `table` for `system` with list_date >= `from_list` (the
+    named `columns` only).  Raises ValueError for a table not in `RESULT_TABLES`."""
+    if table not in RESULT_TABLES:
+        raise ValueError(f"not a result table: {table}")
+    cols = ", ".join(columns)
+    return _pl(con, f"SELECT {cols} FROM {table} WHERE system = ? AND list_date >= ?", [system, from_list])
+
+
 def write_results(
     con: duckdb.DuckDBPyConnection,
     system: str,
@@ -295,6 +331,7 @@ def write_results(
     digests: Mapping[dt.date, str] | None = None,
     run_id: int | None = None,
     replace_all: Collection[str] = (),
+    lists: Collection[dt.date] | None = None,
 ) -> None:
     """Replace `system`'s results from `from_list` on, in one transaction.
 
@@ -303,6 +340,8 @@ def write_results(
     are kept, except in the tables named in `replace_all`, whose rows of `system` are all
     replaced (e.g. ``rating_discrepancies``, dated by the list in force at an event's start,
     which can precede the list the event is rated on).
+    `lists`: when given, only the rows dated one of these lists are replaced (`from_list`
+    is then ignored); the digests of `digests` replace the stored ones of their dates.
     `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
     Raises ValueError for an unknown table or column; the transaction is rolled back on
     any error.
@@ -312,7 +351,10 @@ def write_results(
         raise ValueError(f"not a result table: {sorted(unknown)}")
     con.execute("BEGIN TRANSACTION")
     try:
-        delete_from(con, system, from_list)
+        if lists is None:
+            delete_from(con, system, from_list)
+        else:
+            delete_lists(con, system, lists, digest_lists=list(digests or ()))
         for table in replace_all:
             if table not in RESULT_TABLES:
                 raise ValueError(f"not a result table: {table}")

@@ -12,7 +12,9 @@ class RateSummary:
 
     lists: lists computed (in memory); first_list/last_list: their range;
     first_changed: earliest list rewritten in the store (None: nothing changed, nothing
-    written); lists_written: lists stored by this run; players_rated: players with a
+    written); lists_written: lists stored by this run; changed_lists: their dates (FIDE: a
+    list whose inputs changed but whose rows came out identical is not rewritten; None: not
+    tracked, every list from first_changed on was rewritten); players_rated: players with a
     rating on the last list; new_ratings: first ratings published over all lists;
     games_counted: game sides counted for a rated player (each game counts up to twice);
     not_counted: game sides not counted, by reason; events_skipped: events left out, by
@@ -27,6 +29,7 @@ class RateSummary:
     last_list: dt.date | None = None
     first_changed: dt.date | None = None
     lists_written: int = 0
+    changed_lists: list[dt.date] | None = None
     players_rated: int = 0
     new_ratings: int = 0
     games_counted: int = 0
