@@ -10,6 +10,12 @@ value and record a warning with the raw text (PGN and TRF alike).
 - PLY_MAX: 10000 plies. The longest legal game under the 75-move rule is below 9000 plies
   (FIDE Laws 9.6.2); more is a merged or corrupt movetext.
 - FIDE_ID_MAX: the BIGINT maximum (FIDE IDs have at most 9 digits today).
+- RATING_MIN..RATING_MAX: 100..3500 for a rating tag of a PGN (WhiteElo/BlackElo), which may
+  carry national, online or engine ratings; 0 and blank mean unrated.
+- FIDE_RATING_MIN..FIDE_RATING_MAX: 1000..3000 for the FIDE-rating column of a TRF `001` row.
+  No FIDE rating floor was ever below 1000 (FIDE B.02: 1000 since 2024; 1200 before) and no
+  rating has reached 2900; a value below 1000 there is a national rating (Irish files write
+  `0951`), a value above 3000 a typo.
 - POINTS_MAX: 999.5 points: `points_in_file` is DECIMAL(5,1); a score of 1000 or more points
   in one tournament is garbage (even 3-1-0 scoring over 99 rounds stays below 300).
 """
@@ -23,6 +29,8 @@ BOARD_MAX = 9999
 PLY_MAX = 10000
 START_RANK_MAX = 9999
 FIDE_ID_MAX = 2**63 - 1
+RATING_MIN, RATING_MAX = 100, 3500
+FIDE_RATING_MIN, FIDE_RATING_MAX = 1000, 3000
 POINTS_MAX = Decimal("999.5")
 
 

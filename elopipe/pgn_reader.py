@@ -50,7 +50,7 @@ from decimal import Decimal
 from typing import Any
 
 from elopipe.dates import parse_pgn_date
-from elopipe.field_bounds import BOARD_MAX, PLY_MAX, ROUND_MAX
+from elopipe.field_bounds import BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
 from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
@@ -1126,7 +1126,9 @@ class _Reader:
             self._date_cache[raw] = hit
         return hit
 
-    def _elo(self, raw: str | None, line: int, gi: int, tag: str) -> int | None:
+    def _elo(self, raw: str | None, line: int, gi: int, tag: str, report: bool = True) -> int | None:
+        """A WhiteElo/BlackElo value in RATING_MIN..RATING_MAX (field_bounds), else None with a
+        'rating_invalid' warning when `report` (the game reports it once; its players do not)."""
         if raw is None:
             return None
         hit = self._elo_cache.get(raw, -1)
@@ -1136,11 +1138,13 @@ class _Reader:
         val: int | None = None
         if s.isdigit() and s.isascii():
             n = int(s)
-            val = n if 100 <= n <= 3500 else None
-        self._elo_cache[raw] = val
+            val = n if RATING_MIN <= n <= RATING_MAX else None
         if val is None and s not in _PLACEHOLDERS and s != "0":
-            self.issue("rating_invalid", f"{tag} {raw!r} is not a rating: stored as unrated", line, gi)
-            del self._elo_cache[raw]  # report every occurrence
+            # not cached: every game that writes it reports it
+            if report:
+                self.issue("rating_invalid", f"{tag} {raw!r} is not a rating: stored as unrated", line, gi)
+            return val
+        self._elo_cache[raw] = val
         return val
 
     def _too_many_plies(self, ply: int, line: int, gi: int) -> None:
@@ -1214,7 +1218,7 @@ class _Reader:
         if ref is not None:
             p = self._players[ref]
             if p.rating is None and tags.get(side + "Elo"):
-                p.rating = self._elo(tags.get(side + "Elo"), line, gi, side + "Elo")
+                p.rating = self._elo(tags.get(side + "Elo"), line, gi, side + "Elo", report=False)
             if fid_raw is not None and p.fide_id is None and fid_raw.strip() not in _PLACEHOLDERS:
                 self._fide_id(fid_raw, line, gi, side + "FideId")  # report every invalid FIDE ID
             return ref
@@ -1231,7 +1235,7 @@ class _Reader:
         if ref is not None:
             p = self._players[ref]
             if p.rating is None:
-                p.rating = self._elo(tags.get(side + "Elo"), line, gi, side + "Elo")
+                p.rating = self._elo(tags.get(side + "Elo"), line, gi, side + "Elo", report=False)
             return ref
         ref = len(self.p_refs)
         self.p_refs[key] = ref
@@ -1256,7 +1260,9 @@ class _Reader:
             birth_date=birth_date,
             birth_year=birth_year,
             title=title.upper() if title else None,
-            rating=self._elo(tags.get(side + "Elo"), line, gi, side + "Elo") if tags.get(side + "Elo") else None,
+            rating=self._elo(tags.get(side + "Elo"), line, gi, side + "Elo", report=False)
+            if tags.get(side + "Elo")
+            else None,
             team=_clean(tags.get(side + "Team")),
             line=line,
         )

@@ -152,3 +152,18 @@ def test_trf_unicode_digits_are_not_numbers() -> None:
     pf = read_trf(text)
     assert not pf.rejected_reason and len(pf.players) == 2
     assert "trf_bad_block" in codes(pf)
+
+
+# ---- 5. one warning per invalid rating; implausible TRF ratings are NULL -----------------------
+
+
+def test_invalid_elo_is_reported_once_per_game() -> None:
+    pf = read_pgn(
+        pgn_game(1, WhiteElo="abc", BlackElo="99999", White="Same")
+        + pgn_game(2, WhiteElo="abc", White="Same")
+        + pgn_game(3, WhiteElo="2500", White="Same")
+    )
+    bad = [(i.game_index, i.message.split()[0]) for i in pf.issues if i.code == "rating_invalid"]
+    assert bad == [(0, "WhiteElo"), (0, "BlackElo"), (1, "WhiteElo")]
+    assert [(g.white_rating, g.black_rating) for g in pf.games] == [(None, None), (None, None), (2500, None)]
+    assert [p.rating for p in pf.players if p.name == "Same"] == [2500]
