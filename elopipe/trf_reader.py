@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from elopipe.dates import parse_trf_date, trf_date_candidates
-from elopipe.field_bounds import POINTS_MAX, ROUND_MAX
+from elopipe.field_bounds import FIDE_RATING_MAX, POINTS_MAX, ROUND_MAX
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.trf_codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.trf_issues import IssueLog
@@ -400,6 +400,15 @@ class _TrfReader:
             self.issues.add("trf_bad_rating", f"rating {raw!r} not a number; ignored", no, "warning", line)
             return
         value = int(raw)
+        if value > FIDE_RATING_MAX:
+            self.issues.add(
+                "trf_rating_implausible",
+                f"rating {raw!r} above {FIDE_RATING_MAX}: not a FIDE rating, stored as unrated",
+                no,
+                "warning",
+                line,
+            )
+            return
         player.rating = value or None
         if value and raw.startswith("0"):
             self.issues.quirk(

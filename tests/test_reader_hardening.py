@@ -167,3 +167,13 @@ def test_invalid_elo_is_reported_once_per_game() -> None:
     assert bad == [(0, "WhiteElo"), (0, "BlackElo"), (1, "WhiteElo")]
     assert [(g.white_rating, g.black_rating) for g in pf.games] == [(None, None), (None, None), (2500, None)]
     assert [p.rating for p in pf.players if p.name == "Same"] == [2500]
+
+
+def test_trf_rating_above_any_fide_rating_is_unrated_with_a_warning() -> None:
+    text = trf(
+        row(1, "Alpha, A", [block(2, "w", "1")], rating=9999),
+        row(2, "Beta, B", [block(1, "b", "0")], rating=2850),
+    )
+    pf = read_trf(text)
+    assert [p.rating for p in pf.players] == [None, 2850]
+    assert [(i.line, i.severity) for i in pf.issues if i.code == "trf_rating_implausible"] == [(6, "warning")]
