@@ -6,8 +6,25 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
+
+from elopipe.store import StorePathError
+
+
+class _Group(TyperGroup):  # type: ignore[misc]
+    """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
+    error, exit 2, whichever command met it."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StorePathError as exc:
+            # typer's own (vendored) click exception: shown as "Invalid value for '--db'", exit 2
+            raise typer.BadParameter(str(exc), param_hint="'--db'") from None
+
 
 app = typer.Typer(
+    cls=_Group,
     name="elopipe",
     help="Chess tournament files (PGN, TRF) to FIDE/FFE rating lists, in DuckDB.",
     no_args_is_help=True,

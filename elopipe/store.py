@@ -4,6 +4,12 @@ DuckDB allows one writer process per file. Every write goes through `open_writer
 which first takes an exclusive lock on `<db>.lock` (fcntl, released by the OS if the
 process dies) so that a second writer waits with a message instead of failing inside
 DuckDB. Readers use `open_reader`, which opens the file read-only.
+
+Bad `--db` paths fail before anything is created, with `StorePathError`: a folder, an existing
+file that is not a DuckDB database (no `victim.pgn.lock` is left beside it), a lock file that
+cannot be created (read-only folder). A reader never creates anything. A writer given a path in
+a folder that does not exist creates that folder (a new store is a normal first step) and says
+so through its `on_wait` callback.
 """
 
 from __future__ import annotations
@@ -21,6 +27,34 @@ import duckdb
 from elopipe.schema import ensure_schema
 
 DEFAULT_DB = "elopipe.duckdb"
+
+
+class StorePathError(Exception):
+    """`db` cannot be a store: a folder, a file that is not a DuckDB database, or a place where
+    the lock file cannot be created. The CLI shows it as a usage error (exit 2)."""
+
+
+# Bytes 8-11 of every DuckDB database file (its main header).
+_DUCKDB_MAGIC = b"DUCK"
+
+
+def check_store_path(db: str | os.PathLike[str]) -> None:
+    """Raise StorePathError if `db` exists and is not a DuckDB database file (a folder, a PGN,
+    /proc/self/status, ...). A missing or empty file passes: DuckDB creates a store there."""
+    path = Path(db)
+    if path.is_dir():
+        raise StorePathError(f"{db} is a folder; give the store's DuckDB file, e.g. {path / DEFAULT_DB}")
+    if not path.exists():
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(12)
+    except OSError as exc:
+        raise StorePathError(f"{db} cannot be read: {exc.strerror or exc}") from None
+    if head and head[8:12] != _DUCKDB_MAGIC:
+        raise StorePathError(
+            f"{db} is not a DuckDB database (elopipe's store); give a store file, or a new name to create one"
+        )
 
 
 class StoreBusyError(RuntimeError):
@@ -53,7 +87,9 @@ def write_lock(
     """Hold the exclusive write lock of `db` (an flock on `<db>.lock`).
 
     `timeout` None waits for ever; 0 fails at once. `on_wait` gets one message when
-    we start waiting. Raises StoreBusyError on timeout. The lock is per process and
+    we start waiting (and one when it creates the store's missing folder). Raises StoreBusyError
+    on timeout, StorePathError (before creating anything) if `db` is a folder or not a DuckDB
+    file, or the lock file cannot be created. The lock is per process and
     re-entrant: a nested call in the process that holds it (any thread) returns at once.
     The OS releases it when the process dies, so a killed run never leaves it stuck.
     """
@@ -73,8 +109,15 @@ def write_lock(
                 _held[key][1] -= 1
         return
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    check_store_path(db)
+    _make_parent(Path(db), on_wait)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StorePathError(
+            f"cannot create the lock file {path} beside the store: {exc.strerror or exc}"
+            " (the store's folder must be writable)"
+        ) from None
     try:
         deadline = None if timeout is None else time.monotonic() + timeout
         told = False
@@ -107,6 +150,20 @@ def write_lock(
         os.close(fd)
 
 
+def _make_parent(db: Path, on_wait: Callable[[str], None] | None) -> None:
+    parent = db.parent
+    if parent.exists():
+        if not parent.is_dir():
+            raise StorePathError(f"{db}: {parent} is not a folder")
+        return
+    try:
+        parent.mkdir(parents=True)
+    except OSError as exc:
+        raise StorePathError(f"{db}: cannot create the folder {parent}: {exc.strerror or exc}") from None
+    if on_wait is not None:
+        on_wait(f"created the folder {parent} for the new store {db.name}")
+
+
 def _read_holder(fd: int) -> str:
     try:
         return os.pread(fd, 64, 0).decode(errors="replace").strip() or "unknown pid"
@@ -122,7 +179,6 @@ def open_writer(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Take the write lock, open `db` read-write and make sure the schema exists."""
     with write_lock(db, timeout=timeout, on_wait=on_wait):
-        Path(db).parent.mkdir(parents=True, exist_ok=True)
         con = _connect_writable(db, timeout, on_wait)
         try:
             ensure_schema(con)
@@ -144,6 +200,8 @@ def _connect_writable(
         try:
             return duckdb.connect(os.fspath(db))
         except duckdb.IOException as exc:
+            if "not a valid duckdb database" in str(exc).lower():
+                raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
             if "lock" not in str(exc).lower():
                 raise StoreBusyError(f"DuckDB refused to open {db} for writing: {exc}") from exc
             if deadline is not None and time.monotonic() >= deadline:
@@ -155,19 +213,25 @@ def _connect_writable(
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:
-    """Open `db` read-only. Raises FileNotFoundError if it does not exist, StoreBusyError if
-    DuckDB refuses (a writer in another process holds its lock).
+    """Open `db` read-only. Raises FileNotFoundError if it does not exist, StorePathError if it
+    is a folder or not a DuckDB file, StoreBusyError if DuckDB refuses (a writer in another
+    process holds its lock). Creates nothing.
 
     `external_access=False` sandboxes the connection (DuckDB `enable_external_access=False`,
     then `lock_configuration`): queries see the store's tables and views but cannot read,
     write or attach any other file, nor load extensions (used by `elopipe sql`).
     """
+    if Path(db).is_dir():
+        check_store_path(db)
     if not Path(db).exists():
         raise FileNotFoundError(f"no database at {db}; run `elopipe ingest` first")
+    check_store_path(db)
     config = {} if external_access else {"enable_external_access": False}
     try:
         con = duckdb.connect(os.fspath(db), read_only=True, config=config)
     except duckdb.IOException as exc:
+        if "not a valid duckdb database" in str(exc).lower():
+            raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
         raise StoreBusyError(f"DuckDB refused to open {db} read-only: {exc}") from exc
     if not external_access:
         con.execute("SET lock_configuration = true")

@@ -128,3 +128,56 @@ def test_sql_table_shows_limit_rows_and_counts_the_rest(db: Path) -> None:
 
     res = _run("sql", q, "--db", str(db), "--format", "json")
     assert json.loads(res.output) == [{"i": i} for i in range(2500)]
+
+
+def _flat(text: str) -> str:
+    """Output with rich's panel borders and line wrapping removed."""
+    return " ".join(text.translate({ord(c): " " for c in "│╭╮╰╯─"}).split())
+
+
+def _usage_error(res, *words: str) -> None:
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert "--db" in res.output
+    for w in words:
+        assert w in _flat(res.output), res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sql", "SELECT 1"],
+        ["report", "-t", "1"],
+        ["player", "1"],
+        ["rate"],
+        ["players", "merge", "1", "2", "--reason", "x"],
+        ["ingest", "{victim}"],
+    ],
+)
+def test_db_that_is_a_folder_or_not_duckdb_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    victim = tmp_path / "victim.pgn"
+    victim.write_text('[Event "x"]\n\n1. e4 e5 1-0\n')
+    argv = [a.format(victim=victim) for a in args]
+    _usage_error(_run(*argv, "--db", str(tmp_path)), "is a folder")
+    _usage_error(_run(*argv, "--db", str(victim)), "is not a DuckDB database")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["victim.pgn"]  # no victim.pgn.lock
+    assert victim.read_text() == '[Event "x"]\n\n1. e4 e5 1-0\n'
+
+
+def test_proc_files_and_unwritable_lock_are_clear_errors(tmp_path: Path) -> None:
+    _usage_error(_run("sql", "SELECT 1", "--db", "/proc/self/status"), "not a DuckDB database")
+    _usage_error(_run("rate", "--db", "/proc/self/status"), "not a DuckDB database")
+    _usage_error(_run("rate", "--db", "/proc/self/x.duckdb"), "cannot create the lock file")
+
+
+def test_reader_creates_nothing_and_writer_says_it_creates_the_folder(tmp_path: Path) -> None:
+    where = tmp_path / "no" / "such" / "x.duckdb"
+    res = _run("sql", "SELECT 1", "--db", str(where))
+    assert res.exit_code == 1 and "no database" in res.output
+    res = _run("report", "-t", "1", "--db", str(where))
+    assert res.exit_code == 1 and "no database" in res.output
+    assert not (tmp_path / "no").exists()
+    res = _run("rate", "--db", str(where))
+    assert res.exit_code == 0, res.output
+    assert f"created the folder {where.parent}" in _flat(res.output)
+    assert where.exists()

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.store import DEFAULT_DB, StoreBusyError
+from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path
 
 SYSTEM_HELP = "Rating systems, comma-separated (fide, ffe, ...)."
 
@@ -75,6 +75,7 @@ def run(
     if missing:
         err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
         raise typer.Exit(2)
+    check_store_path(db)  # a bad --db is a usage error before Prefect starts
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)

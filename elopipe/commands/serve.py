@@ -8,7 +8,7 @@ import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
 from elopipe.commands.run import SYSTEM_HELP, parse_systems
-from elopipe.store import DEFAULT_DB
+from elopipe.store import DEFAULT_DB, check_store_path
 
 DEPLOYMENT_NAME = "elopipe-inbox"
 
@@ -45,6 +45,7 @@ def serve(
         raise typer.Exit(2)
     if not cron and not interval:
         cron = "*/10 * * * *"
+    check_store_path(db)  # a bad --db is a usage error before Prefect starts
     systems = parse_systems(system)
     inbox = inbox.resolve()
 

@@ -8,7 +8,7 @@ import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
 from elopipe.commands.run import LISTS_HELP, SYSTEM_HELP, parse_max_lists, parse_systems, parse_through
-from elopipe.store import DEFAULT_DB
+from elopipe.store import DEFAULT_DB, check_store_path
 
 
 @app.command()
@@ -30,6 +30,7 @@ def watch(
     looks; .part/.tmp/.crdownload and dot files are ignored. Ctrl-C finishes the current file's
     transaction and exits. Runs appear in the Prefect UI when a server is configured; without one
     Prefect uses a temporary local server."""
+    check_store_path(db)  # a bad --db is a usage error before Prefect starts
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
