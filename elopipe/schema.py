@@ -290,7 +290,7 @@ TABLES: dict[str, str] = {
     "rating_skips": """
         system         VARCHAR NOT NULL,
         tournament_id  INTEGER NOT NULL,
-        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant'
+        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant', FIDE 'online:<platform>' (online play is not rated)
         n_games        INTEGER,              -- games of the event left unrated for that reason
         run_id         INTEGER
     """,

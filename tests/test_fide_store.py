@@ -231,3 +231,76 @@ def test_pooled_games_of_a_new_player_change_every_later_list():
         "SELECT count(*) FROM rating_lists WHERE system = 'fide' AND player_id = 60 AND rating IS NULL"
     ).fetchone()[0]
     assert rows == 10
+
+
+TRF = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trf"
+ONLINE_PGN = """[Event "Titled Arena"]
+[Site "lichess.org INT"]
+[Date "2024.05.10"]
+[Round "1"]
+[White "Alpha, A"]
+[Black "Beta, B"]
+[Result "1-0"]
+[WhiteElo "2500"]
+[BlackElo "2400"]
+
+1. e4 e5 2. Nf3 Nc6 1-0
+
+[Event "Banter Blitz"]
+[Site "Chess.com"]
+[Date "2024.05.11"]
+[Round "1"]
+[White "Alpha, A"]
+[Black "Gamma, C"]
+[Result "0-1"]
+[WhiteElo "2500"]
+[BlackElo "2300"]
+
+1. d4 d5 0-1
+
+[Event "Club Open"]
+[Site "Leuven BEL"]
+[Date "2024.05.12"]
+[Round "1"]
+[White "Alpha, A"]
+[Black "Beta, B"]
+[Result "1/2-1/2"]
+[WhiteElo "2500"]
+[BlackElo "2400"]
+
+1. c4 c5 1/2-1/2
+"""
+
+
+def test_online_events_are_skipped_not_rated(tmp_path):
+    # a lichess swiss exported as TRF (lichess ratings in the rating column, no time
+    # control: standard by default) and PGN games played on online platforms: FIDE does
+    # not rate online play, so none of them may reach a FIDE list
+    pgn = tmp_path / "online.pgn"
+    pgn.write_text(ONLINE_PGN, encoding="utf-8")
+    db = tmp_path / "o.duckdb"
+    ingest_paths([TRF / "lichess_swiss_2020_06_juni_blitz_9players.trf", pgn], db)
+    summary = _rate(db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        skips = con.execute(
+            """
+            SELECT t.name, s.reason, s.n_games FROM rating_skips s JOIN tournaments t USING (tournament_id)
+            WHERE s.system = 'fide' ORDER BY 1
+            """
+        ).fetchall()
+        rated = con.execute(
+            """
+            SELECT DISTINCT t.name FROM rating_changes c JOIN tournaments t USING (tournament_id)
+            WHERE c.system = 'fide'
+            """
+        ).fetchall()
+    finally:
+        con.close()
+    names = {name: (reason, n) for name, reason, n in skips}
+    assert names["Titled Arena"] == ("online:lichess.org", 1)
+    assert names["Banter Blitz"] == ("online:chess.com", 1)
+    reason, n = names["Juni Blitzschach 5 Plus 0"]
+    assert reason == "online:lichess" and n > 0
+    assert rated == [("Club Open",)]
+    assert summary.events_skipped["online:lichess"] == 1

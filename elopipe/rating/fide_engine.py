@@ -207,6 +207,11 @@ def _version_of(d: dt.date, params: FideParams) -> fide.RuleSet:
 def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | None = None) -> Prepared:
     """Turn the store's frames into player-sides assigned to periods.
 
+    Online events (`fide.online_platform_expr` on the tournaments' ``site``/``platform``:
+    a lichess TRF export, a PGN Site naming lichess.org, chess.com, chess24, ICC, a URL or
+    ending in 'INT') are not rated: their games go to `skips` with reason
+    'online:<platform>' (FIDE rates over-the-board play only).
+
     sides columns: game_id, tournament_id, player_id, opponent_id, score_x100 Int64,
     list_date, in_force, eff_start Date, version Utf8, reason Utf8 (null = can be rated;
     else 'forfeit', 'not_rated_code', 'no_result', 'no_moves', 'variant', 'no_player'),
@@ -218,6 +223,15 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     tours = inputs.tournaments
     rate_class = SYSTEM_CLASS[params.system]
 
+    # online play is never rated (`fide.online_platform_expr`); frames built without the
+    # site/platform columns (older callers) have none
+    online_cols = [pl.col(c) if c in tours.columns else pl.lit(None, pl.Utf8).alias(c) for c in ("site", "platform")]
+    online = (
+        tours.select("tournament_id", *online_cols)
+        .with_columns(fide.online_platform_expr().alias("online"))
+        .filter(pl.col("online").is_not_null())
+        .select("tournament_id", "online")
+    )
     tours = scheme.assign(
         tours.select("tournament_id", "eff_start", "eff_end", "date_source", "n_games"),
         end_col="eff_end",
@@ -231,12 +245,22 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         how="left",
     )
 
+    if online.height:
+        games = games.join(online, on="tournament_id", how="left")
+        on_line = games.filter(pl.col("online").is_not_null())
+        games = games.filter(pl.col("online").is_null()).drop("online")
+    else:
+        on_line = games.clear().with_columns(pl.lit(None, pl.Utf8).alias("online"))
     too_old = games.filter(pl.col("eff_start") < params.rating_from)
     games = games.filter(pl.col("eff_start").is_null() | (pl.col("eff_start") >= params.rating_from))
     no_dates = games.filter(pl.col("list_date").is_null())
     other = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") != rate_class))
     skips = pl.concat(
         [
+            on_line.group_by("tournament_id").agg(
+                (pl.lit("online:") + pl.col("online").first()).alias("reason"),
+                pl.len().cast(pl.Int64).alias("n_games"),
+            ),
             too_old.group_by("tournament_id").agg(
                 pl.lit("before_rating_from").alias("reason"),
                 pl.len().cast(pl.Int64).alias("n_games"),

@@ -100,7 +100,9 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     eff_end Date = end_date, else last_game, else start_date (never before eff_start);
     date_source Utf8: 'file' (end_date written), 'games' (from game dates), 'start' (only a
     start date), 'none' (no date at all: the event cannot be placed in a period);
-    time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64.
+    time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64;
+    platform Utf8 (``extra.platform`` written by a reader, e.g. 'lichess' for a lichess TRF
+    export), site Utf8 (PGN Site tag as written, else the city).
     """
     df = _pl(
         con,
@@ -113,7 +115,9 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
                t.start_date, t.end_date, g.first_game, g.last_game,
                t.time_control, t.rate_class, t.is_team,
-               coalesce(g.n_games, 0)::BIGINT AS n_games
+               coalesce(g.n_games, 0)::BIGINT AS n_games,
+               json_extract_string(t.extra, '$.platform') AS platform,
+               coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site
         FROM tournaments t LEFT JOIN g USING (tournament_id)
         ORDER BY t.tournament_id
         """,
