@@ -24,7 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from elopipe.dates import parse_trf_date, trf_date_candidates
-from elopipe.field_bounds import FIDE_RATING_MAX, POINTS_MAX, ROUND_MAX
+from elopipe.field_bounds import FIDE_RATING_MAX, FIDE_RATING_MIN, POINTS_MAX, ROUND_MAX
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.trf_codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.trf_issues import IssueLog
@@ -409,11 +409,28 @@ class _TrfReader:
                 line,
             )
             return
-        player.rating = value or None
         if value and raw.startswith("0"):
+            # Irish files write national ratings in the FIDE column ('0951', '0471'): as Ro it
+            # would be far below any FIDE rating floor
+            player.national_rating = value
             self.issues.quirk(
-                "trf_rating_zero_padded", "rating zero-padded (e.g. 0951): likely a national rating", no, line
+                "trf_rating_zero_padded",
+                "rating zero-padded (e.g. 0951): a national rating, stored as national_rating, FIDE rating NULL",
+                no,
+                line,
             )
+            return
+        if value and value < FIDE_RATING_MIN:
+            player.national_rating = value
+            self.issues.quirk(
+                "trf_rating_below_fide_floor",
+                f"rating below {FIDE_RATING_MIN} (no FIDE rating floor was ever lower): a national rating, "
+                "stored as national_rating, FIDE rating NULL",
+                no,
+                line,
+            )
+            return
+        player.rating = value or None
 
     def _ids(self, no: int, line: str, player: PlayerRec) -> None:
         raw = column(line, 58, 68).strip()

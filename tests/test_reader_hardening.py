@@ -4,12 +4,15 @@ engines, or land unchecked values (testers' defect list, issue 2 follow-up)."""
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 from trf_build import block, row, trf
 
 from elopipe.model import ParsedFile
 from elopipe.pgn_reader import read_pgn
 from elopipe.trf_reader import read_trf
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def pgn_game(i: int, moves: str = "1. e4 e5 1-0", **tags: str) -> str:
@@ -177,3 +180,29 @@ def test_trf_rating_above_any_fide_rating_is_unrated_with_a_warning() -> None:
     pf = read_trf(text)
     assert [p.rating for p in pf.players] == [None, 2850]
     assert [(i.line, i.severity) for i in pf.issues if i.code == "trf_rating_implausible"] == [(6, "warning")]
+
+
+# ---- 6. national ratings in the FIDE column are national ratings -------------------------------
+
+
+def test_trf_zero_padded_and_sub_1000_ratings_are_national() -> None:
+    text = trf(
+        row(1, "Alpha, A", [block(2, "w", "1")], rating="0471"),
+        row(2, "Beta, B", [block(1, "b", "0")], rating=950),
+        row(3, "Gamma, C", [block(0, "-", "U")], rating=1000),
+    )
+    pf = read_trf(text)
+    assert [(p.rating, p.national_rating) for p in pf.players] == [(None, 471), (None, 950), (1000, None)]
+    found = {i.code: i.line for i in pf.issues}
+    assert found["trf_rating_zero_padded"] == 6 and found["trf_rating_below_fide_floor"] == 7
+
+
+def test_irish_junior_file_national_ratings_are_not_fide_ratings() -> None:
+    from elopipe.textio import decode_bytes
+
+    path = DATA / "trf" / "irl_irish_junior_champs_2011_crlf.trf"
+    pf = read_trf(decode_bytes(path.read_bytes()).text)
+    padded = [p for p in pf.players if p.line in range(38, 46)]
+    assert len(padded) == 8
+    assert all(p.rating is None and p.national_rating is not None for p in padded)
+    assert all(p.rating is None or p.rating >= 1000 for p in pf.players)

@@ -87,7 +87,9 @@ def test_player_fields_are_sliced_by_column():
         ({"rating": 0, "fide_id": 0}, {"rating": None, "fide_id": None}),
         ({"rating": "0000", "fide_id": "00000000"}, {"rating": None, "fide_id": None}),
         ({"rating": "", "fide_id": ""}, {"rating": None, "fide_id": None}),
-        ({"rating": "0951"}, {"rating": 951}),
+        ({"rating": "0951"}, {"rating": None, "national_rating": 951}),  # Irish national rating
+        ({"rating": 950}, {"rating": None, "national_rating": 950}),  # below any FIDE floor
+        ({"rating": 1000}, {"rating": 1000, "national_rating": None}),
         ({"fide_id": 6897}, {"fide_id": None, "national_id": "6897"}),  # ICU number in the FIDE column
         ({"fide_id": 70323454321}, {"fide_id": 70323454321}),  # 11 digits (TRF26 sample)
         ({"sex": "M"}, {"sex": "m"}),
