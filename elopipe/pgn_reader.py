@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import Any
 
+from elopipe.control_chars import ANY_CONTROL, CONTROL_RE, strip_controls
 from elopipe.dates import parse_pgn_date
 from elopipe.field_bounds import BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
 from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
@@ -528,6 +529,7 @@ def _read_chunk(start: int, end: int, parent: Any = None) -> tuple[Any, ...]:
     parent = parent or job_parent
     reader = _Reader(None, parent.validate, parent.source)
     reader.text, reader.ins_lines, reader.maybe_mojibake = parent.text, parent.ins_lines, parent.maybe_mojibake
+    reader.has_controls = parent.has_controls
     used = reader._process(raw_games[start:end])
     res = reader._export(used)
     return (*res[:2], _pack_games(res[2]), *res[3:])
@@ -590,6 +592,7 @@ class _Reader:
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
         self.maybe_mojibake = False
+        self.has_controls = False
         self.text = self._prepare(text) if text is not None else b""
         self.any_tags = False
         self.t_refs: dict[tuple[Any, ...], int] = {}
@@ -636,6 +639,7 @@ class _Reader:
             data = b"".join(parts)
         # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
         self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None
+        self.has_controls = ANY_CONTROL.search(text) is not None
         return data
 
     def issue(
@@ -692,6 +696,8 @@ class _Reader:
                     self.any_tags = True
                     if self.maybe_mojibake:
                         self._repair(tags, start_line + offset, gi)
+                    if self.has_controls or b"\t" in rg.header:
+                        self._strip_controls(tags, start_line + offset, gi)
                 try:
                     self._game(tags, movetext if last else b"", start_line + offset, gi, rg)
                 except Exception as exc:  # a reader bug must not lose the other games
@@ -824,6 +830,16 @@ class _Reader:
                         "mixed_encoding", f"tag {k}: UTF-8 text in a single-byte file repaired", line, gi, "warning", v
                     )
                     break
+
+    def _strip_controls(self, tags: dict[str, str], line: int, gi: int) -> None:
+        """Remove ANSI escape sequences and control characters from tag values (a tab becomes a
+        space): names, event and site are stored as columns and matched by name key."""
+        for k, v in tags.items():
+            if CONTROL_RE.search(v):
+                tags[k] = strip_controls(v)
+                self.issue(
+                    "control_chars", f"tag {k}: control characters removed from the value", line, gi, "warning", repr(v)
+                )
 
     def _headerless_has_legal_moves(self) -> bool:
         """A file without any tag (fault 39: HTML, error pages): keep it only if the first moves

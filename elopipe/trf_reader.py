@@ -23,6 +23,7 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from elopipe.control_chars import ANY_CONTROL, blank_controls
 from elopipe.dates import parse_trf_date, trf_date_candidates
 from elopipe.field_bounds import FIDE_RATING_MAX, FIDE_RATING_MIN, POINTS_MAX, ROUND_MAX
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
@@ -124,6 +125,7 @@ class _TrfReader:
 
     # -- pass 1: dispatch lines --------------------------------------------------------
     def read(self) -> ParsedFile:
+        has_controls = ANY_CONTROL.search(self.text) is not None
         for no, line in enumerate(self.text.split("\n"), start=1):
             if not line.strip():
                 continue
@@ -141,6 +143,15 @@ class _TrfReader:
                     )
                     continue
                 line = line.rstrip()
+            if has_controls and ANY_CONTROL.search(line):
+                # blanked, not removed: the fields of a TRF record sit at fixed columns
+                self.issues.quirk(
+                    "trf_control_chars",
+                    "control characters or ANSI escape codes replaced by spaces",
+                    no,
+                    repr(line),
+                )
+                line = blank_controls(line)
             if is_ruler_line(line):
                 self.issues.quirk("trf_ruler_line", "column ruler line skipped", no, line, severity="info")
                 continue

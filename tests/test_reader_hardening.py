@@ -206,3 +206,38 @@ def test_irish_junior_file_national_ratings_are_not_fide_ratings() -> None:
     assert len(padded) == 8
     assert all(p.rating is None and p.national_rating is not None for p in padded)
     assert all(p.rating is None or p.rating >= 1000 for p in pf.players)
+
+
+# ---- 4. control characters and ANSI escape codes are removed from stored text -----------------
+
+
+def test_pgn_control_chars_and_ansi_codes_are_stripped_with_a_warning() -> None:
+    text = pgn_game(
+        1,
+        Event="Open\x07 2023",
+        Site="Par\x00is",
+        White="\x1b[31mCarlsen, M\x1b[0m",
+        Black="Caruana,\tF",
+        WhiteTeam="Nor\x85way",
+    ) + pgn_game(2, Event="Open 2023", Site="Paris")
+    pf = read_pgn(text)
+    assert [p.name for p in pf.players][:2] == ["Carlsen, M", "Caruana, F"]
+    assert (pf.tournaments[0].name, pf.tournaments[0].city) == ("Open 2023", "Paris")
+    assert pf.players[0].team == "Norway"
+    warned = [i for i in pf.issues if i.code == "control_chars"]
+    assert len(warned) == 5 and {i.game_index for i in warned} == {0}
+    assert any("\\x1b[31m" in (i.raw or "") for i in warned)  # the raw value is kept in the issue
+    assert len(pf.tournaments) == 1  # cleaned Event/Site equal the next game's
+
+
+def test_trf_control_chars_are_blanked_keeping_columns() -> None:
+    text = trf(
+        row(1, "\x1b[1mAlpha, A\x1b[0m", [block(2, "w", "1")], rating=2100)[: 14 + 33].replace(" " * 8, "", 1)
+        + row(1, "x", [block(2, "w", "1")], rating=2100)[14 + 33 - 8 :],
+        row(2, "Be\x07ta, B", [block(1, "b", "0")], rating=2000),
+    )
+    pf = read_trf(text)
+    assert [p.name for p in pf.players] == ["Alpha, A", "Be ta, B"]
+    assert [p.rating for p in pf.players] == [2100, 2000]
+    assert len(pf.games) == 1
+    assert [i.line for i in pf.issues if i.code == "trf_control_chars"] == [6]
