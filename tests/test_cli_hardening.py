@@ -181,3 +181,44 @@ def test_reader_creates_nothing_and_writer_says_it_creates_the_folder(tmp_path: 
     assert res.exit_code == 0, res.output
     assert f"created the folder {where.parent}" in _flat(res.output)
     assert where.exists()
+
+
+@pytest.mark.parametrize(
+    ("system", "param", "words"),
+    [
+        ("glicko2", "tau=abc", "tau must be a number"),
+        ("elo", "k=1e308", "k must be a number > 0 and <= 1000"),
+        ("elo", "k=abc", "k must be a number or a K schedule"),
+        ("elo", "k=-5", "not -5"),
+        ("elo", "k=20,games<30:-4", "not -4"),
+        ("elo", "k=nan", "k must be"),
+        ("glicko2", "tau=-1", "tau must be a number > 0"),
+        ("glicko2", "initial_rd=0", "initial_rd must be"),
+        ("ffe", "threshold=2.5", "threshold must be an integer"),
+    ],
+)
+def test_rate_refuses_bad_numeric_params(db: Path, system: str, param: str, words: str) -> None:
+    res = _run("rate", "--system", system, "--param", param, "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert f"--param {param}" in _flat(res.output) and words in _flat(res.output)
+
+
+def test_rate_accepts_valid_params(db: Path) -> None:
+    res = _run("rate", "--system", "elo", "--param", "k=20,games<30:40", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    res = _run("rate", "--system", "glicko2", "--param", "tau=0.3", "--db", str(db))
+    assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("system", ["fide", "fide-rapid", "fide-blitz", "ffe", "ffe-rapid", "elo", "glicko2"])
+def test_rate_on_an_empty_store_says_no_games(tmp_path: Path, system: str) -> None:
+    res = _run("rate", "--system", system, "--db", str(tmp_path / "empty.duckdb"))
+    assert res.exit_code == 0, res.output
+    assert "no games to rate" in res.output
+
+
+def test_glicko2_without_a_ratable_game_rates_nothing(db: Path) -> None:
+    res = _run("rate", "--system", "glicko2", "--param", "rate_class=blitz", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert "error" not in res.output

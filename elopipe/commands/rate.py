@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 import typer
@@ -71,14 +72,70 @@ def rate_command(
         if not sep or not key.strip():
             err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
             raise typer.Exit(2)
-        params[key.strip()] = _param_value(value.strip())
+        key = key.strip()
+        try:
+            params[key] = check_param(key, _param_value(value.strip()))
+        except ValueError as exc:
+            err_console.print(f"error: --param {key}={value.strip()}: {exc}", style="red")
+            raise typer.Exit(2) from None
     try:
         with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
+            if not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
+                console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
+                return
             summary = rate(con, system, through=month, rules=rules, **params)
     except (ValueError, StoreBusyError, FileNotFoundError) as exc:
         err_console.print(f"error: {exc}", style="red")
         raise typer.Exit(1) from None
     _print(summary)
+
+
+# Numeric engine options: (integers only, lowest, lowest allowed, highest). A value outside
+# is refused before any engine runs: a negative K or tau has no meaning, and a huge one
+# (k=1e308) overflows the exact Decimal arithmetic of the engines.
+_NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
+    # elo (elopipe.rating.elo_run): K in rating points, ratings in rating points
+    "k": (False, 0, False, 1000),
+    "default_rating": (False, 0, True, 4000),
+    # glicko2 (elopipe.rating.glicko.GlickoParams)
+    "initial_rating": (False, 0, True, 4000),
+    "initial_rd": (False, 0, False, 1000),
+    "rd_max": (False, 0, False, 1000),
+    "file_rating_rd": (False, 0, False, 1000),
+    "initial_volatility": (False, 0, False, 1),
+    "tau": (False, 0, False, 10),
+    # ffe (elopipe.rating.ffe.FfeRules)
+    "compat_limit": (True, 0, True, 4000),
+    "threshold": (True, 0, True, 1000),
+    "floor": (True, 0, True, 4000),
+    "archive_seasons": (True, 0, True, 1000),
+}
+
+
+def check_param(key: str, value: object) -> object:
+    """`value` if it is valid for the numeric option `key` (see `_NUMERIC`; a K schedule
+    text is checked rule by rule), else ValueError saying what is expected. Other options
+    are left to the engine."""
+    if key == "k" and isinstance(value, str):
+        from elopipe.rating.elo import KSchedule
+
+        try:
+            sched = KSchedule.parse(value)
+        except ValueError as exc:
+            raise ValueError(f"k must be a number or a K schedule such as '20,games<30:40' ({exc})") from None
+        for k in (sched.default, *(k for _, k in sched.by_games), *(k for _, k in sched.by_rating)):
+            check_param("k", k)
+        return value
+    if key not in _NUMERIC:
+        return value
+    integral, low, low_ok, high = _NUMERIC[key]
+    kind = "an integer" if integral else "a number"
+    bounds = f"{'>=' if low_ok else '>'} {low:g} and <= {high:g}"
+    if isinstance(value, bool) or not isinstance(value, int | float) or (integral and not isinstance(value, int)):
+        raise ValueError(f"{key} must be {kind} {bounds}")
+    if not math.isfinite(value) or not (low <= value <= high) or (value == low and not low_ok):
+        raise ValueError(f"{key} must be {kind} {bounds}, not {value:g}")
+    return value
 
 
 def _param_value(text: str) -> object:

@@ -297,7 +297,8 @@ def run_glicko2(
                 "volatility": pl.Float64},
     )  # fmt: skip
     list_dates = sorted(ratable.get_column("list_date").unique().to_list())
-    steps = [1] + [_months_between(a, b) for a, b in zip(list_dates, list_dates[1:], strict=False)]
+    # no list at all (no ratable game): no step either
+    steps = [1] * bool(list_dates) + [_months_between(a, b) for a, b in zip(list_dates, list_dates[1:], strict=False)]
     res = rate_periods(
         ratable.select("list_date", "player_id", "opponent_id", "score"),
         start,
