@@ -222,3 +222,27 @@ def test_glicko2_without_a_ratable_game_rates_nothing(db: Path) -> None:
     res = _run("rate", "--system", "glicko2", "--param", "rate_class=blitz", "--db", str(db))
     assert res.exit_code == 0, res.output
     assert "error" not in res.output
+
+
+@pytest.mark.parametrize("ref", ["%", "_", "%a%", "A_p"])
+def test_search_wildcards_are_literal(db: Path, tmp_path: Path, ref: str) -> None:
+    res = _run("report", "-t", ref, "--db", str(db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 1 and "no tournament matches" in _flat(res.output), res.output
+    res = _run("player", ref, "--db", str(db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 1 and "no player matches" in _flat(res.output), res.output
+
+
+def test_search_finds_names_holding_wildcard_characters(db: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = 'Delta_100%, Dan' WHERE player_id = 4")
+    con.execute("UPDATE tournaments SET name = 'Open 100% rapid_x' WHERE tournament_id = 1")
+    con.close()
+    from elopipe.publish.history import find_player
+    from elopipe.publish.reports import find_tournament
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert find_player(con, "_100%") == 4
+        assert find_tournament(con, "100% rapid_") == 1
+    finally:
+        con.close()

@@ -24,8 +24,8 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     """The player_id for `ref`: a FIDE ID, national ID or player_id, else a name.
 
     Digits are tried as FIDE ID first, then as player_id. A name matches exactly
-    (case-insensitive), else as a substring. Raises LookupError (listing candidates) when
-    nothing or more than one player matches.
+    (case-insensitive), else as a literal substring (`%` and `_` match only themselves).
+    Raises LookupError (listing candidates) when nothing or more than one player matches.
     """
     ref = ref.strip()
     if ref.isdigit():
@@ -41,7 +41,10 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         return int(rows[0][0])
     rows = (
         con.execute("SELECT player_id, name FROM players WHERE lower(name) = lower(?) ORDER BY 1", [ref]).fetchall()
-        or con.execute("SELECT player_id, name FROM players WHERE name ILIKE ? ORDER BY 1", [f"%{ref}%"]).fetchall()
+        # a literal substring: '%' and '_' in `ref` are characters, not LIKE wildcards
+        or con.execute(
+            "SELECT player_id, name FROM players WHERE contains(lower(name), lower(?)) ORDER BY 1", [ref]
+        ).fetchall()
     )
     if len(rows) == 1:
         return int(rows[0][0])

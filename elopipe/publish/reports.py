@@ -89,7 +89,8 @@ def slug(text: str | None, fallback: str = "x") -> str:
 
 
 def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
-    """The tournament_id for `ref`: an id, else a name (exact, then case-insensitive substring).
+    """The tournament_id for `ref`: an id, else a name (exact, then case-insensitive literal
+    substring: `%` and `_` match only themselves).
 
     Raises LookupError (with the candidates) when nothing or more than one tournament matches.
     """
@@ -104,8 +105,9 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     rows = (
         exact
         or con.execute(
-            "SELECT tournament_id, name FROM tournaments WHERE name ILIKE ? ORDER BY tournament_id",
-            [f"%{ref}%"],
+            # a literal substring: '%' and '_' in `ref` are characters, not LIKE wildcards
+            "SELECT tournament_id, name FROM tournaments WHERE contains(lower(name), lower(?)) ORDER BY tournament_id",
+            [ref],
         ).fetchall()
     )
     if len(rows) == 1:
