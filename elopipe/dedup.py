@@ -18,9 +18,11 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
 * two rows of one tournament (one file) only when their movetext hashes are equal.
 
 Canonical row of a cluster (precedence, independent of ingestion order): a final result before
-``*``; then the TRF (the official record of results) before PGN; then the row with moves, the most
-plies; then the movetext hash, round label and the game's index in its file. ``game_sources.role``: 'canonical' (has
-result and moves, or nothing better exists), 'result' (canonical without moves: its result counts),
+``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
+(the tournament with more games in its file: a full event export before a partial one, so one
+event's games stay in one tournament); then the row with moves, the most plies; then the movetext
+hash, round label and the game's index in its file. ``game_sources.role``: 'canonical' (has result
+and moves, or nothing better exists), 'result' (canonical without moves: its result counts),
 'moves' (the row that supplies the moves of such a game), 'duplicate' (every other row). A source
 whose final result disagrees with the canonical one gets ``;result_differs`` in its match_rule.
 
@@ -55,6 +57,7 @@ class _G:
     day_precise: bool
     round_label: str | None
     game_index: int | None
+    event_games: int = 0  # games of its tournament in its file: the fuller source of an event wins
 
 
 def link_file(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
@@ -175,6 +178,7 @@ def _precedence(g: _G) -> tuple:
     return (
         g.result == "*",
         g.fmt != "trf",
+        -g.event_games,
         g.movetext_hash is None,
         -(g.ply_count or 0),
         g.movetext_hash or "",
@@ -196,7 +200,8 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
         """
         SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
                g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
-               g.round_label, g.game_index
+               g.round_label, g.game_index,
+               (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id) AS event_games
         FROM games g JOIN tournaments t USING (tournament_id)
         WHERE g.tournament_id IN (SELECT UNNEST(?)) AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
         """,
@@ -272,6 +277,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             pl.col("first"),
             pl.col("result") == "*",
             pl.col("source_format") != "trf",
+            -pl.col("event_games"),
             pl.col("movetext_hash").is_null(),
             -pl.col("ply_count").fill_null(0),
             pl.col("movetext_hash").fill_null(""),

@@ -1,0 +1,24 @@
+"""Two exports of one event: the fuller one is canonical, whatever the order of ingestion."""
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe.ingest import ingest_paths
+
+PGN = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
+FULL, PART = PGN / "wchcand22.pgn", PGN / "fide_candidates_2022_madrid_spain.pgn"
+
+
+@pytest.mark.parametrize("order", [(FULL, PART), (PART, FULL)], ids=["full_first", "part_first"])
+def test_the_full_export_of_an_event_holds_every_canonical_game(tmp_path, order):
+    db = tmp_path / "s.duckdb"
+    for f in order:
+        ingest_paths([f], db)
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute(
+        "SELECT s.path, count(*) FROM canonical_games c JOIN source_files s USING (file_id) GROUP BY 1"
+    ).fetchall()
+    con.close()
+    assert [(Path(p).name, n) for p, n in rows] == [("wchcand22.pgn", 56)]
