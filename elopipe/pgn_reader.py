@@ -87,6 +87,8 @@ _ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
 _FED_AT_END = re.compile(r"\s([A-Z]{3})$")
 _FIDE_ID = re.compile(r"^\d{1,12}$")
 
+# longest tag value kept (characters); longer ones are cut, with an error on the game
+_MAX_TAG_VALUE = 10_000
 _PLACEHOLDERS = frozenset({"", "?", "-", "--", "---", "??", "???", "????", "n/a", "N/A", "NN", "nn"})
 _BYE_NAMES = frozenset({"bye", "BYE", "Bye", "(bye)", "-bye-", "spielfrei", "exempt", "Exempt", "EXEMPT"})
 # player names that need a closer look (placeholders, byes, stray spaces are checked in _odd_players)
@@ -360,7 +362,7 @@ def _parse_header(header: str) -> tuple[list[tuple[dict[str, str], int]], _TagPr
         return [({}, 0)], probs
     pairs = _TAG_FAST.findall(header)
     n_lines = header.count("\n") + (0 if header.endswith("\n") else 1)
-    if len(pairs) == n_lines == header.count("["):
+    if len(pairs) == n_lines == header.count("[") and len(header) <= _MAX_TAG_VALUE:
         tags = dict(pairs)
         if len(tags) == len(pairs):
             return [(tags, 0)], probs
@@ -370,7 +372,21 @@ def _parse_header(header: str) -> tuple[list[tuple[dict[str, str], int]], _TagPr
     for k, line in enumerate(header.split("\n")):
         if not line.strip():
             continue
+        long_line = len(line) > _MAX_TAG_VALUE
+        if long_line:
+            # the tag regexes keep state per character: a 10 MB line took 1.9 GB and 12 s
+            probs.issues.append(
+                (
+                    k,
+                    "tag_too_long",
+                    f"tag line of {len(line):,} characters: values cut to {_MAX_TAG_VALUE:,} characters",
+                    line[:500],
+                )
+            )
+            line = line[: _MAX_TAG_VALUE + 64] + '"]'
         for name, value in _parse_tag_line(line, probs, k):
+            if long_line:
+                value = value[:_MAX_TAG_VALUE]
             if name in cur:
                 out.append((cur, cur_start))
                 cur, cur_start = {}, k
@@ -668,6 +684,14 @@ class _Reader:
             self._players.clear()
             self.out.unplayed.clear()
             self.out.tournaments.clear()
+        if self.out.games and not self._players and self.out.rejected_reason is None:
+            self.issue(
+                "no_players",
+                f"{len(self.out.games)} game(s) but no White or Black player in the whole file: nothing to rate",
+                None,
+                None,
+                "error",
+            )
         self._finish_tournaments()
         self.out.players = sorted(self._players.values(), key=lambda p: p.ref)
         return self.out
@@ -689,7 +713,7 @@ class _Reader:
             if tprobs.leftover:
                 movetext = tprobs.leftover.encode("utf-8", "surrogatepass") + movetext
             for k, code, msg, rawl in tprobs.issues:
-                self.issue(code, msg, start_line + k, gi, "warning", rawl)
+                self.issue(code, msg, start_line + k, gi, "error" if code == "tag_too_long" else "warning", rawl)
             for idx, (tags, offset) in enumerate(headers_list):
                 last = idx == len(headers_list) - 1
                 if tags:

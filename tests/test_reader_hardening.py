@@ -241,3 +241,31 @@ def test_trf_control_chars_are_blanked_keeping_columns() -> None:
     assert [p.rating for p in pf.players] == [2100, 2000]
     assert len(pf.games) == 1
     assert [i.line for i in pf.issues if i.code == "trf_control_chars"] == [6]
+
+
+# ---- 7. huge tag lines are cut; a file without any player is not loaded silently --------------
+
+
+def test_huge_unterminated_tag_line_is_cut_with_an_error() -> None:
+    pf = read_pgn('[Event "' + "A" * 2_000_000)
+    (g,) = pf.games
+    assert g.headers["Event"] == "A" * 10_000
+    (cut,) = [i for i in pf.issues if i.code == "tag_too_long"]
+    assert (cut.severity, cut.game_index, cut.line) == ("error", 0, 1)
+    assert cut.raw == ('[Event "' + "A" * 2_000_000)[:500]
+    assert [i.severity for i in pf.issues if i.code == "no_players"] == ["error"]
+
+
+def test_huge_closed_tag_value_is_cut_and_later_games_land() -> None:
+    text = pgn_game(1, Event="E" * 50_000) + pgn_game(2) + pgn_game(3, White="W" * 20_000)
+    pf = read_pgn(text)
+    assert [g.round for g in pf.games] == [1, 2, 3]
+    assert len(pf.games[0].headers["Event"]) == 10_000 and len(pf.players[-2].name) == 10_000
+    assert [i.game_index for i in pf.issues if i.code == "tag_too_long"] == [0, 2]
+    assert "no_players" not in codes(pf)
+
+
+def test_file_with_games_but_no_players_gets_an_error() -> None:
+    pf = read_pgn('[Event "E"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Event "E"]\n[Result "*"]\n\n1. d4 *\n')
+    assert len(pf.games) == 2 and not pf.players
+    assert [(i.code, i.severity) for i in pf.issues if i.code == "no_players"] == [("no_players", "error")]
