@@ -246,3 +246,37 @@ def test_search_finds_names_holding_wildcard_characters(db: Path, tmp_path: Path
         assert find_tournament(con, "100% rapid_") == 1
     finally:
         con.close()
+
+
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3+cmd", "@SUM(A1:A9)"]
+
+
+def test_published_csv_cells_never_start_a_formula(db: Path, tmp_path: Path) -> None:
+    import csv
+
+    con = duckdb.connect(str(db))
+    for pid, name in zip((1, 2, 3, 4), FORMULAS, strict=True):
+        con.execute("UPDATE players SET name = ? WHERE player_id = ?", [name, pid])
+        con.execute("UPDATE tournament_players SET name_as_written = ? WHERE player_id = ?", [name, pid])
+    con.close()
+    out = tmp_path / "o"
+    res = _run("publish", "--system", "fide", "--all", "--db", str(db), "--out", str(out), "--format", "csv,html")
+    assert res.exit_code == 0, res.output
+    res = _run("report", "-t", "1", "--db", str(db), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    files = sorted(out.rglob("*.csv"))
+    assert any("players.csv" in f.name for f in files) and any("crosstable" in f.name for f in files)
+    seen = set()
+    for f in files:
+        with f.open(newline="", encoding="utf-8") as fh:
+            for row in csv.reader(fh):
+                for cell in row:
+                    assert not cell.startswith(("=", "+", "@")), (f.name, cell)
+                    if cell.startswith("-"):
+                        float(cell)  # only plain negative numbers
+                    if cell.startswith("'"):
+                        seen.add(cell[1:])
+    assert set(FORMULAS) <= seen
+    # the HTML and the store keep the name as written
+    html = next(out.rglob("*.html")).read_text(encoding="utf-8")
+    assert "=HYPERLINK(" in html and "'=HYPERLINK(" not in html

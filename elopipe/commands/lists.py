@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.publish.csvsafe import write_csv
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader, open_writer
 
 lists_app = typer.Typer(help="Official rating lists: import, compare with the computed list.", no_args_is_help=True)
@@ -86,5 +87,5 @@ def compare_cmd(
             table.add_row(*["" if v is None else str(v) for v in row])
         console.print(table)
     if out is not None:
-        cmp.report.write_csv(out)
+        write_csv(cmp.report, out)
         console.print(f"report -> {out}")

@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.publish.csvsafe import write_csv
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
 
 
@@ -116,5 +117,5 @@ def _print_diff(con, system: str, ref_a: str, ref_b: str, out: Path) -> None:
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"diff_{system}_{Path(ref_a).stem}_{Path(ref_b).stem}.csv"
-    df.write_csv(path)
+    write_csv(df, path)
     console.print(f"diff written to {path}")

@@ -10,6 +10,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import player_info, write_player_page
 from elopipe.publish.html import render, system_label
@@ -51,7 +52,7 @@ def write_list(
     for fmt in formats:
         path = out_dir / f"{stem}.{fmt}"
         if fmt == "csv":
-            table.write_csv(path)
+            write_csv(table, path)
         elif fmt == "parquet":
             table.write_parquet(path)
         elif fmt == "txt":

@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 from elopipe.publish.crosstable import crosstable
+from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 
 PERFORMANCE_COLUMNS = [
@@ -291,10 +292,10 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     ffe = ffe_frame(con, tournament_id, system)
     if ffe.height:
         paths.insert(3, out_dir / f"{stem}.ffe.csv")
-        ffe.write_csv(paths[3])
-    perf.write_csv(paths[0])
-    games.write_csv(paths[1])
-    cross.write_csv(paths[2])
+        write_csv(ffe, paths[3])
+    write_csv(perf, paths[0])
+    write_csv(games, paths[1])
+    write_csv(cross, paths[2])
 
     games_by_player: dict[int, list[dict[str, object]]] = {}
     for g in games.iter_rows(named=True):
