@@ -3,6 +3,7 @@ end in a clear message and a usage/exit code, never in a traceback or altered te
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import duckdb
@@ -280,3 +281,23 @@ def test_published_csv_cells_never_start_a_formula(db: Path, tmp_path: Path) -> 
     # the HTML and the store keep the name as written
     html = next(out.rglob("*.html")).read_text(encoding="utf-8")
     assert "=HYPERLINK(" in html and "'=HYPERLINK(" not in html
+
+
+def test_fide_txt_id_column_holds_only_fide_ids(db: Path) -> None:
+    from elopipe.publish.fidetxt import to_fide_txt
+    from elopipe.publish.lists import rating_list
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET fide_id = NULL, national_id = '22' WHERE player_id = 2")
+    con.execute("UPDATE players SET national_id = '10827' WHERE player_id = 4")
+    con.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        df = rating_list(con, "fide")
+        lines = to_fide_txt(df, dt.date(2024, 2, 1)).splitlines()[1:]
+    finally:
+        con.close()
+    by_name = {line[15:76].strip(): line[0:15].strip() for line in lines}
+    assert by_name["Bravo, Bruno"] == ""
+    assert by_name["Alpha, Anna"] == "100001"
+    assert "22" not in by_name.values() and "10827" not in by_name.values()

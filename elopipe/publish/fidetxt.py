@@ -11,7 +11,8 @@ Layout (0-based character columns, as in FIDE's `standard_rating_list.txt`)::
                                   132 Flag              ('w', 'i', 'wi')
 
 The store keeps one title per player, so titles starting with 'W' (WGM, WIM, WFM, WCM) go to
-WTit and the others to Tit; OTit and FOA stay blank. Sex is written 'M' / 'F' as FIDE does.
+WTit and the others to Tit; OTit and FOA stay blank. "ID Number" holds the FIDE ID only (blank for
+a player without one; a national ID would be mistaken for a FIDE ID). Sex is written 'M' / 'F' as FIDE does.
 Fields are cut to their width (a long name loses its tail) so columns never shift.
 """
 
@@ -65,11 +66,10 @@ def to_fide_txt(df: pl.DataFrame, list_date: dt.date) -> str:
         title = row["title"] or ""
         tit, wtit = ("", title) if title.upper().startswith("W") else (title, "")
         sex = {"m": "M", "w": "F"}.get(row["sex"] or "", "")
-        ident = row["fide_id"] if row["fide_id"] is not None else (row["national_id"] or "")
         lines.append(
             format_line(
                 [
-                    ident,
+                    row["fide_id"],  # FIDE IDs only: a national ID here would read as a FIDE ID
                     row["name"],
                     row["federation"],
                     sex,
