@@ -26,6 +26,13 @@ one game with different annotations or disambiguation therefore hash the same (f
 FEN and Chess960) and records illegal or ambiguous moves as errors on the game ('illegal_move',
 'ambiguous_move', flag 'moves_invalid'); the game and its result still land (fault 30).
 
+Hostile input (tests/test_reader_hardening.py): an unclosed `{` ends at the next tag section
+that follows a blank line or starts with `[Event` plus another tag line; Round/Board outside
+1..9999, more than 10,000 plies and ratings outside 100..3500 are NULL with a warning
+(`field_bounds`); control characters and ANSI escape codes are removed from tag values; tag
+values longer than 10,000 characters are cut with an error; a file whose games name no player
+gets a 'no_players' error.
+
 Issue codes (IngestIssue.code) and GameRec.flags used here: see the tests in
 tests/test_pgn_faults.py, one per fault of the log.
 

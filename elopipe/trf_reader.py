@@ -11,6 +11,12 @@ the JaVaFo TRF(x) manual and bbpPairings' TRF(bx)); section numbers below refer 
   on both players' rows is stored ONCE; only agreeing 1/=/0 pairings are played games);
 * `013`/`310` team rows -> `TeamRec`; TRF-26 NRS rows -> national id / rating (§6).
 
+The FIDE-rating column (cols 49-52) holds a FIDE rating only in 1000..3000 (`field_bounds`):
+a zero-padded value ('0951', Irish files) or one below 1000 (no FIDE floor was ever lower) is a
+national rating and goes to `national_rating`; one above 3000 is stored as unrated. Points
+outside 0..999.5 and declared rounds outside 1..9999 are stored as NULL. All with a warning.
+Control characters in a record are blanked (columns kept), with a warning.
+
 Problems never raise: they become `IngestIssue`s (file line, message, raw text).
 Repeated quirks of one kind (e.g. 100 rows with sex `M`) are reported once per file with
 a count and the first lines.
