@@ -301,3 +301,13 @@ def test_fide_txt_id_column_holds_only_fide_ids(db: Path) -> None:
     assert by_name["Bravo, Bruno"] == ""
     assert by_name["Alpha, Anna"] == "100001"
     assert "22" not in by_name.values() and "10827" not in by_name.values()
+
+
+def test_html_list_has_a_flag_legend(db: Path, tmp_path: Path) -> None:
+    res = _run("publish", "--system", "fide", "--db", str(db), "--out", str(tmp_path / "o"), "--format", "html")
+    assert res.exit_code == 0, res.output
+    pages = [f.read_text(encoding="utf-8") for f in (tmp_path / "o").rglob("*.html")]
+    html = next(p for p in pages if 'id="rating-list"' in p)
+    legend = html[html.index('id="flag-legend"') :]
+    for flag, meaning in [("i", "inactive"), ("w", "woman"), ("new", "first rating")]:
+        assert f'<span class="flag">{flag}</span> {meaning}' in legend
