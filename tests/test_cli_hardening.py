@@ -311,3 +311,25 @@ def test_html_list_has_a_flag_legend(db: Path, tmp_path: Path) -> None:
     legend = html[html.index('id="flag-legend"') :]
     for flag, meaning in [("i", "inactive"), ("w", "woman"), ("new", "first rating")]:
         assert f'<span class="flag">{flag}</span> {meaning}' in legend
+
+
+def test_report_files_agree_on_start_numbers_without_stored_start_ranks(db: Path, tmp_path: Path) -> None:
+    import csv
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE tournament_players SET start_rank = NULL")  # as after a PGN file
+    con.close()
+    res = _run("report", "-t", "1", "--db", str(db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 0, res.output
+
+    def rows(suffix: str) -> list[dict[str, str]]:
+        path = next((tmp_path / "o").rglob(f"*.{suffix}.csv"))
+        with path.open(newline="", encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
+
+    cross = {r["name"]: r["start_rank"] for r in rows("crosstable")}
+    players = {r["name"]: r["start_rank"] for r in rows("players")}
+    assert all(cross.values()) and all(players.values())
+    assert players == {n: cross[n] for n in players}
+    games = rows("games")
+    assert games and all(g["start_rank"] == players[g["player"]] for g in games if g["player"] in players)

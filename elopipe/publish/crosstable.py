@@ -32,22 +32,22 @@ def _score_text(score: Decimal | None, played: bool, code: str | None) -> str:
     return _RESULT.get(Decimal(score), str(score))
 
 
-def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list[str], pl.DataFrame]:
-    """Round labels and the crosstable of `tournament_id` (columns: see the module docstring)."""
-    players = con.execute(
-        """
+_PLAYERS_SQL = """
         SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name,
                tp.rating_in_file, tp.points_in_file, tp.final_rank
         FROM tournament_players tp JOIN players p USING (player_id)
         WHERE tp.tournament_id = ?
         ORDER BY tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST, name
-        """,
-        [tournament_id],
-    ).fetchall()
+        """
+
+
+def _numbered(players: list[tuple[int, int | None]]) -> dict[int, int]:
+    """player_id -> start number: the stored start rank, else the next free number in the
+    order of `players` (rating then name)."""
     sno: dict[int, int] = {}
-    used = {r[1] for r in players if r[1] is not None}
+    used = {r for _, r in players if r is not None}
     nxt = 1
-    for pid, start_rank, *_ in players:
+    for pid, start_rank in players:
         if start_rank is not None:
             sno[pid] = start_rank
             continue
@@ -55,6 +55,21 @@ def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list
             nxt += 1
         sno[pid] = nxt
         used.add(nxt)
+    return sno
+
+
+def start_numbers(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[int, int]:
+    """player_id -> start number of every player of `tournament_id`, as in `crosstable()`:
+    the TRF start rank, else (PGN) a number by rating then name. The report's players, games
+    and FFE files use these numbers too, so all of them agree with the crosstable."""
+    players = con.execute(_PLAYERS_SQL, [tournament_id]).fetchall()
+    return _numbered([(r[0], r[1]) for r in players])
+
+
+def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list[str], pl.DataFrame]:
+    """Round labels and the crosstable of `tournament_id` (columns: see the module docstring)."""
+    players = con.execute(_PLAYERS_SQL, [tournament_id]).fetchall()
+    sno = _numbered([(r[0], r[1]) for r in players])
 
     games = con.execute(
         """

@@ -28,7 +28,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from elopipe.publish.crosstable import crosstable
+from elopipe.publish.crosstable import crosstable, start_numbers
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 
@@ -146,8 +146,9 @@ def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str, list_dates: l
 
 
 def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
-    """Per-player performance rows (columns: module docstring), by start rank then name."""
-    return con.sql(
+    """Per-player performance rows (columns: module docstring), by start rank then name.
+    A player without a stored start rank (PGN) gets the crosstable's start number."""
+    df = con.sql(
         f"""
         SELECT {", ".join(PERFORMANCE_COLUMNS)} FROM v_tournament_performance
         WHERE tournament_id = ? AND system = ?
@@ -155,11 +156,31 @@ def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system
         """,
         params=[tournament_id, system],
     ).pl()
+    return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
+        ["start_rank", "name", "player_id", "list_date"], nulls_last=True, maintain_order=True
+    )
+
+
+def _fill_start_numbers(df: pl.DataFrame, sno: dict[int, int], columns: dict[str, str]) -> pl.DataFrame:
+    """`df` with null start-rank columns (keys of `columns`) filled from `sno` by the player
+    column named in `columns`."""
+    if not sno:
+        return df
+    keys = pl.Series(list(sno), dtype=pl.Int64)
+    values = pl.Series(list(sno.values()), dtype=pl.Int64)
+    return df.with_columns(
+        pl.coalesce(
+            pl.col(rank).cast(pl.Int64),
+            pl.col(pid).cast(pl.Int64).replace_strict(keys, values, default=None, return_dtype=pl.Int64),
+        ).alias(rank)
+        for rank, pid in columns.items()
+    )
 
 
 def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
-    """Per-game rows of every rated player (columns: module docstring), by player and round."""
-    return con.sql(
+    """Per-game rows of every rated player (columns: module docstring), by player and round.
+    Start ranks missing in the store (PGN) are the crosstable's start numbers."""
+    df = con.sql(
         f"""
         SELECT {", ".join(GAME_COLUMNS)} FROM (
             SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,
@@ -175,6 +196,11 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
         """,
         params=[tournament_id, system],
     ).pl()
+    if df.height == 0:
+        return df
+    return _fill_start_numbers(
+        df, start_numbers(con, tournament_id), {"start_rank": "player_id", "opponent_start_rank": "opponent_id"}
+    ).sort(["start_rank", "player", "player_id", "round", "kind"], nulls_last=True, maintain_order=True)
 
 
 FFE_COLUMNS = [
@@ -202,7 +228,7 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
     counts, X (mean rating of compatible opponents), p, Z (dp, clamped to ±470), P = X + Z,
     method, r_new (FFE rules, see `elopipe.rating.ffe`). Empty for other systems.
     """
-    return con.sql(
+    df = con.sql(
         """
         SELECT d.list_date, tp.start_rank, d.player_id,
                COALESCE(tp.name_as_written, p.name) AS name, d.r_old, d.r_source,
@@ -219,6 +245,11 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
         """,
         params=[tournament_id, system],
     ).pl()
+    if df.height == 0:
+        return df
+    return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
+        ["start_rank", "name"], nulls_last=True, maintain_order=True
+    )
 
 
 def rich_table(perf: pl.DataFrame, title: str) -> Table:
