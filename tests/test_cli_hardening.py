@@ -333,3 +333,10 @@ def test_report_files_agree_on_start_numbers_without_stored_start_ranks(db: Path
     assert players == {n: cross[n] for n in players}
     games = rows("games")
     assert games and all(g["start_rank"] == players[g["player"]] for g in games if g["player"] in players)
+
+
+def test_publish_diff_help_shows_two_values() -> None:
+    res = CliRunner().invoke(app, ["publish", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
+    assert res.exit_code == 0
+    line = next(line for line in res.output.splitlines() if "--diff" in line and "Compare" in line)
+    assert "A B" in line and "str,str" not in line

@@ -23,7 +23,11 @@ def publish(
     formats: str = typer.Option("csv,parquet,txt,html", "--format", help="Comma-separated."),
     full: bool = typer.Option(False, "--full", help="Also a report per rated tournament and top-player charts."),
     diff: tuple[str, str] | None = typer.Option(
-        None, "--diff", help="Compare two lists: dates of the store or published CSV/Parquet."
+        None,
+        "--diff",
+        metavar="A B",
+        help="Compare two lists, given as two values (--diff A B): list dates of the store"
+        " (YYYY-MM-DD) or published CSV/Parquet files.",
     ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
