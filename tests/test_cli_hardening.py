@@ -340,3 +340,24 @@ def test_publish_diff_help_shows_two_values() -> None:
     assert res.exit_code == 0
     line = next(line for line in res.output.splitlines() if "--diff" in line and "Compare" in line)
     assert "A B" in line and "str,str" not in line
+
+
+def test_index_links_every_report_and_list_of_the_folder(db: Path, tmp_path: Path) -> None:
+    from elopipe.publish.outputs import publish_outputs
+
+    out = tmp_path / "o"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        first = publish_outputs(con, "fide", out, [dt.date(2024, 2, 1)])
+        report = next(p for p in first if p.parent.name == "fide" and p.parent.parent.name == "reports")
+        report_html = report.with_name(report.name.split(".", 1)[0] + ".html")
+        assert report_html.exists()
+        # a later run publishes only another list: nothing of the first run is rewritten
+        second = publish_outputs(con, "fide", out, [dt.date(2024, 1, 1)])
+    finally:
+        con.close()
+    assert report_html not in second
+    index = (out / "index-fide.html").read_text(encoding="utf-8")
+    assert f'href="reports/fide/{report_html.name}"' in index
+    assert "Spring Open 2024" in index
+    assert "lists/fide_2024-02-01.csv" in index and "lists/fide_2024-01-01.csv" in index

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -114,7 +115,8 @@ def publish_outputs(
 
     Layout under `out_dir`: `lists/<system>_<date>.{csv,parquet,txt,html}`,
     `reports/<system>/<id>_<name>.{players.csv,games.csv,crosstable.csv,html}`,
-    `players/<system>/<id>_<name>.{png,html}`, `index-<system>.html`.
+    `players/<system>/<id>_<name>.{png,html}`, `index-<system>.html` (see `write_index`: it
+    links every page of the folder, also those of earlier runs).
     Returns every path written. Raises LookupError when the system has no list.
     """
     out = Path(out_dir)
@@ -130,33 +132,49 @@ def publish_outputs(
 
     paths: list[Path] = []
     links: dict[int, str] = {}
-    players_index = []
     for pid in top:
         written = write_player_page(con, pid, system, out / "players" / system)
         paths.extend(written)
         html = next(p for p in written if p.suffix == ".html")
         links[pid] = f"../players/{system}/{html.name}"
-        players_index.append({"name": player_info(con, pid)["name"], "href": f"players/{system}/{html.name}"})
 
-    lists_index = []
     for d in dates:
-        written = write_list(con, system, d, out / "lists", LIST_FORMATS, links)
-        paths.extend(written)
-        lists_index.append({"date": d.isoformat(), "files": [f"lists/{p.name}" for p in written]})
+        paths.extend(write_list(con, system, d, out / "lists", LIST_FORMATS, links))
 
-    reports_index = []
     for tid in rated_tournaments(con, system, dates):
-        written = write_report(con, tid, system, out / "reports" / system)
-        paths.extend(written)
-        html = next(p for p in written if p.suffix == ".html")
-        reports_index.append(
-            {
-                "name": tournament_info(con, tid).get("name") or f"Tournament {tid}",
-                "href": f"reports/{system}/{html.name}",
-            }
-        )
+        paths.extend(write_report(con, tid, system, out / "reports" / system))
 
-    index = out / f"index-{system}.html"
+    paths.append(write_index(con, system, out))
+    return paths
+
+
+def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
+    """Write `index-<system>.html` in `out_dir`, linking every list, report and player page of
+    `system` present in the folder, whichever run wrote them (a run that publishes only the
+    latest list keeps the links to the reports of earlier runs). Names come from the store
+    when it still knows the id, else from the file name. Returns the index path."""
+    lists_index = []
+    by_date: dict[str, list[str]] = {}
+    for f in sorted((out_dir / "lists").glob(f"{system}_*.*")):
+        day = f.name[len(system) + 1 :].split(".", 1)[0]
+        try:
+            dt.date.fromisoformat(day)
+        except ValueError:
+            continue
+        by_date.setdefault(day, []).append(f"lists/{f.name}")
+    order = {fmt: i for i, fmt in enumerate(LIST_FORMATS)}
+    for day in sorted(by_date):
+        files = sorted(by_date[day], key=lambda f: order.get(f.rsplit(".", 1)[-1], len(order)))
+        lists_index.append({"date": day, "files": files})
+    reports_index = [
+        {"name": _name_of(f, lambda i: tournament_info(con, i).get("name")), "href": f"reports/{system}/{f.name}"}
+        for f in _pages(out_dir / "reports" / system)
+    ]
+    players_index = [
+        {"name": _name_of(f, lambda i: player_info(con, i).get("name")), "href": f"players/{system}/{f.name}"}
+        for f in _pages(out_dir / "players" / system)
+    ]
+    index = out_dir / f"index-{system}.html"
     index.write_text(
         render(
             "index.html.j2",
@@ -168,8 +186,21 @@ def publish_outputs(
         ),
         encoding="utf-8",
     )
-    paths.append(index)
-    return paths
+    return index
+
+
+def _pages(folder: Path) -> list[Path]:
+    """The `<id>_<slug>.html` pages of `folder`, by id."""
+    pages = [f for f in folder.glob("*.html") if f.stem.split("_", 1)[0].isdigit()]
+    return sorted(pages, key=lambda f: (int(f.stem.split("_", 1)[0]), f.name))
+
+
+def _name_of(page: Path, lookup: Callable[[int], object]) -> str:
+    try:
+        name = lookup(int(page.stem.split("_", 1)[0]))
+    except LookupError:
+        name = None
+    return str(name) if name else page.stem
 
 
 def _latest(con: duckdb.DuckDBPyConnection, system: str) -> list[dt.date]:
