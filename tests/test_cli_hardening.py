@@ -361,3 +361,31 @@ def test_index_links_every_report_and_list_of_the_folder(db: Path, tmp_path: Pat
     assert f'href="reports/fide/{report_html.name}"' in index
     assert "Spring Open 2024" in index
     assert "lists/fide_2024-02-01.csv" in index and "lists/fide_2024-01-01.csv" in index
+
+
+def test_ffe_report_in_the_terminal_shows_the_ffe_working(db: Path, tmp_path: Path) -> None:
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 2, 1.5)"
+    )
+    rw.execute(
+        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible,"
+        " n_incompatible, x, p, z, perf, young, method, r_new, r_source)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 2100, 2, 0, 1777.50, 0.7500, 193.00, 1970.50,"
+        " FALSE, 'down', 2061, 'F')"
+    )
+    rw.close()
+    res = CliRunner().invoke(
+        app,
+        ["report", "-t", "1", "--system", "ffe", "--db", str(db), "--out", str(tmp_path / "o")],
+        env={"COLUMNS": "200"},
+    )
+    assert res.exit_code == 0, res.output
+    header = next(line for line in res.output.splitlines() if "SNo" in line).split()
+    for col in ("X", "p", "Z", "P", "method", "New"):
+        assert col in header
+    assert "We" not in header and "Rp" not in header
+    row = next(line for line in res.output.splitlines() if "Alpha, Anna" in line).split()
+    for value in ("2100", "1777.50", "0.7500", "193.00", "1970.50", "down", "2061"):
+        assert value in row

@@ -20,9 +20,11 @@ def report(
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
     from elopipe.publish.reports import (
+        ffe_frame,
         find_tournament,
         performance_frame,
         rated_tournaments,
+        rich_ffe_table,
         rich_table,
         tournament_info,
         write_report,
@@ -53,7 +55,11 @@ def report(
                     )
                 # numbers are never cut: the table may be wider than a narrow terminal
                 wide = plain_console(width=max(console.width, 120))
-                wide.print(rich_table(perf, f"{name} – {system}"))
+                ffe = ffe_frame(con, tid, system)
+                if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
+                    wide.print(rich_ffe_table(ffe, f"{name} – {system}"))
+                else:
+                    wide.print(rich_table(perf, f"{name} – {system}"))
             written.extend(write_report(con, tid, system, target))
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")

@@ -289,6 +289,42 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
     return table
 
 
+def rich_ffe_table(ffe: pl.DataFrame, title: str) -> Table:
+    """The FFE period working (`ffe_frame` rows) as a rich Table for the terminal: Ro and its
+    source, compatible/incompatible games, X (mean opponent rating), p (score fraction), Z,
+    P (performance), the method and the new rating (FFE rules, spec A.3-A.6). The FIDE
+    columns We/K/Chg/Rp do not exist in FFE rating."""
+    table = Table(title=Text(title), show_lines=False, box=box.SIMPLE_HEAD)
+    heads = ["SNo", "Name", "List", "Ro", "src", "N", "N inc.", "X", "p", "Z", "P", "method", "New"]
+    for h in heads:
+        if h == "Name":
+            table.add_column(h, no_wrap=True, max_width=30, overflow="ellipsis")
+        else:
+            table.add_column(h, justify="left" if h in ("src", "method") else "right", no_wrap=True)
+
+    def s(v: object) -> str:
+        return "" if v is None else str(v)
+
+    for r in ffe.iter_rows(named=True):
+        _add_text_row(
+            table,
+            s(r["start_rank"]),
+            s(r["name"]),
+            s(r["list_date"]),
+            s(r["r_old"]),
+            s(r["r_source"]),
+            s(r["n_compatible"]),
+            s(r["n_incompatible"]),
+            s(r["x"]),
+            s(r["p"]),
+            s(r["z"]),
+            s(r["perf"]),
+            s(r["method"]),
+            s(r["r_new"]),
+        )
+    return table
+
+
 def _add_text_row(table: Table, *cells: str) -> None:
     table.add_row(*(Text(c) for c in cells))
 
