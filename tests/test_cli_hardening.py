@@ -389,3 +389,27 @@ def test_ffe_report_in_the_terminal_shows_the_ffe_working(db: Path, tmp_path: Pa
     row = next(line for line in res.output.splitlines() if "Alpha, Anna" in line).split()
     for value in ("2100", "1777.50", "0.7500", "193.00", "1970.50", "down", "2061"):
         assert value in row
+
+
+def test_player_found_by_a_spelling_from_a_source_file(db: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = 'Ding Liren', name_key = 'ding liren' WHERE player_id = 5")
+    con.execute(
+        "INSERT INTO player_aliases (player_id, name_as_written, name_key, match_rule)"
+        " VALUES (5, 'DING Liren (CHN)', 'chn ding liren', 'fide_id')"
+    )
+    con.close()
+    for ref in ("Ding, Liren", "Liren Ding", "DING Liren (CHN)", "liren (chn"):
+        res = _run("player", ref, "--db", str(db), "--out", str(tmp_path / "o"), "--chart", "svg")
+        assert res.exit_code == 0, (ref, res.output)
+        assert "Ding Liren" in res.output
+    from elopipe.publish.history import find_player
+
+    ro = duckdb.connect(str(db), read_only=True)
+    try:
+        assert find_player(ro, "Charlie, Chloé") == 3  # name as written in the TRF file
+        assert find_player(ro, "chloe charlie") == 3  # name_key: order, accents, case
+        with pytest.raises(LookupError, match="no player matches"):
+            find_player(ro, "Ding, Lirenx")
+    finally:
+        ro.close()

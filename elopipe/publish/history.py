@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from elopipe.identity import name_key, name_key_sql
 from elopipe.publish.charts import rating_history_chart
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import slug
@@ -23,8 +24,11 @@ from elopipe.publish.reports import slug
 def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     """The player_id for `ref`: a FIDE ID, national ID or player_id, else a name.
 
-    Digits are tried as FIDE ID first, then as player_id. A name matches exactly
-    (case-insensitive), else as a literal substring (`%` and `_` match only themselves).
+    Digits are tried as FIDE ID first, then as player_id. A name matches, in this order:
+    the player's name exactly (case-insensitive), a spelling seen in a source file
+    (`player_aliases.name_as_written`, `tournament_players.name_as_written`), the same
+    `identity.name_key` (order of the name parts, accents and case ignored), else a literal
+    substring of the name or of a spelling (`%` and `_` match only themselves).
     Raises LookupError (listing candidates) when nothing or more than one player matches.
     """
     ref = ref.strip()
@@ -39,13 +43,37 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     rows = con.execute("SELECT player_id FROM players WHERE national_id = ?", [ref]).fetchall()
     if len(rows) == 1:
         return int(rows[0][0])
-    rows = (
-        con.execute("SELECT player_id, name FROM players WHERE lower(name) = lower(?) ORDER BY 1", [ref]).fetchall()
-        # a literal substring: '%' and '_' in `ref` are characters, not LIKE wildcards
-        or con.execute(
-            "SELECT player_id, name FROM players WHERE contains(lower(name), lower(?)) ORDER BY 1", [ref]
+    key = name_key(ref)
+    # players.name, then every spelling seen in a file (player_aliases, tournament_players),
+    # then the order-independent name_key ('Ding, Liren' = 'Liren Ding'), then a literal
+    # substring ('%' and '_' in `ref` are characters, not LIKE wildcards)
+    stages = [
+        ("SELECT player_id FROM players WHERE lower(name) = lower($ref)", {"ref": ref}),
+        (
+            "SELECT player_id FROM player_aliases WHERE lower(name_as_written) = lower($ref)"
+            " UNION SELECT player_id FROM tournament_players WHERE lower(name_as_written) = lower($ref)",
+            {"ref": ref},
+        ),
+        (
+            f"SELECT player_id FROM players WHERE name_key = $key OR {name_key_sql('name')} = $key"
+            " UNION SELECT player_id FROM player_aliases WHERE name_key = $key",
+            {"key": key},
+        ),
+        (
+            "SELECT player_id FROM players WHERE contains(lower(name), lower($ref))"
+            " UNION SELECT player_id FROM player_aliases WHERE contains(lower(name_as_written), lower($ref))",
+            {"ref": ref},
+        ),
+    ]
+    rows: list[tuple[int, str]] = []
+    for sql, params in stages:
+        if not key and "key" in params:
+            continue
+        rows = con.execute(
+            f"SELECT player_id, name FROM players WHERE player_id IN ({sql}) ORDER BY 1", params
         ).fetchall()
-    )
+        if rows:
+            break
     if len(rows) == 1:
         return int(rows[0][0])
     if not rows:
