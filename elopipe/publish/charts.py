@@ -25,6 +25,33 @@ def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title:
     """
     if fmt not in {"png", "svg"}:
         raise ValueError(f"chart format must be png or svg, not {fmt!r}")
+    fig = history_figure(dates, ratings, title)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt)
+    return buf.getvalue()
+
+
+# A history shorter than this gets a window of this width centred on it: matplotlib would
+# otherwise widen a single date to years on both sides (an axis running far into the future).
+MIN_SPAN = dt.timedelta(days=90)
+
+
+def x_range(dates: list[dt.date]) -> tuple[dt.date, dt.date] | None:
+    """The x-axis window for `dates`: None (matplotlib's own) when they span at least
+    `MIN_SPAN`, else `MIN_SPAN` centred on them (a one-list history shows about a month and a
+    half either side)."""
+    if not dates:
+        return None
+    lo, hi = min(dates), max(dates)
+    if hi - lo >= MIN_SPAN:
+        return None
+    pad = (MIN_SPAN - (hi - lo)) / 2
+    return lo - pad, hi + pad
+
+
+def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) -> Figure:
+    """The matplotlib Figure of `rating_history_chart` (one Axes). Raises ValueError when
+    `dates` and `ratings` differ in length."""
     if len(dates) != len(ratings):
         raise ValueError("dates and ratings differ in length")
     fig = Figure(figsize=(7, 3.2), dpi=100)
@@ -44,8 +71,9 @@ def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title:
     for label in ax.get_xticklabels():
         label.set_rotation(30)
         label.set_horizontalalignment("right")
+    window = x_range(dates)
+    if window is not None:
+        ax.set_xlim(*window)
     # fixed margins: tight_layout/autofmt_xdate cost more than the plot itself
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.2)
-    buf = io.BytesIO()
-    fig.savefig(buf, format=fmt)
-    return buf.getvalue()
+    return fig
