@@ -56,7 +56,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import Any
 
-from elopipe.control_chars import ANY_CONTROL, CONTROL_RE, strip_controls
+from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
 from elopipe.dates import parse_pgn_date
 from elopipe.field_bounds import BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
 from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
@@ -662,7 +662,7 @@ class _Reader:
             data = b"".join(parts)
         # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
         self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None
-        self.has_controls = ANY_CONTROL.search(text) is not None
+        self.has_controls = has_controls_utf8(data)
         return data
 
     def issue(
