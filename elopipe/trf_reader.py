@@ -621,6 +621,12 @@ class _TrfReader:
                         continue
                     t.extra["rounds_source"] = source
                     break
+                self.issues.add(
+                    "trf_bad_rounds",
+                    f"{tag} {text!r} is not a number of rounds: ignored",
+                    self.header_lines.get(tag),
+                    "warning",
+                )
         blocks_max = max(
             (b.round for row in self.rows.values() for b in row.blocks if not b.empty),
             default=0,

@@ -269,3 +269,10 @@ def test_file_with_games_but_no_players_gets_an_error() -> None:
     pf = read_pgn('[Event "E"]\n[Result "1-0"]\n\n1. e4 e5 1-0\n\n[Event "E"]\n[Result "*"]\n\n1. d4 *\n')
     assert len(pf.games) == 2 and not pf.players
     assert [(i.code, i.severity) for i in pf.issues if i.code == "no_players"] == [("no_players", "error")]
+
+
+def test_trf_negative_or_non_numeric_declared_rounds_warn() -> None:
+    for declared in ("-1", "abc"):
+        pf = read_trf(trf(f"XXR {declared}", row(1, "Alpha, A", [block(0, "-", "U")])))
+        assert pf.tournaments[0].rounds == 1, declared
+        assert [i.code for i in pf.issues if i.code == "trf_bad_rounds"] == ["trf_bad_rounds"], declared
