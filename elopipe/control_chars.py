@@ -27,7 +27,10 @@ _C1_UTF8 = re.compile(rb"\xc2[\x80-\x9f]")
 def has_controls_utf8(data: bytes) -> bool:
     """True when UTF-8 `data` holds a control character other than tab and newline. One
     `bytes.translate` pass: ~5x faster than a regex character class over a large file."""
-    return b"\x01" in data.translate(_C0_TABLE) or (b"\xc2" in data and _C1_UTF8.search(data) is not None)
+    step = 1 << 20  # translate makes a copy: 1 MB at a time, not the whole file
+    if any(b"\x01" in data[i : i + step].translate(_C0_TABLE) for i in range(0, len(data), step)):
+        return True
+    return b"\xc2" in data and _C1_UTF8.search(data) is not None
 
 
 def strip_controls(value: str) -> str:
