@@ -44,3 +44,15 @@ console = plain_console(stderr=False)
 err_console = plain_console(stderr=True)
 
 DB_OPTION_HELP = "DuckDB file of the store."
+
+
+def reader_or_exit(db):
+    """Open the store read-only for a command, or print why not and exit 1 (a missing store, or
+    DuckDB refusing because another process holds it)."""
+    from elopipe.store import StoreBusyError, open_reader
+
+    try:
+        return open_reader(db)
+    except (FileNotFoundError, StoreBusyError) as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
+from elopipe.cli_app import DB_OPTION_HELP, app, console, reader_or_exit
+from elopipe.store import DEFAULT_DB
 
 
 @app.command()
@@ -18,11 +18,7 @@ def export(
     """Write every table as Parquet, partitioned by system and list date where it applies."""
     from elopipe.publish.export import export_parquet
 
-    try:
-        con = open_reader(db)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    con = reader_or_exit(db)
     try:
         paths = export_parquet(con, parquet)
     finally:

@@ -8,9 +8,9 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, reader_or_exit
 from elopipe.publish.csvsafe import write_csv
-from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader, open_writer
+from elopipe.store import DEFAULT_DB, StoreBusyError, open_writer
 
 lists_app = typer.Typer(help="Official rating lists: import, compare with the computed list.", no_args_is_help=True)
 app.add_typer(lists_app, name="lists")
@@ -62,11 +62,7 @@ def compare_cmd(
     from elopipe.lists_compare import compare_lists
     from elopipe.lists_import import ListFormatError
 
-    try:
-        con = open_reader(db)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    con = reader_or_exit(db)
     try:
         cmp = compare_lists(con, system, _date(list_date), file)
     except (ListFormatError, ValueError) as exc:

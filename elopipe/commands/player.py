@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, reader_or_exit
+from elopipe.store import DEFAULT_DB
 
 
 @app.command()
@@ -31,11 +31,7 @@ def player(
     if chart not in ("png", "svg"):
         err_console.print("--chart must be png or svg", style="red")
         raise typer.Exit(2)
-    try:
-        con = open_reader(db)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    con = reader_or_exit(db)
     try:
         pid = find_player(con, ref)
         info = player_info(con, pid)

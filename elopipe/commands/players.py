@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader, open_writer
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, reader_or_exit
+from elopipe.store import DEFAULT_DB, StoreBusyError, open_writer
 
 players_app = typer.Typer(help="Player identity: merge, split, review likely duplicates.", no_args_is_help=True)
 app.add_typer(players_app, name="players")
@@ -77,11 +77,7 @@ def suspects_cmd(
     """List likely duplicate players and weak identity links, with the evidence."""
     from elopipe.identity import suspects
 
-    try:
-        con = open_reader(db)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    con = reader_or_exit(db)
     try:
         rows = suspects(con, min_confidence)
     finally:

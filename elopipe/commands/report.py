@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, plain_console
-from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, plain_console, reader_or_exit
+from elopipe.store import DEFAULT_DB
 
 
 @app.command()
@@ -33,11 +33,7 @@ def report(
     if (tournament is None) == (not all_rated):
         err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
-    try:
-        con = open_reader(db)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    con = reader_or_exit(db)
     target = out / "reports" / system
     try:
         ids = rated_tournaments(con, system) if all_rated else [find_tournament(con, tournament)]
