@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 from elopipe.cli_app import app
 
-# Each import registers its commands on `app`.
-from elopipe.commands import ingest  # noqa: F401
-from elopipe.commands import run  # noqa: F401
-from elopipe.commands import watch  # noqa: F401
-from elopipe.commands import serve  # noqa: F401
-from elopipe.commands import elo  # noqa: F401
-from elopipe.commands import publish  # noqa: F401
-from elopipe.commands import report  # noqa: F401
-from elopipe.commands import player  # noqa: F401
-from elopipe.commands import sql  # noqa: F401
-from elopipe.commands import export  # noqa: F401
-from elopipe.commands import players  # noqa: F401
-from elopipe.commands import lists  # noqa: F401
-from elopipe.commands import rate  # noqa: F401
+# Importing a command module registers its commands on `app`; `elopipe --help` lists them in this order.
+COMMAND_MODULES = [
+    "run", "ingest", "rate", "publish", "report", "player", "sql", "export",
+    "elo", "lists", "players", "watch", "serve",
+]  # fmt: skip
+for _name in COMMAND_MODULES:
+    importlib.import_module(f"elopipe.commands.{_name}")
 
 
 def main() -> None:
