@@ -69,12 +69,14 @@ def _int_half_up(x: Decimal | float) -> int:
 
 def _rows(con: duckdb.DuckDBPyConnection, period: str, rate_class: str | None, unknown_tc: str) -> pl.DataFrame:
     if period == "month":
-        return load_game_rows(con, scheme=get_scheme("monthly"), rate_class=rate_class,
+        return load_game_rows(con, scheme=get_scheme("monthly"), rate_class=rate_class, skip_online=False,
                               unknown_tc=unknown_tc)  # fmt: skip
     if period == "tournament":
-        return load_game_rows(con, scheme=None, rate_class=rate_class, unknown_tc=unknown_tc, by_event_end=True)
+        return load_game_rows(
+            con, scheme=None, rate_class=rate_class, unknown_tc=unknown_tc, by_event_end=True, skip_online=False
+        )
     if period == "game":
-        rows = load_game_rows(con, scheme=None, rate_class=rate_class, unknown_tc=unknown_tc)
+        rows = load_game_rows(con, scheme=None, rate_class=rate_class, unknown_tc=unknown_tc, skip_online=False)
         # daily lists: a game dated D is on the list of D + 1 (scheme None did exactly that)
         return rows
     raise ValueError(f"period {period!r}: expected one of {ELO_PERIODS}")
@@ -277,7 +279,7 @@ def run_glicko2(
     months that have games, and an idle player's RD grows once per elapsed month."""
     rows = load_game_rows(
         con, scheme=get_scheme(params.period_scheme), rate_class=rate_class,
-        unknown_tc=unknown_tc,
+        unknown_tc=unknown_tc, skip_online=False,
     )  # fmt: skip
     if through is not None:
         rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))

@@ -34,9 +34,10 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import store_io, timecontrol
+from elopipe.rating.fide import online_platform_expr
 from elopipe.rating.periods import PeriodScheme, per_event_calendar
 
-SCOPE_REASONS = ("variant", "not_this_rate_class", "no_dates")
+SCOPE_REASONS = ("online", "variant", "not_this_rate_class", "no_dates")
 
 
 def load_player_event_info(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -69,6 +70,7 @@ def load_game_rows(
     unknown_tc: str = "standard",
     by_event_end: bool = False,
     require_moves: bool = True,
+    skip_online: bool = True,
 ) -> pl.DataFrame:
     """Two rows per canonical game (one per player), placed in periods.
 
@@ -81,6 +83,9 @@ def load_game_rows(
         require_moves: a game whose source shows no move (a PGN game without movetext, or
             fewer than 2 plies) is not counted ('no_moves'), as the FIDE engine does:
             unplayed games never count (spec A.3). TRF games (move count unknown) count.
+        skip_online: events played online (`fide.online_platform_expr`: a lichess TRF export, a
+            chess.com/lichess Site, ...) are out of scope ('online'): federations rate over-the-board
+            play only. The generic Elo and Glicko-2 systems pass False (analysts rate online games).
 
     Returns columns: game_id, tournament_id, player_id, opponent_id Int64, score2 Int64
     (2 / 1 / 0, null without result), score Float64, game_date Date, eff_date Date (date that
@@ -96,6 +101,8 @@ def load_game_rows(
         "tournament_id",
         pl.col("eff_end").alias("event_end"),
         pl.col("eff_start").alias("event_start"),
+        # online play is rated by none of these systems (same rule as FIDE: `fide.online_platform_expr`)
+        online_platform_expr().alias("online"),
     )
     g = games.join(ev, on="tournament_id", how="left").with_columns(
         (pl.col("event_end") if by_event_end else pl.coalesce(pl.col("game_date"), pl.col("event_end"))).alias(
@@ -110,7 +117,9 @@ def load_game_rows(
         g = g.with_columns(pl.when(pl.col("list_date").is_in(cal)).then(pl.col("list_date")).alias("list_date"))
     class_ok = pl.lit(True) if rate_class is None else pl.col("rate_class") == rate_class
     reason = (
-        pl.when(pl.col("variant").is_not_null() & (pl.col("variant").str.to_lowercase() != "standard"))
+        pl.when(pl.lit(skip_online) & pl.col("online").is_not_null())
+        .then(pl.lit("online"))
+        .when(pl.col("variant").is_not_null() & (pl.col("variant").str.to_lowercase() != "standard"))
         .then(pl.lit("variant"))
         .when(~class_ok)
         .then(pl.lit("not_this_rate_class"))
