@@ -36,7 +36,9 @@ app = typer.Typer(
 def plain_console(**kwargs: Any) -> Console:
     """A rich Console that prints text as it is: data (player names, file paths, SQL results)
     may hold `[/b]`, `[x]` or `:smile:`, which must never be read as markup, emoji codes or
-    highlighted. Colour is given with `style=`, never with inline markup."""
+    highlighted. Colour is given with `style=`, never with inline markup. Lines are not wrapped
+    (soft wrap): summaries stay whole lines in narrow or piped output."""
+    kwargs.setdefault("soft_wrap", True)
     return Console(markup=False, emoji=False, highlight=False, **kwargs)
 
 
