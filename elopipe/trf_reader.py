@@ -59,6 +59,11 @@ _BLOCK_OK = re.compile(r"^[ 0-9]{4} [wbWB\- ] [10=+\-WDLHFUZwdlhfuz ]$")
 _LEADING_INT = re.compile(r"^\s*(\d+)")
 
 
+def _digits(s: str) -> bool:
+    """ASCII digits only: str.isdigit() also accepts '²' and other digits int() refuses."""
+    return s.isascii() and s.isdigit()
+
+
 # ---- detection --------------------------------------------------------------------------
 
 
@@ -72,11 +77,11 @@ def is_ruler_line(line: str) -> bool:
     s = line.rstrip()
     if not s:
         return False
-    if s.isdigit() and len(s) >= 10:
+    if _digits(s) and len(s) >= 10:
         return all(int(b) == (int(a) + 1) % 10 for a, b in zip(s, s[1:], strict=False))
     if s[0] == " ":
         tokens = s.split()
-        if tokens and all(t.isdigit() for t in tokens):
+        if tokens and all(_digits(t) for t in tokens):
             nums = [int(t) for t in tokens]
             return len(nums) >= 2 and all(b == a + 1 for a, b in zip(nums, nums[1:], strict=False))
     if len(s) >= 4 and s[0].isalpha() and s[0].isupper() and s[0] == s[1] == s[2] and s[3] == " ":
@@ -95,7 +100,7 @@ def looks_like_trf(text: str) -> bool:
     headers = 0
     for line in text.lstrip("\ufeff").split("\n")[:5000]:
         rec = line[:4]
-        if rec == "001 " and line[4:8].strip().isdigit() and "|" not in line:
+        if rec == "001 " and _digits(line[4:8].strip()) and "|" not in line:
             return True
         if rec in ("012 ", "022 ", "032 ", "042 ", "052 ", "092 ", "102 ", "XXR ", "XXC "):
             headers += 1
@@ -178,9 +183,9 @@ class _TrfReader:
             self.records[rec].append(line)
             if rec == "240":
                 self._bye240(no, line)
-        elif len(rec) == 3 and rec[:2].isdigit() and rec[2] == "2":
+        elif len(rec) == 3 and _digits(rec[:2]) and rec[2] == "2":
             self._header(no, line)
-        elif rec.isalpha() and rec.isupper() and rec not in _VENDOR_RECORDS and line[4:8].strip().isdigit():
+        elif rec.isalpha() and rec.isupper() and rec not in _VENDOR_RECORDS and _digits(line[4:8].strip()):
             self.nrs.append((no, line))
         else:
             self.unknown.append({"line": no, "raw": line[:500]})
@@ -226,7 +231,7 @@ class _TrfReader:
             self.issues.add("trf_bad_240", "240 bye record not understood", no, "warning", line)
             return
         for m in re.finditer(r"\S+", line[9:]):
-            if m.group().isdigit() and int(m.group()):
+            if _digits(m.group()) and int(m.group()):
                 self.byes_240.append((no, f"{kind}:{rnd}:{int(m.group())}"))
 
     def _team013(self, no: int, line: str) -> None:
@@ -260,7 +265,7 @@ class _TrfReader:
         while col <= len(line):
             field = column(line, col, col + 3)
             if field.strip():
-                if field.strip().isdigit():
+                if _digits(field.strip()):
                     if int(field):
                         members.append(int(field))
                 else:
@@ -413,7 +418,7 @@ class _TrfReader:
         raw = column(line, 49, 52).strip()
         if not raw:
             return
-        if not raw.isdigit():
+        if not _digits(raw):
             self.issues.add("trf_bad_rating", f"rating {raw!r} not a number; ignored", no, "warning", line)
             return
         value = int(raw)
@@ -453,7 +458,7 @@ class _TrfReader:
         raw = column(line, 58, 68).strip()
         if not raw:
             return
-        if not raw.isdigit():
+        if not _digits(raw):
             self.issues.add(
                 "trf_bad_fide_id", f"FIDE ID {raw!r} not a number; kept as national id", no, "warning", line
             )
