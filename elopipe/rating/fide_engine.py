@@ -425,6 +425,20 @@ _POOL_SCHEMA = {
 }
 
 
+def _by_player(df: pl.DataFrame) -> pl.DataFrame:
+    """`df` ordered by player_id, with Polars' sorted flag set.
+
+    Joins on player_id between frames both flagged sorted use a merge join, several times
+    faster than hashing the 500k-row state of a full base list.
+    """
+    key = df.get_column("player_id")
+    if key.flags["SORTED_ASC"]:
+        return df
+    if key.null_count() == 0 and key.is_sorted():
+        return df.with_columns(key.set_sorted())
+    return df.sort("player_id")
+
+
 def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
@@ -513,7 +527,7 @@ def run_periods(
         for d in dates:
             lists.put(d, on(d))
         if dates:
-            state = _state_from_official(state, on(dates[-1]))
+            state = _by_player(_state_from_official(state, on(dates[-1])))
     std_hist = None
     if prep.standard_lists is not None and prep.standard_lists.height:
         std_hist = prep.standard_lists.select("player_id", "list_date", "rating")
@@ -773,8 +787,7 @@ def _one_period(
         # -- players of the period: their state at the start of the period -------------
         # one left join: players new to the store get an all-null state row
         known = (
-            sides_t.select("player_id")
-            .unique()
+            _by_player(sides_t.select(pl.col("player_id").unique().sort()))
             .join(state, on="player_id", how="left", coalesce=False)
             # the right key is null for players the state did not know
             .with_columns(pl.col("player_id_right").is_null().alias("__changed"))
@@ -891,15 +904,18 @@ def _one_period(
         ).collect()
 
         # -- K: state at the start of the period, then the 700 cap -----------------------
-        per_player = (
+        # in the order of `known` (by player_id): the update joins the state by merge
+        per_player = known.lazy().join(
             s.lazy()
             .filter(pl.col("counted"))
             .group_by("player_id")
             .agg(
                 pl.len().cast(pl.Int64).alias("n"),
                 pl.col("wpd_x100").sum().alias("sum_x100"),
-            )
-            .join(known.lazy(), on="player_id", how="left")
+            ),
+            on="player_id",
+            how="inner",
+            maintain_order="left",
         )
         # K belongs to the period (read from list t - 1), so its rules are those in force on
         # that list's date, whatever the versions of the period's events
@@ -936,6 +952,7 @@ def _one_period(
             )
             .collect()
         )
+        n_per_player = _by_player(n_per_player)
         upd_parts.append(n_per_player)
 
         sk = s.join(n_per_player.select("player_id", "k"), on="player_id", how="left").lazy()
@@ -1000,7 +1017,9 @@ def _one_period(
         # the state rows that changed (new players, file birth years, bootstrap) replace theirs
         changed = known.filter(pl.col("__changed")).drop("__changed")
         if changed.height:
-            state = pl.concat([state.join(changed.select("player_id"), on="player_id", how="anti"), changed])
+            state = _by_player(
+                pl.concat([state.join(changed.select("player_id"), on="player_id", how="anti"), changed])
+            )
         known = known.drop("__changed")
 
     # -- initial ratings -------------------------------------------------------------------
@@ -1048,7 +1067,7 @@ def _one_period(
         upd = part if upd is None else upd.join(part, on="player_id", how="full", coalesce=True)
     if upd is None:
         upd = _empty(upd_schema)
-    upd = (
+    upd = _by_player(
         upd.with_columns([pl.lit(None, dt_).alias(c) for c, dt_ in upd_schema.items() if c not in upd.columns])
         .select(list(upd_schema))
         .cast(upd_schema)
@@ -1156,7 +1175,7 @@ def _one_period(
             .select(list(LIST_SCHEMA))
         )
     lists.put(t, lists_t)
-    return new_state, pool, (lists_t, changes_t, tr_t, disc_t)
+    return _by_player(new_state), pool, (lists_t, changes_t, tr_t, disc_t)
 
 
 def _sides_plan(
