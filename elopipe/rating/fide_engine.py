@@ -376,12 +376,9 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     # players.birth_year first (the resolved identity), else the largest year a file wrote
     # (deterministic whatever the order of the files)
     from_players = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
-    from_files = (
-        tp.filter(pl.col("birth_year").is_not_null())
-        .group_by("player_id")
-        .agg(pl.col("birth_year").max())
-        .join(from_players, on="player_id", how="anti")
-    )
+    from_files = tp.filter(pl.col("birth_year").is_not_null()).group_by("player_id").agg(pl.col("birth_year").max())
+    if from_files.height:
+        from_files = from_files.join(from_players, on="player_id", how="anti")
     birth_years = pl.concat([from_players, from_files.cast(from_players.schema)])
 
     periods = sides.get_column("list_date").unique().sort().to_list()
@@ -538,7 +535,12 @@ def run_periods(
 
     out_lists, out_changes, out_tr, out_disc = [], [], [], []
     pool = _empty(_POOL_SCHEMA)
-    sides_by_period = {k[0]: v for k, v in sides_all.partition_by("list_date", as_dict=True).items()}
+    periods = sides_all.get_column("list_date").unique().to_list()
+    if len(periods) == 1:
+        # one period (a month rated on its own): the frame itself, without a copy
+        sides_by_period = {periods[0]: sides_all}
+    else:
+        sides_by_period = {k[0]: v for k, v in sides_all.partition_by("list_date", as_dict=True).items()}
     off_dates = set(official.get_column("list_date").unique().to_list()) if official.height else set()
     off_by_date = {
         d: official if len(off_dates) == 1 else official.filter(pl.col("list_date") == d)
@@ -818,11 +820,12 @@ def _one_period(
             on="player_id",
             how="left",
         )
-        ev = _ratings_in_force(ev, lists).join(
-            prep.file_ratings.select("tp_key", "file_rating", "file_id"),
-            on="tp_key",
-            how="left",
-        )
+        ev = _ratings_in_force(ev, lists)
+        if prep.file_ratings.height:
+            ev = ev.join(prep.file_ratings.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
+        else:
+            # no rating written in the files (e.g. PGN without Elo tags): nothing to join
+            ev = ev.with_columns(pl.lit(None, pl.Int64).alias("file_rating"), pl.lit(None, pl.Int64).alias("file_id"))
         never_before = pl.col("first_rated").is_null() | (pl.col("first_rated") > pl.col("in_force"))
         ev = ev.with_columns(
             pl.when(pl.col("store_rating").is_null() & never_before).then(pl.col("file_rating")).alias("boot_rating")
