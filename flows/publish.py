@@ -21,20 +21,24 @@ from prefect.cache_policies import NO_CACHE
 from elopipe import publish_plan
 from elopipe.publish_plan import DEFAULT_MAX_LISTS
 from elopipe.store import DEFAULT_DB, open_writer
-from flows._stages import stage_line, stage_warning
+from flows._stages import stage_line
 
 __all__ = ["DEFAULT_MAX_LISTS", "publish", "publish_system"]
 
 
 @task(name="publish_system", task_run_name="publish {system}", cache_policy=NO_CACHE, persist_result=False)
-def publish_system(db: str, system: str, out: str, list_dates: list[dt.date] | None) -> list[Path]:
-    """Write `system`'s outputs for `list_dates` (None: the latest list) into `out`."""
+def publish_system(db: str, system: str, out: str, list_dates: list[dt.date] | None) -> list[Path] | None:
+    """Write `system`'s outputs for `list_dates` (None: the latest list) into `out`. None when the
+    system has no list at all (e.g. fide-blitz on files without blitz events): not a failure."""
     from elopipe.publish.outputs import publish_outputs
 
     # A writer connection, not a reader: inside `pipeline` this process already holds the
     # store's lock, and DuckDB refuses a read-only connection next to a read-write one.
     with open_writer(db) as con:
-        return publish_outputs(con, system, out, list_dates=list_dates)
+        try:
+            return publish_outputs(con, system, out, list_dates=list_dates)
+        except LookupError:
+            return None
 
 
 @flow(name="publish", validate_parameters=False)
@@ -63,10 +67,8 @@ def publish(
             dates, held_back = publish_plan.select_dates(
                 dates, publish_plan.published_dates(out_p, db_s, system), max_lists
             )
-        try:
-            paths = publish_system(db_s, system, os.fspath(out_p), dates)
-        except LookupError as exc:
-            stage_warning("publish", f"{system}: {exc}")
+        paths = publish_system(db_s, system, os.fspath(out_p), dates)
+        if paths is None:
             notes.append(f"{system}: no list")
             continue
         publish_plan.remember(out_p, db_s, system, dates or publish_plan.dates_in_paths(paths, system))

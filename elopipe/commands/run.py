@@ -11,7 +11,9 @@ import typer
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
 from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path
 
-SYSTEM_HELP = "Rating systems, comma-separated (fide, ffe, ...)."
+# FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
+DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
+SYSTEM_HELP = "Rating systems, comma-separated: fide, fide-rapid, fide-blitz, ffe, ffe-rapid, elo, glicko2."
 
 
 def parse_systems(text: str) -> list[str]:
@@ -56,7 +58,7 @@ def parse_through(text: str | None) -> dt.date | None:
 def run(
     paths: list[Path] = typer.Argument(..., help="Files or folders of PGN/TRF (and .zip/.gz/.bz2 of those)."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
-    system: str = typer.Option("fide", "--system", "-s", help=SYSTEM_HELP),
+    system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
     validate_moves: bool = typer.Option(False, "--validate-moves", help="Replay every game; report illegal moves."),

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.commands.run import SYSTEM_HELP, parse_systems
+from elopipe.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.store import DEFAULT_DB, check_store_path
 
 DEPLOYMENT_NAME = "elopipe-inbox"
@@ -30,7 +30,7 @@ def serve(
     cron: str | None = typer.Option(None, "--cron", help='Cron schedule, e.g. "*/10 * * * *".'),
     interval: float | None = typer.Option(None, "--interval", min=1, help="Run every SECONDS instead of a cron."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
-    system: str = typer.Option("fide", "--system", "-s", help=SYSTEM_HELP),
+    system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     name: str = typer.Option(DEPLOYMENT_NAME, "--name", help="Deployment name."),
     settle: float = typer.Option(2.0, "--settle", min=0, help="Seconds a file must hold still to count as arrived."),

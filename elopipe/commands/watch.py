@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.commands.run import LISTS_HELP, SYSTEM_HELP, parse_max_lists, parse_systems, parse_through
+from elopipe.commands.run import DEFAULT_SYSTEMS, LISTS_HELP, SYSTEM_HELP, parse_max_lists, parse_systems, parse_through
 from elopipe.store import DEFAULT_DB, check_store_path
 
 
@@ -15,7 +15,7 @@ from elopipe.store import DEFAULT_DB, check_store_path
 def watch(
     inbox: Path = typer.Argument(..., help="The drop folder (created if missing)."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
-    system: str = typer.Option("fide", "--system", "-s", help=SYSTEM_HELP),
+    system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
     interval: float = typer.Option(5.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
