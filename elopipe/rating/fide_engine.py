@@ -813,10 +813,31 @@ def _one_period(
 
         # -- ratings in force at each event's start: store lists, else bootstrap from file --
         keys = sides_t.select("tp_key", "tournament_id", "player_id", "in_force", "version").unique(subset="tp_key")
-        # one join with the period's state: the current rating (the latest list) and the
-        # first list the player was rated on
+        # -- K: state at the start of the period (the 700 cap comes with the sums) --------
+        # K belongs to the period (read from list t - 1), so its rules are those in force on
+        # that list's date, whatever the versions of the period's events
+        k_rules = _version_of(prev_date, params)
+        junior_max_age = 17 if k_rules.junior_rule == "birthday" else 18
+        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= junior_max_age
+        k_base = (
+            pl.when(pl.lit(k_rules.k_fixed is not None))
+            .then(pl.lit(k_rules.k_fixed, pl.Int64))
+            .when(pl.col("k_official").is_not_null())
+            .then(pl.col("k_official"))
+            .when(pl.col("ever_2400").fill_null(False))
+            .then(10)
+            .when(junior.fill_null(False) & ~pl.col("ever_2300").fill_null(False))
+            .then(40)
+            .when(pl.col("total_games").is_not_null() & (pl.col("total_games") < 30))
+            .then(40)
+            .otherwise(20)
+            .cast(pl.Int64)
+        )
+        # one join with the period's state: the current rating (the latest list), the
+        # first list the player was rated on, and K before the cap (carried by each side,
+        # so the per-player sums need no join with the state)
         ev = keys.join(
-            known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated"),
+            known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")),
             on="player_id",
             how="left",
         )
@@ -896,10 +917,16 @@ def _one_period(
         # -- per side: Ro, Rc, D, PD (lazy: one plan up to the per-player sums) ------------
         # Ro (list in force, else the current rating) and R_prev come with one join
         if boot_rows.height:
-            ev = ev.join(
-                boot_rows.select("player_id", pl.col("boot_rating").alias("__boot")), on="player_id", how="left"
-            ).with_columns(pl.coalesce("r_cur", "__boot").alias("r_cur"))
-        own = ev.select("tp_key", pl.col("r_if").alias("ro_if"), pl.col("r_cur").alias("r_prev"))
+            ev = (
+                ev.join(
+                    boot_rows.select("player_id", pl.col("boot_rating").alias("__boot")), on="player_id", how="left"
+                )
+                .with_columns(pl.coalesce("r_cur", "__boot").alias("r_cur"))
+                # bootstrapping may set the 2400/2300 marks: K from the updated state
+                .drop("k_base")
+                .join(known.select("player_id", k_base.alias("k_base")), on="player_id", how="left")
+            )
+        own = ev.select("tp_key", pl.col("r_if").alias("ro_if"), pl.col("r_cur").alias("r_prev"), "k_base")
         opp = ev.select(pl.col("tp_key").alias("to_key"), pl.col("r_if").alias("rc"))
         needs_rank = sides_t.select((pl.col("cap_mode") == "one_upgrade").any()).item()
         s = _sides_plan(
@@ -910,42 +937,19 @@ def _one_period(
             needs_rank,
         ).collect(engine=_ENGINE)
 
-        # -- K: state at the start of the period, then the 700 cap -----------------------
-        # in the order of `known` (by player_id): the update joins the state by merge
-        per_player = known.lazy().join(
+        # -- per player: N, the sum of W - PD, K after the 700 cap ------------------------
+        per_player = (
             s.lazy()
             .filter(pl.col("counted"))
             .group_by("player_id")
             .agg(
                 pl.len().cast(pl.Int64).alias("n"),
                 pl.col("wpd_x100").sum().alias("sum_x100"),
-            ),
-            on="player_id",
-            how="inner",
-            maintain_order="left",
-        )
-        # K belongs to the period (read from list t - 1), so its rules are those in force on
-        # that list's date, whatever the versions of the period's events
-        k_rules = _version_of(prev_date, params)
-        junior_max_age = 17 if k_rules.junior_rule == "birthday" else 18
-        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= junior_max_age
-        k_base = (
-            pl.when(pl.lit(k_rules.k_fixed is not None))
-            .then(pl.lit(k_rules.k_fixed, pl.Int64))
-            .when(pl.col("k_official").is_not_null())
-            .then(pl.col("k_official"))
-            .when(pl.col("ever_2400").fill_null(False))
-            .then(10)
-            .when(junior.fill_null(False) & ~pl.col("ever_2300").fill_null(False))
-            .then(40)
-            .when(pl.col("total_games").is_not_null() & (pl.col("total_games") < 30))
-            .then(40)
-            .otherwise(20)
-            .cast(pl.Int64)
+                pl.col("k_base").first(),
+            )
         )
         n_per_player = (
-            per_player.with_columns(k_base.alias("k_base"))
-            .with_columns(
+            per_player.with_columns(
                 pl.when(pl.col("k_base") * pl.col("n") > 700)
                 .then(700 // pl.col("n"))
                 .otherwise(pl.col("k_base"))
@@ -957,9 +961,10 @@ def _one_period(
                 "k",
                 round_x100_expr(pl.col("k") * pl.col("sum_x100")).alias("change"),
             )
+            # ordered by player, the update joins the state by merge
+            .sort("player_id")
             .collect(engine=_ENGINE)
         )
-        n_per_player = _by_player(n_per_player)
         upd_parts.append(n_per_player)
 
         sk = s.join(n_per_player.select("player_id", "k"), on="player_id", how="left").lazy()
