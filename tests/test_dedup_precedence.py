@@ -22,3 +22,17 @@ def test_the_full_export_of_an_event_holds_every_canonical_game(tmp_path, order)
     ).fetchall()
     con.close()
     assert [(Path(p).name, n) for p, n in rows] == [("wchcand22.pgn", 56)]
+
+
+def test_a_report_by_name_finds_the_event_not_its_duplicate_export(tmp_path):
+    from elopipe.publish.reports import find_tournament
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([PART, FULL], db)
+    con = duckdb.connect(str(db), read_only=True)
+    tid = find_tournament(con, "FIDE Candidates 2022")
+    path = con.execute(
+        "SELECT s.path FROM tournaments t JOIN source_files s USING (file_id) WHERE t.tournament_id = ?", [tid]
+    ).fetchone()[0]
+    con.close()
+    assert Path(path).name == "wchcand22.pgn"

@@ -93,6 +93,9 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     """The tournament_id for `ref`: an id, else a name (exact, then case-insensitive literal
     substring: `%` and `_` match only themselves).
 
+    When a name matches several tournaments of which only one holds canonical games (the others
+    are duplicate exports of the same event), that one is taken.
+
     Raises LookupError (with the candidates) when nothing or more than one tournament matches.
     """
     if ref.strip().isdigit():
@@ -115,6 +118,14 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         return int(rows[0][0])
     if not rows:
         raise LookupError(f"no tournament matches {ref!r}")
+    # two exports of one event: the one holding canonical games is the event (the other's games are
+    # all duplicates, see game_sources), so the name is not ambiguous
+    with_games = con.execute(
+        "SELECT DISTINCT tournament_id FROM canonical_games WHERE tournament_id IN (SELECT UNNEST(?))",
+        [[int(r[0]) for r in rows]],
+    ).fetchall()
+    if len(with_games) == 1:
+        return int(with_games[0][0])
     names = con.execute(
         "SELECT tournament_id, name FROM tournaments WHERE tournament_id IN "
         f"({','.join(str(int(r[0])) for r in rows[:20])}) ORDER BY 1"
