@@ -38,7 +38,7 @@ from elopipe.rating.elo import KSchedule, expected_score, round_one_decimal
 from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, scope_skips
 from elopipe.rating.glicko import GlickoParams, rate_periods
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary
+from elopipe.rating.summary import RateSummary, summary_from_frames
 
 ELO_PERIODS = ("month", "tournament", "game")
 
@@ -364,30 +364,6 @@ def run_glicko2(
 # ---- entry points of the registry (elopipe.rating.systems) ----------------------------
 
 
-def _to_rate_summary(system: str, s: RunSummary, frames: dict[str, pl.DataFrame], started: float) -> RateSummary:
-    lists = frames["rating_lists"]
-    last = lists.filter(pl.col("list_date") == s.last_list) if lists.height else lists
-    ch = frames["rating_changes"]
-    return RateSummary(
-        system=system,
-        run_id=s.run_id,
-        lists=s.lists,
-        first_list=s.first_list,
-        last_list=s.last_list,
-        first_changed=s.first_list,
-        lists_written=s.lists,
-        players_rated=last.height,
-        new_ratings=0,
-        games_counted=s.games_counted,
-        not_counted=s.games_not_counted,
-        events_skipped=s.events_skipped,
-        unknown_tc_games=(
-            ch.filter(pl.col("tc_assumed").fill_null(False)).get_column("game_id").n_unique() if ch.height else 0
-        ),
-        seconds=time.monotonic() - started,
-    )
-
-
 def _check(system: str, params: dict[str, Any], known: set[str]) -> None:
     unknown = set(params) - known
     if unknown:
@@ -419,7 +395,7 @@ def rate_elo(
     if "period" in opts and opts["period"] not in ELO_PERIODS:
         raise ValueError(f"elo: period must be one of {ELO_PERIODS}")
     s, frames = run_elo(con, k=k, through=through, **opts)
-    return _to_rate_summary(system, s, frames, started)
+    return summary_from_frames(system, s, frames, started)
 
 
 def rate_glicko2(
@@ -444,4 +420,4 @@ def rate_glicko2(
     if rest.get("rate_class") == "any":
         rest["rate_class"] = None
     s, frames = run_glicko2(con, gp, through=through, **rest)
-    return _to_rate_summary(system, s, frames, started)
+    return summary_from_frames(system, s, frames, started)

@@ -43,7 +43,7 @@ from elopipe.rating.ffe_ages import category_expr, season_year, young_expr
 from elopipe.rating.ffe_rapid import RAPID
 from elopipe.rating.game_rows import load_game_rows, scope_skips
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary
+from elopipe.rating.summary import RateSummary, summary_from_frames
 
 
 @dataclass
@@ -255,27 +255,7 @@ def rate_ffe(
     r = rules_with_params(base, rules, params)
     run_opts = {k: v for k, v in params.items() if k in _RUN_OPTIONS and v is not None}
     s, frames = run_ffe(con, r, through=through, **run_opts)
-    lists = frames["rating_lists"]
-    last = lists.filter(pl.col("list_date") == s.last_list) if lists.height else lists
-    ch = frames["rating_changes"]
-    return RateSummary(
-        system=system,
-        run_id=s.run_id,
-        lists=s.lists,
-        first_list=s.first_list,
-        last_list=s.last_list,
-        first_changed=s.first_list,
-        lists_written=s.lists,
-        players_rated=last.filter(pl.col("rating").is_not_null()).height if last.height else 0,
-        new_ratings=s.new_ratings,
-        games_counted=s.games_counted,
-        not_counted=s.games_not_counted,
-        events_skipped=s.events_skipped,
-        unknown_tc_games=(
-            ch.filter(pl.col("tc_assumed").fill_null(False)).get_column("game_id").n_unique() if ch.height else 0
-        ),
-        seconds=time.monotonic() - started,
-    )
+    return summary_from_frames(system, s, frames, started, rated_only=True)
 
 
 # ---- helpers -------------------------------------------------------------------------
