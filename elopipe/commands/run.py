@@ -16,6 +16,21 @@ DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
 SYSTEM_HELP = "Rating systems, comma-separated: fide, fide-rapid, fide-blitz, ffe, ffe-rapid, elo, glicko2."
 
 
+def exit_if_api_unreachable() -> None:
+    """A PREFECT_API_URL that nothing answers on: say so and exit 1 before any flow starts."""
+    from elopipe.prefect_env import api_status
+
+    status = api_status()
+    if status.url and not status.reachable:
+        err_console.print(
+            f"{status.detail}\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
+            "Prefect start a temporary server for this command.",
+            style="red",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
+
+
 def parse_systems(text: str) -> list[str]:
     """'fide, FFE' -> ['fide', 'ffe'] (order kept, duplicates dropped). Raises typer.BadParameter
     when nothing is left or a name is not a known rating system (elopipe.rating.systems)."""
@@ -83,17 +98,9 @@ def run(
     max_lists = parse_max_lists(lists)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import api_status, configure, local_run_settings, start_api_early
+    from elopipe.prefect_env import configure, local_run_settings, start_api_early
 
-    status = api_status()
-    if status.url and not status.reachable:
-        err_console.print(
-            f"{status.detail}\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
-            "Prefect start a temporary server for this command.",
-            style="red",
-            soft_wrap=True,
-        )
-        raise typer.Exit(1)
+    exit_if_api_unreachable()
     t0 = time.time()
     configure(quiet=not verbose)
     api_ready = start_api_early()

@@ -7,7 +7,15 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.commands.run import DEFAULT_SYSTEMS, LISTS_HELP, SYSTEM_HELP, parse_max_lists, parse_systems, parse_through
+from elopipe.commands.run import (
+    DEFAULT_SYSTEMS,
+    LISTS_HELP,
+    SYSTEM_HELP,
+    exit_if_api_unreachable,
+    parse_max_lists,
+    parse_systems,
+    parse_through,
+)
 from elopipe.store import DEFAULT_DB, check_store_path
 
 
@@ -38,19 +46,11 @@ def watch(
     inbox.mkdir(parents=True, exist_ok=True)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import api_status, configure, local_run_settings
+    from elopipe.prefect_env import configure, local_run_settings
     from elopipe.watcher import outcomes_by_path
     from elopipe.watcher import watch as watch_loop
 
-    status = api_status()
-    if status.url and not status.reachable:
-        err_console.print(
-            f"{status.detail}\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
-            "Prefect start a temporary server for this command.",
-            style="red",
-            soft_wrap=True,
-        )
-        raise typer.Exit(1)
+    exit_if_api_unreachable()
     configure(quiet=not verbose)
     from flows.pipeline import pipeline
 

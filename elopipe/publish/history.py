@@ -18,7 +18,7 @@ import polars as pl
 from elopipe.identity import name_key, name_key_sql
 from elopipe.publish.charts import rating_history_chart
 from elopipe.publish.html import render, system_label
-from elopipe.publish.reports import slug
+from elopipe.publish.reports import row_by_id, slug
 
 
 def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
@@ -84,12 +84,7 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
 
 def player_info(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, object]:
     """The `players` row as a dict; raises LookupError if absent."""
-    cur = con.execute("SELECT * FROM players WHERE player_id = ?", [player_id])
-    rows = cur.fetchall()
-    row = rows[0] if rows else None
-    if row is None:
-        raise LookupError(f"no player with id {player_id}")
-    return dict(zip([d[0] for d in cur.description], row, strict=True))
+    return row_by_id(con, "players", "player_id", player_id)
 
 
 def history_frame(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:

@@ -134,14 +134,19 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {listing}")
 
 
+def row_by_id(con: duckdb.DuckDBPyConnection, table: str, key: str, value: int) -> dict[str, object]:
+    """The row of `table` whose `key` column equals `value`, as a dict; LookupError if absent.
+    `table` and `key` are this module's callers' constants, never user text."""
+    cur = con.execute(f"SELECT * FROM {table} WHERE {key} = ?", [value])
+    rows = cur.fetchall()
+    if not rows:
+        raise LookupError(f"no {table.rstrip('s')} with id {value}")
+    return dict(zip([d[0] for d in cur.description], rows[0], strict=True))
+
+
 def tournament_info(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[str, object]:
     """The `tournaments` row of `tournament_id` as a dict; raises LookupError if absent."""
-    cur = con.execute("SELECT * FROM tournaments WHERE tournament_id = ?", [tournament_id])
-    rows = cur.fetchall()
-    row = rows[0] if rows else None
-    if row is None:
-        raise LookupError(f"no tournament with id {tournament_id}")
-    return dict(zip([d[0] for d in cur.description], row, strict=True))
+    return row_by_id(con, "tournaments", "tournament_id", tournament_id)
 
 
 def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str, list_dates: list | None = None) -> list[int]:
