@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title: str, fmt: str = "png") -> bytes:
@@ -54,6 +51,10 @@ def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) 
     `dates` and `ratings` differ in length."""
     if len(dates) != len(ratings):
         raise ValueError("dates and ratings differ in length")
+    # imported here: matplotlib costs ~0.3 s, which every `elopipe` command would otherwise pay
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(7, 3.2), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
