@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from elopipe.rating.timecontrol import classify_minutes  # the FIDE thresholds, in one place
+
 ONE = Decimal(1)
 HALF = Decimal("0.5")
 ZERO = Decimal(0)
@@ -172,10 +174,5 @@ def rate_class(tc: str | None) -> str | None:
     minutes = minutes_for_60_moves(tc)
     if minutes is None:
         return None
-    if minutes >= 60:
-        return "standard"
-    if minutes > 10:
-        return "rapid"
-    if minutes > 3:
-        return "blitz"
-    return None
+    c = classify_minutes(minutes)
+    return {"bullet": None, "correspondence": "standard"}.get(c, c)

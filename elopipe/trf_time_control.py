@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from elopipe.rating.timecontrol import classify_minutes
+
 _KEYWORDS = (
     ("blitz", "blitz"),
     ("bullet", "blitz"),
@@ -26,12 +28,11 @@ _NUMBER = re.compile(r"(\d+(?:[.,]\d+)?)\s*('|\"|h\b|hours?|hrs?|min\w*|m\b|s\b|
 
 
 def rate_class_for_minutes(minutes_for_60_moves: float) -> str:
-    """'standard' (>= 60), 'rapid' (> 10 and < 60) or 'blitz' (<= 10)."""
-    if minutes_for_60_moves >= 60:
-        return "standard"
-    if minutes_for_60_moves > 10:
-        return "rapid"
-    return "blitz"
+    """'standard' (>= 60), 'rapid' (> 10 and < 60) or 'blitz' (<= 10): the thresholds of
+    `elopipe.rating.timecontrol.classify_minutes`, with bullet counted as blitz and
+    correspondence as standard (a TRF tournament is rated in one of FIDE's three lists)."""
+    c = classify_minutes(minutes_for_60_moves)
+    return {None: "blitz", "bullet": "blitz", "correspondence": "standard"}.get(c, c)
 
 
 def rate_class_from_encoded(text: str | None) -> str | None:
