@@ -44,11 +44,13 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import polars as pl
 
 from elopipe.rating import fide
+from elopipe.rating.lookup import IdLookup
 from elopipe.rating.periods import PeriodScheme, add_months, get_scheme
 from elopipe.rating.rounding import div_round_expr, round_x100_expr
 from elopipe.rating.tables import dp_expr, pd_x100_expr
@@ -151,16 +153,26 @@ def _pair_key(tournament: str, player: str) -> pl.Expr:
     return pl.col(tournament).cast(pl.Int64) * (1 << 32) + pl.col(player).cast(pl.Int64)
 
 
+# a date on which each version is in force
+_VERSION_PROBE = {
+    "V2017": dt.date(2020, 1, 1),
+    "V2022": dt.date(2023, 1, 1),
+    "V2024": dt.date(2024, 6, 1),
+    "V2024A": dt.date(2025, 11, 1),
+}
+
+
+def _rules_by_version(params: FideParams) -> dict[str, fide.RuleSet]:
+    """The rule set of each version name (the ``version`` column of the sides)."""
+    return {
+        name: fide.rules_for_system(params.system, probe, None, params.v2022_cap_lower)
+        for name, probe in _VERSION_PROBE.items()
+    }
+
+
 def _rules_frame(params: FideParams) -> pl.DataFrame:
     rows = []
-    for name in ("V2017", "V2022", "V2024", "V2024A"):
-        probe = {
-            "V2017": dt.date(2020, 1, 1),
-            "V2022": dt.date(2023, 1, 1),
-            "V2024": dt.date(2024, 6, 1),
-            "V2024A": dt.date(2025, 11, 1),
-        }[name]
-        rs = fide.rules_for_system(params.system, probe, None, params.v2022_cap_lower)
+    for name, rs in _rules_by_version(params).items():
         rows.append(
             {
                 "version": name,
@@ -510,9 +522,8 @@ def run_periods(
     Python iterates over periods only; each period is a handful of Polars joins and
     group-bys over its player-sides, and one join into the full list of players.
     """
-    rules_df = _rules_frame(params)
     list_dates = [d for d in prep.list_dates if through is None or d <= through]
-    sides_all = prep.sides.join(rules_df, on="version", how="left")
+    sides_all = prep.sides
     official = prep.official
     state = _empty(_STATE_SCHEMA)
     lists = _Lists()
@@ -836,11 +847,9 @@ def _one_period(
         # one join with the period's state: the current rating (the latest list), the
         # first list the player was rated on, and K before the cap (carried by each side,
         # so the per-player sums need no join with the state)
-        ev = keys.join(
-            known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")),
-            on="player_id",
-            how="left",
-        )
+        # per-player values come by gathers (`IdLookup`), not joins: ~250k rows a FIDE month
+        kv = IdLookup(known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")))
+        ev = kv.attach(keys, "player_id", {"r_cur": "r_cur", "first_rated": "first_rated", "k_base": "k_base"})
         ev = _ratings_in_force(ev, lists)
         if prep.file_ratings.height:
             ev = ev.join(prep.file_ratings.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
@@ -862,6 +871,9 @@ def _one_period(
                 .alias("boot_rating")
             )
         ev = ev.with_columns(pl.coalesce("store_rating", "boot_rating").alias("r_if"))
+        # the (event, player) pairs whose rating in force is not the current one (an older
+        # list in force, a bootstrap): every other side takes the current rating by gather
+        exc = ev.filter(pl.col("r_if").ne_missing(pl.col("r_cur"))).select("tp_key", "r_if")
         disc_t = ev.filter(
             pl.col("file_rating").is_not_null()
             & pl.col("boot_rating").is_null()
@@ -916,26 +928,25 @@ def _one_period(
 
         # -- per side: Ro, Rc, D, PD (lazy: one plan up to the per-player sums) ------------
         # Ro (list in force, else the current rating) and R_prev come with one join
+        sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur", "k_base": "k_base"})
+        sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
         if boot_rows.height:
-            ev = (
-                ev.join(
-                    boot_rows.select("player_id", pl.col("boot_rating").alias("__boot")), on="player_id", how="left"
-                )
-                .with_columns(pl.coalesce("r_cur", "__boot").alias("r_cur"))
-                # bootstrapping may set the 2400/2300 marks: K from the updated state
-                .drop("k_base")
-                .join(known.select("player_id", k_base.alias("k_base")), on="player_id", how="left")
+            # R_prev is the rating after bootstrapping, which may also set the 2400/2300
+            # marks: K from the updated state
+            post = IdLookup(known.select("player_id", "rating", k_base.alias("k_base")))
+            sides_r = post.attach(
+                sides_r.drop("r_prev", "k_base"), "player_id", {"r_prev": "rating", "k_base": "k_base"}
             )
-        own = ev.select("tp_key", pl.col("r_if").alias("ro_if"), pl.col("r_cur").alias("r_prev"), "k_base")
-        opp = ev.select(pl.col("tp_key").alias("to_key"), pl.col("r_if").alias("rc"))
-        needs_rank = sides_t.select((pl.col("cap_mode") == "one_upgrade").any()).item()
-        s = _sides_plan(
-            sides_t.lazy(),
-            own.lazy(),
-            opp.lazy(),
-            params,
-            needs_rank,
-        ).collect(engine=_ENGINE)
+        if exc.height:
+            for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
+                x = exc.select(pl.col("tp_key").alias(key), pl.col("r_if").alias("__x"), pl.lit(True).alias("__in"))
+                sides_r = (
+                    sides_r.join(x, on=key, how="left", maintain_order="left")
+                    .with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
+                    .drop("__x", "__in")
+                )
+        versions = sides_t.get_column("version").drop_nulls().unique().to_list()
+        s = _sides_plan(sides_r.lazy(), params, versions).collect(engine=_ENGINE)
 
         # -- per player: N, the sum of W - PD, K after the 700 cap ------------------------
         per_player = (
@@ -967,7 +978,7 @@ def _one_period(
         )
         upd_parts.append(n_per_player)
 
-        sk = s.join(n_per_player.select("player_id", "k"), on="player_id", how="left").lazy()
+        sk = IdLookup(n_per_player.select("player_id", "k")).attach(s, "player_id", {"k": "k"}).lazy()
         changes_plan = sk.select(
             "list_date",
             "tournament_id",
@@ -1213,22 +1224,35 @@ def _flags_expr(marks: list[tuple[str, pl.Expr]], extra: pl.Expr | None) -> pl.E
     )
 
 
-def _sides_plan(
-    sides: pl.LazyFrame,
-    own: pl.LazyFrame,
-    opp: pl.LazyFrame,
-    params: FideParams,
-    needs_rank: bool,
-) -> pl.LazyFrame:
-    """Per player-side: Ro, Rc, why not counted, D, D after the 400-point rule, PD, W − PD."""
-    s = (
-        sides.join(own, on="tp_key", how="left")
-        .join(opp, on="to_key", how="left")
-        # 8.2.4: a player rated since (late report) plays at their current rating
-        .with_columns(pl.coalesce("ro_if", "r_prev").alias("ro"))
-    )
+def _per_version(params: FideParams, versions: list[str], value: Callable[[fide.RuleSet], object]) -> pl.Expr:
+    """A rule's value for each side's ``version``, as literals (no join with the rules).
+
+    A period's events nearly always share one version: the value is then one literal.
+    """
+    rules = _rules_by_version(params)
+    vals = {v: value(rules[v]) for v in sorted(versions)}
+    distinct = set(vals.values())
+    if len(distinct) <= 1:
+        return pl.lit(distinct.pop() if distinct else None)
+    expr = pl.when(pl.lit(False)).then(None)
+    for val in sorted(distinct, key=repr):
+        expr = expr.when(pl.col("version").is_in([v for v, x in vals.items() if x == val])).then(pl.lit(val))
+    return expr
+
+
+def _sides_plan(sides: pl.LazyFrame, params: FideParams, versions: list[str]) -> pl.LazyFrame:
+    """Per player-side: Ro, Rc, why not counted, D, D after the 400-point rule, PD, W − PD.
+
+    `sides` carries the player's rating in force (ro_if) and current rating (r_prev), K
+    before the 700 cap (k_base) and the opponent's rating in force (rc); `versions` are the
+    rule versions of its events.
+    """
+    # 8.2.4: a player rated since (late report) plays at their current rating
+    s = sides.with_columns(pl.coalesce("ro_if", "r_prev").alias("ro"))
     top = pl.max_horizontal(pl.col("ro").fill_null(0), pl.col("rc").fill_null(0))
-    minimum = pl.when(top >= pl.col("t120")).then(120).when(top >= pl.col("t90")).then(90).otherwise(60)
+    t120 = _per_version(params, versions, lambda r: r.time_thresholds[0])
+    t90 = _per_version(params, versions, lambda r: r.time_thresholds[1])
+    minimum = pl.when(top >= t120).then(120).when(top >= t90).then(90).otherwise(60)
     too_fast = (
         pl.lit(params.check_time_minimum and params.system == "fide")
         & pl.col("tc_minutes").is_not_null()
@@ -1260,7 +1284,8 @@ def _sides_plan(
         pl.col("reason").is_null().alias("counted"),
         (pl.col("ro") - pl.col("rc")).alias("d_raw"),
     )
-    if needs_rank:
+    rules = _rules_by_version(params)
+    if any(rules[v].cap_mode == "one_upgrade" for v in versions):
         # V2022 8.3.1: one upgrade per event, the largest D > 400 of the player's games
         up = (
             # ties on D broken by the round, so the capped game does not depend on row order
@@ -1271,20 +1296,29 @@ def _sides_plan(
         )
     else:
         up = pl.lit(None, pl.UInt32)
-    capped = pl.col("d_raw").clip(-400, 400)
-    d_used = (
-        pl.when(pl.col("cap_mode") == "all")
-        .then(capped)
-        .when(pl.col("cap_mode") == "none")
-        .then(pl.col("d_raw"))
-        .when(pl.col("cap_mode") == "all_below_2650")
-        .then(pl.when(pl.col("ro") >= 2650).then(pl.col("d_raw")).otherwise(capped))
-        .when(pl.col("d_raw") > 400)
-        .then(pl.when(pl.col("__up") == 1).then(400).otherwise(pl.col("d_raw")))
-        .when(pl.col("d_raw") < -400)
-        .then(pl.when(pl.col("cap_lower")).then(-400).otherwise(pl.col("d_raw")))
-        .otherwise(pl.col("d_raw"))
-    )
+    d = pl.col("d_raw")
+    capped = d.clip(-400, 400)
+    cap_lower = _per_version(params, versions, lambda r: r.v2022_cap_lower)
+    by_mode = {
+        "all": capped,
+        "none": d,
+        "all_below_2650": pl.when(pl.col("ro") >= 2650).then(d).otherwise(capped),
+        # V2022 8.3.1: the largest D > 400 of the event is capped once
+        "one_upgrade": pl.when(d > 400)
+        .then(pl.when(pl.col("__up") == 1).then(400).otherwise(d))
+        .when(d < -400)
+        .then(pl.when(cap_lower).then(-400).otherwise(d))
+        .otherwise(d),
+    }
+    modes = {v: rules[v].cap_mode for v in versions}
+    if len(set(modes.values())) <= 1:
+        d_used = by_mode[modes.popitem()[1]] if modes else d
+    else:
+        d_used = pl.when(pl.lit(False)).then(None)
+        for mode in sorted(set(modes.values())):
+            d_used = d_used.when(pl.col("version").is_in([v for v, m in modes.items() if m == mode])).then(
+                by_mode[mode]
+            )
     return (
         s.with_columns(up.alias("__up"))
         .with_columns(d_used.alias("d_used"))
