@@ -803,9 +803,9 @@ def _one_period(
     if sides_t is not None and sides_t.height:
         # -- players of the period: their state at the start of the period -------------
         # one left join: players new to the store get an all-null state row
+        period_players = _by_player(sides_t.select(pl.col("player_id").unique().sort()))
         known = (
-            _by_player(sides_t.select(pl.col("player_id").unique().sort()))
-            .join(state, on="player_id", how="left", coalesce=False)
+            period_players.join(state, on="player_id", how="left", coalesce=False)
             # the right key is null for players the state did not know
             .with_columns(pl.col("player_id_right").is_null().alias("__changed"))
             .select(*_STATE_SCHEMA, "__changed")
@@ -928,15 +928,14 @@ def _one_period(
 
         # -- per side: Ro, Rc, D, PD (lazy: one plan up to the per-player sums) ------------
         # Ro (list in force, else the current rating) and R_prev come with one join
-        sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur", "k_base": "k_base"})
+        sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
+        k_of = kv  # K before the cap, by player
         sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
         if boot_rows.height:
             # R_prev is the rating after bootstrapping, which may also set the 2400/2300
             # marks: K from the updated state
-            post = IdLookup(known.select("player_id", "rating", k_base.alias("k_base")))
-            sides_r = post.attach(
-                sides_r.drop("r_prev", "k_base"), "player_id", {"r_prev": "rating", "k_base": "k_base"}
-            )
+            k_of = IdLookup(known.select("player_id", "rating", k_base.alias("k_base")))
+            sides_r = k_of.attach(sides_r.drop("r_prev"), "player_id", {"r_prev": "rating"})
         if exc.height:
             for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
                 x = exc.select(pl.col("tp_key").alias(key), pl.col("r_if").alias("__x"), pl.lit(True).alias("__in"))
@@ -949,36 +948,30 @@ def _one_period(
         s = _sides_plan(sides_r.lazy(), params, versions).collect(engine=_ENGINE)
 
         # -- per player: N, the sum of W - PD, K after the 700 cap ------------------------
-        per_player = (
+        sums = (
             s.lazy()
             .filter(pl.col("counted"))
             .group_by("player_id")
-            .agg(
-                pl.len().cast(pl.Int64).alias("n"),
-                pl.col("wpd_x100").sum().alias("sum_x100"),
-                pl.col("k_base").first(),
-            )
+            .agg(pl.len().cast(pl.Int64).alias("n"), pl.col("wpd_x100").sum().alias("sum_x100"))
+            .collect(engine=_ENGINE)
         )
+        # in player order (the period's players are sorted): the update joins the state by merge
+        n_per_player = IdLookup(sums).attach(period_players, "player_id", {"n": "n", "sum_x100": "sum_x100"})
+        n_per_player = k_of.attach(n_per_player.filter(pl.col("n").is_not_null()), "player_id", {"k_base": "k_base"})
         n_per_player = (
-            per_player.with_columns(
+            n_per_player.with_columns(
                 pl.when(pl.col("k_base") * pl.col("n") > 700)
                 .then(700 // pl.col("n"))
                 .otherwise(pl.col("k_base"))
                 .alias("k")
             )
-            .select(
-                "player_id",
-                "n",
-                "k",
-                round_x100_expr(pl.col("k") * pl.col("sum_x100")).alias("change"),
-            )
-            # ordered by player, the update joins the state by merge
-            .sort("player_id")
-            .collect(engine=_ENGINE)
+            .with_columns(round_x100_expr(pl.col("k") * pl.col("sum_x100")).alias("change"))
+            .select("player_id", "n", "k", "change")
         )
         upd_parts.append(n_per_player)
 
-        sk = IdLookup(n_per_player.select("player_id", "k")).attach(s, "player_id", {"k": "k"}).lazy()
+        k_final = IdLookup(n_per_player.select("player_id", "k"))
+        sk = k_final.attach(s, "player_id", {"k": "k"}).lazy()
         changes_plan = sk.select(
             "list_date",
             "tournament_id",
@@ -1008,9 +1001,10 @@ def _one_period(
                 pl.col("score_x100").sum().alias("score_x100"),
                 pl.col("rc").sum().alias("sum_rc"),
                 pl.col("pd_x100").sum().alias("we_x100"),
-                pl.col("wpd_x100").sum().alias("wwe_x100"),
                 pl.col("k").first().alias("k"),
             )
+            # Σ(W − PD) = ΣW − ΣPD, exact in hundredths
+            .with_columns((pl.col("score_x100") - pl.col("we_x100")).alias("wwe_x100"))
             .with_columns(
                 (pl.col("tp_key") // (1 << 32)).alias("tournament_id"),
                 (pl.col("tp_key") % (1 << 32)).alias("player_id"),

@@ -30,17 +30,16 @@ class IdLookup:
     def __init__(self, frame: pl.DataFrame, key: str = "player_id") -> None:
         self._frame = frame
         self._key = key
-        self._cache: dict[str, pl.Series] = {}
         ids = frame.get_column(key)
         n = frame.height
         lo = ids.min() if n else 0
         self._hi = int(ids.max()) if n else -1
         self.dense = n == 0 or (lo is not None and lo >= 0 and self._hi <= DENSE_MAX_ID)
         if self.dense and n:
-            # row n of the padded columns is null: the row of every absent id
+            # null where no row has the id: gathering a null row gives null
             self._row = (
-                pl.Series("row", [n], dtype=pl.UInt32)
-                .extend_constant(n, self._hi)
+                pl.Series("row", [None], dtype=pl.UInt32)
+                .extend_constant(None, self._hi)
                 .scatter(ids.cast(pl.Int64), pl.int_range(n, dtype=pl.UInt32, eager=True))
             )
 
@@ -64,11 +63,5 @@ class IdLookup:
             pl.lit(self._row).gather(i if in_range else pl.when((i >= 0) & (i <= self._hi)).then(i)).alias("__row")
         )
         return d.with_columns(
-            pl.lit(self._padded(col)).gather(pl.col("__row")).alias(out) for out, col in columns.items()
+            pl.lit(self._frame.get_column(col)).gather(pl.col("__row")).alias(out) for out, col in columns.items()
         ).drop("__row")
-
-    def _padded(self, col: str) -> pl.Series:
-        s = self._cache.get(col)
-        if s is None:
-            s = self._cache[col] = self._frame.get_column(col).extend_constant(None, 1)
-        return s
