@@ -747,6 +747,40 @@ def _state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame
     ).cast(_STATE_SCHEMA)
 
 
+# a discrepancy row as the engine finds it, and its name in `DISC_SCHEMA`
+_DISC_COLS = {
+    "in_force": "list_date",
+    "tournament_id": "tournament_id",
+    "player_id": "player_id",
+    "file_rating": "file_rating",
+    "store_rating": "list_rating",
+    "file_id": "file_id",
+}
+
+
+def _plain_discrepancies(
+    sides: pl.DataFrame, file_ratings: pl.DataFrame, kv: IdLookup, latest_dates: list[dt.date], plain: pl.Expr
+) -> pl.DataFrame:
+    """Plain (event, player) pairs (see `_one_period`) whose file rating differs from their
+    rating on the list in force (the current one): columns of `_DISC_COLS`."""
+    schema = {"in_force": pl.Date, "tournament_id": pl.Int64, "player_id": pl.Int64}
+    schema |= {"file_rating": pl.Int64, "store_rating": pl.Int64, "file_id": pl.Int64}
+    if file_ratings.height == 0 or not latest_dates:
+        return _empty(schema)
+    tids = sides.get_column("tournament_id").unique()
+    fr = kv.attach(
+        file_ratings.filter(pl.col("tournament_id").is_in(tids) & pl.col("file_rating").is_not_null()),
+        "player_id",
+        {"store_rating": "r_cur"},
+    ).filter(pl.col("store_rating").is_not_null() & (pl.col("store_rating") != pl.col("file_rating")))
+    if fr.height == 0:
+        return _empty(schema)
+    # the pairs that played in the period, with their event's list in force
+    pairs = sides.filter(plain.fill_null(False) & pl.col("tp_key").is_in(fr.get_column("tp_key")))
+    pairs = pairs.select("tp_key", "in_force").unique(subset="tp_key")
+    return fr.join(pairs, on="tp_key", how="inner").select(list(schema)).cast(schema)
+
+
 def _ratings_in_force(keys: pl.DataFrame, lists: _Lists) -> pl.DataFrame:
     """keys(player_id, in_force, r_cur, ...) + store_rating from the list in force.
 
@@ -823,7 +857,6 @@ def _one_period(
         known = known.cast(_STATE_SCHEMA)
 
         # -- ratings in force at each event's start: store lists, else bootstrap from file --
-        keys = sides_t.select("tp_key", "tournament_id", "player_id", "in_force", "version").unique(subset="tp_key")
         # -- K: state at the start of the period (the 700 cap comes with the sums) --------
         # K belongs to the period (read from list t - 1), so its rules are those in force on
         # that list's date, whatever the versions of the period's events
@@ -844,13 +877,31 @@ def _one_period(
             .otherwise(20)
             .cast(pl.Int64)
         )
-        # one join with the period's state: the current rating (the latest list), the
-        # first list the player was rated on, and K before the cap (carried by each side,
-        # so the per-player sums need no join with the state)
-        # per-player values come by gathers (`IdLookup`), not joins: ~250k rows a FIDE month
+        # per-player values come by gathers (`IdLookup`), not joins: ~250k sides a FIDE month
         kv = IdLookup(known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")))
+        # Ro (list in force) and R_prev are the current rating for most sides; the others
+        # are replaced below (`exc`)
+        sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
+        sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
+
+        # An (event, player) pair is plain when the list in force at the event's start is
+        # the latest list and the player is rated on it: their rating in force is then the
+        # current one, there is nothing to bootstrap, and the only check left is the
+        # rating written in the file.  Only the other pairs need the lists in force.
+        latest = lists.by_date[lists.dates[-1]] if lists.dates else None
+        in_force_dates = sides_t.get_column("in_force").drop_nulls().unique().to_list()
+        latest_dates = [d for d in in_force_dates if latest is not None and lists.in_force(d) is latest]
+        plain = pl.col("in_force").is_in(latest_dates) & pl.col("r_prev").is_not_null()
+        keys = (
+            sides_r.filter(~plain.fill_null(False))
+            .select("tp_key", "tournament_id", "player_id", "in_force", "version")
+            .unique(subset="tp_key")
+        )
+        disc_plain = _plain_discrepancies(sides_r, prep.file_ratings, kv, latest_dates, plain)
         ev = kv.attach(keys, "player_id", {"r_cur": "r_cur", "first_rated": "first_rated", "k_base": "k_base"})
-        ev = _ratings_in_force(ev, lists)
+        ev = (
+            _ratings_in_force(ev, lists) if ev.height else ev.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
+        )
         if prep.file_ratings.height:
             ev = ev.join(prep.file_ratings.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
         else:
@@ -874,18 +925,20 @@ def _one_period(
         # the (event, player) pairs whose rating in force is not the current one (an older
         # list in force, a bootstrap): every other side takes the current rating by gather
         exc = ev.filter(pl.col("r_if").ne_missing(pl.col("r_cur"))).select("tp_key", "r_if")
-        disc_t = ev.filter(
-            pl.col("file_rating").is_not_null()
-            & pl.col("boot_rating").is_null()
-            & (pl.col("store_rating").is_null() | (pl.col("store_rating") != pl.col("file_rating")))
-            & (pl.col("store_rating").is_not_null() | ~never_before)
-        ).select(
-            pl.col("in_force").alias("list_date"),
-            "tournament_id",
-            "player_id",
-            "file_rating",
-            pl.col("store_rating").alias("list_rating"),
-            "file_id",
+        disc_t = (
+            pl.concat(
+                [
+                    ev.filter(
+                        pl.col("file_rating").is_not_null()
+                        & pl.col("boot_rating").is_null()
+                        & (pl.col("store_rating").is_null() | (pl.col("store_rating") != pl.col("file_rating")))
+                        & (pl.col("store_rating").is_not_null() | ~never_before)
+                    ).select(list(_DISC_COLS)),
+                    disc_plain,
+                ]
+            )
+            .rename(_DISC_COLS)
+            .sort("tournament_id", "player_id")
         )
 
         # -- bootstrap never-rated players from this period's files ---------------------
@@ -926,11 +979,8 @@ def _one_period(
             else pl.DataFrame(schema={"player_id": pl.Int64, "boot": pl.Boolean})
         )
 
-        # -- per side: Ro, Rc, D, PD (lazy: one plan up to the per-player sums) ------------
-        # Ro (list in force, else the current rating) and R_prev come with one join
-        sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
+        # -- per side: Ro, Rc, D, PD --------------------------------------------------------
         k_of = kv  # K before the cap, by player
-        sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
         if boot_rows.height:
             # R_prev is the rating after bootstrapping, which may also set the 2400/2300
             # marks: K from the updated state
