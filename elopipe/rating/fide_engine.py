@@ -994,17 +994,33 @@ def _one_period(
                     .with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
                     .drop("__x", "__in")
                 )
-        versions = sides_t.get_column("version").drop_nulls().unique().to_list()
+        event_versions = sides_t.get_column("version").unique().to_list()
+        versions = [v for v in event_versions if v is not None]
         s = _sides_plan(sides_r.lazy(), params, versions).collect(engine=_ENGINE)
 
-        # -- per player: N, the sum of W - PD, K after the 700 cap ------------------------
-        sums = (
+        # -- per tournament (rated players): the sums of the player's counted games --------
+        per_event = (
             s.lazy()
             .filter(pl.col("counted"))
-            .group_by("player_id")
-            .agg(pl.len().cast(pl.Int64).alias("n"), pl.col("wpd_x100").sum().alias("sum_x100"))
+            .group_by("tp_key")
+            .agg(
+                pl.col("ro").first().alias("ro"),
+                pl.len().cast(pl.Int64).alias("n"),
+                pl.col("score_x100").sum().alias("score_x100"),
+                pl.col("rc").sum().alias("sum_rc"),
+                pl.col("pd_x100").sum().alias("we_x100"),
+            )
+            .with_columns(
+                (pl.col("tp_key") // (1 << 32)).alias("tournament_id"),
+                (pl.col("tp_key") % (1 << 32)).alias("player_id"),
+                # Σ(W − PD) = ΣW − ΣPD, exact in hundredths
+                (pl.col("score_x100") - pl.col("we_x100")).alias("wwe_x100"),
+            )
+            .drop("tp_key")
             .collect(engine=_ENGINE)
         )
+        # -- per player: N, the sum of W - PD, K after the 700 cap ------------------------
+        sums = per_event.group_by("player_id").agg(pl.col("n").sum(), pl.col("wwe_x100").sum().alias("sum_x100"))
         # in player order (the period's players are sorted): the update joins the state by merge
         n_per_player = IdLookup(sums).attach(period_players, "player_id", {"n": "n", "sum_x100": "sum_x100"})
         n_per_player = k_of.attach(n_per_player.filter(pl.col("n").is_not_null()), "player_id", {"k_base": "k_base"})
@@ -1041,41 +1057,26 @@ def _one_period(
             "tc_assumed",
         )
 
-        # -- per tournament (rated players) ----------------------------------------------
-        tr_plan = (
-            sk.filter(pl.col("counted"))
-            .group_by("tp_key")
-            .agg(
-                pl.col("ro").first().alias("ro"),
-                pl.len().cast(pl.Int64).alias("n"),
-                pl.col("score_x100").sum().alias("score_x100"),
-                pl.col("rc").sum().alias("sum_rc"),
-                pl.col("pd_x100").sum().alias("we_x100"),
-                pl.col("k").first().alias("k"),
-            )
-            # Σ(W − PD) = ΣW − ΣPD, exact in hundredths
-            .with_columns((pl.col("score_x100") - pl.col("we_x100")).alias("wwe_x100"))
-            .with_columns(
-                (pl.col("tp_key") // (1 << 32)).alias("tournament_id"),
-                (pl.col("tp_key") % (1 << 32)).alias("player_id"),
-            )
-            .join(
+        tr_plan = k_final.attach(per_event, "player_id", {"k": "k"}).lazy()
+        if len(event_versions) == 1 and event_versions[0] is not None:
+            # one rules version for the period's events (the usual case): a literal, no join
+            tr_plan = tr_plan.with_columns(pl.lit(event_versions[0], pl.Utf8).alias("rules_version"))
+        else:
+            tr_plan = tr_plan.join(
                 prep.tournaments.lazy().select(
                     pl.col("tournament_id").cast(pl.Int64), pl.col("version").alias("rules_version")
                 ),
                 on="tournament_id",
                 how="left",
             )
-            .with_columns(
-                div_round_expr(pl.col("sum_rc"), pl.col("n")).alias("ra"),
-                div_round_expr(pl.col("score_x100"), pl.col("n")).alias("p_x100"),
-                (pl.col("k") * pl.col("wwe_x100")).alias("change_x100"),
-                pl.lit(False).alias("unrated"),
-                pl.lit(None, pl.Int64).alias("ru_provisional"),
-            )
-            .with_columns((pl.col("ra") + dp_expr(pl.col("p_x100"))).alias("rp"))
-        )
-        changes_t, tr_t = pl.collect_all([changes_plan, tr_plan.drop("tp_key")], engine=_ENGINE)
+        tr_plan = tr_plan.with_columns(
+            div_round_expr(pl.col("sum_rc"), pl.col("n")).alias("ra"),
+            div_round_expr(pl.col("score_x100"), pl.col("n")).alias("p_x100"),
+            (pl.col("k") * pl.col("wwe_x100")).alias("change_x100"),
+            pl.lit(False).alias("unrated"),
+            pl.lit(None, pl.Int64).alias("ru_provisional"),
+        ).with_columns((pl.col("ra") + dp_expr(pl.col("p_x100"))).alias("rp"))
+        changes_t, tr_t = pl.collect_all([changes_plan, tr_plan], engine=_ENGINE)
 
         # -- unrated players: pool games against rated opponents ------------------------
         pool_new = s.filter(pl.col("reason") == "pooled_unrated").select(list(_POOL_SCHEMA))
