@@ -172,8 +172,6 @@ def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str 
         {"__t_text": t_text, "__t_min": [text_minutes(v) for v in t_text]},
         schema={"__t_text": pl.Utf8, "__t_min": pl.Float64},
     )
-    t = t.join(t_map, on="__t_text", how="left", nulls_equal=True)
-    out = games.join(g_map, on="time_control", how="left", nulls_equal=True).join(t, on="tournament_id", how="left")
 
     def cls(m: pl.Expr) -> pl.Expr:
         return (
@@ -190,11 +188,26 @@ def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str 
             .otherwise(pl.lit("bullet"))
         )
 
+    # per tournament (a few thousand rows): its declared class, else its time control's
     known_class = pl.col("__t_class").str.to_lowercase()
     known_class = pl.when(known_class.is_in(list(RATE_CLASSES))).then(known_class)
-    resolved = pl.coalesce(cls(pl.col("__g_min")), known_class, cls(pl.col("__t_min")))
+    t = (
+        t.join(t_map, on="__t_text", how="left", nulls_equal=True)
+        .with_columns(pl.coalesce(known_class, cls(pl.col("__t_min"))).alias("__t_res"))
+        .select("tournament_id", "__t_min", "__t_res")
+    )
+    if g_map.get_column("time_control").drop_nulls().len():
+        out = games.join(g_map, on="time_control", how="left", nulls_equal=True)
+        g_min = pl.col("__g_min")
+    else:
+        # no game carries a time control (TRF files): nothing to look up per game
+        out = games
+        g_min = pl.lit(None, pl.Float64)
+    out = out.join(t, on="tournament_id", how="left")
+    # a game's own time control first, then its tournament's
+    resolved = pl.coalesce(cls(g_min), pl.col("__t_res"))
     return out.with_columns(
-        pl.coalesce(pl.col("__g_min"), pl.col("__t_min")).alias("tc_minutes"),
+        pl.coalesce(g_min, pl.col("__t_min")).alias("tc_minutes"),
         resolved.is_null().alias("tc_assumed"),
         pl.coalesce(resolved, pl.lit(default)).alias("rate_class"),
-    ).drop("__g_min", "__t_text", "__t_class", "__t_min")
+    ).drop("__g_min", "__t_min", "__t_res", strict=False)
