@@ -14,6 +14,10 @@ How one period (list t) is computed, with no per-game Python loop:
    rating column, PGN WhiteElo/BlackElo) as their rating on that list ("bootstrap"); a
    player whose history is unknown counts as having ≥ 30 games.
    Disagreements between a file's rating and the store's list are recorded.
+   Per-player values reach the sides by gathers through a dense player-id array
+   (`elopipe.rating.lookup.IdLookup`) rather than hash joins; only the (event, player)
+   pairs whose list in force is not the latest one, or who are unrated, are looked up in
+   the older lists and the files (the others are rated on the current list).
 2. D = Ro − Rc, the version's 400-point rule (8.3.1), PD by a gather into table 8.1.2,
    W − PD in hundredths.
 3. K from the state at the start of the period (list t − 1): ever ≥ 2400 → 10; junior and
