@@ -115,7 +115,7 @@ def main() -> None:
                 f"SELECT count(*) FROM read_csv('{src}', columns={{'line': 'VARCHAR'}}, delim=chr(31),"
                 " header=false, quote='', escape='', encoding='latin-1', auto_detect=false)"
             )
-            .fetchone()[0]
+            .fetchall()[0][0]
         )
         base, base_cpu = time.perf_counter() - t0, time.process_time() - c0
         with open_writer(Path(tmp) / "bench.duckdb") as con:

@@ -664,10 +664,10 @@ _PLAYER_COLS = ("player_id", "fide_id", "national_id", "name", "name_key", "fede
 
 
 def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict:
-    row = con.execute(f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id = ?", [player_id]).fetchone()
-    if row is None:
+    rows = con.execute(f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id = ?", [player_id]).fetchall()
+    if not rows:
         raise IdentityError(f"no player {player_id}")
-    return dict(zip(_PLAYER_COLS, row, strict=True))
+    return dict(zip(_PLAYER_COLS, rows[0], strict=True))
 
 
 def _rewrite(con: duckdb.DuckDBPyConnection, old: int, new: int, file_id: int | None = None) -> None:
@@ -733,7 +733,7 @@ def merge_players(
         [rule, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), merged_id],
     )
     _rewrite(con, merged_id, kid)
-    mid = con.execute("SELECT nextval('merge_id_seq')").fetchone()[0]
+    mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
         " VALUES (?, ?, ?, 'merge', ?, ?, now())",
@@ -810,17 +810,17 @@ def split_player(
         "SELECT name_as_written, fide_id_in_file, federation, birth_year, sex FROM tournament_players"
         " WHERE player_id = ? AND tournament_id IN (SELECT UNNEST(?)) ORDER BY tournament_id LIMIT 1",
         [player_id, tids],
-    ).fetchone()
+    ).fetchall()[0]
     orig = _player(con, player_id)
     fid = first[1] if first[1] and first[1] != orig["fide_id"] else None
-    new_id = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
+    new_id = con.execute("SELECT nextval('player_id_seq')").fetchall()[0][0]
     written = first[0] or name or orig["name"]
     con.execute(
         "INSERT INTO players (player_id, fide_id, name, name_key, federation, birth_year, sex) VALUES (?,?,?,?,?,?,?)",
         [new_id, fid, written, name_key(written), first[2], first[3], first[4]],
     )
     _move_in_tournaments(con, player_id, new_id, tids)
-    mid = con.execute("SELECT nextval('merge_id_seq')").fetchone()[0]
+    mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at, criteria)"
         " VALUES (?, ?, ?, 'split', ?, ?, now(), ?)",
@@ -1040,19 +1040,17 @@ def _file_tournaments(con: duckdb.DuckDBPyConnection, file_id: int) -> set[int]:
 
 
 def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:
-    row = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchone()
-    return row[0] if row else pid
+    rows = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchall()
+    return rows[0][0] if rows else pid
 
 
 def _co_occur(con: duckdb.DuckDBPyConnection, a: int, b: int) -> bool:
-    return (
-        con.execute(
-            "SELECT 1 FROM tournament_players x JOIN tournament_players y USING (tournament_id)"
-            " WHERE x.player_id = ? AND y.player_id = ? LIMIT 1",
-            [a, b],
-        ).fetchone()
-        is not None
-    )
+    rows = con.execute(
+        "SELECT 1 FROM tournament_players x JOIN tournament_players y USING (tournament_id)"
+        " WHERE x.player_id = ? AND y.player_id = ? LIMIT 1",
+        [a, b],
+    ).fetchall()
+    return bool(rows)
 
 
 def _kept_first(a: tuple, b: tuple) -> tuple[tuple, tuple]:

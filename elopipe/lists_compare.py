@@ -61,7 +61,7 @@ def compare_lists(
     official = rel.pl().filter(pl.col("system") == system)
     computed_n = con.execute(
         "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if computed_n == 0:
         raise ValueError(f"the store has no computed {system} list for {list_date}; run the rating first")
     _register(con, "_cmp_official", official)

@@ -504,7 +504,7 @@ def _store(
     con.unregister("_ol_rel")
     res.players_linked = con.execute(
         "SELECT count(DISTINCT player_id) FROM _ol_new WHERE player_id IS NOT NULL"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     # one new player per person absent from the store (the person key: FIDE ID, else licence)
     con.execute("DROP TABLE IF EXISTS _ol_people")
     con.execute(
@@ -517,7 +517,7 @@ def _store(
             FROM _ol_new WHERE player_id IS NULL GROUP BY 1 ORDER BY 1)
         """
     )
-    res.players_created = con.execute("SELECT count(*) FROM _ol_people").fetchone()[0]
+    res.players_created = con.execute("SELECT count(*) FROM _ol_people").fetchall()[0][0]
     key = name_key_sql("COALESCE(name, '?')")
     con.execute(
         f"INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation, sex, birth_year, title)"

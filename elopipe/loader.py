@@ -56,7 +56,8 @@ def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> File
             "SELECT file_id, status FROM source_files WHERE sha256 = ? AND status NOT IN ('replaced', 'duplicate') "
             "ORDER BY file_id LIMIT 1",
             [ps.sha256],
-        ).fetchone()
+        ).fetchall()
+        row = row[0] if row else None
         if row is not None:
             dup = _record_duplicate_path(con, ps, row[0])
             why = f"same bytes as file_id {row[0]}" if dup else f"already ingested ({row[1]})"
@@ -104,8 +105,8 @@ def _same_rejection_recorded(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -
         "SELECT 1 FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? AND sha256 = '' "
         "AND reason = ? LIMIT 1",
         [ps.source.path, ps.source.member, ps.rejected_reason],
-    ).fetchone()
-    return row is not None
+    ).fetchall()
+    return bool(row)
 
 
 def _replace_previous(con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int) -> list[int]:
@@ -149,8 +150,8 @@ def _record_duplicate_path(con: duckdb.DuckDBPyConnection, ps: ParsedSource, fir
     seen = con.execute(
         "SELECT 1 FROM source_files WHERE sha256 = ? AND path = ? AND member IS NOT DISTINCT FROM ?",
         [ps.sha256, ps.source.path, ps.source.member],
-    ).fetchone()
-    if seen is not None:
+    ).fetchall()
+    if seen:
         return False
     con.execute(
         "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"
@@ -173,7 +174,7 @@ def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
 
 
 def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
-    file_id = con.execute("SELECT nextval('file_id_seq')").fetchone()[0]
+    file_id = con.execute("SELECT nextval('file_id_seq')").fetchall()[0][0]
     replaced = _replace_previous(con, ps, file_id) if ps.sha256 else []
     parsed = ps.parsed if ps.rejected_reason is None else None
     res = FileResult(ps.source.display, "rejected", file_id=file_id, format=ps.format, replaced_file_ids=replaced)

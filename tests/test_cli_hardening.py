@@ -428,3 +428,17 @@ def test_short_history_chart_axis_stays_near_the_lists(n: int) -> None:
     assert (hi - lo).days <= 120
     assert hi < dt.date(2024, 6, 1) and lo > dt.date(2023, 10, 1)
     assert rating_history_chart(dates, [1554, 1560][:n], "x", fmt="svg").startswith(b"<?xml")
+
+
+def test_library_code_never_leaves_a_duckdb_result_half_fetched():
+    # DuckDB 2 refuses con.sql() on a connection whose last execute() result was not fully
+    # fetched (ResourceInUseException): fetchone() on a query left a later report crashing
+    root = Path(__file__).resolve().parents[1]
+    offenders = [
+        f"{p.relative_to(root)}:{i}"
+        for d in ("elopipe", "flows")
+        for p in sorted((root / d).rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if ".fetchone()" in line
+    ]
+    assert offenders == []

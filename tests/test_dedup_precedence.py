@@ -36,3 +36,28 @@ def test_a_report_by_name_finds_the_event_not_its_duplicate_export(tmp_path):
     ).fetchone()[0]
     con.close()
     assert Path(path).name == "wchcand22.pgn"
+
+
+def test_a_report_by_the_id_of_the_duplicate_export_points_to_the_event(tmp_path):
+    from typer.testing import CliRunner
+
+    from elopipe.cli import app
+    from elopipe.publish.reports import canonical_event, find_tournament
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([PART, FULL], db)
+    con = duckdb.connect(str(db), read_only=True)
+    part_id, full_id = (
+        con.execute(
+            "SELECT t.tournament_id FROM tournaments t JOIN source_files s USING (file_id) WHERE s.path LIKE ?",
+            [f"%{f.name}"],
+        ).fetchone()[0]
+        for f in (PART, FULL)
+    )
+    assert canonical_event(con, part_id) == full_id
+    assert canonical_event(con, full_id) is None
+    assert find_tournament(con, str(part_id)) == full_id
+    con.close()
+    res = CliRunner().invoke(app, ["report", "--tournament", str(part_id), "--db", str(db), "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert f"duplicate export of tournament {full_id}" in res.output

@@ -37,6 +37,11 @@ def report(
     target = out / "reports" / system
     try:
         ids = rated_tournaments(con, system) if all_rated else [find_tournament(con, tournament)]
+        if not all_rated and tournament.strip().isdigit() and ids[0] != int(tournament):
+            err_console.print(
+                f"tournament {int(tournament)} is a duplicate export of tournament {ids[0]}: reporting {ids[0]}",
+                style="yellow",
+            )
         if not ids:
             err_console.print(f"no tournament rated under {system!r} in {db}", style="red")
             raise typer.Exit(1)

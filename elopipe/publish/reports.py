@@ -102,7 +102,7 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         row = con.execute("SELECT tournament_id FROM tournaments WHERE tournament_id = ?", [int(ref)]).fetchall()
         row = row[0] if row else None
         if row:
-            return int(row[0])
+            return canonical_event(con, int(row[0])) or int(row[0])
     exact = con.execute("SELECT tournament_id FROM tournaments WHERE lower(name) = lower(?)", [ref]).fetchall()
     if len(exact) == 1:
         return int(exact[0][0])
@@ -132,6 +132,25 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     ).fetchall()
     listing = "; ".join(f"{tid}: {name}" for tid, name in names)
     raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {listing}")
+
+
+def canonical_event(con: duckdb.DuckDBPyConnection, tournament_id: int) -> int | None:
+    """The tournament holding the canonical games when every game of `tournament_id` is a
+    duplicate export of games of one other tournament (see `game_sources`); else None."""
+    rows = con.execute(
+        """
+        SELECT DISTINCT c.tournament_id
+        FROM games g
+        JOIN game_sources s ON s.source_game_id = g.game_id AND s.game_id <> g.game_id
+        JOIN games c ON c.game_id = s.game_id
+        WHERE g.tournament_id = ?
+        """,
+        [tournament_id],
+    ).fetchall()
+    own = con.execute("SELECT count(*) FROM canonical_games WHERE tournament_id = ?", [tournament_id]).fetchall()
+    if len(rows) == 1 and own[0][0] == 0 and rows[0][0] != tournament_id:
+        return int(rows[0][0])
+    return None
 
 
 def row_by_id(con: duckdb.DuckDBPyConnection, table: str, key: str, value: int) -> dict[str, object]:

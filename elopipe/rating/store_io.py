@@ -390,7 +390,7 @@ def start_run(
     params: Mapping[str, Any] | None = None,
 ) -> int:
     """Insert a ``rating_runs`` row and return its run_id."""
-    run_id = con.execute("SELECT nextval('run_id_seq')").fetchone()[0]
+    run_id = con.execute("SELECT nextval('run_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO rating_runs (run_id, system, started_at, rules_forced, params) VALUES (?, ?, ?, ?, ?)",
         [
