@@ -45,6 +45,20 @@ def plain_console(**kwargs: Any) -> Console:
 console = plain_console(stderr=False)
 err_console = plain_console(stderr=True)
 
+# widest table printed whole (characters); a wider one wraps its cells, never cuts them
+_MAX_TABLE_WIDTH = 2000
+
+
+def print_table(table: Any, out: Console | None = None) -> None:
+    """Print a rich Table at its natural width even when the terminal (or a pipe, 80 columns)
+    is narrower: rich would otherwise cut long cells (player names, tournament lists) with '…'."""
+    out = out or console
+    # measured on a console as wide as allowed: a measurement never exceeds its console's width
+    need = plain_console(width=_MAX_TABLE_WIDTH).measure(table).maximum
+    width = max(out.width, min(need, _MAX_TABLE_WIDTH))
+    plain_console(width=width, stderr=out.stderr).print(table)
+
+
 DB_OPTION_HELP = "DuckDB file of the store."
 
 

@@ -442,3 +442,18 @@ def test_library_code_never_leaves_a_duckdb_result_half_fetched():
         if ".fetchone()" in line
     ]
     assert offenders == []
+
+
+def test_tables_are_printed_whole_in_a_narrow_terminal_or_a_pipe(capsys):
+    from rich.table import Table
+
+    from elopipe.cli_app import plain_console, print_table
+
+    long = "Tournament " + "x" * 150 + " end"
+    table = Table(title="t")
+    table.add_column("list")
+    table.add_column("tournaments rated")
+    table.add_row("2024-06-01", long)
+    print_table(table, plain_console(width=80))
+    out = capsys.readouterr().out
+    assert long in out and "…" not in out

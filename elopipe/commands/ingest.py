@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.store import DEFAULT_DB, StoreBusyError
 
 
@@ -79,5 +79,5 @@ def print_file_problems(summary) -> None:
         table.add_row(
             f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
         )
-    console.print(table)
+    print_table(table)
     console.print('Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"')

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, reader_or_exit
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
 from elopipe.publish.csvsafe import write_csv
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_writer
 
@@ -81,7 +81,7 @@ def compare_cmd(
             table.add_column(c)
         for row in diffs.select(cols).iter_rows():
             table.add_row(*["" if v is None else str(v) for v in row])
-        console.print(table)
+        print_table(table)
     if out is not None:
         write_csv(cmp.report, out)
         console.print(f"report -> {out}")

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, reader_or_exit
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
 from elopipe.store import DEFAULT_DB
 
 
@@ -49,7 +49,7 @@ def player(
                 h["flags"] or "",
                 "; ".join(h["tournaments"] or []),
             )
-        console.print(table)
+        print_table(table)
         tours = tournaments_frame(con, pid)
         console.print(f"{tours.height} tournament(s) played: " + "; ".join(str(n) for n in tours["name"]))
         paths = write_player_page(con, pid, system, out / "players" / system, chart_format=chart)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, reader_or_exit
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_writer
 
 players_app = typer.Typer(help="Player identity: merge, split, review likely duplicates.", no_args_is_help=True)
@@ -89,4 +89,4 @@ def suspects_cmd(
         table.add_row(
             str(r["player_a"]), "" if r["player_b"] is None else str(r["player_b"]), r["reason"], r["evidence"]
         )
-    console.print(table)
+    print_table(table)

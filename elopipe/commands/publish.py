@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_reader
 
@@ -117,7 +117,7 @@ def _print_diff(con, system: str, ref_a: str, ref_b: str, out: Path) -> None:
             "" if r["games_b"] is None else str(r["games_b"]),
             "" if r["change_b"] is None else f"{r['change_b']:+d}",
         )
-    console.print(table)
+    print_table(table)
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"diff_{system}_{Path(ref_a).stem}_{Path(ref_b).stem}.csv"
