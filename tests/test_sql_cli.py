@@ -112,3 +112,16 @@ def test_export_parquet_partitions(db: Path, tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["export", "--parquet", str(tmp_path / "pq2"), "--db", str(db)])
     assert res.exit_code == 0, res.output
     assert (tmp_path / "pq2" / "tournament_ratings").is_dir()
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_a_runaway_query_stops_at_the_timeout(db: Path, fmt: str) -> None:
+    runaway = "SELECT count(*) FROM range(100000000000) a"
+    t0 = time.monotonic()
+    res = CliRunner().invoke(app, ["sql", runaway, "--db", str(db), "--format", fmt, "--timeout", "0.5"])
+    assert res.exit_code == 1
+    assert "time limit" in res.output
+    assert time.monotonic() - t0 < 30
+    # a quick query is not affected by the limit
+    ok = CliRunner().invoke(app, ["sql", Q, "--db", str(db), "--format", "csv", "--timeout", "30"])
+    assert ok.exit_code == 0 and ok.output.count("\n") == 3

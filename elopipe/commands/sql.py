@@ -20,6 +20,7 @@ def sql(
     limit: int = typer.Option(
         1000, "--limit", min=1, help="Rows shown by --format table (the rest are counted); csv and json give every row."
     ),
+    timeout: float = typer.Option(0, "--timeout", min=0, help="Stop the query after this many seconds (0: no limit)."),
 ) -> None:
     """Run one query on the store opened read-only and print the result.
 
@@ -46,7 +47,7 @@ def sql(
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(2) from None
     try:
-        with open_query(db, query) as (cols, cur):
+        with open_query(db, query, timeout=timeout or None) as (cols, cur):
             if fmt == "csv":
                 write_csv(sys.stdout, cols, fetch_batches(cur) if cols else [])
             elif fmt == "json":

@@ -20,6 +20,7 @@ import decimal
 import io
 import json
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -57,6 +58,8 @@ def check_query(query: str) -> None:
 def _explain(exc: duckdb.Error) -> str:
     msg = str(exc)
     low = msg.lower()
+    if isinstance(exc, duckdb.InterruptException):
+        return "the query was stopped: it ran longer than the time limit (--timeout)"
     if "read-only" in low or "read only" in low:
         msg += " (elopipe sql opens the store read-only; use the elopipe commands to write)"
     elif isinstance(exc, duckdb.PermissionException) or "disabled by configuration" in low:
@@ -65,16 +68,25 @@ def _explain(exc: duckdb.Error) -> str:
 
 
 @contextlib.contextmanager
-def open_query(db: str | os.PathLike[str], query: str) -> Iterator[tuple[list[str], duckdb.DuckDBPyConnection]]:
+def open_query(
+    db: str | os.PathLike[str], query: str, timeout: float | None = None
+) -> Iterator[tuple[list[str], duckdb.DuckDBPyConnection]]:
     """Run `query` on `db` opened read-only and sandboxed; yield its column names and the
     cursor to fetch rows from (closed on exit).
 
+    `timeout` (seconds, None = no limit) interrupts the query, fetching included, when it
+    runs longer: a dashboard or script never hangs on a runaway query.
+
     Raises UsageError (empty query, several statements), FileNotFoundError (no database),
     elopipe.store.StoreBusyError (DuckDB refused to open it), QueryError (DuckDB rejected
-    the query, with its message).
+    the query, with its message, or the timeout stopped it).
     """
     check_query(query)
     con = open_reader(db, external_access=False)
+    timer = threading.Timer(timeout, con.interrupt) if timeout else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
     try:
         try:
             cur = con.execute(query)
@@ -83,11 +95,14 @@ def open_query(db: str | os.PathLike[str], query: str) -> Iterator[tuple[list[st
         cols = [] if cur.description is None else [d[0] for d in cur.description]
         yield cols, cur
     finally:
+        if timer is not None:
+            timer.cancel()
         con.close()
 
 
 def fetch_batches(cur: duckdb.DuckDBPyConnection, size: int = 10_000) -> Iterator[list[tuple[Any, ...]]]:
-    """The remaining rows of `cur`, `size` at a time. Raises QueryError if DuckDB fails mid-way."""
+    """The remaining rows of `cur`, `size` at a time. Raises QueryError if DuckDB fails mid-way
+    (or a timeout of `open_query` interrupted it)."""
     while True:
         try:
             rows = cur.fetchmany(size)
