@@ -305,18 +305,53 @@ def test_K_in_engine_junior_and_unknown_history():
     assert row(lst, player_id=3, list_date=july)["k"] == 10
 
 
-def test_K_junior_wording_v2017_birthday_v2022_year_end():
-    """List year - birth year = 18: V2017 ('until the 18th birthday') K 20, V2022+ K 40."""
-    for day, expected in ((dt.date(2019, 5, 10), 20), (dt.date(2023, 5, 10), 40)):
-        s = Scenario()
-        s.official(day.replace(day=1), 1, 1800, k=None, birth_year=day.year - 18)
-        s.official(day.replace(day=1), 2, 1800, k=20)
-        # history of many games: not a new player
-        s.con.execute("UPDATE official_lists SET games = 40")
-        s.event(day, day, [(1, 2, "W")])
-        lst = s.run().rating_lists
-        nxt = (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
-        assert row(lst, player_id=1, list_date=nxt)["k"] == expected, day
+def _k_of_junior_candidate(day: dt.date, birth_year: int, birth_date: dt.date | None) -> int:
+    """K on the list after an event on `day` of a player born in `birth_year` (40 games played)."""
+    s = Scenario()
+    s.official(day.replace(day=1), 1, 1800, k=None, birth_year=birth_year)
+    s.official(day.replace(day=1), 2, 1800, k=20)
+    # history of many games: not a new player
+    s.con.execute("UPDATE official_lists SET games = 40")
+    s.event(day, day, [(1, 2, "W")])
+    if birth_date is not None:
+        s.con.execute("UPDATE players SET birth_date = ? WHERE player_id = 1", [birth_date])
+    lst = s.run().rating_lists
+    nxt = (day.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
+    return row(lst, player_id=1, list_date=nxt)["k"]
+
+
+@pytest.mark.parametrize(
+    "day,birth_date,expected",
+    [
+        # V2022+: until the end of the year of the 18th birthday, whatever the birth date
+        (dt.date(2023, 5, 10), None, 40),
+        (dt.date(2023, 5, 10), dt.date(2005, 1, 15), 40),
+        # V2017 with only a birth year: year-based, as the lists show (spec §4.2 [R])
+        (dt.date(2019, 5, 10), None, 40),
+        # V2017 with a birth date: "until their 18th birthday", read at the start of the
+        # period (the 1 May 2019 list)
+        (dt.date(2019, 5, 10), dt.date(2001, 4, 30), 20),
+        (dt.date(2019, 5, 10), dt.date(2001, 5, 1), 20),
+        (dt.date(2019, 5, 10), dt.date(2001, 5, 2), 40),
+        (dt.date(2019, 5, 10), dt.date(2001, 12, 31), 40),
+    ],
+)
+def test_K_junior_wording_v2017_birthday_v2022_year_end(day, birth_date, expected):
+    """List year − birth year = 18 (FIDE B.02 8.3.3, spec §4.1–4.2)."""
+    assert _k_of_junior_candidate(day, day.year - 18, birth_date) == expected
+
+
+def test_is_junior_reference():
+    d = dt.date(2019, 5, 1)
+    assert fide.is_junior(d, 2001)
+    assert not fide.is_junior(d, 2000)
+    assert fide.is_junior(d, 2001, dt.date(2001, 5, 2), rule="birthday")
+    assert not fide.is_junior(d, 2001, dt.date(2001, 5, 1), rule="birthday")
+    # the birth date only matters to the V2017 wording
+    assert fide.is_junior(d, 2001, dt.date(2001, 1, 1), rule="year_end")
+    # born on 29 February: 18th birthday on 28 February of a common year
+    assert fide.eighteenth_birthday(dt.date(2000, 2, 29)) == dt.date(2018, 2, 28)
+    assert not fide.is_junior(dt.date(2018, 2, 28), 2000, dt.date(2000, 2, 29), rule="birthday")
 
 
 # ---- 12.5 initial ratings -------------------------------------------------------------

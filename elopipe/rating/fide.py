@@ -61,9 +61,10 @@ class RuleSet:
             'all_below_2650' (V2024 as amended 1 Oct 2025).
         v2022_cap_lower: V2022 only: cap the lower-rated side in every game (True) or use
             its raw difference (False, default, FIDE's practice; NOT VERIFIED).
-        junior_rule: 'birthday' (V2017: until the 18th birthday) or 'year_end' (until the
-            end of the year of the 18th birthday).  With only a birth year both are read
-            as list year − birth year ≤ 18 (spec §4.2 [R]).
+        junior_rule: 'birthday' (V2017: until the 18th birthday, checked against the
+            birth date when the store has one) or 'year_end' (until the end of the year of
+            the 18th birthday).  With only a birth year both are read as list year − birth
+            year ≤ 18 (spec §4.2 [R]); see `is_junior`.
         initial_rule: 'old' (8.2.3 of V2017/V2022) or 'v2024' (two 1800 draws, max 2200).
         ru_max: maximum initial rating (None: no maximum).
         time_thresholds: (rating for 120 min, rating for 90 min) minimum time rule (1.3).
@@ -232,9 +233,27 @@ def cap_k(k: int, n: int) -> int:
     return k
 
 
-def is_junior(list_date: dt.date, birth_year: int | None) -> bool:
-    """Junior on a list dated `list_date`: list year − birth year ≤ 18 (spec §4.2)."""
+def is_junior(
+    list_date: dt.date, birth_year: int | None, birth_date: dt.date | None = None, rule: str = "year_end"
+) -> bool:
+    """Junior on a list dated `list_date` (FIDE B.02 8.3.3, spec §4.1–4.2).
+
+    rule 'year_end' (V2022, V2024: until the end of the year of the 18th birthday): list
+    year − birth year ≤ 18.  rule 'birthday' (V2017: until the 18th birthday): before the
+    18th birthday when the birth date is known; with only a birth year the year-based rule
+    (spec §4.2 [R]: the lists carry only the year, and FIDE's practice looks year-based).
+    """
+    if rule == "birthday" and birth_date is not None:
+        return list_date < eighteenth_birthday(birth_date)
     return birth_year is not None and list_date.year - birth_year <= 18
+
+
+def eighteenth_birthday(birth_date: dt.date) -> dt.date:
+    """The 18th birthday (29 February → 28 February in a common year)."""
+    try:
+        return birth_date.replace(year=birth_date.year + 18)
+    except ValueError:
+        return birth_date.replace(year=birth_date.year + 18, day=28)
 
 
 # ---- a period ---------------------------------------------------------------

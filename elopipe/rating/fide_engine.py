@@ -129,6 +129,7 @@ class Prepared:
     list_dates: list[dt.date]
     official: pl.DataFrame
     standard_lists: pl.DataFrame | None
+    birth_dates: pl.DataFrame | None = None
 
 
 @dataclass
@@ -396,6 +397,10 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     if from_files.height:
         from_files = from_files.join(from_players, on="player_id", how="anti")
     birth_years = pl.concat([from_players, from_files.cast(from_players.schema)])
+    # full birth dates (players.birth_date) for the V2017 junior wording, "until the 18th birthday"
+    birth_dates = None
+    if "birth_date" in inputs.players.columns:
+        birth_dates = inputs.players.select("player_id", "birth_date").filter(pl.col("birth_date").is_not_null())
 
     periods = sides.get_column("list_date").unique().sort().to_list()
     list_dates: list[dt.date] = []
@@ -407,6 +412,7 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         skips=skips,
         file_ratings=file_ratings,
         birth_years=birth_years,
+        birth_dates=birth_dates,
         list_dates=list_dates,
         official=inputs.official,
         standard_lists=inputs.standard_lists,
@@ -865,8 +871,26 @@ def _one_period(
         # K belongs to the period (read from list t - 1), so its rules are those in force on
         # that list's date, whatever the versions of the period's events
         k_rules = _version_of(prev_date, params)
-        junior_max_age = 17 if k_rules.junior_rule == "birthday" else 18
-        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= junior_max_age
+        # junior (8.3.3): list year − birth year ≤ 18; V2017's "until the 18th birthday" is
+        # checked against the birth date where the store has one (`fide.is_junior`)
+        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= 18
+        bd = prep.birth_dates
+        if k_rules.junior_rule == "birthday" and bd is not None and bd.height:
+            by_date = IdLookup(bd.select("player_id", pl.col("birth_date").alias("__bd")))
+
+            def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
+                return by_date.attach(frame, "player_id", {"__bd": "__bd"})
+
+            junior = (
+                pl.when(pl.col("__bd").is_not_null())
+                .then(pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y"))
+                .otherwise(junior)
+            )
+        else:
+
+            def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
+                return frame
+
         k_base = (
             pl.when(pl.lit(k_rules.k_fixed is not None))
             .then(pl.lit(k_rules.k_fixed, pl.Int64))
@@ -882,7 +906,11 @@ def _one_period(
             .cast(pl.Int64)
         )
         # per-player values come by gathers (`IdLookup`), not joins: ~250k sides a FIDE month
-        kv = IdLookup(known.select("player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")))
+        kv = IdLookup(
+            with_birth(known).select(
+                "player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")
+            )
+        )
         # Ro (list in force) and R_prev are the current rating for most sides; the others
         # are replaced below (`exc`)
         sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
@@ -988,7 +1016,7 @@ def _one_period(
         if boot_rows.height:
             # R_prev is the rating after bootstrapping, which may also set the 2400/2300
             # marks: K from the updated state
-            k_of = IdLookup(known.select("player_id", "rating", k_base.alias("k_base")))
+            k_of = IdLookup(with_birth(known).select("player_id", "rating", k_base.alias("k_base")))
             sides_r = k_of.attach(sides_r.drop("r_prev"), "player_id", {"r_prev": "rating"})
         if exc.height:
             for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):

@@ -161,13 +161,14 @@ def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The players. Columns: player_id Int64, fide_id Int64, name Utf8, federation Utf8,
-    sex Utf8, birth_year Int64 (from birth_date when only that is known), title Utf8."""
+    sex Utf8, birth_year Int64 (from birth_date when only that is known), birth_date Date,
+    title Utf8."""
     return _pl(
         con,
         """
         SELECT player_id::BIGINT AS player_id, nullif(fide_id, 0)::BIGINT AS fide_id, name,
                federation, sex,
-               coalesce(birth_year, year(birth_date))::BIGINT AS birth_year, title
+               coalesce(birth_year, year(birth_date))::BIGINT AS birth_year, birth_date, title
         FROM players WHERE merged_into IS NULL ORDER BY player_id
         """,
     )
