@@ -198,3 +198,17 @@ def test_player_bootstrapped_later_for_an_older_list_in_force():
     assert (got["counted"], got["ro"], got["rc"]) == (True, 1990, 1900)
     got3 = row(r.rating_changes, tournament_id=after, player_id=3)
     assert (got3["counted"], got3["ro"], got3["rc"]) == (True, 1900, 1990)
+
+
+def test_events_before_july_2009_are_not_rated_unless_asked():
+    """FIDE's rules before 1 Jul 2009 (350-point rule, quarterly lists) are not implemented:
+    such events are skipped, not rated under V2017; rating_from asks for a what-if run."""
+    s = Scenario()
+    s.player(1, birth_year=1980)
+    s.player(2, birth_year=1980)
+    old = s.event(D(2005, 7, 28), D(2005, 7, 31), [(1, 2, "W")], file_ratings={1: 2000, 2: 2000})
+    r = s.run()
+    assert r.skips.filter(pl.col("tournament_id") == old)["reason"].to_list() == ["before_rating_from"]
+    assert r.rating_lists.height == 0
+    what_if = s.run(rating_from="2005-01-01")
+    assert what_if.rating_changes.filter(pl.col("tournament_id") == old).height == 2

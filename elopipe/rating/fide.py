@@ -41,6 +41,10 @@ import polars as pl
 from elopipe.rating.rounding import div_round, round_x100
 from elopipe.rating.tables import dp, pd_x100
 
+# The earliest start date the implemented rules describe: the 400-point rule for every
+# game (V2017's 8.3.1) and the bi-monthly lists both date from 1 July 2009; before that
+# FIDE applied a 350-point rule on quarterly lists (spec §3.3 table, out of scope).
+V2017_FROM = dt.date(2009, 7, 1)
 V2022_FROM = dt.date(2022, 1, 1)
 V2024_FROM = dt.date(2024, 3, 1)
 V2024A_FROM = dt.date(2025, 10, 1)

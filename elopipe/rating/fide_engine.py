@@ -72,9 +72,13 @@ class FideParams:
     `elopipe.rating.fide`).  unknown_tc: rate class assumed when the time control is
     unknown (flagged ``tc_assumed``).  check_time_minimum: drop standard games below the
     version's minimum time for 60 moves (B.02 1.3).  rating_from: events starting before
-    this date are not rated (skip reason 'before_rating_from'); the default is the first
-    FIDE rating list (1971), so that historical games (e.g. 19th-century matches in PGN
-    collections) do not create thousands of empty lists.
+    this date are not rated (skip reason 'before_rating_from'); the default is
+    `fide.V2017_FROM` (1 July 2009): earlier events were rated under rules this engine does
+    not implement (a 350-point rule, quarterly lists), and rating them under V2017 would
+    publish figures no regulation gives.  A date or 'YYYY-MM-DD' text (``--param
+    rating_from=2005-01-01`` for a what-if run under V2017 rules).
+
+    Raises ValueError for a rating_from that is not a date.
     """
 
     system: str = "fide"
@@ -82,7 +86,17 @@ class FideParams:
     v2022_cap_lower: bool = False
     unknown_tc: str = "standard"
     check_time_minimum: bool = True
-    rating_from: dt.date = dt.date(1971, 1, 1)
+    rating_from: dt.date = fide.V2017_FROM
+
+    def __post_init__(self) -> None:
+        if isinstance(self.rating_from, str):
+            try:
+                value = dt.date.fromisoformat(self.rating_from)
+            except ValueError:
+                raise ValueError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}") from None
+            object.__setattr__(self, "rating_from", value)
+        elif not isinstance(self.rating_from, dt.date):
+            raise ValueError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}")
 
     def as_dict(self) -> dict[str, object]:
         return {
