@@ -61,3 +61,28 @@ def test_a_report_by_the_id_of_the_duplicate_export_points_to_the_event(tmp_path
     res = CliRunner().invoke(app, ["report", "--tournament", str(part_id), "--db", str(db), "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert f"duplicate export of tournament {full_id}" in res.output
+
+
+def test_report_names_a_redirect_only_when_the_event_asked_for_is_a_duplicate_export(tmp_path):
+    from typer.testing import CliRunner
+
+    from elopipe.cli import app
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([PART, FULL], db)
+    run = CliRunner().invoke
+    # "2022" is not a tournament id: it matches both exports by name (the full one is the event)
+    res = run(app, ["report", "--tournament", "2022", "--db", str(db), "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "duplicate export" not in res.output
+    # the duplicate export asked for by its exact name: the event is reported, and said so
+    con = duckdb.connect(str(db))
+    con.execute(
+        "UPDATE tournaments SET name = 'Madrid export' WHERE file_id = "
+        "(SELECT file_id FROM source_files WHERE path LIKE ?)",
+        [f"%{PART.name}"],
+    )
+    con.close()
+    res = run(app, ["report", "--tournament", "Madrid export", "--db", str(db), "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "is a duplicate export of tournament" in res.output and "FIDE Candidates 2022" in res.output

@@ -102,6 +102,10 @@ def test_find_tournament(con) -> None:
     assert find_tournament(con, "spring open") == 1
     with pytest.raises(LookupError, match="no tournament"):
         find_tournament(con, "Autumn")
+    # digits that are not a decimal number, and blank text, are refused cleanly
+    for ref in ("²", "", "  "):
+        with pytest.raises(LookupError):
+            find_tournament(con, ref)
 
 
 def test_rich_table_has_every_player(con) -> None:

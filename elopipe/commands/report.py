@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, plain_console, reader_or_exit
+from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
 from elopipe.store import DEFAULT_DB
 
 
@@ -20,8 +20,9 @@ def report(
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
     from elopipe.publish.reports import (
+        canonical_event,
         ffe_frame,
-        find_tournament,
+        match_tournament,
         performance_frame,
         rated_tournaments,
         rich_ffe_table,
@@ -36,12 +37,16 @@ def report(
     con = reader_or_exit(db)
     target = out / "reports" / system
     try:
-        ids = rated_tournaments(con, system) if all_rated else [find_tournament(con, tournament)]
-        if not all_rated and tournament.strip().isdigit() and ids[0] != int(tournament):
-            err_console.print(
-                f"tournament {int(tournament)} is a duplicate export of tournament {ids[0]}: reporting {ids[0]}",
-                style="yellow",
-            )
+        if all_rated:
+            ids = rated_tournaments(con, system)
+        else:
+            asked = match_tournament(con, tournament)
+            ids = [canonical_event(con, asked) or asked]
+            if ids[0] != asked:
+                err_console.print(
+                    f"tournament {asked} is a duplicate export of tournament {ids[0]}: reporting {ids[0]}",
+                    style="yellow",
+                )
         if not ids:
             err_console.print(f"no tournament rated under {system!r} in {db}", style="red")
             raise typer.Exit(1)
@@ -54,13 +59,12 @@ def report(
                     err_console.print(
                         f"{name}: nothing rated under {system!r} (run `elopipe rate` first?)", style="yellow"
                     )
-                # numbers are never cut: the table may be wider than a narrow terminal
-                wide = plain_console(width=max(console.width, 120))
+                # numbers and names are never cut: the table may be wider than a narrow terminal
                 ffe = ffe_frame(con, tid, system)
                 if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
-                    wide.print(rich_ffe_table(ffe, f"{name} – {system}"))
+                    print_table(rich_ffe_table(ffe, f"{name} – {system}"))
                 else:
-                    wide.print(rich_table(perf, f"{name} – {system}"))
+                    print_table(rich_table(perf, f"{name} – {system}"))
             written.extend(write_report(con, tid, system, target))
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")

@@ -90,19 +90,31 @@ def slug(text: str | None, fallback: str = "x") -> str:
 
 
 def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
+    """The event `ref` names (see `match_tournament`); when that tournament is a duplicate
+    export whose games are all another tournament's, that other one (`canonical_event`).
+
+    Raises LookupError as `match_tournament`.
+    """
+    tid = match_tournament(con, ref)
+    return canonical_event(con, tid) or tid
+
+
+def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     """The tournament_id for `ref`: an id, else a name (exact, then case-insensitive literal
     substring: `%` and `_` match only themselves).
 
     When a name matches several tournaments of which only one holds canonical games (the others
     are duplicate exports of the same event), that one is taken.
 
-    Raises LookupError (with the candidates) when nothing or more than one tournament matches.
+    Raises LookupError (with the candidates) when `ref` is blank, or when nothing or more than
+    one tournament matches.
     """
-    if ref.strip().isdigit():
+    if not ref.strip():
+        raise LookupError("give a tournament id or name")
+    if ref.strip().isdecimal():
         row = con.execute("SELECT tournament_id FROM tournaments WHERE tournament_id = ?", [int(ref)]).fetchall()
-        row = row[0] if row else None
         if row:
-            return canonical_event(con, int(row[0])) or int(row[0])
+            return int(row[0][0])
     exact = con.execute("SELECT tournament_id FROM tournaments WHERE lower(name) = lower(?)", [ref]).fetchall()
     if len(exact) == 1:
         return int(exact[0][0])
