@@ -304,3 +304,61 @@ def test_online_events_are_skipped_not_rated(tmp_path):
     assert reason == "online:lichess" and n > 0
     assert rated == [("Club Open",)]
     assert summary.events_skipped["online:lichess"] == 1
+
+
+def _import_base(db: Path, list_date: dt.date, system: str = "fide") -> None:
+    """An official list (dated `list_date`) rating every player of the store 2000, K 20."""
+    con = duckdb.connect(str(db))
+    con.execute(
+        "INSERT INTO official_lists (system, list_date, player_id, fide_id, name, rating, k, games)"
+        " SELECT ?, ?, player_id, fide_id, name, 2000, 20, 0 FROM players WHERE merged_into IS NULL",
+        [system, list_date],
+    )
+    con.close()
+
+
+def test_a_base_list_imported_after_a_run_rerates_from_the_first_list(tmp_path):
+    """An official list dated before the first computed list feeds every period: importing
+    it after a run makes the first list stale, and the result equals a fresh run."""
+    inc, fresh = tmp_path / "inc.duckdb", tmp_path / "fresh.duckdb"
+    for db in (inc, fresh):
+        ingest_paths([DATA / f for f in LATE], db)
+    first = _rate(inc)
+    _import_base(inc, dt.date(2011, 1, 1))
+    again = _rate(inc)
+    assert again.first_changed == first.first_list
+    _import_base(fresh, dt.date(2011, 1, 1))
+    _rate(fresh)
+    assert _lists(inc) == _lists(fresh)
+
+
+def test_rapid_lists_follow_the_standard_lists_that_seed_them(tmp_path):
+    """From March 2024 an unrated rapid player takes their standard rating (R&B 7.2.1): a
+    change of the standard lists makes the rapid lists stale."""
+    from elopipe.rating.fide_engine import FideParams, prepare
+    from elopipe.rating.fide_run import load_inputs, period_digests
+    from elopipe.rating.periods import get_scheme
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([DATA / f for f in LATE], db)
+    con = duckdb.connect(str(db))
+    # the 2011 events, rated as rapid in 2024 (players unrated in rapid)
+    con.execute(
+        "UPDATE tournaments SET rate_class = 'rapid', start_date = start_date + INTERVAL 13 YEAR,"
+        " end_date = end_date + INTERVAL 13 YEAR"
+    )
+    con.execute("UPDATE games SET game_date = game_date + INTERVAL 13 YEAR, time_control = NULL")
+    fp = FideParams(system="fide-rapid")
+
+    def digests() -> dict:
+        prep = prepare(load_inputs(con, "fide-rapid"), fp, get_scheme("fide"))
+        return period_digests(prep, fp, prep.list_dates)
+
+    before = digests()
+    con.close()
+    _import_base(db, dt.date(2024, 3, 1))  # a standard list: the seed of unrated rapid players
+    con = duckdb.connect(str(db))
+    after = digests()
+    con.close()
+    assert before.keys() == after.keys() and before
+    assert before[min(before)] != after[min(after)]

@@ -85,6 +85,8 @@ def code_fingerprint() -> str:
         "tables.py",
         "rounding.py",
         "timecontrol.py",
+        "lookup.py",
+        "store_io.py",
         "data/table_8_1_1.csv",
         "data/table_8_1_2.csv",
     ):
@@ -102,8 +104,10 @@ def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> 
     # ids are store-internal; the digest must not depend on them only through order, and it
     # does not: rows are hashed independently and sorted by hash.
     per_sides = store_io.period_digests(sides.drop("tc_minutes"), by="list_date")
-    off = prep.official
-    per_off = store_io.period_digests(off, by="list_date") if off.height else {}
+    # imported official lists (a base list dated before the first period included) and, for
+    # rapid/blitz, the standard lists that seed unrated players
+    per_off = _digests_by_first_list(prep.official, list_dates)
+    per_std = _digests_by_first_list(prep.standard_lists, list_dates)
     p = repr(sorted(params.as_dict().items())) + code_fingerprint()
     out: dict[dt.date, str] = {}
     for d in list_dates:
@@ -111,8 +115,23 @@ def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> 
         h.update(p.encode())
         h.update(per_sides.get(d, "-").encode())
         h.update(per_off.get(d, "-").encode())
+        h.update(per_std.get(d, "-").encode())
         out[d] = h.hexdigest()
     return out
+
+
+def _digests_by_first_list(df: pl.DataFrame | None, list_dates: list[dt.date]) -> dict[dt.date, str]:
+    """Digest of `df`'s rows (a ``list_date`` column) grouped under the first computed list
+    dated on or after their own date: a list dated x feeds every period from the first one
+    computed after x, so a change to it must make that period stale (the later ones are
+    recomputed with it).  Rows dated after the last list feed nothing."""
+    if df is None or df.height == 0 or not list_dates:
+        return {}
+    targets = pl.Series("t", sorted(list_dates), dtype=pl.Date)
+    idx = targets.search_sorted(df.get_column("list_date"), side="left")
+    keep = idx < targets.len()
+    rows = df.filter(keep).with_columns(targets.gather(idx.filter(keep)).alias("__first_list"))
+    return store_io.period_digests(rows, by="__first_list")
 
 
 def _first_changed(new: dict[dt.date, str], old: dict[dt.date, str]) -> dt.date | None:
