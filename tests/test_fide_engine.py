@@ -212,3 +212,15 @@ def test_events_before_july_2009_are_not_rated_unless_asked():
     assert r.rating_lists.height == 0
     what_if = s.run(rating_from="2005-01-01")
     assert what_if.rating_changes.filter(pl.col("tournament_id") == old).height == 2
+
+
+def test_negative_ids_of_a_hand_edited_store_are_refused():
+    import pytest
+
+    s = Scenario()
+    s.official(D(2024, 5, 1), 1, 2000, k=20)
+    s.official(D(2024, 5, 1), 2, 2000, k=20)
+    s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 2, "W")])
+    s.con.execute("UPDATE games SET white_id = -white_id")
+    with pytest.raises(ValueError, match="negative ids"):
+        s.run()

@@ -253,6 +253,12 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     games = inputs.games
     tours = inputs.tournaments
     rate_class = SYSTEM_CLASS[params.system]
+    # (event, player) pairs are one Int64 key (`_pair_key`): ids come from the store's
+    # sequences, so never negative; a hand-edited store must not be rated wrongly in silence
+    for col in ("tournament_id", "white_id", "black_id"):
+        low = games.get_column(col).min()
+        if low is not None and low < 0:  # type: ignore[operator]
+            raise ValueError(f"games.{col} holds negative ids ({low}); the store's ids are never negative")
 
     # online play is never rated (`fide.online_platform_expr`); frames built without the
     # site/platform columns (older callers) have none
