@@ -14,6 +14,8 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   are equal. Different hashes veto the match unless one side is an unfinished broadcast game
   (result ``*``, moves still growing: ``+broadcast``) or both have the same result and number of
   plies (the same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
+  Rows of two differently named events (dates overlapping only) with different final results
+  and no equal moves are two games, not one (a weekend congress inside a club championship);
 * without a round on either side: ``hash_players`` (equal movetext hash) only;
 * two rows of one tournament (one file) only when their movetext hashes are equal.
 
@@ -21,7 +23,7 @@ Canonical row of a cluster (precedence, independent of ingestion order): a final
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
 (the tournament with more games in its file: a full event export before a partial one, so one
 event's games stay in one tournament); then the row with moves, the most plies; then the movetext
-hash, round label and the game's index in its file. ``game_sources.role``: 'canonical' (has result
+hash, round label, the game's index in its file, the event's name and start date. ``game_sources.role``: 'canonical' (has result
 and moves, or nothing better exists), 'result' (canonical without moves: its result counts),
 'moves' (the row that supplies the moves of such a game), 'duplicate' (every other row). A source
 whose final result disagrees with the canonical one gets ``;result_differs`` in its match_rule.
@@ -58,6 +60,8 @@ class _G:
     round_label: str | None
     game_index: int | None
     event_games: int = 0  # games of its tournament in its file: the fuller source of an event wins
+    event_name: str | None = None
+    event_start: dt.date | None = None
 
 
 def link_file(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
@@ -153,7 +157,8 @@ def _match(a: _G, b: _G, spans: dict) -> str | None:
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None:
         return None
-    if not (same_event(sa, sb) or dates_overlap(sa[1], sa[2], sb[1], sb[2])):
+    one_event = same_event(sa, sb)
+    if not (one_event or dates_overlap(sa[1], sa[2], sb[1], sb[2])):
         return None
     if a.day_precise and b.day_precise and a.game_date and b.game_date:
         if abs((a.game_date - b.game_date).days) > 1:
@@ -169,12 +174,19 @@ def _match(a: _G, b: _G, spans: dict) -> str | None:
         if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:
             return "round_players+plies"
         return None
-    return "round_players+hash" if same_hash else "round_players"
+    if same_hash:
+        return "round_players+hash"
+    if not one_event and "*" not in (a.result, b.result) and a.result != b.result:
+        # two differently named events whose dates overlap (a weekend congress inside a club
+        # championship, same pairing in the same round) with different final results and no
+        # moves to compare: two games, not one game written twice
+        return None
+    return "round_players"
 
 
 def _precedence(g: _G) -> tuple:
     # only content decides (the loader links before the file's ledger row exists, and ids
-    # depend on ingestion order); rows equal on all of it carry the same result anyway
+    # depend on ingestion order): the event's name and start date settle rows equal on the rest
     return (
         g.result == "*",
         g.fmt != "trf",
@@ -184,6 +196,8 @@ def _precedence(g: _G) -> tuple:
         g.movetext_hash or "",
         g.round_label or "",
         g.game_index if g.game_index is not None else 0,
+        g.event_name or "",
+        g.event_start or dt.date.min,
         g.game_id,
     )
 
@@ -201,7 +215,8 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
         SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
                g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
                g.round_label, g.game_index,
-               (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id) AS event_games
+               (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id) AS event_games,
+               t.name AS event_name, t.start_date AS event_start
         FROM games g JOIN tournaments t USING (tournament_id)
         WHERE g.tournament_id IN (SELECT UNNEST(?)) AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
         """,
@@ -283,6 +298,8 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             pl.col("movetext_hash").fill_null(""),
             pl.col("round_label").fill_null(""),
             pl.col("game_index").fill_null(0),
+            pl.col("event_name").fill_null(""),
+            pl.col("event_start").fill_null(dt.date.min),
             pl.col("game_id"),
         ]
     )

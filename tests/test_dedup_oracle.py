@@ -62,7 +62,8 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     rows = con.execute(
         "SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,"
         " g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day', g.round_label,"
-        " g.game_index, (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id)"
+        " g.game_index, (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id),"
+        " t.name, t.start_date"
         " FROM games g JOIN tournaments t USING (tournament_id) ORDER BY g.game_id"
     ).fetchall()
     games = [dedup._G(*r) for r in rows]

@@ -86,3 +86,40 @@ def test_report_names_a_redirect_only_when_the_event_asked_for_is_a_duplicate_ex
     res = run(app, ["report", "--tournament", "Madrid export", "--db", str(db), "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "is a duplicate export of tournament" in res.output and "FIDE Candidates 2022" in res.output
+
+
+def _trf(name: str, start: str, end: str, white_wins: bool) -> str:
+    """Four players, two rounds, the same pairings whatever the event; every game won by white
+    (or by black)."""
+    w, b = ("1", "0") if white_wins else ("0", "1")
+    players = [("Alpha,A", 2000, 2700001), ("Beta,B", 1900, 2700002), ("Gamma,C", 1800, 2700003)]
+    players.append(("Delta,D", 1700, 2700004))
+    rounds = {1: [(2, "w", w), (3, "w", w)], 2: [(1, "b", b), (4, "w", w)], 3: [(4, "w", w), (1, "b", b)]}
+    rounds[4] = [(3, "b", b), (2, "b", b)]
+    lines = [f"012 {name}", "042 " + start, "052 " + end, "062 4", "122 90 minutes + 30 seconds per move"]
+    for i, (nm, rtg, fid) in enumerate(players, 1):
+        cells = "".join(f"  {opp:4d} {col} {res}" for opp, col, res in rounds[i])
+        lines.append(f"001 {i:4d} m    {nm:<33} {rtg:4d} IRL {fid:11d} 1980/01/01  0.0 {i:4d}{cells}")
+    return "\n".join(lines) + "\n"
+
+
+def test_two_events_with_the_same_pairings_and_other_results_are_two_events(tmp_path):
+    """A weekend congress inside a club championship, the same pairings in rounds 1-2 but other
+    results: both events' games count, whatever the order of ingestion."""
+    club, weekend = tmp_path / "club.trf", tmp_path / "weekend.trf"
+    club.write_text(_trf("Club Championship", "2021/03/01", "2021/03/20", True))
+    weekend.write_text(_trf("Weekend Congress", "2021/03/06", "2021/03/07", False))
+    got = []
+    for order in ((club, weekend), (weekend, club)):
+        db = tmp_path / f"{order[0].stem}.duckdb"
+        for f in order:
+            ingest_paths([f], db)
+        con = duckdb.connect(str(db), read_only=True)
+        got.append(
+            con.execute(
+                "SELECT t.name, count(*) FROM canonical_games c JOIN tournaments t USING (tournament_id)"
+                " GROUP BY 1 ORDER BY 1"
+            ).fetchall()
+        )
+        con.close()
+    assert got[0] == got[1] == [("Club Championship", 4), ("Weekend Congress", 4)]
