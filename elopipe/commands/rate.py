@@ -152,11 +152,14 @@ def _param_value(text: str) -> object:
 
 def _print(s: object) -> None:
     get = lambda name, default=None: getattr(s, name, default)  # noqa: E731
-    console.print(
-        f"{get('system')}: {get('lists', 0)} lists"
-        f" ({get('first_list')} .. {get('last_list')}),"
-        f" {get('players_rated', 0)} players rated on the last list"
-    )
+    if not get("lists", 0):
+        console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
+    else:
+        console.print(
+            f"{get('system')}: {get('lists', 0)} lists"
+            f" ({get('first_list')} .. {get('last_list')}),"
+            f" {get('players_rated', 0)} players rated on the last list"
+        )
     first = get("first_changed")
     if first is None and hasattr(s, "first_changed"):
         console.print("nothing changed since the last run; nothing written")
@@ -166,7 +169,7 @@ def _print(s: object) -> None:
         ("new ratings", "new_ratings"),
         ("game sides counted", "games_counted"),
         ("games with unknown time control (assumed)", "unknown_tc_games"),
-        ("file rating != list in force", "discrepancies"),
+        ("file rating != list in force (rating_discrepancies)", "discrepancies"),
     ):
         if hasattr(s, attr):
             console.print(f"{label}: {get(attr)}")
