@@ -164,3 +164,13 @@ def test_ffe_report_has_period_working_and_incompatible_games(tmp_path: Path) ->
     row = games.filter(pl.col("round") == 1).row(0, named=True)
     assert (row["reason"], row["capped"]) == ("incompatible", False)
     assert "FFE period working" in paths[4].read_text(encoding="utf-8")
+
+
+def test_file_names_of_events_in_other_scripts_keep_their_words() -> None:
+    from elopipe.publish.reports import slug
+
+    assert slug("ΔΙΑΣΥΛΛΟΓΙΚΟ ΚΥΠΕΛΛΟ ΚΡΗΤΙΚΗΣ ΦΙΛΙΑΣ 2024") == "diasullogiko-kupello-kretikes-philias-2024"
+    assert slug("Карпов, Анатолий") == "karpov-anatolii"
+    assert slug("Café Müller / Open 2024") == "cafe-muller-open-2024"
+    assert slug("???", "tournament") == "tournament"
+    assert len(slug("x" * 100)) == 60

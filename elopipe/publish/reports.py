@@ -81,11 +81,14 @@ GAME_COLUMNS = [
 
 
 def slug(text: str | None, fallback: str = "x") -> str:
-    """A file-name-safe form of `text` (ASCII letters, digits, '-'; at most 60 chars)."""
-    import unicodedata
+    """A file-name-safe form of `text`: ASCII letters, digits and '-', at most 60 chars.
 
-    folded = unicodedata.normalize("NFKD", text or "").encode("ascii", "ignore").decode()
-    s = re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-").lower()[:60].strip("-")
+    Other scripts are transliterated (python-slugify, which Prefect already brings): a Greek or
+    Cyrillic event name keeps a readable file name instead of losing every letter."""
+    from slugify import slugify
+
+    s = slugify(text or "", max_length=60, word_boundary=False, separator="-", lowercase=True)
+    s = re.sub(r"[^a-z0-9-]+", "-", s).strip("-")
     return s or fallback
 
 
