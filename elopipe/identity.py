@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -733,6 +734,7 @@ def merge_players(
         [rule, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), merged_id],
     )
     _rewrite(con, merged_id, kid)
+    refresh_display_names(con, [kid])
     mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
@@ -740,6 +742,48 @@ def merge_players(
         [mid, kid, merged_id, _decider(decided_by), reason],
     )
     return mid
+
+
+def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[int]) -> int:
+    """Set `players.name` of `player_ids` to the best of every spelling the store holds for them
+    (their `tournament_players.name_as_written`, their names on imported official lists), so the
+    name on a list does not depend on which file came first.
+
+    Best: a name from an official list; then the fullest name (more full name parts, as
+    `_fuller`, then a longer name key); then the 'Surname, Firstname' form; then alphabetically
+    first.  Identity matching uses `name_key` and aliases, never this display name.  Returns how
+    many names changed."""
+    ids = sorted({int(i) for i in player_ids})
+    if not ids:
+        return 0
+    key = name_key_sql("spelled")
+    res = con.execute(
+        f"""
+        UPDATE players SET name = best.spelled
+        FROM (
+            SELECT player_id, spelled FROM (
+                SELECT player_id, spelled, row_number() OVER (
+                    PARTITION BY player_id
+                    ORDER BY official DESC,
+                             len(list_filter(string_split(k, ' '), lambda t: length(t) > {_ABBREV_MAX})) DESC,
+                             length(k) DESC, contains(spelled, ', ') DESC, spelled
+                ) AS r
+                FROM (
+                    SELECT player_id, spelled, official, {key} AS k FROM (
+                        SELECT player_id, name_as_written AS spelled, FALSE AS official FROM tournament_players
+                        WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
+                        UNION ALL
+                        SELECT player_id, name, TRUE FROM official_lists
+                        WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
+                    )
+                )
+            ) WHERE r = 1
+        ) best
+        WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
+        """,
+        [ids, ids],
+    ).fetchall()
+    return int(res[0][0]) if res else 0
 
 
 def _decider(decided_by: str) -> str:
@@ -820,6 +864,7 @@ def split_player(
         [new_id, fid, written, name_key(written), first[2], first[3], first[4]],
     )
     _move_in_tournaments(con, player_id, new_id, tids)
+    refresh_display_names(con, [player_id, new_id])
     mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at, criteria)"

@@ -43,7 +43,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from elopipe.identity import fold, name_key_sql
+from elopipe.identity import fold, name_key_sql, refresh_display_names
 
 FIDE_SYSTEMS = ("fide", "fide-rapid", "fide-blitz")
 FFE_SYSTEMS = ("ffe", "ffe-rapid", "ffe-blitz")
@@ -554,6 +554,9 @@ def _store(
         " o.category FROM _ol_new o LEFT JOIN _ol_people n ON o.player_id IS NULL AND n.person = o.person",
         [when, source],
     )
+    # the official spelling becomes the name shown for the store's players on this list
+    linked = con.execute("SELECT DISTINCT player_id FROM _ol_new WHERE player_id IS NOT NULL").fetchall()
+    refresh_display_names(con, (r[0] for r in linked))
     res.rows = dict(con.execute("SELECT system, count(*) FROM _ol_new GROUP BY 1 ORDER BY 1").fetchall())
     con.execute("DROP TABLE _ol_new")
     con.execute("DROP TABLE _ol_people")

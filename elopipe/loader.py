@@ -274,6 +274,11 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     identity.apply_manual_decisions(con, file_id)
     identity.consolidate(con, file_id, file_relinked_next=True)
     dedup.link_file(con, file_id)
+    # list names must not depend on which file came first
+    identity.refresh_display_names(
+        con,
+        (r[0] for r in con.execute("SELECT player_id FROM tournament_players WHERE file_id = ?", [file_id]).fetchall()),
+    )
 
 
 _TOURNAMENT_SCHEMA = {

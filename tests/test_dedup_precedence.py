@@ -123,3 +123,18 @@ def test_two_events_with_the_same_pairings_and_other_results_are_two_events(tmp_
         )
         con.close()
     assert got[0] == got[1] == [("Club Championship", 4), ("Weekend Congress", 4)]
+
+
+def test_player_names_do_not_depend_on_the_order_of_the_files(tmp_path):
+    """wchcand22 writes 'Firouzja,Alireza' and 'Ding Liren', the Madrid export 'Firouzja, Alireza'
+    and 'Ding, Liren': whichever file comes first, the list shows the same names."""
+    names = []
+    for order in ((FULL, PART), (PART, FULL)):
+        db = tmp_path / f"{order[0].stem}.duckdb"
+        for f in order:
+            ingest_paths([f], db)
+        con = duckdb.connect(str(db), read_only=True)
+        names.append(con.execute("SELECT name FROM players WHERE merged_into IS NULL ORDER BY name").fetchall())
+        con.close()
+    assert names[0] == names[1]
+    assert ("Firouzja, Alireza",) in names[0] and ("Ding, Liren",) in names[0]
