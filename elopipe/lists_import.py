@@ -554,8 +554,12 @@ def _store(
         " o.category FROM _ol_new o LEFT JOIN _ol_people n ON o.player_id IS NULL AND n.person = o.person",
         [when, source],
     )
-    # the official spelling becomes the name shown for the store's players on this list
-    linked = con.execute("SELECT DISTINCT player_id FROM _ol_new WHERE player_id IS NOT NULL").fetchall()
+    # the official spelling becomes the name shown for the store's players on this list (only
+    # a spelling other than the name shown can change it: a monthly list touches few players)
+    linked = con.execute(
+        "SELECT DISTINCT o.player_id FROM _ol_new o JOIN players p ON p.player_id = o.player_id"
+        " WHERE o.name IS DISTINCT FROM p.name"
+    ).fetchall()
     refresh_display_names(con, (r[0] for r in linked))
     res.rows = dict(con.execute("SELECT system, count(*) FROM _ol_new GROUP BY 1 ORDER BY 1").fetchall())
     con.execute("DROP TABLE _ol_new")

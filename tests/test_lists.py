@@ -88,6 +88,8 @@ def test_fide_standard_txt(tmp_path: Path) -> None:
     assert 25000004 not in rows  # no rating: not on the list
     assert con.execute("SELECT player_id FROM official_lists WHERE fide_id = 1503014").fetchone()[0] == 900
     assert con.execute("SELECT birth_year, federation FROM players WHERE player_id = 900").fetchone() == (1990, "NOR")
+    # the official spelling is the name the store shows from now on
+    assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen, Magnus",)
     # re-importing the same date replaces, never duplicates
     import_list(con, f, "fide")
     assert con.execute("SELECT count(*) FROM official_lists").fetchone()[0] == 5
