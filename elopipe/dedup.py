@@ -23,9 +23,10 @@ Canonical row of a cluster (precedence, independent of ingestion order): a final
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
 (the tournament with more games in its file: a full event export before a partial one, so one
 event's games stay in one tournament); then the row with moves, the most plies; then the movetext
-hash, round label, the game's index in its file, the event's name and start date. ``game_sources.role``: 'canonical' (has result
-and moves, or nothing better exists), 'result' (canonical without moves: its result counts),
-'moves' (the row that supplies the moves of such a game), 'duplicate' (every other row). A source
+hash, round label, the game's index in its file, the event's name and start date.
+``game_sources.role``: 'canonical' (has result and moves, or nothing better exists), 'result'
+(canonical without moves: its result counts), 'moves' (the row that supplies the moves of such a
+game), 'duplicate' (every other row). A source
 whose final result disagrees with the canonical one gets ``;result_differs`` in its match_rule.
 
 Errors: none raised on data; SQL errors propagate (the loader rolls back the file).

@@ -103,38 +103,37 @@ def _trf(name: str, start: str, end: str, white_wins: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _in_both_orders(tmp_path, a: Path, b: Path, sql: str) -> list[list[tuple]]:
+    """`sql`'s rows on a store that ingested a then b, and on one that ingested b then a."""
+    out = []
+    for order in ((a, b), (b, a)):
+        db = tmp_path / f"{order[0].stem}_first.duckdb"
+        for f in order:
+            ingest_paths([f], db)
+        con = duckdb.connect(str(db), read_only=True)
+        out.append(con.execute(sql).fetchall())
+        con.close()
+    return out
+
+
 def test_two_events_with_the_same_pairings_and_other_results_are_two_events(tmp_path):
     """A weekend congress inside a club championship, the same pairings in rounds 1-2 but other
     results: both events' games count, whatever the order of ingestion."""
     club, weekend = tmp_path / "club.trf", tmp_path / "weekend.trf"
     club.write_text(_trf("Club Championship", "2021/03/01", "2021/03/20", True))
     weekend.write_text(_trf("Weekend Congress", "2021/03/06", "2021/03/07", False))
-    got = []
-    for order in ((club, weekend), (weekend, club)):
-        db = tmp_path / f"{order[0].stem}.duckdb"
-        for f in order:
-            ingest_paths([f], db)
-        con = duckdb.connect(str(db), read_only=True)
-        got.append(
-            con.execute(
-                "SELECT t.name, count(*) FROM canonical_games c JOIN tournaments t USING (tournament_id)"
-                " GROUP BY 1 ORDER BY 1"
-            ).fetchall()
-        )
-        con.close()
+    got = _in_both_orders(
+        tmp_path,
+        club,
+        weekend,
+        "SELECT t.name, count(*) FROM canonical_games c JOIN tournaments t USING (tournament_id) GROUP BY 1 ORDER BY 1",
+    )
     assert got[0] == got[1] == [("Club Championship", 4), ("Weekend Congress", 4)]
 
 
 def test_player_names_do_not_depend_on_the_order_of_the_files(tmp_path):
     """wchcand22 writes 'Firouzja,Alireza' and 'Ding Liren', the Madrid export 'Firouzja, Alireza'
     and 'Ding, Liren': whichever file comes first, the list shows the same names."""
-    names = []
-    for order in ((FULL, PART), (PART, FULL)):
-        db = tmp_path / f"{order[0].stem}.duckdb"
-        for f in order:
-            ingest_paths([f], db)
-        con = duckdb.connect(str(db), read_only=True)
-        names.append(con.execute("SELECT name FROM players WHERE merged_into IS NULL ORDER BY name").fetchall())
-        con.close()
+    names = _in_both_orders(tmp_path, FULL, PART, "SELECT name FROM players WHERE merged_into IS NULL ORDER BY name")
     assert names[0] == names[1]
     assert ("Firouzja, Alireza",) in names[0] and ("Ding, Liren",) in names[0]
