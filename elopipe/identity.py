@@ -750,8 +750,8 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
     name on a list does not depend on which file came first.
 
     Best: a name from an official list; then the fullest name (more full name parts, as
-    `_fuller`, then a longer name key); then the 'Surname, Firstname' form; then alphabetically
-    first.  Identity matching uses `name_key` and aliases, never this display name.  Returns how
+    `_fuller`, then a longer name key); then the 'Surname, Firstname' form; then the fewest
+    capitals (TRF files often write surnames in capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never this display name.  Returns how
     many names changed."""
     ids = sorted({int(i) for i in player_ids})
     if not ids:
@@ -766,7 +766,8 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
                     PARTITION BY player_id
                     ORDER BY official DESC,
                              len(list_filter(string_split(k, ' '), lambda t: length(t) > {_ABBREV_MAX})) DESC,
-                             length(k) DESC, contains(spelled, ', ') DESC, spelled
+                             length(k) DESC, contains(spelled, ', ') DESC,
+                             length(regexp_replace(spelled, '[^A-Z]', '', 'g')), spelled
                 ) AS r
                 FROM (
                     SELECT player_id, spelled, official, {key} AS k FROM (

@@ -30,10 +30,13 @@ VIEWS: dict[str, str] = {
             COALESCE(rl.birth_year, p.birth_year) AS birth_year,
             rl.rating, rl.games, rl.total_games, rl.k, rl.change, rl.flags,
             (CASE WHEN p.sex = 'w' THEN 'w' ELSE '' END)
-              || (CASE WHEN regexp_matches(COALESCE(rl.flags, ''), '(^|[ ,;])w?i($|[ ,;])')
-                       THEN 'i' ELSE '' END) AS fide_flag,
-            rl.ever_2400, rl.source
-        FROM rating_lists rl
+              || (CASE WHEN rl.inactive THEN 'i' ELSE '' END) AS fide_flag,
+            rl.ever_2400, rl.source,
+            -- FIDE's top lists rank active players only
+            CASE WHEN NOT rl.inactive THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.inactive
+                                                           ORDER BY rl.rating DESC) AS INTEGER) END AS active_rank
+        FROM (SELECT *, regexp_matches(COALESCE(flags, ''), '(^|[ ,;])w?i($|[ ,;])') AS inactive
+              FROM rating_lists) rl
         JOIN players p USING (player_id)
         WHERE rl.rating IS NOT NULL
     """,
@@ -171,7 +174,8 @@ VIEW_DOCS: dict[str, str] = {
     "v_rating_lists": "Every rating list of every system: one row per player with a rating, "
     "`rank` by rating within (system, list_date) (ties share a rank), player details from "
     "`players`, rating / games / total_games / K / change / flags as stored in `rating_lists`, "
-    "and `fide_flag`, the FLAG column of FIDE's list files ('w', 'i', 'wi').",
+    "`fide_flag`, the FLAG column of FIDE's list files ('w', 'i', 'wi'), and `active_rank`, the "
+    "rank among active players only (NULL for an inactive player), as FIDE's top lists rank.",
     "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
     "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
     "v_player_history": "One row per player, system and list: rating (NULL while unrated), "
