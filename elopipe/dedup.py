@@ -14,8 +14,10 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   are equal. Different hashes veto the match unless one side is an unfinished broadcast game
   (result ``*``, moves still growing: ``+broadcast``) or both have the same result and number of
   plies (the same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
-  Rows of two differently named events (dates overlapping only) with different final results
-  and no equal moves are two games, not one (a weekend congress inside a club championship);
+  Two differently named events whose dates overlap are sources of one event only when most of
+  the games they both seem to hold have the same result (`_event_agreement`): then a differing
+  result is a correction (``;result_differs``); else they are two events (a weekend congress
+  inside a club championship, same pairings) and only equal moves make two rows one game;
 * without a round on either side: ``hash_players`` (equal movetext hash) only;
 * two rows of one tournament (one file) only when their movetext hashes are equal.
 
@@ -23,7 +25,7 @@ Canonical row of a cluster (precedence, independent of ingestion order): a final
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
 (the tournament with more games in its file: a full event export before a partial one, so one
 event's games stay in one tournament); then the row with moves, the most plies; then the movetext
-hash, round label, the game's index in its file, the event's name and start date.
+hash, round label, the game's index in its file, the event's name and start date, the result.
 ``game_sources.role``: 'canonical' (has result and moves, or nothing better exists), 'result'
 (canonical without moves: its result counts), 'moves' (the row that supplies the moves of such a
 game), 'duplicate' (every other row). A source
@@ -149,8 +151,13 @@ def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
     return group
 
 
-def _match(a: _G, b: _G, spans: dict) -> str | None:
-    """The rule by which two rows (same players) are one game, or None."""
+def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None = None) -> str | None:
+    """The rule by which two rows (same players) are one game, or None.
+
+    `agree` (`_event_agreement`): for two differently named tournaments with overlapping dates,
+    whether most of the games they both seem to hold have the same result: if not, they are
+    two events (a weekend congress inside a club championship, same pairings), and only equal
+    moves make two of their rows one game."""
     both_moves = a.movetext_hash is not None and b.movetext_hash is not None
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
@@ -177,17 +184,37 @@ def _match(a: _G, b: _G, spans: dict) -> str | None:
         return None
     if same_hash:
         return "round_players+hash"
-    if not one_event and "*" not in (a.result, b.result) and a.result != b.result:
-        # two differently named events whose dates overlap (a weekend congress inside a club
-        # championship, same pairing in the same round) with different final results and no
-        # moves to compare: two games, not one game written twice
-        return None
+    if not one_event and agree is not None:
+        key = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id))
+        if not agree.get(key, True):
+            return None
     return "round_players"
+
+
+def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
+    """For each pair of tournaments (lower id first) holding games of the same players in the
+    same round, both with a final result: True when a strict majority of those games have the
+    same result (or equal moves). Two sources of one event agree but for a correction or a typo;
+    two events that share pairings do not."""
+    g = df.filter(pl.col("round").is_not_null() & (pl.col("result") != "*")).select(
+        "tournament_id", "white_id", "black_id", "round", "result", "movetext_hash"
+    )
+    pairs = g.join(g, on=["white_id", "black_id", "round"], suffix="_b").filter(
+        pl.col("tournament_id") < pl.col("tournament_id_b")
+    )
+    if pairs.is_empty():
+        return {}
+    same = (pl.col("result") == pl.col("result_b")) | (
+        pl.col("movetext_hash").is_not_null() & (pl.col("movetext_hash") == pl.col("movetext_hash_b"))
+    )
+    stats = pairs.group_by("tournament_id", "tournament_id_b").agg(same.sum().alias("agree"), pl.len().alias("n"))
+    return {(a, b): 2 * agree > n for a, b, agree, n in stats.iter_rows()}
 
 
 def _precedence(g: _G) -> tuple:
     # only content decides (the loader links before the file's ledger row exists, and ids
-    # depend on ingestion order): the event's name and start date settle rows equal on the rest
+    # depend on ingestion order): the event's name and start date, then the result, settle rows
+    # equal on the rest (two sources of one event that disagree on a result)
     return (
         g.result == "*",
         g.fmt != "trf",
@@ -199,6 +226,7 @@ def _precedence(g: _G) -> tuple:
         g.game_index if g.game_index is not None else 0,
         g.event_name or "",
         g.event_start or dt.date.min,
+        g.result,
         g.game_id,
     )
 
@@ -239,6 +267,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             [ids, ids],
         )
     spans = tournament_spans(con)
+    agree = _event_agreement(df)
     df = df.with_row_index("pos").filter(pl.len().over("white_id", "black_id") >= 2)
     if df.is_empty():
         return 0
@@ -271,7 +300,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         buckets.setdefault((r.white_id, r.black_id), []).append(c)
     related: dict[tuple[int, int], bool] = {}
     for bucket in buckets.values():
-        _link_classes(bucket, reps, spans, related, union)
+        _link_classes(bucket, reps, spans, related, union, agree)
     # a cluster: linked classes, or one class of rows with the same moves (same_file_hash)
     comp_classes: dict[int, list[int]] = {}
     for c in range(len(reps)):
@@ -301,6 +330,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             pl.col("game_index").fill_null(0),
             pl.col("event_name").fill_null(""),
             pl.col("event_start").fill_null(dt.date.min),
+            pl.col("result"),
             pl.col("game_id"),
         ]
     )
@@ -319,12 +349,12 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     )
     has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
     pair_rule = {
-        (a, b): _match(reps[a], reps[b], spans)
+        (a, b): _match(reps[a], reps[b], spans, agree)
         for a, b in g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique().iter_rows()
     }
     pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
     pair_rule = pairs.with_columns(
-        pl.Series("rule", [_match(reps[a], reps[b], spans) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
+        pl.Series("rule", [_match(reps[a], reps[b], spans, agree) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
     )
     g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
@@ -337,7 +367,11 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         for comp, game_id, cls in missing.select("comp", "game_id", "cls").iter_rows():
             members = g.filter(pl.col("comp") == comp).select("game_id", "cls").rows()
             fixed[game_id] = next(
-                (r for o_id, o_cls in members if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans))),
+                (
+                    r
+                    for o_id, o_cls in members
+                    if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans, agree))
+                ),
                 "cluster",
             )
         g = g.with_columns(pl.col("rule").fill_null(pl.col("game_id").replace_strict(fixed, default=None)))
@@ -366,7 +400,14 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     return g["comp"].n_unique()
 
 
-def _link_classes(bucket: list[int], reps: list[_G], spans: dict, related: dict[tuple[int, int], bool], union) -> None:
+def _link_classes(
+    bucket: list[int],
+    reps: list[_G],
+    spans: dict,
+    related: dict[tuple[int, int], bool],
+    union,
+    agree: dict[tuple[int, int], bool] | None = None,
+) -> None:
     """Union the classes of one (white, black) bucket that `_match` links, comparing only where a
     match is possible: the same round (other tournament), or the same movetext hash when a round
     is missing. Classes of one tournament with the same round and hash are one game."""
@@ -411,5 +452,5 @@ def _link_classes(bucket: list[int], reps: list[_G], spans: dict, related: dict[
                 and sb is not None
                 and (same_event(sa, sb) or bool(dates_overlap(sa[1], sa[2], sb[1], sb[2])))
             )
-        if ok and _match(ra, rb, spans) is not None:
+        if ok and _match(ra, rb, spans, agree) is not None:
             union(a, b)

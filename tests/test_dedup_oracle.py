@@ -68,6 +68,21 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     ).fetchall()
     games = [dedup._G(*r) for r in rows]
     spans = tournament_spans(con)
+    # two tournaments' agreement, by definition: over every pair of their rows with the same
+    # players and round and final results, a strict majority has the same result or moves
+    counts: dict[tuple[int, int], list[int]] = {}
+    for a in games:
+        for b in games:
+            if (
+                a.tournament_id < b.tournament_id
+                and (a.white_id, a.black_id, a.round) == (b.white_id, b.black_id, b.round)
+                and a.round is not None
+                and "*" not in (a.result, b.result)
+            ):
+                c = counts.setdefault((a.tournament_id, b.tournament_id), [0, 0])
+                c[0] += a.result == b.result or (a.movetext_hash is not None and a.movetext_hash == b.movetext_hash)
+                c[1] += 1
+    agree = {k: 2 * same > n for k, (same, n) in counts.items()}
     rule_of: dict[tuple[int, int], str] = {}
     parent = {g.game_id: g.game_id for g in games}
 
@@ -79,7 +94,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     for a in games:
         for b in games:
             if a.game_id < b.game_id and (a.white_id, a.black_id) == (b.white_id, b.black_id):
-                rule = dedup._match(a, b, spans)
+                rule = dedup._match(a, b, spans, agree)
                 if rule is not None:
                     rule_of[(a.game_id, b.game_id)] = rule_of[(b.game_id, a.game_id)] = rule
                     ra, rb = find(a.game_id), find(b.game_id)

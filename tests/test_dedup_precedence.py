@@ -88,18 +88,23 @@ def test_report_names_a_redirect_only_when_the_event_asked_for_is_a_duplicate_ex
     assert "is a duplicate export of tournament" in res.output and "FIDE Candidates 2022" in res.output
 
 
-def _trf(name: str, start: str, end: str, white_wins: bool) -> str:
-    """Four players, two rounds, the same pairings whatever the event; every game won by white
-    (or by black)."""
-    w, b = ("1", "0") if white_wins else ("0", "1")
+PAIRINGS = [[(1, 2), (3, 4)], [(3, 1), (4, 2)]]  # (white, black) by round
+
+
+def _trf(name: str, start: str, end: str, results: list[list[str]]) -> str:
+    """Four players, the same two rounds of pairings whatever the event; `results[r][b]` is
+    White's result ('1', '0', '=') on board b of round r + 1."""
     players = [("Alpha,A", 2000, 2700001), ("Beta,B", 1900, 2700002), ("Gamma,C", 1800, 2700003)]
     players.append(("Delta,D", 1700, 2700004))
-    rounds = {1: [(2, "w", w), (3, "w", w)], 2: [(1, "b", b), (4, "w", w)], 3: [(4, "w", w), (1, "b", b)]}
-    rounds[4] = [(3, "b", b), (2, "b", b)]
+    other = {"1": "0", "0": "1", "=": "="}
+    cells: dict[int, str] = {i: "" for i in range(1, 5)}
+    for rnd, boards in enumerate(PAIRINGS):
+        for (w, b), res in zip(boards, results[rnd], strict=True):
+            cells[w] += f"  {b:4d} w {res}"
+            cells[b] += f"  {w:4d} b {other[res]}"
     lines = [f"012 {name}", "042 " + start, "052 " + end, "062 4", "122 90 minutes + 30 seconds per move"]
     for i, (nm, rtg, fid) in enumerate(players, 1):
-        cells = "".join(f"  {opp:4d} {col} {res}" for opp, col, res in rounds[i])
-        lines.append(f"001 {i:4d} m    {nm:<33} {rtg:4d} IRL {fid:11d} 1980/01/01  0.0 {i:4d}{cells}")
+        lines.append(f"001 {i:4d} m    {nm:<33} {rtg:4d} IRL {fid:11d} 1980/01/01  0.0 {i:4d}{cells[i]}")
     return "\n".join(lines) + "\n"
 
 
@@ -120,8 +125,9 @@ def test_two_events_with_the_same_pairings_and_other_results_are_two_events(tmp_
     """A weekend congress inside a club championship, the same pairings in rounds 1-2 but other
     results: both events' games count, whatever the order of ingestion."""
     club, weekend = tmp_path / "club.trf", tmp_path / "weekend.trf"
-    club.write_text(_trf("Club Championship", "2021/03/01", "2021/03/20", True))
-    weekend.write_text(_trf("Weekend Congress", "2021/03/06", "2021/03/07", False))
+    club.write_text(_trf("Club Championship", "2021/03/01", "2021/03/20", [["1", "1"], ["1", "1"]]))
+    # one result the same by chance: still another event
+    weekend.write_text(_trf("Weekend Congress", "2021/03/06", "2021/03/07", [["0", "0"], ["0", "1"]]))
     got = _in_both_orders(
         tmp_path,
         club,
@@ -137,3 +143,31 @@ def test_player_names_do_not_depend_on_the_order_of_the_files(tmp_path):
     names = _in_both_orders(tmp_path, FULL, PART, "SELECT name FROM players WHERE merged_into IS NULL ORDER BY name")
     assert names[0] == names[1]
     assert ("Firouzja, Alireza",) in names[0] and ("Ding, Liren",) in names[0]
+
+
+def test_a_renamed_export_with_one_corrected_result_is_the_same_event(tmp_path):
+    """'Spring Open 2023' and its re-export 'Spring Open 2023 (final)' with one result corrected:
+    the games agree but for one, so they are one event: four games, the correction recorded as
+    result_differs, and the same canonical results whatever the order."""
+    v1, v2 = tmp_path / "v1.trf", tmp_path / "v2.trf"
+    v1.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["1", "1"]]))
+    v2.write_text(_trf("Spring Open 2023 (final)", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]]))
+    got = _in_both_orders(
+        tmp_path,
+        v1,
+        v2,
+        "SELECT count(*), count(*) FILTER (WHERE match_rule LIKE '%result_differs') FROM game_sources"
+        " WHERE role <> 'canonical'",
+    )
+    assert got[0] == got[1] == [(4, 1)]
+    (tmp_path / "again").mkdir()
+    results = _in_both_orders(tmp_path / "again", v1, v2, "SELECT round, result FROM canonical_games ORDER BY ALL")
+    assert results[0] == results[1] and len(results[0]) == 4
+
+
+def test_two_sources_of_one_event_disagreeing_on_a_result_give_one_result_whatever_the_order(tmp_path):
+    a, b = tmp_path / "mon.trf", tmp_path / "tue.trf"
+    a.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["1", "1"]]))
+    b.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]]))
+    got = _in_both_orders(tmp_path, a, b, "SELECT round, result FROM canonical_games ORDER BY ALL")
+    assert got[0] == got[1] and len(got[0]) == 4
