@@ -224,3 +224,21 @@ def test_negative_ids_of_a_hand_edited_store_are_refused():
     s.con.execute("UPDATE games SET white_id = -white_id")
     with pytest.raises(ValueError, match="negative ids"):
         s.run()
+
+
+def test_birth_date_for_the_junior_rule_comes_from_the_files_not_their_order():
+    """players.birth_date keeps the first file's value; the engine reads the earliest date any
+    stored entry writes, so a file without dates loaded first changes nothing."""
+    from elopipe.rating.store_io import load_players
+
+    s = Scenario()
+    s.player(1, birth_year=2001)
+    t1 = s.event(D(2019, 5, 10), D(2019, 5, 10), [(1, 2, "W")])
+    t2 = s.event(D(2019, 6, 10), D(2019, 6, 10), [(1, 2, "W")])
+    s.con.execute("UPDATE players SET birth_date = NULL")
+    s.con.execute("UPDATE tournament_players SET birth_date = NULL")
+    s.con.execute(
+        "UPDATE tournament_players SET birth_date = DATE '2001-05-01' WHERE player_id = 1 AND tournament_id = ?", [t2]
+    )
+    got = load_players(s.con).filter(pl.col("player_id") == 1)["birth_date"].to_list()
+    assert got == [D(2001, 5, 1)] and t1 != t2

@@ -162,14 +162,22 @@ def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The players. Columns: player_id Int64, fide_id Int64, name Utf8, federation Utf8,
     sex Utf8, birth_year Int64 (from birth_date when only that is known), birth_date Date,
-    title Utf8."""
+    title Utf8.
+
+    birth_date is the earliest date the player's tournament entries write, else the one the
+    player row holds: the stored files decide, not which of them came first (a file without
+    dates loaded first leaves `players.birth_date` empty, a corrected file replaces its rows)."""
     return _pl(
         con,
         """
-        SELECT player_id::BIGINT AS player_id, nullif(fide_id, 0)::BIGINT AS fide_id, name,
-               federation, sex,
-               coalesce(birth_year, year(birth_date))::BIGINT AS birth_year, birth_date, title
-        FROM players WHERE merged_into IS NULL ORDER BY player_id
+        SELECT p.player_id::BIGINT AS player_id, nullif(p.fide_id, 0)::BIGINT AS fide_id, p.name,
+               p.federation, p.sex,
+               coalesce(p.birth_year, year(p.birth_date))::BIGINT AS birth_year,
+               coalesce(tp.birth_date, p.birth_date) AS birth_date, p.title
+        FROM players p
+        LEFT JOIN (SELECT player_id, min(birth_date) AS birth_date FROM tournament_players
+                   WHERE birth_date IS NOT NULL GROUP BY player_id) tp USING (player_id)
+        WHERE p.merged_into IS NULL ORDER BY p.player_id
         """,
     )
 
