@@ -749,34 +749,35 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
     (their `tournament_players.name_as_written`, their names on imported official lists), so the
     name on a list does not depend on which file came first.
 
-    Best: a name from an official list; then the fullest name (more full name parts, as
-    `_fuller`, then a longer name key); then the 'Surname, Firstname' form; then the fewest
-    capitals (TRF files often write surnames in capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never this display name.  Returns how
-    many names changed."""
+    Best: a name from an official list; then the fullest name (more words of 3+ letters, then
+    more letters, any script); then the 'Surname, Firstname' form; then more non-ASCII letters
+    (accents kept: 'Göl' before 'Gol'); then fewer capitals (TRF files often write surnames in
+    capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never
+    this display name.  Returns how many names changed."""
     ids = sorted({int(i) for i in player_ids})
     if not ids:
         return 0
-    key = name_key_sql("spelled")
     res = con.execute(
-        f"""
+        r"""
         UPDATE players SET name = best.spelled
         FROM (
             SELECT player_id, spelled FROM (
                 SELECT player_id, spelled, row_number() OVER (
                     PARTITION BY player_id
                     ORDER BY official DESC,
-                             len(list_filter(string_split(k, ' '), lambda t: length(t) > {_ABBREV_MAX})) DESC,
-                             length(k) DESC, contains(spelled, ', ') DESC,
-                             length(regexp_replace(spelled, '[^A-Z]', '', 'g')), spelled
+                             len(list_filter(regexp_extract_all(spelled, '\p{L}+'), lambda t: length(t) > 2)) DESC,
+                             length(regexp_replace(spelled, '[^\p{L}]', '', 'g')) DESC,
+                             contains(spelled, ', ') DESC,
+                             length(regexp_replace(spelled, '[^\p{L}]|[A-Za-z]', '', 'g')) DESC,
+                             length(regexp_replace(spelled, '[^A-Z]', '', 'g')),
+                             spelled
                 ) AS r
                 FROM (
-                    SELECT player_id, spelled, official, {key} AS k FROM (
-                        SELECT player_id, name_as_written AS spelled, FALSE AS official FROM tournament_players
-                        WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
-                        UNION ALL
-                        SELECT player_id, name, TRUE FROM official_lists
-                        WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
-                    )
+                    SELECT player_id, name_as_written AS spelled, FALSE AS official FROM tournament_players
+                    WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
+                    UNION ALL
+                    SELECT player_id, name, TRUE FROM official_lists
+                    WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
                 )
             ) WHERE r = 1
         ) best

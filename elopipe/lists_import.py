@@ -546,6 +546,14 @@ def _store(
         """
     )
     systems = [r[0] for r in con.execute("SELECT DISTINCT system FROM _ol_new ORDER BY 1").fetchall()]
+    replaced_names = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT o.player_id FROM official_lists o JOIN players p ON p.player_id = o.player_id"
+            " WHERE o.list_date = ? AND o.system IN (SELECT UNNEST(?)) AND o.name = p.name",
+            [when, systems],
+        ).fetchall()
+    ]
     con.execute("DELETE FROM official_lists WHERE list_date = ? AND system IN (SELECT UNNEST(?))", [when, systems])
     con.execute(
         "INSERT INTO official_lists BY NAME SELECT o.system, ?::DATE AS list_date, o.fide_id, o.national_id, o.name,"
@@ -555,12 +563,13 @@ def _store(
         [when, source],
     )
     # the official spelling becomes the name shown for the store's players on this list (only
-    # a spelling other than the name shown can change it: a monthly list touches few players)
+    # a spelling other than the name shown can change it: a monthly list touches few players),
+    # and a name only the replaced list gave is no longer shown
     linked = con.execute(
         "SELECT DISTINCT o.player_id FROM _ol_new o JOIN players p ON p.player_id = o.player_id"
         " WHERE o.name IS DISTINCT FROM p.name"
     ).fetchall()
-    refresh_display_names(con, (r[0] for r in linked))
+    refresh_display_names(con, [r[0] for r in linked] + replaced_names)
     res.rows = dict(con.execute("SELECT system, count(*) FROM _ol_new GROUP BY 1 ORDER BY 1").fetchall())
     con.execute("DROP TABLE _ol_new")
     con.execute("DROP TABLE _ol_people")

@@ -131,9 +131,15 @@ def _replace_previous(con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: 
         olds = [(set(identity.event_key(n).split()), d) for n, d in rows]
         if not rows or any(_same_event(a, b) for a in new_events for b in olds):
             old.append(fid)
+    touched: set[int] = set()
     for fid in old:
+        touched.update(
+            r[0] for r in con.execute("SELECT player_id FROM tournament_players WHERE file_id = ?", [fid]).fetchall()
+        )
         delete_file_rows(con, fid)
         con.execute("UPDATE source_files SET status = 'replaced', replaced_by = ? WHERE file_id = ?", [new_id, fid])
+    # a spelling only the old version wrote must not stay the name shown
+    identity.refresh_display_names(con, touched)
     return old
 
 

@@ -171,3 +171,48 @@ def test_two_sources_of_one_event_disagreeing_on_a_result_give_one_result_whatev
     b.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]]))
     got = _in_both_orders(tmp_path, a, b, "SELECT round, result FROM canonical_games ORDER BY ALL")
     assert got[0] == got[1] and len(got[0]) == 4
+
+
+def test_shown_name_prefers_accents_and_mixed_case_and_follows_corrections(tmp_path):
+    """Among spellings of one player (same FIDE ID): 'Göl, İbrahim' before 'Gol, Ibrahim' and
+    'Carlsen, Magnus' before 'CARLSEN, Magnus'; when a corrected file drops a spelling, the
+    name shown no longer uses it."""
+    from elopipe.identity import refresh_display_names
+
+    db = tmp_path / "s.duckdb"
+
+    def pgn(white: str) -> str:
+        return (
+            f'[Event "Open {white[:3]}"]\n[Site "X"]\n[Date "2023.01.0{len(white) % 9 + 1}"]\n[Round "1"]\n'
+            f'[White "{white}"]\n[Black "Other, Olga"]\n[Result "1-0"]\n[WhiteFideId "2500001"]\n'
+            '[BlackFideId "2500002"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n'
+        )
+
+    a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
+    a.write_text(pgn("Gol, Ibrahim"))
+    b.write_text(pgn("Göl, İbrahim"))
+    ingest_paths([a, b], db)
+    con = duckdb.connect(str(db))
+    name = "SELECT name FROM players WHERE fide_id = 2500001"
+    assert con.execute(name).fetchall() == [("Göl, İbrahim",)]
+    con.execute("UPDATE tournament_players SET name_as_written = 'CARLSEN, Magnus' WHERE fide_id_in_file = 2500001")
+    con.execute(
+        "UPDATE tournament_players SET name_as_written = 'Carlsen, Magnus' WHERE fide_id_in_file = 2500001"
+        " AND tournament_id = (SELECT min(tournament_id) FROM tournaments)"
+    )
+    pid = con.execute("SELECT player_id FROM players WHERE fide_id = 2500001").fetchall()[0][0]
+    refresh_display_names(con, [pid])
+    assert con.execute(name).fetchall() == [("Carlsen, Magnus",)]
+    con.close()
+    # a corrected b.pgn (same event, same path): another player had White, so no file writes
+    # 'Göl, İbrahim' any more
+    a2, b2 = tmp_path / "a2.pgn", tmp_path / "b2.pgn"
+    a2.write_text(pgn("Gol, Ibrahim"))
+    b2.write_text(pgn("Göl, İbrahim"))
+    db2 = tmp_path / "t.duckdb"
+    ingest_paths([a2, b2], db2)
+    b2.write_text(pgn("Göl, İbrahim").replace("Göl, İbrahim", "Brown, Bob").replace("2500001", "2500003"))
+    ingest_paths([b2], db2)
+    con = duckdb.connect(str(db2), read_only=True)
+    assert con.execute(name).fetchall() == [("Gol, Ibrahim",)]
+    con.close()

@@ -384,3 +384,22 @@ def test_an_imported_k10_below_2400_keeps_k10(tmp_path: Path) -> None:
     ).fetchall()
     assert ks == [(10,)]
     con.close()
+
+
+def test_a_name_only_a_replaced_list_gave_is_no_longer_shown(tmp_path: Path) -> None:
+    con = _con()
+    con.execute(
+        "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (900, 1503014, 'Carlsen,M', 'carlsen m')"
+    )
+    con.execute(
+        "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+        " VALUES (1, 900, 'Carlsen,M', 1)"
+    )
+    f = tmp_path / "standard_mar24frl.txt"
+    f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
+    import_list(con, f, "fide")
+    assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen, Magnus",)
+    # the same date imported again from a corrected file that no longer lists him
+    f.write_text(fixed(STD, STD_ROWS[1:]), encoding="utf-8")
+    import_list(con, f, "fide")
+    assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen,M",)
