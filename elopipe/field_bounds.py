@@ -16,6 +16,9 @@ value and record a warning with the raw text (PGN and TRF alike).
   No FIDE rating floor was ever below 1000 (FIDE B.02: 1000 since 2024; 1200 before) and no
   rating has reached 2900; a value below 1000 there is a national rating (Irish files write
   `0951`), a value above 3000 a typo.
+- BIRTH_YEAR_MIN..BIRTH_YEAR_MAX: 1850..2100 for a birth date or year; outside it (9999/12/31,
+  0001) the value is a placeholder or a typo, and a year in the future would make a player a
+  junior for the K rule (FIDE B.02 8.3.3).
 - POINTS_MAX: 999.5 points: `points_in_file` is DECIMAL(5,1); a score of 1000 or more points
   in one tournament is garbage (even 3-1-0 scoring over 99 rounds stays below 300).
 """
@@ -32,6 +35,7 @@ FIDE_ID_MAX = 2**63 - 1
 RATING_MIN, RATING_MAX = 100, 3500
 FIDE_RATING_MIN, FIDE_RATING_MAX = 1000, 3000
 POINTS_MAX = Decimal("999.5")
+BIRTH_YEAR_MIN, BIRTH_YEAR_MAX = 1850, 2100
 
 
 def in_range(value: int | None, low: int, high: int) -> bool:

@@ -58,7 +58,7 @@ from typing import Any
 
 from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
 from elopipe.dates import parse_pgn_date
-from elopipe.field_bounds import BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
+from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
 from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
@@ -1292,7 +1292,7 @@ class _Reader:
         braw = _clean(tags.get(side + "BirthDate") or tags.get(side + "Birthday") or tags.get(side + "BirthYear"))
         if braw:
             d, prec = parse_pgn_date(braw)
-            if d is not None:
+            if d is not None and BIRTH_YEAR_MIN <= d.year <= BIRTH_YEAR_MAX:
                 birth_year = d.year
                 birth_date = d if prec == "day" else None
         sex = _clean(tags.get(side + "Sex") or tags.get(side + "Gender"))

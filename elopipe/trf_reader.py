@@ -31,7 +31,7 @@ from typing import Any
 
 from elopipe.control_chars import ANY_CONTROL, blank_controls
 from elopipe.dates import parse_trf_date, trf_date_candidates
-from elopipe.field_bounds import FIDE_RATING_MAX, FIDE_RATING_MIN, POINTS_MAX, ROUND_MAX
+from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, FIDE_RATING_MAX, FIDE_RATING_MIN, POINTS_MAX, ROUND_MAX
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.trf_codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.trf_issues import IssueLog
@@ -487,6 +487,9 @@ class _TrfReader:
             if raw.strip("0/.- "):
                 self.issues.add("trf_bad_birth_date", f"birth date {raw!r} not understood", no, "warning", line)
             return
+        if not BIRTH_YEAR_MIN <= value.year <= BIRTH_YEAR_MAX:
+            self.issues.add("trf_bad_birth_date", f"birth date {raw!r} out of range: not stored", no, "warning", line)
+            return
         player.birth_year = value.year
         if precision == "day":
             player.birth_date = value
@@ -532,7 +535,7 @@ class _TrfReader:
                 p.national_rating_flag = flag
             if p.birth_year is None and entry["birth"]:
                 value, precision = parse_trf_date(entry["birth"])
-                if value:
+                if value and BIRTH_YEAR_MIN <= value.year <= BIRTH_YEAR_MAX:
                     p.birth_year = value.year
                     p.birth_date = value if precision == "day" else None
             if p.sex is None and entry["sex"]:

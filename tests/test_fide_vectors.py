@@ -521,3 +521,10 @@ def test_adjustment_2024_is_explained_on_the_list_row():
     # 1600 + 10 = 1610, then + 0.4 x 390 = 156
     assert (won["rating"], won["change"], won["flags"]) == (1766, 10, "adj2024:+156")
     assert row(lst, player_id=3, list_date=mar)["flags"] == "adj2024:+164"
+
+
+def test_a_birth_date_or_year_after_the_list_makes_no_junior():
+    d = dt.date(2012, 10, 1)
+    assert not fide.is_junior(d, 2013)
+    assert not fide.is_junior(d, 2013, dt.date(2013, 1, 1), rule="birthday")
+    assert fide.is_junior(d, 1995, dt.date(2013, 1, 1), rule="birthday")  # the date is a typo: year rule

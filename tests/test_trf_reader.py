@@ -106,6 +106,9 @@ def test_player_fields_are_sliced_by_column():
         ({"birth": "1975.  ."}, {"birth_year": 1975, "birth_date": None}),
         ({"birth": "1969.12.06"}, {"birth_date": dt.date(1969, 12, 6)}),
         ({"birth": "0000/00/00"}, {"birth_year": None, "birth_date": None}),
+        # placeholders and typos outside 1850..2100 are not stored (a warning says so)
+        ({"birth": "9999/12/31"}, {"birth_year": None, "birth_date": None}),
+        ({"birth": "1066/10/14"}, {"birth_year": None, "birth_date": None}),
         ({"final_rank": 0}, {"final_rank": None}),
     ],
 )

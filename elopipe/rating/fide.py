@@ -246,10 +246,11 @@ def is_junior(
     year − birth year ≤ 18.  rule 'birthday' (V2017: until the 18th birthday): before the
     18th birthday when the birth date is known; with only a birth year the year-based rule
     (spec §4.2 [R]: the lists carry only the year, and FIDE's practice looks year-based).
+    A birth year after the list's year (or a birth date after the list) is a typo: not a junior.
     """
-    if rule == "birthday" and birth_date is not None:
+    if rule == "birthday" and birth_date is not None and birth_date <= list_date:
         return list_date < eighteenth_birthday(birth_date)
-    return birth_year is not None and list_date.year - birth_year <= 18
+    return birth_year is not None and 0 <= list_date.year - birth_year <= 18
 
 
 def eighteenth_birthday(birth_date: dt.date) -> dt.date:

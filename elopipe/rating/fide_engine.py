@@ -893,7 +893,8 @@ def _one_period(
         k_rules = _version_of(prev_date, params)
         # junior (8.3.3): list year − birth year ≤ 18; V2017's "until the 18th birthday" is
         # checked against the birth date where the store has one (`fide.is_junior`)
-        junior = (pl.lit(prev_date.year) - pl.col("birth_year")) <= 18
+        age = pl.lit(prev_date.year) - pl.col("birth_year")
+        junior = (age <= 18) & (age >= 0)
         bd = prep.birth_dates
         if k_rules.junior_rule == "birthday" and bd is not None and bd.height:
             by_date = IdLookup(bd.select("player_id", pl.col("birth_date").alias("__bd")))
@@ -902,7 +903,7 @@ def _one_period(
                 return by_date.attach(frame, "player_id", {"__bd": "__bd"})
 
             junior = (
-                pl.when(pl.col("__bd").is_not_null())
+                pl.when(pl.col("__bd").is_not_null() & (pl.col("__bd") <= pl.lit(prev_date)))
                 .then(pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y"))
                 .otherwise(junior)
             )
