@@ -749,7 +749,8 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
     (their `tournament_players.name_as_written`, their names on imported official lists), so the
     name on a list does not depend on which file came first.
 
-    Best: a name from an official list; then the fullest name (more words of 3+ letters, then
+    Best: a name from the latest official list (a name change counts from its list); then
+    the fullest name (more words of 3+ letters, then
     more letters, any script); then the 'Surname, Firstname' form; then more non-ASCII letters
     (accents kept: 'Göl' before 'Gol'); then fewer capitals (TRF files often write surnames in
     capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never
@@ -764,7 +765,7 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
             SELECT player_id, spelled FROM (
                 SELECT player_id, spelled, row_number() OVER (
                     PARTITION BY player_id
-                    ORDER BY official DESC,
+                    ORDER BY official DESC, listed DESC NULLS LAST,
                              len(list_filter(regexp_extract_all(spelled, '\p{L}+'), lambda t: length(t) > 2)) DESC,
                              length(regexp_replace(spelled, '[^\p{L}]', '', 'g')) DESC,
                              contains(spelled, ', ') DESC,
@@ -773,10 +774,11 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
                              spelled
                 ) AS r
                 FROM (
-                    SELECT player_id, name_as_written AS spelled, FALSE AS official FROM tournament_players
+                    SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
+                    FROM tournament_players
                     WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
                     UNION ALL
-                    SELECT player_id, name, TRUE FROM official_lists
+                    SELECT player_id, name, TRUE, list_date FROM official_lists
                     WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
                 )
             ) WHERE r = 1

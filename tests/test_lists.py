@@ -403,3 +403,27 @@ def test_a_name_only_a_replaced_list_gave_is_no_longer_shown(tmp_path: Path) -> 
     f.write_text(fixed(STD, STD_ROWS[1:]), encoding="utf-8")
     import_list(con, f, "fide")
     assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen,M",)
+
+
+def test_the_latest_official_list_gives_the_name_after_a_name_change(tmp_path: Path) -> None:
+    con = _con()
+    jan, feb = tmp_path / "standard_jan24frl.txt", tmp_path / "standard_feb24frl.txt"
+    row = ["25000001", "Doe, Jane Elizabeth", "USA", "F", "", "WFM", "", "", "2150", "", "", "2001", "w"]
+    jan.write_text(fixed(STD, [row]), encoding="utf-8")
+    feb.write_text(fixed(STD, [[row[0], "Smith, Jane", *row[2:]]]), encoding="utf-8")
+    shown = "SELECT name FROM players WHERE fide_id = 25000001"
+    for order in ((jan, feb), (feb, jan)):
+        con = _con()
+        for f in order:
+            import_list(con, f, "fide")
+        # a tournament entry with the old spelling does not bring it back
+        pid = con.execute("SELECT player_id FROM players WHERE fide_id = 25000001").fetchall()[0][0]
+        con.execute(
+            "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+            " VALUES (1, ?, 'Doe, Jane Elizabeth', 1)",
+            [pid],
+        )
+        from elopipe.identity import refresh_display_names
+
+        refresh_display_names(con, [pid])
+        assert con.execute(shown).fetchall() == [("Smith, Jane",)]
