@@ -121,17 +121,23 @@ def _in_both_orders(tmp_path, a: Path, b: Path, sql: str) -> list[list[tuple]]:
     return out
 
 
+def _trfs_in_both_orders(tmp_path, a: tuple, b: tuple, sql: str) -> list[list[tuple]]:
+    """`_in_both_orders` on two TRF files written by `_trf(*a)` and `_trf(*b)`."""
+    paths = []
+    for i, spec in enumerate((a, b)):
+        paths.append(tmp_path / f"e{i}.trf")
+        paths[-1].write_text(_trf(*spec))
+    return _in_both_orders(tmp_path, *paths, sql)
+
+
 def test_two_events_with_the_same_pairings_and_other_results_are_two_events(tmp_path):
     """A weekend congress inside a club championship, the same pairings in rounds 1-2 but other
     results: both events' games count, whatever the order of ingestion."""
-    club, weekend = tmp_path / "club.trf", tmp_path / "weekend.trf"
-    club.write_text(_trf("Club Championship", "2021/03/01", "2021/03/20", [["1", "1"], ["1", "1"]]))
-    # one result the same by chance: still another event
-    weekend.write_text(_trf("Weekend Congress", "2021/03/06", "2021/03/07", [["0", "0"], ["0", "1"]]))
-    got = _in_both_orders(
+    got = _trfs_in_both_orders(
         tmp_path,
-        club,
-        weekend,
+        ("Club Championship", "2021/03/01", "2021/03/20", [["1", "1"], ["1", "1"]]),
+        # one result the same by chance: still another event
+        ("Weekend Congress", "2021/03/06", "2021/03/07", [["0", "0"], ["0", "1"]]),
         "SELECT t.name, count(*) FROM canonical_games c JOIN tournaments t USING (tournament_id) GROUP BY 1 ORDER BY 1",
     )
     assert got[0] == got[1] == [("Club Championship", 4), ("Weekend Congress", 4)]
@@ -149,10 +155,9 @@ def test_a_renamed_export_with_one_corrected_result_is_the_same_event(tmp_path):
     """'Spring Open 2023' and its re-export 'Spring Open 2023 (final)' with one result corrected:
     the games agree but for one, so they are one event: four games, the correction recorded as
     result_differs, and the same canonical results whatever the order."""
-    v1, v2 = tmp_path / "v1.trf", tmp_path / "v2.trf"
-    v1.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["1", "1"]]))
-    v2.write_text(_trf("Spring Open 2023 (final)", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]]))
-    got = _in_both_orders(
+    v1 = ("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["1", "1"]])
+    v2 = ("Spring Open 2023 (final)", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]])
+    got = _trfs_in_both_orders(
         tmp_path,
         v1,
         v2,
@@ -161,15 +166,17 @@ def test_a_renamed_export_with_one_corrected_result_is_the_same_event(tmp_path):
     )
     assert got[0] == got[1] == [(4, 1)]
     (tmp_path / "again").mkdir()
-    results = _in_both_orders(tmp_path / "again", v1, v2, "SELECT round, result FROM canonical_games ORDER BY ALL")
+    results = _trfs_in_both_orders(tmp_path / "again", v1, v2, "SELECT round, result FROM canonical_games ORDER BY ALL")
     assert results[0] == results[1] and len(results[0]) == 4
 
 
 def test_two_sources_of_one_event_disagreeing_on_a_result_give_one_result_whatever_the_order(tmp_path):
-    a, b = tmp_path / "mon.trf", tmp_path / "tue.trf"
-    a.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["1", "1"]]))
-    b.write_text(_trf("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]]))
-    got = _in_both_orders(tmp_path, a, b, "SELECT round, result FROM canonical_games ORDER BY ALL")
+    got = _trfs_in_both_orders(
+        tmp_path,
+        ("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["1", "1"]]),
+        ("Spring Open 2023", "2023/04/01", "2023/04/02", [["1", "="], ["0", "1"]]),
+        "SELECT round, result FROM canonical_games ORDER BY ALL",
+    )
     assert got[0] == got[1] and len(got[0]) == 4
 
 
