@@ -14,10 +14,11 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   are equal. Different hashes veto the match unless one side is an unfinished broadcast game
   (result ``*``, moves still growing: ``+broadcast``) or both have the same result and number of
   plies (the same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
-  Two differently named events whose dates overlap are sources of one event only when most of
-  the games they both seem to hold have the same result (`_event_agreement`): then a differing
-  result is a correction (``;result_differs``); else they are two events (a weekend congress
-  inside a club championship, same pairings) and only equal moves make two rows one game;
+  Two differently named events whose dates overlap are sources of one event only when at least
+  half of the games they both seem to hold have the same result (`_event_agreement`): then a
+  differing result is a correction (``;result_differs``); else they are two events (a weekend
+  congress inside a club championship, same pairings) and only equal moves make two rows one
+  game. Events of two rates of play (rapid and blitz of one day) never share a game;
 * without a round on either side: ``hash_players`` (equal movetext hash) only;
 * two rows of one tournament (one file) only when their movetext hashes are equal.
 
@@ -65,6 +66,7 @@ class _G:
     event_games: int = 0  # games of its tournament in its file: the fuller source of an event wins
     event_name: str | None = None
     event_start: dt.date | None = None
+    rate_class: str | None = None
 
 
 def link_file(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
@@ -162,6 +164,9 @@ def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None 
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
         return "same_file_hash" if same_hash and a.round == b.round else None
+    if a.rate_class and b.rate_class and a.rate_class != b.rate_class:
+        # a rapid and a blitz event of one day (Norway Chess's classical and armageddon games)
+        return None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None:
         return None
@@ -175,6 +180,10 @@ def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None 
         return "hash_players" if same_hash else None
     if a.round != b.round:
         return None
+    if not same_hash and not one_event and agree is not None:
+        key = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id))
+        if not agree.get(key, True):
+            return None
     if both_moves and not same_hash:
         if "*" in (a.result, b.result):
             return "round_players+broadcast"
@@ -184,18 +193,15 @@ def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None 
         return None
     if same_hash:
         return "round_players+hash"
-    if not one_event and agree is not None:
-        key = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id))
-        if not agree.get(key, True):
-            return None
     return "round_players"
 
 
 def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
     """For each pair of tournaments (lower id first) holding games of the same players in the
-    same round, both with a final result: True when a strict majority of those games have the
-    same result (or equal moves). Two sources of one event agree but for a correction or a typo;
-    two events that share pairings do not."""
+    same round, both with a final result: True when at least half of those games have the same
+    result (or equal moves), or when they share a single game (too little to tell two events
+    apart). Two sources of one event agree but for a correction or a typo; two events that
+    share pairings (a weekend congress inside a club championship) do not."""
     g = df.filter(pl.col("round").is_not_null() & (pl.col("result") != "*")).select(
         "tournament_id", "white_id", "black_id", "round", "result", "movetext_hash"
     )
@@ -208,7 +214,7 @@ def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
         pl.col("movetext_hash").is_not_null() & (pl.col("movetext_hash") == pl.col("movetext_hash_b"))
     )
     stats = pairs.group_by("tournament_id", "tournament_id_b").agg(same.sum().alias("agree"), pl.len().alias("n"))
-    return {(a, b): 2 * agree > n for a, b, agree, n in stats.iter_rows()}
+    return {(a, b): 2 * agree >= n or n < 2 for a, b, agree, n in stats.iter_rows()}
 
 
 def _precedence(g: _G) -> tuple:
@@ -234,7 +240,7 @@ def _precedence(g: _G) -> tuple:
 # Columns that decide `_match`: rows equal on these (a "class") match other rows alike.
 _CLASS_KEY = [
     "white_id", "black_id", "tournament_id", "round", "movetext_hash", "result", "ply_count", "game_date",
-    "day_precise",
+    "day_precise", "rate_class",
 ]  # fmt: skip
 
 
@@ -245,7 +251,7 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
                g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
                g.round_label, g.game_index,
                (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id) AS event_games,
-               t.name AS event_name, t.start_date AS event_start
+               t.name AS event_name, t.start_date AS event_start, t.rate_class
         FROM games g JOIN tournaments t USING (tournament_id)
         WHERE g.tournament_id IN (SELECT UNNEST(?)) AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
         """,
@@ -277,7 +283,8 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     for r in classes.iter_rows(named=True):
         reps.append(
             _G(0, r["tournament_id"], 0, "", r["round"], r["white_id"], r["black_id"], r["result"],
-               r["movetext_hash"], r["ply_count"], r["game_date"], r["day_precise"], None, None)
+               r["movetext_hash"], r["ply_count"], r["game_date"], r["day_precise"], None, None,
+               rate_class=r["rate_class"])
         )  # fmt: skip
         sizes.append(r["n"])
     parent = list(range(len(reps)))

@@ -33,10 +33,10 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
     for t in range(1, n_t + 1):
         start = None if rnd.random() < 0.2 else BASE + dt.timedelta(days=rnd.choice([0, 1, 2, 10, 30]))
         con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, rate_class)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
             [t, t, rnd.choice(["pgn", "trf"]), rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"]),
-             start, start + dt.timedelta(days=5) if start else None],
+             start, start + dt.timedelta(days=5) if start else None, rnd.choice([None, None, "standard", "rapid"])],
         )  # fmt: skip
     for gid in range(1, rnd.randint(5, 50) + 1):
         white, black = rnd.choice([(1, 2), (2, 1), (1, 3)])
@@ -63,7 +63,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
         "SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,"
         " g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day', g.round_label,"
         " g.game_index, (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id),"
-        " t.name, t.start_date"
+        " t.name, t.start_date, t.rate_class"
         " FROM games g JOIN tournaments t USING (tournament_id) ORDER BY g.game_id"
     ).fetchall()
     games = [dedup._G(*r) for r in rows]
@@ -82,7 +82,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
                 c = counts.setdefault((a.tournament_id, b.tournament_id), [0, 0])
                 c[0] += a.result == b.result or (a.movetext_hash is not None and a.movetext_hash == b.movetext_hash)
                 c[1] += 1
-    agree = {k: 2 * same > n for k, (same, n) in counts.items()}
+    agree = {k: 2 * same >= n or n < 2 for k, (same, n) in counts.items()}
     rule_of: dict[tuple[int, int], str] = {}
     parent = {g.game_id: g.game_id for g in games}
 

@@ -91,7 +91,9 @@ def test_report_names_a_redirect_only_when_the_event_asked_for_is_a_duplicate_ex
 PAIRINGS = [[(1, 2), (3, 4)], [(3, 1), (4, 2)]]  # (white, black) by round
 
 
-def _trf(name: str, start: str, end: str, results: list[list[str]]) -> str:
+def _trf(
+    name: str, start: str, end: str, results: list[list[str]], tc: str = "90 minutes + 30 seconds per move"
+) -> str:
     """Four players, the same two rounds of pairings whatever the event; `results[r][b]` is
     White's result ('1', '0', '=') on board b of round r + 1."""
     players = [("Alpha,A", 2000, 2700001), ("Beta,B", 1900, 2700002), ("Gamma,C", 1800, 2700003)]
@@ -102,7 +104,7 @@ def _trf(name: str, start: str, end: str, results: list[list[str]]) -> str:
         for (w, b), res in zip(boards, results[rnd], strict=True):
             cells[w] += f"  {b:4d} w {res}"
             cells[b] += f"  {w:4d} b {other[res]}"
-    lines = [f"012 {name}", "042 " + start, "052 " + end, "062 4", "122 90 minutes + 30 seconds per move"]
+    lines = [f"012 {name}", "042 " + start, "052 " + end, "062 4", "122 " + tc]
     for i, (nm, rtg, fid) in enumerate(players, 1):
         lines.append(f"001 {i:4d} m    {nm:<33} {rtg:4d} IRL {fid:11d} 1980/01/01  0.0 {i:4d}{cells[i]}")
     return "\n".join(lines) + "\n"
@@ -223,3 +225,27 @@ def test_shown_name_prefers_accents_and_mixed_case_and_follows_corrections(tmp_p
     con = duckdb.connect(str(db2), read_only=True)
     assert con.execute(name).fetchall() == [("Gol, Ibrahim",)]
     con.close()
+
+
+def test_a_rapid_and_a_blitz_event_of_one_day_never_share_a_game(tmp_path):
+    got = _trfs_in_both_orders(
+        tmp_path,
+        ("Galway Rapid 2024", "2024/05/04", "2024/05/04", [["1", "="], ["1", "0"]], "15 minutes + 10 seconds"),
+        ("Galway Blitz 2024", "2024/05/04", "2024/05/04", [["1", "="], ["1", "1"]], "3 minutes + 2 seconds"),
+        "SELECT t.name, count(*) FROM canonical_games c JOIN tournaments t USING (tournament_id) GROUP BY 1 ORDER BY 1",
+    )
+    assert got[0] == got[1] == [("Galway Blitz 2024", 4), ("Galway Rapid 2024", 4)]
+
+
+def test_a_partial_export_agreeing_on_half_its_games_is_the_same_event(tmp_path):
+    """A two-game export under another name, one result a typo: the same event's games (not four
+    extra games), the typo recorded as result_differs."""
+    full = ("Cork Open 2024", "2024/06/01", "2024/06/02", [["1", "="], ["1", "0"]])
+    got = _trfs_in_both_orders(
+        tmp_path,
+        full,
+        ("Munster Championship 2024", "2024/06/01", "2024/06/02", [["1", "1"], ["0", "0"]]),
+        "SELECT count(*) FROM canonical_games",
+    )
+    # the second export has four games too, two agreeing: 4 canonical games
+    assert got[0] == got[1] == [(4,)]
