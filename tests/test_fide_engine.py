@@ -227,8 +227,8 @@ def test_negative_ids_of_a_hand_edited_store_are_refused():
 
 
 def test_birth_date_for_the_junior_rule_comes_from_the_files_not_their_order():
-    """players.birth_date keeps the first file's value; the engine reads the earliest date any
-    stored entry writes, so a file without dates loaded first changes nothing."""
+    """players.birth_date keeps the first file's value; the engine reads the latest date the
+    stored entries write, so a file without dates loaded first changes nothing."""
     from elopipe.rating.store_io import load_players
 
     s = Scenario()
@@ -242,3 +242,23 @@ def test_birth_date_for_the_junior_rule_comes_from_the_files_not_their_order():
     )
     got = load_players(s.con).filter(pl.col("player_id") == 1)["birth_date"].to_list()
     assert got == [D(2001, 5, 1)] and t1 != t2
+
+
+def test_birth_year_for_the_junior_rule_does_not_depend_on_which_file_came_first():
+    """players.birth_year keeps the first file's year; two files writing 2005 and 2007 give the
+    same K whatever their order: the largest year the files write."""
+    ks = []
+    for first in (2005, 2007):
+        s = Scenario()
+        s.official(D(2024, 3, 1), 1, 1800, k=None, birth_year=None)
+        s.official(D(2024, 3, 1), 2, 1800, k=20)
+        s.con.execute("UPDATE official_lists SET games = 40, birth_year = NULL")
+        t1 = s.event(D(2024, 3, 10), D(2024, 3, 10), [(1, 2, "W")])
+        t2 = s.event(D(2024, 3, 12), D(2024, 3, 12), [(1, 2, "W")])
+        s.con.execute("UPDATE players SET birth_year = ? WHERE player_id = 1", [first])
+        for tid, year in ((t1, 2005), (t2, 2007)):
+            s.con.execute(
+                "UPDATE tournament_players SET birth_year = ? WHERE player_id = 1 AND tournament_id = ?", [year, tid]
+            )
+        ks.append(row(s.run().rating_lists, player_id=1, list_date=D(2024, 4, 1))["k"])
+    assert ks == [40, 40]  # 2024 - 2007 = 17: a junior

@@ -527,4 +527,5 @@ def test_a_birth_date_or_year_after_the_list_makes_no_junior():
     d = dt.date(2012, 10, 1)
     assert not fide.is_junior(d, 2013)
     assert not fide.is_junior(d, 2013, dt.date(2013, 1, 1), rule="birthday")
-    assert fide.is_junior(d, 1995, dt.date(2013, 1, 1), rule="birthday")  # the date is a typo: year rule
+    assert not fide.is_junior(d, 1995, dt.date(2013, 1, 1), rule="birthday")
+    assert not fide.is_junior(dt.date(2018, 7, 1), 2018, dt.date(2018, 9, 1), rule="birthday")

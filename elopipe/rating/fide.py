@@ -248,8 +248,8 @@ def is_junior(
     (spec §4.2 [R]: the lists carry only the year, and FIDE's practice looks year-based).
     A birth year after the list's year (or a birth date after the list) is a typo: not a junior.
     """
-    if rule == "birthday" and birth_date is not None and birth_date <= list_date:
-        return list_date < eighteenth_birthday(birth_date)
+    if rule == "birthday" and birth_date is not None:
+        return birth_date <= list_date < eighteenth_birthday(birth_date)
     return birth_year is not None and 0 <= list_date.year - birth_year <= 18
 
 

@@ -410,13 +410,13 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     )
     sides = sides.drop("game_file_rating")
 
-    # players.birth_year first (the resolved identity), else the largest year a file wrote
-    # (deterministic whatever the order of the files)
+    # the largest year the stored files write (deterministic whatever their order; players.birth_year
+    # keeps the first file's), else players.birth_year (an official list's); a player on an
+    # official list takes the list's year from the state anyway
     from_players = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
     from_files = tp.filter(pl.col("birth_year").is_not_null()).group_by("player_id").agg(pl.col("birth_year").max())
-    if from_files.height:
-        from_files = from_files.join(from_players, on="player_id", how="anti")
-    birth_years = pl.concat([from_players, from_files.cast(from_players.schema)])
+    from_players = from_players.join(from_files, on="player_id", how="anti") if from_files.height else from_players
+    birth_years = pl.concat([from_files.cast(from_players.schema), from_players])
     # full birth dates (players.birth_date) for the V2017 junior wording, "until the 18th birthday"
     birth_dates = None
     if "birth_date" in inputs.players.columns:
@@ -903,8 +903,9 @@ def _one_period(
                 return by_date.attach(frame, "player_id", {"__bd": "__bd"})
 
             junior = (
-                pl.when(pl.col("__bd").is_not_null() & (pl.col("__bd") <= pl.lit(prev_date)))
-                .then(pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y"))
+                pl.when(pl.col("__bd").is_not_null())
+                # born after the list: a typo, not a junior
+                .then((pl.col("__bd") <= pl.lit(prev_date)) & (pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y")))
                 .otherwise(junior)
             )
         else:

@@ -164,9 +164,10 @@ def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     sex Utf8, birth_year Int64 (from birth_date when only that is known), birth_date Date,
     title Utf8.
 
-    birth_date is the earliest date the player's tournament entries write, else the one the
-    player row holds: the stored files decide, not which of them came first (a file without
-    dates loaded first leaves `players.birth_date` empty, a corrected file replaces its rows)."""
+    birth_date is the latest date the player's tournament entries write (as the engine takes the
+    largest birth year they write), else the one the player row holds: the stored files decide,
+    not which of them came first (a file without dates loaded first leaves `players.birth_date`
+    empty, a corrected file replaces its rows)."""
     return _pl(
         con,
         """
@@ -175,7 +176,7 @@ def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                coalesce(p.birth_year, year(p.birth_date))::BIGINT AS birth_year,
                coalesce(tp.birth_date, p.birth_date) AS birth_date, p.title
         FROM players p
-        LEFT JOIN (SELECT player_id, min(birth_date) AS birth_date FROM tournament_players
+        LEFT JOIN (SELECT player_id, max(birth_date) AS birth_date FROM tournament_players
                    WHERE birth_date IS NOT NULL GROUP BY player_id) tp USING (player_id)
         WHERE p.merged_into IS NULL ORDER BY p.player_id
         """,
