@@ -746,16 +746,15 @@ def merge_players(
 
 def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[int]) -> int:
     """Set `players.name` of `player_ids` to the best of every spelling the store holds for them
-    (their `tournament_players.name_as_written`, their names on imported official lists), and
-    `players.federation` to the latest official list's or the most written one, so what a list
-    shows does not depend on which file came first.
+    (their `tournament_players.name_as_written`, their names on imported official lists), so the
+    name on a list does not depend on which file came first.
 
     Best: a name from the latest official list (a name change counts from its list); then
     the fullest name (more words of 3+ letters, then
     more letters, any script); then the 'Surname, Firstname' form; then more non-ASCII letters
     (accents kept: 'Göl' before 'Gol'); then fewer capitals (TRF files often write surnames in
     capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never
-    this display name.  Returns how many names changed (federations not counted)."""
+    this display name.  Returns how many names changed."""
     ids = sorted({int(i) for i in player_ids})
     if not ids:
         return 0
@@ -788,32 +787,6 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
         """,
         [ids, ids],
     ).fetchall()
-    # the federation shown likewise: the latest official list's, else the one most entries
-    # write (then alphabetical), not the first file's
-    con.execute(
-        """
-        UPDATE players SET federation = best.fed
-        FROM (
-            SELECT player_id, fed FROM (
-                SELECT player_id, fed, row_number() OVER (
-                    PARTITION BY player_id ORDER BY official DESC, listed DESC NULLS LAST, n DESC, fed
-                ) AS r
-                FROM (
-                    SELECT player_id, federation AS fed, FALSE AS official, NULL::DATE AS listed, count(*) AS n
-                    FROM tournament_players
-                    WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(federation, '')) <> ''
-                    GROUP BY 1, 2
-                    UNION ALL
-                    SELECT player_id, federation, TRUE, max(list_date), count(*) FROM official_lists
-                    WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(federation, '')) <> ''
-                    GROUP BY 1, 2
-                )
-            ) WHERE r = 1
-        ) best
-        WHERE players.player_id = best.player_id AND players.federation IS DISTINCT FROM best.fed
-        """,
-        [ids, ids],
-    )
     return int(res[0][0]) if res else 0
 
 

@@ -249,26 +249,3 @@ def test_a_partial_export_agreeing_on_half_its_games_is_the_same_event(tmp_path)
     )
     # the second export has four games too, two agreeing: 4 canonical games
     assert got[0] == got[1] == [(4,)]
-
-
-def test_federations_shown_do_not_depend_on_the_order_of_the_files(tmp_path):
-    """Of four Irish files, some write BRA for a player where others write IRL: the federation
-    shown is the most written one (then alphabetical), whatever the order."""
-    trf = PGN.parent / "trf"
-    files = [
-        trf / "irl_bunratty_masters_2011_crlf.trf",
-        trf / "irl_bunratty_minor_2011_crlf_103players.trf",
-        trf / "irl_galway_major_2011_partial_birthdates.trf",
-        trf / "irl_gonzaga_classic_2008_fide_ids.trf",
-    ]
-    shown = []
-    for i, order in enumerate((files, files[::-1])):
-        db = tmp_path / f"{i}.duckdb"
-        for f in order:
-            ingest_paths([f], db)
-        con = duckdb.connect(str(db), read_only=True)
-        shown.append(
-            con.execute("SELECT name, federation FROM players WHERE merged_into IS NULL ORDER BY ALL").fetchall()
-        )
-        con.close()
-    assert shown[0] == shown[1]
