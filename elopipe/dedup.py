@@ -18,7 +18,8 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   half of the games they both seem to hold have the same result (`_event_agreement`): then a
   differing result is a correction (``;result_differs``); else they are two events (a weekend
   congress inside a club championship, same pairings) and only equal moves make two rows one
-  game. Events of two rates of play (rapid and blitz of one day) never share a game;
+  game. Differently named events of two rates of play (rapid and blitz of one day) never share
+  a game;
 * without a round on either side: ``hash_players`` (equal movetext hash) only;
 * two rows of one tournament (one file) only when their movetext hashes are equal.
 
@@ -164,13 +165,14 @@ def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None 
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
         return "same_file_hash" if same_hash and a.round == b.round else None
-    if a.rate_class and b.rate_class and a.rate_class != b.rate_class:
-        # a rapid and a blitz event of one day (Norway Chess's classical and armageddon games)
-        return None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None:
         return None
     one_event = same_event(sa, sb)
+    if not one_event and a.rate_class and b.rate_class and a.rate_class != b.rate_class:
+        # two differently named events at two rates of play (a rapid and a blitz event of one
+        # day); one event's sources may disagree on the class (a TRF time control misread)
+        return None
     if not (one_event or dates_overlap(sa[1], sa[2], sb[1], sb[2])):
         return None
     if a.day_precise and b.day_precise and a.game_date and b.game_date:
@@ -199,9 +201,9 @@ def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None 
 def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
     """For each pair of tournaments (lower id first) holding games of the same players in the
     same round, both with a final result: True when at least half of those games have the same
-    result (or equal moves), or when they share a single game (too little to tell two events
-    apart). Two sources of one event agree but for a correction or a typo; two events that
-    share pairings (a weekend congress inside a club championship) do not."""
+    result (or equal moves). Two sources of one event agree but for a correction or a typo; two
+    events that share pairings (a weekend congress inside a club championship) do not, and a
+    single shared game with two results is no evidence of one event."""
     g = df.filter(pl.col("round").is_not_null() & (pl.col("result") != "*")).select(
         "tournament_id", "white_id", "black_id", "round", "result", "movetext_hash"
     )
@@ -214,7 +216,7 @@ def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
         pl.col("movetext_hash").is_not_null() & (pl.col("movetext_hash") == pl.col("movetext_hash_b"))
     )
     stats = pairs.group_by("tournament_id", "tournament_id_b").agg(same.sum().alias("agree"), pl.len().alias("n"))
-    return {(a, b): 2 * agree >= n or n < 2 for a, b, agree, n in stats.iter_rows()}
+    return {(a, b): 2 * agree >= n for a, b, agree, n in stats.iter_rows()}
 
 
 def _precedence(g: _G) -> tuple:

@@ -82,7 +82,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
                 c = counts.setdefault((a.tournament_id, b.tournament_id), [0, 0])
                 c[0] += a.result == b.result or (a.movetext_hash is not None and a.movetext_hash == b.movetext_hash)
                 c[1] += 1
-    agree = {k: 2 * same >= n or n < 2 for k, (same, n) in counts.items()}
+    agree = {k: 2 * same >= n for k, (same, n) in counts.items()}
     rule_of: dict[tuple[int, int], str] = {}
     parent = {g.game_id: g.game_id for g in games}
 

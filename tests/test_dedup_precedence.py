@@ -92,15 +92,20 @@ PAIRINGS = [[(1, 2), (3, 4)], [(3, 1), (4, 2)]]  # (white, black) by round
 
 
 def _trf(
-    name: str, start: str, end: str, results: list[list[str]], tc: str = "90 minutes + 30 seconds per move"
+    name: str,
+    start: str,
+    end: str,
+    results: list[list[str]],
+    tc: str = "90 minutes + 30 seconds per move",
+    pairings: list[list[tuple[int, int]]] = PAIRINGS,
 ) -> str:
-    """Four players, the same two rounds of pairings whatever the event; `results[r][b]` is
-    White's result ('1', '0', '=') on board b of round r + 1."""
+    """Four players, by default the same two rounds of pairings whatever the event;
+    `results[r][b]` is White's result ('1', '0', '=') on board b of round r + 1."""
     players = [("Alpha,A", 2000, 2700001), ("Beta,B", 1900, 2700002), ("Gamma,C", 1800, 2700003)]
     players.append(("Delta,D", 1700, 2700004))
     other = {"1": "0", "0": "1", "=": "="}
     cells: dict[int, str] = {i: "" for i in range(1, 5)}
-    for rnd, boards in enumerate(PAIRINGS):
+    for rnd, boards in enumerate(pairings):
         for (w, b), res in zip(boards, results[rnd], strict=True):
             cells[w] += f"  {b:4d} w {res}"
             cells[b] += f"  {w:4d} b {other[res]}"
@@ -249,3 +254,25 @@ def test_a_partial_export_agreeing_on_half_its_games_is_the_same_event(tmp_path)
     )
     # the second export has four games too, two agreeing: 4 canonical games
     assert got[0] == got[1] == [(4,)]
+
+
+def test_two_sources_of_one_event_that_disagree_on_the_rate_of_play_are_still_one_event(tmp_path):
+    """A TRF '122 90+30' can be read as a rapid time control; the same event's other source says
+    standard: the same event name keeps them one event (4 games, not 8)."""
+    results = [["1", "="], ["1", "0"]]
+    got = _trfs_in_both_orders(
+        tmp_path,
+        ("Cork Open 2024", "2024/06/01", "2024/06/02", results, "90+30"),
+        ("Cork Open 2024", "2024/06/01", "2024/06/02", results, "90 minutes + 30 seconds per move"),
+        "SELECT count(*) FROM canonical_games",
+    )
+    assert got[0] == got[1] == [(4,)]
+
+
+def test_one_shared_game_with_two_results_is_two_games(tmp_path):
+    """Two differently named events sharing a single pairing with different results: no evidence
+    of one event, both games count."""
+    club = ("Dublin Club Championship 2024", "2024/03/01", "2024/03/31", [["1", "="], ["1", "0"]])
+    congress = ("Dublin Weekend Congress 2024", "2024/03/09", "2024/03/10", [["0"]], "60 minutes", [[(1, 2)]])
+    got = _trfs_in_both_orders(tmp_path, club, congress, "SELECT count(*) FROM canonical_games")
+    assert got[0] == got[1] == [(5,)]  # the club's 4 games and the congress's 1
