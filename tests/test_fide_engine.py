@@ -262,3 +262,17 @@ def test_birth_year_for_the_junior_rule_does_not_depend_on_which_file_came_first
             )
         ks.append(row(s.run().rating_lists, player_id=1, list_date=D(2024, 4, 1))["k"])
     assert ks == [40, 40]  # 2024 - 2007 = 17: a junior
+
+
+def test_a_birth_year_after_the_event_does_not_hide_a_valid_one():
+    s = Scenario()
+    s.official(D(2024, 3, 1), 1, 1800, k=None, birth_year=None)
+    s.official(D(2024, 3, 1), 2, 1800, k=20)
+    s.con.execute("UPDATE official_lists SET games = 40, birth_year = NULL")
+    t1 = s.event(D(2024, 3, 10), D(2024, 3, 10), [(1, 2, "W")])
+    t2 = s.event(D(2024, 3, 12), D(2024, 3, 12), [(1, 2, "W")])
+    for tid, year in ((t1, 2007), (t2, 2030)):
+        s.con.execute(
+            "UPDATE tournament_players SET birth_year = ? WHERE player_id = 1 AND tournament_id = ?", [year, tid]
+        )
+    assert row(s.run().rating_lists, player_id=1, list_date=D(2024, 4, 1))["k"] == 40  # born 2007: a junior

@@ -176,8 +176,11 @@ def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                coalesce(p.birth_year, year(p.birth_date))::BIGINT AS birth_year,
                coalesce(tp.birth_date, p.birth_date) AS birth_date, p.title
         FROM players p
-        LEFT JOIN (SELECT player_id, max(birth_date) AS birth_date FROM tournament_players
-                   WHERE birth_date IS NOT NULL GROUP BY player_id) tp USING (player_id)
+        LEFT JOIN (SELECT tp.player_id, max(tp.birth_date) AS birth_date
+                   FROM tournament_players tp LEFT JOIN tournaments t USING (tournament_id)
+                   -- a date after the event's start is a typo: it must not hide a valid one
+                   WHERE tp.birth_date IS NOT NULL AND (t.start_date IS NULL OR tp.birth_date <= t.start_date)
+                   GROUP BY tp.player_id) tp USING (player_id)
         WHERE p.merged_into IS NULL ORDER BY p.player_id
         """,
     )
