@@ -70,8 +70,10 @@ def rate_class_from_text(text: str | None) -> str | None:
         return by_word
     compact = text.strip()
     enc = re.fullmatch(r"(?:\d+/)?(\d+)\+\d+(?::\S*)?", compact)
-    if enc and int(enc.group(1)) >= 60:
-        return rate_class_from_encoded(compact)  # '5400+30': seconds, as TRF26 222 writes it
+    # '5400+30', '180+2': seconds, as TRF26 222 writes it; a smaller base ('90+30', '15+10') is
+    # minutes plus seconds, as arbiters write line 122 by hand
+    if enc and int(enc.group(1)) >= 180:
+        return rate_class_from_encoded(compact)
     base: float | None = None
     inc_s = 0.0
     hm = _HMM.search(text)

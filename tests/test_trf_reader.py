@@ -366,3 +366,20 @@ def test_undecoded_line_ends_are_still_split():
     for newline in ("\r", "\r\n"):
         p = read_trf(text.replace("\n", newline))
         assert len(p.players) == 2 and [g.played for g in p.games] == [True]
+
+
+@pytest.mark.parametrize(
+    "text,cls",
+    [
+        ("90+30", "standard"),  # written by hand: minutes + seconds
+        ("15+10", "rapid"),
+        ("3+2", "blitz"),
+        ("5400+30", "standard"),  # TRF26 222 style: seconds
+        ("180+2", "blitz"),
+        ("90 minutes + 30 seconds per move", "standard"),
+    ],
+)
+def test_time_control_text_of_line_122(text, cls):
+    from elopipe.trf_time_control import rate_class_from_text
+
+    assert rate_class_from_text(text) == cls
