@@ -410,21 +410,8 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     )
     sides = sides.drop("game_file_rating")
 
-    # the largest year the stored files write (deterministic whatever their order; players.birth_year
-    # keeps the first file's), else players.birth_year (an official list's); a player on an
-    # official list takes the list's year from the state anyway
-    from_players = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
-    # a year after the event's start is a typo: it must not hide a valid one
-    starts = inputs.tournaments.select("tournament_id", pl.col("start_date").dt.year().alias("__y"))
-    from_files = (
-        tp.filter(pl.col("birth_year").is_not_null())
-        .join(starts, on="tournament_id", how="left")
-        .filter(pl.col("__y").is_null() | (pl.col("birth_year") <= pl.col("__y")))
-        .group_by("player_id")
-        .agg(pl.col("birth_year").max())
-    )
-    from_players = from_players.join(from_files, on="player_id", how="anti") if from_files.height else from_players
-    birth_years = pl.concat([from_files.cast(from_players.schema), from_players])
+    # birth years as the store believes them (`store_io.load_players`: from the files, order-free)
+    birth_years = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
     # full birth dates (players.birth_date) for the V2017 junior wording, "until the 18th birthday"
     birth_dates = None
     if "birth_date" in inputs.players.columns:

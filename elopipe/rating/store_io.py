@@ -161,26 +161,28 @@ def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The players. Columns: player_id Int64, fide_id Int64, name Utf8, federation Utf8,
-    sex Utf8, birth_year Int64 (from birth_date when only that is known), birth_date Date,
-    title Utf8.
+    sex Utf8, birth_year Int64, birth_date Date, title Utf8.
 
-    birth_date is the latest date the player's tournament entries write (as the engine takes the
-    largest birth year they write), else the one the player row holds: the stored files decide,
-    not which of them came first (a file without dates loaded first leaves `players.birth_date`
-    empty, a corrected file replaces its rows)."""
+    Birth year and date are the largest year and latest date the player's tournament entries
+    write, leaving out values after the entry's event (typos such as 2030 must not hide a valid
+    one); else those of the player row (an official list's, or the first file's). The stored
+    files decide, not which of them came first: `players` keeps the first file's values, and a
+    corrected file replaces its entries.  The FIDE junior rule (B.02 8.3.3) reads them."""
     return _pl(
         con,
         """
         SELECT p.player_id::BIGINT AS player_id, nullif(p.fide_id, 0)::BIGINT AS fide_id, p.name,
                p.federation, p.sex,
-               coalesce(p.birth_year, year(p.birth_date))::BIGINT AS birth_year,
-               coalesce(tp.birth_date, p.birth_date) AS birth_date, p.title
+               coalesce(f.birth_year, p.birth_year, year(p.birth_date))::BIGINT AS birth_year,
+               coalesce(f.birth_date, p.birth_date) AS birth_date, p.title
         FROM players p
-        LEFT JOIN (SELECT tp.player_id, max(tp.birth_date) AS birth_date
+        LEFT JOIN (SELECT tp.player_id,
+                          max(tp.birth_year) FILTER (WHERE t.start_date IS NULL
+                                                        OR tp.birth_year <= year(t.start_date)) AS birth_year,
+                          max(tp.birth_date) FILTER (WHERE t.start_date IS NULL
+                                                        OR tp.birth_date <= t.start_date) AS birth_date
                    FROM tournament_players tp LEFT JOIN tournaments t USING (tournament_id)
-                   -- a date after the event's start is a typo: it must not hide a valid one
-                   WHERE tp.birth_date IS NOT NULL AND (t.start_date IS NULL OR tp.birth_date <= t.start_date)
-                   GROUP BY tp.player_id) tp USING (player_id)
+                   GROUP BY tp.player_id) f USING (player_id)
         WHERE p.merged_into IS NULL ORDER BY p.player_id
         """,
     )
