@@ -50,6 +50,7 @@ import bisect
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -891,22 +892,18 @@ def _one_period(
         age = pl.lit(prev_date.year) - pl.col("birth_year")
         junior = (age <= 18) & (age >= 0)
         bd = prep.birth_dates
+        by_date = None
         if k_rules.junior_rule == "birthday" and bd is not None and bd.height:
             by_date = IdLookup(bd.select("player_id", pl.col("birth_date").alias("__bd")))
-
-            def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
-                return by_date.attach(frame, "player_id", {"__bd": "__bd"})
-
             junior = (
                 pl.when(pl.col("__bd").is_not_null())
                 # born after the list: a typo, not a junior
                 .then((pl.col("__bd") <= pl.lit(prev_date)) & (pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y")))
                 .otherwise(junior)
             )
-        else:
 
-            def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
-                return frame
+        def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
+            return by_date.attach(frame, "player_id", {"__bd": "__bd"}) if by_date is not None else frame
 
         k_base = (
             pl.when(pl.lit(k_rules.k_fixed is not None))
@@ -1318,20 +1315,26 @@ def _flags_expr(marks: list[tuple[str, pl.Expr]], extra: pl.Expr | None) -> pl.E
     )
 
 
-def _per_version(params: FideParams, versions: list[str], value: Callable[[fide.RuleSet], object]) -> pl.Expr:
-    """A rule's value for each side's ``version``, as literals (no join with the rules).
+def _switch_on_version(groups: dict[Any, list[str]], value: Callable[[Any], pl.Expr], default: pl.Expr) -> pl.Expr:
+    """`value(key)` for the sides whose ``version`` is in ``groups[key]``.
 
-    A period's events nearly always share one version: the value is then one literal.
-    """
-    rules = _rules_by_version(params)
-    vals = {v: value(rules[v]) for v in sorted(versions)}
-    distinct = set(vals.values())
-    if len(distinct) <= 1:
-        return pl.lit(distinct.pop() if distinct else None)
+    A period's events nearly always share one key: the expression is then `value(key)` itself,
+    with no per-row test of the version."""
+    if len(groups) <= 1:
+        return value(next(iter(groups))) if groups else default
     expr = pl.when(pl.lit(False)).then(None)
-    for val in sorted(distinct, key=repr):
-        expr = expr.when(pl.col("version").is_in([v for v, x in vals.items() if x == val])).then(pl.lit(val))
+    for key in sorted(groups, key=repr):
+        expr = expr.when(pl.col("version").is_in(groups[key])).then(value(key))
     return expr
+
+
+def _per_version(params: FideParams, versions: list[str], value: Callable[[fide.RuleSet], object]) -> pl.Expr:
+    """A rule's value for each side's ``version``, as literals (no join with the rules)."""
+    rules = _rules_by_version(params)
+    groups: dict[Any, list[str]] = {}
+    for v in sorted(versions):
+        groups.setdefault(value(rules[v]), []).append(v)
+    return _switch_on_version(groups, pl.lit, pl.lit(None))
 
 
 def _sides_plan(sides: pl.LazyFrame, params: FideParams, versions: list[str]) -> pl.LazyFrame:
@@ -1404,15 +1407,10 @@ def _sides_plan(sides: pl.LazyFrame, params: FideParams, versions: list[str]) ->
         .then(pl.when(cap_lower).then(-400).otherwise(d))
         .otherwise(d),
     }
-    modes = {v: rules[v].cap_mode for v in versions}
-    if len(set(modes.values())) <= 1:
-        d_used = by_mode[modes.popitem()[1]] if modes else d
-    else:
-        d_used = pl.when(pl.lit(False)).then(None)
-        for mode in sorted(set(modes.values())):
-            d_used = d_used.when(pl.col("version").is_in([v for v, m in modes.items() if m == mode])).then(
-                by_mode[mode]
-            )
+    modes: dict[Any, list[str]] = {}
+    for v in sorted(versions):
+        modes.setdefault(rules[v].cap_mode, []).append(v)
+    d_used = _switch_on_version(modes, by_mode.__getitem__, d)
     return (
         s.with_columns(up.alias("__up"))
         .with_columns(d_used.alias("d_used"))
