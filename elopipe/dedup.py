@@ -204,8 +204,13 @@ def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
     result (or equal moves). Two sources of one event agree but for a correction or a typo; two
     events that share pairings (a weekend congress inside a club championship) do not, and a
     single shared game with two results is no evidence of one event."""
-    g = df.filter(pl.col("round").is_not_null() & (pl.col("result") != "*")).select(
-        "tournament_id", "white_id", "black_id", "round", "result", "movetext_hash"
+    # equal rows collapsed to one with a weight first: copies of a game inside one tournament
+    # (a file holding an export twice) would make the pairs quadratic; the pair counts are the
+    # products of the weights, so the sums are those of the row pairs
+    g = (
+        df.filter(pl.col("round").is_not_null() & (pl.col("result") != "*"))
+        .group_by("tournament_id", "white_id", "black_id", "round", "result", "movetext_hash")
+        .agg(pl.len().cast(pl.Int64).alias("w"))
     )
     pairs = g.join(g, on=["white_id", "black_id", "round"], suffix="_b").filter(
         pl.col("tournament_id") < pl.col("tournament_id_b")
@@ -215,7 +220,10 @@ def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
     same = (pl.col("result") == pl.col("result_b")) | (
         pl.col("movetext_hash").is_not_null() & (pl.col("movetext_hash") == pl.col("movetext_hash_b"))
     )
-    stats = pairs.group_by("tournament_id", "tournament_id_b").agg(same.sum().alias("agree"), pl.len().alias("n"))
+    w = pl.col("w") * pl.col("w_b")
+    stats = pairs.group_by("tournament_id", "tournament_id_b").agg(
+        pl.when(same).then(w).otherwise(0).sum().alias("agree"), w.sum().alias("n")
+    )
     return {(a, b): 2 * agree >= n for a, b, agree, n in stats.iter_rows()}
 
 
@@ -268,12 +276,15 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     any row of a class), classes are linked per (white, black) bucket in Python, and the
     canonical row, roles and rules of each cluster are computed on the frame."""
     df = _load_frame(con, tids)
-    if df.height:
-        ids = df["game_id"].to_list()
+    if df.height and con.execute("SELECT EXISTS (SELECT 1 FROM game_sources)").fetchall()[0][0]:
+        # the ids as a registered frame, not a list parameter (a large file's list costs more to
+        # pass than the delete); nothing to delete in a store without links
+        con.register("_relink_ids", df.select("game_id"))
         con.execute(
-            "DELETE FROM game_sources WHERE game_id IN (SELECT UNNEST(?)) OR source_game_id IN (SELECT UNNEST(?))",
-            [ids, ids],
+            "DELETE FROM game_sources WHERE game_id IN (SELECT game_id FROM _relink_ids)"
+            " OR source_game_id IN (SELECT game_id FROM _relink_ids)"
         )
+        con.unregister("_relink_ids")
     spans = tournament_spans(con)
     agree = _event_agreement(df)
     df = df.with_row_index("pos").filter(pl.len().over("white_id", "black_id") >= 2)
@@ -357,10 +368,6 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         .alias("mover_rank"),
     )
     has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
-    pair_rule = {
-        (a, b): _match(reps[a], reps[b], spans, agree)
-        for a, b in g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique().iter_rows()
-    }
     pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
     pair_rule = pairs.with_columns(
         pl.Series("rule", [_match(reps[a], reps[b], spans, agree) for a, b in pairs.iter_rows()], dtype=pl.Utf8)

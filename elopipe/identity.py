@@ -19,6 +19,7 @@ Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -146,6 +147,12 @@ def event_key(name: str | None) -> str:
     numbers (years, editions) or filler words, sorted. '' when nothing is left."""
     if not name:
         return ""
+    return _event_key(name)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _event_key(name: str) -> str:
+    # cached: `tournament_spans` keys every tournament of the store, several times per file
     parts = {p for p in fold(name).replace(",", " ").split(" ") if p and not p.isdigit()}
     return " ".join(sorted(parts - _EVENT_STOP))
 
@@ -699,6 +706,24 @@ def merge_players(
     `player_merges` (re-applied by `apply_manual_decisions`). Returns the merge_id.
     Raises IdentityError for an unknown player, a player merged with itself, or two different
     FIDE IDs / national IDs (never merged)."""
+    return _merge(con, kept_id, merged_id, reason, decided_by, None)
+
+
+def _merge(
+    con: duckdb.DuckDBPyConnection,
+    kept_id: int,
+    merged_id: int,
+    reason: str,
+    decided_by: str,
+    stale_names: set[int] | None,
+) -> int:
+    """`merge_players`. `stale_names`: None refreshes the kept player's display name now; a set
+    collects it instead, for one `refresh_display_names` of the set later (`consolidate`). A
+    player of the set is refreshed before it is read here as the merged one: its name is copied
+    when its name key is the fuller, so it must be the name an immediate refresh gave."""
+    if stale_names is not None and merged_id in stale_names:
+        stale_names.discard(merged_id)
+        refresh_display_names(con, [merged_id])
     kept = _player(con, kept_id)
     if kept["merged_into"] is not None:
         kept = _player(con, kept["merged_into"])
@@ -734,7 +759,10 @@ def merge_players(
         [rule, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), merged_id],
     )
     _rewrite(con, merged_id, kid)
-    refresh_display_names(con, [kid])
+    if stale_names is None:
+        refresh_display_names(con, [kid])
+    else:
+        stale_names.add(kid)
     mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
@@ -1039,6 +1067,10 @@ def consolidate(
     (freshly loaded) tournaments, that call gives the same links, so they are not computed twice.
     Returns merged ids."""
     merged: list[int] = []
+    # display names of kept players, refreshed once at the end: a player's spellings change only
+    # when another is merged into it (then it is added again) or it is merged away (`_merge`
+    # refreshes it first), so the names are those of a refresh after each merge
+    stale_names: set[int] = set()
     touched = {
         r[0]
         for r in con.execute(
@@ -1059,7 +1091,7 @@ def consolidate(
             if kept == other or frozenset((kept, other)) in split_pairs or _co_occur(con, kept, other):
                 continue
             try:
-                merge_players(con, kept, other, f"automatic: {rule}", decided_by=f"rule:{rule}")
+                _merge(con, kept, other, f"automatic: {rule}", f"rule:{rule}", stale_names)
             except IdentityError:
                 continue
             merged.append(other)
@@ -1067,6 +1099,8 @@ def consolidate(
             done_any = True
         if not done_any:
             break
+    if stale_names:
+        refresh_display_names(con, stale_names)
     if merged:
         from elopipe import dedup  # late: dedup imports this module
 
@@ -1178,15 +1212,29 @@ def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[t
             seen_groups.add(frozen)
             events.append(group)
     out: list[tuple[int, int, str]] = []
-    for group in events:
-        rows = con.execute(
+    # the players of every group's tournaments in one query (one per group cost more than the
+    # work), each group's distinct players then taken in player_id order
+    entrants: dict[int, list[tuple]] = {}
+    if events:
+        for r in con.execute(
             """
-            SELECT DISTINCT p.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year
+            SELECT DISTINCT tp.tournament_id, p.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year
             FROM tournament_players tp JOIN players p USING (player_id)
             WHERE tp.tournament_id IN (SELECT UNNEST(?)) AND p.merged_into IS NULL
+            ORDER BY p.player_id, tp.tournament_id
             """,
-            [sorted(group)],
-        ).fetchall()
+            [sorted(set().union(*events))],
+        ).fetchall():
+            entrants.setdefault(r[0], []).append(r[1:])
+    for group in events:
+        seen_ids: set[int] = set()
+        rows = []
+        for t in group:
+            for r in entrants.get(t, ()):
+                if r[0] not in seen_ids:
+                    seen_ids.add(r[0])
+                    rows.append(r)
+        rows.sort(key=lambda r: r[0])
         compat: dict[int, list[tuple]] = {}
         # compatible names share a full (3+ letter) token: compare only such pairs, each once
         by_token: dict[str, list[int]] = {}
