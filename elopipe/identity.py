@@ -61,19 +61,24 @@ _SPACES = re.compile(r"\s+")
 def fold(text: str) -> str:
     """Lower-case fold: Latin accents stripped, ø→o, ß→ss; punctuation other than commas removed.
     Letters of other scripts are kept as they are (lower-cased where the script has case)."""
-    text = unicodedata.normalize("NFKD", text.translate(_FOLD))
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
+    if text.isascii():  # nothing to decompose or strip: the same result, without the loop per character
+        text = text.lower()
+    else:
+        text = unicodedata.normalize("NFKD", text.translate(_FOLD))
+        text = "".join(c for c in text if not unicodedata.combining(c)).lower()
     text = text.replace("-", " ").replace(".", " ").replace("'", "")
     text = _NON_ALNUM.sub(" ", text)
     return _SPACES.sub(" ", text).strip()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def name_key(name: str) -> str:
     """Order-independent key of a person's name.
 
     'Carlsen, Magnus', 'Carlsen,Magnus', 'Magnus Carlsen' and 'CARLSEN Magnus' all give
     'carlsen magnus': the folded name parts, sorted. Initials stay as one letter.
     """
+    # cached: a file's resolution keys each written name several times, and names repeat
     parts = [p for p in fold(name).replace(",", " ").split(" ") if p]
     return " ".join(sorted(parts))
 
@@ -678,8 +683,11 @@ def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict:
     return dict(zip(_PLAYER_COLS, rows[0], strict=True))
 
 
-def _rewrite(con: duckdb.DuckDBPyConnection, old: int, new: int, file_id: int | None = None) -> None:
-    """Point every row of `old` (only those of `file_id` when given) at `new`."""
+def _rewrite(
+    con: duckdb.DuckDBPyConnection, old: int, new: int, file_id: int | None = None, aliases: bool = True
+) -> None:
+    """Point every row of `old` (only those of `file_id` when given) at `new`. `aliases`: False
+    when the caller has moved `old`'s `player_aliases` rows already."""
     cond, args = ("", []) if file_id is None else (" AND file_id = ?", [file_id])
     # a tournament where both already have an entry keeps the kept player's
     con.execute(
@@ -688,11 +696,21 @@ def _rewrite(con: duckdb.DuckDBPyConnection, old: int, new: int, file_id: int | 
         [old, new, *args],
     )
     con.execute(f"UPDATE tournament_players SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
-    con.execute(f"UPDATE games SET white_id = ? WHERE white_id = ?{cond}", [new, old, *args])
-    con.execute(f"UPDATE games SET black_id = ? WHERE black_id = ?{cond}", [new, old, *args])
-    con.execute(f"UPDATE unplayed_rounds SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
-    con.execute(f"UPDATE unplayed_rounds SET opponent_id = ? WHERE opponent_id = ?{cond}", [new, old, *args])
-    con.execute(f"UPDATE player_aliases SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
+    # both sides in one statement each (a statement costs more than the few rows it changes)
+    con.execute(
+        "UPDATE games SET white_id = CASE WHEN white_id = $old THEN $new ELSE white_id END,"
+        " black_id = CASE WHEN black_id = $old THEN $new ELSE black_id END"
+        f" WHERE (white_id = $old OR black_id = $old){cond.replace('?', '$file')}",
+        {"old": old, "new": new, **({"file": file_id} if file_id is not None else {})},
+    )
+    con.execute(
+        "UPDATE unplayed_rounds SET player_id = CASE WHEN player_id = $old THEN $new ELSE player_id END,"
+        " opponent_id = CASE WHEN opponent_id = $old THEN $new ELSE opponent_id END"
+        f" WHERE (player_id = $old OR opponent_id = $old){cond.replace('?', '$file')}",
+        {"old": old, "new": new, **({"file": file_id} if file_id is not None else {})},
+    )
+    if aliases:
+        con.execute(f"UPDATE player_aliases SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
     if file_id is None:
         con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [new, old])
 
@@ -724,10 +742,20 @@ def _merge(
     if stale_names is not None and merged_id in stale_names:
         stale_names.discard(merged_id)
         refresh_display_names(con, [merged_id])
-    kept = _player(con, kept_id)
+    both = {
+        r[0]: dict(zip(_PLAYER_COLS, r, strict=True))
+        for r in con.execute(
+            f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id IN (?, ?)", [kept_id, merged_id]
+        ).fetchall()
+    }
+    if kept_id not in both:
+        raise IdentityError(f"no player {kept_id}")
+    kept = both[kept_id]
     if kept["merged_into"] is not None:
         kept = _player(con, kept["merged_into"])
-    other = _player(con, merged_id)
+    if merged_id not in both:
+        raise IdentityError(f"no player {merged_id}")
+    other = both[merged_id]
     if other["merged_into"] is not None:
         raise IdentityError(f"player {merged_id} was already merged into {other['merged_into']}")
     if kept["player_id"] == other["player_id"]:
@@ -739,37 +767,35 @@ def _merge(
                 " they are never merged"
             )
     kid = kept["player_id"]
-    fill = {c: other[c] for c in ("fide_id", "national_id", "federation", "birth_year") if not kept[c] and other[c]}
-    if fill:
-        con.execute(
-            f"UPDATE players SET {', '.join(f'{c} = ?' for c in fill)} WHERE player_id = ?", [*fill.values(), kid]
-        )
+    # identifiers the kept player lacks, and the fuller spelling (automatic merges): one UPDATE
+    sets = {c: other[c] for c in ("fide_id", "national_id", "federation", "birth_year") if not kept[c] and other[c]}
     if decided_by.startswith("rule:") and other["name_key"] and _fuller(other["name_key"], kept["name_key"]):
+        sets |= {"name": other["name"], "name_key": other["name_key"]}
+    if sets:
         con.execute(
-            "UPDATE players SET name = ?, name_key = ? WHERE player_id = ?", [other["name"], other["name_key"], kid]
+            f"UPDATE players SET {', '.join(f'{c} = ?' for c in sets)} WHERE player_id = ?", [*sets.values(), kid]
         )
     con.execute(
         "UPDATE players SET merged_into = ? WHERE player_id = ? OR merged_into = ?", [kid, merged_id, merged_id]
     )
     # the merged player's spellings are now linked by this decision: record it on each alias
+    # (and move them to the kept player in the same statement)
     rule = decided_by.split(":", 1)[1] if decided_by.startswith("rule:") else "manual_merge"
     conf = "1.0" if rule == "manual_merge" else "least(confidence, ?)"
     con.execute(
-        f"UPDATE player_aliases SET match_rule = ?, confidence = {conf} WHERE player_id = ?",
-        [rule, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), merged_id],
+        f"UPDATE player_aliases SET match_rule = ?, confidence = {conf}, player_id = ? WHERE player_id = ?",
+        [rule, kid, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), kid, merged_id],
     )
-    _rewrite(con, merged_id, kid)
+    _rewrite(con, merged_id, kid, aliases=False)
     if stale_names is None:
         refresh_display_names(con, [kid])
     else:
         stale_names.add(kid)
-    mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
-    con.execute(
+    return con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
-        " VALUES (?, ?, ?, 'merge', ?, ?, now())",
-        [mid, kid, merged_id, _decider(decided_by), reason],
-    )
-    return mid
+        " VALUES (nextval('merge_id_seq'), ?, ?, 'merge', ?, ?, now()) RETURNING merge_id",
+        [kid, merged_id, _decider(decided_by), reason],
+    ).fetchall()[0][0]
 
 
 def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[int]) -> int:
@@ -1087,7 +1113,7 @@ def consolidate(
         }
         done_any = False
         for kept, other, rule in pairs:
-            kept, other = _final(con, kept), _final(con, other)
+            kept, other = _finals(con, kept, other)
             if kept == other or frozenset((kept, other)) in split_pairs or _co_occur(con, kept, other):
                 continue
             try:
@@ -1125,6 +1151,16 @@ def _file_tournaments(con: duckdb.DuckDBPyConnection, file_id: int) -> set[int]:
 def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:
     rows = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchall()
     return rows[0][0] if rows else pid
+
+
+def _finals(con: duckdb.DuckDBPyConnection, a: int, b: int) -> tuple[int, int]:
+    """(`_final(a)`, `_final(b)`) in one query."""
+    rows = dict(
+        con.execute(
+            "SELECT player_id, COALESCE(merged_into, player_id) FROM players WHERE player_id IN (?, ?)", [a, b]
+        ).fetchall()
+    )
+    return rows.get(a, a), rows.get(b, b)
 
 
 def _co_occur(con: duckdb.DuckDBPyConnection, a: int, b: int) -> bool:
