@@ -103,7 +103,15 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
         if fmt == "pgn":
             from elopipe.pgn_reader import read_pgn
 
-            parsed = read_pgn(dec.text, validate_moves=validate_moves, source_name=source.display, workers=workers)
+            # the file's bytes are the text's UTF-8 when it was UTF-8 with LF line ends: no re-encoding
+            same = dec.encoding == "utf-8" and dec.newline in ("LF", None)
+            parsed = read_pgn(
+                dec.text,
+                validate_moves=validate_moves,
+                source_name=source.display,
+                workers=workers,
+                utf8=data if same else None,
+            )
         else:
             from elopipe.trf_reader import read_trf
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import json
-import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -20,6 +19,7 @@ import duckdb
 import polars as pl
 
 from elopipe import dedup, identity
+from elopipe.game_frame import games_frame
 from elopipe.model import IngestIssue, ParsedFile
 
 if TYPE_CHECKING:
@@ -424,60 +424,40 @@ _ALIAS_SCHEMA = {
 }
 
 
-_GAME_SCHEMA = {
-    "tournament_id": pl.Int32,
-    "file_id": pl.Int32,
-    "line": pl.Int32,
-    "game_index": pl.Int32,
-    "round": pl.Int32,
-    "round_label": pl.Utf8,
-    "board": pl.Int32,
-    "game_date": pl.Date,
-    "date_precision": pl.Utf8,
-    "white_id": pl.Int32,
-    "black_id": pl.Int32,
-    "result": pl.Utf8,
-    "result_raw": pl.Utf8,
-    "result_marker": pl.Utf8,
-    "white_score": pl.Float64,
-    "black_score": pl.Float64,
-    "played": pl.Boolean,
-    "unplayed_code": pl.Utf8,
-    "white_rating_in_file": pl.Int32,
-    "black_rating_in_file": pl.Int32,
-    "movetext_hash": pl.Utf8,
-    "ply_count": pl.Int32,
-    "eco": pl.Utf8,
-    "time_control": pl.Utf8,
-    "variant": pl.Utf8,
-    "fen": pl.Utf8,
-    "termination": pl.Utf8,
-    "flags": pl.List(pl.Utf8),
-    "headers": pl.Utf8,
-}
-
-
 def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:
-    games = [g for g in parsed.games if g.tournament_ref in t_ids]
-    if not games:
+    """Insert the file's games (those of its stored tournaments) in one statement. File-local
+    refs become ids through small mapping frames (joins), so a large file costs no Python loop."""
+    frame = games_frame(parsed.games)
+    if frame.is_empty() or not t_ids:
         return 0
-    # the plain fields transposed in C (attrgetter + zip): far cheaper than a loop per game
-    n = len(games)
-    plain = dict(zip(_PLAIN_GAME_COLS, zip(*map(_PLAIN_GAME_GET, games), strict=True), strict=True))
-    scores = {None: None}
-    cols: dict[str, object] = {
-        "tournament_id": [t_ids[t] for t in plain.pop("tournament_ref")],
-        "file_id": [file_id] * n,
-        "white_id": [pid.get((g.tournament_ref, g.white_ref)) if g.white_ref is not None else None for g in games],
-        "black_id": [pid.get((g.tournament_ref, g.black_ref)) if g.black_ref is not None else None for g in games],
-        "white_score": [_score(scores, g.white_score) for g in games],
-        "black_score": [_score(scores, g.black_score) for g in games],
-        "flags": [g.flags or None for g in games],
-        "headers": [_JSON(g.headers) if g.headers else None for g in games],
-        **{_GAME_COL_OF.get(f, f): plain[f] for f in plain},
-    }
-    cols = {k: cols[k] for k in _GAME_SCHEMA}
-    df = pl.DataFrame(cols, schema=_GAME_SCHEMA)
+    tmap = pl.DataFrame(
+        {"tournament_ref": list(t_ids), "tournament_id": list(t_ids.values())},
+        schema={"tournament_ref": pl.Int32, "tournament_id": pl.Int32},
+    )
+    pmap = pl.DataFrame(
+        {"tournament_ref": [k[0] for k in pid], "ref": [k[1] for k in pid], "player_id": list(pid.values())},
+        schema={"tournament_ref": pl.Int32, "ref": pl.Int32, "player_id": pl.Int32},
+    )
+    df = (
+        frame.lazy()
+        .join(tmap.lazy(), on="tournament_ref", how="inner", maintain_order="left")
+        .join(
+            pmap.lazy().rename({"ref": "white_ref", "player_id": "white_id"}),
+            on=["tournament_ref", "white_ref"],
+            how="left",
+            maintain_order="left",
+        )
+        .join(
+            pmap.lazy().rename({"ref": "black_ref", "player_id": "black_id"}),
+            on=["tournament_ref", "black_ref"],
+            how="left",
+            maintain_order="left",
+        )
+        .drop("tournament_ref", "white_ref", "black_ref")
+        .rename({"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"})
+        .with_columns(file_id=pl.lit(file_id, dtype=pl.Int32))
+        .collect()
+    )
     con.register("_games_df", df)
     con.execute(
         "INSERT INTO games BY NAME SELECT nextval('game_id_seq') AS game_id, * REPLACE ("
@@ -485,25 +465,7 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
         " CAST(headers AS JSON) AS headers) FROM _games_df"
     )
     con.unregister("_games_df")
-    return len(games)
-
-
-# GameRec fields copied as they are, and the games column of those whose names differ
-_PLAIN_GAME_COLS = (
-    "tournament_ref", "line", "game_index", "round", "round_label", "board", "game_date", "date_precision",
-    "result", "result_raw", "result_marker", "played", "unplayed_code", "white_rating", "black_rating",
-    "movetext_hash", "ply_count", "eco", "time_control", "variant", "fen", "termination",
-)  # fmt: skip
-_PLAIN_GAME_GET = operator.attrgetter(*_PLAIN_GAME_COLS)
-_GAME_COL_OF = {"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"}
-_JSON = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False) without its wrapper
-
-
-def _score(cache: dict, score) -> float | None:
-    hit = cache.get(score, cache)
-    if hit is cache:
-        hit = cache[score] = float(score)
-    return hit
+    return df.height
 
 
 def _insert_unplayed(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:

@@ -13,9 +13,14 @@ referred to by a file-local `ref` too.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass
@@ -103,6 +108,73 @@ class GameRec:
     game_index: int | None = None
 
 
+# The columns of a games frame (`GameTable.frame`), as Polars dtype names: one per `GameRec`
+# field, except that scores are Float64 (0, 0.5 or 1) and `headers` is the JSON text of the tags.
+GAME_FRAME_COLUMNS = {
+    "tournament_ref": "Int32", "white_ref": "Int32", "black_ref": "Int32", "result": "String",
+    "result_raw": "String", "result_marker": "String", "white_score": "Float64", "black_score": "Float64",
+    "played": "Boolean", "unplayed_code": "String", "round": "Int32", "round_label": "String",
+    "board": "Int32", "game_date": "Date", "date_precision": "String", "white_rating": "Int32",
+    "black_rating": "Int32", "movetext_hash": "String", "ply_count": "Int32", "eco": "String",
+    "time_control": "String", "variant": "String", "fen": "String", "termination": "String",
+    "flags": "List(String)", "headers": "String", "line": "Int32", "game_index": "Int32",
+}  # fmt: skip
+
+
+class GameTable(Sequence[GameRec]):
+    """The games of a file as one Polars frame (columns: `GAME_FRAME_COLUMNS`), in file order.
+
+    The PGN reader returns large files this way so that the loader inserts the frame as it is.
+    It is also a read-only sequence of `GameRec`, built from the frame on first use, for callers
+    that want records (tests, small tools).
+    """
+
+    def __init__(self, frame: pl.DataFrame) -> None:
+        self.frame = frame
+        self._records: list[GameRec] | None = None
+
+    def records(self) -> list[GameRec]:
+        if self._records is None:
+            self._records = [_game_from_row(row) for row in self.frame.iter_rows(named=True)]
+        return self._records
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    @overload
+    def __getitem__(self, i: int) -> GameRec: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[GameRec]: ...
+    def __getitem__(self, i: int | slice) -> GameRec | list[GameRec]:
+        return self.records()[i]
+
+    def __iter__(self) -> Iterator[GameRec]:
+        return iter(self.records())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, GameTable | list):
+            return self.records() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"GameTable({self.frame.height} games)"
+
+
+_SCORE = {1.0: Decimal(1), 0.5: Decimal("0.5"), 0.0: Decimal(0)}
+_GAME_FIELD_NAMES = frozenset(f.name for f in fields(GameRec))
+
+
+def _game_from_row(row: dict[str, Any]) -> GameRec:
+    rec = {k: v for k, v in row.items() if k in _GAME_FIELD_NAMES}
+    rec["white_score"] = _SCORE.get(rec["white_score"]) if rec["white_score"] is not None else None
+    rec["black_score"] = _SCORE.get(rec["black_score"]) if rec["black_score"] is not None else None
+    rec["flags"] = list(rec["flags"] or [])
+    rec["headers"] = json.loads(rec["headers"]) if rec["headers"] is not None else None
+    return GameRec(**rec)
+
+
 @dataclass
 class UnplayedRec:
     tournament_ref: int
@@ -132,7 +204,7 @@ class ParsedFile:
     format: str  # 'pgn' | 'trf'
     tournaments: list[TournamentRec] = field(default_factory=list)
     players: list[PlayerRec] = field(default_factory=list)
-    games: list[GameRec] = field(default_factory=list)
+    games: list[GameRec] | GameTable = field(default_factory=list)
     unplayed: list[UnplayedRec] = field(default_factory=list)
     teams: list[TeamRec] = field(default_factory=list)
     issues: list[IngestIssue] = field(default_factory=list)

@@ -59,7 +59,7 @@ from typing import Any
 from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
 from elopipe.dates import parse_pgn_date
 from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
-from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
+from elopipe.model import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
 __all__ = ["looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
@@ -137,7 +137,9 @@ def _hash_forms(forms: list[bytes]) -> str | None:
     return hashlib.sha1(b" ".join(forms)).hexdigest() if forms else None
 
 
-def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "", workers: int = 1) -> ParsedFile:
+def read_pgn(
+    text: str, *, validate_moves: bool = False, source_name: str = "", workers: int = 1, utf8: bytes | None = None
+) -> ParsedFile:
     """Read every game of a decoded PGN text (LF line ends) into a `ParsedFile` (format 'pgn').
 
     Never raises on content: what cannot be read becomes an `IngestIssue` (line 1-based,
@@ -149,13 +151,16 @@ def read_pgn(text: str, *, validate_moves: bool = False, source_name: str = "", 
     (fork start method; falls back to one process where fork is unavailable). The result is the
     same as with one worker. Off by default: forking a process that runs threads (a DuckDB
     connection, a Prefect worker) is the caller's decision.
+
+    `utf8`, when given, must be `text` encoded as UTF-8 (the file's own bytes when they were
+    UTF-8 with LF line ends): it saves encoding the text again.
     """
     # The reader makes millions of small objects and no reference cycles: generational GC passes
     # over them cost about 10 % of the run on 100k games, for nothing to collect.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Reader(text, validate_moves, source_name, workers).run()
+        return _Reader(text, validate_moves, source_name, workers, utf8).run()
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
         out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {exc!r}")
         out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {exc!r}", severity="error"))
@@ -178,7 +183,8 @@ class _RawGame:
 
 def _open_comment(seg: bytes) -> bool:
     """True when `seg` ends inside an unterminated `{` comment."""
-    if b"{" not in seg:
+    last_open = seg.rfind(b"{")
+    if last_open < 0 or last_open < seg.rfind(b"}"):  # every `{` is closed by a later `}`
         return False
     rest = _COMMENT.sub(b"", seg)
     i = rest.find(b"{")
@@ -607,8 +613,105 @@ def _clean(v: str | None) -> str | None:
     return None if v in _PLACEHOLDERS else v
 
 
+# ---- column-wise path ----------------------------------------------------------------------
+
+COLUMNS_MIN_GAMES = 1  # files with fewer raw games are read one by one
+
+
+def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
+    """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
+    d, prec = parse_pgn_date(v.strip()) if v else (None, "none")
+    c = _clean(v)
+    return d, prec, d is None and bool(c) and bool(c.strip("?."))  # type: ignore[union-attr]
+
+
+def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
+    rnd, board, problem = _parse_round(v)
+    return rnd, board, problem is not None
+
+
+def _board_rule(v: str) -> tuple[int | None, bool]:
+    if _clean(v) is None:
+        return None, False
+    s = v.strip()
+    ok = s.isascii() and s.isdigit() and 1 <= int(s) <= BOARD_MAX
+    return (int(s) if ok else None), not ok
+
+
+def _elo_rule(v: str) -> tuple[int | None, bool]:
+    s = v.strip()
+    val = None
+    if s.isdigit() and s.isascii():
+        n = int(s)
+        val = n if RATING_MIN <= n <= RATING_MAX else None
+    return val, val is None and s not in _PLACEHOLDERS and s != "0"
+
+
+_VALUE_RULES: dict[str, Any] = {
+    "date": _date_rule,
+    "round": _round_rule,
+    "board": _board_rule,
+    "elo": _elo_rule,
+    "fide_id": lambda v: (not _FIDE_ID.match(v.strip()) and v.strip() not in _PLACEHOLDERS,),
+    "clean": lambda v: (_clean(v),),
+    "eco": lambda v: (None if v in _PLACEHOLDERS else v,),
+    "odd_name": lambda v: (v in _ODD_NAMES,),
+}
+
+
+def _fast_frame(fast: Any, refs: list[tuple[int, int, int, int, int]], slow: list[GameRec]) -> Any:
+    """The games frame: the column-wise games (`fast`, with their refs) and the games read one by
+    one (`slow`), in game order."""
+    import polars as pl
+
+    from elopipe.game_frame import GAME_FRAME_SCHEMA, records_frame
+
+    tref, wref, bref, line, gi = zip(*refs, strict=True)
+    score = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+    c = pl.col
+    frame = fast.select(
+        pl.Series("tournament_ref", tref, dtype=pl.Int32),
+        pl.Series("white_ref", wref, dtype=pl.Int32),
+        pl.Series("black_ref", bref, dtype=pl.Int32),
+        c.marker.alias("result"),
+        c.Result.alias("result_raw"),
+        c.marker.alias("result_marker"),
+        c.marker.replace_strict({k: v[0] for k, v in score.items()}, default=None, return_dtype=pl.Float64).alias(
+            "white_score"
+        ),
+        c.marker.replace_strict({k: v[1] for k, v in score.items()}, default=None, return_dtype=pl.Float64).alias(
+            "black_score"
+        ),
+        pl.lit(True).alias("played"),
+        pl.lit(None, dtype=pl.String).alias("unplayed_code"),
+        "round",
+        c.Round.alias("round_label"),
+        "board",
+        "game_date",
+        "date_precision",
+        "white_rating",
+        "black_rating",
+        "movetext_hash",
+        "ply_count",
+        "eco",
+        "time_control",
+        pl.lit(None, dtype=pl.String).alias("variant"),
+        pl.lit(None, dtype=pl.String).alias("fen"),
+        c.Termination.alias("termination"),
+        pl.lit(None, dtype=pl.List(pl.String)).alias("flags"),
+        c.json.alias("headers"),
+        pl.Series("line", line, dtype=pl.Int32),
+        pl.Series("game_index", gi, dtype=pl.Int32),
+    ).cast(GAME_FRAME_SCHEMA)  # type: ignore[arg-type]
+    if slow:
+        frame = pl.concat([frame, records_frame(slow)]).sort("game_index")
+    return frame
+
+
 class _Reader:
-    def __init__(self, text: str | None, validate_moves: bool, source_name: str, workers: int = 1) -> None:
+    def __init__(
+        self, text: str | None, validate_moves: bool, source_name: str, workers: int = 1, utf8: bytes | None = None
+    ) -> None:
         self.validate = validate_moves
         self.source = source_name
         self.workers = workers
@@ -616,7 +719,7 @@ class _Reader:
         self.ins_lines: list[int] = []
         self.maybe_mojibake = False
         self.has_controls = False
-        self.text = self._prepare(text) if text is not None else b""
+        self.text = self._prepare(text, utf8) if text is not None else b""
         self.any_tags = False
         self.t_refs: dict[tuple[Any, ...], int] = {}
         self.t_dates: dict[int, list[dt.date]] = defaultdict(list)
@@ -632,9 +735,9 @@ class _Reader:
         self._round_cache: dict[str, tuple[int | None, int | None, str | None]] = {}
 
     # text fixes that keep line numbers
-    def _prepare(self, text: str) -> bytes:
+    def _prepare(self, text: str, utf8: bytes | None = None) -> bytes:
         # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
-        data = ("\n" + text).encode("utf-8", "surrogatepass")
+        data = b"\n" + utf8 if utf8 is not None else ("\n" + text).encode("utf-8", "surrogatepass")
         if b"\xef\xbb\xbf" in data:  # U+FEFF
             data = data.replace(b"\xef\xbb\xbf", b"")
         # read_pgn is given LF text (elopipe.textio); a stray CR would end up inside tag values
@@ -678,11 +781,12 @@ class _Reader:
 
     def run(self) -> ParsedFile:
         raw_games = _split(self.text)
-        chunks = _chunks(len(raw_games), self.workers)
-        if len(chunks) > 1:
-            self._run_parallel(raw_games, chunks)
-        else:
-            self._process(raw_games)
+        if self.validate or len(raw_games) < COLUMNS_MIN_GAMES or not self._run_columns(raw_games):
+            chunks = _chunks(len(raw_games), self.workers)
+            if len(chunks) > 1:
+                self._run_parallel(raw_games, chunks)
+            else:
+                self._process(raw_games)
         if not self.any_tags and not self.out.games:
             self.out.rejected_reason = "not PGN: no tag pairs and no moves"
         elif not self.any_tags and not self._headerless_has_legal_moves():
@@ -714,34 +818,134 @@ class _Reader:
         for rg in raw_games:
             line += text.count(b"\n", last_pos, rg.header_start)
             last_pos = rg.header_start
-            start_line = self._line_at(line)
-            headers_list, tprobs = _parse_header(rg.header.decode("utf-8", "surrogatepass"))
-            movetext = text[rg.mt_start : rg.mt_end]
-            if tprobs.leftover:
-                movetext = tprobs.leftover.encode("utf-8", "surrogatepass") + movetext
-            for k, code, msg, rawl in tprobs.issues:
-                self.issue(code, msg, start_line + k, gi, "error" if code == "tag_too_long" else "warning", rawl)
-            for idx, (tags, offset) in enumerate(headers_list):
-                last = idx == len(headers_list) - 1
-                if tags:
-                    self.any_tags = True
-                    if self.maybe_mojibake:
-                        self._repair(tags, start_line + offset, gi)
-                    if self.has_controls or b"\t" in rg.header:
-                        self._strip_controls(tags, start_line + offset, gi)
-                try:
-                    self._game(tags, movetext if last else b"", start_line + offset, gi, rg)
-                except Exception as exc:  # a reader bug must not lose the other games
-                    self.issue(
-                        "reader_error",
-                        f"game could not be read: {exc!r}",
-                        start_line + offset,
-                        gi,
-                        "error",
-                        text[rg.header_start : rg.mt_end].decode("utf-8", "replace"),
-                    )
-                gi += 1
+            gi += self._raw_game(rg, self._line_at(line), gi)
         return gi
+
+    def _raw_game(self, rg: _RawGame, start_line: int, gi: int) -> int:
+        """Read one raw game (several when a tag name repeats in its header) starting at game
+        index `gi`; returns how many game indexes it used."""
+        headers_list, tprobs = _parse_header(rg.header.decode("utf-8", "surrogatepass"))
+        movetext = self.text[rg.mt_start : rg.mt_end]
+        if tprobs.leftover:
+            movetext = tprobs.leftover.encode("utf-8", "surrogatepass") + movetext
+        for k, code, msg, rawl in tprobs.issues:
+            self.issue(code, msg, start_line + k, gi, "error" if code == "tag_too_long" else "warning", rawl)
+        for idx, (tags, offset) in enumerate(headers_list):
+            last = idx == len(headers_list) - 1
+            if tags:
+                self.any_tags = True
+                if self.maybe_mojibake:
+                    self._repair(tags, start_line + offset, gi + idx)
+                if self.has_controls or b"\t" in rg.header:
+                    self._strip_controls(tags, start_line + offset, gi + idx)
+            try:
+                self._game(tags, movetext if last else b"", start_line + offset, gi + idx, rg)
+            except Exception as exc:  # a reader bug must not lose the other games
+                self.issue(
+                    "reader_error",
+                    f"game could not be read: {exc!r}",
+                    start_line + offset,
+                    gi + idx,
+                    "error",
+                    self.text[rg.header_start : rg.mt_end].decode("utf-8", "replace"),
+                )
+        return len(headers_list)
+
+    # -- column-wise reading (elopipe.pgn_columns) --
+    def _run_columns(self, raw_games: list[_RawGame]) -> bool:
+        """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
+        the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
+        the one `_process` gives. False (nothing read) when the text is not valid UTF-8."""
+        import polars as pl
+
+        from elopipe import pgn_columns
+
+        text = self.text
+        res = pgn_columns.analyse(
+            [rg.header for rg in raw_games],
+            [text[rg.mt_start : rg.mt_end] for rg in raw_games],
+            _VALUE_RULES,
+            ascii_headers=self.maybe_mojibake,
+        )
+        if res is None:
+            return False
+        games, long = res
+        fast_mask = games.get_column("fast").to_list()
+        fast = games.filter("fast").with_columns(pl.col.game_date.dt.year().alias("year"))
+        tkey = ["Event", "Site", "EventDate", "year"]
+        need = set()
+        for cols in (tkey, [*tkey, "White", "WhiteFideId"], [*tkey, "Black", "BlackFideId"]):
+            # hashed keys: a collision only means a dict is built later, on demand (_player_seen)
+            need.update(fast.filter(pl.struct(cols).hash().is_first_distinct()).get_column("g").to_list())
+        dicts = pgn_columns.tag_dicts(long, sorted(need))
+        names = (
+            "g", "Event", "Site", "EventDate", "year", "White", "Black", "WhiteFideId", "BlackFideId", "WhiteElo",
+            "BlackElo", "game_date", "event_date", "event_precision", "time_control", "round",
+        )  # fmt: skip
+        rows = zip(*(fast.get_column(c).to_list() for c in names), strict=True)
+        t_cache, t_dates, t_tc, t_rounds = self._t_cache, self.t_dates, self.t_tc, self.t_rounds
+        seen = self._player_seen
+        refs: list[tuple[int, int, int, int, int]] = []  # (tournament, white, black, line, game index)
+        last_pos = raw_games[0].header_start if raw_games else 0
+        line = text.count(b"\n", 0, last_pos)
+        gi = 0
+        for rg, is_fast in zip(raw_games, fast_mask, strict=True):
+            line += text.count(b"\n", last_pos, rg.header_start)
+            last_pos = rg.header_start
+            ln = self._line_at(line)
+            if not is_fast:
+                gi += self._raw_game(rg, ln, gi)
+                continue
+            g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, edate, eprec, tc, rnd = next(
+                rows
+            )
+            self.any_tags = True
+            tref = t_cache.get((event, site, edate_raw, year))
+            if tref is None:
+                tags = dicts.get(g) or pgn_columns.tag_dicts(long, [g])[g]
+                tref = t_cache[(event, site, edate_raw, year)] = self._tournament(tags, gdate, edate, eprec)
+            if gdate is not None:
+                t_dates[tref].append(gdate)
+            if tc:
+                t_tc.setdefault(tref, set()).add(tc)
+            wref = seen(tref, "White", white, wfid, welo, dicts, long, g, ln, gi)
+            bref = seen(tref, "Black", black, bfid, belo, dicts, long, g, ln, gi)
+            if rnd is not None and rnd > t_rounds.get(tref, 0):
+                t_rounds[tref] = rnd
+            refs.append((tref, wref, bref, ln, gi))
+            gi += 1
+        if refs:
+            self.out.games = GameTable(_fast_frame(fast, refs, self.out.games))
+        return True
+
+    def _player_seen(
+        self,
+        tref: int,
+        side: str,
+        name: str,
+        fid_raw: str | None,
+        elo_raw: str | None,
+        dicts: dict[int, dict[str, str]],
+        long: Any,
+        g: int,
+        line: int,
+        gi: int,
+    ) -> int:
+        """`_player` for a game of the column-wise path (its FIDE ID is valid or a placeholder)."""
+        ckey = (tref, name, fid_raw)
+        ref = self._p_cache.get(ckey)
+        if ref is not None:
+            p = self._players[ref]
+            if p.rating is None and elo_raw:
+                p.rating = self._elo(elo_raw, line, gi, side + "Elo", report=False)
+            return ref
+        tags = dicts.get(g)
+        if tags is None:
+            from elopipe.pgn_columns import tag_dicts
+
+            tags = dicts[g] = tag_dicts(long, [g])[g]
+        ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags, line, gi)
+        return ref
 
     # -- parallel reading (opt-in: read_pgn(workers=N)) --
     def _run_parallel(self, raw_games: list[_RawGame], chunks: list[tuple[int, int]]) -> None:

@@ -1,0 +1,266 @@
+"""Column-wise reading of the plain games of a PGN file (Polars, Rust regexes, both cores).
+
+`pgn_reader` splits a file into raw games (tag section + movetext) and reads every game one by
+one in Python: about 27 µs a game. Most games of real files hold nothing odd, and for those the
+same result can be computed for all games at once. `analyse` does that and marks which raw games
+it can vouch for (`fast`); the reader reads the others one by one, as before, in file order.
+
+A raw game is *fast* only when reading it one by one would give one game with no issue and no
+flag (so everything it yields is a column value), which needs all of:
+
+- a tag section that `pgn_reader._parse_header` reads on its fast path: one `[Name "value"]` per
+  line (no escapes), at most 10,000 characters, no tag name twice; no control character or tab in
+  it; and only ASCII when the file shows signs of mojibake;
+- a *clean* movetext: after comments, `;` comments, variations (nested up to 4 deep) and NAGs are
+  blanked exactly as `_skim` does, only move numbers, SAN moves (no `0-0`, null moves or
+  `e.p.`) with `+#!?` suffixes and one final standard marker, separated by ASCII whitespace;
+- a Result tag equal to that marker; at least two plies unless the result is `*`; at most
+  `PLY_MAX` plies;
+- no FEN or Variant tag; no Termination that mentions a forfeit or says bye;
+- White and Black present and not a placeholder or bye name;
+- Date, EventDate, Round, Board, WhiteElo/BlackElo and WhiteFideId/BlackFideId values that the
+  one-by-one reader accepts without a warning (decided per distinct value by the same Python
+  functions), and a game date that does not come from EventDate.
+
+For those games the movetext hash is computed from the same normalised form as `_skim` +
+`_hash_forms` (sha1 of the hash forms joined by one space), checked game for game against the
+one-by-one reader on every file of shared/data and on fuzzed movetexts
+(tests/test_pgn_columns.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from elopipe.field_bounds import PLY_MAX
+
+__all__ = ["GAME_TAGS", "analyse", "tag_dicts"]
+
+# one tag as `pgn_reader._TAG_FAST` reads it
+_TAG = r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]'
+# what `_strip_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
+_CONTROL = r"[\x00-\x09\x0b-\x1f\x7f-\x9f]"
+# ASCII whitespace, as `bytes.split()` splits (Rust's \s would also accept NBSP)
+_WS = r"[ \t\n\r\x0b\x0c]"
+_MARKER = r"(?:1-0|0-1|1/2-1/2|\*)"
+_ADJ = "(?:axb|bx[ac]|cx[bd]|dx[ce]|ex[df]|fx[eg]|gx[fh]|hxg)"
+# exactly the SAN words of `pgn_reader._SAN_SET` except `0-0`, `0-0-0`, `--` and `Z0`
+_SAN = rf"(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|(?:[a-h]|{_ADJ})(?:[18]=?[QRBN]|[1-8])|O-O-O|O-O)"
+_CLEAN = rf"^{_WS}*(?:(?:[0-9]+\.+{_WS}*)?{_SAN}[+#]?[!?]{{0,2}}{_WS}+)*{_MARKER}{_WS}*$"
+_VARIATION_DEPTH = 4
+_ASCII = r"^[\x00-\x7f]*$"
+
+# the tags the columns are computed from
+GAME_TAGS = (
+    "Event", "Site", "Date", "EventDate", "Round", "Board", "White", "Black", "Result", "WhiteElo",
+    "BlackElo", "WhiteFideId", "BlackFideId", "TimeControl", "ECO", "Termination", "FEN", "Variant",
+)  # fmt: skip
+
+
+def _movetext(m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(clean, movetext with comments, `;` comments, variations and NAGs blanked as `_skim` does)."""
+    pre = m.str.replace_all(r"\{[^}]*\}", " ")
+    ok = ~pre.str.contains(r"[{}]")
+    pre = pre.str.replace_all(r";[^\n]*", " ")
+    for _ in range(_VARIATION_DEPTH):
+        pre = pre.str.replace_all(r"\([^()]*\)", " ")
+    ok = ok & ~pre.str.contains(r"[()]")
+    pre = pre.str.replace_all(r"\$[0-9]*", " ")
+    return ok & pre.str.contains(_CLEAN), pre
+
+
+def _hash_text(pre: pl.Expr) -> pl.Expr:
+    """The hash forms of a clean movetext joined by one space (see `pgn_reader._hash_form`)."""
+    return (
+        pre.str.replace(rf"{_WS}*{_MARKER}{_WS}*$", "")
+        .str.replace_all(rf"[0-9]+\.+{_WS}*", "")
+        .str.replace_all(r"[+#!?]", "")
+        .str.replace_all(r"([KQRBN])(?:[a-h1-8]{1,2}x?|x)([a-h][1-8])", "$1$2")
+        .str.replace_all(r"([a-h][18])([QRBN])", "$1=$2")
+        .str.replace_all(rf"{_WS}{{2,}}|[\t\n\r\x0b\x0c]", " ")
+        .str.strip_chars(" ")
+    )
+
+
+def _map(frame: pl.DataFrame, name: str, fn: Callable[[str], tuple[Any, ...]], dtypes: list[Any]) -> list[pl.Expr]:
+    """`fn` applied (in Python) to each distinct value of column `name`: one expression per
+    element of the tuples it returns, NULL where the column is NULL."""
+    values = frame.get_column(name).drop_nulls().unique().to_list()
+    results = {v: fn(v) for v in values}
+    return [
+        pl.col(name).replace_strict({v: r[i] for v, r in results.items()}, default=None, return_dtype=dtype)
+        for i, dtype in enumerate(dtypes)
+    ]
+
+
+def analyse(
+    headers: list[bytes],
+    movetexts: list[bytes],
+    value_rules: dict[str, Callable[[str], Any]],
+    *,
+    ascii_headers: bool,
+) -> tuple[pl.DataFrame, pl.DataFrame] | None:
+    """One row per raw game (`g`, 0-based), with `fast` and, for fast games, the columns the
+    reader needs; and the long tag table (`g`, `name`, `value`) of the fast games, in file order.
+
+    `headers` and `movetexts` are the raw games' tag sections and movetexts (UTF-8 bytes).
+    `value_rules` maps a rule name to the Python function the one-by-one reader applies to a tag
+    value; each is applied once per distinct value: 'date' -> (date, precision, warns),
+    'round' -> (round, board, warns), 'board' -> (board, warns), 'elo' -> (rating, warns),
+    'fide_id' -> warns, 'clean' -> value or None, 'odd_name' -> bool.
+    `ascii_headers`: only tag sections in ASCII can be fast (a file with signs of mojibake).
+
+    Columns of the first frame: g Int64, fast Boolean, json String (the tags as JSON text),
+    marker, movetext_hash String, ply_count Int32, the `GAME_TAGS` as String, game_date Date,
+    date_precision String, event_date Date, event_precision String, round Int32, board Int32,
+    white_rating Int32, black_rating Int32, eco String, time_control String.
+    Returns None when the bytes are not valid UTF-8 (the caller reads one by one).
+    """
+    try:
+        raw = pl.DataFrame(
+            {"h": pl.Series(headers, dtype=pl.Binary), "m": pl.Series(movetexts, dtype=pl.Binary)}
+        ).select(pl.col.h.cast(pl.String), pl.col.m.cast(pl.String))
+    except pl.exceptions.PolarsError:
+        return None
+    h = pl.col.h
+    lines = h.str.count_matches("\n", literal=True) + (~h.str.ends_with("\n")).cast(pl.UInt32)
+    n_open = h.str.count_matches("[", literal=True)
+    header_ok = (
+        (h != "")
+        & (lines == n_open)
+        & (n_open == h.str.count_matches(_TAG))
+        & (h.str.len_chars() <= 10_000)
+        & ~h.str.contains(_CONTROL)
+    )
+    if ascii_headers:
+        header_ok = header_ok & h.str.contains(_ASCII)
+    clean, pre = _movetext(pl.col.m)
+    # the costly expressions run on the fast games only
+    fast = (
+        raw.lazy()
+        .with_row_index("g")
+        .filter(header_ok)
+        .with_columns(clean.alias("fast"), pre.alias("pre"))
+        .filter("fast")
+        .select(
+            pl.col.g.cast(pl.Int64),
+            "h",
+            pl.col.pre.str.extract(rf"({_MARKER}){_WS}*$", 1).alias("marker"),
+            _hash_text(pl.col.pre).alias("forms"),
+            (
+                '{"'
+                + h.str.replace_all(
+                    r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\][^\n]*(?:\n|$)', '$1": "$2", "'
+                ).str.strip_suffix(', "')
+                + "}"
+            ).alias("json"),
+        )
+        .collect(engine="streaming")
+    )
+    long = (
+        fast.lazy()
+        .select("g", pl.col.h.str.extract_all(_TAG).alias("t"))
+        .explode("t")
+        .select("g", pl.col.t.str.extract_groups(_TAG).struct.rename_fields(["name", "value"]).alias("t"))
+        .unnest("t")
+        .collect(engine="streaming")
+    )
+    # a tag name twice in a game: hashes that collide only send a game to the one-by-one path
+    key = pl.col.name.hash() ^ pl.col.g.cast(pl.UInt64)
+    twice = long.filter(key.is_duplicated()).get_column("g").unique()
+    if twice.len():
+        fast = fast.filter(~pl.col.g.is_in(twice.implode()))
+        long = long.filter(~pl.col.g.is_in(twice.implode()))
+    games = (
+        pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
+        .join(fast.drop("h"), on="g", how="left", maintain_order="left")
+        .with_columns(pl.col.json.is_not_null().alias("fast"))
+    )
+    wide = (
+        long.filter(pl.col.name.is_in(GAME_TAGS))
+        .pivot(on="name", on_columns=list(GAME_TAGS), index="g", values="value", aggregate_function="first")
+        .select("g", *GAME_TAGS)
+    )
+    games = games.join(wide, on="g", how="left", maintain_order="left")
+    games = _derive(games, value_rules)
+    return games, long
+
+
+def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...]]]) -> pl.DataFrame:
+    """The per-game values, and `fast` narrowed to the games that raise no issue and no flag."""
+    c = pl.col
+    forms = games.get_column("forms").to_list()
+    sha1 = hashlib.sha1
+    digests = [sha1(f.encode()).hexdigest() if f else None for f in forms]
+    b, i32, s, d = pl.Boolean, pl.Int32, pl.String, pl.Date
+    gdate, gprec, gwarn = _map(games, "Date", rules["date"], [d, s, b])
+    edate, eprec, _ = _map(games, "EventDate", rules["date"], [d, s, b])
+    rnd, rboard, rwarn = _map(games, "Round", rules["round"], [i32, i32, b])
+    board, bwarn = _map(games, "Board", rules["board"], [i32, b])
+    welo, wewarn = _map(games, "WhiteElo", rules["elo"], [i32, b])
+    belo, bewarn = _map(games, "BlackElo", rules["elo"], [i32, b])
+    (wfid,) = _map(games, "WhiteFideId", rules["fide_id"], [b])
+    (bfid,) = _map(games, "BlackFideId", rules["fide_id"], [b])
+    (wodd,) = _map(games, "White", rules["odd_name"], [b])
+    (bodd,) = _map(games, "Black", rules["odd_name"], [b])
+    (tc,) = _map(games, "TimeControl", rules["clean"], [s])
+    (eco,) = _map(games, "ECO", rules["eco"], [s])
+    term = c.Termination
+    term_l = term.str.to_lowercase()
+    ply = c.ply_count
+    warns = [gwarn, rwarn, bwarn, wewarn, bewarn, wfid, bfid, wodd, bodd]
+    ok = (
+        c.fast
+        & (c.Result == c.marker)
+        & c.FEN.is_null()
+        & c.Variant.is_null()
+        & (term.is_null() | (term.str.contains(_ASCII) & ~term_l.str.contains("forfeit") & (term_l != "bye")))
+        & ((ply >= 2) | (c.Result == "*"))
+        & (ply <= PLY_MAX)
+        & c.White.is_not_null()
+        & c.Black.is_not_null()
+        & (gdate.is_not_null() | edate.is_null())  # a date taken from EventDate is flagged
+        & ~pl.any_horizontal(w.fill_null(False) for w in warns)
+    )
+    out = games.with_columns(
+        pl.Series("movetext_hash", digests, dtype=pl.String),
+        pl.when(c.forms == "").then(0).otherwise(c.forms.str.count_matches(" ", literal=True) + 1).cast(pl.Int32)
+        .alias("ply_count"),
+    )  # fmt: skip
+    return out.select(
+        "g",
+        ok.fill_null(False).alias("fast"),
+        "json",
+        "marker",
+        "movetext_hash",
+        "ply_count",
+        *GAME_TAGS,
+        gdate.alias("game_date"),
+        gprec.fill_null("none").alias("date_precision"),
+        edate.alias("event_date"),
+        eprec.fill_null("none").alias("event_precision"),
+        rnd.alias("round"),
+        pl.coalesce(board, rboard).alias("board"),
+        welo.alias("white_rating"),
+        belo.alias("black_rating"),
+        eco.alias("eco"),
+        tc.alias("time_control"),
+    )
+
+
+def tag_dicts(long: pl.DataFrame, rows: list[int]) -> dict[int, dict[str, str]]:
+    """The tags of the given games (`g` values) as dicts, in file order."""
+    if not rows:
+        return {}
+    part = long.filter(pl.col.g.is_in(pl.Series(rows, dtype=pl.Int64).implode()))
+    out: dict[int, dict[str, str]] = {}
+    for g, name, value in zip(*(part.get_column(k).to_list() for k in ("g", "name", "value")), strict=True):
+        d = out.get(g)
+        if d is None:
+            d = out[g] = {}
+        d[name] = value
+    return out

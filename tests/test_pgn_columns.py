@@ -1,0 +1,188 @@
+"""The column-wise PGN path (elopipe.pgn_columns) gives exactly what reading game by game gives.
+
+`read_pgn` reads the games `pgn_columns.analyse` vouches for as columns and the others one by
+one. Each test reads a text both ways (the one-by-one way by raising
+`pgn_reader.COLUMNS_MIN_GAMES` above the file's size) and compares every part of the result:
+tournaments, players, games (all fields, refs included), byes, issues.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from elopipe import pgn_columns, pgn_reader
+from elopipe.model import GameTable, ParsedFile
+from elopipe.pgn_reader import read_pgn
+from elopipe.textio import decode_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
+PGN_FILES = sorted(
+    [p for p in SHARED_PGN.glob("*") if p.suffix.lower() == ".pgn"]
+    + [p for p in (ROOT / "sample_pgn").glob("*") if p.suffix.lower() == ".pgn"]
+)
+
+
+def _one_by_one(text: str, monkeypatch: pytest.MonkeyPatch) -> ParsedFile:
+    with monkeypatch.context() as m:
+        m.setattr(pgn_reader, "COLUMNS_MIN_GAMES", 10**9)
+        return read_pgn(text)
+
+
+def _assert_same(text: str, monkeypatch: pytest.MonkeyPatch) -> ParsedFile:
+    slow = _one_by_one(text, monkeypatch)
+    fast = read_pgn(text)
+    for part in ("tournaments", "players", "unplayed", "issues", "rejected_reason"):
+        assert getattr(fast, part) == getattr(slow, part), part
+    assert len(fast.games) == len(slow.games)
+    for i, (a, b) in enumerate(zip(fast.games, slow.games, strict=True)):
+        assert a == b, f"game {i}: " + ", ".join(
+            f"{k}: {getattr(a, k)!r} != {getattr(b, k)!r}"
+            for k in a.__dataclass_fields__
+            if getattr(a, k) != getattr(b, k)
+        )
+    return fast
+
+
+@pytest.mark.parametrize("path", PGN_FILES, ids=lambda p: p.name)
+def test_real_files_read_the_same_both_ways(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _assert_same(decode_bytes(path.read_bytes()).text, monkeypatch)
+
+
+def test_most_real_games_take_the_column_path() -> None:
+    """Guards the speed: on real files nearly every game must be vouched for by `analyse`."""
+    text = decode_bytes((SHARED_PGN / "olym22.pgn").read_bytes()).text
+    data = ("\n" + text).encode()
+    raw = pgn_reader._split(data)
+    res = pgn_columns.analyse(
+        [r.header for r in raw],
+        [data[r.mt_start : r.mt_end] for r in raw],
+        pgn_reader._VALUE_RULES,
+        ascii_headers=False,
+    )
+    assert res is not None
+    share = res[0].get_column("fast").mean()
+    assert share is not None and share > 0.95, share
+    assert isinstance(read_pgn(text).games, GameTable)
+
+
+# ---- fuzzing: real games with awkward tokens and tag values ----------------------------------
+
+_MOVE_TOKENS = [
+    "0-0", "0-0-0", "O-O", "O-O-O", "--", "Z0", "e.p.", "exf6e.p.", "axc5", "axh5", "a8Q", "a5Q", "exd8=Q+",
+    "bxa1=N", "h8=K", "e8=Q#", "Nbd7", "N1xd2", "Qh4xe1", "Qh4e1", "Kxe1", "1-0", "0-1", "1/2-1/2", "*", "1/2",
+    "\u00bd-\u00bd", "Ke1!!", "Nf3!?", "Nf3+!?", "Nf3!?+", "e4\u00a0e5", "$14", "{c}", "{unterminated", "}",
+    "(1. e4)", "(e4 (d4 d5) c5)", "((((((e4))))))", ";c\n", "12...", "12.", "12", "Bb5+", "P-K4", "e4#",
+    "i4", "e9", "RR", "\t", "\x0c", "\u3000", "+", "!", "1.e4", "1...e5", "Nf3.", "N@f3", "Pe4", "ef",
+    "e4ep", "K", "x", "Rxa", "Raa1", "R1a3", "Qa1b2", "Q1xb2", "\u2013", "0-0+", "O-O#", "O-O-O!", "\n\n",
+    "{ [Event \"x\"] }", "\n[Event \"in movetext\"]\n",
+]  # fmt: skip
+_TAG_VALUES = {
+    "WhiteElo": ["", "0", "?", "-", "2700", "99", "3600", "27OO", " 2650 ", "\u0662\u0667\u0660\u0660"],
+    "BlackElo": ["", "0", "2500", "abc"],
+    "WhiteFideId": ["", "0", "1503014", "12a", "-", "1234567890123", "\u0661\u0662"],
+    "BlackFideId": ["4100018", "?", "x"],
+    "Date": ["2021.??.??", "????.??.??", "2021.13.45", "2021-05-06", "", "2021", "junk", "?"],
+    "EventDate": ["2021.05.01", "????.??.??", "", "bad"],
+    "Round": ["1", "3.12", "-", "?", "0", "10000", "a", "2.0", "1.99999"],
+    "Board": ["1", "0", "x", "", "?"],
+    "Result": ["1-0", "0-1", "1/2-1/2", "*", "+:-", "0-0", "1-0 (forfeit)", "½-½", ""],
+    "White": ["", "?", "bye", "BYE", " Carlsen, Magnus ", "Müller, Jörg", "NN", "Ã¶zil"],
+    "Black": ["-", "Kasparov,G", "spielfrei"],
+    "Termination": ["normal", "Forfeit", "time forfeit", "bye", "BYE", "İllegal", "abandoned"],
+    "FEN": ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "bad fen"],
+    "Variant": ["Chess960", "standard"],
+    "TimeControl": ["40/7200:3600", "-", "?", "600+5"],
+    "ECO": ["?", "B90", ""],
+    "Event": ["", "?", "Open \\\"A\\\"", "Tab\there", "Ctrl\x1b[31mred"],
+    "Site": ["Oslo NOR", "01", "?"],
+    "WhiteTitle": ["gm", "?"],
+    "WhiteFed": ["nor", "?"],
+    "WhiteBirthDate": ["2001.05.06", "9999.12.31"],
+    "BlackSex": ["f", "m", "x"],
+}  # fmt: skip
+
+
+def _games(text: str) -> list[str]:
+    """The games of a clean real file as texts (header + movetext)."""
+    parts = ("\n" + text).split("\n[Event ")
+    return ["[Event " + p.strip() + "\n" for p in parts[1:]]
+
+
+def _mutate(game: str, rnd: random.Random) -> str:
+    head, _, moves = game.partition("\n\n")
+    lines = head.split("\n")
+    if rnd.random() < 0.3:  # a game date can then no longer come from EventDate
+        lines = [x for x in lines if not x.startswith("[EventDate ")]
+    for _ in range(rnd.choice((0, 0, 1, 1, 2, 3))):
+        tag = rnd.choice(list(_TAG_VALUES))
+        value = rnd.choice(_TAG_VALUES[tag])
+        line = f'[{tag} "{value}"]'
+        k = next((i for i, x in enumerate(lines) if x.startswith(f"[{tag} ")), None)
+        roll = rnd.random()
+        if roll < 0.1:
+            lines.append(line)  # possibly the same tag twice
+        elif roll < 0.15:
+            lines.append(f"[{tag} {value}]")  # unquoted
+        elif roll < 0.2 and k is not None:
+            lines[k] += " junk after the tag"
+        elif roll < 0.25 and k is not None:
+            del lines[k]
+        elif k is not None:
+            lines[k] = line
+        else:
+            lines.insert(rnd.randrange(len(lines) + 1), line)
+    words = moves.split(" ")
+    for _ in range(rnd.choice((0, 0, 1, 2, 3))):
+        k = rnd.randrange(len(words) + 1)
+        tok = rnd.choice(_MOVE_TOKENS)
+        if rnd.random() < 0.2 and k < len(words):
+            words[k] = words[k] + tok
+        else:
+            words.insert(k, tok)
+    moves = " ".join(words)
+    if rnd.random() < 0.05:
+        moves = moves.rstrip().rsplit(" ", 1)[0]  # no final marker
+    if rnd.random() < 0.03:
+        moves = ""
+    sep = "\n" if rnd.random() < 0.05 else "\n\n"
+    return "\n".join(lines) + sep + moves + "\n"
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_mutated_games_read_the_same_both_ways(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    rnd = random.Random(seed)
+    base = []
+    for name in ("olym22.pgn", "tata2018.pgn", "fide_grand_swiss_2021_riga.pgn"):
+        base += _games(decode_bytes((SHARED_PGN / name).read_bytes()).text)
+    games = [_mutate(rnd.choice(base), rnd) for _ in range(2000)]
+    fast = _assert_same("\n".join(games), monkeypatch)
+    assert isinstance(fast.games, GameTable)  # the column path ran
+
+
+def _game(tags: dict[str, str], moves: str) -> str:
+    return "".join(f'[{k} "{v}"]\n' for k, v in tags.items()) + "\n" + moves + "\n\n"
+
+
+_TAGS = {"Event": "Club", "Site": "Oslo NOR", "Date": "2024.01.02", "Round": "1", "White": "A, B", "Black": "C, D"}
+
+
+def test_rare_cases_read_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cases the fuzzing meets too rarely: a player's invalid FIDE ID is reported in every game,
+    not only the first; more than PLY_MAX plies; a player's first valid rating comes later."""
+    long_game = " ".join(["Nf3 Nf6 Ng1 Ng8"] * 2501) + " 1/2-1/2"
+    text = "".join(
+        [
+            _game({**_TAGS, "Result": "1-0", "WhiteFideId": "12a"}, "1. e4 e5 2. Qh5 Nc6 1-0"),
+            _game({**_TAGS, "Result": "0-1", "WhiteFideId": "12a", "WhiteElo": "2400"}, "1. d4 d5 0-1"),
+            _game({**_TAGS, "Result": "1/2-1/2", "WhiteElo": "abc"}, "1. c4 c5 1/2-1/2"),
+            _game({**_TAGS, "Result": "1/2-1/2", "WhiteElo": "2300", "BlackElo": "2200"}, "1. c4 c5 1/2-1/2"),
+            _game({**_TAGS, "Result": "1/2-1/2"}, long_game),
+        ]
+    )
+    fast = _assert_same(text, monkeypatch)
+    assert [i.code for i in fast.issues].count("fide_id_invalid") == 2
+    assert fast.games[4].ply_count is None
