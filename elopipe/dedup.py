@@ -291,15 +291,18 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     if df.is_empty():
         return 0
     classes = df.group_by(_CLASS_KEY, maintain_order=True).agg(pl.col("pos"), pl.len().alias("n"))
-    reps: list[_G] = []
-    sizes: list[int] = []
-    for r in classes.iter_rows(named=True):
-        reps.append(
-            _G(0, r["tournament_id"], 0, "", r["round"], r["white_id"], r["black_id"], r["result"],
-               r["movetext_hash"], r["ply_count"], r["game_date"], r["day_precise"], None, None,
-               rate_class=r["rate_class"])
-        )  # fmt: skip
-        sizes.append(r["n"])
+    # column lists zipped: a named dict per row costs more than the rest of the loop
+    reps = [
+        _G(0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc)
+        for tid, rnd, white, black, result, mh, plies, day, precise, rc in zip(
+            *(classes[c].to_list() for c in (
+                "tournament_id", "round", "white_id", "black_id", "result", "movetext_hash", "ply_count",
+                "game_date", "day_precise", "rate_class",
+            )),
+            strict=True,
+        )
+    ]  # fmt: skip
+    sizes = classes["n"].to_list()
     parent = list(range(len(reps)))
 
     def find(x: int) -> int:

@@ -727,20 +727,56 @@ def merge_players(
     return _merge(con, kept_id, merged_id, reason, decided_by, None)
 
 
+class _Batch:
+    """What `consolidate`'s merges leave to one pass at the end, because none of its decisions
+    reads it: the kept players' display names (a player's spellings change only when another is
+    merged into it, which adds it again, or when it is merged away, and `_merge` refreshes it
+    first), and the player ids of `games` and `unplayed_rounds` (each moved id goes to the end of
+    its chain of merges, where one UPDATE per merge would have taken it)."""
+
+    def __init__(self) -> None:
+        self.stale_names: set[int] = set()
+        self.moved: dict[int, int] = {}
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        if self.stale_names:
+            refresh_display_names(con, self.stale_names)
+            self.stale_names = set()
+        if not self.moved:
+            return
+        import polars as pl
+
+        def final(pid: int) -> int:
+            while pid in self.moved:
+                pid = self.moved[pid]
+            return pid
+
+        df = pl.DataFrame(
+            {"old": list(self.moved), "new": [final(p) for p in self.moved]}, schema={"old": pl.Int32, "new": pl.Int32}
+        )
+        self.moved = {}
+        con.register("_moved_players", df)
+        for table, col in (("games", "white_id"), ("games", "black_id"), ("unplayed_rounds", "player_id"),
+                           ("unplayed_rounds", "opponent_id")):  # fmt: skip
+            con.execute(f"UPDATE {table} SET {col} = m.new FROM _moved_players m WHERE {table}.{col} = m.old")
+        con.unregister("_moved_players")
+
+
 def _merge(
     con: duckdb.DuckDBPyConnection,
     kept_id: int,
     merged_id: int,
     reason: str,
     decided_by: str,
-    stale_names: set[int] | None,
+    batch: _Batch | None,
 ) -> int:
-    """`merge_players`. `stale_names`: None refreshes the kept player's display name now; a set
-    collects it instead, for one `refresh_display_names` of the set later (`consolidate`). A
-    player of the set is refreshed before it is read here as the merged one: its name is copied
-    when its name key is the fuller, so it must be the name an immediate refresh gave."""
-    if stale_names is not None and merged_id in stale_names:
-        stale_names.discard(merged_id)
+    """`merge_players`. `batch` (`consolidate`, which has checked that the two players share no
+    tournament): the display name refresh and the rewrite of games and unplayed rounds are left
+    to `batch.flush`. A player whose refresh is pending is refreshed before it is read here as
+    the merged one: its name is copied when its name key is the fuller, so it must be the name an
+    immediate refresh gave."""
+    if batch is not None and merged_id in batch.stale_names:
+        batch.stale_names.discard(merged_id)
         refresh_display_names(con, [merged_id])
     both = {
         r[0]: dict(zip(_PLAYER_COLS, r, strict=True))
@@ -786,11 +822,15 @@ def _merge(
         f"UPDATE player_aliases SET match_rule = ?, confidence = {conf}, player_id = ? WHERE player_id = ?",
         [rule, kid, merged_id] if rule == "manual_merge" else [rule, _CONFIDENCE.get(rule, 1.0), kid, merged_id],
     )
-    _rewrite(con, merged_id, kid, aliases=False)
-    if stale_names is None:
+    if batch is None:
+        _rewrite(con, merged_id, kid, aliases=False)
         refresh_display_names(con, [kid])
     else:
-        stale_names.add(kid)
+        # `_rewrite` less what `batch` defers; no entry to delete, as they share no tournament
+        con.execute("UPDATE tournament_players SET player_id = ? WHERE player_id = ?", [kid, merged_id])
+        con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [kid, merged_id])
+        batch.moved[merged_id] = kid
+        batch.stale_names.add(kid)
     return con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
         " VALUES (nextval('merge_id_seq'), ?, ?, 'merge', ?, ?, now()) RETURNING merge_id",
@@ -1093,10 +1133,7 @@ def consolidate(
     (freshly loaded) tournaments, that call gives the same links, so they are not computed twice.
     Returns merged ids."""
     merged: list[int] = []
-    # display names of kept players, refreshed once at the end: a player's spellings change only
-    # when another is merged into it (then it is added again) or it is merged away (`_merge`
-    # refreshes it first), so the names are those of a refresh after each merge
-    stale_names: set[int] = set()
+    batch = _Batch()
     touched = {
         r[0]
         for r in con.execute(
@@ -1117,7 +1154,7 @@ def consolidate(
             if kept == other or frozenset((kept, other)) in split_pairs or _co_occur(con, kept, other):
                 continue
             try:
-                _merge(con, kept, other, f"automatic: {rule}", f"rule:{rule}", stale_names)
+                _merge(con, kept, other, f"automatic: {rule}", f"rule:{rule}", batch)
             except IdentityError:
                 continue
             merged.append(other)
@@ -1125,8 +1162,7 @@ def consolidate(
             done_any = True
         if not done_any:
             break
-    if stale_names:
-        refresh_display_names(con, stale_names)
+    batch.flush(con)
     if merged:
         from elopipe import dedup  # late: dedup imports this module
 
