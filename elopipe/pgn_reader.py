@@ -54,7 +54,10 @@ import sys
 from collections import defaultdict
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
 from elopipe.dates import parse_pgn_date
@@ -173,12 +176,14 @@ def read_pgn(
 # ---- splitting ----------------------------------------------------------------------------
 
 
-@dataclass
-class _RawGame:
+class _RawGame(NamedTuple):
     header: bytes  # tag lines (possibly several blocks joined)
     header_start: int  # offset of the first tag line, or of the movetext when headerless
     mt_start: int
     mt_end: int
+
+
+_new_raw_game = partial(tuple.__new__, _RawGame)  # from a 4-tuple, in C (no Python __new__ per game)
 
 
 def _open_comment(seg: bytes) -> bool:
@@ -211,14 +216,59 @@ def _names(block: bytes) -> list[bytes]:
 
 def _split(text: bytes) -> list[_RawGame]:
     """Raw games of `text`, which starts with a "\n" (see `_BLOCK`)."""
+    return _split_movetexts(text)[0]
+
+
+def _plain_blocks(text: bytes, blocks: list[tuple[int, int]]) -> tuple[list[bool], list[bytes]] | None:
+    """For each tag block, whether the text up to the next block is a plain movetext: not empty
+    nor a short run of whitespace (a blank line inside a tag section), no `{` left open, no blank
+    line followed by more text (a game without tags). For such a block `_split` takes the movetext
+    as it is; it looks at the others closely. Also the movetexts. None if they are not UTF-8."""
+    import polars as pl
+
+    ends = [b for _, b in blocks]
+    starts = [a for a, _ in blocks[1:]] + [len(text)]
+    segs = [text[b:a] for b, a in zip(ends, starts, strict=True)]
+    try:
+        m = pl.Series(segs, dtype=pl.Binary).cast(pl.String)
+    except pl.exceptions.PolarsError:
+        return None
+    n = m.str.len_bytes()
+    short_space = (n < 64) & m.str.contains(r"^[ \t\n\r\x0b\x0c]*$")
+    plain = (n > 0) & ~short_space & ~m.str.contains(r"(?s)\n[ \t]?\n.*[^ \t\n]")
+    # a `{` left open: the last `{` comes after the last `}` (a regex over every movetext is slower)
+    braces = m.str.contains("{", literal=True).arg_true().to_list()
+    opened = [i for i in braces if segs[i].rfind(b"{") > segs[i].rfind(b"}")]
+    if opened:
+        plain = plain.scatter(opened, False)
+    return plain.to_list(), segs
+
+
+def _split_movetexts(text: bytes) -> tuple[list[_RawGame], list[bytes]]:
+    """Raw games of `text` (see `_split`) and their movetexts."""
     blocks = [m.span(1) for m in _BLOCK.finditer(text)]
     raw: list[_RawGame] = []
     first = blocks[0][0] if blocks else len(text)
     if text[:first].strip():
         _add_headerless(raw, text, 0, first)
     n = len(blocks)
+    quick = _plain_blocks(text, blocks) if n >= 64 else None
+    plain, segs = quick if quick is not None else ([False] * n, [])
+    odd = [k for k, p in enumerate(plain) if not p] + [n]  # blocks the loop below looks at closely
+    movetexts: list[bytes] = [text[g.mt_start : g.mt_end] for g in raw]
     i = 0
     while i < n:
+        if plain[i]:
+            # a run of plain blocks: what the loop below does for each, without looking
+            k = odd[bisect.bisect_left(odd, i)]
+            spans = blocks[i:k]
+            nexts = [a for a, _ in blocks[i + 1 : k + 1]] + ([len(text)] if k == n else [])
+            heads = [text[a:b] for a, b in spans]
+            raw.extend(map(_new_raw_game, zip(heads, [a for a, _ in spans], [b for _, b in spans], nexts, strict=True)))
+            movetexts.extend(segs[i:k])
+            i = k
+            continue
+        done = len(raw)
         b_start, b_end = blocks[i]
         header = text[b_start:b_end]
         mt_start = b_end
@@ -249,8 +299,9 @@ def _split(text: bytes) -> list[_RawGame]:
             _add_headerless(raw, text, cut, mt_end)
         else:
             raw.append(_RawGame(header, b_start, mt_start, mt_end))
+        movetexts.extend(text[g.mt_start : g.mt_end] for g in raw[done:])
         i = j
-    return raw
+    return raw, movetexts
 
 
 def _ends_runaway_comment(text: bytes, start: int, end: int) -> bool:
@@ -708,6 +759,31 @@ def _fast_frame(fast: Any, refs: list[tuple[int, int, int, int, int]], slow: lis
     return frame
 
 
+_EVENT = np.frombuffer(b"[Event ", dtype=np.uint8)
+
+
+def _needs_line_fixes(data: bytes) -> bool:
+    """False when `data` (starting with a newline) certainly has no `%` escape line, no indented
+    tag and no `[Event ` after another character on its line, so `_Reader._prepare` can skip its
+    searches for them: byte-wise array tests instead of five substring searches of the text."""
+    arr = np.frombuffer(data, dtype=np.uint8)
+    if len(arr) < 8:
+        return True
+    last = len(arr) - 1
+    nl = np.flatnonzero(arr[:-1] == 10)
+    after = arr[nl + 1]
+    if (after == 37).any():  # "\n%"
+        return True
+    if (((after == 32) | (after == 9)) & (arr[np.minimum(nl + 2, last)] == 91)).any():  # "\n [", "\n\t["
+        return True
+    opens = np.flatnonzero(arr[: len(arr) - 6] == 91)
+    is_event = np.ones(len(opens), dtype=bool)
+    for k in range(1, 7):
+        is_event &= arr[opens + k] == _EVENT[k]
+    starts = opens[is_event]
+    return bool((starts == 0).any() or (arr[starts[starts > 0] - 1] != 10).any())
+
+
 class _Reader:
     def __init__(
         self, text: str | None, validate_moves: bool, source_name: str, workers: int = 1, utf8: bytes | None = None
@@ -738,17 +814,18 @@ class _Reader:
     def _prepare(self, text: str, utf8: bytes | None = None) -> bytes:
         # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
         data = b"\n" + utf8 if utf8 is not None else ("\n" + text).encode("utf-8", "surrogatepass")
-        if b"\xef\xbb\xbf" in data:  # U+FEFF
+        if not text.isascii() and b"\xef\xbb\xbf" in data:  # U+FEFF
             data = data.replace(b"\xef\xbb\xbf", b"")
         # read_pgn is given LF text (elopipe.textio); a stray CR would end up inside tag values
         if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        if b"\n%" in data:
+        fixes = _needs_line_fixes(data)  # False for the usual file: none of the rewrites below applies
+        if fixes and b"\n%" in data:
             data = _PERCENT.sub(b"", data)
-        if b"\n [" in data or b"\n\t[" in data:
+        if fixes and (b"\n [" in data or b"\n\t[" in data):
             data = _INDENTED_TAG.sub(b"", data)
         # an [Event tag not at a line start may be glued to the previous game's result
-        if data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
+        if fixes and data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
             parts: list[bytes] = []
             pos = 0
             n_lines = 0
@@ -780,8 +857,8 @@ class _Reader:
         return new_line - bisect.bisect_right(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
-        raw_games = _split(self.text)
-        if self.validate or len(raw_games) < COLUMNS_MIN_GAMES or not self._run_columns(raw_games):
+        raw_games, movetexts = _split_movetexts(self.text)
+        if self.validate or len(raw_games) < COLUMNS_MIN_GAMES or not self._run_columns(raw_games, movetexts):
             chunks = _chunks(len(raw_games), self.workers)
             if len(chunks) > 1:
                 self._run_parallel(raw_games, chunks)
@@ -852,7 +929,7 @@ class _Reader:
         return len(headers_list)
 
     # -- column-wise reading (elopipe.pgn_columns) --
-    def _run_columns(self, raw_games: list[_RawGame]) -> bool:
+    def _run_columns(self, raw_games: list[_RawGame], movetexts: list[bytes] | None = None) -> bool:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
         the one `_process` gives. False (nothing read) when the text is not valid UTF-8."""
@@ -863,7 +940,7 @@ class _Reader:
         text = self.text
         res = pgn_columns.analyse(
             [rg.header for rg in raw_games],
-            [text[rg.mt_start : rg.mt_end] for rg in raw_games],
+            movetexts if movetexts is not None else [text[rg.mt_start : rg.mt_end] for rg in raw_games],
             _VALUE_RULES,
             ascii_headers=self.maybe_mojibake,
         )
