@@ -16,6 +16,7 @@ import hashlib
 import os
 import zipfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from elopipe.loader import FileResult, load_parsed_source
@@ -76,10 +77,26 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
         data = source.read_bytes()
     except (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError) as exc:
         return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {exc}")
-    digest = hashlib.sha256(data).hexdigest()
+    # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
+    hashing = _HASHER.submit(_sha256, data)
+    ps = _parse_bytes(source, data, validate_moves, workers)
+    ps.sha256 = hashing.result()
+    return ps
+
+
+_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-sha256")
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int) -> ParsedSource:
+    """`parse_source` once the bytes are read; the sha256 is set by the caller."""
+    digest = None
     if source.member is None and source.path.lower().endswith(".zip"):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "not a readable zip archive")
-    if not data.strip():
+    if not data or data.isspace():  # no copy of a large file, unlike strip()
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "empty file")
     nul_issue = None
     if wide_bom(data) is None and _looks_binary(data):

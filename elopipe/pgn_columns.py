@@ -31,14 +31,17 @@ one-by-one reader on every file of shared/data and on fuzzed movetexts
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from elopipe.field_bounds import PLY_MAX
 
-__all__ = ["GAME_TAGS", "analyse", "tag_dicts"]
+__all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
 # one tag as `pgn_reader._TAG_FAST` reads it
 _TAG = r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]'
@@ -51,8 +54,11 @@ _ADJ = "(?:axb|bx[ac]|cx[bd]|dx[ce]|ex[df]|fx[eg]|gx[fh]|hxg)"
 # exactly the SAN words of `pgn_reader._SAN_SET` except `0-0`, `0-0-0`, `--` and `Z0`
 _SAN = rf"(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|(?:[a-h]|{_ADJ})(?:[18]=?[QRBN]|[1-8])|O-O-O|O-O)"
 _CLEAN = rf"^{_WS}*(?:(?:[0-9]+\.+{_WS}*)?{_SAN}[+#]?[!?]{{0,2}}{_WS}+)*{_MARKER}{_WS}*$"
+_TWO_MOVES = rf"{_SAN}[+#]?[!?]{{0,2}}{_WS}+(?:[0-9]+\.+{_WS}*)?{_SAN}"
 _VARIATION_DEPTH = 4
 _ASCII = r"^[\x00-\x7f]*$"
+_JSON_FROM = [' "]\n', "[", ' "', '"]\n']
+_JSON_TO = [' ", ', '"', '": "', '", ']
 
 # the tags the columns are computed from
 GAME_TAGS = (
@@ -62,15 +68,16 @@ GAME_TAGS = (
 
 
 def _movetext(m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """(clean, movetext with comments, `;` comments, variations and NAGs blanked as `_skim` does)."""
+    """(braces ok, movetext with comments, `;` comments, variations and NAGs blanked as `_skim`
+    does). The movetext is clean when the braces are ok and the blanked text matches `_CLEAN`
+    (which leaves no `(`, `)`, `{` or `}`)."""
     pre = m.str.replace_all(r"\{[^}]*\}", " ")
-    ok = ~pre.str.contains(r"[{}]")
     pre = pre.str.replace_all(r";[^\n]*", " ")
     for _ in range(_VARIATION_DEPTH):
         pre = pre.str.replace_all(r"\([^()]*\)", " ")
-    ok = ok & ~pre.str.contains(r"[()]")
     pre = pre.str.replace_all(r"\$[0-9]*", " ")
-    return ok & pre.str.contains(_CLEAN), pre
+    # what `_skim` needs to find no `{` or `}` left once the `{...}` comments are gone
+    return m.str.contains(r"^[^{}]*(?:\{[^}]*\}[^{}]*)*$"), pre
 
 
 def _hash_text(pre: pl.Expr) -> pl.Expr:
@@ -97,27 +104,71 @@ def _map(frame: pl.DataFrame, name: str, fn: Callable[[str], tuple[Any, ...]], d
     ]
 
 
+@dataclass
+class Analysis:
+    """What `analyse` found. `games`: one row per raw game (see `analyse`). `headers`: the tag
+    sections of the fast games (`g`, `h`), for the few dicts the reader needs. `hashes()`: the
+    movetext hash and ply count of the fast games (`g`, `movetext_hash`, `ply_count`), computed in
+    a background thread while the reader goes on."""
+
+    games: pl.DataFrame
+    headers: pl.DataFrame
+    _hashes: Future[pl.DataFrame]
+
+    def hashes(self) -> pl.DataFrame:
+        return self._hashes.result()
+
+    def tag_dicts(self, rows: list[int]) -> dict[int, dict[str, str]]:
+        """The tags of the given fast games (`g` values) as dicts, in file order."""
+        part = self.headers.filter(pl.col.g.is_in(pl.Series(rows, dtype=pl.Int64).implode()))
+        return {
+            g: dict(_TAG_PY.findall(h))
+            for g, h in zip(part.get_column("g").to_list(), part.get_column("h").to_list(), strict=True)
+        }
+
+
+_TAG_PY = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')  # pgn_reader._TAG_FAST
+_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-hash")
+
+
+def _hashes(pre: pl.DataFrame) -> pl.DataFrame:
+    """(`g`, `movetext_hash`, `ply_count`) of clean movetexts (`g`, `pre`)."""
+    forms = pre.lazy().select("g", _hash_text(pl.col.pre).alias("f")).collect(engine="streaming")
+    sha1 = hashlib.sha1
+    digests = [sha1(f.encode()).hexdigest() if f else None for f in forms.get_column("f").to_list()]
+    f = pl.col.f
+    return forms.select(
+        "g",
+        pl.Series("movetext_hash", digests, dtype=pl.String),
+        pl.when(f == "")
+        .then(0)
+        .otherwise(f.str.count_matches(" ", literal=True) + 1)
+        .cast(pl.Int32)
+        .alias("ply_count"),
+    )
+
+
 def analyse(
     headers: list[bytes],
     movetexts: list[bytes],
     value_rules: dict[str, Callable[[str], Any]],
     *,
     ascii_headers: bool,
-) -> tuple[pl.DataFrame, pl.DataFrame] | None:
-    """One row per raw game (`g`, 0-based), with `fast` and, for fast games, the columns the
-    reader needs; and the long tag table (`g`, `name`, `value`) of the fast games, in file order.
+) -> Analysis | None:
+    """Which raw games are fast, and their columns (see the module docstring).
 
     `headers` and `movetexts` are the raw games' tag sections and movetexts (UTF-8 bytes).
     `value_rules` maps a rule name to the Python function the one-by-one reader applies to a tag
     value; each is applied once per distinct value: 'date' -> (date, precision, warns),
     'round' -> (round, board, warns), 'board' -> (board, warns), 'elo' -> (rating, warns),
-    'fide_id' -> warns, 'clean' -> value or None, 'odd_name' -> bool.
+    'fide_id' -> (warns,), 'clean' -> (value or None,), 'eco' -> (value or None,),
+    'odd_name' -> (bool,).
     `ascii_headers`: only tag sections in ASCII can be fast (a file with signs of mojibake).
 
-    Columns of the first frame: g Int64, fast Boolean, json String (the tags as JSON text),
-    marker, movetext_hash String, ply_count Int32, the `GAME_TAGS` as String, game_date Date,
-    date_precision String, event_date Date, event_precision String, round Int32, board Int32,
-    white_rating Int32, black_rating Int32, eco String, time_control String.
+    Columns of `Analysis.games`: g Int64 (raw game, 0-based), fast Boolean, json String (the tags
+    as JSON text), marker String, the `GAME_TAGS` as String, game_date Date, date_precision
+    String, event_date Date, event_precision String, round Int32, board Int32, white_rating
+    Int32, black_rating Int32, eco String, time_control String.
     Returns None when the bytes are not valid UTF-8 (the caller reads one by one).
     """
     try:
@@ -127,75 +178,57 @@ def analyse(
     except pl.exceptions.PolarsError:
         return None
     h = pl.col.h
-    lines = h.str.count_matches("\n", literal=True) + (~h.str.ends_with("\n")).cast(pl.UInt32)
-    n_open = h.str.count_matches("[", literal=True)
+    lines = h.str.count_matches("\n", literal=True)
     header_ok = (
-        (h != "")
-        & (lines == n_open)
-        & (n_open == h.str.count_matches(_TAG))
+        h.str.ends_with("\n")
+        & (lines == h.str.count_matches("[", literal=True))
+        & (lines == h.str.count_matches('"]\n', literal=True))  # nothing after a tag on its line
+        & (lines == h.str.count_matches(_TAG))
         & (h.str.len_chars() <= 10_000)
         & ~h.str.contains(_CONTROL)
     )
     if ascii_headers:
         header_ok = header_ok & h.str.contains(_ASCII)
-    clean, pre = _movetext(pl.col.m)
-    # the costly expressions run on the fast games only
+    braces_ok, pre = _movetext(pl.col.m)
+    # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
+    # (first in the list: a value that ends with a space, whose ` "` is not the separator)
+    json = "{" + h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
+    names = h.str.extract_all(r"\[[A-Za-z0-9_]+ ")
     fast = (
         raw.lazy()
         .with_row_index("g")
         .filter(header_ok)
-        .with_columns(clean.alias("fast"), pre.alias("pre"))
-        .filter("fast")
+        .filter(braces_ok)
+        .with_columns(pre.alias("pre"))
+        .filter(pl.col.pre.str.contains(_CLEAN))
         .select(
             pl.col.g.cast(pl.Int64),
             "h",
+            "pre",
             pl.col.pre.str.extract(rf"({_MARKER}){_WS}*$", 1).alias("marker"),
-            _hash_text(pl.col.pre).alias("forms"),
-            (
-                '{"'
-                + h.str.replace_all(
-                    r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\][^\n]*(?:\n|$)', '$1": "$2", "'
-                ).str.strip_suffix(', "')
-                + "}"
-            ).alias("json"),
+            # the movetext is clean, so two SAN moves in a row mean at least 2 plies, and a move
+            # takes at least 3 bytes: cheap bounds for the ply count
+            pl.col.pre.str.contains(_TWO_MOVES).alias("two_moves"),
+            pl.col.pre.str.len_bytes().alias("pre_bytes"),
+            json.alias("json"),
+            (names.list.n_unique() == names.list.len()).alias("once"),  # no tag name twice
+            *(h.str.extract(rf'\[{tag} "([^"\n]*)"\]', 1).alias(tag) for tag in GAME_TAGS),
         )
+        .filter("once")
         .collect(engine="streaming")
     )
-    long = (
-        fast.lazy()
-        .select("g", pl.col.h.str.extract_all(_TAG).alias("t"))
-        .explode("t")
-        .select("g", pl.col.t.str.extract_groups(_TAG).struct.rename_fields(["name", "value"]).alias("t"))
-        .unnest("t")
-        .collect(engine="streaming")
-    )
-    # a tag name twice in a game: hashes that collide only send a game to the one-by-one path
-    key = pl.col.name.hash() ^ pl.col.g.cast(pl.UInt64)
-    twice = long.filter(key.is_duplicated()).get_column("g").unique()
-    if twice.len():
-        fast = fast.filter(~pl.col.g.is_in(twice.implode()))
-        long = long.filter(~pl.col.g.is_in(twice.implode()))
+    hashes = _HASHER.submit(_hashes, fast.select("g", "pre"))
     games = (
         pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
-        .join(fast.drop("h"), on="g", how="left", maintain_order="left")
+        .join(fast.drop("h", "pre", "once"), on="g", how="left", maintain_order="left")
         .with_columns(pl.col.json.is_not_null().alias("fast"))
     )
-    wide = (
-        long.filter(pl.col.name.is_in(GAME_TAGS))
-        .pivot(on="name", on_columns=list(GAME_TAGS), index="g", values="value", aggregate_function="first")
-        .select("g", *GAME_TAGS)
-    )
-    games = games.join(wide, on="g", how="left", maintain_order="left")
-    games = _derive(games, value_rules)
-    return games, long
+    return Analysis(_derive(games, value_rules), fast.select("g", "h"), hashes)
 
 
 def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...]]]) -> pl.DataFrame:
     """The per-game values, and `fast` narrowed to the games that raise no issue and no flag."""
     c = pl.col
-    forms = games.get_column("forms").to_list()
-    sha1 = hashlib.sha1
-    digests = [sha1(f.encode()).hexdigest() if f else None for f in forms]
     b, i32, s, d = pl.Boolean, pl.Int32, pl.String, pl.Date
     gdate, gprec, gwarn = _map(games, "Date", rules["date"], [d, s, b])
     edate, eprec, _ = _map(games, "EventDate", rules["date"], [d, s, b])
@@ -211,7 +244,6 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
     (eco,) = _map(games, "ECO", rules["eco"], [s])
     term = c.Termination
     term_l = term.str.to_lowercase()
-    ply = c.ply_count
     warns = [gwarn, rwarn, bwarn, wewarn, bewarn, wfid, bfid, wodd, bodd]
     ok = (
         c.fast
@@ -219,25 +251,18 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
         & c.FEN.is_null()
         & c.Variant.is_null()
         & (term.is_null() | (term.str.contains(_ASCII) & ~term_l.str.contains("forfeit") & (term_l != "bye")))
-        & ((ply >= 2) | (c.Result == "*"))
-        & (ply <= PLY_MAX)
+        & (c.two_moves | (c.Result == "*"))  # fewer than 2 plies are flagged
+        & (c.pre_bytes <= 3 * PLY_MAX)  # then at most PLY_MAX plies
         & c.White.is_not_null()
         & c.Black.is_not_null()
         & (gdate.is_not_null() | edate.is_null())  # a date taken from EventDate is flagged
         & ~pl.any_horizontal(w.fill_null(False) for w in warns)
     )
-    out = games.with_columns(
-        pl.Series("movetext_hash", digests, dtype=pl.String),
-        pl.when(c.forms == "").then(0).otherwise(c.forms.str.count_matches(" ", literal=True) + 1).cast(pl.Int32)
-        .alias("ply_count"),
-    )  # fmt: skip
-    return out.select(
+    return games.select(
         "g",
         ok.fill_null(False).alias("fast"),
         "json",
         "marker",
-        "movetext_hash",
-        "ply_count",
         *GAME_TAGS,
         gdate.alias("game_date"),
         gprec.fill_null("none").alias("date_precision"),
@@ -250,17 +275,3 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
         eco.alias("eco"),
         tc.alias("time_control"),
     )
-
-
-def tag_dicts(long: pl.DataFrame, rows: list[int]) -> dict[int, dict[str, str]]:
-    """The tags of the given games (`g` values) as dicts, in file order."""
-    if not rows:
-        return {}
-    part = long.filter(pl.col.g.is_in(pl.Series(rows, dtype=pl.Int64).implode()))
-    out: dict[int, dict[str, str]] = {}
-    for g, name, value in zip(*(part.get_column(k).to_list() for k in ("g", "name", "value")), strict=True):
-        d = out.get(g)
-        if d is None:
-            d = out[g] = {}
-        d[name] = value
-    return out

@@ -710,20 +710,17 @@ _VALUE_RULES: dict[str, Any] = {
 }
 
 
-def _fast_frame(fast: Any, refs: list[tuple[int, int, int, int, int]], slow: list[GameRec]) -> Any:
+def _fast_frame(fast: Any, refs: dict[str, list[int]], slow: list[GameRec]) -> Any:
     """The games frame: the column-wise games (`fast`, with their refs) and the games read one by
     one (`slow`), in game order."""
     import polars as pl
 
     from elopipe.game_frame import GAME_FRAME_SCHEMA, records_frame
 
-    tref, wref, bref, line, gi = zip(*refs, strict=True)
     score = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
     c = pl.col
     frame = fast.select(
-        pl.Series("tournament_ref", tref, dtype=pl.Int32),
-        pl.Series("white_ref", wref, dtype=pl.Int32),
-        pl.Series("black_ref", bref, dtype=pl.Int32),
+        *(pl.Series(k, refs[k], dtype=pl.Int32) for k in ("tournament_ref", "white_ref", "black_ref")),
         c.marker.alias("result"),
         c.Result.alias("result_raw"),
         c.marker.alias("result_marker"),
@@ -751,8 +748,8 @@ def _fast_frame(fast: Any, refs: list[tuple[int, int, int, int, int]], slow: lis
         c.Termination.alias("termination"),
         pl.lit(None, dtype=pl.List(pl.String)).alias("flags"),
         c.json.alias("headers"),
-        pl.Series("line", line, dtype=pl.Int32),
-        pl.Series("game_index", gi, dtype=pl.Int32),
+        pl.Series("line", refs["line"], dtype=pl.Int32),
+        pl.Series("game_index", refs["game_index"], dtype=pl.Int32),
     ).cast(GAME_FRAME_SCHEMA)  # type: ignore[arg-type]
     if slow:
         frame = pl.concat([frame, records_frame(slow)]).sort("game_index")
@@ -762,26 +759,29 @@ def _fast_frame(fast: Any, refs: list[tuple[int, int, int, int, int]], slow: lis
 _EVENT = np.frombuffer(b"[Event ", dtype=np.uint8)
 
 
-def _needs_line_fixes(data: bytes) -> bool:
+def _needs_line_fixes(data: bytes) -> tuple[bool, Any]:
     """False when `data` (starting with a newline) certainly has no `%` escape line, no indented
     tag and no `[Event ` after another character on its line, so `_Reader._prepare` can skip its
-    searches for them: byte-wise array tests instead of five substring searches of the text."""
+    searches for them: byte-wise array tests instead of five substring searches of the text.
+    Also the offsets of the newlines of `data` when it needs no fix (else None)."""
     arr = np.frombuffer(data, dtype=np.uint8)
     if len(arr) < 8:
-        return True
+        return True, None
     last = len(arr) - 1
-    nl = np.flatnonzero(arr[:-1] == 10)
-    after = arr[nl + 1]
-    if (after == 37).any():  # "\n%"
-        return True
+    nl = np.flatnonzero(arr == 10)
+    after = arr[np.minimum(nl + 1, last)]
+    if ((after == 37) & (nl < last)).any():  # "\n%"
+        return True, None
     if (((after == 32) | (after == 9)) & (arr[np.minimum(nl + 2, last)] == 91)).any():  # "\n [", "\n\t["
-        return True
+        return True, None
     opens = np.flatnonzero(arr[: len(arr) - 6] == 91)
     is_event = np.ones(len(opens), dtype=bool)
     for k in range(1, 7):
         is_event &= arr[opens + k] == _EVENT[k]
     starts = opens[is_event]
-    return bool((starts == 0).any() or (arr[starts[starts > 0] - 1] != 10).any())
+    if (starts == 0).any() or (arr[starts[starts > 0] - 1] != 10).any():
+        return True, None
+    return False, nl
 
 
 class _Reader:
@@ -793,6 +793,7 @@ class _Reader:
         self.workers = workers
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
+        self.newlines: Any = None  # offsets of the newlines of `text` (numpy), when known
         self.maybe_mojibake = False
         self.has_controls = False
         self.text = self._prepare(text, utf8) if text is not None else b""
@@ -819,7 +820,7 @@ class _Reader:
         # read_pgn is given LF text (elopipe.textio); a stray CR would end up inside tag values
         if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        fixes = _needs_line_fixes(data)  # False for the usual file: none of the rewrites below applies
+        fixes, self.newlines = _needs_line_fixes(data)  # False for the usual file: no rewrite below applies
         if fixes and b"\n%" in data:
             data = _PERCENT.sub(b"", data)
         if fixes and (b"\n [" in data or b"\n\t[" in data):
@@ -946,7 +947,7 @@ class _Reader:
         )
         if res is None:
             return False
-        games, long = res
+        games = res.games
         fast_mask = games.get_column("fast").to_list()
         fast = games.filter("fast").with_columns(pl.col.game_date.dt.year().alias("year"))
         tkey = ["Event", "Site", "EventDate", "year"]
@@ -954,46 +955,72 @@ class _Reader:
         for cols in (tkey, [*tkey, "White", "WhiteFideId"], [*tkey, "Black", "BlackFideId"]):
             # hashed keys: a collision only means a dict is built later, on demand (_player_seen)
             need.update(fast.filter(pl.struct(cols).hash().is_first_distinct()).get_column("g").to_list())
-        dicts = pgn_columns.tag_dicts(long, sorted(need))
+        dicts = res.tag_dicts(sorted(need))
         names = (
             "g", "Event", "Site", "EventDate", "year", "White", "Black", "WhiteFideId", "BlackFideId", "WhiteElo",
             "BlackElo", "game_date", "event_date", "event_precision", "time_control", "round",
         )  # fmt: skip
         rows = zip(*(fast.get_column(c).to_list() for c in names), strict=True)
         t_cache, t_dates, t_tc, t_rounds = self._t_cache, self.t_dates, self.t_tc, self.t_rounds
+        p_cache, players = self._p_cache, self._players
         seen = self._player_seen
-        refs: list[tuple[int, int, int, int, int]] = []  # (tournament, white, black, line, game index)
-        last_pos = raw_games[0].header_start if raw_games else 0
-        line = text.count(b"\n", 0, last_pos)
+        trefs: list[int] = []
+        wrefs: list[int] = []
+        brefs: list[int] = []
+        lines: list[int] = []
+        gis: list[int] = []
         gi = 0
-        for rg, is_fast in zip(raw_games, fast_mask, strict=True):
-            line += text.count(b"\n", last_pos, rg.header_start)
-            last_pos = rg.header_start
-            ln = self._line_at(line)
+        for rg, is_fast, ln in zip(raw_games, fast_mask, self._start_lines(raw_games), strict=True):
             if not is_fast:
                 gi += self._raw_game(rg, ln, gi)
                 continue
             g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, edate, eprec, tc, rnd = next(
                 rows
             )
-            self.any_tags = True
-            tref = t_cache.get((event, site, edate_raw, year))
+            tkey = (event, site, edate_raw, year)
+            tref = t_cache.get(tkey)
             if tref is None:
-                tags = dicts.get(g) or pgn_columns.tag_dicts(long, [g])[g]
-                tref = t_cache[(event, site, edate_raw, year)] = self._tournament(tags, gdate, edate, eprec)
+                tags = dicts.get(g) or res.tag_dicts([g])[g]
+                tref = t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
             if gdate is not None:
                 t_dates[tref].append(gdate)
             if tc:
                 t_tc.setdefault(tref, set()).add(tc)
-            wref = seen(tref, "White", white, wfid, welo, dicts, long, g, ln, gi)
-            bref = seen(tref, "Black", black, bfid, belo, dicts, long, g, ln, gi)
+            # `_player`, with its usual case (a player met before, rating known) inline
+            wref = p_cache.get((tref, white, wfid))
+            if wref is None or (welo and players[wref].rating is None):
+                wref = seen(tref, "White", white, wfid, welo, dicts, res, g, ln, gi)
+            bref = p_cache.get((tref, black, bfid))
+            if bref is None or (belo and players[bref].rating is None):
+                bref = seen(tref, "Black", black, bfid, belo, dicts, res, g, ln, gi)
             if rnd is not None and rnd > t_rounds.get(tref, 0):
                 t_rounds[tref] = rnd
-            refs.append((tref, wref, bref, ln, gi))
+            trefs.append(tref)
+            wrefs.append(wref)
+            brefs.append(bref)
+            lines.append(ln)
+            gis.append(gi)
             gi += 1
-        if refs:
+        if fast_mask and any(fast_mask):
+            self.any_tags = True
+            hashes = res.hashes()
+            fast = fast.join(hashes, on="g", how="left", maintain_order="left")
+            refs = {"tournament_ref": trefs, "white_ref": wrefs, "black_ref": brefs, "line": lines, "game_index": gis}
             self.out.games = GameTable(_fast_frame(fast, refs, self.out.games))
+        else:
+            res.hashes()  # let the background thread finish
         return True
+
+    def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
+        """The line (1-based, in the caller's text) where each raw game starts."""
+        newlines = self.newlines
+        if newlines is None:
+            newlines = np.flatnonzero(np.frombuffer(self.text, dtype=np.uint8) == 10)
+        # newlines before a position in the "\n"-prefixed text = its 1-based line
+        counts = np.searchsorted(newlines, np.fromiter((rg.header_start for rg in raw_games), np.int64, len(raw_games)))
+        if not self.ins_lines:
+            return counts.tolist()
+        return [self._line_at(n) for n in counts.tolist()]
 
     def _player_seen(
         self,
@@ -1003,7 +1030,7 @@ class _Reader:
         fid_raw: str | None,
         elo_raw: str | None,
         dicts: dict[int, dict[str, str]],
-        long: Any,
+        analysis: Any,
         g: int,
         line: int,
         gi: int,
@@ -1018,9 +1045,7 @@ class _Reader:
             return ref
         tags = dicts.get(g)
         if tags is None:
-            from elopipe.pgn_columns import tag_dicts
-
-            tags = dicts[g] = tag_dicts(long, [g])[g]
+            tags = dicts[g] = analysis.tag_dicts([g])[g]
         ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags, line, gi)
         return ref
 

@@ -64,7 +64,7 @@ def test_most_real_games_take_the_column_path() -> None:
         ascii_headers=False,
     )
     assert res is not None
-    share = res[0].get_column("fast").mean()
+    share = res.games.get_column("fast").mean()
     assert share is not None and share > 0.95, share
     assert isinstance(read_pgn(text).games, GameTable)
 
@@ -103,6 +103,7 @@ _TAG_VALUES = {
     "WhiteFed": ["nor", "?"],
     "WhiteBirthDate": ["2001.05.06", "9999.12.31"],
     "BlackSex": ["f", "m", "x"],
+    "Annotator": ["", " ", " x ", "a  b", "x]", "{y}", "é ü", "\u00a0"],
 }  # fmt: skip
 
 
