@@ -255,15 +255,19 @@ _CLASS_KEY = [
 
 
 def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
+    # event_games: every game of the tournament, also those without both players
     return con.sql(
         """
+        WITH sel AS (SELECT UNNEST(?) AS tournament_id),
+        n AS (SELECT tournament_id, count(*) AS event_games FROM games
+              WHERE tournament_id IN (SELECT tournament_id FROM sel) GROUP BY 1)
         SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
                g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
-               g.round_label, g.game_index,
-               (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id) AS event_games,
+               g.round_label, g.game_index, n.event_games,
                t.name AS event_name, t.start_date AS event_start, t.rate_class
-        FROM games g JOIN tournaments t USING (tournament_id)
-        WHERE g.tournament_id IN (SELECT UNNEST(?)) AND g.white_id IS NOT NULL AND g.black_id IS NOT NULL
+        FROM games g JOIN tournaments t USING (tournament_id) JOIN n USING (tournament_id)
+        WHERE g.tournament_id IN (SELECT tournament_id FROM sel) AND g.white_id IS NOT NULL
+          AND g.black_id IS NOT NULL
         """,
         params=[sorted(tids)],
     ).pl()

@@ -731,20 +731,42 @@ class _Batch:
     """What `consolidate`'s merges leave to one pass at the end, because none of its decisions
     reads it: the kept players' display names (a player's spellings change only when another is
     merged into it, which adds it again, or when it is merged away, and `_merge` refreshes it
-    first), and the player ids of `games` and `unplayed_rounds` (each moved id goes to the end of
-    its chain of merges, where one UPDATE per merge would have taken it)."""
+    first), the player ids of `games` and `unplayed_rounds` (each moved id goes to the end of
+    its chain of merges, where one UPDATE per merge would have taken it), and the `player_merges`
+    rows (only the officers' splits are read back, and the transaction's `now()` is one time)."""
 
-    def __init__(self) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.stale_names: set[int] = set()
         self.moved: dict[int, int] = {}
+        self.decisions: list[tuple[int, int, str, str]] = []  # player_merges rows, in merge order
+        # a store without official lists has no row of theirs to move (nothing here adds one)
+        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM official_lists)").fetchall()[0][0])
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        import polars as pl
+
+        if self.decisions:
+            # ids drawn in merge order, as one nextval per merge would have drawn them
+            n = len(self.decisions)
+            ids = sorted(r[0] for r in con.execute("SELECT nextval('merge_id_seq') FROM range(?)", [n]).fetchall())
+            rows = pl.DataFrame(
+                [(mid, *d) for mid, d in zip(ids, self.decisions, strict=True)],
+                schema={"merge_id": pl.Int32, "kept_id": pl.Int32, "merged_id": pl.Int32, "decided_by": pl.Utf8,
+                        "reason": pl.Utf8},
+                orient="row",
+            )  # fmt: skip
+            self.decisions = []
+            con.register("_decisions", rows)
+            con.execute(
+                "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
+                " SELECT merge_id, kept_id, merged_id, 'merge', decided_by, reason, now() FROM _decisions"
+            )
+            con.unregister("_decisions")
         if self.stale_names:
             refresh_display_names(con, self.stale_names)
             self.stale_names = set()
         if not self.moved:
             return
-        import polars as pl
 
         def final(pid: int) -> int:
             while pid in self.moved:
@@ -828,9 +850,12 @@ def _merge(
     else:
         # `_rewrite` less what `batch` defers; no entry to delete, as they share no tournament
         con.execute("UPDATE tournament_players SET player_id = ? WHERE player_id = ?", [kid, merged_id])
-        con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [kid, merged_id])
+        if batch.official:
+            con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [kid, merged_id])
         batch.moved[merged_id] = kid
         batch.stale_names.add(kid)
+        batch.decisions.append((kid, merged_id, _decider(decided_by), reason))
+        return 0  # the merge_id is drawn by `batch.flush`
     return con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
         " VALUES (nextval('merge_id_seq'), ?, ?, 'merge', ?, ?, now()) RETURNING merge_id",
@@ -1133,7 +1158,7 @@ def consolidate(
     (freshly loaded) tournaments, that call gives the same links, so they are not computed twice.
     Returns merged ids."""
     merged: list[int] = []
-    batch = _Batch()
+    batch = _Batch(con)
     touched = {
         r[0]
         for r in con.execute(
