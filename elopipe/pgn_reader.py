@@ -52,6 +52,7 @@ import hashlib
 import re
 import sys
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from functools import partial
@@ -667,6 +668,9 @@ def _clean(v: str | None) -> str | None:
 # ---- column-wise path ----------------------------------------------------------------------
 
 COLUMNS_MIN_GAMES = 1  # files with fewer raw games are read one by one
+_COLUMN_CHUNKS = 4  # a large file is analysed in up to this many chunks (see _Reader._run_columns)
+_COLUMN_CHUNK_GAMES = 15_000  # at least this many raw games per chunk
+_ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
 
 
 def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
@@ -933,20 +937,58 @@ class _Reader:
     def _run_columns(self, raw_games: list[_RawGame], movetexts: list[bytes] | None = None) -> bool:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
-        the one `_process` gives. False (nothing read) when the text is not valid UTF-8."""
+        the one `_process` gives.
+
+        A large file is analysed in chunks by a background thread (Polars runs without the GIL),
+        so that refs are assigned to one chunk while the next is analysed. A chunk that is not
+        valid UTF-8 is read one by one."""
         import polars as pl
 
         from elopipe import pgn_columns
 
         text = self.text
-        res = pgn_columns.analyse(
-            [rg.header for rg in raw_games],
-            movetexts if movetexts is not None else [text[rg.mt_start : rg.mt_end] for rg in raw_games],
-            _VALUE_RULES,
-            ascii_headers=self.maybe_mojibake,
-        )
-        if res is None:
-            return False
+        if movetexts is None:
+            movetexts = [text[rg.mt_start : rg.mt_end] for rg in raw_games]
+        headers = [rg.header for rg in raw_games]
+        n = len(raw_games)
+        k = max(1, min(_COLUMN_CHUNKS, n // _COLUMN_CHUNK_GAMES))
+        bounds = [n * i // k for i in range(k + 1)]
+
+        def analyse(a: int, b: int) -> pgn_columns.Analysis | None:
+            return pgn_columns.analyse(headers[a:b], movetexts[a:b], _VALUE_RULES, ascii_headers=self.maybe_mojibake)
+
+        pending = [_ANALYSER.submit(analyse, bounds[i], bounds[i + 1]) for i in range(k)]
+        lines = self._start_lines(raw_games)
+        refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
+        fast_parts: list[pl.DataFrame] = []
+        gi = 0
+        for i, job in enumerate(pending):
+            a, b = bounds[i], bounds[i + 1]
+            res = job.result()
+            if res is None:
+                for rg, ln in zip(raw_games[a:b], lines[a:b], strict=True):
+                    gi += self._raw_game(rg, ln, gi)
+                continue
+            gi, fast = self._columns_chunk(res, raw_games[a:b], lines[a:b], gi, refs)
+            if fast is not None:
+                fast_parts.append(fast)
+        if fast_parts:
+            self.any_tags = True
+            self.out.games = GameTable(_fast_frame(pl.concat(fast_parts), refs, self.out.games))
+        return True
+
+    def _columns_chunk(
+        self,
+        res: Any,
+        raw_games: list[_RawGame],
+        lines: list[int],
+        gi: int,
+        refs: dict[str, list[int]],
+    ) -> tuple[int, Any]:
+        """Refs of one analysed chunk, in order, with its other games read one by one. Returns the
+        next game index and the chunk's fast games (with hashes), or None when it has none."""
+        import polars as pl
+
         games = res.games
         fast_mask = games.get_column("fast").to_list()
         fast = games.filter("fast").with_columns(pl.col.game_date.dt.year().alias("year"))
@@ -964,13 +1006,9 @@ class _Reader:
         t_cache, t_dates, t_tc, t_rounds = self._t_cache, self.t_dates, self.t_tc, self.t_rounds
         p_cache, players = self._p_cache, self._players
         seen = self._player_seen
-        trefs: list[int] = []
-        wrefs: list[int] = []
-        brefs: list[int] = []
-        lines: list[int] = []
-        gis: list[int] = []
-        gi = 0
-        for rg, is_fast, ln in zip(raw_games, fast_mask, self._start_lines(raw_games), strict=True):
+        trefs, wrefs, brefs = refs["tournament_ref"], refs["white_ref"], refs["black_ref"]
+        fast_lines, gis = refs["line"], refs["game_index"]
+        for rg, is_fast, ln in zip(raw_games, fast_mask, lines, strict=True):
             if not is_fast:
                 gi += self._raw_game(rg, ln, gi)
                 continue
@@ -998,18 +1036,13 @@ class _Reader:
             trefs.append(tref)
             wrefs.append(wref)
             brefs.append(bref)
-            lines.append(ln)
+            fast_lines.append(ln)
             gis.append(gi)
             gi += 1
-        if fast_mask and any(fast_mask):
-            self.any_tags = True
-            hashes = res.hashes()
-            fast = fast.join(hashes, on="g", how="left", maintain_order="left")
-            refs = {"tournament_ref": trefs, "white_ref": wrefs, "black_ref": brefs, "line": lines, "game_index": gis}
-            self.out.games = GameTable(_fast_frame(fast, refs, self.out.games))
-        else:
-            res.hashes()  # let the background thread finish
-        return True
+        hashes = res.hashes()
+        if fast.is_empty():
+            return gi, None
+        return gi, fast.join(hashes, on="g", how="left", maintain_order="left")
 
     def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
         """The line (1-based, in the caller's text) where each raw game starts."""

@@ -153,8 +153,10 @@ def _mutate(game: str, rnd: random.Random) -> str:
     return "\n".join(lines) + sep + moves + "\n"
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_mutated_games_read_the_same_both_ways(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("seed", "chunk_games"), [(1, 15_000), (2, 15_000), (3, 300)])
+def test_mutated_games_read_the_same_both_ways(seed: int, chunk_games: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`chunk_games` 300: the file is analysed in 4 chunks (refs and caches cross chunk borders)."""
+    monkeypatch.setattr(pgn_reader, "_COLUMN_CHUNK_GAMES", chunk_games)
     rnd = random.Random(seed)
     base = []
     for name in ("olym22.pgn", "tata2018.pgn", "fide_grand_swiss_2021_riga.pgn"):
