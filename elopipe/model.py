@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, overload
@@ -125,13 +125,25 @@ class GameTable(Sequence[GameRec]):
     """The games of a file as one Polars frame (columns: `GAME_FRAME_COLUMNS`), in file order.
 
     The PGN reader returns large files this way so that the loader inserts the frame as it is.
-    It is also a read-only sequence of `GameRec`, built from the frame on first use, for callers
-    that want records (tests, small tools).
+    The frame may be given as a function that builds it on first use (with the number of games):
+    the reader's last columns (movetext hashes) are then still computed in a background thread
+    while the loader resolves players. It is also a read-only sequence of `GameRec`, built from
+    the frame on first use, for callers that want records (tests, small tools).
     """
 
-    def __init__(self, frame: pl.DataFrame) -> None:
-        self.frame = frame
+    def __init__(self, frame: pl.DataFrame | Callable[[], pl.DataFrame], n_games: int | None = None) -> None:
+        self._frame = frame
+        self._n = n_games
         self._records: list[GameRec] | None = None
+
+    @property
+    def frame(self) -> pl.DataFrame:
+        if callable(self._frame):
+            self._frame = self._frame()
+        return self._frame
+
+    def __getstate__(self) -> dict[str, Any]:  # pickled with its frame built
+        return {"_frame": self.frame, "_n": self._n, "_records": None}
 
     def records(self) -> list[GameRec]:
         if self._records is None:
@@ -139,7 +151,7 @@ class GameTable(Sequence[GameRec]):
         return self._records
 
     def __len__(self) -> int:
-        return self.frame.height
+        return self._n if self._n is not None else self.frame.height
 
     @overload
     def __getitem__(self, i: int) -> GameRec: ...
@@ -159,7 +171,7 @@ class GameTable(Sequence[GameRec]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"GameTable({self.frame.height} games)"
+        return f"GameTable({len(self)} games)"
 
 
 _SCORE = {1.0: Decimal(1), 0.5: Decimal("0.5"), 0.0: Decimal(0)}

@@ -960,7 +960,7 @@ class _Reader:
         pending = [_ANALYSER.submit(analyse, bounds[i], bounds[i + 1]) for i in range(k)]
         lines = self._start_lines(raw_games)
         refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
-        fast_parts: list[pl.DataFrame] = []
+        fast_parts: list[tuple[pl.DataFrame, pgn_columns.Analysis]] = []
         gi = 0
         for i, job in enumerate(pending):
             a, b = bounds[i], bounds[i + 1]
@@ -971,10 +971,16 @@ class _Reader:
                 continue
             gi, fast = self._columns_chunk(res, raw_games[a:b], lines[a:b], gi, refs)
             if fast is not None:
-                fast_parts.append(fast)
+                fast_parts.append((fast, res))
         if fast_parts:
             self.any_tags = True
-            self.out.games = GameTable(_fast_frame(pl.concat(fast_parts), refs, self.out.games))
+            slow = self.out.games
+
+            def frame() -> pl.DataFrame:  # the hashes may still be computed in the background
+                parts = [f.join(r.hashes(), on="g", how="left", maintain_order="left") for f, r in fast_parts]
+                return _fast_frame(pl.concat(parts), refs, slow)
+
+            self.out.games = GameTable(frame, len(refs["game_index"]) + len(slow))
         return True
 
     def _columns_chunk(
@@ -986,7 +992,7 @@ class _Reader:
         refs: dict[str, list[int]],
     ) -> tuple[int, Any]:
         """Refs of one analysed chunk, in order, with its other games read one by one. Returns the
-        next game index and the chunk's fast games (with hashes), or None when it has none."""
+        next game index and the chunk's fast games (their hashes come from `res`), or None."""
         import polars as pl
 
         games = res.games
@@ -1039,10 +1045,10 @@ class _Reader:
             fast_lines.append(ln)
             gis.append(gi)
             gi += 1
-        hashes = res.hashes()
         if fast.is_empty():
+            res.hashes()  # nothing to wait for later
             return gi, None
-        return gi, fast.join(hashes, on="g", how="left", maintain_order="left")
+        return gi, fast
 
     def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
         """The line (1-based, in the caller's text) where each raw game starts."""
