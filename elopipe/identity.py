@@ -881,6 +881,20 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
         r"""
         UPDATE players SET name = best.spelled
         FROM (
+            WITH spellings AS (
+                SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
+                FROM tournament_players
+                WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
+                UNION ALL
+                SELECT player_id, name, TRUE, list_date FROM official_lists
+                WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
+            ),
+            -- most players are written one way only: that spelling is the best, with no ranking
+            -- (the regular expressions below cost more than the rest of the statement)
+            variety AS (SELECT player_id, count(DISTINCT spelled) AS n FROM spellings GROUP BY 1)
+            SELECT player_id, any_value(spelled) AS spelled
+            FROM spellings JOIN variety USING (player_id) WHERE n = 1 GROUP BY 1
+            UNION ALL
             SELECT player_id, spelled FROM (
                 SELECT player_id, spelled, row_number() OVER (
                     PARTITION BY player_id
@@ -892,14 +906,8 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
                              length(regexp_replace(spelled, '[^A-Z]', '', 'g')),
                              spelled
                 ) AS r
-                FROM (
-                    SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
-                    FROM tournament_players
-                    WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
-                    UNION ALL
-                    SELECT player_id, name, TRUE, list_date FROM official_lists
-                    WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
-                )
+                -- equal rows rank equal: each distinct one is ranked once
+                FROM (SELECT DISTINCT s.* FROM spellings s JOIN variety USING (player_id) WHERE n > 1)
             ) WHERE r = 1
         ) best
         WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
