@@ -181,6 +181,10 @@ def open_writer(
     with write_lock(db, timeout=timeout, on_wait=on_wait):
         con = _connect_writable(db, timeout, on_wait)
         try:
+            # A transaction's appends stay in memory until COMMIT writes them once, instead of
+            # being written at INSERT and again at COMMIT (a 110k-game file: 0.46 s, not 0.72 s).
+            # elopipe's transactions are one file or one rating run: well within memory.
+            con.execute("SET enable_optimistic_write = false")
             ensure_schema(con)
             yield con
         finally:
