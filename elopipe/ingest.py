@@ -71,8 +71,8 @@ def detect_format(suffix: str, text: str) -> str:
 
 def parse_source(source: Source, validate_moves: bool = False, workers: int = 1) -> ParsedSource:
     """Read, hash, decode and parse one source. Never raises on the file's content or on I/O errors:
-    an unreadable or non-chess file comes back with `rejected_reason` set. `workers` > 1 lets a
-    large PGN be read by that many forked processes (`read_pgn`); the result is the same."""
+    an unreadable or non-chess file comes back with `rejected_reason` set. `workers`: see
+    `read_pgn`; the result is the same."""
     try:
         data = source.read_bytes()
     except (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError) as exc:
@@ -199,8 +199,9 @@ def ingest_paths(
     """Ingest every source under `paths` into `db`, one transaction per file.
 
     Files already in the store (same sha256) are skipped; a changed file at a known path replaces
-    its old rows. `on_file` is called after each file. `workers` > 1 reads each large PGN in that
-    many forked processes (off by default: it pays only on an idle multi-core machine). Raises
+    its old rows. `on_file` is called after each file. `workers` > 1 replays each large PGN in
+    that many forked processes with `validate_moves` (see `read_pgn`; without it, PGN games are
+    read as columns in threads anyway). Raises
     StoreBusyError if the write lock cannot be taken (see elopipe.store)."""
     disc = discover(paths)
     summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)

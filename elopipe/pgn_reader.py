@@ -36,6 +36,12 @@ gets a 'no_players' error.
 Issue codes (IngestIssue.code) and GameRec.flags used here: see the tests in
 tests/test_pgn_faults.py, one per fault of the log.
 
+Two paths, one result: the games `pgn_columns.analyse` vouches for (nothing odd in them: no
+issue, no flag) are read as columns with Polars, in background threads; the others are read one
+by one by `_Reader._game`. Refs (tournaments, players) are assigned in file order for both, so the
+result is the same as reading every game one by one (tests/test_pgn_columns.py checks this on
+every real file and on fuzzed games). Large files come back as a `GameTable` (one frame).
+
 Results are data (pgn_results): the Result tag and the movetext marker are both normalised;
 a disagreement is flagged `result_conflict`; forfeits (`+:-`, `1-0 (forfeit)`, `0-0`, a
 decisive result with no moves) get `played=False, unplayed_code='forfeit'`; byes (one player
@@ -151,10 +157,12 @@ def read_pgn(
     With `validate_moves`, each game is replayed with python-chess and illegal or ambiguous
     moves are recorded as 'illegal_move' errors (the game is kept).
 
-    `workers` > 1 reads large texts (at least 5,000 games per worker) in that many processes
-    (fork start method; falls back to one process where fork is unavailable). The result is the
-    same as with one worker. Off by default: forking a process that runs threads (a DuckDB
-    connection, a Prefect worker) is the caller's decision.
+    Without `validate_moves` the plain games are read as columns in background threads (see the
+    module docstring) and `workers` is not used. With it, `workers` > 1 replays large texts (at
+    least 5,000 games per worker) in that many processes (fork start method; falls back to one
+    process where fork is unavailable). The result is the same as with one worker. Off by
+    default: forking a process that runs threads (a DuckDB connection, a Prefect worker) is the
+    caller's decision.
 
     `utf8`, when given, must be `text` encoded as UTF-8 (the file's own bytes when they were
     UTF-8 with LF line ends): it saves encoding the text again.
