@@ -337,10 +337,18 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
         if len(cs) > 1 or (reps[cs[0]].movetext_hash is not None and sizes[cs[0]] > 1):
             for c in cs:
                 comp_of[c] = root
-    cls_map = classes.select(
-        pl.col("pos"), pl.Series("cls", range(len(reps)), dtype=pl.Int64), pl.Series("comp", comp_of, dtype=pl.Int64)
-    ).explode("pos")
-    g = df.join(cls_map, on="pos").filter(pl.col("comp") >= 0)
+    # every row is in exactly one class: the class map sorted by row lines up with the rows
+    # (which are in `pos` order), so the columns are put side by side instead of joined
+    cls_map = (
+        classes.select(
+            pl.col("pos"),
+            pl.Series("cls", range(len(reps)), dtype=pl.Int64),
+            pl.Series("comp", comp_of, dtype=pl.Int64),
+        )
+        .explode("pos")
+        .sort("pos")
+    )
+    g = df.with_columns(cls_map["cls"], cls_map["comp"]).filter(pl.col("comp") >= 0)
     if g.is_empty():
         return 0
     # precedence (`_precedence`), clusters in order of their first row
