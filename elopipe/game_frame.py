@@ -44,7 +44,8 @@ def records_frame(games: list[GameRec]) -> pl.DataFrame:
     cols["white_score"] = [_score(scores, g.white_score) for g in games]
     cols["black_score"] = [_score(scores, g.black_score) for g in games]
     cols["flags"] = [g.flags or None for g in games]
-    cols["headers"] = [_JSON(g.headers) if g.headers else None for g in games]
+    # "{}" (a game without tags) is kept apart from None (no tags at all: TRF); both load as NULL
+    cols["headers"] = [_JSON(g.headers) if g.headers is not None else None for g in games]
     return pl.DataFrame({k: cols[k] for k in GAME_FRAME_SCHEMA}, schema=GAME_FRAME_SCHEMA)
 
 

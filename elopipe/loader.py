@@ -462,7 +462,7 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
     con.execute(
         "INSERT INTO games BY NAME SELECT nextval('game_id_seq') AS game_id, * REPLACE ("
         " CAST(white_score AS DECIMAL(2,1)) AS white_score, CAST(black_score AS DECIMAL(2,1)) AS black_score,"
-        " CAST(headers AS JSON) AS headers) FROM _games_df"
+        " CAST(NULLIF(headers, '{}') AS JSON) AS headers) FROM _games_df"
     )
     con.unregister("_games_df")
     return df.height

@@ -43,8 +43,8 @@ from elopipe.field_bounds import PLY_MAX
 
 __all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
-# one tag as `pgn_reader._TAG_FAST` reads it
-_TAG = r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]'
+# one tag as `pgn_reader._TAG_FAST` reads it, alone on its line
+_TAG_LINE = r'(?m)^\[[A-Za-z0-9_]+ "[^"\\\n]*"\]$'
 # what `_strip_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
 _CONTROL = r"[\x00-\x09\x0b-\x1f\x7f-\x9f]"
 # ASCII whitespace, as `bytes.split()` splits (Rust's \s would also accept NBSP)
@@ -86,7 +86,10 @@ def _hash_text(pre: pl.Expr) -> pl.Expr:
         pre.str.replace(rf"{_WS}*{_MARKER}{_WS}*$", "")
         .str.replace_all(rf"[0-9]+\.+{_WS}*", "")
         .str.replace_all(r"[+#!?]", "")
-        .str.replace_all(r"([KQRBN])(?:[a-h1-8]{1,2}x?|x)([a-h][1-8])", "$1$2")
+        # "Nxe5" -> "Ne5" by literal replacement; the regex with groups then meets only the rarer
+        # disambiguations ("Nbd7", "R1xe2", "Qh4e1")
+        .str.replace_many(["Kx", "Qx", "Rx", "Bx", "Nx"], ["K", "Q", "R", "B", "N"])
+        .str.replace_all(r"([KQRBN])[a-h1-8]{1,2}x?([a-h][1-8])", "$1$2")
         .str.replace_all(r"([a-h][18])([QRBN])", "$1=$2")
         .str.replace_all(rf"{_WS}{{2,}}|[\t\n\r\x0b\x0c]", " ")
         .str.strip_chars(" ")
@@ -148,16 +151,23 @@ def _hashes(pre: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _strings(values: pl.Series | list[bytes]) -> pl.Series:
+    if isinstance(values, pl.Series):
+        return values
+    return pl.Series(values, dtype=pl.Binary).cast(pl.String)
+
+
 def analyse(
-    headers: list[bytes],
-    movetexts: list[bytes],
+    headers: pl.Series | list[bytes],
+    movetexts: pl.Series | list[bytes],
     value_rules: dict[str, Callable[[str], Any]],
     *,
     ascii_headers: bool,
 ) -> Analysis | None:
     """Which raw games are fast, and their columns (see the module docstring).
 
-    `headers` and `movetexts` are the raw games' tag sections and movetexts (UTF-8 bytes).
+    `headers` and `movetexts` are the raw games' tag sections and movetexts (String Series, or
+    lists of UTF-8 bytes).
     `value_rules` maps a rule name to the Python function the one-by-one reader applies to a tag
     value; each is applied once per distinct value: 'date' -> (date, precision, warns),
     'round' -> (round, board, warns), 'board' -> (board, warns), 'elo' -> (rating, warns),
@@ -172,9 +182,7 @@ def analyse(
     Returns None when the bytes are not valid UTF-8 (the caller reads one by one).
     """
     try:
-        raw = pl.DataFrame(
-            {"h": pl.Series(headers, dtype=pl.Binary), "m": pl.Series(movetexts, dtype=pl.Binary)}
-        ).select(pl.col.h.cast(pl.String), pl.col.m.cast(pl.String))
+        raw = pl.DataFrame({"h": _strings(headers), "m": _strings(movetexts)})
     except pl.exceptions.PolarsError:
         return None
     h = pl.col.h
@@ -182,8 +190,7 @@ def analyse(
     header_ok = (
         h.str.ends_with("\n")
         & (lines == h.str.count_matches("[", literal=True))
-        & (lines == h.str.count_matches('"]\n', literal=True))  # nothing after a tag on its line
-        & (lines == h.str.count_matches(_TAG))
+        & (lines == h.str.count_matches(_TAG_LINE))  # each line one tag, nothing else
         & (h.str.len_chars() <= 10_000)
         & ~h.str.contains(_CONTROL)
     )

@@ -768,32 +768,30 @@ def _fast_frame(fast: Any, refs: dict[str, list[int]], slow: list[GameRec]) -> A
     return frame
 
 
-_EVENT = np.frombuffer(b"[Event ", dtype=np.uint8)
+# what `_Reader._prepare(quick=True)` leaves out, as found in a raw game's tag section or
+# movetext (each starts at a line start): a `%` line, an indented tag, an `[Event` after other
+# text on its line, U+FEFF
+_NEEDS_FIXES = r"(?:^|\n)(?:%|[ \t]\[)|[^\n]\[Event |\x{FEFF}"
 
 
-def _needs_line_fixes(data: bytes) -> tuple[bool, Any]:
-    """False when `data` (starting with a newline) certainly has no `%` escape line, no indented
-    tag and no `[Event ` after another character on its line, so `_Reader._prepare` can skip its
-    searches for them: byte-wise array tests instead of five substring searches of the text.
-    Also the offsets of the newlines of `data` when it needs no fix (else None)."""
-    arr = np.frombuffer(data, dtype=np.uint8)
-    if len(arr) < 8:
-        return True, None
-    last = len(arr) - 1
-    nl = np.flatnonzero(arr == 10)
-    after = arr[np.minimum(nl + 1, last)]
-    if ((after == 37) & (nl < last)).any():  # "\n%"
-        return True, None
-    if (((after == 32) | (after == 9)) & (arr[np.minimum(nl + 2, last)] == 91)).any():  # "\n [", "\n\t["
-        return True, None
-    opens = np.flatnonzero(arr[: len(arr) - 6] == 91)
-    is_event = np.ones(len(opens), dtype=bool)
-    for k in range(1, 7):
-        is_event &= arr[opens + k] == _EVENT[k]
-    starts = opens[is_event]
-    if (starts == 0).any() or (arr[starts[starts > 0] - 1] != 10).any():
-        return True, None
-    return False, nl
+def _text_columns(raw_games: list[_RawGame], movetexts: list[bytes]) -> tuple[Any, Any] | None:
+    """The raw games' tag sections and movetexts as Polars string Series, or None when they
+    are not UTF-8."""
+    import polars as pl
+
+    try:
+        return (
+            pl.Series([rg.header for rg in raw_games], dtype=pl.Binary).cast(pl.String),
+            pl.Series(movetexts, dtype=pl.Binary).cast(pl.String),
+        )
+    except pl.exceptions.PolarsError:
+        return None
+
+
+def _needs_fixes(columns: tuple[Any, Any]) -> bool:
+    """True when a tag section or movetext holds what `_prepare(quick=True)` left out. Together
+    they hold every non-blank byte of the text."""
+    return any(bool(c.str.contains(_NEEDS_FIXES).any()) for c in columns)
 
 
 class _Reader:
@@ -805,10 +803,12 @@ class _Reader:
         self.workers = workers
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
-        self.newlines: Any = None  # offsets of the newlines of `text` (numpy), when known
         self.maybe_mojibake = False
         self.has_controls = False
-        self.text = self._prepare(text, utf8) if text is not None else b""
+        # the column path (not when validating moves) checks the raw games for the rare fixes
+        self.quick = not validate_moves
+        self._source = (text, utf8)
+        self.text = self._prepare(text, utf8, quick=self.quick) if text is not None else b""
         self.any_tags = False
         self.t_refs: dict[tuple[Any, ...], int] = {}
         self.t_dates: dict[int, list[dt.date]] = defaultdict(list)
@@ -824,21 +824,28 @@ class _Reader:
         self._round_cache: dict[str, tuple[int | None, int | None, str | None]] = {}
 
     # text fixes that keep line numbers
-    def _prepare(self, text: str, utf8: bytes | None = None) -> bytes:
+    def _prepare(self, text: str, utf8: bytes | None = None, quick: bool = False) -> bytes:
+        """The text as bytes, with the fixes that keep line numbers. `quick`: leave out the
+        searches for U+FEFF, `%` lines, indented tags and glued `[Event` (whole-text scans that
+        find nothing in the usual file); `_text_needs_fixes` then looks for them in the raw games
+        and, if needed, `run` prepares the text again without `quick`."""
         # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
         data = b"\n" + utf8 if utf8 is not None else ("\n" + text).encode("utf-8", "surrogatepass")
-        if not text.isascii() and b"\xef\xbb\xbf" in data:  # U+FEFF
-            data = data.replace(b"\xef\xbb\xbf", b"")
         # read_pgn is given LF text (elopipe.textio); a stray CR would end up inside tag values
         if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        fixes, self.newlines = _needs_line_fixes(data)  # False for the usual file: no rewrite below applies
-        if fixes and b"\n%" in data:
+        # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
+        self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None
+        if quick:
+            return data
+        if not text.isascii() and b"\xef\xbb\xbf" in data:  # U+FEFF
+            data = data.replace(b"\xef\xbb\xbf", b"")
+        if b"\n%" in data:
             data = _PERCENT.sub(b"", data)
-        if fixes and (b"\n [" in data or b"\n\t[" in data):
+        if b"\n [" in data or b"\n\t[" in data:
             data = _INDENTED_TAG.sub(b"", data)
         # an [Event tag not at a line start may be glued to the previous game's result
-        if fixes and data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
+        if data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
             parts: list[bytes] = []
             pos = 0
             n_lines = 0
@@ -853,9 +860,7 @@ class _Reader:
                 pos = m.end()
             parts.append(data[pos:])
             data = b"".join(parts)
-        # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
-        self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None
-        self.has_controls = has_controls_utf8(data)
+        self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None  # on the fixed text
         return data
 
     def issue(
@@ -871,7 +876,18 @@ class _Reader:
 
     def run(self) -> ParsedFile:
         raw_games, movetexts = _split_movetexts(self.text)
-        if self.validate or len(raw_games) < COLUMNS_MIN_GAMES or not self._run_columns(raw_games, movetexts):
+        columns = _text_columns(raw_games, movetexts) if self.quick else None
+        if self.quick and (columns is None or _needs_fixes(columns)):
+            self.quick = False
+            self.text = self._prepare(*self._source)
+            raw_games, movetexts = _split_movetexts(self.text)
+            columns = _text_columns(raw_games, movetexts)
+        self._source = (None, None)
+        # The column path reads few games one by one: it checks each of their tags for control
+        # characters rather than scan the whole text for them first.
+        self.has_controls = True
+        if columns is None or len(raw_games) < COLUMNS_MIN_GAMES or not self._run_columns(raw_games, columns):
+            self.has_controls = has_controls_utf8(self.text)
             chunks = _chunks(len(raw_games), self.workers)
             if len(chunks) > 1:
                 self._run_parallel(raw_games, chunks)
@@ -942,28 +958,26 @@ class _Reader:
         return len(headers_list)
 
     # -- column-wise reading (elopipe.pgn_columns) --
-    def _run_columns(self, raw_games: list[_RawGame], movetexts: list[bytes] | None = None) -> bool:
+    def _run_columns(self, raw_games: list[_RawGame], columns: tuple[Any, Any]) -> bool:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
-        the one `_process` gives.
+        the one `_process` gives. `columns`: `_text_columns(raw_games, ...)`.
 
         A large file is analysed in chunks by a background thread (Polars runs without the GIL),
-        so that refs are assigned to one chunk while the next is analysed. A chunk that is not
-        valid UTF-8 is read one by one."""
+        so that refs are assigned to one chunk while the next is analysed."""
         import polars as pl
 
         from elopipe import pgn_columns
 
-        text = self.text
-        if movetexts is None:
-            movetexts = [text[rg.mt_start : rg.mt_end] for rg in raw_games]
-        headers = [rg.header for rg in raw_games]
+        headers, movetexts = columns
         n = len(raw_games)
         k = max(1, min(_COLUMN_CHUNKS, n // _COLUMN_CHUNK_GAMES))
         bounds = [n * i // k for i in range(k + 1)]
 
         def analyse(a: int, b: int) -> pgn_columns.Analysis | None:
-            return pgn_columns.analyse(headers[a:b], movetexts[a:b], _VALUE_RULES, ascii_headers=self.maybe_mojibake)
+            return pgn_columns.analyse(
+                headers.slice(a, b - a), movetexts.slice(a, b - a), _VALUE_RULES, ascii_headers=self.maybe_mojibake
+            )
 
         pending = [_ANALYSER.submit(analyse, bounds[i], bounds[i + 1]) for i in range(k)]
         lines = self._start_lines(raw_games)
@@ -1060,9 +1074,7 @@ class _Reader:
 
     def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
         """The line (1-based, in the caller's text) where each raw game starts."""
-        newlines = self.newlines
-        if newlines is None:
-            newlines = np.flatnonzero(np.frombuffer(self.text, dtype=np.uint8) == 10)
+        newlines = np.flatnonzero(np.frombuffer(self.text, dtype=np.uint8) == 10)
         # newlines before a position in the "\n"-prefixed text = its 1-based line
         counts = np.searchsorted(newlines, np.fromiter((rg.header_start for rg in raw_games), np.int64, len(raw_games)))
         if not self.ins_lines:

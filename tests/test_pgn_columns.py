@@ -12,6 +12,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from elopipe import pgn_columns, pgn_reader
 from elopipe.model import GameTable, ParsedFile
@@ -189,3 +191,32 @@ def test_rare_cases_read_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) -> 
     fast = _assert_same(text, monkeypatch)
     assert [i.code for i in fast.issues].count("fide_id_invalid") == 2
     assert fast.games[4].ply_count is None
+
+
+def test_text_inside_a_tag_line_is_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tag line with text after its tag (`[Date "..."]ound "1"]`, a cut `[Round` line) is read
+    one by one: its JSON must not be built by the literal replacements."""
+    text = _game(_TAGS, "1. e4 e5 1-0").replace('[Round "1"]', '[Date "2024.01.02"]ound "1"]') + _game(
+        {**_TAGS, "Result": "0-1"}, "1. d4 d5 0-1"
+    )
+    fast = _assert_same(text, monkeypatch)
+    assert fast.games[0].headers is not None and "Round" not in fast.games[0].headers
+
+
+_EDIT_PIECES = ["[", "]", "{", "}", "(", ")", '"', "\\", "\n", "\n\n", ";", "%", "$", "1-0", "0-0", "[Event ",
+                "\ufeff", " ", "\t", "Nf3", "O-O"]  # fmt: skip
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 400), st.sampled_from(_EDIT_PIECES), st.booleans()), max_size=6))
+def test_edited_text_reads_the_same_both_ways(edits: list[tuple[int, str, bool]]) -> None:
+    base = "".join(
+        _game({**_TAGS, "Round": str(r), "Result": res, "WhiteElo": "2400"}, f"1. e4 e5 2. Nf3 Nc6 {res}")
+        for r, res in ((1, "1-0"), (2, "0-1"), (3, "1/2-1/2"))
+    )
+    text = base
+    for pos, piece, delete in edits:
+        pos = min(pos, len(text))
+        text = text[:pos] + text[pos + 3 :] if delete else text[:pos] + piece + text[pos:]
+    with pytest.MonkeyPatch.context() as mp:
+        _assert_same(text, mp)
