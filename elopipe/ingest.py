@@ -110,6 +110,29 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
             line=line, severity="warning", raw=data[max(0, first - 200) : first + 200].decode("latin-1"),
         )  # fmt: skip
         data = data.replace(b"\x00", b"")
+    if (
+        source.suffix == ".pgn"
+        and wide_bom(data) is None
+        and not data.startswith(b"\xef\xbb\xbf")
+        and b"\r" not in data
+    ):
+        # UTF-8 with LF line ends, most likely: the reader checks the bytes as it reads them, and
+        # the text is decoded only if they are not UTF-8 after all
+        from elopipe.pgn_reader import NotUtf8, read_pgn
+
+        newline = "LF" if b"\n" in data else None
+        try:
+            parsed = read_pgn(
+                None, validate_moves=validate_moves, source_name=source.display, workers=workers, utf8=data
+            )
+        except NotUtf8:
+            pass
+        except Exception as exc:  # a reader bug must not lose the file: record it as rejected
+            return ParsedSource(source, digest, len(data), "pgn", "utf-8", newline, None, f"reader failed: {exc!r}")
+        else:
+            if nul_issue is not None:
+                parsed.issues.insert(0, nul_issue)
+            return ParsedSource(source, digest, len(data), "pgn", "utf-8", newline, parsed, parsed.rejected_reason)
     dec = decode_bytes(data)
     fmt = detect_format(source.suffix, dec.text)
     if fmt == "unknown":

@@ -58,7 +58,7 @@ import hashlib
 import re
 import sys
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from functools import partial
@@ -72,7 +72,7 @@ from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, BOARD_MAX, PLY_
 from elopipe.model import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
-__all__ = ["looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
+__all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 
 # ---- regexes ------------------------------------------------------------------------------
 
@@ -147,8 +147,17 @@ def _hash_forms(forms: list[bytes]) -> str | None:
     return hashlib.sha1(b" ".join(forms)).hexdigest() if forms else None
 
 
+class NotUtf8(ValueError):
+    """`read_pgn(None, utf8=...)` was given bytes that are not UTF-8: decode them and call again."""
+
+
 def read_pgn(
-    text: str, *, validate_moves: bool = False, source_name: str = "", workers: int = 1, utf8: bytes | None = None
+    text: str | None,
+    *,
+    validate_moves: bool = False,
+    source_name: str = "",
+    workers: int = 1,
+    utf8: bytes | None = None,
 ) -> ParsedFile:
     """Read every game of a decoded PGN text (LF line ends) into a `ParsedFile` (format 'pgn').
 
@@ -165,14 +174,20 @@ def read_pgn(
     caller's decision.
 
     `utf8`, when given, must be `text` encoded as UTF-8 (the file's own bytes when they were
-    UTF-8 with LF line ends): it saves encoding the text again.
+    UTF-8 with LF line ends): it saves encoding the text again. `text` may then be None (the
+    file's bytes, not decoded yet: UTF-8 without BOM and CR, as far as the caller knows); raises
+    `NotUtf8` when they are not UTF-8, the only error this function raises.
     """
+    if text is None and utf8 is None:
+        raise ValueError("read_pgn needs the text or its UTF-8 bytes")
     # The reader makes millions of small objects and no reference cycles: generational GC passes
     # over them cost about 10 % of the run on 100k games, for nothing to collect.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         return _Reader(text, validate_moves, source_name, workers, utf8).run()
+    except NotUtf8:
+        raise
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
         out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {exc!r}")
         out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {exc!r}", severity="error"))
@@ -768,6 +783,14 @@ def _fast_frame(fast: Any, refs: dict[str, list[int]], slow: list[GameRec]) -> A
     return frame
 
 
+_BYTES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-bytes")
+
+
+def _newline_offsets(data: bytes) -> Any:
+    """The offsets of the newlines of `data` (numpy int64 array)."""
+    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+
+
 # what `_Reader._prepare(quick=True)` leaves out, as found in a raw game's tag section or
 # movetext (each starts at a line start): a `%` line, an indented tag, an `[Event` after other
 # text on its line, U+FEFF
@@ -803,12 +826,14 @@ class _Reader:
         self.workers = workers
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
+        self.newlines: Future[Any] | None = None  # `_newline_offsets(text)`, computed in a thread
         self.maybe_mojibake = False
         self.has_controls = False
         # the column path (not when validating moves) checks the raw games for the rare fixes
         self.quick = not validate_moves
         self._source = (text, utf8)
-        self.text = self._prepare(text, utf8, quick=self.quick) if text is not None else b""
+        self.unchecked_utf8 = text is None  # the bytes were not decoded by the caller
+        self.text = self._prepare(text, utf8, quick=self.quick) if text is not None or utf8 is not None else b""
         self.any_tags = False
         self.t_refs: dict[tuple[Any, ...], int] = {}
         self.t_dates: dict[int, list[dt.date]] = defaultdict(list)
@@ -824,21 +849,22 @@ class _Reader:
         self._round_cache: dict[str, tuple[int | None, int | None, str | None]] = {}
 
     # text fixes that keep line numbers
-    def _prepare(self, text: str, utf8: bytes | None = None, quick: bool = False) -> bytes:
+    def _prepare(self, text: str | None, utf8: bytes | None = None, quick: bool = False) -> bytes:
         """The text as bytes, with the fixes that keep line numbers. `quick`: leave out the
         searches for U+FEFF, `%` lines, indented tags and glued `[Event` (whole-text scans that
         find nothing in the usual file); `_text_needs_fixes` then looks for them in the raw games
         and, if needed, `run` prepares the text again without `quick`."""
         # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
-        data = b"\n" + utf8 if utf8 is not None else ("\n" + text).encode("utf-8", "surrogatepass")
+        data = b"\n" + utf8 if utf8 is not None else ("\n" + (text or "")).encode("utf-8", "surrogatepass")
+        ascii_only = utf8.isascii() if utf8 is not None else (text or "").isascii()
         # read_pgn is given LF text (elopipe.textio); a stray CR would end up inside tag values
         if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
-        self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None
+        self.maybe_mojibake = not ascii_only and _MOJIBAKE_HINT.search(data) is not None
         if quick:
             return data
-        if not text.isascii() and b"\xef\xbb\xbf" in data:  # U+FEFF
+        if not ascii_only and b"\xef\xbb\xbf" in data:  # U+FEFF
             data = data.replace(b"\xef\xbb\xbf", b"")
         if b"\n%" in data:
             data = _PERCENT.sub(b"", data)
@@ -860,7 +886,7 @@ class _Reader:
                 pos = m.end()
             parts.append(data[pos:])
             data = b"".join(parts)
-        self.maybe_mojibake = not text.isascii() and _MOJIBAKE_HINT.search(data) is not None  # on the fixed text
+        self.maybe_mojibake = not ascii_only and _MOJIBAKE_HINT.search(data) is not None  # on the fixed text
         return data
 
     def issue(
@@ -875,11 +901,20 @@ class _Reader:
         return new_line - bisect.bisect_right(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
+        # numpy works without the GIL: the newline offsets (for line numbers) are found while the
+        # text is split
+        self.newlines = _BYTES.submit(_newline_offsets, self.text)
         raw_games, movetexts = _split_movetexts(self.text)
         columns = _text_columns(raw_games, movetexts) if self.quick else None
+        if self.unchecked_utf8 and columns is None:  # the columns were not built, or not UTF-8
+            try:
+                self._source[1].decode("utf-8")  # type: ignore[union-attr]
+            except UnicodeDecodeError:
+                raise NotUtf8("the bytes are not UTF-8") from None
         if self.quick and (columns is None or _needs_fixes(columns)):
             self.quick = False
             self.text = self._prepare(*self._source)
+            self.newlines = _BYTES.submit(_newline_offsets, self.text)
             raw_games, movetexts = _split_movetexts(self.text)
             columns = _text_columns(raw_games, movetexts)
         self._source = (None, None)
@@ -1074,7 +1109,7 @@ class _Reader:
 
     def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
         """The line (1-based, in the caller's text) where each raw game starts."""
-        newlines = np.flatnonzero(np.frombuffer(self.text, dtype=np.uint8) == 10)
+        newlines = self.newlines.result() if self.newlines is not None else _newline_offsets(self.text)
         # newlines before a position in the "\n"-prefixed text = its 1-based line
         counts = np.searchsorted(newlines, np.fromiter((rg.header_start for rg in raw_games), np.int64, len(raw_games)))
         if not self.ins_lines:

@@ -138,7 +138,7 @@ TABLES: dict[str, str] = {
         fen            VARCHAR,              -- SetUp/FEN start position when given
         termination    VARCHAR,
         flags          VARCHAR[],            -- e.g. ['result_tag_mismatch', 'trf_sides_disagree']
-        headers        JSON                  -- every PGN tag (TRF: NULL)
+        headers        JSON USING COMPRESSION zstd  -- every PGN tag (TRF: NULL); zstd: half the size, faster COMMIT
     """,
     "unplayed_rounds": """
         tournament_id  INTEGER NOT NULL,

@@ -220,3 +220,39 @@ def test_edited_text_reads_the_same_both_ways(edits: list[tuple[int, str, bool]]
         text = text[:pos] + text[pos + 3 :] if delete else text[:pos] + piece + text[pos:]
     with pytest.MonkeyPatch.context() as mp:
         _assert_same(text, mp)
+
+
+@pytest.mark.parametrize("name", ["olym22.pgn", "world_matches.pgn", "dortmund.pgn"])
+def test_reading_the_bytes_undecoded_gives_the_same(name: str) -> None:
+    """`read_pgn(None, utf8=bytes)` (what ingest does for a .pgn file without BOM or CR) reads
+    UTF-8 bytes as the decoded text would be read, and refuses other bytes with NotUtf8."""
+    data = (SHARED_PGN / name).read_bytes()
+    decoded = decode_bytes(data)
+    if decoded.encoding != "utf-8":
+        with pytest.raises(pgn_reader.NotUtf8):
+            read_pgn(None, utf8=data)
+        return
+    a, b = read_pgn(decoded.text), read_pgn(None, utf8=data)
+    for part in ("tournaments", "players", "unplayed", "issues", "rejected_reason"):
+        assert getattr(a, part) == getattr(b, part), part
+    assert list(a.games) == list(b.games)
+
+
+def test_ingest_reports_the_encoding_whichever_way_the_bytes_were_read(tmp_path: Path) -> None:
+    from elopipe.ingest import parse_source
+    from elopipe.sources import Source
+
+    text = decode_bytes((SHARED_PGN / "wchcand22.pgn").read_bytes()).text.replace("\r\n", "\n")
+    cases = {
+        "utf8.pgn": (text.encode(), "utf-8", "LF"),
+        "bom.pgn": (b"\xef\xbb\xbf" + text.encode(), "utf-8-sig", "LF"),
+        "crlf.pgn": (text.replace("\n", "\r\n").encode(), "utf-8", "CRLF"),
+        "latin.pgn": ((text + '\n[Event "Zürich"]\n\n1. e4 *\n').encode("cp1252"), "cp1252", "LF"),
+    }
+    games = set()
+    for name, (data, encoding, newline) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        ps = parse_source(Source(str(tmp_path / name)))
+        assert (ps.encoding, ps.newline, ps.rejected_reason) == (encoding, newline, None), name
+        games.add(len(ps.parsed.games) - (name == "latin.pgn"))
+    assert games == {56}
