@@ -22,6 +22,7 @@ Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--workers W]
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
@@ -127,7 +128,10 @@ def main() -> int:
         args.no_ingest = True
 
     def best(fn):
-        runs = [fn(path) for _ in range(max(1, args.rounds))]
+        runs = []
+        for _ in range(max(1, args.rounds)):
+            gc.collect()  # each run starts without the previous runs' garbage
+            runs.append(fn(path))
         return min(runs, key=lambda r: r[1])
 
     n_base, t_base, c_base, _ = best(time_baseline)

@@ -58,6 +58,7 @@ import hashlib
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
@@ -243,7 +244,7 @@ def _split(text: bytes) -> list[_RawGame]:
     return _split_movetexts(text)[0]
 
 
-def _plain_blocks(text: bytes, blocks: list[tuple[int, int]]) -> tuple[list[bool], list[bytes]] | None:
+def _plain_blocks(text: bytes, blocks: list[tuple[int, int]], end: int) -> tuple[list[bool], list[bytes]] | None:
     """For each tag block, whether the text up to the next block is a plain movetext: not empty
     nor a short run of whitespace (a blank line inside a tag section), no `{` left open, no blank
     line followed by more text (a game without tags). For such a block `_split` takes the movetext
@@ -251,7 +252,7 @@ def _plain_blocks(text: bytes, blocks: list[tuple[int, int]]) -> tuple[list[bool
     import polars as pl
 
     ends = [b for _, b in blocks]
-    starts = [a for a, _ in blocks[1:]] + [len(text)]
+    starts = [a for a, _ in blocks[1:]] + [end]
     segs = [text[b:a] for b, a in zip(ends, starts, strict=True)]
     try:
         m = pl.Series(segs, dtype=pl.Binary).cast(pl.String)
@@ -270,26 +271,58 @@ def _plain_blocks(text: bytes, blocks: list[tuple[int, int]]) -> tuple[list[bool
 
 def _split_movetexts(text: bytes) -> tuple[list[_RawGame], list[bytes]]:
     """Raw games of `text` (see `_split`) and their movetexts."""
+    raw: list[_RawGame] = []
+    movetexts: list[bytes] = []
+    for part_raw, part_movetexts in _split_parts(text, 1):
+        raw += part_raw
+        movetexts += part_movetexts
+    return raw, movetexts
+
+
+def _split_parts(text: bytes, parts: int | None) -> Iterator[tuple[list[_RawGame], list[bytes]]]:
+    """`_split_movetexts(text)` in about `parts` consecutive pieces (raw games and movetexts),
+    each yielded as soon as it is split, so that a consumer can start on it. The pieces joined
+    are exactly the whole: the loop over tag blocks only pauses between them. `parts` None: one
+    piece per `_COLUMN_CHUNK_GAMES` tag blocks, at most `_COLUMN_CHUNKS`."""
     blocks = [m.span(1) for m in _BLOCK.finditer(text)]
+    if parts is None:
+        parts = max(1, min(_COLUMN_CHUNKS, len(blocks) // _COLUMN_CHUNK_GAMES))
     raw: list[_RawGame] = []
     first = blocks[0][0] if blocks else len(text)
     if text[:first].strip():
         _add_headerless(raw, text, 0, first)
-    n = len(blocks)
-    quick = _plain_blocks(text, blocks) if n >= 64 else None
-    plain, segs = quick if quick is not None else ([False] * n, [])
-    odd = [k for k, p in enumerate(plain) if not p] + [n]  # blocks the loop below looks at closely
     movetexts: list[bytes] = [text[g.mt_start : g.mt_end] for g in raw]
+    n = len(blocks)
     i = 0
-    while i < n:
-        if plain[i]:
+    for part in range(max(1, parts)):
+        stop = n if part == parts - 1 else max(i, n * (part + 1) // parts)
+        if i >= stop and part < parts - 1:
+            continue
+        i = _split_blocks(text, blocks, i, stop, raw, movetexts)
+        yield raw, movetexts
+        raw, movetexts = [], []
+
+
+def _split_blocks(
+    text: bytes, blocks: list[tuple[int, int]], i: int, stop: int, raw: list[_RawGame], movetexts: list[bytes]
+) -> int:
+    """Split the games that start at tag blocks `i`.. before block `stop` (a game may take in
+    later blocks); append them to `raw` and their movetexts to `movetexts`. Returns the block
+    where the next game starts."""
+    n = len(blocks)
+    base = i
+    quick = _plain_blocks(text, blocks[i:stop], blocks[stop][0] if stop < n else len(text)) if stop - i >= 64 else None
+    plain, segs = quick if quick is not None else ([False] * (stop - i), [])
+    odd = [base + k for k, p in enumerate(plain) if not p] + [stop]  # blocks the loop below looks at closely
+    while i < stop:
+        if plain[i - base]:
             # a run of plain blocks: what the loop below does for each, without looking
             k = odd[bisect.bisect_left(odd, i)]
             spans = blocks[i:k]
             nexts = [a for a, _ in blocks[i + 1 : k + 1]] + ([len(text)] if k == n else [])
             heads = [text[a:b] for a, b in spans]
             raw.extend(map(_new_raw_game, zip(heads, [a for a, _ in spans], [b for _, b in spans], nexts, strict=True)))
-            movetexts.extend(segs[i:k])
+            movetexts.extend(segs[i - base : k - base])
             i = k
             continue
         done = len(raw)
@@ -325,7 +358,7 @@ def _split_movetexts(text: bytes) -> tuple[list[_RawGame], list[bytes]]:
             raw.append(_RawGame(header, b_start, mt_start, mt_end))
         movetexts.extend(text[g.mt_start : g.mt_end] for g in raw[done:])
         i = j
-    return raw, movetexts
+    return i
 
 
 def _ends_runaway_comment(text: bytes, start: int, end: int) -> bool:
@@ -904,24 +937,29 @@ class _Reader:
         # numpy works without the GIL: the newline offsets (for line numbers) are found while the
         # text is split
         self.newlines = _BYTES.submit(_newline_offsets, self.text)
-        raw_games, movetexts = _split_movetexts(self.text)
-        columns = _text_columns(raw_games, movetexts) if self.quick else None
-        if self.unchecked_utf8 and columns is None:  # the columns were not built, or not UTF-8
-            try:
-                self._source[1].decode("utf-8")  # type: ignore[union-attr]
-            except UnicodeDecodeError:
-                raise NotUtf8("the bytes are not UTF-8") from None
-        if self.quick and (columns is None or _needs_fixes(columns)):
+        started = self._start_columns() if self.quick else None
+        if started is None or started == "not utf-8":
+            if self.unchecked_utf8:  # the bytes were not checked by building columns
+                try:
+                    self._source[1].decode("utf-8")  # type: ignore[union-attr]
+                except UnicodeDecodeError:
+                    raise NotUtf8("the bytes are not UTF-8") from None
+        if isinstance(started, str):  # the text needs the fixes the quick preparation left out
             self.quick = False
             self.text = self._prepare(*self._source)
             self.newlines = _BYTES.submit(_newline_offsets, self.text)
             raw_games, movetexts = _split_movetexts(self.text)
             columns = _text_columns(raw_games, movetexts)
+            started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
+        if started is None:
+            raw_games, _ = _split_movetexts(self.text)
+        else:
+            raw_games = started[0]
         self._source = (None, None)
         # The column path reads few games one by one: it checks each of their tags for control
         # characters rather than scan the whole text for them first.
         self.has_controls = True
-        if columns is None or len(raw_games) < COLUMNS_MIN_GAMES or not self._run_columns(raw_games, columns):
+        if started is None or not raw_games or not self._run_columns(raw_games, started[1]):
             self.has_controls = has_controls_utf8(self.text)
             chunks = _chunks(len(raw_games), self.workers)
             if len(chunks) > 1:
@@ -993,34 +1031,63 @@ class _Reader:
         return len(headers_list)
 
     # -- column-wise reading (elopipe.pgn_columns) --
-    def _run_columns(self, raw_games: list[_RawGame], columns: tuple[Any, Any]) -> bool:
+    def _start_columns(self) -> tuple[list[_RawGame], list[tuple[int, int, Future[Any]]]] | str:
+        """Split the text in parts and have each part analysed (`pgn_columns.analyse`, in a
+        background thread) as soon as it is split: the raw games and the analysis jobs
+        (first game, end, future). 'fixes' when a part holds what the quick preparation left out,
+        'not utf-8' when its bytes are not UTF-8 (nothing is read then)."""
+        raw_games: list[_RawGame] = []
+        jobs: list[tuple[int, int, Future[Any]]] = []
+        for part_raw, part_movetexts in _split_parts(self.text, None):
+            columns = _text_columns(part_raw, part_movetexts)
+            if columns is None:
+                return "not utf-8"
+            if _needs_fixes(columns):
+                return "fixes"
+            jobs += self._analyse_parts(columns, len(raw_games))
+            raw_games += part_raw
+        return raw_games, jobs
+
+    def _analyse_parts(self, columns: tuple[Any, Any], offset: int) -> list[tuple[int, int, Future[Any]]]:
+        """Analysis jobs for the raw games whose columns are given (they start at game `offset`),
+        in pieces of at least `_COLUMN_CHUNK_GAMES` (see `_run_columns`)."""
+        from elopipe import pgn_columns
+
+        headers, movetexts = columns
+        n = len(headers)
+        k = max(1, min(_COLUMN_CHUNKS, n // _COLUMN_CHUNK_GAMES))
+        bounds = [n * i // k for i in range(k + 1)]
+        rules, mojibake = _VALUE_RULES, self.maybe_mojibake
+        return [
+            (
+                offset + a,
+                offset + b,
+                _ANALYSER.submit(
+                    pgn_columns.analyse,
+                    headers.slice(a, b - a),
+                    movetexts.slice(a, b - a),
+                    rules,
+                    ascii_headers=mojibake,
+                ),
+            )
+            for a, b in zip(bounds, bounds[1:], strict=False)
+            if b > a
+        ]
+
+    def _run_columns(self, raw_games: list[_RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> bool:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
-        the one `_process` gives. `columns`: `_text_columns(raw_games, ...)`.
-
-        A large file is analysed in chunks by a background thread (Polars runs without the GIL),
-        so that refs are assigned to one chunk while the next is analysed."""
+        the one `_process` gives. `jobs`: the analyses of consecutive raw games (`_start_columns`);
+        refs are assigned to one while the next is analysed."""
         import polars as pl
 
         from elopipe import pgn_columns
 
-        headers, movetexts = columns
-        n = len(raw_games)
-        k = max(1, min(_COLUMN_CHUNKS, n // _COLUMN_CHUNK_GAMES))
-        bounds = [n * i // k for i in range(k + 1)]
-
-        def analyse(a: int, b: int) -> pgn_columns.Analysis | None:
-            return pgn_columns.analyse(
-                headers.slice(a, b - a), movetexts.slice(a, b - a), _VALUE_RULES, ascii_headers=self.maybe_mojibake
-            )
-
-        pending = [_ANALYSER.submit(analyse, bounds[i], bounds[i + 1]) for i in range(k)]
         lines = self._start_lines(raw_games)
         refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
         fast_parts: list[tuple[pl.DataFrame, pgn_columns.Analysis]] = []
         gi = 0
-        for i, job in enumerate(pending):
-            a, b = bounds[i], bounds[i + 1]
+        for a, b, job in jobs:
             res = job.result()
             if res is None:
                 for rg, ln in zip(raw_games[a:b], lines[a:b], strict=True):

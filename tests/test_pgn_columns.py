@@ -256,3 +256,30 @@ def test_ingest_reports_the_encoding_whichever_way_the_bytes_were_read(tmp_path:
         assert (ps.encoding, ps.newline, ps.rejected_reason) == (encoding, newline, None), name
         games.add(len(ps.parsed.games) - (name == "latin.pgn"))
     assert games == {56}
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_split_in_parts_joins_to_the_whole(seed: int) -> None:
+    """The reader splits a large text in parts so that analysis starts early; a game that takes
+    in later tag blocks (an open comment, a blank line inside tags) may cross a part border."""
+    rnd = random.Random(seed)
+    base = _games(decode_bytes((SHARED_PGN / "tata2018.pgn").read_bytes()).text)
+    games = []
+    for _ in range(400):
+        g = _mutate(rnd.choice(base), rnd)
+        roll = rnd.random()
+        if roll < 0.1:
+            g = g.replace("\n\n", " {open comment\n\n", 1)
+        elif roll < 0.2:
+            g = g.replace("\n[Round ", "\n\n[Round ", 1)  # ChessBase's blank line inside the tags
+        elif roll < 0.25:
+            g = g.replace("\n[", "\n", 1)  # a lost bracket
+        games.append(g)
+    data = ("\n" + "\n".join(games)).encode()
+    whole = pgn_reader._split_movetexts(data)
+    for parts in range(1, 40):
+        raw, movetexts = [], []
+        for part_raw, part_movetexts in pgn_reader._split_parts(data, parts):
+            raw += part_raw
+            movetexts += part_movetexts
+        assert (raw, movetexts) == whole, parts
