@@ -438,26 +438,26 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
         {"tournament_ref": [k[0] for k in pid], "ref": [k[1] for k in pid], "player_id": list(pid.values())},
         schema={"tournament_ref": pl.Int32, "ref": pl.Int32, "player_id": pl.Int32},
     )
-    df = (
+    # ids from the three ref columns only: joins on the whole frame would copy every column
+    ids = (
         frame.lazy()
-        .join(tmap.lazy(), on="tournament_ref", how="inner", maintain_order="left")
-        .join(
-            pmap.lazy().rename({"ref": "white_ref", "player_id": "white_id"}),
-            on=["tournament_ref", "white_ref"],
-            how="left",
-            maintain_order="left",
-        )
-        .join(
-            pmap.lazy().rename({"ref": "black_ref", "player_id": "black_id"}),
-            on=["tournament_ref", "black_ref"],
-            how="left",
-            maintain_order="left",
-        )
-        .drop("tournament_ref", "white_ref", "black_ref")
-        .rename({"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"})
-        .with_columns(file_id=pl.lit(file_id, dtype=pl.Int32))
+        .select("tournament_ref", "white_ref", "black_ref")
+        .join(tmap.lazy(), on="tournament_ref", how="left", maintain_order="left")
+        .join(pmap.lazy().rename({"ref": "white_ref", "player_id": "white_id"}), on=["tournament_ref", "white_ref"],
+              how="left", maintain_order="left")
+        .join(pmap.lazy().rename({"ref": "black_ref", "player_id": "black_id"}), on=["tournament_ref", "black_ref"],
+              how="left", maintain_order="left")
+        .select("tournament_id", "white_id", "black_id")
         .collect()
+    )  # fmt: skip
+    df = (
+        frame.drop("tournament_ref", "white_ref", "black_ref")
+        .rename({"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"})
+        .hstack(ids)
+        .with_columns(file_id=pl.lit(file_id, dtype=pl.Int32))
     )
+    if ids.get_column("tournament_id").null_count():  # games of a tournament that was not stored
+        df = df.filter(pl.col.tournament_id.is_not_null())
     con.register("_games_df", df)
     con.execute(
         "INSERT INTO games BY NAME SELECT nextval('game_id_seq') AS game_id, * REPLACE ("
