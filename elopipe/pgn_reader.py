@@ -80,6 +80,7 @@ __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext
 # A tag line: `[Name "value"]`, `[Name<TAB>"value" ]`, `[Name value]`, `[Name"value"]`.
 # Searched as "\n[" so the regex engine can jump between candidates (a literal prefix).
 _TAG_LINE = r'\[[ \t]*[A-Za-z][A-Za-z0-9_]*(?:[ \t]*"|[ \t]+[^\s\]"][^\n]*\])[^\n]*'
+_TAG_NAME = r"[A-Za-z][A-Za-z0-9_]*"
 _BLOCK = re.compile(rf"\n((?:{_TAG_LINE}(?:\n|\Z))+)".encode())
 _INDENTED_TAG = re.compile(rb'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
 _TAG_FAST = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')
@@ -723,7 +724,8 @@ def _clean(v: str | None) -> str | None:
 
 # ---- column-wise path ----------------------------------------------------------------------
 
-COLUMNS_MIN_GAMES = 1  # files with fewer raw games are read one by one
+# False: every game is read one by one, as before the column path existed (tests compare both)
+USE_COLUMNS = True
 _COLUMN_CHUNKS = 4  # a large file is analysed in up to this many chunks (see _Reader._run_columns)
 _COLUMN_CHUNK_GAMES = 15_000  # at least this many raw games per chunk
 _ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
@@ -825,9 +827,10 @@ def _newline_offsets(data: bytes) -> Any:
 
 
 # what `_Reader._prepare(quick=True)` leaves out, as found in a raw game's tag section or
-# movetext (each starts at a line start): a `%` line, an indented tag, an `[Event` after other
-# text on its line, U+FEFF
-_NEEDS_FIXES = r"(?:^|\n)(?:%|[ \t]\[)|[^\n]\[Event |\x{FEFF}"
+# movetext (each starts at a line start): U+FEFF, a `%` line, an indented tag, a result marker
+# with a tag after it on its line (all a glued `[Event` rewrite needs). Separate patterns: each
+# has a literal the regex engine searches fast; one alternation of them scans byte by byte.
+_NEEDS_FIXES = ("\ufeff", r"(?:^|\n)%", r"(?:^|\n)[ \t]\[", rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\"")
 
 
 def _text_columns(raw_games: list[_RawGame], movetexts: list[bytes]) -> tuple[Any, Any] | None:
@@ -847,7 +850,9 @@ def _text_columns(raw_games: list[_RawGame], movetexts: list[bytes]) -> tuple[An
 def _needs_fixes(columns: tuple[Any, Any]) -> bool:
     """True when a tag section or movetext holds what `_prepare(quick=True)` left out. Together
     they hold every non-blank byte of the text."""
-    return any(bool(c.str.contains(_NEEDS_FIXES).any()) for c in columns)
+    return any(
+        bool(c.str.contains(pattern, literal=k == 0).any()) for k, pattern in enumerate(_NEEDS_FIXES) for c in columns
+    )
 
 
 class _Reader:
@@ -863,7 +868,7 @@ class _Reader:
         self.maybe_mojibake = False
         self.has_controls = False
         # the column path (not when validating moves) checks the raw games for the rare fixes
-        self.quick = not validate_moves
+        self.quick = self.columns = USE_COLUMNS and not validate_moves
         self._source = (text, utf8)
         self.unchecked_utf8 = text is None  # the bytes were not decoded by the caller
         self.text = self._prepare(text, utf8, quick=self.quick) if text is not None or utf8 is not None else b""
@@ -949,7 +954,7 @@ class _Reader:
             self.text = self._prepare(*self._source)
             self.newlines = _BYTES.submit(_newline_offsets, self.text)
             raw_games, movetexts = _split_movetexts(self.text)
-            columns = _text_columns(raw_games, movetexts)
+            columns = _text_columns(raw_games, movetexts) if self.columns else None
             started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
         if started is None:
             raw_games, _ = _split_movetexts(self.text)

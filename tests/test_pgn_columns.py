@@ -1,9 +1,9 @@
 """The column-wise PGN path (elopipe.pgn_columns) gives exactly what reading game by game gives.
 
 `read_pgn` reads the games `pgn_columns.analyse` vouches for as columns and the others one by
-one. Each test reads a text both ways (the one-by-one way by raising
-`pgn_reader.COLUMNS_MIN_GAMES` above the file's size) and compares every part of the result:
-tournaments, players, games (all fields, refs included), byes, issues.
+one. Each test reads a text both ways (the one-by-one way with `pgn_reader.USE_COLUMNS` off: the
+reader as it was before the column path) and compares every part of the result: tournaments,
+players, games (all fields, refs included), byes, issues.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ PGN_FILES = sorted(
 
 def _one_by_one(text: str, monkeypatch: pytest.MonkeyPatch) -> ParsedFile:
     with monkeypatch.context() as m:
-        m.setattr(pgn_reader, "COLUMNS_MIN_GAMES", 10**9)
+        m.setattr(pgn_reader, "USE_COLUMNS", False)
         return read_pgn(text)
 
 
@@ -283,3 +283,24 @@ def test_split_in_parts_joins_to_the_whole(seed: int) -> None:
             raw += part_raw
             movetexts += part_movetexts
         assert (raw, movetexts) == whole, parts
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "\ufeff[Event",  # U+FEFF before a later game's tags (files concatenated with their BOMs)
+        "%escape line\n[Event",  # a PGN escape line
+        '  [Event "Indented"]\n[Event',  # an indented tag line
+        '1/2-1/2 [Event "Glued"]\n[Event',  # lichess: the next game's tags on the result's line
+    ],
+    ids=["bom", "percent", "indented", "glued"],
+)
+def test_each_text_fix_is_found_and_read_the_same(fault: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_prepare(quick=True)` leaves these fixes out; the raw games show them and the text is
+    prepared again, so both paths still agree."""
+    games = [_game({**_TAGS, "Round": str(r), "Result": "1-0"}, "1. e4 e5 2. Qh5 Nc6 1-0") for r in range(1, 5)]
+    text = "".join(games)
+    cut = text.index("[Event", len(games[0]) + len(games[1]))
+    text = text[:cut] + fault + text[cut + len("[Event") :]
+    fast = _assert_same(text, monkeypatch)
+    assert len(fast.games) >= 4
