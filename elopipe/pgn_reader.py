@@ -40,7 +40,11 @@ Two paths, one result: the games `pgn_columns.analyse` vouches for (nothing odd 
 issue, no flag) are read as columns with Polars, in background threads; the others are read one
 by one by `_Reader._game`. Refs (tournaments, players) are assigned in file order for both, so the
 result is the same as reading every game one by one (tests/test_pgn_columns.py checks this on
-every real file and on fuzzed games). Large files come back as a `GameTable` (one frame).
+every real file and on fuzzed games; `USE_COLUMNS = False` gives the one-by-one reader). Large
+files come back as a `GameTable` (one frame). For speed the text is split in parts, each analysed
+as soon as it is split; the whole-text searches for the rare fixes above (U+FEFF, `%` lines,
+indented and glued tags) are replaced by a check of the raw games, and only a text that needs one
+is prepared again with them.
 
 Results are data (pgn_results): the Result tag and the movetext marker are both normalised;
 a disagreement is flagged `result_conflict`; forfeits (`+:-`, `1-0 (forfeit)`, `0-0`, a
