@@ -61,6 +61,15 @@ def test_missing_markup_like_path_is_a_usage_error(tmp_path: Path) -> None:
     assert "[/b].pgn" in res.output
 
 
+def test_a_folder_without_chess_files_is_said_so(tmp_path: Path) -> None:
+    empty = tmp_path / "inbox"
+    empty.mkdir()
+    (empty / "notes.docx").write_bytes(b"PK\x03\x04")
+    res = _run("ingest", str(empty), "--db", str(tmp_path / "x.duckdb"))
+    assert res.exit_code == 0, res.output
+    assert "no PGN or TRF file found under" in res.output and "0 files" in res.output
+
+
 def test_rejected_markup_like_file_is_listed_as_written(tmp_path: Path) -> None:
     bad = tmp_path / "mk" / "[/b].pgn"
     bad.parent.mkdir(parents=True)

@@ -85,8 +85,9 @@ def test_busy_store_fails_clearly(db: Path) -> None:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
         with pytest.raises(StoreBusyError, match="refused"):
             run_query(db, Q)
-        res = CliRunner().invoke(app, ["sql", Q, "--db", str(db)])
-        assert res.exit_code == 1 and "refused" in res.output
+        # `sql` waits for the writer (default 60 s); after --wait it gives up with the reason
+        res = CliRunner().invoke(app, ["sql", Q, "--db", str(db), "--wait", "1"])
+        assert res.exit_code == 1 and "refused" in res.output and "waiting up to 1 s" in res.output
     finally:
         holder.kill()
         holder.wait()
@@ -125,3 +126,29 @@ def test_a_runaway_query_stops_at_the_timeout(db: Path, fmt: str) -> None:
     # a quick query is not affected by the limit
     ok = CliRunner().invoke(app, ["sql", Q, "--db", str(db), "--format", "csv", "--timeout", "30"])
     assert ok.exit_code == 0 and ok.output.count("\n") == 3
+
+
+def test_sql_waits_while_another_process_writes(tmp_path: Path) -> None:
+    """DuckDB lets one process write a file or several read it, not both: `sql` waits for the
+    writer (`--wait`), or says the store is busy."""
+    db = tmp_path / "busy.duckdb"
+    duckdb.connect(str(db)).execute("CREATE TABLE t AS SELECT 42 AS x").close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('open', flush=True); time.sleep(3)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        busy = CliRunner().invoke(app, ["sql", "SELECT x FROM t", "--db", str(db), "--wait", "0"])
+        assert busy.exit_code == 1 and "refused" in busy.output, busy.output
+        t0 = time.monotonic()
+        res = CliRunner().invoke(app, ["sql", "SELECT x FROM t", "--db", str(db), "--format", "csv", "--wait", "30"])
+        assert res.exit_code == 0, res.output
+        assert "42" in res.output and "waiting" in res.output and time.monotonic() - t0 >= 1
+    finally:
+        holder.wait(timeout=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import typer
@@ -21,11 +22,16 @@ def sql(
         1000, "--limit", min=1, help="Rows shown by --format table (the rest are counted); csv and json give every row."
     ),
     timeout: float = typer.Option(0, "--timeout", min=0, help="Stop the query after this many seconds (0: no limit)."),
+    wait: float = typer.Option(
+        60, "--wait", min=0, help="While another process writes the store, wait this many seconds for it (0: fail)."
+    ),
 ) -> None:
     """Run one query on the store opened read-only and print the result.
 
     The store is opened read-only and sandboxed: no file is read or written (COPY ... TO,
-    EXPORT DATABASE, read_csv/read_text, ATTACH are refused). One statement per call.
+    EXPORT DATABASE, read_csv/read_text, ATTACH are refused). One statement per call. DuckDB
+    lets one process write a file or several read it, not both: while an ingest or run writes,
+    the query waits (`--wait`).
     """
     from elopipe.publish.sqlcli import (
         FORMATS,
@@ -46,6 +52,7 @@ def sql(
     except UsageError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(2) from None
+    _wait_for_writer(db, wait)
     try:
         with open_query(db, query, timeout=timeout or None) as (cols, cur):
             if fmt == "csv":
@@ -60,6 +67,28 @@ def sql(
     except QueryError as exc:
         err_console.print(f"query failed: {exc}", style="red")
         raise typer.Exit(1) from None
+
+
+def _wait_for_writer(db: Path, wait: float) -> None:
+    """Return once `db` can be opened read-only, or after `wait` seconds (the query then reports
+    the busy store). A missing store is left to the query to report."""
+    from elopipe.store import open_reader
+
+    deadline = time.monotonic() + wait
+    told = False
+    while True:
+        try:
+            open_reader(db).close()
+            return
+        except StoreBusyError:
+            if time.monotonic() >= deadline:
+                return
+            if not told:
+                err_console.print(f"another process is writing {db}: waiting up to {wait:g} s ...", style="yellow")
+                told = True
+            time.sleep(0.5)
+        except Exception:  # missing, not a store: the query says so
+            return
 
 
 def _print_table(cols: list[str], cur: object, limit: int) -> None:
