@@ -947,12 +947,13 @@ class _Reader:
         # text is split
         self.newlines = _BYTES.submit(_newline_offsets, self.text)
         started = self._start_columns() if self.quick else None
-        if started is None or started == "not utf-8":
-            if self.unchecked_utf8:  # the bytes were not checked by building columns
-                try:
-                    self._source[1].decode("utf-8")  # type: ignore[union-attr]
-                except UnicodeDecodeError:
-                    raise NotUtf8("the bytes are not UTF-8") from None
+        if not isinstance(started, tuple) and self.unchecked_utf8:
+            # Only columns built from every part check the bytes: a part that needs the text fixes
+            # stops the building early, and the fixes may drop bytes (a `%` line) that decide it.
+            try:
+                self._source[1].decode("utf-8")  # type: ignore[union-attr]
+            except UnicodeDecodeError:
+                raise NotUtf8("the bytes are not UTF-8") from None
         if isinstance(started, str):  # the text needs the fixes the quick preparation left out
             self.quick = False
             self.text = self._prepare(*self._source)

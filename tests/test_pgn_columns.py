@@ -304,3 +304,23 @@ def test_each_text_fix_is_found_and_read_the_same(fault: str, monkeypatch: pytes
     text = text[:cut] + fault + text[cut + len("[Event") :]
     fast = _assert_same(text, monkeypatch)
     assert len(fast.games) >= 4
+
+
+@pytest.mark.parametrize("fix", ["%escape line\n", ' [Event "Indented"]\n'])
+@pytest.mark.parametrize("bad_byte_at", ["last game", "fix line"])
+def test_bytes_that_are_not_utf8_are_refused_whatever_the_fixes(
+    fix: str, bad_byte_at: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a hostile test: with a text fix in an early part and a cp1252 byte in a later
+    part (or on the fixed line itself), the undecoded bytes were taken for UTF-8 and the whole
+    file was lost. `read_pgn(None, utf8=...)` must refuse them (ingest then decodes as cp1252)."""
+    monkeypatch.setattr(pgn_reader, "_COLUMN_CHUNK_GAMES", 50)
+    games = [_game({**_TAGS, "Round": str(r), "Result": "1-0"}, "1. e4 e5 2. Qh5 Nc6 1-0") for r in range(1, 201)]
+    data = (fix + "".join(games)).encode()
+    if bad_byte_at == "last game":
+        cut = data.rindex(b'[Black "C, D"]')
+        data = data[:cut] + b'[Black "M\xfcller, D"]' + data[cut + len(b'[Black "C, D"]') :]
+    else:
+        data = data.replace(fix.encode(), fix.encode().replace(b"\n", b" \xfc\n"), 1)
+    with pytest.raises(pgn_reader.NotUtf8):
+        read_pgn(None, utf8=data)
