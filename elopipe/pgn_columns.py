@@ -111,8 +111,8 @@ def _map(frame: pl.DataFrame, name: str, fn: Callable[[str], tuple[Any, ...]], d
 class Analysis:
     """What `analyse` found. `games`: one row per raw game (see `analyse`). `headers`: the tag
     sections of the fast games (`g`, `h`), for the few dicts the reader needs. `hashes()`: the
-    movetext hash and ply count of the fast games (`g`, `movetext_hash`, `ply_count`), computed in
-    a background thread while the reader goes on."""
+    movetext hash, ply count and tags as JSON of the fast games (`g`, `movetext_hash`,
+    `ply_count`, `json`), computed in a background thread while the reader and loader go on."""
 
     games: pl.DataFrame
     headers: pl.DataFrame
@@ -134,9 +134,13 @@ _TAG_PY = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')  # pgn_reader._TAG_FA
 _HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-hash")
 
 
-def _hashes(pre: pl.DataFrame) -> pl.DataFrame:
-    """(`g`, `movetext_hash`, `ply_count`) of clean movetexts (`g`, `pre`)."""
-    forms = pre.lazy().select("g", _hash_text(pl.col.pre).alias("f")).collect(engine="streaming")
+def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
+    """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
+    `h`: tag section): the columns only the loader needs, computed in a background thread."""
+    # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
+    # (first in the list: a value that ends with a space, whose ` "` is not the separator)
+    json = "{" + pl.col.h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
+    forms = fast.lazy().select("g", _hash_text(pl.col.pre).alias("f"), json.alias("json")).collect(engine="streaming")
     sha1 = hashlib.sha1
     digests = [sha1(f.encode()).hexdigest() if f else None for f in forms.get_column("f").to_list()]
     f = pl.col.f
@@ -148,6 +152,7 @@ def _hashes(pre: pl.DataFrame) -> pl.DataFrame:
         .otherwise(f.str.count_matches(" ", literal=True) + 1)
         .cast(pl.Int32)
         .alias("ply_count"),
+        "json",
     )
 
 
@@ -175,10 +180,11 @@ def analyse(
     'odd_name' -> (bool,).
     `ascii_headers`: only tag sections in ASCII can be fast (a file with signs of mojibake).
 
-    Columns of `Analysis.games`: g Int64 (raw game, 0-based), fast Boolean, json String (the tags
-    as JSON text), marker String, the `GAME_TAGS` as String, game_date Date, date_precision
-    String, event_date Date, event_precision String, round Int32, board Int32, white_rating
-    Int32, black_rating Int32, eco String, time_control String.
+    Columns of `Analysis.games`: g Int64 (raw game, 0-based), fast Boolean, marker String, the
+    `GAME_TAGS` as String, game_date Date, date_precision String, event_date Date,
+    event_precision String, round Int32, board Int32, white_rating Int32, black_rating Int32,
+    eco String, time_control String. `Analysis.hashes()` adds movetext_hash, ply_count and json
+    (the tags as JSON text) of the fast games.
     Returns None when the bytes are not valid UTF-8 (the caller reads one by one).
     """
     try:
@@ -197,9 +203,6 @@ def analyse(
     if ascii_headers:
         header_ok = header_ok & h.str.contains(_ASCII)
     braces_ok, pre = _movetext(pl.col.m)
-    # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
-    # (first in the list: a value that ends with a space, whose ` "` is not the separator)
-    json = "{" + h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
     names = h.str.extract_all(r"\[[A-Za-z0-9_]+ ")
     fast = (
         raw.lazy()
@@ -217,18 +220,18 @@ def analyse(
             # takes at least 3 bytes: cheap bounds for the ply count
             pl.col.pre.str.contains(_TWO_MOVES).alias("two_moves"),
             pl.col.pre.str.len_bytes().alias("pre_bytes"),
-            json.alias("json"),
+            pl.lit(True).alias("fast"),
             (names.list.n_unique() == names.list.len()).alias("once"),  # no tag name twice
             *(h.str.extract(rf'\[{tag} "([^"\n]*)"\]', 1).alias(tag) for tag in GAME_TAGS),
         )
         .filter("once")
         .collect(engine="streaming")
     )
-    hashes = _HASHER.submit(_hashes, fast.select("g", "pre"))
+    hashes = _HASHER.submit(_hashes, fast.select("g", "pre", "h"))
     games = (
         pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
         .join(fast.drop("h", "pre", "once"), on="g", how="left", maintain_order="left")
-        .with_columns(pl.col.json.is_not_null().alias("fast"))
+        .with_columns(pl.col.fast.fill_null(False))
     )
     return Analysis(_derive(games, value_rules), fast.select("g", "h"), hashes)
 
@@ -268,7 +271,6 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
     return games.select(
         "g",
         ok.fill_null(False).alias("fast"),
-        "json",
         "marker",
         *GAME_TAGS,
         gdate.alias("game_date"),
