@@ -14,7 +14,10 @@ same run and on the same file, it times:
 
 It prints games/s for each and the ratios to the baseline. The issue's floor is
 ingest / baseline >= 0.7. Numbers are ratios measured in one run, so they do not depend on the
-machine. ``--check`` exits 1 when the floor is missed.
+machine's speed; they do depend on its load: the ingest uses every core (Polars and DuckDB
+threads) while the baseline uses one, so another busy process lowers only the ingest's side. Run
+it on an idle machine; the CPU seconds column shows the work each side does. ``--check`` exits 1
+when the floor is missed.
 
 Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--workers W] [--no-ingest] [--check]``.
 """
