@@ -52,16 +52,18 @@ _DEFAULTS = {
 def configure(quiet: bool = True) -> None:
     """Set Prefect's environment before Prefect is imported.
 
-    `quiet` False leaves the console log level to Prefect (INFO). Safe to call twice. If Prefect
+    `quiet` False sets the console log level to INFO (unless the environment sets it); a later
+    quiet call keeps it. Safe to call twice. If Prefect
     was already imported, the forced analytics switches still apply to anything that reads the
     environment later, and the rest is ignored by Prefect's cached settings (a warning says so).
     """
     # When Prefect itself loads a flow (a worker, `prefect deploy`), it was imported first: the
     # analytics switches still reach it through the environment, the log levels are its own.
     os.environ.update(_FORCED)
+    if not quiet:
+        # set, not left unset: importing `flows` calls configure() again, quiet, and would set WARNING
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO")
     for key, value in _DEFAULTS.items():
-        if key == "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL" and not quiet:
-            continue
         os.environ.setdefault(key, value)
     _install_stage_handler()
 
