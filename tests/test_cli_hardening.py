@@ -466,3 +466,28 @@ def test_tables_are_printed_whole_in_a_narrow_terminal_or_a_pipe(capsys):
     print_table(table, plain_console(width=80))
     out = capsys.readouterr().out
     assert long in out and "…" not in out
+
+
+def test_run_on_a_busy_store_fails_at_once_without_prefect(tmp_path: Path) -> None:
+    """The lock is taken before Prefect starts: a busy store costs no Prefect start-up and prints
+    one line, not Prefect's traceback."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "busy.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom elopipe.store import write_lock\n"
+         f"with write_lock({str(db)!r}):\n    print('held', flush=True)\n    time.sleep(20)"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        pgn = Path(__file__).resolve().parents[1] / "sample_pgn" / "wchcand22.pgn"
+        res = _run("run", str(pgn), "--db", str(db), "--out", str(tmp_path / "o"), "--lock-timeout", "0")
+        assert res.exit_code == 1, res.output
+        assert "being written by another elopipe process" in res.output
+        assert "Traceback" not in res.output and "prefect" not in res.output.lower()
+    finally:
+        holder.kill()
+        holder.wait()

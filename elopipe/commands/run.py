@@ -97,6 +97,34 @@ def run(
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
 
+    # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
+    # store is reported at once, in one line, without Prefect's start-up or its traceback.
+    from elopipe.store import write_lock
+
+    try:
+        lock = write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"))
+        lock.__enter__()
+    except StoreBusyError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    try:
+        _run_pipeline(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose)
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _run_pipeline(
+    paths: list[Path],
+    db: Path,
+    out: Path,
+    systems: list[str],
+    through_date: dt.date | None,
+    validate_moves: bool,
+    lock_timeout: float | None,
+    max_lists: int | None,
+    verbose: bool,
+) -> None:
+    """`run` once the store's write lock is held."""
     from elopipe.interrupt import graceful_stop
     from elopipe.prefect_env import configure, local_run_settings, start_api_early
 
