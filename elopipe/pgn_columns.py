@@ -31,7 +31,6 @@ one-by-one reader on every file of shared/data and on fuzzed movetexts
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from typing import Any
 import polars as pl
 
 from elopipe.field_bounds import PLY_MAX
+from elopipe.pgn_reader import _TAG_FAST  # the tag regex of the one-by-one path
 
 __all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
@@ -125,12 +125,11 @@ class Analysis:
         """The tags of the given fast games (`g` values) as dicts, in file order."""
         part = self.headers.filter(pl.col.g.is_in(pl.Series(rows, dtype=pl.Int64).implode()))
         return {
-            g: dict(_TAG_PY.findall(h))
+            g: dict(_TAG_FAST.findall(h))
             for g, h in zip(part.get_column("g").to_list(), part.get_column("h").to_list(), strict=True)
         }
 
 
-_TAG_PY = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')  # pgn_reader._TAG_FAST
 _HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-hash")
 
 

@@ -62,7 +62,7 @@ import hashlib
 import re
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
@@ -735,11 +735,17 @@ _COLUMN_CHUNK_GAMES = 15_000  # at least this many raw games per chunk
 _ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
 
 
+def _date_unreadable(v: str | None) -> bool:
+    """A Date value that is neither empty nor a placeholder like '????.??.??' (`_game` reports it
+    when it gives no date)."""
+    c = _clean(v)
+    return bool(v) and bool(c) and bool(c.strip("?."))  # type: ignore[union-attr]
+
+
 def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
     """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
     d, prec = parse_pgn_date(v.strip()) if v else (None, "none")
-    c = _clean(v)
-    return d, prec, d is None and bool(c) and bool(c.strip("?."))  # type: ignore[union-attr]
+    return d, prec, d is None and _date_unreadable(v)
 
 
 def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
@@ -748,6 +754,7 @@ def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
 
 
 def _board_rule(v: str) -> tuple[int | None, bool]:
+    """(board, warns) of a Board value; a placeholder is no board and no warning."""
     if _clean(v) is None:
         return None, False
     s = v.strip()
@@ -756,6 +763,8 @@ def _board_rule(v: str) -> tuple[int | None, bool]:
 
 
 def _elo_rule(v: str) -> tuple[int | None, bool]:
+    """(rating, warns) of a WhiteElo/BlackElo value: RATING_MIN..RATING_MAX (field_bounds), else
+    None, with a warning unless it is a placeholder or 0."""
     s = v.strip()
     val = None
     if s.isdigit() and s.isascii():
@@ -764,12 +773,20 @@ def _elo_rule(v: str) -> tuple[int | None, bool]:
     return val, val is None and s not in _PLACEHOLDERS and s != "0"
 
 
+def _fide_id_rule(v: str) -> tuple[int | None, bool]:
+    """(FIDE ID, warns) of a WhiteFideId/BlackFideId value: 0 is no ID; a placeholder no warning."""
+    s = v.strip()
+    if _FIDE_ID.match(s):
+        return int(s) or None, False
+    return None, s not in _PLACEHOLDERS
+
+
 _VALUE_RULES: dict[str, Any] = {
     "date": _date_rule,
     "round": _round_rule,
     "board": _board_rule,
     "elo": _elo_rule,
-    "fide_id": lambda v: (not _FIDE_ID.match(v.strip()) and v.strip() not in _PLACEHOLDERS,),
+    "fide_id": lambda v: (_fide_id_rule(v)[1],),
     "clean": lambda v: (_clean(v),),
     "eco": lambda v: (None if v in _PLACEHOLDERS else v,),
     "odd_name": lambda v: (v in _ODD_NAMES,),
@@ -783,7 +800,7 @@ def _fast_frame(fast: Any, refs: dict[str, list[int]], slow: list[GameRec]) -> A
 
     from elopipe.game_frame import GAME_FRAME_SCHEMA, records_frame
 
-    score = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0), "1/2-1/2": (0.5, 0.5)}
+    score = {k: (float(w), float(b)) for k, (w, b) in SCORES.items() if w is not None and b is not None}
     c = pl.col
     frame = fast.select(
         *(pl.Series(k, refs[k], dtype=pl.Int32) for k in ("tournament_ref", "white_ref", "black_ref")),
@@ -872,7 +889,7 @@ class _Reader:
         self.maybe_mojibake = False
         self.has_controls = False
         # the column path (not when validating moves) checks the raw games for the rare fixes
-        self.quick = self.columns = USE_COLUMNS and not validate_moves
+        self.quick = USE_COLUMNS and not validate_moves
         self._source = (text, utf8)
         self.unchecked_utf8 = text is None  # the bytes were not decoded by the caller
         self.text = self._prepare(text, utf8, quick=self.quick) if text is not None or utf8 is not None else b""
@@ -894,7 +911,7 @@ class _Reader:
     def _prepare(self, text: str | None, utf8: bytes | None = None, quick: bool = False) -> bytes:
         """The text as bytes, with the fixes that keep line numbers. `quick`: leave out the
         searches for U+FEFF, `%` lines, indented tags and glued `[Event` (whole-text scans that
-        find nothing in the usual file); `_text_needs_fixes` then looks for them in the raw games
+        find nothing in the usual file); `_needs_fixes` then looks for them in the raw games
         and, if needed, `run` prepares the text again without `quick`."""
         # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
         data = b"\n" + utf8 if utf8 is not None else ("\n" + (text or "")).encode("utf-8", "surrogatepass")
@@ -943,9 +960,6 @@ class _Reader:
         return new_line - bisect.bisect_right(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
-        # numpy works without the GIL: the newline offsets (for line numbers) are found while the
-        # text is split
-        self.newlines = _BYTES.submit(_newline_offsets, self.text)
         started = self._start_columns() if self.quick else None
         if not isinstance(started, tuple) and self.unchecked_utf8:
             # Only columns built from every part check the bytes: a part that needs the text fixes
@@ -955,21 +969,19 @@ class _Reader:
             except UnicodeDecodeError:
                 raise NotUtf8("the bytes are not UTF-8") from None
         if isinstance(started, str):  # the text needs the fixes the quick preparation left out
-            self.quick = False
             self.text = self._prepare(*self._source)
-            self.newlines = _BYTES.submit(_newline_offsets, self.text)
+            self.newlines = None  # of the text before the fixes
             raw_games, movetexts = _split_movetexts(self.text)
-            columns = _text_columns(raw_games, movetexts) if self.columns else None
+            columns = _text_columns(raw_games, movetexts)
             started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
-        if started is None:
-            raw_games, _ = _split_movetexts(self.text)
-        else:
-            raw_games = started[0]
+        raw_games = _split(self.text) if started is None else started[0]
         self._source = (None, None)
-        # The column path reads few games one by one: it checks each of their tags for control
-        # characters rather than scan the whole text for them first.
-        self.has_controls = True
-        if started is None or not raw_games or not self._run_columns(raw_games, started[1]):
+        if started is not None and raw_games:
+            # The column path reads few games one by one: it checks each of their tags for control
+            # characters rather than scan the whole text for them first.
+            self.has_controls = True
+            self._run_columns(raw_games, started[1])
+        else:
             self.has_controls = has_controls_utf8(self.text)
             chunks = _chunks(len(raw_games), self.workers)
             if len(chunks) > 1:
@@ -1046,6 +1058,9 @@ class _Reader:
         background thread) as soon as it is split: the raw games and the analysis jobs
         (first game, end, future). 'fixes' when a part holds what the quick preparation left out,
         'not utf-8' when its bytes are not UTF-8 (nothing is read then)."""
+        # numpy works without the GIL: the newline offsets (for line numbers) are found while the
+        # text is split
+        self.newlines = _BYTES.submit(_newline_offsets, self.text)
         raw_games: list[_RawGame] = []
         jobs: list[tuple[int, int, Future[Any]]] = []
         for part_raw, part_movetexts in _split_parts(self.text, None):
@@ -1084,7 +1099,7 @@ class _Reader:
             if b > a
         ]
 
-    def _run_columns(self, raw_games: list[_RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> bool:
+    def _run_columns(self, raw_games: list[_RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> None:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
         the one `_process` gives. `jobs`: the analyses of consecutive raw games (`_start_columns`);
@@ -1115,7 +1130,6 @@ class _Reader:
                 return _fast_frame(pl.concat(parts), refs, slow)
 
             self.out.games = GameTable(frame, len(refs["game_index"]) + len(slow))
-        return True
 
     def _columns_chunk(
         self,
@@ -1135,7 +1149,7 @@ class _Reader:
         tkey = ["Event", "Site", "EventDate", "year"]
         need = set()
         for cols in (tkey, [*tkey, "White", "WhiteFideId"], [*tkey, "Black", "BlackFideId"]):
-            # hashed keys: a collision only means a dict is built later, on demand (_player_seen)
+            # hashed keys: a collision only means a dict is built later, on demand (tags_of)
             need.update(fast.filter(pl.struct(cols).hash().is_first_distinct()).get_column("g").to_list())
         dicts = res.tag_dicts(sorted(need))
         names = (
@@ -1144,8 +1158,15 @@ class _Reader:
         )  # fmt: skip
         rows = zip(*(fast.get_column(c).to_list() for c in names), strict=True)
         t_cache, t_dates, t_tc, t_rounds = self._t_cache, self.t_dates, self.t_tc, self.t_rounds
-        p_cache, players = self._p_cache, self._players
-        seen = self._player_seen
+        p_cache, players, player = self._p_cache, self._players, self._player
+
+        def tags_of(g: int) -> dict[str, str]:
+            # a hash collision in `need` only means this game's dict is built now
+            tags = dicts.get(g)
+            if tags is None:
+                tags = dicts[g] = res.tag_dicts([g])[g]
+            return tags
+
         trefs, wrefs, brefs = refs["tournament_ref"], refs["white_ref"], refs["black_ref"]
         fast_lines, gis = refs["line"], refs["game_index"]
         for rg, is_fast, ln in zip(raw_games, fast_mask, lines, strict=True):
@@ -1158,19 +1179,19 @@ class _Reader:
             tkey = (event, site, edate_raw, year)
             tref = t_cache.get(tkey)
             if tref is None:
-                tags = dicts.get(g) or res.tag_dicts([g])[g]
-                tref = t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
+                tref = t_cache[tkey] = self._tournament(tags_of(g), gdate, edate, eprec)
             if gdate is not None:
                 t_dates[tref].append(gdate)
             if tc:
                 t_tc.setdefault(tref, set()).add(tc)
-            # `_player`, with its usual case (a player met before, rating known) inline
+            # `_player`, with its usual case (a player met before, rating known; a fast game's FIDE ID
+            # is valid or a placeholder) inline
             wref = p_cache.get((tref, white, wfid))
             if wref is None or (welo and players[wref].rating is None):
-                wref = seen(tref, "White", white, wfid, welo, dicts, res, g, ln, gi)
+                wref = player(tref, "White", white, wfid, welo, partial(tags_of, g), ln, gi)
             bref = p_cache.get((tref, black, bfid))
             if bref is None or (belo and players[bref].rating is None):
-                bref = seen(tref, "Black", black, bfid, belo, dicts, res, g, ln, gi)
+                bref = player(tref, "Black", black, bfid, belo, partial(tags_of, g), ln, gi)
             if rnd is not None and rnd > t_rounds.get(tref, 0):
                 t_rounds[tref] = rnd
             trefs.append(tref)
@@ -1192,33 +1213,6 @@ class _Reader:
         if not self.ins_lines:
             return counts.tolist()
         return [self._line_at(n) for n in counts.tolist()]
-
-    def _player_seen(
-        self,
-        tref: int,
-        side: str,
-        name: str,
-        fid_raw: str | None,
-        elo_raw: str | None,
-        dicts: dict[int, dict[str, str]],
-        analysis: Any,
-        g: int,
-        line: int,
-        gi: int,
-    ) -> int:
-        """`_player` for a game of the column-wise path (its FIDE ID is valid or a placeholder)."""
-        ckey = (tref, name, fid_raw)
-        ref = self._p_cache.get(ckey)
-        if ref is not None:
-            p = self._players[ref]
-            if p.rating is None and elo_raw:
-                p.rating = self._elo(elo_raw, line, gi, side + "Elo", report=False)
-            return ref
-        tags = dicts.get(g)
-        if tags is None:
-            tags = dicts[g] = analysis.tag_dicts([g])[g]
-        ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags, line, gi)
-        return ref
 
     # -- parallel reading (opt-in: read_pgn(workers=N)) --
     def _run_parallel(self, raw_games: list[_RawGame], chunks: list[tuple[int, int]]) -> None:
@@ -1441,7 +1435,7 @@ class _Reader:
         if gdate is None or edate_raw is not None:
             edate, eprec = self._date(edate_raw)
             if gdate is None:
-                if date_raw and _clean(date_raw) and _clean(date_raw).strip("?."):  # type: ignore[union-attr]
+                if _date_unreadable(date_raw):
                     self.issue("date_unparsed", f"Date {date_raw!r} could not be read", line, gi)
                 if edate is not None:
                     gdate, prec = edate, eprec
@@ -1460,8 +1454,16 @@ class _Reader:
             if tc:
                 self.t_tc.setdefault(tref, set()).add(tc)
 
-        wref = self._player(tref, "White", white, tags, line, gi) if white else None
-        bref = self._player(tref, "Black", black, tags, line, gi) if black else None
+        wref = (
+            self._player(tref, "White", white, get("WhiteFideId"), get("WhiteElo"), lambda: tags, line, gi)
+            if white
+            else None
+        )
+        bref = (
+            self._player(tref, "Black", black, get("BlackFideId"), get("BlackElo"), lambda: tags, line, gi)
+            if black
+            else None
+        )
 
         # round
         round_label = get("Round")
@@ -1658,12 +1660,8 @@ class _Reader:
         hit = self._elo_cache.get(raw, -1)
         if hit != -1:
             return hit  # type: ignore[return-value]
-        s = raw.strip()
-        val: int | None = None
-        if s.isdigit() and s.isascii():
-            n = int(s)
-            val = n if RATING_MIN <= n <= RATING_MAX else None
-        if val is None and s not in _PLACEHOLDERS and s != "0":
+        val, warns = _elo_rule(raw)
+        if warns:
             # not cached: every game that writes it reports it
             if report:
                 self.issue("rating_invalid", f"{tag} {raw!r} is not a rating: stored as unrated", line, gi)
@@ -1675,22 +1673,18 @@ class _Reader:
         self.issue("ply_count_invalid", f"{ply} plies (more than {PLY_MAX}): ply count stored as NULL", line, gi)
 
     def _board(self, raw: str, line: int, gi: int) -> int | None:
-        s = raw.strip()
-        if s.isascii() and s.isdigit() and 1 <= int(s) <= BOARD_MAX:
-            return int(s)
-        self.issue("board_invalid", f"Board {raw!r} is not a board number 1..{BOARD_MAX}: stored as NULL", line, gi)
-        return None
+        board, warns = _board_rule(raw)
+        if warns:
+            self.issue("board_invalid", f"Board {raw!r} is not a board number 1..{BOARD_MAX}: stored as NULL", line, gi)
+        return board
 
     def _fide_id(self, raw: str | None, line: int, gi: int, tag: str) -> int | None:
         if raw is None:
             return None
-        s = raw.strip()
-        if _FIDE_ID.match(s):
-            n = int(s)
-            return n or None
-        if s not in _PLACEHOLDERS:
+        fid, warns = _fide_id_rule(raw)
+        if warns:
             self.issue("fide_id_invalid", f"{tag} {raw!r} is not a FIDE ID: ignored", line, gi)
-        return None
+        return fid
 
     def _tournament(self, tags: dict[str, str], gdate: dt.date | None, edate: dt.date | None, eprec: str) -> int:
         event = _clean(tags.get("Event"))
@@ -1735,18 +1729,30 @@ class _Reader:
         self.out.tournaments.append(t)
         return ref
 
-    def _player(self, tref: int, side: str, name: str, tags: dict[str, str], line: int, gi: int) -> int:
-        fid_raw = tags.get(side + "FideId")
+    def _player(
+        self,
+        tref: int,
+        side: str,
+        name: str,
+        fid_raw: str | None,
+        elo_raw: str | None,
+        tags_of: Callable[[], dict[str, str]],
+        line: int,
+        gi: int,
+    ) -> int:
+        """The ref of the player `name` (with these FideId and Elo values as written) of tournament
+        `tref`: a player met before gets a rating a later game writes if it had none; a new one is
+        made from the game's tags (`tags_of()`, built only then)."""
         ckey = (tref, name, fid_raw)
         ref = self._p_cache.get(ckey)
         if ref is not None:
             p = self._players[ref]
-            if p.rating is None and tags.get(side + "Elo"):
-                p.rating = self._elo(tags.get(side + "Elo"), line, gi, side + "Elo", report=False)
+            if p.rating is None and elo_raw:
+                p.rating = self._elo(elo_raw, line, gi, side + "Elo", report=False)
             if fid_raw is not None and p.fide_id is None and fid_raw.strip() not in _PLACEHOLDERS:
                 self._fide_id(fid_raw, line, gi, side + "FideId")  # report every invalid FIDE ID
             return ref
-        ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags, line, gi)
+        ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags_of(), line, gi)
         return ref
 
     def _new_player(
