@@ -118,35 +118,45 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
     ):
         # UTF-8 with LF line ends, most likely: the reader checks the bytes as it reads them, and
         # the text is decoded only if they are not UTF-8 after all
-        from elopipe.pgn_reader import NotUtf8, read_pgn
+        from elopipe.pgn_reader import NotUtf8
 
-        newline = "LF" if b"\n" in data else None
         try:
-            parsed = read_pgn(
-                None, validate_moves=validate_moves, source_name=source.display, workers=workers, utf8=data
-            )
+            return _read(source, data, "pgn", None, "utf-8", "LF" if b"\n" in data else None, nul_issue,
+                         validate_moves, workers)  # fmt: skip
         except NotUtf8:
             pass
-        except Exception as exc:  # a reader bug must not lose the file: record it as rejected
-            return ParsedSource(source, digest, len(data), "pgn", "utf-8", newline, None, f"reader failed: {exc!r}")
-        else:
-            if nul_issue is not None:
-                parsed.issues.insert(0, nul_issue)
-            return ParsedSource(source, digest, len(data), "pgn", "utf-8", newline, parsed, parsed.rejected_reason)
     dec = decode_bytes(data)
     fmt = detect_format(source.suffix, dec.text)
     if fmt == "unknown":
         return ParsedSource(
             source, digest, len(data), fmt, dec.encoding, dec.newline, None, "neither PGN nor TRF content"
         )
+    return _read(source, data, fmt, dec.text, dec.encoding, dec.newline, nul_issue, validate_moves, workers)
+
+
+def _read(
+    source: Source,
+    data: bytes,
+    fmt: str,
+    text: str | None,
+    encoding: str,
+    newline: str | None,
+    nul_issue: IngestIssue | None,
+    validate_moves: bool,
+    workers: int,
+) -> ParsedSource:
+    """Read `text` (None: the undecoded bytes `data`, PGN only) with the reader of `fmt`. A reader
+    bug is recorded as a rejected file; raises pgn_reader.NotUtf8 only when `text` is None."""
+    from elopipe.pgn_reader import NotUtf8
+
     try:
         if fmt == "pgn":
             from elopipe.pgn_reader import read_pgn
 
             # the file's bytes are the text's UTF-8 when it was UTF-8 with LF line ends: no re-encoding
-            same = dec.encoding == "utf-8" and dec.newline in ("LF", None)
+            same = text is None or (encoding == "utf-8" and newline in ("LF", None))
             parsed = read_pgn(
-                dec.text,
+                text,
                 validate_moves=validate_moves,
                 source_name=source.display,
                 workers=workers,
@@ -155,13 +165,14 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
         else:
             from elopipe.trf_reader import read_trf
 
-            parsed = read_trf(dec.text, source_name=source.display)
+            parsed = read_trf(text or "", source_name=source.display)
+    except NotUtf8:
+        raise
     except Exception as exc:  # a reader bug must not lose the file: record it as rejected
-        return ParsedSource(source, digest, len(data), fmt, dec.encoding, dec.newline, None, f"reader failed: {exc!r}")
+        return ParsedSource(source, None, len(data), fmt, encoding, newline, None, f"reader failed: {exc!r}")
     if nul_issue is not None:
         parsed.issues.insert(0, nul_issue)
-    reason = parsed.rejected_reason
-    return ParsedSource(source, digest, len(data), fmt, dec.encoding, dec.newline, parsed, reason)
+    return ParsedSource(source, None, len(data), fmt, encoding, newline, parsed, parsed.rejected_reason)
 
 
 # C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).

@@ -102,15 +102,11 @@ def run(
     from elopipe.store import write_lock
 
     try:
-        lock = write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"))
-        lock.__enter__()
-    except StoreBusyError as exc:
+        with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")):
+            _run_pipeline(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose)
+    except StoreBusyError as exc:  # only the lock's: _run_pipeline reports its own
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
-    try:
-        _run_pipeline(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose)
-    finally:
-        lock.__exit__(None, None, None)
 
 
 def _run_pipeline(
