@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -13,7 +13,13 @@ from elopipe.store import StorePathError
 
 class _Group(TyperGroup):  # type: ignore[misc]
     """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
-    error, exit 2, whichever command met it."""
+    error, exit 2, whichever command met it, and a Ctrl-C as one line, exit 130."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            _interrupted()
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -21,6 +27,14 @@ class _Group(TyperGroup):  # type: ignore[misc]
         except StorePathError as exc:
             # typer's own (vendored) click exception: shown as "Invalid value for '--db'", exit 2
             raise typer.BadParameter(str(exc), param_hint="'--db'") from None
+        except KeyboardInterrupt:
+            _interrupted()
+
+
+def _interrupted() -> NoReturn:
+    # typer would exit 130 without a word; the user is told the command stopped
+    err_console.print("interrupted (Ctrl-C)", style="yellow")
+    raise typer.Exit(130) from None
 
 
 app = typer.Typer(

@@ -229,17 +229,20 @@ def ingest_paths(
     on_file: Callable[[FileResult], None] | None = None,
     on_wait: Callable[[str], None] | None = None,
     workers: int = 1,
+    wait: float | None = None,
 ) -> IngestSummary:
     """Ingest every source under `paths` into `db`, one transaction per file.
 
     Files already in the store (same sha256) are skipped; a changed file at a known path replaces
     its old rows. `on_file` is called after each file. `workers` > 1 replays each large PGN in
     that many forked processes with `validate_moves` (see `read_pgn`; without it, PGN games are
-    read as columns in threads anyway). Raises
-    StoreBusyError if the write lock cannot be taken (see elopipe.store)."""
+    read as columns in threads anyway). `wait`: seconds to wait for another process that holds
+    the store (an elopipe writer, or any program holding DuckDB's lock, such as a long
+    `elopipe sql` query); None waits for ever. Raises StoreBusyError if the store cannot be
+    opened for writing in that time (see elopipe.store)."""
     disc = discover(paths)
     summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)
-    with open_writer(db, on_wait=on_wait) as con:
+    with open_writer(db, timeout=wait, on_wait=on_wait) as con:
         bar = _progress(disc.sources) if progress else None
         try:
             for src in disc.sources:

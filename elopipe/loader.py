@@ -226,6 +226,11 @@ def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
 
 
 def _excerpt(ps: ParsedSource) -> str | None:
+    """The first 2,000 bytes of a rejected file that was read as chess (PGN or TRF), for the
+    officer; None for any other file: `ingest_errors.raw` is readable through `elopipe sql`, so
+    the bytes of a file that is not a chess file (a key, a password file) never enter the store."""
+    if ps.format not in ("pgn", "trf"):
+        return None
     try:
         data = ps.source.read_bytes()[:2000]
     except Exception:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -46,6 +47,8 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
         raise StorePathError(f"{db} is a folder; give the store's DuckDB file, e.g. {path / DEFAULT_DB}")
     if not path.exists():
         return
+    if not path.is_file():  # opening a FIFO would hang, a device would read for ever
+        raise StorePathError(f"{db} is not a regular file (a pipe, a socket or a device); give a store file")
     try:
         with open(path, "rb") as fh:
             head = fh.read(12)
@@ -111,6 +114,8 @@ def write_lock(
 
     check_store_path(db)
     _make_parent(Path(db), on_wait)
+    if path.exists() and not path.is_file():
+        raise StorePathError(f"the lock file {path} beside the store is not a regular file; remove it")
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -207,13 +212,30 @@ def _connect_writable(
             if "not a valid duckdb database" in str(exc).lower():
                 raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
             if "lock" not in str(exc).lower():
-                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {exc}") from exc
+                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {_first_line(exc)}") from None
             if deadline is not None and time.monotonic() >= deadline:
-                raise StoreBusyError(f"{db} is held open by another program (DuckDB's lock): {exc}") from exc
+                raise StoreBusyError(
+                    f"{db} is held open by another program ({_lock_holder(exc)}); try again when it finishes"
+                ) from None
             if not told and on_wait is not None:
-                on_wait(f"waiting for another program to close {db} (DuckDB's lock) ...")
+                on_wait(f"waiting for another program to close {db} ({_lock_holder(exc)}) ...")
                 told = True
             time.sleep(0.5)
+
+
+_HOLDER = re.compile(r"lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def _lock_holder(exc: BaseException) -> str:
+    """'python3.11, PID 4648' from DuckDB's lock error, or 'unknown process' (DuckDB's own text
+    says how to use its CLI, which is not what an elopipe user needs)."""
+    m = _HOLDER.search(str(exc))
+    return f"{os.path.basename(m['program'])}, PID {m['pid']}" if m else "unknown process"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0].removeprefix("IO Error: ") if text else "unknown error"
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:
@@ -236,7 +258,11 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     except duckdb.IOException as exc:
         if "not a valid duckdb database" in str(exc).lower():
             raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
-        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {exc}") from exc
+        if "lock" in str(exc).lower():
+            raise StoreBusyError(
+                f"{db} is being written by another program ({_lock_holder(exc)}); try again when it finishes"
+            ) from None
+        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {_first_line(exc)}") from None
     if not external_access:
         con.execute("SET lock_configuration = true")
     return con

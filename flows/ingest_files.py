@@ -203,6 +203,8 @@ def ingest_files(
         return summary
     for missing in disc.missing:
         stage_warning("ingest", f"no such file or folder: {missing}")
+    for path, why in disc.refused:
+        stage_warning("ingest", f"skipped {path}: {why}")
     workers = _pool_size(disc.sources)
     summary.parallel_workers = workers
     _pool = _make_pool(workers) if workers else None
