@@ -262,3 +262,32 @@ def test_a_tournament_that_breaks_the_engine_is_named_and_the_rest_is_rated(tmp_
     assert sorted(n for (n,) in rated) == ["Good Open", "Later Open"]
     skips = _rows(db, f"SELECT tournament_id, reason, n_games FROM rating_skips WHERE system = '{system}'")
     assert (bad, "rating_failed: simulated engine fault", 1) in skips
+
+
+def test_isolate_finds_every_failing_tournament_and_leaves_healthy_runs_alone():
+    from elopipe.rating import faults
+
+    calls: list[tuple[frozenset[int], bool]] = []
+
+    def run(excluded, write):
+        calls.append((frozenset(excluded), write))
+        broken = {3, 7} - set(excluded)
+        if broken:
+            raise ValueError(f"tournament {min(broken)} overflows\nexpression detail")
+        return sorted(set(range(10)) - set(excluded))
+
+    result, failed = faults.isolate(run, list(range(10)))
+    assert result == [0, 1, 2, 4, 5, 6, 8, 9]
+    assert failed == {3: "rating_failed: tournament 3 overflows", 7: "rating_failed: tournament 7 overflows"}
+    # the bisection probes never write; the full run and one run per culprit found may
+    assert [ex for ex, write in calls if write] == [frozenset(), frozenset({3}), frozenset({3, 7})]
+
+    calls.clear()
+    assert faults.isolate(lambda excluded, write: calls.append(write) or "ok", [1, 2]) == ("ok", {})
+    assert calls == [True]  # a healthy run: computed once, written once
+
+    def always(excluded, write):
+        raise RuntimeError("store unreadable")
+
+    with pytest.raises(RuntimeError, match="store unreadable"):
+        faults.isolate(always, [1, 2, 3])  # not a tournament's doing: the error stands
