@@ -61,7 +61,7 @@ import gc
 import hashlib
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
@@ -72,8 +72,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
-from elopipe.dates import parse_pgn_date
-from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
+from elopipe.dates import parse_game_date, parse_pgn_date
+from elopipe.field_bounds import (
+    BIRTH_YEAR_MAX,
+    BIRTH_YEAR_MIN,
+    BOARD_MAX,
+    GAMES_PER_PLAYER_PLAUSIBLE,
+    PLY_MAX,
+    RATING_MAX,
+    RATING_MIN,
+    ROUND_MAX,
+)
 from elopipe.model import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
@@ -744,8 +753,23 @@ def _date_unreadable(v: str | None) -> bool:
 
 def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
     """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
-    d, prec = parse_pgn_date(v.strip()) if v else (None, "none")
+    d, prec, _ = parse_game_date(v.strip()) if v else (None, "none", None)
     return d, prec, d is None and _date_unreadable(v)
+
+
+def _event_date_rule(v: str) -> tuple[dt.date | None, str, bool]:
+    """(date, precision, warns) of an EventDate value: only a refused (implausible) date warns;
+    an unreadable one is dropped silently, as `_game` does."""
+    d, prec, why = parse_game_date(v.strip()) if v else (None, "none", None)
+    return d, prec, why is not None
+
+
+def _date_message(tag: str, raw: str) -> tuple[str, str]:
+    """(code, message) of a Date/EventDate value that gives no date: refused or unreadable."""
+    why = parse_game_date(raw.strip())[2]
+    if why is not None:
+        return "date_implausible", f"{tag} {raw!r} {why}: date not stored"
+    return "date_unparsed", f"{tag} {raw!r} could not be read"
 
 
 def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
@@ -783,6 +807,7 @@ def _fide_id_rule(v: str) -> tuple[int | None, bool]:
 
 _VALUE_RULES: dict[str, Any] = {
     "date": _date_rule,
+    "event_date": _event_date_rule,
     "round": _round_rule,
     "board": _board_rule,
     "elo": _elo_rule,
@@ -902,6 +927,9 @@ class _Reader:
         self._players: dict[int, PlayerRec] = {}
         self._elo_cache: dict[str, int | None] = {}
         self._date_cache: dict[str, tuple[dt.date | None, str]] = {}
+        # the column path's refs and its games read one by one (`_implausible_games`)
+        self._fast_refs: dict[str, list[int]] | None = None
+        self._slow_games: list[GameRec] = []
         self._headerless_tokens: list[list[bytes]] = []
         self._t_cache: dict[tuple[Any, ...], int] = {}
         self._p_cache: dict[tuple[Any, ...], int] = {}
@@ -1005,8 +1033,43 @@ class _Reader:
                 "error",
             )
         self._finish_tournaments()
+        self._implausible_games()
         self.out.players = sorted(self._players.values(), key=lambda p: p.ref)
         return self.out
+
+    def _implausible_games(self) -> None:
+        """Warn (games kept) about a player with more games in one event than any real event
+        gives (`field_bounds.GAMES_PER_PLAYER_PLAUSIBLE`), at the first game beyond it."""
+        fast = self._fast_refs
+        slow: list[GameRec] = self._slow_games if fast is not None else self.out.games  # type: ignore[assignment]
+        counts: Counter[int | None] = Counter()
+        if fast is not None:
+            counts.update(fast["white_ref"])
+            counts.update(fast["black_ref"])
+        counts.update(g.white_ref for g in slow)
+        counts.update(g.black_ref for g in slow)
+        many = {ref for ref, n in counts.items() if ref is not None and n > GAMES_PER_PLAYER_PLAUSIBLE}
+        for ref in sorted(many):  # a rare case: the games of these players are looked up again
+            at = [(g.line, g.game_index) for g in slow if ref in (g.white_ref, g.black_ref)]
+            if fast is not None:
+                at += [
+                    (ln, gi)
+                    for w, b, ln, gi in zip(
+                        fast["white_ref"], fast["black_ref"], fast["line"], fast["game_index"], strict=True
+                    )
+                    if ref in (w, b)
+                ]
+            line, gi = sorted(at, key=lambda x: x[1] or 0)[GAMES_PER_PLAYER_PLAUSIBLE]
+            player = self._players[ref]
+            event = next((t.name for t in self.out.tournaments if t.ref == player.tournament_ref), None)
+            self.issue(
+                "implausible_games",
+                f"{player.name!r} has {counts[ref]} games in event {event!r}: more than "
+                f"{GAMES_PER_PLAYER_PLAUSIBLE}, which no real event gives (a merged or generated file?); "
+                "loaded as written",
+                line,
+                gi,
+            )
 
     def _process(self, raw_games: list[_RawGame]) -> int:
         """Read `raw_games` (a run of consecutive games); game indexes start at 0. Returns how many
@@ -1111,6 +1174,7 @@ class _Reader:
         lines = self._start_lines(raw_games)
         refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
         fast_parts: list[tuple[pl.DataFrame, pgn_columns.Analysis]] = []
+        self._fast_refs, self._slow_games = refs, self.out.games
         gi = 0
         for a, b, job in jobs:
             res = job.result()
@@ -1434,9 +1498,11 @@ class _Reader:
         edate_raw = get("EventDate")
         if gdate is None or edate_raw is not None:
             edate, eprec = self._date(edate_raw)
+            if edate is None and edate_raw is not None and parse_game_date(edate_raw.strip())[2] is not None:
+                self.issue(*_date_message("EventDate", edate_raw), line, gi)
             if gdate is None:
                 if _date_unreadable(date_raw):
-                    self.issue("date_unparsed", f"Date {date_raw!r} could not be read", line, gi)
+                    self.issue(*_date_message("Date", date_raw), line, gi)
                 if edate is not None:
                     gdate, prec = edate, eprec
                     flags.append("date_from_event")
@@ -1648,7 +1714,7 @@ class _Reader:
             return None, "none"
         hit = self._date_cache.get(raw)
         if hit is None:
-            hit = parse_pgn_date(raw.strip())
+            hit = parse_game_date(raw.strip())[:2]
             self._date_cache[raw] = hit
         return hit
 
