@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from elopipe.store import StorePathError
+from elopipe.store import StoreFullError, StorePathError, disk_full_message, is_disk_full
 
 
 class _Group(TyperGroup):  # type: ignore[misc]
@@ -29,6 +29,28 @@ class _Group(TyperGroup):  # type: ignore[misc]
             raise typer.BadParameter(str(exc), param_hint="'--db'") from None
         except KeyboardInterrupt:
             _interrupted()
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            # any command's write (rate, publish, export): DuckDB rolled the store back
+            err_console.print(_disk_full_line(exc), style="red")
+            raise typer.Exit(1) from None
+
+
+def _disk_full_line(exc: BaseException) -> str:
+    if isinstance(exc, StoreFullError):
+        return str(exc)
+    target = getattr(exc, "filename", None) or _quoted_path(str(exc))
+    if target:
+        return disk_full_message(target, "the command's output")
+    return "the disk is full: the command's output was not written; free some space and run the command again"
+
+
+def _quoted_path(text: str) -> str | None:
+    """The file named in DuckDB's error text ('Could not write file "x.duckdb.wal": ...')."""
+    start = text.find('"')
+    end = text.find('"', start + 1)
+    return text[start + 1 : end] if 0 <= start < end else None
 
 
 def _interrupted() -> NoReturn:

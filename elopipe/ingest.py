@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from elopipe.loader import FileResult, load_parsed_source
 from elopipe.model import IngestIssue, ParsedFile
 from elopipe.sources import Discovery, Source, SourceError, discover
-from elopipe.store import DEFAULT_DB, open_writer
+from elopipe.store import DEFAULT_DB, StoreFullError, open_writer
 from elopipe.textio import decode_bytes, wide_bom
 
 __all__ = [
@@ -199,6 +199,7 @@ class IngestSummary:
     files: list[FileResult] = field(default_factory=list)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    failure: str | None = None  # why the ingest stopped early (the store's disk is full)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -217,8 +218,9 @@ class IngestSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 when every file loaded (or was already in the store), 1 when any was partial or rejected."""
-        return 1 if any(f.status in ("partial", "rejected") for f in self.files) else 0
+        """0 when every file loaded (or was already in the store), 1 when any was partial or
+        rejected, or the ingest stopped early."""
+        return 1 if self.failure or any(f.status in ("partial", "rejected") for f in self.files) else 0
 
 
 def ingest_paths(
@@ -239,7 +241,8 @@ def ingest_paths(
     read as columns in threads anyway). `wait`: seconds to wait for another process that holds
     the store (an elopipe writer, or any program holding DuckDB's lock, such as a long
     `elopipe sql` query); None waits for ever. Raises StoreBusyError if the store cannot be
-    opened for writing in that time (see elopipe.store)."""
+    opened for writing in that time (see elopipe.store). A full disk stops the ingest at the
+    file that did not fit: the files before it stay loaded, and `failure` says why."""
     disc = discover(paths)
     summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)
     with open_writer(db, timeout=wait, on_wait=on_wait) as con:
@@ -249,7 +252,12 @@ def ingest_paths(
                 if bar is not None:
                     bar[0].update(bar[1], description=_short(src.display))
                 parsed = parse_source(src, validate_moves=validate_moves, workers=workers)
-                result = load_parsed_source(con, parsed)
+                try:
+                    result = load_parsed_source(con, parsed)
+                except StoreFullError as exc:  # every later file would fail the same way
+                    summary.failure = str(exc)
+                    summary.files.append(FileResult(src.display, "rejected", format=parsed.format, reason=str(exc)))
+                    break
                 summary.files.append(result)
                 if on_file is not None:
                     on_file(result)

@@ -15,6 +15,7 @@ so through its `on_wait` callback.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -62,6 +63,32 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
 
 class StoreBusyError(RuntimeError):
     """Another process holds the write lock (or DuckDB's own lock) and did not release it in time."""
+
+
+class StoreFullError(RuntimeError):
+    """The disk (or the quota) holding the store is full: a write failed and was rolled back, so
+    the store is intact. The message names the disk and what was being written."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True for a write that failed because the disk or the quota is full (an OSError, or DuckDB's
+    IOException/TransactionException, which carry the system's text)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc)
+    return "No space left on device" in text or "Disk quota exceeded" in text
+
+
+def disk_full_message(path: str | os.PathLike[str], writing: str) -> str:
+    """One line for the user: which disk is full (its mount point) and what could not be written."""
+    where = Path(os.path.abspath(path))
+    mount = where if where.is_dir() else where.parent
+    while not os.path.ismount(mount) and mount != mount.parent:
+        mount = mount.parent
+    return (
+        f"the disk holding {path} (mounted at {mount}) is full: {writing} was not written;"
+        " free some space and run the command again"
+    )
 
 
 def lock_path(db: str | os.PathLike[str]) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path
+from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
 DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
@@ -154,8 +154,11 @@ def _run_pipeline(
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed", style="red")
         raise typer.Exit(130) from None
-    except Exception as exc:  # Prefect has logged the traceback above; end with one clear line
-        err_console.print(f"pipeline failed: {exc!r}; files loaded before the failure stay loaded", style="red")
+    except Exception as exc:  # Prefect has logged the details above; end with one clear line
+        if is_disk_full(exc):
+            raise  # the CLI says which disk is full, as for every command
+        first = (str(exc).strip().splitlines() or ["unknown error"])[0]
+        err_console.print(f"pipeline failed: {first}; files loaded before the failure stay loaded", style="red")
         raise typer.Exit(1) from None
     t_end = time.time()
     print_where(summary, db, t_end - t0)
