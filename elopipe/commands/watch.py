@@ -56,12 +56,13 @@ def watch(
     inbox.mkdir(parents=True, exist_ok=True)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import configure, local_run_settings
+    from elopipe.prefect_env import configure, local_run_settings, temporary_server_dies_with_us
     from elopipe.watcher import outcomes_by_path
     from elopipe.watcher import watch as watch_loop
 
     exit_if_api_unreachable()
     configure(quiet=not verbose)
+    temporary_server_dies_with_us()
     from flows.pipeline import pipeline
 
     _show_watcher_warnings()
