@@ -9,7 +9,7 @@ Plain library, no Prefect: `elopipe watch` runs `watch()` with a batch function 
   and rename at the end. Only regular files directly in the inbox are looked at.
 - A copy can stall for longer than two polls. A file that looks cut short (`looks_complete`: a
   PGN whose last game has no result marker, a TRF whose last line has no line break, a zip
-  without its central directory, an empty file) is taken only once it has stayed unchanged for
+  without its central directory) is taken only once it has stayed unchanged for
   `incomplete_wait` seconds (default 60, counted from its mtime), then with a warning.
 - A file that changed while its batch read it (size or mtime differ from when it was taken)
   is not moved: it stays in the inbox and is taken again once it holds still, and loaded as a
@@ -102,8 +102,9 @@ def looks_complete(path: Path) -> bool:
 
     PGN (text starting with `[`): the last game's movetext must end in `1-0`, `0-1`, `1/2-1/2`
     or `*`. TRF (a `.trf` name, or a line starting with a three-digit code): the last line must
-    end with a line break. Zip: its central directory (written last) must be there. An empty file is
-    incomplete. Anything else (.gz, .bz2, unknown text) is judged by its size and mtime alone.
+    end with a line break. Zip: its central directory (written last) must be there. Anything else
+    (.gz, .bz2, unknown text, an empty file) is judged by its size and mtime alone: an empty file
+    is rejected as such, and `watch()` brings it back if a writer fills it later.
     Only the first and last 4 KB are read; a file that cannot be read counts as complete (the
     ingest then records why).
     """
@@ -115,8 +116,6 @@ def looks_complete(path: Path) -> bool:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return True
-        if st.st_size == 0:
-            return False
         if path.suffix.lower() == ".zip":
             return zipfile.is_zipfile(fh)
         head = fh.read(TAIL_BYTES)
@@ -208,11 +207,7 @@ class ArrivalTracker:
 def _incomplete_why(path: Path) -> str:
     if path.suffix.lower() == ".zip":
         return "no zip directory at its end"
-    try:
-        empty = path.stat().st_size == 0
-    except OSError:
-        empty = False
-    return "empty" if empty else "its last game or line is not finished"
+    return "its last game or line is not finished"
 
 
 def collect_arrived(

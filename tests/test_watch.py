@@ -349,7 +349,7 @@ def test_real_files_look_complete_and_their_cut_copies_do_not(tmp_path: Path) ->
     assert looks_complete(tmp_path / "a.zip")
     (tmp_path / "b.zip").write_bytes((tmp_path / "a.zip").read_bytes()[:-30])
     assert not looks_complete(tmp_path / "b.zip")
-    (tmp_path / "empty.pgn").write_bytes(b"")
-    assert not looks_complete(tmp_path / "empty.pgn")
+    (tmp_path / "empty.pgn").write_bytes(b"")  # nothing to judge: taken and rejected as empty
+    assert looks_complete(tmp_path / "empty.pgn")
     (tmp_path / "noise.pgn").write_bytes(b"\x00\x01garbage\x00" * 10)  # not chess: judged by size and mtime only
     assert looks_complete(tmp_path / "noise.pgn")
