@@ -92,7 +92,9 @@ def watch(
         raise typer.Exit(1) from None
     console.print(
         f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
-        + (f", {stats.left} left in the inbox" if stats.left else ""),
+        + (f", {stats.left} left in the inbox" if stats.left else "")
+        + (f", {stats.changed} changed while loaded (loaded again)" if stats.changed else "")
+        + (f", {stats.returned} changed after the move (moved back)" if stats.returned else ""),
         soft_wrap=True,
     )
 
