@@ -1283,6 +1283,9 @@ class _Reader:
         """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
         merged in file order. Any failure of the pool falls back to reading the chunk here."""
         import multiprocessing
+        import os
+
+        from elopipe.lifeline import exit_with
 
         global _FORK_JOB
         _FORK_JOB = (self, raw_games)
@@ -1290,7 +1293,9 @@ class _Reader:
         first = raw_games[chunks[0][0] : chunks[0][1]]
         try:
             try:
-                pool = multiprocessing.get_context("fork").Pool(len(chunks) - 1)
+                # the workers end with this process, even if it is killed (elopipe.lifeline)
+                ctx = multiprocessing.get_context("fork")
+                pool = ctx.Pool(len(chunks) - 1, initializer=exit_with, initargs=(os.getpid(), 0.0))
             except (OSError, ValueError):  # no fork here (or no resources): read every chunk here
                 pool = None
             if pool is None:
