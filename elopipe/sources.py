@@ -176,16 +176,16 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in dirs + files:
             f = Path(root) / name
-            why = _not_regular(f)
+            why = not_regular(f)
             if why is not None and not name.startswith("."):
                 skipped.append((str(f.absolute()), why))
         dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
-        found.extend(Path(root) / f for f in files if not f.startswith(".") and _not_regular(Path(root) / f) is None)
+        found.extend(Path(root) / f for f in files if not f.startswith(".") and not_regular(Path(root) / f) is None)
     return sorted(set(found))
 
 
-def _not_regular(f: Path) -> str | None:
-    """Why a folder entry is not read (a symbolic link, a FIFO, a device), or None for a regular
+def not_regular(f: Path) -> str | None:
+    """Why a folder entry (or an inbox entry) is not read (a symbolic link, a FIFO, a device), or None for a regular
     file or a real folder. Looked at without following links and without opening."""
     try:
         mode = os.lstat(f).st_mode

@@ -6,7 +6,8 @@ Plain library, no Prefect: `elopipe watch` runs `watch()` with a batch function 
 - A file has *arrived* when its size and mtime are the same on two polls in a row (a copy or
   download still in progress changes one of them). Names ending in `.part`, `.tmp`,
   `.crdownload`, and dot files, are never taken: browsers and `rsync` write under those names
-  and rename at the end. Only regular files directly in the inbox are looked at.
+  and rename at the end. Only regular files directly in the inbox are looked at: a symbolic
+  link or a FIFO is left where it is, and named once in a warning.
 - A copy can stall for longer than two polls. A file that looks cut short (`looks_complete`: a
   PGN whose last game has no result marker, a TRF whose last line has no line break, a zip
   without its central directory) is taken only once it has stayed unchanged for
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Protocol
 
 from elopipe.interrupt import stop_requested, wait_or_stop
+from elopipe.sources import not_regular
 
 TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
 PROCESSED = "processed"
@@ -70,13 +72,13 @@ BatchRunner = Callable[[list[Path]], Mapping[Path, FileOutcome]]
 
 
 def is_candidate(path: Path) -> bool:
-    """A regular file whose name is not a temporary or hidden one."""
+    """A regular file (not a symbolic link) whose name is not a temporary or hidden one."""
     name = path.name
     if name.startswith("."):
         return False
     if name.lower().endswith(TEMP_SUFFIXES):
         return False
-    return path.is_file()
+    return not_regular(path) is None and path.is_file()
 
 
 Signature = tuple[int, int]  # (size in bytes, mtime in ns)
@@ -151,6 +153,20 @@ class ArrivalTracker:
     incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT
     taken: dict[Path, Signature] = field(default_factory=dict)
     _seen: dict[Path, _Seen] = field(default_factory=dict)
+    _refused: set[Path] = field(default_factory=set)
+
+    def _refuse(self, path: Path) -> None:
+        """Say once that a symbolic link or a FIFO in the inbox is left alone: a link would read
+        whatever file it points to into the store."""
+        why = not_regular(path)
+        if why is None or path.name.startswith(".") or path in self._refused:
+            return
+        self._refused.add(path)
+        log.warning(
+            "skipped %s: %s",
+            path,
+            why.replace("inside a folder (name it on the command line to read it)", "in the inbox"),
+        )
 
     def poll(self) -> list[Path]:
         """List the inbox once; return the files unchanged since the previous poll (and complete,
@@ -168,6 +184,7 @@ class ArrivalTracker:
         for entry in entries:
             path = Path(entry.path)
             if not is_candidate(path):
+                self._refuse(path)
                 continue
             sig = _signature(path)
             if sig is not None:

@@ -353,3 +353,24 @@ def test_real_files_look_complete_and_their_cut_copies_do_not(tmp_path: Path) ->
     assert looks_complete(tmp_path / "empty.pgn")
     (tmp_path / "noise.pgn").write_bytes(b"\x00\x01garbage\x00" * 10)  # not chess: judged by size and mtime only
     assert looks_complete(tmp_path / "noise.pgn")
+
+
+def test_a_symlink_or_fifo_in_the_inbox_is_left_alone_and_named_once(tmp_path: Path, caplog) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:$6$hash:::\n")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "notes.pgn").symlink_to(secret)
+    os.mkfifo(inbox / "games.zip")
+    real = inbox / "real.pgn"
+    shutil.copy(GOOD, real)
+    tracker = ArrivalTracker(inbox)
+    with caplog.at_level("WARNING", logger="elopipe.watcher"):
+        tracker.poll()
+        arrived = tracker.poll()
+        tracker.poll()
+    assert arrived == [real]
+    warned = [r.getMessage() for r in caplog.records]
+    assert sum("notes.pgn" in m and "symbolic link" in m for m in warned) == 1
+    assert sum("games.zip" in m and "not a regular file" in m for m in warned) == 1
+    assert not is_candidate(inbox / "notes.pgn")
