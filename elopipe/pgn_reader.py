@@ -650,6 +650,35 @@ def _san_words(mt: bytes) -> list[bytes]:
     return [w for w in s.split() if w in _SAN_SET]
 
 
+def _san_offsets(mt: bytes) -> list[tuple[bytes, int]]:
+    """`_san_words(mt)` with the offset of each word in `mt`: comments, variations and `;` lines
+    are blanked in place (same length), so an offset counts the movetext's own bytes. Used only to
+    place an illegal move on its line, so it is computed only for such a game."""
+    s = _blank(_COMMENT, mt) if b"{" in mt else mt
+    if b"{" in s:
+        s = s[: s.index(b"{")]
+    if b";" in s:
+        s = _blank(_SEMI, s)
+    if b"(" in s or b")" in s:
+        prev = None
+        while prev != s:
+            prev, s = s, _blank(_VARIATION, s)
+        s = s.replace(b")", b" ")
+        if b"(" in s:
+            s = s[: s.index(b"(")]
+    s = s.replace(b"e.p.", b"    ").translate(_MARKS_TO_SPACE)
+    return [(m.group(), m.start()) for m in _WORD_OR_DOT.finditer(s) if m.group() in _SAN_SET]
+
+
+_MARKS_TO_SPACE = bytes.maketrans(b"+#!?", b"    ")
+_WORD_OR_DOT = re.compile(rb"[^\s.]+\.?")
+
+
+def _blank(pattern: re.Pattern[bytes], s: bytes) -> bytes:
+    """`pattern`'s matches in `s` replaced by spaces of the same length, their newlines kept."""
+    return pattern.sub(lambda m: bytes(b if b == 10 else 32 for b in m.group()), s)
+
+
 _STANDARD_FORMS = {r: ResultForm(r, True) for r in ("1-0", "0-1", "1/2-1/2", "*")}
 _RESULT_CACHE: dict[str, ResultForm | None] = {}
 
@@ -1589,7 +1618,7 @@ class _Reader:
                 code = {ONE: "U", HALF: "H", ZERO: "Z"}.get(score, "U") if score is not None else "U"
                 self.out.unplayed.append(UnplayedRec(tref, pref, rnd, code, score, None, line))
         if self.validate and tokens:
-            self._validate(_san_words(movetext)[: len(tokens)], fen, variant == "chess960", line, gi, game)
+            self._validate(movetext, len(tokens), fen, variant == "chess960", line, gi, game, rg)
 
     # -- helpers --
     def _odd_players(
@@ -1887,9 +1916,21 @@ class _Reader:
                 t.rounds = self.t_rounds[t.ref]
 
     def _validate(
-        self, tokens: list[bytes], fen: str | None, chess960: bool, line: int, gi: int, game: GameRec
+        self,
+        movetext: bytes,
+        n_tokens: int,
+        fen: str | None,
+        chess960: bool,
+        line: int,
+        gi: int,
+        game: GameRec,
+        rg: _RawGame,
     ) -> None:
+        """Replay the game's first `n_tokens` SAN moves; an illegal or ambiguous move is an error
+        on the game, reported at the line of the move itself."""
         import chess  # only when validating: the import costs ~0.4 s
+
+        tokens = _san_words(movetext)[:n_tokens]
 
         try:
             board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
@@ -1902,12 +1943,22 @@ class _Reader:
             try:
                 move = board.parse_san(san)
             except chess.AmbiguousMoveError:
-                self._bad_move(game, "ambiguous_move", f"ambiguous move {san!r} at ply {ply}", board, line, gi)
+                at = self._move_line(movetext, tokens, ply, line, rg)
+                self._bad_move(game, "ambiguous_move", f"ambiguous move {san!r} at ply {ply}", board, at, gi)
                 return
             except ValueError:
-                self._bad_move(game, "illegal_move", f"illegal move {san!r} at ply {ply}", board, line, gi)
+                at = self._move_line(movetext, tokens, ply, line, rg)
+                self._bad_move(game, "illegal_move", f"illegal move {san!r} at ply {ply}", board, at, gi)
                 return
             board.push(move)
+
+    def _move_line(self, movetext: bytes, tokens: list[bytes], ply: int, line: int, rg: _RawGame) -> int:
+        """The file line of the `ply`-th SAN move (1-based) of the game whose first line is `line`;
+        `line` itself if the move cannot be placed."""
+        placed = _san_offsets(movetext)
+        if [w for w, _ in placed[: len(tokens)]] != tokens or ply > len(placed):
+            return line
+        return line + self.text.count(b"\n", rg.header_start, rg.mt_start + placed[ply - 1][1])
 
     def _bad_move(self, game: GameRec, code: str, msg: str, board: Any, line: int, gi: int) -> None:
         game.flags.append("moves_invalid")
