@@ -49,8 +49,8 @@ def ingest(
             f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",
             style="yellow",
         )
+    print_skipped(summary.skipped_paths, quiet)
     if not quiet:
-        print_skipped(summary.skipped_paths)
         print_file_problems(summary)
         for f in summary.files:
             if f.replaced_file_ids:
@@ -99,14 +99,15 @@ def print_file_problems(summary) -> None:
     console.print('Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"')
 
 
-def print_skipped(skipped: list[tuple[str, str]]) -> None:
+def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:
     """Name each folder entry that was not opened for a reason other than its suffix (symbolic
-    links, FIFOs, devices); count the files passed over for their suffix in one line."""
+    links, FIFOs, devices), even when quiet: a link left out may be a file the user expected to
+    load. Unless quiet, count the files passed over for their suffix in one line."""
     from elopipe.sources import refused
 
     named = refused(skipped)
     for path, why in named:
         err_console.print(f"skipped {path}: {why}", style="yellow", soft_wrap=True)
-    if len(skipped) > len(named):
+    if len(skipped) > len(named) and not quiet:
         n = len(skipped) - len(named)
         console.print(f"{_plural(n, 'file')} passed over: not .pgn .trf .txt (or .gz .bz2 .zip of those)")
