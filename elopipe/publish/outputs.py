@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +13,7 @@ import polars as pl
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import player_info, write_player_page
-from elopipe.publish.html import render, system_label
+from elopipe.publish.html import json_for_script, render, system_label
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
 from elopipe.publish.reports import rated_tournaments, tournament_info, write_report
 
@@ -82,11 +81,6 @@ _HTML_COLUMNS = [
 ]
 
 
-def _json_for_script(value: object) -> str:
-    # "</" would end the <script> element early; "<\/" is the same JSON string.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-
-
 def _list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: dict[int, str] | None) -> str:
     keys = [k for k, _, _ in _HTML_COLUMNS]
     links = player_links or {}
@@ -98,8 +92,8 @@ def _list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: 
         list_date=list_date.isoformat(),
         n_players=df.height,
         columns=[{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS],
-        columns_json=_json_for_script([{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS]),
-        data_json=_json_for_script(rows),
+        columns_json=json_for_script([{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS]),
+        data_json=json_for_script(rows),
     )
 
 
