@@ -57,34 +57,118 @@ def _read(out: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _systems(out: Path, db: str | os.PathLike[str]) -> dict[str, list[str]] | None:
+def _section(data: dict[str, Any], key: str) -> dict[str, list[str]]:
+    part = data.get(key)
+    return part if isinstance(part, dict) else {}
+
+
+def _ledger(out: Path, db: str | os.PathLike[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]] | None:
+    """(published, pending) of `db` in `out`; None when another store (or none) wrote the ledger."""
     data = _read(out)
     if data.get("db") != os.path.realpath(db):
         return None
-    systems = data.get("systems")
-    return systems if isinstance(systems, dict) else {}
+    return _section(data, "systems"), _section(data, "pending")
+
+
+def _save(out: Path, db: str | os.PathLike[str], systems: dict[str, list[str]], pending: dict[str, list[str]]) -> None:
+    # Imported here: the rate flow imports this module, and needs none of the publish package.
+    from elopipe.publish.atomic import write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    pending = {s: d for s, d in pending.items() if d}
+    data = {"db": os.path.realpath(db), "systems": systems, "pending": pending}
+    write_text(out / LEDGER, json.dumps(data, indent=1))
+
+
+def _dates(values: list[str]) -> set[dt.date]:
+    return {dt.date.fromisoformat(d) for d in values}
 
 
 def published_dates(out: Path, db: str | os.PathLike[str], system: str) -> set[dt.date]:
-    """List dates of `system` this folder holds from store `db` (empty if another store wrote it)."""
-    systems = _systems(out, db) or {}
-    return {dt.date.fromisoformat(d) for d in systems.get(system, [])}
+    """List dates of `system` this folder holds, whole, from store `db` (empty if another store
+    wrote it)."""
+    systems, _ = _ledger(out, db) or ({}, {})
+    return _dates(systems.get(system, []))
+
+
+def pending_dates(out: Path, db: str | os.PathLike[str], system: str) -> set[dt.date]:
+    """List dates of `system` whose publishing from `db` into `out` began but did not finish
+    (the process was killed, the disk was full, ...): the next publish writes them again."""
+    _, pending = _ledger(out, db) or ({}, {})
+    return _dates(pending.get(system, []))
 
 
 def has_published(out: Path, db: str | os.PathLike[str], system: str) -> bool:
-    """True once `db` has published any list of `system` into `out`."""
-    return system in (_systems(out, db) or {})
+    """True once `db` has begun publishing lists of `system` into `out`."""
+    systems, pending = _ledger(out, db) or ({}, {})
+    return system in systems or system in pending
+
+
+def begin(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date]) -> None:
+    """Record `dates` of `system` as being published, before any of their files is written:
+    they are pending, and no longer published, until `remember` records them written."""
+    systems, pending = _ledger(out, db) or ({}, {})
+    todo = {d.isoformat() for d in dates}
+    systems[system] = sorted(set(systems.get(system, [])) - todo)
+    pending[system] = sorted(set(pending.get(system, [])) | todo)
+    _save(out, db, systems, pending)
 
 
 def remember(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date]) -> None:
-    """Add `dates` of `system` to the folder's ledger (replacing a ledger of another store)."""
-    systems = _systems(out, db)
-    if systems is None:
-        systems = {}
-    known = set(systems.get(system, []))
-    systems[system] = sorted(known | {d.isoformat() for d in dates})
-    out.mkdir(parents=True, exist_ok=True)
-    (out / LEDGER).write_text(json.dumps({"db": os.path.realpath(db), "systems": systems}, indent=1), encoding="utf-8")
+    """Record `dates` of `system` as published, once all their files are written (a ledger of
+    another store is replaced); they are no longer pending."""
+    systems, pending = _ledger(out, db) or ({}, {})
+    done = {d.isoformat() for d in dates}
+    systems[system] = sorted(set(systems.get(system, [])) | done)
+    pending[system] = sorted(set(pending.get(system, [])) - done)
+    _save(out, db, systems, pending)
+
+
+def forget_pending(out: Path, db: str | os.PathLike[str], system: str, dates: set[dt.date]) -> None:
+    """Drop `dates` from the pending lists of `system` (lists the store no longer holds)."""
+    systems, pending = _ledger(out, db) or ({}, {})
+    pending[system] = sorted(set(pending.get(system, [])) - {d.isoformat() for d in dates})
+    _save(out, db, systems, pending)
+
+
+def publish_recorded(
+    con: duckdb.DuckDBPyConnection,
+    db: str | os.PathLike[str],
+    system: str,
+    out: Path,
+    dates: list[dt.date] | None,
+) -> tuple[list[Path], list[dt.date]]:
+    """Publish `system`'s outputs (elopipe.publish.outputs.publish_outputs) for `dates` (None: the
+    latest list), plus every list an interrupted publish left pending in `out`, and keep the
+    ledger true: the lists are recorded pending before any file is written, and each one
+    published once its files are (the last after the index). A publish stopped by a kill or an
+    error is thus finished by the next one, even when no list changed.
+
+    Returns (paths written, the pending lists it finished that were not in `dates`). Raises
+    LookupError when the system has no list and nothing is pending; OSError when a file cannot
+    be written (the lists not written stay pending). A pending list the store no longer holds
+    is dropped.
+    """
+    from elopipe.publish.atomic import remove_stale
+    from elopipe.publish.lists import list_dates
+    from elopipe.publish.outputs import output_folders, publish_outputs
+
+    known = set(list_dates(con, system))
+    pending = pending_dates(out, db, system)
+    if pending - known:
+        forget_pending(out, db, system, pending - known)
+        pending &= known
+    if dates is None:
+        if not known:
+            raise LookupError(f"no rating list for system {system!r} in the store")
+        dates = [max(known)]
+    todo = sorted(set(dates) | pending)
+    if not todo:
+        return [], []
+    begin(out, db, system, todo)
+    remove_stale(output_folders(out, system))
+    paths = publish_outputs(con, system, out, todo, on_list=lambda d: remember(out, db, system, [d]))
+    return paths, sorted(pending - set(dates))
 
 
 def dates_in_paths(paths: list[Path], system: str) -> list[dt.date]:
