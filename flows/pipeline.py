@@ -83,8 +83,9 @@ def pipeline(
             stage_line("pipeline", "stopped: rating and publishing skipped")
         else:
             summary.rating = rate_lists(db, list(systems), through)
+            runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
             summary.published, summary.publish_failures = publish(
-                db, list(systems), out_p, summary.rating.changed, max_lists
+                db, list(systems), out_p, summary.rating.changed, max_lists, runs
             )
     summary.body_ended = time.time()
     return summary

@@ -3,6 +3,7 @@ item 6): the `pipeline` flow under the session's Prefect harness."""
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 from pathlib import Path
 
@@ -72,3 +73,35 @@ def test_run_after_a_full_disk_writes_every_missing_list(tmp_path: Path, monkeyp
 
     third = pipeline(FILES, str(db), ["fide"], str(out))
     assert third.published == [], "once finished, an unchanged store publishes nothing"
+
+
+def test_run_publishes_the_lists_a_rate_on_its_own_changed(tmp_path: Path) -> None:
+    """`elopipe rate` (or a run killed between rating and publishing) rewrote lists that no
+    publish saw: the next run writes them, although its own rating changes nothing."""
+    from typer.testing import CliRunner
+
+    from elopipe.cli import app
+    from elopipe.publish import write_list
+    from flows.pipeline import pipeline
+
+    db, out = tmp_path / "store.duckdb", tmp_path / "out"
+    pipeline(FILES[:1], str(db), ["fide"], str(out))
+    runner = CliRunner()
+    for args in (["ingest", FILES[1]], ["rate", "--system", "fide"]):
+        res = runner.invoke(app, [*args, "--db", str(db)])
+        assert res.exit_code == 0, res.output
+    stale = {p.name: p.read_bytes() for p in (out / "lists").glob("*.csv")}
+
+    again = pipeline(FILES, str(db), ["fide"], str(out))
+    assert again.rating is not None and again.rating.changed["fide"] == []
+    assert again.published, "the lists the rate on its own changed were not published"
+    dates = _list_dates(db)
+    assert {d.isoformat() for d in published_dates(out, db, "fide")} == set(dates)
+    con = open_reader(db)
+    try:
+        for d in dates:
+            fresh = write_list(con, "fide", dt.date.fromisoformat(d), tmp_path / "fresh", ["csv"])[0]
+            assert (out / "lists" / fresh.name).read_bytes() == fresh.read_bytes(), f"{fresh.name} is stale"
+    finally:
+        con.close()
+    assert any(stale.get(name) != (out / "lists" / name).read_bytes() for name in stale) or len(stale) < len(dates)

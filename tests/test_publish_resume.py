@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import elopipe.publish.atomic as atomic
 from elopipe.publish import write_list
-from elopipe.publish_plan import LEDGER, pending_dates, publish_recorded, published_dates
+from elopipe.publish_plan import LEDGER, pending_dates, publish_changed, publish_recorded, published_dates
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -168,3 +168,44 @@ def test_kill_9_mid_publish_then_publish_command_finishes_it(store: Path, tmp_pa
     assert pending_dates(out, store, "fide") == set() and published_dates(out, store, "fide") == {JAN, FEB}
     assert not _tmp_files(out), "the killed process's temporary file is cleaned up"
     assert {k: v for k, v in _files(out).items() if k != LEDGER} == reference
+
+
+def _rating_run(store: Path, run_id: int, first: object, last: object) -> None:
+    rw = duckdb.connect(str(store))
+    try:
+        rw.execute(
+            "INSERT INTO rating_runs (run_id, system, started_at, first_list, last_list)"
+            " VALUES (?, 'fide', now(), ?, ?)",
+            [run_id, first, last],
+        )
+    finally:
+        rw.close()
+
+
+def test_lists_of_a_rating_run_no_publish_took_are_published_next(store: Path, tmp_path: Path) -> None:
+    """A `rate` on its own, or a run killed between rating and publishing, rewrote lists that
+    no publish saw: the next publish writes them even though its own rating changed nothing."""
+    out = tmp_path / "out"
+    _rating_run(store, 1, JAN, FEB)
+
+    def publish(changed: list, own_run: int | None) -> object:
+        con = duckdb.connect(str(store), read_only=True)
+        try:
+            return publish_changed(con, store, "fide", out, changed, None, own_run)
+        finally:
+            con.close()
+
+    first = publish([JAN, FEB], 1)
+    assert first.missed == [] and published_dates(out, store, "fide") == {JAN, FEB}
+    assert publish([], None).unchanged
+    _rating_run(store, 2, FEB, FEB)  # rated on its own: February rewritten, nothing published
+    caught_up = publish([], None)
+    assert caught_up.missed == [FEB]
+    assert {p.name for p in caught_up.paths if p.parent.name == "lists"} == {
+        f"fide_2024-02-01.{f}" for f in ("csv", "parquet", "txt", "html")
+    }
+    assert publish([], None).unchanged, "once taken, the run is not published again"
+    # The run that produced `changed` is not a missed one, even when it changed nothing.
+    _rating_run(store, 3, JAN, FEB)
+    assert publish([], 3).unchanged
+    assert publish([], None).unchanged
