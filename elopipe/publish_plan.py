@@ -75,13 +75,13 @@ def _ledger(out: Path, db: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     return {k: dict(data[k]) if mine and isinstance(data.get(k), dict) else {} for k in _SECTIONS}
 
 
-def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any]]) -> None:
+def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any]], durable: bool = True) -> None:
     # Imported here: the rate flow imports this module, and needs none of the publish package.
     from elopipe.publish.atomic import write_text
 
     out.mkdir(parents=True, exist_ok=True)
     ledger["pending"] = {s: d for s, d in ledger["pending"].items() if d}
-    write_text(out / LEDGER, json.dumps({"db": os.path.realpath(db), **ledger}, indent=1))
+    write_text(out / LEDGER, json.dumps({"db": os.path.realpath(db), **ledger}, indent=1), durable)
 
 
 def _dates(values: list[str]) -> set[dt.date]:
@@ -120,14 +120,15 @@ def begin(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.dat
     _save(out, db, ledger)
 
 
-def remember(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date]) -> None:
+def remember(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date], durable: bool = True) -> None:
     """Record `dates` of `system` as published, once all their files are written (a ledger of
-    another store is replaced); they are no longer pending."""
+    another store is replaced); they are no longer pending. Not `durable`: the ledger is not
+    flushed to disk (a power cut may lose the record, and the lists are then written again)."""
     ledger = _ledger(out, db)
     done = {d.isoformat() for d in dates}
     ledger["systems"][system] = sorted(set(ledger["systems"].get(system, [])) | done)
     ledger["pending"][system] = sorted(set(ledger["pending"].get(system, [])) - done)
-    _save(out, db, ledger)
+    _save(out, db, ledger, durable)
 
 
 def forget_pending(out: Path, db: str | os.PathLike[str], system: str, dates: set[dt.date]) -> None:
@@ -202,7 +203,10 @@ def publish_recorded(
         return [], []
     begin(out, db, system, todo, run_id)
     remove_stale(output_folders(out, system))
-    paths = publish_outputs(con, system, out, todo, on_list=lambda d: remember(out, db, system, [d]))
+    # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
+    # only makes a list pending again (kill -9 loses none: the page cache outlives the process).
+    last = todo[-1]
+    paths = publish_outputs(con, system, out, todo, on_list=lambda d: remember(out, db, system, [d], d == last))
     return paths, sorted(pending - set(dates))
 
 

@@ -54,16 +54,18 @@ def _fsync(path: Path) -> None:
 
 
 @contextlib.contextmanager
-def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
+def replacing(path: str | os.PathLike[str], durable: bool = True) -> Iterator[Path]:
     """Yield a temporary path next to `path` for a writer to fill; when the block ends without
-    an error, flush it to disk and rename it to `path`. On any error (OSError such as ENOSPC,
+    an error, flush it to disk (unless not `durable`: then a kill still cannot leave it half
+    written, only a power cut might) and rename it to `path`. On any error (OSError such as ENOSPC,
     KeyboardInterrupt, ...) the temporary file is removed and the error re-raised: `path` keeps
     its previous content, or stays absent."""
     final = Path(path)
     tmp = _tmp_name(final)
     try:
         yield tmp
-        _fsync(tmp)
+        if durable:
+            _fsync(tmp)
         os.replace(tmp, final)
     except BaseException as exc:
         with contextlib.suppress(OSError):
@@ -75,16 +77,16 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
-def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+def write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> Path:
     """Write `data` to `path` atomically (see `replacing`); return `path` as a Path."""
-    with replacing(path) as tmp:
+    with replacing(path, durable) as tmp:
         tmp.write_bytes(data)
     return Path(path)
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> Path:
+def write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:
     """Write `text` in UTF-8 to `path` atomically (see `replacing`); return `path` as a Path."""
-    return write_bytes(path, text.encode("utf-8"))
+    return write_bytes(path, text.encode("utf-8"), durable)
 
 
 def remove_stale(folders: list[Path]) -> int:
