@@ -181,9 +181,9 @@ def publish_recorded(
 
     `run_id`: the newest rating run whose lists `dates` cover (see `begin`).
     Returns (paths written, the pending lists it finished that were not in `dates`). Raises
-    LookupError when the system has no list and nothing is pending; OSError when a file cannot
-    be written (the lists not written stay pending). A pending list the store no longer holds
-    is dropped.
+    LookupError when the system has no list, or none at one of `dates`; OSError when a file
+    cannot be written (the lists not written stay pending). A pending list the store no longer
+    holds is dropped.
     """
     from elopipe.publish.atomic import remove_stale
     from elopipe.publish.lists import list_dates
@@ -198,6 +198,9 @@ def publish_recorded(
         if not known:
             raise LookupError(f"no rating list for system {system!r} in the store")
         dates = [max(known)]
+    unknown = sorted(set(dates) - known)
+    if unknown:  # before anything is recorded: a list that does not exist is never pending
+        raise LookupError(f"no rating list for system {system!r} dated {unknown[0]}")
     todo = sorted(set(dates) | pending)
     if not todo:
         return [], []
