@@ -137,6 +137,7 @@ def test_hostile_names_show_as_text_on_every_page(tmp_path: Path) -> None:
     puts the parser in the script-data escape state, which swallows the closing tag) must not
     blank the list: every row is shown, the name as literal text, and no injected script runs."""
     from elopipe.publish.history import write_player_page
+    from elopipe.publish.outputs import write_index
 
     db = build_store(tmp_path / "s.duckdb")
     rw = duckdb.connect(str(db))
@@ -147,7 +148,10 @@ def test_hostile_names_show_as_text_on_every_page(tmp_path: Path) -> None:
     try:
         lst = write_list(con, "fide", FEB, tmp_path / "out", ["html"])[0]
         rep = next(p for p in write_report(con, 1, "fide", tmp_path / "out") if p.suffix == ".html")
-        player = next(p for p in write_player_page(con, 2, "fide", tmp_path / "out") if p.suffix == ".html")
+        player = next(
+            p for p in write_player_page(con, 2, "fide", tmp_path / "out" / "players" / "fide") if p.suffix == ".html"
+        )
+        index = write_index(con, "fide", tmp_path / "out")
     finally:
         con.close()
 
@@ -171,3 +175,6 @@ def test_hostile_names_show_as_text_on_every_page(tmp_path: Path) -> None:
         assert "&lt;!--&lt;script&gt;" in res.stdout
         assert "data-pwned" not in res.stdout.split("<body", 1)[1].split(">", 1)[0]
         assert _visible_rows(res.stdout, table)
+    res = _chromium(tmp_path, index.as_uri(), "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert 'data-ready="1"' in res.stdout and ">&lt;!--&lt;script&gt;</a>" in res.stdout
