@@ -162,6 +162,8 @@ def _run_pipeline(
         raise typer.Exit(1) from None
     t_end = time.time()
     print_where(summary, db, t_end - t0)
+    for line in summary.publish_failures:
+        err_console.print(f"publish failed: {line}", style="red", soft_wrap=True)
     prefect_start = summary.body_started - t0
     job = summary.body_ended - summary.body_started
     console.print(
@@ -171,7 +173,8 @@ def _run_pipeline(
         soft_wrap=True,
         style="dim",
     )
-    raise typer.Exit(1 if summary.stopped or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
+    failed = summary.stopped or summary.publish_failures
+    raise typer.Exit(1 if failed or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
 
 
 def print_where(summary, db: Path, elapsed: float) -> None:
@@ -186,6 +189,6 @@ def print_where(summary, db: Path, elapsed: float) -> None:
         folder = files[0].parent if kind == "index" else summary.out / kind
         shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
-    if not summary.published and not summary.stopped:
+    if not summary.published and not summary.stopped and not summary.publish_failures:
         console.print(f"outputs: {summary.out} (nothing changed since the last run)", soft_wrap=True)
     console.print(f"done in {elapsed:.1f} s")
