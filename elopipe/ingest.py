@@ -217,6 +217,10 @@ class IngestSummary:
         return sum(f.n_errors for f in self.files)
 
     @property
+    def warnings(self) -> int:
+        return sum(f.n_warnings for f in self.files)
+
+    @property
     def exit_code(self) -> int:
         """0 when every file loaded (or was already in the store), 1 when any was partial or
         rejected, or the ingest stopped early."""

@@ -43,6 +43,7 @@ class FileResult:
     n_players: int = 0
     n_unplayed: int = 0
     n_errors: int = 0
+    n_warnings: int = 0
     reason: str | None = None
     replaced_file_ids: list[int] = field(default_factory=list)
     player_ids: set[int] = field(default_factory=set)
@@ -225,6 +226,7 @@ def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
                 f"{n_err} unreadable part(s); first: {next(i.message for i in issues if i.severity == 'error')}"
             )
     res.n_errors = sum(1 for i in issues if i.severity == "error")
+    res.n_warnings = sum(1 for i in issues if i.severity == "warning")
     res.first_issues = [i for i in issues if i.severity == "error"][:5]
     con.execute(
         "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"

@@ -161,7 +161,8 @@ def test_a_thousand_round_trf_is_flagged_and_rates(tmp_path):
     f = tmp_path / "t.trf"
     f.write_text(_huge_trf(1001))
     db = tmp_path / "p.duckdb"
-    ingest_paths([f], db)
+    read = runner.invoke(app, ["ingest", str(f), "--db", str(db)])
+    assert read.exit_code == 0 and "2 warnings (v_ingest_errors)" in read.output  # the officer is told
     flagged = _rows(db, "SELECT line, message FROM ingest_errors WHERE code = 'trf_implausible_rounds'")
     assert len(flagged) == 1 and flagged[0][0] == 5 and "1001" in flagged[0][1]
     result = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db)])

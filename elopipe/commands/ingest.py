@@ -67,7 +67,9 @@ def summary_line(summary, db: Path) -> str:
     return (
         f"{_plural(len(s.files), 'file')}: {s.count('loaded')} loaded, {s.count('partial')} partial, "
         f"{s.count('rejected')} rejected, {s.count('skipped')} already in store; "
-        f"{s.games} games, {s.players} players, {s.errors} errors -> {db}"
+        f"{s.games} games, {s.players} players, {s.errors} errors"
+        + (f", {s.warnings} warnings (v_ingest_errors)" if s.warnings else "")
+        + f" -> {db}"
     )
 
 
