@@ -49,6 +49,7 @@ class FileRecord:
     reason: str | None
     n_games: int
     n_errors: int
+    n_warnings: int = 0
 
 
 @dataclass
@@ -78,6 +79,9 @@ class IngestFlowSummary:
             f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
             f"{self.games} games, {self.errors} errors"
         )
+        warnings = sum(f.n_warnings for f in self.files)
+        if warnings:
+            text += f", {warnings} warnings (v_ingest_errors)"
         if self.stopped:
             text += " (stopped early)"
         return text
@@ -177,6 +181,7 @@ def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> list[File
                     reason=res.reason,
                     n_games=res.n_games,
                     n_errors=res.n_errors,
+                    n_warnings=res.n_warnings,
                 )
             )
             if res.status == "rejected":
