@@ -63,13 +63,14 @@ def _poll_waiter(pid: int) -> Callable[[], None]:
 
     def wait() -> None:
         # A parent that ended shows as a changed ppid even before it is reaped.
-        while _alive(pid) and (parent != pid or os.getppid() == pid):
+        while alive(pid) and (parent != pid or os.getppid() == pid):
             time.sleep(POLL_SECONDS)
 
     return wait
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """True while process `pid` exists (another user's process counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

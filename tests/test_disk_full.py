@@ -11,6 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from store_rows import db_rows
 from typer.testing import CliRunner
 
 from elopipe import loader
@@ -19,14 +20,6 @@ from elopipe.ingest import ingest_paths
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn"
-
-
-def _rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @contextlib.contextmanager
@@ -56,13 +49,13 @@ def test_ingest_on_a_full_disk_says_which_disk_and_file_and_loads_once_space_all
         assert res.exit_code == 1
         _one_clean_line(res.output, f"the disk holding {db} (mounted at {disk}) is full", "free some space")
         # the store is intact and the file that did not fit is on the ledger, as rejected
-        rows = _rows(db, "SELECT path, status, reason, sha256 FROM source_files WHERE status = 'rejected'")
+        rows = db_rows(db, "SELECT path, status, reason, sha256 FROM source_files WHERE status = 'rejected'")
         assert len(rows) == 1 and rows[0][2] == "the store's disk was full" and rows[0][3] == ""
         assert rows[0][0] in res.output.replace("\n", "")
         subprocess.run(["mount", "-o", "remount,size=200m", "tmpfs", str(disk)], check=True)
         again = CliRunner().invoke(app, ["ingest", str(PGN), "--db", str(db)])
         assert again.exit_code == 0, again.output
-        statuses = dict(_rows(db, "SELECT status, count(*) FROM source_files GROUP BY status"))
+        statuses = dict(db_rows(db, "SELECT status, count(*) FROM source_files GROUP BY status"))
         assert statuses.get("rejected") is None and statuses["replaced"] == 1
         n_files = sum(1 for f in PGN.iterdir() if f.suffix.lower() == ".pgn")
         assert statuses["loaded"] + statuses.get("partial", 0) == n_files
@@ -82,10 +75,10 @@ def test_rate_on_a_full_disk_is_one_line_and_leaves_the_store_as_it_was(tmp_path
         assert res.exit_code == 1
         _one_clean_line(res.output, f"(mounted at {disk}) is full", "free some space")
         filler.unlink()
-        assert _rows(db, "SELECT count(*) FROM rating_lists") == [(0,)]
+        assert db_rows(db, "SELECT count(*) FROM rating_lists") == [(0,)]
         ok = CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db)])
         assert ok.exit_code == 0, ok.output
-        assert _rows(db, "SELECT count(*) > 0 FROM rating_lists") == [(True,)]
+        assert db_rows(db, "SELECT count(*) > 0 FROM rating_lists") == [(True,)]
 
 
 def test_a_full_disk_during_commit_stops_the_ingest_and_keeps_a_ledger_row(tmp_path: Path, monkeypatch) -> None:
@@ -105,7 +98,7 @@ def test_a_full_disk_during_commit_stops_the_ingest_and_keeps_a_ledger_row(tmp_p
     summary = ingest_paths([first, second], db)
     assert summary.exit_code == 1 and "is full" in summary.failure and str(first) in summary.failure
     assert [f.status for f in summary.files] == ["rejected"]  # the second file was not attempted
-    assert _rows(db, "SELECT path, status, reason FROM source_files") == [
+    assert db_rows(db, "SELECT path, status, reason FROM source_files") == [
         (str(first), "rejected", "the store's disk was full")
     ]
-    assert _rows(db, "SELECT count(*) FROM games") == [(0,)]
+    assert db_rows(db, "SELECT count(*) FROM games") == [(0,)]

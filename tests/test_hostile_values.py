@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import duckdb
 import polars as pl
 import pytest
+from store_rows import db_rows
 from trf_build import block, row
 from typer.testing import CliRunner
 
@@ -44,14 +44,6 @@ def _game(event="Open", date="2023.03.10", rnd=1, white="Alpha, Ann", black="Bet
     )
 
 
-def _rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
 def _huge_trf(rounds: int) -> str:
     # the reproduction of issue 12 item 2: two players meeting `rounds` times, A winning all
     lines = ["012 X", "042 2023.03.01", "052 2023.03.28", "122 90 min + 30 s"]
@@ -75,12 +67,12 @@ def test_an_out_of_range_pgn_date_is_a_warning_and_every_game_lands(tmp_path, mo
     db = tmp_path / "s.duckdb"
     summary = ingest_paths([f], db)
     assert [r.status for r in summary.files] == ["loaded"]
-    assert _rows(db, "SELECT round, game_date FROM games ORDER BY round") == [
+    assert db_rows(db, "SELECT round, game_date FROM games ORDER BY round") == [
         (1, dt.date(2023, 3, 10)),
         (2, None),
         (3, dt.date(2023, 3, 11)),
     ]
-    (line, gi, code, msg), *_ = _rows(db, "SELECT line, game_index, code, message FROM ingest_errors")
+    (line, gi, code, msg), *_ = db_rows(db, "SELECT line, game_index, code, message FROM ingest_errors")
     first_line_of_game_2 = f.read_text().split("\n").index('[Event "Open"]', 1) + 1
     assert (line, gi, code) == (first_line_of_game_2, 1, "date_implausible")
     assert bad in msg and "Error" not in msg
@@ -116,7 +108,7 @@ def test_out_of_range_trf_dates_are_warnings_and_the_games_land(tmp_path):
     f.write_text(text)
     db = tmp_path / "s.duckdb"
     assert [r.status for r in ingest_paths([f], db).files] == ["loaded"]
-    assert _rows(db, "SELECT count(*) FROM games") == [(2,)]
+    assert db_rows(db, "SELECT count(*) FROM games") == [(2,)]
 
 
 # ---- item 3: a mistyped year never stretches the calendar ------------------------------
@@ -163,11 +155,11 @@ def test_a_thousand_round_trf_is_flagged_and_rates(tmp_path):
     db = tmp_path / "p.duckdb"
     read = runner.invoke(app, ["ingest", str(f), "--db", str(db)])
     assert read.exit_code == 0 and "2 warnings (v_ingest_errors)" in read.output  # the officer is told
-    flagged = _rows(db, "SELECT line, message FROM ingest_errors WHERE code = 'trf_implausible_rounds'")
+    flagged = db_rows(db, "SELECT line, message FROM ingest_errors WHERE code = 'trf_implausible_rounds'")
     assert len(flagged) == 1 and flagged[0][0] == 5 and "1001" in flagged[0][1]
     result = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db)])
     assert result.exit_code == 0, result.output
-    got = _rows(db, "SELECT score::VARCHAR, we::VARCHAR, n FROM tournament_ratings WHERE system = 'fide' ORDER BY 1")
+    got = db_rows(db, "SELECT score::VARCHAR, we::VARCHAR, n FROM tournament_ratings WHERE system = 'fide' ORDER BY 1")
     assert got == [("0.0", "500.50", 1001), ("1001.0", "500.50", 1001)]
     for system in ("ffe", "elo", "glicko2"):
         assert runner.invoke(app, ["rate", "--system", system, "--db", str(db)]).exit_code == 0
@@ -203,7 +195,7 @@ def test_an_older_store_gets_the_wide_decimal_columns(tmp_path):
     with open_writer(db):
         pass
     types = dict(
-        _rows(
+        db_rows(
             db,
             "SELECT column_name, data_type FROM information_schema.columns "
             "WHERE table_name = 'tournament_ratings' AND column_name IN ('score', 'we')",
@@ -227,7 +219,7 @@ def _two_events(tmp_path: Path) -> Path:
 
 
 def _bad_id(db: Path) -> int:
-    return _rows(db, "SELECT tournament_id FROM tournaments WHERE name = 'Bad Open'")[0][0]
+    return db_rows(db, "SELECT tournament_id FROM tournaments WHERE name = 'Bad Open'")[0][0]
 
 
 def _fail_on(bad: int, fn):
@@ -255,13 +247,13 @@ def test_a_tournament_that_breaks_the_engine_is_named_and_the_rest_is_rated(tmp_
     assert "Traceback" not in result.output and "RuntimeError" not in result.output
     named = [ln for ln in result.output.splitlines() if "Bad Open" in ln]
     assert len(named) == 1 and f"tournament {bad}" in named[0] and "simulated engine fault" in named[0]
-    rated = _rows(
+    rated = db_rows(
         db,
         "SELECT DISTINCT t.name FROM tournament_ratings r JOIN tournaments t USING (tournament_id) "
         f"WHERE system = '{system}'",
     )
     assert sorted(n for (n,) in rated) == ["Good Open", "Later Open"]
-    skips = _rows(db, f"SELECT tournament_id, reason, n_games FROM rating_skips WHERE system = '{system}'")
+    skips = db_rows(db, f"SELECT tournament_id, reason, n_games FROM rating_skips WHERE system = '{system}'")
     assert (bad, "rating_failed: simulated engine fault", 1) in skips
 
 

@@ -3,8 +3,8 @@
 import os
 from pathlib import Path
 
-import duckdb
 import pytest
+from store_rows import db_rows
 from typer.testing import CliRunner
 
 from elopipe import sources
@@ -15,14 +15,6 @@ from elopipe.sources import Source
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn" / "wchcand22.pgn"
 runner = CliRunner()
-
-
-def _rows(db: Path, sql: str):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_utf16_and_utf32_files_are_decoded(tmp_path):
@@ -103,7 +95,7 @@ def test_dangling_link_is_named_and_folder_sources_are_recorded_as_rejected(tmp_
     r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(db)])
     assert r.exit_code == 0, r.output
     assert f"skipped {inbox / 'gone.pgn'}: a symbolic link" in " ".join(r.output.split())
-    rows = _rows(db, "SELECT path, status FROM source_files ORDER BY path")
+    rows = db_rows(db, "SELECT path, status FROM source_files ORDER BY path")
     assert [(Path(p).name, s) for p, s in rows] == [("good.pgn", "loaded")]
     # named on the command line, the dangling link is a missing path (a usage error)
     r = runner.invoke(app, ["ingest", "-q", str(inbox / "gone.pgn"), "--db", str(db)])

@@ -9,8 +9,8 @@ import shutil
 import threading
 from pathlib import Path
 
-import duckdb
 import pytest
+from store_rows import db_rows
 from typer.testing import CliRunner
 
 from elopipe.cli import app
@@ -20,14 +20,6 @@ from elopipe.sources import Source, discover
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn" / "wchcand22.pgn"
 SECRET = "root:$6$very-secret-hash:19000:0:99999:7:::\n"
-
-
-def _rows(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture
@@ -67,7 +59,7 @@ def test_symlinked_secret_never_reaches_the_store_through_the_cli(tmp_path: Path
     res = CliRunner().invoke(app, ["ingest", str(drop), "--db", str(db)])
     assert res.exit_code == 0, res.output
     assert "symbolic link" in res.output
-    raw = _rows(db, "SELECT coalesce(string_agg(raw, ''), '') FROM ingest_errors")[0][0]
+    raw = db_rows(db, "SELECT coalesce(string_agg(raw, ''), '') FROM ingest_errors")[0][0]
     assert "secret" not in raw
 
 
@@ -77,7 +69,7 @@ def test_a_rejected_non_chess_file_keeps_its_reason_but_not_its_bytes(tmp_path: 
     db = tmp_path / "s.duckdb"
     summary = ingest_paths([f], db)
     assert summary.files[0].status == "rejected"
-    rows = _rows(db, "SELECT message, raw FROM ingest_errors")
+    rows = db_rows(db, "SELECT message, raw FROM ingest_errors")
     assert rows == [("neither PGN nor TRF content", None)]
 
 
@@ -86,7 +78,7 @@ def test_a_rejected_file_read_as_chess_keeps_an_excerpt(tmp_path: Path) -> None:
     f.write_text("these are not chess games, only words\n" * 5)
     db = tmp_path / "s.duckdb"
     assert ingest_paths([f], db).files[0].status == "rejected"
-    ((message, raw),) = _rows(db, "SELECT message, raw FROM ingest_errors WHERE code = 'rejected'")
+    ((message, raw),) = db_rows(db, "SELECT message, raw FROM ingest_errors WHERE code = 'rejected'")
     assert message.startswith("not PGN: no tag pairs")
     assert raw.startswith("these are not chess games")
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import polars as pl
 
+from elopipe.lifeline import alive
+
 TMP_MARK = ".elopipe-tmp-"
 
 
@@ -96,19 +98,9 @@ def remove_stale(folders: list[Path]) -> int:
     for folder in folders:
         for tmp in folder.glob(f".*{TMP_MARK}*"):
             pid = tmp.name.rsplit(TMP_MARK, 1)[1]
-            if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+            if pid.isdigit() and int(pid) != os.getpid() and alive(int(pid)):
                 continue
             with contextlib.suppress(OSError):
                 tmp.unlink()
                 n += 1
     return n
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
