@@ -25,7 +25,7 @@ from elopipe.sources import Source
 from elopipe.textio import wide_bom
 
 # Decompressed bytes of one piece; a file of at most this size is read whole.
-CHUNK_BYTES = int(os.environ.get("ELOPIPE_CHUNK_BYTES", str(32 * 1024 * 1024)))
+CHUNK_BYTES = int(os.environ.get("ELOPIPE_CHUNK_BYTES", str(8 * 1024 * 1024)))
 
 # C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).
 CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))

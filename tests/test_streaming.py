@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe import pgn_reader, sources, streaming
+from elopipe import loader, pgn_reader, sources, streaming
 from elopipe.game_frame import games_frame
 from elopipe.ingest import ingest_paths, parse_source
 from elopipe.sources import Source
@@ -128,9 +128,11 @@ def test_store_of_a_file_read_in_pieces_is_the_store_of_a_whole_read(tmp_path, m
     src.parent.mkdir()
     src.write_bytes(_hostile_text().encode("utf-8") + (SHARED_PGN / "olym22.pgn").read_bytes())
     stores = {}
-    for label, chunk, block in (("whole", 1 << 40, 1 << 23), ("pieces", 20_000, 4096)):
+    # pieces, and the large-file load: optimistic writes, games released once inserted
+    for label, chunk, block, large in (("whole", 1 << 40, 1 << 23, 1 << 40), ("pieces", 20_000, 4096, 10)):
         monkeypatch.setattr(streaming, "CHUNK_BYTES", chunk)
         monkeypatch.setattr(sources, "BLOCK_BYTES", block)
+        monkeypatch.setattr(loader, "OPTIMISTIC_GAMES", large)
         db = tmp_path / f"{label}.duckdb"
         summary = ingest_paths([src], db)
         assert [f.status for f in summary.files] == ["partial"]
