@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe import loader, pgn_reader, sources, streaming
+from elopipe import loader, pgn_reader, sources
 from elopipe.game_frame import games_frame
 from elopipe.ingest import ingest_paths, parse_source
 from elopipe.sources import Source
@@ -20,7 +20,14 @@ SHARED_PGN = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "p
 FILES = sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn")
 
 
+def _streaming():
+    from elopipe import streaming  # here, so that the tests without it also run on the code before it
+
+    return streaming
+
+
 def _parse(path: Path, monkeypatch, chunk: int, block: int):
+    streaming = _streaming()
     monkeypatch.setattr(streaming, "CHUNK_BYTES", chunk)
     monkeypatch.setattr(sources, "BLOCK_BYTES", block)
     return parse_source(Source(str(path)))
@@ -39,8 +46,8 @@ def _assert_same(whole, pieces) -> None:
     assert fb.equals(fa)
 
 
-def _whole_and_pieces(path: Path, monkeypatch, chunk: int = 6000, block: int = 1500):
-    whole = _parse(path, monkeypatch, 1 << 40, 1 << 23)
+def _recording_prepare(monkeypatch) -> list[int]:
+    """The size of each text given to the PGN reader, recorded."""
     sizes: list[int] = []
     prepare = pgn_reader._Reader._prepare
 
@@ -49,6 +56,23 @@ def _whole_and_pieces(path: Path, monkeypatch, chunk: int = 6000, block: int = 1
         return prepare(self, text, utf8, quick)
 
     monkeypatch.setattr(pgn_reader._Reader, "_prepare", recording)
+    return sizes
+
+
+def test_a_large_file_is_never_given_to_the_reader_whole(tmp_path, monkeypatch):
+    """With the default settings: a PGN over 8 MiB (12 MB here) is read in pieces."""
+    unit = (SHARED_PGN / "olym22.pgn").read_bytes()
+    path = tmp_path / "large.pgn"
+    path.write_bytes(unit * 3)
+    sizes = _recording_prepare(monkeypatch)
+    ps = parse_source(Source(str(path)))
+    assert ps.rejected_reason is None and len(ps.parsed.games) == 3 * 4069
+    assert len(sizes) >= 2 and max(sizes) <= 9 * 1024 * 1024 < len(unit) * 3
+
+
+def _whole_and_pieces(path: Path, monkeypatch, chunk: int = 6000, block: int = 1500):
+    whole = _parse(path, monkeypatch, 1 << 40, 1 << 23)
+    sizes = _recording_prepare(monkeypatch)
     pieces = _parse(path, monkeypatch, chunk, block)
     return whole, pieces, sizes
 
@@ -127,6 +151,7 @@ def test_store_of_a_file_read_in_pieces_is_the_store_of_a_whole_read(tmp_path, m
     src = tmp_path / "in" / "big.pgn"
     src.parent.mkdir()
     src.write_bytes(_hostile_text().encode("utf-8") + (SHARED_PGN / "olym22.pgn").read_bytes())
+    streaming = _streaming()
     stores = {}
     # pieces, and the large-file load: optimistic writes, games released once inserted
     for label, chunk, block, large in (("whole", 1 << 40, 1 << 23, 1 << 40), ("pieces", 20_000, 4096, 10)):
@@ -143,6 +168,7 @@ def test_store_of_a_file_read_in_pieces_is_the_store_of_a_whole_read(tmp_path, m
 
 
 def test_size_cap_applies_to_the_decompressed_stream_as_it_is_read(tmp_path, monkeypatch):
+    streaming = _streaming()
     unit = (SHARED_PGN / "wchcand22.pgn").read_bytes()
     path = tmp_path / "bomb.pgn.gz"
     path.write_bytes(gzip.compress(unit * 40))  # 2 MB of PGN in a small file
@@ -174,6 +200,7 @@ def test_size_cap_applies_to_the_decompressed_stream_as_it_is_read(tmp_path, mon
 
 
 def test_cut_only_where_a_game_surely_starts():
+    streaming = _streaming()
     game = b'[Event "A"]\n[White "x"]\n\n1. e4 e5 1-0\n\n'
     assert streaming.find_cut(game + game) == len(game)
     # a blank line inside a tag section: the tag lines after it belong to the game before
