@@ -978,7 +978,7 @@ class _Reader:
         if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
-        self.maybe_mojibake = not ascii_only and _MOJIBAKE_HINT.search(data) is not None
+        self.maybe_mojibake = self._mojibake(data, ascii_only)
         if quick:
             return data
         if not ascii_only and b"\xef\xbb\xbf" in data:  # U+FEFF
@@ -1003,8 +1003,14 @@ class _Reader:
                 pos = m.end()
             parts.append(data[pos:])
             data = b"".join(parts)
-        self.maybe_mojibake = not ascii_only and _MOJIBAKE_HINT.search(data) is not None  # on the fixed text
+        self.maybe_mojibake = self._mojibake(data, ascii_only)  # on the fixed text
         return data
+
+    def _mojibake(self, data: bytes, ascii_only: bool) -> bool:
+        """Whether the text shows signs of mojibake, unless it was given for the whole file."""
+        if self.known_mojibake is not None:
+            return self.known_mojibake
+        return not ascii_only and _MOJIBAKE_HINT.search(data) is not None
 
     def issue(
         self, code: str, msg: str, line: int | None, gi: int | None, sev: str = "warning", raw: str | None = None
@@ -1030,6 +1036,7 @@ class _Reader:
 
         frames = []
         n_games = 0
+        lagging: Any = None  # a piece's games, built once the next piece is read (hashes meanwhile)
         pending = iter(chunks)
         nxt = next(pending, None)
         while nxt is not None:
@@ -1040,17 +1047,19 @@ class _Reader:
             self.unchecked_utf8 = text is None
             self.ins_lines = []
             self.newlines = None
-            self.text = self._prepare(text, utf8, quick=self.quick)
             self.known_mojibake = maybe_mojibake
-            self.maybe_mojibake = maybe_mojibake
+            self.text = self._prepare(text, utf8, quick=self.quick)
             used = self._read_text()
-            if self.out.games:
-                frames.append(games_frame(self.out.games))
-                n_games += len(self.out.games)
+            if lagging is not None:
+                frames.append(games_frame(lagging))
+            lagging = self.out.games or None
+            n_games += len(self.out.games)
             self.out.games = []
             self.gi_base += used
             self.line_base += utf8.count(b"\n") if text is None else text.count("\n")  # type: ignore[union-attr]
         self.text = b""
+        if lagging is not None:
+            frames.append(games_frame(lagging))
         if frames:
             import polars as pl
 
@@ -1069,8 +1078,6 @@ class _Reader:
                 raise NotUtf8("the bytes are not UTF-8") from None
         if isinstance(started, str):  # the text needs the fixes the quick preparation left out
             self.text = self._prepare(*self._source)
-            if self.known_mojibake is not None:
-                self.maybe_mojibake = self.known_mojibake
             self.newlines = None  # of the text before the fixes
             raw_games, movetexts = _split_movetexts(self.text)
             columns = _text_columns(raw_games, movetexts)

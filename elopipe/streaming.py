@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from elopipe.pgn_reader import mojibake_hint, mojibake_hint_single_byte
@@ -25,7 +26,7 @@ from elopipe.sources import Source
 from elopipe.textio import wide_bom
 
 # Decompressed bytes of one piece; a file of at most this size is read whole.
-CHUNK_BYTES = int(os.environ.get("ELOPIPE_CHUNK_BYTES", str(8 * 1024 * 1024)))
+CHUNK_BYTES = int(os.environ.get("ELOPIPE_CHUNK_BYTES", str(16 * 1024 * 1024)))
 
 # C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).
 CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
@@ -36,6 +37,7 @@ _BOM = b"\xef\xbb\xbf"
 # a game's first tag line; a piece starts at one that follows a blank line (see `find_cut`)
 _EVENT = b'\n[Event "'
 _LOOK_BACK = 4096  # bytes searched back for the line before that blank line
+_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-scan-sha256")
 
 
 @dataclass
@@ -103,9 +105,13 @@ def scan(source: Source) -> Scan:
     """One pass over the decompressed bytes (see `Scan`). Raises as `Source.blocks` does."""
     sc = Scan()
     digest = hashlib.sha256()
+    hashing: Future[None] | None = None
     stripped = 0  # bytes seen with NULs removed
     for block in line_blocks(source):
-        digest.update(block)
+        # hashlib releases the GIL: a block is hashed while it is checked (blocks in order)
+        if hashing is not None:
+            hashing.result()
+        hashing = _HASHER.submit(digest.update, block)
         if not sc.head:
             sc.head = block[:4]
         if sc._excerpt_rest:
@@ -127,7 +133,11 @@ def scan(source: Source) -> Scan:
             sc.n_crlf += block.count(b"\r\n")
         if not block.isascii():
             _non_ascii_block(sc, block)
+    if hashing is not None:
+        hashing.result()
     sc.sha256 = digest.hexdigest()
+    if not sc.utf8:
+        _single_byte_facts(source, sc)
     return sc
 
 
@@ -143,14 +153,26 @@ def _nul_block(sc: Scan, block: bytes) -> bytes:
 
 
 def _non_ascii_block(sc: Scan, block: bytes) -> None:
-    if sc.utf8:
-        try:
-            block.decode("utf-8")
-        except UnicodeDecodeError:
-            sc.utf8 = False
-    sc.holes = sc.holes or len(block.translate(None, _NOT_HOLES)) > 0
+    """The UTF-8 facts of a block with NULs removed (the single-byte ones wait for a file that
+    turns out not to be UTF-8: `_single_byte_facts`)."""
+    if not sc.utf8:
+        return
+    try:
+        block.decode("utf-8")
+    except UnicodeDecodeError:
+        sc.utf8 = False
+        return
     sc.hint_utf8 = sc.hint_utf8 or mojibake_hint(block)
-    sc.hint_single_byte = sc.hint_single_byte or mojibake_hint_single_byte(block)
+
+
+def _single_byte_facts(source: Source, sc: Scan) -> None:
+    """`holes` and `hint_single_byte`, in another pass: only a file that is not UTF-8 needs them."""
+    for block in line_blocks(source):
+        if b"\x00" in block:
+            block = block.replace(b"\x00", b"")
+        if not block.isascii():
+            sc.holes = sc.holes or len(block.translate(None, _NOT_HOLES)) > 0
+            sc.hint_single_byte = sc.hint_single_byte or mojibake_hint_single_byte(block)
 
 
 def find_cut(data: bytes) -> int | None:

@@ -60,14 +60,14 @@ def _recording_prepare(monkeypatch) -> list[int]:
 
 
 def test_a_large_file_is_never_given_to_the_reader_whole(tmp_path, monkeypatch):
-    """With the default settings: a PGN over 8 MiB (12 MB here) is read in pieces."""
+    """With the default settings: a PGN over 16 MiB (19 MB here) is read in pieces."""
     unit = (SHARED_PGN / "olym22.pgn").read_bytes()
     path = tmp_path / "large.pgn"
-    path.write_bytes(unit * 3)
+    path.write_bytes(unit * 5)
     sizes = _recording_prepare(monkeypatch)
     ps = parse_source(Source(str(path)))
-    assert ps.rejected_reason is None and len(ps.parsed.games) == 3 * 4069
-    assert len(sizes) >= 2 and max(sizes) <= 9 * 1024 * 1024 < len(unit) * 3
+    assert ps.rejected_reason is None and len(ps.parsed.games) == 5 * 4069
+    assert len(sizes) >= 2 and max(sizes) <= 16 * 1024 * 1024 < len(unit) * 5
 
 
 def _whole_and_pieces(path: Path, monkeypatch, chunk: int = 6000, block: int = 1500):
