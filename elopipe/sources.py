@@ -61,8 +61,7 @@ class Source:
 
     def blocks(self, limit: int | None = None, block_size: int | None = None) -> Iterator[bytes]:
         """The decompressed bytes in consecutive blocks of `block_size` (default BLOCK_BYTES; the
-        last one shorter), so
-        that a large file or a decompression bomb is never held whole. The cap `limit` (default
+        last one shorter), so that a large file or a decompression bomb is never held whole. The cap `limit` (default
         MAX_BYTES) applies to the decompressed stream as it is read. Raises as `read_bytes` does,
         SourceError when the stream passes the limit (after the blocks before it were yielded)
         or when the file changed once the last block was read."""

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from elopipe.pgn_reader import mojibake_hint, mojibake_hint_single_byte
-from elopipe.sources import Source
+from elopipe.sources import Source, SourceError
 from elopipe.textio import wide_bom
 
 # Decompressed bytes of one piece; a file of at most this size is read whole.
@@ -60,6 +60,7 @@ class Scan:
     hint_single_byte: bool = False  # the same of the bytes decoded as CP1252 or Latin-1
     blank: bool = True  # only whitespace
     head: bytes = b""
+    stat: tuple[int, int] = (0, 0)  # the file's size and mtime (ns) when the scan started
     bom: bool = False  # a UTF-8 BOM starts the bytes (NULs removed)
     _tail: bytes = field(default=b"", repr=False)  # the end of the last block (NUL excerpt)
     _excerpt_rest: int = field(default=0, repr=False)  # bytes the NUL excerpt still needs
@@ -103,7 +104,8 @@ def line_blocks(source: Source) -> Iterator[bytes]:
 
 def scan(source: Source) -> Scan:
     """One pass over the decompressed bytes (see `Scan`). Raises as `Source.blocks` does."""
-    sc = Scan()
+    st = os.stat(source.path)
+    sc = Scan(stat=(st.st_size, st.st_mtime_ns))
     digest = hashlib.sha256()
     hashing: Future[None] | None = None
     stripped = 0  # bytes seen with NULs removed
@@ -204,7 +206,7 @@ def pieces(
     `find_cut`, as (text, utf8) pairs for `pgn_reader.read_pgn_chunks`: (None, bytes) for UTF-8
     with LF line ends, else the text decoded with `sc.encoding` and CRLF turned into LF. NULs are
     removed. A piece grows until a cut is found. An error while reading (the file changed since
-    `scan`, ...) ends the pieces and is appended to `errors`."""
+    `scan` started, ...) ends the pieces and is appended to `errors`."""
     size = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     encoding = sc.encoding
     parts: list[bytes] = []
@@ -229,6 +231,9 @@ def pieces(
             parts, n, want = [data[cut:]], len(data) - cut, size
         if n:
             yield _decode(b"".join(parts), encoding, sc, first)
+        st = os.stat(source.path)
+        if (st.st_size, st.st_mtime_ns) != sc.stat:  # since the scan: its facts are not this text's
+            raise SourceError("the file changed while it was being read; ingest it again once it is complete")
     except Exception as exc:  # noqa: BLE001 - reported by the caller as a file that cannot be read
         errors.append(exc)
 

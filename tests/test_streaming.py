@@ -210,3 +210,21 @@ def test_cut_only_where_a_game_surely_starts():
     # a `%` line (dropped by the reader) before the blank line
     assert streaming.find_cut(b'[Black "y"]\n%x\n\n[Event "A"]\n') is None
     assert streaming.find_cut(b'1. e4 1-0\r\n\r\n[Event "A"]\r\n') == len(b"1. e4 1-0\r\n\r\n")
+
+
+def test_a_file_changed_between_the_two_passes_is_rejected(tmp_path, monkeypatch):
+    streaming = _streaming()
+    path = tmp_path / "big.pgn"
+    path.write_bytes((SHARED_PGN / "olym22.pgn").read_bytes())
+    monkeypatch.setattr(streaming, "CHUNK_BYTES", 20_000)
+    scan = streaming.scan
+
+    def scan_then_append(source):
+        sc = scan(source)
+        with open(path, "ab") as out:
+            out.write(b'\n[Event "more"]\n')
+        return sc
+
+    monkeypatch.setattr(streaming, "scan", scan_then_append)
+    ps = parse_source(Source(str(path)))
+    assert ps.parsed is None and "changed while it was being read" in ps.rejected_reason
