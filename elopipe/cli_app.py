@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from elopipe.store import StorePathError
+from elopipe.store import StoreFullError, StorePathError, disk_full_message, is_disk_full
 
 
 class _Group(TyperGroup):  # type: ignore[misc]
     """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
-    error, exit 2, whichever command met it."""
+    error, exit 2, whichever command met it, and a Ctrl-C as one line, exit 130."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            _interrupted()
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -21,6 +27,36 @@ class _Group(TyperGroup):  # type: ignore[misc]
         except StorePathError as exc:
             # typer's own (vendored) click exception: shown as "Invalid value for '--db'", exit 2
             raise typer.BadParameter(str(exc), param_hint="'--db'") from None
+        except KeyboardInterrupt:
+            _interrupted()
+        except Exception as exc:
+            if not is_disk_full(exc):
+                raise
+            # any command's write (rate, publish, export): DuckDB rolled the store back
+            err_console.print(_disk_full_line(exc), style="red")
+            raise typer.Exit(1) from None
+
+
+def _disk_full_line(exc: BaseException) -> str:
+    if isinstance(exc, StoreFullError):
+        return str(exc)
+    target = getattr(exc, "filename", None) or _quoted_path(str(exc))
+    if target:
+        return disk_full_message(target, "the command's output")
+    return "the disk is full: the command's output was not written; free some space and run the command again"
+
+
+def _quoted_path(text: str) -> str | None:
+    """The file named in DuckDB's error text ('Could not write file "x.duckdb.wal": ...')."""
+    start = text.find('"')
+    end = text.find('"', start + 1)
+    return text[start + 1 : end] if 0 <= start < end else None
+
+
+def _interrupted() -> NoReturn:
+    # typer would exit 130 without a word; the user is told the command stopped
+    err_console.print("interrupted (Ctrl-C)", style="yellow")
+    raise typer.Exit(130) from None
 
 
 app = typer.Typer(

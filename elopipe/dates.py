@@ -10,6 +10,51 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+# ---- plausible dates ------------------------------------------------------------------
+#: The earliest date a chess file may carry: modern chess (the queen's long move) dates from
+#: the late 15th century and the oldest recorded games from about 1475; a year before 1400
+#: is a placeholder ('0001.01.01') or a typo, and dates near year 1 break date arithmetic.
+DATE_MIN = dt.date(1400, 1, 1)
+#: Days after today that a date may still lie: a file made up before its event (pairings
+#: prepared a few days ahead, an event ending later this month) is not wrong, while a year
+#: mistyped into the future ('2923', '9999') would stretch the calendar of rating lists
+#: over centuries. A month covers every schedule written ahead of play.
+FUTURE_MARGIN_DAYS = 31
+
+
+def latest_plausible(today: dt.date | None = None) -> dt.date:
+    """The last date a file may carry: `today` (default: the machine's date) + FUTURE_MARGIN_DAYS."""
+    return (today or dt.date.today()) + dt.timedelta(days=FUTURE_MARGIN_DAYS)
+
+
+def implausible_reason(value: dt.date | None, today: dt.date | None = None) -> str | None:
+    """Why `value` cannot be a date of a game or event (one line), or None when it can.
+
+    Plausible: DATE_MIN <= value <= `latest_plausible(today)`; None is plausible (unknown).
+    """
+    if value is None:
+        return None
+    if value < DATE_MIN:
+        return f"is before {DATE_MIN.year} (a placeholder or a typo)"
+    latest = latest_plausible(today)
+    if value > latest:
+        return f"is after {latest.isoformat()} (today + {FUTURE_MARGIN_DAYS} days: a mistyped year?)"
+    return None
+
+
+def parse_game_date(text: str | None) -> tuple[dt.date | None, str, str | None]:
+    """A PGN Date/EventDate as `parse_pgn_date` reads it, refused when implausible.
+
+    Returns (date, precision, refusal): refusal is None, or why a date that reads as a real
+    calendar date was refused (`implausible_reason`); a refused date is (None, 'none', why).
+    """
+    value, precision = parse_pgn_date(text)
+    why = implausible_reason(value)
+    if why is not None:
+        return None, "none", why
+    return value, precision, None
+
+
 _PGN_DATE = re.compile(r"^\s*(\d{4}|\?{4})[.\-/](\d{1,2}|\?{1,2})[.\-/](\d{1,2}|\?{1,2})\s*$")
 
 

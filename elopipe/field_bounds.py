@@ -19,8 +19,18 @@ value and record a warning with the raw text (PGN and TRF alike).
 - BIRTH_YEAR_MIN..BIRTH_YEAR_MAX: 1850..2100 for a birth date or year; outside it (9999/12/31,
   0001) the value is a placeholder or a typo, and a year in the future would make a player a
   junior for the K rule (FIDE B.02 8.3.3).
-- POINTS_MAX: 999.5 points: `points_in_file` is DECIMAL(5,1); a score of 1000 or more points
-  in one tournament is garbage (even 3-1-0 scoring over 99 rounds stays below 300).
+- POINTS_MAX: 999.5 points: a score of 1000 or more points in one tournament is garbage (even
+  3-1-0 scoring over 99 rounds stays below 300); `points_in_file` is stored as NULL then.
+
+Implausible but storable: a value the store can hold but no real event has is kept, with a
+warning when the file is read (the rating engines' types hold any sum a 512 MB file carries).
+
+- EVENT_ROUNDS_PLAUSIBLE: 1000 rounds in one event (TRF round blocks or 142), and
+  GAMES_PER_PLAYER_PLAUSIBLE: 1000 games of one player in one event (PGN). Over-the-board
+  events play 5-20 rounds, a double round-robin of 30 players 58; the longest online arenas
+  exported as TRF or PGN give a player a few hundred games. A thousand is beyond any event:
+  a generated, merged or corrupt file, whose sums (1,001 points) once broke every later
+  FIDE rating run.
 """
 
 from __future__ import annotations
@@ -35,6 +45,8 @@ FIDE_ID_MAX = 2**63 - 1
 RATING_MIN, RATING_MAX = 100, 3500
 FIDE_RATING_MIN, FIDE_RATING_MAX = 1000, 3000
 POINTS_MAX = Decimal("999.5")
+EVENT_ROUNDS_PLAUSIBLE = 1000
+GAMES_PER_PLAYER_PLAUSIBLE = 1000
 BIRTH_YEAR_MIN, BIRTH_YEAR_MAX = 1850, 2100
 
 

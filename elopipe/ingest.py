@@ -23,7 +23,7 @@ from elopipe import streaming
 from elopipe.loader import FileResult, load_parsed_source
 from elopipe.model import IngestIssue, ParsedFile
 from elopipe.sources import Discovery, Source, SourceError, discover
-from elopipe.store import DEFAULT_DB, open_writer
+from elopipe.store import DEFAULT_DB, StoreFullError, open_writer
 from elopipe.textio import decode_bytes, wide_bom
 
 __all__ = [
@@ -257,6 +257,7 @@ class IngestSummary:
     files: list[FileResult] = field(default_factory=list)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
+    failure: str | None = None  # why the ingest stopped early (the store's disk is full)
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -275,8 +276,9 @@ class IngestSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 when every file loaded (or was already in the store), 1 when any was partial or rejected."""
-        return 1 if any(f.status in ("partial", "rejected") for f in self.files) else 0
+        """0 when every file loaded (or was already in the store), 1 when any was partial or
+        rejected, or the ingest stopped early."""
+        return 1 if self.failure or any(f.status in ("partial", "rejected") for f in self.files) else 0
 
 
 def ingest_paths(
@@ -287,24 +289,33 @@ def ingest_paths(
     on_file: Callable[[FileResult], None] | None = None,
     on_wait: Callable[[str], None] | None = None,
     workers: int = 1,
+    wait: float | None = None,
 ) -> IngestSummary:
     """Ingest every source under `paths` into `db`, one transaction per file.
 
     Files already in the store (same sha256) are skipped; a changed file at a known path replaces
     its old rows. `on_file` is called after each file. `workers` > 1 replays each large PGN in
     that many forked processes with `validate_moves` (see `read_pgn`; without it, PGN games are
-    read as columns in threads anyway). Raises
-    StoreBusyError if the write lock cannot be taken (see elopipe.store)."""
+    read as columns in threads anyway). `wait`: seconds to wait for another process that holds
+    the store (an elopipe writer, or any program holding DuckDB's lock, such as a long
+    `elopipe sql` query); None waits for ever. Raises StoreBusyError if the store cannot be
+    opened for writing in that time (see elopipe.store). A full disk stops the ingest at the
+    file that did not fit: the files before it stay loaded, and `failure` says why."""
     disc = discover(paths)
     summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)
-    with open_writer(db, on_wait=on_wait) as con:
+    with open_writer(db, timeout=wait, on_wait=on_wait) as con:
         bar = _progress(disc.sources) if progress else None
         try:
             for src in disc.sources:
                 if bar is not None:
                     bar[0].update(bar[1], description=_short(src.display))
                 parsed = parse_source(src, validate_moves=validate_moves, workers=workers)
-                result = load_parsed_source(con, parsed)
+                try:
+                    result = load_parsed_source(con, parsed)
+                except StoreFullError as exc:  # every later file would fail the same way
+                    summary.failure = str(exc)
+                    summary.files.append(FileResult(src.display, "rejected", format=parsed.format, reason=str(exc)))
+                    break
                 summary.files.append(result)
                 if on_file is not None:
                     on_file(result)

@@ -9,6 +9,7 @@ reason and an excerpt in `ingest_errors`, so nothing a user dropped is silently 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import gc
 import json
@@ -21,6 +22,7 @@ import polars as pl
 from elopipe import dedup, identity
 from elopipe.game_frame import games_frame
 from elopipe.model import IngestIssue, ParsedFile
+from elopipe.store import StoreFullError, disk_full_message, is_disk_full
 
 if TYPE_CHECKING:
     from elopipe.ingest import ParsedSource
@@ -78,35 +80,62 @@ def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> File
     try:
         return _load_transaction(con, ps)
     finally:
-        if large:
-            con.execute("SET enable_optimistic_write = false")  # the store's setting (elopipe.store)
+        if large:  # back to the store's setting (elopipe.store); a failure here must not hide the load's
+            with contextlib.suppress(duckdb.Error):
+                con.execute("SET enable_optimistic_write = false")
         if was_enabled:
             gc.enable()
 
 
 def _load_transaction(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
+    """Load `ps` in one transaction; if that fails, record the file as rejected with the reason.
+
+    Raises StoreFullError when the disk holding the store is full (the file's rows are rolled
+    back; its ledger row is kept, as rejected and without its sha256 so that the same bytes load
+    once space allows, if that small write still fits)."""
     con.execute("BEGIN TRANSACTION")
     try:
         result = _load(con, ps)
         con.execute("COMMIT")
         return result
     except Exception as exc:  # keep the file on record even if writing failed
-        con.execute("ROLLBACK")
-        fallback = _as_rejected(ps, f"could not be stored: {exc!r}")
+        _rollback(con)  # a failed COMMIT has already ended the transaction
+        full = is_disk_full(exc)
+        reason = "the store's disk was full" if full else f"could not be stored: {_one_line(exc)}"
+        fallback = _as_rejected(ps, reason, keep_sha256=not full)
         con.execute("BEGIN TRANSACTION")
         try:
             result = _load(con, fallback)
             con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        except Exception as again:
+            _rollback(con)
+            if not (full or is_disk_full(again)):
+                raise
+        if full:
+            raise StoreFullError(disk_full_message(_store_path(con), ps.source.display)) from None
         return result
 
 
-def _as_rejected(ps: ParsedSource, reason: str) -> ParsedSource:
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    with contextlib.suppress(duckdb.TransactionException):  # no transaction is active
+        con.execute("ROLLBACK")
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _store_path(con: duckdb.DuckDBPyConnection) -> str:
+    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchall()
+    return row[0][0] if row and row[0][0] else "the store"
+
+
+def _as_rejected(ps: ParsedSource, reason: str, keep_sha256: bool = True) -> ParsedSource:
     from elopipe.ingest import ParsedSource
 
-    return ParsedSource(ps.source, ps.sha256, ps.size, ps.format, ps.encoding, ps.newline, None, reason)
+    sha = ps.sha256 if keep_sha256 else None
+    return ParsedSource(ps.source, sha, ps.size, ps.format, ps.encoding, ps.newline, None, reason)
 
 
 def _same_rejection_recorded(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> bool:
@@ -235,6 +264,11 @@ def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
 
 
 def _excerpt(ps: ParsedSource) -> str | None:
+    """The first 2,000 bytes of a rejected file that was read as chess (PGN or TRF), for the
+    officer; None for any other file: `ingest_errors.raw` is readable through `elopipe sql`, so
+    the bytes of a file that is not a chess file (a key, a password file) never enter the store."""
+    if ps.format not in ("pgn", "trf"):
+        return None
     data = b""
     try:  # read to the end (a file over the cap has no excerpt) but keep the first bytes only
         for block in ps.source.blocks():

@@ -174,7 +174,8 @@ def analyse(
     lists of UTF-8 bytes).
     `value_rules` maps a rule name to the Python function the one-by-one reader applies to a tag
     value; each is applied once per distinct value: 'date' -> (date, precision, warns),
-    'round' -> (round, board, warns), 'board' -> (board, warns), 'elo' -> (rating, warns),
+    'event_date' -> (date, precision, warns), 'round' -> (round, board, warns),
+    'board' -> (board, warns), 'elo' -> (rating, warns),
     'fide_id' -> (warns,), 'clean' -> (value or None,), 'eco' -> (value or None,),
     'odd_name' -> (bool,).
     `ascii_headers`: only tag sections in ASCII can be fast (a file with signs of mojibake).
@@ -240,7 +241,7 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
     c = pl.col
     b, i32, s, d = pl.Boolean, pl.Int32, pl.String, pl.Date
     gdate, gprec, gwarn = _map(games, "Date", rules["date"], [d, s, b])
-    edate, eprec, _ = _map(games, "EventDate", rules["date"], [d, s, b])
+    edate, eprec, ewarn = _map(games, "EventDate", rules["event_date"], [d, s, b])
     rnd, rboard, rwarn = _map(games, "Round", rules["round"], [i32, i32, b])
     board, bwarn = _map(games, "Board", rules["board"], [i32, b])
     welo, wewarn = _map(games, "WhiteElo", rules["elo"], [i32, b])
@@ -253,7 +254,7 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
     (eco,) = _map(games, "ECO", rules["eco"], [s])
     term = c.Termination
     term_l = term.str.to_lowercase()
-    warns = [gwarn, rwarn, bwarn, wewarn, bewarn, wfid, bfid, wodd, bodd]
+    warns = [gwarn, ewarn, rwarn, bwarn, wewarn, bewarn, wfid, bfid, wodd, bodd]
     ok = (
         c.fast
         & (c.Result == c.marker)

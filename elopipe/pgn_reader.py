@@ -61,7 +61,7 @@ import gc
 import hashlib
 import re
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
@@ -72,8 +72,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
-from elopipe.dates import parse_pgn_date
-from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, BOARD_MAX, PLY_MAX, RATING_MAX, RATING_MIN, ROUND_MAX
+from elopipe.dates import parse_game_date, parse_pgn_date
+from elopipe.field_bounds import (
+    BIRTH_YEAR_MAX,
+    BIRTH_YEAR_MIN,
+    BOARD_MAX,
+    GAMES_PER_PLAYER_PLAUSIBLE,
+    PLY_MAX,
+    RATING_MAX,
+    RATING_MIN,
+    ROUND_MAX,
+)
 from elopipe.model import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
 
@@ -695,6 +704,35 @@ def _san_words(mt: bytes) -> list[bytes]:
     return [w for w in s.split() if w in _SAN_SET]
 
 
+def _san_offsets(mt: bytes) -> list[tuple[bytes, int]]:
+    """`_san_words(mt)` with the offset of each word in `mt`: comments, variations and `;` lines
+    are blanked in place (same length), so an offset counts the movetext's own bytes. Used only to
+    place an illegal move on its line, so it is computed only for such a game."""
+    s = _blank(_COMMENT, mt) if b"{" in mt else mt
+    if b"{" in s:
+        s = s[: s.index(b"{")]
+    if b";" in s:
+        s = _blank(_SEMI, s)
+    if b"(" in s or b")" in s:
+        prev = None
+        while prev != s:
+            prev, s = s, _blank(_VARIATION, s)
+        s = s.replace(b")", b" ")
+        if b"(" in s:
+            s = s[: s.index(b"(")]
+    s = s.replace(b"e.p.", b"    ").translate(_MARKS_TO_SPACE)
+    return [(m.group(), m.start()) for m in _WORD_OR_DOT.finditer(s) if m.group() in _SAN_SET]
+
+
+_MARKS_TO_SPACE = bytes.maketrans(b"+#!?", b"    ")
+_WORD_OR_DOT = re.compile(rb"[^\s.]+\.?")
+
+
+def _blank(pattern: re.Pattern[bytes], s: bytes) -> bytes:
+    """`pattern`'s matches in `s` replaced by spaces of the same length, their newlines kept."""
+    return pattern.sub(lambda m: bytes(b if b == 10 else 32 for b in m.group()), s)
+
+
 _STANDARD_FORMS = {r: ResultForm(r, True) for r in ("1-0", "0-1", "1/2-1/2", "*")}
 _RESULT_CACHE: dict[str, ResultForm | None] = {}
 
@@ -798,8 +836,23 @@ def _date_unreadable(v: str | None) -> bool:
 
 def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
     """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
-    d, prec = parse_pgn_date(v.strip()) if v else (None, "none")
+    d, prec, _ = parse_game_date(v.strip()) if v else (None, "none", None)
     return d, prec, d is None and _date_unreadable(v)
+
+
+def _event_date_rule(v: str) -> tuple[dt.date | None, str, bool]:
+    """(date, precision, warns) of an EventDate value: only a refused (implausible) date warns;
+    an unreadable one is dropped silently, as `_game` does."""
+    d, prec, why = parse_game_date(v.strip()) if v else (None, "none", None)
+    return d, prec, why is not None
+
+
+def _date_message(tag: str, raw: str) -> tuple[str, str]:
+    """(code, message) of a Date/EventDate value that gives no date: refused or unreadable."""
+    why = parse_game_date(raw.strip())[2]
+    if why is not None:
+        return "date_implausible", f"{tag} {raw!r} {why}: date not stored"
+    return "date_unparsed", f"{tag} {raw!r} could not be read"
 
 
 def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
@@ -837,6 +890,7 @@ def _fide_id_rule(v: str) -> tuple[int | None, bool]:
 
 _VALUE_RULES: dict[str, Any] = {
     "date": _date_rule,
+    "event_date": _event_date_rule,
     "round": _round_rule,
     "board": _board_rule,
     "elo": _elo_rule,
@@ -960,6 +1014,9 @@ class _Reader:
         self._players: dict[int, PlayerRec] = {}
         self._elo_cache: dict[str, int | None] = {}
         self._date_cache: dict[str, tuple[dt.date | None, str]] = {}
+        # the column path's refs and its games read one by one (`_implausible_games`)
+        self._fast_refs: dict[str, list[int]] | None = None
+        self._slow_games: list[GameRec] = []
         self._headerless_tokens: list[list[bytes]] = []
         self._t_cache: dict[tuple[Any, ...], int] = {}
         self._p_cache: dict[tuple[Any, ...], int] = {}
@@ -1058,6 +1115,7 @@ class _Reader:
             self.gi_base += used
             self.line_base += utf8.count(b"\n") if text is None else text.count("\n")  # type: ignore[union-attr]
         self.text = b""
+        self._fast_refs = None  # of the last piece: `_implausible_games` counts the games of all
         if lagging is not None:
             frames.append(games_frame(lagging))
         if frames:
@@ -1115,8 +1173,47 @@ class _Reader:
                 "error",
             )
         self._finish_tournaments()
+        self._implausible_games()
         self.out.players = sorted(self._players.values(), key=lambda p: p.ref)
         return self.out
+
+    def _implausible_games(self) -> None:
+        """Warn (games kept) about a player with more games in one event than any real event
+        gives (`field_bounds.GAMES_PER_PLAYER_PLAUSIBLE`), at the first game beyond it."""
+        fast = self._fast_refs
+        slow: list[GameRec] = self._slow_games if fast is not None else self.out.games  # type: ignore[assignment]
+        if isinstance(self.out.games, GameTable) and fast is None:  # read in pieces: every piece's games
+            frame = self.out.games.frame
+            fast = {c: frame.get_column(c).to_list() for c in ("white_ref", "black_ref", "line", "game_index")}
+            slow = []
+        counts: Counter[int | None] = Counter()
+        if fast is not None:
+            counts.update(fast["white_ref"])
+            counts.update(fast["black_ref"])
+        counts.update(g.white_ref for g in slow)
+        counts.update(g.black_ref for g in slow)
+        many = {ref for ref, n in counts.items() if ref is not None and n > GAMES_PER_PLAYER_PLAUSIBLE}
+        for ref in sorted(many):  # a rare case: the games of these players are looked up again
+            at = [(g.line, g.game_index) for g in slow if ref in (g.white_ref, g.black_ref)]
+            if fast is not None:
+                at += [
+                    (ln, gi)
+                    for w, b, ln, gi in zip(
+                        fast["white_ref"], fast["black_ref"], fast["line"], fast["game_index"], strict=True
+                    )
+                    if ref in (w, b)
+                ]
+            line, gi = sorted(at, key=lambda x: x[1] or 0)[GAMES_PER_PLAYER_PLAUSIBLE]
+            player = self._players[ref]
+            event = next((t.name for t in self.out.tournaments if t.ref == player.tournament_ref), None)
+            self.issue(
+                "implausible_games",
+                f"{player.name!r} has {counts[ref]} games in event {event!r}: more than "
+                f"{GAMES_PER_PLAYER_PLAUSIBLE}, which no real event gives (a merged or generated file?); "
+                "loaded as written",
+                line,
+                gi,
+            )
 
     def _process(self, raw_games: list[_RawGame]) -> int:
         """Read `raw_games` (a run of consecutive games); game indexes start at `gi_base`. Returns
@@ -1222,6 +1319,7 @@ class _Reader:
         lines = self._start_lines(raw_games)
         refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
         fast_parts: list[tuple[pl.DataFrame, pgn_columns.Analysis]] = []
+        self._fast_refs, self._slow_games = refs, self.out.games
         gi = self.gi_base
         for a, b, job in jobs:
             res = job.result()
@@ -1331,6 +1429,9 @@ class _Reader:
         """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
         merged in file order. Any failure of the pool falls back to reading the chunk here."""
         import multiprocessing
+        import os
+
+        from elopipe.lifeline import exit_with
 
         global _FORK_JOB
         _FORK_JOB = (self, raw_games)
@@ -1338,7 +1439,9 @@ class _Reader:
         first = raw_games[chunks[0][0] : chunks[0][1]]
         try:
             try:
-                pool = multiprocessing.get_context("fork").Pool(len(chunks) - 1)
+                # the workers end with this process, even if it is killed (elopipe.lifeline)
+                ctx = multiprocessing.get_context("fork")
+                pool = ctx.Pool(len(chunks) - 1, initializer=exit_with, initargs=(os.getpid(), 0.0))
             except (OSError, ValueError):  # no fork here (or no resources): read every chunk here
                 pool = None
             if pool is None:
@@ -1547,9 +1650,11 @@ class _Reader:
         edate_raw = get("EventDate")
         if gdate is None or edate_raw is not None:
             edate, eprec = self._date(edate_raw)
+            if edate is None and edate_raw is not None and parse_game_date(edate_raw.strip())[2] is not None:
+                self.issue(*_date_message("EventDate", edate_raw), line, gi)
             if gdate is None:
                 if _date_unreadable(date_raw):
-                    self.issue("date_unparsed", f"Date {date_raw!r} could not be read", line, gi)
+                    self.issue(*_date_message("Date", date_raw), line, gi)
                 if edate is not None:
                     gdate, prec = edate, eprec
                     flags.append("date_from_event")
@@ -1631,7 +1736,7 @@ class _Reader:
                 code = {ONE: "U", HALF: "H", ZERO: "Z"}.get(score, "U") if score is not None else "U"
                 self.out.unplayed.append(UnplayedRec(tref, pref, rnd, code, score, None, line))
         if self.validate and tokens:
-            self._validate(_san_words(movetext)[: len(tokens)], fen, variant == "chess960", line, gi, game)
+            self._validate(movetext, len(tokens), fen, variant == "chess960", line, gi, game, rg)
 
     # -- helpers --
     def _odd_players(
@@ -1761,7 +1866,7 @@ class _Reader:
             return None, "none"
         hit = self._date_cache.get(raw)
         if hit is None:
-            hit = parse_pgn_date(raw.strip())
+            hit = parse_game_date(raw.strip())[:2]
             self._date_cache[raw] = hit
         return hit
 
@@ -1929,9 +2034,21 @@ class _Reader:
                 t.rounds = self.t_rounds[t.ref]
 
     def _validate(
-        self, tokens: list[bytes], fen: str | None, chess960: bool, line: int, gi: int, game: GameRec
+        self,
+        movetext: bytes,
+        n_tokens: int,
+        fen: str | None,
+        chess960: bool,
+        line: int,
+        gi: int,
+        game: GameRec,
+        rg: _RawGame,
     ) -> None:
+        """Replay the game's first `n_tokens` SAN moves; an illegal or ambiguous move is an error
+        on the game, reported at the line of the move itself."""
         import chess  # only when validating: the import costs ~0.4 s
+
+        tokens = _san_words(movetext)[:n_tokens]
 
         try:
             board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
@@ -1944,12 +2061,22 @@ class _Reader:
             try:
                 move = board.parse_san(san)
             except chess.AmbiguousMoveError:
-                self._bad_move(game, "ambiguous_move", f"ambiguous move {san!r} at ply {ply}", board, line, gi)
+                at = self._move_line(movetext, tokens, ply, line, rg)
+                self._bad_move(game, "ambiguous_move", f"ambiguous move {san!r} at ply {ply}", board, at, gi)
                 return
             except ValueError:
-                self._bad_move(game, "illegal_move", f"illegal move {san!r} at ply {ply}", board, line, gi)
+                at = self._move_line(movetext, tokens, ply, line, rg)
+                self._bad_move(game, "illegal_move", f"illegal move {san!r} at ply {ply}", board, at, gi)
                 return
             board.push(move)
+
+    def _move_line(self, movetext: bytes, tokens: list[bytes], ply: int, line: int, rg: _RawGame) -> int:
+        """The file line of the `ply`-th SAN move (1-based) of the game whose first line is `line`;
+        `line` itself if the move cannot be placed."""
+        placed = _san_offsets(movetext)
+        if [w for w, _ in placed[: len(tokens)]] != tokens or ply > len(placed):
+            return line
+        return line + self.text.count(b"\n", rg.header_start, rg.mt_start + placed[ply - 1][1])
 
     def _bad_move(self, game: GameRec, code: str, msg: str, board: Any, line: int, gi: int) -> None:
         game.flags.append("moves_invalid")

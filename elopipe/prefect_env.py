@@ -12,8 +12,10 @@ every INFO line to the server, so the Prefect UI keeps the full log of a run. Ou
 Server: with `PREFECT_API_URL` unset, Prefect starts a temporary ("ephemeral") API server in a
 subprocess for the life of the process, storing runs in `PREFECT_HOME` (default `~/.prefect`).
 Its first start on a fresh home runs the database migrations, which takes longer than Prefect's
-default 20 s start-up timeout on a slow machine, so we raise it. Schedules need a real server
-(`prefect server start`); `api_status()` says whether one is reachable.
+default 20 s start-up timeout on a slow machine, so we raise it. Prefect stops that server only
+at a normal exit: `temporary_server_dies_with_us()` makes it end with this process after a
+`kill -9` too. Schedules need a real server (`prefect server start`); `api_status()` says
+whether one is reachable.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import subprocess
 import sys
 import threading
+import types
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 STAGE_LOGGER = "elopipe.stages"
 
@@ -133,6 +138,38 @@ def _profile_api_url() -> str | None:
     return str(value) if value else None
 
 
+class _LifelineSubprocess:
+    """`subprocess`, as Prefect's server module sees it, with a Popen that starts uvicorn under
+    `python -m elopipe.lifeline OUR_PID`: the server then ends with this process (see
+    elopipe.lifeline). Any other command, and every other name, is the real module's."""
+
+    def __init__(self, real: types.ModuleType) -> None:
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def Popen(self, args: Any, *rest: Any, **kwargs: Any) -> subprocess.Popen[Any]:  # noqa: N802 - the module's name
+        if isinstance(args, list) and args[1:3] == ["-m", "uvicorn"]:
+            args = [args[0], "-m", "elopipe.lifeline", str(os.getpid()), *args[1:]]
+        return self._real.Popen(args, *rest, **kwargs)
+
+
+def temporary_server_dies_with_us() -> None:
+    """Make Prefect's temporary API server end with this process, even on `kill -9` (Prefect
+    stops it only at a normal exit). Imports Prefect's server module; call it after
+    `configure()` and before any flow runs. Does nothing when a server is configured
+    (PREFECT_API_URL) or if already done."""
+    if os.environ.get("PREFECT_API_URL") or _profile_api_url():
+        return
+    # Prefect starts uvicorn with subprocess.Popen from whichever thread first needs the API; the
+    # only hook is the module's `subprocess` name (a parent-death signal would follow the thread).
+    from prefect.server.api import server
+
+    if not isinstance(server.subprocess, _LifelineSubprocess):
+        server.subprocess = _LifelineSubprocess(server.subprocess)  # type: ignore[assignment]
+
+
 def start_api_early() -> Callable[[], None]:
     """Boot Prefect's temporary API server in the background; return a function that waits for it.
 
@@ -147,6 +184,7 @@ def start_api_early() -> Callable[[], None]:
 
     def boot() -> None:
         try:
+            temporary_server_dies_with_us()
             from prefect.server.api.server import SubprocessASGIServer
 
             SubprocessASGIServer().start()  # the same instance the flow's client will use

@@ -7,9 +7,16 @@ then writes the `max_lists` most recent changed lists, plus any older changed li
 folder already holds (so no published file is left stale); the others stay in the store. The output folder's
 ledger, `.elopipe-published.json`, records which store published which list dates per system:
 
-    {"db": "/abs/path/elopipe.duckdb", "systems": {"fide": ["2024-01-01", ...]}}
+    {"db": "/abs/path/elopipe.duckdb",
+     "systems": {"fide": ["2024-01-01", ...]},   # lists whose files are all written
+     "pending": {"fide": ["2024-02-01", ...]},   # lists being written, or left by a failed publish
+     "runs": {"fide": 12}}                        # last rating_runs.run_id whose lists were taken
 
-A folder written from another store starts afresh.
+A folder written from another store starts afresh. The ledger is written atomically, a list is
+pending before its first file is written and published only after its last (`publish_recorded`),
+so a publish stopped by a kill or a full disk is finished by the next one. A rating run the
+folder has not seen (a `rate` on its own, or a `run` killed between rating and publishing) has
+its lists published by the next `run` too (`missed_lists`).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,34 +65,194 @@ def _read(out: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _systems(out: Path, db: str | os.PathLike[str]) -> dict[str, list[str]] | None:
+_SECTIONS = ("systems", "pending", "runs")
+
+
+def _ledger(out: Path, db: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The ledger's sections of store `db` in `out` (empty when another store, or none, wrote it)."""
     data = _read(out)
-    if data.get("db") != os.path.realpath(db):
-        return None
-    systems = data.get("systems")
-    return systems if isinstance(systems, dict) else {}
+    mine = data.get("db") == os.path.realpath(db)
+    return {k: dict(data[k]) if mine and isinstance(data.get(k), dict) else {} for k in _SECTIONS}
+
+
+def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any]], durable: bool = True) -> None:
+    # Imported here: the rate flow imports this module, and needs none of the publish package.
+    from elopipe.publish.atomic import write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    ledger["pending"] = {s: d for s, d in ledger["pending"].items() if d}
+    write_text(out / LEDGER, json.dumps({"db": os.path.realpath(db), **ledger}, indent=1), durable)
+
+
+def _dates(values: list[str]) -> set[dt.date]:
+    return {dt.date.fromisoformat(d) for d in values}
 
 
 def published_dates(out: Path, db: str | os.PathLike[str], system: str) -> set[dt.date]:
-    """List dates of `system` this folder holds from store `db` (empty if another store wrote it)."""
-    systems = _systems(out, db) or {}
-    return {dt.date.fromisoformat(d) for d in systems.get(system, [])}
+    """List dates of `system` this folder holds, whole, from store `db` (empty if another store
+    wrote it)."""
+    return _dates(_ledger(out, db)["systems"].get(system, []))
+
+
+def pending_dates(out: Path, db: str | os.PathLike[str], system: str) -> set[dt.date]:
+    """List dates of `system` whose publishing from `db` into `out` began but did not finish
+    (the process was killed, the disk was full, ...): the next publish writes them again."""
+    return _dates(_ledger(out, db)["pending"].get(system, []))
 
 
 def has_published(out: Path, db: str | os.PathLike[str], system: str) -> bool:
-    """True once `db` has published any list of `system` into `out`."""
-    return system in (_systems(out, db) or {})
+    """True once `db` has begun publishing lists of `system` into `out`."""
+    ledger = _ledger(out, db)
+    return system in ledger["systems"] or system in ledger["pending"]
 
 
-def remember(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date]) -> None:
-    """Add `dates` of `system` to the folder's ledger (replacing a ledger of another store)."""
-    systems = _systems(out, db)
-    if systems is None:
-        systems = {}
-    known = set(systems.get(system, []))
-    systems[system] = sorted(known | {d.isoformat() for d in dates})
-    out.mkdir(parents=True, exist_ok=True)
-    (out / LEDGER).write_text(json.dumps({"db": os.path.realpath(db), "systems": systems}, indent=1), encoding="utf-8")
+def begin(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date], run_id: int | None = None) -> None:
+    """Record `dates` of `system` as being published, before any of their files is written:
+    they are pending, and no longer published, until `remember` records them written. With
+    `run_id`, the rating runs up to it are recorded as taken (their lists are in `dates`, or
+    were held back on purpose)."""
+    ledger = _ledger(out, db)
+    todo = {d.isoformat() for d in dates}
+    ledger["systems"][system] = sorted(set(ledger["systems"].get(system, [])) - todo)
+    ledger["pending"][system] = sorted(set(ledger["pending"].get(system, [])) | todo)
+    if run_id is not None:
+        ledger["runs"][system] = run_id
+    _save(out, db, ledger)
+
+
+def remember(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.date], durable: bool = True) -> None:
+    """Record `dates` of `system` as published, once all their files are written (a ledger of
+    another store is replaced); they are no longer pending. Not `durable`: the ledger is not
+    flushed to disk (a power cut may lose the record, and the lists are then written again)."""
+    ledger = _ledger(out, db)
+    done = {d.isoformat() for d in dates}
+    ledger["systems"][system] = sorted(set(ledger["systems"].get(system, [])) | done)
+    ledger["pending"][system] = sorted(set(ledger["pending"].get(system, [])) - done)
+    _save(out, db, ledger, durable)
+
+
+def forget_pending(out: Path, db: str | os.PathLike[str], system: str, dates: set[dt.date]) -> None:
+    """Drop `dates` from the pending lists of `system` (lists the store no longer holds)."""
+    ledger = _ledger(out, db)
+    ledger["pending"][system] = sorted(set(ledger["pending"].get(system, [])) - {d.isoformat() for d in dates})
+    _save(out, db, ledger)
+
+
+def last_run(con: duckdb.DuckDBPyConnection, system: str) -> int | None:
+    """The newest `rating_runs.run_id` of `system` (None: never rated)."""
+    return con.execute("SELECT max(run_id) FROM rating_runs WHERE system = ?", [system]).fetchall()[0][0]
+
+
+def missed_lists(
+    con: duckdb.DuckDBPyConnection, out: Path, db: str | os.PathLike[str], system: str, own_run: int | None
+) -> list[dt.date]:
+    """Stored lists of `system` rewritten by rating runs that `out` has not taken: runs after the
+    ledger's `runs` mark other than `own_run` (the run whose changed lists the caller publishes
+    anyway), within each run's first_list .. last_list. Empty when the ledger has no mark (a
+    new folder, or one written before marks were kept)."""
+    mark = _ledger(out, db)["runs"].get(system)
+    if not isinstance(mark, int):
+        return []
+    rows = con.execute(
+        """
+        WITH l AS (SELECT DISTINCT list_date FROM rating_lists WHERE system = ?)
+        SELECT DISTINCT l.list_date FROM l JOIN rating_runs r
+          ON l.list_date BETWEEN r.first_list AND coalesce(r.last_list, r.first_list)
+        WHERE r.system = ? AND r.run_id > ? AND r.run_id IS DISTINCT FROM ? ORDER BY 1
+        """,
+        [system, system, mark, own_run],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def publish_recorded(
+    con: duckdb.DuckDBPyConnection,
+    db: str | os.PathLike[str],
+    system: str,
+    out: Path,
+    dates: list[dt.date] | None,
+    run_id: int | None = None,
+) -> tuple[list[Path], list[dt.date]]:
+    """Publish `system`'s outputs (elopipe.publish.outputs.publish_outputs) for `dates` (None: the
+    latest list), plus every list an interrupted publish left pending in `out`, and keep the
+    ledger true: the lists are recorded pending before any file is written, and each one
+    published once its files are (the last after the index). A publish stopped by a kill or an
+    error is thus finished by the next one, even when no list changed.
+
+    `run_id`: the newest rating run whose lists `dates` cover (see `begin`).
+    Returns (paths written, the pending lists it finished that were not in `dates`). Raises
+    LookupError when the system has no list, or none at one of `dates`; OSError when a file
+    cannot be written (the lists not written stay pending). A pending list the store no longer
+    holds is dropped.
+    """
+    from elopipe.publish.atomic import remove_stale
+    from elopipe.publish.lists import list_dates
+    from elopipe.publish.outputs import output_folders, publish_outputs
+
+    known = set(list_dates(con, system))
+    pending = pending_dates(out, db, system)
+    if pending - known:
+        forget_pending(out, db, system, pending - known)
+        pending &= known
+    if dates is None:
+        if not known:
+            raise LookupError(f"no rating list for system {system!r} in the store")
+        dates = [max(known)]
+    unknown = sorted(set(dates) - known)
+    if unknown:  # before anything is recorded: a list that does not exist is never pending
+        raise LookupError(f"no rating list for system {system!r} dated {unknown[0]}")
+    todo = sorted(set(dates) | pending)
+    if not todo:
+        return [], []
+    begin(out, db, system, todo, run_id)
+    remove_stale(output_folders(out, system))
+    # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
+    # only makes a list pending again (kill -9 loses none: the page cache outlives the process).
+    last = todo[-1]
+    paths = publish_outputs(con, system, out, todo, on_list=lambda d: remember(out, db, system, [d], d == last))
+    return paths, sorted(pending - set(dates))
+
+
+@dataclass
+class SystemPublish:
+    """What `publish_changed` did for one system."""
+
+    paths: list[Path] = field(default_factory=list)  # every file written
+    resumed: list[dt.date] = field(default_factory=list)  # pending lists finished, not changed now
+    missed: list[dt.date] = field(default_factory=list)  # lists of rating runs the folder had not taken
+    held_back: int = 0  # changed lists left in the store only (max_lists)
+    unchanged: bool = False  # nothing to write
+
+
+def publish_changed(
+    con: duckdb.DuckDBPyConnection,
+    db: str | os.PathLike[str],
+    system: str,
+    out: Path,
+    changed: list[dt.date] | None,
+    max_lists: int | None = DEFAULT_MAX_LISTS,
+    own_run: int | None = None,
+) -> SystemPublish:
+    """Publish `system`'s `changed` lists (None: the latest list) into `out`, with the lists of
+    rating runs the folder has not taken (`missed_lists`; `own_run` is the run that produced
+    `changed`) and those an interrupted publish left pending; `max_lists` as in `select_dates`.
+    A folder that has never received `system` gets its latest list even when nothing changed.
+    Raises LookupError when the system has no list; OSError when a file cannot be written (the
+    lists not written stay pending, and the next call writes them)."""
+    newest = last_run(con, system)
+    dates = None if changed is None else sorted(set(changed) | set(missed_lists(con, out, db, system, own_run)))
+    missed = [] if dates is None or changed is None else sorted(set(dates) - set(changed))
+    if dates is not None and not dates and not pending_dates(out, db, system):
+        if has_published(out, db, system):
+            if newest is not None and _ledger(out, db)["runs"].get(system) != newest:
+                begin(out, db, system, [], newest)  # this run's own rating run is taken too
+            return SystemPublish(unchanged=True)
+        dates = None  # a fresh output folder gets the latest list
+    held_back = 0
+    if dates is not None:
+        dates, held_back = select_dates(dates, published_dates(out, db, system), max_lists)
+    paths, resumed = publish_recorded(con, db, system, out, dates, newest if changed is not None else None)
+    return SystemPublish(paths, resumed, missed, held_back)
 
 
 def dates_in_paths(paths: list[Path], system: str) -> list[dt.date]:

@@ -3,9 +3,12 @@
 `docs/schema.md` documents each table and column; keep the two in step.
 `ensure_schema(con)` is idempotent: it creates what is missing and never drops.
 
-Units: ratings are rating points (INTEGER); scores are points (DECIMAL(4,1));
+Units: ratings are rating points (INTEGER); a game's score is points (DECIMAL(2,1));
 exact sums that the regulations round are stored in hundredths (``*_x100``
-BIGINT) or as DECIMAL with enough places that nothing is lost.
+BIGINT) or as DECIMAL with enough places that nothing is lost.  Sums over a
+tournament (points, score, We, W - We) are DECIMAL(18, ·): a file is capped at
+512 MB, so at most some 50 million rounds, and 18 digits hold any sum it can carry
+(DuckDB stores DECIMAL(18, ·) in 8 bytes, like BIGINT).
 """
 
 from __future__ import annotations
@@ -101,7 +104,7 @@ TABLES: dict[str, str] = {
         sex            VARCHAR,
         birth_date     DATE,
         birth_year     INTEGER,
-        points_in_file DECIMAL(5,1),
+        points_in_file DECIMAL(18,1),
         final_rank     INTEGER,
         team           VARCHAR,
         file_id        INTEGER NOT NULL,
@@ -156,7 +159,7 @@ TABLES: dict[str, str] = {
         name           VARCHAR,
         record         VARCHAR,              -- '013' | '310'
         member_ranks   INTEGER[],            -- start ranks of the team's players
-        points         DECIMAL(6,1),
+        points         DECIMAL(18,1),
         file_id        INTEGER NOT NULL,
         line           INTEGER
     """,
@@ -230,7 +233,7 @@ TABLES: dict[str, str] = {
         list_date      DATE NOT NULL,
         player_id      INTEGER NOT NULL,
         rating         INTEGER,              -- NULL = unrated (pooled games only)
-        rating_exact   DECIMAL(9,1),         -- systems that keep a decimal (generic Elo)
+        rating_exact   DECIMAL(18,1),         -- systems that keep a decimal (generic Elo)
         rd             DOUBLE,               -- Glicko-2 rating deviation
         volatility     DOUBLE,               -- Glicko-2 volatility
         games          INTEGER NOT NULL,     -- rated games in the period
@@ -270,10 +273,10 @@ TABLES: dict[str, str] = {
         rules_version  VARCHAR,              -- 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment)
         ro             INTEGER,              -- NULL for an unrated player
         n              INTEGER NOT NULL,     -- games rated in this tournament
-        score          DECIMAL(5,1),
+        score          DECIMAL(18,1),
         ra             INTEGER,              -- average rating of the opponents, rounded
-        we             DECIMAL(7,2),         -- sum of PD
-        w_we           DECIMAL(7,2),         -- W - We
+        we             DECIMAL(18,2),        -- sum of PD
+        w_we           DECIMAL(18,2),        -- W - We
         k              INTEGER,
         change_x100    BIGINT,               -- K x (W - We) in hundredths, unrounded
         rp             INTEGER,              -- Ra + dp(p), no cap
@@ -476,12 +479,41 @@ def render_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _decimal_columns(cols: str) -> dict[str, str]:
+    """{column: 'DECIMAL(p,s)'} of a table's column text in `TABLES`."""
+    out: dict[str, str] = {}
+    for line in cols.strip().splitlines():
+        body = line.partition("--")[0].strip().rstrip(",").split()
+        if len(body) >= 2 and body[1].upper().startswith("DECIMAL"):
+            out[body[0]] = body[1].upper()
+    return out
+
+
+def _widen_decimals(con: duckdb.DuckDBPyConnection) -> None:
+    """Give the DECIMAL columns of a store made by an older version their current type.
+
+    Widening only (e.g. tournament_ratings.score DECIMAL(5,1) -> DECIMAL(18,1)): every value
+    stored fits, and a narrow column would make a rating run fail on a long event.
+    """
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' AND data_type LIKE 'DECIMAL%'"
+    ).fetchall()
+    have = {(t, c): typ.replace(" ", "") for t, c, typ in rows}
+    for table, cols in TABLES.items():
+        for col, typ in _decimal_columns(cols).items():
+            if have.get((table, col), typ) != typ:
+                con.execute(f"ALTER TABLE {table} ALTER COLUMN {col} SET DATA TYPE {typ}")
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every sequence and table that does not exist yet (never drops)."""
+    """Create every sequence and table that does not exist yet (never drops), and widen
+    the DECIMAL columns of an older store (`_widen_decimals`)."""
     for seq in SEQUENCES:
         con.execute(f"CREATE SEQUENCE IF NOT EXISTS {seq} START 1")
     for name, cols in TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
+    _widen_decimals(con)
     from elopipe import views  # late: views may reference every table
 
     views.ensure_views(con)

@@ -7,6 +7,7 @@ A `Source` is one stream of bytes with a stable name: a plain file, or one membe
 from __future__ import annotations
 
 import bz2
+import errno
 import gzip
 import os
 import stat
@@ -61,18 +62,13 @@ class Source:
 
     def blocks(self, limit: int | None = None, block_size: int | None = None) -> Iterator[bytes]:
         """The decompressed bytes in consecutive blocks of `block_size` (default BLOCK_BYTES; the
-        last one shorter), so that a large file or a decompression bomb is never held whole. The cap `limit` (default
-        MAX_BYTES) applies to the decompressed stream as it is read. Raises as `read_bytes` does,
-        SourceError when the stream passes the limit (after the blocks before it were yielded)
-        or when the file changed once the last block was read."""
+        last one shorter), so that a large file or a decompression bomb is never held whole. The
+        cap `limit` (default MAX_BYTES) applies to the decompressed stream as it is read. Raises
+        as `read_bytes` does, SourceError when the stream passes the limit (after the blocks
+        before it were yielded) or when the file changed once the last block was read."""
         limit = MAX_BYTES if limit is None else limit
         block_size = BLOCK_BYTES if block_size is None else block_size
-        before = os.stat(self.path)
-        if stat.S_ISDIR(before.st_mode):
-            raise SourceError("a folder that could not be listed (permissions?)")
-        if not stat.S_ISREG(before.st_mode):
-            raise SourceError("not a regular file (a pipe or a device)")
-        with self._open() as fh:
+        with self._open() as (fh, before):
             total = 0
             while block := fh.read(min(block_size, limit + 1 - total)):
                 total += len(block)
@@ -84,37 +80,83 @@ class Source:
             raise SourceError("the file changed while it was being read; ingest it again once it is complete")
 
     @contextmanager
-    def _open(self) -> Iterator[BinaryIO]:
-        """The decompressed stream of the file or archive member."""
+    def _open(self) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+        """The decompressed stream of the file or archive member, and the file's status once
+        opened. Only a regular file is opened (`open_regular`)."""
         lower = self.path.lower()
-        if self.member is not None:
-            with zipfile.ZipFile(self.path) as zf, zf.open(self.member) as fh:
-                yield fh
-        elif lower.endswith(".gz"):
-            with gzip.open(self.path, "rb") as fh:
-                yield fh
-        elif lower.endswith(".bz2"):
-            with bz2.open(self.path, "rb") as fh:
-                yield fh
-        else:
-            with open(self.path, "rb") as fh:
-                yield fh
+        with open_regular(self.path) as raw:
+            before = os.fstat(raw.fileno())
+            if self.member is not None:
+                with zipfile.ZipFile(raw) as zf, zf.open(self.member) as fh:
+                    yield fh, before
+            elif lower.endswith(".gz"):
+                with gzip.open(raw, "rb") as fh:
+                    yield fh, before
+            elif lower.endswith(".bz2"):
+                with bz2.open(raw, "rb") as fh:
+                    yield fh, before
+            else:
+                yield raw, before
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open `path` for reading in binary, only if it is a regular file and not a symbolic link.
+
+    Raises SourceError for a folder, a FIFO, a socket or a device (opened without blocking and
+    checked on the open descriptor, so nothing can be swapped in between a check and the open: a
+    FIFO would otherwise hang the reader), or a symbolic link (a named link is resolved by
+    `discover` before it gets here; one swapped in later is not followed). OSError for the rest.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise SourceError("a symbolic link (not followed)") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise SourceError("a folder that could not be listed (permissions?)")
+        if not stat.S_ISREG(mode):
+            raise SourceError("not a regular file (a pipe, a socket or a device)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+NOT_CHESS_SUFFIX = "not a chess file suffix"
 
 
 @dataclass
 class Discovery:
     sources: list[Source]
-    skipped: list[tuple[str, str]]  # (path, why) files seen in folders but not chess files
+    skipped: list[tuple[str, str]]  # (path, why) entries seen in folders and not read
     missing: list[str]  # paths given that do not exist
+
+    @property
+    def refused(self) -> list[tuple[str, str]]:
+        """The skipped entries to tell the user about one by one: symbolic links and entries that
+        are not regular files (the rest were passed over for their suffix)."""
+        return refused(self.skipped)
+
+
+def refused(skipped: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The (path, why) pairs of `skipped` that were not passed over for their suffix."""
+    return [(path, why) for path, why in skipped if not why.startswith(NOT_CHESS_SUFFIX)]
 
 
 def discover(paths: list[str | os.PathLike[str]]) -> Discovery:
     """Expand `paths` into sources, in a stable (sorted) order.
 
     Folders are walked recursively; inside them only chess suffixes (.pgn .trf .txt) and archives
-    (.gz .bz2 .zip) are taken, other files are listed in `skipped` with the reason. A file named
-    explicitly is always taken (its format is then detected by content). Zip members are expanded
-    here (a corrupt zip becomes one source that fails when read).
+    (.gz .bz2 .zip) are taken, other files are listed in `skipped` with the reason. Inside a
+    folder, symbolic links (to files or folders) and entries that are not regular files (FIFOs,
+    sockets, devices) are never opened: they are listed in `skipped` too, so a link dropped in an
+    inbox cannot pull another file of the machine into the store. A path named explicitly is
+    always taken, a named symbolic link followed (its format is then detected by content). Zip
+    members are expanded here (a corrupt zip becomes one source that fails when read).
     """
     out: list[Source] = []
     skipped: list[tuple[str, str]] = []
@@ -125,22 +167,21 @@ def discover(paths: list[str | os.PathLike[str]]) -> Discovery:
             missing.append(str(raw))
             continue
         if p.is_dir():
-            for f in _walk(p):
-                if f.name.startswith("."):
-                    continue
+            for f in _walk(p, skipped):
                 suf = f.suffix.lower()
                 if suf in CHESS_SUFFIXES or suf in ARCHIVE_SUFFIXES or f.is_dir():
                     out.extend(_expand(f))  # unreadable folders come back as sources that fail on read
                 else:
-                    skipped.append((str(f.absolute()), f"not a chess file suffix ({suf or 'none'})"))
+                    skipped.append((str(f.absolute()), f"{NOT_CHESS_SUFFIX} ({suf or 'none'})"))
         else:
             out.extend(_expand(p))
     return Discovery(out, skipped, missing)
 
 
-def _walk(top: Path) -> list[Path]:
-    """Every file below `top`, sorted; dangling links and folders that cannot be listed are
-    returned too (they fail when read, so they are recorded rather than silently passed over)."""
+def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
+    """Every regular file below `top` (dot files and dot folders left out), sorted; folders that
+    cannot be listed are returned too (they fail when read, so they are recorded rather than
+    silently passed over). Symbolic links and other non-regular entries go to `skipped`."""
     found: list[Path] = []
 
     def unreadable(err: OSError) -> None:
@@ -149,17 +190,37 @@ def _walk(top: Path) -> list[Path]:
 
     for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(Path(root) / f for f in files)
+        for name in dirs + files:
+            f = Path(root) / name
+            why = not_regular(f)
+            if why is not None and not name.startswith("."):
+                skipped.append((str(f.absolute()), why))
+        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
+        found.extend(Path(root) / f for f in files if not f.startswith(".") and not_regular(Path(root) / f) is None)
     return sorted(set(found))
+
+
+def not_regular(f: Path) -> str | None:
+    """Why a folder entry (or an inbox entry) is not read (a symbolic link, a FIFO, a device), or None for a regular
+    file or a real folder. Looked at without following links and without opening."""
+    try:
+        mode = os.lstat(f).st_mode
+    except OSError:
+        return None  # vanished or unreadable: the read records it
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, not followed inside a folder (name it on the command line to read it)"
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "not a regular file (a pipe, a socket or a device)"
 
 
 def _expand(p: Path) -> list[Source]:
     path = str(p.absolute()) if p.is_symlink() and not p.exists() else str(p.resolve())
     if p.suffix.lower() == ".zip":
         try:
-            with zipfile.ZipFile(path) as zf:
+            with open_regular(path) as fh, zipfile.ZipFile(fh) as zf:
                 members = sorted(i.filename for i in zf.infolist() if not i.is_dir())
-        except (zipfile.BadZipFile, OSError):
+        except (zipfile.BadZipFile, OSError, SourceError):
             return [Source(path)]  # fails on read and is recorded as rejected
         return [Source(path, m) for m in members if not Path(m).name.startswith(".")]
     return [Source(path)]

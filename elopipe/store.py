@@ -15,8 +15,10 @@ so through its `on_wait` callback.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -46,6 +48,8 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
         raise StorePathError(f"{db} is a folder; give the store's DuckDB file, e.g. {path / DEFAULT_DB}")
     if not path.exists():
         return
+    if not path.is_file():  # opening a FIFO would hang, a device would read for ever
+        raise StorePathError(f"{db} is not a regular file (a pipe, a socket or a device); give a store file")
     try:
         with open(path, "rb") as fh:
             head = fh.read(12)
@@ -59,6 +63,32 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
 
 class StoreBusyError(RuntimeError):
     """Another process holds the write lock (or DuckDB's own lock) and did not release it in time."""
+
+
+class StoreFullError(RuntimeError):
+    """The disk (or the quota) holding the store is full: a write failed and was rolled back, so
+    the store is intact. The message names the disk and what was being written."""
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """True for a write that failed because the disk or the quota is full (an OSError, or DuckDB's
+    IOException/TransactionException, which carry the system's text)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(exc)
+    return "No space left on device" in text or "Disk quota exceeded" in text
+
+
+def disk_full_message(path: str | os.PathLike[str], writing: str) -> str:
+    """One line for the user: which disk is full (its mount point) and what could not be written."""
+    where = Path(os.path.abspath(path))
+    mount = where if where.is_dir() else where.parent
+    while not os.path.ismount(mount) and mount != mount.parent:
+        mount = mount.parent
+    return (
+        f"the disk holding {path} (mounted at {mount}) is full: {writing} was not written;"
+        " free some space and run the command again"
+    )
 
 
 def lock_path(db: str | os.PathLike[str]) -> Path:
@@ -111,6 +141,8 @@ def write_lock(
 
     check_store_path(db)
     _make_parent(Path(db), on_wait)
+    if path.exists() and not path.is_file():
+        raise StorePathError(f"the lock file {path} beside the store is not a regular file; remove it")
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -207,13 +239,30 @@ def _connect_writable(
             if "not a valid duckdb database" in str(exc).lower():
                 raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
             if "lock" not in str(exc).lower():
-                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {exc}") from exc
+                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {_first_line(exc)}") from None
             if deadline is not None and time.monotonic() >= deadline:
-                raise StoreBusyError(f"{db} is held open by another program (DuckDB's lock): {exc}") from exc
+                raise StoreBusyError(
+                    f"{db} is held open by another program ({_lock_holder(exc)}); try again when it finishes"
+                ) from None
             if not told and on_wait is not None:
-                on_wait(f"waiting for another program to close {db} (DuckDB's lock) ...")
+                on_wait(f"waiting for another program to close {db} ({_lock_holder(exc)}) ...")
                 told = True
             time.sleep(0.5)
+
+
+_HOLDER = re.compile(r"lock is held in (?P<program>.+?) \(PID (?P<pid>\d+)\)")
+
+
+def _lock_holder(exc: BaseException) -> str:
+    """'python3.11, PID 4648' from DuckDB's lock error, or 'unknown process' (DuckDB's own text
+    says how to use its CLI, which is not what an elopipe user needs)."""
+    m = _HOLDER.search(str(exc))
+    return f"{os.path.basename(m['program'])}, PID {m['pid']}" if m else "unknown process"
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0].removeprefix("IO Error: ") if text else "unknown error"
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:
@@ -236,7 +285,11 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     except duckdb.IOException as exc:
         if "not a valid duckdb database" in str(exc).lower():
             raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
-        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {exc}") from exc
+        if "lock" in str(exc).lower():
+            raise StoreBusyError(
+                f"{db} is being written by another program ({_lock_holder(exc)}); try again when it finishes"
+            ) from None
+        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {_first_line(exc)}") from None
     if not external_access:
         con.execute("SET lock_configuration = true")
     return con

@@ -15,6 +15,8 @@ The FIDE-rating column (cols 49-52) holds a FIDE rating only in 1000..3000 (`fie
 a zero-padded value ('0951', Irish files) or one below 1000 (no FIDE floor was ever lower) is a
 national rating and goes to `national_rating`; one above 3000 is stored as unrated. Points
 outside 0..999.5 and declared rounds outside 1..9999 are stored as NULL. All with a warning.
+More than `field_bounds.EVENT_ROUNDS_PLAUSIBLE` rounds, and 042/052/132 dates outside
+`dates.DATE_MIN..latest_plausible()` (the date is then not stored), are warned about too.
 Control characters in a record are blanked (columns kept), with a warning.
 
 Problems never raise: they become `IngestIssue`s (file line, message, raw text).
@@ -30,8 +32,16 @@ from collections import defaultdict
 from typing import Any
 
 from elopipe.control_chars import ANY_CONTROL, blank_controls
-from elopipe.dates import parse_trf_date, trf_date_candidates
-from elopipe.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, FIDE_RATING_MAX, FIDE_RATING_MIN, POINTS_MAX, ROUND_MAX
+from elopipe.dates import implausible_reason, parse_trf_date, trf_date_candidates
+from elopipe.field_bounds import (
+    BIRTH_YEAR_MAX,
+    BIRTH_YEAR_MIN,
+    EVENT_ROUNDS_PLAUSIBLE,
+    FIDE_RATING_MAX,
+    FIDE_RATING_MIN,
+    POINTS_MAX,
+    ROUND_MAX,
+)
 from elopipe.model import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.trf_codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.trf_issues import IssueLog
@@ -130,6 +140,7 @@ class _TrfReader:
         self.byes_240: list[tuple[int, str]] = []
         self.unknown: list[dict[str, Any]] = []
         self.round_dates_raw: tuple[int, str] | None = None
+        self.refused_dates: set[str] = set()  # 042/052 refused as implausible (reported once)
         self.n_comments = 0
         self.n_pipe_rows = 0
         self.odd_federations: dict[str, list[int]] = {}
@@ -641,6 +652,7 @@ class _TrfReader:
         )
         self.rounds_in_blocks = blocks_max
         t.extra["rounds_in_blocks"] = blocks_max
+        self._implausible_rounds(blocks_max, declared)
         if declared is not None:
             t.rounds = declared
             if blocks_max > declared:
@@ -694,6 +706,30 @@ class _TrfReader:
         if scoring:
             t.extra["scoring"] = scoring
 
+    def _implausible_rounds(self, blocks_max: int, declared: int | None) -> None:
+        """Warn (data kept) when the event has more rounds than any real one
+        (`field_bounds.EVENT_ROUNDS_PLAUSIBLE`), at the first 001 row that goes beyond."""
+        if blocks_max > EVENT_ROUNDS_PLAUSIBLE:
+            first = min(
+                (row for row in self.rows.values() if any(b.round > EVENT_ROUNDS_PLAUSIBLE for b in row.blocks)),
+                key=lambda row: row.line,
+            )
+            self.issues.add(
+                "trf_implausible_rounds",
+                f"round blocks go to round {blocks_max}: more than {EVENT_ROUNDS_PLAUSIBLE} rounds, "
+                "which no real event has (a generated or corrupt file?); loaded as written",
+                first.line,
+                "warning",
+            )
+        elif declared is not None and declared > EVENT_ROUNDS_PLAUSIBLE:
+            tag = self.tour.extra.get("rounds_source", "142")
+            self.issues.add(
+                "trf_implausible_rounds",
+                f"{tag} declares {declared} rounds: more than {EVENT_ROUNDS_PLAUSIBLE}, which no real event has",
+                self.header_lines.get(tag),
+                "warning",
+            )
+
     def _scoring(self) -> dict[str, str]:
         """Scoring system from TRF26 162 (symbol at 6, value 7-10, stride 9), XXS or BB? (§3, §7)."""
         out: dict[str, str] = {}
@@ -715,10 +751,10 @@ class _TrfReader:
         def prefer(text: str | None) -> str:
             return "dmy" if text and "/" in text and not re.match(r"^\s*\d{4}", text) else "ymd"
 
-        sc = trf_date_candidates(start, prefer(start)) if start else []
-        ec = trf_date_candidates(end, prefer(end)) if end else []
+        sc = self._plausible("042", start, trf_date_candidates(start, prefer(start)) if start else [])
+        ec = self._plausible("052", end, trf_date_candidates(end, prefer(end)) if end else [])
         for tag, text, cands in (("042", start, sc), ("052", end, ec)):
-            if text and not cands:
+            if text and not cands and tag not in self.refused_dates:
                 self.issues.add("trf_bad_date", f"{tag} date {text!r} not understood", self.header_lines.get(tag))
         if sc and ec:
             pairs = [(s, e) for s in sc for e in ec if 0 <= (e[0] - s[0]).days <= 400]
@@ -731,6 +767,20 @@ class _TrfReader:
                 return s[0], e[0]
             self.issues.add("trf_dates_inverted", f"052 {end!r} is not within 400 days after 042 {start!r}", None)
         return (sc[0][0] if sc else None), (ec[0][0] if ec else None)
+
+    def _plausible(
+        self, tag: str, text: str | None, cands: list[tuple[dt.date, str, str]]
+    ) -> list[tuple[dt.date, str, str]]:
+        """The readings of a 042/052 date that can be real (`dates.implausible_reason`); when
+        every reading is refused, a 'trf_date_implausible' warning and no date."""
+        kept = [c for c in cands if implausible_reason(c[0]) is None]
+        if cands and not kept:
+            self.refused_dates.add(tag)
+            why = implausible_reason(cands[0][0])
+            self.issues.add(
+                "trf_date_implausible", f"{tag} date {text!r} {why}: not stored", self.header_lines.get(tag)
+            )
+        return kept
 
     def _round_dates(self) -> dict[int, dt.date]:
         """132 round dates (§3): tokens placed on the 10-column grid from col 92 (slack of a few columns)."""
@@ -750,7 +800,14 @@ class _TrfReader:
         outside: list[str] = []
         for i, (col, tok) in enumerate(tokens):
             rnd = int(round((col - 92) / 10)) + 1 if on_grid else i + 1
-            cands = trf_date_candidates(tok, "ymd")
+            read = trf_date_candidates(tok, "ymd")
+            cands = [c for c in read if implausible_reason(c[0]) is None]
+            if read and not cands:
+                why = implausible_reason(read[0][0])
+                self.issues.add(
+                    "trf_date_implausible", f"round {rnd} date {tok!r} {why}: not stored", no, "warning", line
+                )
+                continue
             if not cands:
                 self.issues.add("trf_bad_round_date", f"round {rnd} date {tok!r} not understood", no, "warning", line)
                 continue

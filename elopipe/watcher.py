@@ -6,10 +6,22 @@ Plain library, no Prefect: `elopipe watch` runs `watch()` with a batch function 
 - A file has *arrived* when its size and mtime are the same on two polls in a row (a copy or
   download still in progress changes one of them). Names ending in `.part`, `.tmp`,
   `.crdownload`, and dot files, are never taken: browsers and `rsync` write under those names
-  and rename at the end. Only regular files directly in the inbox are looked at.
+  and rename at the end. Only regular files directly in the inbox are looked at: a symbolic
+  link or a FIFO is left where it is, and named once in a warning.
+- A copy can stall for longer than two polls. A file that looks cut short (`looks_complete`: a
+  PGN whose last game has no result marker, a TRF whose last line has no line break, a zip
+  without its central directory) is taken only once it has stayed unchanged for
+  `incomplete_wait` seconds (default 60, counted from its mtime), then with a warning.
+- A file that changed while its batch read it (size or mtime differ from when it was taken)
+  is not moved: it stays in the inbox and is taken again once it holds still, and loaded as a
+  correction of the version read before (same path: see elopipe.loader).
 - After a batch each file moves to `INBOX/processed/` (loaded, partial, or already in the store)
   or to `INBOX/quarantine/` with `<name>.reason.txt` beside it (rejected). A file the batch did
   not get to (stop requested) stays where it is for the next run.
+- A writer may still hold a file when it is moved (a move keeps the open file): `watch()` keeps
+  an eye on the files it filed away for `recheck_seconds` (default one hour), and moves one that
+  changes back into the inbox with a warning, to be loaded again as a correction. The one-shot
+  `drop_folder` flow checks only before the move.
 - Restarting never loads a file twice: the ingest ledger (sha256 in `source_files`) skips it.
 """
 
@@ -17,7 +29,10 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import stat
 import time
+import zipfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,11 +40,14 @@ from pathlib import Path
 from typing import Protocol
 
 from elopipe.interrupt import stop_requested, wait_or_stop
+from elopipe.sources import not_regular
 
 TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
 PROCESSED = "processed"
 QUARANTINE = "quarantine"
 REASON_SUFFIX = ".reason.txt"
+DEFAULT_INCOMPLETE_WAIT = 60.0  # seconds a file that looks cut short must hold still
+RECHECK_SECONDS = 3600.0  # how long watch() keeps an eye on the files it filed away
 
 log = logging.getLogger(__name__)
 
@@ -54,16 +72,19 @@ BatchRunner = Callable[[list[Path]], Mapping[Path, FileOutcome]]
 
 
 def is_candidate(path: Path) -> bool:
-    """A regular file whose name is not a temporary or hidden one."""
+    """A regular file (not a symbolic link) whose name is not a temporary or hidden one."""
     name = path.name
     if name.startswith("."):
         return False
     if name.lower().endswith(TEMP_SUFFIXES):
         return False
-    return path.is_file()
+    return not_regular(path) is None and path.is_file()
 
 
-def _signature(path: Path) -> tuple[int, int] | None:
+Signature = tuple[int, int]  # (size in bytes, mtime in ns)
+
+
+def _signature(path: Path) -> Signature | None:
     try:
         st = path.stat()
     except OSError:  # vanished between listing and stat
@@ -71,20 +92,91 @@ def _signature(path: Path) -> tuple[int, int] | None:
     return (st.st_size, st.st_mtime_ns)
 
 
+TAIL_BYTES = 4096
+# A PGN game's movetext ends with its result; a tag value or a comment ending in "1-0" is
+# preceded by a quote or text, not by a space or a closing comment/variation.
+_PGN_END = re.compile(rb"(?:^|[\s})])(?:1-0|0-1|1/2-1/2|\*)\Z")
+_TRF_LINE = re.compile(rb"^\d{3} ", re.MULTILINE)  # a TRF record; comment lines may come first
+
+
+def looks_complete(path: Path) -> bool:
+    """False when `path` looks cut short, as a copy in progress leaves it; True otherwise.
+
+    PGN (text starting with `[`): the last game's movetext must end in `1-0`, `0-1`, `1/2-1/2`
+    or `*`. TRF (a `.trf` name, or a line starting with a three-digit code): the last line must
+    end with a line break. Zip: its central directory (written last) must be there. Anything else
+    (.gz, .bz2, unknown text, an empty file) is judged by its size and mtime alone: an empty file
+    is rejected as such, and `watch()` brings it back if a writer fills it later.
+    Only the first and last 4 KB are read; a file that cannot be read counts as complete (the
+    ingest then records why).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never block on a FIFO swapped in
+    except OSError:
+        return True
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return True
+        if path.suffix.lower() == ".zip":
+            return zipfile.is_zipfile(fh)
+        head = fh.read(TAIL_BYTES)
+        fh.seek(max(0, st.st_size - TAIL_BYTES))
+        tail = fh.read()
+    # NULs out: UTF-16 text reads as ASCII; a BOM and blank lines may precede the first tag
+    head = head.replace(b"\0", b"").lstrip(b"\xef\xbb\xbf\xff\xfe \t\r\n")
+    tail = tail.replace(b"\0", b"")
+    if head.startswith(b"["):
+        return _PGN_END.search(tail.rstrip()) is not None
+    if path.suffix.lower() == ".trf" or _TRF_LINE.search(head):
+        return tail.rstrip(b" \t\x1a").endswith((b"\n", b"\r"))  # spaces or a DOS EOF may follow
+    return True
+
+
+@dataclass
+class _Seen:
+    sig: Signature
+    since: float  # time.monotonic() from which the file has held this signature
+    waiting: bool = False  # the user was told it looks incomplete
+
+
 @dataclass
 class ArrivalTracker:
-    """Remembers each candidate's (size, mtime) from the previous poll."""
+    """Remembers each candidate's (size, mtime) from the previous poll.
+
+    `incomplete_wait`: seconds a file that `looks_complete()` rejects must hold still before it
+    is taken anyway (with a warning). `taken` holds the signature each file returned by the last
+    poll had, to tell later whether it changed (see `run_batch_and_file`).
+    """
 
     inbox: Path
-    _seen: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT
+    taken: dict[Path, Signature] = field(default_factory=dict)
+    _seen: dict[Path, _Seen] = field(default_factory=dict)
+    _refused: set[Path] = field(default_factory=set)
+
+    def _refuse(self, path: Path) -> None:
+        """Say once that a symbolic link or a FIFO in the inbox is left alone: a link would read
+        whatever file it points to into the store."""
+        why = not_regular(path)
+        if why is None or path.name.startswith(".") or path in self._refused:
+            return
+        self._refused.add(path)
+        log.warning(
+            "skipped %s: %s",
+            path,
+            why.replace("inside a folder (name it on the command line to read it)", "in the inbox"),
+        )
 
     def poll(self) -> list[Path]:
-        """List the inbox once; return the files unchanged since the previous poll, sorted.
+        """List the inbox once; return the files unchanged since the previous poll (and complete,
+        or still for `incomplete_wait`), sorted.
 
         A returned file is forgotten, so it is returned once; if it is still in the inbox later
-        (a stopped batch left it) it needs two more stable polls, which it will have.
+        (a stopped batch left it, or it changed while read) it needs two more stable polls.
         """
-        current: dict[Path, tuple[int, int]] = {}
+        now, wall = time.monotonic(), time.time()
+        current: dict[Path, Signature] = {}
         try:
             entries = list(os.scandir(self.inbox))
         except FileNotFoundError:
@@ -92,22 +184,60 @@ class ArrivalTracker:
         for entry in entries:
             path = Path(entry.path)
             if not is_candidate(path):
+                self._refuse(path)
                 continue
             sig = _signature(path)
             if sig is not None:
                 current[path] = sig
-        arrived = sorted(p for p, sig in current.items() if self._seen.get(p) == sig)
-        self._seen = {p: sig for p, sig in current.items() if p not in arrived}
-        return arrived
+        arrived: list[Path] = []
+        seen: dict[Path, _Seen] = {}
+        for path, sig in current.items():
+            prev = self._seen.get(path)
+            if prev is None or prev.sig != sig:
+                # unchanged since its mtime, as far as we know (a future mtime counts as now)
+                seen[path] = _Seen(sig, now - min(max(0.0, wall - sig[1] / 1e9), self.incomplete_wait))
+            elif looks_complete(path):
+                arrived.append(path)
+            elif now - prev.since >= self.incomplete_wait:
+                log.warning(
+                    "%s looks incomplete (%s) but has not changed for %.0f s: taking it as it is",
+                    path.name,
+                    _incomplete_why(path),
+                    now - prev.since,
+                )
+                arrived.append(path)
+            else:
+                if not prev.waiting:
+                    log.warning(
+                        "%s looks incomplete (%s): waiting up to %.0f s for the rest",
+                        path.name,
+                        _incomplete_why(path),
+                        self.incomplete_wait,
+                    )
+                    prev.waiting = True
+                seen[path] = prev
+        self._seen = seen
+        self.taken = {p: current[p] for p in arrived}
+        return sorted(arrived)
 
 
-def collect_arrived(inbox: Path, settle_seconds: float = 2.0) -> list[Path]:
-    """Two polls `settle_seconds` apart; the files stable across both (for one-shot runs)."""
-    tracker = ArrivalTracker(Path(inbox))
+def _incomplete_why(path: Path) -> str:
+    if path.suffix.lower() == ".zip":
+        return "no zip directory at its end"
+    return "its last game or line is not finished"
+
+
+def collect_arrived(
+    inbox: Path, settle_seconds: float = 2.0, incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT
+) -> tuple[list[Path], dict[Path, Signature]]:
+    """Two polls `settle_seconds` apart (for one-shot runs): the files stable across both, and
+    the signature each had when taken (for `run_batch_and_file`). A file that looks incomplete
+    is left for a later run until its mtime is `incomplete_wait` seconds old."""
+    tracker = ArrivalTracker(Path(inbox), incomplete_wait)
     tracker.poll()
     if settle_seconds > 0:
         time.sleep(settle_seconds)
-    return tracker.poll()
+    return tracker.poll(), tracker.taken
 
 
 def unique_destination(folder: Path, name: str) -> Path:
@@ -148,10 +278,64 @@ class WatchStats:
     processed: int = 0
     quarantined: int = 0
     left: int = 0  # files a stopped batch did not reach
+    changed: int = 0  # files that changed while their batch read them: left in the inbox
+    returned: int = 0  # filed-away files that changed afterwards: moved back into the inbox
 
 
-def run_batch_and_file(inbox: Path, files: list[Path], run_batch: BatchRunner, stats: WatchStats) -> None:
-    """Run one batch and move each file it reports on; files it does not report stay put."""
+@dataclass
+class FiledAway:
+    """The files a watcher moved, watched for `recheck_seconds` in case their writer still held
+    them: a move keeps an open file, so a stalled copy can finish in processed/ or quarantine/."""
+
+    inbox: Path
+    recheck_seconds: float = RECHECK_SECONDS
+    _files: dict[Path, tuple[Path, Signature, float]] = field(default_factory=dict)
+
+    def add(self, target: Path, origin: Path, sig: Signature) -> None:
+        """`origin` (in the inbox), read with signature `sig`, now lives at `target`."""
+        self._files[target] = (origin, sig, time.monotonic())
+
+    def return_changed(self) -> int:
+        """Move each watched file that changed since it was read back to its place in the inbox
+        (its reason file, if quarantined, goes: the ledger keeps the reason), where it is taken
+        again as a correction. A file whose inbox name is in use meanwhile waits for a later
+        call. Returns how many files went back."""
+        now = time.monotonic()
+        moved = 0
+        for target, (origin, sig, at) in list(self._files.items()):
+            current = _signature(target)
+            if current is None or (current == sig and now - at > self.recheck_seconds):
+                del self._files[target]  # moved away by the user, or long settled
+                continue
+            if current == sig or origin.exists():
+                continue
+            os.replace(target, origin)
+            Path(str(target) + REASON_SUFFIX).unlink(missing_ok=True)
+            del self._files[target]
+            moved += 1
+            log.warning(
+                "%s changed in %s after it was loaded: moved back to the inbox, to be loaded again",
+                origin.name,
+                target.parent.name,
+            )
+        return moved
+
+
+def run_batch_and_file(
+    inbox: Path,
+    files: list[Path],
+    run_batch: BatchRunner,
+    stats: WatchStats,
+    taken: Mapping[Path, Signature] | None = None,
+    filed: FiledAway | None = None,
+) -> None:
+    """Run one batch and move each file it reports on; files it does not report stay put.
+
+    `taken`: each file's (size, mtime) when it was judged arrived (default: now). A file whose
+    signature differs after the batch was written to meanwhile: it stays in the inbox, to be
+    taken again whole. `filed` records every move, for `FiledAway.return_changed`.
+    """
+    before = {p: (taken or {}).get(p) or _signature(p) for p in files}
     outcomes = run_batch(files)
     stats.batches += 1
     for path in files:
@@ -159,9 +343,20 @@ def run_batch_and_file(inbox: Path, files: list[Path], run_batch: BatchRunner, s
         if outcome is None:
             stats.left += 1
             continue
-        if not path.exists():  # moved away by the user meanwhile
+        now = _signature(path)
+        if now is None:  # moved away by the user meanwhile
+            continue
+        if now != before[path]:
+            stats.changed += 1
+            log.warning(
+                "%s changed while it was being loaded: it stays in the inbox and is loaded again "
+                "(as a correction of what was read) once it holds still",
+                path.name,
+            )
             continue
         target = file_away(inbox, path, outcome)
+        if filed is not None:
+            filed.add(target, path, now)
         if outcome.goes_to == QUARANTINE:
             stats.quarantined += 1
             log.warning("quarantined %s: %s", path.name, outcome.reason)
@@ -176,24 +371,29 @@ def watch(
     interval: float = 5.0,
     max_batches: int | None = None,
     on_idle: Callable[[], None] | None = None,
+    incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT,
+    recheck_seconds: float = RECHECK_SECONDS,
 ) -> WatchStats:
     """Poll `inbox` every `interval` seconds and run `run_batch` on each set of arrived files,
     until a stop is requested (see elopipe.interrupt) or `max_batches` batches ran.
 
     `run_batch` gets absolute paths and returns an outcome for each file it finished; it should
     check `stop_requested()` between files. Files arriving while a batch runs are picked up by
-    a later batch (they need two stable polls after it). Raises whatever `run_batch` raises
-    (e.g. StoreBusyError); files are moved only after their batch returned.
+    a later batch (they need two stable polls after it). `incomplete_wait` and
+    `recheck_seconds`: see the module docstring. Raises whatever `run_batch` raises (e.g.
+    StoreBusyError); files are moved only after their batch returned.
     """
     inbox = Path(inbox).resolve()
     (inbox / PROCESSED).mkdir(parents=True, exist_ok=True)
     (inbox / QUARANTINE).mkdir(parents=True, exist_ok=True)
-    tracker = ArrivalTracker(inbox)
+    tracker = ArrivalTracker(inbox, incomplete_wait)
+    filed = FiledAway(inbox, recheck_seconds)
     stats = WatchStats()
     while not stop_requested():
+        stats.returned += filed.return_changed()
         arrived = tracker.poll()
         if arrived:
-            run_batch_and_file(inbox, arrived, run_batch, stats)
+            run_batch_and_file(inbox, arrived, run_batch, stats, tracker.taken, filed)
             if max_batches is not None and stats.batches >= max_batches:
                 break
         elif on_idle is not None:

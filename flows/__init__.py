@@ -3,7 +3,8 @@
 - `ingest_files(paths, db)`: parse in parallel (tasks, a process pool when it pays), load from
   one writer, one transaction per file.
 - `rate_lists(db, systems, through)`: recompute the rating periods new data touched, and later.
-- `publish(db, systems, out)`: lists and reports for the lists that changed.
+- `publish(db, systems, out)`: lists and reports for the lists that changed, and those an
+  interrupted publish left unwritten.
 - `pipeline(paths, db, systems, out)`: the three in a row, holding the store's write lock. The
   main job (`elopipe run`).
 - `drop_folder(inbox, ...)`: one pass over a drop folder (the scheduled deployment).

@@ -1,8 +1,10 @@
 """`drop_folder` flow: one pass over a drop folder, for scheduled runs (`elopipe serve`).
 
 Takes the files that are stable over `settle_seconds` (elopipe.watcher.collect_arrived), runs
-`pipeline` on them, then moves each to processed/ or quarantine/. A file still being written is
-left for the next scheduled run.
+`pipeline` on them, then moves each to processed/ or quarantine/. A file still being written, or
+one that looks cut short and changed less than `incomplete_wait` seconds ago, is left for the
+next scheduled run; so is one that changed while the batch read it (it is loaded again then, as a
+correction).
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from pathlib import Path
 from prefect import flow
 
 from elopipe.store import DEFAULT_DB
-from elopipe.watcher import FileOutcome, WatchStats, collect_arrived, outcomes_by_path, run_batch_and_file
+from elopipe.watcher import (
+    DEFAULT_INCOMPLETE_WAIT,
+    FileOutcome,
+    WatchStats,
+    collect_arrived,
+    outcomes_by_path,
+    run_batch_and_file,
+)
 from flows._stages import stage_line
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS
@@ -32,11 +41,12 @@ def drop_folder(
     out: str = "out",
     through: dt.date | None = None,
     settle_seconds: float = 2.0,
+    incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT,
     max_lists: int | None = DEFAULT_MAX_LISTS,
 ) -> dict[str, int]:
-    """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left."""
+    """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left, changed."""
     inbox_p = Path(inbox).resolve()
-    arrived = collect_arrived(inbox_p, settle_seconds)
+    arrived, taken = collect_arrived(inbox_p, settle_seconds, incomplete_wait)
     stats = WatchStats()
     if arrived:
 
@@ -44,12 +54,13 @@ def drop_folder(
             result = pipeline([os.fspath(f) for f in files], db, systems, out, through, max_lists=max_lists)
             return outcomes_by_path(files, result.ingest.files)
 
-        run_batch_and_file(inbox_p, arrived, run, stats)
+        run_batch_and_file(inbox_p, arrived, run, stats, taken)
     counts = {
         "arrived": len(arrived),
         "processed": stats.processed,
         "quarantined": stats.quarantined,
         "left": stats.left,
+        "changed": stats.changed,
     }
     stage_line("drop_folder", f"{inbox_p}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return counts

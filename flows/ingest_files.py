@@ -29,6 +29,7 @@ from prefect.utilities.annotations import quote, unmapped
 
 from elopipe.ingest import ParsedSource, Source, discover, load_parsed_source, parse_source
 from elopipe.interrupt import stop_requested
+from elopipe.lifeline import exit_with
 from elopipe.store import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_warning
 
@@ -123,7 +124,11 @@ def _make_pool(workers: int) -> cf.ProcessPoolExecutor:
     # fork of this one (which runs Prefect's threads and event loop).
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["elopipe.ingest"])
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+    # Each worker ends when this process does, even on kill -9: a worker's parent is the
+    # forkserver, which lives as long as its workers, so they watch this process (elopipe.lifeline).
+    return cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=exit_with, initargs=(os.getpid(), 0.0)
+    )
 
 
 @task(name="parse_file", task_run_name="parse {source.display}", cache_policy=NO_CACHE, persist_result=False)
@@ -203,6 +208,8 @@ def ingest_files(
         return summary
     for missing in disc.missing:
         stage_warning("ingest", f"no such file or folder: {missing}")
+    for path, why in disc.refused:
+        stage_warning("ingest", f"skipped {path}: {why}")
     workers = _pool_size(disc.sources)
     summary.parallel_workers = workers
     _pool = _make_pool(workers) if workers else None

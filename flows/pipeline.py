@@ -32,6 +32,9 @@ class PipelineSummary:
     ingest: IngestFlowSummary
     rating: RateFlowSummary | None = None
     published: list[Path] = field(default_factory=list)
+    # One line per system whose publish stopped on a file it could not write (its lists stay
+    # pending in the output folder's ledger: the next run writes them).
+    publish_failures: list[str] = field(default_factory=list)
     out: Path = Path("out")
     stopped: bool = False
     # Wall-clock (time.time()) when the flow body began and ended: the rest of a command's time
@@ -80,6 +83,9 @@ def pipeline(
             stage_line("pipeline", "stopped: rating and publishing skipped")
         else:
             summary.rating = rate_lists(db, list(systems), through)
-            summary.published = publish(db, list(systems), out_p, summary.rating.changed, max_lists)
+            runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
+            summary.published, summary.publish_failures = publish(
+                db, list(systems), out_p, summary.rating.changed, max_lists, runs
+            )
     summary.body_ended = time.time()
     return summary

@@ -1,9 +1,13 @@
 """`publish` flow: lists and reports (elopipe.publish.publish_outputs) for the lists that changed.
 
-Which lists: every changed one, or with `max_lists` the most recent changed lists plus older
-changed ones this output folder already holds (elopipe.publish_plan). An output folder that has never received this
-store's lists for a system gets its latest list even when nothing changed, so a new `--out` is
-never left empty.
+Which lists (elopipe.publish_plan.publish_changed): every changed one, or with `max_lists` the
+most recent changed lists plus older changed ones this output folder already holds; the lists of
+rating runs this folder has not taken (a `rate` on its own, a run killed before publishing); and
+the lists an interrupted publish (a kill, a full disk) left unwritten, even when nothing changed.
+An output folder that has never received this store's lists for a system gets its latest list
+even when nothing changed, so a new `--out` is never left empty. A file that cannot be written
+ends that system's publish with one line naming the file and the reason; the flow goes on with
+the other systems and returns the failures.
 """
 
 from __future__ import annotations
@@ -19,26 +23,36 @@ from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
 from elopipe import publish_plan
-from elopipe.publish_plan import DEFAULT_MAX_LISTS
+from elopipe.publish_plan import DEFAULT_MAX_LISTS, SystemPublish
 from elopipe.store import DEFAULT_DB, open_writer
-from flows._stages import stage_line
+from flows._stages import stage_line, stage_warning
 
 __all__ = ["DEFAULT_MAX_LISTS", "publish", "publish_system"]
 
 
 @task(name="publish_system", task_run_name="publish {system}", cache_policy=NO_CACHE, persist_result=False)
-def publish_system(db: str, system: str, out: str, list_dates: list[dt.date] | None) -> list[Path] | None:
-    """Write `system`'s outputs for `list_dates` (None: the latest list) into `out`. None when the
-    system has no list at all (e.g. fide-blitz on files without blitz events): not a failure."""
-    from elopipe.publish.outputs import publish_outputs
+def publish_system(
+    db: str,
+    system: str,
+    out: str,
+    changed: list[dt.date] | None,
+    max_lists: int | None = DEFAULT_MAX_LISTS,
+    own_run: int | None = None,
+) -> SystemPublish | str | None:
+    """Write `system`'s outputs into `out` (elopipe.publish_plan.publish_changed). None when the
+    system has no list at all (e.g. fide-blitz on files without blitz events): not a failure.
+    A file that cannot be written is returned as one line (str), not raised."""
+    from elopipe.publish.atomic import describe
 
     # A writer connection, not a reader: inside `pipeline` this process already holds the
     # store's lock, and DuckDB refuses a read-only connection next to a read-write one.
     with open_writer(db) as con:
         try:
-            return publish_outputs(con, system, out, list_dates=list_dates)
+            return publish_plan.publish_changed(con, db, system, Path(out), changed, max_lists, own_run)
         except LookupError:
             return None
+        except OSError as exc:
+            return describe(exc)
 
 
 @flow(name="publish", validate_parameters=False)
@@ -48,32 +62,37 @@ def publish(
     out: str | os.PathLike[str] = "out",
     changed: dict[str, list[dt.date]] | None = None,
     max_lists: int | None = DEFAULT_MAX_LISTS,
-) -> list[Path]:
+    rating_runs: dict[str, int | None] | None = None,
+) -> tuple[list[Path], list[str]]:
     """Publish each system's changed lists (`changed`, from rate_lists; None: the latest list of
-    each system) to `out`; `max_lists` as in elopipe.publish_plan.select_dates (None: no limit).
-    A system with no list at all is reported and skipped, not an error."""
+    each system) to `out`, with the lists the folder missed (see the module docstring);
+    `max_lists` as in elopipe.publish_plan.select_dates (None: no limit); `rating_runs`: the
+    rating run that produced each system's `changed`. A system with no list at all is reported
+    and skipped, not an error. Returns (paths written, one line per system that failed)."""
     db_s, out_p = os.fspath(db), Path(out)
     written: list[Path] = []
-    notes = []
+    notes: list[str] = []
+    failures: list[str] = []
     for system in systems:
         dates = None if changed is None else list(changed.get(system, []))
-        if dates is not None and not dates:
-            if publish_plan.has_published(out_p, db_s, system):
-                notes.append(f"{system}: unchanged")
-                continue
-            dates = None  # a fresh output folder gets the latest list
-        held_back = 0
-        if dates is not None:
-            dates, held_back = publish_plan.select_dates(
-                dates, publish_plan.published_dates(out_p, db_s, system), max_lists
-            )
-        paths = publish_system(db_s, system, os.fspath(out_p), dates)
-        if paths is None:
+        own_run = (rating_runs or {}).get(system)
+        result = publish_system(db_s, system, os.fspath(out_p), dates, max_lists, own_run)
+        if result is None:
             notes.append(f"{system}: no list")
-            continue
-        publish_plan.remember(out_p, db_s, system, dates or publish_plan.dates_in_paths(paths, system))
-        written.extend(paths)
-        kept = f" ({held_back} older changed lists kept in the store only)" if held_back else ""
-        notes.append(f"{system}: {len(paths)} files{kept}")
+        elif isinstance(result, str):
+            left = len(publish_plan.pending_dates(out_p, db_s, system))
+            failures.append(f"{system}: {result}; {left} lists left to write, the next run writes them")
+            notes.append(f"{system}: failed")
+            stage_warning("publish", failures[-1])
+        elif result.unchanged:
+            notes.append(f"{system}: unchanged")
+        else:
+            written.extend(result.paths)
+            extra = [f"{result.held_back} older changed lists kept in the store only"] if result.held_back else []
+            if result.resumed:
+                extra.append(f"finished an interrupted publish: {len(result.resumed)} lists")
+            if result.missed:
+                extra.append(f"{len(result.missed)} lists of an earlier rating not yet published")
+            notes.append(f"{system}: {len(result.paths)} files" + (f" ({'; '.join(extra)})" if extra else ""))
     stage_line("publish", f"{'; '.join(notes)} -> {out_p}")
-    return written
+    return written, failures

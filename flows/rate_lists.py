@@ -19,7 +19,7 @@ from prefect.cache_policies import NO_CACHE
 
 from elopipe.publish_plan import changed_list_dates
 from elopipe.store import DEFAULT_DB, open_writer
-from flows._stages import stage_line
+from flows._stages import stage_line, stage_warning
 
 DEFAULT_SYSTEMS = ("fide",)
 
@@ -69,5 +69,7 @@ def rate_lists(
     out = RateFlowSummary()
     for system in systems:
         out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through)
+        for line in getattr(out.summaries[system], "failed_events", None) or []:
+            stage_warning("rate", line)  # a tournament left unrated: the other events were rated
     stage_line("rate", out.line())
     return out

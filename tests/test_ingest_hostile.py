@@ -86,8 +86,8 @@ def test_file_changing_while_read_is_rejected(tmp_path, monkeypatch):
 
     @contextmanager
     def append_while_reading(self):
-        with real(self) as fh:
-            yield Growing(fh)
+        with real(self) as (fh, before):
+            yield Growing(fh), before
 
     monkeypatch.setattr(sources.Source, "_open", append_while_reading)
     assert "changed while it was being read" in parse_source(Source(str(f))).rejected_reason
@@ -105,17 +105,21 @@ def test_unreadable_folder_is_recorded(tmp_path):
         (inbox / "locked").chmod(0o755)
 
 
-def test_dangling_link_and_folder_sources_are_recorded_as_rejected(tmp_path):
+def test_dangling_link_is_named_and_folder_sources_are_recorded_as_rejected(tmp_path):
     inbox = tmp_path / "in"
     inbox.mkdir()
     (inbox / "gone.pgn").symlink_to(tmp_path / "nowhere.pgn")
     (inbox / "good.pgn").write_bytes(PGN.read_bytes())
     db = tmp_path / "s.duckdb"
+    # a link inside a folder is never followed (issue 12): named even with -q, never read
     r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(db)])
-    assert r.exit_code == 1, r.output
-    rows = _rows(db, "SELECT path, status, reason FROM source_files ORDER BY path")
-    assert [(Path(p).name, s) for p, s, _ in rows] == [("gone.pgn", "rejected"), ("good.pgn", "loaded")]
-    assert "cannot read file" in rows[0][2]
+    assert r.exit_code == 0, r.output
+    assert f"skipped {inbox / 'gone.pgn'}: a symbolic link" in " ".join(r.output.split())
+    rows = _rows(db, "SELECT path, status FROM source_files ORDER BY path")
+    assert [(Path(p).name, s) for p, s in rows] == [("good.pgn", "loaded")]
+    # named on the command line, the dangling link is a missing path (a usage error)
+    r = runner.invoke(app, ["ingest", "-q", str(inbox / "gone.pgn"), "--db", str(db)])
+    assert r.exit_code == 2 and "no such file or folder" in r.output
     # an unreadable folder is a source that fails when read
     ps = parse_source(Source(str(inbox)))
     assert "folder" in ps.rejected_reason

@@ -403,6 +403,25 @@ def test_f30_illegal_move_keeps_game_and_result() -> None:
     assert err.severity == "error" and err.game_index == 0 and "Ke4" in err.message and "ply 5" in err.message
 
 
+def test_f30_illegal_move_is_reported_at_its_own_line() -> None:
+    first = game(("Result", "1-0"), moves="1. e4 e5 2. Nf3 Nc6 1-0")
+    moves = (
+        "1. e4 {a comment\nover two lines} e5\n"  # comments and variations keep their lines
+        "2. Nf3 (2. Nc3 Nc6\n3. f4) Nc6 ; a rest-of-line comment Ke4\n"
+        "3. Bb5 a6\n"
+        "4. Ke4 1-0"
+    )
+    text = first + "\n" + game(("Result", "1-0"), moves=moves)
+    pf = read_pgn(text, validate_moves=True)
+    err = issues_of(pf, "illegal_move")[0]
+    lines = text.split("\n")
+    assert err.game_index == 1 and "Ke4" in err.message
+    assert lines[err.line - 1] == "4. Ke4 1-0"
+    amb = game(moves="1. e4 e5 2. Nf3 Nf6 3. Nc3 Nc6 4. Nd5 Nd4\n5. Nxe5 Nxe4\n6. Nc4 Nc5\n7. Ne3 1-0")
+    err = issues_of(read_pgn(amb, validate_moves=True), "ambiguous_move")[0]
+    assert amb.split("\n")[err.line - 1] == "7. Ne3 1-0"
+
+
 def test_f30_ambiguous_move_reported() -> None:
     # white knights on c4 and d5 can both go to e3
     pf = read_pgn(
@@ -590,3 +609,22 @@ def test_partial_event_date_does_not_set_the_start() -> None:
     )
     (t,) = pf.tournaments
     assert (t.start_date, t.end_date) == (dt.date(2023, 5, 6), dt.date(2023, 5, 9))
+
+
+def test_move_offsets_name_the_same_moves_as_the_replay_on_real_files() -> None:
+    """The illegal-move line comes from `_san_offsets`; it must see the moves the replay sees."""
+    from pathlib import Path
+
+    from elopipe.pgn_reader import _san_offsets, _san_words
+
+    data = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
+    n = 0
+    for f in sorted(data.glob("*.pgn")):
+        for mt in f.read_bytes().split(b"\n\n"):
+            if mt.startswith(b"["):
+                continue
+            placed = _san_offsets(mt)
+            assert [w for w, _ in placed] == _san_words(mt), (f.name, mt[:200])
+            assert all(mt[o : o + len(w)] == w for w, o in placed)  # each offset points at its move
+            n += 1
+    assert n > 5_000

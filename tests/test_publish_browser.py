@@ -123,3 +123,58 @@ def test_long_list_is_paged(tmp_path: Path) -> None:
     res = _chromium(tmp_path, page.as_uri() + "#q=player%20199", "--dump-dom")
     # 'Player 199' and 'Player 1990' ... 'Player 1999'
     assert len(_visible_rows(res.stdout, "rating-list")) == 11
+
+
+HOSTILE_NAMES = {
+    2: "<!--<script>",
+    7: "</script><script>document.body.setAttribute('data-pwned','1')</script>",
+    3: "Amp & <b>bold</b> ]]> \u2028 end",
+}
+
+
+def test_hostile_names_show_as_text_on_every_page(tmp_path: Path) -> None:
+    """A name that opens an HTML comment or a script inside the embedded JSON (`<!--<script>`
+    puts the parser in the script-data escape state, which swallows the closing tag) must not
+    blank the list: every row is shown, the name as literal text, and no injected script runs."""
+    from elopipe.publish.history import write_player_page
+    from elopipe.publish.outputs import write_index
+
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    for pid, name in HOSTILE_NAMES.items():
+        rw.execute("UPDATE players SET name = ? WHERE player_id = ?", [name, pid])
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        lst = write_list(con, "fide", FEB, tmp_path / "out", ["html"])[0]
+        rep = next(p for p in write_report(con, 1, "fide", tmp_path / "out") if p.suffix == ".html")
+        player = next(
+            p for p in write_player_page(con, 2, "fide", tmp_path / "out" / "players" / "fide") if p.suffix == ".html"
+        )
+        index = write_index(con, "fide", tmp_path / "out")
+    finally:
+        con.close()
+
+    res = _chromium(tmp_path, lst.as_uri(), "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    dom = res.stdout
+    assert 'data-ready="1"' in dom, "the page's script did not run"
+    assert re.search(r'id="shown-count">4<', dom), "the list script did not fill the table"
+    rows = _visible_rows(dom, "rating-list")
+    assert len(rows) == 4
+    cells = re.findall(r"<td[^>]*>(?:<a [^>]*>)?([^<]*)", dom.split('id="rating-list"', 1)[1])
+    assert "&lt;!--&lt;script&gt;" in cells
+    assert "&lt;/script&gt;&lt;script&gt;document.body.setAttribute('data-pwned','1')&lt;/script&gt;" in cells
+    assert "Amp &amp; &lt;b&gt;bold&lt;/b&gt; ]]&gt; \u2028 end" in cells
+    assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
+
+    for page, table in ((rep, "performance"), (player, "tournaments")):
+        res = _chromium(tmp_path, page.as_uri(), "--dump-dom")
+        assert res.returncode == 0, res.stderr[-2000:]
+        assert 'data-ready="1"' in res.stdout, f"{page.name}: the page's script did not run"
+        assert "&lt;!--&lt;script&gt;" in res.stdout
+        assert "data-pwned" not in res.stdout.split("<body", 1)[1].split(">", 1)[0]
+        assert _visible_rows(res.stdout, table)
+    res = _chromium(tmp_path, index.as_uri(), "--dump-dom")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert 'data-ready="1"' in res.stdout and ">&lt;!--&lt;script&gt;</a>" in res.stdout

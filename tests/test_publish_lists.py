@@ -212,6 +212,24 @@ def test_html_list_survives_markup_in_names(tmp_path: Path) -> None:
     assert "</script><b>Evil & Co" in [r[3] for r in json.loads(payload)]
 
 
+def test_html_list_json_holds_no_script_or_comment_opener(tmp_path: Path) -> None:
+    # "<!--<script>" inside a <script> element puts the HTML parser in its escape state, where
+    # the closing tag is swallowed: the JSON block must not hold '<', '>' or '&' at all.
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute("UPDATE players SET name = '<!--<script>' WHERE player_id = 2")
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        html = write_list(con, "fide", FEB, tmp_path, ["html"])[0].read_text(encoding="utf-8")
+    finally:
+        con.close()
+    payload = html.split('<script id="list-data" type="application/json">')[1].split("</script>")[0]
+    assert not set("<>&") & set(payload)
+    assert "<!--<script>" in [r[3] for r in json.loads(payload)]
+    assert html.count("<script") == html.count("</script>") == 3
+
+
 def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     db = build_store(tmp_path / "s.duckdb")
     runner = CliRunner()

@@ -7,20 +7,24 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from elopipe.ingest import ingest_paths
+from elopipe.interrupt import clear_stop, request_stop
 from elopipe.store import open_reader
 from elopipe.watcher import (
     PROCESSED,
     QUARANTINE,
     ArrivalTracker,
     FileOutcome,
+    WatchStats,
     file_away,
     is_candidate,
+    looks_complete,
     outcomes_by_path,
     watch,
 )
@@ -195,3 +199,178 @@ def test_file_dropped_during_a_batch_goes_to_the_next_batch(tmp_path: Path) -> N
     assert batches == [["first.pgn"], ["second.pgn"]]
     assert stats.processed == 2
     assert {p.name for p in (inbox / PROCESSED).iterdir()} == {"first.pgn", "second.pgn"}
+
+
+# -- a copy that stalls (issue 12, item 5) --
+
+STALLING = REPO.parent / "shared" / "data" / "pgn" / "wjun19.pgn"  # 181 games
+
+
+def _half_way_into_a_game(data: bytes) -> int:
+    """An offset in the middle of a game's moves, about half-way through the file."""
+    start = data.index(b"[Event ", len(data) // 2)
+    return data.index(b"\n\n", start) + 40
+
+
+def _games_in_one_store(db: Path, path: Path) -> tuple[int, int, list[str]]:
+    """(games in the store, distinct games of the one file they come from, the ledger statuses of `path`)."""
+    con = open_reader(db)
+    try:
+        n, distinct = con.execute(
+            "SELECT count(*), count(DISTINCT game_index) FILTER (WHERE file_id = (SELECT max(file_id) FROM games)) "
+            "FROM games"
+        ).fetchone()
+        rows = con.execute("SELECT status FROM source_files WHERE path = ? ORDER BY file_id", [str(path)]).fetchall()
+        statuses = [s for (s,) in rows]
+    finally:
+        con.close()
+    return n, distinct, statuses
+
+
+def _reference_games(tmp_path: Path) -> int:
+    ref = tmp_path / "reference.duckdb"
+    ingest_paths([str(STALLING)], ref)
+    con = open_reader(ref)
+    try:
+        return con.execute("SELECT count(*) FROM games").fetchone()[0]
+    finally:
+        con.close()
+
+
+class _StallingCopy(threading.Thread):
+    """Writes the first half of a real PGN (ending inside a game), keeps the file open like `cp`,
+    and writes the rest when `resume` is set, then closes it."""
+
+    def __init__(self, src: Path, dst: Path) -> None:
+        super().__init__(daemon=True)
+        self.data, self.dst = src.read_bytes(), dst
+        self.cut = _half_way_into_a_game(self.data)
+        self.half_written, self.resume, self.done = threading.Event(), threading.Event(), threading.Event()
+
+    def run(self) -> None:
+        with self.dst.open("wb") as fh:
+            fh.write(self.data[: self.cut])
+            fh.flush()
+            self.half_written.set()
+            self.resume.wait(120)
+            fh.write(self.data[self.cut :])
+        self.done.set()
+
+
+def _watch_until(inbox: Path, run, *, max_batches: int, **kw) -> WatchStats:
+    """`watch` with a safety stop, so a watcher that never takes the file fails instead of hanging."""
+    timer = threading.Timer(120, request_stop)
+    timer.start()
+    try:
+        return watch(inbox, run, interval=0.2, max_batches=max_batches, **kw)
+    finally:
+        timer.cancel()
+        clear_stop()
+
+
+def test_a_copy_that_stalls_mid_game_is_taken_once_it_is_complete(tmp_path: Path) -> None:
+    inbox, db = tmp_path / "inbox", tmp_path / "store.duckdb"
+    inbox.mkdir()
+    copy = _StallingCopy(STALLING, inbox / "wjun19.pgn")
+    copy.start()
+    assert copy.half_written.wait(30)
+    # The copy pauses for ten polls, far longer than the two that make a file look complete.
+    threading.Timer(2.0, copy.resume.set).start()
+    taken: list[int] = []
+    ingest = _ingest_batch(db)
+
+    def run(files: list[Path]) -> dict[Path, FileOutcome]:
+        taken.append(len(files[0].read_bytes()))
+        return ingest(files)
+
+    stats = _watch_until(inbox, run, max_batches=1)
+    assert copy.done.is_set() and taken == [len(copy.data)], "the truncated copy was taken"
+    assert stats.processed == 1
+    assert (inbox / PROCESSED / "wjun19.pgn").read_bytes() == copy.data
+    n, distinct, statuses = _games_in_one_store(db, inbox.resolve() / "wjun19.pgn")
+    assert n == distinct == _reference_games(tmp_path)
+    assert statuses == ["loaded"]
+
+
+@pytest.mark.parametrize("resume_when", ["during the batch", "after the move"])
+def test_a_truncated_copy_taken_anyway_is_loaded_again_whole_as_a_correction(tmp_path: Path, resume_when: str) -> None:
+    inbox, db = tmp_path / "inbox", tmp_path / "store.duckdb"
+    inbox.mkdir()
+    copy = _StallingCopy(STALLING, inbox / "wjun19.pgn")
+    copy.start()
+    assert copy.half_written.wait(30)
+    ingest = _ingest_batch(db)
+    sizes: list[int] = []
+
+    def run(files: list[Path]) -> dict[Path, FileOutcome]:
+        sizes.append(len(files[0].read_bytes()))
+        outcomes = ingest(files)
+        if resume_when == "during the batch" and len(sizes) == 1:
+            copy.resume.set()
+            assert copy.done.wait(30)
+        return outcomes
+
+    if resume_when == "after the move":
+        # the writer still holds the file when the watcher moves it to processed/, and finishes it there
+        def resume_after_move() -> None:
+            while not (inbox / PROCESSED / "wjun19.pgn").exists():
+                time.sleep(0.05)
+            copy.resume.set()
+
+        threading.Thread(target=resume_after_move, daemon=True).start()
+
+    # a short wait for the missing result: the copy stalls longer than the watcher waits
+    stats = _watch_until(inbox, run, max_batches=2, incomplete_wait=0.5)
+    assert sizes == [copy.cut, len(copy.data)]
+    assert stats.batches == 2 and stats.processed == 1 + (resume_when == "after the move")
+    assert (inbox / PROCESSED / "wjun19.pgn").read_bytes() == copy.data
+    assert not (inbox / "wjun19.pgn").exists()
+    n, distinct, statuses = _games_in_one_store(db, inbox.resolve() / "wjun19.pgn")
+    assert n == distinct == _reference_games(tmp_path)
+    assert statuses[-1] in ("loaded", "partial") and statuses[:-1] == ["replaced"] * (len(statuses) - 1)
+
+
+def test_real_files_look_complete_and_their_cut_copies_do_not(tmp_path: Path) -> None:
+    import zipfile
+
+    data_dir = STALLING.parents[1]
+    real = sorted(data_dir.glob("pgn/*.[pP][gG][nN]")) + sorted(data_dir.glob("trf/*.trf"))
+    assert len(real) > 20
+    for src in real:
+        data = src.read_bytes()
+        (tmp_path / src.name).write_bytes(data)
+        assert looks_complete(tmp_path / src.name), src.name
+        # cut inside the last line or game, as a stalled copy leaves it
+        cut = data.rstrip().rfind(b" ") + 1
+        (tmp_path / src.name).write_bytes(data[:cut])
+        assert not looks_complete(tmp_path / src.name), src.name
+    with zipfile.ZipFile(tmp_path / "a.zip", "w") as zf:
+        zf.write(STALLING, "wjun19.pgn")
+    assert looks_complete(tmp_path / "a.zip")
+    (tmp_path / "b.zip").write_bytes((tmp_path / "a.zip").read_bytes()[:-30])
+    assert not looks_complete(tmp_path / "b.zip")
+    (tmp_path / "empty.pgn").write_bytes(b"")  # nothing to judge: taken and rejected as empty
+    assert looks_complete(tmp_path / "empty.pgn")
+    (tmp_path / "noise.pgn").write_bytes(b"\x00\x01garbage\x00" * 10)  # not chess: judged by size and mtime only
+    assert looks_complete(tmp_path / "noise.pgn")
+
+
+def test_a_symlink_or_fifo_in_the_inbox_is_left_alone_and_named_once(tmp_path: Path, caplog) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:$6$hash:::\n")
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "notes.pgn").symlink_to(secret)
+    os.mkfifo(inbox / "games.zip")
+    real = inbox / "real.pgn"
+    shutil.copy(GOOD, real)
+    tracker = ArrivalTracker(inbox)
+    with caplog.at_level("WARNING", logger="elopipe.watcher"):
+        tracker.poll()
+        arrived = tracker.poll()
+        tracker.poll()
+    assert arrived == [real]
+    warned = [r.getMessage() for r in caplog.records]
+    assert sum("notes.pgn" in m and "symbolic link" in m for m in warned) == 1
+    assert sum("games.zip" in m and "not a regular file" in m for m in warned) == 1
+    assert not is_candidate(inbox / "notes.pgn")

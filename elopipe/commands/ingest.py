@@ -17,6 +17,13 @@ def ingest(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     validate_moves: bool = typer.Option(False, "--validate-moves", help="Replay every game; report illegal moves."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    wait: float = typer.Option(
+        60,
+        "--wait",
+        min=0,
+        help="While another process holds the store (a writer, or a long `elopipe sql` query), wait this many"
+        " seconds for it (0: fail at once).",
+    ),
 ) -> None:
     """Read PGN and TRF files into the store. Exit 0: all loaded; 1: some partial or rejected; 2: usage."""
     from elopipe.ingest import ingest_paths
@@ -32,6 +39,7 @@ def ingest(
             validate_moves=validate_moves,
             progress=not quiet and console.is_terminal,
             on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
+            wait=wait,
         )
     except StoreBusyError as exc:
         err_console.print(f"{exc}", style="red")
@@ -41,6 +49,7 @@ def ingest(
             f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",
             style="yellow",
         )
+    print_skipped(summary.skipped_paths, quiet)
     if not quiet:
         print_file_problems(summary)
         for f in summary.files:
@@ -48,6 +57,8 @@ def ingest(
                 ids = ", ".join(str(i) for i in f.replaced_file_ids)
                 console.print(f"corrected: {f.name} replaces its earlier version (file_id {ids})", soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
+    if summary.failure:
+        err_console.print(summary.failure, style="red")
     raise typer.Exit(summary.exit_code)
 
 
@@ -86,3 +97,17 @@ def print_file_problems(summary) -> None:
         )
     print_table(table)
     console.print('Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"')
+
+
+def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:
+    """Name each folder entry that was not opened for a reason other than its suffix (symbolic
+    links, FIFOs, devices), even when quiet: a link left out may be a file the user expected to
+    load. Unless quiet, count the files passed over for their suffix in one line."""
+    from elopipe.sources import refused
+
+    named = refused(skipped)
+    for path, why in named:
+        err_console.print(f"skipped {path}: {why}", style="yellow", soft_wrap=True)
+    if len(skipped) > len(named) and not quiet:
+        n = len(skipped) - len(named)
+        console.print(f"{_plural(n, 'file')} passed over: not .pgn .trf .txt (or .gz .bz2 .zip of those)")

@@ -32,8 +32,10 @@ def publish(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
-    from elopipe.publish import LIST_FORMATS, publish_outputs, write_list
+    from elopipe.publish import LIST_FORMATS, write_list
+    from elopipe.publish.atomic import describe
     from elopipe.publish.lists import list_dates
+    from elopipe.publish_plan import publish_recorded
 
     if list_date and all_lists:
         err_console.print("give --list-date or --all, not both", style="red")
@@ -68,23 +70,40 @@ def publish(
         if not dates:
             err_console.print(f"no rating list for system {system!r} in {db}", style="red")
             raise typer.Exit(1)
+        paths, resumed = _finish_pending(con, db, system, out)
         if full:
-            paths = publish_outputs(con, system, out, dates)
+            more, _ = publish_recorded(con, db, system, out, dates)
+            paths.extend(more)
         else:
-            paths = []
             for d in dates:
                 paths.extend(write_list(con, system, d, out / "lists", fmts))
-    except (LookupError, ValueError, FileNotFoundError) as exc:
+    except (LookupError, ValueError) as exc:
         err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        err_console.print(f"{describe(exc)}", style="red", soft_wrap=True)
         raise typer.Exit(1) from None
     finally:
         if con is not None:
             con.close()
+    if resumed:
+        console.print(f"finished an interrupted publish: {len(resumed)} lists ({resumed[0]} .. {resumed[-1]})")
     console.print(f"{len(paths)} files written under {out}")
     for p in paths[:12]:
         console.print(f"  {p}")
     if len(paths) > 12:
         console.print(f"  ... and {len(paths) - 12} more")
+
+
+def _finish_pending(con, db: Path, system: str, out: Path) -> tuple[list[Path], list[dt.date]]:
+    """Write the lists of `system` an interrupted `run` or `publish --full` left pending in `out`
+    (elopipe.publish_plan): (paths written, the lists finished). Raises OSError on a write."""
+    from elopipe.publish_plan import pending_dates, publish_recorded
+
+    if not pending_dates(out, db, system):
+        return [], []
+    paths, resumed = publish_recorded(con, db, system, out, [])
+    return paths, resumed
 
 
 def _needs_db(diff: tuple[str, str]) -> bool:

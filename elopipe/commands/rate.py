@@ -174,6 +174,12 @@ def _print(s: object) -> None:
         if hasattr(s, attr):
             console.print(f"{label}: {get(attr)}")
     for label, attr in (("not counted", "not_counted"), ("events skipped", "events_skipped")):
-        d = get(attr) or {}
+        d: dict[str, int] = {}
+        for k, v in (get(attr) or {}).items():
+            # one count for the events whose rating failed: their lines below say why
+            k = "rating_failed" if k.startswith("rating_failed: ") else k
+            d[k] = d.get(k, 0) + v
         if d:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
+    for line in get("failed_events") or []:
+        err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)

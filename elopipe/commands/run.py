@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
-from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path
+from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
 DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
@@ -154,11 +154,16 @@ def _run_pipeline(
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed", style="red")
         raise typer.Exit(130) from None
-    except Exception as exc:  # Prefect has logged the traceback above; end with one clear line
-        err_console.print(f"pipeline failed: {exc!r}; files loaded before the failure stay loaded", style="red")
+    except Exception as exc:  # Prefect has logged the details above; end with one clear line
+        if is_disk_full(exc):
+            raise  # the CLI says which disk is full, as for every command
+        first = (str(exc).strip().splitlines() or ["unknown error"])[0]
+        err_console.print(f"pipeline failed: {first}; files loaded before the failure stay loaded", style="red")
         raise typer.Exit(1) from None
     t_end = time.time()
     print_where(summary, db, t_end - t0)
+    for line in summary.publish_failures:
+        err_console.print(f"publish failed: {line}", style="red", soft_wrap=True)
     prefect_start = summary.body_started - t0
     job = summary.body_ended - summary.body_started
     console.print(
@@ -168,7 +173,8 @@ def _run_pipeline(
         soft_wrap=True,
         style="dim",
     )
-    raise typer.Exit(1 if summary.stopped or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
+    failed = summary.stopped or summary.publish_failures
+    raise typer.Exit(1 if failed or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
 
 
 def print_where(summary, db: Path, elapsed: float) -> None:
@@ -183,6 +189,6 @@ def print_where(summary, db: Path, elapsed: float) -> None:
         folder = files[0].parent if kind == "index" else summary.out / kind
         shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
-    if not summary.published and not summary.stopped:
+    if not summary.published and not summary.stopped and not summary.publish_failures:
         console.print(f"outputs: {summary.out} (nothing changed since the last run)", soft_wrap=True)
     console.print(f"done in {elapsed:.1f} s")

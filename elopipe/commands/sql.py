@@ -36,6 +36,7 @@ def sql(
     from elopipe.publish.sqlcli import (
         FORMATS,
         QueryError,
+        QueryInterrupted,
         UsageError,
         check_query,
         fetch_batches,
@@ -64,6 +65,9 @@ def sql(
     except (FileNotFoundError, StoreBusyError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
+    except QueryInterrupted as exc:
+        err_console.print(f"{exc}", style="yellow")
+        raise typer.Exit(130) from None
     except QueryError as exc:
         err_console.print(f"query failed: {exc}", style="red")
         raise typer.Exit(1) from None

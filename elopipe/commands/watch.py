@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import typer
@@ -27,6 +28,13 @@ def watch(
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
     interval: float = typer.Option(5.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
+    incomplete_wait: float = typer.Option(
+        60.0,
+        "--incomplete-wait",
+        min=0,
+        help="Seconds a file that looks cut short (a PGN whose last game has no result, a TRF whose "
+        "last line is unfinished) must hold still before it is taken anyway, with a warning.",
+    ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
 ) -> None:
@@ -35,9 +43,11 @@ def watch(
     Each batch of arrived files runs the `pipeline` flow, then every file moves to
     INBOX/processed/ (loaded, partial, or already in the store) or INBOX/quarantine/ with a
     .reason.txt (rejected). A file counts as arrived when its size and mtime hold still over two
-    looks; .part/.tmp/.crdownload and dot files are ignored. Ctrl-C finishes the current file's
-    transaction and exits. Runs appear in the Prefect UI when a server is configured; without one
-    Prefect uses a temporary local server."""
+    looks, and, if it looks cut short, for --incomplete-wait seconds; .part/.tmp/.crdownload and
+    dot files are ignored. A file that changes while it is loaded stays in the inbox, and one that
+    changes after it was moved comes back to it: either is loaded again, as a correction. Ctrl-C
+    finishes the current file's transaction and exits. Runs appear in the Prefect UI when a server
+    is configured; without one Prefect uses a temporary local server."""
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
     systems = parse_systems(system)
     through_date = parse_through(through)
@@ -46,14 +56,16 @@ def watch(
     inbox.mkdir(parents=True, exist_ok=True)
 
     from elopipe.interrupt import graceful_stop
-    from elopipe.prefect_env import configure, local_run_settings
+    from elopipe.prefect_env import configure, local_run_settings, temporary_server_dies_with_us
     from elopipe.watcher import outcomes_by_path
     from elopipe.watcher import watch as watch_loop
 
     exit_if_api_unreachable()
     configure(quiet=not verbose)
+    temporary_server_dies_with_us()
     from flows.pipeline import pipeline
 
+    _show_watcher_warnings()
     db_s, out_s = str(db.resolve()), str(out.resolve())
 
     def run_batch(files: list[Path]):
@@ -71,7 +83,7 @@ def watch(
             graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
         ):
-            stats = watch_loop(inbox, run_batch, interval=interval)
+            stats = watch_loop(inbox, run_batch, interval=interval, incomplete_wait=incomplete_wait)
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
         raise typer.Exit(130) from None
@@ -80,6 +92,24 @@ def watch(
         raise typer.Exit(1) from None
     console.print(
         f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
-        + (f", {stats.left} left in the inbox" if stats.left else ""),
+        + (f", {stats.left} left in the inbox" if stats.left else "")
+        + (f", {stats.changed} changed while loaded (loaded again)" if stats.changed else "")
+        + (f", {stats.returned} changed after the move (moved back)" if stats.returned else ""),
         soft_wrap=True,
     )
+
+
+class _ConsoleLines(logging.Handler):
+    """The watcher's warnings (quarantined, incomplete, changed files) as plain lines for the
+    officer, without Prefect's logger names and levels."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        err_console.print(record.getMessage(), style="yellow", soft_wrap=True, markup=False)
+
+
+def _show_watcher_warnings() -> None:
+    logger = logging.getLogger("elopipe.watcher")
+    if not any(isinstance(h, _ConsoleLines) for h in logger.handlers):
+        handler = _ConsoleLines(logging.WARNING)
+        logger.addHandler(handler)
+    logger.propagate = False

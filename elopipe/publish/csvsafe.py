@@ -17,6 +17,8 @@ import re
 
 import polars as pl
 
+from elopipe.publish.atomic import replacing
+
 _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = r"^[+-]?\d+(\.\d+)?$"
 
@@ -53,4 +55,5 @@ def csv_safe(df: pl.DataFrame) -> pl.DataFrame:
 def write_csv(df: pl.DataFrame, path: str | os.PathLike[str]) -> None:
     """Write `df` as CSV (polars' layout: header line, comma, quoted when needed) to `path`,
     text cells neutralized (see the module docstring)."""
-    csv_safe(df).write_csv(path)
+    with replacing(path) as tmp:
+        csv_safe(df).write_csv(tmp)

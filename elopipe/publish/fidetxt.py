@@ -23,6 +23,8 @@ from pathlib import Path
 
 import polars as pl
 
+from elopipe.publish.atomic import write_text
+
 # (header, width) in file order; the rating column's header is the list month.
 _FIELDS = [
     ("ID Number", 15),
@@ -90,5 +92,4 @@ def to_fide_txt(df: pl.DataFrame, list_date: dt.date) -> str:
 
 def write_fide_txt(df: pl.DataFrame, list_date: dt.date, path: Path) -> Path:
     """Write `to_fide_txt` to `path` in UTF-8 and return the path."""
-    path.write_text(to_fide_txt(df, list_date), encoding="utf-8")
-    return path
+    return write_text(path, to_fide_txt(df, list_date))

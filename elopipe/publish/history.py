@@ -16,6 +16,7 @@ import duckdb
 import polars as pl
 
 from elopipe.identity import name_key, name_key_sql
+from elopipe.publish.atomic import write_bytes, write_text
 from elopipe.publish.charts import rating_history_chart
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import row_by_id, slug
@@ -130,10 +131,10 @@ def write_player_page(
     paths: list[Path] = []
     chart_path = out_dir / f"{stem}.{chart_format}"
     if chart_format == "png":
-        chart_path.write_bytes(png)
+        write_bytes(chart_path, png)
     else:
-        chart_path.write_bytes(
-            rating_history_chart(list(hist["list_date"]), list(hist["rating"]), title, fmt=chart_format)
+        write_bytes(
+            chart_path, rating_history_chart(list(hist["list_date"]), list(hist["rating"]), title, fmt=chart_format)
         )
     paths.append(chart_path)
     html = render(
@@ -146,6 +147,6 @@ def write_player_page(
         chart_png=base64.b64encode(png).decode("ascii"),
     )
     html_path = out_dir / f"{stem}.html"
-    html_path.write_text(html, encoding="utf-8")
+    write_text(html_path, html)
     paths.append(html_path)
     return paths

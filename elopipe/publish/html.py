@@ -8,6 +8,7 @@ shows how many are visible.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jinja2
@@ -47,3 +48,17 @@ def system_label(system: str) -> str:
 def render(template: str, **context: Any) -> str:
     """Render one template of the package with `context`; raises jinja2 errors on a bad template."""
     return _ENV.get_template(template).render(**context)
+
+
+# Inside <script> the HTML parser reacts to "</script", and also to "<!--" and "<script", which
+# enter the script-data escape states where the closing tag is swallowed and the page blanks. JSON
+# may spell these characters as \u escapes (the same string once parsed), so none of those
+# sequences can appear; U+2028/U+2029 are escaped too, as a JavaScript literal (`cols`) predating
+# ES2019 would end a line there.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def json_for_script(value: object) -> str:
+    """`value` as JSON text safe to embed in an HTML <script> element (data block or JavaScript
+    literal): no '<', '>' or '&' appears in it, nor U+2028/U+2029; JSON.parse gives `value` back."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_SAFE)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -11,12 +10,13 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from elopipe.publish.atomic import replacing, write_text
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import player_info, write_player_page
-from elopipe.publish.html import render, system_label
+from elopipe.publish.html import json_for_script, render, system_label
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
-from elopipe.publish.reports import rated_tournaments, tournament_info, write_report
+from elopipe.publish.reports import tournament_info, tournaments_by_list, write_report
 
 LIST_FORMATS = ("csv", "parquet", "txt", "html")
 TOP_PLAYERS = 10
@@ -55,11 +55,12 @@ def write_list(
         if fmt == "csv":
             write_csv(table, path)
         elif fmt == "parquet":
-            table.write_parquet(path)
+            with replacing(path) as tmp:
+                table.write_parquet(tmp)
         elif fmt == "txt":
             write_fide_txt(df, list_date, path)
         else:
-            path.write_text(_list_html(df, system, list_date, player_links), encoding="utf-8")
+            write_text(path, _list_html(df, system, list_date, player_links))
         paths.append(path)
     return paths
 
@@ -82,11 +83,6 @@ _HTML_COLUMNS = [
 ]
 
 
-def _json_for_script(value: object) -> str:
-    # "</" would end the <script> element early; "<\/" is the same JSON string.
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
-
-
 def _list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: dict[int, str] | None) -> str:
     keys = [k for k, _, _ in _HTML_COLUMNS]
     links = player_links or {}
@@ -98,8 +94,8 @@ def _list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: 
         list_date=list_date.isoformat(),
         n_players=df.height,
         columns=[{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS],
-        columns_json=_json_for_script([{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS]),
-        data_json=_json_for_script(rows),
+        columns_json=json_for_script([{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS]),
+        data_json=json_for_script(rows),
     )
 
 
@@ -108,6 +104,7 @@ def publish_outputs(
     system: str,
     out_dir: str | os.PathLike[str],
     list_dates: list[dt.date] | None = None,
+    on_list: Callable[[dt.date], None] | None = None,
 ) -> list[Path]:
     """Write the lists of `system` for `list_dates` (None = the latest list) in every format,
     a report for every tournament rated on those lists, and history pages with charts for
@@ -117,10 +114,15 @@ def publish_outputs(
     `reports/<system>/<id>_<name>.{players.csv,games.csv,crosstable.csv,html}`,
     `players/<system>/<id>_<name>.{png,html}`, `index-<system>.html` (see `write_index`: it
     links every page of the folder, also those of earlier runs).
-    Returns every path written. Raises LookupError when the system has no list.
+    Order: the player pages, then list by list its files and its tournaments' reports, then the
+    index. `on_list(date)` is called once a list's files and reports are written (the last list
+    only after the index), so a caller can record how far an interrupted publish got.
+    Every file is written atomically (`elopipe.publish.atomic`).
+    Returns every path written. Raises LookupError when the system has no list; OSError when a
+    file cannot be written (the files written so far stay).
     """
     out = Path(out_dir)
-    dates = list(list_dates) if list_dates is not None else _latest(con, system)
+    dates = sorted(set(list_dates)) if list_dates is not None else _latest(con, system)
     if not dates:
         raise LookupError(f"no rating list for system {system!r} in the store")
 
@@ -138,14 +140,24 @@ def publish_outputs(
         html = next(p for p in written if p.suffix == ".html")
         links[pid] = f"../players/{system}/{html.name}"
 
-    for d in dates:
+    by_list = tournaments_by_list(con, system, dates)
+    reported: set[int] = set()
+    for i, d in enumerate(dates):
         paths.extend(write_list(con, system, d, out / "lists", LIST_FORMATS, links))
-
-    for tid in rated_tournaments(con, system, dates):
-        paths.extend(write_report(con, tid, system, out / "reports" / system))
-
-    paths.append(write_index(con, system, out))
+        for tid in by_list.get(d, []):
+            if tid not in reported:
+                paths.extend(write_report(con, tid, system, out / "reports" / system))
+                reported.add(tid)
+        if i == len(dates) - 1:
+            paths.append(write_index(con, system, out))
+        if on_list is not None:
+            on_list(d)
     return paths
+
+
+def output_folders(out_dir: Path, system: str) -> list[Path]:
+    """The folders `publish_outputs` writes `system`'s files into."""
+    return [out_dir, out_dir / "lists", out_dir / "reports" / system, out_dir / "players" / system]
 
 
 def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
@@ -175,7 +187,8 @@ def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> P
         for f in _pages(out_dir / "players" / system)
     ]
     index = out_dir / f"index-{system}.html"
-    index.write_text(
+    write_text(
+        index,
         render(
             "index.html.j2",
             title=f"elopipe outputs – {system_label(system)}",
@@ -184,7 +197,6 @@ def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> P
             reports=reports_index,
             players=players_index,
         ),
-        encoding="utf-8",
     )
     return index
 

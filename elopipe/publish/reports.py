@@ -19,6 +19,7 @@ score, w_minus_pd, k_w_minus_pd, counted, reason, unplayed_code, file_name, line
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from elopipe.publish.atomic import write_text
 from elopipe.publish.crosstable import crosstable, start_numbers
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
@@ -193,6 +195,21 @@ def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str, list_dates: l
         sql += f" AND list_date IN ({','.join('?' * len(list_dates))})"
         params.extend(list_dates)
     return [int(r[0]) for r in con.execute(sql + " ORDER BY 1", params).fetchall()]
+
+
+def tournaments_by_list(
+    con: duckdb.DuckDBPyConnection, system: str, list_dates: list[dt.date]
+) -> dict[dt.date, list[int]]:
+    """{list_date: tournament ids rated under `system` on that list, ascending} for `list_dates`
+    (one query); a list with no tournament is absent."""
+    if not list_dates:
+        return {}
+    rows = con.execute(
+        "SELECT list_date, list(DISTINCT tournament_id ORDER BY tournament_id) FROM tournament_ratings"
+        " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) GROUP BY list_date",
+        [system, sorted(set(list_dates))],
+    ).fetchall()
+    return {d: [int(t) for t in tids] for d, tids in rows}
 
 
 def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
@@ -429,5 +446,5 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         crosstable=list(cross.iter_rows(named=True)),
         ffe=list(ffe.iter_rows(named=True)),
     )
-    paths[-1].write_text(html, encoding="utf-8")
+    write_text(paths[-1], html)
     return paths

@@ -20,6 +20,7 @@ import decimal
 import io
 import json
 import os
+import signal
 import threading
 from collections.abc import Iterator
 from typing import Any, TextIO
@@ -34,6 +35,10 @@ FORMATS = ("table", "csv", "json")
 class QueryError(RuntimeError):
     """DuckDB rejected the query (syntax, unknown table, a write on a read-only store, or a
     file access refused by the sandbox)."""
+
+
+class QueryInterrupted(QueryError):
+    """Ctrl-C stopped the query."""
 
 
 class UsageError(ValueError):
@@ -87,17 +92,43 @@ def open_query(
     if timer is not None:
         timer.daemon = True
         timer.start()
-    try:
+    with _ctrl_c_interrupts(con) as stopped:
         try:
-            cur = con.execute(query)
-        except duckdb.Error as exc:
-            raise QueryError(_explain(exc)) from exc
-        cols = [] if cur.description is None else [d[0] for d in cur.description]
-        yield cols, cur
+            try:
+                cur = con.execute(query)
+            except duckdb.Error as exc:
+                raise QueryError(_explain(exc)) from exc
+            cols = [] if cur.description is None else [d[0] for d in cur.description]
+            yield cols, cur
+        except QueryError:
+            if stopped.is_set():
+                raise QueryInterrupted("the query was stopped (Ctrl-C)") from None
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            con.close()
+
+
+@contextlib.contextmanager
+def _ctrl_c_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[threading.Event]:
+    """While the block runs, Ctrl-C interrupts the DuckDB query (which otherwise runs on in C++
+    and ignores the signal) and sets the yielded event. Main thread only; elsewhere the event
+    stays unset and signals are left alone."""
+    stopped = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stopped
+        return
+
+    def on_sigint(_signum: int, _frame: object) -> None:
+        stopped.set()
+        con.interrupt()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stopped
     finally:
-        if timer is not None:
-            timer.cancel()
-        con.close()
+        signal.signal(signal.SIGINT, previous)
 
 
 def fetch_batches(cur: duckdb.DuckDBPyConnection, size: int = 10_000) -> Iterator[list[tuple[Any, ...]]]:

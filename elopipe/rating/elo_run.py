@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -33,7 +34,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import store_io
+from elopipe.rating import faults, store_io
 from elopipe.rating.elo import KSchedule, expected_score, round_one_decimal
 from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, scope_skips
 from elopipe.rating.glicko import GlickoParams, rate_periods
@@ -140,18 +141,21 @@ def run_elo(
     unknown_tc: str = "standard",
     through: dt.date | None = None,
     write: bool = True,
+    exclude: Mapping[int, str] | None = None,
 ) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
     """Generic K-factor Elo (seed 001) over the store; see the module docstring.
 
     In 'month' and 'tournament' periods every game of the period uses the ratings at its
     start; in 'game' periods ratings move after every game. Ratings are Decimal with one
     decimal; the change of a period is rounded to 0.1, halves away from zero.
+    `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`).
     """
     schedule = k if isinstance(k, KSchedule) else KSchedule(default=int(k))
     rows = _rows(con, period, rate_class, unknown_tc)
     if through is not None:
         rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
-    skips = scope_skips(rows)
+    rows, failed = faults.leave_out(rows, exclude)
+    skips = pl.concat([scope_skips(rows), failed])
     summary = RunSummary("elo")
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
     ratable = rows.filter(pl.col("reason").is_null())
@@ -274,16 +278,19 @@ def run_glicko2(
     unknown_tc: str = "standard",
     through: dt.date | None = None,
     write: bool = True,
+    exclude: Mapping[int, str] | None = None,
 ) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
     """Glicko-2 over monthly periods (see `elopipe.rating.glicko`); lists are written for the
-    months that have games, and an idle player's RD grows once per elapsed month."""
+    months that have games, and an idle player's RD grows once per elapsed month.
+    `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`)."""
     rows = load_game_rows(
         con, scheme=get_scheme(params.period_scheme), rate_class=rate_class,
         unknown_tc=unknown_tc, skip_online=False,
     )  # fmt: skip
     if through is not None:
         rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
-    skips = scope_skips(rows)
+    rows, failed = faults.leave_out(rows, exclude)
+    skips = pl.concat([scope_skips(rows), failed])
     summary = RunSummary("glicko2")
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
     ratable = rows.filter(pl.col("reason").is_null())
@@ -394,8 +401,13 @@ def rate_elo(
         opts["rate_class"] = None
     if "period" in opts and opts["period"] not in ELO_PERIODS:
         raise ValueError(f"elo: period must be one of {ELO_PERIODS}")
-    s, frames = run_elo(con, k=k, through=through, **opts)
-    return summary_from_frames(system, s, frames, started)
+    (s, frames), failed = faults.isolate(
+        lambda exclude, write: run_elo(con, k=k, through=through, write=write, exclude=exclude, **opts),
+        faults.tournament_order(con),
+    )
+    summary = summary_from_frames(system, s, frames, started)
+    summary.failed_events = faults.failed_lines(con, system, failed)
+    return summary
 
 
 def rate_glicko2(
@@ -419,5 +431,10 @@ def rate_glicko2(
     rest = {k: v for k, v in opts.items() if k not in fields}
     if rest.get("rate_class") == "any":
         rest["rate_class"] = None
-    s, frames = run_glicko2(con, gp, through=through, **rest)
-    return summary_from_frames(system, s, frames, started)
+    (s, frames), failed = faults.isolate(
+        lambda exclude, write: run_glicko2(con, gp, through=through, write=write, exclude=exclude, **rest),
+        faults.tournament_order(con),
+    )
+    summary = summary_from_frames(system, s, frames, started)
+    summary.failed_events = faults.failed_lines(con, system, failed)
+    return summary

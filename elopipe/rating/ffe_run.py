@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from elopipe.rating import store_io
+from elopipe.rating import faults, store_io
 from elopipe.rating.ffe import CLASSIC, FfeRules, dp_table_frame, rate_period
 from elopipe.rating.ffe_ages import category_expr, season_year, young_expr
 from elopipe.rating.ffe_rapid import RAPID
@@ -98,13 +99,15 @@ def run_ffe(
     by_event_end: bool = False,
     through: dt.date | None = None,
     write: bool = True,
+    exclude: Mapping[int, str] | None = None,
 ) -> tuple[FfeRunSummary, dict[str, pl.DataFrame]]:
     """Rate every period of the store with `rules` and write the results (when `write`).
 
     `unknown_tc`: rate class assumed for a game whose time control is unknown ('standard'
     for 'ffe', 'standard' — i.e. not rapid, so excluded — for 'ffe-rapid'; pass 'rapid' to
     include them). `through`: last list to compute (None = all). Returns the summary and
-    the frames written. Needs a writer connection when `write`.
+    the frames written. Needs a writer connection when `write`. `exclude`: tournaments left
+    out, {tournament_id: reason} (recorded in ``rating_skips``; see `elopipe.rating.faults`).
     """
     scheme = get_scheme(rules.period_scheme)
     rows = load_game_rows(
@@ -115,7 +118,8 @@ def run_ffe(
         by_event_end=by_event_end,
     )
     summary = FfeRunSummary(system=rules.system)
-    skips = scope_skips(rows)
+    rows, failed = faults.leave_out(rows, exclude)
+    skips = pl.concat([scope_skips(rows), failed])
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
     in_scope = rows.filter(~pl.col("reason").is_in(["variant", "not_this_rate_class", "no_dates"]).fill_null(False))
     std = _standard_lists(con) if rules.credit_standard else None
@@ -254,8 +258,13 @@ def rate_ffe(
     base = RAPID if system == "ffe-rapid" else CLASSIC
     r = rules_with_params(base, rules, params)
     run_opts = {k: v for k, v in params.items() if k in _RUN_OPTIONS and v is not None}
-    s, frames = run_ffe(con, r, through=through, **run_opts)
-    return summary_from_frames(system, s, frames, started, rated_only=True)
+    (s, frames), failed = faults.isolate(
+        lambda exclude, write: run_ffe(con, r, through=through, write=write, exclude=exclude, **run_opts),
+        faults.tournament_order(con),
+    )
+    summary = summary_from_frames(system, s, frames, started, rated_only=True)
+    summary.failed_events = faults.failed_lines(con, system, failed)
+    return summary
 
 
 # ---- helpers -------------------------------------------------------------------------

@@ -692,6 +692,8 @@ def to_contract(result: EngineResult) -> EngineResult:
     The engine keeps PD, W − PD, scores and sums in integer hundredths (``*_x100``); the
     store contract has ``pd``, ``score``, ``w_minus_pd`` (rating_changes) and ``score``,
     ``we``, ``w_we`` (tournament_ratings) as DECIMAL.  Converted exactly (no float).
+    A game's values fit 4 digits; the per-tournament sums take 18 (`elopipe.schema`: a
+    file's longest event has millions of rounds, 1,001 already overflow 5 digits).
     """
     ch = result.rating_changes
     ch = ch.with_columns(
@@ -701,9 +703,9 @@ def to_contract(result: EngineResult) -> EngineResult:
     ).drop("pd_x100", "score_x100", "wpd_x100")
     tr = result.tournament_ratings
     tr = tr.with_columns(
-        _x100_to_decimal(pl.col("score_x100"), 5, 2).cast(pl.Decimal(5, 1)).alias("score"),
-        _x100_to_decimal(pl.col("we_x100"), 7, 2).alias("we"),
-        _x100_to_decimal(pl.col("wwe_x100"), 7, 2).alias("w_we"),
+        _x100_to_decimal(pl.col("score_x100"), 18, 2).cast(pl.Decimal(18, 1)).alias("score"),
+        _x100_to_decimal(pl.col("we_x100"), 18, 2).alias("we"),
+        _x100_to_decimal(pl.col("wwe_x100"), 18, 2).alias("w_we"),
     ).drop("score_x100", "we_x100", "wwe_x100")
     return EngineResult(
         rating_lists=result.rating_lists,

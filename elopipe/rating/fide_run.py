@@ -26,16 +26,18 @@ of the unchanged earlier lists reproduces what is stored.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from elopipe.rating import store_io
+from elopipe.rating import faults, store_io
 from elopipe.rating.fide_engine import (
     EngineInputs,
     EngineResult,
@@ -167,8 +169,9 @@ def rate_fide(
     if fp.unknown_tc not in ("standard", "rapid", "blitz"):
         raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
     inputs = load_inputs(con, system)
-    prep = prepare(inputs, fp, get_scheme("fide"))
-    result = to_contract(run_periods(prep, fp, through=through))
+    (prep, result), failed = faults.isolate(
+        lambda excluded, _write: _compute(inputs, fp, through, excluded), faults.tournament_order(con)
+    )
     digests = period_digests(prep, fp, result.list_dates)
     stored = store_io.load_digests(con, system)
     if through is not None:
@@ -179,6 +182,7 @@ def rate_fide(
         stored_cmp = stored
     first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
+    summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
     if first is not None:
         new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
@@ -214,6 +218,27 @@ def rate_fide(
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _compute(
+    inputs: EngineInputs, fp: FideParams, through: dt.date | None, excluded: Mapping[int, str]
+) -> tuple[Any, EngineResult]:
+    """prepare + run_periods + to_contract without the tournaments of `excluded`
+    ({tournament_id: reason}), which are added to the skips (`faults.isolate`)."""
+    if not excluded:
+        prep = prepare(inputs, fp, get_scheme("fide"))
+        return prep, to_contract(run_periods(prep, fp, through=through))
+    keep = ~pl.col("tournament_id").is_in(list(excluded))
+    left_out = faults.failed_skips(inputs.games, excluded)
+    inputs = dataclasses.replace(
+        inputs,
+        games=inputs.games.filter(keep),
+        tournaments=inputs.tournaments.filter(keep),
+        tournament_players=inputs.tournament_players.filter(keep),
+    )
+    prep = prepare(inputs, fp, get_scheme("fide"))
+    prep.skips = pl.concat([prep.skips, left_out.select(prep.skips.columns).cast(prep.skips.schema)])
+    return prep, to_contract(run_periods(prep, fp, through=through))
 
 
 def _list_hashes(frames: dict[str, pl.DataFrame]) -> dict[dt.date, str]:

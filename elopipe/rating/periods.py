@@ -30,6 +30,11 @@ closing = end date).
 
 All dates are `datetime.date`; Polars columns are ``pl.Date``.  Nothing here reads the
 store.  Errors: `ValueError` for an unknown scheme name or an empty date range.
+
+Calendars stay within `elopipe.dates.DATE_MIN` .. `DATE_LAST` (year 9000): near year 1 or
+9999, a list before or after would overflow Python's dates.  The readers refuse dates after
+today + a month, and `elopipe.rating.store_io` treats such a date of an older store as
+unknown, so that no calendar of the engines runs past today + a month.
 """
 
 from __future__ import annotations
@@ -39,6 +44,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import polars as pl
+
+from elopipe.dates import DATE_MIN
+
+#: Last date a calendar reaches (see the module docstring); far beyond any plausible date
+DATE_LAST = dt.date(9000, 1, 1)
 
 #: First monthly FIDE list (spec §6.2; NOT VERIFIED against a primary source).
 FIDE_MONTHLY_FROM = dt.date(2012, 8, 1)
@@ -122,7 +132,10 @@ class PeriodScheme:
         return self.closing_date(prev) + dt.timedelta(days=1), self.closing_date(list_date)
 
     def lists_between(self, first: dt.date, last: dt.date) -> list[dt.date]:
-        """Every list date L with first ≤ L ≤ last (both dates of any day), ascending."""
+        """Every list date L with first ≤ L ≤ last (both dates of any day), ascending.
+
+        The range is clamped to DATE_MIN..DATE_LAST (see the module docstring)."""
+        first, last = max(first, DATE_MIN), min(last, DATE_LAST)
         if last < first:
             return []
         out: list[dt.date] = []
@@ -138,10 +151,13 @@ class PeriodScheme:
 
         Columns: ``list_date`` Date, ``closing_date`` Date, ``prev_list`` Date
         (the list before; its ratings are the ones the period starts from).
-        Raises ValueError if last < first.
+        Raises ValueError if last < first.  [first, last] is clamped to DATE_MIN..DATE_LAST
+        (the lists around it may lie a little outside).
         """
         if last < first:
             raise ValueError(f"empty date range {first}..{last}")
+        first, last = max(first, DATE_MIN), max(min(last, DATE_LAST), DATE_MIN)
+        first = min(first, last)
         lo = self.in_force(first)
         lo = self.previous_list(lo)
         hi = self.rated_on(last)
@@ -170,13 +186,19 @@ class PeriodScheme:
         `df[end_col]` (Date) → ``rated_on_col`` (Date): first list with closing ≥ end.
         `df[start_col]` (Date) → ``in_force_col`` (Date): latest list ≤ start.
         Pass None for either column name to skip that output.  Rows with a null date get
-        a null output.  Vectorised with `join_asof`; the row order of `df` is kept.
+        a null output, and so do rows dated outside DATE_MIN..DATE_LAST.
+        Vectorised with `join_asof`; the row order of `df` is kept.
         """
         dates = [c for c in (end_col, start_col) if c is not None]
+        lo_ok, hi_ok = DATE_MIN, DATE_LAST
+
+        def ok(c: str) -> pl.Expr:
+            return pl.col(c).filter(pl.col(c).is_between(lo_ok, hi_ok))
+
         bounds = (
             df.select(
-                pl.min_horizontal([pl.col(c).min() for c in dates]).alias("lo"),
-                pl.max_horizontal([pl.col(c).max() for c in dates]).alias("hi"),
+                pl.min_horizontal([ok(c).min() for c in dates]).alias("lo"),
+                pl.max_horizontal([ok(c).max() for c in dates]).alias("hi"),
             ).row(0)
             if dates and df.height
             else (None, None)
@@ -192,12 +214,14 @@ class PeriodScheme:
         out = df.with_row_index("__row")
         if end_col is not None:
             closing = cal.select(pl.col("closing_date").alias("__key"), pl.col("list_date").alias(rated_on_col))
-            part = out.select("__row", pl.col(end_col).alias("__key")).filter(pl.col("__key").is_not_null())
+            part = out.select("__row", pl.col(end_col).alias("__key")).filter(pl.col("__key").is_between(lo_ok, hi_ok))
             part = part.sort("__key").join_asof(closing, on="__key", strategy="forward")
             out = out.join(part.select("__row", rated_on_col), on="__row", how="left")
         if start_col is not None:
             lists = cal.select(pl.col("list_date").alias("__key"), pl.col("list_date").alias(in_force_col))
-            part = out.select("__row", pl.col(start_col).alias("__key")).filter(pl.col("__key").is_not_null())
+            part = out.select("__row", pl.col(start_col).alias("__key")).filter(
+                pl.col("__key").is_between(lo_ok, hi_ok)
+            )
             part = part.sort("__key").join_asof(lists, on="__key", strategy="backward")
             out = out.join(part.select("__row", in_force_col), on="__row", how="left")
         return out.sort("__row").drop("__row")
@@ -223,9 +247,11 @@ def per_event_calendar(end_dates: Iterable[dt.date]) -> list[dt.date]:
     """One list per distinct event end date, dated the next day (ascending).
 
     For per-tournament systems (generic Elo/Glicko run event by event): an event ending on
-    E is rated on list E + 1 day; events ending the same day share a period.
+    E is rated on list E + 1 day; events ending the same day share a period.  Dates outside
+    DATE_MIN..DATE_LAST give no list.
     """
-    return sorted({d + dt.timedelta(days=1) for d in end_dates if d is not None})
+    lo, hi = DATE_MIN, DATE_LAST
+    return sorted({d + dt.timedelta(days=1) for d in end_dates if d is not None and lo <= d <= hi})
 
 
 def list_dates_in_force(list_dates: pl.Series | list[dt.date], dates: pl.Series) -> pl.Series:

@@ -42,6 +42,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from elopipe.dates import DATE_MIN, latest_plausible
+
 RESULT_TABLES = (
     "rating_lists",
     "rating_changes",
@@ -59,6 +61,16 @@ def _pl(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
 # ---- reading ---------------------------------------------------------------
 
 
+def _plausible(col: str) -> str:
+    """SQL: `col` when it lies in DATE_MIN..latest_plausible() (`elopipe.dates`), else NULL.
+
+    The readers refuse other dates; a store written by an older version may still hold one
+    (a mistyped 2923), which would stretch every calendar of lists over centuries.
+    """
+    lo, hi = DATE_MIN.isoformat(), latest_plausible().isoformat()
+    return f"CASE WHEN {col} BETWEEN DATE '{lo}' AND DATE '{hi}' THEN {col} END"
+
+
 def load_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """The canonical games (view ``canonical_games``), one row per game.
 
@@ -67,15 +79,15 @@ def load_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     unplayed_code Utf8, game_date Date, round Int64, ply_count Int64 (null: unknown, e.g. TRF),
     has_moves Boolean (null when the source cannot tell: TRF), time_control Utf8,
     variant Utf8, white_rating_in_file Int64, black_rating_in_file Int64, file_id Int64,
-    line Int64.
+    line Int64.  A game_date outside `elopipe.dates` DATE_MIN..latest_plausible() is NULL.
     """
     return _pl(
         con,
-        """
+        f"""
         SELECT game_id::BIGINT AS game_id, tournament_id::BIGINT AS tournament_id,
                white_id::BIGINT AS white_id, black_id::BIGINT AS black_id,
                white_score::DOUBLE AS white_score, black_score::DOUBLE AS black_score,
-               result, played, unplayed_code, game_date,
+               result, played, unplayed_code, {_plausible("game_date")} AS game_date,
                round::BIGINT AS round, ply_count::BIGINT AS ply_count,
                CASE WHEN ply_count IS NOT NULL THEN ply_count > 0
                     WHEN movetext_hash IS NOT NULL THEN TRUE
@@ -103,17 +115,19 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64;
     platform Utf8 (``extra.platform`` written by a reader, e.g. 'lichess' for a lichess TRF
     export), site Utf8 (PGN Site tag as written, else the city).
+    Dates outside `elopipe.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
     """
     df = _pl(
         con,
-        """
+        f"""
         WITH g AS (
-            SELECT tournament_id, min(game_date) AS first_game, max(game_date) AS last_game,
-                   count(*) AS n_games
+            SELECT tournament_id, min({_plausible("game_date")}) AS first_game,
+                   max({_plausible("game_date")}) AS last_game, count(*) AS n_games
             FROM canonical_games GROUP BY tournament_id
         )
         SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
-               t.start_date, t.end_date, g.first_game, g.last_game,
+               {_plausible("t.start_date")} AS start_date, {_plausible("t.end_date")} AS end_date,
+               g.first_game, g.last_game,
                t.time_control, t.rate_class, t.is_team,
                coalesce(g.n_games, 0)::BIGINT AS n_games,
                json_extract_string(t.extra, '$.platform') AS platform,

@@ -23,7 +23,9 @@ class RateSummary:
     games_counted: game sides counted for a rated player (each game counts up to twice);
     not_counted: game sides not counted, by reason; events_skipped: events left out, by
     reason (e.g. 'no_dates', 'rate_class:rapid'); unknown_tc_games: games whose time control
-    was unknown (rate class assumed, flagged); discrepancies: file rating ≠ list in force.
+    was unknown (rate class assumed, flagged); discrepancies: file rating ≠ list in force;
+    failed_events: one line per tournament whose rating failed and was left out
+    (`elopipe.rating.faults`), the other events being rated.
     """
 
     system: str
@@ -42,6 +44,7 @@ class RateSummary:
     unknown_tc_games: int = 0
     discrepancies: int = 0
     seconds: float = 0.0
+    failed_events: list[str] = field(default_factory=list)
 
 
 def summary_from_frames(

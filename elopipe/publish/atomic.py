@@ -1,0 +1,114 @@
+"""Published files appear whole or not at all.
+
+Every file `elopipe.publish` writes goes first to a hidden temporary name in the same folder
+(`.<name>.elopipe-tmp-<pid>`), is flushed to disk (fsync), and only then renamed over its final
+name (`os.replace`, atomic on one file system). A `kill -9` or a full disk therefore leaves
+either the previous file or the new one under the final name, never a truncated one; at worst a
+temporary file is left, which `remove_stale` deletes on the next publish. A write that fails
+raises `WriteError`, whose text names the file and the reason, for the user's terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import polars as pl
+
+TMP_MARK = ".elopipe-tmp-"
+
+
+class WriteError(OSError):
+    """A published file could not be written (disk full, no permission, ...); `str()` is one
+    line naming the file and the reason, and `errno` is the original one when known."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(errno, message)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def describe(exc: BaseException) -> str:
+    """One line for the user about a failed write: the reason and, when known, the file."""
+    if isinstance(exc, WriteError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        reason = exc.strerror or str(exc)
+        return f"{reason}: {exc.filename}" if exc.filename else reason
+    return str(exc)
+
+
+def _tmp_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}{TMP_MARK}{os.getpid()}")
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def replacing(path: str | os.PathLike[str], durable: bool = True) -> Iterator[Path]:
+    """Yield a temporary path next to `path` for a writer to fill; when the block ends without
+    an error, flush it to disk (unless not `durable`: then a kill still cannot leave it half
+    written, only a power cut might) and rename it to `path`. On any error (OSError such as ENOSPC,
+    KeyboardInterrupt, ...) the temporary file is removed and the error re-raised: `path` keeps
+    its previous content, or stays absent."""
+    final = Path(path)
+    tmp = _tmp_name(final)
+    try:
+        yield tmp
+        if durable:
+            _fsync(tmp)
+        os.replace(tmp, final)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        # Polars reports a full disk as OSError without errno, or for Parquet as ComputeError.
+        if isinstance(exc, (OSError, pl.exceptions.PolarsError)) and not isinstance(exc, WriteError):
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise WriteError(f"cannot write {final}: {reason}", getattr(exc, "errno", None)) from exc
+        raise
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> Path:
+    """Write `data` to `path` atomically (see `replacing`); return `path` as a Path."""
+    with replacing(path, durable) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:
+    """Write `text` in UTF-8 to `path` atomically (see `replacing`); return `path` as a Path."""
+    return write_bytes(path, text.encode("utf-8"), durable)
+
+
+def remove_stale(folders: list[Path]) -> int:
+    """Delete the temporary files an interrupted publish left in `folders` (not recursive): those
+    of a process that no longer runs, or of this one. Returns how many were deleted."""
+    n = 0
+    for folder in folders:
+        for tmp in folder.glob(f".*{TMP_MARK}*"):
+            pid = tmp.name.rsplit(TMP_MARK, 1)[1]
+            if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)):
+                continue
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+                n += 1
+    return n
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,111 @@
+"""A full disk under the store: one line that names the disk and the file, the store intact, the
+file kept on the ledger as rejected, and loaded normally once space allows."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe import loader
+from elopipe.cli import app
+from elopipe.ingest import ingest_paths
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PGN = DATA / "pgn"
+
+
+def _rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+@contextlib.contextmanager
+def _tmpfs(where: Path, size: str) -> Iterator[Path]:
+    """A small RAM disk at `where` (root only); the test is skipped where it cannot be mounted."""
+    where.mkdir()
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True)
+    if res.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True)
+
+
+def _one_clean_line(output: str, *words: str) -> None:
+    flat = " ".join(output.split())
+    assert "Traceback" not in output and "Exception" not in output and "no transaction" not in output
+    for w in words:
+        assert w in flat, output
+
+
+def test_ingest_on_a_full_disk_says_which_disk_and_file_and_loads_once_space_allows(tmp_path: Path) -> None:
+    with _tmpfs(tmp_path / "disk", "2m") as disk:
+        db = disk / "s.duckdb"
+        res = CliRunner().invoke(app, ["ingest", str(PGN), "--db", str(db)])
+        assert res.exit_code == 1
+        _one_clean_line(res.output, f"the disk holding {db} (mounted at {disk}) is full", "free some space")
+        # the store is intact and the file that did not fit is on the ledger, as rejected
+        rows = _rows(db, "SELECT path, status, reason, sha256 FROM source_files WHERE status = 'rejected'")
+        assert len(rows) == 1 and rows[0][2] == "the store's disk was full" and rows[0][3] == ""
+        assert rows[0][0] in res.output.replace("\n", "")
+        subprocess.run(["mount", "-o", "remount,size=200m", "tmpfs", str(disk)], check=True)
+        again = CliRunner().invoke(app, ["ingest", str(PGN), "--db", str(db)])
+        assert again.exit_code == 0, again.output
+        statuses = dict(_rows(db, "SELECT status, count(*) FROM source_files GROUP BY status"))
+        assert statuses.get("rejected") is None and statuses["replaced"] == 1
+        n_files = sum(1 for f in PGN.iterdir() if f.suffix.lower() == ".pgn")
+        assert statuses["loaded"] + statuses.get("partial", 0) == n_files
+
+
+def test_rate_on_a_full_disk_is_one_line_and_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    with _tmpfs(tmp_path / "disk", "24m") as disk:
+        db = disk / "s.duckdb"
+        assert ingest_paths([PGN / "wchcand22.pgn", PGN / "dortmund.pgn"], db).exit_code == 0
+        filler = disk / "filler"
+        with open(filler, "wb") as fh, contextlib.suppress(OSError):
+            while True:  # take every byte left on the disk
+                fh.write(b"\0" * (1 << 16))
+                fh.flush()
+                os.fsync(fh.fileno())
+        res = CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db)])
+        assert res.exit_code == 1
+        _one_clean_line(res.output, f"(mounted at {disk}) is full", "free some space")
+        filler.unlink()
+        assert _rows(db, "SELECT count(*) FROM rating_lists") == [(0,)]
+        ok = CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db)])
+        assert ok.exit_code == 0, ok.output
+        assert _rows(db, "SELECT count(*) > 0 FROM rating_lists") == [(True,)]
+
+
+def test_a_full_disk_during_commit_stops_the_ingest_and_keeps_a_ledger_row(tmp_path: Path, monkeypatch) -> None:
+    """The same without a RAM disk: DuckDB's own error text for a WAL that cannot be written."""
+    real_load = loader._load
+    calls = {"n": 0}
+
+    def full_once(con, ps):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise duckdb.IOException('IO Error: Could not write file "x.duckdb.wal": No space left on device')
+        return real_load(con, ps)
+
+    monkeypatch.setattr(loader, "_load", full_once)
+    db = tmp_path / "s.duckdb"
+    first, second = PGN / "dortmund.pgn", PGN / "wchcand22.pgn"
+    summary = ingest_paths([first, second], db)
+    assert summary.exit_code == 1 and "is full" in summary.failure and str(first) in summary.failure
+    assert [f.status for f in summary.files] == ["rejected"]  # the second file was not attempted
+    assert _rows(db, "SELECT path, status, reason FROM source_files") == [
+        (str(first), "rejected", "the store's disk was full")
+    ]
+    assert _rows(db, "SELECT count(*) FROM games") == [(0,)]

@@ -1,0 +1,144 @@
+"""Paths an attacker or an unlucky officer leaves in a folder: symbolic links to other files of the
+machine, FIFOs, and a FIFO given as the store. Nothing is followed or opened that the user did
+not name, nothing hangs, and no byte of a non-chess file reaches the store."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli import app
+from elopipe.ingest import ingest_paths, parse_source
+from elopipe.sources import Source, discover
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+PGN = DATA / "pgn" / "wchcand22.pgn"
+SECRET = "root:$6$very-secret-hash:19000:0:99999:7:::\n"
+
+
+def _rows(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def secret(tmp_path: Path) -> Path:
+    f = tmp_path / "outside" / "shadow"
+    f.parent.mkdir()
+    f.write_text(SECRET)
+    return f
+
+
+def test_a_symlink_inside_a_folder_is_skipped_and_reported(tmp_path: Path, secret: Path) -> None:
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    (drop / "notes.txt").symlink_to(secret)
+    (drop / "games.pgn").symlink_to(PGN)
+    (drop / "linked_dir").symlink_to(secret.parent, target_is_directory=True)
+    shutil.copy(PGN, drop / "real.pgn")
+    disc = discover([drop])
+    assert [Path(s.path).name for s in disc.sources] == ["real.pgn"]
+    skipped = dict(disc.skipped)
+    for name in ("notes.txt", "games.pgn", "linked_dir"):
+        assert "symbolic link" in skipped[str(drop / name)]
+
+
+def test_a_symlink_named_on_the_command_line_is_followed(tmp_path: Path) -> None:
+    link = tmp_path / "named.pgn"
+    link.symlink_to(PGN)
+    disc = discover([link])
+    assert [s.path for s in disc.sources] == [str(PGN.resolve())] and not disc.skipped
+
+
+def test_symlinked_secret_never_reaches_the_store_through_the_cli(tmp_path: Path, secret: Path) -> None:
+    drop = tmp_path / "d"
+    drop.mkdir()
+    (drop / "notes.txt").symlink_to(secret)
+    db = tmp_path / "s.duckdb"
+    res = CliRunner().invoke(app, ["ingest", str(drop), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "symbolic link" in res.output
+    raw = _rows(db, "SELECT coalesce(string_agg(raw, ''), '') FROM ingest_errors")[0][0]
+    assert "secret" not in raw
+
+
+def test_a_rejected_non_chess_file_keeps_its_reason_but_not_its_bytes(tmp_path: Path) -> None:
+    f = tmp_path / "notes.txt"
+    f.write_text(SECRET * 3)
+    db = tmp_path / "s.duckdb"
+    summary = ingest_paths([f], db)
+    assert summary.files[0].status == "rejected"
+    rows = _rows(db, "SELECT message, raw FROM ingest_errors")
+    assert rows == [("neither PGN nor TRF content", None)]
+
+
+def test_a_rejected_file_read_as_chess_keeps_an_excerpt(tmp_path: Path) -> None:
+    f = tmp_path / "words.pgn"
+    f.write_text("these are not chess games, only words\n" * 5)
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([f], db).files[0].status == "rejected"
+    ((message, raw),) = _rows(db, "SELECT message, raw FROM ingest_errors WHERE code = 'rejected'")
+    assert message.startswith("not PGN: no tag pairs")
+    assert raw.startswith("these are not chess games")
+
+
+def _fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+def _in_thread(fn, timeout: float = 60.0):
+    """Run `fn` in a thread; a hang fails the test instead of blocking the suite."""
+    out: dict[str, object] = {}
+
+    def go() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as exc:  # reported below
+            out["error"] = exc
+
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(timeout)
+    assert not t.is_alive(), "hung on a FIFO"
+    if "error" in out:
+        raise out["error"]  # type: ignore[misc]
+    return out.get("value")
+
+
+def test_a_fifo_named_zip_in_a_folder_does_not_hang_discovery(tmp_path: Path) -> None:
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    _fifo(drop / "games.zip")
+    _fifo(drop / "games.pgn")
+    shutil.copy(PGN, drop / "real.pgn")
+    disc = _in_thread(lambda: discover([drop]))
+    assert [Path(s.path).name for s in disc.sources] == ["real.pgn"]
+    skipped = dict(disc.skipped)
+    assert "not a regular file" in skipped[str(drop / "games.zip")]
+
+
+def test_a_fifo_named_on_the_command_line_is_rejected_without_opening(tmp_path: Path) -> None:
+    fifo = _fifo(tmp_path / "games.zip")
+    disc = _in_thread(lambda: discover([fifo]))
+    ps = _in_thread(lambda: parse_source(disc.sources[0]))
+    assert "not a regular file" in ps.rejected_reason
+    ps2 = _in_thread(lambda: parse_source(Source(str(_fifo(tmp_path / "g.pgn")))))
+    assert "not a regular file" in ps2.rejected_reason
+
+
+@pytest.mark.parametrize("command", [["ingest", str(PGN)], ["sql", "SELECT 1"], ["rate", "--system", "fide"]])
+def test_a_fifo_as_the_store_is_a_usage_error(tmp_path: Path, command: list[str]) -> None:
+    db = _fifo(tmp_path / "s.duckdb")
+    res = _in_thread(lambda: CliRunner().invoke(app, [*command, "--db", str(db)]))
+    assert res.exit_code == 2, res.output
+    assert "not a regular file" in " ".join(res.output.split())
