@@ -228,3 +228,16 @@ def test_a_file_changed_between_the_two_passes_is_rejected(tmp_path, monkeypatch
     monkeypatch.setattr(streaming, "scan", scan_then_append)
     ps = parse_source(Source(str(path)))
     assert ps.parsed is None and "changed while it was being read" in ps.rejected_reason
+
+
+def test_implausible_game_counts_are_counted_over_every_piece(tmp_path, monkeypatch):
+    """A player with more games in one event than any real event gives is warned about once
+    at the same game, whether the file is read whole or in pieces (the games span many)."""
+    game = '[Event "Marathon"]\n[Site "x"]\n[Date "2020.01.01"]\n[Round "{r}"]\n[White "A, A"]\n[Black "B, B"]\n'
+    game += '[Result "1-0"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n'
+    path = tmp_path / "marathon.pgn"
+    path.write_text("".join(game.format(r=r % 900 + 1) for r in range(1100)), encoding="utf-8")
+    whole, pieces, sizes = _whole_and_pieces(path, monkeypatch, chunk=20_000, block=4096)
+    assert len(sizes) > 5
+    _assert_same(whole, pieces)
+    assert [i.game_index for i in whole.parsed.issues if i.code == "implausible_games"] == [1000, 1000]  # A and B
