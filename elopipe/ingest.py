@@ -19,6 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from elopipe import streaming
 from elopipe.loader import FileResult, load_parsed_source
 from elopipe.model import IngestIssue, ParsedFile
 from elopipe.sources import Discovery, Source, SourceError, discover
@@ -74,8 +75,12 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
     an unreadable or non-chess file comes back with `rejected_reason` set. `workers`: see
     `read_pgn`; the result is the same."""
     try:
-        data = source.read_bytes()
-    except (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError) as exc:
+        data = _read_small(source)
+        if data is None and source.suffix == ".pgn":
+            return _parse_large_pgn(source, validate_moves, workers)
+        if data is None:  # only PGN is read in pieces
+            data = source.read_bytes()
+    except _READ_ERRORS as exc:
         return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {exc}")
     # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
     hashing = _HASHER.submit(_sha256, data)
@@ -85,6 +90,64 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
 
 
 _HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-sha256")
+_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
+
+
+def _read_small(source: Source) -> bytes | None:
+    """The decompressed bytes when there are at most `streaming.CHUNK_BYTES`, else None (the
+    stream is closed). Raises as `Source.blocks` does."""
+    blocks = source.blocks()
+    parts: list[bytes] = []
+    n = 0
+    for block in blocks:
+        parts.append(block)
+        n += len(block)
+        if n > streaming.CHUNK_BYTES:
+            blocks.close()
+            return None
+    return b"".join(parts)
+
+
+def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> ParsedSource:
+    """`parse_source` of a PGN larger than `streaming.CHUNK_BYTES`: read in pieces (see
+    elopipe.streaming), with the same result as a whole read. Raises the read errors of
+    `Source.blocks` met by the first pass."""
+    from elopipe.pgn_reader import read_pgn_chunks
+
+    sc = streaming.scan(source)
+    size = sc.size
+
+    def rejected(reason: str, encoding: str | None = None, newline: str | None = None) -> ParsedSource:
+        return ParsedSource(source, sc.sha256, size, "unknown", encoding, newline, None, reason)
+
+    if sc.blank:
+        return rejected("empty file")
+    if wide_bom(sc.head) is None and sc.n_control > max(16, size // 100):
+        return rejected("binary file (NUL bytes)")
+    encoding = sc.encoding
+    if encoding is None:  # UTF-16/32 or lone CR line ends: read whole
+        ps = _parse_bytes(source, source.read_bytes(), validate_moves, workers)
+        ps.sha256 = sc.sha256
+        return ps
+    errors: list[Exception] = []
+    hint = sc.hint_utf8 if encoding.startswith("utf-8") else sc.hint_single_byte
+    parsed = read_pgn_chunks(
+        streaming.pieces(source, sc, errors),
+        maybe_mojibake=hint,
+        validate_moves=validate_moves,
+        source_name=source.display,
+        workers=workers,
+    )
+    if errors:
+        return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {errors[0]}")
+    if sc.n_nul:
+        line = sc.nul_line
+        parsed.issues.insert(0, IngestIssue(
+            "nul_bytes_removed", f"{sc.n_nul} NUL byte(s) removed before reading (first on line {line})",
+            line=line, severity="warning", raw=sc.nul_excerpt.decode("latin-1"),
+        ))  # fmt: skip
+    # the size of the text read, NULs removed, as for a file read whole
+    return ParsedSource(source, sc.sha256, size - sc.n_nul, "pgn", encoding, sc.newline, parsed, parsed.rejected_reason)
 
 
 def _sha256(data: bytes) -> str:
@@ -175,15 +238,10 @@ def _read(
     return ParsedSource(source, None, len(data), fmt, encoding, newline, parsed, parsed.rejected_reason)
 
 
-# C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).
-_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
-_NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL)
-
-
 def _looks_binary(data: bytes) -> bool:
     """More than 1% control bytes (at least 16): an image, an archive, a database, not a text file.
     A few stray NULs in a text file are removed with a warning instead."""
-    n_control = len(data.translate(None, _NOT_CONTROL))
+    n_control = len(data.translate(None, streaming.NOT_CONTROL))
     return n_control > max(16, len(data) // 100)
 
 

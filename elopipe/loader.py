@@ -28,6 +28,9 @@ if TYPE_CHECKING:
     from elopipe.ingest import ParsedSource
 
 RAW_LIMIT = 65536  # characters of raw text kept per error row
+# From this many games on, a file's rows are written to the store file as the transaction goes
+# (DuckDB's optimistic writes) rather than kept in memory until COMMIT: slower, bounded memory.
+OPTIMISTIC_GAMES = 200_000
 
 
 @dataclass
@@ -52,7 +55,8 @@ class FileResult:
 
 def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
     """Write one parsed source (see module docstring). Never raises on bad content; a failure while
-    writing rolls back and is recorded as a rejected file with the reason."""
+    writing rolls back and is recorded as a rejected file with the reason. The games of a large
+    file (`OPTIMISTIC_GAMES` or more) are released from `ps.parsed` once they are inserted."""
     name = ps.source.display
     if ps.sha256 is not None:
         row = con.execute(
@@ -71,9 +75,15 @@ def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> File
     # passes over those cost about a quarter of a large file's load and find nothing to free.
     was_enabled = gc.isenabled()
     gc.disable()
+    large = ps.parsed is not None and len(ps.parsed.games) >= OPTIMISTIC_GAMES
+    if large:
+        con.execute("SET enable_optimistic_write = true")
     try:
         return _load_transaction(con, ps)
     finally:
+        if large:  # back to the store's setting (elopipe.store); a failure here must not hide the load's
+            with contextlib.suppress(duckdb.Error):
+                con.execute("SET enable_optimistic_write = false")
         if was_enabled:
             gc.enable()
 
@@ -261,8 +271,10 @@ def _excerpt(ps: ParsedSource) -> str | None:
     the bytes of a file that is not a chess file (a key, a password file) never enter the store."""
     if ps.format not in ("pgn", "trf"):
         return None
-    try:
-        data = ps.source.read_bytes()[:2000]
+    data = b""
+    try:  # read to the end (a file over the cap has no excerpt) but keep the first bytes only
+        for block in ps.source.blocks():
+            data = data or block[:2000]
     except Exception:
         return None
     return data.decode("utf-8", errors="replace")
@@ -309,6 +321,8 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     res.n_players = len(res.player_ids)
     _insert_entries(con, parsed, file_id, t_ids, links)
     res.n_games = _insert_games(con, parsed, file_id, t_ids, pid)
+    if len(parsed.games) >= OPTIMISTIC_GAMES:
+        parsed.games = []  # stored: released before the steps below read them back from the store
     res.n_unplayed = _insert_unplayed(con, parsed, file_id, t_ids, pid)
     _insert_teams(con, parsed, file_id, t_ids)
     # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
@@ -493,7 +507,8 @@ def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], 
     )
     if ids.get_column("tournament_id").null_count():  # games of a tournament that was not stored
         df = df.filter(pl.col.tournament_id.is_not_null())
-    con.register("_games_df", df)
+    # Arrow string views, which DuckDB scans as they are: the default Arrow export copies every string
+    con.register("_games_df", df.to_arrow(compat_level=pl.CompatLevel.newest()))
     con.execute(
         "INSERT INTO games BY NAME SELECT nextval('game_id_seq') AS game_id, * REPLACE ("
         " CAST(white_score AS DECIMAL(2,1)) AS white_score, CAST(black_score AS DECIMAL(2,1)) AS black_score,"

@@ -62,7 +62,7 @@ import hashlib
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, fields
 from decimal import Decimal
@@ -210,6 +210,60 @@ def read_pgn(
     finally:
         if was_enabled:
             gc.enable()
+
+
+def read_pgn_chunks(
+    chunks: Iterable[tuple[str | None, bytes | None]],
+    *,
+    maybe_mojibake: bool,
+    validate_moves: bool = False,
+    source_name: str = "",
+    workers: int = 1,
+) -> ParsedFile:
+    """`read_pgn` of a large file given in consecutive pieces, so that only one piece's text is
+    held at a time: the same `ParsedFile` as `read_pgn` of the whole text (lines, game indexes,
+    refs, issues), its games as one `GameTable`.
+
+    Each piece is a (text, utf8) pair as `read_pgn` takes them (text None: UTF-8 bytes already
+    checked), ends with a newline and, but for the first, starts with a game's first tag line
+    after a blank line (see `ingest`: such a line starts a new game whatever comes before it).
+    `maybe_mojibake`: whether the whole file's text, as the reader sees it, shows signs of UTF-8
+    read as a single-byte encoding (`mojibake_hint`), which decides how every game is read.
+    Never raises on content (a reader bug is reported as `read_pgn` reports it).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        reader = _Reader(None, validate_moves, source_name, workers)
+        return reader.run_chunks(chunks, maybe_mojibake)
+    except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
+        out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {exc!r}")
+        out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {exc!r}", severity="error"))
+        return out
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def mojibake_hint(utf8: bytes) -> bool:
+    """True when UTF-8 text shows the sign of UTF-8 read as CP1252 or Latin-1 that the reader
+    looks for (Ã, Â, Ä, Å, Ð or Ñ before another non-ASCII character), `%` lines left out (the
+    reader drops them). `utf8` must start at a line start."""
+    if b"\n%" in utf8 or utf8.startswith(b"%"):
+        utf8 = _PERCENT.sub(b"", utf8)
+    return _MOJIBAKE_HINT.search(utf8) is not None
+
+
+# the same sign in single-byte text, before it is decoded: one of ÂÃÄÅÐÑ, then any non-ASCII
+# byte (each decodes to a character whose UTF-8 starts with 0xC2..0xE2)
+_MOJIBAKE_HINT_1BYTE = re.compile(rb"[\xc2-\xc5\xd0\xd1][\x80-\xff]")
+
+
+def mojibake_hint_single_byte(data: bytes) -> bool:
+    """`mojibake_hint` of the UTF-8 of `data` decoded as CP1252 or Latin-1, without decoding it."""
+    if b"\n%" in data or data.startswith(b"%"):
+        data = _PERCENT.sub(b"", data)
+    return _MOJIBAKE_HINT_1BYTE.search(data) is not None
 
 
 # ---- splitting ----------------------------------------------------------------------------
@@ -709,7 +763,7 @@ def _read_chunk(start: int, end: int, parent: Any = None) -> tuple[Any, ...]:
     parent = parent or job_parent
     reader = _Reader(None, parent.validate, parent.source)
     reader.text, reader.ins_lines, reader.maybe_mojibake = parent.text, parent.ins_lines, parent.maybe_mojibake
-    reader.has_controls = parent.has_controls
+    reader.has_controls, reader.line_base, reader.last_piece = parent.has_controls, parent.line_base, parent.last_piece
     used = reader._process(raw_games[start:end])
     res = reader._export(used)
     return (*res[:2], _pack_games(res[2]), *res[3:])
@@ -941,7 +995,11 @@ class _Reader:
         self.ins_lines: list[int] = []
         self.newlines: Future[Any] | None = None  # `_newline_offsets(text)`, computed in a thread
         self.maybe_mojibake = False
+        self.known_mojibake: bool | None = None  # given for the whole file (`run_chunks`)
         self.has_controls = False
+        self.line_base = 0  # lines and game indexes of the pieces read before (`run_chunks`)
+        self.gi_base = 0
+        self.last_piece = True  # the text ends where the file ends
         # the column path (not when validating moves) checks the raw games for the rare fixes
         self.quick = USE_COLUMNS and not validate_moves
         self._source = (text, utf8)
@@ -977,7 +1035,7 @@ class _Reader:
         if b"\r" in data[:65536] or b"\r" in data[-65536:]:
             data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
-        self.maybe_mojibake = not ascii_only and _MOJIBAKE_HINT.search(data) is not None
+        self.maybe_mojibake = self._mojibake(data, ascii_only)
         if quick:
             return data
         if not ascii_only and b"\xef\xbb\xbf" in data:  # U+FEFF
@@ -1002,8 +1060,14 @@ class _Reader:
                 pos = m.end()
             parts.append(data[pos:])
             data = b"".join(parts)
-        self.maybe_mojibake = not ascii_only and _MOJIBAKE_HINT.search(data) is not None  # on the fixed text
+        self.maybe_mojibake = self._mojibake(data, ascii_only)  # on the fixed text
         return data
+
+    def _mojibake(self, data: bytes, ascii_only: bool) -> bool:
+        """Whether the text shows signs of mojibake, unless it was given for the whole file."""
+        if self.known_mojibake is not None:
+            return self.known_mojibake
+        return not ascii_only and _MOJIBAKE_HINT.search(data) is not None
 
     def issue(
         self, code: str, msg: str, line: int | None, gi: int | None, sev: str = "warning", raw: str | None = None
@@ -1017,6 +1081,51 @@ class _Reader:
         return new_line - bisect.bisect_right(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
+        self._read_text()
+        return self._finish()
+
+    def run_chunks(self, chunks: Iterable[tuple[str | None, bytes | None]], maybe_mojibake: bool) -> ParsedFile:
+        """`run` over consecutive pieces of one file, each cut where a game starts (see
+        `read_pgn_chunks`): each piece is prepared, split and read as `run` reads a whole text,
+        with line numbers and game indexes going on from the pieces before, and refs, caches and
+        issues shared. Only the games frames of the pieces read so far are kept."""
+        from elopipe.game_frame import games_frame
+
+        frames = []
+        n_games = 0
+        lagging: Any = None  # a piece's games, built once the next piece is read (hashes meanwhile)
+        pending = iter(chunks)
+        nxt = next(pending, None)
+        while nxt is not None:
+            text, utf8 = nxt
+            nxt = next(pending, None)  # the next piece is read before this one (its end is not the file's)
+            self.last_piece = nxt is None
+            self._source = (text, utf8)
+            self.unchecked_utf8 = text is None
+            self.ins_lines = []
+            self.newlines = None
+            self.known_mojibake = maybe_mojibake
+            self.text = self._prepare(text, utf8, quick=self.quick)
+            used = self._read_text()
+            if lagging is not None:
+                frames.append(games_frame(lagging))
+            lagging = self.out.games or None
+            n_games += len(self.out.games)
+            self.out.games = []
+            self.gi_base += used
+            self.line_base += utf8.count(b"\n") if text is None else text.count("\n")  # type: ignore[union-attr]
+        self.text = b""
+        self._fast_refs = None  # of the last piece: `_implausible_games` counts the games of all
+        if lagging is not None:
+            frames.append(games_frame(lagging))
+        if frames:
+            import polars as pl
+
+            self.out.games = GameTable(pl.concat(frames, rechunk=False), n_games)
+        return self._finish()
+
+    def _read_text(self) -> int:
+        """Read the games of `self.text`; returns how many game indexes they used."""
         started = self._start_columns() if self.quick else None
         if not isinstance(started, tuple) and self.unchecked_utf8:
             # Only columns built from every part check the bytes: a part that needs the text fixes
@@ -1037,19 +1146,21 @@ class _Reader:
             # The column path reads few games one by one: it checks each of their tags for control
             # characters rather than scan the whole text for them first.
             self.has_controls = True
-            self._run_columns(raw_games, started[1])
-        else:
-            self.has_controls = has_controls_utf8(self.text)
-            chunks = _chunks(len(raw_games), self.workers)
-            if len(chunks) > 1:
-                self._run_parallel(raw_games, chunks)
-            else:
-                self._process(raw_games)
+            return self._run_columns(raw_games, started[1])
+        self.has_controls = has_controls_utf8(self.text)
+        chunks = _chunks(len(raw_games), self.workers)
+        if len(chunks) > 1:
+            return self._run_parallel(raw_games, chunks)
+        return self._process(raw_games)
+
+    def _finish(self) -> ParsedFile:
+        """The whole-file checks and the tournaments' and players' final form, once every game
+        is read."""
         if not self.any_tags and not self.out.games:
             self.out.rejected_reason = "not PGN: no tag pairs and no moves"
         elif not self.any_tags and not self._headerless_has_legal_moves():
             self.out.rejected_reason = "not PGN: no tag pairs and no legal moves"
-            self.out.games.clear()
+            self.out.games = []
             self._players.clear()
             self.out.unplayed.clear()
             self.out.tournaments.clear()
@@ -1071,6 +1182,10 @@ class _Reader:
         gives (`field_bounds.GAMES_PER_PLAYER_PLAUSIBLE`), at the first game beyond it."""
         fast = self._fast_refs
         slow: list[GameRec] = self._slow_games if fast is not None else self.out.games  # type: ignore[assignment]
+        if isinstance(self.out.games, GameTable) and fast is None:  # read in pieces: every piece's games
+            frame = self.out.games.frame
+            fast = {c: frame.get_column(c).to_list() for c in ("white_ref", "black_ref", "line", "game_index")}
+            slow = []
         counts: Counter[int | None] = Counter()
         if fast is not None:
             counts.update(fast["white_ref"])
@@ -1101,18 +1216,18 @@ class _Reader:
             )
 
     def _process(self, raw_games: list[_RawGame]) -> int:
-        """Read `raw_games` (a run of consecutive games); game indexes start at 0. Returns how many
-        game indexes were used."""
+        """Read `raw_games` (a run of consecutive games); game indexes start at `gi_base`. Returns
+        how many game indexes were used."""
         text = self.text
         last_pos = raw_games[0].header_start if raw_games else 0
         # newlines before a position in the "\n"-prefixed text = its 1-based line
         line = text.count(b"\n", 0, last_pos)
-        gi = 0
+        gi = start = self.gi_base
         for rg in raw_games:
             line += text.count(b"\n", last_pos, rg.header_start)
             last_pos = rg.header_start
-            gi += self._raw_game(rg, self._line_at(line), gi)
-        return gi
+            gi += self._raw_game(rg, self._line_at(line) + self.line_base, gi)
+        return gi - start
 
     def _raw_game(self, rg: _RawGame, start_line: int, gi: int) -> int:
         """Read one raw game (several when a tag name repeats in its header) starting at game
@@ -1191,11 +1306,12 @@ class _Reader:
             if b > a
         ]
 
-    def _run_columns(self, raw_games: list[_RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> None:
+    def _run_columns(self, raw_games: list[_RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> int:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
         the one `_process` gives. `jobs`: the analyses of consecutive raw games (`_start_columns`);
-        refs are assigned to one while the next is analysed."""
+        refs are assigned to one while the next is analysed. Returns how many game indexes were
+        used."""
         import polars as pl
 
         from elopipe import pgn_columns
@@ -1204,7 +1320,7 @@ class _Reader:
         refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
         fast_parts: list[tuple[pl.DataFrame, pgn_columns.Analysis]] = []
         self._fast_refs, self._slow_games = refs, self.out.games
-        gi = 0
+        gi = self.gi_base
         for a, b, job in jobs:
             res = job.result()
             if res is None:
@@ -1223,6 +1339,7 @@ class _Reader:
                 return _fast_frame(pl.concat(parts), refs, slow)
 
             self.out.games = GameTable(frame, len(refs["game_index"]) + len(slow))
+        return gi - self.gi_base
 
     def _columns_chunk(
         self,
@@ -1304,11 +1421,11 @@ class _Reader:
         # newlines before a position in the "\n"-prefixed text = its 1-based line
         counts = np.searchsorted(newlines, np.fromiter((rg.header_start for rg in raw_games), np.int64, len(raw_games)))
         if not self.ins_lines:
-            return counts.tolist()
-        return [self._line_at(n) for n in counts.tolist()]
+            return (counts + self.line_base).tolist()
+        return [self._line_at(n) + self.line_base for n in counts.tolist()]
 
     # -- parallel reading (opt-in: read_pgn(workers=N)) --
-    def _run_parallel(self, raw_games: list[_RawGame], chunks: list[tuple[int, int]]) -> None:
+    def _run_parallel(self, raw_games: list[_RawGame], chunks: list[tuple[int, int]]) -> int:
         """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
         merged in file order. Any failure of the pool falls back to reading the chunk here."""
         import multiprocessing
@@ -1338,13 +1455,14 @@ class _Reader:
                             results[i] = job.get()
                         except Exception:  # a worker died or could not send its result
                             results[i] = None
-            gi_next = used
+            gi_next = self.gi_base + used
             for chunk, res in zip(chunks[1:], results, strict=True):
                 if res is None:
                     res = _read_chunk(*chunk, parent=self)
                 gi_next += self._merge(res, gi_next)
         finally:
             _FORK_JOB = None
+        return gi_next - self.gi_base
 
     def _export(self, used: int) -> tuple[Any, ...]:
         return (
@@ -1463,7 +1581,7 @@ class _Reader:
         tokens, marker, mprobs, n_bad = _skim(movetext) if movetext else ([], None, [], 0)
         for code, sev, msg in mprobs:
             if code in ("unterminated_comment", "unterminated_variation"):
-                if not self.text[rg.mt_end :].strip():
+                if self.last_piece and not self.text[rg.mt_end :].strip():
                     flags.append("truncated")
                     msg += " (file truncated)"
             self.issue(code, msg, line, gi, sev)

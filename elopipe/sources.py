@@ -12,6 +12,8 @@ import gzip
 import os
 import stat
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -20,6 +22,7 @@ CHESS_SUFFIXES = {".pgn", ".trf", ".txt"}
 # Largest stream read into memory (decompressed). A FIDE month of PGN is about 120 MB; the cap
 # keeps a mistaken drop (a disk image, a decompression bomb) from exhausting memory.
 MAX_BYTES = int(os.environ.get("ELOPIPE_MAX_FILE_BYTES", str(512 * 1024 * 1024)))
+BLOCK_BYTES = 8 * 1024 * 1024  # decompressed bytes read at a time (`Source.blocks`)
 
 
 class SourceError(Exception):
@@ -55,25 +58,45 @@ class Source:
         zipfile.BadZipFile, EOFError or gzip.BadGzipFile for unreadable files, SourceError for a
         stream over the limit, a non-regular file (FIFO, device) or a file that changed while it
         was read; the caller records those as rejected."""
+        return b"".join(self.blocks(limit))
+
+    def blocks(self, limit: int | None = None, block_size: int | None = None) -> Iterator[bytes]:
+        """The decompressed bytes in consecutive blocks of `block_size` (default BLOCK_BYTES; the
+        last one shorter), so that a large file or a decompression bomb is never held whole. The
+        cap `limit` (default MAX_BYTES) applies to the decompressed stream as it is read. Raises
+        as `read_bytes` does, SourceError when the stream passes the limit (after the blocks
+        before it were yielded) or when the file changed once the last block was read."""
         limit = MAX_BYTES if limit is None else limit
-        with open_regular(self.path) as raw:
-            before = os.fstat(raw.fileno())
-            lower = self.path.lower()
-            if self.member is not None:
-                with zipfile.ZipFile(raw) as zf, zf.open(self.member) as fh:
-                    data = _read_capped(fh, limit)
-            elif lower.endswith(".gz"):
-                with gzip.open(raw, "rb") as fh:
-                    data = _read_capped(fh, limit)
-            elif lower.endswith(".bz2"):
-                with bz2.open(raw, "rb") as fh:
-                    data = _read_capped(fh, limit)
-            else:
-                data = _read_capped(raw, limit)
+        block_size = BLOCK_BYTES if block_size is None else block_size
+        with self._open() as (fh, before):
+            total = 0
+            while block := fh.read(min(block_size, limit + 1 - total)):
+                total += len(block)
+                if total > limit:
+                    raise SourceError(f"larger than {limit:,} bytes (set ELOPIPE_MAX_FILE_BYTES to raise the limit)")
+                yield block
         after = os.stat(self.path)
         if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
             raise SourceError("the file changed while it was being read; ingest it again once it is complete")
-        return data
+
+    @contextmanager
+    def _open(self) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+        """The decompressed stream of the file or archive member, and the file's status once
+        opened. Only a regular file is opened (`open_regular`)."""
+        lower = self.path.lower()
+        with open_regular(self.path) as raw:
+            before = os.fstat(raw.fileno())
+            if self.member is not None:
+                with zipfile.ZipFile(raw) as zf, zf.open(self.member) as fh:
+                    yield fh, before
+            elif lower.endswith(".gz"):
+                with gzip.open(raw, "rb") as fh:
+                    yield fh, before
+            elif lower.endswith(".bz2"):
+                with bz2.open(raw, "rb") as fh:
+                    yield fh, before
+            else:
+                yield raw, before
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
@@ -101,13 +124,6 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
-
-
-def _read_capped(fh, limit: int) -> bytes:
-    data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise SourceError(f"larger than {limit:,} bytes (set ELOPIPE_MAX_FILE_BYTES to raise the limit)")
-    return data
 
 
 NOT_CHESS_SUFFIX = "not a chess file suffix"

@@ -1,6 +1,7 @@
 """Hostile and odd inputs to the ingest: nothing crashes, nothing is silently passed over."""
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,15 +62,26 @@ def test_devices_and_pipes_are_rejected_not_read(tmp_path):
 def test_file_changing_while_read_is_rejected(tmp_path, monkeypatch):
     f = tmp_path / "growing.pgn"
     f.write_bytes(PGN.read_bytes())
-    real = sources._read_capped
+    real = sources.Source._open
 
-    def append_while_reading(fh, limit):
-        data = real(fh, limit)
-        with open(f, "ab") as out:
-            out.write(b'\n[Event "more"]\n')
-        return data
+    class Growing:  # the stream read as the file grows: a line is appended after the first read
+        def __init__(self, fh):
+            self.fh, self.grown = fh, False
 
-    monkeypatch.setattr(sources, "_read_capped", append_while_reading)
+        def read(self, n=-1):
+            data = self.fh.read(n)
+            if not self.grown:
+                self.grown = True
+                with open(f, "ab") as out:
+                    out.write(b'\n[Event "more"]\n')
+            return data
+
+    @contextmanager
+    def append_while_reading(self):
+        with real(self) as (fh, before):
+            yield Growing(fh), before
+
+    monkeypatch.setattr(sources.Source, "_open", append_while_reading)
     assert "changed while it was being read" in parse_source(Source(str(f))).rejected_reason
 
 
