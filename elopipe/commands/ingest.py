@@ -110,6 +110,10 @@ def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:
     named = refused(skipped)
     for path, why in named:
         err_console.print(f"skipped {path}: {why}", style="yellow", soft_wrap=True)
-    if len(skipped) > len(named) and not quiet:
-        n = len(skipped) - len(named)
-        console.print(f"{_plural(n, 'file')} passed over: not .pgn .trf .txt (or .gz .bz2 .zip of those)")
+    passed = [Path(path).name for path, why in skipped if (path, why) not in named]
+    if passed and not quiet:
+        shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+        console.print(
+            f"{_plural(len(passed), 'file')} passed over ({shown}): not .pgn .trf .txt (or .gz .bz2 .zip of those)",
+            soft_wrap=True,
+        )
