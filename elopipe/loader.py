@@ -13,7 +13,7 @@ import contextlib
 import datetime as dt
 import gc
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -226,7 +226,9 @@ def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
     issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
     if parsed is None:
         res.reason = ps.rejected_reason or "rejected"
-        issues.insert(0, IngestIssue("rejected", res.reason, severity="error", raw=_excerpt(ps)))
+        # `ingest_errors.raw` is readable through `elopipe sql`: a rejected file, whatever its
+        # name says (a key or a password file named .pgn), keeps its reasons but none of its bytes
+        issues = [IngestIssue("rejected", res.reason, severity="error")] + [replace(i, raw=None) for i in issues]
     else:
         _load_content(con, parsed, file_id, res)
         n_err = sum(1 for i in issues if i.severity == "error")
@@ -263,21 +265,6 @@ def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
     )
     _insert_issues(con, file_id, issues)
     return res
-
-
-def _excerpt(ps: ParsedSource) -> str | None:
-    """The first 2,000 bytes of a rejected file that was read as chess (PGN or TRF), for the
-    officer; None for any other file: `ingest_errors.raw` is readable through `elopipe sql`, so
-    the bytes of a file that is not a chess file (a key, a password file) never enter the store."""
-    if ps.format not in ("pgn", "trf"):
-        return None
-    data = b""
-    try:  # read to the end (a file over the cap has no excerpt) but keep the first bytes only
-        for block in ps.source.blocks():
-            data = data or block[:2000]
-    except Exception:
-        return None
-    return data.decode("utf-8", errors="replace")
 
 
 def _insert_issues(con: duckdb.DuckDBPyConnection, file_id: int, issues: list[IngestIssue]) -> None:

@@ -56,7 +56,7 @@ TABLES: dict[str, str] = {
         severity       VARCHAR NOT NULL,     -- 'error' | 'warning' | 'info'
         code           VARCHAR NOT NULL,     -- short machine code, e.g. 'illegal_move'
         message        VARCHAR NOT NULL,
-        raw            VARCHAR               -- excerpt of the offending text (<= 500 chars)
+        raw            VARCHAR               -- excerpt of the offending text of a loaded file; NULL for a rejected file (its bytes never enter the store)
     """,
     # ---- tournaments, players, games ----------------------------------------
     "tournaments": """

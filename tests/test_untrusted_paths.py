@@ -73,14 +73,23 @@ def test_a_rejected_non_chess_file_keeps_its_reason_but_not_its_bytes(tmp_path: 
     assert rows == [("neither PGN nor TRF content", None)]
 
 
-def test_a_rejected_file_read_as_chess_keeps_an_excerpt(tmp_path: Path) -> None:
-    f = tmp_path / "words.pgn"
-    f.write_text("these are not chess games, only words\n" * 5)
+@pytest.mark.parametrize("name", ["words.pgn", "shadow.trf", "notes.txt"])
+def test_a_rejected_file_keeps_no_byte_whatever_its_name(tmp_path: Path, name: str) -> None:
+    # a password file renamed .pgn or .trf is still not chess: its reasons land, its bytes do not
+    f = tmp_path / name
+    f.write_text(SECRET * 3 + "these are not chess games, only words\n")
     db = tmp_path / "s.duckdb"
     assert ingest_paths([f], db).files[0].status == "rejected"
-    ((message, raw),) = db_rows(db, "SELECT message, raw FROM ingest_errors WHERE code = 'rejected'")
-    assert message.startswith("not PGN: no tag pairs")
-    assert raw.startswith("these are not chess games")
+    assert db_rows(db, "SELECT count(*) FROM ingest_errors WHERE code = 'rejected'") == [(1,)]
+    assert db_rows(db, "SELECT count(*) FROM ingest_errors WHERE raw IS NOT NULL") == [(0,)]
+
+
+def test_a_loaded_file_keeps_the_raw_text_of_its_faults(tmp_path: Path) -> None:
+    f = tmp_path / "cut.pgn"
+    f.write_bytes(PGN.read_bytes() + b'\n[Event "x"]\n[White "A,\x07 B"]\n[Black "C, D"]\n\n1. e4 e5 1-0\n')
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([f], db).files[0].status in ("loaded", "partial")
+    assert db_rows(db, "SELECT count(*) > 0 FROM ingest_errors WHERE raw IS NOT NULL") == [(True,)]
 
 
 def _fifo(path: Path) -> Path:
