@@ -99,13 +99,15 @@ class Source:
                 yield raw, before
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str], resolved: bool = True) -> BinaryIO:
     """Open `path` for reading in binary, only if it is a regular file and not a symbolic link.
 
     Raises SourceError for a folder, a FIFO, a socket or a device (opened without blocking and
     checked on the open descriptor, so nothing can be swapped in between a check and the open: a
     FIFO would otherwise hang the reader), or a symbolic link (a named link is resolved by
-    `discover` before it gets here; one swapped in later is not followed). OSError for the rest.
+    `discover` before it gets here; one swapped in later is not followed). With `resolved` (a
+    path `discover` resolved), the file opened must be the one at that very path: a folder of it
+    swapped for a symbolic link during an ingest is refused too. OSError for the rest.
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
@@ -119,11 +121,21 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
             raise SourceError("a folder that could not be listed (permissions?)")
         if not stat.S_ISREG(mode):
             raise SourceError("not a regular file (a pipe, a socket or a device)")
+        if resolved and _opened_path(fd) not in (None, os.path.abspath(path)):
+            raise SourceError("the path changed while it was read (a folder replaced by a symbolic link?)")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def _opened_path(fd: int) -> str | None:
+    """The path the kernel gives for an open descriptor (Linux), None where it cannot say."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
 
 
 NOT_CHESS_SUFFIX = "not a chess file suffix"

@@ -256,11 +256,26 @@ def unique_destination(folder: Path, name: str) -> Path:
         n += 1
 
 
+class InboxError(RuntimeError):
+    """The inbox's processed/ or quarantine/ is not a real folder (a symbolic link, a file)."""
+
+
+def inbox_folder(inbox: Path, name: str) -> Path:
+    """`inbox/name` (processed/ or quarantine/), created if missing. Raises InboxError if it is a
+    symbolic link or not a folder: whoever can write to the inbox could otherwise have dropped
+    files moved into any folder the watcher may write to."""
+    folder = Path(inbox) / name
+    if not folder.is_symlink():
+        folder.mkdir(parents=True, exist_ok=True)
+    if folder.is_symlink() or not folder.is_dir():
+        raise InboxError(f"{folder} is a symbolic link or not a folder; remove it (elopipe makes a real folder there)")
+    return folder
+
+
 def file_away(inbox: Path, path: Path, outcome: FileOutcome) -> Path:
     """Move `path` to processed/ or quarantine/ (writing the reason file for the latter).
-    Returns the new path."""
-    folder = Path(inbox) / outcome.goes_to
-    folder.mkdir(parents=True, exist_ok=True)
+    Returns the new path. Raises InboxError (see `inbox_folder`)."""
+    folder = inbox_folder(inbox, outcome.goes_to)
     target = unique_destination(folder, path.name)
     if outcome.goes_to == QUARANTINE:
         reason = outcome.reason or "rejected (no reason given)"
@@ -381,11 +396,12 @@ def watch(
     check `stop_requested()` between files. Files arriving while a batch runs are picked up by
     a later batch (they need two stable polls after it). `incomplete_wait` and
     `recheck_seconds`: see the module docstring. Raises whatever `run_batch` raises (e.g.
-    StoreBusyError); files are moved only after their batch returned.
+    StoreBusyError, or InboxError before the first poll); files are moved only after their batch
+    returned.
     """
     inbox = Path(inbox).resolve()
-    (inbox / PROCESSED).mkdir(parents=True, exist_ok=True)
-    (inbox / QUARANTINE).mkdir(parents=True, exist_ok=True)
+    inbox_folder(inbox, PROCESSED)
+    inbox_folder(inbox, QUARANTINE)
     tracker = ArrivalTracker(inbox, incomplete_wait)
     filed = FiledAway(inbox, recheck_seconds)
     stats = WatchStats()

@@ -143,3 +143,15 @@ def test_a_fifo_as_the_store_is_a_usage_error(tmp_path: Path, command: list[str]
     res = _in_thread(lambda: CliRunner().invoke(app, [*command, "--db", str(db)]))
     assert res.exit_code == 2, res.output
     assert "not a regular file" in " ".join(res.output.split())
+
+
+def test_a_folder_swapped_for_a_symlink_during_an_ingest_is_not_followed(tmp_path: Path, secret: Path) -> None:
+    drop = tmp_path / "drop"
+    (drop / "zz").mkdir(parents=True)
+    (drop / "zz" / "x.pgn").write_text("junk\n")
+    (secret.parent / "x.pgn").write_text(SECRET)
+    (src,) = discover([drop]).sources
+    (drop / "zz").rename(drop / "zz.old")  # between discovery and reading, as a race would
+    (drop / "zz").symlink_to(secret.parent, target_is_directory=True)
+    ps = parse_source(src)
+    assert ps.parsed is None and "the path changed while it was read" in ps.rejected_reason

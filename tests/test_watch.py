@@ -374,3 +374,22 @@ def test_a_symlink_or_fifo_in_the_inbox_is_left_alone_and_named_once(tmp_path: P
     assert sum("notes.pgn" in m and "symbolic link" in m for m in warned) == 1
     assert sum("games.zip" in m and "not a regular file" in m for m in warned) == 1
     assert not is_candidate(inbox / "notes.pgn")
+
+
+def test_processed_or_quarantine_as_a_symlink_stops_the_watch_before_any_move(tmp_path: Path) -> None:
+    from elopipe.watcher import InboxError, inbox_folder
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    for name in (PROCESSED, QUARANTINE):
+        inbox = tmp_path / f"inbox_{name}"
+        inbox.mkdir()
+        (inbox / name).symlink_to(victim, target_is_directory=True)
+        shutil.copy(GOOD, inbox / "ok.pgn")
+        with pytest.raises(InboxError, match="symbolic link"):
+            watch(inbox, lambda files: {f: FileOutcome("loaded") for f in files}, interval=0.01, max_batches=1)
+        with pytest.raises(InboxError):
+            file_away(inbox, inbox / "ok.pgn", FileOutcome("rejected" if name == QUARANTINE else "loaded", "x"))
+        assert (inbox / "ok.pgn").exists()
+    assert list(victim.iterdir()) == []
+    assert inbox_folder(tmp_path / "fresh", PROCESSED).is_dir()

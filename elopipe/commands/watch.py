@@ -54,6 +54,14 @@ def watch(
     max_lists = parse_max_lists(lists)
     inbox = inbox.resolve()
     inbox.mkdir(parents=True, exist_ok=True)
+    from elopipe.watcher import PROCESSED, QUARANTINE, InboxError, inbox_folder
+
+    try:
+        for name in (PROCESSED, QUARANTINE):
+            inbox_folder(inbox, name)
+    except InboxError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(2) from None
 
     from elopipe.interrupt import graceful_stop
     from elopipe.prefect_env import configure, local_run_settings, temporary_server_dies_with_us
