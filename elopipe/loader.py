@@ -143,7 +143,7 @@ def _same_rejection_recorded(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -
     row = con.execute(
         "SELECT 1 FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? AND sha256 = '' "
         "AND reason = ? LIMIT 1",
-        [ps.source.path, ps.source.member, ps.rejected_reason],
+        [ps.source.stored_path, ps.source.member, ps.rejected_reason],
     ).fetchall()
     return bool(row)
 
@@ -159,7 +159,7 @@ def _replace_previous(con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: 
     candidates = con.execute(
         "SELECT file_id FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? "
         "AND status NOT IN ('replaced', 'duplicate') AND sha256 <> ?",
-        [ps.source.path, ps.source.member, ps.sha256 or ""],
+        [ps.source.stored_path, ps.source.member, ps.sha256 or ""],
     ).fetchall()
     new_events = [
         (set(identity.event_key(t.name).split()), t.start_date) for t in (ps.parsed.tournaments if ps.parsed else [])
@@ -194,14 +194,14 @@ def _record_duplicate_path(con: duckdb.DuckDBPyConnection, ps: ParsedSource, fir
     """The same bytes under another name: keep the name on record (status 'duplicate'), load nothing."""
     seen = con.execute(
         "SELECT 1 FROM source_files WHERE sha256 = ? AND path = ? AND member IS NOT DISTINCT FROM ?",
-        [ps.sha256, ps.source.path, ps.source.member],
+        [ps.sha256, ps.source.stored_path, ps.source.member],
     ).fetchall()
     if seen:
         return False
     con.execute(
         "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"
         " status, reason) VALUES (nextval('file_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, 'duplicate', ?)",
-        [ps.sha256, ps.source.path, ps.source.member, ps.format, ps.size, ps.encoding, ps.newline,
+        [ps.sha256, ps.source.stored_path, ps.source.member, ps.format, ps.size, ps.encoding, ps.newline,
          dt.datetime.now(), f"same bytes as file_id {first_id}"],
     )  # fmt: skip
     return True
@@ -247,7 +247,7 @@ def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
         [
             file_id,
             ps.sha256 or "",
-            ps.source.path,
+            ps.source.stored_path,
             ps.source.member,
             ps.format,
             ps.size,

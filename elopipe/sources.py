@@ -33,6 +33,13 @@ class SourceError(Exception):
 ARCHIVE_SUFFIXES = {".gz", ".bz2", ".zip"}
 
 
+def text_path(path: str) -> str:
+    """A path as valid text: a file name that is not UTF-8 (os gives its bytes as surrogates,
+    which DuckDB, JSON and a terminal refuse) has those bytes written as \\xNN. Used for every path
+    that is stored or shown; the file itself is opened by its real name."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 @dataclass(frozen=True)
 class Source:
     """One file, or one member of an archive. `path` is absolute."""
@@ -42,7 +49,13 @@ class Source:
 
     @property
     def display(self) -> str:
-        return f"{self.path}!{self.member}" if self.member else self.path
+        """The name shown and stored: `path` (or `path!member`) as text (see `text_path`)."""
+        return f"{self.stored_path}!{self.member}" if self.member else self.stored_path
+
+    @property
+    def stored_path(self) -> str:
+        """`path` as the store keeps it (`text_path`)."""
+        return text_path(self.path)
 
     @property
     def suffix(self) -> str:

@@ -44,6 +44,8 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
     """Raise StorePathError if `db` exists and is not a DuckDB database file (a folder, a PGN,
     /proc/self/status, ...). A missing or empty file passes: DuckDB creates a store there."""
     path = Path(db)
+    if os.fspath(db) != os.fspath(db).encode("utf-8", "surrogateescape").decode("utf-8", "replace"):
+        raise StorePathError("the store's path is not valid UTF-8 text (DuckDB cannot open it); rename it")
     if path.is_dir():
         raise StorePathError(f"{db} is a folder; give the store's DuckDB file, e.g. {path / DEFAULT_DB}")
     if not path.exists():

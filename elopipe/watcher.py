@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Protocol
 
 from elopipe.interrupt import stop_requested, wait_or_stop
-from elopipe.sources import not_regular
+from elopipe.sources import not_regular, text_path
 
 TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
 PROCESSED = "processed"
@@ -434,11 +434,12 @@ def outcomes_by_path(paths: Iterable[Path], results: Iterable[FileResultLike]) -
     the same bytes were rejected before is rejected again (back to quarantine, not processed).
     A dropped file with no result at all is left out (the batch stopped before it).
     """
-    wanted = {os.path.realpath(p): Path(p) for p in paths}
+    # results name files as stored (`text_path`: a name that is not UTF-8 has \\xNN escapes)
+    wanted = {text_path(os.path.realpath(p)): Path(p) for p in paths}
     grouped: dict[Path, list[tuple[str, str | None]]] = {}
     for r in results:
         base = r.name
-        key = wanted.get(os.path.realpath(base))
+        key = wanted.get(base) or wanted.get(text_path(os.path.realpath(base)))
         if key is None and "!" in base:  # archive member: match the archive's path
             key = next((wanted[w] for w in wanted if base.startswith(w + "!")), None)
         if key is None:

@@ -175,7 +175,7 @@ def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> list[File
             records.append(
                 FileRecord(
                     name=res.name,
-                    path=ps.source.path,
+                    path=ps.source.stored_path,
                     member=ps.source.member,
                     status=res.status,
                     reason=res.reason,

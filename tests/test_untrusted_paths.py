@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from elopipe.cli import app
 from elopipe.ingest import ingest_paths, parse_source
 from elopipe.sources import Source, discover
+from elopipe.watcher import FileOutcome
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn" / "wchcand22.pgn"
@@ -155,3 +156,28 @@ def test_a_folder_swapped_for_a_symlink_during_an_ingest_is_not_followed(tmp_pat
     (drop / "zz").symlink_to(secret.parent, target_is_directory=True)
     ps = parse_source(src)
     assert ps.parsed is None and "the path changed while it was read" in ps.rejected_reason
+
+
+def test_a_file_name_that_is_not_utf8_loads_beside_the_others(tmp_path: Path) -> None:
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    shutil.copy(PGN, drop / "ok.pgn")
+    odd = os.fsdecode(bytes(drop) + b"/x\xe9.pgn")  # a latin-1 name on a UTF-8 system
+    shutil.copy(DATA / "pgn" / "anastasian-lewis.pgn", odd)
+    db = tmp_path / "s.duckdb"
+    res = CliRunner().invoke(app, ["ingest", str(drop), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert sorted(db_rows(db, "SELECT path, status FROM source_files")) == [
+        (str(drop / "ok.pgn"), "loaded"),
+        (str(drop / "x\\xe9.pgn"), "loaded"),
+    ]
+    from elopipe.watcher import outcomes_by_path
+
+    summary = ingest_paths([odd], db)  # the same bytes again: matched back to the dropped file
+    assert outcomes_by_path([Path(odd)], summary.files) == {Path(odd): FileOutcome("skipped", summary.files[0].reason)}
+
+
+def test_a_store_path_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
+    db = os.fsdecode(bytes(tmp_path) + b"/a\xff.duckdb")
+    res = CliRunner().invoke(app, ["ingest", str(PGN), "--db", db])
+    assert res.exit_code == 2 and "not valid UTF-8" in res.output
