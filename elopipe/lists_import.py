@@ -109,15 +109,21 @@ def read_list(
     family = system.split("-")[0].lower()
     if family not in ("fide", "ffe"):
         raise ListFormatError(f"unknown list system {system!r}; use fide or ffe")
+    if not p.is_file():  # a FIFO would hang the read, a device never end
+        raise ListFormatError(f"{p} is not a regular file")
     head = _head(p)
-    if family == "fide":
-        if head.lstrip().startswith("<"):
-            fmt, rel, date_hint = "fide-xml", _read_fide_xml(con, p, system), None
+    try:
+        if family == "fide":
+            if head.lstrip().startswith("<"):
+                fmt, rel, date_hint = "fide-xml", _read_fide_xml(con, p, system), None
+            else:
+                fmt = "fide-txt"
+                rel, date_hint = _read_fide_txt(con, p, head, system)
         else:
-            fmt = "fide-txt"
-            rel, date_hint = _read_fide_txt(con, p, head, system)
-    else:
-        fmt, rel, date_hint = "ffe-csv", _read_ffe_csv(con, p, head, system), None
+            fmt, rel, date_hint = "ffe-csv", _read_ffe_csv(con, p, head, system), None
+    except (pl.exceptions.PolarsError, duckdb.Error) as exc:  # bytes that are no list at all
+        first = (str(exc).strip().splitlines() or ["unreadable"])[0]
+        raise ListFormatError(f"{p}: not an official {family.upper()} list file ({first[:200]})") from None
     when = list_date or _date_from_name(p.name) or date_hint
     if when is None:
         raise ListFormatError(f"{p}: no list date in the file name or header; pass --list-date YYYY-MM-DD")

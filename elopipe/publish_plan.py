@@ -58,8 +58,11 @@ def select_dates(changed: list[dt.date], published: set[dt.date], max_lists: int
 
 
 def _read(out: Path) -> dict[str, Any]:
+    ledger = out / LEDGER
+    if ledger.exists() and not ledger.is_file():  # a FIFO would hang the read
+        raise OSError(f"{ledger} is not a regular file; remove it")
     try:
-        data = json.loads((out / LEDGER).read_text(encoding="utf-8"))
+        data = json.loads(ledger.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -52,6 +52,9 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
         return
     if not path.is_file():  # opening a FIFO would hang, a device would read for ever
         raise StorePathError(f"{db} is not a regular file (a pipe, a socket or a device); give a store file")
+    wal = Path(f"{os.fspath(db)}.wal")
+    if wal.exists() and not wal.is_file():  # DuckDB would open it and hang
+        raise StorePathError(f"{wal} beside the store is not a regular file; remove it")
     try:
         with open(path, "rb") as fh:
             head = fh.read(12)

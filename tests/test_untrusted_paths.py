@@ -181,3 +181,34 @@ def test_a_store_path_that_is_not_utf8_is_a_usage_error(tmp_path: Path) -> None:
     db = os.fsdecode(bytes(tmp_path) + b"/a\xff.duckdb")
     res = CliRunner().invoke(app, ["ingest", str(PGN), "--db", db])
     assert res.exit_code == 2 and "not valid UTF-8" in res.output
+
+
+def test_fifos_beside_the_store_in_the_output_or_as_a_list_never_hang(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([PGN], db).exit_code == 0
+    assert CliRunner().invoke(app, ["rate", "--system", "elo", "--db", str(db)]).exit_code == 0
+    wal = _fifo(tmp_path / "s.duckdb.wal")
+    res = _in_thread(lambda: CliRunner().invoke(app, ["sql", "SELECT 1", "--db", str(db)]))
+    assert res.exit_code == 2 and "not a regular file" in " ".join(res.output.split())
+    wal.unlink()
+    listing = _fifo(tmp_path / "standard_jan24frl.txt")
+    res = _in_thread(
+        lambda: CliRunner().invoke(app, ["lists", "import", str(listing), "--system", "fide", "--db", str(db)])
+    )
+    assert res.exit_code == 1 and "is not a regular file" in res.output
+    out = tmp_path / "out"
+    out.mkdir()
+    _fifo(out / ".elopipe-published.json")
+    res = _in_thread(
+        lambda: CliRunner().invoke(app, ["publish", "--system", "elo", "--db", str(db), "--out", str(out)])
+    )
+    assert res.exit_code == 1 and "is not a regular file" in res.output
+
+
+def test_random_bytes_as_an_official_list_are_one_clear_line(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([PGN], db).exit_code == 0
+    junk = tmp_path / "ffe_2024-01.csv"
+    junk.write_bytes(bytes(range(256)) * 40)
+    res = CliRunner().invoke(app, ["lists", "import", str(junk), "--system", "ffe", "--db", str(db)])
+    assert res.exit_code == 1 and "not an official FFE list file" in res.output and "Traceback" not in res.output
