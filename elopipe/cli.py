@@ -7,6 +7,7 @@ traceback. `from elopipe.cli import app` still gives the Typer application (test
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -42,3 +43,8 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C)", file=sys.stderr)
         sys.exit(130)
+    except SystemExit:
+        # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
+        # must not turn its exit into a silent kill
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise

@@ -30,6 +30,8 @@ class _Group(TyperGroup):  # type: ignore[misc]
         except KeyboardInterrupt:
             _interrupted()
         except Exception as exc:
+            if _is_interrupt(exc):  # Ctrl-C met inside a DuckDB query
+                _interrupted()
             if not is_disk_full(exc):
                 raise
             # any command's write (rate, publish, export): DuckDB rolled the store back
@@ -51,6 +53,13 @@ def _quoted_path(text: str) -> str | None:
     start = text.find('"')
     end = text.find('"', start + 1)
     return text[start + 1 : end] if 0 <= start < end else None
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """DuckDB turns a Ctrl-C during a query into its own error, not KeyboardInterrupt."""
+    import duckdb
+
+    return isinstance(exc, duckdb.InterruptException) or str(exc).strip() == "Query interrupted"
 
 
 def _interrupted() -> NoReturn:
