@@ -30,7 +30,7 @@ from prefect.utilities.annotations import quote, unmapped
 from elopipe.ingest import ParsedSource, Source, discover, load_parsed_source, parse_source
 from elopipe.interrupt import stop_requested
 from elopipe.lifeline import exit_with
-from elopipe.store import DEFAULT_DB, open_writer
+from elopipe.store import DEFAULT_DB, StoreFullError, open_writer
 from flows._stages import stage_line, stage_warning
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
@@ -60,6 +60,7 @@ class IngestFlowSummary:
     missing: list[str] = field(default_factory=list)
     skipped_paths: list[tuple[str, str]] = field(default_factory=list)  # not chess files, by suffix
     stopped: bool = False  # a stop request ended the run before every file was loaded
+    failure: str | None = None  # why the ingest stopped early (the store's disk is full)
     parallel_workers: int = 0  # 0: parsed in threads of this process
 
     def count(self, status: str) -> int:
@@ -162,16 +163,21 @@ def _size(source: Source) -> int:
 
 
 @task(name="write_files", cache_policy=NO_CACHE, persist_result=False)
-def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> list[FileRecord]:
+def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> tuple[list[FileRecord], str | None]:
     """The one writer: load each parsed source as it completes, in order, one transaction each.
-    Stops between files when a stop was requested."""
+    Stops between files when a stop was requested, and at a file the store's disk has no room
+    for: (records, why it stopped early, or None)."""
     records: list[FileRecord] = []
     with open_writer(db) as con:
         for fut in parsed:
             if stop_requested():
                 break
             ps = fut.result()
-            res = load_parsed_source(con, ps)
+            try:
+                res = load_parsed_source(con, ps)
+            except StoreFullError as exc:  # every later file would fail the same way
+                # no record: a watched file stays in the inbox (not quarantined) for the next batch
+                return records, str(exc)
             records.append(
                 FileRecord(
                     name=res.name,
@@ -186,7 +192,7 @@ def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> list[File
             )
             if res.status == "rejected":
                 stage_warning("ingest", f"rejected {res.name}: {res.reason}")
-    return records
+    return records, None
 
 
 @flow(
@@ -229,7 +235,12 @@ def ingest_files(
                 if i + 1 < len(chunks) and not stop_requested()
                 else None
             )
-            summary.files.extend(write_files(quote(list(current)), os.fspath(db)))
+            records, summary.failure = write_files(quote(list(current)), os.fspath(db))
+            summary.files.extend(records)
+            if summary.failure:
+                stage_warning("ingest", summary.failure)
+                summary.stopped = True
+                break
             if stop_requested():
                 summary.stopped = len(summary.files) < len(disc.sources)
                 break

@@ -78,7 +78,7 @@ def pipeline(
     with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
         ing = ingest_files(paths, db, validate_moves)
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
-        if stop_requested():
+        if stop_requested() or ing.failure:  # a full disk: rating would need the same disk
             summary.stopped = True
             stage_line("pipeline", "stopped: rating and publishing skipped")
         else:

@@ -102,3 +102,29 @@ def test_a_full_disk_during_commit_stops_the_ingest_and_keeps_a_ledger_row(tmp_p
         (str(first), "rejected", "the store's disk was full")
     ]
     assert db_rows(db, "SELECT count(*) FROM games") == [(0,)]
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_run_on_a_full_disk_stops_after_ingest_with_one_warning_and_leaves_the_file_unfiled(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from flows.pipeline import pipeline
+
+    real_load = loader._load
+
+    def full_for(name: str):
+        def load(con, ps):
+            if ps.source.path.endswith(name):
+                raise duckdb.IOException('IO Error: Could not write file "x.duckdb.wal": No space left on device')
+            return real_load(con, ps)
+
+        return load
+
+    monkeypatch.setattr(loader, "_load", full_for("wchcand22.pgn"))
+    db = tmp_path / "s.duckdb"
+    files = [PGN / "dortmund.pgn", PGN / "wchcand22.pgn"]
+    summary = pipeline([str(f) for f in files], str(db), ["elo"], str(tmp_path / "out"))
+    assert summary.stopped and "is full" in summary.ingest.failure
+    # the file that did not fit has no outcome: a watched inbox keeps it for the next batch
+    assert [Path(f.name).name for f in summary.ingest.files] == ["dortmund.pgn"]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.csv"))
