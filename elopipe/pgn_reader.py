@@ -638,6 +638,43 @@ def _hash_form(san: str) -> str:
 _HASH_FORM = {san: _hash_form(san.decode()).encode() for san in _SAN_SET}
 
 
+def _strip_variations(s: bytes, keep_length: bool = False) -> tuple[bytes, bool, bool]:
+    """`s` without its ( ) variations: each outermost balanced pair, nested ones inside, becomes a
+    space (with `keep_length`, spaces of its length, newlines kept); a ) that closes nothing
+    becomes a space; the text from the first ( that is never closed is dropped. Returns (text,
+    any stray ')', any unclosed '('). One pass over the brackets: a file nested 50,000 levels
+    deep (hostile, or broken) costs no more than its length."""
+    parts: list[bytes] = []
+    depth, start, done = 0, 0, 0
+    stray = False
+    for m in _PAREN.finditer(s):
+        i = m.start()
+        if s[i] == 40:  # (
+            if depth == 0:
+                start = i
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                parts += [s[done:start], _blanks(s[start : i + 1]) if keep_length else b" "]
+                done = i + 1
+        else:
+            parts += [s[done:i], b" "]
+            done, stray = i + 1, True
+    if depth:  # an unclosed (: what follows it is no main line
+        parts.append(s[done:start])
+    else:
+        parts.append(s[done:])
+    return b"".join(parts), stray, depth > 0
+
+
+_PAREN = re.compile(rb"[()]")
+
+
+def _blanks(b: bytes) -> bytes:
+    return bytes(c if c == 10 else 32 for c in b)
+
+
 def _skim(mt: bytes) -> tuple[list[bytes], str | None, list[tuple[str, str, str]], int]:
     """(SAN tokens, final marker or None, problems as (code, severity, message), n ignored tokens)."""
     probs: list[tuple[str, str, str]] = []
@@ -653,14 +690,10 @@ def _skim(mt: bytes) -> tuple[list[bytes], str | None, list[tuple[str, str, str]
     if b";" in s:
         s = _SEMI.sub(b" ", s)
     if b"(" in s or b")" in s:
-        prev = None
-        while prev != s:
-            prev, s = s, _VARIATION.sub(b" ", s)
-        if b")" in s:
-            s = s.replace(b")", b" ")
+        s, stray_close, open_left = _strip_variations(s)
+        if stray_close:
             probs.append(("unbalanced_variation", "warning", "stray ) in movetext ignored"))
-        if b"(" in s:
-            s = s[: s.index(b"(")]
+        if open_left:
             probs.append(("unterminated_variation", "error", "movetext ends inside a ( variation"))
     if b"$" in s:
         s = _NAG.sub(b" ", s)
@@ -694,12 +727,7 @@ def _san_words(mt: bytes) -> list[bytes]:
     if b";" in s:
         s = _SEMI.sub(b" ", s)
     if b"(" in s or b")" in s:
-        prev = None
-        while prev != s:
-            prev, s = s, _VARIATION.sub(b" ", s)
-        s = s.replace(b")", b" ")
-        if b"(" in s:
-            s = s[: s.index(b"(")]
+        s = _strip_variations(s)[0]
     s = s.replace(b"e.p.", b" ").replace(b".", b". ").translate(None, b"+#!?")
     return [w for w in s.split() if w in _SAN_SET]
 
@@ -714,12 +742,7 @@ def _san_offsets(mt: bytes) -> list[tuple[bytes, int]]:
     if b";" in s:
         s = _blank(_SEMI, s)
     if b"(" in s or b")" in s:
-        prev = None
-        while prev != s:
-            prev, s = s, _blank(_VARIATION, s)
-        s = s.replace(b")", b" ")
-        if b"(" in s:
-            s = s[: s.index(b"(")]
+        s = _strip_variations(s, keep_length=True)[0]
     s = s.replace(b"e.p.", b"    ").translate(_MARKS_TO_SPACE)
     return [(m.group(), m.start()) for m in _WORD_OR_DOT.finditer(s) if m.group() in _SAN_SET]
 
@@ -730,7 +753,7 @@ _WORD_OR_DOT = re.compile(rb"[^\s.]+\.?")
 
 def _blank(pattern: re.Pattern[bytes], s: bytes) -> bytes:
     """`pattern`'s matches in `s` replaced by spaces of the same length, their newlines kept."""
-    return pattern.sub(lambda m: bytes(b if b == 10 else 32 for b in m.group()), s)
+    return pattern.sub(lambda m: _blanks(m.group()), s)
 
 
 _STANDARD_FORMS = {r: ResultForm(r, True) for r in ("1-0", "0-1", "1/2-1/2", "*")}

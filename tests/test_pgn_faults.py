@@ -628,3 +628,12 @@ def test_move_offsets_name_the_same_moves_as_the_replay_on_real_files() -> None:
             assert all(mt[o : o + len(w)] == w for w, o in placed)  # each offset points at its move
             n += 1
     assert n > 5_000
+
+
+def test_variations_nested_fifty_thousand_deep_read_in_linear_time() -> None:
+    # a hostile or broken file: each level used to cost a pass over the whole movetext
+    n = 50_000
+    pf = read_pgn(game(("Result", "1-0"), moves="1. e4 " + "(1. d4 " * n + ")" * n + " e5 2. Nf3 1-0"))
+    assert pf.games[0].ply_count == 3 and not issues_of(pf, "unterminated_variation")
+    pf = read_pgn(game(("Result", "1-0"), moves="1. e4 e5 " + "(1. d4 " * n + "1-0"))
+    assert pf.games[0].ply_count == 2 and issues_of(pf, "unterminated_variation")
