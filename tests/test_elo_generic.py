@@ -94,3 +94,20 @@ def test_cli_elo_bad_argument_exits_2():
 
     out = CliRunner().invoke(app, ["elo", "1750", "--vs", "1810-W"])
     assert out.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["nan", "--vs", "1500:W"], "the rating must be a number"),
+        (["inf", "--vs", "1500:W"], "the rating must be a number"),
+        (["1e308", "--vs", "1500:W"], "the rating must be a number"),
+        (["1750", "--vs", "1810:W", "--k", "nan"], "expected a whole number"),
+    ],
+)
+def test_cli_elo_refuses_numbers_that_are_no_rating_in_one_line(args, words):
+    from elopipe.cli import app
+
+    out = CliRunner().invoke(app, ["elo", *args])
+    assert out.exit_code == 2 and words in out.output and "Traceback" not in out.output
+    assert "invalid literal" not in out.output

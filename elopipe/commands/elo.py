@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated
 
 import typer
 
 from elopipe.cli_app import app, console, err_console
 from elopipe.rating.elo import DEFAULT_K, KSchedule, calculator, expected_score
+
+# A rating is at most a few thousand points; far above, the arithmetic stops meaning anything.
+RATING_MAX = 10_000
 
 
 @app.command("elo")
@@ -30,6 +34,9 @@ def elo_command(
     games_so_far: Annotated[int, typer.Option("--games", help="Rated games played before (for a K schedule).")] = 0,
 ) -> None:
     """Generic K-factor Elo: new rating = rating + K x sum(S - E), kept to one decimal."""
+    if not math.isfinite(rating) or not 0 <= rating <= RATING_MAX:
+        err_console.print(f"error: the rating must be a number from 0 to {RATING_MAX}", style="red")
+        raise typer.Exit(2)
     try:
         schedule = KSchedule.parse(k)
         kk = schedule.k_for(rating, games_so_far)

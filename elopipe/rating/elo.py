@@ -84,6 +84,15 @@ class KSchedule:
         parts = [p.strip() for p in text.split(",") if p.strip()]
         if not parts:
             raise ValueError("empty K schedule")
+        try:
+            return cls._parse(parts)
+        except ValueError as exc:
+            if str(exc).startswith("K rule"):
+                raise
+            raise ValueError(f"K {text!r}: expected a whole number, or rules such as 'games<30:40'") from None
+
+    @classmethod
+    def _parse(cls, parts: list[str]) -> KSchedule:
         default = int(parts[0])
         games: list[tuple[int, int]] = []
         rating: list[tuple[float, int]] = []
