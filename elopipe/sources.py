@@ -14,7 +14,7 @@ import stat
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -42,10 +42,12 @@ def text_path(path: str) -> str:
 
 @dataclass(frozen=True)
 class Source:
-    """One file, or one member of an archive. `path` is absolute."""
+    """One file, or one member of an archive. `path` is absolute. `resolved`: `discover` resolved
+    `path` (no symbolic link in it), so the file read must be the one at that very path."""
 
     path: str
     member: str | None = None
+    resolved: bool = field(default=False, compare=False)
 
     @property
     def display(self) -> str:
@@ -97,7 +99,7 @@ class Source:
         """The decompressed stream of the file or archive member, and the file's status once
         opened. Only a regular file is opened (`open_regular`)."""
         lower = self.path.lower()
-        with open_regular(self.path) as raw:
+        with open_regular(self.path, resolved=self.resolved) as raw:
             before = os.fstat(raw.fileno())
             if self.member is not None:
                 with zipfile.ZipFile(raw) as zf, zf.open(self.member) as fh:
@@ -112,7 +114,7 @@ class Source:
                 yield raw, before
 
 
-def open_regular(path: str | os.PathLike[str], resolved: bool = True) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str], resolved: bool = False) -> BinaryIO:
     """Open `path` for reading in binary, only if it is a regular file and not a symbolic link.
 
     Raises SourceError for a folder, a FIFO, a socket or a device (opened without blocking and
@@ -243,9 +245,9 @@ def _expand(p: Path) -> list[Source]:
     path = str(p.absolute()) if p.is_symlink() and not p.exists() else str(p.resolve())
     if p.suffix.lower() == ".zip":
         try:
-            with open_regular(path) as fh, zipfile.ZipFile(fh) as zf:
+            with open_regular(path, resolved=True) as fh, zipfile.ZipFile(fh) as zf:
                 members = sorted(i.filename for i in zf.infolist() if not i.is_dir())
         except (zipfile.BadZipFile, OSError, SourceError):
-            return [Source(path)]  # fails on read and is recorded as rejected
-        return [Source(path, m) for m in members if not Path(m).name.startswith(".")]
-    return [Source(path)]
+            return [Source(path, resolved=True)]  # fails on read and is recorded as rejected
+        return [Source(path, m, resolved=True) for m in members if not Path(m).name.startswith(".")]
+    return [Source(path, resolved=True)]

@@ -96,10 +96,10 @@ def test_a_full_disk_during_commit_stops_the_ingest_and_keeps_a_ledger_row(tmp_p
     db = tmp_path / "s.duckdb"
     first, second = PGN / "dortmund.pgn", PGN / "wchcand22.pgn"
     summary = ingest_paths([first, second], db)
-    assert summary.exit_code == 1 and "is full" in summary.failure and str(first) in summary.failure
+    assert summary.exit_code == 1 and "is full" in summary.failure and str(first.resolve()) in summary.failure
     assert [f.status for f in summary.files] == ["rejected"]  # the second file was not attempted
     assert db_rows(db, "SELECT path, status, reason FROM source_files") == [
-        (str(first), "rejected", "the store's disk was full")
+        (str(first.resolve()), "rejected", "the store's disk was full")
     ]
     assert db_rows(db, "SELECT count(*) FROM games") == [(0,)]
 
