@@ -40,6 +40,28 @@ def text_path(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+_BYTES_PARAM = "elopipe-path-bytes:"
+
+
+def path_param(path: str | os.PathLike[str]) -> str:
+    """`path` as a flow parameter: Prefect sends parameters as JSON, which cannot carry a file
+    name that is not UTF-8 (os gives its bytes as surrogates); such a name travels as its bytes
+    in hex. `path_from_param` gives the path back."""
+    text = os.fspath(path)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _BYTES_PARAM + os.fsencode(text).hex()
+    return text
+
+
+def path_from_param(param: str) -> str:
+    """The path that `path_param` wrote."""
+    if param.startswith(_BYTES_PARAM):
+        return os.fsdecode(bytes.fromhex(param[len(_BYTES_PARAM) :]))
+    return param
+
+
 @dataclass(frozen=True)
 class Source:
     """One file, or one member of an archive. `path` is absolute. `resolved`: `discover` resolved

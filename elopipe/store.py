@@ -48,13 +48,13 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
         raise StorePathError("the store's path is not valid UTF-8 text (DuckDB cannot open it); rename it")
     if path.is_dir():
         raise StorePathError(f"{db} is a folder; give the store's DuckDB file, e.g. {path / DEFAULT_DB}")
+    wal = Path(f"{os.fspath(db)}.wal")
+    if wal.exists() and not wal.is_file():  # DuckDB would open it and hang, even for a new store
+        raise StorePathError(f"{wal} beside the store is not a regular file; remove it")
     if not path.exists():
         return
     if not path.is_file():  # opening a FIFO would hang, a device would read for ever
         raise StorePathError(f"{db} is not a regular file (a pipe, a socket or a device); give a store file")
-    wal = Path(f"{os.fspath(db)}.wal")
-    if wal.exists() and not wal.is_file():  # DuckDB would open it and hang
-        raise StorePathError(f"{wal} beside the store is not a regular file; remove it")
     try:
         with open(path, "rb") as fh:
             head = fh.read(12)
@@ -78,10 +78,15 @@ class StoreFullError(RuntimeError):
 def is_disk_full(exc: BaseException) -> bool:
     """True for a write that failed because the disk or the quota is full (an OSError, or DuckDB's
     IOException/TransactionException, which carry the system's text)."""
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return True
-    text = str(exc)
-    return "No space left on device" in text or "Disk quota exceeded" in text
+    seen: BaseException | None = exc
+    while seen is not None:  # a failed ROLLBACK after a failed COMMIT hides the cause
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(seen)
+        if "No space left on device" in text or "Disk quota exceeded" in text:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def disk_full_message(path: str | os.PathLike[str], writing: str) -> str:
@@ -279,11 +284,9 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     then `lock_configuration`): queries see the store's tables and views but cannot read,
     write or attach any other file, nor load extensions (used by `elopipe sql`).
     """
-    if Path(db).is_dir():
-        check_store_path(db)
+    check_store_path(db)
     if not Path(db).exists():
         raise FileNotFoundError(f"no database at {db}; run `elopipe ingest` first")
-    check_store_path(db)
     config = {} if external_access else {"enable_external_access": False}
     try:
         con = duckdb.connect(os.fspath(db), read_only=True, config=config)

@@ -13,11 +13,11 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 
 # isort: split
 import datetime as dt
-import os
 from pathlib import Path
 
 from prefect import flow
 
+from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB
 from elopipe.watcher import (
     DEFAULT_INCOMPLETE_WAIT,
@@ -51,7 +51,7 @@ def drop_folder(
     if arrived:
 
         def run(files: list[Path]) -> dict[Path, FileOutcome]:
-            result = pipeline([os.fspath(f) for f in files], db, systems, out, through, max_lists=max_lists)
+            result = pipeline([path_param(f) for f in files], db, systems, out, through, max_lists=max_lists)
             return outcomes_by_path(files, result.ingest.files)
 
         run_batch_and_file(inbox_p, arrived, run, stats, taken)

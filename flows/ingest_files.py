@@ -30,7 +30,8 @@ from prefect.utilities.annotations import quote, unmapped
 from elopipe.ingest import ParsedSource, Source, discover, load_parsed_source, parse_source
 from elopipe.interrupt import stop_requested
 from elopipe.lifeline import exit_with
-from elopipe.store import DEFAULT_DB, StoreFullError, open_writer
+from elopipe.sources import path_from_param
+from elopipe.store import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
 from flows._stages import stage_line, stage_warning
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
@@ -166,32 +167,35 @@ def _size(source: Source) -> int:
 def write_files(parsed: list[PrefectFuture[ParsedSource]], db: str) -> tuple[list[FileRecord], str | None]:
     """The one writer: load each parsed source as it completes, in order, one transaction each.
     Stops between files when a stop was requested, and at a file the store's disk has no room
-    for: (records, why it stopped early, or None)."""
+    for (or when the store cannot even be opened on a full disk): (records, why it stopped
+    early, or None). A file that did not fit gets no record: a watched file stays in the inbox,
+    not quarantined, for the next batch."""
     records: list[FileRecord] = []
-    with open_writer(db) as con:
-        for fut in parsed:
-            if stop_requested():
-                break
-            ps = fut.result()
-            try:
+    try:
+        with open_writer(db) as con:
+            for fut in parsed:
+                if stop_requested():
+                    break
+                ps = fut.result()
                 res = load_parsed_source(con, ps)
-            except StoreFullError as exc:  # every later file would fail the same way
-                # no record: a watched file stays in the inbox (not quarantined) for the next batch
-                return records, str(exc)
-            records.append(
-                FileRecord(
-                    name=res.name,
-                    path=ps.source.stored_path,
-                    member=ps.source.member,
-                    status=res.status,
-                    reason=res.reason,
-                    n_games=res.n_games,
-                    n_errors=res.n_errors,
-                    n_warnings=res.n_warnings,
+                records.append(
+                    FileRecord(
+                        name=res.name,
+                        path=ps.source.stored_path,
+                        member=ps.source.member,
+                        status=res.status,
+                        reason=res.reason,
+                        n_games=res.n_games,
+                        n_errors=res.n_errors,
+                        n_warnings=res.n_warnings,
+                    )
                 )
-            )
-            if res.status == "rejected":
-                stage_warning("ingest", f"rejected {res.name}: {res.reason}")
+                if res.status == "rejected":
+                    stage_warning("ingest", f"rejected {res.name}: {res.reason}")
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        return records, str(exc) if isinstance(exc, StoreFullError) else disk_full_message(db, "the next file")
     return records, None
 
 
@@ -211,7 +215,7 @@ def ingest_files(
     Raises StoreBusyError if another process holds the store's write lock and does not let go.
     """
     global _pool
-    disc = discover([os.fspath(p) for p in paths])
+    disc = discover([path_from_param(os.fspath(p)) for p in paths])
     summary = IngestFlowSummary(missing=disc.missing, skipped_paths=disc.skipped)
     if stop_requested():  # Ctrl-C while Prefect was starting: do not even parse
         summary.stopped = bool(disc.sources)

@@ -128,3 +128,17 @@ def test_run_on_a_full_disk_stops_after_ingest_with_one_warning_and_leaves_the_f
     # the file that did not fit has no outcome: a watched inbox keeps it for the next batch
     assert [Path(f.name).name for f in summary.ingest.files] == ["dortmund.pgn"]
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.csv"))
+
+
+def test_a_full_disk_hidden_behind_a_failed_rollback_is_still_one_line() -> None:
+    """A failed COMMIT ends the transaction; the ROLLBACK after it fails too and hides the cause."""
+    from elopipe.store import is_disk_full
+
+    try:
+        try:
+            raise duckdb.TransactionException('Failed to commit: Could not write file "x.wal": No space left on device')
+        except duckdb.TransactionException:
+            raise duckdb.TransactionException("cannot rollback - no transaction is active")  # noqa: B904
+    except duckdb.TransactionException as exc:
+        assert is_disk_full(exc)
+    assert not is_disk_full(duckdb.TransactionException("cannot rollback - no transaction is active"))

@@ -212,3 +212,29 @@ def test_random_bytes_as_an_official_list_are_one_clear_line(tmp_path: Path) -> 
     junk.write_bytes(bytes(range(256)) * 40)
     res = CliRunner().invoke(app, ["lists", "import", str(junk), "--system", "ffe", "--db", str(db)])
     assert res.exit_code == 1 and "not an official FFE list file" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_the_pipeline_takes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """Prefect sends flow parameters as JSON, which cannot carry such a name as it is."""
+    from elopipe.sources import path_from_param, path_param
+    from flows.pipeline import pipeline
+
+    odd = os.fsdecode(bytes(tmp_path) + b"/x\xe9.pgn")
+    shutil.copy(DATA / "pgn" / "anastasian-lewis.pgn", odd)
+    assert path_from_param(path_param(odd)) == odd and path_param(str(PGN)) == str(PGN)
+    summary = pipeline([path_param(odd), path_param(PGN)], str(tmp_path / "s.duckdb"), ["elo"], str(tmp_path / "out"))
+    assert sorted(f.status for f in summary.ingest.files) == ["loaded", "loaded"]
+    assert str(tmp_path / "x\\xe9.pgn") in [f.name for f in summary.ingest.files]
+
+
+def test_a_wal_fifo_beside_a_store_not_yet_made_is_refused(tmp_path: Path) -> None:
+    _fifo(tmp_path / "s.duckdb.wal")
+    res = _in_thread(lambda: CliRunner().invoke(app, ["ingest", str(PGN), "--db", str(tmp_path / "s.duckdb")]))
+    assert res.exit_code == 2 and "not a regular file" in " ".join(res.output.split())
+
+
+def test_a_missing_store_whose_name_is_not_utf8_is_a_usage_error_for_readers(tmp_path: Path) -> None:
+    db = os.fsdecode(bytes(tmp_path) + b"/a\xff.duckdb")
+    res = CliRunner().invoke(app, ["sql", "SELECT 1", "--db", db])
+    assert res.exit_code == 2 and "not valid UTF-8" in res.output

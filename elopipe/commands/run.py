@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
@@ -139,7 +140,7 @@ def _run_pipeline(
             local_run_settings(),
         ):
             summary = pipeline(
-                [str(p.resolve()) for p in paths],
+                [path_param(p.resolve()) for p in paths],
                 str(db.resolve()),
                 systems,
                 str(out.resolve()),

@@ -17,6 +17,7 @@ from elopipe.commands.run import (
     parse_systems,
     parse_through,
 )
+from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB, check_store_path
 
 
@@ -78,7 +79,7 @@ def watch(
 
     def run_batch(files: list[Path]):
         console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}", soft_wrap=True)
-        summary = pipeline([str(f) for f in files], db_s, systems, out_s, through_date, max_lists=max_lists)
+        summary = pipeline([path_param(f) for f in files], db_s, systems, out_s, through_date, max_lists=max_lists)
         return outcomes_by_path(files, summary.ingest.files)
 
     console.print(
@@ -96,7 +97,8 @@ def watch(
         err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
         raise typer.Exit(130) from None
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
-        err_console.print(f"batch failed: {exc!r}; its files stay in {inbox}", style="red")
+        first = (str(exc).strip().splitlines() or ["unknown error"])[0]
+        err_console.print(f"batch failed: {first}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
     console.print(
         f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
