@@ -64,6 +64,9 @@ MIN_FIDE_ID = 100000
 #: Records of TRF-2026 kept raw in `extra["records"]` (§6); 240 is also cross-checked.
 TRF26_RECORDS = frozenset({"240", "250", "260", "299", "300", "320", "330", "801", "802"})
 _VENDOR_RECORDS = frozenset({"DAT", "ACC", "TSE", "PAB", "FPB", "HPB", "ZPB", "MFO", "DFM"})
+# Unknown records a real report may carry (vendor lines, notes) before a file counts as mostly
+# something else; past it, and past half the lines, the file is rejected.
+UNKNOWN_RECORDS_MAX = 20
 _HEADER_FIELDS = {"012": "name", "022": "city", "032": "federation", "092": "tournament_type", "102": "chief_arbiter"}
 _BLOCK_OK = re.compile(r"^[ 0-9]{4} [wbWB\- ] [10=+\-WDLHFUZwdlhfuz ]$")
 _LEADING_INT = re.compile(r"^\s*(\d+)")
@@ -139,6 +142,7 @@ class _TrfReader:
         self.nrs: list[tuple[int, str]] = []
         self.byes_240: list[tuple[int, str]] = []
         self.unknown: list[dict[str, Any]] = []
+        self.n_records = 0  # lines dispatched as records, known or not
         self.round_dates_raw: tuple[int, str] | None = None
         self.refused_dates: set[str] = set()  # 042/052 refused as implausible (reported once)
         self.n_comments = 0
@@ -178,6 +182,7 @@ class _TrfReader:
                 self.issues.quirk("trf_ruler_line", "column ruler line skipped", no, line, severity="info")
                 continue
             self._dispatch(no, line)
+            self.n_records += 1
         return self._finish()
 
     def _dispatch(self, no: int, line: str) -> None:
@@ -563,6 +568,18 @@ class _TrfReader:
             return out
         if not self.rows and not self.headers and not self.xx and not self.teams:
             out.rejected_reason = "no TRF records (001 player rows or ??2 headers) found"
+            out.issues = self.issues.flush()
+            return out
+        if not self.rows:
+            out.rejected_reason = "no player rows (001): not a tournament report"
+            out.issues = self.issues.flush()
+            return out
+        if len(self.unknown) > max(UNKNOWN_RECORDS_MAX, self.n_records // 2):
+            # mostly lines that are no TRF record: another file with a TRF line in it (or glued
+            # to it); loading it would keep its text in the store, readable through `elopipe sql`
+            out.rejected_reason = (
+                f"{len(self.unknown)} of {self.n_records} lines are no TRF record: not a tournament report"
+            )
             out.issues = self.issues.flush()
             return out
         self._tournament()

@@ -238,3 +238,34 @@ def test_a_missing_store_whose_name_is_not_utf8_is_a_usage_error_for_readers(tmp
     db = os.fsdecode(bytes(tmp_path) + b"/a\xff.duckdb")
     res = CliRunner().invoke(app, ["sql", "SELECT 1", "--db", db])
     assert res.exit_code == 2 and "not valid UTF-8" in res.output
+
+
+PLAYER_001 = "001    1      Doe, John                         2200 IRL                         0.0    1\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "012 x\n" + SECRET * 40,  # a tournament name and a password file: no player
+        "012 x\n" + SECRET * 40 + PLAYER_001,  # one player row glued to a password file
+        "SECRETZ3\n012 \n",
+    ],
+)
+def test_a_file_that_is_mostly_no_trf_is_rejected_and_keeps_no_byte(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "a.trf"
+    f.write_text(text)
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([f], db).files[0].status == "rejected"
+    stored = db_rows(
+        db,
+        "SELECT (SELECT count(*) FROM ingest_errors WHERE raw IS NOT NULL)"
+        " + (SELECT count(*) FROM tournaments WHERE extra::VARCHAR LIKE '%SECRET%' OR extra::VARCHAR LIKE '%root%')",
+    )
+    assert stored == [(0,)]
+
+
+def test_a_report_with_a_few_unknown_records_still_loads(tmp_path: Path) -> None:
+    real = next(iter(sorted((DATA / "trf").glob("*.trf")))).read_text(encoding="utf-8", errors="replace")
+    f = tmp_path / "r.trf"
+    f.write_text(real + "ZZZ a vendor note\n" * 5)
+    assert ingest_paths([f], tmp_path / "s.duckdb").files[0].status in ("loaded", "partial")
