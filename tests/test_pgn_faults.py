@@ -637,3 +637,9 @@ def test_variations_nested_fifty_thousand_deep_read_in_linear_time() -> None:
     assert pf.games[0].ply_count == 3 and not issues_of(pf, "unterminated_variation")
     pf = read_pgn(game(("Result", "1-0"), moves="1. e4 e5 " + "(1. d4 " * n + "1-0"))
     assert pf.games[0].ply_count == 2 and issues_of(pf, "unterminated_variation")
+
+
+def test_many_unclosed_braces_read_in_linear_time() -> None:
+    # every later `{` used to be tried to the end of the movetext: 500,000 of them took minutes
+    pf = read_pgn(game(("Result", "1-0"), moves="1. e4 e5 " + "({ (1. d4 " * 100_000))
+    assert pf.games[0].ply_count == 2 and issues_of(pf, "unterminated_comment")
