@@ -103,6 +103,9 @@ def test_cli_elo_bad_argument_exits_2():
         (["inf", "--vs", "1500:W"], "the rating must be a number"),
         (["1e308", "--vs", "1500:W"], "the rating must be a number"),
         (["1750", "--vs", "1810:W", "--k", "nan"], "expected a whole number"),
+        (["1500", "--vs", "1e400:L"], "is not a rating"),
+        (["1500", "--vs", "-1e308:W"], "is not a rating"),
+        (["1500", "--vs", "1810:W", "--k", "20,rating>=nan:10"], "is not a rating"),
     ],
 )
 def test_cli_elo_refuses_numbers_that_are_no_rating_in_one_line(args, words):

@@ -8,10 +8,7 @@ from typing import Annotated
 import typer
 
 from elopipe.cli_app import app, console, err_console
-from elopipe.rating.elo import DEFAULT_K, KSchedule, calculator, expected_score
-
-# A rating is at most a few thousand points; far above, the arithmetic stops meaning anything.
-RATING_MAX = 10_000
+from elopipe.rating.elo import DEFAULT_K, RATING_MAX, KSchedule, calculator, expected_score
 
 
 @app.command("elo")

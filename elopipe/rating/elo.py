@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 ONE_DECIMAL = Decimal("0.1")
+# A rating is at most a few thousand points; far above, the arithmetic stops meaning anything.
+RATING_MAX = 10_000
 DEFAULT_K = 20
 
 
@@ -103,7 +105,10 @@ class KSchedule:
             if cond.startswith("games<"):
                 games.append((int(cond[6:]), int(k)))
             elif cond.startswith("rating>="):
-                rating.append((float(cond[8:]), int(k)))
+                at = float(cond[8:])
+                if not math.isfinite(at):
+                    raise ValueError(f"K rule {part!r}: {cond[8:]!r} is not a rating")
+                rating.append((at, int(k)))
             else:
                 raise ValueError(f"K rule {part!r}: expected 'games<N:K' or 'rating>=R:K'")
         return cls(default, tuple(games), tuple(rating))
@@ -183,8 +188,8 @@ def parse_vs(spec: str) -> tuple[Decimal, Decimal]:
         opp_rating = Decimal(opp.strip())
     except ArithmeticError:
         raise ValueError(f"--vs {spec!r}: {opp!r} is not a rating") from None
-    if not opp_rating.is_finite():
-        raise ValueError(f"--vs {spec!r}: {opp!r} is not a rating")
+    if not opp_rating.is_finite() or not 0 <= opp_rating <= RATING_MAX:
+        raise ValueError(f"--vs {spec!r}: {opp!r} is not a rating (0 to {RATING_MAX})")
     return opp_rating, score_value(res)
 
 
