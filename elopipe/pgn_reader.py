@@ -203,12 +203,18 @@ def read_pgn(
     except NotUtf8:
         raise
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
-        out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {exc!r}")
-        out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {exc!r}", severity="error"))
-        return out
+        return _reader_failed(exc)
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _reader_failed(exc: Exception) -> ParsedFile:
+    """A rejected file that says the reader failed, and on what (one line, no class name)."""
+    why = (str(exc).strip().splitlines() or ["internal error"])[0]
+    out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {why}")
+    out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {why}", severity="error"))
+    return out
 
 
 def read_pgn_chunks(
@@ -236,9 +242,7 @@ def read_pgn_chunks(
         reader = _Reader(None, validate_moves, source_name, workers)
         return reader.run_chunks(chunks, maybe_mojibake)
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
-        out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {exc!r}")
-        out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {exc!r}", severity="error"))
-        return out
+        return _reader_failed(exc)
     finally:
         if was_enabled:
             gc.enable()

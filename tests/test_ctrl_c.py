@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_publish_store import build_store
 
 from elopipe.ingest import ingest_paths
 from elopipe.rating.run import rate
@@ -17,35 +20,60 @@ from elopipe.store import open_writer
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_pgn"
 
 
+def _interrupt(args: list[str], busy: Callable[[subprocess.Popen], bool]) -> tuple[int, str, str]:
+    """Run `elopipe ARGS`, send one SIGINT (as a terminal's Ctrl-C) once `busy(proc)` says the work
+    is under way; (exit code, stdout, stderr)."""
+    elopipe = Path(sys.executable).with_name("elopipe")
+    proc = subprocess.Popen(
+        [str(elopipe), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a shell's background job ignores it
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None and not busy(proc):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc.returncode, out, err
+
+
+def _has_open(proc: subprocess.Popen, path: Path) -> bool:
+    try:
+        return any(os.readlink(fd) == str(path) for fd in Path(f"/proc/{proc.pid}/fd").iterdir())
+    except OSError:
+        return False
+
+
+def test_ctrl_c_stops_a_running_query_in_one_line(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    slow = "SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b"
+    # the query runs once the process has the store open
+    code, out, err = _interrupt(["sql", slow, "--db", str(db)], lambda proc: _has_open(proc, db))
+    assert code == 130, err
+    assert err.strip() in ("the query was stopped (Ctrl-C)", "interrupted (Ctrl-C)"), err
+    assert "Traceback" not in err and out == ""
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_publish_is_one_line(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     ingest_paths([SAMPLE], db)
     with open_writer(db) as con:
         rate(con, "fide")
-    elopipe = Path(sys.executable).with_name("elopipe")
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [str(elopipe), "publish", "--system", "fide", "--all", "--full", "--db", str(db), "--out", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's Ctrl-C
+    # interrupt once lists are being written, in the middle of the work
+    code, _, err = _interrupt(
+        ["publish", "--system", "fide", "--all", "--full", "--db", str(db), "--out", str(out)],
+        lambda _proc: out.exists() and sum(1 for _ in out.rglob("*.csv")) >= 20,
     )
-    try:
-        deadline = time.monotonic() + 120
-        # interrupt once lists are being written, in the middle of the work
-        while time.monotonic() < deadline and proc.poll() is None:
-            if out.exists() and sum(1 for _ in out.rglob("*.csv")) >= 20:
-                break
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
     assert "Traceback" not in err and "Error" not in err, err
-    if proc.returncode == 0:
+    if code == 0:
         pytest.skip("publish finished before the signal came")
-    assert proc.returncode == 130 and err.strip() == "interrupted (Ctrl-C)", err
+    assert code == 130 and err.strip() == "interrupted (Ctrl-C)", err
