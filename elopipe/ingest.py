@@ -94,7 +94,7 @@ _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
 
 
 def _read_small(source: Source) -> bytes | None:
-    """The decompressed bytes when there are at most `streaming.CHUNK_BYTES`, else None (the
+    """The decompressed bytes when there are at most `streaming.STREAM_BYTES`, else None (the
     stream is closed). Raises as `Source.blocks` does."""
     blocks = source.blocks()
     parts: list[bytes] = []
@@ -102,14 +102,14 @@ def _read_small(source: Source) -> bytes | None:
     for block in blocks:
         parts.append(block)
         n += len(block)
-        if n > streaming.CHUNK_BYTES:
+        if n > streaming.STREAM_BYTES:
             blocks.close()
             return None
     return b"".join(parts)
 
 
 def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> ParsedSource:
-    """`parse_source` of a PGN larger than `streaming.CHUNK_BYTES`: read in pieces (see
+    """`parse_source` of a PGN larger than `streaming.STREAM_BYTES`: read in pieces (see
     elopipe.streaming), with the same result as a whole read. Raises the read errors of
     `Source.blocks` met by the first pass."""
     from elopipe.pgn_reader import read_pgn_chunks

@@ -29,6 +29,7 @@ def _streaming():
 def _parse(path: Path, monkeypatch, chunk: int, block: int):
     streaming = _streaming()
     monkeypatch.setattr(streaming, "CHUNK_BYTES", chunk)
+    monkeypatch.setattr(streaming, "STREAM_BYTES", chunk)
     monkeypatch.setattr(sources, "BLOCK_BYTES", block)
     return parse_source(Source(str(path)))
 
@@ -60,10 +61,12 @@ def _recording_prepare(monkeypatch) -> list[int]:
 
 
 def test_a_large_file_is_never_given_to_the_reader_whole(tmp_path, monkeypatch):
-    """With the default settings: a PGN over 16 MiB (19 MB here) is read in pieces."""
+    """With the default piece size: a PGN over the streaming threshold (lowered to 16 MiB here, so
+    that 19 MB will do; 128 MiB by default) is read in pieces of at most 16 MiB."""
     unit = (SHARED_PGN / "olym22.pgn").read_bytes()
     path = tmp_path / "large.pgn"
     path.write_bytes(unit * 5)
+    monkeypatch.setattr(_streaming(), "STREAM_BYTES", 16 * 1024 * 1024)
     sizes = _recording_prepare(monkeypatch)
     ps = parse_source(Source(str(path)))
     assert ps.rejected_reason is None and len(ps.parsed.games) == 5 * 4069
@@ -156,6 +159,7 @@ def test_store_of_a_file_read_in_pieces_is_the_store_of_a_whole_read(tmp_path, m
     # pieces, and the large-file load: optimistic writes, games released once inserted
     for label, chunk, block, large in (("whole", 1 << 40, 1 << 23, 1 << 40), ("pieces", 20_000, 4096, 10)):
         monkeypatch.setattr(streaming, "CHUNK_BYTES", chunk)
+        monkeypatch.setattr(streaming, "STREAM_BYTES", chunk)
         monkeypatch.setattr(sources, "BLOCK_BYTES", block)
         monkeypatch.setattr(loader, "OPTIMISTIC_GAMES", large)
         db = tmp_path / f"{label}.duckdb"
@@ -174,6 +178,7 @@ def test_size_cap_applies_to_the_decompressed_stream_as_it_is_read(tmp_path, mon
     path.write_bytes(gzip.compress(unit * 40))  # 2 MB of PGN in a small file
     monkeypatch.setattr(sources, "MAX_BYTES", len(unit) * 10)
     monkeypatch.setattr(streaming, "CHUNK_BYTES", 100_000)
+    monkeypatch.setattr(streaming, "STREAM_BYTES", 100_000)
     monkeypatch.setattr(sources, "BLOCK_BYTES", 65536)
     largest: list[int] = []
     blocks = Source.blocks
@@ -217,6 +222,7 @@ def test_a_file_changed_between_the_two_passes_is_rejected(tmp_path, monkeypatch
     path = tmp_path / "big.pgn"
     path.write_bytes((SHARED_PGN / "olym22.pgn").read_bytes())
     monkeypatch.setattr(streaming, "CHUNK_BYTES", 20_000)
+    monkeypatch.setattr(streaming, "STREAM_BYTES", 20_000)
     scan = streaming.scan
 
     def scan_then_append(source):
