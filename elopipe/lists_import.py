@@ -43,6 +43,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from elopipe.errtext import first_line
 from elopipe.identity import fold, name_key_sql, refresh_display_names
 
 FIDE_SYSTEMS = ("fide", "fide-rapid", "fide-blitz")
@@ -122,8 +123,8 @@ def read_list(
         else:
             fmt, rel, date_hint = "ffe-csv", _read_ffe_csv(con, p, head, system), None
     except (pl.exceptions.PolarsError, duckdb.Error) as exc:  # bytes that are no list at all
-        first = (str(exc).strip().splitlines() or ["unreadable"])[0]
-        raise ListFormatError(f"{p}: not an official {family.upper()} list file ({first[:200]})") from None
+        why = first_line(exc, "unreadable", 200)
+        raise ListFormatError(f"{p}: not an official {family.upper()} list file ({why})") from None
     when = list_date or _date_from_name(p.name) or date_hint
     if when is None:
         raise ListFormatError(f"{p}: no list date in the file name or header; pass --list-date YYYY-MM-DD")

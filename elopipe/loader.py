@@ -20,6 +20,7 @@ import duckdb
 import polars as pl
 
 from elopipe import dedup, identity
+from elopipe.errtext import first_line
 from elopipe.game_frame import games_frame
 from elopipe.model import IngestIssue, ParsedFile
 from elopipe.store import StoreFullError, disk_full_message, is_disk_full
@@ -102,7 +103,7 @@ def _load_transaction(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileR
     except Exception as exc:  # keep the file on record even if writing failed
         _rollback(con)  # a failed COMMIT has already ended the transaction
         full = is_disk_full(exc)
-        reason = "the store's disk was full" if full else f"could not be stored: {_one_line(exc)}"
+        reason = "the store's disk was full" if full else f"could not be stored: {first_line(exc)}"
         fallback = _as_rejected(ps, reason, keep_sha256=not full)
         con.execute("BEGIN TRANSACTION")
         try:
@@ -120,11 +121,6 @@ def _load_transaction(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileR
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
     with contextlib.suppress(duckdb.TransactionException):  # no transaction is active
         con.execute("ROLLBACK")
-
-
-def _one_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    return lines[0] if lines else type(exc).__name__
 
 
 def _store_path(con: duckdb.DuckDBPyConnection) -> str:

@@ -73,6 +73,7 @@ import numpy as np
 
 from elopipe.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
 from elopipe.dates import parse_game_date, parse_pgn_date
+from elopipe.errtext import first_line
 from elopipe.field_bounds import (
     BIRTH_YEAR_MAX,
     BIRTH_YEAR_MIN,
@@ -211,7 +212,7 @@ def read_pgn(
 
 def _reader_failed(exc: Exception) -> ParsedFile:
     """A rejected file that says the reader failed, and on what (one line, no class name)."""
-    why = (str(exc).strip().splitlines() or ["internal error"])[0]
+    why = first_line(exc, "internal error")
     out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {why}")
     out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {why}", severity="error"))
     return out

@@ -40,6 +40,15 @@ def text_path(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def is_text(path: str) -> bool:
+    """False for a path that is not valid UTF-8 (a name os gives with surrogates)."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 _BYTES_PARAM = "elopipe-path-bytes:"
 
 
@@ -48,11 +57,7 @@ def path_param(path: str | os.PathLike[str]) -> str:
     name that is not UTF-8 (os gives its bytes as surrogates); such a name travels as its bytes
     in hex. `path_from_param` gives the path back."""
     text = os.fspath(path)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _BYTES_PARAM + os.fsencode(text).hex()
-    return text
+    return text if is_text(text) else _BYTES_PARAM + os.fsencode(text).hex()
 
 
 def path_from_param(param: str) -> str:
@@ -239,13 +244,19 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
 
     for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in dirs + files:
+        for name in dirs:  # os.walk lists a linked folder here but never goes into it
+            why = not_regular(Path(root) / name)
+            if why is not None:
+                skipped.append((str((Path(root) / name).absolute()), why))
+        for name in files:
+            if name.startswith("."):
+                continue
             f = Path(root) / name
             why = not_regular(f)
-            if why is not None and not name.startswith("."):
+            if why is None:
+                found.append(f)
+            else:
                 skipped.append((str(f.absolute()), why))
-        dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]
-        found.extend(Path(root) / f for f in files if not f.startswith(".") and not_regular(Path(root) / f) is None)
     return sorted(set(found))
 
 

@@ -26,7 +26,9 @@ from pathlib import Path
 
 import duckdb
 
+from elopipe.errtext import first_line
 from elopipe.schema import ensure_schema
+from elopipe.sources import is_text
 
 DEFAULT_DB = "elopipe.duckdb"
 
@@ -44,7 +46,7 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
     """Raise StorePathError if `db` exists and is not a DuckDB database file (a folder, a PGN,
     /proc/self/status, ...). A missing or empty file passes: DuckDB creates a store there."""
     path = Path(db)
-    if os.fspath(db) != os.fspath(db).encode("utf-8", "surrogateescape").decode("utf-8", "replace"):
+    if not is_text(os.fspath(db)):
         raise StorePathError("the store's path is not valid UTF-8 text (DuckDB cannot open it); rename it")
     if path.is_dir():
         raise StorePathError(f"{db} is a folder; give the store's DuckDB file, e.g. {path / DEFAULT_DB}")
@@ -249,7 +251,7 @@ def _connect_writable(
             if "not a valid duckdb database" in str(exc).lower():
                 raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
             if "lock" not in str(exc).lower():
-                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {_first_line(exc)}") from None
+                raise StoreBusyError(f"DuckDB refused to open {db} for writing: {_reason(exc)}") from None
             if deadline is not None and time.monotonic() >= deadline:
                 raise StoreBusyError(
                     f"{db} is held open by another program ({_lock_holder(exc)}); try again when it finishes"
@@ -270,9 +272,8 @@ def _lock_holder(exc: BaseException) -> str:
     return f"{os.path.basename(m['program'])}, PID {m['pid']}" if m else "unknown process"
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0].removeprefix("IO Error: ") if text else "unknown error"
+def _reason(exc: BaseException) -> str:
+    return first_line(exc).removeprefix("IO Error: ")
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:
@@ -297,7 +298,7 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
             raise StoreBusyError(
                 f"{db} is being written by another program ({_lock_holder(exc)}); try again when it finishes"
             ) from None
-        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {_first_line(exc)}") from None
+        raise StoreBusyError(f"DuckDB refused to open {db} read-only: {_reason(exc)}") from None
     if not external_access:
         con.execute("SET lock_configuration = true")
     return con

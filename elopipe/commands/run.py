@@ -9,6 +9,7 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.errtext import first_line
 from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full
 
@@ -158,8 +159,9 @@ def _run_pipeline(
     except Exception as exc:  # Prefect has logged the details above; end with one clear line
         if is_disk_full(exc):
             raise  # the CLI says which disk is full, as for every command
-        first = (str(exc).strip().splitlines() or ["unknown error"])[0]
-        err_console.print(f"pipeline failed: {first}; files loaded before the failure stay loaded", style="red")
+        err_console.print(
+            f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", style="red"
+        )
         raise typer.Exit(1) from None
     t_end = time.time()
     print_where(summary, db, t_end - t0)

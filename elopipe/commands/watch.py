@@ -17,6 +17,7 @@ from elopipe.commands.run import (
     parse_systems,
     parse_through,
 )
+from elopipe.errtext import first_line
 from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB, check_store_path
 
@@ -97,8 +98,7 @@ def watch(
         err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
         raise typer.Exit(130) from None
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
-        first = (str(exc).strip().splitlines() or ["unknown error"])[0]
-        err_console.print(f"batch failed: {first}; its files stay in {inbox}", style="red")
+        err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
     console.print(
         f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"

@@ -24,18 +24,13 @@ from typing import TypeVar
 import duckdb
 import polars as pl
 
+from elopipe.errtext import first_line
+
 T = TypeVar("T")
 
 #: culprits sought before giving up: a fault that many events trigger is in the code
 MAX_FAILED = 20
 REASON_PREFIX = "rating_failed: "
-
-
-def one_line(exc: BaseException) -> str:
-    """The first line of an error's message, at most 200 characters (no class name, no
-    traceback: it goes to the user's terminal and to ``rating_skips.reason``)."""
-    text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "") or "internal error"
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def isolate(
@@ -61,7 +56,7 @@ def isolate(
         culprit = _first_culprit(run, [t for t in order if t not in excluded], excluded)
         if culprit is None:
             raise first
-        excluded[culprit] = REASON_PREFIX + one_line(error)
+        excluded[culprit] = REASON_PREFIX + first_line(error, "internal error", 200)
         try:
             return run(excluded, True), excluded
         except Exception as exc:
