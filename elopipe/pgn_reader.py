@@ -112,7 +112,6 @@ _WS = b" \t\n"
 
 # Movetext is skimmed as UTF-8 bytes: no per-slice width scan of a wide str, and sha1 needs bytes.
 _SEMI = re.compile(rb";[^\n]*")
-_VARIATION = re.compile(rb"\([^()]*\)")
 _NAG = re.compile(rb"\$\d*")
 _MARKERS_B = frozenset(m.encode() for m in MARKERS)
 _ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")

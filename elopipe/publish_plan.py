@@ -256,16 +256,3 @@ def publish_changed(
         dates, held_back = select_dates(dates, published_dates(out, db, system), max_lists)
     paths, resumed = publish_recorded(con, db, system, out, dates, newest if changed is not None else None)
     return SystemPublish(paths, resumed, missed, held_back)
-
-
-def dates_in_paths(paths: list[Path], system: str) -> list[dt.date]:
-    """List dates from list file names '<system>_<YYYY-MM-DD>.<ext>' (elopipe.publish.outputs)."""
-    out = set()
-    for p in paths:
-        stem = p.name.split(".", 1)[0]
-        if stem.startswith(system + "_"):
-            try:
-                out.add(dt.date.fromisoformat(stem[len(system) + 1 :]))
-            except ValueError:
-                pass
-    return sorted(out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from elopipe.publish_plan import dates_in_paths, has_published, published_dates, remember, select_dates
+from elopipe.publish_plan import has_published, published_dates, remember, select_dates
 
 
 def _months(year: int, n: int) -> list[dt.date]:
@@ -36,9 +36,3 @@ def test_the_folder_ledger_belongs_to_one_store(tmp_path: Path) -> None:
     remember(out, db_b, "fide", [dt.date(2023, 5, 1)])
     assert published_dates(out, db_b, "fide") == {dt.date(2023, 5, 1)}
     assert not has_published(out, db_a, "fide")
-
-
-def test_list_dates_from_file_names() -> None:
-    paths = [Path("lists/fide_2024-01-01.csv"), Path("lists/fide_2024-01-01.txt"), Path("lists/ffe_2024-02-01.csv")]
-    paths.append(Path("reports/fide/12_open.html"))
-    assert dates_in_paths(paths, "fide") == [dt.date(2024, 1, 1)]

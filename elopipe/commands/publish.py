@@ -70,11 +70,10 @@ def publish(
         if not dates:
             err_console.print(f"no rating list for system {system!r} in {db}", style="red")
             raise typer.Exit(1)
-        paths, resumed = _finish_pending(con, db, system, out)
-        if full:
-            more, _ = publish_recorded(con, db, system, out, dates)
-            paths.extend(more)
-        else:
+        # a publish left pending by a kill or a full disk is finished first (with --full, in the
+        # same pass as the lists asked for)
+        paths, resumed = publish_recorded(con, db, system, out, dates if full else [])
+        if not full:
             for d in dates:
                 paths.extend(write_list(con, system, d, out / "lists", fmts))
     except (LookupError, ValueError) as exc:
@@ -93,17 +92,6 @@ def publish(
         console.print(f"  {p}")
     if len(paths) > 12:
         console.print(f"  ... and {len(paths) - 12} more")
-
-
-def _finish_pending(con, db: Path, system: str, out: Path) -> tuple[list[Path], list[dt.date]]:
-    """Write the lists of `system` an interrupted `run` or `publish --full` left pending in `out`
-    (elopipe.publish_plan): (paths written, the lists finished). Raises OSError on a write."""
-    from elopipe.publish_plan import pending_dates, publish_recorded
-
-    if not pending_dates(out, db, system):
-        return [], []
-    paths, resumed = publish_recorded(con, db, system, out, [])
-    return paths, resumed
 
 
 def _needs_db(diff: tuple[str, str]) -> bool:

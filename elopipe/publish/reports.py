@@ -185,16 +185,12 @@ def tournament_info(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[
     return row_by_id(con, "tournaments", "tournament_id", tournament_id)
 
 
-def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str, list_dates: list | None = None) -> list[int]:
-    """Tournaments rated under `system` on any of `list_dates` (None = every list)."""
-    sql = "SELECT DISTINCT tournament_id FROM tournament_ratings WHERE system = ?"
-    params: list[object] = [system]
-    if list_dates is not None:
-        if not list_dates:
-            return []
-        sql += f" AND list_date IN ({','.join('?' * len(list_dates))})"
-        params.extend(list_dates)
-    return [int(r[0]) for r in con.execute(sql + " ORDER BY 1", params).fetchall()]
+def rated_tournaments(con: duckdb.DuckDBPyConnection, system: str) -> list[int]:
+    """Tournaments rated under `system` on any list, ascending."""
+    rows = con.execute(
+        "SELECT DISTINCT tournament_id FROM tournament_ratings WHERE system = ? ORDER BY 1", [system]
+    ).fetchall()
+    return [int(r[0]) for r in rows]
 
 
 def tournaments_by_list(
