@@ -247,7 +247,7 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
         for name in dirs:  # os.walk lists a linked folder here but never goes into it
             why = not_regular(Path(root) / name)
             if why is not None:
-                skipped.append((str((Path(root) / name).absolute()), why))
+                skipped.append((str((Path(root) / name).absolute()), _in_folder(why)))
         for name in files:
             if name.startswith("."):
                 continue
@@ -256,19 +256,29 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
             if why is None:
                 found.append(f)
             else:
-                skipped.append((str(f.absolute()), why))
+                skipped.append((str(f.absolute()), _in_folder(why)))
     return sorted(set(found))
 
 
+def _in_folder(why: str) -> str:
+    if why == SYMLINK:
+        return f"{SYMLINK}, not followed inside a folder (name it on the command line to read it)"
+    return why
+
+
+SYMLINK = "a symbolic link"
+
+
 def not_regular(f: Path) -> str | None:
-    """Why a folder entry (or an inbox entry) is not read (a symbolic link, a FIFO, a device), or None for a regular
-    file or a real folder. Looked at without following links and without opening."""
+    """Why a folder entry (or an inbox entry) is not read (`SYMLINK`, or a FIFO, a socket or a
+    device), or None for a regular file or a real folder. Looked at without following links and
+    without opening."""
     try:
         mode = os.lstat(f).st_mode
     except OSError:
         return None  # vanished or unreadable: the read records it
     if stat.S_ISLNK(mode):
-        return "a symbolic link, not followed inside a folder (name it on the command line to read it)"
+        return SYMLINK
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
     return "not a regular file (a pipe, a socket or a device)"

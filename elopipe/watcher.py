@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Protocol
 
 from elopipe.interrupt import stop_requested, wait_or_stop
-from elopipe.sources import not_regular, text_path
+from elopipe.sources import SYMLINK, not_regular, text_path
 
 TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
 PROCESSED = "processed"
@@ -162,11 +162,7 @@ class ArrivalTracker:
         if why is None or path.name.startswith(".") or path in self._refused:
             return
         self._refused.add(path)
-        log.warning(
-            "skipped %s: %s",
-            path,
-            why.replace("inside a folder (name it on the command line to read it)", "in the inbox"),
-        )
+        log.warning("skipped %s: %s%s", path, why, ", not followed in the inbox" if why == SYMLINK else "")
 
     def poll(self) -> list[Path]:
         """List the inbox once; return the files unchanged since the previous poll (and complete,

@@ -269,18 +269,18 @@ def test_isolate_finds_every_failing_tournament_and_leaves_healthy_runs_alone():
             raise ValueError(f"tournament {min(broken)} overflows\nexpression detail")
         return sorted(set(range(10)) - set(excluded))
 
-    result, failed = faults.isolate(run, list(range(10)))
+    result, failed = faults.isolate(run, lambda: list(range(10)))
     assert result == [0, 1, 2, 4, 5, 6, 8, 9]
     assert failed == {3: "rating_failed: tournament 3 overflows", 7: "rating_failed: tournament 7 overflows"}
     # the bisection probes never write; the full run and one run per culprit found may
     assert [ex for ex, write in calls if write] == [frozenset(), frozenset({3}), frozenset({3, 7})]
 
     calls.clear()
-    assert faults.isolate(lambda excluded, write: calls.append(write) or "ok", [1, 2]) == ("ok", {})
+    assert faults.isolate(lambda excluded, write: calls.append(write) or "ok", lambda: [1, 2]) == ("ok", {})
     assert calls == [True]  # a healthy run: computed once, written once
 
     def always(excluded, write):
         raise RuntimeError("store unreadable")
 
     with pytest.raises(RuntimeError, match="store unreadable"):
-        faults.isolate(always, [1, 2, 3])  # not a tournament's doing: the error stands
+        faults.isolate(always, lambda: [1, 2, 3])  # not a tournament's doing: the error stands

@@ -9,6 +9,7 @@ import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
 from elopipe.rating import systems
+from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month, rate
 from elopipe.store import DEFAULT_DB, StoreBusyError, open_writer
 
@@ -177,7 +178,7 @@ def _print(s: object) -> None:
         d: dict[str, int] = {}
         for k, v in (get(attr) or {}).items():
             # one count for the events whose rating failed: their lines below say why
-            k = "rating_failed" if k.startswith("rating_failed: ") else k
+            k = "rating_failed" if k.startswith(REASON_PREFIX) else k
             d[k] = d.get(k, 0) + v
         if d:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))

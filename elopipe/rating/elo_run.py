@@ -403,7 +403,7 @@ def rate_elo(
         raise ValueError(f"elo: period must be one of {ELO_PERIODS}")
     (s, frames), failed = faults.isolate(
         lambda exclude, write: run_elo(con, k=k, through=through, write=write, exclude=exclude, **opts),
-        faults.tournament_order(con),
+        lambda: faults.tournament_order(con),
     )
     summary = summary_from_frames(system, s, frames, started)
     summary.failed_events = faults.failed_lines(con, system, failed)
@@ -433,7 +433,7 @@ def rate_glicko2(
         rest["rate_class"] = None
     (s, frames), failed = faults.isolate(
         lambda exclude, write: run_glicko2(con, gp, through=through, write=write, exclude=exclude, **rest),
-        faults.tournament_order(con),
+        lambda: faults.tournament_order(con),
     )
     summary = summary_from_frames(system, s, frames, started)
     summary.failed_events = faults.failed_lines(con, system, failed)

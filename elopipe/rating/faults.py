@@ -35,14 +35,15 @@ REASON_PREFIX = "rating_failed: "
 
 def isolate(
     run: Callable[[Mapping[int, str], bool], T],
-    order: Sequence[int],
+    order: Callable[[], Sequence[int]],
 ) -> tuple[T, dict[int, str]]:
     """`run(excluded, write)` once with nothing excluded; if it raises, leave out the failing
     tournaments (see the module docstring) and return the run without them.
 
     `run(excluded, write)`: computes a system's lists without the tournaments of `excluded`
     ({tournament_id: reason}, recorded as skipped) and writes them only when `write`.
-    `order`: every tournament id, earliest first.  Returns (the result of the last `run`,
+    `order()`: every tournament id, earliest first (asked for only once a run failed, so a
+    healthy run costs no query).  Returns (the result of the last `run`,
     {tournament_id: reason} of the tournaments left out).  Raises the first error again when
     no tournament is to blame, or after `MAX_FAILED` culprits.
     """
@@ -52,8 +53,9 @@ def isolate(
         first = exc
     excluded: dict[int, str] = {}
     error: Exception = first
+    ids = order()
     while len(excluded) < MAX_FAILED:
-        culprit = _first_culprit(run, [t for t in order if t not in excluded], excluded)
+        culprit = _first_culprit(run, [t for t in ids if t not in excluded], excluded)
         if culprit is None:
             raise first
         excluded[culprit] = REASON_PREFIX + first_line(error, "internal error", 200)

@@ -260,7 +260,7 @@ def rate_ffe(
     run_opts = {k: v for k, v in params.items() if k in _RUN_OPTIONS and v is not None}
     (s, frames), failed = faults.isolate(
         lambda exclude, write: run_ffe(con, r, through=through, write=write, exclude=exclude, **run_opts),
-        faults.tournament_order(con),
+        lambda: faults.tournament_order(con),
     )
     summary = summary_from_frames(system, s, frames, started, rated_only=True)
     summary.failed_events = faults.failed_lines(con, system, failed)

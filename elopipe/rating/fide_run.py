@@ -170,7 +170,7 @@ def rate_fide(
         raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
     inputs = load_inputs(con, system)
     (prep, result), failed = faults.isolate(
-        lambda excluded, _write: _compute(inputs, fp, through, excluded), faults.tournament_order(con)
+        lambda excluded, _write: _compute(inputs, fp, through, excluded), lambda: faults.tournament_order(con)
     )
     digests = period_digests(prep, fp, result.list_dates)
     stored = store_io.load_digests(con, system)
