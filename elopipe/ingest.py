@@ -75,11 +75,10 @@ def parse_source(source: Source, validate_moves: bool = False, workers: int = 1)
     an unreadable or non-chess file comes back with `rejected_reason` set. `workers`: see
     `read_pgn`; the result is the same."""
     try:
-        data = _read_small(source)
-        if data is None and source.suffix == ".pgn":
+        # only PGN is read in pieces: another file is read whole at once, not probed first
+        data = _read_small(source) if source.suffix == ".pgn" else source.read_bytes()
+        if data is None:
             return _parse_large_pgn(source, validate_moves, workers)
-        if data is None:  # only PGN is read in pieces
-            data = source.read_bytes()
     except _READ_ERRORS as exc:
         return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {exc}")
     # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
@@ -122,7 +121,7 @@ def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> Pars
 
     if sc.blank:
         return rejected("empty file")
-    if wide_bom(sc.head) is None and sc.n_control > max(16, size // 100):
+    if wide_bom(sc.head) is None and _too_many_controls(sc.n_control, size):
         return rejected("binary file (NUL bytes)")
     encoding = sc.encoding
     if encoding is None:  # UTF-16/32 or lone CR line ends: read whole
@@ -141,11 +140,7 @@ def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> Pars
     if errors:
         return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {errors[0]}")
     if sc.n_nul:
-        line = sc.nul_line
-        parsed.issues.insert(0, IngestIssue(
-            "nul_bytes_removed", f"{sc.n_nul} NUL byte(s) removed before reading (first on line {line})",
-            line=line, severity="warning", raw=sc.nul_excerpt.decode("latin-1"),
-        ))  # fmt: skip
+        parsed.issues.insert(0, _nul_issue(sc.n_nul, sc.nul_line, sc.nul_excerpt))
     # the size of the text read, NULs removed, as for a file read whole
     return ParsedSource(source, sc.sha256, size - sc.n_nul, "pgn", encoding, sc.newline, parsed, parsed.rejected_reason)
 
@@ -165,13 +160,9 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
     if wide_bom(data) is None and _looks_binary(data):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "binary file (NUL bytes)")
     if wide_bom(data) is None and b"\x00" in data:
-        n_nul = data.count(b"\x00")
         first = data.index(b"\x00")
         line = data.count(b"\n", 0, first) + 1
-        nul_issue = IngestIssue(
-            "nul_bytes_removed", f"{n_nul} NUL byte(s) removed before reading (first on line {line})",
-            line=line, severity="warning", raw=data[max(0, first - 200) : first + 200].decode("latin-1"),
-        )  # fmt: skip
+        nul_issue = _nul_issue(data.count(b"\x00"), line, data[max(0, first - 200) : first + 200])
         data = data.replace(b"\x00", b"")
     if (
         source.suffix == ".pgn"
@@ -239,10 +230,21 @@ def _read(
 
 
 def _looks_binary(data: bytes) -> bool:
+    return _too_many_controls(len(data.translate(None, streaming.NOT_CONTROL)), len(data))
+
+
+def _too_many_controls(n_control: int, size: int) -> bool:
     """More than 1% control bytes (at least 16): an image, an archive, a database, not a text file.
     A few stray NULs in a text file are removed with a warning instead."""
-    n_control = len(data.translate(None, streaming.NOT_CONTROL))
-    return n_control > max(16, len(data) // 100)
+    return n_control > max(16, size // 100)
+
+
+def _nul_issue(n_nul: int, line: int, excerpt: bytes) -> IngestIssue:
+    """The warning for NUL bytes removed before reading; `excerpt`: the bytes around the first."""
+    return IngestIssue(
+        "nul_bytes_removed", f"{n_nul} NUL byte(s) removed before reading (first on line {line})",
+        line=line, severity="warning", raw=excerpt.decode("latin-1"),
+    )  # fmt: skip
 
 
 def _size(source: Source) -> int:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from elopipe.pgn_reader import mojibake_hint, mojibake_hint_single_byte
 from elopipe.sources import Source, SourceError
-from elopipe.textio import wide_bom
+from elopipe.textio import CP1252_HOLES, wide_bom
 
 # Decompressed bytes of one piece.
 CHUNK_BYTES = int(os.environ.get("ELOPIPE_CHUNK_BYTES", str(16 * 1024 * 1024)))
@@ -36,7 +36,7 @@ STREAM_BYTES = int(os.environ.get("ELOPIPE_STREAM_BYTES", str(128 * 1024 * 1024)
 CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
 NOT_CONTROL = bytes(b for b in range(256) if b not in CONTROL)
 # the bytes CP1252 leaves undefined: a file holding one is decoded as Latin-1 (textio)
-_NOT_HOLES = bytes(b for b in range(256) if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D))
+_NOT_HOLES = bytes(b for b in range(256) if b not in CP1252_HOLES)
 _BOM = b"\xef\xbb\xbf"
 # a game's first tag line; a piece starts at one that follows a blank line (see `find_cut`)
 _EVENT = b'\n[Event "'

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-_CP1252_HOLES = {0x81, 0x8D, 0x8F, 0x90, 0x9D}
+CP1252_HOLES = {0x81, 0x8D, 0x8F, 0x90, 0x9D}
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def decode_bytes(data: bytes) -> DecodedText:
 
 
 def _decode_single_byte(data: bytes) -> tuple[str, str]:
-    if any(b in _CP1252_HOLES for b in data):
+    if any(b in CP1252_HOLES for b in data):
         return data.decode("latin-1"), "latin-1"
     return data.decode("cp1252"), "cp1252"
 
