@@ -887,9 +887,9 @@ def _event_date_rule(v: str) -> tuple[dt.date | None, str, bool]:
     return d, prec, why is not None
 
 
-def _date_message(tag: str, raw: str) -> tuple[str, str]:
-    """(code, message) of a Date/EventDate value that gives no date: refused or unreadable."""
-    why = parse_game_date(raw.strip())[2]
+def _date_message(tag: str, raw: str, why: str | None) -> tuple[str, str]:
+    """(code, message) of a Date/EventDate value that gives no date: refused (`why`, from
+    `parse_game_date`) or unreadable."""
     if why is not None:
         return "date_implausible", f"{tag} {raw!r} {why}: date not stored"
     return "date_unparsed", f"{tag} {raw!r} could not be read"
@@ -1053,7 +1053,7 @@ class _Reader:
         self.p_refs: dict[tuple[Any, ...], int] = {}
         self._players: dict[int, PlayerRec] = {}
         self._elo_cache: dict[str, int | None] = {}
-        self._date_cache: dict[str, tuple[dt.date | None, str]] = {}
+        self._date_cache: dict[str, tuple[dt.date | None, str, str | None]] = {}
         # the column path's refs and its games read one by one (`_implausible_games`)
         self._fast_refs: dict[str, list[int]] | None = None
         self._slow_games: list[GameRec] = []
@@ -1222,9 +1222,10 @@ class _Reader:
         gives (`field_bounds.GAMES_PER_PLAYER_PLAUSIBLE`), at the first game beyond it."""
         fast = self._fast_refs
         slow: list[GameRec] = self._slow_games if fast is not None else self.out.games  # type: ignore[assignment]
+        frame = None
         if isinstance(self.out.games, GameTable) and fast is None:  # read in pieces: every piece's games
             frame = self.out.games.frame
-            fast = {c: frame.get_column(c).to_list() for c in ("white_ref", "black_ref", "line", "game_index")}
+            fast = {c: frame.get_column(c).to_list() for c in ("white_ref", "black_ref")}
             slow = []
         counts: Counter[int | None] = Counter()
         if fast is not None:
@@ -1235,6 +1236,8 @@ class _Reader:
         many = {ref for ref, n in counts.items() if ref is not None and n > GAMES_PER_PLAYER_PLAUSIBLE}
         for ref in sorted(many):  # a rare case: the games of these players are looked up again
             at = [(g.line, g.game_index) for g in slow if ref in (g.white_ref, g.black_ref)]
+            if frame is not None and "line" not in fast:  # only now that a warning needs them
+                fast |= {c: frame.get_column(c).to_list() for c in ("line", "game_index")}
             if fast is not None:
                 at += [
                     (ln, gi)
@@ -1686,15 +1689,15 @@ class _Reader:
 
         # tournament
         date_raw = get("Date")
-        gdate, prec = self._date(date_raw)
+        gdate, prec, gwhy = self._date(date_raw)
         edate_raw = get("EventDate")
         if gdate is None or edate_raw is not None:
-            edate, eprec = self._date(edate_raw)
-            if edate is None and edate_raw is not None and parse_game_date(edate_raw.strip())[2] is not None:
-                self.issue(*_date_message("EventDate", edate_raw), line, gi)
+            edate, eprec, ewhy = self._date(edate_raw)
+            if edate is None and edate_raw is not None and ewhy is not None:
+                self.issue(*_date_message("EventDate", edate_raw, ewhy), line, gi)
             if gdate is None:
                 if _date_unreadable(date_raw):
-                    self.issue(*_date_message("Date", date_raw), line, gi)
+                    self.issue(*_date_message("Date", date_raw, gwhy), line, gi)
                 if edate is not None:
                     gdate, prec = edate, eprec
                     flags.append("date_from_event")
@@ -1901,12 +1904,14 @@ class _Reader:
             flags.append("variant")
         return fen, variant
 
-    def _date(self, raw: str | None) -> tuple[dt.date | None, str]:
+    def _date(self, raw: str | None) -> tuple[dt.date | None, str, str | None]:
+        """(date, precision, why it was refused) of a Date/EventDate value (`parse_game_date`),
+        parsed once per distinct value."""
         if not raw:
-            return None, "none"
+            return None, "none", None
         hit = self._date_cache.get(raw)
         if hit is None:
-            hit = parse_game_date(raw.strip())[:2]
+            hit = parse_game_date(raw.strip())
             self._date_cache[raw] = hit
         return hit
 
