@@ -144,7 +144,6 @@ class _TrfReader:
         self.unknown: list[dict[str, Any]] = []
         self.n_records = 0  # lines dispatched as records, known or not
         self.round_dates_raw: tuple[int, str] | None = None
-        self.refused_dates: set[str] = set()  # 042/052 refused as implausible (reported once)
         self.n_comments = 0
         self.n_pipe_rows = 0
         self.odd_federations: dict[str, list[int]] = {}
@@ -768,10 +767,12 @@ class _TrfReader:
         def prefer(text: str | None) -> str:
             return "dmy" if text and "/" in text and not re.match(r"^\s*\d{4}", text) else "ymd"
 
-        sc = self._plausible("042", start, trf_date_candidates(start, prefer(start)) if start else [])
-        ec = self._plausible("052", end, trf_date_candidates(end, prefer(end)) if end else [])
-        for tag, text, cands in (("042", start, sc), ("052", end, ec)):
-            if text and not cands and tag not in self.refused_dates:
+        sread = trf_date_candidates(start, prefer(start)) if start else []
+        eread = trf_date_candidates(end, prefer(end)) if end else []
+        sc = self._plausible(f"042 date {start!r}", sread, self.header_lines.get("042"))
+        ec = self._plausible(f"052 date {end!r}", eread, self.header_lines.get("052"))
+        for tag, text, read in (("042", start, sread), ("052", end, eread)):
+            if text and not read:
                 self.issues.add("trf_bad_date", f"{tag} date {text!r} not understood", self.header_lines.get(tag))
         if sc and ec:
             pairs = [(s, e) for s in sc for e in ec if 0 <= (e[0] - s[0]).days <= 400]
@@ -786,17 +787,15 @@ class _TrfReader:
         return (sc[0][0] if sc else None), (ec[0][0] if ec else None)
 
     def _plausible(
-        self, tag: str, text: str | None, cands: list[tuple[dt.date, str, str]]
+        self, what: str, cands: list[tuple[dt.date, str, str]], line: int | None, raw: str | None = None
     ) -> list[tuple[dt.date, str, str]]:
-        """The readings of a 042/052 date that can be real (`dates.implausible_reason`); when
-        every reading is refused, a 'trf_date_implausible' warning and no date."""
+        """The readings of a date (042/052, a 132 round date: `what` names it) that can be real
+        (`dates.implausible_reason`); when every reading is refused, a 'trf_date_implausible'
+        warning at `line` and no reading."""
         kept = [c for c in cands if implausible_reason(c[0]) is None]
         if cands and not kept:
-            self.refused_dates.add(tag)
             why = implausible_reason(cands[0][0])
-            self.issues.add(
-                "trf_date_implausible", f"{tag} date {text!r} {why}: not stored", self.header_lines.get(tag)
-            )
+            self.issues.add("trf_date_implausible", f"{what} {why}: not stored", line, "warning", raw)
         return kept
 
     def _round_dates(self) -> dict[int, dt.date]:
@@ -818,12 +817,8 @@ class _TrfReader:
         for i, (col, tok) in enumerate(tokens):
             rnd = int(round((col - 92) / 10)) + 1 if on_grid else i + 1
             read = trf_date_candidates(tok, "ymd")
-            cands = [c for c in read if implausible_reason(c[0]) is None]
+            cands = self._plausible(f"round {rnd} date {tok!r}", read, no, line)
             if read and not cands:
-                why = implausible_reason(read[0][0])
-                self.issues.add(
-                    "trf_date_implausible", f"round {rnd} date {tok!r} {why}: not stored", no, "warning", line
-                )
                 continue
             if not cands:
                 self.issues.add("trf_bad_round_date", f"round {rnd} date {tok!r} not understood", no, "warning", line)
