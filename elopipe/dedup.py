@@ -38,14 +38,13 @@ Errors: none raised on data; SQL errors propagate (the loader rolls back the fil
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 from dataclasses import dataclass
 
 import duckdb
 import polars as pl
 
-from elopipe.identity import DATE_SLACK_DAYS, dates_overlap, same_event, tournament_spans
+from elopipe.identity import dates_overlap, near_tournaments, same_event, tournament_spans
 
 
 @dataclass
@@ -107,31 +106,13 @@ def relink_group(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
 
 
 def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
-    spans = tournament_spans(con)
+    near = near_tournaments(con, tids)
+    spans = tournament_spans(con, near)
     group = set(tids)
-    # candidates only: same event key (same_event), or a start within this one's dates widened by
-    # the slack and by the longest tournament (dates_overlap); the exact tests below decide
-    by_event: dict[str, list[int]] = {}
-    dated: list[tuple[dt.date, int]] = []
-    for o, ospan in spans.items():
-        if ospan[0]:
-            by_event.setdefault(ospan[0], []).append(o)
-        if ospan[1] is not None:
-            dated.append((ospan[1], o))
-    dated.sort()
-    starts = [d for d, _ in dated]
-    slack = dt.timedelta(days=DATE_SLACK_DAYS)
-    # the longest span bounds how early a tournament that still overlaps can start
-    longest = max([(spans[o][2] or d) - d for d, o in dated] + [dt.timedelta(0)])
     for t in tids:
         span = spans.get(t)
         if span is None:
             continue
-        near = list(by_event.get(span[0], ())) if span[0] else []
-        if span[1] is not None:
-            first = bisect.bisect_left(starts, span[1] - slack - longest)
-            last = bisect.bisect_right(starts, (span[2] or span[1]) + slack)
-            near.extend(o for _, o in dated[first:last])
         for o in near:
             ospan = spans[o]
             if o not in group and (same_event(span, ospan) or dates_overlap(span[1], span[2], ospan[1], ospan[2])):
@@ -289,7 +270,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             " OR source_game_id IN (SELECT game_id FROM _relink_ids)"
         )
         con.unregister("_relink_ids")
-    spans = tournament_spans(con)
+    spans = tournament_spans(con, tids)
     agree = _event_agreement(df)
     df = df.with_row_index("pos").filter(pl.len().over("white_id", "black_id") >= 2)
     if df.is_empty():

@@ -419,19 +419,43 @@ class _Writes:
         return real
 
 
-def tournament_spans(con: duckdb.DuckDBPyConnection) -> dict[int, tuple[str, object, object]]:
-    """{tournament_id: (event_key, first day, last day)} of every tournament of a loaded file;
-    days come from the tournament, else from its games' dates (None when unknown)."""
+def tournament_spans(
+    con: duckdb.DuckDBPyConnection, tids: Iterable[int] | None = None
+) -> dict[int, tuple[str, object, object]]:
+    """{tournament_id: (event_key, first day, last day)} of the tournaments `tids` (None: every
+    tournament of the store); days are `tournaments.first_day` / `last_day` (None when unknown)."""
+    if tids is None:
+        rows = con.execute("SELECT tournament_id, event_key, first_day, last_day FROM tournaments").fetchall()
+    else:
+        rows = con.execute(
+            "SELECT tournament_id, event_key, first_day, last_day FROM tournaments"
+            " WHERE tournament_id IN (SELECT UNNEST(?))",
+            [sorted(set(tids))],
+        ).fetchall()
+    return {r[0]: (r[1] or "", r[2], r[3]) for r in rows}
+
+
+def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
+    """The tournaments that can be sources of the same event as one of `tids`, or overlap one in
+    dates (within `DATE_SLACK_DAYS`), `tids` included: the candidates of `same_event` and
+    `dates_overlap`, found by joins on `tournaments.event_key` and on the days of play, so the
+    cost follows the tournaments near these, not the store."""
+    ids = sorted(set(tids))
+    if not ids:
+        return set()
     rows = con.execute(
-        """
-        SELECT t.tournament_id, t.name,
-               COALESCE(t.start_date, g.d0, t.end_date), COALESCE(t.end_date, g.d1, t.start_date)
-        FROM tournaments t
-        LEFT JOIN (SELECT tournament_id, min(game_date) AS d0, max(game_date) AS d1 FROM games
-                   WHERE game_date IS NOT NULL AND date_precision = 'day' GROUP BY 1) g USING (tournament_id)
-        """
+        f"""
+        WITH b AS (SELECT tournament_id, event_key, first_day, last_day FROM tournaments
+                   WHERE tournament_id IN (SELECT UNNEST($ids)))
+        SELECT t.tournament_id FROM tournaments t JOIN b ON t.event_key = b.event_key AND b.event_key <> ''
+        UNION
+        SELECT t.tournament_id FROM tournaments t JOIN b
+          ON t.first_day <= b.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
+         AND b.first_day <= t.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
+        """,
+        {"ids": ids},
     ).fetchall()
-    return {r[0]: (event_key(r[1]), r[2], r[3]) for r in rows}
+    return {r[0] for r in rows} | set(ids)
 
 
 def dates_overlap(a0, a1, b0, b1, slack_days: int = DATE_SLACK_DAYS) -> bool | None:
@@ -464,15 +488,18 @@ def _context_players(
     event named differently by the TRF and the PGN)."""
     if not tids:
         return {}
-    spans = tournament_spans(con)
+    # only tournaments of the same event key or overlapping in dates can qualify
+    near = near_tournaments(con, tids)
+    spans = tournament_spans(con, near)
     mine = set(tids)
     others = [t for t in spans if t not in mine]
     shared: dict[int, set[int]] = {}
     hit_ids = set().union(*id_hits.values()) if id_hits else set()
-    if hit_ids:
+    if hit_ids and others:
         for t, pid in con.execute(
-            "SELECT tournament_id, player_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
-            [sorted(hit_ids)],
+            "SELECT tournament_id, player_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))"
+            " AND tournament_id IN (SELECT UNNEST(?))",
+            [sorted(hit_ids), sorted(others)],
         ).fetchall():
             shared.setdefault(t, set()).add(pid)
     sizes = (
@@ -1291,7 +1318,6 @@ def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list
 def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[tuple[int, int, str]]:
     if not touched:
         return []
-    spans = tournament_spans(con)
     mine = {
         r[0]
         for r in con.execute(
@@ -1299,6 +1325,7 @@ def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[t
             [sorted(touched)],
         ).fetchall()
     }
+    spans = tournament_spans(con, near_tournaments(con, mine))
     by_event: dict[str, list[int]] = {}
     for o, os_ in spans.items():
         if os_[0]:

@@ -295,7 +295,8 @@ def _insert_issues(con: duckdb.DuckDBPyConnection, file_id: int, issues: list[In
 
 
 def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int, res: FileResult) -> None:
-    t_ids = _insert_tournaments(con, parsed, file_id)
+    frame = games_frame(parsed.games)
+    t_ids = _insert_tournaments(con, parsed, file_id, frame)
     res.n_tournaments = len(t_ids)
     players = [p for p in parsed.players if p.tournament_ref in t_ids]
     links = identity.resolve_players(con, players, file_id, tournament_ids=t_ids)
@@ -303,7 +304,8 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     res.player_ids = set(pid.values())
     res.n_players = len(res.player_ids)
     _insert_entries(con, parsed, file_id, t_ids, links)
-    res.n_games = _insert_games(con, parsed, file_id, t_ids, pid)
+    res.n_games = _insert_games(con, frame, file_id, t_ids, pid)
+    del frame
     if len(parsed.games) >= OPTIMISTIC_GAMES:
         parsed.games = []  # stored: released before the steps below read them back from the store
     res.n_unplayed = _insert_unplayed(con, parsed, file_id, t_ids, pid)
@@ -335,12 +337,16 @@ _TOURNAMENT_SCHEMA = {
     "chief_arbiter": pl.Utf8,
     "is_team": pl.Boolean,
     "extra": pl.Utf8,
+    "event_key": pl.Utf8,
 }
 
 
-def _insert_tournaments(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int) -> dict[int, int]:
+def _insert_tournaments(
+    con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int, games: pl.DataFrame
+) -> dict[int, int]:
     """Insert the file's tournaments in one statement; {tournament ref: tournament_id}, ids drawn
-    from the sequence in file order."""
+    from the sequence in file order. `games`: the file's games frame, whose day-precise dates
+    give the days of play of a tournament without dates (`tournaments.first_day`, `last_day`)."""
     ts = parsed.tournaments
     if not ts:
         return {}
@@ -363,8 +369,25 @@ def _insert_tournaments(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file
             "chief_arbiter": [t.chief_arbiter for t in ts],
             "is_team": [t.is_team for t in ts],
             "extra": [json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None for t in ts],
+            "event_key": [identity.event_key(t.name) for t in ts],
+            "tournament_ref": [t.ref for t in ts],
         },
-        schema=_TOURNAMENT_SCHEMA,
+        schema=_TOURNAMENT_SCHEMA | {"tournament_ref": pl.Int32},
+    )
+    days = (
+        games.lazy()
+        .filter(pl.col.game_date.is_not_null() & (pl.col.date_precision == "day"))
+        .group_by("tournament_ref")
+        .agg(pl.col.game_date.min().alias("d0"), pl.col.game_date.max().alias("d1"))
+        .collect()
+    )
+    df = (
+        df.join(days, on="tournament_ref", how="left", maintain_order="left")
+        .with_columns(
+            first_day=pl.coalesce("start_date", "d0", "end_date"),
+            last_day=pl.coalesce("end_date", "d1", "start_date"),
+        )
+        .drop("tournament_ref", "d0", "d1")
     )
     con.register("_tournaments_df", df)
     con.execute("INSERT INTO tournaments BY NAME SELECT * REPLACE (CAST(extra AS JSON) AS extra) FROM _tournaments_df")
@@ -456,10 +479,10 @@ _ALIAS_SCHEMA = {
 }
 
 
-def _insert_games(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:
-    """Insert the file's games (those of its stored tournaments) in one statement. File-local
-    refs become ids through small mapping frames (joins), so a large file costs no Python loop."""
-    frame = games_frame(parsed.games)
+def _insert_games(con, frame: pl.DataFrame, file_id: int, t_ids: dict[int, int], pid) -> int:
+    """Insert the file's games (`frame`: those of its stored tournaments are kept) in one
+    statement. File-local refs become ids through small mapping frames (joins), so a large file
+    costs no Python loop."""
     if frame.is_empty() or not t_ids:
         return 0
     tmap = pl.DataFrame(

@@ -74,7 +74,10 @@ TABLES: dict[str, str] = {
         tournament_type VARCHAR,             -- TRF 092 or PGN EventType
         chief_arbiter  VARCHAR,
         is_team        BOOLEAN DEFAULT FALSE,
-        extra          JSON                  -- every other header record / tag
+        extra          JSON,                 -- every other header record / tag
+        event_key      VARCHAR,              -- identity.event_key(name): folded words, no numbers ('' when none); matches two sources of one event
+        first_day      DATE,                 -- first day of play: start_date, else the first day-precise game date, else end_date (NULL: unknown)
+        last_day       DATE                  -- last day of play: end_date, else the last day-precise game date, else start_date
     """,
     "players": """
         player_id      INTEGER PRIMARY KEY,
@@ -506,14 +509,54 @@ def _widen_decimals(con: duckdb.DuckDBPyConnection) -> None:
                 con.execute(f"ALTER TABLE {table} ALTER COLUMN {col} SET DATA TYPE {typ}")
 
 
+def _tournament_spans(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill `tournaments.event_key`, `first_day` and `last_day` in a store made before they existed
+    (the loader writes them for every new tournament). Once per older store."""
+    have = {r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'tournaments'"
+    ).fetchall()}  # fmt: skip
+    if "event_key" in have:
+        return
+    import polars as pl
+
+    from elopipe.identity import event_key  # late: identity needs nothing from here at import
+
+    for col, typ in (("event_key", "VARCHAR"), ("first_day", "DATE"), ("last_day", "DATE")):
+        con.execute(f"ALTER TABLE tournaments ADD COLUMN {col} {typ}")
+    con.execute(
+        """
+        UPDATE tournaments SET first_day = COALESCE(t.start_date, g.d0, t.end_date),
+                               last_day = COALESCE(t.end_date, g.d1, t.start_date)
+        FROM tournaments t
+        LEFT JOIN (SELECT tournament_id, min(game_date) AS d0, max(game_date) AS d1 FROM games
+                   WHERE game_date IS NOT NULL AND date_precision = 'day' GROUP BY 1) g USING (tournament_id)
+        WHERE tournaments.tournament_id = t.tournament_id
+        """
+    )
+    rows = con.execute("SELECT tournament_id, name FROM tournaments").fetchall()
+    if rows:
+        keys = pl.DataFrame(
+            {"tournament_id": [r[0] for r in rows], "event_key": [event_key(r[1]) for r in rows]},
+            schema={"tournament_id": pl.Int32, "event_key": pl.Utf8},
+        )
+        con.register("_event_keys", keys)
+        con.execute(
+            "UPDATE tournaments SET event_key = k.event_key FROM _event_keys k"
+            " WHERE tournaments.tournament_id = k.tournament_id"
+        )
+        con.unregister("_event_keys")
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create every sequence and table that does not exist yet (never drops), and widen
-    the DECIMAL columns of an older store (`_widen_decimals`)."""
+    """Create every sequence and table that does not exist yet (never drops), widen
+    the DECIMAL columns of an older store (`_widen_decimals`) and fill the columns it lacks
+    (`_tournament_spans`)."""
     for seq in SEQUENCES:
         con.execute(f"CREATE SEQUENCE IF NOT EXISTS {seq} START 1")
     for name, cols in TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
     _widen_decimals(con)
+    _tournament_spans(con)
     from elopipe import views  # late: views may reference every table
 
     views.ensure_views(con)
