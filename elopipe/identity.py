@@ -204,13 +204,42 @@ def _birth_year(p: PlayerRec) -> int | None:
     return p.birth_year or (p.birth_date.year if p.birth_date else None)
 
 
+@dataclass
+class FilePlayers:
+    """One file of a batch for `resolve_batch`: its id, its written players (those of its stored
+    tournaments) and {tournament ref: tournament_id} of its tournaments (already inserted)."""
+
+    file_id: int
+    players: list[PlayerRec]
+    tournament_ids: dict[int, int]
+
+
 def resolve_players(
     con: duckdb.DuckDBPyConnection,
     players: list[PlayerRec],
     file_id: int,
     tournament_ids: dict[int, int] | None = None,
 ) -> dict[tuple[int, int], Resolution]:
-    """Link every written player of one file to a `player_id`, creating players as needed.
+    """`resolve_batch` of one file. Without `tournament_ids`, the file's tournaments are read from
+    the store and every player is taken to belong to the file's context."""
+    if tournament_ids is None:
+        rows = con.execute(
+            "SELECT tournament_id FROM tournaments WHERE file_id = ? ORDER BY tournament_id", [file_id]
+        ).fetchall()
+        return resolve_batch(con, [FilePlayers(file_id, players, {})], [r[0] for r in rows])[0]
+    return resolve_batch(con, [FilePlayers(file_id, players, tournament_ids)])[0]
+
+
+def resolve_batch(
+    con: duckdb.DuckDBPyConnection, files: list[FilePlayers], file_tids: list[int] | None = None
+) -> list[dict[tuple[int, int], Resolution]]:
+    """Link every written player of a batch of files to a `player_id`, creating players as needed.
+
+    The files are resolved in their order, each as if the ones before it were in the store:
+    a player created or enriched by an earlier file of the batch is found by a later one, and an
+    earlier file's tournaments are other sources of a later file's event. The store is read once
+    for the batch, by indexed joins on the batch's FIDE IDs, national IDs, name keys and on the
+    tournaments near its own (`near_tournaments`).
 
     Match order (first that gives exactly one candidate wins):
     1. FIDE ID; 2. national ID (FFE licence); 3. name key + birth year; 4. name key + federation;
@@ -221,105 +250,126 @@ def resolve_players(
     one TRF tournament (two start ranks) are never the same player. Merged players resolve to the
     player they were merged into.
 
-    `tournament_ids` maps the file's tournament refs to their `tournament_id` (already inserted);
-    without it the context is every tournament of `file_id`.
-    Returns {(tournament_ref, ref): Resolution}. Writes `players` rows for new people and fills
-    identifiers the store lacked (inside the caller's transaction).
-    """
-    if tournament_ids is None:
-        rows = con.execute(
-            "SELECT tournament_id FROM tournaments WHERE file_id = ? ORDER BY tournament_id", [file_id]
-        ).fetchall()
-        all_tids = [r[0] for r in rows]
-        tournament_ids = {}
-    else:
-        all_tids = sorted(set(tournament_ids.values()))
-    fids = sorted({p.fide_id for p in players if p.fide_id})
-    nids = sorted({p.national_id for p in players if p.national_id})
-    keys = sorted({name_key(p.name) for p in players if p.name})
-    index = _Index()
-    writes = _Writes(file_id)
-    sql = (
-        "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, p.name_key, p.federation,"
-        " p.birth_year FROM players p WHERE "
-    )
-    for col, values in (("fide_id", fids), ("national_id", nids), ("name_key", keys)):
-        if values:
-            for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
-                index.add(_Known(*r))
-    if keys:  # every spelling already linked to a player is a way to find that player
-        for r in con.execute(
-            "SELECT DISTINCT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
-            " p.federation, p.birth_year FROM player_aliases a JOIN players p USING (player_id)"
-            " WHERE a.name_key IN (SELECT UNNEST(?))",
-            [keys],
-        ).fetchall():
-            index.add(_Known(*r))
-    out: dict[tuple[int, int], Resolution] = {}
-    # pass 1: identifiers; the players they find tell which stored events are the same event
-    pending: list[PlayerRec] = []
-    id_hits: dict[int, set[int]] = {}
-    for p in players:
-        hit = index.find_by_id(p)
-        if hit is None:
-            pending.append(p)
-            continue
-        known, rule = hit
-        index.enrich(known, p, writes, name_key(p.name) if p.name else None)
-        out[(p.tournament_ref, p.ref)] = Resolution(known.player_id, rule, _CONFIDENCE[rule])
-        tid = tournament_ids.get(p.tournament_ref)
-        id_hits.setdefault(tid if tid is not None else -1, set()).add(known.player_id)
-    writes.flush_updates(con)  # the context query below reads the players as enriched
-    context = _context_players(con, all_tids, id_hits, index)
-    file_context: dict[int, set[int]] = {}  # tournament_ref -> ids linked in this file
-    trf_taken: dict[int, set[int]] = {}  # tournament_ref -> ids of TRF entries (distinct people)
-    for (tref, _ref), res in out.items():
-        file_context.setdefault(tref, set()).add(res.player_id)
-    for p in players:
-        if p.start_rank is not None and (p.tournament_ref, p.ref) in out:
-            trf_taken.setdefault(p.tournament_ref, set()).add(out[(p.tournament_ref, p.ref)].player_id)
-    # one written person per file: the same spelling (and identifiers) in several tournaments of
-    # one PGN file is resolved once, with the union of those tournaments' contexts; TRF entries
-    # (start ranks) are each their own person
-    groups: dict[tuple, list[PlayerRec]] = {}
-    for p in pending:
-        key = name_key(p.name) if p.name else ""
-        gk: tuple = (
-            ("trf", p.tournament_ref, p.ref)
-            if p.start_rank is not None
-            else (key, p.fide_id, p.national_id, _birth_year(p))
-        )
-        groups.setdefault(gk, []).append(p)
-    for members in groups.values():
-        rep = members[0]
-        key = name_key(rep.name) if rep.name else ""
-        # the union of these sets, not copied (a big event's context has thousands of ids)
-        ctx = _SetUnion()
-        for p in members:
-            tid = tournament_ids.get(p.tournament_ref)
-            ctx.add(context.get(tid, set()) if tid is not None else context.get(-1, set()))
-            ctx.add(file_context.get(p.tournament_ref, set()))
-        taken = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
-        hit = index.find_by_name(rep, key, ctx, taken)
-        if hit is None:
-            known = writes.create(rep, key)
-            index.add(known)
-            res = Resolution(known.player_id, "new", _CONFIDENCE["new"])
-        else:
-            known, rule = hit
-            index.enrich(known, rep, writes, key)
-            res = Resolution(known.player_id, rule, _CONFIDENCE[rule])
-        for p in members:
-            out[(p.tournament_ref, p.ref)] = res
-            file_context.setdefault(p.tournament_ref, set()).add(res.player_id)
-            if p.start_rank is not None:
-                trf_taken.setdefault(p.tournament_ref, set()).add(res.player_id)
-    real = writes.flush(con)
+    `file_tids`: the tournaments of a single file given without `tournament_ids` (its players'
+    context is then the union of theirs). Returns, per file, {(tournament_ref, ref): Resolution}.
+    Writes `players` rows for new people and fills identifiers the store lacked (inside the
+    caller's transaction)."""
+    resolver = _BatchResolver(con, files, file_tids)
+    outs = [resolver.resolve_file(f) for f in files]
+    real = resolver.writes.flush(con)
     if real:
-        for res in out.values():
-            if res.player_id < 0:
-                res.player_id = real[res.player_id]
-    return out
+        for out in outs:
+            for res in out.values():
+                if res.player_id < 0:
+                    res.player_id = real[res.player_id]
+    return outs
+
+
+class _BatchResolver:
+    """The state `resolve_batch` carries from file to file: the index of known players, the
+    pending writes, and the members of the batch's tournaments resolved so far."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, files: list[FilePlayers], file_tids: list[int] | None):
+        self.file_tids = file_tids
+        self.index = _Index()
+        self.writes = _Writes()
+        players = [p for f in files for p in f.players]
+        self._load_known(con, players)
+        tids = set(file_tids or ()) | {t for f in files for t in f.tournament_ids.values()}
+        self.events = _EventContext(con, tids, self.index)
+
+    def _load_known(self, con: duckdb.DuckDBPyConnection, players: list[PlayerRec]) -> None:
+        fids = sorted({p.fide_id for p in players if p.fide_id})
+        nids = sorted({p.national_id for p in players if p.national_id})
+        keys = sorted({name_key(p.name) for p in players if p.name})
+        sql = (
+            "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, p.name_key, p.federation,"
+            " p.birth_year FROM players p WHERE "
+        )
+        for col, values in (("fide_id", fids), ("national_id", nids), ("name_key", keys)):
+            if values:
+                for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
+                    self.index.add(_Known(*r))
+        if keys:  # every spelling already linked to a player is a way to find that player
+            for r in con.execute(
+                "SELECT DISTINCT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
+                " p.federation, p.birth_year FROM player_aliases a JOIN players p USING (player_id)"
+                " WHERE a.name_key IN (SELECT UNNEST(?))",
+                [keys],
+            ).fetchall():
+                self.index.add(_Known(*r))
+
+    def _link(self, p: PlayerRec, known: _Known, rule: str, key: str | None) -> Resolution:
+        self.index.enrich(known, p, self.writes, key)
+        if key and key != known.name_key:
+            # the spelling is now an alias of the player: a later file finds it by that key
+            self.index.add(_Known(known.player_id, known.fide_id, known.national_id, key, known.federation,
+                                  known.birth_year))  # fmt: skip
+        return Resolution(known.player_id, rule, _CONFIDENCE[rule])
+
+    def resolve_file(self, f: FilePlayers) -> dict[tuple[int, int], Resolution]:
+        tournament_ids = f.tournament_ids
+        all_tids = sorted(set(tournament_ids.values())) if tournament_ids else list(self.file_tids or ())
+        out: dict[tuple[int, int], Resolution] = {}
+        # pass 1: identifiers; the players they find tell which stored events are the same event
+        pending: list[PlayerRec] = []
+        id_hits: dict[int, set[int]] = {}
+        for p in f.players:
+            hit = self.index.find_by_id(p)
+            if hit is None:
+                pending.append(p)
+                continue
+            known, rule = hit
+            out[(p.tournament_ref, p.ref)] = self._link(p, known, rule, name_key(p.name) if p.name else None)
+            tid = tournament_ids.get(p.tournament_ref)
+            id_hits.setdefault(tid if tid is not None else -1, set()).add(known.player_id)
+        context = self.events.context(all_tids, id_hits)
+        file_context: dict[int, set[int]] = {}  # tournament_ref -> ids linked in this file
+        trf_taken: dict[int, set[int]] = {}  # tournament_ref -> ids of TRF entries (distinct people)
+        for (tref, _ref), res in out.items():
+            file_context.setdefault(tref, set()).add(res.player_id)
+        for p in f.players:
+            if p.start_rank is not None and (p.tournament_ref, p.ref) in out:
+                trf_taken.setdefault(p.tournament_ref, set()).add(out[(p.tournament_ref, p.ref)].player_id)
+        # one written person per file: the same spelling (and identifiers) in several tournaments of
+        # one PGN file is resolved once, with the union of those tournaments' contexts; TRF entries
+        # (start ranks) are each their own person
+        groups: dict[tuple, list[PlayerRec]] = {}
+        for p in pending:
+            key = name_key(p.name) if p.name else ""
+            gk: tuple = (
+                ("trf", p.tournament_ref, p.ref)
+                if p.start_rank is not None
+                else (key, p.fide_id, p.national_id, _birth_year(p))
+            )
+            groups.setdefault(gk, []).append(p)
+        for members in groups.values():
+            rep = members[0]
+            key = name_key(rep.name) if rep.name else ""
+            # the union of these sets, not copied (a big event's context has thousands of ids)
+            ctx = _SetUnion()
+            for p in members:
+                tid = tournament_ids.get(p.tournament_ref)
+                ctx.add(context.get(tid, set()) if tid is not None else context.get(-1, set()))
+                ctx.add(file_context.get(p.tournament_ref, set()))
+            taken = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
+            hit = self.index.find_by_name(rep, key, ctx, taken)
+            if hit is None:
+                known = self.writes.create(rep, key, f.file_id)
+                self.index.add(known)
+                res = Resolution(known.player_id, "new", _CONFIDENCE["new"])
+            else:
+                res = self._link(rep, hit[0], hit[1], key)
+            for p in members:
+                out[(p.tournament_ref, p.ref)] = res
+                file_context.setdefault(p.tournament_ref, set()).add(res.player_id)
+                if p.start_rank is not None:
+                    trf_taken.setdefault(p.tournament_ref, set()).add(res.player_id)
+        for p in f.players:
+            tid = tournament_ids.get(p.tournament_ref)
+            if tid is not None:
+                self.events.add_member(tid, out[(p.tournament_ref, p.ref)].player_id)
+        return out
 
 
 class _SetUnion:
@@ -355,17 +405,16 @@ class _Writes:
     bulk: new players get provisional ids (-1, -2, ...) until `flush` draws their ids from
     `player_id_seq`, in creation order (the ids one INSERT per player would have given)."""
 
-    def __init__(self, file_id: int) -> None:
-        self.file_id = file_id
+    def __init__(self) -> None:
         self.new: dict[int, dict[str, object]] = {}
         self.updates: dict[int, dict[str, object]] = {}
 
-    def create(self, p: PlayerRec, key: str) -> _Known:
+    def create(self, p: PlayerRec, key: str, file_id: int) -> _Known:
         pid = -(len(self.new) + 1)
         by = _birth_year(p)
         self.new[pid] = dict(zip(_NEW_PLAYER_COLS, (
             pid, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by, p.title,
-            self.file_id,
+            file_id,
         ), strict=True))  # fmt: skip
         return _Known(pid, p.fide_id, p.national_id, key, p.federation, by)
 
@@ -473,87 +522,6 @@ def same_event(a: tuple[str, object, object], b: tuple[str, object, object]) -> 
     if not a[0] or a[0] != b[0]:
         return False
     return dates_overlap(a[1], a[2], b[1], b[2]) is not False
-
-
-def _context_players(
-    con: duckdb.DuckDBPyConnection,
-    tids: list[int],
-    id_hits: dict[int, set[int]],
-    index: _Index,
-) -> dict[int, set[int]]:
-    """For each tournament of the file: ids of the players of the same event's other sources.
-
-    Another stored tournament is the same event when `same_event` holds, or when its dates
-    overlap and at least two, and half, of the players are the same by FIDE/national ID (an
-    event named differently by the TRF and the PGN)."""
-    if not tids:
-        return {}
-    # only tournaments of the same event key or overlapping in dates can qualify
-    near = near_tournaments(con, tids)
-    spans = tournament_spans(con, near)
-    mine = set(tids)
-    others = [t for t in spans if t not in mine]
-    shared: dict[int, set[int]] = {}
-    hit_ids = set().union(*id_hits.values()) if id_hits else set()
-    if hit_ids and others:
-        for t, pid in con.execute(
-            "SELECT tournament_id, player_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))"
-            " AND tournament_id IN (SELECT UNNEST(?))",
-            [sorted(hit_ids), sorted(others)],
-        ).fetchall():
-            shared.setdefault(t, set()).add(pid)
-    sizes = (
-        dict(
-            con.execute(
-                "SELECT tournament_id, count(*) FROM tournament_players"
-                " WHERE tournament_id IN (SELECT UNNEST(?)) GROUP BY 1",
-                [sorted(shared)],
-            ).fetchall()
-        )
-        if shared
-        else {}
-    )
-    ctx_t: dict[int, set[int]] = {}
-    by_event: dict[str, list[int]] = {}
-    for o in others:
-        if spans[o][0]:
-            by_event.setdefault(spans[o][0], []).append(o)
-    for t in tids:
-        span = spans.get(t)
-        if span is None:
-            continue
-        mine_hits = id_hits.get(t, set())
-        # only tournaments of the same event key, or sharing identified players, can qualify
-        near = set(by_event.get(span[0], ())) if span[0] else set()
-        near.update(o for o in shared if o not in mine and o in spans)
-        for o in near:
-            ospan = spans[o]
-            if same_event(span, ospan):
-                ctx_t.setdefault(t, set()).add(o)
-            elif dates_overlap(span[1], span[2], ospan[1], ospan[2]):
-                common = len(shared.get(o, set()) & mine_hits)
-                # mostly the same players: the same event under another name, not a league
-                # season that happens to share a few players with a weekend open
-                if common >= 2 and 2 * common >= min(len(mine_hits), sizes.get(o, 0)):
-                    ctx_t.setdefault(t, set()).add(o)
-    all_ctx = sorted(set().union(*ctx_t.values())) if ctx_t else []
-    members: dict[int, set[int]] = {}
-    if all_ctx:
-        rows = con.execute(
-            "SELECT tp.tournament_id, COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id,"
-            " p.name_key, p.federation, p.birth_year FROM tournament_players tp"
-            " JOIN players p USING (player_id) WHERE tp.tournament_id IN (SELECT UNNEST(?))",
-            [all_ctx],
-        ).fetchall()
-        for r in rows:
-            index.add(_Known(*r[1:]))
-            members.setdefault(r[0], set()).add(r[1])
-    out: dict[int, set[int]] = {}
-    for t, os_ in ctx_t.items():
-        out[t] = set().union(*(members.get(o, set()) for o in os_))
-    if len(tids) == 1 and tids[0] in out:
-        out[-1] = out[tids[0]]
-    return out
 
 
 class _Index:
@@ -664,6 +632,84 @@ class _Index:
             updates["name"] = p.name
         if updates:
             writes.update(k.player_id, updates)
+
+
+class _EventContext:
+    """Which players are in the other sources of a batch's events (`_BatchResolver`).
+
+    Another tournament is a source of the same event when `same_event` holds, or when its dates
+    overlap and at least two, and half, of the players are the same by FIDE/national ID (an
+    event named differently by the TRF and the PGN). The candidates are the tournaments near the
+    batch's (`near_tournaments`), read once with their players; a tournament of the batch counts
+    once its file is resolved (`add_member`), as it would be in the store had the files been
+    loaded one by one."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, tids: set[int], index: _Index) -> None:
+        near = near_tournaments(con, tids) if tids else set()
+        self.spans = tournament_spans(con, near) if near else {}
+        self.batch = set(tids)
+        self.members: dict[int, set[int]] = {}
+        stored = sorted(near - self.batch)
+        if stored:
+            rows = con.execute(
+                "SELECT tp.tournament_id, COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id,"
+                " p.name_key, p.federation, p.birth_year FROM tournament_players tp"
+                " JOIN players p USING (player_id) WHERE tp.tournament_id IN (SELECT UNNEST(?))",
+                [stored],
+            ).fetchall()
+            for r in rows:
+                index.add(_Known(*r[1:]))
+                self.members.setdefault(r[0], set()).add(r[1])
+            # stored tournaments with no player still count as candidates (size 0)
+            for t in stored:
+                self.members.setdefault(t, set())
+        self.by_event: dict[str, list[int]] = {}
+        for o, span in self.spans.items():
+            if span[0]:
+                self.by_event.setdefault(span[0], []).append(o)
+
+    def add_member(self, tid: int, player_id: int) -> None:
+        self.members.setdefault(tid, set()).add(player_id)
+
+    def context(self, tids: list[int], id_hits: dict[int, set[int]]) -> dict[int, set[int]]:
+        """For each tournament of one file: ids of the players of the same event's other sources
+        (-1: the file's only tournament, for players without a tournament id)."""
+        mine = set(tids)
+        hit_ids = set().union(*id_hits.values()) if id_hits else set()
+        # tournaments (stored, or of a file resolved before) holding players found by identifier
+        shared: dict[int, set[int]] = {}
+        if hit_ids:
+            for o, ms in self.members.items():
+                if o not in mine:
+                    common = ms & hit_ids
+                    if common:
+                        shared[o] = common
+        ctx_t: dict[int, set[int]] = {}
+        for t in tids:
+            span = self.spans.get(t)
+            if span is None:
+                continue
+            mine_hits = id_hits.get(t, set())
+            near = (
+                {o for o in self.by_event.get(span[0], ()) if o not in mine and o in self.members} if span[0] else set()
+            )
+            near.update(shared)
+            for o in near:
+                ospan = self.spans.get(o)
+                if ospan is None:
+                    continue
+                if same_event(span, ospan):
+                    ctx_t.setdefault(t, set()).add(o)
+                elif dates_overlap(span[1], span[2], ospan[1], ospan[2]):
+                    common = len(shared.get(o, set()) & mine_hits)
+                    # mostly the same players: the same event under another name, not a league
+                    # season that happens to share a few players with a weekend open
+                    if common >= 2 and 2 * common >= min(len(mine_hits), len(self.members.get(o, ()))):
+                        ctx_t.setdefault(t, set()).add(o)
+        out = {t: set().union(*(self.members.get(o, set()) for o in os_)) for t, os_ in ctx_t.items()}
+        if len(tids) == 1 and tids[0] in out:
+            out[-1] = out[tids[0]]
+        return out
 
 
 def _fuller(a: str, b: str) -> bool:
