@@ -1,10 +1,20 @@
-"""Loading one parsed file into the store, in one DuckDB transaction.
+"""Loading parsed files into the store: a batch of files in one DuckDB transaction.
 
 The content-hash ledger (`source_files.sha256`) makes loading idempotent: the same bytes are
-loaded once. A file whose content changed at the same path (and archive member) is a correction:
-its old rows are deleted and its ledger row marked 'replaced' in the same transaction as the new
-load. A file that cannot be read, or is not chess, still gets a ledger row ('rejected') with the
-reason and an excerpt in `ingest_errors`, so nothing a user dropped is silently lost.
+loaded once (the same bytes under another name get a 'duplicate' ledger row). A file whose
+content changed at the same path (and archive member) is a correction: its old rows are deleted
+and its ledger row marked 'replaced' in the same transaction as the new load. A file that cannot
+be read, or is not chess, still gets a ledger row ('rejected') with the reason in
+`ingest_errors`, so nothing a user dropped is silently lost.
+
+`load_batch` writes a batch of files in one transaction: the store is read once for the whole
+batch (ledger, corrections, player identity by joins on the batch's keys), each table's rows are
+inserted in one statement, and the store-wide steps (officers' decisions, consolidation of
+players, cross-source links of games, display names) run once, for what the batch touched. The
+files are taken in their order, each as if the earlier ones were loaded before it. The unit of
+atomicity is the batch: it is committed whole or not at all. If its transaction fails, each of
+its files is loaded in a transaction of its own, so that one file that cannot be stored is
+recorded as rejected and the others load.
 """
 
 from __future__ import annotations
@@ -12,25 +22,23 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
-import json
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
 
-from elopipe import dedup, identity
+from elopipe import dedup, identity, load_rows
 from elopipe.errtext import first_line
 from elopipe.game_frame import games_frame
-from elopipe.model import IngestIssue, ParsedFile
+from elopipe.model import IngestIssue
 from elopipe.store import StoreFullError, disk_full_message, is_disk_full
 
 if TYPE_CHECKING:
     from elopipe.ingest import ParsedSource
 
-RAW_LIMIT = 65536  # characters of raw text kept per error row
-# From this many games on, a file's rows are written to the store file as the transaction goes
-# (DuckDB's optimistic writes) rather than kept in memory until COMMIT: slower, bounded memory.
+# From this many games on, a transaction's rows are written to the store file as it goes (DuckDB's
+# optimistic writes) rather than kept in memory until COMMIT: slower, bounded memory.
 OPTIMISTIC_GAMES = 200_000
 
 
@@ -55,32 +63,38 @@ class FileResult:
 
 
 def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
-    """Write one parsed source (see module docstring). Never raises on bad content; a failure while
-    writing rolls back and is recorded as a rejected file with the reason. The games of a large
-    file (`OPTIMISTIC_GAMES` or more) are released from `ps.parsed` once they are inserted."""
-    name = ps.source.display
-    if ps.sha256 is not None:
-        row = con.execute(
-            "SELECT file_id, status FROM source_files WHERE sha256 = ? AND status NOT IN ('replaced', 'duplicate') "
-            "ORDER BY file_id LIMIT 1",
-            [ps.sha256],
-        ).fetchall()
-        row = row[0] if row else None
-        if row is not None:
-            dup = _record_duplicate_path(con, ps, row[0])
-            why = f"same bytes as file_id {row[0]}" if dup else f"already ingested ({row[1]})"
-            return FileResult(name, "skipped", file_id=row[0], format=ps.format, reason=why)
-    elif _same_rejection_recorded(con, ps):
-        return FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
-    # Loading makes many short-lived objects next to the parsed file's millions: generational GC
+    """`load_batch` of one source; raises StoreFullError as it does."""
+    return load_batch(con, [ps])[0]
+
+
+def load_batch(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[FileResult]:
+    """Write a batch of parsed sources (see the module docstring); one FileResult per source, in
+    order. Never raises on bad content: a file whose rows cannot be stored is recorded as rejected
+    with the reason. Raises StoreFullError when the disk holding the store is full: the files
+    before the one that did not fit are committed (each in its own transaction), that one has a
+    ledger row if it still fits, the rest are not attempted. The games of a large batch are
+    released from the parsed files once they are inserted."""
+    if not batch:
+        return []
+    # Loading makes many short-lived objects next to the parsed files' millions: generational GC
     # passes over those cost about a quarter of a large file's load and find nothing to free.
     was_enabled = gc.isenabled()
     gc.disable()
-    large = ps.parsed is not None and len(ps.parsed.games) >= OPTIMISTIC_GAMES
+    large = sum(len(ps.parsed.games) for ps in batch if ps.parsed is not None) >= OPTIMISTIC_GAMES
     if large:
         con.execute("SET enable_optimistic_write = true")
     try:
-        return _load_transaction(con, ps)
+        if len(batch) == 1:
+            return [_load_one(con, batch[0])]
+        con.execute("BEGIN TRANSACTION")
+        try:
+            results = _load(con, batch)
+            con.execute("COMMIT")
+            return results
+        except Exception:
+            _rollback(con)  # a failed COMMIT has already ended the transaction
+        # one file at a time: the ones that can be stored are, the others are recorded as rejected
+        return [_load_one(con, ps) for ps in batch]
     finally:
         if large:  # back to the store's setting (elopipe.store); a failure here must not hide the load's
             with contextlib.suppress(duckdb.Error):
@@ -89,7 +103,7 @@ def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> File
             gc.enable()
 
 
-def _load_transaction(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
+def _load_one(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
     """Load `ps` in one transaction; if that fails, record the file as rejected with the reason.
 
     Raises StoreFullError when the disk holding the store is full (the file's rows are rolled
@@ -97,17 +111,17 @@ def _load_transaction(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileR
     once space allows, if that small write still fits)."""
     con.execute("BEGIN TRANSACTION")
     try:
-        result = _load(con, ps)
+        result = _load(con, [ps])[0]
         con.execute("COMMIT")
         return result
     except Exception as exc:  # keep the file on record even if writing failed
-        _rollback(con)  # a failed COMMIT has already ended the transaction
+        _rollback(con)
         full = is_disk_full(exc)
         reason = "the store's disk was full" if full else f"could not be stored: {first_line(exc)}"
         fallback = _as_rejected(ps, reason, keep_sha256=not full)
         con.execute("BEGIN TRANSACTION")
         try:
-            result = _load(con, fallback)
+            result = _load(con, [fallback])[0]
             con.execute("COMMIT")
         except Exception as again:
             _rollback(con)
@@ -135,33 +149,22 @@ def _as_rejected(ps: ParsedSource, reason: str, keep_sha256: bool = True) -> Par
     return ParsedSource(ps.source, sha, ps.size, ps.format, ps.encoding, ps.newline, None, reason)
 
 
-def _same_rejection_recorded(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> bool:
-    row = con.execute(
-        "SELECT 1 FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? AND sha256 = '' "
-        "AND reason = ? LIMIT 1",
-        [ps.source.stored_path, ps.source.member, ps.rejected_reason],
-    ).fetchall()
-    return bool(row)
-
-
-def _replace_previous(con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int) -> list[int]:
-    """Earlier versions of this path (and member) that the new bytes correct.
+def _replace_previous(
+    con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int, candidates: list[int]
+) -> list[int]:
+    """Of `candidates` (the stored versions of this path and member with other bytes), the file
+    ids that the new bytes correct; their rows are deleted and their ledger rows marked.
 
     A new version is a correction when it holds the same event (a tournament whose name's words,
     per `identity.event_key`, contain the other's, or that starts on the same day), or when the
     earlier version had no tournament at all (it was rejected). Unrelated content saved under a
     reused file name is loaded beside the old file, which is kept: a correction may delete rows,
     an accident must not."""
-    candidates = con.execute(
-        "SELECT file_id FROM source_files WHERE path = ? AND member IS NOT DISTINCT FROM ? "
-        "AND status NOT IN ('replaced', 'duplicate') AND sha256 <> ?",
-        [ps.source.stored_path, ps.source.member, ps.sha256 or ""],
-    ).fetchall()
     new_events = [
         (set(identity.event_key(t.name).split()), t.start_date) for t in (ps.parsed.tournaments if ps.parsed else [])
     ]
     old = []
-    for (fid,) in candidates:
+    for fid in candidates:
         rows = con.execute("SELECT name, start_date FROM tournaments WHERE file_id = ?", [fid]).fetchall()
         olds = [(set(identity.event_key(n).split()), d) for n, d in rows]
         if not rows or any(_same_event(a, b) for a in new_events for b in olds):
@@ -186,23 +189,6 @@ def _same_event(a: tuple[set[str], object], b: tuple[set[str], object]) -> bool:
     return da is not None and da == db
 
 
-def _record_duplicate_path(con: duckdb.DuckDBPyConnection, ps: ParsedSource, first_id: int) -> bool:
-    """The same bytes under another name: keep the name on record (status 'duplicate'), load nothing."""
-    seen = con.execute(
-        "SELECT 1 FROM source_files WHERE sha256 = ? AND path = ? AND member IS NOT DISTINCT FROM ?",
-        [ps.sha256, ps.source.stored_path, ps.source.member],
-    ).fetchall()
-    if seen:
-        return False
-    con.execute(
-        "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"
-        " status, reason) VALUES (nextval('file_id_seq'), ?, ?, ?, ?, ?, ?, ?, ?, 'duplicate', ?)",
-        [ps.sha256, ps.source.stored_path, ps.source.member, ps.format, ps.size, ps.encoding, ps.newline,
-         dt.datetime.now(), f"same bytes as file_id {first_id}"],
-    )  # fmt: skip
-    return True
-
-
 def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
     """Remove every row a file contributed (not its ledger row, nor players it created)."""
     con.execute(
@@ -214,372 +200,253 @@ def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
     con.execute("DELETE FROM tournaments WHERE file_id = ?", [file_id])
 
 
-def _load(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
-    file_id = con.execute("SELECT nextval('file_id_seq')").fetchall()[0][0]
-    replaced = _replace_previous(con, ps, file_id) if ps.sha256 else []
-    parsed = ps.parsed if ps.rejected_reason is None else None
-    res = FileResult(ps.source.display, "rejected", file_id=file_id, format=ps.format, replaced_file_ids=replaced)
-    issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
-    if parsed is None:
-        res.reason = ps.rejected_reason or "rejected"
-        # `ingest_errors.raw` is readable through `elopipe sql`: a rejected file, whatever its
-        # name says (a key or a password file named .pgn), keeps its reasons but none of its bytes
-        issues = [IngestIssue("rejected", res.reason, severity="error")] + [replace(i, raw=None) for i in issues]
-    else:
-        _load_content(con, parsed, file_id, res)
-        n_err = sum(1 for i in issues if i.severity == "error")
-        res.status = "partial" if n_err else "loaded"
-        if n_err:
-            res.reason = (
-                f"{n_err} unreadable part(s); first: {next(i.message for i in issues if i.severity == 'error')}"
-            )
-    res.n_errors = sum(1 for i in issues if i.severity == "error")
-    res.n_warnings = sum(1 for i in issues if i.severity == "warning")
-    res.first_issues = [i for i in issues if i.severity == "error"][:5]
-    con.execute(
-        "INSERT INTO source_files (file_id, sha256, path, member, format, bytes, encoding, newline, ingested_at,"
-        " status, n_tournaments, n_players, n_games, n_unplayed, n_errors, reason) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [
-            file_id,
-            ps.sha256 or "",
-            ps.source.stored_path,
-            ps.source.member,
-            ps.format,
-            ps.size,
-            ps.encoding,
-            ps.newline,
-            dt.datetime.now(),
-            res.status,
-            res.n_tournaments,
-            res.n_players,
-            res.n_games,
-            res.n_unplayed,
-            res.n_errors,
-            res.reason,
-        ],
-    )
-    _insert_issues(con, file_id, issues)
-    return res
+@dataclass
+class _Plan:
+    """What `_load` does with each source of a batch, decided from one read of the ledger."""
+
+    skipped: dict[int, FileResult] = field(default_factory=dict)  # position -> result
+    duplicate_of: dict[int, int | str] = field(default_factory=dict)  # position -> file_id or sha256
+    load: list[int] = field(default_factory=list)  # positions that get a ledger row of their own
+    corrects: dict[int, list[int]] = field(default_factory=dict)  # position -> stored file ids at its path
 
 
-def _insert_issues(con: duckdb.DuckDBPyConnection, file_id: int, issues: list[IngestIssue]) -> None:
-    if not issues:
-        return
-    df = pl.DataFrame(
+def _plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> _Plan:
+    """Read the ledger once for the batch: sources already stored (same bytes), the same bytes
+    under another name (a 'duplicate' row), and the stored versions of each path (corrections)."""
+    plan = _Plan()
+    keys = pl.DataFrame(
         {
-            "file_id": [file_id] * len(issues),
-            "line": [i.line for i in issues],
-            "game_index": [i.game_index for i in issues],
-            "severity": [i.severity for i in issues],
-            "code": [i.code for i in issues],
-            "message": [i.message for i in issues],
-            "raw": [i.raw[:RAW_LIMIT] if i.raw else None for i in issues],
+            "pos": range(len(batch)),
+            "sha256": [ps.sha256 or "" for ps in batch],
+            "path": [ps.source.stored_path for ps in batch],
+            "member": [ps.source.member for ps in batch],
+            "reason": [ps.rejected_reason for ps in batch],
         },
-        schema={
-            "file_id": pl.Int32,
-            "line": pl.Int32,
-            "game_index": pl.Int32,
-            "severity": pl.Utf8,
-            "code": pl.Utf8,
-            "message": pl.Utf8,
-            "raw": pl.Utf8,
-        },
+        schema={"pos": pl.Int64, "sha256": pl.Utf8, "path": pl.Utf8, "member": pl.Utf8, "reason": pl.Utf8},
     )
-    con.register("_issues_df", df)
-    con.execute(
-        "INSERT INTO ingest_errors SELECT nextval('error_id_seq'), file_id, line, game_index, severity, code,"
-        " message, raw FROM _issues_df"
-    )
-    con.unregister("_issues_df")
-
-
-def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int, res: FileResult) -> None:
-    frame = games_frame(parsed.games)
-    t_ids = _insert_tournaments(con, parsed, file_id, frame)
-    res.n_tournaments = len(t_ids)
-    players = [p for p in parsed.players if p.tournament_ref in t_ids]
-    links = identity.resolve_players(con, players, file_id, tournament_ids=t_ids)
-    pid = {k: v.player_id for k, v in links.items()}
-    res.player_ids = set(pid.values())
-    res.n_players = len(res.player_ids)
-    _insert_entries(con, parsed, file_id, t_ids, links)
-    res.n_games = _insert_games(con, frame, file_id, t_ids, pid)
-    del frame
-    if len(parsed.games) >= OPTIMISTIC_GAMES:
-        parsed.games = []  # stored: released before the steps below read them back from the store
-    res.n_unplayed = _insert_unplayed(con, parsed, file_id, t_ids, pid)
-    _insert_teams(con, parsed, file_id, t_ids)
-    # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
-    identity.apply_manual_decisions(con, file_id)
-    identity.consolidate(con, file_id, file_relinked_next=True)
-    dedup.link_file(con, file_id)
-    # list names must not depend on which file came first
-    identity.refresh_display_names(
-        con,
-        (r[0] for r in con.execute("SELECT player_id FROM tournament_players WHERE file_id = ?", [file_id]).fetchall()),
-    )
-
-
-_TOURNAMENT_SCHEMA = {
-    "tournament_id": pl.Int32,
-    "file_id": pl.Int32,
-    "source_format": pl.Utf8,
-    "name": pl.Utf8,
-    "city": pl.Utf8,
-    "federation": pl.Utf8,
-    "start_date": pl.Date,
-    "end_date": pl.Date,
-    "rounds": pl.Int32,
-    "time_control": pl.Utf8,
-    "rate_class": pl.Utf8,
-    "tournament_type": pl.Utf8,
-    "chief_arbiter": pl.Utf8,
-    "is_team": pl.Boolean,
-    "extra": pl.Utf8,
-    "event_key": pl.Utf8,
-}
-
-
-def _insert_tournaments(
-    con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: int, games: pl.DataFrame
-) -> dict[int, int]:
-    """Insert the file's tournaments in one statement; {tournament ref: tournament_id}, ids drawn
-    from the sequence in file order. `games`: the file's games frame, whose day-precise dates
-    give the days of play of a tournament without dates (`tournaments.first_day`, `last_day`)."""
-    ts = parsed.tournaments
-    if not ts:
-        return {}
-    ids = sorted(r[0] for r in con.execute("SELECT nextval('tournament_id_seq') FROM range(?)", [len(ts)]).fetchall())
-    t_ids = {t.ref: tid for t, tid in zip(ts, ids, strict=True)}
-    df = pl.DataFrame(
-        {
-            "tournament_id": ids,
-            "file_id": [file_id] * len(ts),
-            "source_format": [parsed.format] * len(ts),
-            "name": [t.name for t in ts],
-            "city": [t.city for t in ts],
-            "federation": [t.federation for t in ts],
-            "start_date": [t.start_date for t in ts],
-            "end_date": [t.end_date for t in ts],
-            "rounds": [t.rounds for t in ts],
-            "time_control": [t.time_control for t in ts],
-            "rate_class": [t.rate_class for t in ts],
-            "tournament_type": [t.tournament_type for t in ts],
-            "chief_arbiter": [t.chief_arbiter for t in ts],
-            "is_team": [t.is_team for t in ts],
-            "extra": [json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None for t in ts],
-            "event_key": [identity.event_key(t.name) for t in ts],
-            "tournament_ref": [t.ref for t in ts],
-        },
-        schema=_TOURNAMENT_SCHEMA | {"tournament_ref": pl.Int32},
-    )
-    days = (
-        games.lazy()
-        .filter(pl.col.game_date.is_not_null() & (pl.col.date_precision == "day"))
-        .group_by("tournament_ref")
-        .agg(pl.col.game_date.min().alias("d0"), pl.col.game_date.max().alias("d1"))
-        .collect()
-    )
-    df = (
-        df.join(days, on="tournament_ref", how="left", maintain_order="left")
-        .with_columns(
-            first_day=pl.coalesce("start_date", "d0", "end_date"),
-            last_day=pl.coalesce("end_date", "d1", "start_date"),
+    con.register("_batch_keys", keys)
+    try:
+        # first stored file with these bytes (not a replaced version, not a duplicate row)
+        first = dict(
+            con.execute(
+                "SELECT sha256, arg_min(struct_pack(file_id, status), file_id) FROM source_files"
+                " WHERE sha256 IN (SELECT sha256 FROM _batch_keys WHERE sha256 <> '')"
+                " AND status NOT IN ('replaced', 'duplicate') GROUP BY 1"
+            ).fetchall()
         )
-        .drop("tournament_ref", "d0", "d1")
-    )
-    con.register("_tournaments_df", df)
-    con.execute("INSERT INTO tournaments BY NAME SELECT * REPLACE (CAST(extra AS JSON) AS extra) FROM _tournaments_df")
-    con.unregister("_tournaments_df")
-    return t_ids
-
-
-def _insert_entries(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], links) -> None:
-    entries: dict[tuple[int, int], dict] = {}
-    aliases = []
-    for p in parsed.players:
-        if p.tournament_ref not in t_ids:
-            continue
-        link = links[(p.tournament_ref, p.ref)]
-        tid = t_ids[p.tournament_ref]
-        by = p.birth_year or (p.birth_date.year if p.birth_date else None)
-        aliases.append(
-            (link.player_id, p.name or "?", identity.name_key(p.name or ""), p.fide_id, p.national_id,
-             p.federation, by, file_id, tid, link.rule, link.confidence)
-        )  # fmt: skip
-        if (tid, link.player_id) in entries:
-            continue
-        entries[(tid, link.player_id)] = {
-            "tournament_id": tid,
-            "player_id": link.player_id,
-            "start_rank": p.start_rank,
-            "name_as_written": p.name,
-            "fide_id_in_file": p.fide_id,
-            "rating_in_file": p.rating,
-            "national_rating": p.national_rating,
-            "national_rating_flag": p.national_rating_flag,
-            "federation": p.federation,
-            "title": p.title,
-            "sex": p.sex,
-            "birth_date": p.birth_date,
-            "birth_year": by,
-            "points_in_file": float(p.points) if p.points is not None else None,
-            "final_rank": p.final_rank,
-            "team": p.team,
-            "file_id": file_id,
-            "line": p.line,
+        same_path = {
+            r[0]
+            for r in con.execute(
+                "SELECT k.pos FROM _batch_keys k JOIN source_files s ON s.sha256 = k.sha256 AND s.path = k.path"
+                " AND s.member IS NOT DISTINCT FROM k.member WHERE k.sha256 <> ''"
+            ).fetchall()
         }
-    if entries:
-        df = pl.DataFrame(
-            list(entries.values()),
-            schema={
-                "tournament_id": pl.Int32,
-                "player_id": pl.Int32,
-                "start_rank": pl.Int32,
-                "name_as_written": pl.Utf8,
-                "fide_id_in_file": pl.Int64,
-                "rating_in_file": pl.Int32,
-                "national_rating": pl.Int32,
-                "national_rating_flag": pl.Utf8,
-                "federation": pl.Utf8,
-                "title": pl.Utf8,
-                "sex": pl.Utf8,
-                "birth_date": pl.Date,
-                "birth_year": pl.Int32,
-                "points_in_file": pl.Float64,
-                "final_rank": pl.Int32,
-                "team": pl.Utf8,
-                "file_id": pl.Int32,
-                "line": pl.Int32,
-            },
-        )
-        con.register("_entries_df", df)
-        con.execute("INSERT INTO tournament_players BY NAME SELECT * FROM _entries_df")
-        con.unregister("_entries_df")
-    if aliases:
-        adf = pl.DataFrame(aliases, schema=_ALIAS_SCHEMA, orient="row")
-        con.register("_aliases_df", adf)
-        con.execute("INSERT INTO player_aliases BY NAME SELECT * FROM _aliases_df")
-        con.unregister("_aliases_df")
+        # an unreadable file (no sha256) recorded already with the same reason at the same path
+        rejected_again = {
+            r[0]
+            for r in con.execute(
+                "SELECT k.pos FROM _batch_keys k JOIN source_files s ON s.path = k.path"
+                " AND s.member IS NOT DISTINCT FROM k.member AND s.sha256 = '' AND s.reason = k.reason"
+                " WHERE k.sha256 = ''"
+            ).fetchall()
+        }
+        for pos, fid in con.execute(
+            "SELECT k.pos, s.file_id FROM _batch_keys k JOIN source_files s ON s.path = k.path"
+            " AND s.member IS NOT DISTINCT FROM k.member AND s.sha256 <> k.sha256"
+            " WHERE k.sha256 <> '' AND s.status NOT IN ('replaced', 'duplicate') ORDER BY s.file_id"
+        ).fetchall():
+            plan.corrects.setdefault(pos, []).append(fid)
+    finally:
+        con.unregister("_batch_keys")
+    in_batch: dict[str, int] = {}  # sha256 -> position of its first source in the batch
+    for pos, ps in enumerate(batch):
+        name = ps.source.display
+        stored = first.get(ps.sha256) if ps.sha256 else None
+        if stored is not None:
+            fid, status = stored["file_id"], stored["status"]
+            if pos in same_path:
+                plan.skipped[pos] = FileResult(name, "skipped", file_id=fid, format=ps.format,
+                                               reason=f"already ingested ({status})")  # fmt: skip
+            else:
+                plan.duplicate_of[pos] = fid
+        elif ps.sha256 and ps.sha256 in in_batch:
+            plan.duplicate_of[pos] = ps.sha256
+        elif not ps.sha256 and pos in rejected_again:
+            plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
+        else:
+            if ps.sha256:
+                in_batch[ps.sha256] = pos
+            plan.load.append(pos)
+    return plan
 
 
-_ALIAS_SCHEMA = {
-    "player_id": pl.Int32,
-    "name_as_written": pl.Utf8,
-    "name_key": pl.Utf8,
-    "fide_id": pl.Int64,
-    "national_id": pl.Utf8,
-    "federation": pl.Utf8,
-    "birth_year": pl.Int32,
-    "file_id": pl.Int32,
-    "tournament_id": pl.Int32,
-    "match_rule": pl.Utf8,
-    "confidence": pl.Float64,
-}
+def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[FileResult]:
+    """Write the batch inside the caller's transaction (see `load_batch`)."""
+    plan = _plan(con, batch)
+    rows_for = sorted([*plan.load, *plan.duplicate_of])
+    # ids drawn in file order, as one file at a time would draw them
+    ids = _draw(con, "file_id_seq", len(rows_for))
+    file_id = dict(zip(rows_for, ids, strict=True))
+    results: list[FileResult | None] = [plan.skipped.get(pos) for pos in range(len(batch))]
+    now = dt.datetime.now()
+    ledger: list[tuple] = []
+    issue_frames: list[pl.DataFrame] = []
+    contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]] = []
+    for pos in rows_for:
+        ps, fid = batch[pos], file_id[pos]
+        if pos in plan.duplicate_of:
+            first = plan.duplicate_of[pos]
+            first_id = (
+                file_id[next(p for p in plan.load if batch[p].sha256 == first)] if isinstance(first, str) else first
+            )
+            results[pos] = FileResult(ps.source.display, "skipped", file_id=first_id, format=ps.format,
+                                      reason=f"same bytes as file_id {first_id}")  # fmt: skip
+            ledger.append(_ledger_row(ps, fid, now, "duplicate", f"same bytes as file_id {first_id}"))
+            continue
+        replaced = _replace_previous(con, ps, fid, plan.corrects[pos]) if pos in plan.corrects else []
+        res = FileResult(ps.source.display, "rejected", file_id=fid, format=ps.format, replaced_file_ids=replaced)
+        results[pos] = res
+        issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
+        if ps.rejected_reason is not None or ps.parsed is None:
+            res.reason = ps.rejected_reason or "rejected"
+            # `ingest_errors.raw` is readable through `elopipe sql`: a rejected file, whatever its
+            # name says (a key or a password file named .pgn), keeps its reasons but none of its bytes
+            issues = [IngestIssue("rejected", res.reason, severity="error")] + [replace(i, raw=None) for i in issues]
+        else:
+            contents.append((fid, ps, res, issues))
+        res.n_errors = sum(1 for i in issues if i.severity == "error")
+        res.n_warnings = sum(1 for i in issues if i.severity == "warning")
+        res.first_issues = [i for i in issues if i.severity == "error"][:5]
+        if issues:
+            issue_frames.append(load_rows.issues_frame(fid, issues))
+    if contents:
+        _load_contents(con, contents)
+    for _fid, _ps, res, _issues in contents:
+        res.status = "partial" if res.n_errors else "loaded"
+        if res.n_errors:
+            res.reason = f"{res.n_errors} unreadable part(s); first: {res.first_issues[0].message}"
+    for pos in plan.load:
+        res = results[pos]
+        assert res is not None
+        ledger.append(_ledger_row(batch[pos], file_id[pos], now, res.status, res.reason, res))
+    ledger.sort(key=lambda r: r[0])
+    _insert_ledger(con, ledger)
+    if issue_frames:
+        _insert(con, "ingest_errors", pl.concat(issue_frames),
+                "nextval('error_id_seq') AS error_id, *")  # fmt: skip
+    return [r for r in results if r is not None]
 
 
-def _insert_games(con, frame: pl.DataFrame, file_id: int, t_ids: dict[int, int], pid) -> int:
-    """Insert the file's games (`frame`: those of its stored tournaments are kept) in one
-    statement. File-local refs become ids through small mapping frames (joins), so a large file
-    costs no Python loop."""
-    if frame.is_empty() or not t_ids:
-        return 0
-    tmap = pl.DataFrame(
-        {"tournament_ref": list(t_ids), "tournament_id": list(t_ids.values())},
-        schema={"tournament_ref": pl.Int32, "tournament_id": pl.Int32},
-    )
-    pmap = pl.DataFrame(
-        {"tournament_ref": [k[0] for k in pid], "ref": [k[1] for k in pid], "player_id": list(pid.values())},
-        schema={"tournament_ref": pl.Int32, "ref": pl.Int32, "player_id": pl.Int32},
-    )
-    # ids from the three ref columns only: joins on the whole frame would copy every column
-    ids = (
-        frame.lazy()
-        .select("tournament_ref", "white_ref", "black_ref")
-        .join(tmap.lazy(), on="tournament_ref", how="left", maintain_order="left")
-        .join(pmap.lazy().rename({"ref": "white_ref", "player_id": "white_id"}), on=["tournament_ref", "white_ref"],
-              how="left", maintain_order="left")
-        .join(pmap.lazy().rename({"ref": "black_ref", "player_id": "black_id"}), on=["tournament_ref", "black_ref"],
-              how="left", maintain_order="left")
-        .select("tournament_id", "white_id", "black_id")
-        .collect()
-    )  # fmt: skip
-    df = (
-        frame.drop("tournament_ref", "white_ref", "black_ref")
-        .rename({"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"})
-        .hstack(ids)
-        .with_columns(file_id=pl.lit(file_id, dtype=pl.Int32))
-    )
-    if ids.get_column("tournament_id").null_count():  # games of a tournament that was not stored
-        df = df.filter(pl.col.tournament_id.is_not_null())
+def _ledger_row(
+    ps: ParsedSource, file_id: int, now: dt.datetime, status: str, reason: str | None, res: FileResult | None = None
+) -> tuple:
+    counts = (res.n_tournaments, res.n_players, res.n_games, res.n_unplayed, res.n_errors) if res else (0, 0, 0, 0, 0)
+    return (file_id, ps.sha256 or "", ps.source.stored_path, ps.source.member, ps.format, ps.size, ps.encoding,
+            ps.newline, now, status, *counts, reason)  # fmt: skip
+
+
+_LEDGER_SCHEMA = {
+    "file_id": pl.Int32, "sha256": pl.Utf8, "path": pl.Utf8, "member": pl.Utf8, "format": pl.Utf8,
+    "bytes": pl.Int64, "encoding": pl.Utf8, "newline": pl.Utf8, "ingested_at": pl.Datetime("us"),
+    "status": pl.Utf8, "n_tournaments": pl.Int32, "n_players": pl.Int32, "n_games": pl.Int32,
+    "n_unplayed": pl.Int32, "n_errors": pl.Int32, "reason": pl.Utf8,
+}  # fmt: skip
+
+
+def _insert_ledger(con: duckdb.DuckDBPyConnection, rows: list[tuple]) -> None:
+    if rows:
+        _insert(con, "source_files", pl.DataFrame(rows, schema=_LEDGER_SCHEMA, orient="row"))
+
+
+def _draw(con: duckdb.DuckDBPyConnection, sequence: str, n: int) -> list[int]:
+    """`n` values of `sequence`, in increasing order (one statement)."""
+    if n == 0:
+        return []
+    return sorted(r[0] for r in con.execute(f"SELECT nextval('{sequence}') FROM range(?)", [n]).fetchall())
+
+
+def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame, select: str = "*") -> None:
+    """One INSERT of every row of `df` (columns by name)."""
+    if df.is_empty():
+        return
     # Arrow string views, which DuckDB scans as they are: the default Arrow export copies every string
-    con.register("_games_df", df.to_arrow(compat_level=pl.CompatLevel.newest()))
-    con.execute(
-        "INSERT INTO games BY NAME SELECT nextval('game_id_seq') AS game_id, * REPLACE ("
-        " CAST(white_score AS DECIMAL(2,1)) AS white_score, CAST(black_score AS DECIMAL(2,1)) AS black_score,"
-        " CAST(NULLIF(headers, '{}') AS JSON) AS headers) FROM _games_df"
-    )
-    con.unregister("_games_df")
-    return df.height
+    con.register("_rows_df", df.to_arrow(compat_level=pl.CompatLevel.newest()))
+    try:
+        con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _rows_df")
+    finally:
+        con.unregister("_rows_df")
 
 
-def _insert_unplayed(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int], pid) -> int:
-    rows = [
-        (
-            t_ids[u.tournament_ref],
-            pid.get((u.tournament_ref, u.player_ref)),
-            u.round,
-            u.code,
-            float(u.score) if u.score is not None else None,
-            pid.get((u.tournament_ref, u.opponent_ref)) if u.opponent_ref is not None else None,
-            file_id,
-            u.line,
-        )
-        for u in parsed.unplayed
-        if u.tournament_ref in t_ids and (u.tournament_ref, u.player_ref) in pid
-    ]
-    if rows:
-        _insert_rows(con, "unplayed_rounds", rows, _UNPLAYED_SCHEMA)
-    return len(rows)
+def _load_contents(
+    con: duckdb.DuckDBPyConnection, contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]]
+) -> None:
+    """Insert the rows of the batch's readable files, then run the store-wide steps once."""
+    n_t = sum(len(ps.parsed.tournaments) for _, ps, _, _ in contents if ps.parsed is not None)
+    t_pool = iter(_draw(con, "tournament_id_seq", n_t))
+    files: list[identity.FilePlayers] = []
+    frames = []
+    tournaments = []
+    for fid, ps, res, _ in contents:
+        parsed = ps.parsed
+        assert parsed is not None
+        t_ids = {t.ref: next(t_pool) for t in parsed.tournaments}
+        res.n_tournaments = len(t_ids)
+        frame = games_frame(parsed.games)
+        frames.append(frame)
+        tournaments.append(load_rows.tournament_frame(parsed, fid, t_ids, frame))
+        files.append(identity.FilePlayers(fid, [p for p in parsed.players if p.tournament_ref in t_ids], t_ids))
+    _insert(con, "tournaments", pl.concat(tournaments),
+            "* REPLACE (CAST(extra AS JSON) AS extra)")  # fmt: skip
+    links = identity.resolve_batch(con, files)
+    entries, aliases, games, unplayed, teams = [], [], [], [], []
+    for (fid, ps, res, _), f, link, frame in zip(contents, files, links, frames, strict=True):
+        parsed = ps.parsed
+        assert parsed is not None
+        pid = {k: v.player_id for k, v in link.items()}
+        res.player_ids = set(pid.values())
+        res.n_players = len(res.player_ids)
+        e, a = load_rows.entry_frames(parsed, fid, f.tournament_ids, link)
+        entries.append(e)
+        aliases.append(a)
+        g = load_rows.games_rows(frame, fid, f.tournament_ids, pid)
+        res.n_games = g.height
+        games.append(g)
+        u = load_rows.unplayed_frame(parsed, fid, f.tournament_ids, pid)
+        res.n_unplayed = u.height
+        unplayed.append(u)
+        teams.append(load_rows.teams_frame(parsed, fid, f.tournament_ids))
+    frames.clear()
+    _insert(con, "tournament_players", pl.concat(entries))
+    _insert(con, "player_aliases", pl.concat(aliases))
+    _insert_games(con, games)
+    for _, ps, _, _ in contents:
+        if ps.parsed is not None and len(ps.parsed.games) >= OPTIMISTIC_GAMES:
+            ps.parsed.games = []  # stored: released before the steps below read them back from the store
+    _insert(con, "unplayed_rounds", pl.concat(unplayed))
+    _insert(con, "teams", pl.concat(teams))
+    file_ids = [fid for fid, _, _, _ in contents]
+    tids = {t for f in files for t in f.tournament_ids.values()}
+    # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
+    for fid in file_ids:
+        identity.apply_manual_decisions(con, fid)
+    for fid in file_ids:
+        identity.consolidate(con, fid)
+    dedup.relink_tournaments(con, tids)
+    # list names must not depend on which file came first
+    identity.refresh_display_names(con, {p for _, _, res, _ in contents for p in res.player_ids})
 
 
-def _insert_teams(con, parsed: ParsedFile, file_id: int, t_ids: dict[int, int]) -> None:
-    rows = [
-        (t_ids[t.tournament_ref], t.team_no, t.name, t.record, t.member_ranks,
-         float(t.points) if t.points is not None else None, file_id, t.line)
-        for t in parsed.teams
-        if t.tournament_ref in t_ids
-    ]  # fmt: skip
-    if rows:
-        _insert_rows(con, "teams", rows, _TEAM_SCHEMA)
+def _insert_games(con: duckdb.DuckDBPyConnection, games: list[pl.DataFrame]) -> None:
+    """The batch's games in one statement, their ids drawn in file order."""
+    df = pl.concat(games, how="vertical_relaxed") if len(games) > 1 else games[0]
+    if df.is_empty():
+        return
+    ids = _draw(con, "game_id_seq", df.height)
+    df = df.with_columns(pl.Series("game_id", ids, dtype=pl.Int64))
+    _insert(con, "games", df, _GAME_CASTS)
 
 
-_UNPLAYED_SCHEMA = {
-    "tournament_id": pl.Int32,
-    "player_id": pl.Int32,
-    "round": pl.Int32,
-    "code": pl.Utf8,
-    "score": pl.Float64,
-    "opponent_id": pl.Int32,
-    "file_id": pl.Int32,
-    "line": pl.Int32,
-}
-_TEAM_SCHEMA = {
-    "tournament_id": pl.Int32,
-    "team_no": pl.Int32,
-    "name": pl.Utf8,
-    "record": pl.Utf8,
-    "member_ranks": pl.List(pl.Int32),
-    "points": pl.Float64,
-    "file_id": pl.Int32,
-    "line": pl.Int32,
-}
-
-
-def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[tuple], schema: dict) -> None:
-    """One INSERT of many rows (a DataFrame scan instead of one statement per row)."""
-    df = pl.DataFrame(rows, schema=schema, orient="row")
-    con.register("_rows_df", df)
-    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _rows_df")
-    con.unregister("_rows_df")
+_GAME_CASTS = (
+    "* REPLACE (CAST(white_score AS DECIMAL(2,1)) AS white_score, CAST(black_score AS DECIMAL(2,1)) AS black_score,"
+    " CAST(NULLIF(headers, '{}') AS JSON) AS headers)"
+)
