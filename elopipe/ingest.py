@@ -1,13 +1,14 @@
 """Ingest: sources -> parsed files -> the store.
 
-Three steps, usable separately (the Prefect flow runs `parse_source` in parallel and
-`load_parsed_source` from one writer):
+Three steps, usable separately:
 
 - `discover(paths)` (elopipe.sources): which byte streams to read;
-- `parse_source(source)`: pure, no database; bytes -> hash, encoding, format, `ParsedFile`;
-- `load_parsed_source(con, parsed)` (elopipe.loader): one transaction per file.
+- `parse_source(source)`: pure, no database; bytes -> hash, encoding, format, `ParsedFile`
+  (elopipe.parse_pool runs it in worker processes, batch by batch);
+- `load_batch(con, parsed)` (elopipe.loader): one transaction per batch of files.
 
-`ingest_paths` chains them for the CLI.
+`ingest_paths` chains them: it is the one driver of `elopipe ingest`, the Prefect flows
+(`elopipe run`) and the drop folder (`elopipe watch`).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import duckdb
+
 from elopipe import streaming
-from elopipe.loader import FileResult, load_parsed_source
+from elopipe.loader import FileResult, load_batch, load_parsed_source
 from elopipe.model import IngestIssue, ParsedFile
 from elopipe.sources import Discovery, Source, SourceError, discover
-from elopipe.store import DEFAULT_DB, StoreFullError, open_writer
+from elopipe.store import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
 from elopipe.textio import decode_bytes, wide_bom
 
 __all__ = [
@@ -256,10 +259,19 @@ def _size(source: Source) -> int:
 
 @dataclass
 class IngestSummary:
+    """What one ingest did: one FileResult per source, in discovery order.
+
+    `stopped`: a stop request (Ctrl-C in a flow) ended it before every file was loaded;
+    `failure`: why it stopped early (the store's disk is full); `parallel_workers`: parser
+    processes used (0: parsed in this process)."""
+
     files: list[FileResult] = field(default_factory=list)
-    skipped_paths: list[tuple[str, str]] = field(default_factory=list)
+    skipped_paths: list[tuple[str, str]] = field(default_factory=list)  # not chess files, by suffix
     missing: list[str] = field(default_factory=list)
-    failure: str | None = None  # why the ingest stopped early (the store's disk is full)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # not read: symlinks, devices
+    failure: str | None = None
+    stopped: bool = False
+    parallel_workers: int = 0
 
     def count(self, status: str) -> int:
         return sum(1 for f in self.files if f.status == status)
@@ -286,6 +298,19 @@ class IngestSummary:
         rejected, or the ingest stopped early."""
         return 1 if self.failure or any(f.status in ("partial", "rejected") for f in self.files) else 0
 
+    def line(self) -> str:
+        """The one-line summary the flows print."""
+        text = (
+            f"{len(self.files)} files: {self.count('loaded')} loaded, {self.count('partial')} partial, "
+            f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
+            f"{self.games} games, {self.errors} errors"
+        )
+        if self.warnings:
+            text += f", {self.warnings} warnings (v_ingest_errors)"
+        if self.stopped:
+            text += " (stopped early)"
+        return text
+
 
 def ingest_paths(
     paths: list[str | os.PathLike[str]],
@@ -296,41 +321,79 @@ def ingest_paths(
     on_wait: Callable[[str], None] | None = None,
     workers: int = 1,
     wait: float | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> IngestSummary:
-    """Ingest every source under `paths` into `db`, one transaction per file.
+    """Ingest every source under `paths` into `db`: the one ingest driver of the CLI, the flows
+    and the drop folder.
 
-    Files already in the store (same sha256) are skipped; a changed file at a known path replaces
-    its old rows. `on_file` is called after each file. `workers` > 1 replays each large PGN in
-    that many forked processes with `validate_moves` (see `read_pgn`; without it, PGN games are
-    read as columns in threads anyway). `wait`: seconds to wait for another process that holds
-    the store (an elopipe writer, or any program holding DuckDB's lock, such as a long
-    `elopipe sql` query); None waits for ever. Raises StoreBusyError if the store cannot be
-    opened for writing in that time (see elopipe.store). A full disk stops the ingest at the
-    file that did not fit: the files before it stay loaded, and `failure` says why."""
+    Sources are parsed in batches (elopipe.parse_pool: in worker processes when it pays, the next
+    batch while this one is written) and each batch is written in one transaction
+    (elopipe.loader.load_batch): a batch is committed whole or not at all. Files already in the
+    store (same sha256) are skipped; a changed file at a known path replaces its old rows; a file
+    that cannot be read is recorded as rejected and the rest of its batch loads. `on_file` is
+    called for each file once its batch is committed. `workers` > 1 replays each large PGN in
+    that many forked processes with `validate_moves` (see `read_pgn`). `wait`: seconds to wait for
+    another process that holds the store (None: for ever); raises StoreBusyError after that (see
+    elopipe.store). `stop`: checked between batches; when it returns True the ingest ends after
+    the batch being written (`stopped`). A full disk stops the ingest at the file that did not
+    fit: the files before it stay loaded, and `failure` says why."""
+    from elopipe.parse_pool import Parser
+
     disc = discover(paths)
-    summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing)
-    with open_writer(db, timeout=wait, on_wait=on_wait) as con:
-        bar = _progress(disc.sources) if progress else None
-        try:
-            for src in disc.sources:
+    summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing, refused=disc.refused)
+    if stop is not None and stop():  # stopped before anything was read
+        summary.stopped = bool(disc.sources)
+        return summary
+    bar = _progress(disc.sources) if progress else None
+    try:
+        with (
+            open_writer(db, timeout=wait, on_wait=on_wait) as con,
+            Parser(disc.sources, validate_moves, workers) as parser,
+        ):
+            summary.parallel_workers = parser.pool_workers
+            for parsed in parser.parsed_batches():
                 if bar is not None:
-                    bar[0].update(bar[1], description=_short(src.display))
-                parsed = parse_source(src, validate_moves=validate_moves, workers=workers)
-                try:
-                    result = load_parsed_source(con, parsed)
-                except StoreFullError as exc:  # every later file would fail the same way
-                    summary.failure = str(exc)
-                    summary.files.append(FileResult(src.display, "rejected", format=parsed.format, reason=str(exc)))
+                    bar[0].update(bar[1], description=_short(parsed[-1].source.display))
+                done = _write_batch(con, parsed, summary, on_file)
+                if bar is not None:
+                    bar[0].advance(bar[1], len(parsed))
+                if not done:
                     break
-                summary.files.append(result)
-                if on_file is not None:
-                    on_file(result)
-                if bar is not None:
-                    bar[0].advance(bar[1], 1)
-        finally:
-            if bar is not None:
-                bar[0].stop()
+                if stop is not None and stop():
+                    summary.stopped = len(summary.files) < len(disc.sources)
+                    break
+    except Exception as exc:  # the store cannot even be opened on a full disk
+        if not is_disk_full(exc) or summary.failure:
+            raise
+        summary.failure = disk_full_message(os.fspath(db), "the next file")
+    finally:
+        if bar is not None:
+            bar[0].stop()
     return summary
+
+
+def _write_batch(
+    con: duckdb.DuckDBPyConnection,
+    parsed: list[ParsedSource],
+    summary: IngestSummary,
+    on_file: Callable[[FileResult], None] | None,
+) -> bool:
+    """Load one parsed batch into `summary`; False when the disk is full (the ingest stops)."""
+    try:
+        results = load_batch(con, parsed)
+    except StoreFullError as exc:  # every later file would fail the same way
+        results = list(getattr(exc, "loaded", []))
+        summary.failure = str(exc)
+    for result in results:
+        summary.files.append(result)
+        if on_file is not None:
+            on_file(result)
+    if summary.failure is None:
+        return True
+    failed = parsed[len(results)]
+    summary.files.append(FileResult(failed.source.display, "rejected", format=failed.format, reason=summary.failure,
+                                    path=failed.source.stored_path, member=failed.source.member))  # fmt: skip
+    return False
 
 
 def _short(name: str, width: int = 40) -> str:

@@ -46,9 +46,11 @@ OPTIMISTIC_GAMES = 200_000
 class FileResult:
     """Outcome of one source. status: 'loaded' | 'partial' | 'rejected' | 'skipped' (already in the store)."""
 
-    name: str
+    name: str  # path, or 'archive!member'
     status: str
     file_id: int | None = None
+    path: str = ""  # the file on disk as stored in the ledger (the archive, for a member)
+    member: str | None = None
     format: str = "unknown"
     n_tournaments: int = 0
     n_games: int = 0
@@ -94,7 +96,14 @@ def load_batch(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> lis
         except Exception:
             _rollback(con)  # a failed COMMIT has already ended the transaction
         # one file at a time: the ones that can be stored are, the others are recorded as rejected
-        return [_load_one(con, ps) for ps in batch]
+        done: list[FileResult] = []
+        for ps in batch:
+            try:
+                done.append(_load_one(con, ps))
+            except StoreFullError as exc:
+                exc.loaded = done  # the files committed before the one that did not fit
+                raise
+        return done
     finally:
         if large:  # back to the store's setting (elopipe.store); a failure here must not hide the load's
             with contextlib.suppress(duckdb.Error):
@@ -334,7 +343,12 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
     if issue_frames:
         _insert(con, "ingest_errors", pl.concat(issue_frames),
                 "nextval('error_id_seq') AS error_id, *")  # fmt: skip
-    return [r for r in results if r is not None]
+    out = []
+    for ps, r in zip(batch, results, strict=True):
+        assert r is not None
+        r.path, r.member = ps.source.stored_path, ps.source.member
+        out.append(r)
+    return out
 
 
 def _ledger_row(

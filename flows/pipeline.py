@@ -19,17 +19,18 @@ from pathlib import Path
 
 from prefect import flow
 
+from elopipe.ingest import IngestSummary
 from elopipe.interrupt import stop_requested
 from elopipe.store import DEFAULT_DB, write_lock
 from flows._stages import stage_line, stage_warning
-from flows.ingest_files import IngestFlowSummary, ingest_files
+from flows.ingest_files import ingest_files
 from flows.publish import DEFAULT_MAX_LISTS, publish
 from flows.rate_lists import DEFAULT_SYSTEMS, RateFlowSummary, rate_lists
 
 
 @dataclass
 class PipelineSummary:
-    ingest: IngestFlowSummary
+    ingest: IngestSummary
     rating: RateFlowSummary | None = None
     published: list[Path] = field(default_factory=list)
     # One line per system whose publish stopped on a file it could not write (its lists stay

@@ -84,17 +84,16 @@ def test_rate_on_a_full_disk_is_one_line_and_leaves_the_store_as_it_was(tmp_path
 def test_a_full_disk_during_commit_stops_the_ingest_and_keeps_a_ledger_row(tmp_path: Path, monkeypatch) -> None:
     """The same without a RAM disk: DuckDB's own error text for a WAL that cannot be written."""
     real_load = loader._load
-    calls = {"n": 0}
-
-    def full_once(con, ps):
-        calls["n"] += 1
-        if calls["n"] == 1:
-            raise duckdb.IOException('IO Error: Could not write file "x.duckdb.wal": No space left on device')
-        return real_load(con, ps)
-
-    monkeypatch.setattr(loader, "_load", full_once)
-    db = tmp_path / "s.duckdb"
     first, second = PGN / "dortmund.pgn", PGN / "wchcand22.pgn"
+
+    def full_for_first(con, batch):
+        # the disk fills while the first file's rows are written (its ledger row still fits)
+        if any(ps.source.path == str(first.resolve()) and ps.parsed is not None for ps in batch):
+            raise duckdb.IOException('IO Error: Could not write file "x.duckdb.wal": No space left on device')
+        return real_load(con, batch)
+
+    monkeypatch.setattr(loader, "_load", full_for_first)
+    db = tmp_path / "s.duckdb"
     summary = ingest_paths([first, second], db)
     assert summary.exit_code == 1 and "is full" in summary.failure and str(first.resolve()) in summary.failure
     assert [f.status for f in summary.files] == ["rejected"]  # the second file was not attempted
@@ -113,10 +112,10 @@ def test_run_on_a_full_disk_stops_after_ingest_with_one_warning_and_leaves_the_f
     real_load = loader._load
 
     def full_for(name: str):
-        def load(con, ps):
-            if ps.source.path.endswith(name):
+        def load(con, batch):
+            if any(ps.source.path.endswith(name) and ps.parsed is not None for ps in batch):
                 raise duckdb.IOException('IO Error: Could not write file "x.duckdb.wal": No space left on device')
-            return real_load(con, ps)
+            return real_load(con, batch)
 
         return load
 

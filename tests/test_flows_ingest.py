@@ -31,12 +31,13 @@ def _store_facts(db: Path) -> tuple[list[tuple], int, int]:
 
 
 def test_parallel_parse_loads_exactly_what_a_serial_parse_loads(tmp_path: Path, monkeypatch) -> None:
+    import elopipe.parse_pool as pp
     import flows.ingest_files as fi
 
     serial = fi.ingest_files([str(SAMPLE)], str(tmp_path / "serial.duckdb"))
     assert serial.parallel_workers == 0  # sample_pgn is small: processes would not pay
-    monkeypatch.setattr(fi, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(fi, "CHUNK_FILES", 3)  # several chunks: parse of the next overlaps the write
+    monkeypatch.setattr(pp, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(pp, "BATCH_FILES", 3)  # several batches: parse of the next overlaps the write
     parallel = fi.ingest_files([str(SAMPLE)], str(tmp_path / "parallel.duckdb"))
     assert parallel.parallel_workers >= 2
 
@@ -46,9 +47,12 @@ def test_parallel_parse_loads_exactly_what_a_serial_parse_loads(tmp_path: Path, 
     assert parallel.games == _store_facts(tmp_path / "parallel.duckdb")[1] > 0
 
 
-def test_stop_request_ends_after_the_current_files_transaction(tmp_path: Path, monkeypatch) -> None:
+def test_stop_request_ends_after_the_current_batchs_transaction(tmp_path: Path, monkeypatch) -> None:
+    import elopipe.ingest as ingest
+    import elopipe.parse_pool as pp
     import flows.ingest_files as fi
 
+    monkeypatch.setattr(pp, "BATCH_FILES", 1)  # one file per batch: the stop falls between files
     inbox = tmp_path / "in"
     inbox.mkdir()
     names = [
@@ -58,14 +62,14 @@ def test_stop_request_ends_after_the_current_files_transaction(tmp_path: Path, m
     ]
     for name in names:
         shutil.copy(SAMPLE / name, inbox / name)
-    real_load = fi.load_parsed_source
+    real_load = ingest.load_batch
 
     def load_then_ctrl_c(con, parsed):
         result = real_load(con, parsed)
-        request_stop()  # as if Ctrl-C arrived while this file was being written
+        request_stop()  # as if Ctrl-C arrived while this batch was being written
         return result
 
-    monkeypatch.setattr(fi, "load_parsed_source", load_then_ctrl_c)
+    monkeypatch.setattr(ingest, "load_batch", load_then_ctrl_c)
     db = tmp_path / "store.duckdb"
     try:
         summary = fi.ingest_files([str(inbox)], str(db))
@@ -77,7 +81,7 @@ def test_stop_request_ends_after_the_current_files_transaction(tmp_path: Path, m
     assert len(ledger) == 1 and ledger[0][2] == "loaded"
     assert games == summary.files[0].n_games > 0
 
-    monkeypatch.setattr(fi, "load_parsed_source", real_load)
+    monkeypatch.setattr(ingest, "load_batch", real_load)
     rest = fi.ingest_files([str(inbox)], str(db))  # the next run picks up the others, skips the first
     assert [f.status for f in rest.files].count("skipped") == 1
     assert len(_store_facts(db)[0]) == len(names)
@@ -87,6 +91,7 @@ def test_a_dead_parser_process_rejects_its_file_with_the_reason_and_the_rest_sti
     import concurrent.futures as cf
     from concurrent.futures.process import BrokenProcessPool
 
+    import elopipe.parse_pool as pp
     import flows.ingest_files as fi
 
     class DeadPool:
@@ -115,8 +120,8 @@ def test_a_dead_parser_process_rejects_its_file_with_the_reason_and_the_rest_sti
     inbox.mkdir()
     for name in ("wchcand22.pgn", "irl_irish_intermediate_champs_2011_latin1_crlf.trf"):
         shutil.copy(SAMPLE / name, inbox / name)
-    monkeypatch.setattr(fi, "_pool_size", lambda sources: 2)
-    monkeypatch.setattr(fi, "_make_pool", lambda workers: DeadPool())
+    monkeypatch.setattr(pp, "pool_size", lambda sources: 2)
+    monkeypatch.setattr(pp, "make_pool", lambda workers: DeadPool())
     summary = fi.ingest_files([str(inbox)], str(tmp_path / "store.duckdb"))
     dead = [f for f in summary.files if f.status == "rejected"]
     alive = [f for f in summary.files if f.status == "loaded"]

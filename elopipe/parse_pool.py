@@ -1,0 +1,148 @@
+"""Parsing the sources of one ingest, in batches, in worker processes when it pays.
+
+Parsing (`elopipe.ingest.parse_source`: bytes -> `ParsedSource`) is pure and picklable. When the
+sources are big enough for processes to pay for their start (`PARALLEL_MIN_BYTES`, more than one
+file and core), they are parsed in a process pool; otherwise in this process. Sources are
+grouped into batches of at most `BATCH_FILES` files and `BATCH_BYTES` bytes (a larger file is a
+batch of its own): the loader writes one batch per transaction while the pool parses the next.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
+
+from elopipe.ingest import ParsedSource, parse_source
+from elopipe.lifeline import exit_with
+from elopipe.sources import Source
+
+PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
+BATCH_FILES = 256
+# Parsed PGN takes several times its size in memory, and two batches are held at once (one being
+# written, the next being parsed): 64 MB keeps that well under a gigabyte.
+BATCH_BYTES = 64_000_000
+_RETRY = "drop it again to retry"
+
+
+def _size(source: Source) -> int:
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
+
+
+def pool_size(sources: Sequence[Source]) -> int:
+    """Worker processes worth starting for `sources` (0 = parse in this process)."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or len(sources) < 2:
+        return 0
+    if sum(_size(s) for s in sources) < PARALLEL_MIN_BYTES:
+        return 0
+    return min(cores, len(sources))
+
+
+def batches(sources: Sequence[Source]) -> Iterator[list[Source]]:
+    """`sources` in order, cut into batches (see the module docstring)."""
+    batch: list[Source] = []
+    size = 0
+    for s in sources:
+        n = _size(s)
+        if batch and (len(batch) >= BATCH_FILES or size + n > BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(s)
+        size += n
+    if batch:
+        yield batch
+
+
+def make_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """A process pool of `workers` parsers."""
+    # forkserver: workers start from a clean process that imported only the readers, not from a
+    # fork of this one (which may run Prefect's threads and event loop).
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["elopipe.ingest"])
+    # Each worker ends when this process does, even on kill -9: a worker's parent is the
+    # forkserver, which lives as long as its workers, so they watch this process (elopipe.lifeline).
+    return cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=exit_with, initargs=(os.getpid(), 0.0)
+    )
+
+
+class Parser:
+    """Parses `sources` batch by batch (`parsed_batches`), one batch ahead of the caller.
+
+    If a worker process dies (killed, out of memory), the files it may have been reading are
+    recorded as rejected with that reason, and the rest is parsed in this process. Use as a
+    context manager: the pool is shut down on exit."""
+
+    def __init__(self, sources: Sequence[Source], validate_moves: bool = False, workers: int = 1) -> None:
+        self.sources = list(sources)
+        self.validate_moves = validate_moves
+        self.workers = workers  # processes replaying one large PGN (`parse_source`), not the pool
+        self.pool_workers = pool_size(self.sources)
+        self.pool: cf.Executor | None = make_pool(self.pool_workers) if self.pool_workers else None
+        self._retry: cf.Executor | None = None
+        self._renewed = False
+
+    def __enter__(self) -> Parser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for pool in (self.pool, self._retry):
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+        self.pool = self._retry = None
+
+    def parsed_batches(self) -> Iterator[list[ParsedSource]]:
+        """The parsed sources, batch by batch, in order. With a pool, the next batch is being
+        parsed while the caller writes this one."""
+        pending: list[tuple[Source, cf.Future[ParsedSource]]] | None = None
+        for batch in batches(self.sources):
+            if self.pool is None:
+                yield [parse_source(s, self.validate_moves, self.workers) for s in batch]
+                continue
+            submitted = [(s, self.pool.submit(parse_source, s, self.validate_moves)) for s in batch]
+            if pending is not None:
+                yield self._results(pending)
+            pending = submitted
+        if pending is not None:
+            yield self._results(pending)
+
+    def _results(self, pending: list[tuple[Source, cf.Future[ParsedSource]]]) -> list[ParsedSource]:
+        out = []
+        for source, fut in pending:
+            try:
+                out.append(fut.result())
+            except (BrokenProcessPool, cf.CancelledError):  # cancelled: queued in a pool that died
+                out.append(self._alone(source))
+        return out
+
+    def _alone(self, source: Source) -> ParsedSource:
+        """Parse `source` again in a one-worker pool after a worker died: every file in flight when
+        it died is retried this way, one at a time, so only a file that kills its parser again is
+        rejected. Later batches go to a new pool."""
+        self._renew_pool()
+        for attempt in range(2):
+            if self._retry is None:
+                self._retry = make_pool(1)
+            try:
+                return self._retry.submit(parse_source, source, self.validate_moves).result()
+            except BrokenProcessPool as exc:
+                self._retry.shutdown(cancel_futures=True)
+                self._retry = None
+                if attempt:
+                    reason = (
+                        f"the parser process died while reading this file ({exc or 'killed'}); drop it again to retry"
+                    )
+                    return ParsedSource(source, None, _size(source), "unknown", None, None, None, reason)
+        raise AssertionError("not reached")
+
+    def _renew_pool(self) -> None:
+        if self.pool is not None and not self._renewed:
+            self._renewed = True
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = make_pool(self.pool_workers)
