@@ -20,6 +20,7 @@ Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import unicodedata
@@ -530,14 +531,36 @@ class _Index:
         self.by_nid: dict[str, _Known] = {}
         self.by_key: dict[str, list[_Known]] = {}
         self.by_pid: dict[int, list[_Known]] = {}
-        # full (3+ letter) name token -> ids: two names can only be abbreviation-compatible when
-        # they share such a token (`_covers` needs one exact full token)
+        # Two names are abbreviation-compatible only when the full (3+ letter) tokens of the shorter
+        # are tokens of the longer (`_covers`: abbreviations are at most two letters, and one
+        # exact full token is needed): the candidates for a name are the players holding all its
+        # full tokens (`by_token`, intersected) and those whose full tokens are a subset of its
+        # own (`by_full_tokens`, looked up per subset)
         self.by_token: dict[str, set[int]] = {}
+        self.by_full_tokens: dict[frozenset[str], set[int]] = {}
 
     def _add_tokens(self, key: str, player_id: int) -> None:
-        for t in key.split(" "):
-            if len(t) > _ABBREV_MAX:
-                self.by_token.setdefault(t, set()).add(player_id)
+        full = _full_tokens(key)
+        for t in full:
+            self.by_token.setdefault(t, set()).add(player_id)
+        if full:
+            self.by_full_tokens.setdefault(full, set()).add(player_id)
+
+    def abbreviation_candidates(self, key: str) -> set[int]:
+        """Ids of the players with a spelling that may be `names_compatible` with `key` (a superset)."""
+        full = _full_tokens(key)
+        if not full:
+            return set()
+        sets = sorted((self.by_token.get(t, set()) for t in full), key=len)
+        out = {pid for pid in sets[0] if all(pid in s for s in sets[1:])}  # holding all of them
+        tokens = sorted(full)
+        if len(tokens) <= _SUBSET_TOKENS:
+            for n in range(1, len(tokens) + 1):
+                for sub in itertools.combinations(tokens, n):
+                    out |= self.by_full_tokens.get(frozenset(sub), set())
+        else:  # a name of many words: every player sharing a full token (rare)
+            out = set().union(*(self.by_token.get(t, ()) for t in full))
+        return out
 
     def add(self, k: _Known) -> None:
         same = self.by_pid.get(k.player_id, [])
@@ -586,7 +609,7 @@ class _Index:
         if in_ctx:
             return None
         compatible = None
-        near = set().union(*(self.by_token.get(t, ()) for t in key.split(" ") if len(t) > _ABBREV_MAX))
+        near = self.abbreviation_candidates(key)
         for pid in near:
             if pid in taken or pid not in ctx:
                 continue
@@ -710,6 +733,13 @@ class _EventContext:
         if len(tids) == 1 and tids[0] in out:
             out[-1] = out[tids[0]]
         return out
+
+
+_SUBSET_TOKENS = 6  # a name with more full tokens looks candidates up by any shared token
+
+
+def _full_tokens(key: str) -> frozenset[str]:
+    return frozenset(t for t in key.split(" ") if len(t) > _ABBREV_MAX)
 
 
 def _fuller(a: str, b: str) -> bool:

@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 import duckdb
 
 from elopipe import streaming
+from elopipe.game_frame import records_frame
 from elopipe.loader import FileResult, load_batch, load_parsed_source
-from elopipe.model import IngestIssue, ParsedFile
+from elopipe.model import GameTable, IngestIssue, ParsedFile
 from elopipe.sources import Discovery, Source, SourceError, discover
 from elopipe.store import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
 from elopipe.textio import decode_bytes, wide_bom
@@ -229,6 +230,9 @@ def _read(
         return ParsedSource(source, None, len(data), fmt, encoding, newline, None, f"reader failed: {exc!r}")
     if nul_issue is not None:
         parsed.issues.insert(0, nul_issue)
+    if not isinstance(parsed.games, GameTable):
+        # the games as the frame the loader inserts, built here: in a parser process when there is one
+        parsed.games = GameTable(records_frame(list(parsed.games)), len(parsed.games))
     return ParsedSource(source, None, len(data), fmt, encoding, newline, parsed, parsed.rejected_reason)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import polars as pl
 
@@ -38,48 +39,51 @@ _TOURNAMENT_SCHEMA = {
 }
 
 
-def tournament_frame(parsed: ParsedFile, file_id: int, t_ids: Mapping[int, int], games: pl.DataFrame) -> pl.DataFrame:
-    """`tournaments` rows of the file (`t_ids`: {tournament ref: tournament_id}, in file order).
-    `games`: the file's games frame, whose day-precise dates give the days of play of a
-    tournament without dates (`first_day`, `last_day`)."""
-    ts = parsed.tournaments
-    df = pl.DataFrame(
-        {
-            "tournament_id": [t_ids[t.ref] for t in ts],
-            "file_id": [file_id] * len(ts),
-            "source_format": [parsed.format] * len(ts),
-            "name": [t.name for t in ts],
-            "city": [t.city for t in ts],
-            "federation": [t.federation for t in ts],
-            "start_date": [t.start_date for t in ts],
-            "end_date": [t.end_date for t in ts],
-            "rounds": [t.rounds for t in ts],
-            "time_control": [t.time_control for t in ts],
-            "rate_class": [t.rate_class for t in ts],
-            "tournament_type": [t.tournament_type for t in ts],
-            "chief_arbiter": [t.chief_arbiter for t in ts],
-            "is_team": [t.is_team for t in ts],
-            "extra": [json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None for t in ts],
-            "event_key": [identity.event_key(t.name) for t in ts],
-            "tournament_ref": [t.ref for t in ts],
-        },
-        schema=_TOURNAMENT_SCHEMA | {"tournament_ref": pl.Int32},
-    )
-    days = (
-        games.lazy()
-        .filter(pl.col.game_date.is_not_null() & (pl.col.date_precision == "day"))
-        .group_by("tournament_ref")
-        .agg(pl.col.game_date.min().alias("d0"), pl.col.game_date.max().alias("d1"))
-        .collect()
-    )
-    return (
-        df.join(days, on="tournament_ref", how="left", maintain_order="left")
-        .with_columns(
-            first_day=pl.coalesce("start_date", "d0", "end_date"),
-            last_day=pl.coalesce("end_date", "d1", "start_date"),
-        )
-        .drop("tournament_ref", "d0", "d1")
-    )
+@dataclass
+class FileRows:
+    """One readable file of a batch: its file_id, parsed content, games frame and
+    {tournament ref: tournament_id} (and, once resolved, {(tournament ref, ref): player_id})."""
+
+    file_id: int
+    parsed: ParsedFile
+    games: pl.DataFrame
+    t_ids: dict[int, int]
+    pid: dict[tuple[int, int], int] = field(default_factory=dict)
+
+
+def tournaments_frame(files: list[FileRows]) -> pl.DataFrame:
+    """`tournaments` rows of the batch, in file order. The day-precise game dates of a file give
+    the days of play of its tournaments without dates (`first_day`, `last_day`)."""
+    rows = []
+    days = []
+    for pos, f in enumerate(files):
+        ts = f.parsed.tournaments
+        for t in ts:
+            rows.append((
+                f.t_ids[t.ref], f.file_id, f.parsed.format, t.name, t.city, t.federation, t.start_date, t.end_date,
+                t.rounds, t.time_control, t.rate_class, t.tournament_type, t.chief_arbiter, t.is_team,
+                json.dumps(t.extra, default=str, ensure_ascii=False) if t.extra else None, identity.event_key(t.name),
+                pos, t.ref,
+            ))  # fmt: skip
+        if any(t.start_date is None or t.end_date is None for t in ts):
+            days.append(
+                f.games.lazy()
+                .filter(pl.col.game_date.is_not_null() & (pl.col.date_precision == "day"))
+                .group_by("tournament_ref")
+                .agg(pl.col.game_date.min().alias("d0"), pl.col.game_date.max().alias("d1"))
+                .with_columns(pos=pl.lit(pos, dtype=pl.Int32))
+            )
+    df = pl.DataFrame(rows, schema=_TOURNAMENT_SCHEMA | _REFS, orient="row")
+    if days:
+        df = df.join(pl.concat(pl.collect_all(days)), on=["pos", "tournament_ref"], how="left", maintain_order="left")
+    else:
+        df = df.with_columns(d0=pl.lit(None, dtype=pl.Date), d1=pl.lit(None, dtype=pl.Date))
+    return df.with_columns(
+        first_day=pl.coalesce("start_date", "d0", "end_date"), last_day=pl.coalesce("end_date", "d1", "start_date")
+    ).drop("pos", "tournament_ref", "d0", "d1")
+
+
+_REFS = {"pos": pl.Int32, "tournament_ref": pl.Int32}
 
 
 _ENTRY_SCHEMA = {
@@ -150,31 +154,34 @@ _ALIAS_SCHEMA = {
 }
 
 
-def games_rows(
-    frame: pl.DataFrame, file_id: int, t_ids: Mapping[int, int], pid: Mapping[tuple[int, int], int]
-) -> pl.DataFrame:
-    """`games` rows of the file but `game_id` (`frame`: its games frame; games of a tournament
-    that was not stored are left out). File-local refs become ids through small mapping frames
-    (joins), so a large file costs no Python loop."""
-    if frame.is_empty() or not t_ids:
-        return frame.clear()
+def games_rows(files: list[FileRows]) -> tuple[pl.DataFrame, list[int]]:
+    """(`games` rows of the batch but `game_id`, in file order; the number of games of each
+    file). Games of a tournament that was not stored are left out. File-local refs become ids
+    through mapping frames (joins), so a large batch costs no Python loop over its games."""
+    frames = [
+        f.games.with_columns(pos=pl.lit(pos, dtype=pl.Int32), file_id=pl.lit(f.file_id, dtype=pl.Int32))
+        for pos, f in enumerate(files)
+    ]
+    frame = pl.concat(frames, how="vertical_relaxed") if len(frames) > 1 else frames[0]
     tmap = pl.DataFrame(
-        {"tournament_ref": list(t_ids), "tournament_id": list(t_ids.values())},
-        schema={"tournament_ref": pl.Int32, "tournament_id": pl.Int32},
+        [(pos, ref, tid) for pos, f in enumerate(files) for ref, tid in f.t_ids.items()],
+        schema={"pos": pl.Int32, "tournament_ref": pl.Int32, "tournament_id": pl.Int32},
+        orient="row",
     )
     pmap = pl.DataFrame(
-        {"tournament_ref": [k[0] for k in pid], "ref": [k[1] for k in pid], "player_id": list(pid.values())},
-        schema={"tournament_ref": pl.Int32, "ref": pl.Int32, "player_id": pl.Int32},
+        [(pos, tref, ref, pid) for pos, f in enumerate(files) for (tref, ref), pid in f.pid.items()],
+        schema={"pos": pl.Int32, "tournament_ref": pl.Int32, "ref": pl.Int32, "player_id": pl.Int32},
+        orient="row",
     )
-    # ids from the three ref columns only: joins on the whole frame would copy every column
+    # ids from the ref columns only: joins on the whole frame would copy every column
     ids = (
         frame.lazy()
-        .select("tournament_ref", "white_ref", "black_ref")
-        .join(tmap.lazy(), on="tournament_ref", how="left", maintain_order="left")
-        .join(pmap.lazy().rename({"ref": "white_ref", "player_id": "white_id"}), on=["tournament_ref", "white_ref"],
-              how="left", maintain_order="left")
-        .join(pmap.lazy().rename({"ref": "black_ref", "player_id": "black_id"}), on=["tournament_ref", "black_ref"],
-              how="left", maintain_order="left")
+        .select("pos", "tournament_ref", "white_ref", "black_ref")
+        .join(tmap.lazy(), on=["pos", "tournament_ref"], how="left", maintain_order="left")
+        .join(pmap.lazy().rename({"ref": "white_ref", "player_id": "white_id"}),
+              on=["pos", "tournament_ref", "white_ref"], how="left", maintain_order="left")
+        .join(pmap.lazy().rename({"ref": "black_ref", "player_id": "black_id"}),
+              on=["pos", "tournament_ref", "black_ref"], how="left", maintain_order="left")
         .select("tournament_id", "white_id", "black_id")
         .collect()
     )  # fmt: skip
@@ -182,11 +189,11 @@ def games_rows(
         frame.drop("tournament_ref", "white_ref", "black_ref")
         .rename({"white_rating": "white_rating_in_file", "black_rating": "black_rating_in_file"})
         .hstack(ids)
-        .with_columns(file_id=pl.lit(file_id, dtype=pl.Int32))
     )
     if ids.get_column("tournament_id").null_count():  # games of a tournament that was not stored
         df = df.filter(pl.col.tournament_id.is_not_null())
-    return df
+    counts = dict(df.group_by("pos").len().iter_rows())
+    return df.drop("pos"), [counts.get(pos, 0) for pos in range(len(files))]
 
 
 def unplayed_frame(

@@ -397,49 +397,44 @@ def _load_contents(
     """Insert the rows of the batch's readable files, then run the store-wide steps once."""
     n_t = sum(len(ps.parsed.tournaments) for _, ps, _, _ in contents if ps.parsed is not None)
     t_pool = iter(_draw(con, "tournament_id_seq", n_t))
-    files: list[identity.FilePlayers] = []
-    frames = []
-    tournaments = []
+    files: list[load_rows.FileRows] = []
     for fid, ps, res, _ in contents:
-        parsed = ps.parsed
-        assert parsed is not None
-        t_ids = {t.ref: next(t_pool) for t in parsed.tournaments}
+        assert ps.parsed is not None
+        t_ids = {t.ref: next(t_pool) for t in ps.parsed.tournaments}
         res.n_tournaments = len(t_ids)
-        frame = games_frame(parsed.games)
-        frames.append(frame)
-        tournaments.append(load_rows.tournament_frame(parsed, fid, t_ids, frame))
-        files.append(identity.FilePlayers(fid, [p for p in parsed.players if p.tournament_ref in t_ids], t_ids))
-    _insert(con, "tournaments", pl.concat(tournaments),
-            "* REPLACE (CAST(extra AS JSON) AS extra)")  # fmt: skip
-    links = identity.resolve_batch(con, files)
-    entries, aliases, games, unplayed, teams = [], [], [], [], []
-    for (fid, ps, res, _), f, link, frame in zip(contents, files, links, frames, strict=True):
-        parsed = ps.parsed
-        assert parsed is not None
-        pid = {k: v.player_id for k, v in link.items()}
-        res.player_ids = set(pid.values())
+        files.append(load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids))
+    _insert(con, "tournaments", load_rows.tournaments_frame(files), "* REPLACE (CAST(extra AS JSON) AS extra)")
+    links = identity.resolve_batch(
+        con, [identity.FilePlayers(f.file_id, [p for p in f.parsed.players if p.tournament_ref in f.t_ids], f.t_ids)
+              for f in files]
+    )  # fmt: skip
+    entries, aliases, unplayed, teams = [], [], [], []
+    for (fid, _ps, res, _), f, link in zip(contents, files, links, strict=True):
+        f.pid = {k: v.player_id for k, v in link.items()}
+        res.player_ids = set(f.pid.values())
         res.n_players = len(res.player_ids)
-        e, a = load_rows.entry_frames(parsed, fid, f.tournament_ids, link)
+        e, a = load_rows.entry_frames(f.parsed, fid, f.t_ids, link)
         entries.append(e)
         aliases.append(a)
-        g = load_rows.games_rows(frame, fid, f.tournament_ids, pid)
-        res.n_games = g.height
-        games.append(g)
-        u = load_rows.unplayed_frame(parsed, fid, f.tournament_ids, pid)
+        u = load_rows.unplayed_frame(f.parsed, fid, f.t_ids, f.pid)
         res.n_unplayed = u.height
         unplayed.append(u)
-        teams.append(load_rows.teams_frame(parsed, fid, f.tournament_ids))
-    frames.clear()
+        teams.append(load_rows.teams_frame(f.parsed, fid, f.t_ids))
     _insert(con, "tournament_players", pl.concat(entries))
     _insert(con, "player_aliases", pl.concat(aliases))
+    games, counts = load_rows.games_rows(files)
+    for (_, _, res, _), n in zip(contents, counts, strict=True):
+        res.n_games = n
     _insert_games(con, games)
-    for _, ps, _, _ in contents:
-        if ps.parsed is not None and len(ps.parsed.games) >= OPTIMISTIC_GAMES:
-            ps.parsed.games = []  # stored: released before the steps below read them back from the store
+    del games
+    for f in files:
+        f.games = f.games.clear()
+        if len(f.parsed.games) >= OPTIMISTIC_GAMES:
+            f.parsed.games = []  # stored: released before the steps below read them back from the store
     _insert(con, "unplayed_rounds", pl.concat(unplayed))
     _insert(con, "teams", pl.concat(teams))
-    file_ids = [fid for fid, _, _, _ in contents]
-    tids = {t for f in files for t in f.tournament_ids.values()}
+    file_ids = [f.file_id for f in files]
+    tids = {t for f in files for t in f.t_ids.values()}
     # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
     for fid in file_ids:
         identity.apply_manual_decisions(con, fid)
@@ -450,9 +445,8 @@ def _load_contents(
     identity.refresh_display_names(con, {p for _, _, res, _ in contents for p in res.player_ids})
 
 
-def _insert_games(con: duckdb.DuckDBPyConnection, games: list[pl.DataFrame]) -> None:
+def _insert_games(con: duckdb.DuckDBPyConnection, df: pl.DataFrame) -> None:
     """The batch's games in one statement, their ids drawn in file order."""
-    df = pl.concat(games, how="vertical_relaxed") if len(games) > 1 else games[0]
     if df.is_empty():
         return
     ids = _draw(con, "game_id_seq", df.height)
