@@ -394,36 +394,71 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame, select
 def _load_contents(
     con: duckdb.DuckDBPyConnection, contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]]
 ) -> None:
-    """Insert the rows of the batch's readable files, then run the store-wide steps once."""
+    """Insert the rows of the batch's readable files, segment by segment (`_segments`), then link
+    the games of the batch's tournaments and refresh its players' names once."""
     n_t = sum(len(ps.parsed.tournaments) for _, ps, _, _ in contents if ps.parsed is not None)
     t_pool = iter(_draw(con, "tournament_id_seq", n_t))
-    files: list[load_rows.FileRows] = []
+    files: list[tuple[load_rows.FileRows, FileResult]] = []
     for fid, ps, res, _ in contents:
         assert ps.parsed is not None
         t_ids = {t.ref: next(t_pool) for t in ps.parsed.tournaments}
         res.n_tournaments = len(t_ids)
-        files.append(load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids))
+        files.append((load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids), res))
+    for segment in _segments(files):
+        _load_segment(con, segment)
+    # the same game from another source counts once
+    dedup.relink_tournaments(con, {t for f, _ in files for t in f.t_ids.values()})
+    # list names must not depend on which file came first
+    identity.refresh_display_names(con, {p for _, res in files for p in res.player_ids})
+
+
+def _segments(files: list[tuple[load_rows.FileRows, FileResult]]) -> list[list[tuple[load_rows.FileRows, FileResult]]]:
+    """The batch cut where a file holds a player with neither FIDE ID nor national ID: such a
+    file is a segment of its own. Players found by identifier resolve the same whatever merges
+    of name-only players are pending, so a run of files whose players all carry one is resolved
+    in one pass and consolidated once; a name-only player is resolved against the store as the
+    files before it left it (consolidated), and consolidated before the next file is resolved,
+    as when the files are loaded one by one."""
+    out: list[list[tuple[load_rows.FileRows, FileResult]]] = []
+    run: list[tuple[load_rows.FileRows, FileResult]] = []
+    for item in files:
+        if any(not (p.fide_id or p.national_id) for p in item[0].parsed.players):
+            if run:
+                out.append(run)
+                run = []
+            out.append([item])
+        else:
+            run.append(item)
+    if run:
+        out.append(run)
+    return out
+
+
+def _load_segment(con: duckdb.DuckDBPyConnection, segment: list[tuple[load_rows.FileRows, FileResult]]) -> None:
+    """Insert one segment's rows: tournaments, players (identity.resolve_batch), entries, games,
+    unplayed rounds, teams; then re-apply officers' decisions and consolidate its players."""
+    files = [f for f, _ in segment]
     _insert(con, "tournaments", load_rows.tournaments_frame(files), "* REPLACE (CAST(extra AS JSON) AS extra)")
     links = identity.resolve_batch(
         con, [identity.FilePlayers(f.file_id, [p for p in f.parsed.players if p.tournament_ref in f.t_ids], f.t_ids)
               for f in files]
     )  # fmt: skip
     entries, aliases, unplayed, teams = [], [], [], []
-    for (fid, _ps, res, _), f, link in zip(contents, files, links, strict=True):
+    for (f, res), link in zip(segment, links, strict=True):
         f.pid = {k: v.player_id for k, v in link.items()}
         res.player_ids = set(f.pid.values())
         res.n_players = len(res.player_ids)
-        e, a = load_rows.entry_frames(f.parsed, fid, f.t_ids, link)
+        e, a = load_rows.entry_frames(f.parsed, f.file_id, f.t_ids, link)
         entries.append(e)
         aliases.append(a)
-        u = load_rows.unplayed_frame(f.parsed, fid, f.t_ids, f.pid)
+        u = load_rows.unplayed_frame(f.parsed, f.file_id, f.t_ids, f.pid)
         res.n_unplayed = u.height
         unplayed.append(u)
-        teams.append(load_rows.teams_frame(f.parsed, fid, f.t_ids))
+        teams.append(load_rows.teams_frame(f.parsed, f.file_id, f.t_ids))
     _insert(con, "tournament_players", pl.concat(entries))
     _insert(con, "player_aliases", pl.concat(aliases))
     games, counts = load_rows.games_rows(files)
-    for (_, _, res, _), n in zip(contents, counts, strict=True):
+    for (_, res), n in zip(segment, counts, strict=True):
         res.n_games = n
     _insert_games(con, games)
     del games
@@ -433,16 +468,11 @@ def _load_contents(
             f.parsed.games = []  # stored: released before the steps below read them back from the store
     _insert(con, "unplayed_rounds", pl.concat(unplayed))
     _insert(con, "teams", pl.concat(teams))
-    file_ids = [f.file_id for f in files]
-    tids = {t for f in files for t in f.t_ids.values()}
-    # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
-    for fid in file_ids:
-        identity.apply_manual_decisions(con, fid)
-    for fid in file_ids:
-        identity.consolidate(con, fid)
-    dedup.relink_tournaments(con, tids)
-    # list names must not depend on which file came first
-    identity.refresh_display_names(con, {p for _, _, res, _ in contents for p in res.player_ids})
+    # issue 7: officer merges/splits survive re-ingest
+    for f in files:
+        identity.apply_manual_decisions(con, f.file_id)
+    for f in files:
+        identity.consolidate(con, f.file_id)
 
 
 def _insert_games(con: duckdb.DuckDBPyConnection, df: pl.DataFrame) -> None:

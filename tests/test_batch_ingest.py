@@ -1,0 +1,120 @@
+"""Batch ingest (issue 13): a batch of files equals the same files one by one, and an interrupted
+batch leaves no partial file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from store_rows import db_rows
+
+import elopipe.parse_pool as pp
+from elopipe.ingest import ingest_paths
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+FILES = sorted((DATA / "trf").glob("*.trf")) + sorted((DATA / "pgn").glob("*.pgn"))
+
+# Every row the ingest writes, by content (ids included: a batch draws them in file order, as
+# one file at a time does).
+TABLES = {
+    "source_files": "SELECT file_id, sha256, path, member, status, n_tournaments, n_players, n_games, n_unplayed,"
+    " n_errors, reason, replaced_by FROM source_files",
+    "tournaments": "SELECT * EXCLUDE (extra) FROM tournaments",
+    "players": "SELECT * FROM players",
+    "tournament_players": "SELECT * FROM tournament_players",
+    "player_aliases": "SELECT * FROM player_aliases",
+    "games": "SELECT * EXCLUDE (headers) FROM games",
+    "unplayed_rounds": "SELECT * FROM unplayed_rounds",
+    "game_sources": "SELECT * FROM game_sources",
+    "player_merges": "SELECT merge_id, kept_id, merged_id, action, decided_by, reason FROM player_merges",
+    "ingest_errors": "SELECT * FROM ingest_errors",
+}
+
+
+def _tables(db: Path) -> dict[str, list[tuple]]:
+    return {name: sorted(db_rows(db, sql), key=repr) for name, sql in TABLES.items()}
+
+
+def test_one_batch_equals_the_same_files_one_by_one(tmp_path: Path, monkeypatch) -> None:
+    batch_db, single_db = tmp_path / "batch.duckdb", tmp_path / "single.duckdb"
+    summary = ingest_paths(FILES, batch_db)
+    assert summary.count("loaded") + summary.count("partial") == len(FILES)
+    monkeypatch.setattr(pp, "BATCH_FILES", 1)
+    single = ingest_paths(FILES, single_db)
+    assert [(f.name, f.status, f.n_games, f.n_players) for f in single.files] == [
+        (f.name, f.status, f.n_games, f.n_players) for f in summary.files
+    ]
+    batch, one_by_one = _tables(batch_db), _tables(single_db)
+    for name in TABLES:
+        assert batch[name] == one_by_one[name], name
+
+
+_KILLER = textwrap.dedent(
+    """
+    import os, signal, sys
+    import elopipe.loader as loader
+    import elopipe.parse_pool as pp
+    from elopipe.ingest import ingest_paths
+
+    pp.BATCH_FILES = int(sys.argv[3])
+    real = loader._load
+    seen = []
+
+    def load_then_die(con, batch):
+        out = real(con, batch)
+        seen.append(len(batch))
+        if len(seen) == 2:  # the second batch is written but not committed
+            os.kill(os.getpid(), signal.SIGKILL)
+        return out
+
+    loader._load = load_then_die
+    ingest_paths([sys.argv[1]], sys.argv[2])
+    """
+)
+
+
+def test_a_batch_killed_before_its_commit_leaves_no_row_and_the_next_run_completes(tmp_path: Path) -> None:
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    trfs = sorted((DATA / "trf").glob("*.trf"))[:9]
+    for f in trfs:
+        (inbox / f.name).write_bytes(f.read_bytes())
+    db = tmp_path / "s.duckdb"
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-c", _KILLER, str(inbox), str(db), "3"], env=env, timeout=300)
+    assert proc.returncode == -signal.SIGKILL
+    # the first batch (3 files) is committed whole; nothing of the second batch's files is stored
+    names = sorted(Path(p).name for (p,) in db_rows(db, "SELECT path FROM source_files"))
+    assert names == sorted(f.name for f in trfs[:3])
+    stored = db_rows(db, "SELECT count(*) FROM tournaments WHERE file_id NOT IN (SELECT file_id FROM source_files)")
+    assert stored == [(0,)]
+    again = ingest_paths([inbox], db)
+    assert again.count("skipped") == 3 and again.count("loaded") + again.count("partial") == 6
+    clean = tmp_path / "clean.duckdb"
+    ingest_paths([inbox], clean)
+    assert db_rows(db, "SELECT count(*), sum(n_games) FROM source_files") == db_rows(
+        clean, "SELECT count(*), sum(n_games) FROM source_files"
+    )
+    assert db_rows(db, "SELECT count(*) FROM canonical_games") == db_rows(clean, "SELECT count(*) FROM canonical_games")
+
+
+@pytest.mark.parametrize("bad", ["binary.trf", "empty.pgn"])
+def test_an_unreadable_file_is_rejected_and_the_rest_of_its_batch_loads(tmp_path: Path, bad: str) -> None:
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    for f in sorted((DATA / "trf").glob("*.trf"))[:3]:
+        (inbox / f.name).write_bytes(f.read_bytes())
+    (inbox / bad).write_bytes(b"\x00\x01" * 500 if bad.startswith("binary") else b"")
+    summary = ingest_paths([inbox], tmp_path / "s.duckdb")
+    by_name = {Path(f.name).name: f for f in summary.files}
+    assert by_name[bad].status == "rejected" and by_name[bad].reason
+    assert sum(f.status in ("loaded", "partial") for f in summary.files) == 3
+    assert db_rows(tmp_path / "s.duckdb", "SELECT status FROM source_files WHERE path LIKE ?", [f"%{bad}"]) == [
+        ("rejected",)
+    ]
