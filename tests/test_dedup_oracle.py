@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from elopipe import dedup
-from elopipe.identity import tournament_spans
+from elopipe.identity import event_key, tournament_spans
 from elopipe.ingest import ingest_paths
 from elopipe.schema import ensure_schema
 
@@ -32,11 +32,14 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
     n_t = rnd.randint(2, 6)
     for t in range(1, n_t + 1):
         start = None if rnd.random() < 0.2 else BASE + dt.timedelta(days=rnd.choice([0, 1, 2, 10, 30]))
+        end = start + dt.timedelta(days=5) if start else None
+        name = rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"])
+        # event_key and the days of play as the loader writes them (dedup reads these columns)
         con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, rate_class)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [t, t, rnd.choice(["pgn", "trf"]), rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"]),
-             start, start + dt.timedelta(days=5) if start else None, rnd.choice([None, None, "standard", "rapid"])],
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, rate_class,"
+            " event_key, first_day, last_day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [t, t, rnd.choice(["pgn", "trf"]), name, start, end, rnd.choice([None, None, "standard", "rapid"]),
+             event_key(name), start, end],
         )  # fmt: skip
     for gid in range(1, rnd.randint(5, 50) + 1):
         white, black = rnd.choice([(1, 2), (2, 1), (1, 3)])
