@@ -170,14 +170,21 @@ SELECT n.tournament_id FROM n JOIN b ON {_OVERLAP}
 
 def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
     """`related_tournaments`: the batch, its partners by `_pair_verdicts` among the tournaments
-    near it, and the closure of the existing links of all these."""
+    near it, and the closure of the existing links of all these (`linked_tournaments`)."""
     near = near_tournaments(con, tids)
     dated = {r[0] for r in con.execute(_DATED_NEAR_SQL, {"tids": sorted(tids), "near": sorted(near)}).fetchall()}
     partners = _pair_verdicts(con, tids, dated | tids)
-    group = set(tids) | {t for pair in partners for t in pair}
     # the group's rows lose their links before re-linking: a tournament linked to one of them
-    # (e.g. a link left by a replaced file, or a third source of the event) is re-linked too, and
-    # so on until no link leaves the group (an event's few sources)
+    # (a third source of the event, a link left by a replaced file) is re-linked too
+    return linked_tournaments(con, set(tids) | {t for pair in partners for t in pair})
+
+
+def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
+    """These tournaments and, repeatedly, every tournament whose games `game_sources` links to
+    one of theirs (an event's few sources). Queried from these tournaments' games, never from
+    all of `game_sources`. A loader that deletes a file's rows can take this set first and
+    re-link it with its batch: the other sources of the deleted games lose their links too."""
+    group = set(tids)
     frontier = set(group)
     while frontier:
         linked = {

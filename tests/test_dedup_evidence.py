@@ -245,3 +245,36 @@ def test_equal_moves_link_two_events_unless_the_game_is_short(tmp_path: Path, pl
     )
     expected = (7, ["canonical", "round_players+hash"]) if linked else (8, None)
     assert _ingest_each_order(tmp_path, files, sql) == [[expected]] * 3
+
+
+def test_the_other_sources_of_a_deleted_file_link_again_when_their_links_were_taken_first(tmp_path: Path) -> None:
+    """The official TRF and two PGN exports of its top boards: one cluster per game, the TRF
+    canonical. Deleting the TRF's rows (a loader replacing it) drops the clusters' links, the
+    two exports' too; `linked_tournaments`, taken before, names what to re-link."""
+    from elopipe.loader import delete_file_rows
+
+    trf = _trf("Galway Spring Open 2025", "2025/04/05", "2025/04/07", list(range(1, 9)), EIGHT)
+    top = [
+        (rnd, w, b, res, _moves(10 * rnd + board, 40))
+        for rnd, pairings in enumerate(EIGHT, 1)
+        for board, (w, b, res) in enumerate(pairings[:2], 1)
+    ]
+    days = ["2025.04.05", "2025.04.05", "2025.04.06", "2025.04.07"]
+    paths = [tmp_path / "official.trf", tmp_path / "boards.pgn", tmp_path / "twic.pgn"]
+    for path, text in zip(paths, (trf, _pgn("GSO live", days, top), _pgn("Galway Open 2025", days, top)), strict=True):
+        path.write_text(text, encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths(paths, db)
+    con = duckdb.connect(str(db))
+    canonical = "SELECT count(*) FROM canonical_games"
+    assert con.execute(canonical).fetchone()[0] == 16
+    file_id, tid = con.execute("SELECT file_id, tournament_id FROM tournaments WHERE source_format = 'trf'").fetchone()
+    keep = dedup.linked_tournaments(con, {tid}) - {tid}
+    assert len(keep) == 2
+    delete_file_rows(con, file_id)
+    assert con.execute(canonical).fetchone()[0] == 8 + 8  # the two exports, no longer linked
+    dedup.relink_tournaments(con, keep)
+    assert con.execute(canonical).fetchone()[0] == 8
+    assert con.execute("SELECT DISTINCT match_rule FROM game_sources WHERE role = 'duplicate'").fetchall() == [
+        ("round_players+hash",)
+    ]
