@@ -1,27 +1,53 @@
 """Cross-source game deduplication: one canonical game per game played, every source row kept.
 
 The same game reaches the store from several files: the TRF and the PGN of one event, two PGN
-exports with different headers, a broadcast file updated during the event. `link_file` finds them
-and writes `game_sources`; the `canonical_games` view (what the rating engines read) then hides
-every source row that is not its cluster's canonical row.
+exports with different headers, a broadcast file updated during the event, a partial TRF and the
+final one. `relink_tournaments` finds them and writes `game_sources`; the `canonical_games` view
+(what the rating engines read) then hides every source row that is not its cluster's canonical row.
+
+**Sources of one event: decided per pair of tournaments, on evidence, never on names.** Two
+tournaments A and B are sources of one event when all of these hold (`_one_event`):
+
+* their dates are compatible: the days of play overlap within `identity.DATE_SLACK_DAYS`, or are
+  unknown and the event keys are equal (`identity.same_event`);
+* their rates of play do not contradict: two known, different rate classes are two events (a
+  rapid and a blitz event of one day) unless the event keys are equal (one event's sources may
+  disagree on the class: a TRF '90+30' read as rapid);
+* they hold games in common: the same White, Black and main round ("common" games, counted as
+  distinct (white, black, round) keys, so a file holding an export twice counts each game once);
+* at least half of the common games both sides decided agree: 2 x agree >= decided, where a
+  common game is decided when both sides have a final result (or equal moves), and agrees when
+  both have the same final result or equal movetext hashes. A corrected result still links
+  (``;result_differs``); a game still ``*`` on one side neither agrees nor disagrees;
+* the common games are a large share of the smaller side: 2 x common >= min(games of A, games of
+  B), counting the games with both players identified and a round (as distinct keys).
+
+Why: two sources of one event hold the same pairings, and the smaller one is mostly contained in
+the other: two exports of the event, a partial TRF (after round 3) and the final one, a broadcast
+PGN of the top boards and the official TRF. Two events can share a pairing by chance (the same
+two players meet in round 1 of two weekend opens with the same colours and result; "Selvenven
+Championship" 1-8 January and "Linnikvik Championship" 9-14 January pair them in round 2), but
+one pairing out of dozens of games is never most of either, so no real game is dropped. Names
+are no evidence: `identity.event_key` drops numbers and months, so unrelated events share
+generic keys ("open", "weekend open"), while one event's files may carry different names.
+
+**Equal moves are evidence on their own**: identical movetexts of the same two players are no
+coincidence of pairing. Rows with equal movetext hashes of at least `SHORT_PLIES` plies link when
+their tournaments' dates and rates are compatible, one event or not. Shorter equal movetexts (a
+quick draw, a no-show after one move: the same two players can repeat them in another event)
+link only between sources of one event.
 
 Two rows are the same game when (rule names as written to ``game_sources.match_rule``):
 
-* their tournaments are the same event (`identity.same_event`: same event key and dates that
-  overlap or are unknown) or their dates overlap (within `identity.DATE_SLACK_DAYS`);
-* they have the same white and black players after identity resolution;
-* ``round_players``: the same main round; ``+hash`` when both have moves and the movetext hashes
-  are equal. Different hashes veto the match unless one side is an unfinished broadcast game
-  (result ``*``, moves still growing: ``+broadcast``) or both have the same result and number of
-  plies (the same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
-  Two differently named events whose dates overlap are sources of one event only when at least
-  half of the games they both seem to hold have the same result (`_event_agreement`): then a
-  differing result is a correction (``;result_differs``); else they are two events (a weekend
-  congress inside a club championship, same pairings) and only equal moves make two rows one
-  game. Differently named events of two rates of play (rapid and blitz of one day) never share
-  a game;
-* without a round on either side: ``hash_players`` (equal movetext hash) only;
-* two rows of one tournament (one file) only when their movetext hashes are equal.
+* their tournaments' dates and rates are compatible (above), the two rows have the same White and
+  Black after identity resolution, and day-precise game dates at most one day apart;
+* ``round_players``: the same main round, tournaments one event; ``+hash`` when both have moves
+  and the movetext hashes are equal (then one event is not needed, unless the moves are short).
+  Different hashes veto the match unless one side is an unfinished broadcast game (result ``*``,
+  moves still growing: ``+broadcast``) or both have the same result and number of plies (the
+  same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
+* a round missing on one side (or both): ``hash_players`` (equal movetext hash, as above) only;
+* two rows of one tournament (one file): ``same_file_hash``, same round and equal movetext hashes.
 
 Canonical row of a cluster (precedence, independent of ingestion order): a final result before
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
@@ -30,8 +56,19 @@ event's games stay in one tournament); then the row with moves, the most plies; 
 hash, round label, the game's index in its file, the event's name and start date, the result.
 ``game_sources.role``: 'canonical' (has result and moves, or nothing better exists), 'result'
 (canonical without moves: its result counts), 'moves' (the row that supplies the moves of such a
-game), 'duplicate' (every other row). A source
-whose final result disagrees with the canonical one gets ``;result_differs`` in its match_rule.
+game), 'duplicate' (every other row). A source whose final result disagrees with the canonical one
+gets ``;result_differs`` in its match_rule.
+
+Limits, by design: evidence needs rounds, so a source without rounds links by equal moves only
+(two round-less exports of one event count a short game twice); and a source too small to tell
+(one game) links when that game agrees and stays apart when it disagrees, whatever its name.
+
+Cost: a batch's tournaments are paired with the tournaments near them (`identity.near_tournaments`,
+kept to those whose days of play are compatible) by joining their games on (white, black, round)
+and on equal moves, with the evidence counted per pair in one grouped query; only the batch, the
+pairs found to be one event (or to share moves) and the tournaments already linked to these are
+re-linked, and only the class pairs those allow are compared row by row: the cost follows the
+batch and its neighbours, not the store.
 
 Errors: none raised on data; SQL errors propagate (the loader rolls back the file).
 """
@@ -39,12 +76,18 @@ Errors: none raised on data; SQL errors propagate (the loader rolls back the fil
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
 import polars as pl
 
-from elopipe.identity import dates_overlap, near_tournaments, same_event, tournament_spans
+from elopipe.identity import DATE_SLACK_DAYS, dates_overlap, near_tournaments, same_event, tournament_spans
+
+# Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
+SHORT_PLIES = 20
+
+Span = tuple[str, object, object]  # `identity.tournament_spans`: (event key, first day, last day)
 
 
 @dataclass
@@ -70,13 +113,12 @@ class _G:
 
 
 def link_file(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
-    """Re-link the games of `file_id`'s events (this file's tournaments, every tournament that is
-    the same event or overlaps in dates, and any tournament already linked to them). Replaces
-    their `game_sources` rows. Returns the number of clusters of two or more rows."""
+    """Re-link the games of `file_id`'s events: this file's tournaments, the tournaments that are
+    sources of one event with them or share equal moves (module docstring), and those already
+    linked to any of these. Replaces their `game_sources` rows. Returns the number of clusters of
+    two or more rows."""
     tids = {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [file_id]).fetchall()}
-    if not tids:
-        return 0
-    return _relink(con, _related(con, tids))
+    return relink_tournaments(con, tids)
 
 
 def relink_all(con: duckdb.DuckDBPyConnection) -> int:
@@ -87,86 +129,194 @@ def relink_all(con: duckdb.DuckDBPyConnection) -> int:
     return _relink(con, tids) if tids else 0
 
 
-def relink_tournaments(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
-    """Re-link the games of these tournaments and of every tournament related to them (after
-    player merges). Returns the number of clusters of two or more rows."""
-    return _relink(con, _related(con, set(tids))) if tids else 0
+def relink_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
+    """Re-link the games of these tournaments (a batch just loaded, or the tournaments of merged
+    players) and of every tournament related to them (`related_tournaments`). Returns the number
+    of clusters of two or more rows."""
+    batch = set(tids)
+    return _relink(con, _related(con, batch)) if batch else 0
 
 
-def related_tournaments(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
-    """The tournaments `relink_tournaments(con, tids)` re-links: these, every tournament of the same
-    event or overlapping in dates, and any tournament already linked to them."""
-    return _related(con, set(tids)) if tids else set()
+def related_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
+    """The tournaments `relink_tournaments(con, tids)` re-links: these, every tournament that is a
+    source of one event with one of them or shares equal moves with one (module docstring), and,
+    repeatedly, every tournament already linked to one of those (its links are rewritten too)."""
+    batch = set(tids)
+    return _related(con, batch) if batch else set()
 
 
-def relink_group(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
+def relink_group(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
     """Re-link the games of exactly these tournaments (see `related_tournaments`). Returns the
     number of clusters of two or more rows."""
-    return _relink(con, tids) if tids else 0
+    group = set(tids)
+    return _relink(con, group) if group else 0
+
+
+# `identity.near_tournaments` narrowed to the tournaments whose days of play allow one event with
+# one of the batch (`_compatible` without the rates): a namesake of another month or year is no
+# candidate, so the games joined do not grow with the store's history.
+_SLACK = f"INTERVAL {DATE_SLACK_DAYS} DAY"
+_OVERLAP = f"n.first_day <= b.last_day + {_SLACK} AND b.first_day <= n.last_day + {_SLACK}"
+_DATED_NEAR_SQL = f"""
+WITH b AS (SELECT event_key, first_day, last_day FROM tournaments WHERE tournament_id IN (SELECT UNNEST($tids))),
+n AS (SELECT tournament_id, event_key, first_day, last_day FROM tournaments
+      WHERE tournament_id IN (SELECT UNNEST($near)))
+SELECT n.tournament_id FROM n JOIN b ON n.event_key = b.event_key AND b.event_key <> ''
+WHERE n.first_day IS NULL OR b.first_day IS NULL OR ({_OVERLAP})
+UNION
+SELECT n.tournament_id FROM n JOIN b ON {_OVERLAP}
+"""
 
 
 def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
+    """`related_tournaments`: the batch, its partners by `_pair_verdicts` among the tournaments
+    near it, and the closure of the existing links of all these (`linked_tournaments`)."""
     near = near_tournaments(con, tids)
-    spans = tournament_spans(con, near)
+    dated = {r[0] for r in con.execute(_DATED_NEAR_SQL, {"tids": sorted(tids), "near": sorted(near)}).fetchall()}
+    partners = _pair_verdicts(con, tids, dated | tids)
+    # the group's rows lose their links before re-linking: a tournament linked to one of them
+    # (a third source of the event, a link left by a replaced file) is re-linked too
+    return linked_tournaments(con, set(tids) | {t for pair in partners for t in pair})
+
+
+def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
+    """These tournaments and, repeatedly, every tournament whose games `game_sources` links to
+    one of theirs (an event's few sources). Queried from these tournaments' games, never from
+    all of `game_sources`. A loader that deletes a file's rows can take this set first and
+    re-link it with its batch: the other sources of the deleted games lose their links too."""
     group = set(tids)
-    for t in tids:
-        span = spans.get(t)
-        if span is None:
-            continue
-        for o in near:
-            ospan = spans[o]
-            if o not in group and (same_event(span, ospan) or dates_overlap(span[1], span[2], ospan[1], ospan[2])):
-                group.add(o)
-    # tournaments of games already clustered with the group (e.g. left by a replaced file)
-    linked = con.execute(
-        """
-        WITH ends AS (  -- both ends of every link, each way: equality joins, not an IN join
-            SELECT game_id AS a, source_game_id AS b FROM game_sources
-            UNION ALL SELECT source_game_id, game_id FROM game_sources
-        )
-        SELECT DISTINCT g2.tournament_id FROM ends
-        JOIN games g1 ON g1.game_id = ends.a
-        JOIN games g2 ON g2.game_id = ends.b
-        WHERE g1.tournament_id IN (SELECT UNNEST(?))
-        """,
-        [sorted(group)],
-    ).fetchall()
-    group |= {r[0] for r in linked}
+    frontier = set(group)
+    while frontier:
+        linked = {
+            r[0]
+            for r in con.execute(
+                """
+                WITH mine AS (SELECT game_id FROM games WHERE tournament_id IN (SELECT UNNEST(?))),
+                ends AS (  -- the other end of every link of these games, either way
+                    SELECT s.source_game_id AS other FROM game_sources s JOIN mine ON s.game_id = mine.game_id
+                    UNION SELECT s.game_id FROM game_sources s JOIN mine ON s.source_game_id = mine.game_id
+                )
+                SELECT DISTINCT g.tournament_id FROM ends JOIN games g ON g.game_id = ends.other
+                """,
+                [sorted(frontier)],
+            ).fetchall()
+        }
+        frontier = linked - group
+        group |= frontier
     return group
 
 
-def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None = None) -> str | None:
-    """The rule by which two rows (same players) are one game, or None.
+# Per pair of tournaments (lower id first) of `left` x `right` that share a pairing or moves: the
+# evidence of `_one_event`, as distinct (white, black, round) keys, and whether they share equal
+# movetexts of at least SHORT_PLIES plies that `_match` could link (same round, or one missing).
+_PAIRS_SQL = """
+WITH l AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
+           WHERE tournament_id IN (SELECT UNNEST($left)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
+r AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
+      WHERE tournament_id IN (SELECT UNNEST($right)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
+common AS (
+    SELECT least(l.tournament_id, r.tournament_id) AS ta, greatest(l.tournament_id, r.tournament_id) AS tb,
+           l.white_id, l.black_id, l.round,
+           bool_or(COALESCE(l.movetext_hash = r.movetext_hash, FALSE)
+                   OR (l.result = r.result AND l.result <> '*')) AS agree,
+           bool_or(COALESCE(l.movetext_hash = r.movetext_hash, FALSE)
+                   OR (l.result <> '*' AND r.result <> '*')) AS decided
+    FROM l JOIN r ON l.white_id = r.white_id AND l.black_id = r.black_id AND l.round = r.round
+    WHERE l.tournament_id <> r.tournament_id
+    GROUP BY ALL
+),
+evidence AS (
+    SELECT ta, tb, count(*) AS common, count(*) FILTER (WHERE agree) AS agree,
+           count(*) FILTER (WHERE decided) AS decided
+    FROM common GROUP BY ALL
+),
+moves AS (
+    SELECT DISTINCT least(l.tournament_id, r.tournament_id) AS ta, greatest(l.tournament_id, r.tournament_id) AS tb
+    FROM l JOIN r ON l.white_id = r.white_id AND l.black_id = r.black_id AND l.movetext_hash = r.movetext_hash
+    WHERE l.tournament_id <> r.tournament_id AND l.ply_count >= $short AND r.ply_count >= $short
+      AND (l.round IS NULL OR r.round IS NULL OR l.round = r.round)
+),
+pairs AS (
+    SELECT ta, tb, COALESCE(e.common, 0) AS common, COALESCE(e.agree, 0) AS agree,
+           COALESCE(e.decided, 0) AS decided, m.ta IS NOT NULL AS moves
+    FROM evidence e FULL JOIN moves m USING (ta, tb)
+),
+sizes AS (  -- from the rows read above: another read of games would scan the store
+    SELECT tournament_id, count(DISTINCT (white_id, black_id, round)) AS n
+    FROM (SELECT * FROM l UNION ALL SELECT * FROM r) WHERE round IS NOT NULL GROUP BY 1
+)
+SELECT p.ta, p.tb, p.common, p.agree, p.decided, COALESCE(sa.n, 0), COALESCE(sb.n, 0), p.moves,
+       a.event_key, a.first_day, a.last_day, a.rate_class, b.event_key, b.first_day, b.last_day, b.rate_class
+FROM pairs p
+JOIN tournaments a ON a.tournament_id = p.ta JOIN tournaments b ON b.tournament_id = p.tb
+LEFT JOIN sizes sa ON sa.tournament_id = p.ta LEFT JOIN sizes sb ON sb.tournament_id = p.tb
+"""
 
-    `agree` (`_event_agreement`): for two differently named tournaments with overlapping dates,
-    whether most of the games they both seem to hold have the same result: if not, they are
-    two events (a weekend congress inside a club championship, same pairings), and only equal
-    moves make two of their rows one game."""
+
+def _pair_verdicts(con: duckdb.DuckDBPyConnection, left: set[int], right: set[int]) -> dict[tuple[int, int], str]:
+    """{(lower id, higher id): 'event' | 'moves'} for the pairs of a tournament of `left` and one of
+    `right` that are sources of one event (`_one_event`), or else share equal movetexts of at
+    least `SHORT_PLIES` plies with compatible dates and rates. Evidence counted in one grouped
+    join of the two sides' games; the Python loop is over the pairs sharing a game only."""
+    if not left or not right:
+        return {}
+    rows = con.execute(_PAIRS_SQL, {"left": sorted(left), "right": sorted(right), "short": SHORT_PLIES}).fetchall()
+    out: dict[tuple[int, int], str] = {}
+    for ta, tb, common, agree, decided, n_a, n_b, moves, *rest in rows:
+        span_a, span_b = (rest[0] or "", rest[1], rest[2]), (rest[4] or "", rest[5], rest[6])
+        if not _compatible(span_a, span_b, rest[3], rest[7]):
+            continue
+        if _one_event(common, agree, decided, n_a, n_b):
+            out[(ta, tb)] = "event"
+        elif moves:
+            out[(ta, tb)] = "moves"
+    return out
+
+
+def _one_event(common: int, agree: int, decided: int, games_a: int, games_b: int) -> bool:
+    """Whether two date- and rate-compatible tournaments are sources of one event, from their
+    evidence (module docstring): games in common, at least half of the decided ones agreeing,
+    and a large share of the smaller side (2 x common >= min(games of A, games of B))."""
+    return common > 0 and 2 * agree >= decided and 2 * common >= min(games_a, games_b)
+
+
+def _compatible(a: Span, b: Span, rate_a: str | None, rate_b: str | None) -> bool:
+    """Dates and rates of play allow two tournaments to hold one game: days overlapping within
+    the slack (or unknown, same event key), and no two known, different rate classes unless the
+    keys are equal (one event's sources may disagree on the class: a TRF time control misread)."""
+    one_key = same_event(a, b)
+    if not one_key and rate_a and rate_b and rate_a != rate_b:
+        return False
+    return one_key or bool(dates_overlap(a[1], a[2], b[1], b[2]))
+
+
+def _short(g: _G) -> bool:
+    # an unknown length is not proof of a long game
+    return g.ply_count is None or g.ply_count < SHORT_PLIES
+
+
+def _match(a: _G, b: _G, spans: dict[int, Span], events: set[tuple[int, int]]) -> str | None:
+    """The rule by which two rows (same players) are one game, or None (module docstring).
+
+    `events`: the pairs of tournaments (lower id first) that are sources of one event
+    (`_one_event`); without it only equal moves, of at least `SHORT_PLIES` plies, link rows."""
     both_moves = a.movetext_hash is not None and b.movetext_hash is not None
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
         return "same_file_hash" if same_hash and a.round == b.round else None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
-    if sa is None or sb is None:
-        return None
-    one_event = same_event(sa, sb)
-    if not one_event and a.rate_class and b.rate_class and a.rate_class != b.rate_class:
-        # two differently named events at two rates of play (a rapid and a blitz event of one
-        # day); one event's sources may disagree on the class (a TRF time control misread)
-        return None
-    if not (one_event or dates_overlap(sa[1], sa[2], sb[1], sb[2])):
+    if sa is None or sb is None or not _compatible(sa, sb, a.rate_class, b.rate_class):
         return None
     if a.day_precise and b.day_precise and a.game_date and b.game_date:
         if abs((a.game_date - b.game_date).days) > 1:
             return None
+    one_event = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id)) in events
+    if not one_event and not (same_hash and not _short(a) and not _short(b)):
+        return None
     if a.round is None or b.round is None:
         return "hash_players" if same_hash else None
     if a.round != b.round:
         return None
-    if not same_hash and not one_event and agree is not None:
-        key = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id))
-        if not agree.get(key, True):
-            return None
     if both_moves and not same_hash:
         if "*" in (a.result, b.result):
             return "round_players+broadcast"
@@ -174,38 +324,7 @@ def _match(a: _G, b: _G, spans: dict, agree: dict[tuple[int, int], bool] | None 
         if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:
             return "round_players+plies"
         return None
-    if same_hash:
-        return "round_players+hash"
-    return "round_players"
-
-
-def _event_agreement(df: pl.DataFrame) -> dict[tuple[int, int], bool]:
-    """For each pair of tournaments (lower id first) holding games of the same players in the
-    same round, both with a final result: True when at least half of those games have the same
-    result (or equal moves). Two sources of one event agree but for a correction or a typo; two
-    events that share pairings (a weekend congress inside a club championship) do not, and a
-    single shared game with two results is no evidence of one event."""
-    # equal rows collapsed to one with a weight first: copies of a game inside one tournament
-    # (a file holding an export twice) would make the pairs quadratic; the pair counts are the
-    # products of the weights, so the sums are those of the row pairs
-    g = (
-        df.filter(pl.col("round").is_not_null() & (pl.col("result") != "*"))
-        .group_by("tournament_id", "white_id", "black_id", "round", "result", "movetext_hash")
-        .agg(pl.len().cast(pl.Int64).alias("w"))
-    )
-    pairs = g.join(g, on=["white_id", "black_id", "round"], suffix="_b").filter(
-        pl.col("tournament_id") < pl.col("tournament_id_b")
-    )
-    if pairs.is_empty():
-        return {}
-    same = (pl.col("result") == pl.col("result_b")) | (
-        pl.col("movetext_hash").is_not_null() & (pl.col("movetext_hash") == pl.col("movetext_hash_b"))
-    )
-    w = pl.col("w") * pl.col("w_b")
-    stats = pairs.group_by("tournament_id", "tournament_id_b").agg(
-        pl.when(same).then(w).otherwise(0).sum().alias("agree"), w.sum().alias("n")
-    )
-    return {(a, b): 2 * agree >= n for a, b, agree, n in stats.iter_rows()}
+    return "round_players+hash" if same_hash else "round_players"
 
 
 def _precedence(g: _G) -> tuple:
@@ -227,6 +346,22 @@ def _precedence(g: _G) -> tuple:
         g.game_id,
     )
 
+
+# `_precedence` as a frame sort (the same keys in the same order)
+_PRECEDENCE_SORT = [
+    pl.col("result") == "*",
+    pl.col("source_format") != "trf",
+    -pl.col("event_games"),
+    pl.col("movetext_hash").is_null(),
+    -pl.col("ply_count").fill_null(0),
+    pl.col("movetext_hash").fill_null(""),
+    pl.col("round_label").fill_null(""),
+    pl.col("game_index").fill_null(0),
+    pl.col("event_name").fill_null(""),
+    pl.col("event_start").fill_null(dt.date.min),
+    pl.col("result"),
+    pl.col("game_id"),
+]
 
 # Columns that decide `_match`: rows equal on these (a "class") match other rows alike.
 _CLASS_KEY = [
@@ -258,8 +393,9 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     """Rebuild the `game_sources` rows of the games of `tids` (see the module docstring).
 
     Rows are grouped into classes (equal on `_CLASS_KEY`, so `_match` gives the same answer for
-    any row of a class), classes are linked per (white, black) bucket in Python, and the
-    canonical row, roles and rules of each cluster are computed on the frame."""
+    any row of a class); only the class pairs that can match (same players and round in
+    tournaments of one event, or equal moves) are compared with `_match`, and the canonical row,
+    roles and rules of each cluster are computed on the frame."""
     df = _load_frame(con, tids)
     if df.height and con.execute("SELECT EXISTS (SELECT 1 FROM game_sources)").fetchall()[0][0]:
         # the ids as a registered frame, not a list parameter (a large file's list costs more to
@@ -270,86 +406,106 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             " OR source_game_id IN (SELECT game_id FROM _relink_ids)"
         )
         con.unregister("_relink_ids")
-    spans = tournament_spans(con, tids)
-    agree = _event_agreement(df)
-    df = df.with_row_index("pos").filter(pl.len().over("white_id", "black_id") >= 2)
     if df.is_empty():
         return 0
+    events = {pair for pair, verdict in _pair_verdicts(con, tids, tids).items() if verdict == "event"}
+    spans = tournament_spans(con, tids)
+    df = df.with_row_index("pos")
     classes = df.group_by(_CLASS_KEY, maintain_order=True).agg(pl.col("pos"), pl.len().alias("n"))
-    # column lists zipped: a named dict per row costs more than the rest of the loop
-    reps = [
-        _G(0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc)
-        for tid, rnd, white, black, result, mh, plies, day, precise, rc in zip(
-            *(classes[c].to_list() for c in (
-                "tournament_id", "round", "white_id", "black_id", "result", "movetext_hash", "ply_count",
-                "game_date", "day_precise", "rate_class",
-            )),
-            strict=True,
+    classes = classes.with_row_index("cls")
+    cands = _candidate_pairs(classes, events)
+    # one class of several rows with moves: rows of one tournament and round with the same moves
+    repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
+    reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))
+    comp = _components([(a, b) for a, b in cands if _match(reps[a], reps[b], spans, events)], repeated)
+    if not comp:
+        return 0
+    rows = (
+        classes.select("cls", "pos")
+        .join(pl.DataFrame({"cls": list(comp), "comp": list(comp.values())}, schema=_COMP_SCHEMA), on="cls")
+        .explode("pos")
+    )
+    g = df.join(rows, on="pos")
+    return _write_links(con, g, reps, spans, events)
+
+
+_COMP_SCHEMA = {"cls": pl.UInt32, "comp": pl.UInt32}
+
+
+def _candidate_pairs(classes: pl.DataFrame, events: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Class pairs (lower class first) that `_match` can link, found by joins: the same players
+    and round in two tournaments of one event, or equal moves of the same players in one round or
+    with a round missing on one side (in one tournament or two). Every other pair is no match."""
+    c = classes.select("cls", "tournament_id", "white_id", "black_id", "round", "movetext_hash")
+    ev = pl.DataFrame(
+        {"lo": [a for a, _ in events], "hi": [b for _, b in events]}, schema={"lo": pl.Int64, "hi": pl.Int64}
+    )
+    in_events = pl.col("tournament_id").is_in(ev["lo"].append(ev["hi"]).unique().to_list())
+    rounded = c.filter(pl.col("round").is_not_null() & in_events)
+    by_event = (
+        rounded.join(rounded, on=["white_id", "black_id", "round"], suffix="_b")
+        .filter(pl.col("cls") < pl.col("cls_b"))
+        .with_columns(
+            pl.min_horizontal("tournament_id", "tournament_id_b").cast(pl.Int64).alias("lo"),
+            pl.max_horizontal("tournament_id", "tournament_id_b").cast(pl.Int64).alias("hi"),
         )
-    ]  # fmt: skip
-    sizes = classes["n"].to_list()
-    parent = list(range(len(reps)))
+        .join(ev, on=["lo", "hi"])
+    )
+    hashed = c.filter(pl.col("movetext_hash").is_not_null())
+    by_hash = (
+        hashed.join(hashed, on=["white_id", "black_id", "movetext_hash"], suffix="_b")
+        .filter(pl.col("cls") < pl.col("cls_b"))
+        .filter(pl.col("round").is_null() | pl.col("round_b").is_null() | (pl.col("round") == pl.col("round_b")))
+    )
+    pairs = pl.concat([by_event.select("cls", "cls_b"), by_hash.select("cls", "cls_b")]).unique()
+    return list(zip(pairs["cls"].to_list(), pairs["cls_b"].to_list(), strict=True))
+
+
+def _reps(classes: pl.DataFrame, wanted: set[int]) -> dict[int, _G]:
+    """A `_G` standing for each wanted class (the `_CLASS_KEY` columns; the rest is not read by
+    `_match`)."""
+    sel = classes.filter(pl.col("cls").is_in(sorted(wanted)))
+    cols = ("cls", "tournament_id", "round", "white_id", "black_id", "result", "movetext_hash", "ply_count",
+            "game_date", "day_precise", "rate_class")  # fmt: skip
+    # column lists zipped: a named dict per row costs more than the rest of the loop
+    return {
+        c: _G(0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc)
+        for c, tid, rnd, white, black, result, mh, plies, day, precise, rc in zip(
+            *(sel[col].to_list() for col in cols), strict=True
+        )
+    }
+
+
+def _components(matched: list[tuple[int, int]], repeated: list[int]) -> dict[int, int]:
+    """{class: cluster id (its lowest class)} of the classes linked by `matched`, and of each
+    `repeated` class (several rows of one game) even when it matches no other class."""
+    parent: dict[int, int] = {c: c for c in repeated}
 
     def find(x: int) -> int:
-        root = x
+        root = parent.setdefault(x, x)
         while parent[root] != root:
             root = parent[root]
         while x != root:
             parent[x], x = root, parent[x]
         return root
 
-    def union(a: int, b: int) -> None:
+    for a, b in matched:
         ra, rb = find(a), find(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
+    return {c: find(c) for c in parent}
 
-    buckets: dict[tuple[int, int], list[int]] = {}
-    for c, r in enumerate(reps):
-        buckets.setdefault((r.white_id, r.black_id), []).append(c)
-    related: dict[tuple[int, int], bool] = {}
-    for bucket in buckets.values():
-        _link_classes(bucket, reps, spans, related, union, agree)
-    # a cluster: linked classes, or one class of rows with the same moves (same_file_hash)
-    comp_classes: dict[int, list[int]] = {}
-    for c in range(len(reps)):
-        comp_classes.setdefault(find(c), []).append(c)
-    comp_of = [-1] * len(reps)
-    for root, cs in comp_classes.items():
-        if len(cs) > 1 or (reps[cs[0]].movetext_hash is not None and sizes[cs[0]] > 1):
-            for c in cs:
-                comp_of[c] = root
-    # every row is in exactly one class: the class map sorted by row lines up with the rows
-    # (which are in `pos` order), so the columns are put side by side instead of joined
-    cls_map = (
-        classes.select(
-            pl.col("pos"),
-            pl.Series("cls", range(len(reps)), dtype=pl.Int64),
-            pl.Series("comp", comp_of, dtype=pl.Int64),
-        )
-        .explode("pos")
-        .sort("pos")
-    )
-    g = df.with_columns(cls_map["cls"], cls_map["comp"]).filter(pl.col("comp") >= 0)
-    if g.is_empty():
-        return 0
-    # precedence (`_precedence`), clusters in order of their first row
-    g = g.with_columns(pl.col("pos").min().over("comp").alias("first")).sort(
-        [
-            pl.col("first"),
-            pl.col("result") == "*",
-            pl.col("source_format") != "trf",
-            -pl.col("event_games"),
-            pl.col("movetext_hash").is_null(),
-            -pl.col("ply_count").fill_null(0),
-            pl.col("movetext_hash").fill_null(""),
-            pl.col("round_label").fill_null(""),
-            pl.col("game_index").fill_null(0),
-            pl.col("event_name").fill_null(""),
-            pl.col("event_start").fill_null(dt.date.min),
-            pl.col("result"),
-            pl.col("game_id"),
-        ]
-    )
+
+def _write_links(
+    con: duckdb.DuckDBPyConnection,
+    g: pl.DataFrame,
+    reps: dict[int, _G],
+    spans: dict[int, Span],
+    events: set[tuple[int, int]],
+) -> int:
+    """Insert the `game_sources` rows of the clustered rows `g` (columns of `_load_frame`, plus
+    `pos`, `cls`, `comp`): canonical row by `_precedence`, roles, rules. Returns the clusters."""
+    g = g.with_columns(pl.col("pos").min().over("comp").alias("first")).sort([pl.col("first"), *_PRECEDENCE_SORT])
     rank = pl.int_range(pl.len()).over("comp")
     g = g.with_columns(rank.alias("rank")).with_columns(
         pl.col("game_id").first().over("comp").alias("canon_id"),
@@ -366,7 +522,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
     pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
     pair_rule = pairs.with_columns(
-        pl.Series("rule", [_match(reps[a], reps[b], spans, agree) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
+        pl.Series("rule", [_match(reps[a], reps[b], spans, events) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
     )
     g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
@@ -375,14 +531,20 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     if missing.height:
         # no direct match with the canonical row: the rule of the first row in precedence order
         # that matches this one directly
+        members: dict[int, list[tuple[int, int]]] = {}
+        for comp, game_id, cls in (
+            g.filter(pl.col("comp").is_in(missing["comp"].unique().to_list()))
+            .select("comp", "game_id", "cls")
+            .iter_rows()
+        ):
+            members.setdefault(comp, []).append((game_id, cls))
         fixed: dict[int, str] = {}
         for comp, game_id, cls in missing.select("comp", "game_id", "cls").iter_rows():
-            members = g.filter(pl.col("comp") == comp).select("game_id", "cls").rows()
             fixed[game_id] = next(
                 (
                     r
-                    for o_id, o_cls in members
-                    if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans, agree))
+                    for o_id, o_cls in members[comp]
+                    if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans, events))
                 ),
                 "cluster",
             )
@@ -410,59 +572,3 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
     con.unregister("_game_sources_df")
     return g["comp"].n_unique()
-
-
-def _link_classes(
-    bucket: list[int],
-    reps: list[_G],
-    spans: dict,
-    related: dict[tuple[int, int], bool],
-    union,
-    agree: dict[tuple[int, int], bool] | None = None,
-) -> None:
-    """Union the classes of one (white, black) bucket that `_match` links, comparing only where a
-    match is possible: the same round (other tournament), or the same movetext hash when a round
-    is missing. Classes of one tournament with the same round and hash are one game."""
-    if len(bucket) < 2:
-        return
-    same_file: dict[tuple, int] = {}
-    tournaments = set()
-    by_round: dict[int, list[int]] = {}
-    by_hash: dict[str, list[int]] = {}
-    for c in bucket:
-        r = reps[c]
-        tournaments.add(r.tournament_id)
-        if r.movetext_hash is not None:
-            first = same_file.setdefault((r.tournament_id, r.round, r.movetext_hash), c)
-            if first != c:
-                union(first, c)
-            by_hash.setdefault(r.movetext_hash, []).append(c)
-        if r.round is not None:
-            by_round.setdefault(r.round, []).append(c)
-    if len(tournaments) < 2:
-        return
-    cands: list[tuple[int, int]] = []
-    for group in by_round.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                if reps[a].tournament_id != reps[b].tournament_id:
-                    cands.append((a, b))
-    for group in by_hash.values():
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                ra, rb = reps[a], reps[b]
-                if ra.tournament_id != rb.tournament_id and (ra.round is None or rb.round is None):
-                    cands.append((a, b))
-    for a, b in cands:
-        ra, rb = reps[a], reps[b]
-        tp = (ra.tournament_id, rb.tournament_id)
-        ok = related.get(tp)
-        if ok is None:
-            sa, sb = spans.get(ra.tournament_id), spans.get(rb.tournament_id)
-            ok = related[tp] = (
-                sa is not None
-                and sb is not None
-                and (same_event(sa, sb) or bool(dates_overlap(sa[1], sa[2], sb[1], sb[2])))
-            )
-        if ok and _match(ra, rb, spans, agree) is not None:
-            union(a, b)

@@ -167,11 +167,25 @@ def test_different_moves_with_final_results_are_different_games() -> None:
 
 def test_trf_result_takes_precedence_and_a_disagreement_is_recorded() -> None:
     con = _store()
-    _load(con, _broadcast("0-1", "e4 e5", 2), "/v/a.pgn")  # the PGN got the result wrong
-    _load(con, _broadcast("1-0", "", 0, fmt="trf"), "/v/a.trf")
-    assert con.execute("SELECT result FROM canonical_games").fetchall() == [("1-0",)]
-    row = con.execute("SELECT role, match_rule FROM game_sources WHERE role <> 'result'").fetchone()
-    assert row == ("moves", "round_players;result_differs")
+    pgn = _broadcast("0-1", "e4 e5", 2)  # the PGN got the result wrong
+    trf = _broadcast("1-0", "", 0, fmt="trf")
+    # a second game both sources agree on: the evidence that they are one event (one shared
+    # game with two results is none, whatever the names: see test_dedup_evidence)
+    for parsed in (pgn, trf):
+        parsed.games.append(
+            GameRec(1, 2, 1, "1/2-1/2", round=1, white_score=Decimal("0.5"), black_score=Decimal("0.5"))
+        )
+    _load(con, pgn, "/v/a.pgn")
+    _load(con, trf, "/v/a.trf")
+    assert con.execute("SELECT round, result FROM canonical_games ORDER BY round").fetchall() == [
+        (1, "1/2-1/2"),
+        (2, "1-0"),
+    ]
+    row = con.execute(
+        "SELECT s.role, s.match_rule FROM game_sources s JOIN games g ON g.game_id = s.source_game_id"
+        " WHERE s.role <> 'result' AND g.round = 2"
+    ).fetchall()
+    assert row == [("moves", "round_players;result_differs")]
 
 
 def test_relink_all_is_idempotent() -> None:

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 
 from elopipe import dedup
-from elopipe.identity import tournament_spans
+from elopipe.identity import event_key, tournament_spans
 from elopipe.ingest import ingest_paths
 from elopipe.schema import ensure_schema
 
@@ -32,11 +32,14 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
     n_t = rnd.randint(2, 6)
     for t in range(1, n_t + 1):
         start = None if rnd.random() < 0.2 else BASE + dt.timedelta(days=rnd.choice([0, 1, 2, 10, 30]))
+        end = start + dt.timedelta(days=5) if start else None
+        name = rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"])
+        # event_key and the days of play as the loader writes them (dedup reads these columns)
         con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, rate_class)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [t, t, rnd.choice(["pgn", "trf"]), rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"]),
-             start, start + dt.timedelta(days=5) if start else None, rnd.choice([None, None, "standard", "rapid"])],
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, rate_class,"
+            " event_key, first_day, last_day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [t, t, rnd.choice(["pgn", "trf"]), name, start, end, rnd.choice([None, None, "standard", "rapid"]),
+             event_key(name), start, end],
         )  # fmt: skip
     for gid in range(1, rnd.randint(5, 50) + 1):
         white, black = rnd.choice([(1, 2), (2, 1), (1, 3)])
@@ -50,9 +53,38 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
             [gid, t, t, rnd.randint(0, 5), rnd_no, str(rnd_no) if rnd_no else None,
              rnd.choice([None, BASE, BASE + dt.timedelta(days=1), BASE + dt.timedelta(days=3)]),
              rnd.choice(["day", "year", None]), white, black, rnd.choice(["1-0", "0-1", "1/2-1/2", "*"]),
-             mhash, rnd.choice([None, 40, 41]) if mhash else None],
+             mhash, rnd.choice([None, 12, 40, 41]) if mhash else None],
         )  # fmt: skip
     return con
+
+
+def _events_by_definition(games: list) -> set[tuple[int, int]]:
+    """The pairs of tournaments that are sources of one event by the evidence rule (dedup's module
+    docstring), counted on every pair of rows: the (white, black, round) keys both hold; a key
+    agrees when a row of each has the same final result or equal moves, and is decided when a
+    row of each has a final result or they have equal moves. (`_match` checks dates and rates.)"""
+    keys: dict[int, dict[tuple, list]] = {}
+    for g in games:
+        if g.round is not None:
+            keys.setdefault(g.tournament_id, {}).setdefault((g.white_id, g.black_id, g.round), []).append(g)
+
+    def moves(x, y) -> bool:
+        return x.movetext_hash is not None and x.movetext_hash == y.movetext_hash
+
+    events = set()
+    for ta in keys:
+        for tb in keys:
+            if ta >= tb:
+                continue
+            common = keys[ta].keys() & keys[tb].keys()
+            agree = decided = 0
+            for k in common:
+                pairs = [(x, y) for x in keys[ta][k] for y in keys[tb][k]]
+                agree += any(moves(x, y) or x.result == y.result != "*" for x, y in pairs)
+                decided += any(moves(x, y) or "*" not in (x.result, y.result) for x, y in pairs)
+            if common and 2 * agree >= decided and 2 * len(common) >= min(len(keys[ta]), len(keys[tb])):
+                events.add((ta, tb))
+    return events
 
 
 def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
@@ -68,21 +100,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     ).fetchall()
     games = [dedup._G(*r) for r in rows]
     spans = tournament_spans(con)
-    # two tournaments' agreement, by definition: over every pair of their rows with the same
-    # players and round and final results, a strict majority has the same result or moves
-    counts: dict[tuple[int, int], list[int]] = {}
-    for a in games:
-        for b in games:
-            if (
-                a.tournament_id < b.tournament_id
-                and (a.white_id, a.black_id, a.round) == (b.white_id, b.black_id, b.round)
-                and a.round is not None
-                and "*" not in (a.result, b.result)
-            ):
-                c = counts.setdefault((a.tournament_id, b.tournament_id), [0, 0])
-                c[0] += a.result == b.result or (a.movetext_hash is not None and a.movetext_hash == b.movetext_hash)
-                c[1] += 1
-    agree = {k: 2 * same >= n for k, (same, n) in counts.items()}
+    events = _events_by_definition(games)
     rule_of: dict[tuple[int, int], str] = {}
     parent = {g.game_id: g.game_id for g in games}
 
@@ -94,7 +112,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     for a in games:
         for b in games:
             if a.game_id < b.game_id and (a.white_id, a.black_id) == (b.white_id, b.black_id):
-                rule = dedup._match(a, b, spans, agree)
+                rule = dedup._match(a, b, spans, events)
                 if rule is not None:
                     rule_of[(a.game_id, b.game_id)] = rule_of[(b.game_id, a.game_id)] = rule
                     ra, rb = find(a.game_id), find(b.game_id)
@@ -129,6 +147,29 @@ def test_relink_gives_the_pairwise_links(seed: int) -> None:
     con = _random_store(seed)
     expected_clusters, expected = _pairwise(con)
     assert dedup.relink_all(con) == expected_clusters
+    assert sorted(con.execute("SELECT * FROM game_sources").fetchall()) == expected
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_relinking_each_tournament_as_it_arrives_gives_the_full_relink(seed: int) -> None:
+    """The loader re-links only what a new file touches (`relink_tournaments` of its tournaments):
+    whatever the order the tournaments arrive in, the links end as a full re-link gives them, so
+    the tournaments related to a new one (one event, equal moves, linked before) are all found."""
+    full = _random_store(seed)
+    tournaments = full.sql("SELECT * FROM tournaments").pl()
+    games = full.sql("SELECT * FROM games").pl()
+    dedup.relink_all(full)
+    expected = sorted(full.execute("SELECT * FROM game_sources").fetchall())
+    con = duckdb.connect()
+    ensure_schema(con)
+    con.register("_t", tournaments)
+    con.register("_g", games)
+    order = tournaments["tournament_id"].to_list()
+    random.Random(seed).shuffle(order)
+    for t in order:
+        con.execute("INSERT INTO tournaments SELECT * FROM _t WHERE tournament_id = ?", [t])
+        con.execute("INSERT INTO games SELECT * FROM _g WHERE tournament_id = ?", [t])
+        dedup.relink_tournaments(con, {t})
     assert sorted(con.execute("SELECT * FROM game_sources").fetchall()) == expected
 
 
