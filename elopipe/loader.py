@@ -159,10 +159,11 @@ def _as_rejected(ps: ParsedSource, reason: str, keep_sha256: bool = True) -> Par
 
 
 def _replace_previous(
-    con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int, candidates: list[int]
+    con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int, candidates: list[int], relink: set[int]
 ) -> list[int]:
     """Of `candidates` (the stored versions of this path and member with other bytes), the file
-    ids that the new bytes correct; their rows are deleted and their ledger rows marked.
+    ids that the new bytes correct; their rows are deleted and their ledger rows marked. The
+    tournaments their games were linked to are added to `relink`: those links go with them.
 
     A new version is a correction when it holds the same event (a tournament whose name's words,
     per `identity.event_key`, contain the other's, or that starts on the same day), or when the
@@ -180,6 +181,8 @@ def _replace_previous(
             old.append(fid)
     touched: set[int] = set()
     for fid in old:
+        tids = {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [fid]).fetchall()}
+        relink |= dedup.linked_tournaments(con, tids) - tids
         touched.update(
             r[0] for r in con.execute("SELECT player_id FROM tournament_players WHERE file_id = ?", [fid]).fetchall()
         )
@@ -298,6 +301,7 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
     file_id = dict(zip(rows_for, ids, strict=True))
     results: list[FileResult | None] = [plan.skipped.get(pos) for pos in range(len(batch))]
     now = dt.datetime.now()
+    relink: set[int] = set()  # tournaments whose links a correction deleted
     ledger: list[tuple] = []
     issue_frames: list[pl.DataFrame] = []
     contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]] = []
@@ -312,7 +316,7 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
                                       reason=f"same bytes as file_id {first_id}")  # fmt: skip
             ledger.append(_ledger_row(ps, fid, now, "duplicate", f"same bytes as file_id {first_id}"))
             continue
-        replaced = _replace_previous(con, ps, fid, plan.corrects[pos]) if pos in plan.corrects else []
+        replaced = _replace_previous(con, ps, fid, plan.corrects[pos], relink) if pos in plan.corrects else []
         res = FileResult(ps.source.display, "rejected", file_id=fid, format=ps.format, replaced_file_ids=replaced)
         results[pos] = res
         issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
@@ -329,7 +333,9 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
         if issues:
             issue_frames.append(load_rows.issues_frame(fid, issues))
     if contents:
-        _load_contents(con, contents)
+        _load_contents(con, contents, relink)
+    elif relink:
+        dedup.relink_tournaments(con, relink)
     for _fid, _ps, res, _issues in contents:
         res.status = "partial" if res.n_errors else "loaded"
         if res.n_errors:
@@ -392,7 +398,9 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame, select
 
 
 def _load_contents(
-    con: duckdb.DuckDBPyConnection, contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]]
+    con: duckdb.DuckDBPyConnection,
+    contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]],
+    relink: set[int],
 ) -> None:
     """Insert the rows of the batch's readable files, segment by segment (`_segments`), then link
     the games of the batch's tournaments and refresh its players' names once."""
@@ -407,7 +415,7 @@ def _load_contents(
     for segment in _segments(files):
         _load_segment(con, segment)
     # the same game from another source counts once
-    dedup.relink_tournaments(con, {t for f, _ in files for t in f.t_ids.values()})
+    dedup.relink_tournaments(con, relink | {t for f, _ in files for t in f.t_ids.values()})
     # list names must not depend on which file came first
     identity.refresh_display_names(con, {p for _, res in files for p in res.player_ids})
 
