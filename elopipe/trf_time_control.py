@@ -87,10 +87,10 @@ def rate_class_from_text(text: str | None) -> str | None:
         before = rest[: m.start()].rstrip()
         if (
             before.endswith("/")
-            or rest[m.end() : m.end() + 1] == "/"
+            or (unit == "" and rest[m.end() : m.end() + 1] == "/")
             or (unit == "" and "moves" in rest[m.end() : m.end() + 7])
         ):
-            continue  # '40/120': the 40 is a move count
+            continue  # '40/120': the 40 is a move count; in "120'/40" the 120 is minutes
         if unit.startswith("s") or unit == '"':
             inc_s = value
             break

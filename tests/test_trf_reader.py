@@ -377,6 +377,10 @@ def test_undecoded_line_ends_are_still_split():
         ("5400+30", "standard"),  # TRF26 222 style: seconds
         ("180+2", "blitz"),
         ("90 minutes + 30 seconds per move", "standard"),
+        ("120'/40+30'", "standard"),  # minutes for 40 moves, then 30 minutes: not a move count
+        ("90'/40+30'+30\"", "standard"),
+        ("40/120, 60", "standard"),  # moves first: 120 minutes for 40 moves
+        ("25'+10\"", "rapid"),
     ],
 )
 def test_time_control_text_of_line_122(text, cls):
