@@ -311,8 +311,8 @@ def _load_content(con: duckdb.DuckDBPyConnection, parsed: ParsedFile, file_id: i
     res.n_unplayed = _insert_unplayed(con, parsed, file_id, t_ids, pid)
     _insert_teams(con, parsed, file_id, t_ids)
     # issue 7: officer merges/splits survive re-ingest; the same game from another source counts once
-    identity.apply_manual_decisions(con, file_id)
-    identity.consolidate(con, file_id, file_relinked_next=True)
+    identity.apply_manual_decisions(con, [file_id])
+    identity.consolidate(con, [file_id], relinked_next=set(t_ids.values()))
     dedup.link_file(con, file_id)
     # list names must not depend on which file came first
     identity.refresh_display_names(
