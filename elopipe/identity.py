@@ -914,13 +914,20 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
         r"""
         UPDATE players SET name = best.spelled
         FROM (
-            WITH spellings AS (
+            WITH written AS (
                 SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
                 FROM tournament_players
-                WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
+                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name_as_written, '')) <> ''
                 UNION ALL
                 SELECT player_id, name, TRUE, list_date FROM official_lists
-                WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
+                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name, '')) <> ''
+            ),
+            -- the ranking's first keys, taken first: a name on the player's latest official list
+            -- beats every other, so a player on twelve monthly lists has one list's names to rank
+            spellings AS (
+                SELECT * FROM written
+                WINDOW w AS (PARTITION BY player_id)
+                QUALIFY official = bool_or(official) OVER w AND (NOT official OR listed = max(listed) OVER w)
             ),
             -- most players are written one way only: that spelling is the best, with no ranking
             -- (the regular expressions below cost more than the rest of the statement)
@@ -945,7 +952,7 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
         ) best
         WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
         """,
-        [ids, ids],
+        {"ids": ids},  # one list, converted once (a batch passes tens of thousands of ids)
     ).fetchall()
     return int(res[0][0]) if res else 0
 

@@ -406,3 +406,29 @@ def test_initials_pairs_by_joins_are_those_of_the_rule(seed: int) -> None:
     got = identity._initials_pairs(con, touched, anchors)
     assert len(got) == len(set(got))
     assert set(got) == _reference_initials_pairs(con, touched, anchors)
+
+
+def test_display_names_of_many_players_come_from_their_latest_official_list() -> None:
+    # players on twelve monthly lists, with spellings changing from list to list: the latest
+    # list's name wins, whatever the fuller spellings of older lists or of tournament entries
+    con = _con()
+    n = 300
+    con.execute("INSERT INTO players (player_id, name, name_key) SELECT range, '?', '?' FROM range(?)", [n])
+    con.execute(
+        "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+        " SELECT 1, range, 'Written, Fullest Name ' || range, 1 FROM range(?)",
+        [n],
+    )
+    con.execute(
+        "INSERT INTO official_lists (system, list_date, name, player_id)"
+        " SELECT 'fide', DATE '2024-01-01' + INTERVAL (m) MONTH,"
+        " CASE WHEN m = 11 THEN 'Last, L ' || p ELSE 'Older, Much Fuller Name ' || m || ' ' || p END, p"
+        " FROM range(?) t(p), range(12) s(m)",
+        [n],
+    )
+    # players 0-9 are on no list: their fullest written name wins
+    con.execute("DELETE FROM official_lists WHERE player_id < 10")
+    identity.refresh_display_names(con, range(n))
+    names = dict(con.execute("SELECT player_id, name FROM players").fetchall())
+    assert all(names[p] == f"Last, L {p}" for p in range(10, n))
+    assert all(names[p] == f"Written, Fullest Name {p}" for p in range(10))
