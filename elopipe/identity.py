@@ -1507,10 +1507,12 @@ def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int], anchors: 
     abbreviation-compatible (`names_compatible`), nothing contradicts (`_compatible_rows`), and
     each is the only such player of the other in that event.
 
-    Computed by joins on the event key and on full (3+ letter) name tokens (`_near_pairs_sql`):
-    the candidates of the seeds x, then the candidates of those candidates, which decide their
-    uniqueness; `names_compatible` runs on these pairs only. The other players of a generic event
-    ('Open') whose sources are many are never compared with each other."""
+    Computed by joins (`_events_sql`, `_near_pairs_sql`): the events by the event key and dates;
+    the candidates of the seeds x (pairs whose full name tokens, on one side, are a subset of the
+    other's), then the candidates of those candidates, which decide their uniqueness;
+    `names_compatible` runs on these pairs only, and stops at a player's second compatible one.
+    The other players of a generic event ('Open') whose sources are many are never compared with
+    each other. Errors: SQL errors propagate."""
     if not touched or not anchors:
         return []
     rows = con.execute(
