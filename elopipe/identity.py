@@ -1,8 +1,8 @@
 """Player identity: name normalisation and the rules that link a written player to a `player_id`.
 
-Every reader's players go through this module (the loader calls `resolve_players` for each file,
-then `apply_manual_decisions` and `consolidate`), so matching lives here only. Issue 7; officers'
-complaints about one person under two IDs (landscape §5 item 4).
+Every reader's players go through this module (the loader calls `resolve_players`, then, once
+per batch of files, `apply_manual_decisions` and `consolidate`), so matching lives here only.
+Issue 7; officers' complaints about one person under two IDs (landscape §5 item 4).
 
 * Names: `fold` (case, accents, ø→o, ß→ss, punctuation), `name_key` (order-free: 'Carlsen,
   Magnus' = 'Magnus Carlsen' = 'CARLSEN Magnus'), `names_compatible` (initials: 'Carlsen,M' ~
@@ -12,7 +12,7 @@ complaints about one person under two IDs (landscape §5 item 4).
   federation 0.8 > name within the same event's other sources 0.7 > initials within the event
   0.6 > name alone, the only such player 0.5. Different FIDE IDs are never merged.
 * Officer decisions: `merge_players`, `split_player` (recorded in `player_merges`, re-applied to
-  every newly loaded file), `suspects` (likely duplicates with the evidence).
+  every newly loaded batch of files), `suspects` (likely duplicates with the evidence).
 
 Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
 """
@@ -786,36 +786,42 @@ def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict:
     return dict(zip(_PLAYER_COLS, rows[0], strict=True))
 
 
+def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:
+    rows = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchall()
+    return rows[0][0] if rows else pid
+
+
 def _rewrite(
-    con: duckdb.DuckDBPyConnection, old: int, new: int, file_id: int | None = None, aliases: bool = True
+    con: duckdb.DuckDBPyConnection, old: int, new: int, file_ids: list[int] | None = None, aliases: bool = True
 ) -> None:
-    """Point every row of `old` (only those of `file_id` when given) at `new`. `aliases`: False
-    when the caller has moved `old`'s `player_aliases` rows already."""
-    cond, args = ("", []) if file_id is None else (" AND file_id = ?", [file_id])
+    """Point every row of `old` (only those of the files `file_ids` when given) at `new`.
+    `aliases`: False when the caller has moved `old`'s `player_aliases` rows already."""
+    cond, args = ("", {}) if file_ids is None else (" AND file_id IN (SELECT UNNEST($files))", {"files": file_ids})
+    ids = {"old": old, "new": new, **args}
     # a tournament where both already have an entry keeps the kept player's
     con.execute(
-        "DELETE FROM tournament_players WHERE player_id = ? AND tournament_id IN "
-        f"(SELECT tournament_id FROM tournament_players WHERE player_id = ?){cond}",
-        [old, new, *args],
+        "DELETE FROM tournament_players WHERE player_id = $old AND tournament_id IN "
+        f"(SELECT tournament_id FROM tournament_players WHERE player_id = $new){cond}",
+        ids,
     )
-    con.execute(f"UPDATE tournament_players SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
+    con.execute(f"UPDATE tournament_players SET player_id = $new WHERE player_id = $old{cond}", ids)
     # both sides in one statement each (a statement costs more than the few rows it changes)
     con.execute(
         "UPDATE games SET white_id = CASE WHEN white_id = $old THEN $new ELSE white_id END,"
         " black_id = CASE WHEN black_id = $old THEN $new ELSE black_id END"
-        f" WHERE (white_id = $old OR black_id = $old){cond.replace('?', '$file')}",
-        {"old": old, "new": new, **({"file": file_id} if file_id is not None else {})},
+        f" WHERE (white_id = $old OR black_id = $old){cond}",
+        ids,
     )
     con.execute(
         "UPDATE unplayed_rounds SET player_id = CASE WHEN player_id = $old THEN $new ELSE player_id END,"
         " opponent_id = CASE WHEN opponent_id = $old THEN $new ELSE opponent_id END"
-        f" WHERE (player_id = $old OR opponent_id = $old){cond.replace('?', '$file')}",
-        {"old": old, "new": new, **({"file": file_id} if file_id is not None else {})},
+        f" WHERE (player_id = $old OR opponent_id = $old){cond}",
+        ids,
     )
     if aliases:
-        con.execute(f"UPDATE player_aliases SET player_id = ? WHERE player_id = ?{cond}", [new, old, *args])
-    if file_id is None:
-        con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [new, old])
+        con.execute(f"UPDATE player_aliases SET player_id = $new WHERE player_id = $old{cond}", ids)
+    if file_ids is None:
+        con.execute("UPDATE official_lists SET player_id = $new WHERE player_id = $old", ids)
 
 
 def merge_players(
@@ -984,13 +990,20 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
         r"""
         UPDATE players SET name = best.spelled
         FROM (
-            WITH spellings AS (
+            WITH written AS (
                 SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
                 FROM tournament_players
-                WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name_as_written, '')) <> ''
+                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name_as_written, '')) <> ''
                 UNION ALL
                 SELECT player_id, name, TRUE, list_date FROM official_lists
-                WHERE player_id IN (SELECT UNNEST(?)) AND trim(coalesce(name, '')) <> ''
+                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name, '')) <> ''
+            ),
+            -- the ranking's first keys, taken first: a name on the player's latest official list
+            -- beats every other, so a player on twelve monthly lists has one list's names to rank
+            spellings AS (
+                SELECT * FROM written
+                WINDOW w AS (PARTITION BY player_id)
+                QUALIFY official = bool_or(official) OVER w AND (NOT official OR listed = max(listed) OVER w)
             ),
             -- most players are written one way only: that spelling is the best, with no ranking
             -- (the regular expressions below cost more than the rest of the statement)
@@ -1015,7 +1028,7 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
         ) best
         WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
         """,
-        [ids, ids],
+        {"ids": ids},  # one list, converted once (a batch passes tens of thousands of ids)
     ).fetchall()
     return int(res[0][0]) if res else 0
 
@@ -1025,14 +1038,15 @@ def _decider(decided_by: str) -> str:
 
 
 def _split_targets(
-    con: duckdb.DuckDBPyConnection, player_id: int, criteria: dict, file_id: int | None = None
+    con: duckdb.DuckDBPyConnection, player_id: int, criteria: dict, file_ids: list[int] | None = None
 ) -> list[int]:
-    """Tournaments where `player_id`'s entry matches a split's criteria."""
+    """Tournaments where `player_id`'s entry (in the files `file_ids` when given) matches a
+    split's criteria."""
     rows = con.execute(
         "SELECT tp.tournament_id, tp.name_as_written, t.name, t.start_date FROM tournament_players tp"
         " JOIN tournaments t USING (tournament_id) WHERE tp.player_id = ?"
-        + ("" if file_id is None else " AND tp.file_id = ?"),
-        [player_id] if file_id is None else [player_id, file_id],
+        + ("" if file_ids is None else " AND tp.file_id IN (SELECT UNNEST(?))"),
+        [player_id] if file_ids is None else [player_id, file_ids],
     ).fetchall()
     events = {(e[0], e[1]) for e in criteria.get("events", [])}
     out = []
@@ -1108,52 +1122,72 @@ def split_player(
     return new_id
 
 
-def apply_manual_decisions(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
-    """Re-apply officer splits (in the order decided) and then every merge to the rows of
-    `file_id` (called by the loader at the end of each file's transaction), so decisions survive
-    re-ingest. Merges act through `players.merged_into` (resolution already follows it; this
-    catches rows that still name a merged player). Returns the number of decisions applied."""
+def apply_manual_decisions(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> int:
+    """Re-apply officer splits (in the order decided) and then every merge to the rows of the
+    files `file_ids` (called by the loader once per batch, before `consolidate`), so decisions
+    survive re-ingest. Merges act through `players.merged_into` (resolution already follows it;
+    this catches rows that still name a merged player). Returns the number of decisions applied.
+
+    A store without `player_merges` rows costs one query: only a decision sets `merged_into`.
+    Errors: SQL errors propagate (the loader rolls back)."""
+    files = sorted(set(file_ids))
+    if not files:
+        return 0
+    n_split, n_all = con.execute(
+        "SELECT count(*) FILTER (WHERE action = 'split'), count(*) FROM player_merges"
+    ).fetchall()[0]
+    if not n_all:
+        return 0
+    changed = _apply_splits(con, files) if n_split else 0
+    stale = con.execute(
+        """
+        WITH f AS (SELECT UNNEST($f) AS file_id)
+        SELECT p.player_id, p.merged_into FROM players p
+        WHERE p.merged_into IS NOT NULL AND p.player_id IN (
+            SELECT player_id FROM tournament_players WHERE file_id IN (SELECT file_id FROM f)
+            UNION SELECT white_id FROM games WHERE file_id IN (SELECT file_id FROM f)
+            UNION SELECT black_id FROM games WHERE file_id IN (SELECT file_id FROM f)
+            UNION SELECT player_id FROM unplayed_rounds WHERE file_id IN (SELECT file_id FROM f))
+        ORDER BY 1
+        """,
+        {"f": files},
+    ).fetchall()
+    for old, new in stale:
+        _rewrite(con, old, new, files)
+        changed += 1
+    return changed
+
+
+def _apply_splits(con: duckdb.DuckDBPyConnection, files: list[int]) -> int:
+    """Re-apply every officer split, in the order decided, to the rows of `files`; returns how
+    many moved rows."""
     changed = 0
     for kept, merged, criteria in con.execute(
         "SELECT kept_id, merged_id, criteria FROM player_merges WHERE action = 'split' ORDER BY merge_id"
     ).fetchall():
         crit = json.loads(criteria) if isinstance(criteria, str) else (criteria or {})
-        # the rows may sit on the original player, or on a player this file just created because
-        # the two namesakes made the name ambiguous
+        # the rows may sit on the original player, or on a player these files just created
+        # because the two namesakes made the name ambiguous
         fresh = [
             r[0]
             for r in con.execute(
-                "SELECT player_id FROM players WHERE first_file_id = ? AND merged_into IS NULL AND name_key IN"
-                " (SELECT name_key FROM players WHERE player_id IN (?, ?))",
-                [file_id, kept, merged],
+                "SELECT player_id FROM players WHERE first_file_id IN (SELECT UNNEST(?)) AND merged_into IS NULL"
+                " AND name_key IN (SELECT name_key FROM players WHERE player_id IN (?, ?)) ORDER BY player_id",
+                [files, kept, merged],
             ).fetchall()
         ]
         for cand in [_final(con, kept), *fresh]:
-            tids = _split_targets(con, cand, crit, file_id)
+            tids = _split_targets(con, cand, crit, files)
             if tids:
                 _move_in_tournaments(con, cand, merged, tids)
                 changed += 1
             if cand in fresh:
                 # what the split did not take belongs to the original player
-                _rewrite(con, cand, _final(con, kept), file_id)
+                _rewrite(con, cand, _final(con, kept), files)
                 con.execute(
                     "UPDATE players SET merged_into = ? WHERE player_id = ?",
                     [merged if tids else _final(con, kept), cand],
                 )
-    stale = con.execute(
-        """
-        SELECT p.player_id, p.merged_into FROM players p
-        WHERE p.merged_into IS NOT NULL AND p.player_id IN (
-            SELECT player_id FROM tournament_players WHERE file_id = $f
-            UNION SELECT white_id FROM games WHERE file_id = $f
-            UNION SELECT black_id FROM games WHERE file_id = $f
-            UNION SELECT player_id FROM unplayed_rounds WHERE file_id = $f)
-        """,
-        {"f": file_id},
-    ).fetchall()
-    for old, new in stale:
-        _rewrite(con, old, new, file_id)
-        changed += 1
     return changed
 
 
@@ -1251,97 +1285,147 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
 
 
 def consolidate(
-    con: duckdb.DuckDBPyConnection, file_id: int, max_rounds: int = 3, file_relinked_next: bool = False
+    con: duckdb.DuckDBPyConnection,
+    file_ids: list[int],
+    max_rounds: int = 3,
+    relinked_next: set[int] | None = None,
 ) -> list[int]:
     """Merge players that the rules now identify, whatever order the files came in (called by the
-    loader after each file). Without it, 'Carlsen,M' loaded before and after 'Carlsen, Magnus'
-    could end as one player or two.
+    loader once per batch, with the batch's file ids). Without it, 'Carlsen,M' loaded before and
+    after 'Carlsen, Magnus' could end as one player or two.
 
-    Two players (of those this file touched, and their namesakes) are merged, kept = the one with
-    a FIDE ID, else the fuller name, else the lower id, when nothing contradicts it (FIDE ID,
-    national ID, birth year; never two entries of one tournament; never a pair an officer split):
-    * 'name': they are the only players with that name key;
-    * 'initials_context': in one event's sources (same event key, dates overlapping), each is the
-      only abbreviation-compatible player of the other.
-    Each merge is recorded in `player_merges` (decided_by 'rule:<rule>'), and the games of the
-    tournaments involved are re-linked (`dedup`). `file_relinked_next`: the caller runs
-    `dedup.link_file(con, file_id)` right after; when the merges only involve this file's own
-    (freshly loaded) tournaments, that call gives the same links, so they are not computed twice.
-    Returns merged ids."""
+    Two players, one of them touched (an entry in the batch's files, or a player a merge of this
+    call kept), are merged, kept = the one with a FIDE ID, else the fuller name, else the lower
+    id, when nothing contradicts it (FIDE ID, national ID, birth year; never two entries of one
+    tournament; never a pair an officer split):
+    * 'name': they are the only players with that name key (`_same_name_groups`);
+    * 'initials_context': in one event's sources (same event key, dates overlapping: the events of
+      the batch's tournaments, and of the players a merge of this call kept), each is the only
+      abbreviation-compatible player of the other (`_initials_pairs`).
+    Up to `max_rounds` passes: a merge can make another pair certain. Each merge is recorded in
+    `player_merges` (decided_by 'rule:<rule>'), and the games of the tournaments of the kept
+    players are re-linked (`dedup`), unless every tournament that re-link covers is in
+    `relinked_next` (the tournaments the caller re-links right after).
+    Returns merged ids. Errors: SQL errors propagate (the loader rolls back)."""
+    files = sorted(set(file_ids))
+    if not files:
+        return []
+    touched: set[int] = set()
+    anchors: set[int] = set()
+    for tid, pid in con.execute(
+        "SELECT DISTINCT tournament_id, player_id FROM tournament_players WHERE file_id IN (SELECT UNNEST(?))", [files]
+    ).fetchall():
+        anchors.add(tid)
+        touched.add(pid)
     merged: list[int] = []
+    kept_ids: set[int] = set()
     batch = _Batch(con)
-    touched = {
-        r[0]
-        for r in con.execute(
-            "SELECT DISTINCT player_id FROM tournament_players WHERE file_id = ?", [file_id]
-        ).fetchall()
-    }
-    for _ in range(max_rounds):
-        pairs = _same_name_groups(con, touched) + _initials_pairs(con, touched)
-        if not pairs:
+    name_seeds = set(touched)
+    for round_no in range(max_rounds):
+        pairs = _same_name_groups(con, name_seeds) + _initials_pairs(con, touched, anchors)
+        done = _merge_pairs(con, pairs, batch) if pairs else []
+        if not done:
             break
-        split_pairs = {
-            frozenset(r)
-            for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
-        }
-        done_any = False
-        for kept, other, rule in pairs:
-            kept, other = _finals(con, kept, other)
-            if kept == other or frozenset((kept, other)) in split_pairs or _co_occur(con, kept, other):
-                continue
-            try:
-                _merge(con, kept, other, f"automatic: {rule}", f"rule:{rule}", batch)
-            except IdentityError:
-                continue
-            merged.append(other)
-            touched.add(kept)
-            done_any = True
-        if not done_any:
-            break
+        new_kept = {k for k, _ in done}
+        merged.extend(o for _, o in done)
+        touched |= new_kept
+        kept_ids |= new_kept
+        if round_no + 1 < max_rounds:
+            # A merge changes only the kept player (spellings, identifiers, events) and removes
+            # the other: the next pass looks again only where that can give a new pair, the
+            # kept players' names and the events holding one of their tournaments (elsewhere
+            # it would find the pairs this pass found, each merged or refused already).
+            name_seeds = new_kept
+            anchors = _events_touching(con, _tournaments_of(con, new_kept), anchors)
     batch.flush(con)
     if merged:
         from elopipe import dedup  # late: dedup imports this module
 
-        tids = {
-            r[0]
-            for r in con.execute(
-                "SELECT DISTINCT tournament_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
-                [sorted(touched)],
-            ).fetchall()
-        }
-        related = dedup.related_tournaments(con, tids)
-        if file_relinked_next and related <= _file_tournaments(con, file_id):
-            return merged
-        dedup.relink_group(con, related)
+        # only the kept players' games changed ids (the merged players' entries moved to them)
+        related = dedup.related_tournaments(con, _tournaments_of(con, kept_ids))
+        if relinked_next is None or not related <= relinked_next:
+            dedup.relink_group(con, related)
     return merged
 
 
-def _file_tournaments(con: duckdb.DuckDBPyConnection, file_id: int) -> set[int]:
-    return {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [file_id]).fetchall()}
+def _tournaments_of(con: duckdb.DuckDBPyConnection, player_ids: set[int]) -> set[int]:
+    rows = con.execute(
+        "SELECT DISTINCT tournament_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
+        [sorted(player_ids)],
+    ).fetchall()
+    return {r[0] for r in rows}
 
 
-def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:
-    rows = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchall()
-    return rows[0][0] if rows else pid
+def _same_event_sql(a: str, o: str) -> str:
+    """SQL condition: tournaments `a` and `o` (aliases of `tournaments` rows of the same event key)
+    are sources of one event, as `same_event` says: one tournament, or dates unknown or
+    overlapping within `DATE_SLACK_DAYS`."""
+    return (
+        f"({o}.tournament_id = {a}.tournament_id OR {a}.first_day IS NULL OR {o}.first_day IS NULL"
+        f" OR ({a}.first_day - {DATE_SLACK_DAYS} <= coalesce({o}.last_day, {o}.first_day)"
+        f" AND {o}.first_day - {DATE_SLACK_DAYS} <= coalesce({a}.last_day, {a}.first_day)))"
+    )
 
 
-def _finals(con: duckdb.DuckDBPyConnection, a: int, b: int) -> tuple[int, int]:
-    """(`_final(a)`, `_final(b)`) in one query."""
-    rows = dict(
+def _events_touching(con: duckdb.DuckDBPyConnection, tids: set[int], anchors: set[int]) -> set[int]:
+    """`tids`, and the tournaments of `anchors` that are sources of one event with one of `tids`
+    (whose event, as `_initials_pairs` takes it, holds one of `tids`), by a join on the event key."""
+    if not tids or not anchors:
+        return set(tids)
+    rows = con.execute(
+        f"""
+        WITH k AS (SELECT * FROM tournaments WHERE tournament_id IN (SELECT UNNEST($tids)) AND event_key <> '')
+        SELECT DISTINCT t.tournament_id FROM tournaments t JOIN k ON t.event_key = k.event_key
+        WHERE t.tournament_id IN (SELECT UNNEST($anchors)) AND {_same_event_sql("k", "t")}
+        """,
+        {"tids": sorted(tids), "anchors": sorted(anchors)},
+    ).fetchall()
+    return set(tids) | {r[0] for r in rows}
+
+
+def _merge_pairs(
+    con: duckdb.DuckDBPyConnection, pairs: list[tuple[int, int, str]], batch: _Batch
+) -> list[tuple[int, int]]:
+    """Merge each pair (kept, other, rule), in order, as `_merge` allows; returns the (kept,
+    merged) ids merged. A pair is taken at its players' current ids (a pair met after one of its
+    players was merged applies to the player it was merged into) and skipped when both are one
+    player already, when an officer split them, or when they share a tournament. Those checks
+    read the store once for all the pairs, then follow this call's merges in memory."""
+    ids = sorted({x for k, o, _ in pairs for x in (k, o)})
+    final = {x: x for x in ids}
+    final.update(
         con.execute(
-            "SELECT player_id, COALESCE(merged_into, player_id) FROM players WHERE player_id IN (?, ?)", [a, b]
+            "SELECT player_id, COALESCE(merged_into, player_id) FROM players WHERE player_id IN (SELECT UNNEST(?))",
+            [ids],
         ).fetchall()
     )
-    return rows.get(a, a), rows.get(b, b)
-
-
-def _co_occur(con: duckdb.DuckDBPyConnection, a: int, b: int) -> bool:
-    rows = con.execute(
-        "SELECT 1 FROM tournament_players x JOIN tournament_players y USING (tournament_id)"
-        " WHERE x.player_id = ? AND y.player_id = ? LIMIT 1",
-        [a, b],
-    ).fetchall()
-    return bool(rows)
+    tours: dict[int, set[int]] = {}
+    for pid, tid in con.execute(
+        "SELECT player_id, tournament_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
+        [sorted(set(final.values()))],
+    ).fetchall():
+        tours.setdefault(pid, set()).add(tid)
+    split_pairs = {
+        frozenset(r)
+        for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
+    }
+    done: list[tuple[int, int]] = []
+    for kept, other, rule in pairs:
+        kept, other = final[kept], final[other]
+        if kept == other or frozenset((kept, other)) in split_pairs:
+            continue
+        if tours.get(kept, set()) & tours.get(other, set()):
+            continue  # two entries of one tournament are two people
+        try:
+            _merge(con, kept, other, f"automatic: {rule}", f"rule:{rule}", batch)
+        except IdentityError:
+            continue
+        for x, f in final.items():
+            if f == other:
+                final[x] = kept
+        tours.setdefault(kept, set()).update(tours.pop(other, set()))
+        done.append((kept, other))
+    return done
 
 
 def _kept_first(a: tuple, b: tuple) -> tuple[tuple, tuple]:
@@ -1359,111 +1443,213 @@ def _compatible_rows(a: tuple, b: tuple) -> bool:
 
 
 def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[tuple[int, int, str]]:
+    """'name' pairs (kept, other, 'name'): a name key spelled (as a player's name key or one of its
+    aliases) by exactly two unmerged players, at least one of them touched, the lower id's name
+    key not empty and nothing contradicting (`_compatible_rows`). Starts from the touched
+    players' keys and joins players and aliases on `name_key`, so the cost follows those keys."""
     if not touched:
         return []
     rows = con.execute(
         """
-        WITH spelled AS (
-            SELECT player_id, name_key FROM players WHERE merged_into IS NULL
-            UNION SELECT p.player_id, a.name_key FROM player_aliases a JOIN players p USING (player_id)
-            WHERE p.merged_into IS NULL
+        WITH live AS (
+            SELECT player_id FROM players WHERE player_id IN (SELECT UNNEST(?)) AND merged_into IS NULL
         ),
-        keys AS (SELECT DISTINCT name_key FROM spelled WHERE player_id IN (SELECT UNNEST(?)) AND name_key <> '')
-        SELECT s.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year, s.name_key
-        FROM spelled s JOIN keys USING (name_key) JOIN players p ON p.player_id = s.player_id
-        ORDER BY s.player_id
+        keys AS (
+            SELECT p.name_key FROM players p JOIN live USING (player_id) WHERE p.name_key <> ''
+            UNION SELECT a.name_key FROM player_aliases a JOIN live USING (player_id) WHERE a.name_key <> ''
+        ),
+        spelled AS (
+            SELECT p.player_id, p.name_key AS k FROM players p JOIN keys USING (name_key)
+            WHERE p.merged_into IS NULL
+            UNION SELECT a.player_id, a.name_key FROM player_aliases a JOIN keys USING (name_key)
+            JOIN players p ON p.player_id = a.player_id WHERE p.merged_into IS NULL
+        ),
+        two AS (  -- three namesakes or more: not certain enough
+            SELECT k, min(player_id) AS a, max(player_id) AS b FROM spelled GROUP BY k
+            HAVING count(DISTINCT player_id) = 2
+        )
+        SELECT DISTINCT x.player_id, x.name_key, x.fide_id, x.national_id, x.birth_year,
+               y.player_id, y.name_key, y.fide_id, y.national_id, y.birth_year
+        FROM two JOIN players x ON x.player_id = two.a JOIN players y ON y.player_id = two.b
+        WHERE x.name_key <> ''
+        ORDER BY 1, 6
         """,
         [sorted(touched)],
     ).fetchall()
-    by_key: dict[str, list[tuple]] = {}
-    for r in rows:
-        group = by_key.setdefault(r[5], [])
-        if all(g[0] != r[0] for g in group):
-            group.append(r[:5])
     out = []
-    for group in by_key.values():
-        if len(group) != 2 or not group[0][1]:
-            continue  # three namesakes or more: not certain enough
-        if not _compatible_rows(group[0], group[1]):
-            continue
-        kept, other = _kept_first(group[0], group[1])
-        out.append((kept[0], other[0], "name"))
+    for r in rows:
+        a, b = r[:5], r[5:]
+        if _compatible_rows(a, b):
+            kept, other = _kept_first(a, b)
+            out.append((kept[0], other[0], "name"))
     return out
 
 
-def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[tuple[int, int, str]]:
-    if not touched:
+# Names with more full tokens than this (hardly any) have their subsets of tokens not listed
+# (`_initials_pairs`): 2**6 - 1 subsets at most per name.
+_SUBSET_CAP = 6
+
+
+def _events_sql() -> str:
+    """CTEs (after WITH) of `_initials_pairs`: the events of the tournaments `$anchors` (`ag`: anchor,
+    gid, members), their players (`gp`: gid, player_id), the unmerged ones' full name tokens
+    (`pst`: sorted, distinct; `fkey` joins them; `subs` lists the `fkey` of every non-empty subset
+    of them, for names of at most `_SUBSET_CAP` full tokens) and the tokens of the names with
+    more (`big`: gid, player_id, tok)."""
+    return f"""
+        anchor AS (
+            SELECT tournament_id, event_key, first_day, last_day FROM tournaments
+            WHERE tournament_id IN (SELECT UNNEST($anchors)) AND event_key <> ''
+        ),
+        member AS (  -- `same_event`, by a join on the event key
+            SELECT a.tournament_id AS anchor, o.tournament_id
+            FROM anchor a JOIN tournaments o ON o.event_key = a.event_key WHERE {_same_event_sql("a", "o")}
+        ),
+        ev AS (
+            SELECT anchor, list(tournament_id ORDER BY tournament_id) AS members FROM member
+            GROUP BY anchor HAVING count(*) > 1
+        ),
+        -- one event once, named by its lowest anchor (two anchors may have the same sources)
+        ag AS (SELECT anchor, min(anchor) OVER (PARTITION BY members) AS gid, members FROM ev),
+        gp AS (
+            SELECT DISTINCT g.gid, tp.player_id
+            FROM (SELECT gid, UNNEST(members) AS tournament_id FROM ag WHERE anchor = gid) g
+            JOIN tournament_players tp USING (tournament_id)
+        ),
+        pst AS (
+            SELECT player_id, name_key, fulls, len(fulls) AS nfull, len(string_split(name_key, ' ')) AS ntok,
+                   array_to_string(fulls, ' ') AS fkey,
+                   CASE WHEN len(fulls) <= {_SUBSET_CAP} THEN list_transform(
+                       range(1, (1 << len(fulls))::BIGINT),
+                       lambda m: array_to_string(list_filter(fulls, lambda t, i: ((m >> (i - 1)) & 1) = 1), ' ')
+                   ) ELSE [] END AS subs
+            FROM (
+                SELECT player_id, name_key,
+                       list_sort(list_distinct(list_filter(string_split(name_key, ' '), lambda t: length(t) > 2)))
+                       AS fulls
+                FROM players WHERE player_id IN (SELECT player_id FROM gp) AND merged_into IS NULL
+            )
+        ),
+        psub AS (SELECT player_id, UNNEST(subs) AS sub FROM pst),
+        big AS (
+            SELECT gp.gid, gp.player_id, UNNEST(pst.fulls) AS tok
+            FROM gp JOIN pst USING (player_id) WHERE pst.nfull > {_SUBSET_CAP}
+        ),
+    """
+
+
+def _near_pairs_sql(seeds: str) -> str:
+    """SELECT of the candidate pairs (gid, x, y) of the players `seeds` (gid, player_id) within
+    their events (`_events_sql`): the players y of the event such that the full tokens of one of
+    the two, with two tokens or more, are all tokens of the other, and whose keys differ. A
+    necessary condition of `names_compatible` (`_covers` needs every full token of the shorter
+    name in the longer one), so `names_compatible` runs only on these pairs.
+
+    Found by equality joins: the shorter name's `fkey` is one of the longer name's `subs`; when
+    the longer name has too many tokens to list its subsets, the shorter name's first full token
+    is one of its tokens (`big`), and the subset is checked on those few pairs. Joining on every
+    shared token would pair everyone with a common given name."""
+    return f"""
+        SELECT DISTINCT c.gid, c.x, c.y FROM (
+            SELECT s.gid, s.player_id AS x, gp.player_id AS y, TRUE AS subset  -- x the shorter
+            FROM {seeds} s JOIN pst px USING (player_id) JOIN psub ON psub.sub = px.fkey
+            JOIN gp ON gp.gid = s.gid AND gp.player_id = psub.player_id
+            WHERE px.ntok >= 2
+            UNION ALL
+            SELECT s.gid, s.player_id, gp.player_id, TRUE  -- y the shorter
+            FROM {seeds} s JOIN psub USING (player_id) JOIN pst py ON py.fkey = psub.sub
+            JOIN gp ON gp.gid = s.gid AND gp.player_id = py.player_id
+            WHERE py.ntok >= 2
+            UNION ALL
+            SELECT s.gid, s.player_id, b.player_id, FALSE  -- x the shorter, y a long name
+            FROM {seeds} s JOIN pst px USING (player_id) JOIN big b ON b.gid = s.gid AND b.tok = px.fulls[1]
+            UNION ALL
+            SELECT s.gid, s.player_id, gp.player_id, FALSE  -- y the shorter, x a long name
+            FROM {seeds} s JOIN big b USING (gid, player_id) JOIN pst py ON py.fulls[1] = b.tok
+            JOIN gp ON gp.gid = s.gid AND gp.player_id = py.player_id
+        ) c JOIN pst px ON px.player_id = c.x JOIN pst py ON py.player_id = c.y
+        WHERE c.x <> c.y AND px.name_key <> py.name_key
+          AND (c.subset OR (px.ntok >= 2 AND len(list_intersect(px.fulls, py.fulls)) = px.nfull)
+               OR (py.ntok >= 2 AND len(list_intersect(px.fulls, py.fulls)) = py.nfull))
+    """
+
+
+def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int], anchors: set[int]) -> list[tuple[int, int, str]]:
+    """'initials_context' pairs (kept, other, 'initials_context').
+
+    The event of a tournament t of `anchors`: t and the tournaments of its event key whose dates
+    overlap t's or are unknown (`same_event`), when there are two or more. A touched player x with
+    an entry in t and another unmerged player y of t's event are a pair when their names are
+    abbreviation-compatible (`names_compatible`), nothing contradicts (`_compatible_rows`), and
+    each is the only such player of the other in that event.
+
+    Computed by joins (`_events_sql`, `_near_pairs_sql`): the events by the event key and dates;
+    the candidates of the seeds x (pairs whose full name tokens, on one side, are a subset of the
+    other's), then the candidates of those candidates, which decide their uniqueness;
+    `names_compatible` runs on these pairs only, and stops at a player's second compatible one.
+    The other players of a generic event ('Open') whose sources are many are never compared with
+    each other. Errors: SQL errors propagate."""
+    if not touched or not anchors:
         return []
-    mine = {
-        r[0]
+    rows = con.execute(
+        f"""
+        WITH {_events_sql()}
+        seed1 AS (
+            SELECT DISTINCT ag.gid, tp.player_id FROM ag JOIN tournament_players tp ON tp.tournament_id = ag.anchor
+            WHERE tp.player_id IN (SELECT UNNEST($touched))
+        ),
+        near1 AS ({_near_pairs_sql("seed1")}),
+        seed2 AS (SELECT gid, player_id FROM seed1 UNION SELECT gid, y FROM near1),
+        near2 AS ({_near_pairs_sql("seed2")})
+        SELECT near2.gid, near2.x, near2.y, seed1.player_id IS NOT NULL
+        FROM near2 LEFT JOIN seed1 ON seed1.gid = near2.gid AND seed1.player_id = near2.x
+        ORDER BY 1, 2, 3
+        """,
+        {"anchors": sorted(anchors), "touched": sorted(touched)},
+    ).fetchall()
+    cands: dict[tuple[int, int], list[int]] = {}
+    seeds: list[tuple[int, int]] = []
+    for gid, x, y, seed in rows:
+        if (gid, x) not in cands and seed:
+            seeds.append((gid, x))
+        cands.setdefault((gid, x), []).append(y)
+    if not seeds:
+        return []
+    attrs = {
+        r[0]: r
         for r in con.execute(
-            "SELECT DISTINCT tournament_id FROM tournament_players WHERE player_id IN (SELECT UNNEST(?))",
-            [sorted(touched)],
+            "SELECT player_id, name_key, fide_id, national_id, birth_year FROM players"
+            " WHERE player_id IN (SELECT UNNEST(?))",
+            [sorted({p for ys in cands.values() for p in ys} | {x for _, x in cands})],
         ).fetchall()
     }
-    spans = tournament_spans(con, near_tournaments(con, mine))
-    by_event: dict[str, list[int]] = {}
-    for o, os_ in spans.items():
-        if os_[0]:
-            by_event.setdefault(os_[0], []).append(o)
-    events: list[set[int]] = []
-    seen_groups: set[frozenset[int]] = set()
-    for t in mine:
-        span = spans.get(t)
-        if span is None or not span[0]:
-            continue
-        # same_event needs the same event key: only those tournaments are compared
-        group = {o for o in by_event[span[0]] if o == t or same_event(span, spans[o])}
-        frozen = frozenset(group)
-        # a group seen already (two tournaments of one event touched) gives the same pairs again
-        if len(group) > 1 and frozen not in seen_groups:
-            seen_groups.add(frozen)
-            events.append(group)
+    known: dict[tuple[int, int], bool] = {}
+
+    def compatible(gid: int, x: int) -> list[int]:
+        """The first two players of x's event that x's name is compatible with (two: not unique)."""
+        found: list[int] = []
+        for y in cands.get((gid, x), ()):
+            pair = (min(x, y), max(x, y))
+            ok = known.get(pair)
+            if ok is None:
+                ok = known[pair] = names_compatible(attrs[x][1], attrs[y][1]) and _compatible_rows(attrs[x], attrs[y])
+            if ok:
+                found.append(y)
+                if len(found) == 2:
+                    break
+        return found
+
     out: list[tuple[int, int, str]] = []
-    # the players of every group's tournaments in one query (one per group cost more than the
-    # work), each group's distinct players then taken in player_id order
-    entrants: dict[int, list[tuple]] = {}
-    if events:
-        for r in con.execute(
-            """
-            SELECT DISTINCT tp.tournament_id, p.player_id, p.name_key, p.fide_id, p.national_id, p.birth_year
-            FROM tournament_players tp JOIN players p USING (player_id)
-            WHERE tp.tournament_id IN (SELECT UNNEST(?)) AND p.merged_into IS NULL
-            ORDER BY p.player_id, tp.tournament_id
-            """,
-            [sorted(set().union(*events))],
-        ).fetchall():
-            entrants.setdefault(r[0], []).append(r[1:])
-    for group in events:
-        seen_ids: set[int] = set()
-        rows = []
-        for t in group:
-            for r in entrants.get(t, ()):
-                if r[0] not in seen_ids:
-                    seen_ids.add(r[0])
-                    rows.append(r)
-        rows.sort(key=lambda r: r[0])
-        compat: dict[int, list[tuple]] = {}
-        # compatible names share a full (3+ letter) token: compare only such pairs, each once
-        by_token: dict[str, list[int]] = {}
-        for i, a in enumerate(rows):
-            for tok in set(a[1].split(" ")):
-                if len(tok) > _ABBREV_MAX:
-                    by_token.setdefault(tok, []).append(i)
-        for i, a in enumerate(rows):
-            near = {j for tok in set(a[1].split(" ")) if len(tok) > _ABBREV_MAX for j in by_token[tok] if j > i}
-            for j in sorted(near):
-                b = rows[j]
-                if names_compatible(a[1], b[1]) and _compatible_rows(a, b):
-                    compat.setdefault(a[0], []).append(b)
-                    compat.setdefault(b[0], []).append(a)
-        by_id = {r[0]: r for r in rows}
-        for pid, others in compat.items():
-            if len(others) != 1:
-                continue
-            q = others[0]
-            if len(compat.get(q[0], [])) != 1 or pid > q[0]:
-                continue
-            kept, other = _kept_first(by_id[pid], q)
+    seen: set[tuple[int, int]] = set()
+    for gid, x in seeds:
+        mine = compatible(gid, x)
+        # x's candidates are complete, and so are those of y (a candidate of a seed is a seed
+        # of the second step)
+        if len(mine) != 1 or compatible(gid, mine[0]) != [x]:
+            continue
+        pair = (min(x, mine[0]), max(x, mine[0]))
+        if pair not in seen:  # the same pair through another seed or event: once
+            seen.add(pair)
+            kept, other = _kept_first(attrs[pair[0]], attrs[pair[1]])
             out.append((kept[0], other[0], "initials_context"))
     return out

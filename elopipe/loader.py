@@ -412,10 +412,11 @@ def _load_contents(
         t_ids = {t.ref: next(t_pool) for t in ps.parsed.tournaments}
         res.n_tournaments = len(t_ids)
         files.append((load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids), res))
+    batch_tids = {t for f, _ in files for t in f.t_ids.values()}
     for segment in _segments(files):
-        _load_segment(con, segment)
+        _load_segment(con, segment, batch_tids)
     # the same game from another source counts once
-    dedup.relink_tournaments(con, relink | {t for f, _ in files for t in f.t_ids.values()})
+    dedup.relink_tournaments(con, relink | batch_tids)
     # list names must not depend on which file came first
     identity.refresh_display_names(con, {p for _, res in files for p in res.player_ids})
 
@@ -442,7 +443,9 @@ def _segments(files: list[tuple[load_rows.FileRows, FileResult]]) -> list[list[t
     return out
 
 
-def _load_segment(con: duckdb.DuckDBPyConnection, segment: list[tuple[load_rows.FileRows, FileResult]]) -> None:
+def _load_segment(
+    con: duckdb.DuckDBPyConnection, segment: list[tuple[load_rows.FileRows, FileResult]], batch_tids: set[int]
+) -> None:
     """Insert one segment's rows: tournaments, players (identity.resolve_batch), entries, games,
     unplayed rounds, teams; then re-apply officers' decisions and consolidate its players."""
     files = [f for f, _ in segment]
@@ -476,11 +479,11 @@ def _load_segment(con: duckdb.DuckDBPyConnection, segment: list[tuple[load_rows.
             f.parsed.games = []  # stored: released before the steps below read them back from the store
     _insert(con, "unplayed_rounds", pl.concat(unplayed))
     _insert(con, "teams", pl.concat(teams))
-    # issue 7: officer merges/splits survive re-ingest
-    for f in files:
-        identity.apply_manual_decisions(con, f.file_id)
-    for f in files:
-        identity.consolidate(con, f.file_id)
+    # issue 7: officer merges/splits survive re-ingest; the batch's games are re-linked after
+    # the last segment, so consolidation need not re-link them itself
+    file_ids = [f.file_id for f in files]
+    identity.apply_manual_decisions(con, file_ids)
+    identity.consolidate(con, file_ids, relinked_next=batch_tids)
 
 
 def _insert_games(con: duckdb.DuckDBPyConnection, df: pl.DataFrame) -> None:
