@@ -118,3 +118,21 @@ def test_an_unreadable_file_is_rejected_and_the_rest_of_its_batch_loads(tmp_path
     assert db_rows(tmp_path / "s.duckdb", "SELECT status FROM source_files WHERE path LIKE ?", [f"%{bad}"]) == [
         ("rejected",)
     ]
+
+
+def test_a_store_made_before_the_event_columns_gets_them_filled(tmp_path: Path) -> None:
+    import duckdb
+
+    from elopipe.store import open_writer
+
+    db = tmp_path / "old.duckdb"
+    ingest_paths([DATA / "trf" / "irl_bunratty_major_2011_crlf.trf", DATA / "pgn" / "wchcand22.pgn"], db)
+    expected = db_rows(db, "SELECT tournament_id, event_key, first_day, last_day FROM tournaments ORDER BY 1")
+    assert all(k for _, k, _, _ in expected) and all(d0 and d1 for _, _, d0, d1 in expected)
+    con = duckdb.connect(str(db))
+    for col in ("event_key", "first_day", "last_day"):
+        con.execute(f"ALTER TABLE tournaments DROP COLUMN {col}")
+    con.close()
+    with open_writer(db):
+        pass
+    assert db_rows(db, "SELECT tournament_id, event_key, first_day, last_day FROM tournaments ORDER BY 1") == expected
