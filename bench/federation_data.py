@@ -49,11 +49,15 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "_data" / "federation"
-GEN_VERSION = 1
+GEN_VERSION = 2
 START = dt.date(2025, 1, 1)
 POOL_FULL = 200_000
 EVENTS_FULL = 750
+GAMES_FULL = 125_000
 GENERIC_SHARE = 0.2
+# the same players meet again and again in a region's events (and so, now and then, in the same
+# round of two events with the same colours and result: issue 13's coincidental pairing)
+REGIONS_FULL = 200
 EXTRA_PLAYERS = 100
 HOME_FED = "NOR"
 OTHER_FEDS = ["SWE", "DEN", "FIN", "ISL", "GER", "NED", "POL", "ENG", "SCO", "FRA", "ESP", "ITA"]
@@ -109,6 +113,10 @@ class Workload:
         return max(5_000, round(POOL_FULL * self.scale))
 
     @property
+    def regions(self) -> int:
+        return max(4, round(REGIONS_FULL * self.scale))
+
+    @property
     def events_per_month(self) -> int:
         return max(8, round(EVENTS_FULL * self.scale))
 
@@ -142,6 +150,9 @@ class Pool:
     strength: np.ndarray  # hidden true strength (Elo scale)
     base_rating: np.ndarray  # base list, 0 = unrated
     activity_cdf: np.ndarray  # for weighted draws of participants
+    region: np.ndarray  # home region: most players of a small event live in its region
+    region_members: list[np.ndarray]
+    region_cdf: list[np.ndarray]
 
 
 def _words(rng: np.random.Generator, n: int, lo: int, hi: int) -> list[str]:
@@ -177,6 +188,9 @@ def make_pool(work: Workload) -> Pool:
     title = [_title(s, r, x) for s, r, x in zip(sex, base, rng.random(n), strict=True)]
     activity = rng.lognormal(0.0, 0.5, n)
     cdf = np.cumsum(activity)
+    region = rng.integers(work.regions, size=n)
+    members = [np.flatnonzero(region == r) for r in range(work.regions)]
+    region_cdf = [np.cumsum(activity[ix]) / activity[ix].sum() for ix in members]
     return Pool(
         fide_id=fide_id,
         surname=[surnames[i] for i in surname_ix],
@@ -188,6 +202,9 @@ def make_pool(work: Workload) -> Pool:
         strength=strength,
         base_rating=base,
         activity_cdf=cdf / cdf[-1],
+        region=region,
+        region_members=members,
+        region_cdf=region_cdf,
     )
 
 
@@ -224,7 +241,25 @@ class Event:
     rounds: int
     size: int
     generic: bool
+    region: int = 0
+    local_share: float = 0.0  # share of the players drawn from the event's region
     players: np.ndarray | None = None  # pool indices
+
+
+def event_sizes(n: int, games: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Players and rounds of `n` events: sizes skewed (median ~29, 8..300), more rounds in larger
+    events (5..11), scaled so that the month holds about `games` played games (months of one size,
+    so that their ingest costs compare)."""
+    raw = rng.lognormal(np.log(29), 0.85, n)
+    noise = rng.normal(0, 0.8, n)
+    factor = 1.0
+    for _ in range(4):
+        sizes = np.clip(np.rint(raw * factor), 8, 300).astype(np.int64)
+        rounds = np.clip(5 + np.rint(np.log2(sizes / 8) * 1.3 + noise), 5, 11).astype(np.int64)
+        rounds = np.minimum(rounds, sizes // 2 + 1)
+        # byes, absences and forfeits take about 2 % of the pairings
+        factor *= games / (0.98 * float((sizes // 2 * rounds).sum()))
+    return sizes, rounds
 
 
 def plan_month(work: Workload, m: int, rng: np.random.Generator) -> list[Event]:
@@ -234,12 +269,10 @@ def plan_month(work: Workload, m: int, rng: np.random.Generator) -> list[Event]:
     names = unique_names(work)
     n = work.events_per_month
     cap = 2 * EVENTS_FULL  # a month's share of the unique names (more than it can use)
-    sizes = np.clip(np.rint(rng.lognormal(np.log(29), 0.85, n)), 8, 300).astype(int)
+    sizes, rounds_of = event_sizes(n, GAMES_FULL * work.scale, rng)
     events = []
     for i in range(n):
-        size = int(sizes[i])
-        rounds = 5 + round(np.log2(size / 8) * 1.3 + rng.normal(0, 0.8))
-        rounds = int(min(11, max(5, rounds), size // 2 + 1))
+        size, rounds = int(sizes[i]), int(rounds_of[i])
         generic = rng.random() < GENERIC_SHARE
         if generic or rounds <= 5:
             span = int(rng.integers(1, 4))  # a weekend, Friday to Sunday at most
@@ -261,20 +294,26 @@ def plan_month(work: Workload, m: int, rng: np.random.Generator) -> list[Event]:
             town_kind = names[((m - 1) * cap + i) % len(names)]
             name, city = f"{town_kind} {first.year}", town_kind.split()[0]
         start = first.replace(day=day)
-        events.append(Event(i, name, city, start, start + dt.timedelta(days=span - 1), rounds, size, generic))
+        ev = Event(i, name, city, start, start + dt.timedelta(days=span - 1), rounds, size, generic)
+        ev.region, ev.local_share = int(rng.integers(work.regions)), 0.85 if size <= 60 else 0.5
+        events.append(ev)
     events.sort(key=lambda e: (e.start, e.index))
     return events
 
 
 def assign_players(events: list[Event], pool: Pool, rng: np.random.Generator) -> None:
-    """Participants by activity-weighted draws; nobody is in two events at once."""
+    """Participants by activity-weighted draws, from the event's region or the whole pool;
+    nobody is in two events at once."""
     busy_until = np.full(len(pool.fide_id), -1, dtype=np.int64)
     for ev in events:
         start, end = ev.start.toordinal(), ev.end.toordinal()
+        members, cdf = pool.region_members[ev.region], pool.region_cdf[ev.region]
         chosen: list[int] = []
         taken: set[int] = set()
         while len(chosen) < ev.size:
-            draw = np.searchsorted(pool.activity_cdf, rng.random(2 * (ev.size - len(chosen)) + 16))
+            k = 2 * (ev.size - len(chosen)) + 16
+            u, local = rng.random(k), rng.random(k) < ev.local_share
+            draw = np.where(local, members[np.searchsorted(cdf, u)], np.searchsorted(pool.activity_cdf, u))
             for ix in draw.tolist():
                 if busy_until[ix] < start and ix not in taken:
                     taken.add(ix)
