@@ -32,14 +32,15 @@ is printed at the start and the end), CPU seconds less than wall seconds. Not a 
 nothing is asserted. The goals for a year are printed for any number of months, marked so.
 
 Usage: ``.venv/bin/python bench/federation.py [--months 3] [--scale 1.0] [--seed 1] [--python PATH]
-[--keep DIR]``; ``--months 12`` runs a year, ``--scale 0.05`` a quick run on small months.
+[--keep DIR] [--generate-only]``; ``--months 12`` runs a year, ``--scale 0.05`` a quick run on
+small months. ``--python /other/checkout/.venv/bin/python`` measures another checkout on the same
+cached data (generated once, by whichever elopipe generates it first).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -179,12 +180,7 @@ def _load() -> str:
     return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def _games(run: Run) -> str:
-    m = re.search(r"([\d,]+) games", run.out)
-    return m.group(1) if m else "?"
-
-
-def run_benchmark(args: argparse.Namespace, store_dir: Path) -> tuple[list[Run], dict]:
+def run_benchmark(args: argparse.Namespace, store_dir: Path, extra: Path) -> tuple[list[Run], dict]:
     """The measured steps, in order, and the figures the summary needs."""
     work = fd.Workload(args.scale, args.seed)
     cli = [args.python, "-c", fd.CLI]
@@ -204,7 +200,6 @@ def run_benchmark(args: argparse.Namespace, store_dir: Path) -> tuple[list[Run],
     # not timed: how many played games the store kept (dedup must not drop real ones)
     query = "SELECT count(*) AS n FROM canonical_games WHERE played"
     played = measure("count", [*cli, "sql", "--db", db, "--format", "csv", query], store_dir)
-    extra = fd.ensure(work, args.months, args.python, say=print)
     new_ingest = measure("new 100-player TRF: ingest", [*cli, "ingest", "-q", str(extra), "--db", db], store_dir)
     new_rate = measure("new 100-player TRF: rate", [*cli, "rate", "--system", "fide", "--db", db], store_dir)
     print(f"  new 100-player TRF: ingest {new_ingest.wall:.1f} s, rate {new_rate.wall:.1f} s wall", flush=True)
@@ -299,10 +294,12 @@ def main() -> int:
     ap.add_argument("--keep", type=Path, help="build the store in this new directory and keep it")
     ap.add_argument("--generate-only", action="store_true", help="generate (or check) the data and stop")
     args = ap.parse_args()
+    if args.months < 1 or not 0 < args.scale <= 1:
+        ap.error("--months must be >= 1 and --scale in (0, 1]")
     work = fd.Workload(args.scale, args.seed)
     t0 = time.perf_counter()
     print(f"workload: {work.root.relative_to(fd.DATA.parents[2])}, {args.months} months", flush=True)
-    fd.ensure(work, args.months, args.python, say=lambda s: print(s, flush=True))
+    extra = fd.ensure(work, args.months, args.python, say=lambda s: print(s, flush=True))
     print(f"data ready in {time.perf_counter() - t0:.0f} s", flush=True)
     if args.generate_only:
         return 0
@@ -313,11 +310,11 @@ def main() -> int:
     floor = (*slices, typed[2])
     if args.keep:
         args.keep.mkdir(parents=True)
-        runs, fig = run_benchmark(args, args.keep)
+        runs, fig = run_benchmark(args, args.keep, extra)
     else:
         store = Path(tempfile.mkdtemp(prefix="elopipe-federation-"))
         try:
-            runs, fig = run_benchmark(args, store)
+            runs, fig = run_benchmark(args, store, extra)
         finally:
             shutil.rmtree(store, ignore_errors=True)
     report(args, runs, fig, floor, load0)

@@ -2,13 +2,15 @@
 
 A pool of players (200,000 at full scale) with FIDE IDs, names built from syllables (the
 commonest surnames are shared by about a hundred players, and about 8 % of the players share
-their full name with another, as real names collide), birth years, sexes, federations, titles
-and a hidden true strength. Each month (January 2025 on) holds about
-750 Swiss TRF16 files at full scale: 125k games, about 30k distinct players, events of 8 to 300
-players (many small, a few large), 5 to 11 rounds, within the month, lasting 1 to 9 days. A
-player is in one event at a time. A fifth of the events have generic names ("Weekend Open 3",
-"Club Championship 2025") and cluster on weekends, so same-key events overlap in time; the
-others are "<Town> <Kind> <year>", unique over the data set.
+their full name with another, as real names collide), birth years, sexes, federations, titles,
+a home region and a hidden true strength. Each month (January 2025 on) holds 750 Swiss TRF16
+files at full scale, scaled to 125k played games, with about 28k distinct players: events of 8
+to 300 players (many small, a few large), 5 to 11 rounds, within the month, lasting 1 to 9
+days. A player is in one event at a time. A small event draws most of its players from its
+region, so the same players meet again and again. A fifth of the events have generic names
+("Weekend Open 3", "Club Championship 2025") and cluster on weekends, so same-key events
+overlap in time; the others are "<Town> <Kind> <year>", unique over the data set. ``--scale``
+shrinks the month, the pool and the number of regions alike.
 
 Pairings are a simple Swiss (score groups, top half against bottom half, no repeat when it can
 be avoided, colours balanced), not the FIDE Dutch system. Results are drawn from the Elo
