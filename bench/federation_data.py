@@ -22,7 +22,8 @@ at the event's start. Month 1 writes the base list (true strength plus noise; be
 floor, or for one player in ten, unrated). For later months the lists come from elopipe's own
 engine: after month m is written, it is ingested into a private bootstrap store
 (``bootstrap.duckdb``), ``elopipe rate --system fide`` runs, and the list dated the 1st of month
-m+1 is read back with ``elopipe sql``; a player the store has never seen keeps the base rating.
+m+1 is read back with ``elopipe sql`` (each player's latest list row on or before that date,
+rating NULL = unrated); a player the store has never seen keeps the base rating.
 elopipe is driven only through its CLI, in subprocesses, so the same code works on any checkout.
 
 Everything is cached under ``bench/_data/federation/<key>/`` where the key holds the scale, the
@@ -51,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "_data" / "federation"
-GEN_VERSION = 2
+GEN_VERSION = 3
 START = dt.date(2025, 1, 1)
 POOL_FULL = 200_000
 EVENTS_FULL = 750
@@ -577,10 +578,12 @@ def bootstrap_month(work: Workload, m: int, python: str, say: Callable[[str], No
     _check(elopipe(python, "rate", "--system", "fide", "--db", db), "bootstrap rate")
     say(f"  bootstrap rate: {time.perf_counter() - t0:.0f} s wall")
     nxt = month_start(m + 1)
+    # each player's latest row on or before the date: a list holds every rated player, but a
+    # player who became unrated (below the floor) has no row on the later lists
     query = (
         "SELECT p.fide_id, r.rating FROM rating_lists r JOIN players p ON p.player_id = r.player_id "
-        f"WHERE r.system = 'fide' AND r.list_date = DATE '{nxt.isoformat()}' AND p.fide_id IS NOT NULL "
-        "ORDER BY p.fide_id"
+        f"WHERE r.system = 'fide' AND r.list_date <= DATE '{nxt.isoformat()}' AND p.fide_id IS NOT NULL "
+        "QUALIFY row_number() OVER (PARTITION BY r.player_id ORDER BY r.list_date DESC) = 1 ORDER BY p.fide_id"
     )
     text = _check(elopipe(python, "sql", "--db", db, "--format", "csv", query), "reading the list")
     rows = list(csv.DictReader(io.StringIO(text)))
@@ -599,7 +602,11 @@ def bootstrap_month(work: Workload, m: int, python: str, say: Callable[[str], No
                 writer.writerow([r["fide_id"], r["rating"]])
     tmp.rename(path)
     rated = sum(1 for r in rows if r["rating"])
-    say(f"  list {nxt:%Y-%m}: {len(rows):,} players, {rated:,} rated")
+    # a self-check: the files' ratings should be the engine's lists in force
+    query = "SELECT count(*) AS n FROM rating_discrepancies WHERE system = 'fide'"
+    text = _check(elopipe(python, "sql", "--db", db, "--format", "csv", query), "reading the discrepancies")
+    odd = text.strip().splitlines()[-1]
+    say(f"  list {nxt:%Y-%m}: {len(rows):,} players, {rated:,} rated; file ratings unlike the list in force: {odd}")
 
 
 def ensure(work: Workload, months: int, python: str, say: Callable[[str], None] = print) -> Path:
