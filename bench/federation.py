@@ -18,7 +18,7 @@ run, on a fresh store:
   slices every ``001`` line into its fields and 10-character round blocks, CPU seconds of this
   process (``time.process_time``, best of three); goal: month 1 ingest / floor <= 20x. The
   ratio is also given against a "typed" floor that strips and converts the fields and splits
-  each block into opponent, colour and result (about 4x the bare slicing);
+  each block into opponent, colour and result (3 to 4 times the bare slicing);
 - ``ingest`` of each later month into the store holding the earlier ones; goal: last month /
   month 1 (CPU seconds) <= 1.2;
 - ``rate --system fide`` over the whole store, wall seconds; goal <= 10 s for a year;
