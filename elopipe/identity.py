@@ -531,36 +531,26 @@ class _Index:
         self.by_nid: dict[str, _Known] = {}
         self.by_key: dict[str, list[_Known]] = {}
         self.by_pid: dict[int, list[_Known]] = {}
-        # Two names are abbreviation-compatible only when the full (3+ letter) tokens of the shorter
-        # are tokens of the longer (`_covers`: abbreviations are at most two letters, and one
-        # exact full token is needed): the candidates for a name are the players holding all its
-        # full tokens (`by_token`, intersected) and those whose full tokens are a subset of its
-        # own (`by_full_tokens`, looked up per subset)
-        self.by_token: dict[str, set[int]] = {}
-        self.by_full_tokens: dict[frozenset[str], set[int]] = {}
+        # candidates for an abbreviated name (`_TokenIndex`): among every player, and among those
+        # with a spelling without FIDE ID, the only ones a player with a FIDE ID can be linked to
+        # by name (with those carrying the same FIDE ID, `by_fid_all`)
+        self.tokens = _TokenIndex()
+        self.tokens_no_fid = _TokenIndex()
+        self.by_fid_all: dict[int, set[int]] = {}
 
-    def _add_tokens(self, key: str, player_id: int) -> None:
-        full = _full_tokens(key)
-        for t in full:
-            self.by_token.setdefault(t, set()).add(player_id)
-        if full:
-            self.by_full_tokens.setdefault(full, set()).add(player_id)
+    def _add_tokens(self, key: str, player_id: int, fide_id: int | None) -> None:
+        self.tokens.add(key, player_id)
+        if not fide_id:
+            self.tokens_no_fid.add(key, player_id)
 
-    def abbreviation_candidates(self, key: str) -> set[int]:
-        """Ids of the players with a spelling that may be `names_compatible` with `key` (a superset)."""
-        full = _full_tokens(key)
-        if not full:
-            return set()
-        sets = sorted((self.by_token.get(t, set()) for t in full), key=len)
-        out = {pid for pid in sets[0] if all(pid in s for s in sets[1:])}  # holding all of them
-        tokens = sorted(full)
-        if len(tokens) <= _SUBSET_TOKENS:
-            for n in range(1, len(tokens) + 1):
-                for sub in itertools.combinations(tokens, n):
-                    out |= self.by_full_tokens.get(frozenset(sub), set())
-        else:  # a name of many words: every player sharing a full token (rare)
-            out = set().union(*(self.by_token.get(t, ()) for t in full))
-        return out
+    def abbreviation_candidates(self, key: str, fide_id: int | None = None) -> set[int]:
+        """Ids of the players with a spelling that may be `names_compatible` with `key` (a
+        superset); for a written player with `fide_id`, only those it does not conflict with."""
+        if not fide_id:
+            return self.tokens.candidates(key)
+        same = self.by_fid_all.get(fide_id)
+        out = self.tokens_no_fid.candidates(key)
+        return out | (self.tokens.candidates(key) & same) if same else out
 
     def add(self, k: _Known) -> None:
         same = self.by_pid.get(k.player_id, [])
@@ -568,9 +558,10 @@ class _Index:
                for s in same):  # fmt: skip
             return
         self.by_pid.setdefault(k.player_id, []).append(k)
-        self._add_tokens(k.name_key, k.player_id)
+        self._add_tokens(k.name_key, k.player_id, k.fide_id)
         if k.fide_id:
             self.by_fid.setdefault(k.fide_id, k)
+            self.by_fid_all.setdefault(k.fide_id, set()).add(k.player_id)
         if k.national_id:
             self.by_nid.setdefault(k.national_id, k)
         self.by_key.setdefault(k.name_key, []).append(k)
@@ -609,7 +600,7 @@ class _Index:
         if in_ctx:
             return None
         compatible = None
-        near = self.abbreviation_candidates(key)
+        near = self.abbreviation_candidates(key, p.fide_id)
         for pid in near:
             if pid in taken or pid not in ctx:
                 continue
@@ -635,6 +626,7 @@ class _Index:
         if p.fide_id and not k.fide_id:
             k.fide_id = p.fide_id
             self.by_fid.setdefault(p.fide_id, k)
+            self.by_fid_all.setdefault(p.fide_id, set()).add(k.player_id)
             updates["fide_id"] = p.fide_id
         if p.national_id and not k.national_id:
             k.national_id = p.national_id
@@ -649,7 +641,7 @@ class _Index:
             updates["federation"] = p.federation
         if key and key != k.name_key and _fuller(key, k.name_key):
             self.by_key.setdefault(key, []).append(k)
-            self._add_tokens(key, k.player_id)
+            self._add_tokens(key, k.player_id, k.fide_id)
             k.name_key = key
             updates["name_key"] = key
             updates["name"] = p.name
@@ -736,6 +728,40 @@ class _EventContext:
 
 
 _SUBSET_TOKENS = 6  # a name with more full tokens looks candidates up by any shared token
+
+
+class _TokenIndex:
+    """Player ids by the full (3+ letter) tokens of their spellings. Two names are
+    abbreviation-compatible only when the full tokens of the shorter are tokens of the longer
+    (`_covers`: abbreviations are at most two letters, and one exact full token is needed): the
+    candidates for a name are the players holding all its full tokens (`by_token`, intersected)
+    and those whose full tokens are a subset of its own (`by_full_tokens`, looked up per subset)."""
+
+    def __init__(self) -> None:
+        self.by_token: dict[str, set[int]] = {}
+        self.by_full_tokens: dict[frozenset[str], set[int]] = {}
+
+    def add(self, key: str, player_id: int) -> None:
+        full = _full_tokens(key)
+        for t in full:
+            self.by_token.setdefault(t, set()).add(player_id)
+        if full:
+            self.by_full_tokens.setdefault(full, set()).add(player_id)
+
+    def candidates(self, key: str) -> set[int]:
+        """Ids that may be `names_compatible` with `key` (a superset)."""
+        full = _full_tokens(key)
+        if not full:
+            return set()
+        sets = sorted((self.by_token.get(t, set()) for t in full), key=len)
+        out = {pid for pid in sets[0] if all(pid in s for s in sets[1:])}  # holding all of them
+        tokens = sorted(full)
+        if len(tokens) > _SUBSET_TOKENS:  # a name of many words: every player sharing a full token (rare)
+            return set().union(*(self.by_token.get(t, ()) for t in full))
+        for n in range(1, len(tokens) + 1):
+            for sub in itertools.combinations(tokens, n):
+                out |= self.by_full_tokens.get(frozenset(sub), set())
+        return out
 
 
 def _full_tokens(key: str) -> frozenset[str]:
