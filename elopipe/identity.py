@@ -664,6 +664,7 @@ class _EventContext:
         self.spans = tournament_spans(con, near) if near else {}
         self.batch = set(tids)
         self.members: dict[int, set[int]] = {}
+        self.tournaments_of: dict[int, set[int]] = {}  # player -> tournaments of `members`
         stored = sorted(near - self.batch)
         if stored:
             rows = con.execute(
@@ -674,7 +675,7 @@ class _EventContext:
             ).fetchall()
             for r in rows:
                 index.add(_Known(*r[1:]))
-                self.members.setdefault(r[0], set()).add(r[1])
+                self.add_member(r[0], r[1])
             # stored tournaments with no player still count as candidates (size 0)
             for t in stored:
                 self.members.setdefault(t, set())
@@ -685,6 +686,7 @@ class _EventContext:
 
     def add_member(self, tid: int, player_id: int) -> None:
         self.members.setdefault(tid, set()).add(player_id)
+        self.tournaments_of.setdefault(player_id, set()).add(tid)
 
     def context(self, tids: list[int], id_hits: dict[int, set[int]]) -> dict[int, set[int]]:
         """For each tournament of one file: ids of the players of the same event's other sources
@@ -694,11 +696,10 @@ class _EventContext:
         # tournaments (stored, or of a file resolved before) holding players found by identifier
         shared: dict[int, set[int]] = {}
         if hit_ids:
-            for o, ms in self.members.items():
-                if o not in mine:
-                    common = ms & hit_ids
-                    if common:
-                        shared[o] = common
+            for pid in hit_ids:
+                for o in self.tournaments_of.get(pid, ()):
+                    if o not in mine:
+                        shared.setdefault(o, set()).add(pid)
         ctx_t: dict[int, set[int]] = {}
         for t in tids:
             span = self.spans.get(t)
