@@ -487,9 +487,10 @@ def tournament_spans(
 
 def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
     """The tournaments that can be sources of the same event as one of `tids`, or overlap one in
-    dates (within `DATE_SLACK_DAYS`), `tids` included: the candidates of `same_event` and
-    `dates_overlap`, found by joins on `tournaments.event_key` and on the days of play, so the
-    cost follows the tournaments near these, not the store."""
+    dates (within `DATE_SLACK_DAYS`), `tids` included: the candidates of `same_event` (same
+    event key, days overlapping or unknown) and `dates_overlap`, found by joins on
+    `tournaments.event_key` and on the days of play, so the cost follows the tournaments near
+    these, not the store (an "Open" of every past month is not near this month's)."""
     ids = sorted(set(tids))
     if not ids:
         return set()
@@ -497,7 +498,9 @@ def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set
         f"""
         WITH b AS (SELECT tournament_id, event_key, first_day, last_day FROM tournaments
                    WHERE tournament_id IN (SELECT UNNEST($ids)))
+        -- same event key with unknown days: `same_event` holds whatever the dates
         SELECT t.tournament_id FROM tournaments t JOIN b ON t.event_key = b.event_key AND b.event_key <> ''
+         AND (t.first_day IS NULL OR b.first_day IS NULL)
         UNION
         SELECT t.tournament_id FROM tournaments t JOIN b
           ON t.first_day <= b.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
