@@ -292,10 +292,13 @@ class _BatchResolver:
                 for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
                     self.index.add(_Known(*r))
         if keys:  # every spelling already linked to a player is a way to find that player
+            # a spelling equal to the player's own name key was found by the query above: only the
+            # others, each once (a player has one alias row per entry: a year holds dozens)
             for r in con.execute(
-                "SELECT DISTINCT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
-                " p.federation, p.birth_year FROM player_aliases a JOIN players p USING (player_id)"
-                " WHERE a.name_key IN (SELECT UNNEST(?))",
+                "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
+                " p.federation, p.birth_year FROM (SELECT DISTINCT player_id, name_key FROM player_aliases"
+                " WHERE name_key IN (SELECT UNNEST(?))) a JOIN players p USING (player_id)"
+                " WHERE a.name_key <> p.name_key",
                 [keys],
             ).fetchall():
                 self.index.add(_Known(*r))
