@@ -57,9 +57,9 @@ def _quoted_path(text: str) -> str | None:
 
 def _is_interrupt(exc: BaseException) -> bool:
     """DuckDB turns a Ctrl-C during a query into its own error, not KeyboardInterrupt."""
-    import duckdb
+    from elopipe.store import is_interrupt
 
-    return isinstance(exc, duckdb.InterruptException) or str(exc).strip() == "Query interrupted"
+    return is_interrupt(exc)
 
 
 def _interrupted() -> NoReturn:

@@ -32,7 +32,7 @@ from elopipe import dedup, identity, load_rows
 from elopipe.errtext import first_line
 from elopipe.game_frame import games_frame
 from elopipe.model import IngestIssue
-from elopipe.store import StoreFullError, disk_full_message, is_disk_full
+from elopipe.store import StoreFullError, disk_full_message, is_disk_full, is_interrupt
 
 if TYPE_CHECKING:
     from elopipe.ingest import ParsedSource
@@ -93,8 +93,10 @@ def load_batch(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> lis
             results = _load(con, batch)
             con.execute("COMMIT")
             return results
-        except Exception:
+        except Exception as exc:
             _rollback(con)  # a failed COMMIT has already ended the transaction
+            if is_interrupt(exc):  # Ctrl-C during a query: stop, do not load file by file
+                raise
         # one file at a time: the ones that can be stored are, the others are recorded as rejected
         done: list[FileResult] = []
         for ps in batch:
@@ -125,6 +127,8 @@ def _load_one(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
         return result
     except Exception as exc:  # keep the file on record even if writing failed
         _rollback(con)
+        if is_interrupt(exc):
+            raise
         full = is_disk_full(exc)
         reason = "the store's disk was full" if full else f"could not be stored: {first_line(exc)}"
         fallback = _as_rejected(ps, reason, keep_sha256=not full)

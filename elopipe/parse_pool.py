@@ -12,6 +12,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import signal
+import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 
@@ -67,9 +69,23 @@ def make_pool(workers: int) -> cf.ProcessPoolExecutor:
     ctx.set_forkserver_preload(["elopipe.ingest"])
     # Each worker ends when this process does, even on kill -9: a worker's parent is the
     # forkserver, which lives as long as its workers, so they watch this process (elopipe.lifeline).
+    # A killed ingest must not leave the resource tracker's warning about the pool's semaphores
+    # in the user's terminal: the tracker takes this process's warning options when it starts.
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
     return cf.ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=exit_with, initargs=(os.getpid(), 0.0)
+        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
     )
+
+
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _worker_init(parent: int) -> None:
+    """A parser process: Ctrl-C is this process's parent's to handle (a terminal sends it to the
+    whole process group); it ends when the parent does (elopipe.lifeline)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with(parent, 0.0)
 
 
 class Parser:

@@ -77,6 +77,11 @@ class StoreFullError(RuntimeError):
     the store is intact. The message names the disk and what was being written."""
 
 
+def is_interrupt(exc: BaseException) -> bool:
+    """True for a Ctrl-C: KeyboardInterrupt, or DuckDB's own error for a query it interrupted."""
+    return isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)) or str(exc).strip() == "Query interrupted"
+
+
 def is_disk_full(exc: BaseException) -> bool:
     """True for a write that failed because the disk or the quota is full (an OSError, or DuckDB's
     IOException/TransactionException, which carry the system's text)."""

@@ -77,3 +77,54 @@ def test_ctrl_c_during_publish_is_one_line(tmp_path: Path) -> None:
     if code == 0:
         pytest.skip("publish finished before the signal came")
     assert code == 130 and err.strip() == "interrupted (Ctrl-C)", err
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.parametrize("after", [0.0, 1.5, 3.0])  # parsing the first batch, writing it, later
+def test_ctrl_c_to_the_terminal_group_stops_a_parallel_ingest_in_one_line(tmp_path: Path, after: float) -> None:
+    """A terminal's Ctrl-C reaches the parser processes too: they leave it to the ingest, which
+    stops in one line, also while it writes a batch (DuckDB's interrupt error is not a file to
+    load again one by one)."""
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    trfs = sorted((Path(__file__).resolve().parents[2] / "shared" / "data" / "trf").glob("*.trf"))
+    for i in range(20):  # more than one batch, several MB: parsed in worker processes
+        for f in trfs:
+            (inbox / f"{f.stem}_{i}.trf").write_bytes(f.read_bytes() + b"\n" * (i + 1))
+    db = tmp_path / "s.duckdb"
+    elopipe = Path(sys.executable).with_name("elopipe")
+    proc = subprocess.Popen(
+        [str(elopipe), "ingest", str(inbox), "--db", str(db), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        # the parser processes (children of the forkserver, a child of the ingest) are under way
+        while (
+            time.monotonic() < deadline
+            and proc.poll() is None
+            and not any(len(_children(c)) >= 2 for c in _children(proc.pid))
+        ):
+            time.sleep(0.02)
+        time.sleep(after)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if proc.returncode == 0:
+        pytest.skip("the ingest ended before the signal")  # a fast machine: nothing to interrupt
+    assert proc.returncode == 130, err
+    assert err.strip() == "interrupted (Ctrl-C)", err
+    assert "Traceback" not in out + err
