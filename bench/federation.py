@@ -9,9 +9,10 @@ ingests and rates it in a private bootstrap store: a one-time cost of minutes pe
 elopipe is driven only through its CLI, each step in a subprocess, so the same benchmark measures
 any checkout (``--python`` picks the interpreter whose elopipe is measured). For each subprocess:
 wall seconds, CPU seconds (user + system of the child and of the children it waited for, from
-``os.wait4``), the peak RSS of its largest process (``ru_maxrss``) and the peak of the summed RSS
-of its process tree (sampled from /proc every 0.2 s; shared pages count in each process). In one
-run, on a fresh store:
+``os.wait4``, plus the last sampled time of the descendants it does not wait for: the parser
+processes, children of multiprocessing's forkserver), the peak RSS of its largest process
+(``ru_maxrss``) and the peak of the summed RSS of its process tree (sampled from /proc every
+0.2 s; shared pages count in each process). In one run, on a fresh store:
 
 - ``ingest`` of month 1 into the empty store: CPU seconds, games per CPU second;
 - the parse floor of the same files: plain Python (no elopipe import) that reads each file and
@@ -133,6 +134,34 @@ def _ppids() -> dict[int, list[int]]:
     return children
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def descendants_cpu(root: int, seen: dict[int, float]) -> None:
+    """Record in `seen` the CPU seconds (user + system) each descendant of `root` has used so
+    far. The parser processes are children of multiprocessing's forkserver, which `root` never
+    waits for: their time is not in `root`'s rusage, so it is sampled here while they run."""
+    todo = _ppids_of(root)
+    while todo:
+        pid = todo.pop()
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(b")") + 2 :].split()
+        seen[pid] = (int(fields[11]) + int(fields[12])) / _TICK
+        todo.extend(_ppids_of(pid))
+
+
+def _ppids_of(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
 def tree_rss(root: int) -> int:
     """Summed RSS (bytes) of `root` and its descendants now; 0 when gone."""
     children, todo, total = _ppids(), [root], 0
@@ -155,10 +184,12 @@ def measure(label: str, cmd: list[str], cwd: Path) -> Run:
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
         peak = [0]
         done = threading.Event()
+        others: dict[int, float] = {}
 
         def sample() -> None:
             while not done.wait(0.2):
                 peak[0] = max(peak[0], tree_rss(proc.pid))
+                descendants_cpu(proc.pid, others)
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
@@ -169,7 +200,8 @@ def measure(label: str, cmd: list[str], cwd: Path) -> Run:
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
-    cpu = usage.ru_utime + usage.ru_stime
+    # the child's own rusage, and the last sampled time of the processes it did not wait for
+    cpu = usage.ru_utime + usage.ru_stime + sum(others.values())
     return Run(label, proc.returncode, wall, cpu, usage.ru_maxrss * 1024, peak[0], text)
 
 
