@@ -14,11 +14,15 @@ tournaments A and B are sources of one event when all of these hold (`_one_event
   rapid and a blitz event of one day) unless the event keys are equal (one event's sources may
   disagree on the class: a TRF '90+30' read as rapid);
 * they hold games in common: the same White, Black and main round ("common" games, counted as
-  distinct (white, black, round) keys, so a file holding an export twice counts each game once);
+  distinct (white, black, round) keys, so a file holding an export twice counts each game once),
+  two at least unless one side holds a single game (a 2-game event sharing one pairing with an
+  open is two events);
 * at least half of the common games both sides decided agree: 2 x agree >= decided, where a
   common game is decided when both sides have a final result (or equal moves), and agrees when
   both have the same final result or equal movetext hashes. A corrected result still links
-  (``;result_differs``); a game still ``*`` on one side neither agrees nor disagrees;
+  (``;result_differs``); a game still ``*`` on one side neither agrees nor disagrees. (A known
+  limit: two round-robins of the same four players on consecutive days have the same Berger
+  pairings, and half their results can agree by chance; they are then taken as one event.);
 * the common games are a large share of the smaller side: 2 x common >= min(games of A, games of
   B), counting the games with both players identified and a round (as distinct keys).
 
@@ -275,9 +279,11 @@ def _pair_verdicts(con: duckdb.DuckDBPyConnection, left: set[int], right: set[in
 
 def _one_event(common: int, agree: int, decided: int, games_a: int, games_b: int) -> bool:
     """Whether two date- and rate-compatible tournaments are sources of one event, from their
-    evidence (module docstring): games in common, at least half of the decided ones agreeing,
-    and a large share of the smaller side (2 x common >= min(games of A, games of B))."""
-    return common > 0 and 2 * agree >= decided and 2 * common >= min(games_a, games_b)
+    evidence (module docstring): games in common (two at least, unless one side has a single
+    game), at least half of the decided ones agreeing, and a large share of the smaller side
+    (2 x common >= min(games of A, games of B))."""
+    smaller = min(games_a, games_b)
+    return common >= max(1, min(2, smaller)) and 2 * agree >= decided and 2 * common >= smaller
 
 
 def _compatible(a: Span, b: Span, rate_a: str | None, rate_b: str | None) -> bool:

@@ -278,3 +278,13 @@ def test_the_other_sources_of_a_deleted_file_link_again_when_their_links_were_ta
     assert con.execute("SELECT DISTINCT match_rule FROM game_sources WHERE role = 'duplicate'").fetchall() == [
         ("round_players+hash",)
     ]
+
+
+def test_a_two_game_event_sharing_one_pairing_with_an_open_keeps_both_games(tmp_path: Path) -> None:
+    """One shared pairing is half of a two-game event's games, but one game is no evidence: two
+    events, 9 + 2 games."""
+    open_six = _trf("Open 2025", "2025/03/08", "2025/03/09", [1, 2, 3, 4, 5, 6], SIX)
+    # a two-player match of two games, its first game the same pairing as the open's round 1
+    match = _trf("Open 2025", "2025/03/08", "2025/03/09", [1, 2], [[(1, 2, "1")], [(2, 1, "=")]])
+    got = _ingest_each_order(tmp_path, {"a/open.trf": open_six, "b/match.trf": match}, COUNTS)
+    assert got[0] == got[1] == got[2] == [(11, 0, 0)]

@@ -82,7 +82,8 @@ def _events_by_definition(games: list) -> set[tuple[int, int]]:
                 pairs = [(x, y) for x in keys[ta][k] for y in keys[tb][k]]
                 agree += any(moves(x, y) or x.result == y.result != "*" for x, y in pairs)
                 decided += any(moves(x, y) or "*" not in (x.result, y.result) for x, y in pairs)
-            if common and 2 * agree >= decided and 2 * len(common) >= min(len(keys[ta]), len(keys[tb])):
+            smaller = min(len(keys[ta]), len(keys[tb]))
+            if len(common) >= max(1, min(2, smaller)) and 2 * agree >= decided and 2 * len(common) >= smaller:
                 events.add((ta, tb))
     return events
 
