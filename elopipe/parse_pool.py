@@ -121,12 +121,26 @@ class Parser:
             if self.pool is None:
                 yield [parse_source(s, self.validate_moves, self.workers) for s in batch]
                 continue
-            submitted = [(s, self.pool.submit(parse_source, s, self.validate_moves)) for s in batch]
+            submitted = [(s, self._submit(s)) for s in batch]
             if pending is not None:
                 yield self._results(pending)
             pending = submitted
         if pending is not None:
             yield self._results(pending)
+
+    def _submit(self, source: Source) -> cf.Future[ParsedSource]:
+        """`source` submitted to the pool; when the pool is broken (a worker died), to a new one,
+        and when that one breaks too, the file is parsed alone when its result is read."""
+        for _attempt in range(2):
+            assert self.pool is not None
+            try:
+                return self.pool.submit(parse_source, source, self.validate_moves)
+            except BrokenProcessPool:
+                self._renewed = False
+                self._renew_pool()
+        failed: cf.Future[ParsedSource] = cf.Future()
+        failed.set_exception(BrokenProcessPool("no parser process could be started"))
+        return failed
 
     def _results(self, pending: list[tuple[Source, cf.Future[ParsedSource]]]) -> list[ParsedSource]:
         out = []

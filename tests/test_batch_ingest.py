@@ -136,3 +136,34 @@ def test_a_store_made_before_the_event_columns_gets_them_filled(tmp_path: Path) 
     with open_writer(db):
         pass
     assert db_rows(db, "SELECT tournament_id, event_key, first_day, last_day FROM tournaments ORDER BY 1") == expected
+
+
+def test_a_pool_broken_between_batches_is_replaced_and_every_file_loads(tmp_path: Path, monkeypatch) -> None:
+    """A worker that died while nothing was read from it leaves the pool broken: the next submit
+    raises. The batch goes to a new pool and nothing is lost."""
+    import concurrent.futures as cf
+    from concurrent.futures.process import BrokenProcessPool
+
+    pools: list[object] = []
+
+    class Pool:
+        def __init__(self) -> None:
+            self.broken = not pools  # the first pool breaks at its first submit
+            pools.append(self)
+
+        def submit(self, fn, *args):
+            if self.broken:
+                raise BrokenProcessPool("A child process terminated abruptly")
+            fut: cf.Future = cf.Future()
+            fut.set_result(fn(*args))
+            return fut
+
+        def shutdown(self, **kwargs) -> None:
+            pass
+
+    monkeypatch.setattr(pp, "pool_size", lambda sources: 2)
+    monkeypatch.setattr(pp, "make_pool", lambda workers: Pool())
+    trfs = sorted((DATA / "trf").glob("*.trf"))[:4]
+    summary = ingest_paths(trfs, tmp_path / "s.duckdb")
+    assert len(summary.files) == 4 and all(f.status in ("loaded", "partial") for f in summary.files)
+    assert summary.games > 0 and len(pools) >= 2
