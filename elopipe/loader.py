@@ -222,6 +222,7 @@ class _Plan:
 
     skipped: dict[int, FileResult] = field(default_factory=dict)  # position -> result
     duplicate_of: dict[int, int | str] = field(default_factory=dict)  # position -> file_id or sha256
+    again: dict[int, int] = field(default_factory=dict)  # position -> earlier position of the same source
     load: list[int] = field(default_factory=list)  # positions that get a ledger row of their own
     corrects: dict[int, list[int]] = field(default_factory=dict)  # position -> stored file ids at its path
 
@@ -286,7 +287,11 @@ def _plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> _Plan:
             else:
                 plan.duplicate_of[pos] = fid
         elif ps.sha256 and ps.sha256 in in_batch:
-            plan.duplicate_of[pos] = ps.sha256
+            first_src = batch[in_batch[ps.sha256]].source
+            if (first_src.stored_path, first_src.member) == (ps.source.stored_path, ps.source.member):
+                plan.again[pos] = in_batch[ps.sha256]  # the same file named twice: one ledger row
+            else:
+                plan.duplicate_of[pos] = ps.sha256
         elif not ps.sha256 and pos in rejected_again:
             plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
         else:
@@ -344,6 +349,13 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
         res.status = "partial" if res.n_errors else "loaded"
         if res.n_errors:
             res.reason = f"{res.n_errors} unreadable part(s); first: {res.first_issues[0].message}"
+    for pos, first_pos in plan.again.items():
+        first_res = results[first_pos]
+        assert first_res is not None
+        why = f"already ingested ({first_res.status})"
+        results[pos] = FileResult(
+            batch[pos].source.display, "skipped", file_id=first_res.file_id, format=batch[pos].format, reason=why
+        )
     for pos in plan.load:
         res = results[pos]
         assert res is not None

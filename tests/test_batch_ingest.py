@@ -167,3 +167,12 @@ def test_a_pool_broken_between_batches_is_replaced_and_every_file_loads(tmp_path
     summary = ingest_paths(trfs, tmp_path / "s.duckdb")
     assert len(summary.files) == 4 and all(f.status in ("loaded", "partial") for f in summary.files)
     assert summary.games > 0 and len(pools) >= 2
+
+
+def test_the_same_file_named_twice_in_one_call_has_one_ledger_row(tmp_path: Path) -> None:
+    """As when it is ingested twice, one call after the other: the second is already in the store."""
+    f = DATA / "trf" / "irl_bunratty_major_2011_crlf.trf"
+    summary = ingest_paths([f, f], tmp_path / "s.duckdb")
+    assert [s.status for s in summary.files] == ["loaded", "skipped"]
+    assert summary.files[1].reason == "already ingested (loaded)"
+    assert db_rows(tmp_path / "s.duckdb", "SELECT count(*) FROM source_files") == [(1,)]
