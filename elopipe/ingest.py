@@ -339,8 +339,8 @@ def ingest_paths(
     that many forked processes with `validate_moves` (see `read_pgn`). `wait`: seconds to wait for
     another process that holds the store (None: for ever); raises StoreBusyError after that (see
     elopipe.store). `stop`: checked between batches; when it returns True the ingest ends after
-    the batch being written (`stopped`). A full disk stops the ingest at the file that did not
-    fit: the files before it stay loaded, and `failure` says why."""
+    the batch being written (`stopped`). A full disk stops the ingest at the file (or the batch)
+    that did not fit: the batches before it stay loaded, and `failure` says why."""
     from elopipe.parse_pool import Parser
 
     disc = discover(paths)
@@ -358,7 +358,7 @@ def ingest_paths(
             for parsed in parser.parsed_batches():
                 if bar is not None:
                     bar[0].update(bar[1], description=_short(parsed[-1].source.display))
-                done = _write_batch(con, parsed, summary, on_file)
+                done = _write_batch(con, os.fspath(db), parsed, summary, on_file)
                 if bar is not None:
                     bar[0].advance(bar[1], len(parsed))
                 if not done:
@@ -378,6 +378,7 @@ def ingest_paths(
 
 def _write_batch(
     con: duckdb.DuckDBPyConnection,
+    db: str,
     parsed: list[ParsedSource],
     summary: IngestSummary,
     on_file: Callable[[FileResult], None] | None,
@@ -388,6 +389,15 @@ def _write_batch(
     except StoreFullError as exc:  # every later file would fail the same way
         results = list(getattr(exc, "loaded", []))
         summary.failure = str(exc)
+    except Exception as exc:
+        # a full disk can also fail the batch's COMMIT so that DuckDB gives the connection up
+        # (its checkpoint failed): nothing of the batch is stored, and nothing more can be
+        if not is_disk_full(exc):
+            raise
+        results = []
+        first = parsed[0].source.display
+        what = f"the batch of {len(parsed)} files from {first}" if len(parsed) > 1 else first
+        summary.failure = disk_full_message(db, what)
     for result in results:
         summary.files.append(result)
         if on_file is not None:

@@ -141,3 +141,22 @@ def test_a_full_disk_hidden_behind_a_failed_rollback_is_still_one_line() -> None
     except duckdb.TransactionException as exc:
         assert is_disk_full(exc)
     assert not is_disk_full(duckdb.TransactionException("cannot rollback - no transaction is active"))
+
+
+def test_a_batch_whose_commit_makes_duckdb_give_the_store_up_is_named_in_one_line(tmp_path: Path, monkeypatch) -> None:
+    """On a nearly full disk the batch's COMMIT can fail in its checkpoint, after which DuckDB
+    refuses the connection: nothing of the batch is stored, the line names the batch."""
+    import elopipe.ingest as ingest
+
+    def invalidated(con, batch):
+        raise duckdb.FatalException(
+            "FATAL Error: Failed: database has been invalidated because of a previous fatal error: "
+            'Could not write file "x.duckdb.wal": No space left on device'
+        )
+
+    monkeypatch.setattr(ingest, "load_batch", invalidated)
+    files = [PGN / "dortmund.pgn", PGN / "wchcand22.pgn"]
+    summary = ingest_paths(files, tmp_path / "s.duckdb")
+    assert summary.exit_code == 1 and "is full" in summary.failure
+    assert f"the batch of 2 files from {files[0].resolve()}" in summary.failure
+    assert [f.status for f in summary.files] == ["rejected"]

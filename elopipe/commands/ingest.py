@@ -44,7 +44,7 @@ def ingest(
     except StoreBusyError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
-    if not summary.files:
+    if not summary.files and not summary.failure:
         err_console.print(
             f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",
             style="yellow",
