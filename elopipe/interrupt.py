@@ -49,7 +49,7 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
             raise KeyboardInterrupt
         _stop.set()
         if on_first is not None:
-            on_first("stopping after the current file (press Ctrl-C again to abort now) ...")
+            on_first("stopping after the current batch of files (press Ctrl-C again to abort now) ...")
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:

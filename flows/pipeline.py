@@ -2,7 +2,7 @@
 
 It holds the store's write lock for the whole run (elopipe.store.write_lock, re-entered by each
 stage), so a second run on the same DuckDB file waits with a message instead of interleaving
-its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it after the current file's
+its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it after the current batch's
 transaction, without rating or publishing.
 """
 

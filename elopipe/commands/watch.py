@@ -48,7 +48,7 @@ def watch(
     looks, and, if it looks cut short, for --incomplete-wait seconds; .part/.tmp/.crdownload and
     dot files are ignored. A file that changes while it is loaded stays in the inbox, and one that
     changes after it was moved comes back to it: either is loaded again, as a correction. Ctrl-C
-    finishes the current file's transaction and exits. Runs appear in the Prefect UI when a server
+    finishes the current batch's transaction and exits. Runs appear in the Prefect UI when a server
     is configured; without one Prefect uses a temporary local server."""
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
     systems = parse_systems(system)
