@@ -42,6 +42,8 @@ def ingest_files(
         db,
         validate_moves=validate_moves,
         on_file=_warn_rejected,
+        # another program holding DuckDB's own lock (a long `elopipe sql` query): said, not silent
+        on_wait=lambda msg: stage_warning("ingest", msg),
         stop=stop_requested,
     )
     for missing in summary.missing:
