@@ -94,7 +94,7 @@ def test_ctrl_c_to_the_terminal_group_stops_a_parallel_ingest_in_one_line(tmp_pa
     inbox = tmp_path / "in"
     inbox.mkdir()
     trfs = sorted((Path(__file__).resolve().parents[2] / "shared" / "data" / "trf").glob("*.trf"))
-    for i in range(20):  # more than one batch, several MB: parsed in worker processes
+    for i in range(40):  # several batches, several MB: parsed in worker processes
         for f in trfs:
             (inbox / f"{f.stem}_{i}.trf").write_bytes(f.read_bytes() + b"\n" * (i + 1))
     db = tmp_path / "s.duckdb"
