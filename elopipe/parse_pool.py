@@ -26,7 +26,6 @@ BATCH_FILES = 256
 # Parsed PGN takes several times its size in memory, and two batches are held at once (one being
 # written, the next being parsed): 64 MB keeps that well under a gigabyte.
 BATCH_BYTES = 64_000_000
-_RETRY = "drop it again to retry"
 
 
 def _size(source: Source) -> int:
@@ -91,9 +90,9 @@ def _worker_init(parent: int) -> None:
 class Parser:
     """Parses `sources` batch by batch (`parsed_batches`), one batch ahead of the caller.
 
-    If a worker process dies (killed, out of memory), the files it may have been reading are
-    recorded as rejected with that reason, and the rest is parsed in this process. Use as a
-    context manager: the pool is shut down on exit."""
+    If a worker process dies (killed, out of memory), every file in flight is parsed again alone
+    (`_alone`), so only a file that kills its parser again is recorded as rejected, and later
+    files go to a new pool (`_submit`). Use as a context manager: the pools are shut down on exit."""
 
     def __init__(self, sources: Sequence[Source], validate_moves: bool = False, workers: int = 1) -> None:
         self.sources = list(sources)
@@ -102,7 +101,6 @@ class Parser:
         self.pool_workers = pool_size(self.sources)
         self.pool: cf.Executor | None = make_pool(self.pool_workers) if self.pool_workers else None
         self._retry: cf.Executor | None = None
-        self._renewed = False
 
     def __enter__(self) -> Parser:
         return self
@@ -129,18 +127,14 @@ class Parser:
             yield self._results(pending)
 
     def _submit(self, source: Source) -> cf.Future[ParsedSource]:
-        """`source` submitted to the pool; when the pool is broken (a worker died), to a new one,
-        and when that one breaks too, the file is parsed alone when its result is read."""
-        for _attempt in range(2):
-            assert self.pool is not None
-            try:
-                return self.pool.submit(parse_source, source, self.validate_moves)
-            except BrokenProcessPool:
-                self._renewed = False
-                self._renew_pool()
-        failed: cf.Future[ParsedSource] = cf.Future()
-        failed.set_exception(BrokenProcessPool("no parser process could be started"))
-        return failed
+        """`source` submitted to the pool; a pool broken by a worker that died is replaced first."""
+        assert self.pool is not None
+        try:
+            return self.pool.submit(parse_source, source, self.validate_moves)
+        except BrokenProcessPool:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = make_pool(self.pool_workers)
+            return self.pool.submit(parse_source, source, self.validate_moves)
 
     def _results(self, pending: list[tuple[Source, cf.Future[ParsedSource]]]) -> list[ParsedSource]:
         out = []
@@ -152,10 +146,8 @@ class Parser:
         return out
 
     def _alone(self, source: Source) -> ParsedSource:
-        """Parse `source` again in a one-worker pool after a worker died: every file in flight when
-        it died is retried this way, one at a time, so only a file that kills its parser again is
-        rejected. Later batches go to a new pool."""
-        self._renew_pool()
+        """Parse `source` again in a one-worker pool after a worker died, one file at a time; a
+        file that kills this parser too is recorded as rejected."""
         for attempt in range(2):
             if self._retry is None:
                 self._retry = make_pool(1)
@@ -170,9 +162,3 @@ class Parser:
                     )
                     return ParsedSource(source, None, _size(source), "unknown", None, None, None, reason)
         raise AssertionError("not reached")
-
-    def _renew_pool(self) -> None:
-        if self.pool is not None and not self._renewed:
-            self._renewed = True
-            self.pool.shutdown(cancel_futures=True)
-            self.pool = make_pool(self.pool_workers)
