@@ -387,7 +387,7 @@ def _write_batch(
     try:
         results = load_batch(con, parsed)
     except StoreFullError as exc:  # every later file would fail the same way
-        results = list(getattr(exc, "loaded", []))
+        results = [r for r in exc.loaded if isinstance(r, FileResult)]
         summary.failure = str(exc)
     except Exception as exc:
         # a full disk can also fail the batch's COMMIT so that DuckDB gives the connection up

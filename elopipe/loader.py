@@ -221,7 +221,8 @@ class _Plan:
     """What `_load` does with each source of a batch, decided from one read of the ledger."""
 
     skipped: dict[int, FileResult] = field(default_factory=dict)  # position -> result
-    duplicate_of: dict[int, int | str] = field(default_factory=dict)  # position -> file_id or sha256
+    duplicate_of: dict[int, int] = field(default_factory=dict)  # position -> stored file_id, same bytes
+    copy_of: dict[int, int] = field(default_factory=dict)  # position -> earlier position, same bytes
     again: dict[int, int] = field(default_factory=dict)  # position -> earlier position of the same source
     load: list[int] = field(default_factory=list)  # positions that get a ledger row of their own
     corrects: dict[int, list[int]] = field(default_factory=dict)  # position -> stored file ids at its path
@@ -287,11 +288,12 @@ def _plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> _Plan:
             else:
                 plan.duplicate_of[pos] = fid
         elif ps.sha256 and ps.sha256 in in_batch:
-            first_src = batch[in_batch[ps.sha256]].source
+            earlier = in_batch[ps.sha256]
+            first_src = batch[earlier].source
             if (first_src.stored_path, first_src.member) == (ps.source.stored_path, ps.source.member):
-                plan.again[pos] = in_batch[ps.sha256]  # the same file named twice: one ledger row
+                plan.again[pos] = earlier  # the same file named twice: one ledger row
             else:
-                plan.duplicate_of[pos] = ps.sha256
+                plan.copy_of[pos] = earlier
         elif not ps.sha256 and pos in rejected_again:
             plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
         else:
@@ -304,7 +306,7 @@ def _plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> _Plan:
 def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[FileResult]:
     """Write the batch inside the caller's transaction (see `load_batch`)."""
     plan = _plan(con, batch)
-    rows_for = sorted([*plan.load, *plan.duplicate_of])
+    rows_for = sorted([*plan.load, *plan.duplicate_of, *plan.copy_of])
     # ids drawn in file order, as one file at a time would draw them
     ids = _draw(con, "file_id_seq", len(rows_for))
     file_id = dict(zip(rows_for, ids, strict=True))
@@ -316,11 +318,8 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
     contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]] = []
     for pos in rows_for:
         ps, fid = batch[pos], file_id[pos]
-        if pos in plan.duplicate_of:
-            first = plan.duplicate_of[pos]
-            first_id = (
-                file_id[next(p for p in plan.load if batch[p].sha256 == first)] if isinstance(first, str) else first
-            )
+        if pos in plan.duplicate_of or pos in plan.copy_of:
+            first_id = plan.duplicate_of[pos] if pos in plan.duplicate_of else file_id[plan.copy_of[pos]]
             results[pos] = FileResult(ps.source.display, "skipped", file_id=first_id, format=ps.format,
                                       reason=f"same bytes as file_id {first_id}")  # fmt: skip
             ledger.append(_ledger_row(ps, fid, now, "duplicate", f"same bytes as file_id {first_id}"))

@@ -76,10 +76,20 @@ class StoreFullError(RuntimeError):
     """The disk (or the quota) holding the store is full: a write failed and was rolled back, so
     the store is intact. The message names the disk and what was being written."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        # what was committed before the write that did not fit (elopipe.loader.load_batch sets it)
+        self.loaded: list[object] = []
+
 
 def is_interrupt(exc: BaseException) -> bool:
-    """True for a Ctrl-C: KeyboardInterrupt, or DuckDB's own error for a query it interrupted."""
-    return isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)) or str(exc).strip() == "Query interrupted"
+    """True for a Ctrl-C: KeyboardInterrupt, or the error a library made of it (DuckDB's
+    InterruptException, 'Query interrupted' or 'INTERRUPT Error', or a KeyboardInterrupt raised in
+    a Python callback that DuckDB or Polars reports as its own error)."""
+    if isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)):
+        return True
+    text = str(exc).strip().lower()
+    return text == "query interrupted" or text.startswith("interrupt error") or "keyboardinterrupt" in text
 
 
 def is_disk_full(exc: BaseException) -> bool:
