@@ -116,15 +116,6 @@ class _G:
     rate_class: str | None = None
 
 
-def link_file(con: duckdb.DuckDBPyConnection, file_id: int) -> int:
-    """Re-link the games of `file_id`'s events: this file's tournaments, the tournaments that are
-    sources of one event with them or share equal moves (module docstring), and those already
-    linked to any of these. Replaces their `game_sources` rows. Returns the number of clusters of
-    two or more rows."""
-    tids = {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [file_id]).fetchall()}
-    return relink_tournaments(con, tids)
-
-
 def relink_all(con: duckdb.DuckDBPyConnection) -> int:
     """Rebuild `game_sources` for the whole store (after a manual merge or split). Returns the
     number of clusters of two or more rows."""

@@ -156,9 +156,7 @@ def event_key(name: str | None) -> str:
     return _event_key(name)
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def _event_key(name: str) -> str:
-    # cached: `tournament_spans` keys every tournament of the store, several times per file
     parts = {p for p in fold(name).replace(",", " ").split(" ") if p and not p.isdigit()}
     return " ".join(sorted(parts - _EVENT_STOP))
 
@@ -405,7 +403,7 @@ _UPDATE_TYPES = {
 
 
 class _Writes:
-    """The `players` rows one file's resolution creates and the columns it fills, written in
+    """The `players` rows a batch's resolution creates and the columns it fills, written in
     bulk: new players get provisional ids (-1, -2, ...) until `flush` draws their ids from
     `player_id_seq`, in creation order (the ids one INSERT per player would have given)."""
 
