@@ -38,6 +38,10 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Run the CLI. Usage errors exit 2 (Click's convention); a Ctrl-C that a command does not
     handle itself ends with one line and exit 130, never a traceback."""
+    if "--dask" in sys.argv:
+        from elopipe.commands.dask_opts import optional_dask_value
+
+        sys.argv[1:] = optional_dask_value(sys.argv[1:])
     try:
         sys.exit(load_app()())
     except KeyboardInterrupt:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import duckdb
 
@@ -261,6 +262,24 @@ def _size(source: Source) -> int:
         return 0
 
 
+class BatchParseError(Exception):
+    """A parser could not parse a batch at all (a cluster that lost it): the ingest stops before
+    that batch, with the message as its `failure`. Earlier batches stay loaded."""
+
+
+class BatchParser(Protocol):
+    """What `ingest_paths` takes its parsed batches from (elopipe.parse_pool.Parser locally,
+    elopipe.parse_units.UnitParser on a cluster): a context manager whose `parsed_batches()`
+    gives the sources' `ParsedSource`s batch by batch, in order, and may raise BatchParseError;
+    `pool_workers`: the processes it parses in (0: this one)."""
+
+    pool_workers: int
+
+    def __enter__(self) -> BatchParser: ...
+    def __exit__(self, *exc: object) -> None: ...
+    def parsed_batches(self) -> Iterator[list[ParsedSource]]: ...
+
+
 @dataclass
 class IngestSummary:
     """What one ingest did: one FileResult per source, in discovery order.
@@ -326,6 +345,7 @@ def ingest_paths(
     workers: int = 1,
     wait: float | None = None,
     stop: Callable[[], bool] | None = None,
+    parser: Callable[[list[Source]], BatchParser] | None = None,
 ) -> IngestSummary:
     """Ingest every source under `paths` into `db`: the one ingest driver of the CLI, the flows
     and the drop folder.
@@ -340,7 +360,10 @@ def ingest_paths(
     another process that holds the store (None: for ever); raises StoreBusyError after that (see
     elopipe.store). `stop`: checked between batches; when it returns True the ingest ends after
     the batch being written (`stopped`). A full disk stops the ingest at the file (or the batch)
-    that did not fit: the batches before it stay loaded, and `failure` says why."""
+    that did not fit: the batches before it stay loaded, and `failure` says why. `parser`: makes
+    the BatchParser of the sources (default: elopipe.parse_pool.Parser, worker processes on this
+    machine; elopipe.parse_units.UnitParser parses on a Dask cluster); a batch it cannot parse
+    (BatchParseError) stops the ingest before that batch, with `failure` saying why."""
     from elopipe.parse_pool import Parser
 
     disc = discover(paths)
@@ -352,10 +375,10 @@ def ingest_paths(
     try:
         with (
             open_writer(db, timeout=wait, on_wait=on_wait) as con,
-            Parser(disc.sources, validate_moves, workers) as parser,
+            Parser(disc.sources, validate_moves, workers) if parser is None else parser(disc.sources) as batch_parser,
         ):
-            summary.parallel_workers = parser.pool_workers
-            for parsed in parser.parsed_batches():
+            summary.parallel_workers = batch_parser.pool_workers
+            for parsed in _batches(batch_parser, summary):
                 if bar is not None:
                     bar[0].update(bar[1], description=_short(parsed[-1].source.display))
                 done = _write_batch(con, os.fspath(db), parsed, summary, on_file)
@@ -374,6 +397,14 @@ def ingest_paths(
         if bar is not None:
             bar[0].stop()
     return summary
+
+
+def _batches(parser: BatchParser, summary: IngestSummary) -> Iterator[list[ParsedSource]]:
+    """The parser's batches; one it cannot parse ends them, with `summary.failure` set."""
+    try:
+        yield from parser.parsed_batches()
+    except BatchParseError as exc:
+        summary.failure = str(exc)
 
 
 def _write_batch(

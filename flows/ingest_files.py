@@ -12,10 +12,11 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 # isort: split
 import os
 
-from prefect import flow
+from prefect import Flow, flow
 
 from elopipe.ingest import FileResult, IngestSummary, ingest_paths
 from elopipe.interrupt import stop_requested
+from elopipe.scaleout import stage_folder
 from elopipe.sources import path_from_param
 from elopipe.store import DEFAULT_DB
 from flows._stages import stage_line, stage_warning
@@ -31,21 +32,39 @@ def ingest_files(
     paths: list[str | os.PathLike[str]],
     db: str | os.PathLike[str] = DEFAULT_DB,
     validate_moves: bool = False,
+    dask_address: str | None = None,
+    stage: str | None = None,
+    dask_workers: int = 0,
+    wait: float | None = None,
 ) -> IngestSummary:
     """Ingest files, folders and archives under `paths` into `db` (see module docstring).
 
+    With `dask_address` (run the flow from `ingest_flow(dask_address)`), the files are parsed on
+    that Dask scheduler's workers (flows/dask_parse.py); `stage`: a folder they and this process
+    share, for the parsed games as Parquet; `dask_workers`: the cluster's size, when known.
+    `wait`: seconds to wait for another process holding the store (None: for ever).
     Returns an IngestSummary (loaded / partial / rejected / skipped files, games, errors).
     Raises StoreBusyError if another process holds the store's write lock and does not let go.
     """
-    summary = ingest_paths(
-        [path_from_param(os.fspath(p)) for p in paths],
-        db,
-        validate_moves=validate_moves,
-        on_file=_warn_rejected,
-        # another program holding DuckDB's own lock (a long `elopipe sql` query): said, not silent
-        on_wait=lambda msg: stage_warning("ingest", msg),
-        stop=stop_requested,
-    )
+    with stage_folder(stage) as run_stage:
+        parser = None
+        if dask_address is not None:
+            from flows.dask_parse import cluster_parser
+
+            parser = cluster_parser(run_stage, validate_moves, dask_workers)
+        summary = ingest_paths(
+            [path_from_param(os.fspath(p)) for p in paths],
+            db,
+            validate_moves=validate_moves,
+            on_file=_warn_rejected,
+            # another program holding DuckDB's own lock (a long `elopipe sql` query): said, not silent
+            on_wait=lambda msg: stage_warning("ingest", msg),
+            stop=stop_requested,
+            parser=parser,
+            wait=wait,
+        )
+    if dask_address is not None:
+        summary.parallel_workers = dask_workers
     for missing in summary.missing:
         stage_warning("ingest", f"no such file or folder: {missing}")
     for path, why in summary.refused:
@@ -57,3 +76,13 @@ def ingest_files(
         summary.files = [f for f in summary.files if f.reason != summary.failure]
     stage_line("ingest", summary.line())
     return summary
+
+
+def ingest_flow(dask_address: str | None) -> Flow:
+    """`ingest_files`, on Prefect's Dask task runner for the scheduler at `dask_address` when
+    given (its parse tasks then run on that cluster)."""
+    if dask_address is None:
+        return ingest_files
+    from flows.dask_parse import task_runner
+
+    return ingest_files.with_options(task_runner=task_runner(dask_address))

@@ -23,7 +23,7 @@ from elopipe.ingest import IngestSummary
 from elopipe.interrupt import stop_requested
 from elopipe.store import DEFAULT_DB, write_lock
 from flows._stages import stage_line, stage_warning
-from flows.ingest_files import ingest_files
+from flows.ingest_files import ingest_flow
 from flows.publish import DEFAULT_MAX_LISTS, publish
 from flows.rate_lists import DEFAULT_SYSTEMS, RateFlowSummary, rate_lists
 
@@ -67,17 +67,21 @@ def pipeline(
     validate_moves: bool = False,
     lock_timeout: float | None = None,
     max_lists: int | None = DEFAULT_MAX_LISTS,
+    dask_address: str | None = None,
+    stage: str | None = None,
+    dask_workers: int = 0,
 ) -> PipelineSummary:
     """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
     lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish_plan).
 
+    `dask_address`, `stage`, `dask_workers`: parse on that Dask cluster (see `ingest_files`).
     Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
     seconds (None: wait, with one message).
     """
     started = time.time()
     out_p = Path(out)
     with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
-        ing = ingest_files(paths, db, validate_moves)
+        ing = ingest_flow(dask_address)(paths, db, validate_moves, dask_address, stage, dask_workers)
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
         if stop_requested() or ing.failure:  # a full disk: rating would need the same disk
             summary.stopped = True

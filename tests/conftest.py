@@ -40,3 +40,15 @@ def prefect_harness() -> Iterator[str]:
         # elopipe.prefect_env.local_run_settings); each would hold a flow run's end up ~1 s.
         with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
             yield str(PREFECT_API_URL.value())
+
+
+@pytest.fixture(scope="session")
+def dask_cluster(prefect_harness: str) -> Iterator[str]:
+    """ONE local Dask cluster of 2 worker processes for the session (`--dask` tests); yields its
+    scheduler's address. Skips when the optional `elopipe[dask]` packages are not installed."""
+    pytest.importorskip("distributed")
+    pytest.importorskip("prefect_dask")
+    from elopipe.scaleout import local_cluster
+
+    with local_cluster(2) as address:
+        yield address

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.commands.dask_opts import cluster_address, dask_option, dask_spec, dask_workers_option, stage_option
 from elopipe.store import DEFAULT_DB, StoreBusyError
 
 
@@ -24,6 +25,9 @@ def ingest(
         help="While another process holds the store (a writer, or a long `elopipe sql` query), wait this many"
         " seconds for it (0: fail at once).",
     ),
+    dask: str | None = dask_option,
+    dask_workers: int | None = dask_workers_option,
+    stage: Path | None = stage_option,
 ) -> None:
     """Read PGN and TRF files into the store. Exit 0: all loaded; 1: some partial or rejected; 2: usage."""
     from elopipe.ingest import ingest_paths
@@ -32,15 +36,19 @@ def ingest(
     if missing:
         err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
         raise typer.Exit(2)
+    spec = dask_spec(dask, dask_workers, stage)
     try:
-        summary = ingest_paths(
-            list(paths),
-            db,
-            validate_moves=validate_moves,
-            progress=not quiet and console.is_terminal,
-            on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
-            wait=wait,
-        )
+        if spec is not None:
+            summary = _ingest_on_cluster(paths, db, validate_moves, wait, spec)
+        else:
+            summary = ingest_paths(
+                list(paths),
+                db,
+                validate_moves=validate_moves,
+                progress=not quiet and console.is_terminal,
+                on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
+                wait=wait,
+            )
     except StoreBusyError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
@@ -60,6 +68,54 @@ def ingest(
     if summary.failure:
         err_console.print(summary.failure, style="red")
     raise typer.Exit(summary.exit_code)
+
+
+def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec):
+    """`ingest` with `--dask`: the `ingest_files` flow on Prefect's Dask task runner (the parse
+    tasks run on the cluster; this process is the store's one writer)."""
+    import logging
+    import os
+
+    from elopipe.errtext import first_line
+    from elopipe.interrupt import graceful_stop
+    from elopipe.prefect_env import STAGE_LOGGER, configure, local_run_settings, start_api_early
+    from elopipe.sources import path_param
+    from elopipe.store import write_lock
+
+    # This command prints its own table and summary: the flow's stage lines and Prefect's
+    # warnings about the same files would repeat them. Errors still show.
+    os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "ERROR")
+    configure()
+    logging.getLogger(STAGE_LOGGER).setLevel(logging.ERROR)
+    api_ready = start_api_early()
+    from flows.ingest_files import ingest_flow
+
+    try:
+        # taken here, with the waiting said on the terminal; the flow re-enters it
+        with (
+            write_lock(db, timeout=wait, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")),
+            cluster_address(spec) as running,
+            graceful_stop(),
+            local_run_settings(),
+        ):
+            api_ready()
+            return ingest_flow(running.address)(
+                [path_param(p.resolve()) for p in paths],
+                str(db.resolve()),
+                validate_moves,
+                running.address,
+                running.stage,
+                running.workers or 0,
+                wait,
+            )
+    except StoreBusyError:
+        raise
+    except KeyboardInterrupt:
+        err_console.print("aborted; every batch loaded so far is committed", style="red")
+        raise typer.Exit(130) from None
+    except Exception as exc:  # Prefect logged the details; one line here
+        err_console.print(f"ingest failed: {first_line(exc)}; batches loaded before it stay loaded", style="red")
+        raise typer.Exit(1) from None
 
 
 def summary_line(summary, db: Path) -> str:

@@ -9,7 +9,16 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.commands.dask_opts import (
+    cluster_address,
+    cluster_args,
+    dask_option,
+    dask_spec,
+    dask_workers_option,
+    stage_option,
+)
 from elopipe.errtext import first_line
+from elopipe.scaleout import DaskSpec
 from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full
 
@@ -84,6 +93,9 @@ def run(
     ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
+    dask: str | None = dask_option,
+    dask_workers: int | None = dask_workers_option,
+    stage: Path | None = stage_option,
 ) -> None:
     """Run the main job: ingest, rate, publish (Prefect flow `pipeline`); print where outputs went.
 
@@ -98,6 +110,7 @@ def run(
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
+    spec = dask_spec(dask, dask_workers, stage)
 
     # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
     # store is reported at once, in one line, without Prefect's start-up or its traceback.
@@ -105,7 +118,7 @@ def run(
 
     try:
         with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")):
-            _run_pipeline(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose)
+            _run_pipeline(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose, spec)
     except StoreBusyError as exc:  # only the lock's: _run_pipeline reports its own
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
@@ -121,8 +134,9 @@ def _run_pipeline(
     lock_timeout: float | None,
     max_lists: int | None,
     verbose: bool,
+    spec: DaskSpec | None = None,
 ) -> None:
-    """`run` once the store's write lock is held."""
+    """`run` once the store's write lock is held; parsing on the Dask cluster of `spec` if given."""
     from elopipe.interrupt import graceful_stop
     from elopipe.prefect_env import configure, local_run_settings, start_api_early
 
@@ -139,6 +153,7 @@ def _run_pipeline(
         with (
             graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
+            cluster_address(spec) as cluster,
         ):
             summary = pipeline(
                 [path_param(p.resolve()) for p in paths],
@@ -149,6 +164,7 @@ def _run_pipeline(
                 validate_moves,
                 lock_timeout,
                 max_lists,
+                *cluster_args(cluster),
             )
     except StoreBusyError as exc:
         err_console.print(f"{exc}", style="red")

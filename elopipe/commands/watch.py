@@ -8,6 +8,14 @@ from pathlib import Path
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.commands.dask_opts import (
+    cluster_address,
+    cluster_args,
+    dask_option,
+    dask_spec,
+    dask_workers_option,
+    stage_option,
+)
 from elopipe.commands.run import (
     DEFAULT_SYSTEMS,
     LISTS_HELP,
@@ -18,6 +26,7 @@ from elopipe.commands.run import (
     parse_through,
 )
 from elopipe.errtext import first_line
+from elopipe.scaleout import DaskSpec
 from elopipe.sources import path_param
 from elopipe.store import DEFAULT_DB, check_store_path
 
@@ -39,6 +48,9 @@ def watch(
     ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
+    dask: str | None = dask_option,
+    dask_workers: int | None = dask_workers_option,
+    stage: Path | None = stage_option,
 ) -> None:
     """Watch a drop folder and run the main job on what arrives (no Prefect server needed).
 
@@ -54,6 +66,7 @@ def watch(
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
+    spec = dask_spec(dask, dask_workers, stage)
     inbox = inbox.resolve()
     inbox.mkdir(parents=True, exist_ok=True)
     from elopipe.watcher import PROCESSED, QUARANTINE, InboxError, inbox_folder
@@ -78,9 +91,15 @@ def watch(
     _show_watcher_warnings()
     db_s, out_s = str(db.resolve()), str(out.resolve())
 
+    cluster: DaskSpec | None = None  # the cluster all batches parse on (started once, below)
+
     def run_batch(files: list[Path]):
         console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}", soft_wrap=True)
-        summary = pipeline([path_param(f) for f in files], db_s, systems, out_s, through_date, max_lists=max_lists)
+        address, stage_dir, workers = cluster_args(cluster)
+        summary = pipeline(
+            [path_param(f) for f in files], db_s, systems, out_s, through_date,
+            max_lists=max_lists, dask_address=address, stage=stage_dir, dask_workers=workers,
+        )  # fmt: skip
         return outcomes_by_path(files, summary.ingest.files)
 
     console.print(
@@ -92,6 +111,7 @@ def watch(
         with (
             graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
+            cluster_address(spec) as cluster,
         ):
             stats = watch_loop(inbox, run_batch, interval=interval, incomplete_wait=incomplete_wait)
     except KeyboardInterrupt:

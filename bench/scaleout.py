@@ -1,0 +1,178 @@
+"""Benchmark: one large PGN archive parsed locally, then on a Dask cluster of 1 and of 2 workers
+(issue 14), and the single writer's load rate, which is the ceiling of the design.
+
+Input: at least 1,000,000 games (default), the real files of ``../shared/data/pgn``
+concatenated as many times as needed, in one file (built by bench/ingest.py's `build_input`,
+cached in ``bench/_data/pgn/``, about 1 GB). Every figure is a whole process, driven through
+the CLI into a fresh store, in the same run:
+
+- **local**: ``elopipe ingest ARCHIVE`` (the default path: one process reads the file in pieces);
+- **dask-1**, **dask-2**: a real cluster started here (``dask scheduler`` and ``dask worker
+  --nworkers N --nthreads 1``), then ``elopipe ingest ARCHIVE --dask ADDRESS``: the archive is
+  cut into pieces of ``ELOPIPE_PIECE_BYTES`` (64 MiB), parsed by the workers, merged and written
+  by the one writer;
+- **writer**: the load alone, in this process: the archive parsed once, then
+  `elopipe.loader.load_batch` timed into a fresh store (games/s into DuckDB).
+
+It prints games/s for each, the speed-up of 2 workers over 1, and CPU seconds (the elopipe
+process, its children, and the Dask workers' processes, sampled from /proc). On a 2-core
+machine the writer, the scheduler and the workers share the cores: the speed-up per worker is
+the figure to read, not the absolute rate. Usage:
+``.venv/bin/python bench/scaleout.py [--games N] [--skip-local]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+ENV = {
+    **os.environ,
+    # the archive is one file of about 1 GB: over the default cap of 512 MiB per stream
+    "ELOPIPE_MAX_FILE_BYTES": str(8 * 1024**3),
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+}
+
+
+def _bench_module(name: str):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+federation = _bench_module("federation")  # measure(): wall, CPU of the process tree, peak RSS
+
+
+class Cluster:
+    """`dask scheduler` and one `dask worker` process tree of `n` worker processes, on this machine."""
+
+    def __init__(self, n: int, tmp: Path) -> None:
+        self.file = tmp / f"scheduler-{n}.json"
+        common = dict(env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        self.scheduler = subprocess.Popen(
+            [str(BIN / "dask"), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
+            **common,
+        )
+        deadline = time.monotonic() + 60
+        while not self.file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        self.workers = subprocess.Popen(
+            [str(BIN / "dask"), "worker", "--scheduler-file", str(self.file), "--nworkers", str(n),
+             "--nthreads", "1", "--no-dashboard"],
+            **common,
+        )  # fmt: skip
+        import json
+
+        self.address = json.loads(self.file.read_text())["address"]
+        from distributed import Client
+
+        with Client(self.address, timeout="30s") as client:
+            client.wait_for_workers(n, timeout=120)
+        self.cpu: dict[int, float] = {}
+        self._done = threading.Event()
+        self._sampler = threading.Thread(target=self._sample, daemon=True)
+        self._sampler.start()
+
+    def _sample(self) -> None:
+        while not self._done.wait(0.2):
+            federation.descendants_cpu(self.workers.pid, self.cpu)
+
+    def cpu_seconds(self) -> float:
+        federation.descendants_cpu(self.workers.pid, self.cpu)
+        return sum(self.cpu.values())
+
+    def close(self) -> None:
+        self._done.set()
+        for proc in (self.workers, self.scheduler):
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=30)
+
+
+def ingest(label: str, archive: Path, db: Path, extra: list[str]):
+    run = federation.measure(label, [str(BIN / "elopipe"), "ingest", str(archive), "--db", str(db), "-q", *extra], ROOT)
+    if run.rc != 0:
+        sys.exit(f"{label} failed ({run.rc}):\n{run.out[-2000:]}")
+    return run
+
+
+def writer_rate(archive: Path, tmp: Path) -> tuple[int, float]:
+    """Games and seconds of `load_batch` alone, for the archive parsed once in this process."""
+    os.environ["ELOPIPE_MAX_FILE_BYTES"] = ENV["ELOPIPE_MAX_FILE_BYTES"]
+    from elopipe.ingest import parse_source
+    from elopipe.loader import load_batch
+    from elopipe.sources import Source
+    from elopipe.store import open_writer
+
+    parsed = parse_source(Source(str(archive)))
+    assert parsed.parsed is not None, parsed.rejected_reason
+    _ = parsed.parsed.games.frame  # type: ignore[union-attr]  # built before the clock starts
+    with open_writer(tmp / "writer.duckdb") as con:
+        t0 = time.perf_counter()
+        results = load_batch(con, [parsed])
+        elapsed = time.perf_counter() - t0
+    return results[0].n_games, elapsed
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=1_000_000, help="minimum games in the archive (default 1000000)")
+    ap.add_argument("--skip-local", action="store_true", help="leave out the local run")
+    args = ap.parse_args()
+    archive, games = _bench_module("ingest").build_input(args.games)
+    size = archive.stat().st_size
+    print(f"input: {archive.relative_to(ROOT)} ({size / 1e6:,.0f} MB, {games:,} games); load {_load()}", flush=True)
+    rows = []
+    tmp = Path(tempfile.mkdtemp(prefix="elopipe-scaleout-"))
+    try:
+        if not args.skip_local:
+            run = ingest("local", archive, tmp / "local.duckdb", [])
+            rows.append(("local (process pool)", run.wall, run.cpu, run))
+            print(f"  local done in {run.wall:.1f} s", flush=True)
+        for n in (1, 2):
+            cluster = Cluster(n, tmp)
+            try:
+                run = ingest(f"dask-{n}", archive, tmp / f"dask{n}.duckdb", ["--dask", cluster.address])
+                worker_cpu = cluster.cpu_seconds()
+            finally:
+                cluster.close()
+            rows.append((f"--dask, {n} worker{'s' if n > 1 else ''}", run.wall, run.cpu + worker_cpu, run))
+            print(f"  dask-{n} done in {run.wall:.1f} s", flush=True)
+        n_loaded, t_load = writer_rate(archive, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"\n{'run':<24}{'wall s':>9}{'CPU s':>9}{'games/s':>12}{'peak RSS':>11}")
+    for label, wall, cpu, run in rows:
+        print(f"{label:<24}{wall:>9.1f}{cpu:>9.1f}{games / wall:>12,.0f}{run.tree_rss / 1e9:>9.2f} GB")
+    print(f"{'writer: load_batch only':<24}{t_load:>9.1f}{'':>9}{n_loaded / t_load:>12,.0f}")
+    walls = {label: wall for label, wall, _, _ in rows}
+    one, two = walls["--dask, 1 worker"], walls["--dask, 2 workers"]
+    print(f"\nspeed-up of 2 workers over 1: {one / two:.2f}x (wall); per worker {one / two / 2:.2f}")
+    if "local (process pool)" in walls:
+        print(f"--dask 2 workers / local: {walls['local (process pool)'] / two:.2f}x")
+    print(f"ceiling (the one writer): {n_loaded / t_load:,.0f} games/s into DuckDB; load {_load()}")
+    return 0
+
+
+def _load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

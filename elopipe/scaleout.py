@@ -1,0 +1,162 @@
+"""Where parsing runs when it is scaled out on Dask (`--dask [ADDRESS]`, `ELOPIPE_DASK`).
+
+The settings of one command (`DaskSpec`), the checks made before anything starts (Dask
+installed, scheduler reachable, stage folder writable), and the local cluster started when no
+address is given. The parse tasks themselves are Prefect tasks on Prefect's `DaskTaskRunner`
+(flows/dask_parse.py); what they run is elopipe.parse_units. Nothing here imports Dask or
+Prefect at module level: without the optional `elopipe[dask]` install, only `--dask` fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import socket
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+ENV_VAR = "ELOPIPE_DASK"
+LOCAL = "local"  # `--dask` without an address: a cluster on this machine
+INSTALL_HINT = "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+CONNECT_SECONDS = 5.0
+# `host:port`, or a Dask URL (`tcp://host:8786`, `tls://...`)
+_ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+:\d+$|^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)
+
+
+class ScaleOutError(Exception):
+    """A `--dask` setting that cannot work (Dask not installed, scheduler unreachable, stage
+    folder not writable); the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class DaskSpec:
+    """How one command scales its parsing out.
+
+    `address`: the scheduler (`tcp://host:8786`), None for a `LocalCluster` of `workers`
+    processes (None: one per core). `stage`: a folder every worker and this process share; the
+    workers write each parsed file's games there as Parquet and this process reads them back,
+    instead of receiving them over the network (None)."""
+
+    address: str | None = None
+    workers: int | None = None
+    stage: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The cluster, as the user named it."""
+        if self.address:
+            return self.address
+        n = self.workers or os.cpu_count() or 1
+        return f"a local Dask cluster of {n} worker{'s' if n > 1 else ''}"
+
+
+def looks_like_address(text: str) -> bool:
+    """Whether `text` is a scheduler address (`host:port` or a URL) rather than a file name."""
+    return bool(_ADDRESS.match(text.strip()))
+
+
+def spec_from(value: str | None, workers: int | None = None, stage: str | None = None) -> DaskSpec | None:
+    """The spec for `--dask [VALUE]` (or `ELOPIPE_DASK`): None (not scaled out) for None, '',
+    '0', 'no', 'off'; a local cluster for 'local', '1', 'yes', 'on'; else VALUE is the scheduler's
+    address. Raises ScaleOutError for a value that is neither."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.lower() in ("", "0", "no", "off", "false"):
+        return None
+    if text.lower() in (LOCAL, "1", "yes", "on", "true"):
+        return DaskSpec(None, workers, stage)
+    if not looks_like_address(text):
+        raise ScaleOutError(f"--dask {text}: not a scheduler address (tcp://host:8786) nor 'local'")
+    return DaskSpec(text if "://" in text else f"tcp://{text}", workers, stage)
+
+
+def check(spec: DaskSpec) -> None:
+    """Fail at once, in one line, when `spec` cannot work: Dask not installed, a scheduler that
+    does not answer within CONNECT_SECONDS, a stage folder that cannot be written. Raises
+    ScaleOutError."""
+    if not dask_installed():
+        raise ScaleOutError(INSTALL_HINT)
+    if spec.address is not None:
+        check_reachable(spec.address)
+    if spec.stage is not None:
+        check_stage(spec.stage)
+
+
+def dask_installed() -> bool:
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("distributed", "prefect_dask"))
+
+
+def check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:
+    """Raises ScaleOutError naming `address` when nothing accepts a connection there."""
+    hostport = address.split("://", 1)[-1]
+    host, _, port = hostport.rpartition(":")
+    host = host.strip("[]")
+    if not host or not port.isdigit():
+        raise ScaleOutError(f"cannot reach the Dask scheduler at {address}: not host:port")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        why = exc.strerror or str(exc) or "no answer"
+        if isinstance(exc, TimeoutError | socket.timeout):
+            why = f"no answer in {timeout:g} s"
+        raise ScaleOutError(f"cannot reach the Dask scheduler at {address}: {why}") from None
+
+
+def check_stage(stage: str) -> None:
+    """Raises ScaleOutError when `stage` is not a folder this process can write to."""
+    try:
+        os.makedirs(stage, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=stage, prefix=".elopipe-check-"):
+            pass
+    except OSError as exc:
+        raise ScaleOutError(f"--stage {stage}: cannot write there ({exc.strerror or exc})") from None
+
+
+@contextlib.contextmanager
+def stage_folder(stage: str | None) -> Iterator[str | None]:
+    """A fresh folder for one ingest's Parquet shards under `stage` (None: no staging), removed
+    with what is left in it once the ingest ends."""
+    if stage is None:
+        yield None
+        return
+    import shutil
+
+    run = os.path.join(os.path.abspath(stage), f"elopipe-{uuid.uuid4().hex[:12]}")
+    os.makedirs(run)
+    try:
+        yield run
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int | None) -> Iterator[str]:
+    """A Dask `LocalCluster` of `workers` processes (one thread each: parsing is pure Python and
+    holds the GIL) for the length of the block; yields its scheduler's address."""
+    import distributed
+
+    quiet()
+    n = workers or os.cpu_count() or 1
+    with distributed.LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as cluster:
+        yield cluster.scheduler_address
+
+
+def quiet() -> None:
+    """Keep Dask's own log (a restarted worker, a closed comm) out of the user's terminal: what
+    matters to the user reaches it as elopipe's own lines."""
+    for name in ("distributed", "dask"):
+        logging.getLogger(name).setLevel(logging.ERROR)
