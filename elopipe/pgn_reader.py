@@ -1713,7 +1713,8 @@ class _Reader:
             new = self.t_refs.get(key)
             if new is None:
                 new = self.t_refs[key] = len(self.t_refs)
-                self.out.tournaments.append(t if t.ref == new else replace(t, ref=new))
+                # a copy even when its ref stays: `_finish_tournaments` fills in its dates
+                self.out.tournaments.append(replace(t, ref=new))
             t_map.append(new)
         p_map: list[int] = []
         for (tref, who), p in zip(st.p_keys, st.players, strict=True):

@@ -143,9 +143,11 @@ def test_pieces_cross_processes_pickled(tmp_path):
     parts = [pickle.loads(pickle.dumps(parse_piece(plan, k))) for k in range(len(plan.pieces))]
     assert all(isinstance(p, PgnPiece) and p.error is None for p in parts)
     assert sum(p.n_games for p in parts) == len(parse_source(Source(str(path))).parsed.games)
+    before = pickle.dumps(parts)
     _assert_same(parse_source(Source(str(path))), assemble(plan, parts))
     # assembling does not change the parts: the same parts give the same result again
     _assert_same(parse_source(Source(str(path))), assemble(plan, parts))
+    assert pickle.dumps(parts) == before
 
 
 def test_parts_that_are_not_the_plan_are_refused(tmp_path):
