@@ -134,10 +134,9 @@ def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> Pars
         ps.sha256 = sc.sha256
         return ps
     errors: list[Exception] = []
-    hint = sc.hint_utf8 if encoding.startswith("utf-8") else sc.hint_single_byte
     parsed = read_pgn_chunks(
         streaming.pieces(source, sc, errors),
-        maybe_mojibake=hint,
+        maybe_mojibake=sc.hint,
         validate_moves=validate_moves,
         source_name=source.display,
         workers=workers,

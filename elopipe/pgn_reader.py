@@ -62,9 +62,9 @@ import hashlib
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from functools import partial
 from typing import Any, NamedTuple
@@ -209,9 +209,10 @@ def read_pgn(
             gc.enable()
 
 
-def _reader_failed(exc: Exception) -> ParsedFile:
-    """A rejected file that says the reader failed, and on what (one line, no class name)."""
-    why = first_line(exc, "internal error")
+def _reader_failed(exc: Exception | str) -> ParsedFile:
+    """A rejected file that says the reader failed, and on what (one line, no class name; or
+    that line as a worker reported it)."""
+    why = exc if isinstance(exc, str) else first_line(exc, "internal error")
     out = ParsedFile(format="pgn", rejected_reason=f"PGN reader failed: {why}")
     out.issues.append(IngestIssue("reader_error", f"PGN reader failed: {why}", severity="error"))
     return out
@@ -246,6 +247,103 @@ def read_pgn_chunks(
     finally:
         if was_enabled:
             gc.enable()
+
+
+@dataclass
+class PieceState:
+    """What a reader of one piece of a file (`read_pgn_piece`) leaves for `merge_pieces`:
+    picklable, refs its own (0-based, in the order the piece met them), game indexes from 0,
+    line numbers the file's."""
+
+    used: int  # game indexes used
+    games: Any  # pl.DataFrame with `game_frame.GAME_FRAME_SCHEMA`
+    any_tags: bool
+    issues: list[IngestIssue]
+    unplayed: list[UnplayedRec]
+    tournaments: list[TournamentRec]  # by ref
+    t_keys: list[tuple[Any, ...]]  # each tournament's identity (`_Reader.t_refs`), by ref
+    players: list[PlayerRec]  # by ref
+    p_keys: list[tuple[Any, ...]]  # each player's identity (`_Reader.p_refs`), by ref
+    t_dates: dict[int, list[dt.date]]  # by tournament ref: the earliest and the latest game date
+    t_tc: dict[int, set[str]]
+    t_rounds: dict[int, int]
+    headerless: list[list[bytes]]  # the moves of the first games without tags
+    failure: str | None = None  # the reader failed: on what (see `_reader_failed`)
+
+
+def read_pgn_piece(
+    text: str | None,
+    utf8: bytes | None,
+    *,
+    maybe_mojibake: bool,
+    line_base: int,
+    last: bool,
+    validate_moves: bool = False,
+    source_name: str = "",
+) -> PieceState:
+    """Read one piece of a file, as `read_pgn_chunks` reads it, with a reader of its own (on a
+    worker: the pieces before it need not be read). `text`/`utf8` as `read_pgn_chunks` takes a
+    piece; `line_base`: newlines in the file before the piece; `last`: the piece ends where the
+    file ends; `maybe_mojibake`: the whole file's hint. Never raises on content: a reader bug is
+    returned as `failure`."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        reader = _Reader(None, validate_moves, source_name)
+        reader.line_base = line_base
+        used = reader._read_piece(text, utf8, maybe_mojibake, last)
+        return reader._piece_state(used)
+    except Exception as exc:  # a reader bug: the file is reported (`merge_pieces`), never a crash
+        return PieceState(0, None, False, [], [], [], [], [], [], {}, {}, {}, [], first_line(exc, "internal error"))
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def merge_pieces(states: Sequence[PieceState], source_name: str = "") -> ParsedFile:
+    """The `ParsedFile` that `read_pgn_chunks` gives for the whole file, from the states of its
+    pieces in file order (`read_pgn_piece`, each read on its own): refs numbered as one reader
+    numbers them, game indexes of the whole file, then the whole-file checks. The games frame
+    is remapped with Polars expressions (no Python loop per game). Never raises on content: the
+    first piece whose reader failed gives the file `read_pgn_chunks` gives for a reader bug."""
+    failed = next((s.failure for s in states if s.failure is not None), None)
+    if failed is not None:
+        return _reader_failed(failed)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        reader = _Reader(None, False, source_name)
+        frames = []
+        for st in states:
+            frames.append(reader._merge_piece(st))
+            reader.gi_base += st.used
+        n_games = sum(f.height for f in frames)
+        if n_games:
+            import polars as pl
+
+            reader.out.games = GameTable(pl.concat(frames, rechunk=False), n_games)
+        return reader._finish()
+    except Exception as exc:  # a reader bug, as `read_pgn_chunks` reports it
+        return _reader_failed(exc)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _remap(frame: Any, t_map: list[int], p_map: list[int], gi_shift: int) -> Any:
+    """`frame` (a piece's games) with its refs mapped (old ref i -> map[i]) and game indexes shifted."""
+    import polars as pl
+
+    c = pl.col
+    exprs = []
+    if t_map != list(range(len(t_map))):
+        exprs.append(c.tournament_ref.replace_strict(range(len(t_map)), t_map, return_dtype=pl.Int32))
+    if p_map != list(range(len(p_map))):
+        for col in ("white_ref", "black_ref"):  # a null ref (no player) stays null
+            exprs.append(c(col).replace_strict(range(len(p_map)), p_map, return_dtype=pl.Int32))
+    if gi_shift:
+        exprs.append((c.game_index + gi_shift).cast(pl.Int32))
+    return frame.with_columns(exprs) if exprs and frame.height else frame
 
 
 def mojibake_hint(utf8: bytes) -> bool:
@@ -1139,14 +1237,7 @@ class _Reader:
         while nxt is not None:
             text, utf8 = nxt
             nxt = next(pending, None)  # the next piece is read before this one (its end is not the file's)
-            self.last_piece = nxt is None
-            self._source = (text, utf8)
-            self.unchecked_utf8 = text is None
-            self.ins_lines = []
-            self.newlines = None
-            self.known_mojibake = maybe_mojibake
-            self.text = self._prepare(text, utf8, quick=self.quick)
-            used = self._read_text()
+            used = self._read_piece(text, utf8, maybe_mojibake, last=nxt is None)
             if lagging is not None:
                 frames.append(games_frame(lagging))
             lagging = self.out.games or None
@@ -1163,6 +1254,19 @@ class _Reader:
 
             self.out.games = GameTable(pl.concat(frames, rechunk=False), n_games)
         return self._finish()
+
+    def _read_piece(self, text: str | None, utf8: bytes | None, maybe_mojibake: bool, last: bool) -> int:
+        """Read one piece of a file (see `read_pgn_chunks`) with line numbers from `line_base` and
+        game indexes from `gi_base`; returns how many game indexes it used. `last`: the piece
+        ends where the file ends."""
+        self.last_piece = last
+        self._source = (text, utf8)
+        self.unchecked_utf8 = text is None
+        self.ins_lines = []
+        self.newlines = None
+        self.known_mojibake = maybe_mojibake
+        self.text = self._prepare(text, utf8, quick=self.quick)
+        return self._read_text()
 
     def _read_text(self) -> int:
         """Read the games of `self.text`; returns how many game indexes they used."""
@@ -1576,6 +1680,71 @@ class _Reader:
                 self.t_rounds[t_map[ref]] = rnd
         self._headerless_tokens.extend(hl)
         return used
+
+    def _piece_state(self, used: int) -> PieceState:
+        """This reader's state once it read one piece (`read_pgn_piece`)."""
+        from elopipe.game_frame import games_frame
+
+        return PieceState(
+            used=used,
+            games=games_frame(self.out.games),
+            any_tags=self.any_tags,
+            issues=self.out.issues,
+            unplayed=self.out.unplayed,
+            tournaments=self.out.tournaments,
+            t_keys=list(self.t_refs),
+            players=[self._players[ref] for ref in range(len(self.p_refs))],
+            p_keys=list(self.p_refs),
+            # all that `_finish_tournaments` takes of the dates: not one date per game
+            t_dates={ref: [min(ds), max(ds)] for ref, ds in self.t_dates.items() if ds},
+            t_tc=self.t_tc,
+            t_rounds=self.t_rounds,
+            headerless=self._headerless_tokens[:3],  # `_headerless_has_legal_moves` looks at no more
+        )
+
+    def _merge_piece(self, st: PieceState) -> Any:
+        """Add the state of the next piece (`read_pgn_piece`; game indexes start at `gi_base`) as if
+        this reader had read it: tournaments and players first met there get the next refs, a player
+        met before gets the rating the piece found if it had none (as `_player` does). Returns the
+        piece's games frame remapped. The piece's objects are copied where changed, never changed."""
+        self.any_tags = self.any_tags or st.any_tags
+        t_map: list[int] = []
+        for key, t in zip(st.t_keys, st.tournaments, strict=True):
+            new = self.t_refs.get(key)
+            if new is None:
+                new = self.t_refs[key] = len(self.t_refs)
+                # a copy even when its ref stays: `_finish_tournaments` fills in its dates
+                self.out.tournaments.append(replace(t, ref=new))
+            t_map.append(new)
+        p_map: list[int] = []
+        for (tref, who), p in zip(st.p_keys, st.players, strict=True):
+            key = (t_map[tref], who)
+            new = self.p_refs.get(key)
+            if new is None:
+                new = self.p_refs[key] = len(self.p_refs)
+                same = p.ref == new and p.tournament_ref == key[0]
+                self._players[new] = p if same else replace(p, ref=new, tournament_ref=key[0])
+            elif self._players[new].rating is None and p.rating is not None:
+                self._players[new] = replace(self._players[new], rating=p.rating)
+            p_map.append(new)
+        shift = self.gi_base
+        self.out.issues.extend(
+            i if not shift or i.game_index is None else replace(i, game_index=i.game_index + shift) for i in st.issues
+        )
+        for u in st.unplayed:
+            opp = p_map[u.opponent_ref] if u.opponent_ref is not None else None
+            self.out.unplayed.append(
+                replace(u, tournament_ref=t_map[u.tournament_ref], player_ref=p_map[u.player_ref], opponent_ref=opp)
+            )
+        for ref, dates in st.t_dates.items():
+            self.t_dates[t_map[ref]].extend(dates)
+        for ref, tcs in st.t_tc.items():
+            self.t_tc.setdefault(t_map[ref], set()).update(tcs)
+        for ref, rnd in st.t_rounds.items():
+            if rnd > self.t_rounds.get(t_map[ref], 0):
+                self.t_rounds[t_map[ref]] = rnd
+        self._headerless_tokens.extend(st.headerless)
+        return _remap(st.games, t_map, p_map, shift)
 
     def _repair(self, tags: dict[str, str], line: int, gi: int) -> None:
         """Undo UTF-8 read as CP1252/Latin-1 in tag values (fault 4: mixed encodings in one file)."""

@@ -40,7 +40,9 @@ _NOT_HOLES = bytes(b for b in range(256) if b not in CP1252_HOLES)
 _BOM = b"\xef\xbb\xbf"
 # a game's first tag line; a piece starts at one that follows a blank line (see `find_cut`)
 _EVENT = b'\n[Event "'
+BLOCK_SIZE = 8 * 1024 * 1024  # decompressed bytes dropped at a time (`read_range`)
 _LOOK_BACK = 4096  # bytes searched back for the line before that blank line
+CHANGED = "the file changed while it was being read; ingest it again once it is complete"
 _HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-scan-sha256")
 
 
@@ -66,6 +68,9 @@ class Scan:
     head: bytes = b""
     stat: tuple[int, int] = (0, 0)  # the file's size and mtime (ns) when the scan started
     bom: bool = False  # a UTF-8 BOM starts the bytes (NULs removed)
+    # where `find_cut` cuts the bytes into pieces, when asked (`scan(cut_bytes=...)`): (byte
+    # offset of a piece's start, newlines before it), the first piece (0, 0) left out
+    cuts: list[tuple[int, int]] = field(default_factory=list, repr=False)
     _tail: bytes = field(default=b"", repr=False)  # the end of the last block (NUL excerpt)
     _excerpt_rest: int = field(default=0, repr=False)  # bytes the NUL excerpt still needs
 
@@ -78,6 +83,12 @@ class Scan:
         if self.utf8:
             return "utf-8-sig" if self.bom else "utf-8"
         return "latin-1" if self.holes else "cp1252"
+
+    @property
+    def hint(self) -> bool:
+        """`mojibake_hint` of the whole text as the reader sees it, in `encoding`."""
+        enc = self.encoding
+        return self.hint_utf8 if enc is None or enc.startswith("utf-8") else self.hint_single_byte
 
     @property
     def newline(self) -> str | None:
@@ -106,10 +117,13 @@ def line_blocks(source: Source) -> Iterator[bytes]:
         yield carry
 
 
-def scan(source: Source) -> Scan:
-    """One pass over the decompressed bytes (see `Scan`). Raises as `Source.blocks` does."""
+def scan(source: Source, cut_bytes: int | None = None) -> Scan:
+    """One pass over the decompressed bytes (see `Scan`); with `cut_bytes`, also where to cut
+    them into pieces of at most about that many bytes (`Scan.cuts`: where `find_cut` finds a
+    game start). Raises as `Source.blocks` does."""
     st = os.stat(source.path)
     sc = Scan(stat=(st.st_size, st.st_mtime_ns))
+    cutter = _Cutter(sc.cuts, cut_bytes) if cut_bytes is not None else None
     digest = hashlib.sha256()
     hashing: Future[None] | None = None
     stripped = 0  # bytes seen with NULs removed
@@ -118,6 +132,8 @@ def scan(source: Source) -> Scan:
         if hashing is not None:
             hashing.result()
         hashing = _HASHER.submit(digest.update, block)
+        if cutter is not None:
+            cutter.feed(block)
         if not sc.head:
             sc.head = block[:4]
         if sc._excerpt_rest:
@@ -145,6 +161,37 @@ def scan(source: Source) -> Scan:
     if not sc.utf8:
         _single_byte_facts(source, sc)
     return sc
+
+
+class _Cutter:
+    """Where to cut a file into pieces of at most about `size` bytes, found as the bytes go by:
+    `cuts` gets (offset, newlines before) of each piece but the first."""
+
+    def __init__(self, cuts: list[tuple[int, int]], size: int) -> None:
+        self.cuts, self.size, self.want = cuts, size, size
+        self.parts: list[bytes] = []
+        self.n = 0  # bytes in `parts`
+        self.offset = 0  # of `parts` in the stream
+        self.lines = 0  # newlines before `offset`
+
+    def feed(self, block: bytes) -> None:
+        self.parts.append(block)
+        self.n += len(block)
+        if self.n < self.want:
+            return
+        data = b"".join(self.parts)
+        pos = 0  # where the current piece starts in `data`
+        # a block may hold many pieces: each ends at the last game start within `want` bytes
+        while len(data) - pos >= self.want:
+            cut = find_cut(data, pos, pos + self.want)
+            if cut is None:
+                self.want *= 2  # no game starts in this piece yet: let it grow
+                continue
+            self.lines += data.count(b"\n", pos, cut)
+            self.cuts.append((self.offset + cut, self.lines))
+            pos, self.want = cut, self.size
+        self.offset += pos
+        self.parts, self.n = [data[pos:] if pos else data], len(data) - pos
 
 
 def _nul_block(sc: Scan, block: bytes) -> bytes:
@@ -181,14 +228,14 @@ def _single_byte_facts(source: Source, sc: Scan) -> None:
             sc.hint_single_byte = sc.hint_single_byte or mojibake_hint_single_byte(block)
 
 
-def find_cut(data: bytes) -> int | None:
-    """The last place in `data` (not 0) where a piece may start: an `[Event "` tag at a line
-    start, after a blank line, after a line that is not a tag line nor a `%` line. The reader
+def find_cut(data: bytes, lo: int = 0, end: int | None = None) -> int | None:
+    """The last place in `data[lo:end]` (not `lo`) where a piece may start: an `[Event "` tag at
+    a line start, after a blank line, after a line that is not a tag line nor a `%` line. The reader
     starts a new game there whatever came before (a blank line before a tag section ends even an
     unclosed comment, and a line that is not a tag keeps it from joining the tag section before).
-    None if there is no such place."""
-    end = len(data)
-    while (i := data.rfind(_EVENT, 0, end)) > 0:
+    None if there is no such place. The bytes before `lo` are looked at as the lines before."""
+    end = len(data) if end is None else end
+    while (i := data.rfind(_EVENT, lo, end)) > lo:
         end = i
         prev = data.rfind(b"\n", 0, i)
         if prev < 0 or data[prev + 1 : i].strip():
@@ -237,7 +284,7 @@ def pieces(
             yield _decode(b"".join(parts), encoding, sc, first)
         st = os.stat(source.path)
         if (st.st_size, st.st_mtime_ns) != sc.stat:  # since the scan: its facts are not this text's
-            raise SourceError("the file changed while it was being read; ingest it again once it is complete")
+            raise SourceError(CHANGED)
     except Exception as exc:  # noqa: BLE001 - reported by the caller as a file that cannot be read
         errors.append(exc)
 
@@ -250,3 +297,30 @@ def _decode(raw: bytes, encoding: str | None, sc: Scan, first: bool) -> tuple[st
     else:
         text = raw.decode(encoding or "utf-8")
     return (text.replace("\r\n", "\n") if sc.n_cr else text), None
+
+
+def read_range(source: Source, start: int, end: int, stat: tuple[int, int]) -> bytes:
+    """Bytes [start, end) of the decompressed stream of `source`: a plain file is read from
+    `start` on, a compressed stream (.gz, .bz2, a zip member) is decompressed from its start and
+    the bytes before `start` dropped. `stat`: the file's (size, mtime in ns) when it was scanned
+    (`Scan.stat`). Raises SourceError (`CHANGED`) when the file is not the one scanned or changed
+    while read (or the stream ends before `end`), else as `Source.blocks` does."""
+    want = end - start
+    with source._open() as (fh, before):
+        if (before.st_size, before.st_mtime_ns) != stat:
+            raise SourceError(CHANGED)
+        if source.member is None and not source.path.lower().endswith((".gz", ".bz2")):
+            fh.seek(start)
+        else:
+            skip = start
+            while skip and (block := fh.read(min(skip, BLOCK_SIZE))):
+                skip -= len(block)
+        parts: list[bytes] = []
+        n = 0
+        while n < want and (block := fh.read(want - n)):
+            parts.append(block)
+            n += len(block)
+    after = os.stat(source.path)
+    if n != want or (after.st_size, after.st_mtime_ns) != stat:
+        raise SourceError(CHANGED)
+    return b"".join(parts)
