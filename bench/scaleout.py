@@ -37,19 +37,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
-ENV = {
-    **os.environ,
-    # the archive is one file of about 1 GB: over the default cap of 512 MiB per stream
-    "ELOPIPE_MAX_FILE_BYTES": str(8 * 1024**3),
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "DO_NOT_TRACK": "1",
-}
+os.environ.update(
+    {
+        # the archive is one file of about 1 GB: over the default cap of 512 MiB per stream
+        "ELOPIPE_MAX_FILE_BYTES": str(8 * 1024**3),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "DO_NOT_TRACK": "1",
+    }
+)
 
 
 def _bench_module(name: str):
     spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -62,7 +64,7 @@ class Cluster:
 
     def __init__(self, n: int, tmp: Path) -> None:
         self.file = tmp / f"scheduler-{n}.json"
-        common = dict(env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        common = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self.scheduler = subprocess.Popen(
             [str(BIN / "dask"), "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(self.file)],
             **common,
@@ -114,7 +116,6 @@ def ingest(label: str, archive: Path, db: Path, extra: list[str]):
 
 def writer_rate(archive: Path, tmp: Path) -> tuple[int, float]:
     """Games and seconds of `load_batch` alone, for the archive parsed once in this process."""
-    os.environ["ELOPIPE_MAX_FILE_BYTES"] = ENV["ELOPIPE_MAX_FILE_BYTES"]
     from elopipe.ingest import parse_source
     from elopipe.loader import load_batch
     from elopipe.sources import Source

@@ -126,8 +126,8 @@ def run_unit(unit: Unit) -> UnitResult:
             )
     if unit.plan is not None:
         piece = parse_piece(unit.plan, unit.piece, unit.validate_moves)
-        if piece.games is not None:
-            piece.games = ship(piece.games, unit.stage)  # type: ignore[assignment]
+        if piece.state is not None:
+            piece.state.games = ship(piece.state.games, unit.stage)
         return UnitResult(piece=piece)
     files = []
     for source in unit.sources:
@@ -244,8 +244,8 @@ class UnitParser:
                     continue
                 piece = result.piece
                 assert piece is not None
-                if isinstance(piece.games, Shipped):
-                    piece.games = piece.games.land()  # type: ignore[assignment]
+                if piece.state is not None and isinstance(piece.state.games, Shipped):
+                    piece.state.games = piece.state.games.land().frame
                 parts.append(piece)
                 if unit.piece == len(unit.plan.pieces) - 1:
                     out.append(assemble(unit.plan, parts))

@@ -925,6 +925,42 @@ def _unpack_games(cols: tuple[list[Any], ...]) -> list[GameRec]:
     return [GameRec(*values) for values in zip(*cols, strict=True)]
 
 
+_REF_COLUMNS = ("white_ref", "black_ref", "line", "game_index")
+
+
+def _records_columns(games: list[GameRec]) -> dict[str, list[Any]]:
+    return {c: [getattr(g, c) for g in games] for c in _REF_COLUMNS}
+
+
+def _ref_columns(cols: dict[str, list[Any]]) -> Any:
+    """White and black refs, line and game index of games given as lists, as a Polars frame."""
+    import polars as pl
+
+    schema = dict.fromkeys(_REF_COLUMNS, pl.Int64)
+    if not cols or "line" not in cols:
+        return pl.DataFrame(schema=schema)
+    return pl.DataFrame({c: cols[c] for c in _REF_COLUMNS}, schema=schema)
+
+
+def _game_beyond(games: Any, refs: set[int]) -> dict[int, tuple[int | None, int | None]]:
+    """For each player ref in `refs`: (line, game index) of its game number
+    `GAMES_PER_PLAYER_PLAUSIBLE` + 1, the games taken by game index (a game without one counts as
+    0) and then in the order given. One pass over the games, whatever the number of refs."""
+    import polars as pl
+
+    rows = games.cast(dict.fromkeys(_REF_COLUMNS, pl.Int64)).with_row_index("pos")
+    sides = [rows.select("pos", "line", "game_index", ref=pl.col(side)) for side in ("white_ref", "black_ref")]
+    hits = (
+        pl.concat(sides)
+        .filter(pl.col("ref").is_in(sorted(refs)))
+        .unique(["pos", "ref"])  # a player on both sides of one game: one game
+        .sort(pl.col("game_index").fill_null(0), "pos")
+        .group_by("ref")
+        .agg(pl.col("line").get(GAMES_PER_PLAYER_PLAUSIBLE), pl.col("game_index").get(GAMES_PER_PLAYER_PLAUSIBLE))
+    )
+    return {ref: (line, gi) for ref, line, gi in hits.iter_rows()}
+
+
 # ---- the reader ---------------------------------------------------------------------------
 
 
@@ -1338,19 +1374,17 @@ class _Reader:
         counts.update(g.white_ref for g in slow)
         counts.update(g.black_ref for g in slow)
         many = {ref for ref, n in counts.items() if ref is not None and n > GAMES_PER_PLAYER_PLAUSIBLE}
-        for ref in sorted(many):  # a rare case: the games of these players are looked up again
-            at = [(g.line, g.game_index) for g in slow if ref in (g.white_ref, g.black_ref)]
-            if frame is not None and "line" not in fast:  # only now that a warning needs them
-                fast |= {c: frame.get_column(c).to_list() for c in ("line", "game_index")}
-            if fast is not None:
-                at += [
-                    (ln, gi)
-                    for w, b, ln, gi in zip(
-                        fast["white_ref"], fast["black_ref"], fast["line"], fast["game_index"], strict=True
-                    )
-                    if ref in (w, b)
-                ]
-            line, gi = sorted(at, key=lambda x: x[1] or 0)[GAMES_PER_PLAYER_PLAUSIBLE]
+        if not many:
+            return
+        import polars as pl
+
+        if frame is not None:
+            columns = frame.select(_REF_COLUMNS).cast(dict.fromkeys(_REF_COLUMNS, pl.Int64))
+        else:
+            columns = _ref_columns(fast or {})
+        beyond = _game_beyond(pl.concat([_ref_columns(_records_columns(slow)), columns]), many)
+        for ref in sorted(many):
+            line, gi = beyond[ref]
             player = self._players[ref]
             event = next((t.name for t in self.out.tournaments if t.ref == player.tournament_ref), None)
             self.issue(

@@ -58,8 +58,20 @@ def _assert_same_store(db: Path, expected: dict[str, list[tuple]]) -> None:
 @pytest.mark.slow
 def test_the_store_built_on_the_cluster_equals_the_local_one(dask_cluster, local_store, tmp_path, monkeypatch):
     monkeypatch.setattr(pu, "PIECE_BYTES", SMALL_PIECES)
+    units: list[Unit] = []
+    real_plan = pu.plan_units
+
+    def plan_units(*args, **kwargs):
+        planned = real_plan(*args, **kwargs)
+        units.extend(planned)
+        return planned
+
+    monkeypatch.setattr(pu, "plan_units", plan_units)
     summary = _on_cluster(dask_cluster, tmp_path / "dask.duckdb")
     assert summary.failure is None
+    split = {u.plan.source.path for u in units if u.plan is not None}
+    assert {str(DATA / "pgn" / "Carlsen.pgn"), str(DATA / "pgn" / "olym22.pgn")} <= split
+    assert sum(1 for u in units if u.plan is not None) >= 20  # many pieces, spread over both workers
     assert summary.count("loaded") + summary.count("partial") == len(ALL_FILES)
     _assert_same_store(tmp_path / "dask.duckdb", local_store)
 

@@ -39,9 +39,11 @@ def _plan(path: Path, chunk: int) -> PiecePlan:
     assert plan.pieces[0].start == 0 and plan.pieces[-1].end == len(data)
     assert all(a.end == b.start for a, b in zip(plan.pieces, plan.pieces[1:], strict=False))
     assert [p.last for p in plan.pieces] == [False] * (len(plan.pieces) - 1) + [True]
+    lines = 0
     for p in plan.pieces:
-        assert p.line_base == data.count(b"\n", 0, p.start)
+        assert p.line_base == lines
         assert p.index == 0 or data[p.start : p.start + 8] == b'[Event "'
+        lines += data.count(b"\n", p.start, p.end)
     return plan
 
 
