@@ -213,3 +213,26 @@ def local_run_settings() -> Iterator[None]:
 
     with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
+
+
+@contextlib.contextmanager
+def api_for_workers() -> Iterator[None]:
+    """Give task runs on other processes (Dask workers) this process's Prefect API.
+
+    With no server configured, Prefect's temporary server is this process's own: a Dask worker,
+    which starts from the flow's settings, would start a temporary server of its own (seconds
+    per worker, its runs out of sight). Here the temporary server is started (if not yet) and
+    its address put in the settings the tasks carry to the workers. It listens on 127.0.0.1, so
+    only workers on this machine reach it: workers on other machines need a server they can
+    reach (PREFECT_API_URL), see docs/scaling.md. Does nothing when a server is configured."""
+    if os.environ.get("PREFECT_API_URL") or _profile_api_url():
+        yield
+        return
+    from prefect.server.api.server import SubprocessASGIServer
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    temporary_server_dies_with_us()
+    server = SubprocessASGIServer()
+    server.start()
+    with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
+        yield

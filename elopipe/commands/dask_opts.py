@@ -85,13 +85,20 @@ def dask_spec(value: str | None, workers: int | None, stage: Path | None) -> Das
 @contextlib.contextmanager
 def cluster_address(spec: DaskSpec | None) -> Iterator[DaskSpec | None]:
     """`spec` with a scheduler address: a local cluster is started for the block (and said so
-    in a first line, since it takes a few seconds)."""
-    if spec is None or spec.address is not None:
+    in a first line, since it takes a few seconds). The parse tasks on the workers report to this
+    process's Prefect API (elopipe.prefect_env.api_for_workers)."""
+    if spec is None:
         yield spec
         return
-    err_console.print(f"starting {spec.where} ...", style="dim")
-    with local_cluster(spec.workers) as address:
-        yield DaskSpec(address, spec.workers or _cores(), spec.stage)
+    from elopipe.prefect_env import api_for_workers
+
+    with api_for_workers():
+        if spec.address is not None:
+            yield spec
+            return
+        err_console.print(f"starting {spec.where} ...", style="dim")
+        with local_cluster(spec.workers) as address:
+            yield DaskSpec(address, spec.workers or _cores(), spec.stage)
 
 
 def cluster_args(spec: DaskSpec | None) -> tuple[str | None, str | None, int]:
