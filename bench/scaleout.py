@@ -57,6 +57,7 @@ def _bench_module(name: str):
 
 
 federation = _bench_module("federation")  # measure(): wall, CPU of the process tree, peak RSS
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 class Cluster:
@@ -91,10 +92,25 @@ class Cluster:
 
     def _sample(self) -> None:
         while not self._done.wait(0.2):
-            federation.descendants_cpu(self.workers.pid, self.cpu)
+            self._read_cpu()
+
+    def _read_cpu(self) -> None:
+        """CPU seconds of every process below `dask worker` (its worker processes are started
+        from another thread than the main one, so /proc's per-thread children lists miss them)."""
+        children, todo = federation._ppids(), [self.workers.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(b")") + 2 :].split()
+            self.cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK
+            todo.extend(children.get(pid, []))
 
     def cpu_seconds(self) -> float:
-        federation.descendants_cpu(self.workers.pid, self.cpu)
+        self._read_cpu()
         return sum(self.cpu.values())
 
     def close(self) -> None:
@@ -112,6 +128,29 @@ def ingest(label: str, archive: Path, db: Path, extra: list[str]):
     if run.rc != 0:
         sys.exit(f"{label} failed ({run.rc}):\n{run.out[-2000:]}")
     return run
+
+
+def parse_phase(address: str, archive: Path) -> tuple[int, float, float]:
+    """Games, wall seconds and writer-side seconds of the parse phase alone: the archive's
+    pieces planned here (the writer's one scan, timed apart), parsed by the cluster's workers
+    (`elopipe.parse_units.run_unit` through plain Dask, without Prefect or the store), results
+    gathered here."""
+    from distributed import Client
+
+    from elopipe.parse_units import PIECE_BYTES, Unit, run_unit
+    from elopipe.pgn_pieces import plan_pieces
+    from elopipe.sources import Source
+
+    t0 = time.perf_counter()
+    plan = plan_pieces(Source(str(archive)), PIECE_BYTES)
+    t_plan = time.perf_counter() - t0
+    assert plan is not None
+    units = [Unit(plan=plan, piece=k) for k in range(len(plan.pieces))]
+    with Client(address, timeout="30s") as client:
+        t0 = time.perf_counter()
+        results = client.gather(client.map(run_unit, units, pure=False))
+        wall = time.perf_counter() - t0
+    return sum(r.piece.n_games for r in results), wall, t_plan
 
 
 def writer_rate(archive: Path, tmp: Path) -> tuple[int, float]:
@@ -146,11 +185,17 @@ def main() -> int:
             run = ingest("local", archive, tmp / "local.duckdb", [])
             rows.append(("local (process pool)", run.wall, run.cpu, run))
             print(f"  local done in {run.wall:.1f} s", flush=True)
+        phases = []
         for n in (1, 2):
             cluster = Cluster(n, tmp)
             try:
+                cpu0 = cluster.cpu_seconds()
+                n_parsed, t_parse, t_plan = parse_phase(cluster.address, archive)
+                phases.append((n, n_parsed, t_parse, cluster.cpu_seconds() - cpu0, t_plan))
+                print(f"  dask-{n} parse phase {t_parse:.1f} s", flush=True)
+                cpu0 = cluster.cpu_seconds()
                 run = ingest(f"dask-{n}", archive, tmp / f"dask{n}.duckdb", ["--dask", cluster.address])
-                worker_cpu = cluster.cpu_seconds()
+                worker_cpu = cluster.cpu_seconds() - cpu0
             finally:
                 cluster.close()
             rows.append((f"--dask, {n} worker{'s' if n > 1 else ''}", run.wall, run.cpu + worker_cpu, run))
@@ -162,6 +207,13 @@ def main() -> int:
     for label, wall, cpu, run in rows:
         print(f"{label:<24}{wall:>9.1f}{cpu:>9.1f}{games / wall:>12,.0f}{run.tree_rss / 1e9:>9.2f} GB")
     print(f"{'writer: load_batch only':<24}{t_load:>9.1f}{'':>9}{n_loaded / t_load:>12,.0f}")
+    print("\nparse phase alone (pieces of the one scan parsed on the workers, results gathered; no Prefect, no store):")
+    print(f"{'workers':<10}{'wall s':>9}{'worker CPU s':>14}{'games/s':>12}{'writer scan s':>15}")
+    for n, n_parsed, t_parse, cpu, t_plan in phases:
+        print(f"{n:<10}{t_parse:>9.1f}{cpu:>14.1f}{n_parsed / t_parse:>12,.0f}{t_plan:>15.1f}")
+    (_, g1, w1, c1, _), (_, g2, w2, c2, _) = phases
+    print(f"parse speed-up of 2 workers over 1: {w1 / w2:.2f}x")
+    print(f"games per worker CPU-second: {g1 / c1:,.0f} (1 worker), {g2 / c2:,.0f} (2 workers)")
     walls = {label: wall for label, wall, _, _ in rows}
     one, two = walls["--dask, 1 worker"], walls["--dask, 2 workers"]
     print(f"\nspeed-up of 2 workers over 1: {one / two:.2f}x (wall); per worker {one / two / 2:.2f}")
