@@ -144,14 +144,22 @@ def descendants_cpu(root: int, seen: dict[int, float]) -> None:
     todo = _ppids_of(root)
     while todo:
         pid = todo.pop()
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
+        used = cpu_of(pid)
+        if used is None:
             continue
-        fields = stat[stat.rindex(b")") + 2 :].split()
-        seen[pid] = (int(fields[11]) + int(fields[12])) / _TICK
+        seen[pid] = used
         todo.extend(_ppids_of(pid))
+
+
+def cpu_of(pid: int) -> float | None:
+    """CPU seconds (user + system) process `pid` has used so far; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(b")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
 
 
 def _ppids_of(pid: int) -> list[int]:

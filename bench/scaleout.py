@@ -57,7 +57,6 @@ def _bench_module(name: str):
 
 
 federation = _bench_module("federation")  # measure(): wall, CPU of the process tree, peak RSS
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 class Cluster:
@@ -100,14 +99,10 @@ class Cluster:
         children, todo = federation._ppids(), [self.workers.pid]
         while todo:
             pid = todo.pop()
-            try:
-                with open(f"/proc/{pid}/stat", "rb") as fh:
-                    stat = fh.read()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(b")") + 2 :].split()
-            self.cpu[pid] = (int(fields[11]) + int(fields[12])) / TICK
-            todo.extend(children.get(pid, []))
+            used = federation.cpu_of(pid)
+            if used is not None:
+                self.cpu[pid] = used
+                todo.extend(children.get(pid, []))
 
     def cpu_seconds(self) -> float:
         self._read_cpu()

@@ -14,8 +14,9 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
 
 from elopipe.ingest import ParsedSource, parse_source
 from elopipe.lifeline import exit_with
@@ -58,6 +59,23 @@ def batches(sources: Sequence[Source]) -> Iterator[list[Source]]:
         size += n
     if batch:
         yield batch
+
+
+T = TypeVar("T")
+S = TypeVar("S")
+R = TypeVar("R")
+
+
+def one_ahead(items: Iterable[T], start: Callable[[T], S], finish: Callable[[S], R]) -> Iterator[R]:
+    """`finish(start(item))` for each item, in order, with the next item started before this one
+    is finished: a batch is parsed while the caller writes the one before."""
+    pending: list[S] = []
+    for item in items:
+        pending.append(start(item))
+        if len(pending) == 2:
+            yield finish(pending.pop(0))
+    if pending:
+        yield finish(pending.pop())
 
 
 def make_pool(workers: int) -> cf.ProcessPoolExecutor:
@@ -114,17 +132,11 @@ class Parser:
     def parsed_batches(self) -> Iterator[list[ParsedSource]]:
         """The parsed sources, batch by batch, in order. With a pool, the next batch is being
         parsed while the caller writes this one."""
-        pending: list[tuple[Source, cf.Future[ParsedSource]]] | None = None
-        for batch in batches(self.sources):
-            if self.pool is None:
+        if self.pool is None:
+            for batch in batches(self.sources):
                 yield [parse_source(s, self.validate_moves, self.workers) for s in batch]
-                continue
-            submitted = [(s, self._submit(s)) for s in batch]
-            if pending is not None:
-                yield self._results(pending)
-            pending = submitted
-        if pending is not None:
-            yield self._results(pending)
+            return
+        yield from one_ahead(batches(self.sources), lambda batch: [(s, self._submit(s)) for s in batch], self._results)
 
     def _submit(self, source: Source) -> cf.Future[ParsedSource]:
         """`source` submitted to the pool; a pool broken by a worker that died is replaced first."""

@@ -37,7 +37,7 @@ import polars as pl
 from elopipe.errtext import first_line
 from elopipe.ingest import BatchParseError, ParsedSource, parse_source
 from elopipe.model import GameTable
-from elopipe.parse_pool import _size, batches
+from elopipe.parse_pool import _size, batches, one_ahead
 from elopipe.pgn_pieces import PgnPiece, PiecePlan, assemble, parse_piece, plan_pieces
 from elopipe.sources import Source
 
@@ -217,15 +217,11 @@ class UnitParser:
     def parsed_batches(self) -> Iterator[list[ParsedSource]]:
         """The parsed sources, batch by batch, in order. Raises ClusterParseError when a unit
         fails for good; the batches before it have been given already."""
-        pending: list[tuple[Unit, Future]] | None = None
-        for batch in batches(self.sources):
-            units = plan_units(batch, self.validate_moves, self.stage, self.piece_bytes)
-            submitted = [(u, self.submit(u)) for u in units]
-            if pending is not None:
-                yield self._gather(pending)
-            pending = submitted
-        if pending is not None:
-            yield self._gather(pending)
+        yield from one_ahead(batches(self.sources), self._start, self._gather)
+
+    def _start(self, batch: list[Source]) -> list[tuple[Unit, Future]]:
+        units = plan_units(batch, self.validate_moves, self.stage, self.piece_bytes)
+        return [(u, self.submit(u)) for u in units]
 
     def _gather(self, pending: list[tuple[Unit, Future]]) -> list[ParsedSource]:
         """The batch's parsed files in order, pieces assembled, games landed."""
@@ -235,7 +231,8 @@ class UnitParser:
             try:
                 result: UnitResult = fut.result()
             except Exception as exc:  # noqa: BLE001 - any failure of the cluster fails the batch
-                raise ClusterParseError(f"the cluster could not parse {unit.names}: {first_line(exc)}") from None
+                why = first_line(exc, "the task was lost (the scheduler, or the connection to it, went away?)")
+                raise ClusterParseError(f"the cluster could not parse {unit.names}: {why}") from None
             try:
                 if unit.plan is None:
                     for ps in result.files:
