@@ -322,8 +322,9 @@ class IngestSummary:
 
     def line(self) -> str:
         """The one-line summary the flows print."""
+        n = len(self.files)
         text = (
-            f"{len(self.files)} files: {self.count('loaded')} loaded, {self.count('partial')} partial, "
+            f"{n} file{'' if n == 1 else 's'}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
             f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
             f"{self.games} games, {self.errors} errors"
         )

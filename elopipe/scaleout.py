@@ -108,6 +108,38 @@ def check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:
         if isinstance(exc, TimeoutError | socket.timeout):
             why = f"no answer in {timeout:g} s"
         raise ScaleOutError(f"cannot reach the Dask scheduler at {address}: {why}") from None
+    if not _is_scheduler(address, min(timeout, 3.0)):
+        raise ScaleOutError(
+            f"{address} answers, but not as a Dask scheduler (a dashboard or another service?); "
+            "give the address `dask scheduler` prints, tcp://host:8786 by default"
+        )
+
+
+def _is_scheduler(address: str, timeout: float) -> bool:
+    """Whether a Dask scheduler answers Dask's `identity` call at `address` within `timeout`
+    seconds. Another service there (a web server, Dask's own dashboard) may answer with bytes
+    that Dask's protocol reads as anything, or not answer at all: any failure is a no."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def ask() -> bool:
+        comm = await connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            reply = await comm.read()
+        finally:
+            comm.abort()
+        return isinstance(reply, dict) and reply.get("type") == "Scheduler"
+
+    async def bounded() -> bool:
+        return await asyncio.wait_for(ask(), timeout + 1)
+
+    quiet()
+    try:
+        return asyncio.run(bounded())
+    except Exception:  # noqa: BLE001 - whatever the other end sent, it is not a scheduler
+        return False
 
 
 def check_stage(stage: str) -> None:
@@ -149,7 +181,8 @@ def local_cluster(workers: int | None) -> Iterator[str]:
         n_workers=n,
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,
+        # a free port: Dask's default 8787 may be another cluster's (Dask would warn in the terminal)
+        dashboard_address=":0",
         silence_logs=logging.ERROR,
     ) as cluster:
         yield cluster.scheduler_address

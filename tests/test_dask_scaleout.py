@@ -147,6 +147,25 @@ def test_an_unreachable_scheduler_fails_at_once_in_one_line_naming_it(tmp_path):
     assert not (tmp_path / "x.duckdb").exists()  # nothing was started, not even the store
 
 
+def test_a_service_that_is_not_a_scheduler_is_refused_in_one_line(tmp_path):
+    """An HTTP server (Dask's own dashboard, a proxy) answers bytes Dask's protocol cannot read."""
+    import http.server
+    import socketserver
+
+    with socketserver.TCPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        address = f"tcp://127.0.0.1:{server.server_address[1]}"
+        started = time.monotonic()
+        result = CliRunner().invoke(
+            app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--db", str(tmp_path / "x.duckdb"), "--dask", address]
+        )
+        server.shutdown()
+    assert time.monotonic() - started < 10
+    assert result.exit_code == 1
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"{address} answers, but not as a Dask scheduler")
+
+
 def test_without_the_dask_packages_dask_says_how_to_install_them(tmp_path, monkeypatch):
     import elopipe.scaleout as so
 

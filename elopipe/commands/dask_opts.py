@@ -28,7 +28,7 @@ DASK_FLAG = "--dask"
 
 DASK_HELP = (
     "Parse on a Dask cluster through Prefect's DaskTaskRunner: at ADDRESS (tcp://host:8786), or, with no"
-    " address, on a local cluster. Needs pip install 'elopipe[dask]'. Workers must see the input files at"
+    " address, on a local cluster. Needs pip install 'elopipe\\[dask]'. Workers must see the input files at"
     f" the same path. Also {ENV_VAR}=ADDRESS or {ENV_VAR}=local."
 )
 dask_option = typer.Option(None, DASK_FLAG, envvar=ENV_VAR, metavar="[ADDRESS]", help=DASK_HELP, show_envvar=False)
@@ -94,6 +94,7 @@ def cluster_address(spec: DaskSpec | None) -> Iterator[DaskSpec | None]:
 
     with api_for_workers():
         if spec.address is not None:
+            err_console.print(f"parsing on the Dask cluster at {spec.address}", style="dim")
             yield spec
             return
         err_console.print(f"starting {spec.where} ...", style="dim")
