@@ -132,12 +132,13 @@ def parse_phase(address: str, archive: Path) -> tuple[int, float, float]:
     gathered here."""
     from distributed import Client
 
-    from elopipe.parse_units import PIECE_BYTES, Unit, run_unit
+    from elopipe.parse_units import Unit, run_unit
     from elopipe.pgn_pieces import plan_pieces
+    from elopipe.scaleout import piece_bytes
     from elopipe.sources import Source
 
     t0 = time.perf_counter()
-    plan = plan_pieces(Source(str(archive)), PIECE_BYTES)
+    plan = plan_pieces(Source(str(archive)), piece_bytes())
     t_plan = time.perf_counter() - t0
     assert plan is not None
     units = [Unit(plan=plan, piece=k) for k in range(len(plan.pieces))]

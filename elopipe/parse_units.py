@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from elopipe import scaleout
 from elopipe.errtext import first_line
 from elopipe.ingest import BatchParseError, ParsedSource, parse_source
 from elopipe.model import GameTable
@@ -43,8 +44,9 @@ from elopipe.sources import Source
 
 UNIT_BYTES = 8_000_000
 UNIT_FILES = 64
-# A PGN larger than this is cut into pieces of about this size (decompressed bytes).
-PIECE_BYTES = int(os.environ.get("ELOPIPE_PIECE_BYTES", str(64 * 1024 * 1024)))
+# A PGN larger than this is cut into pieces of about this size (decompressed bytes); None: the
+# environment's `ELOPIPE_PIECE_BYTES` (elopipe.scaleout.piece_bytes), read when a batch is planned.
+PIECE_BYTES: int | None = None
 
 
 class ClusterParseError(BatchParseError):
@@ -144,7 +146,7 @@ def plan_units(
 ) -> list[Unit]:
     """The units of one batch, in file order. A PGN larger than `piece_bytes` (default
     `PIECE_BYTES`) is scanned here, once (elopipe.pgn_pieces.plan_pieces), and cut into pieces."""
-    limit = PIECE_BYTES if piece_bytes is None else piece_bytes
+    limit = piece_bytes or PIECE_BYTES or scaleout.piece_bytes()
     units: list[Unit] = []
     group: list[Source] = []
     size = 0
@@ -170,6 +172,16 @@ def plan_units(
         size += n
     close_group()
     return units
+
+
+def _why(exc: BaseException) -> str:
+    """A failed task's reason, in one line, without Dask's task keys and links."""
+    text = first_line(exc, "")
+    if type(exc).__name__ == "KilledWorker":
+        return "every worker that ran it died (killed, or out of memory?), more often than Dask retries a task"
+    if "scheduler-connection-lost" in text or not text:
+        return "the connection to the Dask scheduler was lost"
+    return text
 
 
 def _may_split(source: Source, size: int, limit: int) -> bool:
@@ -231,7 +243,7 @@ class UnitParser:
             try:
                 result: UnitResult = fut.result()
             except Exception as exc:  # noqa: BLE001 - any failure of the cluster fails the batch
-                why = first_line(exc, "the task was lost (the scheduler, or the connection to it, went away?)")
+                why = _why(exc)
                 raise ClusterParseError(f"the cluster could not parse {unit.names}: {why}") from None
             try:
                 if unit.plan is None:

@@ -152,6 +152,9 @@ class _LifelineSubprocess:
     def Popen(self, args: Any, *rest: Any, **kwargs: Any) -> subprocess.Popen[Any]:  # noqa: N802 - the module's name
         if isinstance(args, list) and args[1:3] == ["-m", "uvicorn"]:
             args = [args[0], "-m", "elopipe.lifeline", str(os.getpid()), *args[1:]]
+            # Out of the terminal's process group: a Ctrl-C is ours to handle (finish the batch,
+            # then exit); the server must answer until then. It still ends with us (lifeline).
+            kwargs.setdefault("start_new_session", True)
         return self._real.Popen(args, *rest, **kwargs)
 
 

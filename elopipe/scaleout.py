@@ -75,12 +75,28 @@ def spec_from(value: str | None, workers: int | None = None, stage: str | None =
     return DaskSpec(text if "://" in text else f"tcp://{text}", workers, stage)
 
 
+PIECE_VAR = "ELOPIPE_PIECE_BYTES"
+MIN_PIECE_BYTES = 1 << 20
+
+
+def piece_bytes() -> int:
+    """The size of the pieces a large PGN is cut into (`ELOPIPE_PIECE_BYTES`, default 64 MiB).
+    Raises ScaleOutError for a value that is not a whole number of at least 1 MiB."""
+    text = os.environ.get(PIECE_VAR, "").strip()
+    if not text:
+        return 64 * 1024 * 1024
+    if not text.isdigit() or int(text) < MIN_PIECE_BYTES:
+        raise ScaleOutError(f"{PIECE_VAR}={text}: give a number of bytes, at least {MIN_PIECE_BYTES}")
+    return int(text)
+
+
 def check(spec: DaskSpec) -> None:
     """Fail at once, in one line, when `spec` cannot work: Dask not installed, a scheduler that
     does not answer within CONNECT_SECONDS, a stage folder that cannot be written. Raises
     ScaleOutError."""
     if not dask_installed():
         raise ScaleOutError(INSTALL_HINT)
+    piece_bytes()
     if spec.address is not None:
         check_reachable(spec.address)
     if spec.stage is not None:
@@ -144,6 +160,8 @@ def _is_scheduler(address: str, timeout: float) -> bool:
 
 def check_stage(stage: str) -> None:
     """Raises ScaleOutError when `stage` is not a folder this process can write to."""
+    if os.path.exists(stage) and not os.path.isdir(stage):
+        raise ScaleOutError(f"--stage {stage}: not a folder")
     try:
         os.makedirs(stage, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=stage, prefix=".elopipe-check-"):
@@ -184,12 +202,16 @@ def local_cluster(workers: int | None) -> Iterator[str]:
         # a free port: Dask's default 8787 may be another cluster's (Dask would warn in the terminal)
         dashboard_address=":0",
         silence_logs=logging.ERROR,
+        preload=["elopipe.dask_worker"],  # Ctrl-C is the writer's to handle
     ) as cluster:
         yield cluster.scheduler_address
 
 
 def quiet() -> None:
-    """Keep Dask's own log (a restarted worker, a closed comm) out of the user's terminal: what
-    matters to the user reaches it as elopipe's own lines."""
-    for name in ("distributed", "dask"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    """Keep Dask's own log (a restarted worker, a rescheduled task, a lost connection) out of the
+    user's terminal: what matters to the user reaches it as elopipe's own lines (a batch the
+    cluster lost says why). Dask's logging config gives some of its loggers their own level, so
+    each is set, not only the parent."""
+    names = [n for n in logging.root.manager.loggerDict if n.startswith(("distributed", "dask"))]
+    for name in ["distributed", "dask", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)

@@ -190,6 +190,25 @@ def test_a_bare_dask_flag_means_a_local_cluster(argv, expected):
     assert optional_dask_value(argv) == expected
 
 
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "1000"])
+def test_a_piece_size_that_cannot_work_is_a_usage_error(value, monkeypatch):
+    monkeypatch.setenv("ELOPIPE_PIECE_BYTES", value)
+    result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
+    assert result.exit_code == 2
+    assert result.output.strip() == f"ELOPIPE_PIECE_BYTES={value}: give a number of bytes, at least 1048576"
+
+
+def test_a_lost_task_is_told_in_words_not_dask_keys():
+    class KilledWorker(Exception):  # distributed's, as far as the message goes
+        pass
+
+    killed = KilledWorker("Attempted to run task 'parse_unit-5f66' on 4 different workers, but all died")
+    assert pu._why(killed).startswith("every worker that ran it died")
+    lost = Exception("parse_unit-7bba cancelled for reason: scheduler-connection-lost.")
+    assert pu._why(lost) == "the connection to the Dask scheduler was lost"
+    assert pu._why(Exception("worker w does not see f.pgn")) == "worker w does not see f.pgn"
+
+
 def test_dask_values():
     assert spec_from(None) is None and spec_from("0") is None and spec_from("") is None
     assert spec_from("local").address is None

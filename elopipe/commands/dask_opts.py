@@ -21,6 +21,7 @@ from elopipe.scaleout import (
     check,
     local_cluster,
     looks_like_address,
+    piece_bytes,
     spec_from,
 )
 
@@ -62,6 +63,8 @@ def dask_spec(value: str | None, workers: int | None, stage: Path | None) -> Das
     one red line and exits 1 when it cannot work, 2 for `--stage` or `--dask-workers` alone."""
     try:
         spec = spec_from(value, workers, str(stage.resolve()) if stage is not None else None)
+        if spec is not None:
+            piece_bytes()
     except ScaleOutError as exc:
         err_console.print(f"{exc}", style="red", soft_wrap=True)
         raise typer.Exit(2) from None

@@ -95,7 +95,7 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
         with (
             write_lock(db, timeout=wait, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")),
             cluster_address(spec) as running,
-            graceful_stop(),
+            graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
         ):
             api_ready()
