@@ -152,7 +152,11 @@ def test_a_service_that_is_not_a_scheduler_is_refused_in_one_line(tmp_path):
     import http.server
     import socketserver
 
-    with socketserver.TCPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler) as server:
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # the server's own log is not the command's output
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Quiet) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         address = f"tcp://127.0.0.1:{server.server_address[1]}"
         started = time.monotonic()
