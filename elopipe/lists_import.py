@@ -45,6 +45,7 @@ import polars as pl
 
 from elopipe.errtext import first_line
 from elopipe.identity import fold, name_key_sql, refresh_display_names
+from elopipe.trf_codes import TITLES
 
 FIDE_SYSTEMS = ("fide", "fide-rapid", "fide-blitz")
 FFE_SYSTEMS = ("ffe", "ffe-rapid", "ffe-blitz")
@@ -278,7 +279,7 @@ def _fide_long(
             f"SELECT '{system}' AS system, TRY_CAST({col('id')} AS BIGINT) AS fide_id,"
             f" NULL::VARCHAR AS national_id, {col('name')} AS name, upper({col('fed')}) AS federation,"
             f" CASE upper({col('sex')}) WHEN 'M' THEN 'm' WHEN 'F' THEN 'w' WHEN 'W' THEN 'w' END AS sex,"
-            f" {col('tit')} AS title, {col('wtit')} AS w_title, {col('otit')} AS o_title,"
+            f" {_title_sql(col('tit'))} AS title, {_title_sql(col('wtit'))} AS w_title, {col('otit')} AS o_title,"
             f" {col('foa')} AS foa_title, {rating} AS rating, NULL::VARCHAR AS rating_flag,"
             f" {_INT.format(c=col(f'{prefix}_games'))} AS games, {k} AS k,"
             f" NULLIF({_INT.format(c=col('bday'))}, 0) AS birth_year, lower({col('flag')}) AS flag,"
@@ -288,6 +289,16 @@ def _fide_long(
     if not parts:
         raise ListFormatError("FIDE list without a rating column (SRtng, RRtng, BRtng or a month code)")
     return con.sql(" UNION ALL ".join(parts))
+
+
+def _title_sql(column: str) -> str:
+    """SQL for a FIDE title column as the list wrote it (`GM`, legacy `g m f c wg wm wf wc`, the
+    XML's `WG WM WF WC`), as GM IM FM CM WGM WIM WFM WCM (`trf_codes.TITLES`, trf-format.md §4);
+    any other value kept as written."""
+    if column == "NULL":
+        return column
+    cases = " ".join(f"WHEN '{form}' THEN '{title}'" for form, title in TITLES.items())
+    return f"CASE upper(trim({column})) {cases} ELSE {column} END"
 
 
 # ---- FIDE XML ----------------------------------------------------------------------------------

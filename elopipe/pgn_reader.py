@@ -86,6 +86,7 @@ from elopipe.field_bounds import (
 )
 from elopipe.model import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
+from elopipe.trf_codes import TITLES
 
 __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 
@@ -959,6 +960,17 @@ def _game_beyond(games: Any, refs: set[int]) -> dict[int, tuple[int | None, int 
         .agg(pl.col("line").get(GAMES_PER_PLAYER_PLAUSIBLE), pl.col("game_index").get(GAMES_PER_PLAYER_PLAUSIBLE))
     )
     return {ref: (line, gi) for ref, line, gi in hits.iter_rows()}
+
+
+def _title(raw: str | None) -> str | None:
+    """A WhiteTitle/BlackTitle as GM IM FM CM WGM WIM WFM WCM where it is one of their forms
+    (any case; FIDE's XML two-letter `WG WM WF WC`: trf_codes.TITLES); anything else upper-cased
+    as written (`BOT`, `LM`). The one-letter TRF forms (`g`, `m`) are not read as titles here: a
+    PGN `M` is as likely a national master."""
+    if not raw:
+        return None
+    upper = raw.upper()
+    return TITLES.get(upper, upper) if len(upper) > 1 else upper
 
 
 # ---- the reader ---------------------------------------------------------------------------
@@ -2255,7 +2267,7 @@ class _Reader:
             sex=sex,
             birth_date=birth_date,
             birth_year=birth_year,
-            title=title.upper() if title else None,
+            title=_title(title),
             rating=self._elo(tags.get(side + "Elo"), line, gi, side + "Elo", report=False)
             if tags.get(side + "Elo")
             else None,
