@@ -2329,6 +2329,43 @@ class _Reader:
                 self._bad_move(game, "illegal_move", f"illegal move {san!r} at ply {ply}", board, at, gi)
                 return
             board.push(move)
+        if tokens:
+            self._check_result(board, game, line, gi)
+
+    def _check_result(self, board: Any, game: GameRec, line: int, gi: int) -> None:
+        """The stored result against the final position of a replayed game (issue 15, item 2).
+        The result is kept as written; a contradiction is an error on the game for the officer:
+        checkmate of the side the result declares the winner, or a decisive result after
+        stalemate or in a dead position (no side can mate: FIDE Laws of Chess 5.2.1, 5.2.2,
+        the game is drawn at once). Checkmate with the result `*` is a warning."""
+        import chess
+
+        result = game.result
+        decisive = result in ("1-0", "0-1")
+        issues = len(self.out.issues)
+        if board.is_checkmate():
+            mated = "White" if board.turn == chess.WHITE else "Black"
+            if result == "*":
+                self.issue("result_after_checkmate_unknown", f"{mated} is checkmated but the result is '*'", line, gi)
+            elif result in ("1-0", "0-1", "1/2-1/2") and result != ("0-1" if mated == "White" else "1-0"):
+                self.issue(
+                    "result_contradicts_position",
+                    f"result {result} but the moves end with {mated} checkmated; stored as written",
+                    line, gi, "error",
+                )  # fmt: skip
+        elif decisive and board.is_stalemate():
+            self.issue(
+                "result_contradicts_position", f"result {result} after stalemate (a draw); stored as written",
+                line, gi, "error",
+            )  # fmt: skip
+        elif decisive and board.is_insufficient_material():
+            self.issue(
+                "result_contradicts_position",
+                f"result {result} in a position where neither side can checkmate (a draw); stored as written",
+                line, gi, "error",
+            )  # fmt: skip
+        if any(i.code == "result_contradicts_position" for i in self.out.issues[issues:]):
+            game.flags.append("result_contradicts_position")  # queryable on the game itself
 
     def _move_line(self, movetext: bytes, tokens: list[bytes], ply: int, line: int, rg: _RawGame) -> int:
         """The file line of the `ply`-th SAN move (1-based) of the game whose first line is `line`;

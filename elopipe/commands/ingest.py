@@ -16,7 +16,11 @@ from elopipe.store import DEFAULT_DB, StoreBusyError
 def ingest(
     paths: list[Path] = typer.Argument(..., help="Files or folders (read recursively); .pgn .trf .txt .gz .bz2 .zip"),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
-    validate_moves: bool = typer.Option(False, "--validate-moves", help="Replay every game; report illegal moves."),
+    validate_moves: bool = typer.Option(
+        False,
+        "--validate-moves",
+        help="Replay every game; report illegal moves and results the final position contradicts.",
+    ),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
     wait: float = typer.Option(
         60,

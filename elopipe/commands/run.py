@@ -87,7 +87,11 @@ def run(
     system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
-    validate_moves: bool = typer.Option(False, "--validate-moves", help="Replay every game; report illegal moves."),
+    validate_moves: bool = typer.Option(
+        False,
+        "--validate-moves",
+        help="Replay every game; report illegal moves and results the final position contradicts.",
+    ),
     lock_timeout: float | None = typer.Option(
         None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
     ),
