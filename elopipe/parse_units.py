@@ -189,8 +189,7 @@ def _may_split(source: Source, size: int, limit: int) -> bool:
     compressed file may hold several times its size on disk."""
     if source.suffix != ".pgn":
         return False
-    compressed = source.member is not None or source.path.lower().endswith((".gz", ".bz2"))
-    return size > (limit // 10 if compressed else limit)
+    return size > (limit // 10 if source.compressed else limit)
 
 
 class Future(Protocol):

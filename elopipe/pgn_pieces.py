@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from elopipe import streaming
-from elopipe.ingest import ParsedSource, _nul_issue, _size, _too_many_controls
+from elopipe.ingest import ParsedSource, _size, _too_many_controls
 from elopipe.model import GameTable
 from elopipe.pgn_reader import PieceState, merge_pieces, read_pgn_piece
 from elopipe.sources import Source
@@ -104,8 +104,6 @@ def parse_piece(plan: PiecePlan, index: int, validate_moves: bool = False) -> Pg
     out = PgnPiece(index, piece.start, piece.end, validate_moves, None)
     try:
         raw = streaming.read_range(plan.source, piece.start, piece.end, sc.stat)
-        if sc.n_nul:
-            raw = raw.replace(b"\x00", b"")
         text, utf8 = streaming._decode(raw, sc.encoding, sc, first=index == 0)
     except Exception as exc:  # noqa: BLE001 - reported by `assemble` as a file that cannot be read
         out.error = str(exc)
@@ -142,13 +140,9 @@ def assemble(plan: PiecePlan, parts: Sequence[PgnPiece]) -> ParsedSource:
     if error is not None:
         return ParsedSource(source, None, _size(source), "unknown", None, None, None, f"cannot read file: {error}")
     parsed = merge_pieces([p.state for p in parts], source_name=source.display)  # type: ignore[misc]
-    if sc.n_nul:
-        parsed.issues.insert(0, _nul_issue(sc.n_nul, sc.nul_line or 0, sc.nul_excerpt))
     if not isinstance(parsed.games, GameTable):  # as `ingest` gives a whole file's games
         from elopipe.game_frame import records_frame
 
         parsed.games = GameTable(records_frame(list(parsed.games)), len(parsed.games))
-    # the size of the text read, NULs removed, as for a file read whole
-    return ParsedSource(
-        source, sc.sha256, sc.size - sc.n_nul, "pgn", sc.encoding, sc.newline, parsed, parsed.rejected_reason
-    )
+    # a plan is never made of a file with NUL bytes: the size read is the file's
+    return ParsedSource(source, sc.sha256, sc.size, "pgn", sc.encoding, sc.newline, parsed, parsed.rejected_reason)

@@ -2342,29 +2342,20 @@ class _Reader:
 
         result = game.result
         decisive = result in ("1-0", "0-1")
-        issues = len(self.out.issues)
+        why = None
         if board.is_checkmate():
             mated = "White" if board.turn == chess.WHITE else "Black"
             if result == "*":
                 self.issue("result_after_checkmate_unknown", f"{mated} is checkmated but the result is '*'", line, gi)
             elif result in ("1-0", "0-1", "1/2-1/2") and result != ("0-1" if mated == "White" else "1-0"):
-                self.issue(
-                    "result_contradicts_position",
-                    f"result {result} but the moves end with {mated} checkmated; stored as written",
-                    line, gi, "error",
-                )  # fmt: skip
+                why = f"but the moves end with {mated} checkmated"
         elif decisive and board.is_stalemate():
-            self.issue(
-                "result_contradicts_position", f"result {result} after stalemate (a draw); stored as written",
-                line, gi, "error",
-            )  # fmt: skip
+            why = "after stalemate (a draw)"
         elif decisive and board.is_insufficient_material():
-            self.issue(
-                "result_contradicts_position",
-                f"result {result} in a position where neither side can checkmate (a draw); stored as written",
-                line, gi, "error",
-            )  # fmt: skip
-        if any(i.code == "result_contradicts_position" for i in self.out.issues[issues:]):
+            why = "in a position where neither side can checkmate (a draw)"
+        if why is not None:
+            msg = f"result {result} {why}; stored as written"
+            self.issue("result_contradicts_position", msg, line, gi, "error")
             game.flags.append("result_contradicts_position")  # queryable on the game itself
 
     def _move_line(self, movetext: bytes, tokens: list[bytes], ply: int, line: int, rg: _RawGame) -> int:

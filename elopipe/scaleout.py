@@ -50,8 +50,13 @@ class DaskSpec:
         """The cluster, as the user named it."""
         if self.address:
             return self.address
-        n = self.workers or os.cpu_count() or 1
+        n = worker_count(self.workers)
         return f"a local Dask cluster of {n} worker{'s' if n > 1 else ''}"
+
+
+def worker_count(workers: int | None) -> int:
+    """The worker processes of a local cluster: `workers`, or one per core."""
+    return workers or os.cpu_count() or 1
 
 
 def looks_like_address(text: str) -> bool:
@@ -194,9 +199,8 @@ def local_cluster(workers: int | None) -> Iterator[str]:
     import distributed
 
     quiet()
-    n = workers or os.cpu_count() or 1
     with distributed.LocalCluster(
-        n_workers=n,
+        n_workers=worker_count(workers),
         threads_per_worker=1,
         processes=True,
         # a free port: Dask's default 8787 may be another cluster's (Dask would warn in the terminal)

@@ -95,6 +95,12 @@ class Source:
             p = p.with_suffix("")
         return p.suffix.lower()
 
+    @property
+    def compressed(self) -> bool:
+        """Whether the bytes are read through a decompressor (.gz, .bz2, a zip member): a stream
+        that cannot be entered in the middle."""
+        return self.member is not None or self.path.lower().endswith((".gz", ".bz2"))
+
     def read_bytes(self, limit: int | None = None) -> bytes:
         """The decompressed bytes, at most `limit` (default MAX_BYTES). Raises OSError,
         zipfile.BadZipFile, EOFError or gzip.BadGzipFile for unreadable files, SourceError for a

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from elopipe.pgn_reader import mojibake_hint, mojibake_hint_single_byte
-from elopipe.sources import Source, SourceError
+from elopipe.sources import BLOCK_BYTES, Source, SourceError
 from elopipe.textio import CP1252_HOLES, wide_bom
 
 # Decompressed bytes of one piece.
@@ -40,7 +40,6 @@ _NOT_HOLES = bytes(b for b in range(256) if b not in CP1252_HOLES)
 _BOM = b"\xef\xbb\xbf"
 # a game's first tag line; a piece starts at one that follows a blank line (see `find_cut`)
 _EVENT = b'\n[Event "'
-BLOCK_SIZE = 8 * 1024 * 1024  # decompressed bytes dropped at a time (`read_range`)
 _LOOK_BACK = 4096  # bytes searched back for the line before that blank line
 CHANGED = "the file changed while it was being read; ingest it again once it is complete"
 _HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-scan-sha256")
@@ -309,11 +308,11 @@ def read_range(source: Source, start: int, end: int, stat: tuple[int, int]) -> b
     with source._open() as (fh, before):
         if (before.st_size, before.st_mtime_ns) != stat:
             raise SourceError(CHANGED)
-        if source.member is None and not source.path.lower().endswith((".gz", ".bz2")):
+        if not source.compressed:
             fh.seek(start)
         else:
             skip = start
-            while skip and (block := fh.read(min(skip, BLOCK_SIZE))):
+            while skip and (block := fh.read(min(skip, BLOCK_BYTES))):
                 skip -= len(block)
         parts: list[bytes] = []
         n = 0

@@ -23,6 +23,7 @@ from elopipe.scaleout import (
     looks_like_address,
     piece_bytes,
     spec_from,
+    worker_count,
 )
 
 DASK_FLAG = "--dask"
@@ -102,7 +103,7 @@ def cluster_address(spec: DaskSpec | None) -> Iterator[DaskSpec | None]:
             return
         err_console.print(f"starting {spec.where} ...", style="dim")
         with local_cluster(spec.workers) as address:
-            yield DaskSpec(address, spec.workers or _cores(), spec.stage)
+            yield DaskSpec(address, worker_count(spec.workers), spec.stage)
 
 
 def cluster_args(spec: DaskSpec | None) -> tuple[str | None, str | None, int]:
@@ -111,9 +112,3 @@ def cluster_args(spec: DaskSpec | None) -> tuple[str | None, str | None, int]:
     if spec is None:
         return None, None, 0
     return spec.address, spec.stage, spec.workers or 0
-
-
-def _cores() -> int:
-    import os
-
-    return os.cpu_count() or 1
