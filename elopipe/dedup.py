@@ -86,6 +86,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
+from elopipe.duck_frames import registered
 from elopipe.identity import DATE_SLACK_DAYS, dates_overlap, near_tournaments, same_event, tournament_spans
 
 # Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
@@ -397,12 +398,11 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     if df.height and con.execute("SELECT EXISTS (SELECT 1 FROM game_sources)").fetchall()[0][0]:
         # the ids as a registered frame, not a list parameter (a large file's list costs more to
         # pass than the delete); nothing to delete in a store without links
-        con.register("_relink_ids", df.select("game_id"))
-        con.execute(
-            "DELETE FROM game_sources WHERE game_id IN (SELECT game_id FROM _relink_ids)"
-            " OR source_game_id IN (SELECT game_id FROM _relink_ids)"
-        )
-        con.unregister("_relink_ids")
+        with registered(con, "_relink_ids", df.select("game_id")):
+            con.execute(
+                "DELETE FROM game_sources WHERE game_id IN (SELECT game_id FROM _relink_ids)"
+                " OR source_game_id IN (SELECT game_id FROM _relink_ids)"
+            )
     if df.is_empty():
         return 0
     events = {pair for pair, verdict in _pair_verdicts(con, tids, tids).items() if verdict == "event"}
@@ -565,7 +565,6 @@ def _write_links(
         .otherwise(pl.lit("duplicate"))
         .alias("role"),
     )
-    con.register("_game_sources_df", out)
-    con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
-    con.unregister("_game_sources_df")
+    with registered(con, "_game_sources_df", out):
+        con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
     return g["comp"].n_unique()

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from elopipe.duck_frames import registered
 from elopipe.model import PlayerRec
 
 # Letters NFKD does not decompose into ASCII.
@@ -439,10 +440,9 @@ class _Writes:
         self.updates = {}
         for cols, rows in by_cols.items():
             df = pl.DataFrame(rows, schema=["player_id", *cols], orient="row", infer_schema_length=None)
-            con.register("_player_updates", df)
             sets = ", ".join(f"{c} = CAST(u.{c} AS {_UPDATE_TYPES[c]})" for c in cols)
-            con.execute(f"UPDATE players SET {sets} FROM _player_updates u WHERE players.player_id = u.player_id")
-            con.unregister("_player_updates")
+            with registered(con, "_player_updates", df):
+                con.execute(f"UPDATE players SET {sets} FROM _player_updates u WHERE players.player_id = u.player_id")
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> dict[int, int]:
         """Write everything; returns {provisional id: player_id}."""
@@ -463,9 +463,8 @@ class _Writes:
                 "birth_year": pl.Int32, "title": pl.Utf8, "first_file_id": pl.Int64,
             },
         )  # fmt: skip
-        con.register("_new_players", df)
-        con.execute(f"INSERT INTO players ({', '.join(_NEW_PLAYER_COLS)}) SELECT * FROM _new_players")
-        con.unregister("_new_players")
+        with registered(con, "_new_players", df):
+            con.execute(f"INSERT INTO players ({', '.join(_NEW_PLAYER_COLS)}) SELECT * FROM _new_players")
         self.new = {}
         return real
 

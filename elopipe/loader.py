@@ -29,6 +29,7 @@ import duckdb
 import polars as pl
 
 from elopipe import dedup, identity, load_rows
+from elopipe.duck_frames import registered
 from elopipe.errtext import first_line
 from elopipe.game_frame import games_frame
 from elopipe.model import IngestIssue
@@ -242,8 +243,7 @@ def _plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> _Plan:
         },
         schema={"pos": pl.Int64, "sha256": pl.Utf8, "path": pl.Utf8, "member": pl.Utf8, "reason": pl.Utf8},
     )
-    con.register("_batch_keys", keys)
-    try:
+    with registered(con, "_batch_keys", keys):
         # first stored file with these bytes (not a replaced version, not a duplicate row)
         first = dict(
             con.execute(
@@ -274,8 +274,6 @@ def _plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> _Plan:
             " WHERE k.sha256 <> '' AND s.status NOT IN ('replaced', 'duplicate') ORDER BY s.file_id"
         ).fetchall():
             plan.corrects.setdefault(pos, []).append(fid)
-    finally:
-        con.unregister("_batch_keys")
     in_batch: dict[str, int] = {}  # sha256 -> position of its first source in the batch
     for pos, ps in enumerate(batch):
         name = ps.source.display
@@ -405,11 +403,8 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame, select
     if df.is_empty():
         return
     # Arrow string views, which DuckDB scans as they are: the default Arrow export copies every string
-    con.register("_rows_df", df.to_arrow(compat_level=pl.CompatLevel.newest()))
-    try:
+    with registered(con, "_rows_df", df.to_arrow(compat_level=pl.CompatLevel.newest())):
         con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _rows_df")
-    finally:
-        con.unregister("_rows_df")
 
 
 def _load_contents(

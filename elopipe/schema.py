@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import duckdb
 
+from elopipe.duck_frames import registered
+
 SCHEMA_VERSION = 1
 
 SEQUENCES = [
@@ -539,12 +541,11 @@ def _tournament_spans(con: duckdb.DuckDBPyConnection) -> None:
             {"tournament_id": [r[0] for r in rows], "event_key": [event_key(r[1]) for r in rows]},
             schema={"tournament_id": pl.Int32, "event_key": pl.Utf8},
         )
-        con.register("_event_keys", keys)
-        con.execute(
-            "UPDATE tournaments SET event_key = k.event_key FROM _event_keys k"
-            " WHERE tournaments.tournament_id = k.tournament_id"
-        )
-        con.unregister("_event_keys")
+        with registered(con, "_event_keys", keys):
+            con.execute(
+                "UPDATE tournaments SET event_key = k.event_key FROM _event_keys k"
+                " WHERE tournaments.tournament_id = k.tournament_id"
+            )
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:

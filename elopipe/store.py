@@ -82,10 +82,24 @@ class StoreFullError(RuntimeError):
         self.loaded: list[object] = []
 
 
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and the exceptions it was raised from or during: a failed ROLLBACK or cleanup after a
+    failed statement hides the cause, which is what the user did (Ctrl-C) or met (a full disk)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        yield seen
+        seen = seen.__cause__ or seen.__context__
+
+
 def is_interrupt(exc: BaseException) -> bool:
     """True for a Ctrl-C: KeyboardInterrupt, or the error a library made of it (DuckDB's
     InterruptException, 'Query interrupted' or 'INTERRUPT Error', or a KeyboardInterrupt raised in
-    a Python callback that DuckDB or Polars reports as its own error)."""
+    a Python callback that DuckDB or Polars reports as its own error), also when a later error
+    (a cleanup statement in the aborted transaction) was raised while handling it."""
+    return any(_one_interrupt(e) for e in _chain(exc))
+
+
+def _one_interrupt(exc: BaseException) -> bool:
     if isinstance(exc, (KeyboardInterrupt, duckdb.InterruptException)):
         return True
     text = str(exc).strip().lower()
@@ -95,14 +109,12 @@ def is_interrupt(exc: BaseException) -> bool:
 def is_disk_full(exc: BaseException) -> bool:
     """True for a write that failed because the disk or the quota is full (an OSError, or DuckDB's
     IOException/TransactionException, which carry the system's text)."""
-    seen: BaseException | None = exc
-    while seen is not None:  # a failed ROLLBACK after a failed COMMIT hides the cause
+    for seen in _chain(exc):  # a failed ROLLBACK after a failed COMMIT hides the cause
         if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
             return True
         text = str(seen)
         if "No space left on device" in text or "Disk quota exceeded" in text:
             return True
-        seen = seen.__cause__ or seen.__context__
     return False
 
 

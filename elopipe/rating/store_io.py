@@ -43,6 +43,7 @@ import duckdb
 import polars as pl
 
 from elopipe.dates import DATE_MIN, latest_plausible
+from elopipe.duck_frames import registered
 
 RESULT_TABLES = (
     "rating_lists",
@@ -304,11 +305,8 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> Non
     if extra:
         raise ValueError(f"{table}: columns not in the schema: {extra}")
     names = ", ".join(df.columns)
-    con.register("__elopipe_insert", df.to_arrow())
-    try:
+    with registered(con, "__elopipe_insert", df.to_arrow()):
         con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM __elopipe_insert")
-    finally:
-        con.unregister("__elopipe_insert")
 
 
 def delete_from(con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date | None) -> None:
