@@ -320,16 +320,24 @@ class IngestSummary:
         rejected, or the ingest stopped early."""
         return 1 if self.failure or any(f.status in ("partial", "rejected") for f in self.files) else 0
 
+    @property
+    def results_exports(self) -> int:
+        """Loaded PGN files in which no game shows a move (`FileResult.results_only`)."""
+        return sum(1 for f in self.files if f.results_only and f.status in ("loaded", "partial"))
+
     def line(self) -> str:
-        """The one-line summary the flows print."""
+        """The one-line summary of the ingest (the `ingest` command and the flows print it)."""
         n = len(self.files)
         text = (
             f"{n} file{'' if n == 1 else 's'}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
             f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
-            f"{self.games} games, {self.errors} errors"
+            f"{self.games} games, {self.players} players, {self.errors} errors"
         )
         if self.warnings:
             text += f", {self.warnings} warnings (v_ingest_errors)"
+        if self.results_exports:
+            k = self.results_exports
+            text += f"; {k} results export{'' if k == 1 else 's'} (no moves shown: games rated as played by default)"
         if self.stopped:
             text += " (stopped early)"
         return text

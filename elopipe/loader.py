@@ -60,6 +60,7 @@ class FileResult:
     n_errors: int = 0
     n_warnings: int = 0
     reason: str | None = None
+    results_only: bool = False  # a PGN results export (`ParsedFile.results_only`)
     replaced_file_ids: list[int] = field(default_factory=list)
     player_ids: set[int] = field(default_factory=set)
     first_issues: list[IngestIssue] = field(default_factory=list)
@@ -332,6 +333,7 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
             # name says (a key or a password file named .pgn), keeps its reasons but none of its bytes
             issues = [IngestIssue("rejected", res.reason, severity="error")] + [replace(i, raw=None) for i in issues]
         else:
+            res.results_only = ps.parsed.results_only
             contents.append((fid, ps, res, issues))
         res.n_errors = sum(1 for i in issues if i.severity == "error")
         res.n_warnings = sum(1 for i in issues if i.severity == "warning")
@@ -374,15 +376,16 @@ def _ledger_row(
     ps: ParsedSource, file_id: int, now: dt.datetime, status: str, reason: str | None, res: FileResult | None = None
 ) -> tuple:
     counts = (res.n_tournaments, res.n_players, res.n_games, res.n_unplayed, res.n_errors) if res else (0, 0, 0, 0, 0)
+    results_only = res.results_only if res is not None and res.status != "rejected" else None
     return (file_id, ps.sha256 or "", ps.source.stored_path, ps.source.member, ps.format, ps.size, ps.encoding,
-            ps.newline, now, status, *counts, reason)  # fmt: skip
+            ps.newline, now, status, *counts, reason, results_only)  # fmt: skip
 
 
 _LEDGER_SCHEMA = {
     "file_id": pl.Int32, "sha256": pl.Utf8, "path": pl.Utf8, "member": pl.Utf8, "format": pl.Utf8,
     "bytes": pl.Int64, "encoding": pl.Utf8, "newline": pl.Utf8, "ingested_at": pl.Datetime("us"),
     "status": pl.Utf8, "n_tournaments": pl.Int32, "n_players": pl.Int32, "n_games": pl.Int32,
-    "n_unplayed": pl.Int32, "n_errors": pl.Int32, "reason": pl.Utf8,
+    "n_unplayed": pl.Int32, "n_errors": pl.Int32, "reason": pl.Utf8, "results_only": pl.Boolean,
 }  # fmt: skip
 
 

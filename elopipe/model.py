@@ -221,6 +221,7 @@ class ParsedFile:
     teams: list[TeamRec] = field(default_factory=list)
     issues: list[IngestIssue] = field(default_factory=list)
     rejected_reason: str | None = None  # set when nothing chess-like could be read
+    results_only: bool = False  # a PGN results export: games, none of them showing a move
 
     @property
     def n_errors(self) -> int:

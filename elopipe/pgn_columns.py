@@ -40,6 +40,7 @@ import polars as pl
 
 from elopipe.field_bounds import PLY_MAX
 from elopipe.pgn_reader import _TAG_FAST  # the tag regex of the one-by-one path
+from elopipe.pgn_results import unplayed_termination_expr
 
 __all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
@@ -260,7 +261,7 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
         & (c.Result == c.marker)
         & c.FEN.is_null()
         & c.Variant.is_null()
-        & (term.is_null() | (term.str.contains(_ASCII) & ~term_l.str.contains("forfeit") & (term_l != "bye")))
+        & (term.is_null() | (term.str.contains(_ASCII) & ~unplayed_termination_expr(term_l) & (term_l != "bye")))
         & (c.two_moves | (c.Result == "*"))  # fewer than 2 plies are flagged
         & (c.pre_bytes <= 3 * PLY_MAX)  # then at most PLY_MAX plies
         & c.White.is_not_null()
@@ -272,6 +273,7 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
         "g",
         ok.fill_null(False).alias("fast"),
         "marker",
+        "two_moves",
         *GAME_TAGS,
         gdate.alias("game_date"),
         gprec.fill_null("none").alias("date_precision"),

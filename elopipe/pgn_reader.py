@@ -48,7 +48,10 @@ is prepared again with them.
 
 Results are data (pgn_results): the Result tag and the movetext marker are both normalised;
 a disagreement is flagged `result_conflict`; forfeits (`+:-`, `1-0 (forfeit)`, `0-0`, a
-decisive result with no moves) get `played=False, unplayed_code='forfeit'`; byes (one player
+Termination that says the game was not played, `pgn_results.unplayed_termination`; a decisive
+result with no moves in a file that shows moves, `_Reader._settle_moveless`) get
+`played=False, unplayed_code='forfeit'`; a results export's moveless games are played, moves
+unknown (flag 'moves_unknown'); byes (one player
 empty or '?', or Termination 'bye') get `unplayed_code='bye'` plus an `UnplayedRec`. Flags that
 keep a game out of rating are listed in `pgn_results.UNRATED_FLAGS`.
 """
@@ -85,7 +88,17 @@ from elopipe.field_bounds import (
     ROUND_MAX,
 )
 from elopipe.model import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
-from elopipe.pgn_results import HALF, MARKERS, ONE, SCORES, ZERO, ResultForm, normalise_result, rate_class
+from elopipe.pgn_results import (
+    HALF,
+    MARKERS,
+    ONE,
+    SCORES,
+    ZERO,
+    ResultForm,
+    normalise_result,
+    rate_class,
+    unplayed_termination,
+)
 from elopipe.trf_codes import TITLES
 
 __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
@@ -269,6 +282,8 @@ class PieceState:
     t_tc: dict[int, set[str]]
     t_rounds: dict[int, int]
     headerless: list[list[bytes]]  # the moves of the first games without tags
+    moveless: int = 0  # games flagged 'no_moves' (`_Reader._settle_moveless`)
+    shows_moves: bool = False  # a game of the piece shows a move
     failure: str | None = None  # the reader failed: on what (see `_reader_failed`)
 
 
@@ -295,7 +310,9 @@ def read_pgn_piece(
         used = reader._read_piece(text, utf8, maybe_mojibake, last)
         return reader._piece_state(used)
     except Exception as exc:  # a reader bug: the file is reported (`merge_pieces`), never a crash
-        return PieceState(0, None, False, [], [], [], [], [], [], {}, {}, {}, [], first_line(exc, "internal error"))
+        return PieceState(
+            0, None, False, [], [], [], [], [], [], {}, {}, {}, [], failure=first_line(exc, "internal error")
+        )
     finally:
         if was_enabled:
             gc.enable()
@@ -1204,6 +1221,11 @@ class _Reader:
         self._fast_refs: dict[str, list[int]] | None = None
         self._slow_games: list[GameRec] = []
         self._headerless_tokens: list[list[bytes]] = []
+        # moveless games (flag 'no_moves', settled by `_settle_moveless`) and whether any game shows a move
+        self.moveless = 0
+        self.shows_moves = False
+        self._prev_tref: int | None = None  # the tournament of the game before (`_tournament`)
+        self._t_keys: dict[int, tuple[Any, ...]] = {}  # ref -> its key in `t_refs`
         self._t_cache: dict[tuple[Any, ...], int] = {}
         self._p_cache: dict[tuple[Any, ...], int] = {}
         self._round_cache: dict[str, tuple[int | None, int | None, str | None]] = {}
@@ -1366,8 +1388,59 @@ class _Reader:
             )
         self._finish_tournaments()
         self._implausible_games()
+        self.out.results_only = bool(self.out.games) and not self.shows_moves
+        if self.moveless:
+            self._settle_moveless()
         self.out.players = sorted(self._players.values(), key=lambda p: p.ref)
         return self.out
+
+    def _settle_moveless(self) -> None:
+        """The file decides what its moveless games are (a result, no move, nothing marking them
+        unplayed: flag 'no_moves').
+
+        In a results export (no game of the file shows a move: `ParsedFile.results_only`) the
+        moves are unknown, not absent: the games are played, flag 'moves_unknown', ply count NULL;
+        whether they are rated is the rating's policy (`--no-moves`). In a file that shows moves
+        elsewhere, the moves shown are the moves played: a decisive game is a forfeit
+        (pgn-faults.md 12), a draw has fewer than two plies and is not rated (pgn-faults.md 13)."""
+        import polars as pl
+
+        from elopipe.game_frame import games_frame
+
+        frame = games_frame(self.out.games)
+        # a bye (`_odd_players`) is no game whatever the file shows
+        moveless = frame.get_column("flags").list.contains("no_moves").fill_null(False) & frame.get_column("played")
+        decisive = pl.col("result").is_in(["1-0", "0-1"])
+        if self.out.results_only:
+            self.issue(
+                "results_export",
+                f"no game of the file shows a move: a results export; its {moveless.sum()} games with a result"
+                " are stored as played, moves unknown (rated unless the rating's --no-moves policy says otherwise)",
+                None,
+                None,
+                "info",
+            )
+            settled = frame.with_columns(
+                pl.when(moveless).then(pl.lit(None, pl.Int32)).otherwise(pl.col("ply_count")).alias("ply_count"),
+                pl.when(moveless).then(pl.lit(["moves_unknown"])).otherwise(pl.col("flags")).alias("flags"),
+            )
+        else:
+            for line, gi, result in frame.filter(moveless).select("line", "game_index", "result").iter_rows():
+                if result == "1/2-1/2":
+                    self.issue("fewer_than_two_plies", "no move shown in a file that shows moves: not rated", line,
+                               gi, "info")  # fmt: skip
+                else:
+                    self.issue("forfeit_no_moves", "decisive result with no moves: stored as a forfeit", line, gi,
+                               "info")  # fmt: skip
+            tag = pl.when(decisive).then(pl.lit("forfeit")).otherwise(pl.lit("fewer_than_two_plies"))
+            settled = frame.with_columns(
+                pl.when(moveless & decisive).then(False).otherwise(pl.col("played")).alias("played"),
+                pl.when(moveless & decisive).then(pl.lit("forfeit")).otherwise(pl.col("unplayed_code"))
+                .alias("unplayed_code"),
+                pl.when(moveless).then(pl.concat_list(tag, pl.lit("no_moves"))).otherwise(pl.col("flags"))
+                .alias("flags"),
+            )  # fmt: skip
+        self.out.games = GameTable(settled, settled.height)
 
     def _implausible_games(self) -> None:
         """Warn (games kept) about a player with more games in one event than any real event
@@ -1579,10 +1652,11 @@ class _Reader:
             g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, edate, eprec, tc, rnd = next(
                 rows
             )
-            tkey = (event, site, edate_raw, year)
+            tkey = (event, site, edate_raw, year, None if event is not None else self._prev_tref)
             tref = t_cache.get(tkey)
             if tref is None:
                 tref = t_cache[tkey] = self._tournament(tags_of(g), gdate, edate, eprec)
+            self._prev_tref = tref
             if gdate is not None:
                 t_dates[tref].append(gdate)
             if tc:
@@ -1606,6 +1680,7 @@ class _Reader:
         if fast.is_empty():
             res.hashes()  # nothing to wait for later
             return gi, None
+        self.shows_moves = self.shows_moves or bool(fast.get_column("two_moves").any())
         return gi, fast
 
     def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
@@ -1672,12 +1747,17 @@ class _Reader:
             self.t_tc,
             self.t_rounds,
             self._headerless_tokens,
+            self.moveless,
+            self.shows_moves,
         )
 
     def _merge(self, res: tuple[Any, ...], gi_shift: int) -> int:
-        used, any_tags, cols, issues, unplayed, tournaments, t_refs, players, p_refs, t_dates, t_tc, t_rounds, hl = res
+        used, any_tags, cols, issues, unplayed, tournaments, t_refs, players, p_refs, t_dates, t_tc, t_rounds = res[:12]
+        hl, moveless, shows_moves = res[12:]
         games = _unpack_games(cols)
         self.any_tags = self.any_tags or any_tags
+        self.moveless += moveless
+        self.shows_moves = self.shows_moves or shows_moves
         t_map: dict[int, int] = {}
         for key, ref in t_refs.items():
             new = self.t_refs.get(key)
@@ -1725,6 +1805,7 @@ class _Reader:
             if rnd > self.t_rounds.get(t_map[ref], 0):
                 self.t_rounds[t_map[ref]] = rnd
         self._headerless_tokens.extend(hl)
+        self._prev_tref = None  # the chunk's last game is not this reader's: no event to continue
         return used
 
     def _piece_state(self, used: int) -> PieceState:
@@ -1746,6 +1827,8 @@ class _Reader:
             t_tc=self.t_tc,
             t_rounds=self.t_rounds,
             headerless=self._headerless_tokens[:3],  # `_headerless_has_legal_moves` looks at no more
+            moveless=self.moveless,
+            shows_moves=self.shows_moves,
         )
 
     def _merge_piece(self, st: PieceState) -> Any:
@@ -1754,6 +1837,8 @@ class _Reader:
         met before gets the rating the piece found if it had none (as `_player` does). Returns the
         piece's games frame remapped. The piece's objects are copied where changed, never changed."""
         self.any_tags = self.any_tags or st.any_tags
+        self.moveless += st.moveless
+        self.shows_moves = self.shows_moves or st.shows_moves
         t_map: list[int] = []
         for key, t in zip(st.t_keys, st.tournaments, strict=True):
             new = self.t_refs.get(key)
@@ -1790,6 +1875,7 @@ class _Reader:
             if rnd > self.t_rounds.get(t_map[ref], 0):
                 self.t_rounds[t_map[ref]] = rnd
         self._headerless_tokens.extend(st.headerless)
+        self._prev_tref = None
         return _remap(st.games, t_map, p_map, shift)
 
     def _repair(self, tags: dict[str, str], line: int, gi: int) -> None:
@@ -1876,23 +1962,20 @@ class _Reader:
         unplayed_code = None
         termination = get("Termination")
         term_l = termination.lower() if termination else ""
-        if form.forfeit or "forfeit" in term_l:
+        if form.forfeit or unplayed_termination(term_l):
             played, unplayed_code = False, "forfeit"
             flags.append("double_forfeit" if result == "0-0" else "forfeit")
-        elif ply < 2 and result != "*" and not fen:
-            if ply == 0 and result in ("1-0", "0-1"):
-                if n_bad:
-                    self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)
-                else:
-                    played, unplayed_code = False, "forfeit"
-                    flags.append("forfeit")
-                    flags.append("no_moves")
-                    self.issue(
-                        "forfeit_no_moves", "decisive result with no moves: stored as a forfeit", line, gi, "info"
-                    )
-            elif result in ("1-0", "0-1", "1/2-1/2"):
+        elif ply < 2 and result in ("1-0", "0-1", "1/2-1/2") and not fen:
+            if ply == 0 and not n_bad:
+                flags.append("no_moves")  # played or not: the whole file decides (`_settle_moveless`)
+                self.moveless += 1
+            elif ply == 0 and result != "1/2-1/2":
+                self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)
+            else:
                 flags.append("fewer_than_two_plies")
                 self.issue("fewer_than_two_plies", f"only {ply} ply played: not rated", line, gi, "info")
+        if ply:
+            self.shows_moves = True
         # players
         white = get("White")
         black = get("Black")
@@ -1918,10 +2001,13 @@ class _Reader:
                     flags.append("date_from_event")
         else:
             edate, eprec = None, "none"
-        tkey = (get("Event"), get("Site"), edate_raw, gdate.year if gdate is not None else None)
+        year = gdate.year if gdate is not None else None
+        # a game without an Event tag may continue the event of the game before it (`_tournament`)
+        tkey = (get("Event"), get("Site"), edate_raw, year, None if "Event" in tags else self._prev_tref)
         tref = self._t_cache.get(tkey)
         if tref is None:
             tref = self._t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
+        self._prev_tref = tref
         if gdate is not None:
             self.t_dates[tref].append(gdate)
         tc = get("TimeControl")
@@ -2165,17 +2251,25 @@ class _Reader:
         return fid
 
     def _tournament(self, tags: dict[str, str], gdate: dt.date | None, edate: dt.date | None, eprec: str) -> int:
+        """The ref of the game's tournament, made on first sight. A game without an Event tag at all
+        (not `?`: absent), at the site and in the year of the game before it, is of that game's
+        event: results exports write the tag on an event's first game only."""
         event = _clean(tags.get("Event"))
         site = _clean(tags.get("Site"))
         # Site used as a game number ("01", "02": kasparov-deep-blue-1997.pgn) is not a place
         site_key = None if site is not None and site.isdigit() else site
         when: Any = edate if edate is not None else (gdate.year if gdate is not None else None)
         key = (event, site_key, when)
+        prev = self._prev_tref
+        prev_key = self._t_keys.get(prev) if prev is not None and "Event" not in tags else None
+        if prev_key is not None and prev_key[1:] in (key[1:], (site_key, None)):
+            return prev  # type: ignore[return-value]
         ref = self.t_refs.get(key)
         if ref is not None:
             return ref
         ref = len(self.t_refs)
         self.t_refs[key] = ref
+        self._t_keys[ref] = key
         fed = None
         country = _clean(tags.get("EventCountry"))
         if country and len(country) == 3 and country.isalpha():

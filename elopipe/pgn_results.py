@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from elopipe.rating.timecontrol import classify_minutes  # the FIDE thresholds, in one place
 
@@ -73,6 +74,25 @@ for _raw in ("-:+", "-/+", "--+", "0-1f", "0f-1", "0f-1f", "0-1ff", "0-1 ff", "0
     _ODD[_raw] = ResultForm("0-1", False, forfeit=True)
 for _raw in ("-:-", "-/-", "0-0", "0:0", "0f-0f", "0-0 (forfeit)", "0-0 forfeit", "0-0f"):
     _ODD[_raw] = ResultForm("0-0", False, forfeit=True)
+
+# Termination values that say the game was not played over the board (PGN standard 9.8.1 has
+# "abandoned"; exports write "forfeit", "unplayed", "not played", "walkover"). "Time forfeit" is
+# a played game lost on time (lichess writes it on every such game): not one of them.
+_UNPLAYED_TERMINATIONS = ("unplayed", "not played", "abandoned", "walkover")
+
+
+def unplayed_termination(term_l: str) -> bool:
+    """Whether a Termination value (lower case) marks the game as not played (see above)."""
+    return ("forfeit" in term_l and "time" not in term_l) or term_l.strip().startswith(_UNPLAYED_TERMINATIONS)
+
+
+def unplayed_termination_expr(term_l: Any) -> Any:
+    """`unplayed_termination` as a Polars expression over a lower-case Termination column."""
+    marked = term_l.str.contains("forfeit", literal=True) & ~term_l.str.contains("time", literal=True)
+    for prefix in _UNPLAYED_TERMINATIONS:
+        marked = marked | term_l.str.strip_chars().str.starts_with(prefix)
+    return marked
+
 
 _UNKNOWN = ResultForm("*", False, known=False)
 _DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "‐": "-"})

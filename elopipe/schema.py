@@ -48,7 +48,8 @@ TABLES: dict[str, str] = {
         n_unplayed     INTEGER DEFAULT 0,
         n_errors       INTEGER DEFAULT 0,
         reason         VARCHAR,              -- why rejected / partial, one line
-        replaced_by    INTEGER               -- file_id of the correction that replaced it
+        replaced_by    INTEGER,              -- file_id of the correction that replaced it
+        results_only   BOOLEAN               -- TRUE: a PGN results export (games, none showing a move: their moves are unknown, ply_count NULL, flag 'moves_unknown'); NULL in a store older than this column
     """,
     "ingest_errors": """
         error_id       BIGINT PRIMARY KEY,
@@ -548,16 +549,31 @@ def _tournament_spans(con: duckdb.DuckDBPyConnection) -> None:
             )
 
 
+def _add_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """Add to a store made by an older version the columns `TABLES` has since gained, NULL in
+    its rows (each column's comment says what NULL means there)."""
+    rows = con.execute(
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main'"
+    ).fetchall()
+    have = set(rows)
+    for table, cols in TABLES.items():
+        for line in cols.strip().splitlines():
+            body = line.partition("--")[0].strip().rstrip(",").split()
+            if len(body) >= 2 and body[0].upper() != "PRIMARY" and (table, body[0]) not in have:
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {body[0]} {body[1]}")
+
+
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """Create every sequence and table that does not exist yet (never drops), widen
-    the DECIMAL columns of an older store (`_widen_decimals`) and fill the columns it lacks
-    (`_tournament_spans`)."""
+    the DECIMAL columns of an older store (`_widen_decimals`), fill the columns it lacks
+    (`_tournament_spans`) and add the others (`_add_columns`)."""
     for seq in SEQUENCES:
         con.execute(f"CREATE SEQUENCE IF NOT EXISTS {seq} START 1")
     for name, cols in TABLES.items():
         con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
     _widen_decimals(con)
     _tournament_spans(con)
+    _add_columns(con)
     from elopipe import views  # late: views may reference every table
 
     views.ensure_views(con)

@@ -70,11 +70,13 @@ def pipeline(
     dask_address: str | None = None,
     stage: str | None = None,
     dask_workers: int = 0,
+    no_moves: str = "played",
 ) -> PipelineSummary:
     """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
     lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish_plan).
 
     `dask_address`, `stage`, `dask_workers`: parse on that Dask cluster (see `ingest_files`).
+    `no_moves`: what the games of a results export are to the rating (`rate_lists`).
     Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
     seconds (None: wait, with one message).
     """
@@ -87,7 +89,7 @@ def pipeline(
             summary.stopped = True
             stage_line("pipeline", "stopped: rating and publishing skipped")
         else:
-            summary.rating = rate_lists(db, list(systems), through)
+            summary.rating = rate_lists(db, list(systems), through, no_moves)
             runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
             summary.published, summary.publish_failures = publish(
                 db, list(systems), out_p, summary.rating.changed, max_lists, runs

@@ -44,13 +44,16 @@ class RateFlowSummary:
 
 
 @task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
-def rate_system(db: str, system: str, through: dt.date | None = None) -> tuple[Any, list[dt.date]]:
+def rate_system(
+    db: str, system: str, through: dt.date | None = None, no_moves: str = "played"
+) -> tuple[Any, list[dt.date]]:
     """Run `elopipe.rating.run.rate` for one system on a writer connection; return its
-    RateSummary and the list dates it rewrote."""
+    RateSummary and the list dates it rewrote. `no_moves`: the policy for the games of a results
+    export (`elopipe.rating.store_io.load_games`)."""
     from elopipe.rating.run import rate
 
     with open_writer(db) as con:
-        summary = rate(con, system, through=through)
+        summary = rate(con, system, through=through, no_moves=no_moves)
         # FIDE reports exactly which lists it rewrote; other engines rewrite from first_changed on
         exact = getattr(summary, "changed_lists", None)
         if exact is not None:
@@ -63,12 +66,13 @@ def rate_lists(
     db: str | os.PathLike[str] = DEFAULT_DB,
     systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
     through: dt.date | None = None,
+    no_moves: str = "played",
 ) -> RateFlowSummary:
     """Rate every system in `systems` (e.g. 'fide', 'ffe') up to the list of `through` (None: all
     data). Raises whatever the engine raises for an unknown system (ValueError/KeyError)."""
     out = RateFlowSummary()
     for system in systems:
-        out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through)
+        out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through, no_moves)
         for line in getattr(out.summaries[system], "failed_events", None) or []:
             stage_warning("rate", line)  # a tournament left unrated: the other events were rated
     stage_line("rate", out.line())

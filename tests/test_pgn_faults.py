@@ -170,10 +170,11 @@ def test_f12_double_forfeit_movetext_is_not_castling() -> None:
     assert "illegal_move" not in codes(pf)
 
 
-def test_f12_decisive_result_without_moves_is_forfeit() -> None:
-    g = read_pgn(game(("Result", "1-0"), moves="1-0")).games[0]
+def test_f12_decisive_result_without_moves_is_forfeit_in_a_file_that_shows_moves() -> None:
+    pf = read_pgn(game(("Result", "1-0"), moves="1-0") + game(("White", "Gamma, C"), ("Black", "Delta, D")))
+    g = pf.games[0]
     assert (g.result, g.played, g.unplayed_code, g.ply_count) == ("1-0", False, "forfeit", 0)
-    assert g.white_score == Decimal(1)
+    assert g.white_score == Decimal(1) and "forfeit_no_moves" in codes(pf) and not pf.results_only
 
 
 def test_f13_fewer_than_two_plies_flagged() -> None:

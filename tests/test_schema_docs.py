@@ -31,3 +31,16 @@ def test_schema_is_idempotent_and_every_view_compiles():
     for v in views:
         con.execute(f"SELECT * FROM {v} LIMIT 0")
     assert "canonical_games" in views
+
+
+def test_a_store_made_before_a_column_existed_gets_it_null():
+    """`source_files.results_only` came with issue 15: an older store gains it, NULL in its rows."""
+    con = duckdb.connect()
+    ensure_schema(con)
+    con.execute(
+        "INSERT INTO source_files (file_id, sha256, path, format, bytes, ingested_at, status)"
+        " VALUES (1, 'x', 'a.pgn', 'pgn', 1, now(), 'loaded')"
+    )
+    con.execute("ALTER TABLE source_files DROP COLUMN results_only")
+    ensure_schema(con)
+    assert con.execute("SELECT file_id, results_only FROM source_files").fetchall() == [(1, None)]

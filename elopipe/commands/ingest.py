@@ -123,14 +123,7 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
 
 
 def summary_line(summary, db: Path) -> str:
-    s = summary
-    return (
-        f"{_plural(len(s.files), 'file')}: {s.count('loaded')} loaded, {s.count('partial')} partial, "
-        f"{s.count('rejected')} rejected, {s.count('skipped')} already in store; "
-        f"{s.games} games, {s.players} players, {s.errors} errors"
-        + (f", {s.warnings} warnings (v_ingest_errors)" if s.warnings else "")
-        + f" -> {db}"
-    )
+    return f"{summary.line()} -> {db}"
 
 
 def _plural(n: int, word: str) -> str:

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from elopipe.cli_app import DB_OPTION_HELP, app, console, err_console
+from elopipe.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.rating import systems
 from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month, rate
@@ -41,6 +42,7 @@ def rate_command(
             "(default standard; such games are flagged).",
         ),
     ] = None,
+    no_moves: str = no_moves_option,
     param: Annotated[
         list[str] | None,
         typer.Option(
@@ -63,7 +65,7 @@ def rate_command(
     except ValueError as exc:
         err_console.print(f"error: --through: {exc}", style="red")
         raise typer.Exit(2) from None
-    params: dict[str, object] = {}
+    params: dict[str, object] = {"no_moves": checked_no_moves(no_moves)}
     if unknown_tc is not None:
         params["unknown_tc"] = unknown_tc
     if v2022_cap_lower:

@@ -17,6 +17,7 @@ from elopipe.commands.dask_opts import (
     dask_workers_option,
     stage_option,
 )
+from elopipe.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.errtext import first_line
 from elopipe.scaleout import DaskSpec
 from elopipe.sources import path_param
@@ -96,6 +97,7 @@ def run(
         None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
     ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
+    no_moves: str = no_moves_option,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
     dask: str | None = dask_option,
     dask_workers: int | None = dask_workers_option,
@@ -114,6 +116,7 @@ def run(
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
+    policy = checked_no_moves(no_moves)
     spec = dask_spec(dask, dask_workers, stage)
 
     # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
@@ -122,7 +125,9 @@ def run(
 
     try:
         with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")):
-            _run_pipeline(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose, spec)
+            _run_pipeline(
+                paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose, spec, policy
+            )
     except StoreBusyError as exc:  # only the lock's: _run_pipeline reports its own
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
@@ -139,6 +144,7 @@ def _run_pipeline(
     max_lists: int | None,
     verbose: bool,
     spec: DaskSpec | None = None,
+    no_moves: str = "played",
 ) -> None:
     """`run` once the store's write lock is held; parsing on the Dask cluster of `spec` if given."""
     from elopipe.interrupt import graceful_stop
@@ -169,6 +175,7 @@ def _run_pipeline(
                 lock_timeout,
                 max_lists,
                 *cluster_args(cluster),
+                no_moves=no_moves,
             )
     except StoreBusyError as exc:
         err_console.print(f"{exc}", style="red")

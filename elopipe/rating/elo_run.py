@@ -68,18 +68,17 @@ def _int_half_up(x: Decimal | float) -> int:
     return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
-def _rows(con: duckdb.DuckDBPyConnection, period: str, rate_class: str | None, unknown_tc: str) -> pl.DataFrame:
+def _rows(
+    con: duckdb.DuckDBPyConnection, period: str, rate_class: str | None, unknown_tc: str, no_moves: str
+) -> pl.DataFrame:
+    common = {"rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves, "skip_online": False}
     if period == "month":
-        return load_game_rows(con, scheme=get_scheme("monthly"), rate_class=rate_class, skip_online=False,
-                              unknown_tc=unknown_tc)  # fmt: skip
+        return load_game_rows(con, scheme=get_scheme("monthly"), **common)
     if period == "tournament":
-        return load_game_rows(
-            con, scheme=None, rate_class=rate_class, unknown_tc=unknown_tc, by_event_end=True, skip_online=False
-        )
+        return load_game_rows(con, scheme=None, by_event_end=True, **common)
     if period == "game":
-        rows = load_game_rows(con, scheme=None, rate_class=rate_class, unknown_tc=unknown_tc, skip_online=False)
-        # daily lists: a game dated D is on the list of D + 1 (scheme None did exactly that)
-        return rows
+        # daily lists: a game dated D is on the list of D + 1 (scheme None does exactly that)
+        return load_game_rows(con, scheme=None, **common)
     raise ValueError(f"period {period!r}: expected one of {ELO_PERIODS}")
 
 
@@ -139,6 +138,7 @@ def run_elo(
     default_rating: float = 1500.0,
     rate_class: str | None = "standard",
     unknown_tc: str = "standard",
+    no_moves: str = "played",
     through: dt.date | None = None,
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
@@ -151,7 +151,7 @@ def run_elo(
     `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`).
     """
     schedule = k if isinstance(k, KSchedule) else KSchedule(default=int(k))
-    rows = _rows(con, period, rate_class, unknown_tc)
+    rows = _rows(con, period, rate_class, unknown_tc, no_moves)
     if through is not None:
         rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
     rows, failed = faults.leave_out(rows, exclude)
@@ -238,7 +238,7 @@ def run_elo(
     _summarise(summary, changes, list_dates)
     if write:
         params = {"k": str(schedule), "period": period, "default_rating": default_rating,
-                  "rate_class": rate_class, "unknown_tc": unknown_tc}  # fmt: skip
+                  "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves}  # fmt: skip
         _write(con, "elo", frames, skips, params, summary)
     return summary, frames
 
@@ -276,6 +276,7 @@ def run_glicko2(
     *,
     rate_class: str | None = "standard",
     unknown_tc: str = "standard",
+    no_moves: str = "played",
     through: dt.date | None = None,
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
@@ -285,7 +286,7 @@ def run_glicko2(
     `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`)."""
     rows = load_game_rows(
         con, scheme=get_scheme(params.period_scheme), rate_class=rate_class,
-        unknown_tc=unknown_tc, skip_online=False,
+        unknown_tc=unknown_tc, no_moves=no_moves, skip_online=False,
     )  # fmt: skip
     if through is not None:
         rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
@@ -363,7 +364,7 @@ def run_glicko2(
     _summarise(summary, changes, list_dates)
     if write:
         _write(con, "glicko2", frames, skips,
-               {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc},
+               {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves},
                summary)  # fmt: skip
     return summary, frames
 
@@ -387,11 +388,11 @@ def rate_elo(
 ) -> RateSummary:
     """Registry entry for 'elo'. Options: k (int or schedule text, e.g.
     '20,games<30:40,rating>=2400:10'), period ('month' | 'tournament' | 'game'),
-    default_rating, rate_class ('standard' | 'rapid' | 'blitz' | 'any'), unknown_tc.
+    default_rating, rate_class ('standard' | 'rapid' | 'blitz' | 'any'), unknown_tc, no_moves.
     `rules` is not used by this system (must be None). Raises ValueError otherwise."""
     if rules is not None:
         raise ValueError("elo: --rules does not apply (use k / period options)")
-    _check(system, params, {"k", "period", "default_rating", "rate_class", "unknown_tc"})
+    _check(system, params, {"k", "period", "default_rating", "rate_class", "unknown_tc", "no_moves"})
     started = time.monotonic()
     opts = {k: v for k, v in params.items() if v is not None}
     k = opts.pop("k", 20)
@@ -420,11 +421,11 @@ def rate_glicko2(
 ) -> RateSummary:
     """Registry entry for 'glicko2'. Options: the fields of `GlickoParams` (tau, initial_rd,
     initial_volatility, rd_max, use_file_rating, file_rating_rd, initial_rating), rate_class,
-    unknown_tc. Raises ValueError for an unknown option or a `rules` value."""
+    unknown_tc, no_moves. Raises ValueError for an unknown option or a `rules` value."""
     if rules is not None:
         raise ValueError("glicko2: --rules does not apply")
     fields = set(GlickoParams.__dataclass_fields__) - {"period_scheme"}
-    _check(system, params, fields | {"rate_class", "unknown_tc"})
+    _check(system, params, fields | {"rate_class", "unknown_tc", "no_moves"})
     started = time.monotonic()
     opts = {k: v for k, v in params.items() if v is not None}
     gp = GlickoParams(**{k: v for k, v in opts.items() if k in fields})

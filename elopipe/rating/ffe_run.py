@@ -97,6 +97,7 @@ def run_ffe(
     unknown_tc: str | None = None,
     fide_priority: bool = True,
     by_event_end: bool = False,
+    no_moves: str = "played",
     through: dt.date | None = None,
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
@@ -105,7 +106,8 @@ def run_ffe(
 
     `unknown_tc`: rate class assumed for a game whose time control is unknown ('standard'
     for 'ffe', 'standard' — i.e. not rapid, so excluded — for 'ffe-rapid'; pass 'rapid' to
-    include them). `through`: last list to compute (None = all). Returns the summary and
+    include them). `no_moves`: the policy for the games of a results export
+    (`store_io.load_games`). `through`: last list to compute (None = all). Returns the summary and
     the frames written. Needs a writer connection when `write`. `exclude`: tournaments left
     out, {tournament_id: reason} (recorded in ``rating_skips``; see `elopipe.rating.faults`).
     """
@@ -116,6 +118,7 @@ def run_ffe(
         rate_class=rules.rate_class,
         unknown_tc=unknown_tc or "standard",
         by_event_end=by_event_end,
+        no_moves=no_moves,
     )
     summary = FfeRunSummary(system=rules.system)
     rows, failed = faults.leave_out(rows, exclude)
@@ -196,7 +199,8 @@ def run_ffe(
     if write:
         run_id = store_io.start_run(
             con, rules.system, params={**rules.as_params(), "fide_priority": fide_priority,
-                                       "unknown_tc": unknown_tc, "by_event_end": by_event_end}
+                                       "unknown_tc": unknown_tc, "by_event_end": by_event_end,
+                                       "no_moves": no_moves}
         )  # fmt: skip
         store_io.write_results(con, rules.system, None, frames, run_id=run_id)
         store_io.save_skips(con, rules.system, skips, run_id)
@@ -218,7 +222,7 @@ _RULE_OPTIONS = {
     "z_mode", "strict_boundary", "unrated_opponents", "young_max_category", "archive_seasons",
     "compat_limit", "threshold", "floor", "period_scheme",
 }  # fmt: skip
-_RUN_OPTIONS = {"unknown_tc", "fide_priority", "by_event_end"}
+_RUN_OPTIONS = {"unknown_tc", "fide_priority", "by_event_end", "no_moves"}
 
 
 def rules_with_params(base: FfeRules, rules: str | None, params: dict[str, Any]) -> FfeRules:

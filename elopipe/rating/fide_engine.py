@@ -54,7 +54,7 @@ from typing import Any
 
 import polars as pl
 
-from elopipe.rating import fide
+from elopipe.rating import fide, store_io
 from elopipe.rating.lookup import IdLookup
 from elopipe.rating.periods import PeriodScheme, add_months, get_scheme
 from elopipe.rating.rounding import div_round_expr, round_x100_expr
@@ -88,8 +88,10 @@ class FideParams:
     unknown_tc: str = "standard"
     check_time_minimum: bool = True
     rating_from: dt.date = fide.V2017_FROM
+    no_moves: str = "played"
 
     def __post_init__(self) -> None:
+        store_io.check_no_moves(self.no_moves)
         if isinstance(self.rating_from, str):
             try:
                 value = dt.date.fromisoformat(self.rating_from)
@@ -107,6 +109,7 @@ class FideParams:
             "unknown_tc": self.unknown_tc,
             "check_time_minimum": self.check_time_minimum,
             "rating_from": self.rating_from,
+            "no_moves": self.no_moves,
         }
 
 

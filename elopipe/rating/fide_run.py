@@ -52,8 +52,8 @@ from elopipe.rating.summary import RateSummary
 RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
 
 
-def load_inputs(con: duckdb.DuckDBPyConnection, system: str) -> EngineInputs:
-    """Read everything the FIDE engine needs from the store."""
+def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "played") -> EngineInputs:
+    """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`)."""
     std = None
     if system != "fide":
         computed = store_io.load_lists(con, "fide").select("player_id", "list_date", "rating")
@@ -64,7 +64,7 @@ def load_inputs(con: duckdb.DuckDBPyConnection, system: str) -> EngineInputs:
             .filter(pl.col("rating").is_not_null())
         )
     return EngineInputs(
-        games=store_io.load_games(con),
+        games=store_io.load_games(con, no_moves),
         tournaments=store_io.load_tournaments(con),
         tournament_players=store_io.load_tournament_players(con),
         players=store_io.load_players(con),
@@ -154,7 +154,7 @@ def rate_fide(
 
     `through`: last list date to compute (None: up to the last period with games).
     `rules`: force 'V2017' | 'V2022' | 'V2024' (what-if runs).  Other keyword parameters go
-    to `FideParams` (v2022_cap_lower, unknown_tc, check_time_minimum).
+    to `FideParams` (v2022_cap_lower, unknown_tc, check_time_minimum, rating_from, no_moves).
     Raises ValueError for an unknown system, version or parameter.
     """
     t0 = time.perf_counter()
@@ -168,7 +168,7 @@ def rate_fide(
         raise ValueError(f"unknown FIDE rules version {rules!r}; known: V2017, V2022, V2024")
     if fp.unknown_tc not in ("standard", "rapid", "blitz"):
         raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
-    inputs = load_inputs(con, system)
+    inputs = load_inputs(con, system, fp.no_moves)
     (prep, result), failed = faults.isolate(
         lambda excluded, _write: _compute(inputs, fp, through, excluded), lambda: faults.tournament_order(con)
     )

@@ -69,7 +69,7 @@ def load_game_rows(
     rate_class: str | None = "standard",
     unknown_tc: str = "standard",
     by_event_end: bool = False,
-    require_moves: bool = True,
+    no_moves: str = "played",
     skip_online: bool = True,
 ) -> pl.DataFrame:
     """Two rows per canonical game (one per player), placed in periods.
@@ -80,9 +80,10 @@ def load_game_rows(
         unknown_tc: the rate class assumed when the time control is unknown (rows flagged
             ``tc_assumed``).
         by_event_end: place games by their event's end date instead of the game date.
-        require_moves: a game whose source shows no move (a PGN game without movetext, or
-            fewer than 2 plies) is not counted ('no_moves'), as the FIDE engine does:
-            unplayed games never count (spec A.3). TRF games (move count unknown) count.
+        no_moves: the `--no-moves` policy for the games of a results export (moves unknown),
+            see `store_io.load_games`. A game shown with fewer than 2 plies is not counted
+            ('no_moves'), as the FIDE engine does: unplayed games never count (spec A.3). TRF
+            games (move count unknown) count.
         skip_online: events played online (`fide.online_platform_expr`: a lichess TRF export, a
             chess.com/lichess Site, ...) are out of scope ('online'): federations rate over-the-board
             play only. The generic Elo and Glicko-2 systems pass False (analysts rate online games).
@@ -94,7 +95,7 @@ def load_game_rows(
     rating_in_file, national_rating, national_rating_flag, birth_year for the player and
     opp_rating_in_file for the opponent.
     """
-    games = store_io.load_games(con)
+    games = store_io.load_games(con, no_moves)
     events = store_io.load_tournaments(con)
     games = timecontrol.classify_games(games, events, default=unknown_tc)
     ev = events.select(
@@ -135,10 +136,7 @@ def load_game_rows(
         .then(pl.lit("no_player"))
         .when(pl.col("unplayed_code").fill_null("").str.to_uppercase().is_in(["W", "D", "L"]))
         .then(pl.lit("not_rated_code"))
-        .when(
-            pl.lit(require_moves)
-            & (pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))
-        )
+        .when(pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))
         .then(pl.lit("no_moves"))
     )
     g = g.with_columns(reason.alias("reason"))

@@ -72,7 +72,20 @@ def _plausible(col: str) -> str:
     return f"CASE WHEN {col} BETWEEN DATE '{lo}' AND DATE '{hi}' THEN {col} END"
 
 
-def load_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+# What a game of a results export (moves unknown: flag 'moves_unknown', see
+# `elopipe.pgn_reader._Reader._settle_moveless`) is to the rating: the `--no-moves` policy.
+NO_MOVES_POLICIES = ("played", "forfeit", "unrated")
+
+
+def check_no_moves(policy: str) -> str:
+    """`policy` if it is one of `NO_MOVES_POLICIES`; else ValueError naming them."""
+    if policy not in NO_MOVES_POLICIES:
+        raise ValueError(f"no_moves must be {', '.join(NO_MOVES_POLICIES[:-1])} or {NO_MOVES_POLICIES[-1]}, "
+                         f"not {policy!r}")  # fmt: skip
+    return policy
+
+
+def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.DataFrame:
     """The canonical games (view ``canonical_games``), one row per game.
 
     Columns: game_id Int64, tournament_id Int64, white_id Int64, black_id Int64,
@@ -81,16 +94,29 @@ def load_games(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     has_moves Boolean (null when the source cannot tell: TRF), time_control Utf8,
     variant Utf8, white_rating_in_file Int64, black_rating_in_file Int64, file_id Int64,
     line Int64.  A game_date outside `elopipe.dates` DATE_MIN..latest_plausible() is NULL.
+
+    `no_moves` (`NO_MOVES_POLICIES`): what a game of a results export is, whose moves are
+    unknown: 'played' (has_moves null, as a TRF game: rated), 'forfeit' (a decisive one is not
+    played, a draw has no moves: neither is rated) or 'unrated' (has_moves FALSE: kept, not
+    rated). A PGN game shown with fewer than two plies in a file that shows moves is never rated
+    (FIDE: both players must have made a move; pgn-faults.md 12 and 13). Raises ValueError
+    for another policy.
     """
+    check_no_moves(no_moves)
+    unknown = "list_contains(flags, 'moves_unknown')"
+    forfeit = f"{unknown} AND result IN ('1-0', '0-1')" if no_moves == "forfeit" else "FALSE"
     return _pl(
         con,
         f"""
         SELECT game_id::BIGINT AS game_id, tournament_id::BIGINT AS tournament_id,
                white_id::BIGINT AS white_id, black_id::BIGINT AS black_id,
                white_score::DOUBLE AS white_score, black_score::DOUBLE AS black_score,
-               result, played, unplayed_code, {_plausible("game_date")} AS game_date,
+               result, played AND NOT COALESCE({forfeit}, FALSE) AS played,
+               CASE WHEN {forfeit} THEN 'forfeit' ELSE unplayed_code END AS unplayed_code,
+               {_plausible("game_date")} AS game_date,
                round::BIGINT AS round, ply_count::BIGINT AS ply_count,
-               CASE WHEN ply_count IS NOT NULL THEN ply_count > 0
+               CASE WHEN COALESCE({unknown}, FALSE) THEN {"NULL" if no_moves == "played" else "FALSE"}
+                    WHEN ply_count IS NOT NULL THEN ply_count > 0
                     WHEN movetext_hash IS NOT NULL THEN TRUE
                     WHEN headers IS NOT NULL THEN FALSE   -- a PGN game with no movetext
                     ELSE NULL END AS has_moves,
