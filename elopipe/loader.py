@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from elopipe import dedup, identity, load_rows
+from elopipe import dedup, events, identity, load_rows
 from elopipe.duck_frames import registered
 from elopipe.errtext import first_line
 from elopipe.game_frame import games_frame
@@ -430,6 +430,8 @@ def _load_contents(
         _load_segment(con, segment, batch_tids)
     # the same game from another source counts once
     dedup.relink_tournaments(con, relink | batch_tids)
+    # one event held in several files is one event for the rating and the reports
+    events.join_events(con, relink | batch_tids)
     # list names must not depend on which file came first
     identity.refresh_display_names(con, {p for _, res in files for p in res.player_ids})
 

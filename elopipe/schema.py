@@ -80,7 +80,8 @@ TABLES: dict[str, str] = {
         extra          JSON,                 -- every other header record / tag
         event_key      VARCHAR,              -- identity.event_key(name): folded words, no numbers ('' when none); matches two sources of one event
         first_day      DATE,                 -- first day of play: start_date, else the first day-precise game date, else end_date (NULL: unknown)
-        last_day       DATE                  -- last day of play: end_date, else the last day-precise game date, else start_date
+        last_day       DATE,                 -- last day of play: end_date, else the last day-precise game date, else start_date
+        event_id       INTEGER               -- the event this tournament is a part of, held in several files (elopipe.events): its lowest tournament_id; NULL when it is no part of another. Rating and reports read the event
     """,
     "players": """
         player_id      INTEGER PRIMARY KEY,

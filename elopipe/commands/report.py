@@ -19,6 +19,7 @@ def report(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
+    from elopipe.events import event_of
     from elopipe.publish.reports import (
         canonical_event,
         ffe_frame,
@@ -41,10 +42,16 @@ def report(
             ids = rated_tournaments(con, system)
         else:
             asked = match_tournament(con, tournament)
-            ids = [canonical_event(con, asked) or asked]
-            if ids[0] != asked:
+            canonical = canonical_event(con, asked) or asked
+            ids = [event_of(con, canonical)]
+            if canonical != asked:
                 err_console.print(
-                    f"tournament {asked} is a duplicate export of tournament {ids[0]}: reporting {ids[0]}",
+                    f"tournament {asked} is a duplicate export of tournament {canonical}: reporting {canonical}",
+                    style="yellow",
+                )
+            if ids[0] != canonical:
+                err_console.print(
+                    f"tournament {canonical} is a part of event {ids[0]}, held in several files: reporting the event",
                     style="yellow",
                 )
         if not ids:

@@ -19,6 +19,8 @@ from decimal import Decimal
 import duckdb
 import polars as pl
 
+from elopipe.events import PARTS
+
 _RESULT = {Decimal("1"): "1", Decimal("0.5"): "½", Decimal("0"): "0"}
 
 
@@ -32,11 +34,13 @@ def _score_text(score: Decimal | None, played: bool, code: str | None) -> str:
     return _RESULT.get(Decimal(score), str(score))
 
 
-_PLAYERS_SQL = """
+_PLAYERS_SQL = f"""
         SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name,
                tp.rating_in_file, tp.points_in_file, tp.final_rank
         FROM tournament_players tp JOIN players p USING (player_id)
-        WHERE tp.tournament_id = ?
+        WHERE tp.tournament_id IN {PARTS}
+        -- a player of several parts of one event (elopipe.events): the first part's entry
+        QUALIFY row_number() OVER (PARTITION BY tp.player_id ORDER BY tp.tournament_id) = 1
         ORDER BY tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST, name
         """
 
@@ -72,15 +76,16 @@ def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list
     sno = _numbered([(r[0], r[1]) for r in players])
 
     games = con.execute(
-        """
+        f"""
         SELECT round, white_id, black_id, white_score, black_score, played, unplayed_code
-        FROM canonical_games WHERE tournament_id = ?
+        FROM canonical_games WHERE tournament_id IN {PARTS}
         ORDER BY round NULLS LAST, game_index, game_id
         """,
         [tournament_id],
     ).fetchall()
     unplayed = con.execute(
-        "SELECT player_id, round, code, score, opponent_id FROM unplayed_rounds WHERE tournament_id = ? ORDER BY round",
+        f"SELECT player_id, round, code, score, opponent_id FROM unplayed_rounds WHERE tournament_id IN {PARTS}"
+        " ORDER BY round",
         [tournament_id],
     ).fetchall()
 

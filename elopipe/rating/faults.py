@@ -93,10 +93,11 @@ def _first_culprit(
 
 
 def tournament_order(con: duckdb.DuckDBPyConnection) -> list[int]:
-    """Every tournament id of the store, earliest first (end date, else start date; undated
-    last), for `isolate`."""
+    """Every event id of the store (a tournament's, or that of the event it is a part of:
+    `elopipe.events`), earliest first (end date, else start date; undated last), for `isolate`."""
     rows = con.execute(
-        "SELECT tournament_id FROM tournaments ORDER BY coalesce(end_date, start_date) NULLS LAST, tournament_id"
+        "SELECT coalesce(event_id, tournament_id) AS t FROM tournaments GROUP BY t"
+        " ORDER BY max(coalesce(end_date, start_date)) NULLS LAST, t"
     ).fetchall()
     return [int(r[0]) for r in rows]
 

@@ -50,14 +50,14 @@ def load_player_event_info(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """
     return store_io._pl(
         con,
-        """
+        f"""
         SELECT tp.tournament_id::BIGINT AS tournament_id, tp.player_id::BIGINT AS player_id,
                nullif(tp.rating_in_file, 0)::BIGINT AS rating_in_file,
                nullif(tp.national_rating, 0)::BIGINT AS national_rating,
                upper(trim(tp.national_rating_flag)) AS national_rating_flag,
                coalesce(tp.birth_year, year(tp.birth_date), p.birth_year,
                         year(p.birth_date))::BIGINT AS birth_year
-        FROM tournament_players tp LEFT JOIN players p USING (player_id)
+        FROM {store_io.EVENT_PLAYERS} tp LEFT JOIN players p USING (player_id)
         """,
     )
 

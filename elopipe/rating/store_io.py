@@ -72,6 +72,31 @@ def _plausible(col: str) -> str:
     return f"CASE WHEN {col} BETWEEN DATE '{lo}' AND DATE '{hi}' THEN {col} END"
 
 
+# The rating reads events, not files: a tournament that is a part of an event held in several
+# files (`elopipe.events`, `tournaments.event_id`) gives its games and entries to that event.
+EVENT_GAMES = """(
+    SELECT g.* REPLACE (coalesce(t.event_id, g.tournament_id) AS tournament_id)
+    FROM canonical_games g LEFT JOIN tournaments t ON t.tournament_id = g.tournament_id
+)"""
+# one entry per event and player: the first part's
+EVENT_PLAYERS = """(
+    SELECT tp.* REPLACE (coalesce(t.event_id, tp.tournament_id) AS tournament_id)
+    FROM tournament_players tp LEFT JOIN tournaments t ON t.tournament_id = tp.tournament_id
+    QUALIFY row_number() OVER (PARTITION BY coalesce(t.event_id, tp.tournament_id), tp.player_id
+                               ORDER BY tp.tournament_id) = 1
+)"""
+# one row per event: the first part's name, place and rate of play, the days of all its parts
+EVENT_TOURNAMENTS = """(
+    SELECT coalesce(event_id, tournament_id) AS tournament_id, arg_min(name, tournament_id) AS name,
+           min(file_id) AS file_id, min(start_date) AS start_date, max(end_date) AS end_date,
+           arg_min(time_control, tournament_id) AS time_control,
+           arg_min(rate_class, tournament_id) FILTER (WHERE rate_class IS NOT NULL) AS rate_class,
+           bool_or(is_team) AS is_team, arg_min(extra, tournament_id) AS extra,
+           arg_min(city, tournament_id) AS city
+    FROM tournaments GROUP BY 1
+)"""
+
+
 # What a game of a results export (moves unknown: flag 'moves_unknown', see
 # `elopipe.pgn_reader._Reader._settle_moveless`) is to the rating: the `--no-moves` policy.
 NO_MOVES_POLICIES = ("played", "forfeit", "unrated")
@@ -86,7 +111,8 @@ def check_no_moves(policy: str) -> str:
 
 
 def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.DataFrame:
-    """The canonical games (view ``canonical_games``), one row per game.
+    """The canonical games (view ``canonical_games``), one row per game; tournament_id is the
+    event's (`EVENT_GAMES`).
 
     Columns: game_id Int64, tournament_id Int64, white_id Int64, black_id Int64,
     white_score Float64, black_score Float64 (null for '*'), result Utf8, played Boolean,
@@ -124,14 +150,15 @@ def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.D
                white_rating_in_file::BIGINT AS white_rating_in_file,
                black_rating_in_file::BIGINT AS black_rating_in_file,
                file_id::BIGINT AS file_id, line::BIGINT AS line
-        FROM canonical_games
+        FROM {EVENT_GAMES}
         ORDER BY game_id
         """,
     )
 
 
 def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Events with effective dates.
+    """Events with effective dates: one row per event (`EVENT_TOURNAMENTS`), the parts of one
+    event held in several files together.
 
     Columns: tournament_id Int64, name Utf8, file_id Int64, start_date Date, end_date Date
     (as stored), first_game Date, last_game Date (over canonical games),
@@ -150,7 +177,7 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         WITH g AS (
             SELECT tournament_id, min({_plausible("game_date")}) AS first_game,
                    max({_plausible("game_date")}) AS last_game, count(*) AS n_games
-            FROM canonical_games GROUP BY tournament_id
+            FROM {EVENT_GAMES} GROUP BY tournament_id
         )
         SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
                {_plausible("t.start_date")} AS start_date, {_plausible("t.end_date")} AS end_date,
@@ -159,7 +186,7 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                coalesce(g.n_games, 0)::BIGINT AS n_games,
                json_extract_string(t.extra, '$.platform') AS platform,
                coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site
-        FROM tournaments t LEFT JOIN g USING (tournament_id)
+        FROM {EVENT_TOURNAMENTS} t LEFT JOIN g USING (tournament_id)
         ORDER BY t.tournament_id
         """,
     )
@@ -179,7 +206,7 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
 
 def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per-event player rows.
+    """Per-event player rows (`EVENT_PLAYERS`: one per event and player).
 
     Columns: tournament_id Int64, player_id Int64, start_rank Int64, rating_in_file Int64
     (null = unrated; 0 is turned into null), fide_id_in_file Int64, birth_year Int64,
@@ -187,14 +214,14 @@ def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     """
     return _pl(
         con,
-        """
+        f"""
         SELECT tournament_id::BIGINT AS tournament_id, player_id::BIGINT AS player_id,
                start_rank::BIGINT AS start_rank,
                nullif(rating_in_file, 0)::BIGINT AS rating_in_file,
                nullif(fide_id_in_file, 0)::BIGINT AS fide_id_in_file,
                birth_year::BIGINT AS birth_year, sex, federation, title,
                file_id::BIGINT AS file_id, line::BIGINT AS line
-        FROM tournament_players
+        FROM {EVENT_PLAYERS}
         ORDER BY tournament_id, player_id
         """,
     )
