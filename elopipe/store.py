@@ -88,7 +88,9 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
     seen: BaseException | None = exc
     while seen is not None:
         yield seen
-        seen = seen.__cause__ or seen.__context__
+        # `raise ... from None` ends the chain, as Python's own report of it does: a command that
+        # turned an error into its exit (typer.Exit from a query's timeout) is that exit
+        seen = seen.__cause__ or (None if seen.__suppress_context__ else seen.__context__)
 
 
 def is_interrupt(exc: BaseException) -> bool:

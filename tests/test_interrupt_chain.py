@@ -72,3 +72,18 @@ def test_a_ctrl_c_hidden_by_a_failed_cleanup_stops_the_batch_instead_of_loading_
     assert is_interrupt(caught.value)
     assert len(calls) == 1  # the batch's one insert, then no file-by-file retry
     assert db_rows(db, "SELECT count(*) FROM source_files") == [(0,)]
+
+
+def test_an_exit_raised_from_none_ends_the_chain() -> None:
+    """`elopipe sql --timeout`: the timeout's DuckDB interrupt becomes a query error, then exit 1
+    (`raise typer.Exit(1) from None`); that exit is no Ctrl-C."""
+    try:
+        try:
+            try:
+                raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+            except duckdb.Error as exc:
+                raise ValueError("the query ran longer than the time limit") from exc
+        except ValueError:
+            raise SystemExit(1) from None
+    except SystemExit as done:
+        assert not is_interrupt(done)
