@@ -162,6 +162,27 @@ def test_fide_periods_closing_date_and_list_in_force():
     ]
 
 
+@pytest.mark.parametrize(
+    "event_end, list_date",
+    [
+        (dt.date(2008, 9, 14), dt.date(2008, 10, 1)),  # quarterly lists before July 2009
+        (dt.date(2008, 12, 28), dt.date(2009, 1, 1)),
+        (dt.date(2009, 4, 2), dt.date(2009, 7, 1)),  # the April list's closing date was 29 March
+        (dt.date(2009, 7, 20), dt.date(2009, 9, 1)),  # bi-monthly, odd months
+        (dt.date(2010, 2, 10), dt.date(2010, 3, 1)),
+        (dt.date(2012, 7, 12), dt.date(2012, 8, 1)),  # monthly from August 2012
+        (dt.date(2014, 9, 14), dt.date(2014, 10, 1)),
+    ],
+)
+def test_the_fide_list_an_event_of_each_era_lands_on(event_end, list_date):
+    f = get_scheme("fide")
+    assert f.rated_on(event_end) == list_date
+    assert f.lists_between(dt.date(2008, 1, 1), dt.date(2009, 12, 1)) == [
+        dt.date(2008, 1, 1), dt.date(2008, 4, 1), dt.date(2008, 7, 1), dt.date(2008, 10, 1),
+        dt.date(2009, 1, 1), dt.date(2009, 4, 1), dt.date(2009, 7, 1), dt.date(2009, 9, 1), dt.date(2009, 11, 1),
+    ]  # fmt: skip
+
+
 def test_ffe_and_per_event_periods():
     ffe = get_scheme("ffe")
     assert ffe.rated_on(dt.date(2025, 12, 31)) == dt.date(2026, 1, 1)

@@ -17,8 +17,9 @@ Schemes provided (see `SCHEMES`):
 ==================  ===========================================================  =========
 name                list dates                                                   closing
 ==================  ===========================================================  =========
-``fide``            1st of odd months until 2012-07-01, then the 1st of every      −3 days
-                    month (FIDE monthly lists since August 2012, spec §6.2)
+``fide``            quarterly (1 January, April, July, October) until 2009-07-01,  −3 days
+                    then the 1st of odd months until 2012-07-01, then the 1st of
+                    every month (FIDE monthly lists since August 2012, spec §6.2)
 ``fide-monthly``    the 1st of every month (no bi-monthly era)                    −3 days
 ``ffe``             1 January, 1 May, 1 September                                 −1 day
 ``monthly``         the 1st of every month                                        −1 day
@@ -52,6 +53,8 @@ DATE_LAST = dt.date(9000, 1, 1)
 
 #: First monthly FIDE list (spec §6.2; NOT VERIFIED against a primary source).
 FIDE_MONTHLY_FROM = dt.date(2012, 8, 1)
+#: First bi-monthly FIDE list (odd months); quarterly lists before it (spec §6.2, issue 15).
+FIDE_BIMONTHLY_FROM = dt.date(2009, 7, 1)
 
 
 def month_start(d: dt.date) -> dt.date:
@@ -66,7 +69,11 @@ def add_months(d: dt.date, months: int) -> dt.date:
 
 
 def _fide_is_list(d: dt.date) -> bool:
-    return d >= FIDE_MONTHLY_FROM or d.month % 2 == 1
+    if d >= FIDE_MONTHLY_FROM:
+        return True
+    if d >= FIDE_BIMONTHLY_FROM:
+        return d.month % 2 == 1
+    return d.month in (1, 4, 7, 10)
 
 
 def _every_month(d: dt.date) -> bool:
