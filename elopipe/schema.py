@@ -277,7 +277,7 @@ TABLES: dict[str, str] = {
         list_date      DATE NOT NULL,
         tournament_id  INTEGER NOT NULL,
         player_id      INTEGER NOT NULL,
-        rules_version  VARCHAR,              -- 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment)
+        rules_version  VARCHAR,              -- 'V2009' | 'V2011' | 'V2012' | 'V2014' | 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment): elopipe.rating.fide
         ro             INTEGER,              -- NULL for an unrated player
         n              INTEGER NOT NULL,     -- games rated in this tournament
         score          DECIMAL(18,1),

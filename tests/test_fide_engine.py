@@ -201,8 +201,11 @@ def test_player_bootstrapped_later_for_an_older_list_in_force():
 
 
 def test_events_before_july_2009_are_not_rated_unless_asked():
-    """FIDE's rules before 1 Jul 2009 (350-point rule, quarterly lists) are not implemented:
-    such events are skipped, not rated under V2017; rating_from asks for a what-if run."""
+    """FIDE's rules before 1 Jul 2009 (350-point rule, quarterly lists) cannot be confirmed:
+    such events are skipped, and a rating_from before it is refused, naming the period, unless
+    a forced version asks for a what-if run."""
+    import pytest
+
     s = Scenario()
     s.player(1, birth_year=1980)
     s.player(2, birth_year=1980)
@@ -210,7 +213,9 @@ def test_events_before_july_2009_are_not_rated_unless_asked():
     r = s.run()
     assert r.skips.filter(pl.col("tournament_id") == old)["reason"].to_list() == ["before_rating_from"]
     assert r.rating_lists.height == 0
-    what_if = s.run(rating_from="2005-01-01")
+    with pytest.raises(ValueError, match="from 2005-01-01 to 2009-06-30 cannot be confirmed"):
+        s.run(rating_from="2005-01-01")
+    what_if = s.run(rating_from="2005-01-01", rules="V2017")
     assert what_if.rating_changes.filter(pl.col("tournament_id") == old).height == 2
 
 
@@ -269,3 +274,48 @@ def test_birth_year_for_the_junior_rule_does_not_depend_on_which_file_came_first
 
 def test_a_birth_year_after_the_event_does_not_hide_a_valid_one():
     assert _k_with_file_birth_years((2007, 2030)) == 40  # born 2007: a junior
+
+
+def test_k_floor_and_newcomers_follow_the_rules_of_their_era():
+    """Issue 15, item 5: K 15 below 2400 and 10 from 2400 until June 2014, 20 after; the floor
+    1200 until June 2012, 1000 after; no initial rating before July 2014 (the rule of that era
+    cannot be confirmed), one from five games after (`fide` module docstring)."""
+    per_era = {}
+    for year, list_before, list_after in ((2010, D(2010, 1, 1), D(2010, 3, 1)), (2015, D(2015, 1, 1), D(2015, 2, 1))):
+        s = Scenario()
+        s.official(list_before, 1, 2100)
+        s.official(list_before, 2, 2100)
+        s.official(list_before, 3, 2450)
+        s.official(list_before, 4, 2450)
+        s.event(D(year, 1, 10), D(year, 1, 12), [(1, 2, "W"), (3, 4, "W")])
+        r = s.run()
+        per_era[year] = [row(r.rating_lists, player_id=p, list_date=list_after)["change"] for p in (1, 3)]
+    # W - We = 0.5: 15 x 0.5 = 7.5 -> 8 (halves away from zero); 10 x 0.5 = 5; 20 x 0.5 = 10
+    assert per_era == {2010: [8, 5], 2015: [10, 5]}
+
+    def floor_case(start: dt.date, list_before: dt.date):
+        s = Scenario()
+        s.official(list_before, 1, 1210)
+        s.official(list_before, 2, 1250)
+        s.event(start, start + dt.timedelta(days=2), [(1, 2, "L")] * 3)
+        return s.run()
+
+    early = floor_case(D(2010, 1, 10), D(2010, 1, 1))
+    assert row(early.rating_lists, player_id=1, list_date=D(2010, 3, 1))["rating"] is None  # below 1200
+    late = floor_case(D(2013, 1, 10), D(2013, 1, 1))
+    assert row(late.rating_lists, player_id=1, list_date=D(2013, 2, 1))["rating"] < 1200  # above 1000
+
+    def newcomer(start: dt.date, list_before: dt.date):
+        s = Scenario()
+        for p in range(2, 11):
+            s.official(list_before, p, 2000)
+        s.event(start, start + dt.timedelta(days=8), [(1, p, "D") for p in range(2, 11)])
+        return s.run()
+
+    assert (
+        newcomer(D(2010, 5, 3), D(2010, 5, 1))
+        .rating_lists.filter((pl.col("player_id") == 1) & pl.col("rating").is_not_null())
+        .is_empty()
+    )
+    after = newcomer(D(2015, 5, 3), D(2015, 5, 1)).rating_lists
+    assert row(after, player_id=1, list_date=D(2015, 6, 1))["rating"] == 2000

@@ -170,6 +170,8 @@ def test_fide_periods_closing_date_and_list_in_force():
         (dt.date(2009, 4, 2), dt.date(2009, 7, 1)),  # the April list's closing date was 29 March
         (dt.date(2009, 7, 20), dt.date(2009, 9, 1)),  # bi-monthly, odd months
         (dt.date(2010, 2, 10), dt.date(2010, 3, 1)),
+        (dt.date(2010, 2, 25), dt.date(2010, 5, 1)),  # the bi-monthly lists closed 7 days before
+        (dt.date(2012, 6, 25), dt.date(2012, 8, 1)),  # the last of them: 1 July 2012, closing 24 June
         (dt.date(2012, 7, 12), dt.date(2012, 8, 1)),  # monthly from August 2012
         (dt.date(2014, 9, 14), dt.date(2014, 10, 1)),
     ],

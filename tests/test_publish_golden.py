@@ -3,8 +3,9 @@
 The expected rows in `tests/golden/` were worked out BY HAND from the TRF files and the
 tables of the FIDE spec (table 8.1.2: rating difference D -> PD; table 8.1.1: p -> dp), not
 copied from program output. `*` in a golden cell = not checked; empty = expected NULL.
-See tests/golden/README.md for the assumptions (bootstrap ratings from the file, K 20 / 10,
-V2017: 400-point rule on every game, old initial-rating rule).
+See tests/golden/README.md for the assumptions (bootstrap ratings from the file, K 20 / 10
+from July 2014, 15 / 10 before; 400-point rule on every game; old initial-rating rule, none
+before July 2014).
 
 Working, San Viator 2018 (rated on the 2018-07-01 list):
 - #5 Baltasar Garza 1683: R1 '+' vs #68 (forfeit, not rated); R2/R5 'H', R7 'Z' byes;
@@ -23,21 +24,23 @@ Working, San Viator 2018 (rated on the 2018-07-01 list):
   Ra 8492/6 = 1415.33; old rule W > N/2: Ru = Ra + 40 x (3.5 - 3) = 1435.33 -> 1435, 6 games
   >= 5 and >= 1000: published 1435, flag 'new'.
 
-Working, Open de Gros 2010 (4 rounds played; rated on the 2010-11-01 list):
+Working, Open de Gros 2010 (4 rounds played; rated on the 2010-11-01 list; V2009 rules: K 15
+below 2400, 10 from 2400; no initial rating computed):
 - #1 Mirzoev 2527 (K 10, >= 2400): vs 1743 (D 784 capped 400 -> .92), 1973 (554 -> 400,
   .92), 2087 (440 -> 400, .92), 2222 (305 -> .86), all won: We 3.62, +0.38 x 10 = 3.80 -> +4.
   Ra 8025/4 = 2006.25 -> 2006; p 1.00 -> +800; Rp 2806.
 - #8 Ladron De Guevara 2087: 1619 1 (468 -> 400, .92), 1790 1 (297 -> .85), 2527 0
-  (-440 -> -400, .08), R4 '-' forfeit loss. We 1.85, W 2, +0.15 x 20 = 3.00 -> +3.
+  (-440 -> -400, .08), R4 '-' forfeit loss. We 1.85, W 2, +0.15 x 15 = 2.25 -> +2.
   Ra 5936/3 = 1978.67 -> 1979; p .67 -> +125; Rp 2104.
 - #13 Rodriguez Cabrera 1973: R1 '+' forfeit; 2527 0 (-554 -> -400, .08), 1747 1 (226 ->
-  .79), 2010 1 (-37 -> .45). We 1.32, W 2, +0.68 x 20 = 13.60 -> +14. Ra 6284/3 = 2094.67
+  .79), 2010 1 (-37 -> .45). We 1.32, W 2, +0.68 x 15 = 10.20 -> +10. Ra 6284/3 = 2094.67
   -> 2095; p .67 -> +125; Rp 2220.
 - #14 Riesco Lecuona 1931: R1 vs #40 unrated (not rated); 2282 0 (-351 -> .11); R3 'H';
-  1743 ½ (188 -> .74). We 0.85, W 0.5, -0.35 x 20 = -7.00 -> -7. Ra 4025/2 = 2012.5 -> 2013;
+  1743 ½ (188 -> .74). We 0.85, W 0.5, -0.35 x 15 = -5.25 -> -5. Ra 4025/2 = 2012.5 -> 2013;
   p .25 -> -193; Rp 1820.
 - #6 Gorrochategui, unrated: 1638 1, 1807 1, 1990 1, 2282 ½: Ra 7717/4 = 1929.25 -> 1929;
-  Ru = 1929.25 + 40 x (3.5 - 2) = 1989.25 -> 1989; 4 games < 5: not published.
+  no provisional Ru: the 2009-2014 initial-rating rule (9 games; 12.5 a half point above 50 %
+  in 2009) cannot be confirmed, so none is computed; not published.
 
 Working, Sharly's TRF-2026 sample (13-14 Sep 2025: V2024 before the 2650 amendment of
 1 Oct 2025, so the 400-point rule applies to the 2840 player too; list 2025-10-01):

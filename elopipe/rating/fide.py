@@ -1,7 +1,21 @@
 """FIDE rating rules (B.02 Rating Regulations), one rule set per version.
 
-Versions (spec ``fide-rating-rules.md`` §1):
+Versions (spec ``fide-rating-rules.md`` §1; before 2014, the sources of issue 15 below):
 
+* ``V2009`` — FIDE Rating Regulations as amended by the 2008 General Assembly, effective
+  1 Jul 2009: 400-point rule on every game for both players; K 25 until 30 games, 15 below
+  2400, 10 once 2400 is reached with 30 games ("The K values stay as they are", FIDE news
+  of 13 Jul 2009; handbook 2002-03 §10.54); no junior K, no 700 cap; floor 1200 (GA-2008
+  text §0.6).
+* ``V2011`` — from 1 Jul 2011: K 30 for a player with fewer than 30 games (FIDE Ratings
+  Meeting, Athens, June 2010, recommended 25 -> 30; in force from 2011 per secondary sources,
+  the 1 July date by the effective-date principle of §0.1); 15 and 10 as before (handbook
+  id=161 §8.56, "rules in force until 1 July 2014").
+* ``V2012`` — V2011 with the floor lowered to 1000 from 1 Jul 2012 (FIDE Presidential Board,
+  Al Ain, June 2011).
+* ``V2014`` — from 1 Jul 2014: K 40 / 20 / 10 and K 40 for juniors until their 18th birthday
+  while under 2300 (handbook id=172 §8.56); floor 1000; initial rating from 5 games as in
+  V2017; no 700 cap (it dates from 2017).
 * ``V2017`` — FIDE B.02 effective 1 Jul 2017 (to 31 Dec 2021): 400-point rule on every
   game for both players (8.3.1); floor 1000 (7.1.4); initial rating by the old rule
   (8.2.3: 50 % → Ra, +20 per half point above 50 %, else Ra + dp); K 40 for juniors
@@ -20,9 +34,17 @@ Versions (spec ``fide-rating-rules.md`` §1):
 **Which version applies.**  The version is chosen by the **tournament's start date**
 (old FIDE principle: new rules apply to tournaments starting on or after the effective
 date; spec §3.2 boundary note, NOT VERIFIED).  Rules that belong to a list rather than a
-tournament (floor, K junior wording, initial-rating formula, compression) use the version
-in force on the list date.  `rules_for_date` implements both; a forced version
-(``--rules``) replaces both choices.
+tournament (floor, K, initial-rating formula, compression) use the version in force on the
+list date.  `rules_for_date` implements both; a forced version (``--rules``) replaces both
+choices.
+
+**Not rated.** Events starting before `RATED_FROM` (1 July 2009): quarterly lists closing
+"usually one month" before, a 350-point rule from about April 2006 and averaged expected
+scores before it, a floor not found for 2005-2009 — rules that cannot be confirmed. The
+engine refuses them unless a version is forced for a what-if run. Initial ratings before
+1 July 2014 (9 games, three rated opponents and one point per event, 12.5 a half point above
+50 % in 2009; the 2011-2014 value and the pooling window not found) are not computed: such a
+player stays unrated on those lists (`initial_rule` 'unconfirmed').
 
 The scalar functions here are the reference formulas used by the tests and by the
 pure-Python baseline of ``bench/rate.py``; the vectorised engine is `elopipe.rating.fide_engine`.
@@ -41,10 +63,12 @@ import polars as pl
 from elopipe.rating.rounding import div_round, round_x100
 from elopipe.rating.tables import dp, pd_x100
 
-# The earliest start date the implemented rules describe: the 400-point rule for every
-# game (V2017's 8.3.1) and the bi-monthly lists both date from 1 July 2009; before that
-# FIDE applied a 350-point rule on quarterly lists (spec §3.3 table, out of scope).
-V2017_FROM = dt.date(2009, 7, 1)
+# The earliest start date whose rules are confirmed and implemented (module docstring).
+RATED_FROM = dt.date(2009, 7, 1)
+V2011_FROM = dt.date(2011, 7, 1)
+V2012_FROM = dt.date(2012, 7, 1)
+V2014_FROM = dt.date(2014, 7, 1)
+V2017_FROM = dt.date(2017, 7, 1)
 V2022_FROM = dt.date(2022, 1, 1)
 V2024_FROM = dt.date(2024, 3, 1)
 V2024A_FROM = dt.date(2025, 10, 1)
@@ -69,7 +93,12 @@ class RuleSet:
             birth date when the store has one) or 'year_end' (until the end of the year of
             the 18th birthday).  With only a birth year both are read as list year − birth
             year ≤ 18 (spec §4.2 [R]); see `is_junior`.
-        initial_rule: 'old' (8.2.3 of V2017/V2022) or 'v2024' (two 1800 draws, max 2200).
+        initial_rule: 'old' (8.2.3 of V2017/V2022), 'v2024' (two 1800 draws, max 2200) or
+            'unconfirmed' (before 2014: no initial rating is computed).
+        k_new, k_low: K with fewer than 30 rated games, and below 2400 (8.3.3; 10 once 2400).
+        k_junior: K 40 for juniors under 2300 (from 2014).
+        k10_needs_30: K 10 also needs 30 games (V2009's wording).
+        cap_700: K limited so that K × games of the period ≤ 700 (from 2017).
         ru_max: maximum initial rating (None: no maximum).
         time_thresholds: (rating for 120 min, rating for 90 min) minimum time rule (1.3).
         k_fixed: one K for everybody before the 700 cap (rapid/blitz 2018-2021: 20).
@@ -89,9 +118,41 @@ class RuleSet:
     time_thresholds: tuple[int, int] = (2400, 1800)
     k_fixed: int | None = None
     first_event_min_x100: int = 50
+    k_new: int = 40
+    k_low: int = 20
+    k_junior: bool = True
+    k10_needs_30: bool = False
+    cap_700: bool = True
 
 
+_V2009 = RuleSet(
+    "V2009",
+    floor=1200,
+    cap_mode="all",
+    junior_rule="birthday",
+    initial_rule="unconfirmed",
+    ru_max=None,
+    time_thresholds=(2200, 1600),
+    k_new=25,
+    k_low=15,
+    k_junior=False,
+    k10_needs_30=True,
+    cap_700=False,
+)
 RULES: dict[str, RuleSet] = {
+    "V2009": _V2009,
+    "V2011": replace(_V2009, name="V2011", k_new=30, k10_needs_30=False),
+    "V2012": replace(_V2009, name="V2012", k_new=30, k10_needs_30=False, floor=1000),
+    "V2014": RuleSet(
+        "V2014",
+        floor=1000,
+        cap_mode="all",
+        junior_rule="birthday",
+        initial_rule="old",
+        ru_max=None,
+        time_thresholds=(2200, 1600),
+        cap_700=False,
+    ),
     "V2017": RuleSet(
         "V2017",
         floor=1000,
@@ -110,7 +171,16 @@ VERSION_NAMES = ("V2017", "V2022", "V2024")
 
 
 def version_for_date(d: dt.date) -> str:
-    """Name of the version in force on `d` (tournament start or list date)."""
+    """Name of the version in force on `d` (tournament start or list date); before
+    `RATED_FROM` the earliest implemented one (the engine refuses those dates)."""
+    if d < V2011_FROM:
+        return "V2009"
+    if d < V2012_FROM:
+        return "V2011"
+    if d < V2014_FROM:
+        return "V2012"
+    if d < V2017_FROM:
+        return "V2014"
     if d < V2022_FROM:
         return "V2017"
     if d < V2024_FROM:
@@ -164,7 +234,8 @@ def rules_for_system(system: str, d: dt.date, forced: str | None = None, v2022_c
     """`rules_for_date` for 'fide', the rapid/blitz variant for 'fide-rapid'/'fide-blitz'."""
     rs = rules_for_date(d, forced, v2022_cap_lower)
     if system in ("fide-rapid", "fide-blitz"):
-        rb = RB_RULES[rs.name]
+        # rapid and blitz lists before 2017: the 2018-2021 rules (not checked against older texts)
+        rb = RB_RULES.get(rs.name, RB_RULES["V2017"])
         return replace(rb, v2022_cap_lower=v2022_cap_lower) if v2022_cap_lower else rb
     return rs
 

@@ -74,12 +74,14 @@ class FideParams:
     unknown (flagged ``tc_assumed``).  check_time_minimum: drop standard games below the
     version's minimum time for 60 moves (B.02 1.3).  rating_from: events starting before
     this date are not rated (skip reason 'before_rating_from'); the default is
-    `fide.V2017_FROM` (1 July 2009): earlier events were rated under rules this engine does
-    not implement (a 350-point rule, quarterly lists), and rating them under V2017 would
-    publish figures no regulation gives.  A date or 'YYYY-MM-DD' text (``--param
-    rating_from=2005-01-01`` for a what-if run under V2017 rules).
+    `fide.RATED_FROM` (1 July 2009): earlier events were rated under rules that cannot be
+    confirmed (a 350-point rule, quarterly lists: `fide` module docstring), and rating them
+    under later rules would publish figures no regulation gives.  A date or 'YYYY-MM-DD'
+    text; an earlier one only with a forced `rules` version (a what-if run, ``--rules V2017
+    --param rating_from=2005-01-01``).
 
-    Raises ValueError for a rating_from that is not a date.
+    Raises ValueError for a rating_from that is not a date, or that is earlier than
+    `fide.RATED_FROM` without a forced version (naming the period refused).
     """
 
     system: str = "fide"
@@ -87,7 +89,7 @@ class FideParams:
     v2022_cap_lower: bool = False
     unknown_tc: str = "standard"
     check_time_minimum: bool = True
-    rating_from: dt.date = fide.V2017_FROM
+    rating_from: dt.date = fide.RATED_FROM
     no_moves: str = "played"
 
     def __post_init__(self) -> None:
@@ -100,6 +102,13 @@ class FideParams:
             object.__setattr__(self, "rating_from", value)
         elif not isinstance(self.rating_from, dt.date):
             raise ValueError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}")
+        if self.rating_from < fide.RATED_FROM and self.rules is None:
+            raise ValueError(
+                f"FIDE's rules for events starting from {self.rating_from.isoformat()} to "
+                f"{(fide.RATED_FROM - dt.timedelta(days=1)).isoformat()} cannot be confirmed (quarterly lists, a "
+                "350-point rule, K and floor of that era): those periods are not rated; force a rules version "
+                "(--rules V2017) for a what-if run"
+            )
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -178,6 +187,10 @@ def _pair_key(tournament: str, player: str) -> pl.Expr:
 
 # a date on which each version is in force
 _VERSION_PROBE = {
+    "V2009": dt.date(2010, 1, 1),
+    "V2011": dt.date(2012, 1, 1),
+    "V2012": dt.date(2013, 1, 1),
+    "V2014": dt.date(2015, 1, 1),
     "V2017": dt.date(2020, 1, 1),
     "V2022": dt.date(2023, 1, 1),
     "V2024": dt.date(2024, 6, 1),
@@ -222,7 +235,15 @@ def version_expr(col: str, forced: str | None) -> pl.Expr:
     if forced is not None:
         raise ValueError(f"unknown FIDE rules version {forced!r}")
     return (
-        pl.when(d < fide.V2022_FROM)
+        pl.when(d < fide.V2011_FROM)
+        .then(pl.lit("V2009"))
+        .when(d < fide.V2012_FROM)
+        .then(pl.lit("V2011"))
+        .when(d < fide.V2014_FROM)
+        .then(pl.lit("V2012"))
+        .when(d < fide.V2017_FROM)
+        .then(pl.lit("V2014"))
+        .when(d < fide.V2022_FROM)
         .then(pl.lit("V2017"))
         .when(d < fide.V2024_FROM)
         .then(pl.lit("V2022"))
@@ -910,18 +931,19 @@ def _one_period(
         def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
             return by_date.attach(frame, "player_id", {"__bd": "__bd"}) if by_date is not None else frame
 
+        few_games = pl.col("total_games").is_not_null() & (pl.col("total_games") < 30)
         k_base = (
             pl.when(pl.lit(k_rules.k_fixed is not None))
             .then(pl.lit(k_rules.k_fixed, pl.Int64))
             .when(pl.col("k_official").is_not_null())
             .then(pl.col("k_official"))
-            .when(pl.col("ever_2400").fill_null(False))
+            .when(pl.col("ever_2400").fill_null(False) & ~(pl.lit(k_rules.k10_needs_30) & few_games))
             .then(10)
-            .when(junior.fill_null(False) & ~pl.col("ever_2300").fill_null(False))
+            .when(pl.lit(k_rules.k_junior) & junior.fill_null(False) & ~pl.col("ever_2300").fill_null(False))
             .then(40)
-            .when(pl.col("total_games").is_not_null() & (pl.col("total_games") < 30))
-            .then(40)
-            .otherwise(20)
+            .when(few_games)
+            .then(k_rules.k_new)
+            .otherwise(k_rules.k_low)
             .cast(pl.Int64)
         )
         # per-player values come by gathers (`IdLookup`), not joins: ~250k sides a FIDE month
@@ -1077,7 +1099,7 @@ def _one_period(
         n_per_player = k_of.attach(n_per_player.filter(pl.col("n").is_not_null()), "player_id", {"k_base": "k_base"})
         n_per_player = (
             n_per_player.with_columns(
-                pl.when(pl.col("k_base") * pl.col("n") > 700)
+                pl.when(pl.lit(k_rules.cap_700) & (pl.col("k_base") * pl.col("n") > 700))
                 .then(700 // pl.col("n"))
                 .otherwise(pl.col("k_base"))
                 .alias("k")
@@ -1482,12 +1504,19 @@ def _initial_ratings(
     )
     nn = n + 2
     new = div_round_expr(tot + 3600 + dp_expr(div_round_expr(w + 100, nn)) * nn, nn)
-    ru = pl.when(pl.col("initial_rule") == "old").then(old).otherwise(new)
+    ru = (
+        pl.when(pl.col("initial_rule") == "unconfirmed")
+        .then(pl.lit(None, pl.Int64))  # before 2014: no Ru under a rule that did not apply
+        .when(pl.col("initial_rule") == "old")
+        .then(old)
+        .otherwise(new)
+    )
     ru = pl.when(pl.col("ru_max").is_not_null()).then(pl.min_horizontal(ru, pl.col("ru_max"))).otherwise(ru)
     agg = agg.with_columns(ru.alias("ru"))
     published = (
         agg.join(active, on="player_id", how="semi")
-        .filter((n >= 5) & (pl.col("ru") >= list_rules.floor))
+        # before 2014 the rule is not confirmed (`fide` module docstring): nobody enters the list
+        .filter((n >= 5) & (pl.col("ru") >= list_rules.floor) & (pl.col("initial_rule") != "unconfirmed"))
         .select("player_id", "ru", pl.col("N").alias("pool_n"))
     )
     pool_rows = agg.select("player_id", pl.col("N").alias("pool_games"))

@@ -17,9 +17,10 @@ Schemes provided (see `SCHEMES`):
 ==================  ===========================================================  =========
 name                list dates                                                   closing
 ==================  ===========================================================  =========
-``fide``            quarterly (1 January, April, July, October) until 2009-07-01,  −3 days
-                    then the 1st of odd months until 2012-07-01, then the 1st of
-                    every month (FIDE monthly lists since August 2012, spec §6.2)
+``fide``            quarterly (1 January, April, July, October) until 2009-07-01,  −7 days
+                    then the 1st of odd months until 2012-07-01, then the 1st of   in the
+                    every month (FIDE monthly lists since August 2012, spec §6.2)  bi-monthly
+                                                                                    era, else −3
 ``fide-monthly``    the 1st of every month (no bi-monthly era)                    −3 days
 ``ffe``             1 January, 1 May, 1 September                                 −1 day
 ``monthly``         the 1st of every month                                        −1 day
@@ -68,6 +69,16 @@ def add_months(d: dt.date, months: int) -> dt.date:
     return dt.date(y, m + 1, 1)
 
 
+def fide_closing_days(list_date: dt.date) -> int:
+    """Days between a FIDE list's closing date and the list: 7 in the bi-monthly era ("The
+    closing date ... 7 days before", FIDE news of 13 July 2009), 3 since (B.02 7.1.3; the
+    2014 text). The quarterly lists closed "usually one month before": too loose a rule to
+    rate by, and those periods are not rated (`fide.RATED_FROM`)."""
+    if FIDE_BIMONTHLY_FROM < list_date < FIDE_MONTHLY_FROM:
+        return 7
+    return 3
+
+
 def _fide_is_list(d: dt.date) -> bool:
     if d >= FIDE_MONTHLY_FROM:
         return True
@@ -92,17 +103,19 @@ class PeriodScheme:
         name: scheme name (key of `SCHEMES`).
         is_list_month: predicate on a 1st-of-month date: is a list published that day?
         closing_days: an event ending on day E is rated on the first list L with
-            ``L − closing_days ≥ E``  (FIDE 3, FFE/monthly 1).
+            ``L − closing_days ≥ E``  (FIDE 3, FFE/monthly 1); a function of the list date
+            where the rule changed with the calendar (`fide_closing_days`).
     """
 
     name: str
     is_list_month: Callable[[dt.date], bool]
-    closing_days: int
+    closing_days: int | Callable[[dt.date], int]
 
     # ---- scalar API ---------------------------------------------------------
     def closing_date(self, list_date: dt.date) -> dt.date:
         """Last end date an event may have to be rated on `list_date`."""
-        return list_date - dt.timedelta(days=self.closing_days)
+        days = self.closing_days if isinstance(self.closing_days, int) else self.closing_days(list_date)
+        return list_date - dt.timedelta(days=days)
 
     def next_list(self, d: dt.date) -> dt.date:
         """First list dated on or after `d`."""
@@ -124,7 +137,10 @@ class PeriodScheme:
         """The list an event ending on `end_date` is rated on (first list whose closing
         date is on or after the end date).  FIDE: an event ending 2026-08-30 misses the
         2026-09-01 list (closing 08-29) and is rated on 2026-10-01 (spec F-P05)."""
-        return self.next_list(end_date + dt.timedelta(days=self.closing_days))
+        cur = self.next_list(end_date)
+        while self.closing_date(cur) < end_date:
+            cur = self.next_list(cur + dt.timedelta(days=1))
+        return cur
 
     def in_force(self, d: dt.date) -> dt.date:
         """The list in force on date `d` (latest list dated on or before `d`)."""
@@ -235,7 +251,7 @@ class PeriodScheme:
 
 
 SCHEMES: dict[str, PeriodScheme] = {
-    "fide": PeriodScheme("fide", _fide_is_list, 3),
+    "fide": PeriodScheme("fide", _fide_is_list, fide_closing_days),
     "fide-monthly": PeriodScheme("fide-monthly", _every_month, 3),
     "ffe": PeriodScheme("ffe", _ffe_is_list, 1),
     "monthly": PeriodScheme("monthly", _every_month, 1),
