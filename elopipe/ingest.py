@@ -337,7 +337,7 @@ class IngestSummary:
             text += f", {self.warnings} warnings (v_ingest_errors)"
         if self.results_exports:
             k = self.results_exports
-            text += f"; {k} results export{'' if k == 1 else 's'} (no moves shown: games rated as played by default)"
+            text += f"; {k} results export{'' if k == 1 else 's'} (no game shows a move: see --no-moves)"
         if self.stopped:
             text += " (stopped early)"
         return text

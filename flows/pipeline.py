@@ -70,7 +70,7 @@ def pipeline(
     dask_address: str | None = None,
     stage: str | None = None,
     dask_workers: int = 0,
-    no_moves: str = "played",
+    no_moves: str | None = None,
 ) -> PipelineSummary:
     """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
     lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish_plan).

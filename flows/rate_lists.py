@@ -45,12 +45,14 @@ class RateFlowSummary:
 
 @task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
 def rate_system(
-    db: str, system: str, through: dt.date | None = None, no_moves: str = "played"
+    db: str, system: str, through: dt.date | None = None, no_moves: str | None = None
 ) -> tuple[Any, list[dt.date]]:
     """Run `elopipe.rating.run.rate` for one system on a writer connection; return its
     RateSummary and the list dates it rewrote. `no_moves`: the policy for the games of a results
-    export (`elopipe.rating.store_io.load_games`)."""
+    export (`elopipe.rating.store_io.load_games`); None: ELOPIPE_NO_MOVES, else 'played'."""
     from elopipe.rating.run import rate
+
+    no_moves = no_moves or os.environ.get("ELOPIPE_NO_MOVES") or "played"
 
     with open_writer(db) as con:
         summary = rate(con, system, through=through, no_moves=no_moves)
@@ -66,7 +68,7 @@ def rate_lists(
     db: str | os.PathLike[str] = DEFAULT_DB,
     systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
     through: dt.date | None = None,
-    no_moves: str = "played",
+    no_moves: str | None = None,
 ) -> RateFlowSummary:
     """Rate every system in `systems` (e.g. 'fide', 'ffe') up to the list of `through` (None: all
     data). Raises whatever the engine raises for an unknown system (ValueError/KeyError)."""

@@ -92,7 +92,7 @@ def test_ingest_says_a_file_is_a_results_export(tmp_path: Path) -> None:
     export = headers_only(ROUND_ROBIN, tmp_path / "export.pgn")
     out = CliRunner().invoke(app, ["ingest", str(export), "--db", str(tmp_path / "s.duckdb")])
     assert out.exit_code == 0, out.output
-    assert "1 results export (no moves shown" in out.output
+    assert "1 results export (no game shows a move: see --no-moves)" in out.output
     again = CliRunner().invoke(app, ["rate", "--no-moves", "never", "--db", str(tmp_path / "s.duckdb")])
     assert again.exit_code == 2 and "--no-moves: must be played, forfeit or unrated, not 'never'" in again.output
 
@@ -158,3 +158,15 @@ def test_olympiad_forfeits_stay_forfeits() -> None:
     pf = read_pgn(olym.read_text(encoding="utf-8"))
     assert not pf.results_only
     assert sum(1 for g in pf.games if g.unplayed_code == "forfeit" and g.ply_count == 0) == 33
+
+
+def test_elopipe_no_moves_in_the_environment_is_a_federation_s_standing_choice(tmp_path: Path) -> None:
+    export = headers_only(ROUND_ROBIN, tmp_path / "export.pgn")
+    db = tmp_path / "s.duckdb"
+    assert ingest_paths([export], db).exit_code == 0
+    out = CliRunner().invoke(app, ["rate", "--db", str(db)], env={"ELOPIPE_NO_MOVES": "unrated"})
+    assert out.exit_code == 0, out.output
+    assert db_rows(db, "SELECT DISTINCT reason FROM rating_changes WHERE system = 'fide'") == [("no_moves",)]
+    unknown = CliRunner().invoke(app, ["rate", "--db", str(db), "--param", "foo=1"])
+    assert unknown.exit_code == 1 and "unknown FIDE parameter foo; known: check_time_minimum" in unknown.output
+    assert "__init__" not in unknown.output

@@ -9,10 +9,14 @@ from elopipe.cli_app import err_console
 
 NO_MOVES_HELP = (
     "Games of a results export (a PGN where no game shows a move): 'played' (default: rated as played games), "
-    "'forfeit' (a decisive one is a forfeit, a draw not rated) or 'unrated' (kept, not rated)."
+    "'forfeit' (a decisive one is a forfeit, a draw not rated) or 'unrated' (kept, not rated). "
+    "Default from ELOPIPE_NO_MOVES."
 )
 
-no_moves_option = typer.Option("played", "--no-moves", help=NO_MOVES_HELP, metavar="played|forfeit|unrated")
+# a federation's standing choice: ELOPIPE_NO_MOVES in the environment, for every rate and run
+no_moves_option = typer.Option(
+    "played", "--no-moves", help=NO_MOVES_HELP, metavar="played|forfeit|unrated", envvar="ELOPIPE_NO_MOVES"
+)
 
 
 def checked_no_moves(value: str) -> str:

@@ -63,9 +63,13 @@ def report(
                 perf = performance_frame(con, tid, system)
                 name = tournament_info(con, tid).get("name") or f"Tournament {tid}"
                 if perf.height == 0:
-                    err_console.print(
-                        f"{name}: nothing rated under {system!r} (run `elopipe rate` first?)", style="yellow"
-                    )
+                    skipped = con.execute(
+                        "SELECT list(DISTINCT reason ORDER BY reason) FROM rating_skips"
+                        " WHERE system = ? AND tournament_id = ?",
+                        [system, tid],
+                    ).fetchall()[0][0]
+                    why = f"the rating left it out ({', '.join(skipped)})" if skipped else "run `elopipe rate` first?"
+                    err_console.print(f"{name}: nothing rated under {system!r} ({why})", style="yellow")
                 # numbers and names are never cut: the table may be wider than a narrow terminal
                 ffe = ffe_frame(con, tid, system)
                 if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
