@@ -90,12 +90,34 @@ def make_pool(workers: int) -> cf.ProcessPoolExecutor:
     # in the user's terminal: the tracker takes this process's warning options when it starts.
     if _QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(_QUIET_TRACKER)
+    _start_forkserver_quietly()
     return cf.ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
     )
 
 
 _QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _start_forkserver_quietly() -> None:
+    """Start the forkserver (and the resource tracker) with their standard error on /dev/null.
+
+    A worker forked while the ingest stops on Ctrl-C may start after this process has let its
+    semaphores go, and Python prints that worker's start-up traceback on the standard error it
+    inherited: the user's terminal. A worker's own errors come back through its futures, and a
+    worker that dies is reported per file (`Parser._alone`), so nothing the user needs is lost."""
+    from multiprocessing import forkserver
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        forkserver.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _worker_init(parent: int) -> None:
