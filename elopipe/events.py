@@ -6,10 +6,12 @@ its own, and without joining them each part would have its own Ra, Rp and crosst
 when all the evidence holds:
 
 - the same event key (`identity.event_key`, not empty) and the same place (`city`), or one
-  place unknown; no two known, different rate classes;
+  place unknown; the same rate class, or both unknown (an event's playoff at a faster rate is
+  another event: joining them would rate its games at the other's rate);
 - days of play that overlap or follow each other within `identity.DATE_SLACK_DAYS`;
 - rounds that continue without repeating: both parts have numbered rounds, and none in common
-  (two sections of one festival, or an event and its playoff, repeat round numbers);
+  among their canonical games (two sections of one festival repeat round numbers; a game one
+  file repeats from the other is one game, `elopipe.dedup`);
 - players in common: at least half of the smaller part's (two events under one name, on the
   same days, are played by other people).
 
@@ -46,6 +48,10 @@ near AS (
 )
 SELECT tournament_id FROM near
 UNION SELECT tournament_id FROM tournaments WHERE event_id IN (SELECT event_id FROM near)
+-- parts of an event whose named part a correction replaced: their event is to be named again
+UNION SELECT tournament_id FROM tournaments WHERE event_id IN (SELECT UNNEST($ids))
+UNION SELECT t.tournament_id FROM tournaments t
+      WHERE t.event_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tournaments e WHERE e.tournament_id = t.event_id)
 UNION SELECT UNNEST($ids)
 """
 
@@ -60,12 +66,12 @@ pairs AS (
     FROM cand a JOIN cand b ON a.event_key = b.event_key AND a.tournament_id < b.tournament_id
      AND a.file_id <> b.file_id
      AND (a.city IS NULL OR b.city IS NULL OR a.city = b.city)
-     AND (a.rate_class IS NULL OR b.rate_class IS NULL OR a.rate_class = b.rate_class)
+     AND a.rate_class IS NOT DISTINCT FROM b.rate_class
      AND a.first_day <= b.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
      AND b.first_day <= a.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
 ),
 rounds AS (
-    SELECT DISTINCT tournament_id, round FROM games
+    SELECT DISTINCT tournament_id, round FROM canonical_games
     WHERE tournament_id IN (SELECT ta FROM pairs UNION SELECT tb FROM pairs) AND round IS NOT NULL
 ),
 repeated AS (

@@ -993,6 +993,13 @@ def _title(raw: str | None) -> str | None:
 # ---- the reader ---------------------------------------------------------------------------
 
 
+def _same_year(a: Any, b: Any) -> bool:
+    """Two tournament keys' dates (an EventDate, a year, or None) do not contradict one year."""
+    if a is None or b is None:
+        return True
+    return (a if isinstance(a, int) else a.year) == (b if isinstance(b, int) else b.year)
+
+
 def _parse_round(label: str) -> tuple[int | None, int | None, str | None]:
     """(round, board, problem) of a Round label; see `_Reader._round`."""
     s = label.strip()
@@ -2262,7 +2269,7 @@ class _Reader:
         key = (event, site_key, when)
         prev = self._prev_tref
         prev_key = self._t_keys.get(prev) if prev is not None and "Event" not in tags else None
-        if prev_key is not None and prev_key[1:] in (key[1:], (site_key, None)):
+        if prev_key is not None and prev_key[1] == site_key and _same_year(prev_key[2], when):
             return prev  # type: ignore[return-value]
         ref = self.t_refs.get(key)
         if ref is not None:

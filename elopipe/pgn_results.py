@@ -76,21 +76,26 @@ for _raw in ("-:-", "-/-", "0-0", "0:0", "0f-0f", "0-0 (forfeit)", "0-0 forfeit"
     _ODD[_raw] = ResultForm("0-0", False, forfeit=True)
 
 # Termination values that say the game was not played over the board (PGN standard 9.8.1 has
-# "abandoned"; exports write "forfeit", "unplayed", "not played", "walkover"). "Time forfeit" is
-# a played game lost on time (lichess writes it on every such game): not one of them.
+# "abandoned"; exports write "forfeit", "unplayed", "not played", "walkover"). A loss on time is
+# a played game: "Time forfeit" (lichess writes it on every such game), "forfeits on time" —
+# but "Forfeit: Black did not arrive in time" is a forfeit.
 _UNPLAYED_TERMINATIONS = ("unplayed", "not played", "abandoned", "walkover")
+_ON_TIME = ("time forfeit", "on time")
 
 
 def unplayed_termination(term_l: str) -> bool:
     """Whether a Termination value (lower case) marks the game as not played (see above)."""
-    return ("forfeit" in term_l and "time" not in term_l) or term_l.strip().startswith(_UNPLAYED_TERMINATIONS)
+    forfeit = "forfeit" in term_l and not any(t in term_l for t in _ON_TIME)
+    return forfeit or any(t in term_l for t in _UNPLAYED_TERMINATIONS)
 
 
 def unplayed_termination_expr(term_l: Any) -> Any:
     """`unplayed_termination` as a Polars expression over a lower-case Termination column."""
-    marked = term_l.str.contains("forfeit", literal=True) & ~term_l.str.contains("time", literal=True)
-    for prefix in _UNPLAYED_TERMINATIONS:
-        marked = marked | term_l.str.strip_chars().str.starts_with(prefix)
+    marked = term_l.str.contains("forfeit", literal=True)
+    for t in _ON_TIME:
+        marked = marked & ~term_l.str.contains(t, literal=True)
+    for t in _UNPLAYED_TERMINATIONS:
+        marked = marked | term_l.str.contains(t, literal=True)
     return marked
 
 

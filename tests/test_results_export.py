@@ -170,3 +170,16 @@ def test_elopipe_no_moves_in_the_environment_is_a_federation_s_standing_choice(t
     unknown = CliRunner().invoke(app, ["rate", "--db", str(db), "--param", "foo=1"])
     assert unknown.exit_code == 1 and "unknown FIDE parameter foo; known: check_time_minimum" in unknown.output
     assert "__init__" not in unknown.output
+
+
+def test_more_unplayed_terminations_and_an_event_named_once_with_its_date() -> None:
+    pf = read_pgn(
+        _export_game("1-0", ("Termination", "Forfeit: Black did not arrive in time"))
+        + _export_game("0-1", ("Termination", "Game not played"), white="Gamma, C", black="Delta, D")
+        + _export_game("1-0", ("Termination", "Black forfeits on time"), white="Eta, E", black="Theta, T")
+    )
+    assert [g.played for g in pf.games] == [False, False, True]
+    dated = _export_game("1-0", ("EventDate", "2023.05.06"))
+    undated = _export_game("0-1", white="Gamma, C", black="Delta, D").replace('[Event "Results"]\n', "")
+    pf = read_pgn(dated + undated)
+    assert len(pf.tournaments) == 1 and [g.tournament_ref for g in pf.games] == [0, 0]

@@ -97,3 +97,38 @@ def test_two_events_under_one_name_on_the_same_days_stay_apart(tmp_path: Path) -
     for f in (PGN / "norway_chess_2022_classical.pgn", renamed):
         assert ingest_paths([f], db).exit_code == 0
     assert db_rows(db, "SELECT count(*), count(event_id) FROM tournaments") == [(2, 0)]
+
+
+def test_a_playoff_at_another_rate_and_a_repeated_game_and_a_correction(tmp_path: Path) -> None:
+    """Review cases: a part whose rate of play differs (a rapid playoff after a classical event)
+    is another event; a second part that repeats one game of the first (dedup makes it one game)
+    still continues the event; a correction that renames the part naming the event leaves no part
+    pointing at a tournament that is gone."""
+    week1, week2 = split_by_rounds(SAMPLE / "wjun19.pgn", 2, tmp_path / "twic")
+    rapid = tmp_path / "playoff.pgn"
+    rapid.write_text(week2.read_text(encoding="utf-8").replace("[Result ", '[TimeControl "900+10"]\n[Result '))
+    db = tmp_path / "rapid.duckdb"
+    for f in (week1, rapid):
+        assert ingest_paths([f], db).exit_code == 0
+    assert db_rows(db, "SELECT count(event_id) FROM tournaments") == [(0,)]
+
+    repeated = tmp_path / "repeat" / "week2.pgn"
+    repeated.parent.mkdir()
+    repeated.write_text(_games(week1)[0] + week2.read_text(encoding="utf-8"), encoding="utf-8")
+    db = tmp_path / "repeat.duckdb"
+    for f in (week1, repeated):
+        assert ingest_paths([f], db).exit_code == 0
+    assert db_rows(db, "SELECT count(event_id) FROM tournaments") == [(2,)]
+
+    db = tmp_path / "corrected.duckdb"
+    for f in (week1, week2):
+        assert ingest_paths([f], db).exit_code == 0
+    week1.write_text(
+        week1.read_text(encoding="utf-8").replace("58th World Juniors 2019", "58th World Juniors Delhi 2019")
+    )
+    assert ingest_paths([week1], db).exit_code == 0
+    orphans = (
+        "SELECT count(*) FROM tournaments WHERE event_id IS NOT NULL"
+        " AND event_id NOT IN (SELECT tournament_id FROM tournaments)"
+    )
+    assert db_rows(db, orphans) == [(0,)]

@@ -76,6 +76,9 @@ def rate_command(
             err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
             raise typer.Exit(2)
         key = key.strip()
+        if key in _OWN_OPTIONS:
+            err_console.print(f"error: --param {key}: use {_OWN_OPTIONS[key]}", style="red")
+            raise typer.Exit(2)
         try:
             params[key] = check_param(key, _param_value(value.strip()))
         except ValueError as exc:
@@ -91,6 +94,13 @@ def rate_command(
         err_console.print(f"error: {exc}", style="red")
         raise typer.Exit(1) from None
     _print(summary)
+
+
+# What the command's own options set: never an engine option (`rate(con, system, ...)`)
+_OWN_OPTIONS = {
+    "system": "--system", "rules": "--rules", "through": "--through", "no_moves": "--no-moves",
+    "con": "--db", "db": "--db", "unknown_tc": "--unknown-tc", "v2022_cap_lower": "--v2022-cap-lower",
+}  # fmt: skip
 
 
 # Numeric engine options: (integers only, lowest, lowest allowed, highest). A value outside

@@ -21,7 +21,7 @@ from elopipe.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.errtext import first_line
 from elopipe.scaleout import DaskSpec
 from elopipe.sources import path_param
-from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full
+from elopipe.store import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full, is_interrupt
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
 DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
@@ -186,6 +186,9 @@ def _run_pipeline(
     except Exception as exc:  # Prefect has logged the details above; end with one clear line
         if is_disk_full(exc):
             raise  # the CLI says which disk is full, as for every command
+        if is_interrupt(exc):  # a second Ctrl-C met a DuckDB statement: its error, not KeyboardInterrupt
+            err_console.print("aborted; every file loaded so far is committed", style="red")
+            raise typer.Exit(130) from None
         err_console.print(
             f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", style="red"
         )

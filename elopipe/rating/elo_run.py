@@ -247,6 +247,8 @@ def _event_rows(changes: pl.DataFrame) -> pl.DataFrame:
     if changes.height == 0:
         return pl.DataFrame()
     c = changes.filter(pl.col("counted"))
+    if c.height == 0:  # every game of the store left uncounted (forfeits, a --no-moves policy)
+        return pl.DataFrame()
     has_pd = "pd" in c.columns
     aggs = [
         pl.len().cast(pl.Int64).alias("n"),

@@ -63,8 +63,11 @@ import polars as pl
 from elopipe.rating.rounding import div_round, round_x100
 from elopipe.rating.tables import dp, pd_x100
 
-# The earliest start date whose rules are confirmed and implemented (module docstring).
+# The earliest start date whose rules are confirmed and implemented (module docstring); rapid
+# and blitz: the 2018-2021 rules of `RB_RULES` are the earliest checked (FIDE's lists of those
+# began in 2012).
 RATED_FROM = dt.date(2009, 7, 1)
+RB_RATED_FROM = dt.date(2018, 1, 1)
 V2011_FROM = dt.date(2011, 7, 1)
 V2012_FROM = dt.date(2012, 7, 1)
 V2014_FROM = dt.date(2014, 7, 1)
@@ -168,6 +171,11 @@ RULES: dict[str, RuleSet] = {
 }
 
 VERSION_NAMES = ("V2017", "V2022", "V2024")
+
+
+def rated_from(system: str) -> dt.date:
+    """The earliest event start date `system` rates under confirmed rules."""
+    return RB_RATED_FROM if system in ("fide-rapid", "fide-blitz") else RATED_FROM
 
 
 def version_for_date(d: dt.date) -> str:

@@ -54,6 +54,7 @@ from typing import Any
 
 import polars as pl
 
+from elopipe.dates import latest_plausible
 from elopipe.rating import fide, store_io
 from elopipe.rating.lookup import IdLookup
 from elopipe.rating.periods import PeriodScheme, add_months, get_scheme
@@ -74,7 +75,8 @@ class FideParams:
     unknown (flagged ``tc_assumed``).  check_time_minimum: drop standard games below the
     version's minimum time for 60 moves (B.02 1.3).  rating_from: events starting before
     this date are not rated (skip reason 'before_rating_from'); the default is
-    `fide.RATED_FROM` (1 July 2009): earlier events were rated under rules that cannot be
+    `fide.rated_from(system)` (1 July 2009; rapid and blitz 1 January 2018): earlier events
+    were rated under rules that cannot be
     confirmed (a 350-point rule, quarterly lists: `fide` module docstring), and rating them
     under later rules would publish figures no regulation gives.  A date or 'YYYY-MM-DD'
     text; an earlier one only with a forced `rules` version (a what-if run, ``--rules V2017
@@ -89,11 +91,14 @@ class FideParams:
     v2022_cap_lower: bool = False
     unknown_tc: str = "standard"
     check_time_minimum: bool = True
-    rating_from: dt.date = fide.RATED_FROM
+    rating_from: dt.date | None = None
     no_moves: str = "played"
 
     def __post_init__(self) -> None:
         store_io.check_no_moves(self.no_moves)
+        earliest = fide.rated_from(self.system)
+        if self.rating_from is None:
+            object.__setattr__(self, "rating_from", earliest)
         if isinstance(self.rating_from, str):
             try:
                 value = dt.date.fromisoformat(self.rating_from)
@@ -102,12 +107,18 @@ class FideParams:
             object.__setattr__(self, "rating_from", value)
         elif not isinstance(self.rating_from, dt.date):
             raise ValueError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}")
-        if self.rating_from < fide.RATED_FROM and self.rules is None:
+        if self.rating_from > latest_plausible():
+            raise ValueError(f"rating_from {self.rating_from.isoformat()} is after any list that can be computed")
+        if self.rating_from < earliest and self.rules is None:
+            why = (
+                "quarterly lists, a 350-point rule, K and floor of that era"
+                if self.system == "fide"
+                else "the rapid and blitz rules before 2018 were not checked"
+            )
             raise ValueError(
-                f"FIDE's rules for events starting from {self.rating_from.isoformat()} to "
-                f"{(fide.RATED_FROM - dt.timedelta(days=1)).isoformat()} cannot be confirmed (quarterly lists, a "
-                "350-point rule, K and floor of that era): those periods are not rated; force a rules version "
-                "(--rules V2017) for a what-if run"
+                f"FIDE's rules for {self.system} events starting from {self.rating_from.isoformat()} to "
+                f"{(earliest - dt.timedelta(days=1)).isoformat()} cannot be confirmed ({why}): those periods are "
+                "not rated; force a rules version (--rules V2017) for a what-if run"
             )
 
     def as_dict(self) -> dict[str, object]:
