@@ -128,47 +128,43 @@ class RuleSet:
     cap_700: bool = True
 
 
-_V2009 = RuleSet(
-    "V2009",
-    floor=1200,
+# the 2014 text and V2017 differ, for this engine, only by the 700 cap (2017)
+_V2017 = RuleSet(
+    "V2017",
+    floor=1000,
     cap_mode="all",
     junior_rule="birthday",
-    initial_rule="unconfirmed",
+    initial_rule="old",
     ru_max=None,
     time_thresholds=(2200, 1600),
-    k_new=25,
-    k_low=15,
-    k_junior=False,
-    k10_needs_30=True,
-    cap_700=False,
 )
+_V2009 = replace(
+    _V2017, name="V2009", floor=1200, initial_rule="unconfirmed", k_new=25, k_low=15, k_junior=False,
+    k10_needs_30=True, cap_700=False,
+)  # fmt: skip
 RULES: dict[str, RuleSet] = {
     "V2009": _V2009,
     "V2011": replace(_V2009, name="V2011", k_new=30, k10_needs_30=False),
     "V2012": replace(_V2009, name="V2012", k_new=30, k10_needs_30=False, floor=1000),
-    "V2014": RuleSet(
-        "V2014",
-        floor=1000,
-        cap_mode="all",
-        junior_rule="birthday",
-        initial_rule="old",
-        ru_max=None,
-        time_thresholds=(2200, 1600),
-        cap_700=False,
-    ),
-    "V2017": RuleSet(
-        "V2017",
-        floor=1000,
-        cap_mode="all",
-        junior_rule="birthday",
-        initial_rule="old",
-        ru_max=None,
-        time_thresholds=(2200, 1600),
-    ),
+    "V2014": replace(_V2017, name="V2014", cap_700=False),
+    "V2017": _V2017,
     "V2022": RuleSet("V2022", floor=1000, cap_mode="one_upgrade", initial_rule="old", ru_max=None),
     "V2024": RuleSet("V2024", floor=1400, cap_mode="all"),
     "V2024A": RuleSet("V2024A", floor=1400, cap_mode="all_below_2650"),
 }
+
+#: (first day, version) in date order: the version in force on a date is the last one begun
+#: (before `RATED_FROM`, the first: the engine refuses those dates).
+ERAS: tuple[tuple[dt.date, str], ...] = (
+    (RATED_FROM, "V2009"),
+    (V2011_FROM, "V2011"),
+    (V2012_FROM, "V2012"),
+    (V2014_FROM, "V2014"),
+    (V2017_FROM, "V2017"),
+    (V2022_FROM, "V2022"),
+    (V2024_FROM, "V2024"),
+    (V2024A_FROM, "V2024A"),
+)
 
 VERSION_NAMES = ("V2017", "V2022", "V2024")
 
@@ -179,23 +175,12 @@ def rated_from(system: str) -> dt.date:
 
 
 def version_for_date(d: dt.date) -> str:
-    """Name of the version in force on `d` (tournament start or list date); before
-    `RATED_FROM` the earliest implemented one (the engine refuses those dates)."""
-    if d < V2011_FROM:
-        return "V2009"
-    if d < V2012_FROM:
-        return "V2011"
-    if d < V2014_FROM:
-        return "V2012"
-    if d < V2017_FROM:
-        return "V2014"
-    if d < V2022_FROM:
-        return "V2017"
-    if d < V2024_FROM:
-        return "V2022"
-    if d < V2024A_FROM:
-        return "V2024"
-    return "V2024A"
+    """Name of the version in force on `d` (tournament start or list date): `ERAS`."""
+    name = ERAS[0][1]
+    for start, version in ERAS[1:]:
+        if d >= start:
+            name = version
+    return name
 
 
 def rules_for_date(d: dt.date, forced: str | None = None, v2022_cap_lower: bool = False) -> RuleSet:
@@ -221,17 +206,7 @@ def rules_for_date(d: dt.date, forced: str | None = None, v2022_cap_lower: bool 
 #: game (no 2650 exemption in the R&B chapter); 2018-2021: K 20 for all, no 400 cap, and a
 #: newcomer needs one point in the first event.
 RB_RULES: dict[str, RuleSet] = {
-    "V2017": RuleSet(
-        "V2017",
-        floor=1000,
-        cap_mode="none",
-        junior_rule="birthday",
-        initial_rule="old",
-        ru_max=None,
-        time_thresholds=(0, 0),
-        k_fixed=20,
-        first_event_min_x100=100,
-    ),
+    "V2017": replace(_V2017, cap_mode="none", time_thresholds=(0, 0), k_fixed=20, first_event_min_x100=100),
     "V2022": replace(RULES["V2022"], time_thresholds=(0, 0)),
     "V2024": replace(RULES["V2024"], time_thresholds=(0, 0)),
     "V2024A": replace(RULES["V2024"], name="V2024A", time_thresholds=(0, 0)),

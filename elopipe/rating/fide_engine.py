@@ -245,23 +245,11 @@ def version_expr(col: str, forced: str | None) -> pl.Expr:
         return pl.when(d >= fide.V2024A_FROM).then(pl.lit("V2024A")).otherwise(pl.lit("V2024"))
     if forced is not None:
         raise ValueError(f"unknown FIDE rules version {forced!r}")
-    return (
-        pl.when(d < fide.V2011_FROM)
-        .then(pl.lit("V2009"))
-        .when(d < fide.V2012_FROM)
-        .then(pl.lit("V2011"))
-        .when(d < fide.V2014_FROM)
-        .then(pl.lit("V2012"))
-        .when(d < fide.V2017_FROM)
-        .then(pl.lit("V2014"))
-        .when(d < fide.V2022_FROM)
-        .then(pl.lit("V2017"))
-        .when(d < fide.V2024_FROM)
-        .then(pl.lit("V2022"))
-        .when(d < fide.V2024A_FROM)
-        .then(pl.lit("V2024"))
-        .otherwise(pl.lit("V2024A"))
-    )
+    # `fide.version_for_date` over a column: the last era begun on the date
+    expr = pl.lit(fide.ERAS[0][1])
+    for start, version in fide.ERAS[1:]:
+        expr = pl.when(d >= start).then(pl.lit(version)).otherwise(expr)
+    return expr
 
 
 def _version_of(d: dt.date, params: FideParams) -> fide.RuleSet:
