@@ -49,7 +49,6 @@ near AS (
 SELECT tournament_id FROM near
 UNION SELECT tournament_id FROM tournaments WHERE event_id IN (SELECT event_id FROM near)
 -- parts of an event whose named part a correction replaced: their event is to be named again
-UNION SELECT tournament_id FROM tournaments WHERE event_id IN (SELECT UNNEST($ids))
 UNION SELECT t.tournament_id FROM tournaments t
       WHERE t.event_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tournaments e WHERE e.tournament_id = t.event_id)
 UNION SELECT UNNEST($ids)
@@ -97,13 +96,12 @@ WHERE p.ta IN (SELECT tournament_id FROM rounds) AND p.tb IN (SELECT tournament_
 """
 
 
-def join_events(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
+def join_events(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> None:
     """Set `tournaments.event_id` for `tids` and the tournaments whose grouping they can change
-    (`_MEMBERS_SQL`; see the module docstring); returns how many of them are parts of a joined
-    event."""
+    (`_MEMBERS_SQL`; see the module docstring)."""
     ids = sorted(set(tids))
     if not ids:
-        return 0
+        return
     members = sorted(r[0] for r in con.execute(_MEMBERS_SQL, {"ids": ids}).fetchall())
     parent = {t: t for t in members}
 
@@ -130,7 +128,6 @@ def join_events(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
             "UPDATE tournaments SET event_id = e.event_id FROM _event_ids e"
             " WHERE tournaments.tournament_id = e.tournament_id AND tournaments.event_id IS DISTINCT FROM e.event_id"
         )
-    return sum(1 for e in event_of.values() if e is not None)
 
 
 # SQL: the tournaments that are parts of the event whose id is the parameter (itself when alone)

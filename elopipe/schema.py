@@ -486,14 +486,19 @@ def render_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def _decimal_columns(cols: str) -> dict[str, str]:
-    """{column: 'DECIMAL(p,s)'} of a table's column text in `TABLES`."""
-    out: dict[str, str] = {}
+def _columns(cols: str) -> list[tuple[str, str]]:
+    """(column, type) of a table's column text in `TABLES`, constraints and comments left out."""
+    out = []
     for line in cols.strip().splitlines():
         body = line.partition("--")[0].strip().rstrip(",").split()
-        if len(body) >= 2 and body[1].upper().startswith("DECIMAL"):
-            out[body[0]] = body[1].upper()
+        if len(body) >= 2 and body[0].upper() != "PRIMARY":
+            out.append((body[0], body[1]))
     return out
+
+
+def _decimal_columns(cols: str) -> dict[str, str]:
+    """{column: 'DECIMAL(p,s)'} of a table's column text in `TABLES`."""
+    return {col: typ.upper() for col, typ in _columns(cols) if typ.upper().startswith("DECIMAL")}
 
 
 def _widen_decimals(con: duckdb.DuckDBPyConnection) -> None:
@@ -558,10 +563,9 @@ def _add_columns(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     have = set(rows)
     for table, cols in TABLES.items():
-        for line in cols.strip().splitlines():
-            body = line.partition("--")[0].strip().rstrip(",").split()
-            if len(body) >= 2 and body[0].upper() != "PRIMARY" and (table, body[0]) not in have:
-                con.execute(f"ALTER TABLE {table} ADD COLUMN {body[0]} {body[1]}")
+        for col, typ in _columns(cols):
+            if (table, col) not in have:
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {col} {typ}")
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:

@@ -51,8 +51,9 @@ def rate_system(
     RateSummary and the list dates it rewrote. `no_moves`: the policy for the games of a results
     export (`elopipe.rating.store_io.load_games`); None: ELOPIPE_NO_MOVES, else 'played'."""
     from elopipe.rating.run import rate
+    from elopipe.rating.store_io import no_moves_policy
 
-    no_moves = no_moves or os.environ.get("ELOPIPE_NO_MOVES") or "played"
+    no_moves = no_moves_policy(no_moves)
 
     with open_writer(db) as con:
         summary = rate(con, system, through=through, no_moves=no_moves)

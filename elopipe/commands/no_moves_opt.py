@@ -8,23 +8,21 @@ import typer
 from elopipe.cli_app import err_console
 
 NO_MOVES_HELP = (
-    "Games of a results export (a PGN where no game shows a move): 'played' (default: rated as played games), "
+    "Games of a results export (a PGN where no game shows a move): 'played' (rated as played games), "
     "'forfeit' (a decisive one is a forfeit, a draw not rated) or 'unrated' (kept, not rated). "
-    "Default from ELOPIPE_NO_MOVES."
+    "Default: ELOPIPE_NO_MOVES, else played."
 )
 
-# a federation's standing choice: ELOPIPE_NO_MOVES in the environment, for every rate and run
-no_moves_option = typer.Option(
-    "played", "--no-moves", help=NO_MOVES_HELP, metavar="played|forfeit|unrated", envvar="ELOPIPE_NO_MOVES"
-)
+no_moves_option = typer.Option(None, "--no-moves", help=NO_MOVES_HELP, metavar="played|forfeit|unrated")
 
 
-def checked_no_moves(value: str) -> str:
-    """`value` if it is a policy (`store_io.NO_MOVES_POLICIES`); else a usage error, exit 2."""
-    from elopipe.rating.store_io import check_no_moves
+def checked_no_moves(value: str | None) -> str:
+    """The policy (`store_io.no_moves_policy`: `value`, else ELOPIPE_NO_MOVES, else played); a
+    usage error, exit 2, for another value."""
+    from elopipe.rating.store_io import no_moves_policy
 
     try:
-        return check_no_moves(value)
+        return no_moves_policy(value)
     except ValueError as exc:
         err_console.print(f"error: --no-moves: {str(exc).removeprefix('no_moves ')}", style="red")
         raise typer.Exit(2) from None

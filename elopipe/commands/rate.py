@@ -42,7 +42,7 @@ def rate_command(
             "(default standard; such games are flagged).",
         ),
     ] = None,
-    no_moves: str = no_moves_option,
+    no_moves: str | None = no_moves_option,
     param: Annotated[
         list[str] | None,
         typer.Option(

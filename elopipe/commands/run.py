@@ -97,7 +97,7 @@ def run(
         None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
     ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
-    no_moves: str = no_moves_option,
+    no_moves: str | None = no_moves_option,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
     dask: str | None = dask_option,
     dask_workers: int | None = dask_workers_option,

@@ -197,16 +197,7 @@ def _pair_key(tournament: str, player: str) -> pl.Expr:
 
 
 # a date on which each version is in force
-_VERSION_PROBE = {
-    "V2009": dt.date(2010, 1, 1),
-    "V2011": dt.date(2012, 1, 1),
-    "V2012": dt.date(2013, 1, 1),
-    "V2014": dt.date(2015, 1, 1),
-    "V2017": dt.date(2020, 1, 1),
-    "V2022": dt.date(2023, 1, 1),
-    "V2024": dt.date(2024, 6, 1),
-    "V2024A": dt.date(2025, 11, 1),
-}
+_VERSION_PROBE = {name: start for start, name in fide.ERAS}
 
 
 def _rules_by_version(params: FideParams) -> dict[str, fide.RuleSet]:

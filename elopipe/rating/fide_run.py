@@ -160,10 +160,9 @@ def rate_fide(
     t0 = time.perf_counter()
     if system not in ("fide", "fide-rapid", "fide-blitz"):
         raise ValueError(f"not a FIDE system: {system!r}")
-    unknown = sorted(set(params) - {f.name for f in dataclasses.fields(FideParams)} - {"system", "rules"})
-    if unknown:
-        known = sorted({f.name for f in dataclasses.fields(FideParams)} - {"system", "rules"})
-        raise ValueError(f"unknown FIDE parameter {', '.join(unknown)}; known: {', '.join(known)}")
+    known = {f.name for f in dataclasses.fields(FideParams)} - {"system", "rules"}
+    if unknown := sorted(set(params) - known):
+        raise ValueError(f"unknown FIDE parameter {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     fp = FideParams(system=system, rules=rules, **params)
     if rules is not None and rules not in ("V2017", "V2022", "V2024"):
         raise ValueError(f"unknown FIDE rules version {rules!r}; known: V2017, V2022, V2024")

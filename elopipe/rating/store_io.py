@@ -36,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -100,6 +101,12 @@ EVENT_TOURNAMENTS = """(
 # What a game of a results export (moves unknown: flag 'moves_unknown', see
 # `elopipe.pgn_reader._Reader._settle_moveless`) is to the rating: the `--no-moves` policy.
 NO_MOVES_POLICIES = ("played", "forfeit", "unrated")
+
+
+def no_moves_policy(value: str | None = None) -> str:
+    """The policy asked for: `value`, else ELOPIPE_NO_MOVES (a federation's standing choice, for
+    every rate, run and watch), else 'played'. Raises ValueError for another policy."""
+    return check_no_moves(value or os.environ.get("ELOPIPE_NO_MOVES") or "played")
 
 
 def check_no_moves(policy: str) -> str:
