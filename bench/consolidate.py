@@ -1,4 +1,4 @@
-"""Benchmark: the store-side identity work of one batch (`identity.consolidate`, its pair
+"""Benchmark: the store-side identity work of one batch (`consolidate.consolidate`, its pair
 finders, `apply_manual_decisions`, `refresh_display_names`) on a store with generic event names.
 
 Builds a store (in a temporary directory) of ``--files`` generated Swiss TRF tournaments
@@ -45,12 +45,13 @@ from pathlib import Path
 
 import duckdb
 
-from elopipe import identity
-from elopipe.ingest import ParsedSource
-from elopipe.loader import load_parsed_source
-from elopipe.model import GameRec, ParsedFile, PlayerRec, TournamentRec
-from elopipe.schema import ensure_schema
-from elopipe.sources import Source
+from elopipe.identity import consolidate, decisions
+from elopipe.ingest.loader import load_parsed_source
+from elopipe.read import names
+from elopipe.read.parse import ParsedSource
+from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
+from elopipe.read.sources import Source
+from elopipe.store.schema import ensure_schema
 
 GENERIC = "Weekend Open 2024"
 CACHE = Path(__file__).resolve().parent / "_data"
@@ -122,7 +123,7 @@ def _load(con, parsed: ParsedFile, path: str) -> int:
 
 def _batch_api() -> bool:
     """True when `consolidate` takes a list of file ids (the batch API)."""
-    return "file_ids" in inspect.signature(identity.consolidate).parameters
+    return "file_ids" in inspect.signature(consolidate.consolidate).parameters
 
 
 @contextmanager
@@ -143,17 +144,17 @@ def _rolled_back(con):
 
 @contextmanager
 def _counting_compatible(counter: list[int]):
-    real = identity.names_compatible
+    real = names.names_compatible
 
     def counted(a: str, b: str) -> bool:
         counter[0] += 1
         return real(a, b)
 
-    identity.names_compatible = counted
+    names.names_compatible = counted
     try:
         yield
     finally:
-        identity.names_compatible = real
+        names.names_compatible = real
 
 
 def main() -> None:
@@ -189,16 +190,16 @@ def main() -> None:
     print(f"store: {args.files} files ({args.generic} '{GENERIC}'), {n_players} players,"
           f" built in {time.process_time() - t0:.1f} CPU-s")  # fmt: skip
     # the batch: loaded without the store-side identity steps, which are then timed
-    real_cons, real_apply = identity.consolidate, identity.apply_manual_decisions
-    identity.consolidate = lambda *a, **k: []
-    identity.apply_manual_decisions = lambda *a, **k: 0
+    real_cons, real_apply = consolidate.consolidate, decisions.apply_manual_decisions
+    consolidate.consolidate = lambda *a, **k: []
+    decisions.apply_manual_decisions = lambda *a, **k: 0
     try:
         batch = [
             _load(con, f, f"/bench/b{i}.trf")
             for i, f in enumerate(_files(rng, pool, args.batch, args.batch_generic, "b", args.spread))
         ]
     finally:
-        identity.consolidate, identity.apply_manual_decisions = real_cons, real_apply
+        consolidate.consolidate, decisions.apply_manual_decisions = real_cons, real_apply
     new_api = _batch_api()
     times: dict[str, tuple[float, float]] = {}
     counts: dict[str, int] = {}
@@ -206,7 +207,9 @@ def main() -> None:
     with _rolled_back(con):
         n = [0]
         with _counting_compatible(n), _cpu("consolidate, per file", times):
-            merged["consolidate, per file"] = sum(len(identity.consolidate(con, [f] if new_api else f)) for f in batch)
+            merged["consolidate, per file"] = sum(
+                len(consolidate.consolidate(con, [f] if new_api else f)) for f in batch
+            )
         counts["consolidate, per file"] = n[0]
     if new_api:
         with _rolled_back(con):
@@ -215,7 +218,7 @@ def main() -> None:
             with _counting_compatible(n), _cpu("consolidate, one batch", times):
                 if prof:
                     prof.enable()
-                merged["consolidate, one batch"] = len(identity.consolidate(con, batch))
+                merged["consolidate, one batch"] = len(consolidate.consolidate(con, batch))
                 if prof:
                     prof.disable()
             if prof:
@@ -234,11 +237,13 @@ def main() -> None:
         ).fetchall()
     }
     finders = (
-        ("_same_name_groups", lambda: identity._same_name_groups(con, touched)),
+        ("_same_name_groups", lambda: consolidate._same_name_groups(con, touched)),
         (
             "_initials_pairs",
             lambda: (
-                identity._initials_pairs(con, touched, anchors) if new_api else identity._initials_pairs(con, touched)
+                consolidate._initials_pairs(con, touched, anchors)
+                if new_api
+                else consolidate._initials_pairs(con, touched)
             ),
         ),
     )
@@ -250,13 +255,13 @@ def main() -> None:
         merged[label] = len(pairs)
     with _rolled_back(con), _cpu("apply_manual_decisions", times):
         if new_api:
-            identity.apply_manual_decisions(con, batch)
+            decisions.apply_manual_decisions(con, batch)
         else:
             for f in batch:
-                identity.apply_manual_decisions(con, f)
+                decisions.apply_manual_decisions(con, f)
     all_ids = [r[0] for r in con.execute("SELECT player_id FROM players").fetchall()]
     with _rolled_back(con), _cpu(f"refresh_display_names ({len(all_ids)} ids)", times):
-        identity.refresh_display_names(con, all_ids)
+        decisions.refresh_display_names(con, all_ids)
     print(f"batch: {len(batch)} files, {len(touched)} players; batch API: {new_api}")
     print(f"{'step':<40} {'wall s':>8} {'CPU s':>8} {'compat calls':>13} {'pairs/merges':>13}")
     for label, (wall, cpu) in times.items():

@@ -31,9 +31,11 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from elopipe import dedup  # noqa: E402
-from elopipe.identity import event_key  # noqa: E402
-from elopipe.schema import ensure_schema  # noqa: E402
+from elopipe.identity import dedup  # noqa: E402
+from elopipe.read.names import (  # noqa: E402
+    event_key,  # noqa: E402
+)
+from elopipe.store.schema import ensure_schema  # noqa: E402
 
 EVENTS_PER_MONTH = 750
 POOL, REGIONS, ACTIVE = 200_000, 20, 600  # ACTIVE: players of a region who play this season

@@ -69,7 +69,7 @@ TIME_CONTROLS = ["90'/40+30'+30\"", "90'+30\"", "120'/40+30'", "90 min + 30 sec/
 FLOOR = 1400  # FIDE rating floor since March 2024: a weaker base-list player is unrated
 
 # `python -c` rather than `-m elopipe`: the package has no __main__ on every checkout
-CLI = "from elopipe.cli import main; main()"
+CLI = "from elopipe.cli.main import main; main()"
 
 _SYL = "ber sel ven lin nik vik dal holm gen stad mar ros kal tor by bru ley sund vag ham wick ton "
 _SYL += "fjor lund mo rud strø al ar en ka li no ri sa te vo hei mun os ra ul ek il or ste tveit gard"

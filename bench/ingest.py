@@ -1,15 +1,15 @@
 """Benchmark: PGN ingest speed against bare python-chess header reading (issue 2).
 
 Builds a PGN of at least 100,000 games by concatenating the real files of
-``../shared/data/pgn`` (each decoded with `elopipe.textio.decode_bytes`, written as UTF-8 with
+``../shared/data/pgn`` (each decoded with `elopipe.read.textio.decode_bytes`, written as UTF-8 with
 LF line ends) as many times as needed, cached in ``bench/_data/pgn/`` (git-ignored). Then, in the
 same run and on the same file, it times:
 
 - **baseline**: ``chess.pgn.read_headers`` in a loop over the file opened as UTF-8 text, the
   cheapest way python-chess has to walk every game;
-- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.pgn_reader.read_pgn` (no store),
+- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.read.pgn.reader.read_pgn` (no store),
   including the movetext hashes it may still compute in the background when it returns;
-- **ingest**: the full ``elopipe ingest`` path, `elopipe.ingest.ingest_paths([file], db)` into
+- **ingest**: the full ``elopipe ingest`` path, `elopipe.ingest.driver.ingest_paths([file], db)` into
   a fresh DuckDB file (hash, decode, parse, identity, one transaction).
 
 It prints games/s for each and the ratios to the baseline. The issue's floor is
@@ -36,9 +36,9 @@ from pathlib import Path
 
 import chess.pgn
 
-from elopipe.model import GameTable
-from elopipe.pgn_reader import read_pgn
-from elopipe.textio import decode_bytes
+from elopipe.read.pgn.reader import read_pgn
+from elopipe.read.records import GameTable
+from elopipe.read.textio import decode_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
@@ -99,7 +99,7 @@ def time_read_pgn(path: Path, workers: int = 1) -> tuple[int, float, float, str]
 
 
 def time_ingest(path: Path, workers: int = 1) -> tuple[int, float, float, str]:
-    from elopipe.ingest import ingest_paths
+    from elopipe.ingest.driver import ingest_paths
 
     with tempfile.TemporaryDirectory(prefix="elopipe-bench-") as tmp:
         db = Path(tmp) / "bench.duckdb"
@@ -125,8 +125,8 @@ def main() -> int:
     size_mb = path.stat().st_size / 1e6
     print(f"input: {path.relative_to(ROOT)} ({size_mb:.1f} MB, {expected:,} games by python-chess)")
     try:  # import every module the ingest path needs before the clocks start
-        import elopipe.ingest  # noqa: F401
-        import elopipe.trf_reader  # noqa: F401
+        import elopipe.ingest.driver  # noqa: F401
+        import elopipe.read.trf.reader  # noqa: F401
     except ImportError:
         args.no_ingest = True
 

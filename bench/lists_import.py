@@ -2,7 +2,7 @@
 
 Generates a synthetic combined list in FIDE's fixed-width layout (``players_list_foa.txt``:
 1.9M lines by default, about 40 % with a standard, rapid or blitz rating, like the real file)
-into ``bench/_data/`` (git-ignored), then times `elopipe.lists_import.import_list` into a fresh
+into ``bench/_data/`` (git-ignored), then times `elopipe.official.list_import.import_list` into a fresh
 DuckDB store. A baseline in the same run: DuckDB reading the same file as raw lines (the I/O
 floor), so the printed ratio does not depend on the machine.
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from elopipe.lists_import import import_list
-from elopipe.store import open_writer
+from elopipe.official.list_import import import_list
+from elopipe.store.connect import open_writer
 
 DATA = Path(__file__).resolve().parent / "_data"
 

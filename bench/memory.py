@@ -32,13 +32,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
 DATA = ROOT / "bench" / "_data" / "memory"
 # `elopipe` as the console script runs it, importable from PYTHONPATH (to measure another checkout)
-ELOPIPE = [sys.executable, "-c", "from elopipe.cli import main; main()"]
+ELOPIPE = [sys.executable, "-c", "from elopipe.cli.main import main; main()"]
 MB = 1_000_000
 BOMB_UNIT = "fide_candidates_2022_madrid_spain.pgn"  # 16 KB: repeats inside gzip's 32 KB window
 
 
 def _concat_unit() -> bytes:
-    from elopipe.textio import decode_bytes
+    from elopipe.read.textio import decode_bytes
 
     texts = []
     for p in sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn"):
@@ -62,7 +62,7 @@ def build_bomb(target_mb: int = 510) -> Path:
     """A .pgn.gz holding about `target_mb` MB of PGN (under the default 512 MiB cap)."""
     path = DATA / f"bomb_{target_mb}mb.pgn.gz"
     if not path.exists():
-        from elopipe.textio import decode_bytes
+        from elopipe.read.textio import decode_bytes
 
         unit = decode_bytes((SHARED_PGN / BOMB_UNIT).read_bytes()).text.strip("\n").encode("utf-8") + b"\n\n"
         DATA.mkdir(parents=True, exist_ok=True)

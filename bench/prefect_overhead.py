@@ -35,11 +35,11 @@ GOAL_SECONDS = 30.0
 
 BASELINE = """
 import sys
-from elopipe.ingest import ingest_paths
+from elopipe.ingest.driver import ingest_paths
 from elopipe.publish.outputs import publish_outputs
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
-from elopipe.publish_plan import DEFAULT_MAX_LISTS, changed_list_dates, select_dates
+from elopipe.store.connect import open_writer
+from elopipe.publish.plan import DEFAULT_MAX_LISTS, changed_list_dates, select_dates
 
 db, out, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 ingest_paths(paths, db)

@@ -12,7 +12,7 @@ the CLI into a fresh store, in the same run:
   cut into pieces of ``ELOPIPE_PIECE_BYTES`` (64 MiB), parsed by the workers, merged and written
   by the one writer;
 - **writer**: the load alone, in this process: the archive parsed once, then
-  `elopipe.loader.load_batch` timed into a fresh store (games/s into DuckDB).
+  `elopipe.ingest.loader.load_batch` timed into a fresh store (games/s into DuckDB).
 
 It prints games/s for each, the speed-up of 2 workers over 1, and CPU seconds (the elopipe
 process, its children, and the Dask workers' processes, sampled from /proc). On a 2-core
@@ -128,14 +128,14 @@ def ingest(label: str, archive: Path, db: Path, extra: list[str]):
 def parse_phase(address: str, archive: Path) -> tuple[int, float, float]:
     """Games, wall seconds and writer-side seconds of the parse phase alone: the archive's
     pieces planned here (the writer's one scan, timed apart), parsed by the cluster's workers
-    (`elopipe.parse_units.run_unit` through plain Dask, without Prefect or the store), results
+    (`elopipe.ingest.units.run_unit` through plain Dask, without Prefect or the store), results
     gathered here."""
     from distributed import Client
 
-    from elopipe.parse_units import Unit, run_unit
-    from elopipe.pgn_pieces import plan_pieces
-    from elopipe.scaleout import piece_bytes
-    from elopipe.sources import Source
+    from elopipe.ingest.pieces import plan_pieces
+    from elopipe.ingest.scaleout import piece_bytes
+    from elopipe.ingest.units import Unit, run_unit
+    from elopipe.read.sources import Source
 
     t0 = time.perf_counter()
     plan = plan_pieces(Source(str(archive)), piece_bytes())
@@ -151,10 +151,10 @@ def parse_phase(address: str, archive: Path) -> tuple[int, float, float]:
 
 def writer_rate(archive: Path, tmp: Path) -> tuple[int, float]:
     """Games and seconds of `load_batch` alone, for the archive parsed once in this process."""
-    from elopipe.ingest import parse_source
-    from elopipe.loader import load_batch
-    from elopipe.sources import Source
-    from elopipe.store import open_writer
+    from elopipe.ingest.loader import load_batch
+    from elopipe.read.parse import parse_source
+    from elopipe.read.sources import Source
+    from elopipe.store.connect import open_writer
 
     parsed = parse_source(Source(str(archive)))
     assert parsed.parsed is not None, parsed.rejected_reason

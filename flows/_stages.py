@@ -10,7 +10,7 @@ import logging
 from prefect import get_run_logger
 from prefect.exceptions import MissingContextError
 
-from elopipe.prefect_env import STAGE_LOGGER
+from elopipe.runtime.prefect_env import STAGE_LOGGER
 
 _terminal = logging.getLogger(STAGE_LOGGER)
 

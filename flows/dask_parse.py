@@ -2,7 +2,7 @@
 
 `ingest_files` runs with `task_runner(spec)` when a command is given `--dask`; its ingest driver
 then takes its batches from `cluster_parser(spec)`, whose units run as the Prefect task
-`parse_unit` on the cluster's workers (elopipe.parse_units). Each task is a Prefect task run (in
+`parse_unit` on the cluster's workers (elopipe.ingest.units). Each task is a Prefect task run (in
 the UI) and a Dask task: a worker that dies has its tasks run again by Dask on another worker.
 
 Imported only when `--dask` is given: prefect-dask and distributed are the optional
@@ -20,22 +20,22 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect_dask import DaskTaskRunner
 
-from elopipe.parse_units import Unit, UnitParser, UnitResult, run_unit
-from elopipe.scaleout import CONNECT_SECONDS, quiet
-from elopipe.sources import Source
+from elopipe.ingest.scaleout import CONNECT_SECONDS, quiet
+from elopipe.ingest.units import Unit, UnitParser, UnitResult, run_unit
+from elopipe.read.sources import Source
 
 
 # No cache and no stored result: the result goes straight to the writer, and the inputs (file
 # names) would not tell a changed file from its earlier version anyway.
 @task(name="parse", cache_policy=NO_CACHE, persist_result=False)
 def parse_unit(unit: Unit) -> UnitResult:
-    """Parse one unit of files or one piece of a large PGN (elopipe.parse_units.run_unit)."""
+    """Parse one unit of files or one piece of a large PGN (elopipe.ingest.units.run_unit)."""
     return run_unit(unit)
 
 
 def task_runner(address: str) -> DaskTaskRunner:
     """Prefect's task runner for the Dask scheduler at `address` (a local cluster's too: the
-    command starts it, elopipe.scaleout.local_cluster, so that `watch` keeps one for all its
+    command starts it, elopipe.ingest.scaleout.local_cluster, so that `watch` keeps one for all its
     batches)."""
     quiet()
     return DaskTaskRunner(address=address, client_kwargs={"timeout": f"{CONNECT_SECONDS * 2:g}s"})

@@ -1,6 +1,6 @@
 """`drop_folder` flow: one pass over a drop folder, for scheduled runs (`elopipe serve`).
 
-Takes the files that are stable over `settle_seconds` (elopipe.watcher.collect_arrived), runs
+Takes the files that are stable over `settle_seconds` (elopipe.ingest.watcher.collect_arrived), runs
 `pipeline` on them, then moves each to processed/ or quarantine/. A file still being written, or
 one that looks cut short and changed less than `incomplete_wait` seconds ago, is left for the
 next scheduled run; so is one that changed while the batch read it (it is loaded again then, as a
@@ -17,9 +17,7 @@ from pathlib import Path
 
 from prefect import flow
 
-from elopipe.sources import path_param
-from elopipe.store import DEFAULT_DB
-from elopipe.watcher import (
+from elopipe.ingest.watcher import (
     DEFAULT_INCOMPLETE_WAIT,
     FileOutcome,
     WatchStats,
@@ -27,6 +25,8 @@ from elopipe.watcher import (
     outcomes_by_path,
     run_batch_and_file,
 )
+from elopipe.read.sources import path_param
+from elopipe.store.connect import DEFAULT_DB
 from flows._stages import stage_line
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS

@@ -1,7 +1,7 @@
-"""`ingest_files` flow: the library's ingest driver (`elopipe.ingest.ingest_paths`) as a flow.
+"""`ingest_files` flow: the library's ingest driver (`elopipe.ingest.driver.ingest_paths`) as a flow.
 
 Parsing runs in worker processes when it pays and each batch of files is written in one DuckDB
-transaction (see elopipe.ingest and elopipe.loader). Between batches the driver checks
+transaction (see elopipe.ingest.driver and elopipe.ingest.loader). Between batches the driver checks
 `stop_requested()`, so Ctrl-C ends after the current batch's transaction.
 """
 
@@ -14,11 +14,11 @@ import os
 
 from prefect import Flow, flow
 
-from elopipe.ingest import FileResult, IngestSummary, ingest_paths
-from elopipe.interrupt import stop_requested
-from elopipe.scaleout import stage_folder
-from elopipe.sources import path_from_param
-from elopipe.store import DEFAULT_DB
+from elopipe.ingest.driver import FileResult, IngestSummary, ingest_paths
+from elopipe.ingest.scaleout import stage_folder
+from elopipe.read.sources import path_from_param
+from elopipe.runtime.interrupt import stop_requested
+from elopipe.store.connect import DEFAULT_DB
 from flows._stages import stage_line, stage_warning
 
 

@@ -1,6 +1,6 @@
 """`pipeline` flow, the main job: ingest -> rate -> publish, as three subflows.
 
-It holds the store's write lock for the whole run (elopipe.store.write_lock, re-entered by each
+It holds the store's write lock for the whole run (elopipe.store.connect.write_lock, re-entered by each
 stage), so a second run on the same DuckDB file waits with a message instead of interleaving
 its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it after the current batch's
 transaction, without rating or publishing.
@@ -19,9 +19,9 @@ from pathlib import Path
 
 from prefect import flow
 
-from elopipe.ingest import IngestSummary
-from elopipe.interrupt import stop_requested
-from elopipe.store import DEFAULT_DB, write_lock
+from elopipe.ingest.driver import IngestSummary
+from elopipe.runtime.interrupt import stop_requested
+from elopipe.store.connect import DEFAULT_DB, write_lock
 from flows._stages import stage_line, stage_warning
 from flows.ingest_files import ingest_flow
 from flows.publish import DEFAULT_MAX_LISTS, publish
@@ -73,7 +73,7 @@ def pipeline(
     no_moves: str | None = None,
 ) -> PipelineSummary:
     """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
-    lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish_plan).
+    lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish.plan).
 
     `dask_address`, `stage`, `dask_workers`: parse on that Dask cluster (see `ingest_files`).
     `no_moves`: what the games of a results export are to the rating (`rate_lists`).

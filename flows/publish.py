@@ -1,6 +1,6 @@
 """`publish` flow: lists and reports (elopipe.publish.publish_outputs) for the lists that changed.
 
-Which lists (elopipe.publish_plan.publish_changed): every changed one, or with `max_lists` the
+Which lists (elopipe.publish.plan.publish_changed): every changed one, or with `max_lists` the
 most recent changed lists plus older changed ones this output folder already holds; the lists of
 rating runs this folder has not taken (a `rate` on its own, a run killed before publishing); and
 the lists an interrupted publish (a kill, a full disk) left unwritten, even when nothing changed.
@@ -22,9 +22,9 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from elopipe import publish_plan
-from elopipe.publish_plan import DEFAULT_MAX_LISTS, SystemPublish
-from elopipe.store import DEFAULT_DB, open_writer
+from elopipe.publish import plan as publish_plan
+from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
+from elopipe.store.connect import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_warning
 
 __all__ = ["DEFAULT_MAX_LISTS", "publish", "publish_system"]
@@ -39,7 +39,7 @@ def publish_system(
     max_lists: int | None = DEFAULT_MAX_LISTS,
     own_run: int | None = None,
 ) -> SystemPublish | str | None:
-    """Write `system`'s outputs into `out` (elopipe.publish_plan.publish_changed). None when the
+    """Write `system`'s outputs into `out` (elopipe.publish.plan.publish_changed). None when the
     system has no list at all (e.g. fide-blitz on files without blitz events): not a failure.
     A file that cannot be written is returned as one line (str), not raised."""
     from elopipe.publish.atomic import describe
@@ -66,7 +66,7 @@ def publish(
 ) -> tuple[list[Path], list[str]]:
     """Publish each system's changed lists (`changed`, from rate_lists; None: the latest list of
     each system) to `out`, with the lists the folder missed (see the module docstring);
-    `max_lists` as in elopipe.publish_plan.select_dates (None: no limit); `rating_runs`: the
+    `max_lists` as in elopipe.publish.plan.select_dates (None: no limit); `rating_runs`: the
     rating run that produced each system's `changed`. A system with no list at all is reported
     and skipped, not an error. Returns (paths written, one line per system that failed)."""
     db_s, out_p = os.fspath(db), Path(out)

@@ -17,8 +17,8 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from elopipe.publish_plan import changed_list_dates
-from elopipe.store import DEFAULT_DB, open_writer
+from elopipe.publish.plan import changed_list_dates
+from elopipe.store.connect import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_warning
 
 DEFAULT_SYSTEMS = ("fide",)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from elopipe.store import open_writer
+from elopipe.store.connect import open_writer
 
 
 def build_store(

@@ -17,7 +17,7 @@ from elopipe.rating.fide_engine import (
 )
 from elopipe.rating.fide_run import load_inputs
 from elopipe.rating.periods import get_scheme
-from elopipe.schema import ensure_schema
+from elopipe.store.schema import ensure_schema
 
 SCORES = {"W": ("1-0", 1.0, 0.0), "D": ("1/2-1/2", 0.5, 0.5), "L": ("0-1", 0.0, 1.0)}
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from store_rows import db_rows
 
-import elopipe.parse_pool as pp
-from elopipe.ingest import ingest_paths
+import elopipe.ingest.parse_pool as pp
+from elopipe.ingest.driver import ingest_paths
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -58,9 +58,9 @@ def test_one_batch_equals_the_same_files_one_by_one(tmp_path: Path, monkeypatch)
 _KILLER = textwrap.dedent(
     """
     import os, signal, sys
-    import elopipe.loader as loader
-    import elopipe.parse_pool as pp
-    from elopipe.ingest import ingest_paths
+    import elopipe.ingest.loader as loader
+    import elopipe.ingest.parse_pool as pp
+    from elopipe.ingest.driver import ingest_paths
 
     pp.BATCH_FILES = int(sys.argv[3])
     real = loader._load
@@ -123,7 +123,7 @@ def test_an_unreadable_file_is_rejected_and_the_rest_of_its_batch_loads(tmp_path
 def test_a_store_made_before_the_event_columns_gets_them_filled(tmp_path: Path) -> None:
     import duckdb
 
-    from elopipe.store import open_writer
+    from elopipe.store.connect import open_writer
 
     db = tmp_path / "old.duckdb"
     ingest_paths([DATA / "trf" / "irl_bunratty_major_2011_crlf.trf", DATA / "pgn" / "wchcand22.pgn"], db)

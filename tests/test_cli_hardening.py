@@ -11,7 +11,7 @@ import pytest
 from test_publish_store import build_store
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 
 EVIL = "[/i]Evil, Markup"
 EVIL_TOURNAMENT = "[x] Cup :smile: [/]"
@@ -103,7 +103,7 @@ def test_sql_still_reads_tables_and_views_when_sandboxed(db: Path) -> None:
     res = _run("sql", "SELECT count(*) AS n FROM v_rating_list", "--db", str(db), "--format", "csv")
     assert res.exit_code == 0, res.output
     assert res.output.splitlines()[0] == "n" and int(res.output.splitlines()[1]) > 0
-    from elopipe.views import VIEWS
+    from elopipe.store.views import VIEWS
 
     for name in VIEWS:
         res = _run("sql", f"SELECT count(*) FROM {name}", "--db", str(db), "--format", "csv")
@@ -456,7 +456,7 @@ def test_library_code_never_leaves_a_duckdb_result_half_fetched():
 def test_tables_are_printed_whole_in_a_narrow_terminal_or_a_pipe(capsys):
     from rich.table import Table
 
-    from elopipe.cli_app import plain_console, print_table
+    from elopipe.cli.app import plain_console, print_table
 
     long = "Tournament " + "x" * 150 + " end"
     table = Table(title="t")
@@ -476,7 +476,7 @@ def test_run_on_a_busy_store_fails_at_once_without_prefect(tmp_path: Path) -> No
 
     db = tmp_path / "busy.duckdb"
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom elopipe.store import write_lock\n"
+        [sys.executable, "-c", "import sys, time\nfrom elopipe.store.connect import write_lock\n"
          f"with write_lock({str(db)!r}):\n    print('held', flush=True)\n    time.sleep(20)"],
         stdout=subprocess.PIPE,
         text=True,

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from test_publish_store import build_store
 
-from elopipe.ingest import ingest_paths
+from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
+from elopipe.store.connect import open_writer
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_pgn"
 

@@ -14,13 +14,13 @@ import pytest
 from store_rows import store_tables
 from typer.testing import CliRunner
 
-import elopipe.parse_units as pu
-from elopipe.cli import app
-from elopipe.commands.dask_opts import optional_dask_value
-from elopipe.ingest import ingest_paths
-from elopipe.parse_units import Unit, UnitParser, WorkerCannotSee, run_unit
-from elopipe.scaleout import ScaleOutError, check_reachable, spec_from
-from elopipe.sources import Source
+import elopipe.ingest.units as pu
+from elopipe.cli.commands.dask_opts import optional_dask_value
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
+from elopipe.ingest.scaleout import ScaleOutError, check_reachable, spec_from
+from elopipe.ingest.units import Unit, UnitParser, WorkerCannotSee, run_unit
+from elopipe.read.sources import Source
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data"
@@ -187,7 +187,7 @@ def test_a_service_that_is_not_a_scheduler_is_refused_in_one_line(tmp_path):
 
 
 def test_without_the_dask_packages_dask_says_how_to_install_them(tmp_path, monkeypatch):
-    import elopipe.scaleout as so
+    import elopipe.ingest.scaleout as so
 
     monkeypatch.setattr(so, "dask_installed", lambda: False)
     result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
@@ -248,7 +248,7 @@ def test_a_worker_that_does_not_see_a_file_fails_its_unit_rather_than_rejecting_
 
 def test_a_unit_that_fails_for_good_fails_its_whole_batch_and_no_later_one(tmp_path, monkeypatch):
     """The batches before the failed one stay loaded; nothing of its batch is written."""
-    import elopipe.parse_pool as pp
+    import elopipe.ingest.parse_pool as pp
 
     monkeypatch.setattr(pp, "BATCH_FILES", 3)
     files = sorted((DATA / "trf").glob("*.trf"))[:9]

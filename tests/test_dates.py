@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from elopipe.dates import parse_pgn_date, parse_trf_date, trf_date_candidates
+from elopipe.read.dates import parse_pgn_date, parse_trf_date, trf_date_candidates
 
 D = dt.date
 

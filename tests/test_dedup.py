@@ -10,12 +10,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe import dedup
-from elopipe.ingest import ParsedSource, ingest_paths
-from elopipe.loader import load_parsed_source
-from elopipe.model import GameRec, ParsedFile, PlayerRec, TournamentRec
-from elopipe.schema import ensure_schema
-from elopipe.sources import Source
+from elopipe.identity import dedup
+from elopipe.ingest.driver import ingest_paths
+from elopipe.ingest.loader import load_parsed_source
+from elopipe.read.parse import ParsedSource
+from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
+from elopipe.read.sources import Source
+from elopipe.store.schema import ensure_schema
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 CAND_TWIC = DATA / "pgn" / "wchcand22.pgn"

@@ -16,8 +16,8 @@ import chess
 import duckdb
 import pytest
 
-from elopipe import dedup
-from elopipe.ingest import ingest_paths
+from elopipe.identity import dedup
+from elopipe.ingest.driver import ingest_paths
 
 OTHER = {"1": "0", "0": "1", "=": "="}
 PGN_RESULT = {"1": "1-0", "0": "0-1", "=": "1/2-1/2", "*": "*"}
@@ -251,7 +251,7 @@ def test_the_other_sources_of_a_deleted_file_link_again_when_their_links_were_ta
     """The official TRF and two PGN exports of its top boards: one cluster per game, the TRF
     canonical. Deleting the TRF's rows (a loader replacing it) drops the clusters' links, the
     two exports' too; `linked_tournaments`, taken before, names what to re-link."""
-    from elopipe.loader import delete_file_rows
+    from elopipe.ingest.loader import delete_file_rows
 
     trf = _trf("Galway Spring Open 2025", "2025/04/05", "2025/04/07", list(range(1, 9)), EIGHT)
     top = [

@@ -15,10 +15,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe import dedup
-from elopipe.identity import event_key, tournament_spans
-from elopipe.ingest import ingest_paths
-from elopipe.schema import ensure_schema
+from elopipe.identity import dedup
+from elopipe.identity.nearby import tournament_spans
+from elopipe.ingest.driver import ingest_paths
+from elopipe.read.names import event_key
+from elopipe.store.schema import ensure_schema
 
 BASE = dt.date(2022, 6, 1)
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.ingest import ingest_paths
+from elopipe.ingest.driver import ingest_paths
 
 PGN = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
 FULL, PART = PGN / "wchcand22.pgn", PGN / "fide_candidates_2022_madrid_spain.pgn"
@@ -41,7 +41,7 @@ def test_a_report_by_name_finds_the_event_not_its_duplicate_export(tmp_path):
 def test_a_report_by_the_id_of_the_duplicate_export_points_to_the_event(tmp_path):
     from typer.testing import CliRunner
 
-    from elopipe.cli import app
+    from elopipe.cli.main import app
     from elopipe.publish.reports import canonical_event, find_tournament
 
     db = tmp_path / "s.duckdb"
@@ -66,7 +66,7 @@ def test_a_report_by_the_id_of_the_duplicate_export_points_to_the_event(tmp_path
 def test_report_names_a_redirect_only_when_the_event_asked_for_is_a_duplicate_export(tmp_path):
     from typer.testing import CliRunner
 
-    from elopipe.cli import app
+    from elopipe.cli.main import app
 
     db = tmp_path / "s.duckdb"
     ingest_paths([PART, FULL], db)
@@ -191,7 +191,7 @@ def test_shown_name_prefers_accents_and_mixed_case_and_follows_corrections(tmp_p
     """Among spellings of one player (same FIDE ID): 'Göl, İbrahim' before 'Gol, Ibrahim' and
     'Carlsen, Magnus' before 'CARLSEN, Magnus'; when a corrected file drops a spelling, the
     name shown no longer uses it."""
-    from elopipe.identity import refresh_display_names
+    from elopipe.identity.decisions import refresh_display_names
 
     db = tmp_path / "s.duckdb"
 

@@ -14,9 +14,9 @@ import pytest
 from store_rows import db_rows
 from typer.testing import CliRunner
 
-from elopipe import loader
-from elopipe.cli import app
-from elopipe.ingest import ingest_paths
+from elopipe.cli.main import app
+from elopipe.ingest import loader
+from elopipe.ingest.driver import ingest_paths
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn"
@@ -131,7 +131,7 @@ def test_run_on_a_full_disk_stops_after_ingest_with_one_warning_and_leaves_the_f
 
 def test_a_full_disk_hidden_behind_a_failed_rollback_is_still_one_line() -> None:
     """A failed COMMIT ends the transaction; the ROLLBACK after it fails too and hides the cause."""
-    from elopipe.store import is_disk_full
+    from elopipe.store.connect import is_disk_full
 
     try:
         try:
@@ -146,7 +146,7 @@ def test_a_full_disk_hidden_behind_a_failed_rollback_is_still_one_line() -> None
 def test_a_batch_whose_commit_makes_duckdb_give_the_store_up_is_named_in_one_line(tmp_path: Path, monkeypatch) -> None:
     """On a nearly full disk the batch's COMMIT can fail in its checkpoint, after which DuckDB
     refuses the connection: nothing of the batch is stored, the line names the batch."""
-    import elopipe.ingest as ingest
+    import elopipe.ingest.driver as ingest
 
     def invalidated(con, batch):
         raise duckdb.FatalException(

@@ -78,7 +78,7 @@ def test_loss_to_weaker_player_costs_more_than_to_stronger():
 
 
 def test_cli_elo_seed_vectors():
-    from elopipe.cli import app  # every command registered, as the console script has it
+    from elopipe.cli.main import app  # every command registered, as the console script has it
 
     runner = CliRunner()
     out = runner.invoke(app, ["elo", "1750", "--vs", "1810:W", "--k", "20"])
@@ -90,7 +90,7 @@ def test_cli_elo_seed_vectors():
 
 
 def test_cli_elo_bad_argument_exits_2():
-    from elopipe.cli import app
+    from elopipe.cli.main import app
 
     out = CliRunner().invoke(app, ["elo", "1750", "--vs", "1810-W"])
     assert out.exit_code == 2
@@ -109,7 +109,7 @@ def test_cli_elo_bad_argument_exits_2():
     ],
 )
 def test_cli_elo_refuses_numbers_that_are_no_rating_in_one_line(args, words):
-    from elopipe.cli import app
+    from elopipe.cli.main import app
 
     out = CliRunner().invoke(app, ["elo", *args])
     assert out.exit_code == 2 and words in out.output and "Traceback" not in out.output

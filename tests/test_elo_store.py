@@ -12,7 +12,7 @@ from elopipe.rating import store_io
 from elopipe.rating.elo import rate_period
 from elopipe.rating.elo_run import rate_elo, run_elo
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
+from elopipe.store.connect import open_writer
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import duckdb
 
-from elopipe.ingest import ingest_paths
+from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
 
 TRF = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trf"

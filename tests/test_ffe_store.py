@@ -9,7 +9,7 @@ from ffe_store_helpers import build_store, d
 from elopipe.rating import store_io
 from elopipe.rating.ffe_rapid import RAPID
 from elopipe.rating.ffe_run import run_ffe
-from elopipe.store import open_writer
+from elopipe.store.connect import open_writer
 
 
 def q(con, sql: str) -> pl.DataFrame:
@@ -180,7 +180,7 @@ def test_registry_options_through_and_errors(v1_store):
 def test_cli_rate_ffe_with_param(v1_store):
     from typer.testing import CliRunner
 
-    from elopipe.cli import app
+    from elopipe.cli.main import app
 
     out = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(v1_store), "--param", "strict_boundary=true"])
     assert out.exit_code == 0, out.output

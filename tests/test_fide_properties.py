@@ -17,7 +17,7 @@ from elopipe.rating.fide_reference import rate_period_python
 from elopipe.rating.periods import get_scheme, per_event_calendar
 from elopipe.rating.rounding import div_round, round_decimal, round_x100, round_x100_expr
 from elopipe.rating.tables import dp, dp_expr, dp_table, pd_table, pd_x100, pd_x100_expr
-from elopipe.rating.timecontrol import classify_pgn, classify_text, pgn_minutes, text_minutes
+from elopipe.read.rate_of_play import classify_pgn, classify_text, pgn_minutes, text_minutes
 
 # ---- tables -------------------------------------------------------------------------------
 

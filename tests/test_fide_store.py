@@ -9,10 +9,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from elopipe.cli import app
-from elopipe.ingest import ingest_paths
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
+from elopipe.store.connect import open_writer
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trf"
 LATE = ["irl_kilkenny_masters_2011_gms_national_ids.trf", "irl_galway_major_2011_partial_birthdates.trf"]

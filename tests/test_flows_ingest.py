@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.interrupt import clear_stop, request_stop
-from elopipe.store import open_reader
+from elopipe.runtime.interrupt import clear_stop, request_stop
+from elopipe.store.connect import open_reader
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -31,7 +31,7 @@ def _store_facts(db: Path) -> tuple[list[tuple], int, int]:
 
 
 def test_parallel_parse_loads_exactly_what_a_serial_parse_loads(tmp_path: Path, monkeypatch) -> None:
-    import elopipe.parse_pool as pp
+    import elopipe.ingest.parse_pool as pp
     import flows.ingest_files as fi
 
     serial = fi.ingest_files([str(SAMPLE)], str(tmp_path / "serial.duckdb"))
@@ -48,8 +48,8 @@ def test_parallel_parse_loads_exactly_what_a_serial_parse_loads(tmp_path: Path, 
 
 
 def test_stop_request_ends_after_the_current_batchs_transaction(tmp_path: Path, monkeypatch) -> None:
-    import elopipe.ingest as ingest
-    import elopipe.parse_pool as pp
+    import elopipe.ingest.driver as ingest
+    import elopipe.ingest.parse_pool as pp
     import flows.ingest_files as fi
 
     monkeypatch.setattr(pp, "BATCH_FILES", 1)  # one file per batch: the stop falls between files
@@ -91,7 +91,7 @@ def test_a_dead_parser_process_rejects_its_file_with_the_reason_and_the_rest_sti
     import concurrent.futures as cf
     from concurrent.futures.process import BrokenProcessPool
 
-    import elopipe.parse_pool as pp
+    import elopipe.ingest.parse_pool as pp
     import flows.ingest_files as fi
 
     class DeadPool:

@@ -1,11 +1,11 @@
-"""Which changed lists the publish flow writes (elopipe.publish_plan); no Prefect needed."""
+"""Which changed lists the publish flow writes (elopipe.publish.plan); no Prefect needed."""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
 
-from elopipe.publish_plan import has_published, published_dates, remember, select_dates
+from elopipe.publish.plan import has_published, published_dates, remember, select_dates
 
 
 def _months(year: int, n: int) -> list[dt.date]:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import elopipe.publish.atomic as atomic
-from elopipe.publish_plan import pending_dates, published_dates
-from elopipe.store import open_reader
+from elopipe.publish.plan import pending_dates, published_dates
+from elopipe.store.connect import open_reader
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
@@ -80,7 +80,7 @@ def test_run_publishes_the_lists_a_rate_on_its_own_changed(tmp_path: Path) -> No
     publish saw: the next run writes them, although its own rating changes nothing."""
     from typer.testing import CliRunner
 
-    from elopipe.cli import app
+    from elopipe.cli.main import app
     from elopipe.publish import write_list
     from flows.pipeline import pipeline
 

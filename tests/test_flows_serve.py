@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.store import open_reader
+from elopipe.store.connect import open_reader
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ from ffe_store_helpers import build_store, d
 
 from elopipe.rating import store_io
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
+from elopipe.store.connect import open_writer
 
 
 def test_glicko2_lists_store_rd_and_volatility_and_age_idle_players(tmp_path):

@@ -12,15 +12,15 @@ from store_rows import db_rows
 from trf_build import block, row
 from typer.testing import CliRunner
 
-from elopipe import pgn_reader
-from elopipe.cli import app
-from elopipe.dates import latest_plausible
-from elopipe.ingest import ingest_paths
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
 from elopipe.rating import elo_run, ffe_run, fide_run
 from elopipe.rating.periods import get_scheme, per_event_calendar
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
-from elopipe.trf_reader import read_trf
+from elopipe.read.dates import latest_plausible
+from elopipe.read.pgn import reader as pgn_reader
+from elopipe.read.trf.reader import read_trf
+from elopipe.store.connect import open_writer
 
 runner = CliRunner()
 

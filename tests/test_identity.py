@@ -9,13 +9,14 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from elopipe import identity
-from elopipe.identity import IdentityError, fold, name_key, name_key_sql, names_compatible
-from elopipe.ingest import ParsedSource
-from elopipe.loader import load_parsed_source
-from elopipe.model import GameRec, ParsedFile, PlayerRec, TournamentRec
-from elopipe.schema import ensure_schema
-from elopipe.sources import Source
+from elopipe.identity import decisions
+from elopipe.identity.decisions import IdentityError
+from elopipe.ingest.loader import load_parsed_source
+from elopipe.read.names import fold, name_key, name_key_sql, names_compatible
+from elopipe.read.parse import ParsedSource
+from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
+from elopipe.read.sources import Source
+from elopipe.store.schema import ensure_schema
 
 D0, D1 = dt.date(2024, 1, 5), dt.date(2024, 1, 7)
 
@@ -140,7 +141,7 @@ def test_initials_not_linked_when_two_players_fit() -> None:
     _load(con, _pgn("Open X 2024", [("Carlsen,M", None), ("Duda,J", None)]), "/v/b.pgn")
     names = [p[1] for p in _players(con)]
     assert names.count("Carlsen,M") == 1  # a player of its own
-    reasons = {(s["reason"], s["name_a"], s["name_b"]) for s in identity.suspects(con)}
+    reasons = {(s["reason"], s["name_a"], s["name_b"]) for s in decisions.suspects(con)}
     assert any(r == "abbreviated_name" and "Carlsen,M" in (a, b) for r, a, b in reasons)
 
 
@@ -159,7 +160,7 @@ def test_different_fide_ids_are_never_merged() -> None:
     smiths = [p for p in _players(con) if p[1] == "Smith, John"]
     assert sorted(p[2] for p in smiths) == [100, 200]
     with pytest.raises(IdentityError, match="never merged"):
-        identity.merge_players(con, smiths[0][0], smiths[1][0], "test")
+        decisions.merge_players(con, smiths[0][0], smiths[1][0], "test")
 
 
 def test_match_order_fide_id_then_national_id_then_birth_year_then_federation() -> None:
@@ -226,7 +227,7 @@ def test_merge_survives_reingest_of_a_corrected_file() -> None:
     )
     ids = dict((n, i) for i, n, _ in _players(con))
     kept, other = ids["Kasparov, Garry"], ids["Kasparow, Garri"]
-    identity.merge_players(con, kept, other, "same person, transliteration", decided_by="arbiter")
+    decisions.merge_players(con, kept, other, "same person, transliteration", decided_by="arbiter")
     assert _games_of(con, kept) == 2 and _games_of(con, other) == 0
     rules = con.execute(
         "SELECT DISTINCT match_rule, confidence FROM player_aliases WHERE name_as_written = 'Kasparow, Garri'"
@@ -258,7 +259,7 @@ def test_split_survives_reingest_of_a_corrected_file() -> None:
     pid = next(i for i, n, _ in _players(con) if n == "Nielsen, Peter")
     assert _games_of(con, pid) == 2
     tid = con.execute("SELECT tournament_id FROM tournaments WHERE name = 'Junior C'").fetchone()[0]
-    new = identity.split_player(con, pid, "a junior namesake", tournament_ids=[tid])
+    new = decisions.split_player(con, pid, "a junior namesake", tournament_ids=[tid])
     assert _games_of(con, pid) == 1 and _games_of(con, new) == 1
     corrected = _pgn(
         "Junior C", [("Nielsen, Peter", None), ("C, D", None)], pairs=((0, 1, 1, "1-0"), (1, 0, 2, "1-0")),
@@ -282,16 +283,16 @@ def test_split_requires_criteria_and_a_match() -> None:
     _load(con, _pgn("Open A", [("Nielsen, Peter", None), ("A, B", None)]), "/v/a.pgn")
     pid = _players(con)[0][0]
     with pytest.raises(IdentityError):
-        identity.split_player(con, pid, "no criteria")
+        decisions.split_player(con, pid, "no criteria")
     with pytest.raises(IdentityError):
-        identity.split_player(con, pid, "nothing matches", name="Somebody Else")
+        decisions.split_player(con, pid, "nothing matches", name="Somebody Else")
 
 
 def test_suspects_show_same_name_and_birth_year_with_two_fide_ids() -> None:
     con = _con()
     _load(con, _pgn("A", [("Ivanov, Ivan", 11), ("X, Y", None)], extra={0: {"birth_year": 1980}}), "/v/a.pgn")
     _load(con, _pgn("B", [("Ivanov, Ivan", 22), ("Z, Q", None)], extra={0: {"birth_year": 1980}}), "/v/b.pgn")
-    found = [s for s in identity.suspects(con) if s["reason"] == "same_name_birth_year"]
+    found = [s for s in decisions.suspects(con) if s["reason"] == "same_name_birth_year"]
     assert len(found) == 1
     assert "different FIDE IDs" in found[0]["evidence"]
 
@@ -309,5 +310,5 @@ def test_suspects_show_one_national_id_on_two_players() -> None:
         "/v/b.pgn",
     )
     assert [p[1] for p in _players(con)].count("Roux, Paul") == 2  # the birth years contradict
-    found = [s for s in identity.suspects(con) if s["reason"] == "same_national_id"]
+    found = [s for s in decisions.suspects(con) if s["reason"] == "same_national_id"]
     assert len(found) == 1 and "1963" in found[0]["evidence"] and "1965" in found[0]["evidence"]

@@ -13,12 +13,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe import identity
-from elopipe.ingest import ParsedSource, parse_source
-from elopipe.loader import load_parsed_source
-from elopipe.model import GameRec, ParsedFile, PlayerRec, TournamentRec
-from elopipe.schema import ensure_schema
-from elopipe.sources import Source
+from elopipe.identity import consolidate, decisions, nearby
+from elopipe.ingest.loader import load_parsed_source
+from elopipe.read import names
+from elopipe.read.parse import ParsedSource, parse_source
+from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
+from elopipe.read.sources import Source
+from elopipe.store.schema import ensure_schema
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 REAL_FILES = [
@@ -70,19 +71,19 @@ def _load_as_batch(con, sources: list[ParsedSource], monkeypatch) -> list[int]:
     """Load each file without the store-side decisions, then run them once over all the file ids,
     as the batch loader does at the end of a batch."""
     with monkeypatch.context() as m:
-        m.setattr(identity, "apply_manual_decisions", lambda *a, **k: 0)
-        m.setattr(identity, "consolidate", lambda *a, **k: [])
+        m.setattr(decisions, "apply_manual_decisions", lambda *a, **k: 0)
+        m.setattr(consolidate, "consolidate", lambda *a, **k: [])
         ids = _load_one_by_one(con, sources)
     con.execute("BEGIN TRANSACTION")
-    identity.apply_manual_decisions(con, ids)
-    identity.consolidate(con, ids)
+    decisions.apply_manual_decisions(con, ids)
+    consolidate.consolidate(con, ids)
     players = [
         r[0]
         for r in con.execute(
             "SELECT DISTINCT player_id FROM tournament_players WHERE file_id IN (SELECT UNNEST(?))", [ids]
         ).fetchall()
     ]
-    identity.refresh_display_names(con, players)
+    decisions.refresh_display_names(con, players)
     con.execute("COMMIT")
     return ids
 
@@ -235,17 +236,17 @@ def test_initials_compare_only_the_batch_players_and_their_namesakes(monkeypatch
     ]
     _load_one_by_one(con, sources[:-1])
     calls = []
-    real = identity.names_compatible
-    monkeypatch.setattr(identity, "names_compatible", lambda a, b: calls.append((a, b)) or real(a, b))
+    real = names.names_compatible
+    monkeypatch.setattr(consolidate, "names_compatible", lambda a, b: calls.append((a, b)) or real(a, b))
     with monkeypatch.context() as m:
-        m.setattr(identity, "consolidate", lambda *a, **k: [])
+        m.setattr(consolidate, "consolidate", lambda *a, **k: [])
         (fid,) = _load_one_by_one(con, sources[-1:])
     calls.clear()
     touched = {
         r[0] for r in con.execute("SELECT player_id FROM tournament_players WHERE file_id = ?", [fid]).fetchall()
     }
     anchors = {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [fid]).fetchall()}
-    assert identity._initials_pairs(con, touched, anchors) == []
+    assert consolidate._initials_pairs(con, touched, anchors) == []
     assert calls == []
     # one abbreviated namesake in the event: one pair compared, and merged
     calls.clear()
@@ -271,7 +272,7 @@ def test_apply_manual_decisions_costs_one_query_without_decisions() -> None:
     con = _con()
     ids = _load_one_by_one(con, _synthetic_sources()[1:3])
     counting = _Counting(con)
-    assert identity.apply_manual_decisions(counting, ids) == 0
+    assert decisions.apply_manual_decisions(counting, ids) == 0
     assert counting.n == 1
 
 
@@ -294,9 +295,9 @@ def test_apply_manual_decisions_over_a_batch_reapplies_a_split_and_a_merge(monke
     ids = {n: i for i, n in con.execute("SELECT player_id, name FROM players").fetchall()}
     pid = ids["Nielsen, Peter"]
     tid = con.execute("SELECT tournament_id FROM tournaments WHERE name = 'Junior C'").fetchone()[0]
-    new = identity.split_player(con, pid, "a junior namesake", tournament_ids=[tid])
+    new = decisions.split_player(con, pid, "a junior namesake", tournament_ids=[tid])
     kept, other = ids["Kasparov, Garry"], ids["Kasparow, Garri"]
-    identity.merge_players(con, kept, other, "transliteration")
+    decisions.merge_players(con, kept, other, "transliteration")
     # corrected versions of both sides of the split and of the merged player's file, in one batch
     two = ((0, 1, 1, "1-0"), (1, 0, 2, "1-0"))
     batch = _load_as_batch(
@@ -318,7 +319,7 @@ def test_apply_manual_decisions_over_a_batch_reapplies_a_split_and_a_merge(monke
             f"UPDATE {table} SET {col} = ? WHERE {col} = ? AND file_id IN (SELECT UNNEST(?))", [other, kept, batch]
         )
     assert _games_of(con, other) == 4
-    assert identity.apply_manual_decisions(con, batch) == 1
+    assert decisions.apply_manual_decisions(con, batch) == 1
     assert (_games_of(con, kept), _games_of(con, other)) == (4, 0)
     assert con.execute("SELECT count(*) FROM tournament_players WHERE player_id = ?", [other]).fetchone()[0] == 0
 
@@ -360,7 +361,7 @@ def _random_store(rng) -> duckdb.DuckDBPyConnection:
 
 def _reference_initials_pairs(con, touched: set[int], anchors: set[int]) -> set[tuple]:
     """`_initials_pairs` by its definition, in Python, comparing every two players of each event."""
-    spans = identity.tournament_spans(con)
+    spans = nearby.tournament_spans(con)
     rows = {
         r[0]: r
         for r in con.execute(
@@ -374,7 +375,7 @@ def _reference_initials_pairs(con, touched: set[int], anchors: set[int]) -> set[
     events: dict[frozenset, list[int]] = {}
     for t in anchors:
         if spans[t][0]:
-            members = frozenset(o for o in spans if o == t or identity.same_event(spans[t], spans[o]))
+            members = frozenset(o for o in spans if o == t or nearby.same_event(spans[t], spans[o]))
             if len(members) > 1:
                 events.setdefault(members, []).append(t)
     out = set()
@@ -385,14 +386,14 @@ def _reference_initials_pairs(con, touched: set[int], anchors: set[int]) -> set[
                 q
                 for q in group
                 if q != p
-                and identity.names_compatible(rows[p][1], rows[q][1])
-                and identity._compatible_rows(rows[p], rows[q])
+                and names.names_compatible(rows[p][1], rows[q][1])
+                and consolidate._compatible_rows(rows[p], rows[q])
             ]
             for p in group
         }
         for p in {p for t in ts for p in entries.get(t, set()) if p in touched}:
             if len(compat[p]) == 1 and compat[compat[p][0]] == [p]:
-                kept, other = identity._kept_first(rows[p], rows[compat[p][0]])
+                kept, other = consolidate._kept_first(rows[p], rows[compat[p][0]])
                 out.add((kept[0], other[0], "initials_context"))
     return out
 
@@ -403,7 +404,7 @@ def test_initials_pairs_by_joins_are_those_of_the_rule(seed: int) -> None:
     con = _random_store(rng)
     touched = set(rng.sample(range(1, 61), 25))
     anchors = set(rng.sample(range(1, 13), 5))
-    got = identity._initials_pairs(con, touched, anchors)
+    got = consolidate._initials_pairs(con, touched, anchors)
     assert len(got) == len(set(got))
     assert set(got) == _reference_initials_pairs(con, touched, anchors)
 
@@ -428,7 +429,7 @@ def test_display_names_of_many_players_come_from_their_latest_official_list() ->
     )
     # players 0-9 are on no list: their fullest written name wins
     con.execute("DELETE FROM official_lists WHERE player_id < 10")
-    identity.refresh_display_names(con, range(n))
+    decisions.refresh_display_names(con, range(n))
     names = dict(con.execute("SELECT player_id, name FROM players").fetchall())
     assert all(names[p] == f"Last, L {p}" for p in range(10, n))
     assert all(names[p] == f"Written, Fullest Name {p}" for p in range(10))

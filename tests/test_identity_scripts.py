@@ -4,8 +4,8 @@ from pathlib import Path
 
 import duckdb
 
-from elopipe.identity import name_key
-from elopipe.ingest import ingest_paths
+from elopipe.ingest.driver import ingest_paths
+from elopipe.read.names import name_key
 
 
 def test_name_keys_keep_non_latin_letters():

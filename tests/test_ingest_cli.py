@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 TRF = DATA / "trf" / "irl_gonzaga_classic_2008_fide_ids.trf"

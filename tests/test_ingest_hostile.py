@@ -8,10 +8,10 @@ import pytest
 from store_rows import db_rows
 from typer.testing import CliRunner
 
-from elopipe import sources
-from elopipe.cli import app
-from elopipe.ingest import parse_source
-from elopipe.sources import Source
+from elopipe.cli.main import app
+from elopipe.read import sources
+from elopipe.read.parse import parse_source
+from elopipe.read.sources import Source
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn" / "wchcand22.pgn"

@@ -10,10 +10,10 @@ import polars as pl
 import pytest
 from store_rows import db_rows
 
-from elopipe import loader
-from elopipe.duck_frames import registered
-from elopipe.ingest import ingest_paths
-from elopipe.store import is_interrupt
+from elopipe.ingest import loader
+from elopipe.ingest.driver import ingest_paths
+from elopipe.store.connect import is_interrupt
+from elopipe.store.frames import registered
 
 PGN = Path(__file__).resolve().parents[1] / "sample_pgn"
 

@@ -82,7 +82,7 @@ PARENT = textwrap.dedent(
     """
     import os, subprocess, sys, time
     child = subprocess.Popen([sys.executable, "-c",
-        "import os, sys, time; from elopipe.lifeline import exit_with; exit_with(int(sys.argv[1])); "
+        "import os, sys, time; from elopipe.runtime.lifeline import exit_with; exit_with(int(sys.argv[1])); "
         "print('READY', flush=True); time.sleep(600)", str(os.getpid())], stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == 'READY'
     print(child.pid, flush=True)

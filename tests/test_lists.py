@@ -9,10 +9,10 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from elopipe.cli import app
-from elopipe.lists_compare import compare_lists
-from elopipe.lists_import import ListFormatError, import_list
-from elopipe.schema import ensure_schema
+from elopipe.cli.main import app
+from elopipe.official.list_compare import compare_lists
+from elopipe.official.list_import import ListFormatError, import_list
+from elopipe.store.schema import ensure_schema
 
 # FIDE's standard-list layout (label, width); the header labels start the columns
 STD = [("ID Number", 15), ("Name", 61), ("Fed", 4), ("Sex", 4), ("Tit", 5), ("WTit", 5), ("OTit", 15),
@@ -336,7 +336,7 @@ SAN_VIATOR = (
 
 @pytest.mark.skipif(not SAN_VIATOR.exists(), reason="shared data not present")
 def test_an_imported_list_is_the_base_of_the_next_rating(tmp_path: Path) -> None:
-    from elopipe.ingest import ingest_paths
+    from elopipe.ingest.driver import ingest_paths
     from elopipe.rating.run import rate
 
     db = tmp_path / "s.duckdb"
@@ -362,7 +362,7 @@ def test_an_imported_list_is_the_base_of_the_next_rating(tmp_path: Path) -> None
 
 def test_an_imported_k10_below_2400_keeps_k10(tmp_path: Path) -> None:
     """FIDE B.02 8.3.3: once 2400 was reached, K stays 10. A list that shows K 10 at 2350 says so."""
-    from elopipe.ingest import ingest_paths
+    from elopipe.ingest.driver import ingest_paths
     from elopipe.rating.run import rate
 
     db = tmp_path / "s.duckdb"
@@ -423,7 +423,7 @@ def test_the_latest_official_list_gives_the_name_after_a_name_change(tmp_path: P
             " VALUES (1, ?, 'Doe, Jane Elizabeth', 1)",
             [pid],
         )
-        from elopipe.identity import refresh_display_names
+        from elopipe.identity.decisions import refresh_display_names
 
         refresh_display_names(con, [pid])
         assert con.execute(shown).fetchall() == [("Smith, Jane",)]

@@ -5,11 +5,11 @@ from decimal import Decimal
 
 import pytest
 
-from elopipe.ingest import ParsedSource
-from elopipe.loader import load_parsed_source
-from elopipe.model import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
-from elopipe.sources import Source
-from elopipe.store import open_writer
+from elopipe.ingest.loader import load_parsed_source
+from elopipe.read.parse import ParsedSource
+from elopipe.read.records import GameRec, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
+from elopipe.read.sources import Source
+from elopipe.store.connect import open_writer
 
 
 def _parsed(result: str = "1-0") -> ParsedFile:

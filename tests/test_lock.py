@@ -1,4 +1,4 @@
-"""The store's write lock, exercised with real processes (elopipe.store)."""
+"""The store's write lock, exercised with real processes (elopipe.store.connect)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.store import StoreBusyError, holds_write_lock, open_reader, open_writer, write_lock
+from elopipe.store.connect import StoreBusyError, holds_write_lock, open_reader, open_writer, write_lock
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[1]
 WRITER = textwrap.dedent(
     """
     import sys, time
-    from elopipe.store import open_writer
+    from elopipe.store.connect import open_writer
     db, tag, hold = sys.argv[1], sys.argv[2], float(sys.argv[3])
     def waiting(msg):
         print("WAITING " + msg, flush=True)

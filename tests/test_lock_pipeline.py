@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from elopipe.store import open_reader
+from elopipe.store.connect import open_reader
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_pgn"
@@ -22,7 +22,7 @@ ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
 HOLDER = textwrap.dedent(
     """
     import sys
-    from elopipe.store import write_lock
+    from elopipe.store.connect import write_lock
     with write_lock(sys.argv[1]):
         print("HELD", flush=True)
         sys.stdin.readline()

@@ -1,4 +1,4 @@
-"""The column-wise PGN path (elopipe.pgn_columns) gives exactly what reading game by game gives.
+"""The column-wise PGN path (elopipe.read.pgn.columns) gives exactly what reading game by game gives.
 
 `read_pgn` reads the games `pgn_columns.analyse` vouches for as columns and the others one by
 one. Each test reads a text both ways (the one-by-one way with `pgn_reader.USE_COLUMNS` off: the
@@ -15,10 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elopipe import pgn_columns, pgn_reader
-from elopipe.model import GameTable, ParsedFile
-from elopipe.pgn_reader import read_pgn
-from elopipe.textio import decode_bytes
+from elopipe.read.pgn import columns as pgn_columns
+from elopipe.read.pgn import reader as pgn_reader
+from elopipe.read.pgn.reader import read_pgn
+from elopipe.read.records import GameTable, ParsedFile
+from elopipe.read.textio import decode_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
@@ -239,8 +240,8 @@ def test_reading_the_bytes_undecoded_gives_the_same(name: str) -> None:
 
 
 def test_ingest_reports_the_encoding_whichever_way_the_bytes_were_read(tmp_path: Path) -> None:
-    from elopipe.ingest import parse_source
-    from elopipe.sources import Source
+    from elopipe.read.parse import parse_source
+    from elopipe.read.sources import Source
 
     text = decode_bytes((SHARED_PGN / "wchcand22.pgn").read_bytes()).text.replace("\r\n", "\n")
     cases = {

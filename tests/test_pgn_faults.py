@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elopipe.model import ParsedFile
-from elopipe.pgn_reader import looks_like_pgn, movetext_hash, movetext_tokens, read_pgn
-from elopipe.textio import decode_bytes
+from elopipe.read.pgn.reader import looks_like_pgn, movetext_hash, movetext_tokens, read_pgn
+from elopipe.read.records import ParsedFile
+from elopipe.read.textio import decode_bytes
 
 MOVES_20 = "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7"
 
@@ -616,7 +616,7 @@ def test_move_offsets_name_the_same_moves_as_the_replay_on_real_files() -> None:
     """The illegal-move line comes from `_san_offsets`; it must see the moves the replay sees."""
     from pathlib import Path
 
-    from elopipe.pgn_reader import _san_offsets, _san_words
+    from elopipe.read.pgn.reader import _san_offsets, _san_words
 
     data = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
     n = 0

@@ -16,9 +16,9 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
-from elopipe.model import ParsedFile
-from elopipe.pgn_reader import looks_like_pgn, read_pgn
-from elopipe.textio import decode_bytes
+from elopipe.read.pgn.reader import looks_like_pgn, read_pgn
+from elopipe.read.records import ParsedFile
+from elopipe.read.textio import decode_bytes
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
 FILES = sorted(p for p in DATA.iterdir() if p.suffix.lower() == ".pgn") if DATA.is_dir() else []
@@ -207,7 +207,7 @@ def test_time_controls_and_event_types() -> None:
 
 
 def test_parallel_workers_give_the_same_result(monkeypatch: pytest.MonkeyPatch) -> None:
-    import elopipe.pgn_reader as reader
+    import elopipe.read.pgn.reader as reader
 
     text = "".join(decode_bytes(p.read_bytes()).text.strip("\n") + "\n\n" for p in FILES)
     one = read_pgn(text)

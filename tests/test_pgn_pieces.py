@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from test_streaming import FILES, SHARED_PGN, _assert_same, _hostile_text
 
-from elopipe import sources
-from elopipe.ingest import parse_source
-from elopipe.pgn_pieces import PgnPiece, PiecePlan, assemble, parse_piece, plan_pieces
-from elopipe.sources import Source
+from elopipe.ingest.pieces import PgnPiece, PiecePlan, assemble, parse_piece, plan_pieces
+from elopipe.read import sources
+from elopipe.read.parse import parse_source
+from elopipe.read.sources import Source
 
 TINY = 6000
 

@@ -1,4 +1,4 @@
-"""The result-normalisation table and the FIDE time-control classes of `elopipe.pgn_results`."""
+"""The result-normalisation table and the FIDE time-control classes of `elopipe.read.pgn.results`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from elopipe.pgn_results import SCORES, minutes_for_60_moves, normalise_result, rate_class
+from elopipe.read.pgn.results import SCORES, minutes_for_60_moves, normalise_result, rate_class
 
 
 @pytest.mark.parametrize(

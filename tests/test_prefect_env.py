@@ -1,4 +1,4 @@
-"""elopipe.prefect_env: Prefect's environment set before Prefect is imported."""
+"""elopipe.runtime.prefect_env: Prefect's environment set before Prefect is imported."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from elopipe import prefect_env
+from elopipe.runtime import prefect_env
 
 LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 

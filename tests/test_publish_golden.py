@@ -64,7 +64,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 from elopipe.publish.lists import rating_list
 from elopipe.publish.reports import write_report
 
@@ -93,7 +93,7 @@ def rated_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip(f"shared TRF corpus not found at {TRF}")
     if not _rate_available():
         pytest.skip("FIDE engine not available yet (no `elopipe rate` command registered)")
-    from elopipe.ingest import ingest_paths
+    from elopipe.ingest.driver import ingest_paths
 
     db = tmp_path_factory.mktemp("golden") / "golden.duckdb"
     ingest_paths([TRF / f for _, f, _ in CASES], db)

@@ -12,7 +12,7 @@ import pytest
 from test_publish_store import FEB, JAN, build_store
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 from elopipe.publish import publish_outputs, write_list
 from elopipe.publish.diff import diff_lists
 from elopipe.publish.fidetxt import rating_header, to_fide_txt
@@ -233,7 +233,7 @@ def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
 
 def test_fide_txt_reads_back_with_the_official_list_importer(con, tmp_path: Path) -> None:
     """Our TXT is laid out so that the importer of FIDE's own files (issue 7) reads it."""
-    from elopipe.lists_import import read_list
+    from elopipe.official.list_import import read_list
 
     path = write_list(con, "fide", FEB, tmp_path, ["txt"])[0]
     mem = duckdb.connect()

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import elopipe.publish.atomic as atomic
 from elopipe.publish import write_list
-from elopipe.publish_plan import LEDGER, pending_dates, publish_changed, publish_recorded, published_dates
+from elopipe.publish.plan import LEDGER, pending_dates, publish_changed, publish_recorded, published_dates
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -140,7 +140,7 @@ def test_kill_9_mid_publish_then_publish_command_finishes_it(store: Path, tmp_pa
         import os, signal
         import duckdb
         import elopipe.publish.atomic as atomic
-        from elopipe.publish_plan import publish_recorded
+        from elopipe.publish.plan import publish_recorded
         from test_publish_store import FEB, JAN
         real = atomic._fsync
         def fsync(path):
@@ -160,7 +160,7 @@ def test_kill_9_mid_publish_then_publish_command_finishes_it(store: Path, tmp_pa
     left = _tmp_files(out)
     assert [p.name for p in left] == [f".fide_2024-02-01.txt{atomic.TMP_MARK}{p.name.rsplit('-', 1)[1]}" for p in left]
 
-    from elopipe.cli import app
+    from elopipe.cli.main import app
 
     res = CliRunner().invoke(app, ["publish", "--db", str(store), "--out", str(out), "--format", "csv"])
     assert res.exit_code == 0, res.output

@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.schema import ensure_schema
+from elopipe.store.schema import ensure_schema
 
 JAN, FEB = dt.date(2024, 1, 1), dt.date(2024, 2, 1)
 D = Decimal

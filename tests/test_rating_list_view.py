@@ -4,7 +4,7 @@ import datetime as dt
 
 import duckdb
 
-from elopipe.schema import ensure_schema
+from elopipe.store.schema import ensure_schema
 
 
 def test_active_rank_skips_inactive_players() -> None:

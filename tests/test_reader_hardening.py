@@ -8,9 +8,9 @@ from pathlib import Path
 
 from trf_build import block, row, trf
 
-from elopipe.model import ParsedFile
-from elopipe.pgn_reader import read_pgn
-from elopipe.trf_reader import read_trf
+from elopipe.read.pgn.reader import read_pgn
+from elopipe.read.records import ParsedFile
+from elopipe.read.trf.reader import read_trf
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
@@ -115,8 +115,8 @@ def test_too_many_plies_is_null_with_a_warning() -> None:
 
 
 def test_out_of_range_values_do_not_reject_the_file(tmp_path) -> None:
-    from elopipe.ingest import ingest_paths
-    from elopipe.store import open_reader
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.store.connect import open_reader
 
     src = tmp_path / "big.pgn"
     src.write_text(
@@ -198,7 +198,7 @@ def test_trf_zero_padded_and_sub_1000_ratings_are_national() -> None:
 
 
 def test_irish_junior_file_national_ratings_are_not_fide_ratings() -> None:
-    from elopipe.textio import decode_bytes
+    from elopipe.read.textio import decode_bytes
 
     path = DATA / "trf" / "irl_irish_junior_champs_2011_crlf.trf"
     pf = read_trf(decode_bytes(path.read_bytes()).text)

@@ -9,7 +9,7 @@ import pytest
 from test_publish_store import FEB, JAN, build_store
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 from elopipe.publish.charts import rating_history_chart
 from elopipe.publish.history import find_player, history_frame, write_player_page
 

@@ -11,7 +11,7 @@ import pytest
 from test_publish_store import TOURNAMENT_RATINGS, build_store
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 from elopipe.publish.crosstable import crosstable
 from elopipe.publish.reports import (
     find_tournament,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from elopipe.pgn_reader import read_pgn
+from elopipe.read.pgn.reader import read_pgn
 
 FOOLS_MATE = "1. f3 e5 2. g4 Qh4#"  # White is checkmated
 LOYD_STALEMATE = (  # Sam Loyd's ten-move stalemate: Black to move, no legal move, not in check

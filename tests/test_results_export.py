@@ -15,11 +15,11 @@ import pytest
 from store_rows import db_rows
 from typer.testing import CliRunner
 
-from elopipe.cli import app
-from elopipe.ingest import ingest_paths
-from elopipe.pgn_reader import read_pgn
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
-from elopipe.store import open_writer
+from elopipe.read.pgn.reader import read_pgn
+from elopipe.store.connect import open_writer
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_pgn"
 ROUND_ROBIN = SAMPLE / "wchcand22.pgn"

@@ -1,17 +1,17 @@
-"""docs/schema.md is generated from elopipe/schema.py and must stay current."""
+"""docs/schema.md is generated from elopipe/store/schema.py and must stay current."""
 
 from pathlib import Path
 
 import duckdb
 
-from elopipe.schema import TABLES, ensure_schema, render_markdown
+from elopipe.store.schema import TABLES, ensure_schema, render_markdown
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "schema.md"
 
 
 def test_schema_doc_is_current():
     assert DOC.read_text(encoding="utf-8") == render_markdown(), (
-        "docs/schema.md is stale: run `python -m elopipe.schema > docs/schema.md`"
+        "docs/schema.md is stale: run `python -m elopipe.store.schema > docs/schema.md`"
     )
 
 

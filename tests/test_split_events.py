@@ -11,11 +11,11 @@ from pathlib import Path
 
 from store_rows import db_rows
 
-from elopipe.ingest import ingest_paths
+from elopipe.ingest.driver import ingest_paths
 from elopipe.publish.crosstable import crosstable
 from elopipe.publish.reports import find_tournament
 from elopipe.rating.run import rate
-from elopipe.store import open_reader, open_writer
+from elopipe.store.connect import open_reader, open_writer
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_pgn"
 PGN = Path(__file__).resolve().parents[2] / "shared" / "data" / "pgn"

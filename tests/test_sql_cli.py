@@ -15,10 +15,10 @@ import pytest
 from test_publish_store import build_store
 from typer.testing import CliRunner
 
-from elopipe.cli import app
+from elopipe.cli.main import app
 from elopipe.publish.export import export_parquet
 from elopipe.publish.sqlcli import QueryError, run_query
-from elopipe.store import StoreBusyError
+from elopipe.store.connect import StoreBusyError
 
 Q = "SELECT name, rating FROM v_rating_list ORDER BY rank LIMIT 2"
 

@@ -10,18 +10,21 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe import loader, pgn_reader, sources
-from elopipe.game_frame import games_frame
-from elopipe.ingest import ingest_paths, parse_source
-from elopipe.sources import Source
-from elopipe.textio import decode_bytes
+from elopipe.ingest import loader
+from elopipe.ingest.driver import ingest_paths
+from elopipe.read import sources
+from elopipe.read.game_frame import games_frame
+from elopipe.read.parse import parse_source
+from elopipe.read.pgn import reader as pgn_reader
+from elopipe.read.sources import Source
+from elopipe.read.textio import decode_bytes
 
 SHARED_PGN = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
 FILES = sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn")
 
 
 def _streaming():
-    from elopipe import streaming  # here, so that the tests without it also run on the code before it
+    from elopipe.read.pgn import streaming  # here, so that the tests without it also run on the code before it
 
     return streaming
 

@@ -1,4 +1,4 @@
-from elopipe.textio import decode_bytes, detect_newline
+from elopipe.read.textio import decode_bytes, detect_newline
 
 
 def test_utf8_bom_is_stripped_and_named():

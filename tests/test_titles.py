@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from test_lists import STD, _con, fixed
 
-from elopipe.lists_import import import_list
-from elopipe.pgn_reader import read_pgn
-from elopipe.trf_codes import TITLES
+from elopipe.official.list_import import import_list
+from elopipe.read.pgn.reader import read_pgn
+from elopipe.read.trf.codes import TITLES
 
 CANONICAL = {"GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM"}
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from trf_build import block, row, trf
 
-from elopipe.trf_reader import read_trf
+from elopipe.read.trf.reader import read_trf
 
 HALF, ONE, ZERO = Decimal("0.5"), Decimal("1"), Decimal("0")
 

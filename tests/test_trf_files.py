@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.textio import decode_bytes
-from elopipe.trf_reader import looks_like_trf, read_trf
+from elopipe.read.textio import decode_bytes
+from elopipe.read.trf.reader import looks_like_trf, read_trf
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "trf"
 FILES = sorted(DATA.glob("*.trf")) if DATA.is_dir() else []

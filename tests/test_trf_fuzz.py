@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trf_build import block, row, trf
 
-from elopipe.trf_reader import read_trf
+from elopipe.read.trf.reader import read_trf
 
 BASE = trf(
     "132" + " " * 88 + "24/03/01  24/03/02  24/03/03",

@@ -6,8 +6,8 @@ from decimal import Decimal
 import pytest
 from trf_build import block, row, trf
 
-from elopipe.textio import decode_bytes
-from elopipe.trf_reader import is_ruler_line, looks_like_trf, read_trf
+from elopipe.read.textio import decode_bytes
+from elopipe.read.trf.reader import is_ruler_line, looks_like_trf, read_trf
 
 HEADERS = """012 Open de Test
 022 Lyon
@@ -384,6 +384,6 @@ def test_undecoded_line_ends_are_still_split():
     ],
 )
 def test_time_control_text_of_line_122(text, cls):
-    from elopipe.trf_time_control import rate_class_from_text
+    from elopipe.read.trf.time_control import rate_class_from_text
 
     assert rate_class_from_text(text) == cls

@@ -2,7 +2,7 @@
 
 import pytest
 
-from elopipe.trf_reader import read_trf
+from elopipe.read.trf.reader import read_trf
 
 
 @pytest.mark.parametrize("text", [" ²", " ² ³", "001 ²", "012 x\n ¹²³", "²²2 header", "001    1 m    Doe, J²"])

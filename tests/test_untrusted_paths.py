@@ -13,10 +13,11 @@ import pytest
 from store_rows import db_rows
 from typer.testing import CliRunner
 
-from elopipe.cli import app
-from elopipe.ingest import ingest_paths, parse_source
-from elopipe.sources import Source, discover
-from elopipe.watcher import FileOutcome
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
+from elopipe.ingest.watcher import FileOutcome
+from elopipe.read.parse import parse_source
+from elopipe.read.sources import Source, discover
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PGN = DATA / "pgn" / "wchcand22.pgn"
@@ -171,7 +172,7 @@ def test_a_file_name_that_is_not_utf8_loads_beside_the_others(tmp_path: Path) ->
         (str(drop / "ok.pgn"), "loaded"),
         (str(drop / "x\\xe9.pgn"), "loaded"),
     ]
-    from elopipe.watcher import outcomes_by_path
+    from elopipe.ingest.watcher import outcomes_by_path
 
     summary = ingest_paths([odd], db)  # the same bytes again: matched back to the dropped file
     assert outcomes_by_path([Path(odd)], summary.files) == {Path(odd): FileOutcome("skipped", summary.files[0].reason)}
@@ -217,7 +218,7 @@ def test_random_bytes_as_an_official_list_are_one_clear_line(tmp_path: Path) -> 
 @pytest.mark.usefixtures("prefect_harness")
 def test_the_pipeline_takes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
     """Prefect sends flow parameters as JSON, which cannot carry such a name as it is."""
-    from elopipe.sources import path_from_param, path_param
+    from elopipe.read.sources import path_from_param, path_param
     from flows.pipeline import pipeline
 
     odd = os.fsdecode(bytes(tmp_path) + b"/x\xe9.pgn")

@@ -1,4 +1,4 @@
-"""The drop folder as a library (elopipe.watcher), with the real ingest and no Prefect."""
+"""The drop folder as a library (elopipe.ingest.watcher), with the real ingest and no Prefect."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.ingest import ingest_paths
-from elopipe.interrupt import clear_stop, request_stop
-from elopipe.store import open_reader
-from elopipe.watcher import (
+from elopipe.ingest.driver import ingest_paths
+from elopipe.ingest.watcher import (
     PROCESSED,
     QUARANTINE,
     ArrivalTracker,
@@ -28,6 +26,8 @@ from elopipe.watcher import (
     outcomes_by_path,
     watch,
 )
+from elopipe.runtime.interrupt import clear_stop, request_stop
+from elopipe.store.connect import open_reader
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "sample_pgn"
@@ -168,7 +168,7 @@ def test_file_away_keeps_earlier_files_with_the_same_name(tmp_path: Path) -> Non
 
 
 def test_outcomes_fold_archive_members_and_earlier_rejections(tmp_path: Path) -> None:
-    from elopipe.loader import FileResult
+    from elopipe.ingest.loader import FileResult
 
     z, p, q = tmp_path / "a.zip", tmp_path / "b.pgn", tmp_path / "c.pgn"
     results = [
@@ -365,7 +365,7 @@ def test_a_symlink_or_fifo_in_the_inbox_is_left_alone_and_named_once(tmp_path: P
     real = inbox / "real.pgn"
     shutil.copy(GOOD, real)
     tracker = ArrivalTracker(inbox)
-    with caplog.at_level("WARNING", logger="elopipe.watcher"):
+    with caplog.at_level("WARNING", logger="elopipe.ingest.watcher"):
         tracker.poll()
         arrived = tracker.poll()
         tracker.poll()
@@ -377,7 +377,7 @@ def test_a_symlink_or_fifo_in_the_inbox_is_left_alone_and_named_once(tmp_path: P
 
 
 def test_processed_or_quarantine_as_a_symlink_stops_the_watch_before_any_move(tmp_path: Path) -> None:
-    from elopipe.watcher import InboxError, inbox_folder
+    from elopipe.ingest.watcher import InboxError, inbox_folder
 
     victim = tmp_path / "victim"
     victim.mkdir()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.store import open_reader
+from elopipe.store.connect import open_reader
 
 REPO = Path(__file__).resolve().parents[1]
 GOOD = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"

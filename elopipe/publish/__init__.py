@@ -16,7 +16,7 @@ lists, and a history page with a PNG chart for the top players; returns every pa
 Raises LookupError when the system has no list. Every number is read from the store (views
 `v_rating_lists`, `v_tournament_performance`, `v_change_explained`, `v_player_history`).
 Every file is written atomically (`atomic`): a kill or a full disk never leaves a half-written
-file under its final name. `elopipe.publish_plan.publish_recorded` adds the output folder's
+file under its final name. `elopipe.publish.plan.publish_recorded` adds the output folder's
 ledger, so that an interrupted publish is finished by the next one.
 
 Modules: `lists` (list frames), `fidetxt` (TXT layout), `html` (templates), `reports`,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from elopipe.lifeline import alive
+from elopipe.runtime.lifeline import alive
 
 TMP_MARK = ".elopipe-tmp-"
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 import duckdb
 import polars as pl
 
-from elopipe.events import PARTS
+from elopipe.identity.events import PARTS
 
 _RESULT = {Decimal("1"): "1", Decimal("0.5"): "½", Decimal("0"): "0"}
 
@@ -39,7 +39,7 @@ _PLAYERS_SQL = f"""
                tp.rating_in_file, tp.points_in_file, tp.final_rank
         FROM tournament_players tp JOIN players p USING (player_id)
         WHERE tp.tournament_id IN {PARTS}
-        -- a player of several parts of one event (elopipe.events): the first part's entry
+        -- a player of several parts of one event (elopipe.identity.events): the first part's entry
         QUALIFY row_number() OVER (PARTITION BY tp.player_id ORDER BY tp.tournament_id) = 1
         ORDER BY tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST, name
         """

@@ -1,6 +1,6 @@
 """Export the store as Parquet for other tools (`elopipe export --parquet DIR`).
 
-Every table of `elopipe.schema.TABLES` becomes Parquet under DIR:
+Every table of `elopipe.store.schema.TABLES` becomes Parquet under DIR:
 
 - a table with `system` and `list_date` columns (rating_lists, rating_changes,
   tournament_ratings, rating_discrepancies, ffe_details, official_lists) is written as a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from elopipe.schema import TABLES
+from elopipe.store.schema import TABLES
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

@@ -15,11 +15,11 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from elopipe.identity import name_key, name_key_sql
 from elopipe.publish.atomic import write_bytes, write_text
 from elopipe.publish.charts import rating_history_chart
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import row_by_id, slug
+from elopipe.read.names import name_key, name_key_sql
 
 
 def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:

@@ -29,7 +29,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from elopipe.events import event_of
+from elopipe.identity.events import event_of
 from elopipe.publish.atomic import write_text
 from elopipe.publish.crosstable import crosstable, start_numbers
 from elopipe.publish.csvsafe import write_csv
@@ -98,7 +98,7 @@ def slug(text: str | None, fallback: str = "x") -> str:
 def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     """The event `ref` names (see `match_tournament`); when that tournament is a duplicate
     export whose games are all another tournament's, that other one (`canonical_event`); when it
-    is a part of an event held in several files, that event (`elopipe.events.event_of`).
+    is a part of an event held in several files, that event (`elopipe.identity.events.event_of`).
 
     Raises LookupError as `match_tournament`.
     """
@@ -137,7 +137,7 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         return int(rows[0][0])
     if not rows:
         raise LookupError(f"no tournament matches {ref!r}")
-    # the parts of one event held in several files (elopipe.events) are that event
+    # the parts of one event held in several files (elopipe.identity.events) are that event
     events = {event_of(con, int(r[0])) for r in rows}
     if len(events) == 1:
         return events.pop()

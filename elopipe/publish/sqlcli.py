@@ -1,6 +1,6 @@
 """Run one SQL query on the store, read-only, and format the result (`elopipe sql`).
 
-The database is opened with `elopipe.store.open_reader` (DuckDB `read_only=True`), so a
+The database is opened with `elopipe.store.connect.open_reader` (DuckDB `read_only=True`), so a
 query never changes the store and works while another process reads it. If DuckDB
 refuses to open the file (another process holds its write lock) `StoreBusyError` says so.
 
@@ -27,7 +27,7 @@ from typing import Any, TextIO
 
 import duckdb
 
-from elopipe.store import open_reader
+from elopipe.store.connect import open_reader
 
 FORMATS = ("table", "csv", "json")
 
@@ -83,7 +83,7 @@ def open_query(
     runs longer: a dashboard or script never hangs on a runaway query.
 
     Raises UsageError (empty query, several statements), FileNotFoundError (no database),
-    elopipe.store.StoreBusyError (DuckDB refused to open it), QueryError (DuckDB rejected
+    elopipe.store.connect.StoreBusyError (DuckDB refused to open it), QueryError (DuckDB rejected
     the query, with its message, or the timeout stopped it).
     """
     check_query(query)

@@ -24,7 +24,7 @@ from typing import TypeVar
 import duckdb
 import polars as pl
 
-from elopipe.errtext import first_line
+from elopipe.runtime.errors import first_line
 
 T = TypeVar("T")
 
@@ -94,7 +94,7 @@ def _first_culprit(
 
 def tournament_order(con: duckdb.DuckDBPyConnection) -> list[int]:
     """Every event id of the store (a tournament's, or that of the event it is a part of:
-    `elopipe.events`), earliest first (end date, else start date; undated last), for `isolate`."""
+    `elopipe.identity.events`), earliest first (end date, else start date; undated last), for `isolate`."""
     rows = con.execute(
         "SELECT coalesce(event_id, tournament_id) AS t FROM tournaments GROUP BY t"
         " ORDER BY max(coalesce(end_date, start_date)) NULLS LAST, t"

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from elopipe.rating import timecontrol
 from elopipe.rating.ffe import FfeRules
+from elopipe.read import rate_of_play as timecontrol
 
 #: E02 parameters (spec G.1, right column).
 RAPID = FfeRules(
@@ -41,7 +41,7 @@ RAPID = FfeRules(
 )
 
 #: E02 scope: strictly more than 10 and strictly less than 60 minutes per player. These are
-#: the FIDE rapid bounds, so the shared classifier `elopipe.rating.timecontrol` decides.
+#: the FIDE rapid bounds, so the shared classifier `elopipe.read.rate_of_play` decides.
 RAPID_MIN_EXCLUSIVE = 10.0
 RAPID_MAX_EXCLUSIVE = 60.0
 

@@ -40,7 +40,7 @@ or Ru for 'new').
 7. An imported official list for t (``official_lists``) overrides the computed ratings of
    the players it lists (it is what FIDE published).
 
-Output frames (`EngineResult`) follow the store contract of `elopipe.schema`:
+Output frames (`EngineResult`) follow the store contract of `elopipe.store.schema`:
 ``rating_lists``, ``rating_changes``, ``tournament_ratings``, ``rating_discrepancies``.
 """
 
@@ -54,13 +54,13 @@ from typing import Any
 
 import polars as pl
 
-from elopipe.dates import latest_plausible
 from elopipe.rating import fide, store_io
 from elopipe.rating.lookup import IdLookup
 from elopipe.rating.periods import PeriodScheme, add_months, get_scheme
 from elopipe.rating.rounding import div_round_expr, round_x100_expr
 from elopipe.rating.tables import dp_expr, pd_x100_expr
-from elopipe.rating.timecontrol import classify_games
+from elopipe.read.dates import latest_plausible
+from elopipe.read.rate_of_play import classify_games
 
 SYSTEM_CLASS = {"fide": "standard", "fide-rapid": "rapid", "fide-blitz": "blitz"}
 
@@ -706,7 +706,7 @@ def to_contract(result: EngineResult) -> EngineResult:
     The engine keeps PD, W − PD, scores and sums in integer hundredths (``*_x100``); the
     store contract has ``pd``, ``score``, ``w_minus_pd`` (rating_changes) and ``score``,
     ``we``, ``w_we`` (tournament_ratings) as DECIMAL.  Converted exactly (no float).
-    A game's values fit 4 digits; the per-tournament sums take 18 (`elopipe.schema`: a
+    A game's values fit 4 digits; the per-tournament sums take 18 (`elopipe.store.schema`: a
     file's longest event has millions of rounds, 1,001 already overflow 5 digits).
     """
     ch = result.rating_changes

@@ -75,24 +75,18 @@ def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "pl
 
 def code_fingerprint() -> str:
     """SHA-1 of the rule and engine sources and table data: a new version of the rules
-    re-rates everything on the next run."""
+    re-rates everything on the next run. The sources are found by module, so a module that
+    moves keeps its place in the fingerprint."""
     import elopipe.rating as pkg
+    from elopipe.rating import fide, fide_engine, lookup, periods, rounding, store_io, tables
+    from elopipe.read import rate_of_play
 
-    root = Path(pkg.__file__).parent
     h = hashlib.sha1()
-    for name in (
-        "fide.py",
-        "fide_engine.py",
-        "periods.py",
-        "tables.py",
-        "rounding.py",
-        "timecontrol.py",
-        "lookup.py",
-        "store_io.py",
-        "data/table_8_1_1.csv",
-        "data/table_8_1_2.csv",
-    ):
-        h.update((root / name).read_bytes())
+    for module in (fide, fide_engine, periods, tables, rounding, rate_of_play, lookup, store_io):
+        h.update(Path(module.__file__ or "").read_bytes())
+    data = Path(pkg.__file__ or "").parent / "data"
+    for name in ("table_8_1_1.csv", "table_8_1_2.csv"):
+        h.update((data / name).read_bytes())
     return h.hexdigest()
 
 

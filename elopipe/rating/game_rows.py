@@ -1,7 +1,7 @@
 """Per-player game rows for the national and generic engines (FFE, FFE rapid, Elo, Glicko-2).
 
 Reads the canonical games through `elopipe.rating.store_io`, classifies the rate of play with
-the shared `elopipe.rating.timecontrol`, places every game in a rating period with the shared
+the shared `elopipe.read.rate_of_play`, places every game in a rating period with the shared
 `elopipe.rating.periods`, and turns each game into two rows, one per player. Nothing is
 dropped silently: a game that cannot be rated keeps its rows with a ``reason``:
 
@@ -33,9 +33,10 @@ import datetime as dt
 import duckdb
 import polars as pl
 
-from elopipe.rating import store_io, timecontrol
+from elopipe.rating import store_io
 from elopipe.rating.fide import online_platform_expr
 from elopipe.rating.periods import PeriodScheme, per_event_calendar
+from elopipe.read import rate_of_play as timecontrol
 
 SCOPE_REASONS = ("online", "variant", "not_this_rate_class", "no_dates")
 

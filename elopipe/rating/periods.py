@@ -33,7 +33,7 @@ closing = end date).
 All dates are `datetime.date`; Polars columns are ``pl.Date``.  Nothing here reads the
 store.  Errors: `ValueError` for an unknown scheme name or an empty date range.
 
-Calendars stay within `elopipe.dates.DATE_MIN` .. `DATE_LAST` (year 9000): near year 1 or
+Calendars stay within `elopipe.read.dates.DATE_MIN` .. `DATE_LAST` (year 9000): near year 1 or
 9999, a list before or after would overflow Python's dates.  The readers refuse dates after
 today + a month, and `elopipe.rating.store_io` treats such a date of an older store as
 unknown, so that no calendar of the engines runs past today + a month.
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from elopipe.dates import DATE_MIN
+from elopipe.read.dates import DATE_MIN
 
 #: Last date a calendar reaches (see the module docstring); far beyond any plausible date
 DATE_LAST = dt.date(9000, 1, 1)

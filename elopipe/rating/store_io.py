@@ -2,7 +2,7 @@
 
 Every engine (FIDE, FFE, Elo, Glicko-2) reads its inputs through the `load_*` functions
 and writes its results through `write_results`, so the store contract of
-`elopipe.schema` (``rating_lists``, ``rating_changes``, ``tournament_ratings``,
+`elopipe.store.schema` (``rating_lists``, ``rating_changes``, ``tournament_ratings``,
 ``rating_discrepancies``, ``ffe_details``, ``rating_period_digests``, ``rating_skips``,
 ``rating_runs``) is honoured in one place.
 
@@ -16,7 +16,7 @@ Reading (all take an open DuckDB connection, read-only is enough):
 * `load_lists(con, system, ...)` — lists already computed by a previous run.
 * `load_digests(con, system)` — per-period input digests of the last run.
 
-Writing (needs a writer connection, see `elopipe.store.open_writer`):
+Writing (needs a writer connection, see `elopipe.store.connect.open_writer`):
 
 * `write_results(con, system, from_list, frames)` — in one transaction, delete every row of
   `system` with ``list_date >= from_list`` from the result tables and insert `frames`
@@ -43,8 +43,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.dates import DATE_MIN, latest_plausible
-from elopipe.duck_frames import registered
+from elopipe.read.dates import DATE_MIN, latest_plausible
+from elopipe.store.frames import registered
 
 RESULT_TABLES = (
     "rating_lists",
@@ -64,7 +64,7 @@ def _pl(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
 
 
 def _plausible(col: str) -> str:
-    """SQL: `col` when it lies in DATE_MIN..latest_plausible() (`elopipe.dates`), else NULL.
+    """SQL: `col` when it lies in DATE_MIN..latest_plausible() (`elopipe.read.dates`), else NULL.
 
     The readers refuse other dates; a store written by an older version may still hold one
     (a mistyped 2923), which would stretch every calendar of lists over centuries.
@@ -74,7 +74,7 @@ def _plausible(col: str) -> str:
 
 
 # The rating reads events, not files: a tournament that is a part of an event held in several
-# files (`elopipe.events`, `tournaments.event_id`) gives its games and entries to that event.
+# files (`elopipe.identity.events`, `tournaments.event_id`) gives its games and entries to that event.
 EVENT_GAMES = """(
     SELECT g.* REPLACE (coalesce(t.event_id, g.tournament_id) AS tournament_id)
     FROM canonical_games g LEFT JOIN tournaments t ON t.tournament_id = g.tournament_id
@@ -99,7 +99,7 @@ EVENT_TOURNAMENTS = """(
 
 
 # What a game of a results export (moves unknown: flag 'moves_unknown', see
-# `elopipe.pgn_reader._Reader._settle_moveless`) is to the rating: the `--no-moves` policy.
+# `elopipe.read.pgn.reader._Reader._settle_moveless`) is to the rating: the `--no-moves` policy.
 NO_MOVES_POLICIES = ("played", "forfeit", "unrated")
 
 
@@ -126,7 +126,7 @@ def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.D
     unplayed_code Utf8, game_date Date, round Int64, ply_count Int64 (null: unknown, e.g. TRF),
     has_moves Boolean (null when the source cannot tell: TRF), time_control Utf8,
     variant Utf8, white_rating_in_file Int64, black_rating_in_file Int64, file_id Int64,
-    line Int64.  A game_date outside `elopipe.dates` DATE_MIN..latest_plausible() is NULL.
+    line Int64.  A game_date outside `elopipe.read.dates` DATE_MIN..latest_plausible() is NULL.
 
     `no_moves` (`NO_MOVES_POLICIES`): what a game of a results export is, whose moves are
     unknown: 'played' (has_moves null, as a TRF game: rated), 'forfeit' (a decisive one is not
@@ -176,7 +176,7 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64;
     platform Utf8 (``extra.platform`` written by a reader, e.g. 'lichess' for a lichess TRF
     export), site Utf8 (PGN Site tag as written, else the city).
-    Dates outside `elopipe.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
+    Dates outside `elopipe.read.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
     """
     df = _pl(
         con,

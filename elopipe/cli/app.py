@@ -1,0 +1,119 @@
+"""The Typer application every `elopipe` command registers on (see elopipe/cli/commands/)."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full
+
+
+class _Group(TyperGroup):  # type: ignore[misc]
+    """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
+    error, exit 2, whichever command met it, and a Ctrl-C as one line, exit 130."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            _interrupted()
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except StorePathError as exc:
+            # typer's own (vendored) click exception: shown as "Invalid value for '--db'", exit 2
+            raise typer.BadParameter(str(exc), param_hint="'--db'") from None
+        except KeyboardInterrupt:
+            _interrupted()
+        except Exception as exc:
+            if _is_interrupt(exc):  # Ctrl-C met inside a DuckDB query
+                _interrupted()
+            if not is_disk_full(exc):
+                raise
+            # any command's write (rate, publish, export): DuckDB rolled the store back
+            err_console.print(_disk_full_line(exc), style="red")
+            raise typer.Exit(1) from None
+
+
+def _disk_full_line(exc: BaseException) -> str:
+    if isinstance(exc, StoreFullError):
+        return str(exc)
+    target = getattr(exc, "filename", None) or _quoted_path(str(exc))
+    if target:
+        return disk_full_message(target, "the command's output")
+    return "the disk is full: the command's output was not written; free some space and run the command again"
+
+
+def _quoted_path(text: str) -> str | None:
+    """The file named in DuckDB's error text ('Could not write file "x.duckdb.wal": ...')."""
+    start = text.find('"')
+    end = text.find('"', start + 1)
+    return text[start + 1 : end] if 0 <= start < end else None
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """DuckDB turns a Ctrl-C during a query into its own error, not KeyboardInterrupt."""
+    from elopipe.store.connect import is_interrupt
+
+    return is_interrupt(exc)
+
+
+def _interrupted() -> NoReturn:
+    # typer would exit 130 without a word; the user is told the command stopped
+    err_console.print("interrupted (Ctrl-C)", style="yellow")
+    raise typer.Exit(130) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="elopipe",
+    help="Chess tournament files (PGN, TRF) to FIDE/FFE rating lists, in DuckDB.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def plain_console(**kwargs: Any) -> Console:
+    """A rich Console that prints text as it is: data (player names, file paths, SQL results)
+    may hold `[/b]`, `[x]` or `:smile:`, which must never be read as markup, emoji codes or
+    highlighted. Colour is given with `style=`, never with inline markup. Lines are not wrapped
+    (soft wrap): summaries stay whole lines in narrow or piped output."""
+    kwargs.setdefault("soft_wrap", True)
+    return Console(markup=False, emoji=False, highlight=False, **kwargs)
+
+
+console = plain_console(stderr=False)
+err_console = plain_console(stderr=True)
+
+# widest table printed whole (characters); a wider one wraps its cells, never cuts them
+_MAX_TABLE_WIDTH = 2000
+
+
+def print_table(table: Any, out: Console | None = None) -> None:
+    """Print a rich Table at its natural width even when the terminal (or a pipe, 80 columns)
+    is narrower: rich would otherwise cut long cells (player names, tournament lists) with '…'."""
+    out = out or console
+    # measured on a console as wide as allowed: a measurement never exceeds its console's width
+    need = plain_console(width=_MAX_TABLE_WIDTH).measure(table).maximum
+    width = max(out.width, min(need, _MAX_TABLE_WIDTH))
+    plain_console(width=width, stderr=out.stderr).print(table)
+
+
+DB_OPTION_HELP = "DuckDB file of the store."
+
+
+def reader_or_exit(db):
+    """Open the store read-only for a command, or print why not and exit 1 (a missing store, or
+    DuckDB refusing because another process holds it)."""
+    from elopipe.store.connect import StoreBusyError, open_reader
+
+    try:
+        return open_reader(db)
+    except (FileNotFoundError, StoreBusyError) as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None

@@ -1,0 +1,172 @@
+"""`elopipe ingest PATH... [--db FILE] [--validate-moves]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.commands.dask_opts import cluster_address, dask_option, dask_spec, dask_workers_option, stage_option
+from elopipe.store.connect import DEFAULT_DB, StoreBusyError
+
+
+@app.command()
+def ingest(
+    paths: list[Path] = typer.Argument(..., help="Files or folders (read recursively); .pgn .trf .txt .gz .bz2 .zip"),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    validate_moves: bool = typer.Option(
+        False,
+        "--validate-moves",
+        help="Replay every game; report illegal moves and results the final position contradicts.",
+    ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Only the summary line."),
+    wait: float = typer.Option(
+        60,
+        "--wait",
+        min=0,
+        help="While another process holds the store (a writer, or a long `elopipe sql` query), wait this many"
+        " seconds for it (0: fail at once).",
+    ),
+    dask: str | None = dask_option,
+    dask_workers: int | None = dask_workers_option,
+    stage: Path | None = stage_option,
+) -> None:
+    """Read PGN and TRF files into the store. Exit 0: all loaded; 1: some partial or rejected; 2: usage."""
+    from elopipe.ingest.driver import ingest_paths
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
+        raise typer.Exit(2)
+    spec = dask_spec(dask, dask_workers, stage)
+    try:
+        if spec is not None:
+            summary = _ingest_on_cluster(paths, db, validate_moves, wait, spec)
+        else:
+            summary = ingest_paths(
+                list(paths),
+                db,
+                validate_moves=validate_moves,
+                progress=not quiet and console.is_terminal,
+                on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
+                wait=wait,
+            )
+    except StoreBusyError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    if not summary.files and not summary.failure:
+        err_console.print(
+            f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",
+            style="yellow",
+        )
+    print_skipped(summary.skipped_paths, quiet)
+    if not quiet:
+        print_file_problems(summary)
+        for f in summary.files:
+            if f.replaced_file_ids:
+                ids = ", ".join(str(i) for i in f.replaced_file_ids)
+                console.print(f"corrected: {f.name} replaces its earlier version (file_id {ids})", soft_wrap=True)
+    console.print(summary_line(summary, db), soft_wrap=True)
+    if summary.failure:
+        err_console.print(summary.failure, style="red")
+    raise typer.Exit(summary.exit_code)
+
+
+def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec):
+    """`ingest` with `--dask`: the `ingest_files` flow on Prefect's Dask task runner (the parse
+    tasks run on the cluster; this process is the store's one writer)."""
+    import logging
+    import os
+
+    from elopipe.read.sources import path_param
+    from elopipe.runtime.errors import first_line
+    from elopipe.runtime.interrupt import graceful_stop
+    from elopipe.runtime.prefect_env import STAGE_LOGGER, configure, local_run_settings, start_api_early
+    from elopipe.store.connect import write_lock
+
+    # This command prints its own table and summary: the flow's stage lines and Prefect's
+    # warnings about the same files would repeat them. Errors still show.
+    os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "ERROR")
+    configure()
+    logging.getLogger(STAGE_LOGGER).setLevel(logging.ERROR)
+    api_ready = start_api_early()
+    from flows.ingest_files import ingest_flow
+
+    try:
+        # taken here, with the waiting said on the terminal; the flow re-enters it
+        with (
+            write_lock(db, timeout=wait, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")),
+            cluster_address(spec) as running,
+            graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
+            local_run_settings(),
+        ):
+            api_ready()
+            return ingest_flow(running.address)(
+                [path_param(p.resolve()) for p in paths],
+                str(db.resolve()),
+                validate_moves,
+                running.address,
+                running.stage,
+                running.workers or 0,
+                wait,
+            )
+    except StoreBusyError:
+        raise
+    except KeyboardInterrupt:
+        err_console.print("aborted; every batch loaded so far is committed", style="red")
+        raise typer.Exit(130) from None
+    except Exception as exc:  # Prefect logged the details; one line here
+        err_console.print(f"ingest failed: {first_line(exc)}; batches loaded before it stay loaded", style="red")
+        raise typer.Exit(1) from None
+
+
+def summary_line(summary, db: Path) -> str:
+    return f"{summary.line()} -> {db}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def print_file_problems(summary) -> None:
+    bad = [f for f in summary.files if f.status in ("partial", "rejected")]
+    if not bad:
+        return
+    table = Table(title="Files with problems", show_lines=False)
+    table.add_column("file", overflow="fold")
+    table.add_column("status")
+    table.add_column("games", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("first problem (line: reason)", overflow="fold")
+    for f in bad:
+        first = f.first_issues[0] if f.first_issues else None
+        where = ""
+        if first is not None:
+            where = f"line {first.line}: " if first.line else ""
+            if first.game_index is not None:
+                where += f"game {first.game_index + 1}: "
+        table.add_row(
+            f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
+        )
+    print_table(table)
+    console.print('Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"')
+
+
+def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:
+    """Name each folder entry that was not opened for a reason other than its suffix (symbolic
+    links, FIFOs, devices), even when quiet: a link left out may be a file the user expected to
+    load. Unless quiet, count the files passed over for their suffix in one line."""
+    from elopipe.read.sources import refused
+
+    named = refused(skipped)
+    for path, why in named:
+        err_console.print(f"skipped {path}: {why}", style="yellow", soft_wrap=True)
+    passed = [Path(path).name for path, why in skipped if (path, why) not in named]
+    if passed and not quiet:
+        shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
+        console.print(
+            f"{_plural(len(passed), 'file')} passed over ({shown}): not .pgn .trf .txt (or .gz .bz2 .zip of those)",
+            soft_wrap=True,
+        )

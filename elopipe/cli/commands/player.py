@@ -1,0 +1,62 @@
+"""`elopipe player ID|NAME [--system S] [--out DIR] [--chart png|svg]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
+from elopipe.store.connect import DEFAULT_DB
+
+
+@app.command()
+def player(
+    ref: str = typer.Argument(..., help="FIDE ID, national ID, player id or name."),
+    system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
+    out: Path = typer.Option(Path("out"), "--out", help="Output folder (players/<system>/ inside)."),
+    chart: str = typer.Option("png", "--chart", help="Chart format: png or svg."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """A player's rating history: per list rating, games, K, change, tournaments; chart + HTML."""
+    from elopipe.publish.history import (
+        find_player,
+        history_frame,
+        player_info,
+        tournaments_frame,
+        write_player_page,
+    )
+
+    if chart not in ("png", "svg"):
+        err_console.print("--chart must be png or svg", style="red")
+        raise typer.Exit(2)
+    con = reader_or_exit(db)
+    try:
+        pid = find_player(con, ref)
+        info = player_info(con, pid)
+        hist = history_frame(con, pid, system)
+        table = Table(title=f"{info['name']} ({system})")
+        for col in ("list", "rating", "games", "K", "change", "flags", "tournaments rated"):
+            table.add_column(col, justify="left" if col in ("list", "flags", "tournaments rated") else "right")
+        for h in hist.iter_rows(named=True):
+            table.add_row(
+                str(h["list_date"]),
+                "unrated" if h["rating"] is None else str(h["rating"]),
+                str(h["games"]),
+                "" if h["k"] is None else str(h["k"]),
+                "" if h["change"] is None else f"{h['change']:+d}",
+                h["flags"] or "",
+                "; ".join(h["tournaments"] or []),
+            )
+        print_table(table)
+        tours = tournaments_frame(con, pid)
+        console.print(f"{tours.height} tournament(s) played: " + "; ".join(str(n) for n in tours["name"]))
+        paths = write_player_page(con, pid, system, out / "players" / system, chart_format=chart)
+    except LookupError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    finally:
+        con.close()
+    for p in paths:
+        console.print(f"written {p}")

@@ -1,0 +1,92 @@
+"""`elopipe players merge|split|suspects`: an officer's identity decisions (issue 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
+from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
+
+players_app = typer.Typer(help="Player identity: merge, split, review likely duplicates.", no_args_is_help=True)
+app.add_typer(players_app, name="players")
+
+
+def _write(db: Path, action):
+    from elopipe.identity import dedup
+    from elopipe.identity.decisions import IdentityError
+
+    try:
+        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                out = action(con)
+                dedup.relink_all(con)  # player ids changed: which rows are one game may change too
+                con.execute("COMMIT")
+            except Exception:
+                con.execute("ROLLBACK")
+                raise
+            return out
+    except IdentityError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    except StoreBusyError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+
+
+@players_app.command("merge")
+def merge(
+    kept_id: int = typer.Argument(..., help="player_id that stays"),
+    merged_id: int = typer.Argument(..., help="player_id merged into it"),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in player_merges)."),
+    by: str = typer.Option("officer", "--by", help="Who decided."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Merge two players. Refused when their FIDE IDs (or national IDs) differ. Survives re-ingest."""
+    from elopipe.identity.decisions import merge_players
+
+    mid = _write(db, lambda con: merge_players(con, kept_id, merged_id, reason, by))
+    console.print(f"merged player {merged_id} into {kept_id} (decision {mid})")
+
+
+@players_app.command("split")
+def split(
+    player_id: int = typer.Argument(..., help="player_id holding entries of two people"),
+    reason: str = typer.Option(..., "--reason", help="Why (kept in player_merges)."),
+    name: str = typer.Option(None, "--name", help="Move the entries written this way (compared by name key)."),
+    tournament: list[int] = typer.Option(None, "--tournament", help="Move the entries of this tournament_id."),
+    by: str = typer.Option("officer", "--by", help="Who decided."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Move some tournament entries of a player to a new player. Survives re-ingest."""
+    from elopipe.identity.decisions import split_player
+
+    new_id = _write(db, lambda con: split_player(con, player_id, reason, name, list(tournament or []) or None, by))
+    console.print(f"split from player {player_id}: new player {new_id}")
+
+
+@players_app.command("suspects")
+def suspects_cmd(
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    min_confidence: float = typer.Option(0.6, "--min-confidence", help="Also list links weaker than this."),
+    limit: int = typer.Option(200, "--limit", help="Rows shown (0 = all)."),
+) -> None:
+    """List likely duplicate players and weak identity links, with the evidence."""
+    from elopipe.identity.decisions import suspects
+
+    con = reader_or_exit(db)
+    try:
+        rows = suspects(con, min_confidence)
+    finally:
+        con.close()
+    table = Table(title=f"{len(rows)} suspects")
+    for col in ("player_a", "player_b", "reason", "evidence"):
+        table.add_column(col)
+    for r in rows if limit == 0 else rows[:limit]:
+        table.add_row(
+            str(r["player_a"]), "" if r["player_b"] is None else str(r["player_b"]), r["reason"], r["evidence"]
+        )
+    print_table(table)

@@ -1,0 +1,132 @@
+"""`elopipe publish --system S [--list-date YYYY-MM-DD | --all] [--out DIR] [--format ...]`
+and `elopipe publish --diff LIST_A LIST_B`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.publish.csvsafe import write_csv
+from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_reader
+
+
+@app.command()
+def publish(
+    system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
+    list_date: str | None = typer.Option(None, "--list-date", help="YYYY-MM-DD; default latest."),
+    all_lists: bool = typer.Option(False, "--all", help="Every list of the system."),
+    out: Path = typer.Option(Path("out"), "--out", help="Output folder."),
+    formats: str = typer.Option("csv,parquet,txt,html", "--format", help="Comma-separated."),
+    full: bool = typer.Option(False, "--full", help="Also a report per rated tournament and top-player charts."),
+    diff: tuple[str, str] | None = typer.Option(
+        None,
+        "--diff",
+        metavar="A B",
+        help="Compare two lists, given as two values (--diff A B): list dates of the store"
+        " (YYYY-MM-DD) or published CSV/Parquet files.",
+    ),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
+    from elopipe.publish import LIST_FORMATS, write_list
+    from elopipe.publish.atomic import describe
+    from elopipe.publish.lists import list_dates
+    from elopipe.publish.plan import publish_recorded
+
+    if list_date and all_lists:
+        err_console.print("give --list-date or --all, not both", style="red")
+        raise typer.Exit(2)
+    fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
+    bad = [f for f in fmts if f not in LIST_FORMATS]
+    if bad:
+        err_console.print(f"unknown format {', '.join(bad)}; choose from {LIST_FORMATS}", style="red")
+        raise typer.Exit(2)
+    dates: list[dt.date] | None = None
+    if list_date:
+        try:
+            dates = [dt.date.fromisoformat(list_date)]
+        except ValueError:
+            err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date!r}", style="red")
+            raise typer.Exit(2) from None
+    try:
+        con = open_reader(db) if diff is None or _needs_db(diff) else None
+    except (FileNotFoundError, StoreBusyError) as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    try:
+        if diff is not None:
+            _print_diff(con, system, diff[0], diff[1], out)
+            return
+        assert con is not None
+        if all_lists:
+            dates = list_dates(con, system)
+        if dates is None:
+            known = list_dates(con, system)
+            dates = known[-1:]
+        if not dates:
+            err_console.print(f"no rating list for system {system!r} in {db}", style="red")
+            raise typer.Exit(1)
+        # a publish left pending by a kill or a full disk is finished first (with --full, in the
+        # same pass as the lists asked for)
+        paths, resumed = publish_recorded(con, db, system, out, dates if full else [])
+        if not full:
+            for d in dates:
+                paths.extend(write_list(con, system, d, out / "lists", fmts))
+    except (LookupError, ValueError) as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    except OSError as exc:
+        err_console.print(f"{describe(exc)}", style="red", soft_wrap=True)
+        raise typer.Exit(1) from None
+    finally:
+        if con is not None:
+            con.close()
+    if resumed:
+        console.print(f"finished an interrupted publish: {len(resumed)} lists ({resumed[0]} .. {resumed[-1]})")
+    console.print(f"{len(paths)} files written under {out}")
+    for p in paths[:12]:
+        console.print(f"  {p}")
+    if len(paths) > 12:
+        console.print(f"  ... and {len(paths) - 12} more")
+
+
+def _needs_db(diff: tuple[str, str]) -> bool:
+    for ref in diff:
+        try:
+            dt.date.fromisoformat(ref)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+def _print_diff(con, system: str, ref_a: str, ref_b: str, out: Path) -> None:
+    from elopipe.publish.diff import diff_lists
+
+    df = diff_lists(con, system, ref_a, ref_b)
+    counts = {s: df.filter(df["status"] == s).height for s in ("new", "changed", "delisted", "dropped")}
+    table = Table(title=f"{system}: {ref_a} -> {ref_b}")
+    for col in ("status", "fide_id", "name", "rating_a", "rating_b", "delta", "games_b", "change_b"):
+        table.add_column(col, justify="left" if col in ("status", "name") else "right")
+    for r in df.filter(df["status"] != "unchanged").iter_rows(named=True):
+        delta = r["delta"]
+        table.add_row(
+            r["status"],
+            "" if r["fide_id"] is None else str(r["fide_id"]),
+            r["name"] or "",
+            "" if r["rating_a"] is None else str(r["rating_a"]),
+            "" if r["rating_b"] is None else str(r["rating_b"]),
+            "" if delta is None else f"{delta:+d}",
+            "" if r["games_b"] is None else str(r["games_b"]),
+            "" if r["change_b"] is None else f"{r['change_b']:+d}",
+        )
+    print_table(table)
+    console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"diff_{system}_{Path(ref_a).stem}_{Path(ref_b).stem}.csv"
+    write_csv(df, path)
+    console.print(f"diff written to {path}")

@@ -1,0 +1,198 @@
+"""`elopipe rate`: compute rating lists (FIDE standard/rapid/blitz and the other systems)."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+import typer
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
+from elopipe.rating import systems
+from elopipe.rating.faults import REASON_PREFIX
+from elopipe.rating.run import parse_month, rate
+from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
+
+
+@app.command("rate")
+def rate_command(
+    system: Annotated[
+        str, typer.Option("--system", help="Rating system: fide, fide-rapid, fide-blitz, ffe, ...")
+    ] = "fide",
+    db: Annotated[str, typer.Option("--db", help=DB_OPTION_HELP)] = DEFAULT_DB,
+    through: Annotated[str | None, typer.Option("--through", help="Last list to compute, YYYY-MM.")] = None,
+    rules: Annotated[
+        str | None,
+        typer.Option("--rules", help="Force a rules version (FIDE: V2017, V2022 or V2024)."),
+    ] = None,
+    v2022_cap_lower: Annotated[
+        bool,
+        typer.Option(
+            "--v2022-cap-lower",
+            help="FIDE V2022 (2022-01 to 2024-02): also cap the lower-rated side at -400 "
+            "(default: raw difference, FIDE's reported practice; NOT VERIFIED).",
+        ),
+    ] = False,
+    unknown_tc: Annotated[
+        str | None,
+        typer.Option(
+            "--unknown-tc",
+            help="FIDE: rate class assumed for games with an unknown time control "
+            "(default standard; such games are flagged).",
+        ),
+    ] = None,
+    no_moves: str | None = no_moves_option,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            help="Engine option KEY=VALUE, repeatable (e.g. ffe: z_mode=logistic, "
+            "strict_boundary=true, unrated_opponents=iterative; elo: k=20,games<30:40, "
+            "period=tournament; glicko2: tau=0.5).",
+        ),
+    ] = None,
+) -> None:
+    """Compute every list of a rating system from the games in the store.
+
+    Only the earliest list whose inputs changed and the later ones are rewritten.
+    """
+    if system not in systems.names():
+        err_console.print(f"error: unknown system {system!r}; known: {', '.join(systems.names())}", style="red")
+        raise typer.Exit(2)
+    try:
+        month = parse_month(through)
+    except ValueError as exc:
+        err_console.print(f"error: --through: {exc}", style="red")
+        raise typer.Exit(2) from None
+    params: dict[str, object] = {"no_moves": checked_no_moves(no_moves)}
+    if unknown_tc is not None:
+        params["unknown_tc"] = unknown_tc
+    if v2022_cap_lower:
+        params["v2022_cap_lower"] = True
+    for item in param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
+            raise typer.Exit(2)
+        key = key.strip()
+        if key in _OWN_OPTIONS:
+            err_console.print(f"error: --param {key}: use {_OWN_OPTIONS[key]}", style="red")
+            raise typer.Exit(2)
+        try:
+            params[key] = check_param(key, _param_value(value.strip()))
+        except ValueError as exc:
+            err_console.print(f"error: --param {key}={value.strip()}: {exc}", style="red")
+            raise typer.Exit(2) from None
+    try:
+        with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
+            if not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
+                console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
+                return
+            summary = rate(con, system, through=month, rules=rules, **params)
+    except (ValueError, StoreBusyError, FileNotFoundError) as exc:
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(1) from None
+    _print(summary)
+
+
+# What the command's own options set: never an engine option (`rate(con, system, ...)`)
+_OWN_OPTIONS = {
+    "system": "--system", "rules": "--rules", "through": "--through", "no_moves": "--no-moves",
+    "con": "--db", "db": "--db", "unknown_tc": "--unknown-tc", "v2022_cap_lower": "--v2022-cap-lower",
+}  # fmt: skip
+
+
+# Numeric engine options: (integers only, lowest, lowest allowed, highest). A value outside
+# is refused before any engine runs: a negative K or tau has no meaning, and a huge one
+# (k=1e308) overflows the exact Decimal arithmetic of the engines.
+_NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
+    # elo (elopipe.rating.elo_run): K in rating points, ratings in rating points
+    "k": (False, 0, False, 1000),
+    "default_rating": (False, 0, True, 4000),
+    # glicko2 (elopipe.rating.glicko.GlickoParams)
+    "initial_rating": (False, 0, True, 4000),
+    "initial_rd": (False, 0, False, 1000),
+    "rd_max": (False, 0, False, 1000),
+    "file_rating_rd": (False, 0, False, 1000),
+    "initial_volatility": (False, 0, False, 1),
+    "tau": (False, 0, False, 10),
+    # ffe (elopipe.rating.ffe.FfeRules)
+    "compat_limit": (True, 0, True, 4000),
+    "threshold": (True, 0, True, 1000),
+    "floor": (True, 0, True, 4000),
+    "archive_seasons": (True, 0, True, 1000),
+}
+
+
+def check_param(key: str, value: object) -> object:
+    """`value` if it is valid for the numeric option `key` (see `_NUMERIC`; a K schedule
+    text is checked rule by rule), else ValueError saying what is expected. Other options
+    are left to the engine."""
+    if key == "k" and isinstance(value, str):
+        from elopipe.rating.elo import KSchedule
+
+        try:
+            sched = KSchedule.parse(value)
+        except ValueError as exc:
+            raise ValueError(f"k must be a number or a K schedule such as '20,games<30:40' ({exc})") from None
+        for k in (sched.default, *(k for _, k in sched.by_games), *(k for _, k in sched.by_rating)):
+            check_param("k", k)
+        return value
+    if key not in _NUMERIC:
+        return value
+    integral, low, low_ok, high = _NUMERIC[key]
+    kind = "an integer" if integral else "a number"
+    bounds = f"{'>=' if low_ok else '>'} {low:g} and <= {high:g}"
+    if isinstance(value, bool) or not isinstance(value, int | float) or (integral and not isinstance(value, int)):
+        raise ValueError(f"{key} must be {kind} {bounds}")
+    if not math.isfinite(value) or not (low <= value <= high) or (value == low and not low_ok):
+        raise ValueError(f"{key} must be {kind} {bounds}, not {value:g}")
+    return value
+
+
+def _param_value(text: str) -> object:
+    """'true'/'false' -> bool, integers and decimals -> numbers, anything else stays text."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _print(s: object) -> None:
+    get = lambda name, default=None: getattr(s, name, default)  # noqa: E731
+    if not get("lists", 0):
+        console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
+    else:
+        console.print(
+            f"{get('system')}: {get('lists', 0)} lists"
+            f" ({get('first_list')} .. {get('last_list')}),"
+            f" {get('players_rated', 0)} players rated on the last list"
+        )
+    first = get("first_changed")
+    if first is None and hasattr(s, "first_changed"):
+        console.print("nothing changed since the last run; nothing written")
+    elif first is not None:
+        console.print(f"rewritten from {first}: {get('lists_written', 0)} lists")
+    for label, attr in (
+        ("new ratings", "new_ratings"),
+        ("game sides counted", "games_counted"),
+        ("games with unknown time control (assumed)", "unknown_tc_games"),
+        ("file rating != list in force (rating_discrepancies)", "discrepancies"),
+    ):
+        if hasattr(s, attr):
+            console.print(f"{label}: {get(attr)}")
+    for label, attr in (("not counted", "not_counted"), ("events skipped", "events_skipped")):
+        d: dict[str, int] = {}
+        for k, v in (get(attr) or {}).items():
+            # one count for the events whose rating failed: their lines below say why
+            k = "rating_failed" if k.startswith(REASON_PREFIX) else k
+            d[k] = d.get(k, 0) + v
+        if d:
+            console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
+    for line in get("failed_events") or []:
+        err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)

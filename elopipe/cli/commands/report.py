@@ -1,0 +1,85 @@
+"""`elopipe report --tournament ID|NAME [--system S] [--out DIR] [--all]`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
+from elopipe.store.connect import DEFAULT_DB
+
+
+@app.command()
+def report(
+    tournament: str | None = typer.Option(None, "--tournament", "-t", help="Tournament id or name."),
+    system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
+    out: Path = typer.Option(Path("out"), "--out", help="Output folder (reports/<system>/ inside)."),
+    all_rated: bool = typer.Option(False, "--all", help="Every tournament rated under the system."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
+    from elopipe.identity.events import event_of
+    from elopipe.publish.reports import (
+        canonical_event,
+        ffe_frame,
+        match_tournament,
+        performance_frame,
+        rated_tournaments,
+        rich_ffe_table,
+        rich_table,
+        tournament_info,
+        write_report,
+    )
+
+    if (tournament is None) == (not all_rated):
+        err_console.print("give --tournament ID|NAME or --all", style="red")
+        raise typer.Exit(2)
+    con = reader_or_exit(db)
+    target = out / "reports" / system
+    try:
+        if all_rated:
+            ids = rated_tournaments(con, system)
+        else:
+            asked = match_tournament(con, tournament)
+            canonical = canonical_event(con, asked) or asked
+            ids = [event_of(con, canonical)]
+            if canonical != asked:
+                err_console.print(
+                    f"tournament {asked} is a duplicate export of tournament {canonical}: reporting {canonical}",
+                    style="yellow",
+                )
+            if ids[0] != canonical:
+                err_console.print(
+                    f"tournament {canonical} is a part of event {ids[0]}, held in several files: reporting the event",
+                    style="yellow",
+                )
+        if not ids:
+            err_console.print(f"no tournament rated under {system!r} in {db}", style="red")
+            raise typer.Exit(1)
+        written = []
+        for tid in ids:
+            if not all_rated:
+                perf = performance_frame(con, tid, system)
+                name = tournament_info(con, tid).get("name") or f"Tournament {tid}"
+                if perf.height == 0:
+                    skipped = con.execute(
+                        "SELECT list(DISTINCT reason ORDER BY reason) FROM rating_skips"
+                        " WHERE system = ? AND tournament_id = ?",
+                        [system, tid],
+                    ).fetchall()[0][0]
+                    why = f"the rating left it out ({', '.join(skipped)})" if skipped else "run `elopipe rate` first?"
+                    err_console.print(f"{name}: nothing rated under {system!r} ({why})", style="yellow")
+                # numbers and names are never cut: the table may be wider than a narrow terminal
+                ffe = ffe_frame(con, tid, system)
+                if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
+                    print_table(rich_ffe_table(ffe, f"{name} – {system}"))
+                else:
+                    print_table(rich_table(perf, f"{name} – {system}"))
+            written.extend(write_report(con, tid, system, target))
+    except LookupError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    finally:
+        con.close()
+    console.print(f"{len(ids)} report(s), {len(written)} files written under {target}")

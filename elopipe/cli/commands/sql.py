@@ -1,0 +1,128 @@
+"""`elopipe sql "QUERY" [--db FILE] [--format table|csv|json]`."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, plain_console
+from elopipe.store.connect import DEFAULT_DB, StoreBusyError
+
+
+@app.command()
+def sql(
+    query: str = typer.Argument(..., help="One SQL statement (tables and v_* views of the store)."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    fmt: str = typer.Option("table", "--format", help="table, csv or json."),
+    limit: int = typer.Option(
+        1000, "--limit", min=1, help="Rows shown by --format table (the rest are counted); csv and json give every row."
+    ),
+    timeout: float = typer.Option(0, "--timeout", min=0, help="Stop the query after this many seconds (0: no limit)."),
+    wait: float = typer.Option(
+        60, "--wait", min=0, help="While another process writes the store, wait this many seconds for it (0: fail)."
+    ),
+) -> None:
+    """Run one query on the store opened read-only and print the result.
+
+    The store is opened read-only and sandboxed: no file is read or written (COPY ... TO,
+    EXPORT DATABASE, read_csv/read_text, ATTACH are refused). One statement per call. DuckDB
+    lets one process write a file or several read it, not both: while an ingest or run writes,
+    the query waits (`--wait`).
+    """
+    from elopipe.publish.sqlcli import (
+        FORMATS,
+        QueryError,
+        QueryInterrupted,
+        UsageError,
+        check_query,
+        fetch_batches,
+        open_query,
+        write_csv,
+        write_json,
+    )
+
+    if fmt not in FORMATS:
+        err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
+        raise typer.Exit(2)
+    try:
+        check_query(query)
+    except UsageError as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(2) from None
+    _wait_for_writer(db, wait)
+    try:
+        with open_query(db, query, timeout=timeout or None) as (cols, cur):
+            if fmt == "csv":
+                write_csv(sys.stdout, cols, fetch_batches(cur) if cols else [])
+            elif fmt == "json":
+                write_json(sys.stdout, cols, fetch_batches(cur) if cols else [])
+            else:
+                _print_table(cols, cur, limit)
+    except (FileNotFoundError, StoreBusyError) as exc:
+        err_console.print(f"{exc}", style="red")
+        raise typer.Exit(1) from None
+    except QueryInterrupted as exc:
+        err_console.print(f"{exc}", style="yellow")
+        raise typer.Exit(130) from None
+    except QueryError as exc:
+        err_console.print(f"query failed: {exc}", style="red")
+        raise typer.Exit(1) from None
+
+
+def _wait_for_writer(db: Path, wait: float) -> None:
+    """Return once `db` can be opened read-only, or after `wait` seconds (the query then reports
+    the busy store). A missing store is left to the query to report."""
+    from elopipe.store.connect import open_reader
+
+    deadline = time.monotonic() + wait
+    told = False
+    while True:
+        try:
+            open_reader(db).close()
+            return
+        except StoreBusyError:
+            if time.monotonic() >= deadline:
+                return
+            if not told:
+                err_console.print(f"another process is writing {db}: waiting up to {wait:g} s ...", style="yellow")
+                told = True
+            time.sleep(0.5)
+        except Exception:  # missing, not a store: the query says so
+            return
+
+
+def _print_table(cols: list[str], cur: object, limit: int) -> None:
+    from elopipe.publish.sqlcli import fetch_batches
+
+    rows: list[tuple] = []
+    more = 0
+    if cols:
+        for batch in fetch_batches(cur):  # type: ignore[arg-type]
+            room = limit - len(rows)
+            rows.extend(batch[:room])
+            more += max(0, len(batch) - room)
+    cells = [["" if v is None else str(v) for v in r] for r in rows]
+    table = Table(show_lines=False)
+    for c in cols:
+        table.add_column(c, overflow="fold")  # never cut a value
+    for r in cells:
+        table.add_row(*r)
+    # size the table to its content: a wide result wraps in the terminal, but no
+    # column is squeezed to nothing
+    widths = [len(c) for c in cols]
+    for r in cells:
+        widths = [max(w, len(v)) for w, v in zip(widths, r, strict=True)]
+    need = sum(min(w, 60) for w in widths) + 3 * len(cols) + 1
+    plain_console(width=max(console.width, min(need, 2000))).print(table)
+    if more:
+        console.print(
+            f"{len(rows) + more} row(s); the first {len(rows)} shown, {more} more"
+            " (raise --limit, or use --format csv|json for every row)",
+            soft_wrap=True,
+        )
+    else:
+        console.print(f"{len(rows)} row(s)")

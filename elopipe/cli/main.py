@@ -1,0 +1,54 @@
+"""Entry point of the `elopipe` console script.
+
+Nothing heavy is imported at module level: loading Polars, DuckDB, Prefect and the commands takes
+a second or more, and a Ctrl-C during that time must end like any other, with one line and no
+traceback. `from elopipe.cli.main import app` still gives the Typer application (tests use it).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from typing import Any
+
+# Importing a command module registers its commands on `app`; `elopipe --help` lists them in this order.
+COMMAND_MODULES = [
+    "run", "ingest", "rate", "publish", "report", "player", "sql", "export",
+    "elo", "lists", "players", "watch", "serve",
+]  # fmt: skip
+
+
+def load_app() -> Any:
+    """The Typer application with every command registered."""
+    import importlib
+
+    from elopipe.cli.app import app
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"elopipe.cli.commands.{name}")
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return load_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main() -> None:
+    """Run the CLI. Usage errors exit 2 (Click's convention); a Ctrl-C that a command does not
+    handle itself ends with one line and exit 130, never a traceback."""
+    if "--dask" in sys.argv:
+        from elopipe.cli.commands.dask_opts import optional_dask_value
+
+        sys.argv[1:] = optional_dask_value(sys.argv[1:])
+    try:
+        sys.exit(load_app()())
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        sys.exit(130)
+    except SystemExit:
+        # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
+        # must not turn its exit into a silent kill
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise

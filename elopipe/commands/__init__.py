@@ -1,1 +1,0 @@
-"""CLI commands, one module per command group; `elopipe.cli` imports them all."""

@@ -1,0 +1,525 @@
+"""Officer decisions on player identity: merge, split, and the review of likely duplicates.
+
+`merge_players` and `split_player` are recorded in `player_merges` and re-applied to every newly
+loaded batch of files (`apply_manual_decisions`); `suspects` lists likely duplicates with the
+evidence. Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+import duckdb
+
+from elopipe.identity.resolve import CONFIDENCE, fuller
+from elopipe.read.names import ABBREV_MAX, event_key, name_key, names_compatible
+
+
+class IdentityError(ValueError):
+    """A merge or split that the identity rules forbid (e.g. two different FIDE IDs)."""
+
+
+_PLAYER_COLS = ("player_id", "fide_id", "national_id", "name", "name_key", "federation", "birth_year", "merged_into")
+
+
+def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict:
+    rows = con.execute(f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id = ?", [player_id]).fetchall()
+    if not rows:
+        raise IdentityError(f"no player {player_id}")
+    return dict(zip(_PLAYER_COLS, rows[0], strict=True))
+
+
+def _final(con: duckdb.DuckDBPyConnection, pid: int) -> int:
+    rows = con.execute("SELECT COALESCE(merged_into, player_id) FROM players WHERE player_id = ?", [pid]).fetchall()
+    return rows[0][0] if rows else pid
+
+
+def _rewrite(
+    con: duckdb.DuckDBPyConnection, old: int, new: int, file_ids: list[int] | None = None, aliases: bool = True
+) -> None:
+    """Point every row of `old` (only those of the files `file_ids` when given) at `new`.
+    `aliases`: False when the caller has moved `old`'s `player_aliases` rows already."""
+    cond, args = ("", {}) if file_ids is None else (" AND file_id IN (SELECT UNNEST($files))", {"files": file_ids})
+    ids = {"old": old, "new": new, **args}
+    # a tournament where both already have an entry keeps the kept player's
+    con.execute(
+        "DELETE FROM tournament_players WHERE player_id = $old AND tournament_id IN "
+        f"(SELECT tournament_id FROM tournament_players WHERE player_id = $new){cond}",
+        ids,
+    )
+    con.execute(f"UPDATE tournament_players SET player_id = $new WHERE player_id = $old{cond}", ids)
+    # both sides in one statement each (a statement costs more than the few rows it changes)
+    con.execute(
+        "UPDATE games SET white_id = CASE WHEN white_id = $old THEN $new ELSE white_id END,"
+        " black_id = CASE WHEN black_id = $old THEN $new ELSE black_id END"
+        f" WHERE (white_id = $old OR black_id = $old){cond}",
+        ids,
+    )
+    con.execute(
+        "UPDATE unplayed_rounds SET player_id = CASE WHEN player_id = $old THEN $new ELSE player_id END,"
+        " opponent_id = CASE WHEN opponent_id = $old THEN $new ELSE opponent_id END"
+        f" WHERE (player_id = $old OR opponent_id = $old){cond}",
+        ids,
+    )
+    if aliases:
+        con.execute(f"UPDATE player_aliases SET player_id = $new WHERE player_id = $old{cond}", ids)
+    if file_ids is None:
+        con.execute("UPDATE official_lists SET player_id = $new WHERE player_id = $old", ids)
+
+
+def merge_players(
+    con: duckdb.DuckDBPyConnection, kept_id: int, merged_id: int, reason: str, decided_by: str = "officer"
+) -> int:
+    """Merge player `merged_id` into `kept_id`: every row (games, tournament_players,
+    unplayed_rounds, player_aliases, official_lists) is rewritten, `players.merged_into` is set so
+    that re-ingested files resolve to the kept player, and the decision is recorded in
+    `player_merges` (re-applied by `apply_manual_decisions`). Returns the merge_id.
+    Raises IdentityError for an unknown player, a player merged with itself, or two different
+    FIDE IDs / national IDs (never merged)."""
+    return merge_into(con, kept_id, merged_id, reason, decided_by, None)
+
+
+class Batch:
+    """What `consolidate`'s merges leave to one pass at the end, because none of its decisions
+    reads it: the kept players' display names (a player's spellings change only when another is
+    merged into it, which adds it again, or when it is merged away, and `merge_into` refreshes it
+    first), the player ids of `games` and `unplayed_rounds` (each moved id goes to the end of
+    its chain of merges, where one UPDATE per merge would have taken it), and the `player_merges`
+    rows (only the officers' splits are read back, and the transaction's `now()` is one time)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.stale_names: set[int] = set()
+        self.moved: dict[int, int] = {}
+        self.decisions: list[tuple[int, int, str, str]] = []  # player_merges rows, in merge order
+        # a store without official lists has no row of theirs to move (nothing here adds one)
+        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM official_lists)").fetchall()[0][0])
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
+        import polars as pl
+
+        if self.decisions:
+            # ids drawn in merge order, as one nextval per merge would have drawn them
+            n = len(self.decisions)
+            ids = sorted(r[0] for r in con.execute("SELECT nextval('merge_id_seq') FROM range(?)", [n]).fetchall())
+            rows = pl.DataFrame(
+                [(mid, *d) for mid, d in zip(ids, self.decisions, strict=True)],
+                schema={"merge_id": pl.Int32, "kept_id": pl.Int32, "merged_id": pl.Int32, "decided_by": pl.Utf8,
+                        "reason": pl.Utf8},
+                orient="row",
+            )  # fmt: skip
+            self.decisions = []
+            con.register("_decisions", rows)
+            con.execute(
+                "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
+                " SELECT merge_id, kept_id, merged_id, 'merge', decided_by, reason, now() FROM _decisions"
+            )
+            con.unregister("_decisions")
+        if self.stale_names:
+            refresh_display_names(con, self.stale_names)
+            self.stale_names = set()
+        if not self.moved:
+            return
+
+        def final(pid: int) -> int:
+            while pid in self.moved:
+                pid = self.moved[pid]
+            return pid
+
+        df = pl.DataFrame(
+            {"old": list(self.moved), "new": [final(p) for p in self.moved]}, schema={"old": pl.Int32, "new": pl.Int32}
+        )
+        self.moved = {}
+        con.register("_moved_players", df)
+        for table, col in (("games", "white_id"), ("games", "black_id"), ("unplayed_rounds", "player_id"),
+                           ("unplayed_rounds", "opponent_id")):  # fmt: skip
+            con.execute(f"UPDATE {table} SET {col} = m.new FROM _moved_players m WHERE {table}.{col} = m.old")
+        con.unregister("_moved_players")
+
+
+def merge_into(
+    con: duckdb.DuckDBPyConnection,
+    kept_id: int,
+    merged_id: int,
+    reason: str,
+    decided_by: str,
+    batch: Batch | None,
+) -> int:
+    """`merge_players`. `batch` (`consolidate`, which has checked that the two players share no
+    tournament): the display name refresh and the rewrite of games and unplayed rounds are left
+    to `batch.flush`. A player whose refresh is pending is refreshed before it is read here as
+    the merged one: its name is copied when its name key is the fuller, so it must be the name an
+    immediate refresh gave."""
+    if batch is not None and merged_id in batch.stale_names:
+        batch.stale_names.discard(merged_id)
+        refresh_display_names(con, [merged_id])
+    both = {
+        r[0]: dict(zip(_PLAYER_COLS, r, strict=True))
+        for r in con.execute(
+            f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id IN (?, ?)", [kept_id, merged_id]
+        ).fetchall()
+    }
+    if kept_id not in both:
+        raise IdentityError(f"no player {kept_id}")
+    kept = both[kept_id]
+    if kept["merged_into"] is not None:
+        kept = _player(con, kept["merged_into"])
+    if merged_id not in both:
+        raise IdentityError(f"no player {merged_id}")
+    other = both[merged_id]
+    if other["merged_into"] is not None:
+        raise IdentityError(f"player {merged_id} was already merged into {other['merged_into']}")
+    if kept["player_id"] == other["player_id"]:
+        raise IdentityError("cannot merge a player with itself")
+    for col in ("fide_id", "national_id"):
+        if kept[col] and other[col] and kept[col] != other[col]:
+            raise IdentityError(
+                f"players {kept['player_id']} and {merged_id} have different {col}s ({kept[col]} vs {other[col]});"
+                " they are never merged"
+            )
+    kid = kept["player_id"]
+    # identifiers the kept player lacks, and the fuller spelling (automatic merges): one UPDATE
+    sets = {c: other[c] for c in ("fide_id", "national_id", "federation", "birth_year") if not kept[c] and other[c]}
+    if decided_by.startswith("rule:") and other["name_key"] and fuller(other["name_key"], kept["name_key"]):
+        sets |= {"name": other["name"], "name_key": other["name_key"]}
+    if sets:
+        con.execute(
+            f"UPDATE players SET {', '.join(f'{c} = ?' for c in sets)} WHERE player_id = ?", [*sets.values(), kid]
+        )
+    con.execute(
+        "UPDATE players SET merged_into = ? WHERE player_id = ? OR merged_into = ?", [kid, merged_id, merged_id]
+    )
+    # the merged player's spellings are now linked by this decision: record it on each alias
+    # (and move them to the kept player in the same statement)
+    rule = decided_by.split(":", 1)[1] if decided_by.startswith("rule:") else "manual_merge"
+    conf = "1.0" if rule == "manual_merge" else "least(confidence, ?)"
+    con.execute(
+        f"UPDATE player_aliases SET match_rule = ?, confidence = {conf}, player_id = ? WHERE player_id = ?",
+        [rule, kid, merged_id] if rule == "manual_merge" else [rule, CONFIDENCE.get(rule, 1.0), kid, merged_id],
+    )
+    if batch is None:
+        _rewrite(con, merged_id, kid, aliases=False)
+        refresh_display_names(con, [kid])
+    else:
+        # `_rewrite` less what `batch` defers; no entry to delete, as they share no tournament
+        con.execute("UPDATE tournament_players SET player_id = ? WHERE player_id = ?", [kid, merged_id])
+        if batch.official:
+            con.execute("UPDATE official_lists SET player_id = ? WHERE player_id = ?", [kid, merged_id])
+        batch.moved[merged_id] = kid
+        batch.stale_names.add(kid)
+        batch.decisions.append((kid, merged_id, _decider(decided_by), reason))
+        return 0  # the merge_id is drawn by `batch.flush`
+    return con.execute(
+        "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
+        " VALUES (nextval('merge_id_seq'), ?, ?, 'merge', ?, ?, now()) RETURNING merge_id",
+        [kid, merged_id, _decider(decided_by), reason],
+    ).fetchall()[0][0]
+
+
+def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[int]) -> int:
+    """Set `players.name` of `player_ids` to the best of every spelling the store holds for them
+    (their `tournament_players.name_as_written`, their names on imported official lists), so the
+    name on a list does not depend on which file came first.
+
+    Best: a name from the latest official list (a name change counts from its list); then
+    the fullest name (more words of 3+ letters, then
+    more letters, any script); then the 'Surname, Firstname' form; then more non-ASCII letters
+    (accents kept: 'Göl' before 'Gol'); then fewer capitals (TRF files often write surnames in
+    capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never
+    this display name.  Returns how many names changed."""
+    ids = sorted({int(i) for i in player_ids})
+    if not ids:
+        return 0
+    res = con.execute(
+        r"""
+        UPDATE players SET name = best.spelled
+        FROM (
+            WITH written AS (
+                SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
+                FROM tournament_players
+                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name_as_written, '')) <> ''
+                UNION ALL
+                SELECT player_id, name, TRUE, list_date FROM official_lists
+                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name, '')) <> ''
+            ),
+            -- the ranking's first keys, taken first: a name on the player's latest official list
+            -- beats every other, so a player on twelve monthly lists has one list's names to rank
+            spellings AS (
+                SELECT * FROM written
+                WINDOW w AS (PARTITION BY player_id)
+                QUALIFY official = bool_or(official) OVER w AND (NOT official OR listed = max(listed) OVER w)
+            ),
+            -- most players are written one way only: that spelling is the best, with no ranking
+            -- (the regular expressions below cost more than the rest of the statement)
+            variety AS (SELECT player_id, count(DISTINCT spelled) AS n FROM spellings GROUP BY 1)
+            SELECT player_id, any_value(spelled) AS spelled
+            FROM spellings JOIN variety USING (player_id) WHERE n = 1 GROUP BY 1
+            UNION ALL
+            SELECT player_id, spelled FROM (
+                SELECT player_id, spelled, row_number() OVER (
+                    PARTITION BY player_id
+                    ORDER BY official DESC, listed DESC NULLS LAST,
+                             len(list_filter(regexp_extract_all(spelled, '\p{L}+'), lambda t: length(t) > 2)) DESC,
+                             length(regexp_replace(spelled, '[^\p{L}]', '', 'g')) DESC,
+                             contains(spelled, ', ') DESC,
+                             length(regexp_replace(spelled, '[^\p{L}]|[A-Za-z]', '', 'g')) DESC,
+                             length(regexp_replace(spelled, '[^A-Z]', '', 'g')),
+                             spelled
+                ) AS r
+                -- equal rows rank equal: each distinct one is ranked once
+                FROM (SELECT DISTINCT s.* FROM spellings s JOIN variety USING (player_id) WHERE n > 1)
+            ) WHERE r = 1
+        ) best
+        WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
+        """,
+        {"ids": ids},  # one list, converted once (a batch passes tens of thousands of ids)
+    ).fetchall()
+    return int(res[0][0]) if res else 0
+
+
+def _decider(decided_by: str) -> str:
+    return decided_by if ":" in decided_by else f"officer:{decided_by}"
+
+
+def _split_targets(
+    con: duckdb.DuckDBPyConnection, player_id: int, criteria: dict, file_ids: list[int] | None = None
+) -> list[int]:
+    """Tournaments where `player_id`'s entry (in the files `file_ids` when given) matches a
+    split's criteria."""
+    rows = con.execute(
+        "SELECT tp.tournament_id, tp.name_as_written, t.name, t.start_date FROM tournament_players tp"
+        " JOIN tournaments t USING (tournament_id) WHERE tp.player_id = ?"
+        + ("" if file_ids is None else " AND tp.file_id IN (SELECT UNNEST(?))"),
+        [player_id] if file_ids is None else [player_id, file_ids],
+    ).fetchall()
+    events = {(e[0], e[1]) for e in criteria.get("events", [])}
+    out = []
+    for tid, written, tname, start in rows:
+        if "name_key" in criteria and name_key(written or "") != criteria["name_key"]:
+            continue
+        if events and (event_key(tname), start.isoformat() if start else None) not in events:
+            continue
+        out.append(tid)
+    return out
+
+
+def _move_in_tournaments(con: duckdb.DuckDBPyConnection, old: int, new: int, tids: list[int]) -> None:
+    t = "tournament_id IN (SELECT UNNEST(?))"
+    con.execute(f"UPDATE tournament_players SET player_id = ? WHERE player_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE games SET white_id = ? WHERE white_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE games SET black_id = ? WHERE black_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE unplayed_rounds SET player_id = ? WHERE player_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE unplayed_rounds SET opponent_id = ? WHERE opponent_id = ? AND {t}", [new, old, tids])
+    con.execute(f"UPDATE player_aliases SET player_id = ? WHERE player_id = ? AND {t}", [new, old, tids])
+
+
+def split_player(
+    con: duckdb.DuckDBPyConnection,
+    player_id: int,
+    reason: str,
+    name: str | None = None,
+    tournament_ids: list[int] | None = None,
+    decided_by: str = "officer",
+) -> int:
+    """Split off from `player_id` the tournament entries written `name` (compared by name key)
+    and/or those of `tournament_ids`, into a new player; returns the new player_id.
+
+    The criteria are stored (name key; tournaments as event key + start date, which survive a
+    re-ingest that gives new tournament ids) in `player_merges` (action 'split') and re-applied
+    to newly loaded rows by `apply_manual_decisions`. A split moves whole tournament entries
+    (games and unplayed rounds of those tournaments). Raises IdentityError when nothing matches."""
+    if not name and not tournament_ids:
+        raise IdentityError("a split needs --name or --tournament")
+    _player(con, player_id)
+    criteria: dict = {}
+    if name:
+        criteria["name_key"] = name_key(name)
+    if tournament_ids:
+        rows = con.execute(
+            "SELECT name, start_date FROM tournaments WHERE tournament_id IN (SELECT UNNEST(?))", [tournament_ids]
+        ).fetchall()
+        criteria["events"] = sorted({(event_key(n), s.isoformat() if s else None) for n, s in rows}, key=str)
+    tids = _split_targets(con, player_id, criteria)
+    if not tids:
+        raise IdentityError(f"no tournament entry of player {player_id} matches {criteria}")
+    first = con.execute(
+        "SELECT name_as_written, fide_id_in_file, federation, birth_year, sex FROM tournament_players"
+        " WHERE player_id = ? AND tournament_id IN (SELECT UNNEST(?)) ORDER BY tournament_id LIMIT 1",
+        [player_id, tids],
+    ).fetchall()[0]
+    orig = _player(con, player_id)
+    fid = first[1] if first[1] and first[1] != orig["fide_id"] else None
+    new_id = con.execute("SELECT nextval('player_id_seq')").fetchall()[0][0]
+    written = first[0] or name or orig["name"]
+    con.execute(
+        "INSERT INTO players (player_id, fide_id, name, name_key, federation, birth_year, sex) VALUES (?,?,?,?,?,?,?)",
+        [new_id, fid, written, name_key(written), first[2], first[3], first[4]],
+    )
+    _move_in_tournaments(con, player_id, new_id, tids)
+    refresh_display_names(con, [player_id, new_id])
+    mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
+    con.execute(
+        "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at, criteria)"
+        " VALUES (?, ?, ?, 'split', ?, ?, now(), ?)",
+        [mid, player_id, new_id, _decider(decided_by), reason, json.dumps(criteria)],
+    )
+    return new_id
+
+
+def apply_manual_decisions(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> int:
+    """Re-apply officer splits (in the order decided) and then every merge to the rows of the
+    files `file_ids` (called by the loader once per batch, before `consolidate`), so decisions
+    survive re-ingest. Merges act through `players.merged_into` (resolution already follows it;
+    this catches rows that still name a merged player). Returns the number of decisions applied.
+
+    A store without `player_merges` rows costs one query: only a decision sets `merged_into`.
+    Errors: SQL errors propagate (the loader rolls back)."""
+    files = sorted(set(file_ids))
+    if not files:
+        return 0
+    n_split, n_all = con.execute(
+        "SELECT count(*) FILTER (WHERE action = 'split'), count(*) FROM player_merges"
+    ).fetchall()[0]
+    if not n_all:
+        return 0
+    changed = _apply_splits(con, files) if n_split else 0
+    stale = con.execute(
+        """
+        WITH f AS (SELECT UNNEST($f) AS file_id)
+        SELECT p.player_id, p.merged_into FROM players p
+        WHERE p.merged_into IS NOT NULL AND p.player_id IN (
+            SELECT player_id FROM tournament_players WHERE file_id IN (SELECT file_id FROM f)
+            UNION SELECT white_id FROM games WHERE file_id IN (SELECT file_id FROM f)
+            UNION SELECT black_id FROM games WHERE file_id IN (SELECT file_id FROM f)
+            UNION SELECT player_id FROM unplayed_rounds WHERE file_id IN (SELECT file_id FROM f))
+        ORDER BY 1
+        """,
+        {"f": files},
+    ).fetchall()
+    for old, new in stale:
+        _rewrite(con, old, new, files)
+        changed += 1
+    return changed
+
+
+def _apply_splits(con: duckdb.DuckDBPyConnection, files: list[int]) -> int:
+    """Re-apply every officer split, in the order decided, to the rows of `files`; returns how
+    many moved rows."""
+    changed = 0
+    for kept, merged, criteria in con.execute(
+        "SELECT kept_id, merged_id, criteria FROM player_merges WHERE action = 'split' ORDER BY merge_id"
+    ).fetchall():
+        crit = json.loads(criteria) if isinstance(criteria, str) else (criteria or {})
+        # the rows may sit on the original player, or on a player these files just created
+        # because the two namesakes made the name ambiguous
+        fresh = [
+            r[0]
+            for r in con.execute(
+                "SELECT player_id FROM players WHERE first_file_id IN (SELECT UNNEST(?)) AND merged_into IS NULL"
+                " AND name_key IN (SELECT name_key FROM players WHERE player_id IN (?, ?)) ORDER BY player_id",
+                [files, kept, merged],
+            ).fetchall()
+        ]
+        for cand in [_final(con, kept), *fresh]:
+            tids = _split_targets(con, cand, crit, files)
+            if tids:
+                _move_in_tournaments(con, cand, merged, tids)
+                changed += 1
+            if cand in fresh:
+                # what the split did not take belongs to the original player
+                _rewrite(con, cand, _final(con, kept), files)
+                con.execute(
+                    "UPDATE players SET merged_into = ? WHERE player_id = ?",
+                    [merged if tids else _final(con, kept), cand],
+                )
+    return changed
+
+
+def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict]:
+    """Likely duplicates and weak links for an officer to review, with the evidence.
+
+    Each item: {'player_a', 'player_b' (or None), 'name_a', 'name_b', 'reason', 'evidence'}.
+    Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
+    person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
+    played), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both in the store, one
+    without a FIDE ID), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept
+    apart because e.g. the birth years differ), 'weak_link' (an alias linked with confidence below
+    `min_confidence`).
+    Merged players and pairs an officer split are left out."""
+    out: list[dict] = []
+    split_pairs = {
+        frozenset(r)
+        for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
+    }
+    played = "player_id IN (SELECT player_id FROM tournament_players)"
+    rows = con.execute(
+        f"""
+        WITH p AS (SELECT * FROM players WHERE merged_into IS NULL)
+        SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year, a.fide_id, b.fide_id,
+               a.federation, b.federation
+        FROM p a JOIN p b ON a.name_key = b.name_key AND a.player_id < b.player_id AND a.name_key <> ''
+        WHERE (a.birth_year IS NOT NULL AND a.birth_year = b.birth_year)
+           OR (a.fide_id IS NULL AND b.fide_id IS NULL AND a.{played} AND b.{played})
+        ORDER BY 1, 2
+        """
+    ).fetchall()
+    for a, b, na, nb, ya, yb, fa, fb, fda, fdb in rows:
+        if frozenset((a, b)) in split_pairs:
+            continue
+        reason = "same_name_birth_year" if ya and ya == yb else "same_name"
+        ev = f"name {na!r} / {nb!r}; birth {ya}/{yb}; FIDE ID {fa}/{fb}; federation {fda}/{fdb}"
+        if fa and fb and fa != fb:
+            ev += " (different FIDE IDs: never merged automatically)"
+        out.append({"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": reason, "evidence": ev})
+    # one national ID (or FIDE ID) on two players: kept apart because something contradicted
+    for col in ("national_id", "fide_id"):
+        for a, b, na, nb, ya, yb in con.execute(
+            f"""
+            WITH p AS (SELECT * FROM players WHERE merged_into IS NULL AND {col} IS NOT NULL)
+            SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year
+            FROM p a JOIN p b ON a.{col} = b.{col} AND a.player_id < b.player_id ORDER BY 1, 2
+            """
+        ).fetchall():
+            if frozenset((a, b)) in split_pairs:
+                continue
+            out.append(
+                {"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": f"same_{col}",
+                 "evidence": f"one {col} on two players: {na!r} (born {ya}) / {nb!r} (born {yb})"}
+            )  # fmt: skip
+    # abbreviated names: compare players who played, sharing a full (3+ letter) name token
+    cands = con.execute(
+        f"SELECT player_id, name, name_key, fide_id FROM players WHERE merged_into IS NULL AND {played}"
+    ).fetchall()
+    by_token: dict[str, list[tuple]] = {}
+    for c in cands:
+        for tok in set(c[2].split(" ")):
+            if len(tok) > ABBREV_MAX:
+                by_token.setdefault(tok, []).append(c)
+    seen: set[tuple[int, int]] = set()
+    for group in by_token.values():
+        if len(group) > 200:  # a very common surname: too many pairs to be useful
+            continue
+        for i, a in enumerate(group):
+            for b in group[i + 1 :]:
+                pair = (min(a[0], b[0]), max(a[0], b[0]))
+                if pair in seen or frozenset(pair) in split_pairs or (a[3] and b[3] and a[3] != b[3]):
+                    continue
+                if names_compatible(a[2], b[2]):
+                    seen.add(pair)
+                    out.append(
+                        {"player_a": a[0], "player_b": b[0], "name_a": a[1], "name_b": b[1],
+                         "reason": "abbreviated_name", "evidence": f"{a[1]!r} may abbreviate {b[1]!r} (or back)"}
+                    )  # fmt: skip
+    for pid, pname, written, rule, conf, n in con.execute(
+        """
+        SELECT a.player_id, p.name, a.name_as_written, a.match_rule, min(a.confidence), count(*)
+        FROM player_aliases a JOIN players p USING (player_id)
+        WHERE a.confidence < ? GROUP BY ALL ORDER BY 1, 3
+        """,
+        [min_confidence],
+    ).fetchall():
+        out.append(
+            {"player_a": pid, "player_b": None, "name_a": pname, "name_b": written, "reason": "weak_link",
+             "evidence": f"{written!r} linked to {pname!r} by rule {rule} (confidence {conf}) in {n} entries"}
+        )  # fmt: skip
+    return out

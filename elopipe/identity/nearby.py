@@ -1,0 +1,74 @@
+"""Tournaments near each other: one event's key and overlapping dates (within `DATE_SLACK_DAYS`).
+
+The shared test of "these two tournaments can be sources of one event", used by player
+resolution (a name within the event's other sources), by dedup (the same game seen twice) and by
+the join of split events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import duckdb
+
+# Dates of two sources of one event may differ by a day or two (EventDate vs first round).
+DATE_SLACK_DAYS = 3
+
+
+def tournament_spans(
+    con: duckdb.DuckDBPyConnection, tids: Iterable[int] | None = None
+) -> dict[int, tuple[str, object, object]]:
+    """{tournament_id: (event_key, first day, last day)} of the tournaments `tids` (None: every
+    tournament of the store); days are `tournaments.first_day` / `last_day` (None when unknown)."""
+    if tids is None:
+        rows = con.execute("SELECT tournament_id, event_key, first_day, last_day FROM tournaments").fetchall()
+    else:
+        rows = con.execute(
+            "SELECT tournament_id, event_key, first_day, last_day FROM tournaments"
+            " WHERE tournament_id IN (SELECT UNNEST(?))",
+            [sorted(set(tids))],
+        ).fetchall()
+    return {r[0]: (r[1] or "", r[2], r[3]) for r in rows}
+
+
+def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
+    """The tournaments that can be sources of the same event as one of `tids`, or overlap one in
+    dates (within `DATE_SLACK_DAYS`), `tids` included: the candidates of `same_event` (same
+    event key, days overlapping or unknown) and `dates_overlap`, found by joins on
+    `tournaments.event_key` and on the days of play, so the cost follows the tournaments near
+    these, not the store (an "Open" of every past month is not near this month's)."""
+    ids = sorted(set(tids))
+    if not ids:
+        return set()
+    rows = con.execute(
+        f"""
+        WITH b AS (SELECT tournament_id, event_key, first_day, last_day FROM tournaments
+                   WHERE tournament_id IN (SELECT UNNEST($ids)))
+        -- same event key with unknown days: `same_event` holds whatever the dates
+        SELECT t.tournament_id FROM tournaments t JOIN b ON t.event_key = b.event_key AND b.event_key <> ''
+         AND (t.first_day IS NULL OR b.first_day IS NULL)
+        UNION
+        SELECT t.tournament_id FROM tournaments t JOIN b
+          ON t.first_day <= b.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
+         AND b.first_day <= t.last_day + INTERVAL {DATE_SLACK_DAYS} DAY
+        """,
+        {"ids": ids},
+    ).fetchall()
+    return {r[0] for r in rows} | set(ids)
+
+
+def dates_overlap(a0, a1, b0, b1, slack_days: int = DATE_SLACK_DAYS) -> bool | None:
+    """Whether two date ranges overlap within `slack_days`; None when either is unknown."""
+    import datetime as _dt
+
+    if a0 is None or b0 is None:
+        return None
+    slack = _dt.timedelta(days=slack_days)
+    return a0 - slack <= (b1 or b0) and b0 - slack <= (a1 or a0)
+
+
+def same_event(a: tuple[str, object, object], b: tuple[str, object, object]) -> bool:
+    """Two tournaments are sources of one event: same event key, and dates overlapping (or unknown)."""
+    if not a[0] or a[0] != b[0]:
+        return False
+    return dates_overlap(a[1], a[2], b[1], b[2]) is not False

@@ -1,0 +1,233 @@
+"""Ingest: sources -> parsed files -> the store.
+
+Three steps, usable separately:
+
+- `discover(paths)` (elopipe.read.sources): which byte streams to read;
+- `parse_source(source)`: pure, no database; bytes -> hash, encoding, format, `ParsedFile`
+  (elopipe.ingest.parse_pool runs it in worker processes, batch by batch);
+- `load_batch(con, parsed)` (elopipe.ingest.loader): one transaction per batch of files.
+
+`ingest_paths` chains them: it is the one driver of `elopipe ingest`, the Prefect flows
+(`elopipe run`) and the drop folder (`elopipe watch`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import duckdb
+
+from elopipe.ingest.loader import FileResult, load_batch
+from elopipe.read.parse import ParsedSource
+from elopipe.read.sources import Source, discover
+from elopipe.store.connect import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
+
+
+class BatchParseError(Exception):
+    """A parser could not parse a batch at all (a cluster that lost it): the ingest stops before
+    that batch, with the message as its `failure`. Earlier batches stay loaded."""
+
+
+class BatchParser(Protocol):
+    """What `ingest_paths` takes its parsed batches from (elopipe.ingest.parse_pool.Parser locally,
+    elopipe.ingest.units.UnitParser on a cluster): a context manager whose `parsed_batches()`
+    gives the sources' `ParsedSource`s batch by batch, in order, and may raise BatchParseError;
+    `pool_workers`: the processes it parses in (0: this one)."""
+
+    pool_workers: int
+
+    def __enter__(self) -> BatchParser: ...
+    def __exit__(self, *exc: object) -> None: ...
+    def parsed_batches(self) -> Iterator[list[ParsedSource]]: ...
+
+
+@dataclass
+class IngestSummary:
+    """What one ingest did: one FileResult per source, in discovery order.
+
+    `stopped`: a stop request (Ctrl-C in a flow) ended it before every file was loaded;
+    `failure`: why it stopped early (the store's disk is full); `parallel_workers`: parser
+    processes used (0: parsed in this process)."""
+
+    files: list[FileResult] = field(default_factory=list)
+    skipped_paths: list[tuple[str, str]] = field(default_factory=list)  # not chess files, by suffix
+    missing: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # not read: symlinks, devices
+    failure: str | None = None
+    stopped: bool = False
+    parallel_workers: int = 0
+
+    def count(self, status: str) -> int:
+        return sum(1 for f in self.files if f.status == status)
+
+    @property
+    def games(self) -> int:
+        return sum(f.n_games for f in self.files)
+
+    @property
+    def players(self) -> int:
+        return len(set().union(*(f.player_ids for f in self.files))) if self.files else 0
+
+    @property
+    def errors(self) -> int:
+        return sum(f.n_errors for f in self.files)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.n_warnings for f in self.files)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every file loaded (or was already in the store), 1 when any was partial or
+        rejected, or the ingest stopped early."""
+        return 1 if self.failure or any(f.status in ("partial", "rejected") for f in self.files) else 0
+
+    @property
+    def results_exports(self) -> int:
+        """Loaded PGN files in which no game shows a move (`FileResult.results_only`)."""
+        return sum(1 for f in self.files if f.results_only and f.status in ("loaded", "partial"))
+
+    def line(self) -> str:
+        """The one-line summary of the ingest (the `ingest` command and the flows print it)."""
+        n = len(self.files)
+        text = (
+            f"{n} file{'' if n == 1 else 's'}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
+            f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
+            f"{self.games} games, {self.players} players, {self.errors} errors"
+        )
+        if self.warnings:
+            text += f", {self.warnings} warnings (v_ingest_errors)"
+        if self.results_exports:
+            k = self.results_exports
+            text += f"; {k} results export{'' if k == 1 else 's'} (no game shows a move: see --no-moves)"
+        if self.stopped:
+            text += " (stopped early)"
+        return text
+
+
+def ingest_paths(
+    paths: list[str | os.PathLike[str]],
+    db: str | os.PathLike[str] = DEFAULT_DB,
+    validate_moves: bool = False,
+    progress: bool = False,
+    on_file: Callable[[FileResult], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    workers: int = 1,
+    wait: float | None = None,
+    stop: Callable[[], bool] | None = None,
+    parser: Callable[[list[Source]], BatchParser] | None = None,
+) -> IngestSummary:
+    """Ingest every source under `paths` into `db`: the one ingest driver of the CLI, the flows
+    and the drop folder.
+
+    Sources are parsed in batches (elopipe.ingest.parse_pool: in worker processes when it pays, the next
+    batch while this one is written) and each batch is written in one transaction
+    (elopipe.ingest.loader.load_batch): a batch is committed whole or not at all. Files already in the
+    store (same sha256) are skipped; a changed file at a known path replaces its old rows; a file
+    that cannot be read is recorded as rejected and the rest of its batch loads. `on_file` is
+    called for each file once its batch is committed. `workers` > 1 replays each large PGN in
+    that many forked processes with `validate_moves` (see `read_pgn`). `wait`: seconds to wait for
+    another process that holds the store (None: for ever); raises StoreBusyError after that (see
+    elopipe.store.connect). `stop`: checked between batches; when it returns True the ingest ends after
+    the batch being written (`stopped`). A full disk stops the ingest at the file (or the batch)
+    that did not fit: the batches before it stay loaded, and `failure` says why. `parser`: makes
+    the BatchParser of the sources (default: elopipe.ingest.parse_pool.Parser, worker processes on this
+    machine; elopipe.ingest.units.UnitParser parses on a Dask cluster); a batch it cannot parse
+    (BatchParseError) stops the ingest before that batch, with `failure` saying why."""
+    from elopipe.ingest.parse_pool import Parser
+
+    disc = discover(paths)
+    summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing, refused=disc.refused)
+    if stop is not None and stop():  # stopped before anything was read
+        summary.stopped = bool(disc.sources)
+        return summary
+    bar = _progress(disc.sources) if progress else None
+    try:
+        with (
+            open_writer(db, timeout=wait, on_wait=on_wait) as con,
+            Parser(disc.sources, validate_moves, workers) if parser is None else parser(disc.sources) as batch_parser,
+        ):
+            summary.parallel_workers = batch_parser.pool_workers
+            for parsed in _batches(batch_parser, summary):
+                if bar is not None:
+                    bar[0].update(bar[1], description=_short(parsed[-1].source.display))
+                done = _write_batch(con, os.fspath(db), parsed, summary, on_file)
+                if bar is not None:
+                    bar[0].advance(bar[1], len(parsed))
+                if not done:
+                    break
+                if stop is not None and stop():
+                    summary.stopped = len(summary.files) < len(disc.sources)
+                    break
+    except Exception as exc:  # the store cannot even be opened on a full disk
+        if not is_disk_full(exc) or summary.failure:
+            raise
+        summary.failure = disk_full_message(os.fspath(db), "the next file")
+    finally:
+        if bar is not None:
+            bar[0].stop()
+    return summary
+
+
+def _batches(parser: BatchParser, summary: IngestSummary) -> Iterator[list[ParsedSource]]:
+    """The parser's batches; one it cannot parse ends them, with `summary.failure` set."""
+    try:
+        yield from parser.parsed_batches()
+    except BatchParseError as exc:
+        summary.failure = str(exc)
+
+
+def _write_batch(
+    con: duckdb.DuckDBPyConnection,
+    db: str,
+    parsed: list[ParsedSource],
+    summary: IngestSummary,
+    on_file: Callable[[FileResult], None] | None,
+) -> bool:
+    """Load one parsed batch into `summary`; False when the disk is full (the ingest stops)."""
+    try:
+        results = load_batch(con, parsed)
+    except StoreFullError as exc:  # every later file would fail the same way
+        results = [r for r in exc.loaded if isinstance(r, FileResult)]
+        summary.failure = str(exc)
+    except Exception as exc:
+        # a full disk can also fail the batch's COMMIT so that DuckDB gives the connection up
+        # (its checkpoint failed): nothing of the batch is stored, and nothing more can be
+        if not is_disk_full(exc):
+            raise
+        results = []
+        first = parsed[0].source.display
+        what = f"the batch of {len(parsed)} files from {first}" if len(parsed) > 1 else first
+        summary.failure = disk_full_message(db, what)
+    for result in results:
+        summary.files.append(result)
+        if on_file is not None:
+            on_file(result)
+    if summary.failure is None:
+        return True
+    failed = parsed[len(results)]
+    summary.files.append(FileResult(failed.source.display, "rejected", format=failed.format, reason=summary.failure,
+                                    path=failed.source.stored_path, member=failed.source.member))  # fmt: skip
+    return False
+
+
+def _short(name: str, width: int = 40) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1) :]
+
+
+def _progress(sources: list[Source]):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    prog = Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+    )
+    prog.start()
+    task = prog.add_task("ingesting", total=len(sources))
+    return prog, task

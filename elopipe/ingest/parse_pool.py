@@ -1,0 +1,198 @@
+"""Parsing the sources of one ingest, in batches, in worker processes when it pays.
+
+Parsing (`elopipe.read.parse.parse_source`: bytes -> `ParsedSource`) is pure and picklable. When the
+sources are big enough for processes to pay for their start (`PARALLEL_MIN_BYTES`, more than one
+file and core), they are parsed in a process pool; otherwise in this process. Sources are
+grouped into batches of at most `BATCH_FILES` files and `BATCH_BYTES` bytes (a larger file is a
+batch of its own): the loader writes one batch per transaction while the pool parses the next.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import signal
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from typing import TypeVar
+
+from elopipe.read.parse import ParsedSource, parse_source
+from elopipe.read.sources import Source
+from elopipe.runtime.lifeline import exit_with
+
+PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
+BATCH_FILES = 256
+# Parsed PGN takes several times its size in memory, and two batches are held at once (one being
+# written, the next being parsed): 64 MB keeps that well under a gigabyte.
+BATCH_BYTES = 64_000_000
+
+
+def _size(source: Source) -> int:
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
+
+
+def pool_size(sources: Sequence[Source]) -> int:
+    """Worker processes worth starting for `sources` (0 = parse in this process)."""
+    cores = os.cpu_count() or 1
+    if cores < 2 or len(sources) < 2:
+        return 0
+    if sum(_size(s) for s in sources) < PARALLEL_MIN_BYTES:
+        return 0
+    return min(cores, len(sources))
+
+
+def batches(sources: Sequence[Source]) -> Iterator[list[Source]]:
+    """`sources` in order, cut into batches (see the module docstring)."""
+    batch: list[Source] = []
+    size = 0
+    for s in sources:
+        n = _size(s)
+        if batch and (len(batch) >= BATCH_FILES or size + n > BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(s)
+        size += n
+    if batch:
+        yield batch
+
+
+T = TypeVar("T")
+S = TypeVar("S")
+R = TypeVar("R")
+
+
+def one_ahead(items: Iterable[T], start: Callable[[T], S], finish: Callable[[S], R]) -> Iterator[R]:
+    """`finish(start(item))` for each item, in order, with the next item started before this one
+    is finished: a batch is parsed while the caller writes the one before."""
+    pending: list[S] = []
+    for item in items:
+        pending.append(start(item))
+        if len(pending) == 2:
+            yield finish(pending.pop(0))
+    if pending:
+        yield finish(pending.pop())
+
+
+def make_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """A process pool of `workers` parsers."""
+    # forkserver: workers start from a clean process that imported only the readers, not from a
+    # fork of this one (which may run Prefect's threads and event loop).
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["elopipe.ingest.driver"])
+    # Each worker ends when this process does, even on kill -9: a worker's parent is the
+    # forkserver, which lives as long as its workers, so they watch this process (elopipe.runtime.lifeline).
+    # A killed ingest must not leave the resource tracker's warning about the pool's semaphores
+    # in the user's terminal: the tracker takes this process's warning options when it starts.
+    if _QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(_QUIET_TRACKER)
+    _start_forkserver_quietly()
+    return cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+    )
+
+
+_QUIET_TRACKER = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def _start_forkserver_quietly() -> None:
+    """Start the forkserver (and the resource tracker) with their standard error on /dev/null.
+
+    A worker forked while the ingest stops on Ctrl-C may start after this process has let its
+    semaphores go, and Python prints that worker's start-up traceback on the standard error it
+    inherited: the user's terminal. A worker's own errors come back through its futures, and a
+    worker that dies is reported per file (`Parser._alone`), so nothing the user needs is lost."""
+    from multiprocessing import forkserver
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        forkserver.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _worker_init(parent: int) -> None:
+    """A parser process: Ctrl-C is this process's parent's to handle (a terminal sends it to the
+    whole process group); it ends when the parent does (elopipe.runtime.lifeline)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with(parent, 0.0)
+
+
+class Parser:
+    """Parses `sources` batch by batch (`parsed_batches`), one batch ahead of the caller.
+
+    If a worker process dies (killed, out of memory), every file in flight is parsed again alone
+    (`_alone`), so only a file that kills its parser again is recorded as rejected, and later
+    files go to a new pool (`_submit`). Use as a context manager: the pools are shut down on exit."""
+
+    def __init__(self, sources: Sequence[Source], validate_moves: bool = False, workers: int = 1) -> None:
+        self.sources = list(sources)
+        self.validate_moves = validate_moves
+        self.workers = workers  # processes replaying one large PGN (`parse_source`), not the pool
+        self.pool_workers = pool_size(self.sources)
+        self.pool: cf.Executor | None = make_pool(self.pool_workers) if self.pool_workers else None
+        self._retry: cf.Executor | None = None
+
+    def __enter__(self) -> Parser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for pool in (self.pool, self._retry):
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+        self.pool = self._retry = None
+
+    def parsed_batches(self) -> Iterator[list[ParsedSource]]:
+        """The parsed sources, batch by batch, in order. With a pool, the next batch is being
+        parsed while the caller writes this one."""
+        if self.pool is None:
+            for batch in batches(self.sources):
+                yield [parse_source(s, self.validate_moves, self.workers) for s in batch]
+            return
+        yield from one_ahead(batches(self.sources), lambda batch: [(s, self._submit(s)) for s in batch], self._results)
+
+    def _submit(self, source: Source) -> cf.Future[ParsedSource]:
+        """`source` submitted to the pool; a pool broken by a worker that died is replaced first."""
+        assert self.pool is not None
+        try:
+            return self.pool.submit(parse_source, source, self.validate_moves)
+        except BrokenProcessPool:
+            self.pool.shutdown(cancel_futures=True)
+            self.pool = make_pool(self.pool_workers)
+            return self.pool.submit(parse_source, source, self.validate_moves)
+
+    def _results(self, pending: list[tuple[Source, cf.Future[ParsedSource]]]) -> list[ParsedSource]:
+        out = []
+        for source, fut in pending:
+            try:
+                out.append(fut.result())
+            except (BrokenProcessPool, cf.CancelledError):  # cancelled: queued in a pool that died
+                out.append(self._alone(source))
+        return out
+
+    def _alone(self, source: Source) -> ParsedSource:
+        """Parse `source` again in a one-worker pool after a worker died, one file at a time; a
+        file that kills this parser too is recorded as rejected."""
+        for attempt in range(2):
+            if self._retry is None:
+                self._retry = make_pool(1)
+            try:
+                return self._retry.submit(parse_source, source, self.validate_moves).result()
+            except BrokenProcessPool as exc:
+                self._retry.shutdown(cancel_futures=True)
+                self._retry = None
+                if attempt:
+                    reason = (
+                        f"the parser process died while reading this file ({exc or 'killed'}); drop it again to retry"
+                    )
+                    return ParsedSource(source, None, _size(source), "unknown", None, None, None, reason)
+        raise AssertionError("not reached")

@@ -1,0 +1,459 @@
+"""The drop folder: notice files that have finished arriving, run a batch, file them away.
+
+Plain library, no Prefect: `elopipe watch` runs `watch()` with a batch function that calls the
+`pipeline` flow, and the scheduled `drop_folder` flow uses `collect_arrived()` + `file_away()`.
+
+- A file has *arrived* when its size and mtime are the same on two polls in a row (a copy or
+  download still in progress changes one of them). Names ending in `.part`, `.tmp`,
+  `.crdownload`, and dot files, are never taken: browsers and `rsync` write under those names
+  and rename at the end. Only regular files directly in the inbox are looked at: a symbolic
+  link or a FIFO is left where it is, and named once in a warning.
+- A copy can stall for longer than two polls. A file that looks cut short (`looks_complete`: a
+  PGN whose last game has no result marker, a TRF whose last line has no line break, a zip
+  without its central directory) is taken only once it has stayed unchanged for
+  `incomplete_wait` seconds (default 60, counted from its mtime), then with a warning.
+- A file that changed while its batch read it (size or mtime differ from when it was taken)
+  is not moved: it stays in the inbox and is taken again once it holds still, and loaded as a
+  correction of the version read before (same path: see elopipe.ingest.loader).
+- After a batch each file moves to `INBOX/processed/` (loaded, partial, or already in the store)
+  or to `INBOX/quarantine/` with `<name>.reason.txt` beside it (rejected). A file the batch did
+  not get to (stop requested) stays where it is for the next run.
+- A writer may still hold a file when it is moved (a move keeps the open file): `watch()` keeps
+  an eye on the files it filed away for `recheck_seconds` (default one hour), and moves one that
+  changes back into the inbox with a warning, to be loaded again as a correction. The one-shot
+  `drop_folder` flow checks only before the move.
+- Restarting never loads a file twice: the ingest ledger (sha256 in `source_files`) skips it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import stat
+import time
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from elopipe.read.sources import SYMLINK, not_regular, text_path
+from elopipe.runtime.interrupt import stop_requested, wait_or_stop
+
+TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
+PROCESSED = "processed"
+QUARANTINE = "quarantine"
+REASON_SUFFIX = ".reason.txt"
+DEFAULT_INCOMPLETE_WAIT = 60.0  # seconds a file that looks cut short must hold still
+RECHECK_SECONDS = 3600.0  # how long watch() keeps an eye on the files it filed away
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What a batch did with one dropped file.
+
+    status: 'loaded' | 'partial' | 'skipped' (already in the store) | 'rejected'.
+    reason: one line, required for 'rejected', the errors summary for 'partial'.
+    """
+
+    status: str
+    reason: str | None = None
+
+    @property
+    def goes_to(self) -> str:
+        return QUARANTINE if self.status == "rejected" else PROCESSED
+
+
+BatchRunner = Callable[[list[Path]], Mapping[Path, FileOutcome]]
+
+
+def is_candidate(path: Path) -> bool:
+    """A regular file (not a symbolic link) whose name is not a temporary or hidden one."""
+    name = path.name
+    if name.startswith("."):
+        return False
+    if name.lower().endswith(TEMP_SUFFIXES):
+        return False
+    return not_regular(path) is None and path.is_file()
+
+
+Signature = tuple[int, int]  # (size in bytes, mtime in ns)
+
+
+def _signature(path: Path) -> Signature | None:
+    try:
+        st = path.stat()
+    except OSError:  # vanished between listing and stat
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+TAIL_BYTES = 4096
+# A PGN game's movetext ends with its result; a tag value or a comment ending in "1-0" is
+# preceded by a quote or text, not by a space or a closing comment/variation.
+_PGN_END = re.compile(rb"(?:^|[\s})])(?:1-0|0-1|1/2-1/2|\*)\Z")
+_TRF_LINE = re.compile(rb"^\d{3} ", re.MULTILINE)  # a TRF record; comment lines may come first
+
+
+def looks_complete(path: Path) -> bool:
+    """False when `path` looks cut short, as a copy in progress leaves it; True otherwise.
+
+    PGN (text starting with `[`): the last game's movetext must end in `1-0`, `0-1`, `1/2-1/2`
+    or `*`. TRF (a `.trf` name, or a line starting with a three-digit code): the last line must
+    end with a line break. Zip: its central directory (written last) must be there. Anything else
+    (.gz, .bz2, unknown text, an empty file) is judged by its size and mtime alone: an empty file
+    is rejected as such, and `watch()` brings it back if a writer fills it later.
+    Only the first and last 4 KB are read; a file that cannot be read counts as complete (the
+    ingest then records why).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never block on a FIFO swapped in
+    except OSError:
+        return True
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return True
+        if path.suffix.lower() == ".zip":
+            return zipfile.is_zipfile(fh)
+        head = fh.read(TAIL_BYTES)
+        fh.seek(max(0, st.st_size - TAIL_BYTES))
+        tail = fh.read()
+    # NULs out: UTF-16 text reads as ASCII; a BOM and blank lines may precede the first tag
+    head = head.replace(b"\0", b"").lstrip(b"\xef\xbb\xbf\xff\xfe \t\r\n")
+    tail = tail.replace(b"\0", b"")
+    if head.startswith(b"["):
+        return _PGN_END.search(tail.rstrip()) is not None
+    if path.suffix.lower() == ".trf" or _TRF_LINE.search(head):
+        return tail.rstrip(b" \t\x1a").endswith((b"\n", b"\r"))  # spaces or a DOS EOF may follow
+    return True
+
+
+@dataclass
+class _Seen:
+    sig: Signature
+    since: float  # time.monotonic() from which the file has held this signature
+    waiting: bool = False  # the user was told it looks incomplete
+
+
+@dataclass
+class ArrivalTracker:
+    """Remembers each candidate's (size, mtime) from the previous poll.
+
+    `incomplete_wait`: seconds a file that `looks_complete()` rejects must hold still before it
+    is taken anyway (with a warning). `taken` holds the signature each file returned by the last
+    poll had, to tell later whether it changed (see `run_batch_and_file`).
+    """
+
+    inbox: Path
+    incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT
+    taken: dict[Path, Signature] = field(default_factory=dict)
+    _seen: dict[Path, _Seen] = field(default_factory=dict)
+    _refused: set[Path] = field(default_factory=set)
+
+    def _refuse(self, path: Path) -> None:
+        """Say once that a symbolic link or a FIFO in the inbox is left alone: a link would read
+        whatever file it points to into the store."""
+        why = not_regular(path)
+        if why is None or path.name.startswith(".") or path in self._refused:
+            return
+        self._refused.add(path)
+        log.warning("skipped %s: %s%s", path, why, ", not followed in the inbox" if why == SYMLINK else "")
+
+    def poll(self) -> list[Path]:
+        """List the inbox once; return the files unchanged since the previous poll (and complete,
+        or still for `incomplete_wait`), sorted.
+
+        A returned file is forgotten, so it is returned once; if it is still in the inbox later
+        (a stopped batch left it, or it changed while read) it needs two more stable polls.
+        """
+        now, wall = time.monotonic(), time.time()
+        current: dict[Path, Signature] = {}
+        try:
+            entries = list(os.scandir(self.inbox))
+        except FileNotFoundError:
+            entries = []
+        for entry in entries:
+            path = Path(entry.path)
+            if not is_candidate(path):
+                self._refuse(path)
+                continue
+            sig = _signature(path)
+            if sig is not None:
+                current[path] = sig
+        arrived: list[Path] = []
+        seen: dict[Path, _Seen] = {}
+        for path, sig in current.items():
+            prev = self._seen.get(path)
+            if prev is None or prev.sig != sig:
+                # unchanged since its mtime, as far as we know (a future mtime counts as now)
+                seen[path] = _Seen(sig, now - min(max(0.0, wall - sig[1] / 1e9), self.incomplete_wait))
+            elif looks_complete(path):
+                arrived.append(path)
+            elif now - prev.since >= self.incomplete_wait:
+                log.warning(
+                    "%s looks incomplete (%s) but has not changed for %.0f s: taking it as it is",
+                    path.name,
+                    _incomplete_why(path),
+                    now - prev.since,
+                )
+                arrived.append(path)
+            else:
+                if not prev.waiting:
+                    log.warning(
+                        "%s looks incomplete (%s): waiting up to %.0f s for the rest",
+                        path.name,
+                        _incomplete_why(path),
+                        self.incomplete_wait,
+                    )
+                    prev.waiting = True
+                seen[path] = prev
+        self._seen = seen
+        self.taken = {p: current[p] for p in arrived}
+        return sorted(arrived)
+
+
+def _incomplete_why(path: Path) -> str:
+    if path.suffix.lower() == ".zip":
+        return "no zip directory at its end"
+    return "its last game or line is not finished"
+
+
+def collect_arrived(
+    inbox: Path, settle_seconds: float = 2.0, incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT
+) -> tuple[list[Path], dict[Path, Signature]]:
+    """Two polls `settle_seconds` apart (for one-shot runs): the files stable across both, and
+    the signature each had when taken (for `run_batch_and_file`). A file that looks incomplete
+    is left for a later run until its mtime is `incomplete_wait` seconds old."""
+    tracker = ArrivalTracker(Path(inbox), incomplete_wait)
+    tracker.poll()
+    if settle_seconds > 0:
+        time.sleep(settle_seconds)
+    return tracker.poll(), tracker.taken
+
+
+def unique_destination(folder: Path, name: str) -> Path:
+    """`folder/name`, or `folder/<stem>.<UTC timestamp>[-n]<suffix>` if that exists already
+    (the same name dropped twice with different contents must not overwrite the first)."""
+    target = folder / name
+    if not target.exists() and not (folder / (name + REASON_SUFFIX)).exists():
+        return target
+    stem, suffix = os.path.splitext(name)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    n = 0
+    while True:
+        candidate = folder / f"{stem}.{stamp}{'-' + str(n) if n else ''}{suffix}"
+        if not candidate.exists():
+            return candidate
+        n += 1
+
+
+class InboxError(RuntimeError):
+    """The inbox's processed/ or quarantine/ is not a real folder (a symbolic link, a file)."""
+
+
+def inbox_folder(inbox: Path, name: str) -> Path:
+    """`inbox/name` (processed/ or quarantine/), created if missing. Raises InboxError if it is a
+    symbolic link or not a folder: whoever can write to the inbox could otherwise have dropped
+    files moved into any folder the watcher may write to."""
+    folder = Path(inbox) / name
+    if not folder.is_symlink():
+        folder.mkdir(parents=True, exist_ok=True)
+    if folder.is_symlink() or not folder.is_dir():
+        raise InboxError(f"{folder} is a symbolic link or not a folder; remove it (elopipe makes a real folder there)")
+    return folder
+
+
+def file_away(inbox: Path, path: Path, outcome: FileOutcome) -> Path:
+    """Move `path` to processed/ or quarantine/ (writing the reason file for the latter).
+    Returns the new path. Raises InboxError (see `inbox_folder`)."""
+    folder = inbox_folder(inbox, outcome.goes_to)
+    target = unique_destination(folder, path.name)
+    if outcome.goes_to == QUARANTINE:
+        reason = outcome.reason or "rejected (no reason given)"
+        Path(str(target) + REASON_SUFFIX).write_text(
+            f"{path.name}: {reason}\nquarantined at {datetime.now(UTC).isoformat(timespec='seconds')}\n",
+            encoding="utf-8",
+        )
+    os.replace(path, target)
+    return target
+
+
+@dataclass
+class WatchStats:
+    batches: int = 0
+    processed: int = 0
+    quarantined: int = 0
+    left: int = 0  # files a stopped batch did not reach
+    changed: int = 0  # files that changed while their batch read them: left in the inbox
+    returned: int = 0  # filed-away files that changed afterwards: moved back into the inbox
+
+
+@dataclass
+class FiledAway:
+    """The files a watcher moved, watched for `recheck_seconds` in case their writer still held
+    them: a move keeps an open file, so a stalled copy can finish in processed/ or quarantine/."""
+
+    inbox: Path
+    recheck_seconds: float = RECHECK_SECONDS
+    _files: dict[Path, tuple[Path, Signature, float]] = field(default_factory=dict)
+
+    def add(self, target: Path, origin: Path, sig: Signature) -> None:
+        """`origin` (in the inbox), read with signature `sig`, now lives at `target`."""
+        self._files[target] = (origin, sig, time.monotonic())
+
+    def return_changed(self) -> int:
+        """Move each watched file that changed since it was read back to its place in the inbox
+        (its reason file, if quarantined, goes: the ledger keeps the reason), where it is taken
+        again as a correction. A file whose inbox name is in use meanwhile waits for a later
+        call. Returns how many files went back."""
+        now = time.monotonic()
+        moved = 0
+        for target, (origin, sig, at) in list(self._files.items()):
+            current = _signature(target)
+            if current is None or (current == sig and now - at > self.recheck_seconds):
+                del self._files[target]  # moved away by the user, or long settled
+                continue
+            if current == sig or origin.exists():
+                continue
+            os.replace(target, origin)
+            Path(str(target) + REASON_SUFFIX).unlink(missing_ok=True)
+            del self._files[target]
+            moved += 1
+            log.warning(
+                "%s changed in %s after it was loaded: moved back to the inbox, to be loaded again",
+                origin.name,
+                target.parent.name,
+            )
+        return moved
+
+
+def run_batch_and_file(
+    inbox: Path,
+    files: list[Path],
+    run_batch: BatchRunner,
+    stats: WatchStats,
+    taken: Mapping[Path, Signature] | None = None,
+    filed: FiledAway | None = None,
+) -> None:
+    """Run one batch and move each file it reports on; files it does not report stay put.
+
+    `taken`: each file's (size, mtime) when it was judged arrived (default: now). A file whose
+    signature differs after the batch was written to meanwhile: it stays in the inbox, to be
+    taken again whole. `filed` records every move, for `FiledAway.return_changed`.
+    """
+    before = {p: (taken or {}).get(p) or _signature(p) for p in files}
+    outcomes = run_batch(files)
+    stats.batches += 1
+    for path in files:
+        outcome = outcomes.get(path)
+        if outcome is None:
+            stats.left += 1
+            continue
+        now = _signature(path)
+        if now is None:  # moved away by the user meanwhile
+            continue
+        if now != before[path]:
+            stats.changed += 1
+            log.warning(
+                "%s changed while it was being loaded: it stays in the inbox and is loaded again "
+                "(as a correction of what was read) once it holds still",
+                path.name,
+            )
+            continue
+        target = file_away(inbox, path, outcome)
+        if filed is not None:
+            filed.add(target, path, now)
+        if outcome.goes_to == QUARANTINE:
+            stats.quarantined += 1
+            log.warning("quarantined %s: %s", path.name, outcome.reason)
+        else:
+            stats.processed += 1
+        log.debug("%s -> %s", path.name, target)
+
+
+def watch(
+    inbox: Path,
+    run_batch: BatchRunner,
+    interval: float = 5.0,
+    max_batches: int | None = None,
+    on_idle: Callable[[], None] | None = None,
+    incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT,
+    recheck_seconds: float = RECHECK_SECONDS,
+) -> WatchStats:
+    """Poll `inbox` every `interval` seconds and run `run_batch` on each set of arrived files,
+    until a stop is requested (see elopipe.runtime.interrupt) or `max_batches` batches ran.
+
+    `run_batch` gets absolute paths and returns an outcome for each file it finished; it should
+    check `stop_requested()` between files. Files arriving while a batch runs are picked up by
+    a later batch (they need two stable polls after it). `incomplete_wait` and
+    `recheck_seconds`: see the module docstring. Raises whatever `run_batch` raises (e.g.
+    StoreBusyError, or InboxError before the first poll); files are moved only after their batch
+    returned.
+    """
+    inbox = Path(inbox).resolve()
+    inbox_folder(inbox, PROCESSED)
+    inbox_folder(inbox, QUARANTINE)
+    tracker = ArrivalTracker(inbox, incomplete_wait)
+    filed = FiledAway(inbox, recheck_seconds)
+    stats = WatchStats()
+    while not stop_requested():
+        stats.returned += filed.return_changed()
+        arrived = tracker.poll()
+        if arrived:
+            run_batch_and_file(inbox, arrived, run_batch, stats, tracker.taken, filed)
+            if max_batches is not None and stats.batches >= max_batches:
+                break
+        elif on_idle is not None:
+            on_idle()
+        if wait_or_stop(interval):
+            break
+    return stats
+
+
+class FileResultLike(Protocol):
+    name: str  # the file's path, or 'archive!member'
+    status: str
+    reason: str | None
+
+
+def outcomes_by_path(paths: Iterable[Path], results: Iterable[FileResultLike]) -> dict[Path, FileOutcome]:
+    """Fold per-source ingest results (elopipe.ingest.loader.FileResult or anything with name, status,
+    reason) into one outcome per dropped file.
+
+    An archive yields several sources: it is rejected only when every member was rejected,
+    partial when any member was partial or rejected, else loaded/skipped. A file skipped because
+    the same bytes were rejected before is rejected again (back to quarantine, not processed).
+    A dropped file with no result at all is left out (the batch stopped before it).
+    """
+    # results name files as stored (`text_path`: a name that is not UTF-8 has \\xNN escapes)
+    wanted = {text_path(os.path.realpath(p)): Path(p) for p in paths}
+    grouped: dict[Path, list[tuple[str, str | None]]] = {}
+    for r in results:
+        base = r.name
+        key = wanted.get(base) or wanted.get(text_path(os.path.realpath(base)))
+        if key is None and "!" in base:  # archive member: match the archive's path
+            key = next((wanted[w] for w in wanted if base.startswith(w + "!")), None)
+        if key is None:
+            continue
+        status, reason = r.status, r.reason
+        if status == "skipped" and reason and ("(rejected)" in reason or "unreadable" in reason):
+            status = "rejected"
+        grouped.setdefault(key, []).append((status, reason))
+    out: dict[Path, FileOutcome] = {}
+    for path, items in grouped.items():
+        statuses = [s for s, _ in items]
+        reasons = "; ".join(dict.fromkeys(r for _, r in items if r))
+        if all(s == "rejected" for s in statuses):
+            out[path] = FileOutcome("rejected", reasons or "rejected")
+        elif any(s in ("partial", "rejected") for s in statuses):
+            out[path] = FileOutcome("partial", reasons or None)
+        elif all(s == "skipped" for s in statuses):
+            out[path] = FileOutcome("skipped", reasons or "already in the store")
+        else:
+            out[path] = FileOutcome("loaded", None)
+    return out

@@ -1,0 +1,1 @@
+"""Official rating lists: import (FIDE TXT/XML, FFE CSV) and comparison with computed lists."""

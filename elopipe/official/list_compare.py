@@ -1,0 +1,135 @@
+"""Reconciliation: the store's computed list for a date against an official list for that date.
+
+This is how an officer checks the pipeline against FIDE's (or the FFE's) own list: every player
+of either side gets a status and, for a difference, the cause when it can be told from the store.
+
+Report columns (Polars, one row per player; `compare_lists`):
+``fide_id`` Int64, ``national_id`` Utf8, ``player_id`` Int32 (NULL: the official player is not in
+the store), ``name`` Utf8, ``official_rating`` / ``computed_rating`` Int32 (rating points),
+``diff`` Int32 (computed − official), ``official_k`` / ``computed_k`` Int32, ``official_games`` /
+``computed_games`` Int32 (games of the period), ``status`` Utf8 ('match' | 'differs' |
+'official_only' | 'computed_only'), ``cause`` Utf8 for 'differs':
+
+* ``missing_tournament``: the official list counts more games in the period than the store rated
+  (``extra_tournament`` when fewer);
+* ``k_mismatch``: same games, different K (FIDE B.02 (2024) 8.3.3: K from age, games and 2400);
+* ``base_correction``: the ratings going into the period differed (the previous official list,
+  when imported, disagrees with the previous computed list), or the official rating moved with no
+  game in the period;
+* ``unknown`` otherwise.
+
+Errors: `elopipe.official.list_import.ListFormatError` for an unreadable list file; ValueError when the
+store holds no computed list for the date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from elopipe.official.list_import import _register, read_list
+
+
+@dataclass
+class Comparison:
+    system: str
+    list_date: dt.date
+    report: pl.DataFrame
+
+    def counts(self) -> dict[str, int]:
+        """Players per status, and per cause for 'differs' (keys 'differs:<cause>')."""
+        out = dict(self.report.group_by("status").len().iter_rows())
+        for cause, n in self.report.filter(pl.col("status") == "differs").group_by("cause").len().iter_rows():
+            out[f"differs:{cause}"] = n
+        return out
+
+
+def compare_lists(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    list_date: dt.date,
+    path: str | os.PathLike[str],
+) -> Comparison:
+    """Compare `rating_lists` (system, list_date) with the official list file at `path` (read,
+    not stored). `system` is the exact system compared ('fide', 'fide-rapid', 'ffe', ...).
+    Works on a read-only connection."""
+    rel, _fmt, _when = read_list(con, path, system, list_date)
+    official = rel.pl().filter(pl.col("system") == system)
+    computed_n = con.execute(
+        "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]
+    ).fetchall()[0][0]
+    if computed_n == 0:
+        raise ValueError(f"the store has no computed {system} list for {list_date}; run the rating first")
+    _register(con, "_cmp_official", official)
+    try:
+        report = con.sql(
+            """
+            WITH off AS (
+                SELECT o.*, COALESCE(pf.pid, pn.pid) AS player_id
+                FROM _cmp_official o
+                LEFT JOIN (SELECT fide_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
+                           WHERE fide_id IS NOT NULL GROUP BY 1) pf ON pf.fide_id = o.fide_id
+                LEFT JOIN (SELECT national_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
+                           WHERE national_id IS NOT NULL GROUP BY 1) pn ON pn.national_id = o.national_id
+            ),
+            comp AS (
+                SELECT rl.player_id, rl.rating, rl.k, rl.games, p.fide_id, p.national_id, p.name
+                FROM rating_lists rl JOIN players p USING (player_id)
+                WHERE rl.system = $system AND rl.list_date = $d AND rl.rating IS NOT NULL
+            ),
+            prev_date AS (
+                SELECT max(list_date) AS d FROM official_lists WHERE system = $system AND list_date < $d
+            ),
+            prev AS (
+                SELECT ol.player_id, ol.rating AS prev_official, rl.rating AS prev_computed
+                FROM official_lists ol, prev_date
+                JOIN rating_lists rl ON rl.system = $system AND rl.list_date = prev_date.d
+                WHERE ol.system = $system AND ol.list_date = prev_date.d AND rl.player_id = ol.player_id
+            ),
+            joined AS (
+                SELECT COALESCE(off.fide_id, comp.fide_id) AS fide_id,
+                       COALESCE(off.national_id, comp.national_id) AS national_id,
+                       COALESCE(off.player_id, comp.player_id) AS player_id,
+                       COALESCE(comp.name, off.name) AS name,
+                       off.rating AS official_rating, comp.rating AS computed_rating,
+                       comp.rating - off.rating AS diff,
+                       off.k AS official_k, comp.k AS computed_k,
+                       off.games AS official_games, comp.games AS computed_games,
+                       prev.prev_official, prev.prev_computed
+                FROM off FULL OUTER JOIN comp ON comp.player_id = off.player_id
+                LEFT JOIN prev ON prev.player_id = COALESCE(off.player_id, comp.player_id)
+            )
+            SELECT fide_id, national_id, CAST(player_id AS INTEGER) AS player_id, name,
+                   CAST(official_rating AS INTEGER) AS official_rating,
+                   CAST(computed_rating AS INTEGER) AS computed_rating, CAST(diff AS INTEGER) AS diff,
+                   CAST(official_k AS INTEGER) AS official_k, CAST(computed_k AS INTEGER) AS computed_k,
+                   CAST(official_games AS INTEGER) AS official_games,
+                   CAST(computed_games AS INTEGER) AS computed_games,
+                   CASE WHEN computed_rating IS NULL THEN 'official_only'
+                        WHEN official_rating IS NULL THEN 'computed_only'
+                        WHEN diff = 0 THEN 'match' ELSE 'differs' END AS status,
+                   CASE WHEN computed_rating IS NULL OR official_rating IS NULL OR diff = 0 THEN NULL
+                        WHEN prev_official IS NOT NULL AND prev_computed IS NOT NULL
+                             AND prev_official <> prev_computed THEN 'base_correction'
+                        WHEN official_games IS NOT NULL AND official_games > COALESCE(computed_games, 0)
+                             THEN 'missing_tournament'
+                        WHEN official_games IS NOT NULL AND official_games < COALESCE(computed_games, 0)
+                             THEN 'extra_tournament'
+                        WHEN official_k IS NOT NULL AND computed_k IS NOT NULL AND official_k <> computed_k
+                             THEN 'k_mismatch'
+                        WHEN COALESCE(official_games, 0) = 0 AND COALESCE(computed_games, 0) = 0
+                             THEN 'base_correction'
+                        ELSE 'unknown' END AS cause
+            FROM joined
+            ORDER BY status, abs(diff) DESC NULLS LAST, fide_id
+            """,
+            params={"system": system, "d": list_date},
+        ).pl()
+    finally:
+        con.execute("SELECT 1").fetchall()  # complete the report's result before unregistering
+        con.unregister("_cmp_official")
+    return Comparison(system, list_date, report)

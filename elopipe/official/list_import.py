@@ -1,0 +1,594 @@
+"""Importing official rating lists (FIDE TXT/XML, FFE CSV) into `official_lists`.
+
+An imported list is the list *in force* on its date for its system: the rating engines read it
+in preference to ratings bootstrapped from tournament files (FIDE B.02 (2024) 8.3: a tournament
+is rated with the ratings of the list in force at its start).
+
+Formats read (all with DuckDB's or Polars' vectorised readers, never a Python loop per row):
+
+* **FIDE fixed-width TXT** (``standard_*.txt``, ``rapid_*.txt``, ``blitz_*.txt`` and the combined
+  ``players_list_foa.txt``). Column boundaries are taken from the header line (``ID Number``,
+  ``Name``, ``Fed``, ``Sex``, ``Tit``, ``WTit``, ``OTit``, ``FOA``, ``SRtng``/``RRtng``/``BRtng`` or a
+  month code such as ``MAR24``, ``SGm``, ``SK``, ``B-day``, ``Flag``), so layout changes between
+  years are absorbed. Positions count characters: the file is read as UTF-8, or as Latin-1 when
+  it is not valid UTF-8 (older lists).
+* **FIDE XML** (``<playerslist><player><fideid>…``), standard-only or combined
+  (``rapid_rating``/``blitz_rating`` tags).
+* **FFE player list CSV** (``;`` or ``,`` separated) with a licence column (``NrFFE``/``Licence``),
+  name (``Nom`` + ``Prenom`` or ``Nom``), category (``Cat``), and ``Elo``/``Rapide``/``Blitz`` with
+  their flags (``Fide``/``RapideFide``/``BlitzFide`` columns holding F/N/E, or a cell ``1683 F``).
+
+Rows written to `official_lists` (one per player and system; only players with a rating):
+``system`` VARCHAR ('fide' | 'fide-rapid' | 'fide-blitz' | 'ffe' | 'ffe-rapid' | 'ffe-blitz'),
+``list_date`` DATE, ``fide_id`` BIGINT, ``national_id`` VARCHAR (FFE licence), ``rating`` INTEGER
+(rating points), ``rating_flag`` VARCHAR (FFE F/N/E), ``games`` INTEGER, ``k`` INTEGER (NULL when
+the list gives 0 or blank: unknown), ``birth_year`` INTEGER (NULL for 0/blank), ``flag`` VARCHAR
+(FIDE i/w/wi), ``ever_2400`` BOOLEAN (standard: rating >= 2400 or K = 10, FIDE B.02 (2024) 8.3.3;
+FALSE when K is 20/40 and rating < 2400; else NULL), ``player_id`` INTEGER (linked by FIDE ID,
+then FFE licence; a player is created when neither is known), ``source_file`` VARCHAR.
+
+Re-importing a (system, list_date) replaces its rows. Errors: `ListFormatError` (ValueError) for
+an unrecognised file, a missing header column or an unknown list date.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from elopipe.identity.decisions import refresh_display_names
+from elopipe.read.names import fold, name_key_sql
+from elopipe.read.trf.codes import TITLES
+from elopipe.runtime.errors import first_line
+
+FIDE_SYSTEMS = ("fide", "fide-rapid", "fide-blitz")
+FFE_SYSTEMS = ("ffe", "ffe-rapid", "ffe-blitz")
+
+
+class ListFormatError(ValueError):
+    """The file is not a list this module can read, or the list date cannot be known."""
+
+
+@dataclass
+class ListImportResult:
+    """What one import did. `rows` maps system -> rows written to official_lists."""
+
+    path: str
+    file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
+    list_date: dt.date
+    rows: dict[str, int] = field(default_factory=dict)
+    players_linked: int = 0
+    players_created: int = 0
+
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], start=1)}  # fmt: skip
+_MONTH_CODE = re.compile(r"^([A-Za-z]{3})(\d{2})$")
+
+
+def import_list(
+    con: duckdb.DuckDBPyConnection,
+    path: str | os.PathLike[str],
+    system: str,
+    list_date: dt.date | None = None,
+) -> ListImportResult:
+    """Import one official list file into `official_lists` (see module docstring).
+
+    `system` is a family ('fide' or 'ffe': the rate classes come from the file) or one exact
+    system ('fide-rapid', ...; for a single-rate file whose header does not tell). `list_date`
+    defaults to a date read from the file name (``mar24``, ``2024-03``) or the header month code.
+    Runs in the caller's connection; wraps its writes in one transaction.
+    Raises ListFormatError (unknown format, missing columns, no list date) and OSError.
+    """
+    rel, fmt, when = read_list(con, path, system, list_date)
+    res = ListImportResult(str(path), fmt, when)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        _store(con, rel, when, str(path), res)
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return res
+
+
+def read_list(
+    con: duckdb.DuckDBPyConnection,
+    path: str | os.PathLike[str],
+    system: str,
+    list_date: dt.date | None = None,
+) -> tuple[duckdb.DuckDBPyRelation, str, dt.date]:
+    """Read a list file without storing it: (relation with the `official_lists` columns except
+    list_date/player_id/source_file, file format, list date). Same arguments and errors as
+    `import_list`; writes nothing to the store."""
+    p = Path(path)
+    family = system.split("-")[0].lower()
+    if family not in ("fide", "ffe"):
+        raise ListFormatError(f"unknown list system {system!r}; use fide or ffe")
+    if not p.is_file():  # a FIFO would hang the read, a device never end
+        raise ListFormatError(f"{p} is not a regular file")
+    head = _head(p)
+    try:
+        if family == "fide":
+            if head.lstrip().startswith("<"):
+                fmt, rel, date_hint = "fide-xml", _read_fide_xml(con, p, system), None
+            else:
+                fmt = "fide-txt"
+                rel, date_hint = _read_fide_txt(con, p, head, system)
+        else:
+            fmt, rel, date_hint = "ffe-csv", _read_ffe_csv(con, p, head, system), None
+    except (pl.exceptions.PolarsError, duckdb.Error) as exc:  # bytes that are no list at all
+        why = first_line(exc, "unreadable", 200)
+        raise ListFormatError(f"{p}: not an official {family.upper()} list file ({why})") from None
+    when = list_date or _date_from_name(p.name) or date_hint
+    if when is None:
+        raise ListFormatError(f"{p}: no list date in the file name or header; pass --list-date YYYY-MM-DD")
+    return rel, fmt, when
+
+
+# ---- FIDE fixed-width TXT --------------------------------------------------------------------
+
+_TXT_LABELS = {
+    "id number": "id",
+    "id": "id",
+    "name": "name",
+    "fed": "fed",
+    "sex": "sex",
+    "tit": "tit",
+    "wtit": "wtit",
+    "otit": "otit",
+    "foa": "foa",
+    "srtng": "s_rating",
+    "sgm": "s_games",
+    "sk": "s_k",
+    "rrtng": "r_rating",
+    "rgm": "r_games",
+    "rk": "r_k",
+    "brtng": "b_rating",
+    "bgm": "b_games",
+    "bk": "b_k",
+    "gms": "x_games",  # per-type files since ~2015: '... FOA JAN23 Gms K  B-day Flag'
+    "gm": "x_games",
+    "k": "x_k",
+    "b-day": "bday",
+    "bday": "bday",
+    "flag": "flag",
+}
+
+
+def _register(con: duckdb.DuckDBPyConnection, name: str, obj: object) -> None:
+    """`con.register`, after completing any result the caller left open on `con` (DuckDB refuses
+    to register while a statement's result is unfinished)."""
+    con.execute("SELECT 1").fetchall()
+    con.register(name, obj)
+
+
+def _head(p: Path) -> str:
+    with open(p, "rb") as fh:
+        return fh.read(4096).decode("latin-1")
+
+
+def _txt_columns(header: str) -> list[tuple[str, int, int | None]]:
+    """(field, 1-based start, width or None for the last) from the header line's labels."""
+    found: list[tuple[str, int]] = []
+    for m in re.finditer(r"ID Number|\S+", header):
+        label = m.group(0).lower()
+        if label in _TXT_LABELS:
+            found.append((_TXT_LABELS[label], m.start()))
+        elif _MONTH_CODE.match(m.group(0)):  # old standard lists head the rating 'SEP15'
+            found.append(("x_rating", m.start()))
+        elif label.endswith("gm"):
+            found.append(("x_games", m.start()))
+        elif label.endswith("k") and len(label) == 2:
+            found.append(("x_k", m.start()))
+    out = []
+    for i, (name, start) in enumerate(found):
+        end = found[i + 1][1] if i + 1 < len(found) else None
+        out.append((name, start + 1, None if end is None else end - start))
+    return out
+
+
+def _read_fide_txt(
+    con: duckdb.DuckDBPyConnection, p: Path, head: str, system: str
+) -> tuple[duckdb.DuckDBPyRelation, dt.date | None]:
+    header = head.splitlines()[0] if head else ""
+    cols = _txt_columns(header)
+    names = {c[0] for c in cols}
+    if "id" not in names or "name" not in names:
+        raise ListFormatError(f"{p}: not a FIDE list (header lacks 'ID Number' and 'Name'): {header[:80]!r}")
+    date_hint = None
+    m = next((_MONTH_CODE.match(t) for t in header.split() if _MONTH_CODE.match(t)), None)
+    if m and m.group(1).lower() in _MONTHS:
+        date_hint = dt.date(2000 + int(m.group(2)), _MONTHS[m.group(1).lower()], 1)
+    single = _single_rate(p.name, system)
+    rename = {"x_rating": f"{single}_rating", "x_games": f"{single}_games", "x_k": f"{single}_k"}
+    present = {rename.get(c[0], c[0]) for c in cols}
+    lines = _read_lines(p)
+    rated = [
+        pl.col("line").str.slice(start - 1, width).str.strip_chars() != ""
+        for name, start, width in cols
+        if rename.get(name, name).endswith("_rating")
+    ]
+    if rated:  # most of the combined list has no rating of any kind: drop those lines first
+        lines = lines.filter(pl.any_horizontal(rated))
+    wide = lines.select(
+        pl.col("line").str.slice(start - 1, width).str.strip_chars().replace("", None).alias(rename.get(name, name))
+        for name, start, width in cols
+    )
+    return _fide_long(con, wide, present), date_hint
+
+
+def _read_lines(p: Path) -> pl.DataFrame:
+    """The lines after the header, as one Utf8 column 'line' (Polars' reader: several times
+    less CPU than slicing in SQL). UTF-8, or Latin-1 when the file is not valid UTF-8."""
+    opts = {"has_header": False, "separator": "\x1f", "quote_char": None, "skip_rows": 1, "schema": {"line": pl.Utf8}}
+    try:
+        df = pl.read_csv(p, **opts)
+    except (pl.exceptions.ComputeError, UnicodeDecodeError):
+        df = pl.read_csv(io.BytesIO(p.read_bytes().decode("latin-1").encode("utf-8")), **opts)
+    return df.filter(pl.col("line").str.strip_chars() != "")
+
+
+def _single_rate(filename: str, system: str) -> str:
+    """Rate prefix ('s', 'r', 'b') of a single-rate file whose header does not say it."""
+    s = system.lower()
+    low = filename.lower()
+    if s.endswith("rapid") or "rapid" in low:
+        return "r"
+    if s.endswith("blitz") or "blitz" in low:
+        return "b"
+    return "s"
+
+
+_INT = "TRY_CAST({c} AS INTEGER)"  # cells are trimmed, '' already NULL
+
+
+def _fide_long(
+    con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, present: set[str]
+) -> duckdb.DuckDBPyRelation:
+    """One row per player and system from a wide FIDE relation (columns as in _TXT_LABELS).
+
+    The file is read once into a temporary table (rows with some rating only: most of the
+    combined list has none), then split per rate class."""
+    ratings = [f"{x}_rating" for x in "srb" if f"{x}_rating" in present]
+    _register(con, "_fide_wide_rel", rel)
+    keep = " OR ".join(f"{r} IS NOT NULL" for r in ratings) or "FALSE"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _fide_wide AS SELECT * FROM _fide_wide_rel WHERE {keep}")
+    con.unregister("_fide_wide_rel")
+
+    def col(c: str) -> str:
+        return c if c in present else "NULL"
+
+    parts = []
+    for prefix, system in (("s", "fide"), ("r", "fide-rapid"), ("b", "fide-blitz")):
+        if f"{prefix}_rating" not in present:
+            continue
+        rating = f"NULLIF({_INT.format(c=f'{prefix}_rating')}, 0)"
+        k = f"NULLIF({_INT.format(c=col(f'{prefix}_k'))}, 0)"
+        if prefix == "s":
+            ever = f"CASE WHEN {rating} >= 2400 OR {k} = 10 THEN TRUE WHEN {k} IN (20, 40) THEN FALSE END"
+        else:
+            ever = f"CASE WHEN {rating} >= 2400 THEN TRUE END"
+        parts.append(
+            f"SELECT '{system}' AS system, TRY_CAST({col('id')} AS BIGINT) AS fide_id,"
+            f" NULL::VARCHAR AS national_id, {col('name')} AS name, upper({col('fed')}) AS federation,"
+            f" CASE upper({col('sex')}) WHEN 'M' THEN 'm' WHEN 'F' THEN 'w' WHEN 'W' THEN 'w' END AS sex,"
+            f" {_title_sql(col('tit'))} AS title, {_title_sql(col('wtit'))} AS w_title, {col('otit')} AS o_title,"
+            f" {col('foa')} AS foa_title, {rating} AS rating, NULL::VARCHAR AS rating_flag,"
+            f" {_INT.format(c=col(f'{prefix}_games'))} AS games, {k} AS k,"
+            f" NULLIF({_INT.format(c=col('bday'))}, 0) AS birth_year, lower({col('flag')}) AS flag,"
+            f" {ever} AS ever_2400, NULL::VARCHAR AS category"
+            f" FROM _fide_wide WHERE {rating} IS NOT NULL"
+        )
+    if not parts:
+        raise ListFormatError("FIDE list without a rating column (SRtng, RRtng, BRtng or a month code)")
+    return con.sql(" UNION ALL ".join(parts))
+
+
+def _title_sql(column: str) -> str:
+    """SQL for a FIDE title column as the list wrote it (`GM`, legacy `g m f c wg wm wf wc`, the
+    XML's `WG WM WF WC`), as GM IM FM CM WGM WIM WFM WCM (`trf_codes.TITLES`, trf-format.md §4);
+    any other value kept as written."""
+    if column == "NULL":
+        return column
+    cases = " ".join(f"WHEN '{form}' THEN '{title}'" for form, title in TITLES.items())
+    return f"CASE upper(trim({column})) {cases} ELSE {column} END"
+
+
+# ---- FIDE XML ----------------------------------------------------------------------------------
+
+_XML_TAGS = {
+    "fideid": "id",
+    "name": "name",
+    "country": "fed",
+    "sex": "sex",
+    "title": "tit",
+    "w_title": "wtit",
+    "o_title": "otit",
+    "foa_title": "foa",
+    "rating": "x_rating",
+    "games": "x_games",
+    "k": "x_k",
+    "rapid_rating": "r_rating",
+    "rapid_games": "r_games",
+    "rapid_k": "r_k",
+    "blitz_rating": "b_rating",
+    "blitz_games": "b_games",
+    "blitz_k": "b_k",
+    "birthday": "bday",
+    "flag": "flag",
+}
+
+
+def _read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> duckdb.DuckDBPyRelation:
+    """FIDE XML as a wide relation: lines are split at each <player>, every <tag>value</tag> is
+    extracted with a regular expression, and a running count of <player> opens groups them."""
+    path_lit = str(p).replace("'", "''")
+    single = _single_rate(p.name, system)
+    tags = con.sql(
+        f"""
+        WITH raw AS (
+            SELECT row_number() OVER () AS ln, line
+            FROM read_csv('{path_lit}', columns={{'line': 'VARCHAR'}}, delim=chr(31), header=false,
+                          quote='', escape='', auto_detect=false)
+        ),
+        pieces AS (
+            SELECT ln, unnest(string_split(replace(line, '<player>', chr(30) || '<player>'), chr(30))) AS piece
+            FROM raw
+        ),
+        numbered AS (
+            SELECT row_number() OVER (ORDER BY ln) AS pn, piece FROM pieces
+        ),
+        grouped AS (
+            SELECT sum(CASE WHEN contains(piece, '<player>') THEN 1 ELSE 0 END)
+                       OVER (ORDER BY pn ROWS UNBOUNDED PRECEDING) AS player_no, piece
+            FROM numbered
+        ),
+        kv AS (
+            SELECT player_no,
+                   unnest(regexp_extract_all(piece, '<([a-z_]+)>([^<]*)</[a-z_]+>', 1)) AS tag,
+                   unnest(regexp_extract_all(piece, '<([a-z_]+)>([^<]*)</[a-z_]+>', 2)) AS val
+            FROM grouped WHERE player_no > 0
+        )
+        SELECT player_no, tag, NULLIF(trim(val), '') AS val FROM kv
+        """
+    )
+    _register(con, "_xml_kv", tags)
+    present_tags = {r[0] for r in con.execute("SELECT DISTINCT tag FROM _xml_kv").fetchall()}
+    if "fideid" not in present_tags:
+        raise ListFormatError(f"{p}: not a FIDE XML list (no <fideid> tags)")
+    rename = dict(_XML_TAGS)
+    rename.update({"rating": f"{single}_rating", "games": f"{single}_games", "k": f"{single}_k"})
+    sel = ", ".join(f"max(val) FILTER (WHERE tag = '{t}') AS {rename[t]}" for t in sorted(present_tags) if t in rename)
+    wide = con.sql(f"SELECT {sel} FROM _xml_kv GROUP BY player_no")
+    present = {rename[t] for t in present_tags if t in rename}
+    # XML text is escaped (&amp;, &apos;); names are the only field where it shows
+    _register(con, "_xml_wide_raw", wide)
+    wide = (
+        con.sql(
+            "SELECT * REPLACE (replace(replace(replace(replace(replace(name, '&apos;', ''''), '&quot;', '\"'),"
+            " '&lt;', '<'), '&gt;', '>'), '&amp;', '&') AS name) FROM _xml_wide_raw"
+        )
+        if "name" in present
+        else wide
+    )
+    return _fide_long(con, wide, present)
+
+
+# ---- FFE CSV -----------------------------------------------------------------------------------
+
+_FFE_COLS = {
+    "licence": ("nrffe", "nr ffe", "licence", "license", "n licence", "no licence", "numero licence", "ref ffe"),
+    "name": ("nom prenom", "name", "nom complet", "joueur"),
+    "last": ("nom",),
+    "first": ("prenom",),
+    "category": ("cat", "categorie", "category"),
+    "fide_id": ("fidecode", "fide code", "code fide", "fide id", "fideid", "fide_id", "id fide"),
+    "sex": ("sexe", "sex"),
+    "federation": ("federation", "fed", "nationalite"),
+    "birth": ("nele", "ne le", "naissance", "date naissance", "birth date", "birthdate", "birth year", "annee"),
+    "elo": ("elo", "elo standard", "elo lent", "standard"),
+    "elo_flag": ("fide", "elo flag", "flag elo", "eloflag", "elo fide", "type elo"),
+    "rapide": ("rapide", "elo rapide", "rapid"),
+    "rapide_flag": ("rapidefide", "rapide fide", "rapide flag", "flag rapide", "rapid flag"),
+    "blitz": ("blitz", "elo blitz"),
+    "blitz_flag": ("blitzfide", "blitz fide", "blitz flag", "flag blitz"),
+}
+
+
+def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: str) -> duckdb.DuckDBPyRelation:
+    data = p.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("cp1252", errors="replace")
+    first = text.splitlines()[0] if text else ""
+    sep = max((";", ",", "\t"), key=first.count)
+    df = pl.read_csv(io.StringIO(text), separator=sep, infer_schema=False, truncate_ragged_lines=True, quote_char='"')
+    by_folded = {fold(c).replace(",", " ").replace("_", " ").strip(): c for c in df.columns}
+    pick: dict[str, str] = {}
+    for field_name, aliases in _FFE_COLS.items():
+        for a in aliases:
+            if a in by_folded:
+                pick[field_name] = by_folded[a]
+                break
+    if "licence" not in pick or not ({"name", "last"} & pick.keys()):
+        raise ListFormatError(f"{p}: an FFE list needs a licence and a name column; found {df.columns}")
+
+    def c(name: str) -> pl.Expr:
+        if name in pick:
+            return pl.col(pick[name]).str.strip_chars().replace("", None)
+        return pl.lit(None, dtype=pl.Utf8)
+
+    if "name" in pick:
+        name = c("name")
+    else:
+        name = (
+            pl.when(c("first").is_null())
+            .then(c("last"))
+            .otherwise(pl.concat_str([c("last"), c("first")], separator=" "))
+        )
+    birth = c("birth").str.extract(r"((?:19|20)\d\d)", 1).cast(pl.Int32, strict=False)
+    fid = c("fide_id").str.replace_all(r"\D", "").cast(pl.Int64, strict=False)
+    base = df.select(
+        c("licence").str.to_uppercase().alias("national_id"),
+        name.alias("name"),
+        c("category").alias("category"),
+        pl.when(fid > 0).then(fid).alias("fide_id"),
+        c("sex")
+        .str.to_uppercase()
+        .replace_strict({"M": "m", "F": "w", "W": "w"}, default=None, return_dtype=pl.Utf8)
+        .alias("sex"),
+        c("federation").str.to_uppercase().alias("federation"),
+        birth.alias("birth_year"),
+        *[c(k).alias(k) for k in ("elo", "elo_flag", "rapide", "rapide_flag", "blitz", "blitz_flag")],
+    )
+    frames = []
+    for col, sysname in (("elo", "ffe"), ("rapide", "ffe-rapid"), ("blitz", "ffe-blitz")):
+        if col not in pick:
+            continue
+        cell = pl.col(col)
+        rating = cell.str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False)
+        flag = pl.coalesce(pl.col(f"{col}_flag").str.extract(r"^([A-Za-z])", 1), cell.str.extract(r"([A-Za-z])\s*$", 1))
+        frames.append(
+            base.select(
+                pl.lit(sysname).alias("system"),
+                "fide_id",
+                "national_id",
+                "name",
+                "federation",
+                "sex",
+                pl.lit(None, dtype=pl.Utf8).alias("title"),
+                pl.lit(None, dtype=pl.Utf8).alias("w_title"),
+                pl.lit(None, dtype=pl.Utf8).alias("o_title"),
+                pl.lit(None, dtype=pl.Utf8).alias("foa_title"),
+                pl.when(rating > 0).then(rating).alias("rating"),
+                flag.str.to_uppercase().alias("rating_flag"),
+                pl.lit(None, dtype=pl.Int32).alias("games"),
+                pl.lit(None, dtype=pl.Int32).alias("k"),
+                "birth_year",
+                pl.lit(None, dtype=pl.Utf8).alias("flag"),
+                pl.lit(None, dtype=pl.Boolean).alias("ever_2400"),
+                "category",
+            ).filter(pl.col("rating").is_not_null())
+        )
+    if not frames:
+        raise ListFormatError(f"{p}: no Elo, Rapide or Blitz column")
+    out = pl.concat(frames)
+    _register(con, "_ffe_long", out)
+    return con.sql("SELECT * FROM _ffe_long")
+
+
+# ---- storing and linking -----------------------------------------------------------------------
+
+
+def _date_from_name(name: str) -> dt.date | None:
+    low = name.lower()
+    m = re.search(r"(19|20)(\d\d)[-_]?(0[1-9]|1[0-2])(?:[-_]?(0[1-9]|[12]\d|3[01]))?", low)
+    if m:
+        return dt.date(int(m.group(1) + m.group(2)), int(m.group(3)), int(m.group(4) or 1))
+    m = re.search(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(\d\d)(?!\d)", low)
+    if m:
+        return dt.date(2000 + int(m.group(2)), _MONTHS[m.group(1)], 1)
+    return None
+
+
+def _store(
+    con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: dt.date, source: str, res: ListImportResult
+) -> None:
+    con.execute("DROP TABLE IF EXISTS _ol_new")
+    _register(con, "_ol_rel", rel)
+    # link by FIDE ID, else by national ID (merged players resolve to the player kept)
+    con.execute(
+        """
+        CREATE TEMP TABLE _ol_new AS
+        SELECT r.*, CAST(COALESCE(pf.pid, pn.pid) AS INTEGER) AS player_id,
+               COALESCE(CAST(r.fide_id AS VARCHAR), 'L' || r.national_id) AS person
+        FROM _ol_rel r
+        LEFT JOIN (SELECT fide_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
+                   WHERE fide_id IS NOT NULL GROUP BY fide_id) pf ON pf.fide_id = r.fide_id
+        LEFT JOIN (SELECT national_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
+                   WHERE national_id IS NOT NULL GROUP BY national_id) pn
+               ON pf.pid IS NULL AND pn.national_id = r.national_id
+        WHERE r.fide_id IS NOT NULL OR r.national_id IS NOT NULL
+        """
+    )
+    con.unregister("_ol_rel")
+    res.players_linked = con.execute(
+        "SELECT count(DISTINCT player_id) FROM _ol_new WHERE player_id IS NOT NULL"
+    ).fetchall()[0][0]
+    # one new player per person absent from the store (the person key: FIDE ID, else licence)
+    con.execute("DROP TABLE IF EXISTS _ol_people")
+    con.execute(
+        """
+        CREATE TEMP TABLE _ol_people AS
+        SELECT CAST(nextval('player_id_seq') AS INTEGER) AS player_id, * FROM (
+            SELECT person, any_value(fide_id) AS fide_id, any_value(national_id) AS national_id,
+                   any_value(name) AS name, any_value(federation) AS federation, any_value(sex) AS sex,
+                   any_value(birth_year) AS birth_year, any_value(title) AS title
+            FROM _ol_new WHERE player_id IS NULL GROUP BY 1 ORDER BY 1)
+        """
+    )
+    res.players_created = con.execute("SELECT count(*) FROM _ol_people").fetchall()[0][0]
+    key = name_key_sql("COALESCE(name, '?')")
+    con.execute(
+        f"INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation, sex, birth_year, title)"
+        f" SELECT player_id, fide_id, national_id, COALESCE(name, '?'), {key}, federation, sex, birth_year, title"
+        f" FROM _ol_people"
+    )
+    # the list is the official record of birth year, federation, sex and identifiers where a
+    # linked player had none (only the few players that lack something are touched)
+    con.execute(
+        """
+        UPDATE players SET birth_year = COALESCE(players.birth_year, s.birth_year),
+                           federation = COALESCE(players.federation, s.federation),
+                           sex = COALESCE(players.sex, s.sex),
+                           fide_id = COALESCE(players.fide_id, s.fide_id),
+                           national_id = COALESCE(players.national_id, s.national_id)
+        FROM (SELECT o.player_id, any_value(o.birth_year) AS birth_year, any_value(o.federation) AS federation,
+                     any_value(o.sex) AS sex, any_value(o.fide_id) AS fide_id, any_value(o.national_id) AS national_id
+              FROM _ol_new o JOIN players p ON p.player_id = o.player_id
+              WHERE (p.birth_year IS NULL AND o.birth_year IS NOT NULL)
+                 OR (p.federation IS NULL AND o.federation IS NOT NULL)
+                 OR (p.sex IS NULL AND o.sex IS NOT NULL)
+                 OR (p.fide_id IS NULL AND o.fide_id IS NOT NULL)
+                 OR (p.national_id IS NULL AND o.national_id IS NOT NULL)
+              GROUP BY o.player_id) s
+        WHERE s.player_id = players.player_id
+        """
+    )
+    systems = [r[0] for r in con.execute("SELECT DISTINCT system FROM _ol_new ORDER BY 1").fetchall()]
+    replaced_names = [
+        r[0]
+        for r in con.execute(
+            "SELECT DISTINCT o.player_id FROM official_lists o JOIN players p ON p.player_id = o.player_id"
+            " WHERE o.list_date = ? AND o.system IN (SELECT UNNEST(?)) AND o.name = p.name",
+            [when, systems],
+        ).fetchall()
+    ]
+    con.execute("DELETE FROM official_lists WHERE list_date = ? AND system IN (SELECT UNNEST(?))", [when, systems])
+    con.execute(
+        "INSERT INTO official_lists BY NAME SELECT o.system, ?::DATE AS list_date, o.fide_id, o.national_id, o.name,"
+        " o.federation, o.sex, o.title, o.w_title, o.o_title, o.foa_title, o.rating, o.rating_flag, o.games, o.k,"
+        " o.birth_year, o.flag, COALESCE(o.player_id, n.player_id) AS player_id, ? AS source_file, o.ever_2400,"
+        " o.category FROM _ol_new o LEFT JOIN _ol_people n ON o.player_id IS NULL AND n.person = o.person",
+        [when, source],
+    )
+    # the official spelling becomes the name shown for the store's players on this list (only
+    # a spelling other than the name shown can change it: a monthly list touches few players),
+    # and a name only the replaced list gave is no longer shown
+    linked = con.execute(
+        "SELECT DISTINCT o.player_id FROM _ol_new o JOIN players p ON p.player_id = o.player_id"
+        " WHERE o.name IS DISTINCT FROM p.name"
+    ).fetchall()
+    refresh_display_names(con, [r[0] for r in linked] + replaced_names)
+    res.rows = dict(con.execute("SELECT system, count(*) FROM _ol_new GROUP BY 1 ORDER BY 1").fetchall())
+    con.execute("DROP TABLE _ol_new")
+    con.execute("DROP TABLE _ol_people")

@@ -1,0 +1,242 @@
+"""Parsing one source: bytes -> hash, encoding, format, `ParsedFile` (pure: no database).
+
+`parse_source` reads a `Source` (elopipe.read.sources), decodes its text (elopipe.read.textio),
+detects PGN or TRF and runs the reader; a large PGN is read as a stream (read.pgn.streaming). A
+source that cannot be read at all (unreadable bytes, a binary file, too many control characters)
+gives a `ParsedSource` with `rejected_reason` set: it is recorded and kept, never raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from elopipe.read.game_frame import records_frame
+from elopipe.read.pgn import streaming
+from elopipe.read.records import GameTable, IngestIssue, ParsedFile
+from elopipe.read.sources import Source, SourceError
+from elopipe.read.textio import decode_bytes, wide_bom
+
+
+@dataclass
+class ParsedSource:
+    """What `parse_source` returns: picklable, so it can cross a process pool."""
+
+    source: Source
+    sha256: str | None
+    size: int
+    format: str  # 'pgn' | 'trf' | 'unknown'
+    encoding: str | None
+    newline: str | None
+    parsed: ParsedFile | None  # None when rejected before parsing
+    rejected_reason: str | None = None
+
+
+def detect_format(suffix: str, text: str) -> str:
+    """'pgn' or 'trf' from the suffix, or by content for .txt and anything else; 'unknown' if neither."""
+    from elopipe.read.pgn.reader import looks_like_pgn
+    from elopipe.read.trf.reader import looks_like_trf
+
+    if suffix == ".pgn":
+        return "pgn"
+    if suffix == ".trf":
+        return "trf"
+    if looks_like_trf(text):
+        return "trf"
+    if looks_like_pgn(text):
+        return "pgn"
+    return "unknown"
+
+
+def parse_source(source: Source, validate_moves: bool = False, workers: int = 1) -> ParsedSource:
+    """Read, hash, decode and parse one source. Never raises on the file's content or on I/O errors:
+    an unreadable or non-chess file comes back with `rejected_reason` set. `workers`: see
+    `read_pgn`; the result is the same."""
+    try:
+        # only PGN is read in pieces: another file is read whole at once, not probed first
+        data = _read_small(source) if source.suffix == ".pgn" else source.read_bytes()
+        if data is None:
+            return _parse_large_pgn(source, validate_moves, workers)
+    except _READ_ERRORS as exc:
+        return unreadable(source, exc)
+    # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
+    hashing = _HASHER.submit(_sha256, data)
+    ps = _parse_bytes(source, data, validate_moves, workers)
+    ps.sha256 = hashing.result()
+    return ps
+
+
+_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-sha256")
+_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
+
+
+def _read_small(source: Source) -> bytes | None:
+    """The decompressed bytes when there are at most `streaming.STREAM_BYTES`, else None (the
+    stream is closed). Raises as `Source.blocks` does."""
+    blocks = source.blocks()
+    parts: list[bytes] = []
+    n = 0
+    for block in blocks:
+        parts.append(block)
+        n += len(block)
+        if n > streaming.STREAM_BYTES:
+            blocks.close()
+            return None
+    return b"".join(parts)
+
+
+def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> ParsedSource:
+    """`parse_source` of a PGN larger than `streaming.STREAM_BYTES`: read in pieces (see
+    elopipe.read.pgn.streaming), with the same result as a whole read. Raises the read errors of
+    `Source.blocks` met by the first pass."""
+    from elopipe.read.pgn.reader import read_pgn_chunks
+
+    sc = streaming.scan(source)
+    size = sc.size
+
+    def rejected(reason: str, encoding: str | None = None, newline: str | None = None) -> ParsedSource:
+        return ParsedSource(source, sc.sha256, size, "unknown", encoding, newline, None, reason)
+
+    if sc.blank:
+        return rejected("empty file")
+    if wide_bom(sc.head) is None and too_many_controls(sc.n_control, size):
+        return rejected("binary file (NUL bytes)")
+    encoding = sc.encoding
+    if encoding is None:  # UTF-16/32 or lone CR line ends: read whole
+        ps = _parse_bytes(source, source.read_bytes(), validate_moves, workers)
+        ps.sha256 = sc.sha256
+        return ps
+    errors: list[Exception] = []
+    parsed = read_pgn_chunks(
+        streaming.pieces(source, sc, errors),
+        maybe_mojibake=sc.hint,
+        validate_moves=validate_moves,
+        source_name=source.display,
+        workers=workers,
+    )
+    if errors:
+        return unreadable(source, errors[0])
+    if sc.n_nul:
+        parsed.issues.insert(0, _nul_issue(sc.n_nul, sc.nul_line, sc.nul_excerpt))
+    # the size of the text read, NULs removed, as for a file read whole
+    return ParsedSource(source, sc.sha256, size - sc.n_nul, "pgn", encoding, sc.newline, parsed, parsed.rejected_reason)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int) -> ParsedSource:
+    """`parse_source` once the bytes are read; the sha256 is set by the caller."""
+    digest = None
+    if source.member is None and source.path.lower().endswith(".zip"):
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "not a readable zip archive")
+    if not data or data.isspace():  # no copy of a large file, unlike strip()
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "empty file")
+    nul_issue = None
+    if wide_bom(data) is None and _looks_binary(data):
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "binary file (NUL bytes)")
+    if wide_bom(data) is None and b"\x00" in data:
+        first = data.index(b"\x00")
+        line = data.count(b"\n", 0, first) + 1
+        nul_issue = _nul_issue(data.count(b"\x00"), line, data[max(0, first - 200) : first + 200])
+        data = data.replace(b"\x00", b"")
+    if (
+        source.suffix == ".pgn"
+        and wide_bom(data) is None
+        and not data.startswith(b"\xef\xbb\xbf")
+        and b"\r" not in data
+    ):
+        # UTF-8 with LF line ends, most likely: the reader checks the bytes as it reads them, and
+        # the text is decoded only if they are not UTF-8 after all
+        from elopipe.read.pgn.reader import NotUtf8
+
+        try:
+            return _read(source, data, "pgn", None, "utf-8", "LF" if b"\n" in data else None, nul_issue,
+                         validate_moves, workers)  # fmt: skip
+        except NotUtf8:
+            pass
+    dec = decode_bytes(data)
+    fmt = detect_format(source.suffix, dec.text)
+    if fmt == "unknown":
+        return ParsedSource(
+            source, digest, len(data), fmt, dec.encoding, dec.newline, None, "neither PGN nor TRF content"
+        )
+    return _read(source, data, fmt, dec.text, dec.encoding, dec.newline, nul_issue, validate_moves, workers)
+
+
+def _read(
+    source: Source,
+    data: bytes,
+    fmt: str,
+    text: str | None,
+    encoding: str,
+    newline: str | None,
+    nul_issue: IngestIssue | None,
+    validate_moves: bool,
+    workers: int,
+) -> ParsedSource:
+    """Read `text` (None: the undecoded bytes `data`, PGN only) with the reader of `fmt`. A reader
+    bug is recorded as a rejected file; raises pgn_reader.NotUtf8 only when `text` is None."""
+    from elopipe.read.pgn.reader import NotUtf8
+
+    try:
+        if fmt == "pgn":
+            from elopipe.read.pgn.reader import read_pgn
+
+            # the file's bytes are the text's UTF-8 when it was UTF-8 with LF line ends: no re-encoding
+            same = text is None or (encoding == "utf-8" and newline in ("LF", None))
+            parsed = read_pgn(
+                text,
+                validate_moves=validate_moves,
+                source_name=source.display,
+                workers=workers,
+                utf8=data if same else None,
+            )
+        else:
+            from elopipe.read.trf.reader import read_trf
+
+            parsed = read_trf(text or "", source_name=source.display)
+    except NotUtf8:
+        raise
+    except Exception as exc:  # a reader bug must not lose the file: record it as rejected
+        return ParsedSource(source, None, len(data), fmt, encoding, newline, None, f"reader failed: {exc!r}")
+    if nul_issue is not None:
+        parsed.issues.insert(0, nul_issue)
+    if not isinstance(parsed.games, GameTable):
+        # the games as the frame the loader inserts, built here: in a parser process when there is one
+        parsed.games = GameTable(records_frame(list(parsed.games)), len(parsed.games))
+    return ParsedSource(source, None, len(data), fmt, encoding, newline, parsed, parsed.rejected_reason)
+
+
+def _looks_binary(data: bytes) -> bool:
+    return too_many_controls(len(data.translate(None, streaming.NOT_CONTROL)), len(data))
+
+
+def too_many_controls(n_control: int, size: int) -> bool:
+    """More than 1% control bytes (at least 16): an image, an archive, a database, not a text file.
+    A few stray NULs in a text file are removed with a warning instead."""
+    return n_control > max(16, size // 100)
+
+
+def _nul_issue(n_nul: int, line: int, excerpt: bytes) -> IngestIssue:
+    """The warning for NUL bytes removed before reading; `excerpt`: the bytes around the first."""
+    return IngestIssue(
+        "nul_bytes_removed", f"{n_nul} NUL byte(s) removed before reading (first on line {line})",
+        line=line, severity="warning", raw=excerpt.decode("latin-1"),
+    )  # fmt: skip
+
+
+def unreadable(source: Source, reason: object) -> ParsedSource:
+    """The result of a source whose bytes could not be read: recorded (rejected) with `reason`."""
+    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, f"cannot read file: {reason}")
+
+
+def source_size(source: Source) -> int:
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0

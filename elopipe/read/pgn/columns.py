@@ -1,0 +1,288 @@
+"""Column-wise reading of the plain games of a PGN file (Polars, Rust regexes, both cores).
+
+`pgn_reader` splits a file into raw games (tag section + movetext) and reads every game one by
+one in Python: about 27 µs a game. Most games of real files hold nothing odd, and for those the
+same result can be computed for all games at once. `analyse` does that and marks which raw games
+it can vouch for (`fast`); the reader reads the others one by one, as before, in file order.
+
+A raw game is *fast* only when reading it one by one would give one game with no issue and no
+flag (so everything it yields is a column value), which needs all of:
+
+- a tag section that `pgn_reader._parse_header` reads on its fast path: one `[Name "value"]` per
+  line (no escapes), at most 10,000 characters, no tag name twice; no control character or tab in
+  it; and only ASCII when the file shows signs of mojibake;
+- a *clean* movetext: after comments, `;` comments, variations (nested up to 4 deep) and NAGs are
+  blanked exactly as `_skim` does, only move numbers, SAN moves (no `0-0`, null moves or
+  `e.p.`) with `+#!?` suffixes and one final standard marker, separated by ASCII whitespace;
+- a Result tag equal to that marker; at least two plies unless the result is `*`; at most
+  `PLY_MAX` plies;
+- no FEN or Variant tag; no Termination that mentions a forfeit or says bye;
+- White and Black present and not a placeholder or bye name;
+- Date, EventDate, Round, Board, WhiteElo/BlackElo and WhiteFideId/BlackFideId values that the
+  one-by-one reader accepts without a warning (decided per distinct value by the same Python
+  functions), and a game date that does not come from EventDate.
+
+For those games the movetext hash is computed from the same normalised form as `_skim` +
+`_hash_forms` (sha1 of the hash forms joined by one space), checked game for game against the
+one-by-one reader on every file of shared/data and on fuzzed movetexts
+(tests/test_pgn_columns.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from elopipe.read.field_bounds import PLY_MAX
+from elopipe.read.pgn.reader import _TAG_FAST  # the tag regex of the one-by-one path
+from elopipe.read.pgn.results import unplayed_termination_expr
+
+__all__ = ["GAME_TAGS", "Analysis", "analyse"]
+
+# one tag as `pgn_reader._TAG_FAST` reads it, alone on its line
+_TAG_LINE = r'(?m)^\[[A-Za-z0-9_]+ "[^"\\\n]*"\]$'
+# what `_strip_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
+_CONTROL = r"[\x00-\x09\x0b-\x1f\x7f-\x9f]"
+# ASCII whitespace, as `bytes.split()` splits (Rust's \s would also accept NBSP)
+_WS = r"[ \t\n\r\x0b\x0c]"
+_MARKER = r"(?:1-0|0-1|1/2-1/2|\*)"
+_ADJ = "(?:axb|bx[ac]|cx[bd]|dx[ce]|ex[df]|fx[eg]|gx[fh]|hxg)"
+# exactly the SAN words of `pgn_reader._SAN_SET` except `0-0`, `0-0-0`, `--` and `Z0`
+_SAN = rf"(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|(?:[a-h]|{_ADJ})(?:[18]=?[QRBN]|[1-8])|O-O-O|O-O)"
+_CLEAN = rf"^{_WS}*(?:(?:[0-9]+\.+{_WS}*)?{_SAN}[+#]?[!?]{{0,2}}{_WS}+)*{_MARKER}{_WS}*$"
+_TWO_MOVES = rf"{_SAN}[+#]?[!?]{{0,2}}{_WS}+(?:[0-9]+\.+{_WS}*)?{_SAN}"
+_VARIATION_DEPTH = 4
+_ASCII = r"^[\x00-\x7f]*$"
+_JSON_FROM = [' "]\n', "[", ' "', '"]\n']
+_JSON_TO = [' ", ', '"', '": "', '", ']
+
+# the tags the columns are computed from
+GAME_TAGS = (
+    "Event", "Site", "Date", "EventDate", "Round", "Board", "White", "Black", "Result", "WhiteElo",
+    "BlackElo", "WhiteFideId", "BlackFideId", "TimeControl", "ECO", "Termination", "FEN", "Variant",
+)  # fmt: skip
+
+
+def _movetext(m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(braces ok, movetext with comments, `;` comments, variations and NAGs blanked as `_skim`
+    does). The movetext is clean when the braces are ok and the blanked text matches `_CLEAN`
+    (which leaves no `(`, `)`, `{` or `}`)."""
+    pre = m.str.replace_all(r"\{[^}]*\}", " ")
+    pre = pre.str.replace_all(r";[^\n]*", " ")
+    for _ in range(_VARIATION_DEPTH):
+        pre = pre.str.replace_all(r"\([^()]*\)", " ")
+    pre = pre.str.replace_all(r"\$[0-9]*", " ")
+    # what `_skim` needs to find no `{` or `}` left once the `{...}` comments are gone
+    return m.str.contains(r"^[^{}]*(?:\{[^}]*\}[^{}]*)*$"), pre
+
+
+def _hash_text(pre: pl.Expr) -> pl.Expr:
+    """The hash forms of a clean movetext joined by one space (see `pgn_reader._hash_form`)."""
+    return (
+        pre.str.replace(rf"{_WS}*{_MARKER}{_WS}*$", "")
+        .str.replace_all(rf"[0-9]+\.+{_WS}*", "")
+        .str.replace_all(r"[+#!?]", "")
+        # "Nxe5" -> "Ne5" by literal replacement; the regex with groups then meets only the rarer
+        # disambiguations ("Nbd7", "R1xe2", "Qh4e1")
+        .str.replace_many(["Kx", "Qx", "Rx", "Bx", "Nx"], ["K", "Q", "R", "B", "N"])
+        .str.replace_all(r"([KQRBN])[a-h1-8]{1,2}x?([a-h][1-8])", "$1$2")
+        .str.replace_all(r"([a-h][18])([QRBN])", "$1=$2")
+        .str.replace_all(rf"{_WS}{{2,}}|[\t\n\r\x0b\x0c]", " ")
+        .str.strip_chars(" ")
+    )
+
+
+def _map(frame: pl.DataFrame, name: str, fn: Callable[[str], tuple[Any, ...]], dtypes: list[Any]) -> list[pl.Expr]:
+    """`fn` applied (in Python) to each distinct value of column `name`: one expression per
+    element of the tuples it returns, NULL where the column is NULL."""
+    values = frame.get_column(name).drop_nulls().unique().to_list()
+    results = {v: fn(v) for v in values}
+    return [
+        pl.col(name).replace_strict({v: r[i] for v, r in results.items()}, default=None, return_dtype=dtype)
+        for i, dtype in enumerate(dtypes)
+    ]
+
+
+@dataclass
+class Analysis:
+    """What `analyse` found. `games`: one row per raw game (see `analyse`). `headers`: the tag
+    sections of the fast games (`g`, `h`), for the few dicts the reader needs. `hashes()`: the
+    movetext hash, ply count and tags as JSON of the fast games (`g`, `movetext_hash`,
+    `ply_count`, `json`), computed in a background thread while the reader and loader go on."""
+
+    games: pl.DataFrame
+    headers: pl.DataFrame
+    _hashes: Future[pl.DataFrame]
+
+    def hashes(self) -> pl.DataFrame:
+        return self._hashes.result()
+
+    def tag_dicts(self, rows: list[int]) -> dict[int, dict[str, str]]:
+        """The tags of the given fast games (`g` values) as dicts, in file order."""
+        part = self.headers.filter(pl.col.g.is_in(pl.Series(rows, dtype=pl.Int64).implode()))
+        return {
+            g: dict(_TAG_FAST.findall(h))
+            for g, h in zip(part.get_column("g").to_list(), part.get_column("h").to_list(), strict=True)
+        }
+
+
+_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-hash")
+
+
+def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
+    """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
+    `h`: tag section): the columns only the loader needs, computed in a background thread."""
+    # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
+    # (first in the list: a value that ends with a space, whose ` "` is not the separator)
+    json = "{" + pl.col.h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
+    forms = fast.lazy().select("g", _hash_text(pl.col.pre).alias("f"), json.alias("json")).collect(engine="streaming")
+    sha1 = hashlib.sha1
+    digests = [sha1(f.encode()).hexdigest() if f else None for f in forms.get_column("f").to_list()]
+    f = pl.col.f
+    return forms.select(
+        "g",
+        pl.Series("movetext_hash", digests, dtype=pl.String),
+        pl.when(f == "")
+        .then(0)
+        .otherwise(f.str.count_matches(" ", literal=True) + 1)
+        .cast(pl.Int32)
+        .alias("ply_count"),
+        "json",
+    )
+
+
+def _strings(values: pl.Series | list[bytes]) -> pl.Series:
+    if isinstance(values, pl.Series):
+        return values
+    return pl.Series(values, dtype=pl.Binary).cast(pl.String)
+
+
+def analyse(
+    headers: pl.Series | list[bytes],
+    movetexts: pl.Series | list[bytes],
+    value_rules: dict[str, Callable[[str], Any]],
+    *,
+    ascii_headers: bool,
+) -> Analysis | None:
+    """Which raw games are fast, and their columns (see the module docstring).
+
+    `headers` and `movetexts` are the raw games' tag sections and movetexts (String Series, or
+    lists of UTF-8 bytes).
+    `value_rules` maps a rule name to the Python function the one-by-one reader applies to a tag
+    value; each is applied once per distinct value: 'date' -> (date, precision, warns),
+    'event_date' -> (date, precision, warns), 'round' -> (round, board, warns),
+    'board' -> (board, warns), 'elo' -> (rating, warns),
+    'fide_id' -> (warns,), 'clean' -> (value or None,), 'eco' -> (value or None,),
+    'odd_name' -> (bool,).
+    `ascii_headers`: only tag sections in ASCII can be fast (a file with signs of mojibake).
+
+    Columns of `Analysis.games`: g Int64 (raw game, 0-based), fast Boolean, marker String, the
+    `GAME_TAGS` as String, game_date Date, date_precision String, event_date Date,
+    event_precision String, round Int32, board Int32, white_rating Int32, black_rating Int32,
+    eco String, time_control String. `Analysis.hashes()` adds movetext_hash, ply_count and json
+    (the tags as JSON text) of the fast games.
+    Returns None when the bytes are not valid UTF-8 (the caller reads one by one).
+    """
+    try:
+        raw = pl.DataFrame({"h": _strings(headers), "m": _strings(movetexts)})
+    except pl.exceptions.PolarsError:
+        return None
+    h = pl.col.h
+    lines = h.str.count_matches("\n", literal=True)
+    header_ok = (
+        h.str.ends_with("\n")
+        & (lines == h.str.count_matches("[", literal=True))
+        & (lines == h.str.count_matches(_TAG_LINE))  # each line one tag, nothing else
+        & (h.str.len_chars() <= 10_000)
+        & ~h.str.contains(_CONTROL)
+    )
+    if ascii_headers:
+        header_ok = header_ok & h.str.contains(_ASCII)
+    braces_ok, pre = _movetext(pl.col.m)
+    names = h.str.extract_all(r"\[[A-Za-z0-9_]+ ")
+    fast = (
+        raw.lazy()
+        .with_row_index("g")
+        .filter(header_ok)
+        .filter(braces_ok)
+        .with_columns(pre.alias("pre"))
+        .filter(pl.col.pre.str.contains(_CLEAN))
+        .select(
+            pl.col.g.cast(pl.Int64),
+            "h",
+            "pre",
+            pl.col.pre.str.extract(rf"({_MARKER}){_WS}*$", 1).alias("marker"),
+            # the movetext is clean, so two SAN moves in a row mean at least 2 plies, and a move
+            # takes at least 3 bytes: cheap bounds for the ply count
+            pl.col.pre.str.contains(_TWO_MOVES).alias("two_moves"),
+            pl.col.pre.str.len_bytes().alias("pre_bytes"),
+            pl.lit(True).alias("fast"),
+            (names.list.n_unique() == names.list.len()).alias("once"),  # no tag name twice
+            *(h.str.extract(rf'\[{tag} "([^"\n]*)"\]', 1).alias(tag) for tag in GAME_TAGS),
+        )
+        .filter("once")
+        .collect(engine="streaming")
+    )
+    hashes = _HASHER.submit(_hashes, fast.select("g", "pre", "h"))
+    games = (
+        pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
+        .join(fast.drop("h", "pre", "once"), on="g", how="left", maintain_order="left")
+        .with_columns(pl.col.fast.fill_null(False))
+    )
+    return Analysis(_derive(games, value_rules), fast.select("g", "h"), hashes)
+
+
+def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...]]]) -> pl.DataFrame:
+    """The per-game values, and `fast` narrowed to the games that raise no issue and no flag."""
+    c = pl.col
+    b, i32, s, d = pl.Boolean, pl.Int32, pl.String, pl.Date
+    gdate, gprec, gwarn = _map(games, "Date", rules["date"], [d, s, b])
+    edate, eprec, ewarn = _map(games, "EventDate", rules["event_date"], [d, s, b])
+    rnd, rboard, rwarn = _map(games, "Round", rules["round"], [i32, i32, b])
+    board, bwarn = _map(games, "Board", rules["board"], [i32, b])
+    welo, wewarn = _map(games, "WhiteElo", rules["elo"], [i32, b])
+    belo, bewarn = _map(games, "BlackElo", rules["elo"], [i32, b])
+    (wfid,) = _map(games, "WhiteFideId", rules["fide_id"], [b])
+    (bfid,) = _map(games, "BlackFideId", rules["fide_id"], [b])
+    (wodd,) = _map(games, "White", rules["odd_name"], [b])
+    (bodd,) = _map(games, "Black", rules["odd_name"], [b])
+    (tc,) = _map(games, "TimeControl", rules["clean"], [s])
+    (eco,) = _map(games, "ECO", rules["eco"], [s])
+    term = c.Termination
+    term_l = term.str.to_lowercase()
+    warns = [gwarn, ewarn, rwarn, bwarn, wewarn, bewarn, wfid, bfid, wodd, bodd]
+    ok = (
+        c.fast
+        & (c.Result == c.marker)
+        & c.FEN.is_null()
+        & c.Variant.is_null()
+        & (term.is_null() | (term.str.contains(_ASCII) & ~unplayed_termination_expr(term_l) & (term_l != "bye")))
+        & (c.two_moves | (c.Result == "*"))  # fewer than 2 plies are flagged
+        & (c.pre_bytes <= 3 * PLY_MAX)  # then at most PLY_MAX plies
+        & c.White.is_not_null()
+        & c.Black.is_not_null()
+        & (gdate.is_not_null() | edate.is_null())  # a date taken from EventDate is flagged
+        & ~pl.any_horizontal(w.fill_null(False) for w in warns)
+    )
+    return games.select(
+        "g",
+        ok.fill_null(False).alias("fast"),
+        "marker",
+        "two_moves",
+        *GAME_TAGS,
+        gdate.alias("game_date"),
+        gprec.fill_null("none").alias("date_precision"),
+        edate.alias("event_date"),
+        eprec.fill_null("none").alias("event_precision"),
+        rnd.alias("round"),
+        pl.coalesce(board, rboard).alias("board"),
+        welo.alias("white_rating"),
+        belo.alias("black_rating"),
+        eco.alias("eco"),
+        tc.alias("time_control"),
+    )

@@ -1,0 +1,517 @@
+"""TRF round blocks -> games and unplayed rounds (trf-format.md §5 and §8).
+
+A game written on both players' `001` rows becomes ONE `GameRec`. Only a pairing whose two
+blocks agree (opponents name each other, colours `w`/`b`, mirrored results among `1 = 0`)
+is stored with `played=True`: the games FIDE rates (C.04 Annex 2, TRF16 result codes).
+Forfeits (`+`/`-`), unrated results (`W`/`D`/`L`), scheduled rounds (opponent and colour,
+blank result) and pairings whose sides disagree get a `GameRec` with `played=False` and
+`unplayed_code` (the code on White's row) AND one `UnplayedRec` per side; byes and absences
+(`H F U Z`, blank) are `UnplayedRec`s only. Every block of every row thus lands in exactly
+one place: a played game, or an unplayed round. Scores are Decimal on the 1/½/0 scale.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from elopipe.read.field_bounds import ROUND_MAX
+from elopipe.read.records import GameRec, PlayerRec, TournamentRec, UnplayedRec
+from elopipe.read.trf.codes import (
+    ALL_CODES,
+    CODE_SCORE,
+    FORFEIT_CODES,
+    MIRROR,
+    NO_OPPONENT_CODE,
+    NO_OPPONENT_EXPECTED,
+    RATED_CODES,
+    UNRATED_GAME_CODES,
+    ZERO,
+    result_from_scores,
+)
+from elopipe.read.trf.issues import IssueLog
+
+TOURNAMENT_REF = 1
+
+
+def int_or_none(text: str) -> int | None:
+    s = text.strip()
+    # isascii: str.isdigit() also accepts '²' and other digits int() refuses
+    return int(s) if s.isascii() and s.isdigit() else None
+
+
+def decimal_or_none(text: str) -> Decimal | None:
+    s = text.strip().replace(",", ".")
+    if not s:
+        return None
+    try:
+        value = Decimal(s)
+    except InvalidOperation:
+        return None
+    # 'NaN', 'Inf' and exponents ('1e99') are not points written in a 4-column field
+    return value if value.is_finite() and "e" not in s.lower() else None
+
+
+def column(line: str, first: int, last: int) -> str:
+    """Columns first..last, 1-based inclusive; beyond the end of the line is blank (§2)."""
+    return line[first - 1 : last].ljust(last - first + 1)
+
+
+@dataclass
+class Block:
+    """One round block of a `001` row (cols 82+10r .. 89+10r)."""
+
+    rank: int
+    round: int
+    opponent: int | None  # None = 0000 / blank
+    colour: str | None  # 'w' | 'b' | None ('-' or blank)
+    code: str  # upper-cased result character; ' ' when blank
+    raw: str
+    line: int
+
+    @property
+    def empty(self) -> bool:
+        return not self.raw.strip()
+
+
+@dataclass
+class TrfRow:
+    """One `001` row: the player, its round blocks, its line number and raw text."""
+
+    player: PlayerRec
+    blocks: list[Block]
+    line: int
+    raw: str
+
+
+def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]:
+    """The round blocks of one `001` row (round r at cols 82+10r .. 89+10r, §5); bad ones get code '?'."""
+    body = line.rstrip()
+    n = max(0, (len(body) - 91 + 9) // 10)
+    if n > ROUND_MAX:
+        issues.add("trf_too_many_rounds", f"{n} round blocks: blocks after round {ROUND_MAX} not read", no, "error")
+        n = ROUND_MAX
+    blocks: list[Block] = []
+    for r in range(1, n + 1):
+        raw = column(line, 82 + 10 * r, 89 + 10 * r)
+        tail = column(line, 90 + 10 * r, 91 + 10 * r)
+        if tail.strip():
+            issues.add(
+                "trf_block_overflow",
+                f"round {r}: characters in cols {90 + 10 * r}-{91 + 10 * r}",
+                no,
+                "warning",
+                line,
+            )
+        opp_txt = raw[0:4].strip()
+        opponent = None
+        if opp_txt:
+            if opp_txt.isascii() and opp_txt.isdigit():
+                opponent = int(opp_txt) or None
+            else:
+                issues.add("trf_bad_block", f"round {r}: opponent {opp_txt!r} not a number", no, "error", line)
+                blocks.append(Block(rank, r, None, None, "?", raw, no))
+                continue
+        colour_ch = raw[5]
+        colour = colour_ch.lower() if colour_ch in "wbWB" else None
+        if colour_ch not in "wbWB- ":
+            issues.add("trf_bad_block", f"round {r}: colour {colour_ch!r} not w/b/-", no, "error", line)
+        elif colour_ch in "WB":
+            issues.quirk("trf_colour_upper", "colour written in upper case", no, line, "info")
+        code = raw[7].upper()
+        if code != " " and code not in ALL_CODES:
+            issues.add("trf_bad_block", f"round {r}: result code {raw[7]!r} unknown", no, "error", line)
+            code = "?"
+        if raw[4] != " " or raw[6] != " ":
+            issues.add("trf_bad_block", f"round {r}: block {raw!r} off the 10-column grid", no, "warning", line)
+        blocks.append(Block(rank, r, opponent, colour, code, raw, no))
+    return blocks
+
+
+class RoundResolver:
+    """Pairs the round blocks of all rows of one file (see the module docstring)."""
+
+    def __init__(
+        self,
+        rows: dict[int, TrfRow],
+        tour: TournamentRec,
+        issues: IssueLog,
+        round_dates: dict[int, dt.date],
+        rounds_in_blocks: int,
+        byes_240: list[tuple[int, str]],
+    ) -> None:
+        self.rows = rows
+        self.tour = tour
+        self.issues = issues
+        self.round_dates = round_dates
+        self.rounds_in_blocks = rounds_in_blocks
+        self.byes_240 = byes_240
+        self.is_team = tour.is_team
+        self.pab_score = _pab_score(tour.extra.get("scoring", {}))
+
+    def bye_score(self, code: str) -> Decimal | None:
+        """Value of a bye code on the 1/½/0 scale; 'U' follows 162 P / XXS PAB when they say otherwise (§5)."""
+        if code == "U" and self.pab_score is not None:
+            return self.pab_score
+        return CODE_SCORE.get(code)
+
+    def resolve(self) -> tuple[list[GameRec], list[UnplayedRec]]:
+        """Games and unplayed rounds of the whole file, checked against 240 records and declared points."""
+        games, unplayed = self._pairings()
+        self._check_240(unplayed)
+        self._check_points(unplayed, games)
+        self._check_one_pab_per_round(unplayed)
+        return games, unplayed
+
+    def _check_one_pab_per_round(self, unplayed: list[UnplayedRec]) -> None:
+        """At most one pairing-allocated bye per round (§8.3); team files give one per board."""
+        if self.is_team:
+            return
+        per_round: dict[int, list[int]] = defaultdict(list)
+        for u in unplayed:
+            if u.code == "U":
+                per_round[u.round].append(u.player_ref)
+        for rnd, players in sorted(per_round.items()):
+            if len(players) > 1:
+                self.issues.add(
+                    "trf_several_pab",
+                    f"round {rnd}: {len(players)} pairing-allocated byes (U) for players {players}",
+                    self.rows[players[0]].line,
+                    "info",
+                )
+
+    def _pairings(self) -> tuple[list[GameRec], list[UnplayedRec]]:
+        n_rounds = self.rounds_in_blocks
+        unplayed: list[UnplayedRec] = []
+        sides: dict[tuple[int, int], Block] = {}  # (round, rank) -> block with an opponent
+        for rank in sorted(self.rows):
+            row = self.rows[rank]
+            by_round = {b.round: b for b in row.blocks}
+            for r in range(1, n_rounds + 1):
+                b = by_round.get(r)
+                if b is None or b.empty:
+                    # a round the player was not in (§5: positional; blank = not paired)
+                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, " ", None, None, row.line))
+                    continue
+                if b.code == "?":
+                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, "?", None, None, b.line))
+                    continue
+                if b.opponent is None:
+                    unplayed.append(self._no_opponent(b))
+                    continue
+                if b.opponent == rank:
+                    self.issues.add(
+                        "trf_self_pairing", f"round {r}: player {rank} paired with himself", b.line, "error", row.raw
+                    )
+                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, b.code, CODE_SCORE.get(b.code), None, b.line))
+                    continue
+                if b.opponent not in self.rows:
+                    self.issues.add(
+                        "trf_unknown_opponent",
+                        f"round {r}: opponent {b.opponent} of player {rank} has no 001 row",
+                        b.line,
+                        "error",
+                        row.raw,
+                    )
+                    code = b.code if b.code != " " else "*"
+                    unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, code, CODE_SCORE.get(code), None, b.line))
+                    continue
+                if b.code in ("H", "F", "U", "Z"):
+                    self.issues.quirk(
+                        "trf_bye_with_opponent",
+                        "bye/absence code with an opponent (e.g. '62 b Z'); stored as unplayed, not a game",
+                        b.line,
+                        row.raw,
+                    )
+                    unplayed.append(
+                        UnplayedRec(TOURNAMENT_REF, rank, r, b.code, CODE_SCORE[b.code], b.opponent, b.line)
+                    )
+                    continue
+                sides[(r, rank)] = b
+        games: list[GameRec] = []
+        done: set[tuple[int, int]] = set()
+        for (r, rank), a in sorted(sides.items()):
+            if (r, rank) in done:
+                continue
+            done.add((r, rank))
+            opp = a.opponent
+            assert opp is not None
+            b = sides.get((r, opp))
+            if b is not None and b.opponent == rank:
+                done.add((r, opp))
+                games.append(self._two_sided(a, b, unplayed))
+            else:
+                game = self._one_sided(a, unplayed)
+                if game is not None:
+                    games.append(game)
+        games.sort(key=lambda g: (g.round or 0, min(g.white_ref or 0, g.black_ref or 0)))
+        for i, g in enumerate(games):
+            g.game_index = i
+        unplayed.sort(key=lambda u: (u.round, u.player_ref))
+        return games, unplayed
+
+    def _no_opponent(self, b: Block) -> UnplayedRec:
+        raw_code = b.code
+        if raw_code == " ":
+            # blank result: 'Z' by the spec, but writers leave bye points only in the total (§9),
+            # so the value is unknown
+            return UnplayedRec(TOURNAMENT_REF, b.rank, b.round, "Z", None, None, b.line)
+        code = NO_OPPONENT_CODE[raw_code]
+        if self.is_team and raw_code == "+":
+            # team events have no individual byes: the board was won by forfeit (opponent not fielded)
+            code = "+"
+        if raw_code not in NO_OPPONENT_EXPECTED:
+            self.issues.quirk(
+                "trf_result_without_opponent",
+                "game result code without an opponent; stored as the bye of the same value",
+                b.line,
+                b.raw,
+            )
+        if b.colour is not None:
+            self.issues.quirk(
+                "trf_colour_without_opponent", "colour w/b with opponent 0000; stored as a bye", b.line, b.raw
+            )
+        return UnplayedRec(TOURNAMENT_REF, b.rank, b.round, code, self.bye_score(code), None, b.line)
+
+    def _game(
+        self,
+        white: Block,
+        black: Block | None,
+        white_code: str,
+        black_code: str,
+        played: bool,
+        flags: list[str],
+    ) -> GameRec:
+        r = white.round
+        ws = CODE_SCORE.get(white_code)
+        bs = CODE_SCORE.get(black_code)
+        result = result_from_scores(ws, bs)
+        if result == "*":
+            ws = bs = None
+        white_ref = white.rank
+        black_ref = black.rank if black is not None else white.opponent
+        date = self.round_dates.get(r)
+        precision = "day" if date else "none"
+        if date is None and self.tour.start_date and self.tour.start_date == self.tour.end_date:
+            date, precision = self.tour.start_date, "day"  # one-day event
+        wp = self.rows[white_ref].player
+        bp = self.rows[black_ref].player if black_ref in self.rows else None
+        return GameRec(
+            tournament_ref=TOURNAMENT_REF,
+            white_ref=white_ref,
+            black_ref=black_ref,
+            result=result,
+            result_raw=f"{white_code}/{black_code}",
+            white_score=ws,
+            black_score=bs,
+            played=played,
+            unplayed_code=None if played else white_code,
+            round=r,
+            round_label=str(r),
+            game_date=date,
+            date_precision=precision,
+            white_rating=wp.rating,
+            black_rating=bp.rating if bp else None,
+            flags=flags,
+            line=white.line,
+        )
+
+    def _orient(self, a: Block, b: Block) -> tuple[Block, Block, list[str]]:
+        """(white, black, flags) from the colours of the two sides."""
+        if a.colour == "w" and b.colour in ("b", None) or a.colour is None and b.colour == "b":
+            return a, b, []
+        if a.colour == "b" and b.colour in ("w", None) or a.colour is None and b.colour == "w":
+            return b, a, []
+        if a.colour is None and b.colour is None:
+            first, second = (a, b) if a.rank < b.rank else (b, a)
+            return first, second, ["trf_colour_unknown"]
+        first, second = (a, b) if a.rank < b.rank else (b, a)  # both w or both b
+        return first, second, ["trf_colour_disagree"]
+
+    def _side_unplayed(self, blk: Block, unplayed: list[UnplayedRec]) -> None:
+        code = blk.code if blk.code != " " else "*"
+        unplayed.append(
+            UnplayedRec(TOURNAMENT_REF, blk.rank, blk.round, code, CODE_SCORE.get(code), blk.opponent, blk.line)
+        )
+
+    def _two_sided(self, a: Block, b: Block, unplayed: list[UnplayedRec]) -> GameRec:
+        white, black, flags = self._orient(a, b)
+        wc = white.code if white.code != " " else "*"
+        bc = black.code if black.code != " " else "*"
+        mirrored = MIRROR.get(wc) == bc
+        colours_ok = {white.colour, black.colour} == {"w", "b"}
+        if mirrored and wc in RATED_CODES and colours_ok:
+            return self._game(white, black, wc, bc, True, [])
+        # not a rated game: both sides keep their own unplayed round
+        self._side_unplayed(white, unplayed)
+        self._side_unplayed(black, unplayed)
+        colour_disagree = "trf_colour_disagree" in flags
+        if mirrored and wc in RATED_CODES and not colour_disagree:
+            flags.append("trf_colour_missing")
+            self.issues.add(
+                "trf_colour_missing",
+                f"round {a.round}: {white.rank}-{black.rank} result {wc}/{bc} without w/b colours; stored as not rated",
+                white.line,
+            )
+        elif mirrored and wc in FORFEIT_CODES:
+            flags.append("trf_forfeit")
+        elif wc == "-" and bc == "-":
+            flags.append("trf_double_forfeit")
+        elif mirrored and wc in UNRATED_GAME_CODES:
+            flags.append("trf_not_rated")
+        elif wc == "*" and bc == "*":
+            flags.append("trf_scheduled")
+        if colour_disagree or not mirrored and not (wc == "-" and bc == "-"):
+            flags.append("trf_sides_disagree")
+            self.issues.add(
+                "trf_sides_disagree",
+                f"round {a.round}: player {white.rank} wrote {white.raw.strip()!r}, player {black.rank} wrote "
+                f"{black.raw.strip()!r}; stored as not played",
+                white.line,
+                "warning",
+            )
+        if wc == "-" and bc == "-":
+            return self._game(white, black, "-", "-", False, flags)
+        if "trf_sides_disagree" in flags:
+            # result only if the two scores still add up to one game (e.g. '+' against '0')
+            ws, bs = CODE_SCORE.get(wc), CODE_SCORE.get(bc)
+            if ws is None or bs is None or ws + bs != 1:
+                game = self._game(white, black, wc, bc, False, flags)
+                game.result, game.white_score, game.black_score = "*", None, None
+                return game
+        return self._game(white, black, wc, bc, False, flags)
+
+    def _one_sided(self, a: Block, unplayed: list[UnplayedRec]) -> GameRec | None:
+        """A names B in round r but B's block does not name A (§8.2: flag, do not invent)."""
+        self._side_unplayed(a, unplayed)
+        opp = a.opponent
+        assert opp is not None
+        opp_row = self.rows[opp]
+        opp_block = next((x for x in opp_row.blocks if x.round == a.round), None)
+        other = opp_block.opponent if opp_block is not None else None
+        if other is not None and other != a.rank:
+            self.issues.add(
+                "trf_pairing_conflict",
+                f"round {a.round}: player {a.rank} names {opp} as opponent, but {opp} names {other}",
+                a.line,
+                "warning",
+                self.rows[a.rank].raw,
+            )
+            return None
+        code = a.code if a.code != " " else "*"
+        mirror = MIRROR.get(code, "*")
+        if code in FORFEIT_CODES:
+            self.issues.quirk(
+                "trf_one_sided_forfeit",
+                "forfeit entered on one side only (the opponent's row does not show it); pairing kept as a forfeit",
+                a.line,
+                self.rows[a.rank].raw,
+            )
+        else:
+            self.issues.add(
+                "trf_one_sided",
+                f"round {a.round}: player {a.rank} wrote {a.raw.strip()!r} against {opp}, whose row does not "
+                "show this pairing; stored as not played",
+                a.line,
+                "warning",
+                self.rows[a.rank].raw,
+            )
+        flags = ["trf_one_sided"] + (["trf_forfeit"] if code in FORFEIT_CODES else [])
+        fake = Block(opp, a.round, a.rank, None, mirror, "", opp_row.line)
+        if a.colour == "b":
+            game = self._game(fake, a, mirror, code, False, flags)
+            game.unplayed_code = mirror
+        else:
+            if a.colour is None:
+                flags.append("trf_colour_unknown")
+            game = self._game(a, fake, code, mirror, False, flags)
+        game.result_raw = f"{code}/?" if a.colour != "b" else f"?/{code}"
+        return game
+
+    def _check_240(self, unplayed: list[UnplayedRec]) -> None:
+        """TRF-2026 240 byes are repeated in the 001 rows; a bye only in 240 is added."""
+        if self.is_team:
+            return  # in team files the 240 numbers are team pairing numbers; kept raw in extra
+        by_key = {(u.player_ref, u.round): u for u in unplayed}
+        for no, entry in self.byes_240:
+            kind, rnd_txt, rank_txt = entry.split(":")
+            rnd, rank = int(rnd_txt), int(rank_txt)
+            if rank not in self.rows:
+                self.issues.add("trf_240_unknown_player", f"240 bye for unknown start rank {rank}", no)
+                continue
+            u = by_key.get((rank, rnd))
+            if u is None or u.code == " ":
+                if u is not None:
+                    unplayed.remove(u)
+                new = UnplayedRec(TOURNAMENT_REF, rank, rnd, kind, self.bye_score(kind), None, no)
+                unplayed.append(new)
+                self.issues.add(
+                    "trf_240_only", f"round {rnd}: {kind} bye of player {rank} only in record 240; added", no, "info"
+                )
+            elif u.code != kind:
+                self.issues.add(
+                    "trf_240_disagree",
+                    f"round {rnd}: record 240 says {kind} for player {rank}, the 001 row says {u.code!r}",
+                    no,
+                )
+        unplayed.sort(key=lambda u: (u.round, u.player_ref))
+
+    def _check_points(self, unplayed: list[UnplayedRec], games: list[GameRec]) -> None:
+        """Declared points (cols 81-84) against the round blocks under 1/½/0 (§8.4); informational."""
+        if "scoring" in self.tour.extra:
+            return  # non-default scoring: standings points are on another scale
+        computed: dict[int, Decimal] = defaultdict(lambda: ZERO)
+        unknown: dict[int, int] = defaultdict(int)
+        for g in games:
+            if g.played:
+                computed[g.white_ref or 0] += g.white_score or ZERO
+                computed[g.black_ref or 0] += g.black_score or ZERO
+        for u in unplayed:
+            if u.score is None:
+                if u.code != "*":
+                    unknown[u.player_ref] += 1
+            else:
+                computed[u.player_ref] += u.score
+        declared = {r: row.player.points for r, row in self.rows.items() if row.player.points is not None}
+        if not declared:
+            return
+        has_results = any(computed.values())
+        if has_results and all(v == 0 for v in declared.values()):
+            self.issues.add(
+                "trf_points_all_zero",
+                "declared points are 0.0 for every player although the rounds have results",
+                None,
+                "warning",
+            )
+            return
+        mismatches = 0
+        for rank, pts in sorted(declared.items()):
+            calc = computed[rank]
+            if pts != calc:
+                mismatches += 1
+                note = f" ({unknown[rank]} round(s) of unknown value)" if unknown[rank] else ""
+                self.issues.add(
+                    "trf_points_mismatch",
+                    f"player {rank}: declared points {pts}, round blocks give {calc}{note}",
+                    self.rows[rank].line,
+                    "info",
+                )
+        if mismatches:
+            self.tour.extra["points_mismatch_players"] = mismatches
+
+
+def _pab_score(scoring: dict[str, str]) -> Decimal | None:
+    """PAB value relative to a win: TRF26 162 'P' over 'W', or XXS 'PAB' over 'WW'/'W' (JaVaFo).
+
+    Only 1, ½ or 0 of a win are accepted (a game-scale value); anything else keeps the default.
+    """
+    for pab_key, win_keys in (("P", ("W",)), ("PAB", ("WW", "W"))):
+        pab = decimal_or_none(scoring.get(pab_key, ""))
+        win = next((decimal_or_none(scoring[k]) for k in win_keys if k in scoring), None) or Decimal("1")
+        if pab is not None and win:
+            ratio = pab / win
+            if ratio in (Decimal(0), Decimal("0.5"), Decimal(1)):
+                return ratio
+    return None

@@ -1,0 +1,106 @@
+"""Rate class (standard / rapid / blitz) of a tournament from its time-control text.
+
+FIDE Handbook: Rating Regulations B.02 (2024) 1.1 (standard: at least 60 minutes per player
+for 60 moves), FIDE Laws of Chess Appendix A.1 (rapid: more than 10 and less than 60
+minutes for 60 moves) and B.1 (blitz: 10 minutes or less). "Minutes for 60 moves" =
+base time + 60 x increment. Used for TRF 122/222 text; PGN TimeControl ('5400+30') works too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from elopipe.read.rate_of_play import classify_minutes
+
+_KEYWORDS = (
+    ("blitz", "blitz"),
+    ("bullet", "blitz"),
+    ("rapid", "rapid"),
+    ("rápid", "rapid"),
+    ("semi-rapid", "rapid"),
+    ("standard", "standard"),
+    ("classical", "standard"),
+    ("classic", "standard"),
+)
+_ENCODED = re.compile(r"^(?:(\d+)/)?(\d+)(?:\+(\d+))?(?::.*)?$")  # TRF26 222 / PGN: seconds
+_HMM = re.compile(r"(\d+):(\d{2})")
+_NUMBER = re.compile(r"(\d+(?:[.,]\d+)?)\s*('|\"|h\b|hours?|hrs?|min\w*|m\b|s\b|sec\w*|seconds?)?", re.I)
+
+
+def rate_class_for_minutes(minutes_for_60_moves: float) -> str:
+    """'standard' (>= 60), 'rapid' (> 10 and < 60) or 'blitz' (<= 10): the thresholds of
+    `elopipe.read.rate_of_play.classify_minutes`, with bullet counted as blitz and
+    correspondence as standard (a TRF tournament is rated in one of FIDE's three lists)."""
+    c = classify_minutes(minutes_for_60_moves)
+    return {None: "blitz", "bullet": "blitz", "correspondence": "standard"}.get(c, c)
+
+
+def rate_class_from_encoded(text: str | None) -> str | None:
+    """From an encoded time control in seconds: '5400+30', '40/6000+30:900+30', '300'."""
+    if not text:
+        return None
+    m = _ENCODED.match(text.strip())
+    if not m:
+        return None
+    base_s = int(m.group(2))
+    inc_s = int(m.group(3) or 0)
+    return rate_class_for_minutes((base_s + 60 * inc_s) / 60)
+
+
+def rate_class_from_keywords(text: str | None) -> str | None:
+    """'blitz' / 'rapid' / 'standard' when the text names one ('Bullet', 'Blitzschach', 'Rapid'), else None."""
+    low = (text or "").lower()
+    for word, cls in _KEYWORDS:
+        if word in low:
+            return cls
+    return None
+
+
+def rate_class_from_text(text: str | None) -> str | None:
+    """Best guess from free text ('90 minutes + 30 seconds per move', '1:30 + 10', '40/120, 60').
+
+    Keywords ('blitz', 'rapid', 'standard', ...) win; otherwise the first number is the base
+    time in minutes (hours when written '1:30' or with 'h') and a number marked 'sec' or
+    following '+' is the increment in seconds. Returns None when no number can be read.
+    """
+    if not text or not text.strip():
+        return None
+    by_word = rate_class_from_keywords(text)
+    if by_word:
+        return by_word
+    compact = text.strip()
+    enc = re.fullmatch(r"(?:\d+/)?(\d+)\+\d+(?::\S*)?", compact)
+    # '5400+30', '180+2': seconds, as TRF26 222 writes it; a smaller base ('90+30', '15+10') is
+    # minutes plus seconds, as arbiters write line 122 by hand
+    if enc and int(enc.group(1)) >= 180:
+        return rate_class_from_encoded(compact)
+    base: float | None = None
+    inc_s = 0.0
+    hm = _HMM.search(text)
+    rest = text
+    if hm:
+        base = int(hm.group(1)) * 60 + int(hm.group(2))
+        rest = text[hm.end() :]
+    for m in _NUMBER.finditer(rest):
+        value = float(m.group(1).replace(",", "."))
+        unit = (m.group(2) or "").lower()
+        before = rest[: m.start()].rstrip()
+        if (
+            before.endswith("/")
+            or (unit == "" and rest[m.end() : m.end() + 1] == "/")
+            or (unit == "" and "moves" in rest[m.end() : m.end() + 7])
+        ):
+            continue  # '40/120': the 40 is a move count; in "120'/40" the 120 is minutes
+        if unit.startswith("s") or unit == '"':
+            inc_s = value
+            break
+        if unit.startswith("h"):
+            value *= 60
+        if base is None:
+            base = value
+        elif before.endswith("+") or "plus" in before[-6:].lower():
+            inc_s = value
+            break
+    if base is None:
+        return None
+    return rate_class_for_minutes(base + inc_s)

@@ -1,0 +1,588 @@
+"""The DuckDB schema of elopipe: every table, in one place.
+
+`docs/schema.md` documents each table and column; keep the two in step.
+`ensure_schema(con)` is idempotent: it creates what is missing and never drops.
+
+Units: ratings are rating points (INTEGER); a game's score is points (DECIMAL(2,1));
+exact sums that the regulations round are stored in hundredths (``*_x100``
+BIGINT) or as DECIMAL with enough places that nothing is lost.  Sums over a
+tournament (points, score, We, W - We) are DECIMAL(18, ·): a file is capped at
+512 MB, so at most some 50 million rounds, and 18 digits hold any sum it can carry
+(DuckDB stores DECIMAL(18, ·) in 8 bytes, like BIGINT).
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from elopipe.store.frames import registered
+
+SCHEMA_VERSION = 1
+
+SEQUENCES = [
+    "file_id_seq",
+    "tournament_id_seq",
+    "player_id_seq",
+    "game_id_seq",
+    "error_id_seq",
+    "merge_id_seq",
+    "run_id_seq",
+]
+
+TABLES: dict[str, str] = {
+    # ---- ingest ledger -------------------------------------------------------
+    "source_files": """
+        file_id        INTEGER PRIMARY KEY,
+        sha256         VARCHAR NOT NULL,
+        path           VARCHAR NOT NULL,     -- as given on the command line, resolved
+        member         VARCHAR,              -- member name inside a .zip/.gz/.bz2, else NULL
+        format         VARCHAR NOT NULL,     -- 'pgn' | 'trf' | 'unknown'
+        bytes          BIGINT NOT NULL,
+        encoding       VARCHAR,              -- 'utf-8-sig' | 'utf-8' | 'cp1252' | NULL if undecodable
+        newline        VARCHAR,              -- 'LF' | 'CRLF' | 'CR' | 'mixed' | NULL
+        ingested_at    TIMESTAMP NOT NULL,
+        status         VARCHAR NOT NULL,     -- 'loaded' | 'partial' | 'rejected' | 'replaced' (by a corrected version) | 'duplicate' (same bytes as an earlier file, under another name; nothing loaded)
+        n_tournaments  INTEGER DEFAULT 0,
+        n_players      INTEGER DEFAULT 0,
+        n_games        INTEGER DEFAULT 0,
+        n_unplayed     INTEGER DEFAULT 0,
+        n_errors       INTEGER DEFAULT 0,
+        reason         VARCHAR,              -- why rejected / partial, one line
+        replaced_by    INTEGER,              -- file_id of the correction that replaced it
+        results_only   BOOLEAN               -- TRUE: a PGN results export (games, none showing a move: their moves are unknown, ply_count NULL, flag 'moves_unknown'); NULL in a store older than this column
+    """,
+    "ingest_errors": """
+        error_id       BIGINT PRIMARY KEY,
+        file_id        INTEGER NOT NULL,
+        line           INTEGER,              -- 1-based line in the decoded file
+        game_index     INTEGER,              -- 0-based game number in a PGN file
+        severity       VARCHAR NOT NULL,     -- 'error' | 'warning' | 'info'
+        code           VARCHAR NOT NULL,     -- short machine code, e.g. 'illegal_move'
+        message        VARCHAR NOT NULL,
+        raw            VARCHAR               -- excerpt of the offending text of a loaded file; NULL for a rejected file (its bytes never enter the store)
+    """,
+    # ---- tournaments, players, games ----------------------------------------
+    "tournaments": """
+        tournament_id  INTEGER PRIMARY KEY,
+        file_id        INTEGER NOT NULL,
+        source_format  VARCHAR NOT NULL,     -- 'pgn' | 'trf'
+        name           VARCHAR,
+        city           VARCHAR,
+        federation     VARCHAR,
+        start_date     DATE,
+        end_date       DATE,
+        rounds         INTEGER,
+        time_control   VARCHAR,              -- as written (TRF 122/222, PGN TimeControl)
+        rate_class     VARCHAR,              -- 'standard' | 'rapid' | 'blitz' | NULL (unknown)
+        tournament_type VARCHAR,             -- TRF 092 or PGN EventType
+        chief_arbiter  VARCHAR,
+        is_team        BOOLEAN DEFAULT FALSE,
+        extra          JSON,                 -- every other header record / tag
+        event_key      VARCHAR,              -- identity.event_key(name): folded words, no numbers ('' when none); matches two sources of one event
+        first_day      DATE,                 -- first day of play: start_date, else the first day-precise game date, else end_date (NULL: unknown)
+        last_day       DATE,                 -- last day of play: end_date, else the last day-precise game date, else start_date
+        event_id       INTEGER               -- the event this tournament is a part of, held in several files (elopipe.identity.events): its lowest tournament_id; NULL when it is no part of another. Rating and reports read the event
+    """,
+    "players": """
+        player_id      INTEGER PRIMARY KEY,
+        fide_id        BIGINT,               -- NULL when unknown (0/blank in files)
+        national_id    VARCHAR,              -- e.g. FFE licence 'A12345'
+        name           VARCHAR NOT NULL,     -- fullest spelling seen (identity: 'Carlsen, Magnus' over 'Carlsen,M')
+        name_key       VARCHAR NOT NULL,     -- identity.name_key(name)
+        federation     VARCHAR,
+        sex            VARCHAR,              -- 'm' | 'w' | NULL
+        birth_date     DATE,
+        birth_year     INTEGER,
+        title          VARCHAR,
+        first_file_id  INTEGER,
+        merged_into    INTEGER               -- merged into this player (officer or rule, see player_merges)
+    """,
+    "tournament_players": """
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        start_rank     INTEGER,              -- TRF starting rank; PGN: NULL
+        name_as_written VARCHAR,
+        fide_id_in_file BIGINT,
+        rating_in_file INTEGER,              -- FIDE rating written in the file; NULL = unrated
+        national_rating INTEGER,             -- TRF-26 NRS / national rating when present
+        national_rating_flag VARCHAR,        -- FFE 'F' | 'N' | 'E' when present
+        federation     VARCHAR,
+        title          VARCHAR,
+        sex            VARCHAR,
+        birth_date     DATE,
+        birth_year     INTEGER,
+        points_in_file DECIMAL(18,1),
+        final_rank     INTEGER,
+        team           VARCHAR,
+        file_id        INTEGER NOT NULL,
+        line           INTEGER,
+        PRIMARY KEY (tournament_id, player_id)
+    """,
+    "games": """
+        game_id        BIGINT PRIMARY KEY,
+        tournament_id  INTEGER NOT NULL,
+        file_id        INTEGER NOT NULL,
+        line           INTEGER,              -- 1-based line where the game (PGN) or row (TRF) starts
+        game_index     INTEGER,              -- 0-based order of the game inside its file
+        round          INTEGER,              -- main round number, NULL if unknown
+        round_label    VARCHAR,              -- as written ('3', '3.1', '?')
+        board          INTEGER,
+        game_date      DATE,
+        date_precision VARCHAR,              -- 'day' | 'month' | 'year' | 'none'
+        white_id       INTEGER,
+        black_id       INTEGER,
+        result         VARCHAR NOT NULL,     -- '1-0' | '0-1' | '1/2-1/2' | '*' | '0-0' (double forfeit)
+        result_raw     VARCHAR,              -- as written, before normalisation
+        result_marker  VARCHAR,              -- PGN: result marker ending the movetext, as written (NULL if none)
+        white_score    DECIMAL(2,1),         -- NULL for '*'
+        black_score    DECIMAL(2,1),
+        played         BOOLEAN NOT NULL,     -- FALSE: forfeit / not played over the board
+        unplayed_code  VARCHAR,              -- TRF code ('+', '-', '=' ...) or 'forfeit' for PGN
+        white_rating_in_file INTEGER,
+        black_rating_in_file INTEGER,
+        movetext_hash  VARCHAR,              -- sha1 of normalised SAN movetext; NULL when no moves
+        ply_count      INTEGER,
+        eco            VARCHAR,
+        time_control   VARCHAR,
+        variant        VARCHAR,              -- NULL = standard chess
+        fen            VARCHAR,              -- SetUp/FEN start position when given
+        termination    VARCHAR,
+        flags          VARCHAR[],            -- e.g. ['result_tag_mismatch', 'trf_sides_disagree']
+        headers        JSON USING COMPRESSION zstd  -- every PGN tag (TRF: NULL); zstd: half the size, faster COMMIT
+    """,
+    "unplayed_rounds": """
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        round          INTEGER NOT NULL,
+        code           VARCHAR NOT NULL,     -- TRF result code: '+','-','H','F','U','Z','=',... or ' ' (not paired)
+        score          DECIMAL(2,1),         -- points the code gives, when known
+        opponent_id    INTEGER,              -- forfeits against a named opponent
+        file_id        INTEGER NOT NULL,
+        line           INTEGER
+    """,
+    "teams": """
+        tournament_id  INTEGER NOT NULL,
+        team_no        INTEGER,
+        name           VARCHAR,
+        record         VARCHAR,              -- '013' | '310'
+        member_ranks   INTEGER[],            -- start ranks of the team's players
+        points         DECIMAL(18,1),
+        file_id        INTEGER NOT NULL,
+        line           INTEGER
+    """,
+    # ---- identity (issue 7) --------------------------------------------------
+    "player_aliases": """
+        player_id      INTEGER NOT NULL,
+        name_as_written VARCHAR NOT NULL,
+        name_key       VARCHAR NOT NULL,
+        fide_id        BIGINT,
+        national_id    VARCHAR,
+        federation     VARCHAR,
+        birth_year     INTEGER,
+        file_id        INTEGER,
+        tournament_id  INTEGER,
+        match_rule     VARCHAR,              -- 'fide_id' | 'national_id' | 'name_birth_year' | ...
+        confidence     DOUBLE
+    """,
+    "player_merges": """
+        merge_id       INTEGER PRIMARY KEY,
+        kept_id        INTEGER NOT NULL,
+        merged_id      INTEGER NOT NULL,
+        action         VARCHAR NOT NULL,     -- 'merge' | 'split'
+        decided_by     VARCHAR NOT NULL,     -- 'officer:<name>' | 'rule:<rule>'
+        reason         VARCHAR,
+        decided_at     TIMESTAMP NOT NULL,
+        criteria       JSON                  -- split: which rows moved, e.g. {"name_key": ..., "event_key": ...}
+    """,
+    "game_sources": """
+        game_id        BIGINT NOT NULL,      -- canonical game
+        source_game_id BIGINT NOT NULL,      -- a row of games that is the same game
+        file_id        INTEGER NOT NULL,
+        match_rule     VARCHAR NOT NULL,     -- 'canonical', 'round_players[+hash|+plies|+broadcast]', 'hash_players' ...
+        role           VARCHAR NOT NULL      -- 'canonical' | 'result' (canonical, no moves) | 'moves' (gives them) | 'duplicate'
+    """,
+    "official_lists": """
+        system         VARCHAR NOT NULL,     -- 'fide' | 'fide-rapid' | 'fide-blitz' | 'ffe' ...
+        list_date      DATE NOT NULL,
+        fide_id        BIGINT,
+        national_id    VARCHAR,
+        name           VARCHAR,
+        federation     VARCHAR,
+        sex            VARCHAR,
+        title          VARCHAR,
+        w_title        VARCHAR,
+        o_title        VARCHAR,
+        foa_title      VARCHAR,
+        rating         INTEGER,
+        rating_flag    VARCHAR,              -- FFE 'F' | 'N' | 'E'
+        games          INTEGER,
+        k              INTEGER,              -- NULL when 0/blank (unknown)
+        birth_year     INTEGER,
+        flag           VARCHAR,              -- FIDE 'i', 'w', 'wi' ...
+        player_id      INTEGER,
+        source_file    VARCHAR,
+        ever_2400      BOOLEAN,              -- rating >= 2400 or K = 10 on this list (FIDE 8.3.3); NULL = list cannot tell
+        category       VARCHAR               -- FFE age category as listed ('Ppo' .. 'Vet'); FIDE: NULL
+    """,
+    # ---- rating results (issues 3 and 4): the store contract -----------------
+    "rating_runs": """
+        run_id         INTEGER PRIMARY KEY,
+        system         VARCHAR NOT NULL,
+        started_at     TIMESTAMP NOT NULL,
+        first_list     DATE,
+        last_list      DATE,
+        rules_forced   VARCHAR,
+        params         JSON,
+        games_hash     VARCHAR               -- digest of the canonical games rated
+    """,
+    "rating_lists": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        player_id      INTEGER NOT NULL,
+        rating         INTEGER,              -- NULL = unrated (pooled games only)
+        rating_exact   DECIMAL(18,1),         -- systems that keep a decimal (generic Elo)
+        rd             DOUBLE,               -- Glicko-2 rating deviation
+        volatility     DOUBLE,               -- Glicko-2 volatility
+        games          INTEGER NOT NULL,     -- rated games in the period
+        total_games    INTEGER,              -- rated games to date (K rule 'fewer than 30')
+        k              INTEGER,              -- K used; NULL if none
+        change         INTEGER,              -- rounded change applied this period (FIDE: K-based only, no adjustment)
+        flags          VARCHAR,              -- 'i' inactive, 'new', 'w', FFE 'F'/'N'/'E', FIDE 'pool', 'delisted', 'adj2024:+N' (1 Mar 2024 adjustment added N), ...
+        ever_2400      BOOLEAN,
+        birth_year     INTEGER,
+        source         VARCHAR,              -- 'computed' | 'imported' | 'bootstrap'
+        PRIMARY KEY (system, list_date, player_id)
+    """,
+    "rating_changes": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        tournament_id  INTEGER NOT NULL,
+        game_id        BIGINT NOT NULL,
+        player_id      INTEGER NOT NULL,
+        opponent_id    INTEGER,
+        ro             INTEGER,              -- player's rating in force
+        rc             INTEGER,              -- opponent's rating in force
+        d_raw          INTEGER,              -- ro - rc
+        d_used         INTEGER,              -- after the 400-point rule
+        pd             DECIMAL(4,2),         -- expected score from table 8.1.2
+        score          DECIMAL(2,1),
+        w_minus_pd     DECIMAL(4,2),
+        k              INTEGER,
+        counted        BOOLEAN NOT NULL,     -- FALSE: kept for the explanation only
+        reason         VARCHAR,              -- why not counted: 'forfeit', 'unrated_opponent', 'incompatible', ...
+        tc_assumed     BOOLEAN               -- TRUE: time control unknown, rate class assumed (default standard)
+    """,
+    "tournament_ratings": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        rules_version  VARCHAR,              -- 'V2009' | 'V2011' | 'V2012' | 'V2014' | 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment): elopipe.rating.fide
+        ro             INTEGER,              -- NULL for an unrated player
+        n              INTEGER NOT NULL,     -- games rated in this tournament
+        score          DECIMAL(18,1),
+        ra             INTEGER,              -- average rating of the opponents, rounded
+        we             DECIMAL(18,2),        -- sum of PD
+        w_we           DECIMAL(18,2),        -- W - We
+        k              INTEGER,
+        change_x100    BIGINT,               -- K x (W - We) in hundredths, unrounded
+        rp             INTEGER,              -- Ra + dp(p), no cap
+        unrated        BOOLEAN DEFAULT FALSE,
+        ru_provisional INTEGER               -- unrated: provisional initial rating so far
+    """,
+    "rating_period_digests": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        digest         VARCHAR NOT NULL,     -- sha1 of the period's inputs (games, events, official list, params)
+        run_id         INTEGER,              -- rating_runs.run_id that computed the period
+        PRIMARY KEY (system, list_date)
+    """,
+    "rating_skips": """
+        system         VARCHAR NOT NULL,
+        tournament_id  INTEGER NOT NULL,
+        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant', FIDE 'online:<platform>' (online play is not rated)
+        n_games        INTEGER,              -- games of the event left unrated for that reason
+        run_id         INTEGER
+    """,
+    "rating_discrepancies": """
+        system         VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,        -- list in force at the tournament's start
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,
+        file_rating    INTEGER,
+        list_rating    INTEGER,
+        file_id        INTEGER
+    """,
+    "ffe_details": """
+        system         VARCHAR NOT NULL,     -- 'ffe' | 'ffe-rapid'
+        list_date      DATE NOT NULL,
+        player_id      INTEGER NOT NULL,
+        r_old          INTEGER,
+        n_compatible   INTEGER,
+        n_incompatible INTEGER,
+        x              DECIMAL(7,2),         -- mean rating of compatible opponents
+        p              DECIMAL(6,4),         -- score fraction
+        z              DECIMAL(7,2),         -- dp from table 8.1.1, clamped to +-470
+        perf           DECIMAL(7,2),         -- P = X + Z (>= 1000)
+        young          BOOLEAN,
+        method         VARCHAR,              -- 'down' | 'up_full' | 'up_brake' | 'equal' | 'none' (no compatible game) | 'first' | 'first_combined' (with the archive) | 'archived'
+        r_new          INTEGER,
+        r_source       VARCHAR,              -- where r_old came from: 'F' FIDE rating in the file | 'N' this system's previous list | 'N-file' national rating in the file | 'standard' (rapid: standard rating credited, E02)
+        category       VARCHAR,              -- FFE age category of the season ('Ppo'..'Vet'), NULL without birth year
+        archive_n      INTEGER,              -- unrated: compatible games archived after this period (spec A.6)
+        archive_perf   DECIMAL(7,2),         -- unrated: archived performance Pa (weighted mean)
+        passes         INTEGER               -- unrated: passes of the compatibility loop until stable
+    """,
+}
+
+
+TABLE_DOCS: dict[str, str] = {
+    "source_files": "The ingest ledger: one row per file (or archive member) ever seen, keyed by the sha256 of its bytes. "
+    "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced').",
+    "ingest_errors": "Everything that could not be read, with file, line, game and reason, and the raw text kept.",
+    "tournaments": "One row per tournament (TRF file, or PGN event inside a file).",
+    "players": "One row per person after identity resolution (elopipe.identity.resolve).",
+    "tournament_players": "A player's entry in a tournament, as the file wrote it (start rank, rating, federation...).",
+    "games": "One row per game as a source file wrote it. Unplayed pairings (forfeits) have played = FALSE and are "
+    "never rated. Cross-source duplicates are linked in game_sources; engines read the canonical_games view.",
+    "unplayed_rounds": "Byes, forfeits and absences per player and round, with the TRF code (H, F, U, Z, +, -, ...).",
+    "teams": "Team records of team tournaments (TRF 013 / 310).",
+    "player_aliases": "Every spelling of a player seen in a file, the rule that linked it to player_id, and its confidence.",
+    "player_merges": "Merges and splits of players, decided by an officer or by a rule; re-applied after every ingest.",
+    "game_sources": "Links one canonical game to every source row that is the same game (TRF result, PGN moves, ...).",
+    "official_lists": "Imported official rating lists (FIDE TXT/XML, FFE CSV): the base that computed lists start from.",
+    "rating_runs": "One row per `elopipe rate` run: system, lists recomputed, parameters.",
+    "rating_lists": "The computed rating list of each system and list date: one row per player on the list.",
+    "rating_changes": "One row per game per player side considered by a rating period: every term of the change.",
+    "tournament_ratings": "Per tournament and player: Ro, n, score, Ra, We, W-We, K, the exact change in hundredths, Rp.",
+    "rating_discrepancies": "Ratings written in files that disagree with the list in force at the tournament's start.",
+    "ffe_details": "FFE per-period working: X, p, Z, P, compatible and incompatible game counts, method, new rating.",
+}
+
+
+# Meanings of columns that recur across tables, used where a column has no comment of its own.
+COLUMN_DOCS: dict[str, str] = {
+    "tournament_id": "tournaments.tournament_id",
+    "player_id": "players.player_id (after identity resolution and merges)",
+    "file_id": "source_files.file_id of the file the row came from",
+    "system": "rating system: 'fide', 'fide-rapid', 'fide-blitz', 'ffe', 'ffe-rapid', 'elo', 'glicko2'",
+    "list_date": "date of the rating list (1st of the month for FIDE)",
+    "federation": "three-letter federation code (FIDE), NULL when unknown or a club code",
+    "birth_year": "year of birth",
+    "birth_date": "full date of birth when the source gives it",
+    "title": "FIDE title (GM, IM, FM, CM, WGM, WIM, WFM, WCM)",
+    "name": "name as written by the source",
+    "line": "1-based line in the decoded source file",
+    "sex": "'m' or 'w'",
+    "score": "points scored (1, 0.5, 0)",
+    "run_id": "rating_runs.run_id",
+    "national_id": "national federation ID, e.g. FFE licence 'A12345'",
+    "name_as_written": "the player's name exactly as the file wrote it",
+    "k": "development coefficient K",
+    "game_id": "games.game_id",
+    "fide_id": "FIDE ID; NULL when unknown",
+    "young": "FFE: player is in a young category (U8..U20) for the season",
+    "white_rating_in_file": "White's rating as the file wrote it (PGN WhiteElo); NULL = unrated/blank",
+    "black_rating_in_file": "Black's rating as the file wrote it (PGN BlackElo); NULL = unrated/blank",
+    "white_id": "players.player_id of White",
+    "black_id": "players.player_id of Black",
+    "black_score": "Black's points; NULL for '*'",
+    "w_title": "women's title (WGM, WIM, ...)",
+    "o_title": "other titles (IA, FA, IO, ...)",
+    "foa_title": "FIDE Online Arena title",
+    "w_minus_pd": "W - PD for this game (score minus expected score)",
+    "unrated": "the player had no rating in force",
+    "time_control": "time control as written",
+    "termination": "PGN Termination tag",
+    "team_no": "team number in the file",
+    "team": "team name",
+    "started_at": "when the run started",
+    "start_date": "first day of the tournament",
+    "end_date": "last day of the tournament",
+    "source_file": "path of the imported list file",
+    "sha256": "SHA-256 of the file's bytes (decompressed member for archives); '' when unreadable",
+    "rules_forced": "rule version forced with --rules, else NULL",
+    "rounds": "number of rounds",
+    "round": "round number",
+    "reason": "reason, in words",
+    "rating": "rating in rating points",
+    "r_old": "rating before the period",
+    "r_new": "rating after the period",
+    "points_in_file": "total points the file declares",
+    "points": "points",
+    "ply_count": "half-moves in the main line",
+    "params": "engine parameters used (JSON)",
+    "opponent_id": "players.player_id of the opponent",
+    "name_key": "identity.name_key(name): folded, order-independent",
+    "n_unplayed": "unplayed rounds loaded from the file",
+    "n_tournaments": "tournaments loaded from the file",
+    "n_players": "distinct players in the file",
+    "n_games": "games loaded from the file",
+    "n_errors": "error-severity problems found in the file",
+    "n_compatible": "FFE compatible games in the period",
+    "n_incompatible": "FFE incompatible games in the period (see rating_changes.reason)",
+    "message": "what is wrong, in words",
+    "merged_id": "player_id that was merged away (merge) or split off (split)",
+    "merge_id": "merge decision id",
+    "kept_id": "player_id that remains",
+    "match_rule": "identity or dedup rule that made the link",
+    "list_rating": "rating on the list in force",
+    "file_rating": "rating written in the file",
+    "last_list": "last list date computed by the run",
+    "first_list": "first list date computed by the run",
+    "is_team": "the tournament is a team event",
+    "ingested_at": "when the file was loaded",
+    "games": "rated games",
+    "game_date": "date of the game (first possible day when partial; see date_precision)",
+    "first_file_id": "file in which the player was first seen",
+    "final_rank": "final rank the file declares",
+    "fide_id_in_file": "FIDE ID as the file wrote it",
+    "ever_2400": "player has reached 2400 (K = 10 for ever, FIDE 8.3.3)",
+    "error_id": "error row id",
+    "eco": "ECO opening code",
+    "decided_at": "when the decision was recorded",
+    "confidence": "confidence of the link, 0..1",
+    "city": "city or site",
+    "chief_arbiter": "chief arbiter (TRF 102)",
+    "bytes": "size in bytes (decompressed)",
+    "board": "board number",
+}
+
+
+def render_markdown() -> str:
+    """docs/schema.md, generated from TABLES and TABLE_DOCS (and the views' own comments)."""
+    from elopipe.store import views
+
+    out = [
+        "# The elopipe store (DuckDB)",
+        "",
+        "Generated by `python -m elopipe.store.schema > docs/schema.md` from `elopipe/store/schema.py`, the one place",
+        "the schema lives; a test checks that this file is current. Ratings are in rating points; scores in",
+        "points; `*_x100` columns hold exact values in hundredths.",
+        "",
+        'Open it read-only: `elopipe sql "SELECT ..."`, or `duckdb -readonly elopipe.duckdb`. DuckDB lets one',
+        "process write the file or several read it, not both: `elopipe sql` waits for a writer (`--wait`).",
+        "",
+        "## Tables",
+        "",
+    ]
+    for name, cols in TABLES.items():
+        out += [f"### `{name}`", "", TABLE_DOCS.get(name, ""), "", "| column | type | meaning |", "|---|---|---|"]
+        for line in cols.strip().splitlines():
+            body, _, comment = line.partition("--")
+            body = body.strip().rstrip(",")
+            if not body or body.upper().startswith("PRIMARY KEY"):
+                if body:
+                    out.append(f"| *{body}* | | |")
+                continue
+            col, _, typ = body.partition(" ")
+            meaning = comment.strip() or COLUMN_DOCS.get(col, "")
+            out.append(f"| `{col}` | {typ.strip()} | {meaning.replace('|', '/')} |")
+        out.append("")
+    out += ["## Views", ""]
+    docs = getattr(views, "VIEW_DOCS", {})
+    for name in views.VIEWS:
+        out += [f"### `{name}`", "", docs.get(name, ""), ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _columns(cols: str) -> list[tuple[str, str]]:
+    """(column, type) of a table's column text in `TABLES`, constraints and comments left out."""
+    out = []
+    for line in cols.strip().splitlines():
+        body = line.partition("--")[0].strip().rstrip(",").split()
+        if len(body) >= 2 and body[0].upper() != "PRIMARY":
+            out.append((body[0], body[1]))
+    return out
+
+
+def _decimal_columns(cols: str) -> dict[str, str]:
+    """{column: 'DECIMAL(p,s)'} of a table's column text in `TABLES`."""
+    return {col: typ.upper() for col, typ in _columns(cols) if typ.upper().startswith("DECIMAL")}
+
+
+def _widen_decimals(con: duckdb.DuckDBPyConnection) -> None:
+    """Give the DECIMAL columns of a store made by an older version their current type.
+
+    Widening only (e.g. tournament_ratings.score DECIMAL(5,1) -> DECIMAL(18,1)): every value
+    stored fits, and a narrow column would make a rating run fail on a long event.
+    """
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' AND data_type LIKE 'DECIMAL%'"
+    ).fetchall()
+    have = {(t, c): typ.replace(" ", "") for t, c, typ in rows}
+    for table, cols in TABLES.items():
+        for col, typ in _decimal_columns(cols).items():
+            if have.get((table, col), typ) != typ:
+                con.execute(f"ALTER TABLE {table} ALTER COLUMN {col} SET DATA TYPE {typ}")
+
+
+def _tournament_spans(con: duckdb.DuckDBPyConnection) -> None:
+    """Fill `tournaments.event_key`, `first_day` and `last_day` in a store made before they existed
+    (the loader writes them for every new tournament). Once per older store."""
+    have = {r[0] for r in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' AND table_name = 'tournaments'"
+    ).fetchall()}  # fmt: skip
+    if "event_key" in have:
+        return
+    import polars as pl
+
+    from elopipe.read.names import event_key  # late: identity needs nothing from here at import
+
+    for col, typ in (("event_key", "VARCHAR"), ("first_day", "DATE"), ("last_day", "DATE")):
+        con.execute(f"ALTER TABLE tournaments ADD COLUMN {col} {typ}")
+    con.execute(
+        """
+        UPDATE tournaments SET first_day = COALESCE(t.start_date, g.d0, t.end_date),
+                               last_day = COALESCE(t.end_date, g.d1, t.start_date)
+        FROM tournaments t
+        LEFT JOIN (SELECT tournament_id, min(game_date) AS d0, max(game_date) AS d1 FROM games
+                   WHERE game_date IS NOT NULL AND date_precision = 'day' GROUP BY 1) g USING (tournament_id)
+        WHERE tournaments.tournament_id = t.tournament_id
+        """
+    )
+    rows = con.execute("SELECT tournament_id, name FROM tournaments").fetchall()
+    if rows:
+        keys = pl.DataFrame(
+            {"tournament_id": [r[0] for r in rows], "event_key": [event_key(r[1]) for r in rows]},
+            schema={"tournament_id": pl.Int32, "event_key": pl.Utf8},
+        )
+        with registered(con, "_event_keys", keys):
+            con.execute(
+                "UPDATE tournaments SET event_key = k.event_key FROM _event_keys k"
+                " WHERE tournaments.tournament_id = k.tournament_id"
+            )
+
+
+def _add_columns(con: duckdb.DuckDBPyConnection) -> None:
+    """Add to a store made by an older version the columns `TABLES` has since gained, NULL in
+    its rows (each column's comment says what NULL means there)."""
+    rows = con.execute(
+        "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'main'"
+    ).fetchall()
+    have = set(rows)
+    for table, cols in TABLES.items():
+        for col, typ in _columns(cols):
+            if (table, col) not in have:
+                con.execute(f"ALTER TABLE {table} ADD COLUMN {col} {typ}")
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every sequence and table that does not exist yet (never drops), widen
+    the DECIMAL columns of an older store (`_widen_decimals`), fill the columns it lacks
+    (`_tournament_spans`) and add the others (`_add_columns`)."""
+    for seq in SEQUENCES:
+        con.execute(f"CREATE SEQUENCE IF NOT EXISTS {seq} START 1")
+    for name, cols in TABLES.items():
+        con.execute(f"CREATE TABLE IF NOT EXISTS {name} ({cols})")
+    _widen_decimals(con)
+    _tournament_spans(con)
+    _add_columns(con)
+    from elopipe.store import views  # late: views may reference every table
+
+    views.ensure_views(con)
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")

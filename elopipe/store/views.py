@@ -1,0 +1,202 @@
+"""SQL views over the store (documented in docs/schema.md).
+
+Each view is a name and a SELECT; `ensure_views` (re)creates them all.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+VIEWS: dict[str, str] = {
+    # The games the rating engines read: every game that game_sources does not mark as
+    # another source row of a canonical game (cross-source deduplication, issue 7).
+    "canonical_games": """
+        SELECT g.* FROM games g
+        WHERE NOT EXISTS (
+            SELECT 1 FROM game_sources s
+            WHERE s.source_game_id = g.game_id AND s.game_id <> g.game_id
+        )
+    """,
+    # ---- publishing (issue 5) -------------------------------------------------
+    # Every rating list of every system, one row per player with a rating, ranked by rating
+    # within (system, list_date). Player details come from `players`; `fide_flag` is the FLAG
+    # column of FIDE's list files ('w' woman, 'i' inactive, 'wi' both) built from sex and flags.
+    "v_rating_lists": """
+        SELECT
+            rl.system, rl.list_date,
+            CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date
+                              ORDER BY rl.rating DESC) AS INTEGER) AS rank,
+            rl.player_id, p.fide_id, p.national_id, p.name, p.federation, p.sex, p.title,
+            COALESCE(rl.birth_year, p.birth_year) AS birth_year,
+            rl.rating, rl.games, rl.total_games, rl.k, rl.change, rl.flags,
+            (CASE WHEN p.sex = 'w' THEN 'w' ELSE '' END)
+              || (CASE WHEN rl.inactive THEN 'i' ELSE '' END) AS fide_flag,
+            rl.ever_2400, rl.source,
+            -- FIDE's top lists rank active players only
+            CASE WHEN NOT rl.inactive THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.inactive
+                                                           ORDER BY rl.rating DESC) AS INTEGER) END AS active_rank
+        FROM (SELECT *, regexp_matches(COALESCE(flags, ''), '(^|[ ,;])w?i($|[ ,;])') AS inactive
+              FROM rating_lists) rl
+        JOIN players p USING (player_id)
+        WHERE rl.rating IS NOT NULL
+    """,
+    # The latest list of each system (what `elopipe publish` prints by default).
+    "v_rating_list": """
+        SELECT v.* FROM v_rating_lists v
+        WHERE v.list_date = (SELECT max(list_date) FROM rating_lists r WHERE r.system = v.system)
+    """,
+    # One row per player, system and list: rating (NULL while unrated), games, K and change
+    # of the period, plus the names of the tournaments rated for the player on that list.
+    "v_player_history": """
+        SELECT
+            rl.system, rl.list_date, rl.player_id, p.name, p.fide_id,
+            rl.rating, rl.games, rl.total_games, rl.k, rl.change, rl.flags,
+            (SELECT list(t.name ORDER BY t.start_date, t.tournament_id)
+               FROM tournament_ratings tr JOIN tournaments t USING (tournament_id)
+              WHERE tr.system = rl.system AND tr.list_date = rl.list_date
+                AND tr.player_id = rl.player_id) AS tournaments
+        FROM rating_lists rl
+        JOIN players p USING (player_id)
+    """,
+    # FIDE-style performance row per player and tournament: Ro, n, W, Ra, We, W-We, K,
+    # K x (W-We) (from change_x100, two decimals) and its rounding half away from zero,
+    # Rp; for an unrated player the pooled games so far (rating_lists.total_games) and Ru.
+    "v_tournament_performance": """
+        SELECT
+            tr.system, tr.list_date, tr.tournament_id, t.name AS tournament,
+            tp.start_rank, tr.player_id, COALESCE(tp.name_as_written, p.name) AS name,
+            p.fide_id, tr.rules_version, tr.ro, tr.n, tr.score, tr.ra, tr.we, tr.w_we, tr.k,
+            tr.change_x100,
+            CAST(tr.change_x100 * 0.01::DECIMAL(3,2) AS DECIMAL(14,2)) AS k_w_we,
+            CAST(sign(tr.change_x100) * ((abs(tr.change_x100) + 50) // 100) AS INTEGER)
+                AS change_rounded,
+            tr.rp, COALESCE(tr.unrated, FALSE) AS unrated,
+            CASE WHEN tr.unrated THEN rl.total_games END AS pooled_games,
+            tr.ru_provisional,
+            tp.points_in_file, tp.rating_in_file
+        FROM tournament_ratings tr
+        JOIN tournaments t USING (tournament_id)
+        JOIN players p USING (player_id)
+        LEFT JOIN tournament_players tp
+               ON tp.tournament_id = tr.tournament_id AND tp.player_id = tr.player_id
+        LEFT JOIN rating_lists rl
+               ON rl.system = tr.system AND rl.list_date = tr.list_date
+              AND rl.player_id = tr.player_id
+    """,
+    # How a change was made, game by game, back to the file and line: every row of
+    # rating_changes (kind 'game'), plus, for each player rated in the tournament, the games
+    # the engine wrote no row for (kind 'game', reason 'forfeit' or 'not_rated') and the
+    # unplayed rounds (kind 'unplayed': byes and forfeits with their TRF code).
+    "v_change_explained": """
+        WITH rc AS (
+            SELECT
+                c.system, c.list_date, c.tournament_id, c.player_id, 'game' AS kind,
+                g.round, c.game_id, c.opponent_id,
+                CASE WHEN g.white_id = c.player_id THEN 'w' ELSE 'b' END AS colour,
+                c.ro, c.rc, c.d_raw, c.d_used, COALESCE(c.d_raw <> c.d_used, FALSE) AS capped,
+                c.pd, c.score, c.w_minus_pd, c.k, c.counted, c.reason,
+                NULL::VARCHAR AS unplayed_code, g.file_id, g.line
+            FROM rating_changes c
+            LEFT JOIN games g USING (game_id)
+        ),
+        missing AS (
+            SELECT
+                tr.system, tr.list_date, tr.tournament_id, tr.player_id, 'game' AS kind,
+                g.round, g.game_id,
+                CASE WHEN g.white_id = tr.player_id THEN g.black_id ELSE g.white_id END,
+                CASE WHEN g.white_id = tr.player_id THEN 'w' ELSE 'b' END,
+                NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
+                NULL::DECIMAL(4,2),
+                CASE WHEN g.white_id = tr.player_id THEN g.white_score ELSE g.black_score END,
+                NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
+                CASE WHEN NOT g.played THEN 'forfeit' ELSE 'not_rated' END,
+                g.unplayed_code, g.file_id, g.line
+            FROM tournament_ratings tr
+            JOIN canonical_games g
+              ON g.tournament_id = tr.tournament_id
+             AND (g.white_id = tr.player_id OR g.black_id = tr.player_id)
+            WHERE NOT EXISTS (
+                SELECT 1 FROM rating_changes c
+                WHERE c.system = tr.system AND c.game_id = g.game_id
+                  AND c.player_id = tr.player_id)
+        ),
+        unplayed AS (
+            SELECT
+                tr.system, tr.list_date, tr.tournament_id, tr.player_id, 'unplayed',
+                u.round, NULL::BIGINT, u.opponent_id, NULL::VARCHAR,
+                NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
+                NULL::DECIMAL(4,2), u.score, NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
+                CASE WHEN u.code IN ('+', '-') THEN 'forfeit'
+                     WHEN u.code IN ('H', 'F', 'U', 'Z') THEN 'bye'
+                     WHEN trim(u.code) = '' THEN 'not_paired'
+                     ELSE 'unplayed' END,
+                u.code, u.file_id, u.line
+            FROM tournament_ratings tr
+            JOIN unplayed_rounds u
+              ON u.tournament_id = tr.tournament_id AND u.player_id = tr.player_id
+            WHERE NOT EXISTS (
+                SELECT 1 FROM canonical_games g
+                WHERE g.tournament_id = u.tournament_id AND g.round = u.round
+                  AND (g.white_id = u.player_id OR g.black_id = u.player_id))
+        ),
+        allrows AS (
+            SELECT * FROM rc
+            UNION ALL SELECT * FROM missing
+            UNION ALL SELECT * FROM unplayed
+        )
+        SELECT
+            a.system, a.list_date, a.tournament_id, t.name AS tournament, a.player_id,
+            p.name AS player, a.kind, a.round, a.game_id, a.colour, a.opponent_id,
+            o.name AS opponent, a.ro, a.rc, a.d_raw, a.d_used, a.capped, a.pd, a.score,
+            a.w_minus_pd, a.k,
+            CAST(a.k * a.w_minus_pd AS DECIMAL(8,2)) AS k_w_minus_pd,
+            a.counted, a.reason, a.unplayed_code, a.file_id, f.path AS file_path, a.line
+        FROM allrows a
+        JOIN tournaments t USING (tournament_id)
+        JOIN players p ON p.player_id = a.player_id
+        LEFT JOIN players o ON o.player_id = a.opponent_id
+        LEFT JOIN source_files f ON f.file_id = a.file_id
+    """,
+    "v_ingest_errors": """
+        SELECT f.path, f.member, f.status AS file_status, e.line, e.game_index, e.severity, e.code,
+               e.message, e.raw, e.file_id, e.error_id
+        FROM ingest_errors e JOIN source_files f USING (file_id)
+        ORDER BY f.path, e.line NULLS FIRST, e.error_id
+    """,
+}
+
+# One paragraph per view for docs/schema.md (`elopipe.store.schema.render_markdown`).
+VIEW_DOCS: dict[str, str] = {
+    "v_ingest_errors": "Every ingest problem with its file's path (and archive member), line, game index "
+    "(0-based, PGN), severity, code, message and the raw text kept.",
+    "canonical_games": "The games the rating engines read: `games` minus the rows that "
+    "`game_sources` marks as another source of a canonical game.",
+    "v_rating_lists": "Every rating list of every system: one row per player with a rating, "
+    "`rank` by rating within (system, list_date) (ties share a rank), player details from "
+    "`players`, rating / games / total_games / K / change / flags as stored in `rating_lists`, "
+    "`fide_flag`, the FLAG column of FIDE's list files ('w', 'i', 'wi'), and `active_rank`, the "
+    "rank among active players only (NULL for an inactive player), as FIDE's top lists rank.",
+    "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
+    "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
+    "v_player_history": "One row per player, system and list: rating (NULL while unrated), "
+    "games, total_games, K, change, flags, and `tournaments`, the names of the tournaments rated "
+    "for the player on that list.",
+    "v_tournament_performance": "FIDE-style performance per player and tournament, from "
+    "`tournament_ratings`: start_rank, Ro, n, score (W), Ra, We, W-We, K, `change_x100`, "
+    "`k_w_we` = K x (W-We) with two decimals, `change_rounded` (half away from zero), Rp; for an "
+    "unrated player `pooled_games` (rated games pooled so far) and `ru_provisional`.",
+    "v_change_explained": "How a change was made, game by game, back to the file and line. "
+    "Rows of kind 'game' are `rating_changes` (Ro, Rc, d_raw, d_used, `capped`, PD, score, "
+    "W-PD, K, `k_w_minus_pd`, counted, reason) plus the games of a rated player the engine "
+    "wrote no row for (reason 'forfeit' or 'not_rated'); rows of kind 'unplayed' are "
+    "`unplayed_rounds` (reason 'bye', 'forfeit' or 'not_paired', with the TRF code). Each row "
+    "carries `file_path` and `line`. Example: `SELECT round, opponent, rc, d_used, pd, score, "
+    "w_minus_pd, reason, file_path, line FROM v_change_explained WHERE player = 'Carlsen, "
+    "Magnus' ORDER BY list_date, round`.",
+}
+
+
+def ensure_views(con: duckdb.DuckDBPyConnection) -> None:
+    """Create or replace every view in `VIEWS`."""
+    for name, sql in VIEWS.items():
+        con.execute(f"CREATE OR REPLACE VIEW {name} AS {sql}")
