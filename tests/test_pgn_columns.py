@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 from elopipe.read.pgn import columns as pgn_columns
 from elopipe.read.pgn import reader as pgn_reader
+from elopipe.read.pgn import split as pgn_split
+from elopipe.read.pgn import values as pgn_values
 from elopipe.read.pgn.reader import read_pgn
 from elopipe.read.records import GameTable, ParsedFile
 from elopipe.read.textio import decode_bytes
@@ -59,11 +61,11 @@ def test_most_real_games_take_the_column_path() -> None:
     """Guards the speed: on real files nearly every game must be vouched for by `analyse`."""
     text = decode_bytes((SHARED_PGN / "olym22.pgn").read_bytes()).text
     data = ("\n" + text).encode()
-    raw = pgn_reader._split(data)
+    raw = pgn_split.split_games(data)
     res = pgn_columns.analyse(
         [r.header for r in raw],
         [data[r.mt_start : r.mt_end] for r in raw],
-        pgn_reader._VALUE_RULES,
+        pgn_values.VALUE_RULES,
         ascii_headers=False,
     )
     assert res is not None
@@ -159,7 +161,7 @@ def _mutate(game: str, rnd: random.Random) -> str:
 @pytest.mark.parametrize(("seed", "chunk_games"), [(1, 15_000), (2, 15_000), (3, 300)])
 def test_mutated_games_read_the_same_both_ways(seed: int, chunk_games: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """`chunk_games` 300: the file is analysed in 4 chunks (refs and caches cross chunk borders)."""
-    monkeypatch.setattr(pgn_reader, "_COLUMN_CHUNK_GAMES", chunk_games)
+    monkeypatch.setattr(pgn_split, "COLUMN_CHUNK_GAMES", chunk_games)
     rnd = random.Random(seed)
     base = []
     for name in ("olym22.pgn", "tata2018.pgn", "fide_grand_swiss_2021_riga.pgn"):
@@ -277,10 +279,10 @@ def test_split_in_parts_joins_to_the_whole(seed: int) -> None:
             g = g.replace("\n[", "\n", 1)  # a lost bracket
         games.append(g)
     data = ("\n" + "\n".join(games)).encode()
-    whole = pgn_reader._split_movetexts(data)
+    whole = pgn_split.split_movetexts(data)
     for parts in range(1, 40):
         raw, movetexts = [], []
-        for part_raw, part_movetexts in pgn_reader._split_parts(data, parts):
+        for part_raw, part_movetexts in pgn_split.split_parts(data, parts):
             raw += part_raw
             movetexts += part_movetexts
         assert (raw, movetexts) == whole, parts
@@ -315,7 +317,7 @@ def test_bytes_that_are_not_utf8_are_refused_whatever_the_fixes(
     """Found by a hostile test: with a text fix in an early part and a cp1252 byte in a later
     part (or on the fixed line itself), the undecoded bytes were taken for UTF-8 and the whole
     file was lost. `read_pgn(None, utf8=...)` must refuse them (ingest then decodes as cp1252)."""
-    monkeypatch.setattr(pgn_reader, "_COLUMN_CHUNK_GAMES", 50)
+    monkeypatch.setattr(pgn_split, "COLUMN_CHUNK_GAMES", 50)
     games = [_game({**_TAGS, "Round": str(r), "Result": "1-0"}, "1. e4 e5 2. Qh5 Nc6 1-0") for r in range(1, 201)]
     data = (fix + "".join(games)).encode()
     if bad_byte_at == "last game":

@@ -613,10 +613,10 @@ def test_partial_event_date_does_not_set_the_start() -> None:
 
 
 def test_move_offsets_name_the_same_moves_as_the_replay_on_real_files() -> None:
-    """The illegal-move line comes from `_san_offsets`; it must see the moves the replay sees."""
+    """The illegal-move line comes from `san_offsets`; it must see the moves the replay sees."""
     from pathlib import Path
 
-    from elopipe.read.pgn.reader import _san_offsets, _san_words
+    from elopipe.read.pgn.movetext import san_offsets, san_words
 
     data = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "pgn"
     n = 0
@@ -624,8 +624,8 @@ def test_move_offsets_name_the_same_moves_as_the_replay_on_real_files() -> None:
         for mt in f.read_bytes().split(b"\n\n"):
             if mt.startswith(b"["):
                 continue
-            placed = _san_offsets(mt)
-            assert [w for w, _ in placed] == _san_words(mt), (f.name, mt[:200])
+            placed = san_offsets(mt)
+            assert [w for w, _ in placed] == san_words(mt), (f.name, mt[:200])
             assert all(mt[o : o + len(w)] == w for w, o in placed)  # each offset points at its move
             n += 1
     assert n > 5_000

@@ -294,7 +294,7 @@ def _fide_long(
 
 def _title_sql(column: str) -> str:
     """SQL for a FIDE title column as the list wrote it (`GM`, legacy `g m f c wg wm wf wc`, the
-    XML's `WG WM WF WC`), as GM IM FM CM WGM WIM WFM WCM (`trf_codes.TITLES`, trf-format.md §4);
+    XML's `WG WM WF WC`), as GM IM FM CM WGM WIM WFM WCM (`read.trf.codes.TITLES`, trf-format.md §4);
     any other value kept as written."""
     if column == "NULL":
         return column

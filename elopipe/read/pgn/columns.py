@@ -39,21 +39,21 @@ from typing import Any
 import polars as pl
 
 from elopipe.read.field_bounds import PLY_MAX
-from elopipe.read.pgn.reader import _TAG_FAST  # the tag regex of the one-by-one path
+from elopipe.read.pgn.movetext import san_regex
 from elopipe.read.pgn.results import unplayed_termination_expr
+from elopipe.read.pgn.tags import TAG_FAST  # the tag regex of the one-by-one path
 
 __all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
-# one tag as `pgn_reader._TAG_FAST` reads it, alone on its line
+# one tag as `tags.TAG_FAST` reads it, alone on its line
 _TAG_LINE = r'(?m)^\[[A-Za-z0-9_]+ "[^"\\\n]*"\]$'
 # what `_strip_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
 _CONTROL = r"[\x00-\x09\x0b-\x1f\x7f-\x9f]"
 # ASCII whitespace, as `bytes.split()` splits (Rust's \s would also accept NBSP)
 _WS = r"[ \t\n\r\x0b\x0c]"
 _MARKER = r"(?:1-0|0-1|1/2-1/2|\*)"
-_ADJ = "(?:axb|bx[ac]|cx[bd]|dx[ce]|ex[df]|fx[eg]|gx[fh]|hxg)"
-# exactly the SAN words of `pgn_reader._SAN_SET` except `0-0`, `0-0-0`, `--` and `Z0`
-_SAN = rf"(?:[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|(?:[a-h]|{_ADJ})(?:[18]=?[QRBN]|[1-8])|O-O-O|O-O)"
+# the SAN words of the one grammar (elopipe.read.pgn.movetext)
+_SAN = san_regex()
 _CLEAN = rf"^{_WS}*(?:(?:[0-9]+\.+{_WS}*)?{_SAN}[+#]?[!?]{{0,2}}{_WS}+)*{_MARKER}{_WS}*$"
 _TWO_MOVES = rf"{_SAN}[+#]?[!?]{{0,2}}{_WS}+(?:[0-9]+\.+{_WS}*)?{_SAN}"
 _VARIATION_DEPTH = 4
@@ -126,7 +126,7 @@ class Analysis:
         """The tags of the given fast games (`g` values) as dicts, in file order."""
         part = self.headers.filter(pl.col.g.is_in(pl.Series(rows, dtype=pl.Int64).implode()))
         return {
-            g: dict(_TAG_FAST.findall(h))
+            g: dict(TAG_FAST.findall(h))
             for g, h in zip(part.get_column("g").to_list(), part.get_column("h").to_list(), strict=True)
         }
 

@@ -65,12 +65,12 @@ import hashlib
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -82,13 +82,12 @@ from elopipe.read.field_bounds import (
     BOARD_MAX,
     GAMES_PER_PLAYER_PLAUSIBLE,
     PLY_MAX,
-    RATING_MAX,
-    RATING_MIN,
     ROUND_MAX,
 )
+from elopipe.read.pgn import split
+from elopipe.read.pgn.movetext import HASH_FORM, san_offsets, san_words, skim
 from elopipe.read.pgn.results import (
     HALF,
-    MARKERS,
     ONE,
     SCORES,
     ZERO,
@@ -97,57 +96,61 @@ from elopipe.read.pgn.results import (
     rate_class,
     unplayed_termination,
 )
+from elopipe.read.pgn.split import (
+    RawGame,
+    in_line_comment,
+    split_games,
+    split_movetexts,
+    split_parts,
+)
+from elopipe.read.pgn.tags import parse_header
+from elopipe.read.pgn.values import (
+    BYE_NAMES,
+    ODD_NAMES,
+    PLACEHOLDERS,
+    VALUE_RULES,
+    board_rule,
+    clean,
+    date_message,
+    date_unreadable,
+    elo_rule,
+    fide_id_rule,
+    parse_round,
+)
 from elopipe.read.records import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.read.trf.codes import TITLES
 from elopipe.runtime.errors import first_line
 
 __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 
-# ---- regexes ------------------------------------------------------------------------------
 
-# A tag line: `[Name "value"]`, `[Name<TAB>"value" ]`, `[Name value]`, `[Name"value"]`.
-# Searched as "\n[" so the regex engine can jump between candidates (a literal prefix).
-_TAG_LINE = r'\[[ \t]*[A-Za-z][A-Za-z0-9_]*(?:[ \t]*"|[ \t]+[^\s\]"][^\n]*\])[^\n]*'
 _TAG_NAME = r"[A-Za-z][A-Za-z0-9_]*"
-_BLOCK = re.compile(rf"\n((?:{_TAG_LINE}(?:\n|\Z))+)".encode())
+
+
 _INDENTED_TAG = re.compile(rb'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
-_TAG_FAST = re.compile(r'\[([A-Za-z0-9_]+) "([^"\\\n]*)"\]')
-_TAG_NAMES = re.compile(rb"(?m)^[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)")
-# One tag at a position, quoted value with escapes, or unquoted value.
-_TAG_ONE = re.compile(r'[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|([^\]"\n]*?))[ \t]*\]')
-_TAG_LOOSE = re.compile(r"[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*(.*)$")
-_UNESCAPE = re.compile(r"\\([\"\\])")
+
+
 _GLUED = re.compile(rb'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(?=\[[A-Za-z][A-Za-z0-9_]*[ \t]*")')
+
+
 _PERCENT = re.compile(rb"(?m)^%[^\n]*")
+
+
 _MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
-_BLANK_LINE = re.compile(rb"\n[ \t]*\n")
-_MARKER_ENDS = (b"1-0", b"0-1", b"1/2-1/2", b"*")
-_WS = b" \t\n"
 
-# Movetext is skimmed as UTF-8 bytes: no per-slice width scan of a wide str, and sha1 needs bytes.
-_SEMI = re.compile(rb";[^\n]*")
-_NAG = re.compile(rb"\$\d*")
-_MARKERS_B = frozenset(m.encode() for m in MARKERS)
-_ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
+
 _FED_AT_END = re.compile(r"\s([A-Z]{3})$")
-_FIDE_ID = re.compile(r"^\d{1,12}$")
 
-# longest tag value kept (characters); longer ones are cut, with an error on the game
-_MAX_TAG_VALUE = 10_000
-_PLACEHOLDERS = frozenset({"", "?", "-", "--", "---", "??", "???", "????", "n/a", "N/A", "NN", "nn"})
-_BYE_NAMES = frozenset({"bye", "BYE", "Bye", "(bye)", "-bye-", "spielfrei", "exempt", "Exempt", "EXEMPT"})
-# player names that need a closer look (placeholders, byes, stray spaces are checked in _odd_players)
-_ODD_NAMES = _PLACEHOLDERS | _BYE_NAMES
+
 _STANDARD_START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
 # UTF-8 read as CP1252/Latin-1 (fault 4: one stray byte made the whole file single-byte):
 # a lead byte Â-ô followed by what a continuation byte 0x80-0xBF becomes.
 _MOJIBAKE = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
     "\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
-
-
-# ---- public API ---------------------------------------------------------------------------
 
 
 def looks_like_pgn(text: str) -> bool:
@@ -162,13 +165,13 @@ def looks_like_pgn(text: str) -> bool:
 
 def movetext_tokens(movetext: str) -> list[str]:
     """The main-line SAN tokens of a movetext (comments, variations, NAGs, numbers dropped)."""
-    return [t.decode() for t in _san_words(movetext.encode("utf-8", "surrogatepass"))]
+    return [t.decode() for t in san_words(movetext.encode("utf-8", "surrogatepass"))]
 
 
 def movetext_hash(tokens: list[str]) -> str | None:
     """sha1 hex of the normalised SAN tokens (see `_hash_form`); None when there are no moves.
     Tokens that are not SAN moves are ignored."""
-    return _hash_forms([_HASH_FORM[w] for w in (t.encode() for t in tokens) if w in _HASH_FORM])
+    return _hash_forms([HASH_FORM[w] for w in (t.encode() for t in tokens) if w in HASH_FORM])
 
 
 def _hash_forms(forms: list[bytes]) -> str | None:
@@ -385,511 +388,9 @@ def mojibake_hint_single_byte(data: bytes) -> bool:
     return _MOJIBAKE_HINT_1BYTE.search(data) is not None
 
 
-# ---- splitting ----------------------------------------------------------------------------
-
-
-class _RawGame(NamedTuple):
-    header: bytes  # tag lines (possibly several blocks joined)
-    header_start: int  # offset of the first tag line, or of the movetext when headerless
-    mt_start: int
-    mt_end: int
-
-
-_new_raw_game = partial(tuple.__new__, _RawGame)  # from a 4-tuple, in C (no Python __new__ per game)
-
-
-def _strip_comments(s: bytes, repl: bytes = b" ", keep_length: bool = False) -> bytes:
-    """`s` with each `{...}` comment replaced by `repl` (with `keep_length`, spaces of its length,
-    newlines kept), as the regex `{[^}]*}` would, but in one pass: from an unclosed `{` on, the
-    text is left as it is. The regex tried every later `{` to the end of the text: a movetext of
-    40,000 unclosed braces took seconds, a few megabytes minutes."""
-    parts: list[bytes] = []
-    i = 0
-    while (a := s.find(b"{", i)) >= 0 and (b := s.find(b"}", a + 1)) >= 0:
-        parts += [s[i:a], _blanks(s[a : b + 1]) if keep_length else repl]
-        i = b + 1
-    parts.append(s[i:])
-    return b"".join(parts)
-
-
-def _open_comment(seg: bytes) -> bool:
-    """True when `seg` ends inside an unterminated `{` comment."""
-    last_open = seg.rfind(b"{")
-    if last_open < 0 or last_open < seg.rfind(b"}"):  # every `{` is closed by a later `}`
-        return False
-    rest = _strip_comments(seg, b"")
-    i = rest.find(b"{")
-    if i < 0:
-        return False
-    j = rest.find(b";")
-    # a `{` after a `;` on the same line is comment text, not an opening brace
-    return not (0 <= j < i and b"\n" not in rest[j:i])
-
-
-def _in_line_comment(data: bytes, pos: int) -> bool:
-    """True when `pos` lies after a `;` or inside a `{` opened earlier on its line."""
-    head = data[data.rfind(b"\n", 0, pos) + 1 : pos]
-    if b"{" in head:
-        head = _strip_comments(head)
-        if b"{" in head:
-            return True
-    return b";" in head
-
-
-def _names(block: bytes) -> list[bytes]:
-    return _TAG_NAMES.findall(block)
-
-
-def _split(text: bytes) -> list[_RawGame]:
-    """Raw games of `text`, which starts with a "\n" (see `_BLOCK`)."""
-    return _split_movetexts(text)[0]
-
-
-def _plain_blocks(text: bytes, blocks: list[tuple[int, int]], end: int) -> tuple[list[bool], list[bytes]] | None:
-    """For each tag block, whether the text up to the next block is a plain movetext: not empty
-    nor a short run of whitespace (a blank line inside a tag section), no `{` left open, no blank
-    line followed by more text (a game without tags). For such a block `_split` takes the movetext
-    as it is; it looks at the others closely. Also the movetexts. None if they are not UTF-8."""
-    import polars as pl
-
-    ends = [b for _, b in blocks]
-    starts = [a for a, _ in blocks[1:]] + [end]
-    segs = [text[b:a] for b, a in zip(ends, starts, strict=True)]
-    try:
-        m = pl.Series(segs, dtype=pl.Binary).cast(pl.String)
-    except pl.exceptions.PolarsError:
-        return None
-    n = m.str.len_bytes()
-    short_space = (n < 64) & m.str.contains(r"^[ \t\n\r\x0b\x0c]*$")
-    plain = (n > 0) & ~short_space & ~m.str.contains(r"(?s)\n[ \t]?\n.*[^ \t\n]")
-    # a `{` left open: the last `{` comes after the last `}` (a regex over every movetext is slower)
-    braces = m.str.contains("{", literal=True).arg_true().to_list()
-    opened = [i for i in braces if segs[i].rfind(b"{") > segs[i].rfind(b"}")]
-    if opened:
-        plain = plain.scatter(opened, False)
-    return plain.to_list(), segs
-
-
-def _split_movetexts(text: bytes) -> tuple[list[_RawGame], list[bytes]]:
-    """Raw games of `text` (see `_split`) and their movetexts."""
-    raw: list[_RawGame] = []
-    movetexts: list[bytes] = []
-    for part_raw, part_movetexts in _split_parts(text, 1):
-        raw += part_raw
-        movetexts += part_movetexts
-    return raw, movetexts
-
-
-def _split_parts(text: bytes, parts: int | None) -> Iterator[tuple[list[_RawGame], list[bytes]]]:
-    """`_split_movetexts(text)` in about `parts` consecutive pieces (raw games and movetexts),
-    each yielded as soon as it is split, so that a consumer can start on it. The pieces joined
-    are exactly the whole: the loop over tag blocks only pauses between them. `parts` None: one
-    piece per `_COLUMN_CHUNK_GAMES` tag blocks, at most `_COLUMN_CHUNKS`."""
-    blocks = [m.span(1) for m in _BLOCK.finditer(text)]
-    if parts is None:
-        parts = max(1, min(_COLUMN_CHUNKS, len(blocks) // _COLUMN_CHUNK_GAMES))
-    raw: list[_RawGame] = []
-    first = blocks[0][0] if blocks else len(text)
-    if text[:first].strip():
-        _add_headerless(raw, text, 0, first)
-    movetexts: list[bytes] = [text[g.mt_start : g.mt_end] for g in raw]
-    n = len(blocks)
-    i = 0
-    for part in range(max(1, parts)):
-        stop = n if part == parts - 1 else max(i, n * (part + 1) // parts)
-        if i >= stop and part < parts - 1:
-            continue
-        i = _split_blocks(text, blocks, i, stop, raw, movetexts)
-        yield raw, movetexts
-        raw, movetexts = [], []
-
-
-def _split_blocks(
-    text: bytes, blocks: list[tuple[int, int]], i: int, stop: int, raw: list[_RawGame], movetexts: list[bytes]
-) -> int:
-    """Split the games that start at tag blocks `i`.. before block `stop` (a game may take in
-    later blocks); append them to `raw` and their movetexts to `movetexts`. Returns the block
-    where the next game starts."""
-    n = len(blocks)
-    base = i
-    quick = _plain_blocks(text, blocks[i:stop], blocks[stop][0] if stop < n else len(text)) if stop - i >= 64 else None
-    plain, segs = quick if quick is not None else ([False] * (stop - i), [])
-    odd = [base + k for k, p in enumerate(plain) if not p] + [stop]  # blocks the loop below looks at closely
-    while i < stop:
-        if plain[i - base]:
-            # a run of plain blocks: what the loop below does for each, without looking
-            k = odd[bisect.bisect_left(odd, i)]
-            spans = blocks[i:k]
-            nexts = [a for a, _ in blocks[i + 1 : k + 1]] + ([len(text)] if k == n else [])
-            heads = [text[a:b] for a, b in spans]
-            raw.extend(map(_new_raw_game, zip(heads, [a for a, _ in spans], [b for _, b in spans], nexts, strict=True)))
-            movetexts.extend(segs[i - base : k - base])
-            i = k
-            continue
-        done = len(raw)
-        b_start, b_end = blocks[i]
-        header = text[b_start:b_end]
-        mt_start = b_end
-        j = i + 1
-        while j < n:
-            nxt_start, nxt_end = blocks[j]
-            gap = nxt_start - mt_start
-            if gap == 0 or (gap < 64 and text[mt_start:nxt_start].isspace()):
-                nxt = text[nxt_start:nxt_end]
-                if set(_names(header)).isdisjoint(_names(nxt)):
-                    header += nxt  # blank line inside the tag section
-                    mt_start = nxt_end
-                    j += 1
-                    continue
-                break
-            if (
-                text.find(b"{", b_end, nxt_start) >= 0
-                and _open_comment(text[b_end:nxt_start])
-                and not _ends_runaway_comment(text, nxt_start, nxt_end)
-            ):
-                j += 1  # tag-like lines inside a comment are movetext
-                continue
-            break
-        mt_end = blocks[j][0] if j < n else len(text)
-        cut = _next_game_cut(text, mt_start, mt_end)
-        if cut is not None:
-            raw.append(_RawGame(header, b_start, mt_start, cut))
-            _add_headerless(raw, text, cut, mt_end)
-        else:
-            raw.append(_RawGame(header, b_start, mt_start, mt_end))
-        movetexts.extend(text[g.mt_start : g.mt_end] for g in raw[done:])
-        i = j
-    return i
-
-
-def _ends_runaway_comment(text: bytes, start: int, end: int) -> bool:
-    """True when the tag block text[start:end], met inside an open `{` comment, is a new game's
-    tag section rather than comment text: it follows a blank line, or it starts with `[Event` and
-    has another tag line or a blank line after it. An unclosed `{` would otherwise swallow every
-    later game of the file; a one-line `[Event "..."]` inside a comment that closes right after
-    stays comment text (fault 22)."""
-    prev_nl = text.rfind(b"\n", 0, start - 1)
-    if prev_nl >= 0 and not text[prev_nl + 1 : start - 1].strip():
-        return True
-    if text[start : start + 6] != b"[Event" or text[start + 6 : start + 7] not in (b" ", b"\t", b'"'):
-        return False
-    if text.find(b"\n[", start, end) >= 0:
-        return True
-    nl = text.find(b"\n", end)
-    return not text[end : nl if nl >= 0 else len(text)].strip()
-
-
-def _next_game_cut(text: bytes, start: int, end: int) -> int | None:
-    """Where a game without tags starts inside text[start:end]: after a result marker that ends
-    a line followed by a blank line and more movetext (fault 37). None if there is no such place."""
-    e = end
-    while e > start and text[e - 1] in _WS:
-        e -= 1
-    if text.find(b"\n\n", start, e) < 0 and text.find(b"\n \n", start, e) < 0 and text.find(b"\n\t\n", start, e) < 0:
-        return None
-    body = text[start:e]
-    for m in _BLANK_LINE.finditer(body):
-        before = body[: m.start()].rstrip()
-        if (
-            before.endswith(_MARKER_ENDS)
-            and not body[m.end() :].lstrip().startswith(b"[")
-            and not _open_comment(before)
-        ):
-            return start + m.end()
-    return None
-
-
-def _add_headerless(raw: list[_RawGame], text: bytes, start: int, end: int) -> None:
-    """Games without a tag section between `start` and `end`, split at marker + blank line."""
-    pos = start
-    while pos < end:
-        cut = _next_game_cut(text, pos, end)
-        stop = cut if cut is not None else end
-        seg = text[pos:stop]
-        if seg.strip():
-            lead = len(seg) - len(seg.lstrip())
-            raw.append(_RawGame(b"", pos + lead, pos, stop))
-        pos = stop
-
-
-# ---- tags ---------------------------------------------------------------------------------
-
-
-@dataclass
-class _TagProblems:
-    issues: list[tuple[int, str, str, str]] = field(default_factory=list)  # (line offset, code, msg, raw)
-    leftover: str = ""  # text after the last tag on a line: movetext
-
-
-def _unescape(v: str) -> str:
-    return _UNESCAPE.sub(r"\1", v) if "\\" in v else v
-
-
-def _parse_tag_line(line: str, probs: _TagProblems, k: int) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    pos = 0
-    while True:
-        m = _TAG_ONE.match(line, pos)
-        if m is None:
-            break
-        name, quoted, bare = m.groups()
-        if quoted is None:
-            bare = (bare or "").strip()
-            probs.issues.append((k, "tag_unquoted", f"tag {name} has an unquoted value", line))
-        out.append((name, _unescape(quoted) if quoted is not None else bare))
-        pos = m.end()
-    rest = line[pos:].strip()
-    if not rest:
-        if len(out) > 1:
-            probs.issues.append((k, "tags_on_one_line", f"{len(out)} tags on one line", line))
-        return out
-    if out:
-        if rest.startswith("["):
-            out.extend(_parse_tag_line(rest, probs, k))
-            return out
-        probs.issues.append((k, "text_after_tag", "text after a tag on the same line read as movetext", line))
-        probs.leftover += rest + "\n"
-        return out
-    m = _TAG_LOOSE.match(line)
-    if m is None:  # pragma: no cover - the block regex only passes tag-like lines
-        probs.issues.append((k, "tag_unreadable", "unreadable tag line", line))
-        return out
-    name, rest = m.group(1), m.group(2).rstrip()
-    if rest.endswith("]"):
-        rest = rest[:-1].rstrip()
-    if rest.startswith('"'):
-        last = rest.rfind('"')
-        if last > 0:
-            value = rest[1:last]
-            if rest[last + 1 :].strip():
-                probs.issues.append((k, "tag_unterminated", f"tag {name}: text after the closing quote", line))
-            else:
-                probs.issues.append((k, "tag_quotes", f"tag {name}: unescaped quote in value", line))
-        else:
-            value = rest[1:]
-            probs.issues.append((k, "tag_unterminated", f"tag {name}: value without closing quote", line))
-        value = _unescape(value)
-        if value.endswith("\\"):
-            value = value[:-1]
-    else:
-        value = rest
-    out.append((name, value))
-    return out
-
-
-def _parse_header(header: str) -> tuple[list[tuple[dict[str, str], int]], _TagProblems]:
-    """Tag dicts with the line offset where each starts (several when a tag name repeats)."""
-    probs = _TagProblems()
-    if not header:
-        return [({}, 0)], probs
-    pairs = _TAG_FAST.findall(header)
-    n_lines = header.count("\n") + (0 if header.endswith("\n") else 1)
-    if len(pairs) == n_lines == header.count("[") and len(header) <= _MAX_TAG_VALUE:
-        tags = dict(pairs)
-        if len(tags) == len(pairs):
-            return [(tags, 0)], probs
-    out: list[tuple[dict[str, str], int]] = []
-    cur: dict[str, str] = {}
-    cur_start = 0
-    for k, line in enumerate(header.split("\n")):
-        if not line.strip():
-            continue
-        long_line = len(line) > _MAX_TAG_VALUE
-        if long_line:
-            # the tag regexes keep state per character: a 10 MB line took 1.9 GB and 12 s
-            probs.issues.append(
-                (
-                    k,
-                    "tag_too_long",
-                    f"tag line of {len(line):,} characters: values cut to {_MAX_TAG_VALUE:,} characters",
-                    line[:500],
-                )
-            )
-            line = line[: _MAX_TAG_VALUE + 64] + '"]'
-        for name, value in _parse_tag_line(line, probs, k):
-            if long_line:
-                value = value[:_MAX_TAG_VALUE]
-            if name in cur:
-                out.append((cur, cur_start))
-                cur, cur_start = {}, k
-            cur[name] = value
-    out.append((cur, cur_start))
-    return out, probs
-
-
-# ---- movetext -----------------------------------------------------------------------------
-
-
-def _san_set() -> frozenset[str]:
-    """Every SAN move string (without check or annotation suffixes): about 53,000 strings, so the
-    words of a movetext are recognised by dict lookups run in C instead of a regex per token."""
-    files, ranks = "abcdefgh", "12345678"
-    squares = [f + r for f in files for r in ranks]
-    out: set[str] = set()
-    for piece in "KQRBN":
-        for dis in ["", *files, *ranks, *squares]:
-            for cap in ("", "x"):
-                for sq in squares:
-                    out.add(piece + dis + cap + sq)
-    pawn: set[str] = set(squares)
-    for i, f in enumerate(files):
-        for g in files[max(0, i - 1) : i + 2]:
-            if g != f:
-                for r in ranks:
-                    pawn.add(f + "x" + g + r)
-    for base in list(pawn):
-        if base[-1] in "18":
-            for promo in "QRBN":
-                pawn.add(base + "=" + promo)
-                pawn.add(base + promo)
-    out |= pawn
-    out.update({"O-O", "O-O-O", "0-0", "0-0-0", "--", "Z0"})
-    return frozenset(out)
-
-
-_SAN_SET = frozenset(san.encode() for san in _san_set())
-
-
-def _hash_form(san: str) -> str:
-    """The form a SAN token takes in the movetext hash: a piece move is the piece and its
-    destination ('Ngf3', 'Ng1f3', 'Nxf3' -> 'Nf3'), since exporters differ in disambiguation
-    (fide_candidates_2022 writes 'Ngf3' where wchcand22 writes 'Nf3'); castling with letters;
-    null moves '--'; promotions with '='. A position-true canonical SAN would need a replay,
-    which the default mode does not do; the lost detail never makes two games of different
-    players or dates collide, and game identity also compares those (issue 7)."""
-    if san[0] in "KQRBN":
-        return san[0] + san[-2:]
-    if san[0] in "O0":
-        return "O-O-O" if len(san) == 5 else "O-O"
-    if san in ("--", "Z0"):
-        return "--"
-    if san[-1] in "QRBN" and san[-2] != "=":
-        return san[:-1] + "=" + san[-1]
-    return san
-
-
-_HASH_FORM = {san: _hash_form(san.decode()).encode() for san in _SAN_SET}
-
-
-def _strip_variations(s: bytes, keep_length: bool = False) -> tuple[bytes, bool, bool]:
-    """`s` without its ( ) variations: each outermost balanced pair, nested ones inside, becomes a
-    space (with `keep_length`, spaces of its length, newlines kept); a ) that closes nothing
-    becomes a space; the text from the first ( that is never closed is dropped. Returns (text,
-    any stray ')', any unclosed '('). One pass over the brackets: a file nested 50,000 levels
-    deep (hostile, or broken) costs no more than its length."""
-    parts: list[bytes] = []
-    depth, start, done = 0, 0, 0
-    stray = False
-    for m in _PAREN.finditer(s):
-        i = m.start()
-        if s[i] == 40:  # (
-            if depth == 0:
-                start = i
-            depth += 1
-        elif depth:
-            depth -= 1
-            if depth == 0:
-                parts += [s[done:start], _blanks(s[start : i + 1]) if keep_length else b" "]
-                done = i + 1
-        else:
-            parts += [s[done:i], b" "]
-            done, stray = i + 1, True
-    if depth:  # an unclosed (: what follows it is no main line
-        parts.append(s[done:start])
-    else:
-        parts.append(s[done:])
-    return b"".join(parts), stray, depth > 0
-
-
-_PAREN = re.compile(rb"[()]")
-
-
-def _blanks(b: bytes) -> bytes:
-    return bytes(c if c == 10 else 32 for c in b)
-
-
-def _skim(mt: bytes) -> tuple[list[bytes], str | None, list[tuple[str, str, str]], int]:
-    """(SAN tokens, final marker or None, problems as (code, severity, message), n ignored tokens)."""
-    probs: list[tuple[str, str, str]] = []
-    s = mt
-    if b"{" in s or b"}" in s:
-        s = _strip_comments(s)
-        if b"{" in s:
-            s = s[: s.index(b"{")]
-            probs.append(("unterminated_comment", "error", "movetext ends inside a { comment"))
-        if b"}" in s:
-            s = s.replace(b"}", b" ")
-            probs.append(("stray_brace", "warning", "stray } in movetext"))
-    if b";" in s:
-        s = _SEMI.sub(b" ", s)
-    if b"(" in s or b")" in s:
-        s, stray_close, open_left = _strip_variations(s)
-        if stray_close:
-            probs.append(("unbalanced_variation", "warning", "stray ) in movetext ignored"))
-        if open_left:
-            probs.append(("unterminated_variation", "error", "movetext ends inside a ( variation"))
-    if b"$" in s:
-        s = _NAG.sub(b" ", s)
-    tail = s.rstrip()
-    marker = None
-    if tail:
-        last = tail[-12:].split()[-1]
-        if last in _MARKERS_B:
-            marker = last.decode()
-            tail = tail[: -len(last)]
-    if b"e.p" in tail:
-        tail = tail.replace(b"e.p.", b" ").replace(b"e.p", b" ")
-    # "1.e4" and "10....Qd4" become "1." "e4" and "10." "." "." "." "Qd4": every "." makes exactly
-    # one non-move word, so the words left over after the SAN filter (run in C) are counted
-    words = tail.replace(b".", b". ").translate(None, b"+#!?").split()
-    # the hash forms of the SAN words, non-moves dropped: one pass in C (map + filter)
-    forms = list(filter(None, map(_HASH_FORM.get, words)))
-    n_bad = len(words) - len(forms) - tail.count(b".")
-    if marker is None and forms and forms[-1] == b"O-O" and tail.endswith(b"0-0"):
-        marker = "0-0?"  # castling or double forfeit: the caller decides with the Result tag
-    return forms, marker, probs, n_bad
-
-
-def _san_words(mt: bytes) -> list[bytes]:
-    """The SAN tokens as written (for a replay), in the same order as `_skim`'s forms."""
-    s = mt
-    if b"{" in s:
-        s = _strip_comments(s)
-        if b"{" in s:
-            s = s[: s.index(b"{")]
-    if b";" in s:
-        s = _SEMI.sub(b" ", s)
-    if b"(" in s or b")" in s:
-        s = _strip_variations(s)[0]
-    s = s.replace(b"e.p.", b" ").replace(b".", b". ").translate(None, b"+#!?")
-    return [w for w in s.split() if w in _SAN_SET]
-
-
-def _san_offsets(mt: bytes) -> list[tuple[bytes, int]]:
-    """`_san_words(mt)` with the offset of each word in `mt`: comments, variations and `;` lines
-    are blanked in place (same length), so an offset counts the movetext's own bytes. Used only to
-    place an illegal move on its line, so it is computed only for such a game."""
-    s = _strip_comments(mt, keep_length=True) if b"{" in mt else mt
-    if b"{" in s:
-        s = s[: s.index(b"{")]
-    if b";" in s:
-        s = _blank(_SEMI, s)
-    if b"(" in s or b")" in s:
-        s = _strip_variations(s, keep_length=True)[0]
-    s = s.replace(b"e.p.", b"    ").translate(_MARKS_TO_SPACE)
-    return [(m.group(), m.start()) for m in _WORD_OR_DOT.finditer(s) if m.group() in _SAN_SET]
-
-
-_MARKS_TO_SPACE = bytes.maketrans(b"+#!?", b"    ")
-_WORD_OR_DOT = re.compile(rb"[^\s.]+\.?")
-
-
-def _blank(pattern: re.Pattern[bytes], s: bytes) -> bytes:
-    """`pattern`'s matches in `s` replaced by spaces of the same length, their newlines kept."""
-    return pattern.sub(lambda m: _blanks(m.group()), s)
-
-
 _STANDARD_FORMS = {r: ResultForm(r, True) for r in ("1-0", "0-1", "1/2-1/2", "*")}
+
+
 _RESULT_CACHE: dict[str, ResultForm | None] = {}
 
 
@@ -903,6 +404,8 @@ def _normalise_cached(raw: str | None) -> ResultForm | None:
 
 
 _MIN_CHUNK_GAMES = 5000  # below this many games per worker, forking costs more than it saves
+
+
 _FORK_JOB: Any = None  # (parent reader, raw games), inherited by forked workers
 
 
@@ -990,9 +493,6 @@ def _title(raw: str | None) -> str | None:
     return TITLES.get(upper, upper) if len(upper) > 1 else upper
 
 
-# ---- the reader ---------------------------------------------------------------------------
-
-
 def _same_year(a: Any, b: Any) -> bool:
     """Two tournament keys' dates (an EventDate, a year, or None) do not contradict one year."""
     if a is None or b is None:
@@ -1000,115 +500,11 @@ def _same_year(a: Any, b: Any) -> bool:
     return (a if isinstance(a, int) else a.year) == (b if isinstance(b, int) else b.year)
 
 
-def _parse_round(label: str) -> tuple[int | None, int | None, str | None]:
-    """(round, board, problem) of a Round label; see `_Reader._round`."""
-    s = label.strip()
-    if s in _PLACEHOLDERS:
-        return None, None, None
-    m = _ROUND.match(s)
-    if m is None:
-        return None, None, f"Round {label!r} is not a round number: round stored as NULL"
-    rnd, board = int(m.group(1)), int(m.group(2)) if m.group(2) else None
-    problems = []
-    if not 1 <= rnd <= ROUND_MAX:
-        rnd = None
-        problems.append(f"round outside 1..{ROUND_MAX}")
-    if board is not None and not 1 <= board <= BOARD_MAX:
-        board = None
-        problems.append(f"board outside 1..{BOARD_MAX}")
-    if problems:
-        return rnd, board, f"Round {label!r}: {' and '.join(problems)}, stored as NULL"
-    return rnd, board, None
-
-
-def _clean(v: str | None) -> str | None:
-    if v is None:
-        return None
-    v = v.strip()
-    return None if v in _PLACEHOLDERS else v
-
-
-# ---- column-wise path ----------------------------------------------------------------------
-
 # False: every game is read one by one, as before the column path existed (tests compare both)
 USE_COLUMNS = True
-_COLUMN_CHUNKS = 4  # a large file is analysed in up to this many chunks (see _Reader._run_columns)
-_COLUMN_CHUNK_GAMES = 15_000  # at least this many raw games per chunk
+
+
 _ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
-
-
-def _date_unreadable(v: str | None) -> bool:
-    """A Date value that is neither empty nor a placeholder like '????.??.??' (`_game` reports it
-    when it gives no date)."""
-    c = _clean(v)
-    return bool(v) and bool(c) and bool(c.strip("?."))  # type: ignore[union-attr]
-
-
-def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
-    """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
-    d, prec, _ = parse_game_date(v.strip()) if v else (None, "none", None)
-    return d, prec, d is None and _date_unreadable(v)
-
-
-def _event_date_rule(v: str) -> tuple[dt.date | None, str, bool]:
-    """(date, precision, warns) of an EventDate value: only a refused (implausible) date warns;
-    an unreadable one is dropped silently, as `_game` does."""
-    d, prec, why = parse_game_date(v.strip()) if v else (None, "none", None)
-    return d, prec, why is not None
-
-
-def _date_message(tag: str, raw: str, why: str | None) -> tuple[str, str]:
-    """(code, message) of a Date/EventDate value that gives no date: refused (`why`, from
-    `parse_game_date`) or unreadable."""
-    if why is not None:
-        return "date_implausible", f"{tag} {raw!r} {why}: date not stored"
-    return "date_unparsed", f"{tag} {raw!r} could not be read"
-
-
-def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
-    rnd, board, problem = _parse_round(v)
-    return rnd, board, problem is not None
-
-
-def _board_rule(v: str) -> tuple[int | None, bool]:
-    """(board, warns) of a Board value; a placeholder is no board and no warning."""
-    if _clean(v) is None:
-        return None, False
-    s = v.strip()
-    ok = s.isascii() and s.isdigit() and 1 <= int(s) <= BOARD_MAX
-    return (int(s) if ok else None), not ok
-
-
-def _elo_rule(v: str) -> tuple[int | None, bool]:
-    """(rating, warns) of a WhiteElo/BlackElo value: RATING_MIN..RATING_MAX (field_bounds), else
-    None, with a warning unless it is a placeholder or 0."""
-    s = v.strip()
-    val = None
-    if s.isdigit() and s.isascii():
-        n = int(s)
-        val = n if RATING_MIN <= n <= RATING_MAX else None
-    return val, val is None and s not in _PLACEHOLDERS and s != "0"
-
-
-def _fide_id_rule(v: str) -> tuple[int | None, bool]:
-    """(FIDE ID, warns) of a WhiteFideId/BlackFideId value: 0 is no ID; a placeholder no warning."""
-    s = v.strip()
-    if _FIDE_ID.match(s):
-        return int(s) or None, False
-    return None, s not in _PLACEHOLDERS
-
-
-_VALUE_RULES: dict[str, Any] = {
-    "date": _date_rule,
-    "event_date": _event_date_rule,
-    "round": _round_rule,
-    "board": _board_rule,
-    "elo": _elo_rule,
-    "fide_id": lambda v: (_fide_id_rule(v)[1],),
-    "clean": lambda v: (_clean(v),),
-    "eco": lambda v: (None if v in _PLACEHOLDERS else v,),
-    "odd_name": lambda v: (v in _ODD_NAMES,),
-}
 
 
 def _fast_frame(fast: Any, refs: dict[str, list[int]], slow: list[GameRec]) -> Any:
@@ -1172,7 +568,7 @@ def _newline_offsets(data: bytes) -> Any:
 _NEEDS_FIXES = ("\ufeff", r"(?:^|\n)%", r"(?:^|\n)[ \t]\[", rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\"")
 
 
-def _text_columns(raw_games: list[_RawGame], movetexts: list[bytes]) -> tuple[Any, Any] | None:
+def _text_columns(raw_games: list[RawGame], movetexts: list[bytes]) -> tuple[Any, Any] | None:
     """The raw games' tag sections and movetexts as Polars string Series, or None when they
     are not UTF-8."""
     import polars as pl
@@ -1265,7 +661,7 @@ class _Reader:
             pos = 0
             n_lines = 0
             for m in _GLUED.finditer(data):
-                if _in_line_comment(data, m.start()):
+                if in_line_comment(data, m.start()):
                     continue  # '; 1-0 [Event "x"]' is comment text, not a game boundary
                 n_lines += data.count(b"\n", pos, m.end())
                 parts.append(data[pos : m.end()])
@@ -1358,10 +754,10 @@ class _Reader:
         if isinstance(started, str):  # the text needs the fixes the quick preparation left out
             self.text = self._prepare(*self._source)
             self.newlines = None  # of the text before the fixes
-            raw_games, movetexts = _split_movetexts(self.text)
+            raw_games, movetexts = split_movetexts(self.text)
             columns = _text_columns(raw_games, movetexts)
             started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
-        raw_games = _split(self.text) if started is None else started[0]
+        raw_games = split_games(self.text) if started is None else started[0]
         self._source = (None, None)
         if started is not None and raw_games:
             # The column path reads few games one by one: it checks each of their tags for control
@@ -1488,7 +884,7 @@ class _Reader:
                 gi,
             )
 
-    def _process(self, raw_games: list[_RawGame]) -> int:
+    def _process(self, raw_games: list[RawGame]) -> int:
         """Read `raw_games` (a run of consecutive games); game indexes start at `gi_base`. Returns
         how many game indexes were used."""
         text = self.text
@@ -1502,10 +898,10 @@ class _Reader:
             gi += self._raw_game(rg, self._line_at(line) + self.line_base, gi)
         return gi - start
 
-    def _raw_game(self, rg: _RawGame, start_line: int, gi: int) -> int:
+    def _raw_game(self, rg: RawGame, start_line: int, gi: int) -> int:
         """Read one raw game (several when a tag name repeats in its header) starting at game
         index `gi`; returns how many game indexes it used."""
-        headers_list, tprobs = _parse_header(rg.header.decode("utf-8", "surrogatepass"))
+        headers_list, tprobs = parse_header(rg.header.decode("utf-8", "surrogatepass"))
         movetext = self.text[rg.mt_start : rg.mt_end]
         if tprobs.leftover:
             movetext = tprobs.leftover.encode("utf-8", "surrogatepass") + movetext
@@ -1533,7 +929,7 @@ class _Reader:
         return len(headers_list)
 
     # -- column-wise reading (elopipe.read.pgn.columns) --
-    def _start_columns(self) -> tuple[list[_RawGame], list[tuple[int, int, Future[Any]]]] | str:
+    def _start_columns(self) -> tuple[list[RawGame], list[tuple[int, int, Future[Any]]]] | str:
         """Split the text in parts and have each part analysed (`pgn_columns.analyse`, in a
         background thread) as soon as it is split: the raw games and the analysis jobs
         (first game, end, future). 'fixes' when a part holds what the quick preparation left out,
@@ -1541,9 +937,9 @@ class _Reader:
         # numpy works without the GIL: the newline offsets (for line numbers) are found while the
         # text is split
         self.newlines = _BYTES.submit(_newline_offsets, self.text)
-        raw_games: list[_RawGame] = []
+        raw_games: list[RawGame] = []
         jobs: list[tuple[int, int, Future[Any]]] = []
-        for part_raw, part_movetexts in _split_parts(self.text, None):
+        for part_raw, part_movetexts in split_parts(self.text, None):
             columns = _text_columns(part_raw, part_movetexts)
             if columns is None:
                 return "not utf-8"
@@ -1555,14 +951,14 @@ class _Reader:
 
     def _analyse_parts(self, columns: tuple[Any, Any], offset: int) -> list[tuple[int, int, Future[Any]]]:
         """Analysis jobs for the raw games whose columns are given (they start at game `offset`),
-        in pieces of at least `_COLUMN_CHUNK_GAMES` (see `_run_columns`)."""
+        in pieces of at least `split.COLUMN_CHUNK_GAMES` (see `_run_columns`)."""
         from elopipe.read.pgn import columns as pgn_columns
 
         headers, movetexts = columns
         n = len(headers)
-        k = max(1, min(_COLUMN_CHUNKS, n // _COLUMN_CHUNK_GAMES))
+        k = max(1, min(split.COLUMN_CHUNKS, n // split.COLUMN_CHUNK_GAMES))
         bounds = [n * i // k for i in range(k + 1)]
-        rules, mojibake = _VALUE_RULES, self.maybe_mojibake
+        rules, mojibake = VALUE_RULES, self.maybe_mojibake
         return [
             (
                 offset + a,
@@ -1579,7 +975,7 @@ class _Reader:
             if b > a
         ]
 
-    def _run_columns(self, raw_games: list[_RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> int:
+    def _run_columns(self, raw_games: list[RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> int:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
         the one `_process` gives. `jobs`: the analyses of consecutive raw games (`_start_columns`);
@@ -1617,7 +1013,7 @@ class _Reader:
     def _columns_chunk(
         self,
         res: Any,
-        raw_games: list[_RawGame],
+        raw_games: list[RawGame],
         lines: list[int],
         gi: int,
         refs: dict[str, list[int]],
@@ -1690,7 +1086,7 @@ class _Reader:
         self.shows_moves = self.shows_moves or bool(fast.get_column("two_moves").any())
         return gi, fast
 
-    def _start_lines(self, raw_games: list[_RawGame]) -> list[int]:
+    def _start_lines(self, raw_games: list[RawGame]) -> list[int]:
         """The line (1-based, in the caller's text) where each raw game starts."""
         newlines = self.newlines.result() if self.newlines is not None else _newline_offsets(self.text)
         # newlines before a position in the "\n"-prefixed text = its 1-based line
@@ -1700,7 +1096,7 @@ class _Reader:
         return [self._line_at(n) + self.line_base for n in counts.tolist()]
 
     # -- parallel reading (opt-in: read_pgn(workers=N)) --
-    def _run_parallel(self, raw_games: list[_RawGame], chunks: list[tuple[int, int]]) -> int:
+    def _run_parallel(self, raw_games: list[RawGame], chunks: list[tuple[int, int]]) -> int:
         """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
         merged in file order. Any failure of the pool falls back to reading the chunk here."""
         import multiprocessing
@@ -1926,10 +1322,10 @@ class _Reader:
         return False
 
     # -- one game --
-    def _game(self, tags: dict[str, str], movetext: bytes, line: int, gi: int, rg: _RawGame) -> None:
+    def _game(self, tags: dict[str, str], movetext: bytes, line: int, gi: int, rg: RawGame) -> None:
         flags: list[str] = []
         get = tags.get
-        tokens, marker, mprobs, n_bad = _skim(movetext) if movetext else ([], None, [], 0)
+        tokens, marker, mprobs, n_bad = skim(movetext) if movetext else ([], None, [], 0)
         for code, sev, msg in mprobs:
             if code in ("unterminated_comment", "unterminated_variation"):
                 if self.last_piece and not self.text[rg.mt_end :].strip():
@@ -1938,7 +1334,7 @@ class _Reader:
             self.issue(code, msg, line, gi, sev)
         if not tags:
             if tokens:
-                self._headerless_tokens.append(_san_words(movetext))
+                self._headerless_tokens.append(san_words(movetext))
             flags.append("players_unknown")
             self.issue("no_tags", "movetext without a tag section: players unknown, not rated", line, gi)
 
@@ -1987,7 +1383,7 @@ class _Reader:
         white = get("White")
         black = get("Black")
         bye_side = None
-        if white is None or black is None or white in _ODD_NAMES or black in _ODD_NAMES or term_l == "bye":
+        if white is None or black is None or white in ODD_NAMES or black in ODD_NAMES or term_l == "bye":
             white, black, played, unplayed_code, bye_side = self._odd_players(
                 tags, white, black, term_l, flags, played, unplayed_code, line, gi
             )
@@ -1999,10 +1395,10 @@ class _Reader:
         if gdate is None or edate_raw is not None:
             edate, eprec, ewhy = self._date(edate_raw)
             if edate is None and edate_raw is not None and ewhy is not None:
-                self.issue(*_date_message("EventDate", edate_raw, ewhy), line, gi)
+                self.issue(*date_message("EventDate", edate_raw, ewhy), line, gi)
             if gdate is None:
-                if _date_unreadable(date_raw):
-                    self.issue(*_date_message("Date", date_raw, gwhy), line, gi)
+                if date_unreadable(date_raw):
+                    self.issue(*date_message("Date", date_raw, gwhy), line, gi)
                 if edate is not None:
                     gdate, prec = edate, eprec
                     flags.append("date_from_event")
@@ -2019,7 +1415,7 @@ class _Reader:
             self.t_dates[tref].append(gdate)
         tc = get("TimeControl")
         if tc is not None:
-            tc = _clean(tc)
+            tc = clean(tc)
             if tc:
                 self.t_tc.setdefault(tref, set()).add(tc)
 
@@ -2038,7 +1434,7 @@ class _Reader:
         round_label = get("Round")
         rnd, board = self._round(round_label, line, gi)
         b_tag = get("Board")
-        if b_tag is not None and _clean(b_tag) is not None:
+        if b_tag is not None and clean(b_tag) is not None:
             board = self._board(b_tag, line, gi)
         if rnd is not None and rnd > self.t_rounds.get(tref, 0):
             self.t_rounds[tref] = rnd
@@ -2046,7 +1442,7 @@ class _Reader:
         wr = self._elo(get("WhiteElo"), line, gi, "WhiteElo")
         br = self._elo(get("BlackElo"), line, gi, "BlackElo")
         eco = get("ECO")
-        if eco is not None and eco in _PLACEHOLDERS:
+        if eco is not None and eco in PLACEHOLDERS:
             eco = None
 
         game = GameRec(
@@ -2103,14 +1499,12 @@ class _Reader:
         gi: int,
     ) -> tuple[str | None, str | None, bool, str | None, str | None]:
         """Names cleaned of placeholders, byes detected (fault 14), unknown players flagged (37, 40)."""
-        white, black = _clean(white), _clean(black)
+        white, black = clean(white), clean(black)
         bye_side = None
-        if tags and (
-            term_l == "bye" or (white is None) != (black is None) or white in _BYE_NAMES or black in _BYE_NAMES
-        ):
-            if white is None or white in _BYE_NAMES:
+        if tags and (term_l == "bye" or (white is None) != (black is None) or white in BYE_NAMES or black in BYE_NAMES):
+            if white is None or white in BYE_NAMES:
                 bye_side = "b"
-            elif black is None or black in _BYE_NAMES or term_l == "bye":
+            elif black is None or black in BYE_NAMES or term_l == "bye":
                 bye_side = "w"
         if tags and white is None and black is None:
             flags.append("players_unknown")
@@ -2120,9 +1514,9 @@ class _Reader:
             if "forfeit" in flags:
                 flags.remove("forfeit")
             self.issue("bye", "bye written as a game: stored as unplayed", line, gi, "info")
-        if white in _BYE_NAMES:
+        if white in BYE_NAMES:
             white = None
-        if black in _BYE_NAMES:
+        if black in BYE_NAMES:
             black = None
         return white, black, played, unplayed_code, bye_side
 
@@ -2133,7 +1527,7 @@ class _Reader:
             return None, None
         hit = self._round_cache.get(label)
         if hit is None:
-            hit = self._round_cache[label] = _parse_round(label)
+            hit = self._round_cache[label] = parse_round(label)
         if hit[2] is not None:
             self.issue("round_invalid", hit[2], line, gi, "warning", label)
         return hit[0], hit[1]
@@ -2189,8 +1583,8 @@ class _Reader:
         self, tags: dict[str, str], fen: str | None, flags: list[str], line: int, gi: int
     ) -> tuple[str | None, str | None]:
         """(FEN, variant) with flags: SetUp/FEN honoured in any spelling, Chess960 detected (faults 20, 21)."""
-        fen = _clean(fen)
-        variant_raw = _clean(tags.get("Variant"))
+        fen = clean(fen)
+        variant_raw = clean(tags.get("Variant"))
         variant = None
         if variant_raw:
             v = variant_raw.lower()
@@ -2231,7 +1625,7 @@ class _Reader:
         hit = self._elo_cache.get(raw, -1)
         if hit != -1:
             return hit  # type: ignore[return-value]
-        val, warns = _elo_rule(raw)
+        val, warns = elo_rule(raw)
         if warns:
             # not cached: every game that writes it reports it
             if report:
@@ -2244,7 +1638,7 @@ class _Reader:
         self.issue("ply_count_invalid", f"{ply} plies (more than {PLY_MAX}): ply count stored as NULL", line, gi)
 
     def _board(self, raw: str, line: int, gi: int) -> int | None:
-        board, warns = _board_rule(raw)
+        board, warns = board_rule(raw)
         if warns:
             self.issue("board_invalid", f"Board {raw!r} is not a board number 1..{BOARD_MAX}: stored as NULL", line, gi)
         return board
@@ -2252,7 +1646,7 @@ class _Reader:
     def _fide_id(self, raw: str | None, line: int, gi: int, tag: str) -> int | None:
         if raw is None:
             return None
-        fid, warns = _fide_id_rule(raw)
+        fid, warns = fide_id_rule(raw)
         if warns:
             self.issue("fide_id_invalid", f"{tag} {raw!r} is not a FIDE ID: ignored", line, gi)
         return fid
@@ -2261,8 +1655,8 @@ class _Reader:
         """The ref of the game's tournament, made on first sight. A game without an Event tag at all
         (not `?`: absent), at the site and in the year of the game before it, is of that game's
         event: results exports write the tag on an event's first game only."""
-        event = _clean(tags.get("Event"))
-        site = _clean(tags.get("Site"))
+        event = clean(tags.get("Event"))
+        site = clean(tags.get("Site"))
         # Site used as a game number ("01", "02": kasparov-deep-blue-1997.pgn) is not a place
         site_key = None if site is not None and site.isdigit() else site
         when: Any = edate if edate is not None else (gdate.year if gdate is not None else None)
@@ -2278,17 +1672,17 @@ class _Reader:
         self.t_refs[key] = ref
         self._t_keys[ref] = key
         fed = None
-        country = _clean(tags.get("EventCountry"))
+        country = clean(tags.get("EventCountry"))
         if country and len(country) == 3 and country.isalpha():
             fed = country.upper()
         elif site_key:
             m = _FED_AT_END.search(site_key)
             if m and m.group(1) not in ("INT", "UTC"):
                 fed = m.group(1)
-        etype = _clean(tags.get("EventType"))
+        etype = clean(tags.get("EventType"))
         if event and "armageddon" in event.lower():
             etype = "armageddon"
-        rounds = _clean(tags.get("EventRounds"))
+        rounds = clean(tags.get("EventRounds"))
         extra: dict[str, Any] = {}
         for k in ("EventType", "EventCategory", "EventRounds", "EventCountry", "Site", "EventDate"):
             if k in tags:
@@ -2328,7 +1722,7 @@ class _Reader:
             p = self._players[ref]
             if p.rating is None and elo_raw:
                 p.rating = self._elo(elo_raw, line, gi, side + "Elo", report=False)
-            if fid_raw is not None and p.fide_id is None and fid_raw.strip() not in _PLACEHOLDERS:
+            if fid_raw is not None and p.fide_id is None and fid_raw.strip() not in PLACEHOLDERS:
                 self._fide_id(fid_raw, line, gi, side + "FideId")  # report every invalid FIDE ID
             return ref
         ref = self._p_cache[ckey] = self._new_player(tref, side, name, fid_raw, tags_of(), line, gi)
@@ -2348,16 +1742,16 @@ class _Reader:
             return ref
         ref = len(self.p_refs)
         self.p_refs[key] = ref
-        title = _clean(tags.get(side + "Title"))
-        fed = _clean(tags.get(side + "Fed") or tags.get(side + "Federation") or tags.get(side + "Country"))
+        title = clean(tags.get(side + "Title"))
+        fed = clean(tags.get(side + "Fed") or tags.get(side + "Federation") or tags.get(side + "Country"))
         birth_date, birth_year = None, None
-        braw = _clean(tags.get(side + "BirthDate") or tags.get(side + "Birthday") or tags.get(side + "BirthYear"))
+        braw = clean(tags.get(side + "BirthDate") or tags.get(side + "Birthday") or tags.get(side + "BirthYear"))
         if braw:
             d, prec = parse_pgn_date(braw)
             if d is not None and BIRTH_YEAR_MIN <= d.year <= BIRTH_YEAR_MAX:
                 birth_year = d.year
                 birth_date = d if prec == "day" else None
-        sex = _clean(tags.get(side + "Sex") or tags.get(side + "Gender"))
+        sex = clean(tags.get(side + "Sex") or tags.get(side + "Gender"))
         sex = {"m": "m", "f": "w", "w": "w"}.get(sex[0].lower()) if sex else None
         self._players[ref] = PlayerRec(
             ref=ref,
@@ -2372,7 +1766,7 @@ class _Reader:
             rating=self._elo(tags.get(side + "Elo"), line, gi, side + "Elo", report=False)
             if tags.get(side + "Elo")
             else None,
-            team=_clean(tags.get(side + "Team")),
+            team=clean(tags.get(side + "Team")),
             line=line,
         )
         return ref
@@ -2403,13 +1797,13 @@ class _Reader:
         line: int,
         gi: int,
         game: GameRec,
-        rg: _RawGame,
+        rg: RawGame,
     ) -> None:
         """Replay the game's first `n_tokens` SAN moves; an illegal or ambiguous move is an error
         on the game, reported at the line of the move itself."""
         import chess  # only when validating: the import costs ~0.4 s
 
-        tokens = _san_words(movetext)[:n_tokens]
+        tokens = san_words(movetext)[:n_tokens]
 
         try:
             board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
@@ -2459,10 +1853,10 @@ class _Reader:
             self.issue("result_contradicts_position", msg, line, gi, "error")
             game.flags.append("result_contradicts_position")  # queryable on the game itself
 
-    def _move_line(self, movetext: bytes, tokens: list[bytes], ply: int, line: int, rg: _RawGame) -> int:
+    def _move_line(self, movetext: bytes, tokens: list[bytes], ply: int, line: int, rg: RawGame) -> int:
         """The file line of the `ply`-th SAN move (1-based) of the game whose first line is `line`;
         `line` itself if the move cannot be placed."""
-        placed = _san_offsets(movetext)
+        placed = san_offsets(movetext)
         if [w for w, _ in placed[: len(tokens)]] != tokens or ply > len(placed):
             return line
         return line + self.text.count(b"\n", rg.header_start, rg.mt_start + placed[ply - 1][1])

@@ -1,0 +1,135 @@
+"""Tag values as the store keeps them: dates, round and board, ratings and FIDE IDs, each a rule
+that returns the value (or None) and whether the raw text was readable. Both paths use them:
+the one-by-one reader per game, the column-wise path per distinct value.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from elopipe.read.dates import parse_game_date
+from elopipe.read.field_bounds import (
+    BOARD_MAX,
+    RATING_MAX,
+    RATING_MIN,
+    ROUND_MAX,
+)
+
+_ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
+
+
+_FIDE_ID = re.compile(r"^\d{1,12}$")
+
+
+PLACEHOLDERS = frozenset({"", "?", "-", "--", "---", "??", "???", "????", "n/a", "N/A", "NN", "nn"})
+
+
+BYE_NAMES = frozenset({"bye", "BYE", "Bye", "(bye)", "-bye-", "spielfrei", "exempt", "Exempt", "EXEMPT"})
+
+
+# player names that need a closer look (placeholders, byes, stray spaces are checked in _odd_players)
+ODD_NAMES = PLACEHOLDERS | BYE_NAMES
+
+
+def parse_round(label: str) -> tuple[int | None, int | None, str | None]:
+    """(round, board, problem) of a Round label; see `_Reader._round`."""
+    s = label.strip()
+    if s in PLACEHOLDERS:
+        return None, None, None
+    m = _ROUND.match(s)
+    if m is None:
+        return None, None, f"Round {label!r} is not a round number: round stored as NULL"
+    rnd, board = int(m.group(1)), int(m.group(2)) if m.group(2) else None
+    problems = []
+    if not 1 <= rnd <= ROUND_MAX:
+        rnd = None
+        problems.append(f"round outside 1..{ROUND_MAX}")
+    if board is not None and not 1 <= board <= BOARD_MAX:
+        board = None
+        problems.append(f"board outside 1..{BOARD_MAX}")
+    if problems:
+        return rnd, board, f"Round {label!r}: {' and '.join(problems)}, stored as NULL"
+    return rnd, board, None
+
+
+def clean(v: str | None) -> str | None:
+    if v is None:
+        return None
+    v = v.strip()
+    return None if v in PLACEHOLDERS else v
+
+
+def date_unreadable(v: str | None) -> bool:
+    """A Date value that is neither empty nor a placeholder like '????.??.??' (`_game` reports it
+    when it gives no date)."""
+    c = clean(v)
+    return bool(v) and bool(c) and bool(c.strip("?."))  # type: ignore[union-attr]
+
+
+def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
+    """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
+    d, prec, _ = parse_game_date(v.strip()) if v else (None, "none", None)
+    return d, prec, d is None and date_unreadable(v)
+
+
+def _event_date_rule(v: str) -> tuple[dt.date | None, str, bool]:
+    """(date, precision, warns) of an EventDate value: only a refused (implausible) date warns;
+    an unreadable one is dropped silently, as `_game` does."""
+    d, prec, why = parse_game_date(v.strip()) if v else (None, "none", None)
+    return d, prec, why is not None
+
+
+def date_message(tag: str, raw: str, why: str | None) -> tuple[str, str]:
+    """(code, message) of a Date/EventDate value that gives no date: refused (`why`, from
+    `parse_game_date`) or unreadable."""
+    if why is not None:
+        return "date_implausible", f"{tag} {raw!r} {why}: date not stored"
+    return "date_unparsed", f"{tag} {raw!r} could not be read"
+
+
+def _round_rule(v: str) -> tuple[int | None, int | None, bool]:
+    rnd, board, problem = parse_round(v)
+    return rnd, board, problem is not None
+
+
+def board_rule(v: str) -> tuple[int | None, bool]:
+    """(board, warns) of a Board value; a placeholder is no board and no warning."""
+    if clean(v) is None:
+        return None, False
+    s = v.strip()
+    ok = s.isascii() and s.isdigit() and 1 <= int(s) <= BOARD_MAX
+    return (int(s) if ok else None), not ok
+
+
+def elo_rule(v: str) -> tuple[int | None, bool]:
+    """(rating, warns) of a WhiteElo/BlackElo value: RATING_MIN..RATING_MAX (field_bounds), else
+    None, with a warning unless it is a placeholder or 0."""
+    s = v.strip()
+    val = None
+    if s.isdigit() and s.isascii():
+        n = int(s)
+        val = n if RATING_MIN <= n <= RATING_MAX else None
+    return val, val is None and s not in PLACEHOLDERS and s != "0"
+
+
+def fide_id_rule(v: str) -> tuple[int | None, bool]:
+    """(FIDE ID, warns) of a WhiteFideId/BlackFideId value: 0 is no ID; a placeholder no warning."""
+    s = v.strip()
+    if _FIDE_ID.match(s):
+        return int(s) or None, False
+    return None, s not in PLACEHOLDERS
+
+
+VALUE_RULES: dict[str, Any] = {
+    "date": _date_rule,
+    "event_date": _event_date_rule,
+    "round": _round_rule,
+    "board": board_rule,
+    "elo": elo_rule,
+    "fide_id": lambda v: (fide_id_rule(v)[1],),
+    "clean": lambda v: (clean(v),),
+    "eco": lambda v: (None if v in PLACEHOLDERS else v,),
+    "odd_name": lambda v: (v in ODD_NAMES,),
+}
