@@ -307,6 +307,45 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     games = games.filter(pl.col("eff_start").is_null() | (pl.col("eff_start") >= params.rating_from))
     no_dates = games.filter(pl.col("list_date").is_null())
     other = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") != rate_class))
+    skips = _skips(on_line, too_old, no_dates, other, tours)
+
+    g = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") == rate_class))
+    g = g.with_columns(_unrated_reason().alias("reason"))
+    sides = _sides(g)
+
+    file_ratings = _file_ratings(sides, inputs)
+    sides = sides.drop("game_file_rating")
+
+    # birth years as the store believes them (`store_io.load_players`: from the files, order-free)
+    birth_years = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
+    # full birth dates (players.birth_date) for the V2017 junior wording, "until the 18th birthday"
+    birth_dates = None
+    if "birth_date" in inputs.players.columns:
+        birth_dates = inputs.players.select("player_id", "birth_date").filter(pl.col("birth_date").is_not_null())
+
+    periods = sides.get_column("list_date").unique().sort().to_list()
+    list_dates: list[dt.date] = []
+    if periods:
+        list_dates = scheme.lists_between(periods[0], periods[-1])
+    return Prepared(
+        sides=sides,
+        tournaments=tours,
+        skips=skips,
+        file_ratings=file_ratings,
+        birth_years=birth_years,
+        birth_dates=birth_dates,
+        list_dates=list_dates,
+        official=inputs.official,
+        standard_lists=inputs.standard_lists,
+    )
+
+
+def _skips(
+    on_line: pl.DataFrame, too_old: pl.DataFrame, no_dates: pl.DataFrame, other: pl.DataFrame, tours: pl.DataFrame
+) -> pl.DataFrame:
+    """The events left out and why (`rating_skips`: tournament_id, reason, n_games): online
+    play, before `rating_from`, no dates, another rate class; events with neither games nor
+    dates too."""
     skips = pl.concat(
         [
             on_line.group_by("tournament_id").agg(
@@ -335,7 +374,14 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     )
     skips = pl.concat([skips, empty_nodate]).sort("tournament_id", "reason")
 
-    g = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") == rate_class))
+    return skips
+
+
+def _unrated_reason() -> pl.Expr:
+    """Why a game of the rate class is not rated (null: it can be): 'no_player' (a bye or the
+    same player twice), 'not_rated_code' (TRF W/D/L), 'forfeit' (B.02 5.x: unplayed games are
+    not rated), 'no_result', 'no_moves' (fewer than two plies or a moveless game rated as
+    unplayed), 'variant'."""
     code = pl.col("unplayed_code").fill_null("").str.to_uppercase()
     variant = pl.col("variant").fill_null("").str.to_lowercase()
     reason = (
@@ -355,7 +401,13 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         .then(pl.lit("variant"))
         .otherwise(None)
     )
-    g = g.with_columns(reason.alias("reason"))
+    return reason
+
+
+def _sides(g: pl.DataFrame) -> pl.DataFrame:
+    """Two rows per game, one per player-side: the side's player and opponent, score in
+    hundredths, the rating the game's tags give, and the (event, player) and (event,
+    opponent) keys."""
     common = [
         "game_id",
         "round",
@@ -391,6 +443,12 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         )
     )
 
+    return sides
+
+
+def _file_ratings(sides: pl.DataFrame, inputs: EngineInputs) -> pl.DataFrame:
+    """The rating written in the files per (event, player): tournament_id, player_id, tp_key,
+    file_rating, file_id."""
     # the rating written in the file for (event, player): the event's player row, else the
     # lowest per-game value (deterministic whatever the order of the games)
     tp = inputs.tournament_players
@@ -423,30 +481,7 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         "file_rating",
         pl.coalesce("file_id", "t_file").alias("file_id"),
     )
-    sides = sides.drop("game_file_rating")
-
-    # birth years as the store believes them (`store_io.load_players`: from the files, order-free)
-    birth_years = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
-    # full birth dates (players.birth_date) for the V2017 junior wording, "until the 18th birthday"
-    birth_dates = None
-    if "birth_date" in inputs.players.columns:
-        birth_dates = inputs.players.select("player_id", "birth_date").filter(pl.col("birth_date").is_not_null())
-
-    periods = sides.get_column("list_date").unique().sort().to_list()
-    list_dates: list[dt.date] = []
-    if periods:
-        list_dates = scheme.lists_between(periods[0], periods[-1])
-    return Prepared(
-        sides=sides,
-        tournaments=tours,
-        skips=skips,
-        file_ratings=file_ratings,
-        birth_years=birth_years,
-        birth_dates=birth_dates,
-        list_dates=list_dates,
-        official=inputs.official,
-        standard_lists=inputs.standard_lists,
-    )
+    return file_ratings
 
 
 # ---- the period loop ------------------------------------------------------------------
@@ -858,6 +893,10 @@ def _ratings_in_force(keys: pl.DataFrame, lists: _Lists) -> pl.DataFrame:
     return pl.concat(parts)
 
 
+# list rows, rating changes, tournament rows, discrepancies of one period
+_PeriodFrames = tuple[pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None, pl.DataFrame | None]
+
+
 def _one_period(
     t: dt.date,
     prev_list: dt.date | None,
@@ -869,340 +908,413 @@ def _one_period(
     params: FideParams,
     off_t: pl.DataFrame | None,
     std_hist: pl.DataFrame | None,
-):
+) -> tuple[
+    pl.DataFrame, pl.DataFrame, tuple[pl.DataFrame, pl.DataFrame | None, pl.DataFrame | None, pl.DataFrame | None]
+]:
+    """Rating period ending with list `t` (FIDE B.02 8): rate its games, pool the unrated
+    players' games and publish their Ru, then the new state and list `t`.
+
+    Returns (state after `t`, the pool, (list rows, rating changes, tournament rows,
+    discrepancies)); the last three are None when the period has no game."""
     list_rules = _version_of(t, params)
     prev_date = prev_list or get_scheme("fide").previous_list(t)
     changes_t = tr_t = disc_t = None
     upd_parts: list[pl.DataFrame] = []
     pool_new = None
-
     if sides_t is not None and sides_t.height:
-        # -- players of the period: their state at the start of the period -------------
-        # one left join: players new to the store get an all-null state row
-        period_players = _by_player(sides_t.select(pl.col("player_id").unique().sort()))
-        known = (
-            period_players.join(state, on="player_id", how="left", coalesce=False)
-            # the right key is null for players the state did not know
-            .with_columns(pl.col("player_id_right").is_null().alias("__changed"))
-            .select(*_STATE_SCHEMA, "__changed")
-        )
-        # birth year from the files when the store has none (new or bootstrapped players)
-        no_by = known.filter(pl.col("birth_year").is_null())
-        if no_by.height:
-            filled = (
-                no_by.drop("birth_year")
-                .join(prep.birth_years, on="player_id", how="left")
-                .with_columns((pl.col("__changed") | pl.col("birth_year").is_not_null()).alias("__changed"))
-                .select(*_STATE_SCHEMA, "__changed")
-            )
-            known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
-        known = known.cast(_STATE_SCHEMA)
-
-        # -- ratings in force at each event's start: store lists, else bootstrap from file --
-        # -- K: state at the start of the period (the 700 cap comes with the sums) --------
-        # K belongs to the period (read from list t - 1), so its rules are those in force on
-        # that list's date, whatever the versions of the period's events
-        k_rules = _version_of(prev_date, params)
-        # junior (8.3.3): list year − birth year ≤ 18; V2017's "until the 18th birthday" is
-        # checked against the birth date where the store has one (`fide.is_junior`)
-        age = pl.lit(prev_date.year) - pl.col("birth_year")
-        junior = (age <= 18) & (age >= 0)
-        bd = prep.birth_dates
-        by_date = None
-        if k_rules.junior_rule == "birthday" and bd is not None and bd.height:
-            by_date = IdLookup(bd.select("player_id", pl.col("birth_date").alias("__bd")))
-            junior = (
-                pl.when(pl.col("__bd").is_not_null())
-                # born after the list: a typo, not a junior
-                .then((pl.col("__bd") <= pl.lit(prev_date)) & (pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y")))
-                .otherwise(junior)
-            )
-
-        def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
-            return by_date.attach(frame, "player_id", {"__bd": "__bd"}) if by_date is not None else frame
-
-        few_games = pl.col("total_games").is_not_null() & (pl.col("total_games") < 30)
-        k_base = (
-            pl.when(pl.lit(k_rules.k_fixed is not None))
-            .then(pl.lit(k_rules.k_fixed, pl.Int64))
-            .when(pl.col("k_official").is_not_null())
-            .then(pl.col("k_official"))
-            .when(pl.col("ever_2400").fill_null(False) & ~(pl.lit(k_rules.k10_needs_30) & few_games))
-            .then(10)
-            .when(pl.lit(k_rules.k_junior) & junior.fill_null(False) & ~pl.col("ever_2300").fill_null(False))
-            .then(40)
-            .when(few_games)
-            .then(k_rules.k_new)
-            .otherwise(k_rules.k_low)
-            .cast(pl.Int64)
-        )
-        # per-player values come by gathers (`IdLookup`), not joins: ~250k sides a FIDE month
-        kv = IdLookup(
-            with_birth(known).select(
-                "player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base")
-            )
-        )
-        # Ro (list in force) and R_prev are the current rating for most sides; the others
-        # are replaced below (`exc`)
-        sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
-        sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
-
-        # An (event, player) pair is plain when the list in force at the event's start is
-        # the latest list and the player is rated on it: their rating in force is then the
-        # current one, there is nothing to bootstrap, and the only check left is the
-        # rating written in the file.  Only the other pairs need the lists in force.
-        latest = lists.by_date[lists.dates[-1]] if lists.dates else None
-        in_force_dates = sides_t.get_column("in_force").drop_nulls().unique().to_list()
-        latest_dates = [d for d in in_force_dates if latest is not None and lists.in_force(d) is latest]
-        plain = pl.col("in_force").is_in(latest_dates) & pl.col("r_prev").is_not_null()
-        keys = (
-            sides_r.filter(~plain.fill_null(False))
-            .select("tp_key", "tournament_id", "player_id", "in_force", "version")
-            .unique(subset="tp_key")
-        )
-        disc_plain = _plain_discrepancies(sides_r, prep.file_ratings, kv, latest_dates, plain)
-        ev = kv.attach(keys, "player_id", {"r_cur": "r_cur", "first_rated": "first_rated", "k_base": "k_base"})
-        ev = (
-            _ratings_in_force(ev, lists) if ev.height else ev.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
-        )
-        if prep.file_ratings.height:
-            ev = ev.join(prep.file_ratings.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
-        else:
-            # no rating written in the files (e.g. PGN without Elo tags): nothing to join
-            ev = ev.with_columns(pl.lit(None, pl.Int64).alias("file_rating"), pl.lit(None, pl.Int64).alias("file_id"))
-        never_before = pl.col("first_rated").is_null() | (pl.col("first_rated") > pl.col("in_force"))
-        ev = ev.with_columns(
-            pl.when(pl.col("store_rating").is_null() & never_before).then(pl.col("file_rating")).alias("boot_rating")
-        )
-        if std_hist is not None:
-            # R&B 7.2.1 (from March 2024): an unrated rapid/blitz player with a standard
-            # rating at the start of the event is treated as rated at that rating
-            std = _asof_rating(ev.select("player_id", "in_force").unique(), std_hist, "in_force", "std_rating")
-            ev = ev.join(std, on=["player_id", "in_force"], how="left").with_columns(
-                pl.when(pl.col("store_rating").is_null() & never_before & pl.col("version").is_in(["V2024", "V2024A"]))
-                .then(pl.coalesce("boot_rating", "std_rating"))
-                .otherwise(pl.col("boot_rating"))
-                .alias("boot_rating")
-            )
-        ev = ev.with_columns(pl.coalesce("store_rating", "boot_rating").alias("r_if"))
-        # the (event, player) pairs whose rating in force is not the current one (an older
-        # list in force, a bootstrap): every other side takes the current rating by gather
-        exc = ev.filter(pl.col("r_if").ne_missing(pl.col("r_cur"))).select("tp_key", "r_if")
-        disc_t = (
-            pl.concat(
-                [
-                    ev.filter(
-                        pl.col("file_rating").is_not_null()
-                        & pl.col("boot_rating").is_null()
-                        & (pl.col("store_rating").is_null() | (pl.col("store_rating") != pl.col("file_rating")))
-                        & (pl.col("store_rating").is_not_null() | ~never_before)
-                    ).select(list(_DISC_COLS)),
-                    disc_plain,
-                ]
-            )
-            .rename(_DISC_COLS)
-            .sort("tournament_id", "player_id")
-        )
-
-        # -- bootstrap never-rated players from this period's files ---------------------
-        boot_rows = (
-            ev.filter(pl.col("boot_rating").is_not_null())
-            .sort("player_id", "in_force", "boot_rating")
-            .group_by("player_id", maintain_order=True)
-            .agg(pl.col("boot_rating").first(), pl.col("in_force").first().alias("boot_date"))
-            .join(
-                known.filter(pl.col("rating").is_null() & pl.col("first_rated").is_null()).select("player_id"),
-                on="player_id",
-                how="semi",
-            )
-        )
-        if boot_rows.height:
-            known = (
-                known.join(boot_rows, on="player_id", how="left")
-                .with_columns(
-                    pl.coalesce("rating", "boot_rating").alias("rating"),
-                    pl.when(pl.col("boot_rating").is_not_null())
-                    .then(pl.col("ever_2400").fill_null(False) | (pl.col("boot_rating") >= 2400))
-                    .otherwise(pl.col("ever_2400"))
-                    .alias("ever_2400"),
-                    pl.when(pl.col("boot_rating").is_not_null())
-                    .then(pl.col("ever_2300").fill_null(False) | (pl.col("boot_rating") >= 2300))
-                    .otherwise(pl.col("ever_2300"))
-                    .alias("ever_2300"),
-                    pl.coalesce("last_active", "boot_date").alias("last_active"),
-                    pl.coalesce("first_rated", "boot_date").alias("first_rated"),
-                )
-                .with_columns((pl.col("__changed") | pl.col("boot_rating").is_not_null()).alias("__changed"))
-                .drop("boot_rating", "boot_date")
-            )
-        lists.add_boots(t, boot_rows)
-        upd_parts.append(
-            boot_rows.select("player_id", pl.lit(True).alias("boot"))
-            if boot_rows.height
-            else pl.DataFrame(schema={"player_id": pl.Int64, "boot": pl.Boolean})
-        )
-
-        # -- per side: Ro, Rc, D, PD --------------------------------------------------------
-        k_of = kv  # K before the cap, by player
-        if boot_rows.height:
-            # R_prev is the rating after bootstrapping, which may also set the 2400/2300
-            # marks: K from the updated state
-            k_of = IdLookup(with_birth(known).select("player_id", "rating", k_base.alias("k_base")))
-            sides_r = k_of.attach(sides_r.drop("r_prev"), "player_id", {"r_prev": "rating"})
-        if exc.height:
-            for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
-                x = exc.select(pl.col("tp_key").alias(key), pl.col("r_if").alias("__x"), pl.lit(True).alias("__in"))
-                sides_r = (
-                    sides_r.join(x, on=key, how="left", maintain_order="left")
-                    .with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
-                    .drop("__x", "__in")
-                )
-        event_versions = sides_t.get_column("version").unique().to_list()
-        versions = [v for v in event_versions if v is not None]
-        s = _sides_plan(sides_r.lazy(), params, versions).collect(engine=_ENGINE)
-
-        # -- per tournament (rated players): the sums of the player's counted games --------
-        per_event = (
-            s.lazy()
-            .filter(pl.col("counted"))
-            .group_by("tp_key")
-            .agg(
-                pl.col("ro").first().alias("ro"),
-                pl.len().cast(pl.Int64).alias("n"),
-                pl.col("score_x100").sum().alias("score_x100"),
-                pl.col("rc").sum().alias("sum_rc"),
-                pl.col("pd_x100").sum().alias("we_x100"),
-            )
-            .with_columns(
-                (pl.col("tp_key") // (1 << 32)).alias("tournament_id"),
-                (pl.col("tp_key") % (1 << 32)).alias("player_id"),
-                # Σ(W − PD) = ΣW − ΣPD, exact in hundredths
-                (pl.col("score_x100") - pl.col("we_x100")).alias("wwe_x100"),
-            )
-            .drop("tp_key")
-            .collect(engine=_ENGINE)
-        )
-        # -- per player: N, the sum of W - PD, K after the 700 cap ------------------------
-        sums = per_event.group_by("player_id").agg(pl.col("n").sum(), pl.col("wwe_x100").sum().alias("sum_x100"))
-        # in player order (the period's players are sorted): the update joins the state by merge
-        n_per_player = IdLookup(sums).attach(period_players, "player_id", {"n": "n", "sum_x100": "sum_x100"})
-        n_per_player = k_of.attach(n_per_player.filter(pl.col("n").is_not_null()), "player_id", {"k_base": "k_base"})
-        n_per_player = (
-            n_per_player.with_columns(
-                pl.when(pl.lit(k_rules.cap_700) & (pl.col("k_base") * pl.col("n") > 700))
-                .then(700 // pl.col("n"))
-                .otherwise(pl.col("k_base"))
-                .alias("k")
-            )
-            .with_columns(round_x100_expr(pl.col("k") * pl.col("sum_x100")).alias("change"))
-            .select("player_id", "n", "k", "change")
-        )
-        upd_parts.append(n_per_player)
-
-        k_final = IdLookup(n_per_player.select("player_id", "k"))
-        sk = k_final.attach(s, "player_id", {"k": "k"}).lazy()
-        changes_plan = sk.select(
-            "list_date",
-            "tournament_id",
-            "game_id",
-            "player_id",
-            "opponent_id",
-            "ro",
-            "rc",
-            "d_raw",
-            "d_used",
-            "pd_x100",
-            "score_x100",
-            "wpd_x100",
-            pl.when(pl.col("counted")).then(pl.col("k")).alias("k"),
-            "counted",
-            "reason",
-            "tc_assumed",
-        )
-
-        tr_plan = k_final.attach(per_event, "player_id", {"k": "k"}).lazy()
-        if len(event_versions) == 1 and event_versions[0] is not None:
-            # one rules version for the period's events (the usual case): a literal, no join
-            tr_plan = tr_plan.with_columns(pl.lit(event_versions[0], pl.Utf8).alias("rules_version"))
-        else:
-            tr_plan = tr_plan.join(
-                prep.tournaments.lazy().select(
-                    pl.col("tournament_id").cast(pl.Int64), pl.col("version").alias("rules_version")
-                ),
-                on="tournament_id",
-                how="left",
-            )
-        tr_plan = tr_plan.with_columns(
-            div_round_expr(pl.col("sum_rc"), pl.col("n")).alias("ra"),
-            div_round_expr(pl.col("score_x100"), pl.col("n")).alias("p_x100"),
-            (pl.col("k") * pl.col("wwe_x100")).alias("change_x100"),
-            pl.lit(False).alias("unrated"),
-            pl.lit(None, pl.Int64).alias("ru_provisional"),
-        ).with_columns((pl.col("ra") + dp_expr(pl.col("p_x100"))).alias("rp"))
-        changes_t, tr_t = pl.collect_all([changes_plan, tr_plan], engine=_ENGINE)
-
-        # -- unrated players: pool games against rated opponents ------------------------
-        pool_new = s.filter(pl.col("reason") == "pooled_unrated").select(list(_POOL_SCHEMA))
+        rated = _rate_games(t, prev_date, sides_t, state, lists, prep, params, std_hist)
+        changes_t, tr_t, disc_t, state = rated.changes, rated.tournaments, rated.discrepancies, rated.state
+        upd_parts += rated.updates
+        # unrated players pool their games against rated opponents (7.1.4)
+        pool_new = rated.pooled
         pool = pl.concat([pool, pool_new.cast(_POOL_SCHEMA)])
         upd_parts.append(pool_new.group_by("player_id").agg(pl.len().cast(pl.Int64).alias("pool_games_t")))
-        # the state rows that changed (new players, file birth years, bootstrap) replace theirs
-        changed = known.filter(pl.col("__changed")).drop("__changed")
-        if changed.height:
-            state = _by_player(
-                pl.concat([state.join(changed.select("player_id"), on="player_id", how="anti"), changed])
-            )
-        known = known.drop("__changed")
-
-    # -- initial ratings -------------------------------------------------------------------
     if pool.height:
         published, pool_rows_t, tr_unrated = _initial_ratings(t, state, pool, pool_new, prep, params, list_rules)
         upd_parts += [published, pool_rows_t]
         if tr_unrated is not None:
             tr_t = pl.concat([tr_t, tr_unrated.select(tr_t.columns)]) if tr_t is not None else tr_unrated
-
     if tr_t is not None:
-        tr_t = tr_t.select(
-            pl.lit(t).alias("list_date"),
-            "tournament_id",
-            "player_id",
-            "rules_version",
-            "ro",
-            "n",
-            "score_x100",
-            "ra",
-            "we_x100",
-            "wwe_x100",
-            "k",
-            "change_x100",
-            "rp",
-            "unrated",
-            "ru_provisional",
+        tr_t = tr_t.select(pl.lit(t).alias("list_date"), *_TR_COLUMNS)
+    new_state, lists_t = _close_list(t, state, _updates(upd_parts), params, list_rules)
+    if off_t is not None and off_t.height:
+        new_state, lists_t = _apply_official(t, new_state, lists_t, off_t)
+    lists.put(t, lists_t)
+    return _by_player(new_state), pool, (lists_t, changes_t, tr_t, disc_t)
+
+
+_TR_COLUMNS = (
+    "tournament_id", "player_id", "rules_version", "ro", "n", "score_x100", "ra", "we_x100", "wwe_x100", "k",
+    "change_x100", "rp", "unrated", "ru_provisional",
+)  # fmt: skip
+
+
+@dataclass
+class _RatedGames:
+    """What the rated games of one period give: rows for the store, the players' updates (joined
+    into the state by `_updates`), the games pooled by unrated players, and the state with the
+    period's new players, file birth years and bootstraps."""
+
+    changes: pl.DataFrame
+    tournaments: pl.DataFrame
+    discrepancies: pl.DataFrame
+    updates: list[pl.DataFrame]
+    pooled: pl.DataFrame
+    state: pl.DataFrame
+
+
+def _rate_games(
+    t: dt.date,
+    prev_date: dt.date,
+    sides_t: pl.DataFrame,
+    state: pl.DataFrame,
+    lists: _Lists,
+    prep: Prepared,
+    params: FideParams,
+    std_hist: pl.DataFrame | None,
+) -> _RatedGames:
+    """The games of the period: Ro and Rc in force, D, PD and W − PD per game, K and the change
+    per player (B.02 7.1.3, 8.3.1–8.3.4)."""
+    period_players, known = _state_at_start(sides_t, state, prep)
+    # K belongs to the period (read from list t - 1), so its rules are those in force on that
+    # list's date, whatever the versions of the period's events
+    k_rules = _version_of(prev_date, params)
+    k_base, with_birth = _k_base(k_rules, prev_date, prep)
+    # per-player values come by gathers (`IdLookup`), not joins: ~250k sides a FIDE month
+    kv = IdLookup(
+        with_birth(known).select("player_id", pl.col("rating").alias("r_cur"), "first_rated", k_base.alias("k_base"))
+    )
+    # Ro (list in force) and R_prev are the current rating for most sides; the others are
+    # replaced below (`exc`)
+    sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
+    sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
+    ev, disc_t = _in_force(sides_t, sides_r, kv, lists, prep, std_hist)
+    known, boot_rows = _bootstrap(ev, known)
+    lists.add_boots(t, boot_rows)
+    updates = [
+        boot_rows.select("player_id", pl.lit(True).alias("boot"))
+        if boot_rows.height
+        else pl.DataFrame(schema={"player_id": pl.Int64, "boot": pl.Boolean})
+    ]
+    k_of = kv  # K before the cap, by player
+    if boot_rows.height:
+        # R_prev is the rating after bootstrapping, which may also set the 2400/2300 marks:
+        # K from the updated state
+        k_of = IdLookup(with_birth(known).select("player_id", "rating", k_base.alias("k_base")))
+        sides_r = k_of.attach(sides_r.drop("r_prev"), "player_id", {"r_prev": "rating"})
+    # the (event, player) pairs whose rating in force is not the current one (an older list in
+    # force, a bootstrap): every other side keeps the current rating
+    exc = ev.filter(pl.col("r_if").ne_missing(pl.col("r_cur"))).select("tp_key", "r_if")
+    if exc.height:
+        for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
+            x = exc.select(pl.col("tp_key").alias(key), pl.col("r_if").alias("__x"), pl.lit(True).alias("__in"))
+            sides_r = (
+                sides_r.join(x, on=key, how="left", maintain_order="left")
+                .with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
+                .drop("__x", "__in")
+            )
+    event_versions = sides_t.get_column("version").unique().to_list()
+    versions = [v for v in event_versions if v is not None]
+    s = _sides_plan(sides_r.lazy(), params, versions).collect(engine=_ENGINE)
+    per_event, n_per_player = _period_sums(s, period_players, k_of, k_rules)
+    updates.append(n_per_player)
+    changes_t, tr_t = _period_rows(s, per_event, n_per_player, event_versions, prep)
+    # the state rows that changed (new players, file birth years, bootstrap) replace theirs
+    changed = known.filter(pl.col("__changed")).drop("__changed")
+    if changed.height:
+        state = _by_player(pl.concat([state.join(changed.select("player_id"), on="player_id", how="anti"), changed]))
+    pooled = s.filter(pl.col("reason") == "pooled_unrated").select(list(_POOL_SCHEMA))
+    return _RatedGames(changes_t, tr_t, disc_t, updates, pooled, state)
+
+
+def _state_at_start(sides_t: pl.DataFrame, state: pl.DataFrame, prep: Prepared) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(the period's players, sorted; their state at the start of the period with a `__changed`
+    column): one left join, so players new to the store get an all-null state row; a birth year
+    from the files fills in where the store has none."""
+    period_players = _by_player(sides_t.select(pl.col("player_id").unique().sort()))
+    known = (
+        period_players.join(state, on="player_id", how="left", coalesce=False)
+        # the right key is null for players the state did not know
+        .with_columns(pl.col("player_id_right").is_null().alias("__changed"))
+        .select(*_STATE_SCHEMA, "__changed")
+    )
+    no_by = known.filter(pl.col("birth_year").is_null())
+    if no_by.height:
+        filled = (
+            no_by.drop("birth_year")
+            .join(prep.birth_years, on="player_id", how="left")
+            .with_columns((pl.col("__changed") | pl.col("birth_year").is_not_null()).alias("__changed"))
+            .select(*_STATE_SCHEMA, "__changed")
+        )
+        known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
+    return period_players, known.cast(_STATE_SCHEMA)
+
+
+def _k_base(
+    k_rules: fide.RuleSet, prev_date: dt.date, prep: Prepared
+) -> tuple[pl.Expr, Callable[[pl.DataFrame], pl.DataFrame]]:
+    """K before the 700 cap, as an expression over a state row (FIDE B.02 8.3.3): a fixed K
+    where the rules give one; the official list's K; 10 once 2400 was reached (with 30 games
+    under V2009); 40 for a junior never at 2300; the new player's K under 30 games; else the low
+    K. Returns (the expression, the function that adds the `__bd` birth dates it may read)."""
+    # junior (8.3.3): list year − birth year ≤ 18; V2017's "until the 18th birthday" is checked
+    # against the birth date where the store has one (`fide.is_junior`)
+    age = pl.lit(prev_date.year) - pl.col("birth_year")
+    junior = (age <= 18) & (age >= 0)
+    bd = prep.birth_dates
+    by_date = None
+    if k_rules.junior_rule == "birthday" and bd is not None and bd.height:
+        by_date = IdLookup(bd.select("player_id", pl.col("birth_date").alias("__bd")))
+        junior = (
+            pl.when(pl.col("__bd").is_not_null())
+            # born after the list: a typo, not a junior
+            .then((pl.col("__bd") <= pl.lit(prev_date)) & (pl.lit(prev_date) < pl.col("__bd").dt.offset_by("18y")))
+            .otherwise(junior)
         )
 
-    # -- the new state and the list t: one join of the period's updates into the state ----
-    upd_schema = {
-        "player_id": pl.Int64,
-        "n": pl.Int64,
-        "k": pl.Int64,
-        "change": pl.Int64,
-        "ru": pl.Int64,
-        "pool_n": pl.Int64,
-        "pool_games": pl.Int64,
-        "pool_games_t": pl.Int64,
-        "boot": pl.Boolean,
-    }
+    def with_birth(frame: pl.DataFrame) -> pl.DataFrame:
+        return by_date.attach(frame, "player_id", {"__bd": "__bd"}) if by_date is not None else frame
+
+    few_games = pl.col("total_games").is_not_null() & (pl.col("total_games") < 30)
+    k_base = (
+        pl.when(pl.lit(k_rules.k_fixed is not None))
+        .then(pl.lit(k_rules.k_fixed, pl.Int64))
+        .when(pl.col("k_official").is_not_null())
+        .then(pl.col("k_official"))
+        .when(pl.col("ever_2400").fill_null(False) & ~(pl.lit(k_rules.k10_needs_30) & few_games))
+        .then(10)
+        .when(pl.lit(k_rules.k_junior) & junior.fill_null(False) & ~pl.col("ever_2300").fill_null(False))
+        .then(40)
+        .when(few_games)
+        .then(k_rules.k_new)
+        .otherwise(k_rules.k_low)
+        .cast(pl.Int64)
+    )
+    return k_base, with_birth
+
+
+def _in_force(
+    sides_t: pl.DataFrame,
+    sides_r: pl.DataFrame,
+    kv: IdLookup,
+    lists: _Lists,
+    prep: Prepared,
+    std_hist: pl.DataFrame | None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rating in force at each event's start (B.02 7.1.3) of the (event, player) pairs that
+    need a look in the lists, and the file ratings that disagree with the store.
+
+    Returns (pairs: tp_key, tournament_id, player_id, in_force, version, r_cur, first_rated,
+    k_base, store_rating, file_rating, file_id, boot_rating, r_if; discrepancies in the
+    `rating_discrepancies` columns)."""
+    # An (event, player) pair is plain when the list in force at the event's start is the
+    # latest list and the player is rated on it: their rating in force is then the current one,
+    # there is nothing to bootstrap, and the only check left is the rating written in the file.
+    latest = lists.by_date[lists.dates[-1]] if lists.dates else None
+    in_force_dates = sides_t.get_column("in_force").drop_nulls().unique().to_list()
+    latest_dates = [d for d in in_force_dates if latest is not None and lists.in_force(d) is latest]
+    plain = pl.col("in_force").is_in(latest_dates) & pl.col("r_prev").is_not_null()
+    keys = (
+        sides_r.filter(~plain.fill_null(False))
+        .select("tp_key", "tournament_id", "player_id", "in_force", "version")
+        .unique(subset="tp_key")
+    )
+    disc_plain = _plain_discrepancies(sides_r, prep.file_ratings, kv, latest_dates, plain)
+    ev = kv.attach(keys, "player_id", {"r_cur": "r_cur", "first_rated": "first_rated", "k_base": "k_base"})
+    ev = _ratings_in_force(ev, lists) if ev.height else ev.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
+    if prep.file_ratings.height:
+        ev = ev.join(prep.file_ratings.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
+    else:
+        # no rating written in the files (e.g. PGN without Elo tags): nothing to join
+        ev = ev.with_columns(pl.lit(None, pl.Int64).alias("file_rating"), pl.lit(None, pl.Int64).alias("file_id"))
+    never_before = pl.col("first_rated").is_null() | (pl.col("first_rated") > pl.col("in_force"))
+    ev = ev.with_columns(
+        pl.when(pl.col("store_rating").is_null() & never_before).then(pl.col("file_rating")).alias("boot_rating")
+    )
+    if std_hist is not None:
+        # R&B 7.2.1 (from March 2024): an unrated rapid/blitz player with a standard rating at
+        # the start of the event is treated as rated at that rating
+        std = _asof_rating(ev.select("player_id", "in_force").unique(), std_hist, "in_force", "std_rating")
+        ev = ev.join(std, on=["player_id", "in_force"], how="left").with_columns(
+            pl.when(pl.col("store_rating").is_null() & never_before & pl.col("version").is_in(["V2024", "V2024A"]))
+            .then(pl.coalesce("boot_rating", "std_rating"))
+            .otherwise(pl.col("boot_rating"))
+            .alias("boot_rating")
+        )
+    ev = ev.with_columns(pl.coalesce("store_rating", "boot_rating").alias("r_if"))
+    disagree = ev.filter(
+        pl.col("file_rating").is_not_null()
+        & pl.col("boot_rating").is_null()
+        & (pl.col("store_rating").is_null() | (pl.col("store_rating") != pl.col("file_rating")))
+        & (pl.col("store_rating").is_not_null() | ~never_before)
+    ).select(list(_DISC_COLS))
+    disc_t = pl.concat([disagree, disc_plain]).rename(_DISC_COLS).sort("tournament_id", "player_id")
+    return ev, disc_t
+
+
+def _bootstrap(ev: pl.DataFrame, known: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Players the store never rated take the rating written in this period's files as their
+    rating on the list in force (the earliest such event's). Returns (the period's state with
+    the bootstraps, rows: player_id, boot_rating, boot_date)."""
+    boot_rows = (
+        ev.filter(pl.col("boot_rating").is_not_null())
+        .sort("player_id", "in_force", "boot_rating")
+        .group_by("player_id", maintain_order=True)
+        .agg(pl.col("boot_rating").first(), pl.col("in_force").first().alias("boot_date"))
+        .join(
+            known.filter(pl.col("rating").is_null() & pl.col("first_rated").is_null()).select("player_id"),
+            on="player_id",
+            how="semi",
+        )
+    )
+    if not boot_rows.height:
+        return known, boot_rows
+    booted = pl.col("boot_rating").is_not_null()
+    known = (
+        known.join(boot_rows, on="player_id", how="left")
+        .with_columns(
+            pl.coalesce("rating", "boot_rating").alias("rating"),
+            pl.when(booted)
+            .then(pl.col("ever_2400").fill_null(False) | (pl.col("boot_rating") >= 2400))
+            .otherwise(pl.col("ever_2400"))
+            .alias("ever_2400"),
+            pl.when(booted)
+            .then(pl.col("ever_2300").fill_null(False) | (pl.col("boot_rating") >= 2300))
+            .otherwise(pl.col("ever_2300"))
+            .alias("ever_2300"),
+            pl.coalesce("last_active", "boot_date").alias("last_active"),
+            pl.coalesce("first_rated", "boot_date").alias("first_rated"),
+        )
+        .with_columns((pl.col("__changed") | booted).alias("__changed"))
+        .drop("boot_rating", "boot_date")
+    )
+    return known, boot_rows
+
+
+def _period_sums(
+    s: pl.DataFrame, period_players: pl.DataFrame, k_of: IdLookup, k_rules: fide.RuleSet
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per (event, rated player): Ro, N, ΣW, ΣRc, ΣPD and Σ(W − PD) of the counted games, in
+    hundredths; per player: N, K after the 700 cap (K × N ≤ 700, B.02 8.3.3) and the change
+    K × Σ(W − PD), rounded once, halves away from zero (8.3.4).
+
+    Returns (per event: tournament_id, player_id, ro, n, score_x100, sum_rc, we_x100,
+    wwe_x100; per player: player_id, n, k, change)."""
+    per_event = (
+        s.lazy()
+        .filter(pl.col("counted"))
+        .group_by("tp_key")
+        .agg(
+            pl.col("ro").first().alias("ro"),
+            pl.len().cast(pl.Int64).alias("n"),
+            pl.col("score_x100").sum().alias("score_x100"),
+            pl.col("rc").sum().alias("sum_rc"),
+            pl.col("pd_x100").sum().alias("we_x100"),
+        )
+        .with_columns(
+            (pl.col("tp_key") // (1 << 32)).alias("tournament_id"),
+            (pl.col("tp_key") % (1 << 32)).alias("player_id"),
+            # Σ(W − PD) = ΣW − ΣPD, exact in hundredths
+            (pl.col("score_x100") - pl.col("we_x100")).alias("wwe_x100"),
+        )
+        .drop("tp_key")
+        .collect(engine=_ENGINE)
+    )
+    sums = per_event.group_by("player_id").agg(pl.col("n").sum(), pl.col("wwe_x100").sum().alias("sum_x100"))
+    # in player order (the period's players are sorted): the update joins the state by merge
+    n_per_player = IdLookup(sums).attach(period_players, "player_id", {"n": "n", "sum_x100": "sum_x100"})
+    n_per_player = k_of.attach(n_per_player.filter(pl.col("n").is_not_null()), "player_id", {"k_base": "k_base"})
+    n_per_player = (
+        n_per_player.with_columns(
+            pl.when(pl.lit(k_rules.cap_700) & (pl.col("k_base") * pl.col("n") > 700))
+            .then(700 // pl.col("n"))
+            .otherwise(pl.col("k_base"))
+            .alias("k")
+        )
+        .with_columns(round_x100_expr(pl.col("k") * pl.col("sum_x100")).alias("change"))
+        .select("player_id", "n", "k", "change")
+    )
+    return per_event, n_per_player
+
+
+def _period_rows(
+    s: pl.DataFrame,
+    per_event: pl.DataFrame,
+    n_per_player: pl.DataFrame,
+    event_versions: list[str | None],
+    prep: Prepared,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The period's rows of `rating_changes` (one per side, with the player's final K on counted
+    games) and of `tournament_ratings` for rated players: Ra (mean Rc), p, Rp = Ra + dp (8.1.1,
+    table 8.1.1), K × Σ(W − We) unrounded (`change_x100`)."""
+    k_final = IdLookup(n_per_player.select("player_id", "k"))
+    sk = k_final.attach(s, "player_id", {"k": "k"}).lazy()
+    changes_plan = sk.select(
+        "list_date", "tournament_id", "game_id", "player_id", "opponent_id", "ro", "rc", "d_raw", "d_used",
+        "pd_x100", "score_x100", "wpd_x100", pl.when(pl.col("counted")).then(pl.col("k")).alias("k"), "counted",
+        "reason", "tc_assumed",
+    )  # fmt: skip
+    tr_plan = k_final.attach(per_event, "player_id", {"k": "k"}).lazy()
+    if len(event_versions) == 1 and event_versions[0] is not None:
+        # one rules version for the period's events (the usual case): a literal, no join
+        tr_plan = tr_plan.with_columns(pl.lit(event_versions[0], pl.Utf8).alias("rules_version"))
+    else:
+        tr_plan = tr_plan.join(
+            prep.tournaments.lazy().select(
+                pl.col("tournament_id").cast(pl.Int64), pl.col("version").alias("rules_version")
+            ),
+            on="tournament_id",
+            how="left",
+        )
+    tr_plan = tr_plan.with_columns(
+        div_round_expr(pl.col("sum_rc"), pl.col("n")).alias("ra"),
+        div_round_expr(pl.col("score_x100"), pl.col("n")).alias("p_x100"),
+        (pl.col("k") * pl.col("wwe_x100")).alias("change_x100"),
+        pl.lit(False).alias("unrated"),
+        pl.lit(None, pl.Int64).alias("ru_provisional"),
+    ).with_columns((pl.col("ra") + dp_expr(pl.col("p_x100"))).alias("rp"))
+    changes_t, tr_t = pl.collect_all([changes_plan, tr_plan], engine=_ENGINE)
+    return changes_t, tr_t
+
+
+_UPDATE_SCHEMA = {
+    "player_id": pl.Int64,
+    "n": pl.Int64,
+    "k": pl.Int64,
+    "change": pl.Int64,
+    "ru": pl.Int64,
+    "pool_n": pl.Int64,
+    "pool_games": pl.Int64,
+    "pool_games_t": pl.Int64,
+    "boot": pl.Boolean,
+}
+
+
+def _updates(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    """The period's per-player updates (`_UPDATE_SCHEMA`) in one frame, sorted by player: one
+    full join of the parts on player_id."""
     upd = None
-    for part in upd_parts:
+    for part in parts:
         if part.height == 0:
             continue
         upd = part if upd is None else upd.join(part, on="player_id", how="full", coalesce=True)
     if upd is None:
-        upd = _empty(upd_schema)
-    upd = _by_player(
-        upd.with_columns([pl.lit(None, dt_).alias(c) for c, dt_ in upd_schema.items() if c not in upd.columns])
-        .select(list(upd_schema))
-        .cast(upd_schema)
+        upd = _empty(_UPDATE_SCHEMA)
+    return _by_player(
+        upd.with_columns([pl.lit(None, dt_).alias(c) for c, dt_ in _UPDATE_SCHEMA.items() if c not in upd.columns])
+        .select(list(_UPDATE_SCHEMA))
+        .cast(_UPDATE_SCHEMA)
     )
+
+
+def _close_list(
+    t: dt.date, state: pl.DataFrame, upd: pl.DataFrame, params: FideParams, list_rules: fide.RuleSet
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The new state and list `t`: one join of the period's updates into the state. The new
+    rating is Ru for a first rating, else R + change; on 1 March 2024 the one-off adjustment;
+    below the floor the player is delisted (7.2.1); flags per `_list_flags`.
+
+    Returns (state in `_STATE_SCHEMA`, list rows in `LIST_SCHEMA` order less `rating_exact`)."""
     st = state.lazy().join(upd.lazy(), on="player_id", how="left")
     was_rated = pl.col("rating").is_not_null()
     new_rating = (
@@ -1216,8 +1328,8 @@ def _one_period(
         # FIDE B.02 (2024), one-off adjustment of 1 March 2024: R + 0.4 x (2000 - R) < 2000
         st = st.with_columns(new_rating.alias("__pre"))
         nr = pl.col("__pre")
-        # the points added are shown in the list row's flags ('adj2024:+N'); `change` stays
-        # the K-based change of the period, so rating = previous + change + N
+        # the points added are shown in the list row's flags ('adj2024:+N'); `change` stays the
+        # K-based change of the period, so rating = previous + change + N
         adj = pl.when(nr < 2000).then(div_round_expr(2 * (2000 - nr), pl.lit(5)))
         new_rating = nr + adj.fill_null(0)
     else:
@@ -1244,6 +1356,18 @@ def _one_period(
         pl.lit(None, pl.Int64).alias("k_official"),
         pl.coalesce("first_rated", pl.when(pl.col("new_rating").is_not_null()).then(pl.lit(t))).alias("first_rated"),
     )
+    st = st.collect(engine=_ENGINE).lazy()  # shared by the state and the list below
+    new_state, lists_t = pl.collect_all(
+        [st.select([pl.col(c).cast(d) for c, d in _STATE_SCHEMA.items()]), _list_plan(t, st, compressed)],
+        engine=_ENGINE,
+    )
+    return new_state, lists_t
+
+
+def _list_plan(t: dt.date, st: pl.LazyFrame, compressed: bool) -> pl.LazyFrame:
+    """List `t`'s rows from the closed state: rated players, players with pooled games, and the
+    delisted. Flags: 'i' inactive, no rated game in the last 12 months (7.2.2); 'new' first
+    rating; 'delisted' fell below the floor; 'pool' unrated with pooled games; 'adj2024:+N'."""
     delisted = pl.col("delisted").fill_null(False)
     inactive = pl.col("last_active").is_null() | (pl.col("last_active") <= pl.lit(add_months(t, -12)))
     flags = _flags_expr(
@@ -1255,8 +1379,7 @@ def _one_period(
         ],
         pl.lit("adj2024:+") + pl.col("adj2024").cast(pl.Utf8) if compressed else None,
     )
-    st = st.collect(engine=_ENGINE).lazy()  # shared by the state and the list below
-    lists_plan = st.filter(pl.col("rating").is_not_null() | pl.col("pool_games").is_not_null() | delisted).select(
+    return st.filter(pl.col("rating").is_not_null() | pl.col("pool_games").is_not_null() | delisted).select(
         pl.lit(t).alias("list_date"),
         "player_id",
         "rating",
@@ -1281,34 +1404,35 @@ def _one_period(
         .otherwise(pl.lit("computed"))
         .alias("source"),
     )
-    new_state, lists_t = pl.collect_all(
-        [st.select([pl.col(c).cast(d) for c, d in _STATE_SCHEMA.items()]), lists_plan], engine=_ENGINE
+
+
+def _apply_official(
+    t: dt.date, new_state: pl.DataFrame, lists_t: pl.DataFrame, off_t: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """An imported official list for `t` is what FIDE published: it wins for its players, in the
+    state and in list `t` (source 'imported')."""
+    new_state = _state_from_official(new_state, off_t)
+    o = off_t.unique("player_id", keep="first").select(
+        "player_id", pl.col("rating").alias("o_rating"), pl.lit(True).alias("imp")
     )
-    if off_t is not None and off_t.height:
-        # the imported official list is what FIDE published: it wins for its players
-        new_state = _state_from_official(new_state, off_t)
-        o = off_t.unique("player_id", keep="first").select(
-            "player_id", pl.col("rating").alias("o_rating"), pl.lit(True).alias("imp")
+    lists_t = (
+        lists_t.join(o, on="player_id", how="full", coalesce=True)
+        .join(
+            new_state.select("player_id", pl.col("ever_2400").alias("o_e"), pl.col("birth_year").alias("o_by")),
+            on="player_id",
+            how="left",
         )
-        lists_t = (
-            lists_t.join(o, on="player_id", how="full", coalesce=True)
-            .join(
-                new_state.select("player_id", pl.col("ever_2400").alias("o_e"), pl.col("birth_year").alias("o_by")),
-                on="player_id",
-                how="left",
-            )
-            .with_columns(
-                pl.when(pl.col("imp")).then(pl.col("o_rating")).otherwise(pl.col("rating")).alias("rating"),
-                pl.coalesce("games", pl.lit(0, pl.Int64)).alias("games"),
-                pl.coalesce("list_date", pl.lit(t)).alias("list_date"),
-                pl.when(pl.col("imp")).then(pl.lit("imported")).otherwise(pl.col("source")).alias("source"),
-                pl.col("o_e").alias("ever_2400"),
-                pl.col("o_by").alias("birth_year"),
-            )
-            .select(list(LIST_SCHEMA))
+        .with_columns(
+            pl.when(pl.col("imp")).then(pl.col("o_rating")).otherwise(pl.col("rating")).alias("rating"),
+            pl.coalesce("games", pl.lit(0, pl.Int64)).alias("games"),
+            pl.coalesce("list_date", pl.lit(t)).alias("list_date"),
+            pl.when(pl.col("imp")).then(pl.lit("imported")).otherwise(pl.col("source")).alias("source"),
+            pl.col("o_e").alias("ever_2400"),
+            pl.col("o_by").alias("birth_year"),
         )
-    lists.put(t, lists_t)
-    return _by_player(new_state), pool, (lists_t, changes_t, tr_t, disc_t)
+        .select(list(LIST_SCHEMA))
+    )
+    return new_state, lists_t
 
 
 def _flags_expr(marks: list[tuple[str, pl.Expr]], extra: pl.Expr | None) -> pl.Expr:

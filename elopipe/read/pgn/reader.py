@@ -1361,22 +1361,9 @@ class _Reader:
             flags.append("null_move")
             self.issue("null_move", "null move in the main line", line, gi)
         mhash = _hash_forms(tokens)
-        played = True
-        unplayed_code = None
         termination = get("Termination")
         term_l = termination.lower() if termination else ""
-        if form.forfeit or unplayed_termination(term_l):
-            played, unplayed_code = False, "forfeit"
-            flags.append("double_forfeit" if result == "0-0" else "forfeit")
-        elif ply < 2 and result in ("1-0", "0-1", "1/2-1/2") and not fen:
-            if ply == 0 and not n_bad:
-                flags.append("no_moves")  # played or not: the whole file decides (`_settle_moveless`)
-                self.moveless += 1
-            elif ply == 0 and result != "1/2-1/2":
-                self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)
-            else:
-                flags.append("fewer_than_two_plies")
-                self.issue("fewer_than_two_plies", f"only {ply} ply played: not rated", line, gi, "info")
+        played, unplayed_code = self._played(form, result, term_l, ply, n_bad, fen, flags, line, gi)
         if ply:
             self.shows_moves = True
         # players
@@ -1389,35 +1376,8 @@ class _Reader:
             )
 
         # tournament
-        date_raw = get("Date")
-        gdate, prec, gwhy = self._date(date_raw)
-        edate_raw = get("EventDate")
-        if gdate is None or edate_raw is not None:
-            edate, eprec, ewhy = self._date(edate_raw)
-            if edate is None and edate_raw is not None and ewhy is not None:
-                self.issue(*date_message("EventDate", edate_raw, ewhy), line, gi)
-            if gdate is None:
-                if date_unreadable(date_raw):
-                    self.issue(*date_message("Date", date_raw, gwhy), line, gi)
-                if edate is not None:
-                    gdate, prec = edate, eprec
-                    flags.append("date_from_event")
-        else:
-            edate, eprec = None, "none"
-        year = gdate.year if gdate is not None else None
-        # a game without an Event tag may continue the event of the game before it (`_tournament`)
-        tkey = (get("Event"), get("Site"), edate_raw, year, None if "Event" in tags else self._prev_tref)
-        tref = self._t_cache.get(tkey)
-        if tref is None:
-            tref = self._t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
-        self._prev_tref = tref
-        if gdate is not None:
-            self.t_dates[tref].append(gdate)
-        tc = get("TimeControl")
-        if tc is not None:
-            tc = clean(tc)
-            if tc:
-                self.t_tc.setdefault(tref, set()).add(tc)
+        gdate, prec, edate, eprec, edate_raw = self._game_dates(get, flags, line, gi)
+        tref, tc = self._game_tournament(tags, gdate, edate, eprec, edate_raw)
 
         wref = (
             self._player(tref, "White", white, get("WhiteFideId"), get("WhiteElo"), lambda: tags, line, gi)
@@ -1430,14 +1390,8 @@ class _Reader:
             else None
         )
 
-        # round
         round_label = get("Round")
-        rnd, board = self._round(round_label, line, gi)
-        b_tag = get("Board")
-        if b_tag is not None and clean(b_tag) is not None:
-            board = self._board(b_tag, line, gi)
-        if rnd is not None and rnd > self.t_rounds.get(tref, 0):
-            self.t_rounds[tref] = rnd
+        rnd, board = self._game_round(round_label, get("Board"), tref, line, gi)
 
         wr = self._elo(get("WhiteElo"), line, gi, "WhiteElo")
         br = self._elo(get("BlackElo"), line, gi, "BlackElo")
@@ -1477,13 +1431,100 @@ class _Reader:
         )
         self.out.games.append(game)
         if bye_side and rnd is not None:
-            pref = wref if bye_side == "w" else bref
-            score = wscore if bye_side == "w" else bscore
-            if pref is not None:
-                code = {ONE: "U", HALF: "H", ZERO: "Z"}.get(score, "U") if score is not None else "U"
-                self.out.unplayed.append(UnplayedRec(tref, pref, rnd, code, score, None, line))
+            self._bye(tref, wref if bye_side == "w" else bref, rnd, wscore if bye_side == "w" else bscore, line)
         if self.validate and tokens:
             self._validate(movetext, len(tokens), fen, variant == "chess960", line, gi, game, rg)
+
+    def _played(
+        self,
+        form: ResultForm,
+        result: str | None,
+        term_l: str,
+        ply: int,
+        n_bad: int,
+        fen: str | None,
+        flags: list[str],
+        line: int,
+        gi: int,
+    ) -> tuple[bool, str | None]:
+        """(played, unplayed_code) of a game: a forfeit by its result form or its Termination; a
+        decisive or drawn game with fewer than two plies is flagged (a moveless one is settled by
+        the whole file, `_settle_moveless`)."""
+        if form.forfeit or unplayed_termination(term_l):
+            flags.append("double_forfeit" if result == "0-0" else "forfeit")
+            return False, "forfeit"
+        if ply < 2 and result in ("1-0", "0-1", "1/2-1/2") and not fen:
+            if ply == 0 and not n_bad:
+                flags.append("no_moves")  # played or not: the whole file decides (`_settle_moveless`)
+                self.moveless += 1
+            elif ply == 0 and result != "1/2-1/2":
+                self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)
+            else:
+                flags.append("fewer_than_two_plies")
+                self.issue("fewer_than_two_plies", f"only {ply} ply played: not rated", line, gi, "info")
+        return True, None
+
+    def _game_dates(
+        self, get: Callable[[str], str | None], flags: list[str], line: int, gi: int
+    ) -> tuple[dt.date | None, str, dt.date | None, str, str | None]:
+        """(game date, its precision, event date, its precision, EventDate as written): the Date
+        tag, else the EventDate (flag 'date_from_event'); an unreadable one is reported."""
+        date_raw = get("Date")
+        gdate, prec, gwhy = self._date(date_raw)
+        edate_raw = get("EventDate")
+        if gdate is None or edate_raw is not None:
+            edate, eprec, ewhy = self._date(edate_raw)
+            if edate is None and edate_raw is not None and ewhy is not None:
+                self.issue(*date_message("EventDate", edate_raw, ewhy), line, gi)
+            if gdate is None:
+                if date_unreadable(date_raw):
+                    self.issue(*date_message("Date", date_raw, gwhy), line, gi)
+                if edate is not None:
+                    gdate, prec = edate, eprec
+                    flags.append("date_from_event")
+        else:
+            edate, eprec = None, "none"
+        return gdate, prec, edate, eprec, edate_raw
+
+    def _game_tournament(
+        self, tags: dict[str, str], gdate: dt.date | None, edate: dt.date | None, eprec: str, edate_raw: str | None
+    ) -> tuple[int, str | None]:
+        """(the game's tournament ref, its TimeControl cleaned): games of one Event, Site,
+        EventDate and year share a tournament; the event's dates and time controls grow."""
+        get = tags.get
+        year = gdate.year if gdate is not None else None
+        # a game without an Event tag may continue the event of the game before it (`_tournament`)
+        tkey = (get("Event"), get("Site"), edate_raw, year, None if "Event" in tags else self._prev_tref)
+        tref = self._t_cache.get(tkey)
+        if tref is None:
+            tref = self._t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
+        self._prev_tref = tref
+        if gdate is not None:
+            self.t_dates[tref].append(gdate)
+        tc = get("TimeControl")
+        if tc is not None:
+            tc = clean(tc)
+            if tc:
+                self.t_tc.setdefault(tref, set()).add(tc)
+        return tref, tc
+
+    def _game_round(
+        self, round_label: str | None, b_tag: str | None, tref: int, line: int, gi: int
+    ) -> tuple[int | None, int | None]:
+        """(round, board) from the Round tag ('5', '5.3') and the Board tag, which wins; the
+        event's number of rounds grows with the highest round seen."""
+        rnd, board = self._round(round_label, line, gi)
+        if b_tag is not None and clean(b_tag) is not None:
+            board = self._board(b_tag, line, gi)
+        if rnd is not None and rnd > self.t_rounds.get(tref, 0):
+            self.t_rounds[tref] = rnd
+        return rnd, board
+
+    def _bye(self, tref: int, pref: int | None, rnd: int, score: Decimal | None, line: int) -> None:
+        """A bye (one player only) as an `UnplayedRec`: TRF code U, H or Z by the score."""
+        if pref is not None:
+            code = {ONE: "U", HALF: "H", ZERO: "Z"}.get(score, "U") if score is not None else "U"
+            self.out.unplayed.append(UnplayedRec(tref, pref, rnd, code, score, None, line))
 
     # -- helpers --
     def _odd_players(
