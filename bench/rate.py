@@ -6,7 +6,7 @@ in the month, use the October list and are rated on the November list).  Every p
 game is rated, every game is played.
 
 Timed, in the same run:
-* engine: `fide_engine.prepare` + `run_periods` on in-memory frames (what `elopipe rate`
+* engine: `fide_prepare.prepare` + `fide_engine.run_periods` on in-memory frames (what `elopipe rate`
   does between reading and writing the store);
 * baseline: `fide_reference.rate_month_python`, a straightforward loop over the games that
   produces the same month (per-side changes, per-event sums, the full new list).
@@ -29,7 +29,9 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from elopipe.rating.fide_engine import EngineInputs, FideParams, prepare, run_periods  # noqa: E402
+from elopipe.rating.fide_engine import run_periods  # noqa: E402
+from elopipe.rating.fide_params import EngineInputs, FideParams  # noqa: E402
+from elopipe.rating.fide_prepare import prepare  # noqa: E402
 from elopipe.rating.fide_reference import rate_month_python  # noqa: E402
 from elopipe.rating.periods import get_scheme  # noqa: E402
 

@@ -136,7 +136,9 @@ def test_rapid_600_point_rule_and_standard_rating_seeds_rapid():
         {"player_id": [4], "list_date": [D(2025, 1, 1)], "rating": [2100]},
         schema={"player_id": pl.Int64, "list_date": pl.Date, "rating": pl.Int64},
     )
-    from elopipe.rating.fide_engine import FideParams, prepare, run_periods, to_contract
+    from elopipe.rating.fide_engine import run_periods, to_contract
+    from elopipe.rating.fide_params import FideParams
+    from elopipe.rating.fide_prepare import prepare
     from elopipe.rating.fide_run import load_inputs
     from elopipe.rating.periods import get_scheme
 

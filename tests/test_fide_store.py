@@ -335,7 +335,8 @@ def test_a_base_list_imported_after_a_run_rerates_from_the_first_list(tmp_path):
 def test_rapid_lists_follow_the_standard_lists_that_seed_them(tmp_path):
     """From March 2024 an unrated rapid player takes their standard rating (R&B 7.2.1): a
     change of the standard lists makes the rapid lists stale."""
-    from elopipe.rating.fide_engine import FideParams, prepare
+    from elopipe.rating.fide_params import FideParams
+    from elopipe.rating.fide_prepare import prepare
     from elopipe.rating.fide_run import load_inputs, period_digests
     from elopipe.rating.periods import get_scheme
 

@@ -38,14 +38,9 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import faults, store_io
-from elopipe.rating.fide_engine import (
-    EngineInputs,
-    EngineResult,
-    FideParams,
-    prepare,
-    run_periods,
-    to_contract,
-)
+from elopipe.rating.fide_engine import run_periods, to_contract
+from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
+from elopipe.rating.fide_prepare import prepare
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary
 
@@ -78,11 +73,24 @@ def code_fingerprint() -> str:
     re-rates everything on the next run. The sources are found by module, so a module that
     moves keeps its place in the fingerprint."""
     import elopipe.rating as pkg
-    from elopipe.rating import fide, fide_engine, lookup, periods, rounding, store_io, tables
+    from elopipe.rating import (
+        fide,
+        fide_engine,
+        fide_initial,
+        fide_params,
+        fide_period,
+        fide_prepare,
+        lookup,
+        periods,
+        rounding,
+        store_io,
+        tables,
+    )
     from elopipe.read import rate_of_play
 
     h = hashlib.sha1()
-    for module in (fide, fide_engine, periods, tables, rounding, rate_of_play, lookup, store_io):
+    engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_engine)
+    for module in (fide, *engine, periods, tables, rounding, rate_of_play, lookup, store_io):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"
     for name in ("table_8_1_1.csv", "table_8_1_2.csv"):

@@ -1,0 +1,249 @@
+"""The store's frames turned into player-sides assigned to rating periods (FIDE B.02 7.1.3: an
+event is rated on the first list whose closing date is on or after its end, against the list in
+force at its start), with the reason a game is not rated and the events left out (`rating_skips`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+
+from elopipe.rating import fide
+from elopipe.rating.fide_params import SYSTEM_CLASS, EngineInputs, FideParams, Prepared, pair_key, version_expr
+from elopipe.rating.periods import PeriodScheme, get_scheme
+from elopipe.read.rate_of_play import classify_games
+
+
+def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | None = None) -> Prepared:
+    """Turn the store's frames into player-sides assigned to periods.
+
+    Online events (`fide.online_platform_expr` on the tournaments' ``site``/``platform``:
+    a lichess TRF export, a PGN Site naming lichess.org, chess.com, chess24, ICC, a URL or
+    ending in 'INT') are not rated: their games go to `skips` with reason
+    'online:<platform>' (FIDE rates over-the-board play only).
+
+    sides columns: game_id, tournament_id, player_id, opponent_id, score_x100 Int64,
+    list_date, in_force, eff_start Date, version Utf8, reason Utf8 (null = can be rated;
+    else 'forfeit', 'not_rated_code', 'no_result', 'no_moves', 'variant', 'no_player'),
+    tc_minutes Float64, tc_assumed Boolean.  Games of another rate class and events with
+    no date at all are left out and counted in `skips`.
+    """
+    scheme = scheme or get_scheme("fide")
+    games = inputs.games
+    tours = inputs.tournaments
+    rate_class = SYSTEM_CLASS[params.system]
+    # (event, player) pairs are one Int64 key (`pair_key`): ids come from the store's
+    # sequences, so never negative; a hand-edited store must not be rated wrongly in silence
+    for col in ("tournament_id", "white_id", "black_id"):
+        low = games.get_column(col).min()
+        if low is not None and low < 0:  # type: ignore[operator]
+            raise ValueError(f"games.{col} holds negative ids ({low}); the store's ids are never negative")
+
+    # online play is never rated (`fide.online_platform_expr`); frames built without the
+    # site/platform columns (older callers) have none
+    online_cols = [pl.col(c) if c in tours.columns else pl.lit(None, pl.Utf8).alias(c) for c in ("site", "platform")]
+    online = (
+        tours.select("tournament_id", *online_cols)
+        .with_columns(fide.online_platform_expr().alias("online"))
+        .filter(pl.col("online").is_not_null())
+        .select("tournament_id", "online")
+    )
+    tours = scheme.assign(
+        tours.select("tournament_id", "eff_start", "eff_end", "date_source", "n_games"),
+        end_col="eff_end",
+        start_col="eff_start",
+    ).with_columns(version_expr("eff_start", params.rules).alias("version"))
+
+    games = classify_games(games, inputs.tournaments, default=params.unknown_tc)
+    games = games.join(
+        tours.select("tournament_id", "list_date", "in_force", "eff_start", "version"),
+        on="tournament_id",
+        how="left",
+    )
+
+    if online.height:
+        games = games.join(online, on="tournament_id", how="left")
+        on_line = games.filter(pl.col("online").is_not_null())
+        games = games.filter(pl.col("online").is_null()).drop("online")
+    else:
+        on_line = games.clear().with_columns(pl.lit(None, pl.Utf8).alias("online"))
+    too_old = games.filter(pl.col("eff_start") < params.rating_from)
+    games = games.filter(pl.col("eff_start").is_null() | (pl.col("eff_start") >= params.rating_from))
+    no_dates = games.filter(pl.col("list_date").is_null())
+    other = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") != rate_class))
+    skips = _skips(on_line, too_old, no_dates, other, tours)
+
+    g = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") == rate_class))
+    g = g.with_columns(_unrated_reason().alias("reason"))
+    sides = _sides(g)
+
+    file_ratings = _file_ratings(sides, inputs)
+    sides = sides.drop("game_file_rating")
+
+    # birth years as the store believes them (`store_io.load_players`: from the files, order-free)
+    birth_years = inputs.players.select("player_id", "birth_year").filter(pl.col("birth_year").is_not_null())
+    # full birth dates (players.birth_date) for the V2017 junior wording, "until the 18th birthday"
+    birth_dates = None
+    if "birth_date" in inputs.players.columns:
+        birth_dates = inputs.players.select("player_id", "birth_date").filter(pl.col("birth_date").is_not_null())
+
+    periods = sides.get_column("list_date").unique().sort().to_list()
+    list_dates: list[dt.date] = []
+    if periods:
+        list_dates = scheme.lists_between(periods[0], periods[-1])
+    return Prepared(
+        sides=sides,
+        tournaments=tours,
+        skips=skips,
+        file_ratings=file_ratings,
+        birth_years=birth_years,
+        birth_dates=birth_dates,
+        list_dates=list_dates,
+        official=inputs.official,
+        standard_lists=inputs.standard_lists,
+    )
+
+
+def _skips(
+    on_line: pl.DataFrame, too_old: pl.DataFrame, no_dates: pl.DataFrame, other: pl.DataFrame, tours: pl.DataFrame
+) -> pl.DataFrame:
+    """The events left out and why (`rating_skips`: tournament_id, reason, n_games): online
+    play, before `rating_from`, no dates, another rate class; events with neither games nor
+    dates too."""
+    skips = pl.concat(
+        [
+            on_line.group_by("tournament_id").agg(
+                (pl.lit("online:") + pl.col("online").first()).alias("reason"),
+                pl.len().cast(pl.Int64).alias("n_games"),
+            ),
+            too_old.group_by("tournament_id").agg(
+                pl.lit("before_rating_from").alias("reason"),
+                pl.len().cast(pl.Int64).alias("n_games"),
+            ),
+            no_dates.group_by("tournament_id").agg(
+                pl.lit("no_dates").alias("reason"), pl.len().cast(pl.Int64).alias("n_games")
+            ),
+            other.group_by("tournament_id", "rate_class")
+            .agg(pl.len().cast(pl.Int64).alias("n_games"))
+            .select(
+                "tournament_id",
+                (pl.lit("rate_class:") + pl.col("rate_class")).alias("reason"),
+                "n_games",
+            ),
+        ]
+    )
+    # events without any game and without dates are also recorded
+    empty_nodate = tours.filter(pl.col("list_date").is_null() & (pl.col("n_games") == 0)).select(
+        "tournament_id", pl.lit("no_dates").alias("reason"), pl.lit(0, pl.Int64).alias("n_games")
+    )
+    skips = pl.concat([skips, empty_nodate]).sort("tournament_id", "reason")
+
+    return skips
+
+
+def _unrated_reason() -> pl.Expr:
+    """Why a game of the rate class is not rated (null: it can be): 'no_player' (a bye or the
+    same player twice), 'not_rated_code' (TRF W/D/L), 'forfeit' (B.02 5.x: unplayed games are
+    not rated), 'no_result', 'no_moves' (fewer than two plies or a moveless game rated as
+    unplayed), 'variant'."""
+    code = pl.col("unplayed_code").fill_null("").str.to_uppercase()
+    variant = pl.col("variant").fill_null("").str.to_lowercase()
+    reason = (
+        pl.when(pl.col("white_id").is_null() | pl.col("black_id").is_null())
+        .then(pl.lit("no_player"))
+        .when(pl.col("white_id") == pl.col("black_id"))
+        .then(pl.lit("no_player"))
+        .when(code.is_in(["W", "D", "L"]))
+        .then(pl.lit("not_rated_code"))
+        .when(~pl.col("played").fill_null(False))
+        .then(pl.lit("forfeit"))
+        .when(pl.col("white_score").is_null() | pl.col("black_score").is_null())
+        .then(pl.lit("no_result"))
+        .when(pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))
+        .then(pl.lit("no_moves"))
+        .when(~variant.is_in(["", "standard", "chess"]))
+        .then(pl.lit("variant"))
+        .otherwise(None)
+    )
+    return reason
+
+
+def _sides(g: pl.DataFrame) -> pl.DataFrame:
+    """Two rows per game, one per player-side: the side's player and opponent, score in
+    hundredths, the rating the game's tags give, and the (event, player) and (event,
+    opponent) keys."""
+    common = [
+        "game_id",
+        "round",
+        "tournament_id",
+        "list_date",
+        "in_force",
+        "eff_start",
+        "version",
+        "reason",
+        "tc_minutes",
+        "tc_assumed",
+    ]
+    white = g.select(
+        *common,
+        pl.col("white_id").alias("player_id"),
+        pl.col("black_id").alias("opponent_id"),
+        (pl.col("white_score") * 100).round(0).cast(pl.Int64).alias("score_x100"),
+        pl.col("white_rating_in_file").alias("game_file_rating"),
+    )
+    black = g.select(
+        *common,
+        pl.col("black_id").alias("player_id"),
+        pl.col("white_id").alias("opponent_id"),
+        (pl.col("black_score") * 100).round(0).cast(pl.Int64).alias("score_x100"),
+        pl.col("black_rating_in_file").alias("game_file_rating"),
+    )
+    sides = (
+        pl.concat([white, black])
+        .filter(pl.col("player_id").is_not_null())
+        .with_columns(
+            pair_key("tournament_id", "player_id").alias("tp_key"),
+            pair_key("tournament_id", "opponent_id").alias("to_key"),
+        )
+    )
+
+    return sides
+
+
+def _file_ratings(sides: pl.DataFrame, inputs: EngineInputs) -> pl.DataFrame:
+    """The rating written in the files per (event, player): tournament_id, player_id, tp_key,
+    file_rating, file_id."""
+    # the rating written in the file for (event, player): the event's player row, else the
+    # lowest per-game value (deterministic whatever the order of the games)
+    tp = inputs.tournament_players
+    from_games = (
+        sides.filter(pl.col("game_file_rating").fill_null(0) > 0)
+        .group_by("tournament_id", "player_id")
+        .agg(pl.col("game_file_rating").min().alias("g_rating"))
+    )
+    file_ratings = (
+        tp.select("tournament_id", "player_id", "rating_in_file", "file_id")
+        .join(from_games, on=["tournament_id", "player_id"], how="full", coalesce=True)
+        .select(
+            "tournament_id",
+            "player_id",
+            pl.coalesce(
+                pl.when(pl.col("rating_in_file") > 0).then(pl.col("rating_in_file")),
+                pl.col("g_rating"),
+            ).alias("file_rating"),
+            "file_id",
+        )
+    )
+    file_ratings = file_ratings.join(
+        inputs.tournaments.select("tournament_id", pl.col("file_id").alias("t_file")),
+        on="tournament_id",
+        how="left",
+    ).select(
+        "tournament_id",
+        "player_id",
+        pair_key("tournament_id", "player_id").alias("tp_key"),
+        "file_rating",
+        pl.coalesce("file_id", "t_file").alias("file_id"),
+    )
+    return file_ratings
