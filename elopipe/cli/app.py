@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from elopipe.runtime.errors import ElopipeError
 from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full
 
 
@@ -27,6 +28,10 @@ class _Group(TyperGroup):  # type: ignore[misc]
         except StorePathError as exc:
             # typer's own (vendored) click exception: shown as "Invalid value for '--db'", exit 2
             raise typer.BadParameter(str(exc), param_hint="'--db'") from None
+        except ElopipeError as exc:
+            # every command's own errors, in one place: the message, no traceback
+            err_console.print(str(exc) or type(exc).__doc__ or "failed", style="red")
+            raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             _interrupted()
         except Exception as exc:
@@ -110,10 +115,6 @@ DB_OPTION_HELP = "DuckDB file of the store."
 def reader_or_exit(db):
     """Open the store read-only for a command, or print why not and exit 1 (a missing store, or
     DuckDB refusing because another process holds it)."""
-    from elopipe.store.connect import StoreBusyError, open_reader
+    from elopipe.store.connect import open_reader
 
-    try:
-        return open_reader(db)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    return open_reader(db)  # a missing or busy store: an ElopipeError, printed by `_Group.invoke`

@@ -14,9 +14,10 @@ import duckdb
 
 from elopipe.identity.resolve import CONFIDENCE, fuller
 from elopipe.read.names import ABBREV_MAX, event_key, name_key, names_compatible
+from elopipe.runtime.errors import ElopipeError
 
 
-class IdentityError(ValueError):
+class IdentityError(ElopipeError, ValueError):
     """A merge or split that the identity rules forbid (e.g. two different FIDE IDs)."""
 
 

@@ -70,22 +70,6 @@ class FilePlayers:
     tournament_ids: dict[int, int]
 
 
-def resolve_players(
-    con: duckdb.DuckDBPyConnection,
-    players: list[PlayerRec],
-    file_id: int,
-    tournament_ids: dict[int, int] | None = None,
-) -> dict[tuple[int, int], Resolution]:
-    """`resolve_batch` of one file. Without `tournament_ids`, the file's tournaments are read from
-    the store and every player is taken to belong to the file's context."""
-    if tournament_ids is None:
-        rows = con.execute(
-            "SELECT tournament_id FROM tournaments WHERE file_id = ? ORDER BY tournament_id", [file_id]
-        ).fetchall()
-        return resolve_batch(con, [FilePlayers(file_id, players, {})], [r[0] for r in rows])[0]
-    return resolve_batch(con, [FilePlayers(file_id, players, tournament_ids)])[0]
-
-
 def resolve_batch(
     con: duckdb.DuckDBPyConnection, files: list[FilePlayers], file_tids: list[int] | None = None
 ) -> list[dict[tuple[int, int], Resolution]]:

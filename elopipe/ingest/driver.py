@@ -23,10 +23,11 @@ import duckdb
 from elopipe.ingest.loader import FileResult, load_batch
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source, discover
+from elopipe.runtime.errors import ElopipeError
 from elopipe.store.connect import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
 
 
-class BatchParseError(Exception):
+class BatchParseError(ElopipeError):
     """A parser could not parse a batch at all (a cluster that lost it): the ingest stops before
     that batch, with the message as its `failure`. Earlier batches stay loaded."""
 

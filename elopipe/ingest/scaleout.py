@@ -19,6 +19,8 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from elopipe.runtime.errors import ElopipeError
+
 ENV_VAR = "ELOPIPE_DASK"
 LOCAL = "local"  # `--dask` without an address: a cluster on this machine
 INSTALL_HINT = "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
@@ -27,7 +29,7 @@ CONNECT_SECONDS = 5.0
 _ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+:\d+$|^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)
 
 
-class ScaleOutError(Exception):
+class ScaleOutError(ElopipeError):
     """A `--dask` setting that cannot work (Dask not installed, scheduler unreachable, stage
     folder not writable); the message is one line for the user."""
 

@@ -41,7 +41,7 @@ from elopipe.ingest.pieces import PgnPiece, PiecePlan, assemble, parse_piece, pl
 from elopipe.read.parse import ParsedSource, parse_source
 from elopipe.read.records import GameTable
 from elopipe.read.sources import Source
-from elopipe.runtime.errors import first_line
+from elopipe.runtime.errors import ElopipeError, first_line
 
 UNIT_BYTES = 8_000_000
 UNIT_FILES = 64
@@ -55,7 +55,7 @@ class ClusterParseError(BatchParseError):
     one line. Its batch is not written."""
 
 
-class WorkerCannotSee(Exception):
+class WorkerCannotSee(ElopipeError):
     """The worker does not see an input file at the path the writer gave."""
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Protocol
 
 from elopipe.read.sources import SYMLINK, not_regular, text_path
+from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.interrupt import stop_requested, wait_or_stop
 
 TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
@@ -252,8 +253,10 @@ def unique_destination(folder: Path, name: str) -> Path:
         n += 1
 
 
-class InboxError(RuntimeError):
+class InboxError(ElopipeError, RuntimeError):
     """The inbox's processed/ or quarantine/ is not a real folder (a symbolic link, a file)."""
+
+    exit_code = 2
 
 
 def inbox_folder(inbox: Path, name: str) -> Path:

@@ -46,13 +46,10 @@ import polars as pl
 from elopipe.identity.decisions import refresh_display_names
 from elopipe.read.names import fold, name_key_sql
 from elopipe.read.trf.codes import TITLES
-from elopipe.runtime.errors import first_line
-
-FIDE_SYSTEMS = ("fide", "fide-rapid", "fide-blitz")
-FFE_SYSTEMS = ("ffe", "ffe-rapid", "ffe-blitz")
+from elopipe.runtime.errors import ElopipeError, first_line
 
 
-class ListFormatError(ValueError):
+class ListFormatError(ElopipeError, ValueError):
     """The file is not a list this module can read, or the list date cannot be known."""
 
 

@@ -17,12 +17,13 @@ from pathlib import Path
 
 import polars as pl
 
+from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.lifeline import alive
 
 TMP_MARK = ".elopipe-tmp-"
 
 
-class WriteError(OSError):
+class WriteError(ElopipeError, OSError):
     """A published file could not be written (disk full, no permission, ...); `str()` is one
     line naming the file and the reason, and `errno` is the original one when known."""
 

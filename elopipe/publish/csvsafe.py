@@ -13,7 +13,6 @@ query output for scripts) keep the text as written.
 from __future__ import annotations
 
 import os
-import re
 
 import polars as pl
 
@@ -23,24 +22,11 @@ _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = r"^[+-]?\d+(\.\d+)?$"
 
 
-def neutralize(value: str | None) -> str | None:
-    """`value` with a leading `'` if a spreadsheet would read it as a formula."""
-    if value and value.startswith(_TRIGGERS) and not re.match(_PLAIN_NUMBER, value):
-        return "'" + value
-    return value
-
-
 def csv_safe(df: pl.DataFrame) -> pl.DataFrame:
-    """`df` with every String cell passed through `neutralize` (other dtypes unchanged)."""
+    """`df` with a leading `'` on every String cell a spreadsheet would read as a formula (one that
+    starts with = + - @, a tab or a carriage return and is not a plain number); other dtypes unchanged."""
     fixes = [
-        pl.when(
-            pl.col(name).str.starts_with("=")
-            | pl.col(name).str.starts_with("+")
-            | pl.col(name).str.starts_with("-")
-            | pl.col(name).str.starts_with("@")
-            | pl.col(name).str.starts_with("\t")
-            | pl.col(name).str.starts_with("\r"),
-        )
+        pl.when(pl.any_horizontal(pl.col(name).str.starts_with(c) for c in _TRIGGERS))
         .then(
             pl.when(pl.col(name).str.contains(_PLAIN_NUMBER)).then(pl.col(name)).otherwise(pl.lit("'") + pl.col(name))
         )

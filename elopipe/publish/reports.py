@@ -272,25 +272,6 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
     ).sort(["start_rank", "player", "player_id", "round", "kind"], nulls_last=True, maintain_order=True)
 
 
-FFE_COLUMNS = [
-    "list_date",
-    "start_rank",
-    "player_id",
-    "name",
-    "r_old",
-    "r_source",
-    "n_compatible",
-    "n_incompatible",
-    "x",
-    "p",
-    "z",
-    "perf",
-    "young",
-    "method",
-    "r_new",
-]
-
-
 def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
     """FFE period working (`ffe_details`) of the tournament's rated players, for the list the
     tournament was rated on: r_old, r_source ('F'/'N'/'E'), compatible and incompatible game

@@ -27,12 +27,13 @@ from typing import Any, TextIO
 
 import duckdb
 
+from elopipe.runtime.errors import ElopipeError
 from elopipe.store.connect import open_reader
 
 FORMATS = ("table", "csv", "json")
 
 
-class QueryError(RuntimeError):
+class QueryError(ElopipeError, RuntimeError):
     """DuckDB rejected the query (syntax, unknown table, a write on a read-only store, or a
     file access refused by the sandbox)."""
 
@@ -41,8 +42,10 @@ class QueryInterrupted(QueryError):
     """Ctrl-C stopped the query."""
 
 
-class UsageError(ValueError):
+class UsageError(ElopipeError, ValueError):
     """The query text is not one SQL statement (empty, or several statements)."""
+
+    exit_code = 2
 
 
 def check_query(query: str) -> None:

@@ -209,13 +209,6 @@ def run_ffe(
     return summary, frames
 
 
-def run_ffe_rapid(
-    con: duckdb.DuckDBPyConnection, rules: FfeRules = RAPID, **kw: Any
-) -> tuple[FfeRunSummary, dict[str, pl.DataFrame]]:
-    """`run_ffe` with the E02 parameters (spec B.2)."""
-    return run_ffe(con, rules, **kw)
-
-
 # ---- entry points of the registry (elopipe.rating.systems) --------------------------
 
 _RULE_OPTIONS = {

@@ -275,19 +275,3 @@ def per_event_calendar(end_dates: Iterable[dt.date]) -> list[dt.date]:
     """
     lo, hi = DATE_MIN, DATE_LAST
     return sorted({d + dt.timedelta(days=1) for d in end_dates if d is not None and lo <= d <= hi})
-
-
-def list_dates_in_force(list_dates: pl.Series | list[dt.date], dates: pl.Series) -> pl.Series:
-    """For each date of `dates`, the latest of `list_dates` on or before it (or null).
-
-    Generic form of `PeriodScheme.assign` for arbitrary calendars (e.g.
-    `per_event_calendar`). Returns a Date series aligned with `dates`.
-    """
-    cal = pl.DataFrame({"__key": pl.Series(list_dates, dtype=pl.Date)}).unique().sort("__key")
-    cal = cal.with_columns(pl.col("__key").alias("__out"))
-    q = pl.DataFrame({"__key": dates.cast(pl.Date)}).with_row_index("__row")
-    known = q.filter(pl.col("__key").is_not_null()).sort("__key")
-    res = known.join_asof(cal, on="__key", strategy="backward")
-    return (
-        q.join(res.select("__row", "__out"), on="__row", how="left").sort("__row").get_column("__out").alias(dates.name)
-    )

@@ -9,7 +9,6 @@ value and record a warning with the raw text (PGN and TRF alike).
   and no tournament has come near 9999 rounds or boards.
 - PLY_MAX: 10000 plies. The longest legal game under the 75-move rule is below 9000 plies
   (FIDE Laws 9.6.2); more is a merged or corrupt movetext.
-- FIDE_ID_MAX: the BIGINT maximum (FIDE IDs have at most 9 digits today).
 - RATING_MIN..RATING_MAX: 100..3500 for a rating tag of a PGN (WhiteElo/BlackElo), which may
   carry national, online or engine ratings; 0 and blank mean unrated.
 - FIDE_RATING_MIN..FIDE_RATING_MAX: 1000..3000 for the FIDE-rating column of a TRF `001` row.
@@ -40,8 +39,6 @@ from decimal import Decimal
 ROUND_MAX = 9999
 BOARD_MAX = 9999
 PLY_MAX = 10000
-START_RANK_MAX = 9999
-FIDE_ID_MAX = 2**63 - 1
 RATING_MIN, RATING_MAX = 100, 3500
 FIDE_RATING_MIN, FIDE_RATING_MAX = 1000, 3000
 POINTS_MAX = Decimal("999.5")

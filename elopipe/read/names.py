@@ -125,11 +125,6 @@ def names_compatible(a: str, b: str) -> bool:
     return _covers(ta, tb) or _covers(tb, ta)
 
 
-def is_abbreviation(short: str, long: str) -> bool:
-    """True when name key `short` is an abbreviated form of `long` (see `names_compatible`)."""
-    return short != long and _covers(short.split(" "), long.split(" ")) and len(short) < len(long)
-
-
 _EVENT_STOP = {"the", "of", "de", "del", "la", "le", "du", "der", "im", "in", "and", "et", "chess"}
 
 

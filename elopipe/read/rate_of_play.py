@@ -139,13 +139,6 @@ def classify_text(text: str | None) -> str | None:
     return classify_minutes(text_minutes(text))
 
 
-def minutes_expr_pgn(col: str) -> pl.Expr:
-    """Polars: minutes for 60 moves of a PGN TimeControl column (Float64, null if unknown).
-
-    Evaluated once per distinct value (the column has few distinct values)."""
-    return pl.col(col).map_elements(pgn_minutes, return_dtype=pl.Float64, skip_nulls=True)
-
-
 def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str = "standard") -> pl.DataFrame:
     """Add the rate class of every game.
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from elopipe.runtime.errors import ElopipeError
+
 CHESS_SUFFIXES = {".pgn", ".trf", ".txt"}
 # Largest stream read into memory (decompressed). A FIDE month of PGN is about 120 MB; the cap
 # keeps a mistaken drop (a disk image, a decompression bomb) from exhausting memory.
@@ -25,7 +27,7 @@ MAX_BYTES = int(os.environ.get("ELOPIPE_MAX_FILE_BYTES", str(512 * 1024 * 1024))
 BLOCK_BYTES = 8 * 1024 * 1024  # decompressed bytes read at a time (`Source.blocks`)
 
 
-class SourceError(Exception):
+class SourceError(ElopipeError):
     """A source that cannot be read as a whole, stable file (too large, not a regular file, changed
     while read). The message says why; the caller records the file as rejected."""
 

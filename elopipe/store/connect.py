@@ -27,13 +27,13 @@ from pathlib import Path
 import duckdb
 
 from elopipe.read.sources import is_text
-from elopipe.runtime.errors import first_line
+from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.schema import ensure_schema
 
 DEFAULT_DB = "elopipe.duckdb"
 
 
-class StorePathError(Exception):
+class StorePathError(ElopipeError):
     """`db` cannot be a store: a folder, a file that is not a DuckDB database, or a place where
     the lock file cannot be created. The CLI shows it as a usage error (exit 2)."""
 
@@ -68,11 +68,15 @@ def check_store_path(db: str | os.PathLike[str]) -> None:
         )
 
 
-class StoreBusyError(RuntimeError):
+class StoreMissingError(ElopipeError, FileNotFoundError):
+    """No store at the path a reader was given."""
+
+
+class StoreBusyError(ElopipeError, RuntimeError):
     """Another process holds the write lock (or DuckDB's own lock) and did not release it in time."""
 
 
-class StoreFullError(RuntimeError):
+class StoreFullError(ElopipeError, RuntimeError):
     """The disk (or the quota) holding the store is full: a write failed and was rolled back, so
     the store is intact. The message names the disk and what was being written."""
 
@@ -316,7 +320,7 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     """
     check_store_path(db)
     if not Path(db).exists():
-        raise FileNotFoundError(f"no database at {db}; run `elopipe ingest` first")
+        raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
     config = {} if external_access else {"enable_external_access": False}
     try:
         con = duckdb.connect(os.fspath(db), read_only=True, config=config)

@@ -17,8 +17,6 @@ import duckdb
 
 from elopipe.store.frames import registered
 
-SCHEMA_VERSION = 1
-
 SEQUENCES = [
     "file_id_seq",
     "tournament_id_seq",

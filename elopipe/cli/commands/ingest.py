@@ -41,21 +41,17 @@ def ingest(
         err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
         raise typer.Exit(2)
     spec = dask_spec(dask, dask_workers, stage)
-    try:
-        if spec is not None:
-            summary = _ingest_on_cluster(paths, db, validate_moves, wait, spec)
-        else:
-            summary = ingest_paths(
-                list(paths),
-                db,
-                validate_moves=validate_moves,
-                progress=not quiet and console.is_terminal,
-                on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
-                wait=wait,
-            )
-    except StoreBusyError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    if spec is not None:
+        summary = _ingest_on_cluster(paths, db, validate_moves, wait, spec)
+    else:
+        summary = ingest_paths(
+            list(paths),
+            db,
+            validate_moves=validate_moves,
+            progress=not quiet and console.is_terminal,
+            on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
+            wait=wait,
+        )
     if not summary.files and not summary.failure:
         err_console.print(
             f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",

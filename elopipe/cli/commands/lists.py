@@ -10,7 +10,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
 from elopipe.publish.csvsafe import write_csv
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
+from elopipe.store.connect import DEFAULT_DB, open_writer
 
 lists_app = typer.Typer(help="Official rating lists: import, compare with the computed list.", no_args_is_help=True)
 app.add_typer(lists_app, name="lists")
@@ -33,14 +33,10 @@ def import_cmd(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Import an official list as the list in force on its date (replaces that date's rows)."""
-    from elopipe.official.list_import import ListFormatError, import_list
+    from elopipe.official.list_import import import_list
 
-    try:
-        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
-            res = import_list(con, file, system, _date(list_date))
-    except (ListFormatError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
+        res = import_list(con, file, system, _date(list_date))
     rows = ", ".join(f"{s}: {n:,}" for s, n in res.rows.items()) or "no rated players"
     console.print(
         f"{file.name} ({res.file_format}) as the list of {res.list_date}: {rows}; "

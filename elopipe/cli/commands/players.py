@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
+from elopipe.store.connect import DEFAULT_DB, open_writer
 
 players_app = typer.Typer(help="Player identity: merge, split, review likely duplicates.", no_args_is_help=True)
 app.add_typer(players_app, name="players")
@@ -16,25 +16,17 @@ app.add_typer(players_app, name="players")
 
 def _write(db: Path, action):
     from elopipe.identity import dedup
-    from elopipe.identity.decisions import IdentityError
 
-    try:
-        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
-                out = action(con)
-                dedup.relink_all(con)  # player ids changed: which rows are one game may change too
-                con.execute("COMMIT")
-            except Exception:
-                con.execute("ROLLBACK")
-                raise
-            return out
-    except IdentityError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
-    except StoreBusyError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            out = action(con)
+            dedup.relink_all(con)  # player ids changed: which rows are one game may change too
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+        return out
 
 
 @players_app.command("merge")

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_reader
+from elopipe.store.connect import DEFAULT_DB, open_reader
 
 
 @app.command()
@@ -52,11 +52,7 @@ def publish(
         except ValueError:
             err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date!r}", style="red")
             raise typer.Exit(2) from None
-    try:
-        con = open_reader(db) if diff is None or _needs_db(diff) else None
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    con = open_reader(db) if diff is None or _needs_db(diff) else None
     try:
         if diff is not None:
             _print_diff(con, system, diff[0], diff[1], out)

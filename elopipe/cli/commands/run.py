@@ -20,8 +20,8 @@ from elopipe.cli.commands.dask_opts import (
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.ingest.scaleout import DaskSpec
 from elopipe.read.sources import path_param
-from elopipe.runtime.errors import first_line
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError, check_store_path, is_disk_full, is_interrupt
+from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
 DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
@@ -123,14 +123,10 @@ def run(
     # store is reported at once, in one line, without Prefect's start-up or its traceback.
     from elopipe.store.connect import write_lock
 
-    try:
-        with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")):
-            _run_pipeline(
-                paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose, spec, policy
-            )
-    except StoreBusyError as exc:  # only the lock's: _run_pipeline reports its own
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")):
+        _run_pipeline(
+            paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose, spec, policy
+        )
 
 
 def _run_pipeline(
@@ -177,9 +173,8 @@ def _run_pipeline(
                 *cluster_args(cluster),
                 no_moves=no_moves,
             )
-    except StoreBusyError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+    except ElopipeError:
+        raise  # the CLI prints it (elopipe.cli.app)
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed", style="red")
         raise typer.Exit(130) from None

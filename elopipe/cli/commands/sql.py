@@ -37,7 +37,6 @@ def sql(
         FORMATS,
         QueryError,
         QueryInterrupted,
-        UsageError,
         check_query,
         fetch_batches,
         open_query,
@@ -48,11 +47,7 @@ def sql(
     if fmt not in FORMATS:
         err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
         raise typer.Exit(2)
-    try:
-        check_query(query)
-    except UsageError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(2) from None
+    check_query(query)
     _wait_for_writer(db, wait)
     try:
         with open_query(db, query, timeout=timeout or None) as (cols, cur):
@@ -62,9 +57,6 @@ def sql(
                 write_json(sys.stdout, cols, fetch_batches(cur) if cols else [])
             else:
                 _print_table(cols, cur, limit)
-    except (FileNotFoundError, StoreBusyError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
     except QueryInterrupted as exc:
         err_console.print(f"{exc}", style="yellow")
         raise typer.Exit(130) from None

@@ -69,14 +69,10 @@ def watch(
     spec = dask_spec(dask, dask_workers, stage)
     inbox = inbox.resolve()
     inbox.mkdir(parents=True, exist_ok=True)
-    from elopipe.ingest.watcher import PROCESSED, QUARANTINE, InboxError, inbox_folder
+    from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder
 
-    try:
-        for name in (PROCESSED, QUARANTINE):
-            inbox_folder(inbox, name)
-    except InboxError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(2) from None
+    for name in (PROCESSED, QUARANTINE):
+        inbox_folder(inbox, name)
 
     from elopipe.ingest.watcher import outcomes_by_path
     from elopipe.ingest.watcher import watch as watch_loop

@@ -51,9 +51,10 @@ a disagreement is flagged `result_conflict`; forfeits (`+:-`, `1-0 (forfeit)`, `
 Termination that says the game was not played, `pgn_results.unplayed_termination`; a decisive
 result with no moves in a file that shows moves, `_Reader._settle_moveless`) get
 `played=False, unplayed_code='forfeit'`; a results export's moveless games are played, moves
-unknown (flag 'moves_unknown'); byes (one player
-empty or '?', or Termination 'bye') get `unplayed_code='bye'` plus an `UnplayedRec`. Flags that
-keep a game out of rating are listed in `pgn_results.UNRATED_FLAGS`.
+unknown (flag 'moves_unknown'); byes (one player empty or '?', or Termination 'bye') get
+`unplayed_code='bye'` plus an `UnplayedRec`. Which games the rating leaves out is decided from
+the store's columns (played, unplayed_code, scores, ply count, variant), not from flags: see
+`elopipe.rating.fide_prepare._unrated_reason`.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ from elopipe.read.pgn.values import (
 )
 from elopipe.read.records import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
 from elopipe.read.trf.codes import TITLES
-from elopipe.runtime.errors import first_line
+from elopipe.runtime.errors import ElopipeError, first_line
 
 __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
 
@@ -178,7 +179,7 @@ def _hash_forms(forms: list[bytes]) -> str | None:
     return hashlib.sha1(b" ".join(forms)).hexdigest() if forms else None
 
 
-class NotUtf8(ValueError):
+class NotUtf8(ElopipeError, ValueError):
     """`read_pgn(None, utf8=...)` was given bytes that are not UTF-8: decode them and call again."""
 
 

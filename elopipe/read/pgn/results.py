@@ -25,23 +25,6 @@ ONE = Decimal(1)
 HALF = Decimal("0.5")
 ZERO = Decimal(0)
 
-# Flags (GameRec.flags) that keep a PGN game out of any rating calculation.
-UNRATED_FLAGS = frozenset(
-    {
-        "forfeit",
-        "double_forfeit",
-        "bye",
-        "result_conflict",
-        "result_unknown",
-        "fewer_than_two_plies",
-        "truncated",
-        "players_unknown",
-        "chess960",
-        "variant",
-        "non_standard_start",
-    }
-)
-
 
 @dataclass(frozen=True)
 class ResultForm:
