@@ -39,7 +39,8 @@ from elopipe.ingest.driver import ingest_paths
 from elopipe.publish.outputs import publish_outputs
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
-from elopipe.publish.plan import DEFAULT_MAX_LISTS, changed_list_dates, select_dates
+from elopipe.publish.plan import DEFAULT_MAX_LISTS, select_dates
+from elopipe.rating.store_io import changed_list_dates
 
 db, out, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 ingest_paths(paths, db)

@@ -25,12 +25,12 @@ from elopipe.ingest.watcher import (
     outcomes_by_path,
     run_batch_and_file,
 )
+from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.read.sources import path_param
 from elopipe.store.connect import DEFAULT_DB
 from flows._stages import stage_line
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS
-from flows.rate_lists import DEFAULT_SYSTEMS
 
 
 @flow(name="drop_folder", validate_parameters=False)

@@ -17,11 +17,10 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from elopipe.publish.plan import changed_list_dates
+from elopipe.rating.store_io import changed_list_dates
+from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.store.connect import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_warning
-
-DEFAULT_SYSTEMS = ("fide",)
 
 
 @dataclass

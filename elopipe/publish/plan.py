@@ -34,18 +34,6 @@ LEDGER = ".elopipe-published.json"
 DEFAULT_MAX_LISTS: int | None = None  # every changed list
 
 
-def changed_list_dates(con: duckdb.DuckDBPyConnection, system: str, first_changed: dt.date | None) -> list[dt.date]:
-    """The stored list dates of `system` from `first_changed` (RateSummary.first_changed; None:
-    nothing changed) on, sorted."""
-    if first_changed is None:
-        return []
-    rows = con.execute(
-        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND list_date >= ? ORDER BY 1",
-        [system, first_changed],
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
 def select_dates(changed: list[dt.date], published: set[dt.date], max_lists: int | None) -> tuple[list[dt.date], int]:
     """The changed lists to write: the `max_lists` most recent (None: all), plus every older one
     in `published`. Returns (dates sorted, how many changed lists were left out)."""

@@ -517,3 +517,15 @@ def save_skips(con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame,
                 pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id")
             ),
         )
+
+
+def changed_list_dates(con: duckdb.DuckDBPyConnection, system: str, first_changed: dt.date | None) -> list[dt.date]:
+    """The stored list dates of `system` from `first_changed` (RateSummary.first_changed; None:
+    nothing changed) on, sorted."""
+    if first_changed is None:
+        return []
+    rows = con.execute(
+        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND list_date >= ? ORDER BY 1",
+        [system, first_changed],
+    ).fetchall()
+    return [r[0] for r in rows]

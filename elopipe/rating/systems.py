@@ -18,6 +18,9 @@ from typing import Any
 
 RateFn = Callable[..., Any]
 
+# What `run`, `watch`, `serve` and the Prefect flows rate when no system is named.
+DEFAULT_SYSTEMS: tuple[str, ...] = ("fide", "fide-rapid", "fide-blitz")
+
 _BUILTIN: dict[str, str] = {
     "fide": "elopipe.rating.fide_run:rate_fide",
     "fide-rapid": "elopipe.rating.fide_run:rate_fide",

@@ -1,9 +1,9 @@
 """Plain records that readers produce and the store loads.
 
-Readers (`pgn_reader`, `trf_reader`) turn one decoded file into a `ParsedFile`.
+Readers (`read.pgn.reader`, `read.trf.reader`) turn one decoded file into a `ParsedFile`.
 They never touch the database and never raise on bad content: what they cannot
-read becomes an `IngestIssue`. `store.load_parsed` resolves identities and writes
-everything in one transaction.
+read becomes an `IngestIssue`. The loader (`ingest.loader.load_batch`) writes a batch of
+files and resolves identities in one transaction.
 
 Players inside a ParsedFile are referred to by a file-local integer `ref`
 (TRF: the start rank; PGN: an index assigned by the reader). Tournaments are

@@ -19,12 +19,13 @@ from elopipe.cli.commands.dask_opts import (
 )
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.ingest.scaleout import DaskSpec
+from elopipe.rating import systems as registry
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
-DEFAULT_SYSTEMS = "fide,fide-rapid,fide-blitz"
+DEFAULT_SYSTEMS = ",".join(registry.DEFAULT_SYSTEMS)
 SYSTEM_HELP = "Rating systems, comma-separated: fide, fide-rapid, fide-blitz, ffe, ffe-rapid, elo, glicko2."
 
 
@@ -46,7 +47,6 @@ def exit_if_api_unreachable() -> None:
 def parse_systems(text: str) -> list[str]:
     """'fide, FFE' -> ['fide', 'ffe'] (order kept, duplicates dropped). Raises typer.BadParameter
     when nothing is left or a name is not a known rating system (elopipe.rating.systems)."""
-    from elopipe.rating import systems as registry
 
     systems = list(dict.fromkeys(s.strip().lower() for s in text.split(",") if s.strip()))
     if not systems:
