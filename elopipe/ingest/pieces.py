@@ -11,7 +11,7 @@ them in any order:
 3. `assemble` (in the writer): merges the pieces in file order (`pgn_reader.merge_pieces`) into
    the `ParsedSource` that `ingest.parse_source` gives for the file.
 
-tests/test_pgn_pieces.py compares the result with `parse_source` of the whole file.
+tests/ingest/test_pgn_pieces.py compares the result with `parse_source` of the whole file.
 """
 
 from __future__ import annotations

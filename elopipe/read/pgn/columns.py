@@ -25,7 +25,7 @@ flag (so everything it yields is a column value), which needs all of:
 For those games the movetext hash is computed from the same normalised form as `_skim` +
 `_hash_forms` (sha1 of the hash forms joined by one space), checked game for game against the
 one-by-one reader on every file of shared/data and on fuzzed movetexts
-(tests/test_pgn_columns.py).
+(tests/read/pgn/test_pgn_columns.py).
 """
 
 from __future__ import annotations

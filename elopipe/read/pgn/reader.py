@@ -26,7 +26,7 @@ one game with different annotations or disambiguation therefore hash the same (f
 FEN and Chess960) and records illegal or ambiguous moves as errors on the game ('illegal_move',
 'ambiguous_move', flag 'moves_invalid'); the game and its result still land (fault 30).
 
-Hostile input (tests/test_reader_hardening.py): an unclosed `{` ends at the next tag section
+Hostile input (tests/read/pgn/test_reader_hardening.py): an unclosed `{` ends at the next tag section
 that follows a blank line or starts with `[Event` plus another tag line; Round/Board outside
 1..9999, more than 10,000 plies and ratings outside 100..3500 are NULL with a warning
 (`field_bounds`); control characters and ANSI escape codes are removed from tag values; tag
@@ -34,12 +34,12 @@ values longer than 10,000 characters are cut with an error; a file whose games n
 gets a 'no_players' error.
 
 Issue codes (IngestIssue.code) and GameRec.flags used here: see the tests in
-tests/test_pgn_faults.py, one per fault of the log.
+tests/read/pgn/test_pgn_faults.py, one per fault of the log.
 
 Two paths, one result: the games `pgn_columns.analyse` vouches for (nothing odd in them: no
 issue, no flag) are read as columns with Polars, in background threads; the others are read one
 by one by `_Reader._game`. Refs (tournaments, players) are assigned in file order for both, so the
-result is the same as reading every game one by one (tests/test_pgn_columns.py checks this on
+result is the same as reading every game one by one (tests/read/pgn/test_pgn_columns.py checks this on
 every real file and on fuzzed games; `USE_COLUMNS = False` gives the one-by-one reader). Large
 files come back as a `GameTable` (one frame). For speed the text is split in parts, each analysed
 as soon as it is split; the whole-text searches for the rare fixes above (U+FEFF, `%` lines,

@@ -10,7 +10,7 @@ twice as a stream, never whole:
 2. `pieces`: the text again, cut into pieces of about `CHUNK_BYTES` where a game starts, decoded
    as the whole file would be (`textio.decode_bytes`), for `pgn_reader.read_pgn_chunks`.
 
-The result is the one a whole read gives (tests/test_streaming.py compares them).
+The result is the one a whole read gives (tests/read/pgn/test_streaming.py compares them).
 """
 
 from __future__ import annotations

@@ -1,0 +1,494 @@
+"""CLI hardening: hostile data (markup, wildcards, formulas), bad options and bad `--db` paths
+end in a clear message and a usage/exit code, never in a traceback or altered text."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from tests.helpers.paths import REPO
+from tests.helpers.publish_store import build_store
+
+EVIL = "[/i]Evil, Markup"
+EVIL_TOURNAMENT = "[x] Cup :smile: [/]"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "s.duckdb")
+
+
+@pytest.fixture
+def evil_db(db: Path) -> Path:
+    """The publish scenario with player 4 and tournament 1 renamed to markup-like text."""
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = ?, name_key = lower(?) WHERE player_id = 4", [EVIL, EVIL])
+    con.execute("UPDATE tournament_players SET name_as_written = ? WHERE player_id = 4", [EVIL])
+    con.execute("UPDATE tournaments SET name = ? WHERE tournament_id = 1", [EVIL_TOURNAMENT])
+    con.close()
+    return db
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_sql_prints_markup_like_values_as_written(db: Path) -> None:
+    res = _run("sql", "SELECT '[/]' AS a, '[b]x[/b]' AS b, ':smile:' AS c", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert res.exception is None
+    assert "[/]" in res.output and "[b]x[/b]" in res.output and ":smile:" in res.output
+
+
+def test_report_and_player_show_markup_like_names_as_written(evil_db: Path, tmp_path: Path) -> None:
+    res = _run("report", "-t", "1", "--db", str(evil_db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 0, res.output
+    assert EVIL in res.output and "[x] Cup :smile: [/]" in res.output
+    res = _run("player", "4", "--db", str(evil_db), "--out", str(tmp_path / "o"), "--chart", "svg")
+    assert res.exit_code == 0, res.output
+    assert EVIL in res.output and EVIL_TOURNAMENT in res.output
+
+
+def test_missing_markup_like_path_is_a_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "mk" / "[/b].pgn"
+    res = _run("ingest", str(missing), "--db", str(tmp_path / "x.duckdb"))
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert "[/b].pgn" in res.output
+
+
+def test_a_folder_without_chess_files_is_said_so(tmp_path: Path) -> None:
+    empty = tmp_path / "inbox"
+    empty.mkdir()
+    (empty / "notes.docx").write_bytes(b"PK\x03\x04")
+    res = _run("ingest", str(empty), "--db", str(tmp_path / "x.duckdb"))
+    assert res.exit_code == 0, res.output
+    assert "no PGN or TRF file found under" in res.output and "0 files" in res.output
+
+
+def test_rejected_markup_like_file_is_listed_as_written(tmp_path: Path) -> None:
+    bad = tmp_path / "mk" / "[/b].pgn"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"\x00\x01 not a pgn at all \xff" * 10)
+    res = _run("ingest", str(bad), "--db", str(tmp_path / "x.duckdb"))
+    assert not isinstance(res.exception, Exception) or isinstance(res.exception, SystemExit), res.output
+    assert "[/b].pgn" in res.output
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "COPY players TO '{out}/players.csv'",
+        "EXPORT DATABASE '{out}/export'",
+        "SELECT * FROM read_text('/etc/passwd')",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "ATTACH '{out}/other.duckdb' AS o",
+    ],
+)
+def test_sql_cannot_read_or_write_other_files(db: Path, tmp_path: Path, query: str) -> None:
+    out = tmp_path / "loot"
+    out.mkdir()
+    res = _run("sql", query.format(out=out), "--db", str(db))
+    assert res.exit_code == 1, res.output
+    assert "query failed" in res.output and "no file reads, writes or exports" in res.output
+    assert list(out.iterdir()) == []
+    assert "root:" not in res.output
+
+
+def test_sql_still_reads_tables_and_views_when_sandboxed(db: Path) -> None:
+    res = _run("sql", "SELECT count(*) AS n FROM v_rating_list", "--db", str(db), "--format", "csv")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "n" and int(res.output.splitlines()[1]) > 0
+    from elopipe.store.views import VIEWS
+
+    for name in VIEWS:
+        res = _run("sql", f"SELECT count(*) FROM {name}", "--db", str(db), "--format", "csv")
+        assert res.exit_code == 0, (name, res.output)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\n\t"])
+def test_sql_empty_query_is_a_usage_error(db: Path, query: str) -> None:
+    res = _run("sql", query, "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert "empty" in res.output
+
+
+def test_sql_refuses_several_statements(db: Path) -> None:
+    res = _run("sql", "SELECT 1 AS a; SELECT 2 AS b", "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert "2 statements" in res.output and "one statement" in res.output
+
+
+def test_sql_table_shows_limit_rows_and_counts_the_rest(db: Path) -> None:
+    q = "SELECT i FROM range(2500) t(i) ORDER BY i"
+    res = _run("sql", q, "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert "2500 row(s); the first 1000 shown, 1500 more" in res.output
+    assert "│ 999 " in res.output and "│ 1000 " not in res.output
+    res = _run("sql", q, "--db", str(db), "--limit", "10")
+    assert "the first 10 shown, 2490 more" in res.output
+    res = _run("sql", q, "--db", str(db), "--format", "csv")
+    assert res.output.splitlines()[1:] == [str(i) for i in range(2500)]
+    import json
+
+    res = _run("sql", q, "--db", str(db), "--format", "json")
+    assert json.loads(res.output) == [{"i": i} for i in range(2500)]
+
+
+def _flat(text: str) -> str:
+    """Output with rich's panel borders and line wrapping removed."""
+    return " ".join(text.translate({ord(c): " " for c in "│╭╮╰╯─"}).split())
+
+
+def _usage_error(res, *words: str) -> None:
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert "--db" in res.output
+    for w in words:
+        assert w in _flat(res.output), res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sql", "SELECT 1"],
+        ["report", "-t", "1"],
+        ["player", "1"],
+        ["rate"],
+        ["players", "merge", "1", "2", "--reason", "x"],
+        ["ingest", "{victim}"],
+    ],
+)
+def test_db_that_is_a_folder_or_not_duckdb_is_a_usage_error(tmp_path: Path, args: list[str]) -> None:
+    victim = tmp_path / "victim.pgn"
+    victim.write_text('[Event "x"]\n\n1. e4 e5 1-0\n')
+    argv = [a.format(victim=victim) for a in args]
+    _usage_error(_run(*argv, "--db", str(tmp_path)), "is a folder")
+    _usage_error(_run(*argv, "--db", str(victim)), "is not a DuckDB database")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["victim.pgn"]  # no victim.pgn.lock
+    assert victim.read_text() == '[Event "x"]\n\n1. e4 e5 1-0\n'
+
+
+def test_proc_files_and_unwritable_lock_are_clear_errors(tmp_path: Path) -> None:
+    _usage_error(_run("sql", "SELECT 1", "--db", "/proc/self/status"), "not a DuckDB database")
+    _usage_error(_run("rate", "--db", "/proc/self/status"), "not a DuckDB database")
+    _usage_error(_run("rate", "--db", "/proc/self/x.duckdb"), "cannot create the lock file")
+
+
+def test_reader_creates_nothing_and_writer_says_it_creates_the_folder(tmp_path: Path) -> None:
+    where = tmp_path / "no" / "such" / "x.duckdb"
+    res = _run("sql", "SELECT 1", "--db", str(where))
+    assert res.exit_code == 1 and "no database" in res.output
+    res = _run("report", "-t", "1", "--db", str(where))
+    assert res.exit_code == 1 and "no database" in res.output
+    assert not (tmp_path / "no").exists()
+    res = _run("rate", "--db", str(where))
+    assert res.exit_code == 0, res.output
+    assert f"created the folder {where.parent}" in _flat(res.output)
+    assert where.exists()
+
+
+@pytest.mark.parametrize(
+    ("system", "param", "words"),
+    [
+        ("glicko2", "tau=abc", "tau must be a number"),
+        ("elo", "k=1e308", "k must be a number > 0 and <= 1000"),
+        ("elo", "k=abc", "k must be a number or a K schedule"),
+        ("elo", "k=-5", "not -5"),
+        ("elo", "k=20,games<30:-4", "not -4"),
+        ("elo", "k=nan", "k must be"),
+        ("glicko2", "tau=-1", "tau must be a number > 0"),
+        ("glicko2", "initial_rd=0", "initial_rd must be"),
+        ("ffe", "threshold=2.5", "threshold must be an integer"),
+    ],
+)
+def test_rate_refuses_bad_numeric_params(db: Path, system: str, param: str, words: str) -> None:
+    res = _run("rate", "--system", system, "--param", param, "--db", str(db))
+    assert res.exit_code == 2, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert f"--param {param}" in _flat(res.output) and words in _flat(res.output)
+
+
+def test_rate_accepts_valid_params(db: Path) -> None:
+    res = _run("rate", "--system", "elo", "--param", "k=20,games<30:40", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    res = _run("rate", "--system", "glicko2", "--param", "tau=0.3", "--db", str(db))
+    assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("system", ["fide", "fide-rapid", "fide-blitz", "ffe", "ffe-rapid", "elo", "glicko2"])
+def test_rate_on_an_empty_store_says_no_games(tmp_path: Path, system: str) -> None:
+    res = _run("rate", "--system", system, "--db", str(tmp_path / "empty.duckdb"))
+    assert res.exit_code == 0, res.output
+    assert "no games to rate" in res.output
+
+
+def test_glicko2_without_a_ratable_game_rates_nothing(db: Path) -> None:
+    res = _run("rate", "--system", "glicko2", "--param", "rate_class=blitz", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert "error" not in res.output
+
+
+@pytest.mark.parametrize("ref", ["%", "_", "%a%", "A_p"])
+def test_search_wildcards_are_literal(db: Path, tmp_path: Path, ref: str) -> None:
+    res = _run("report", "-t", ref, "--db", str(db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 1 and "no tournament matches" in _flat(res.output), res.output
+    res = _run("player", ref, "--db", str(db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 1 and "no player matches" in _flat(res.output), res.output
+
+
+def test_search_finds_names_holding_wildcard_characters(db: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = 'Delta_100%, Dan' WHERE player_id = 4")
+    con.execute("UPDATE tournaments SET name = 'Open 100% rapid_x' WHERE tournament_id = 1")
+    con.close()
+    from elopipe.publish.history import find_player
+    from elopipe.publish.reports import find_tournament
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert find_player(con, "_100%") == 4
+        assert find_tournament(con, "100% rapid_") == 1
+    finally:
+        con.close()
+
+
+FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3+cmd", "@SUM(A1:A9)"]
+
+
+def test_published_csv_cells_never_start_a_formula(db: Path, tmp_path: Path) -> None:
+    import csv
+
+    con = duckdb.connect(str(db))
+    for pid, name in zip((1, 2, 3, 4), FORMULAS, strict=True):
+        con.execute("UPDATE players SET name = ? WHERE player_id = ?", [name, pid])
+        con.execute("UPDATE tournament_players SET name_as_written = ? WHERE player_id = ?", [name, pid])
+    con.close()
+    out = tmp_path / "o"
+    res = _run("publish", "--system", "fide", "--all", "--db", str(db), "--out", str(out), "--format", "csv,html")
+    assert res.exit_code == 0, res.output
+    res = _run("report", "-t", "1", "--db", str(db), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    files = sorted(out.rglob("*.csv"))
+    assert any("players.csv" in f.name for f in files) and any("crosstable" in f.name for f in files)
+    seen = set()
+    for f in files:
+        with f.open(newline="", encoding="utf-8") as fh:
+            for row in csv.reader(fh):
+                for cell in row:
+                    assert not cell.startswith(("=", "+", "@")), (f.name, cell)
+                    if cell.startswith("-"):
+                        float(cell)  # only plain negative numbers
+                    if cell.startswith("'"):
+                        seen.add(cell[1:])
+    assert set(FORMULAS) <= seen
+    # the HTML and the store keep the name as written
+    html = next(out.rglob("*.html")).read_text(encoding="utf-8")
+    assert "=HYPERLINK(" in html and "'=HYPERLINK(" not in html
+
+
+def test_fide_txt_id_column_holds_only_fide_ids(db: Path) -> None:
+    from elopipe.publish.fidetxt import to_fide_txt
+    from elopipe.publish.lists import rating_list
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET fide_id = NULL, national_id = '22' WHERE player_id = 2")
+    con.execute("UPDATE players SET national_id = '10827' WHERE player_id = 4")
+    con.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        df = rating_list(con, "fide")
+        lines = to_fide_txt(df, dt.date(2024, 2, 1)).splitlines()[1:]
+    finally:
+        con.close()
+    by_name = {line[15:76].strip(): line[0:15].strip() for line in lines}
+    assert by_name["Bravo, Bruno"] == ""
+    assert by_name["Alpha, Anna"] == "100001"
+    assert "22" not in by_name.values() and "10827" not in by_name.values()
+
+
+def test_html_list_has_a_flag_legend(db: Path, tmp_path: Path) -> None:
+    res = _run("publish", "--system", "fide", "--db", str(db), "--out", str(tmp_path / "o"), "--format", "html")
+    assert res.exit_code == 0, res.output
+    pages = [f.read_text(encoding="utf-8") for f in (tmp_path / "o").rglob("*.html")]
+    html = next(p for p in pages if 'id="rating-list"' in p)
+    legend = html[html.index('id="flag-legend"') :]
+    for flag, meaning in [("i", "inactive"), ("w", "woman"), ("new", "first rating")]:
+        assert f'<span class="flag">{flag}</span> {meaning}' in legend
+
+
+def test_report_files_agree_on_start_numbers_without_stored_start_ranks(db: Path, tmp_path: Path) -> None:
+    import csv
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE tournament_players SET start_rank = NULL")  # as after a PGN file
+    con.close()
+    res = _run("report", "-t", "1", "--db", str(db), "--out", str(tmp_path / "o"))
+    assert res.exit_code == 0, res.output
+
+    def rows(suffix: str) -> list[dict[str, str]]:
+        path = next((tmp_path / "o").rglob(f"*.{suffix}.csv"))
+        with path.open(newline="", encoding="utf-8") as fh:
+            return list(csv.DictReader(fh))
+
+    cross = {r["name"]: r["start_rank"] for r in rows("crosstable")}
+    players = {r["name"]: r["start_rank"] for r in rows("players")}
+    assert all(cross.values()) and all(players.values())
+    assert players == {n: cross[n] for n in players}
+    games = rows("games")
+    assert games and all(g["start_rank"] == players[g["player"]] for g in games if g["player"] in players)
+
+
+def test_publish_diff_help_shows_two_values() -> None:
+    res = CliRunner().invoke(app, ["publish", "--help"], env={"COLUMNS": "200", "TERMINAL_WIDTH": "200"})
+    assert res.exit_code == 0
+    line = next(line for line in res.output.splitlines() if "--diff" in line and "Compare" in line)
+    assert "A B" in line and "str,str" not in line
+
+
+def test_index_links_every_report_and_list_of_the_folder(db: Path, tmp_path: Path) -> None:
+    from elopipe.publish.outputs import publish_outputs
+
+    out = tmp_path / "o"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        first = publish_outputs(con, "fide", out, [dt.date(2024, 2, 1)])
+        report = next(p for p in first if p.parent.name == "fide" and p.parent.parent.name == "reports")
+        report_html = report.with_name(report.name.split(".", 1)[0] + ".html")
+        assert report_html.exists()
+        # a later run publishes only another list: nothing of the first run is rewritten
+        second = publish_outputs(con, "fide", out, [dt.date(2024, 1, 1)])
+    finally:
+        con.close()
+    assert report_html not in second
+    index = (out / "index-fide.html").read_text(encoding="utf-8")
+    assert f'href="reports/fide/{report_html.name}"' in index
+    assert "Spring Open 2024" in index
+    assert "lists/fide_2024-02-01.csv" in index and "lists/fide_2024-01-01.csv" in index
+
+
+def test_ffe_report_in_the_terminal_shows_the_ffe_working(db: Path, tmp_path: Path) -> None:
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 2, 1.5)"
+    )
+    rw.execute(
+        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible,"
+        " n_incompatible, x, p, z, perf, young, method, r_new, r_source)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 2100, 2, 0, 1777.50, 0.7500, 193.00, 1970.50,"
+        " FALSE, 'down', 2061, 'F')"
+    )
+    rw.close()
+    res = CliRunner().invoke(
+        app,
+        ["report", "-t", "1", "--system", "ffe", "--db", str(db), "--out", str(tmp_path / "o")],
+        env={"COLUMNS": "200"},
+    )
+    assert res.exit_code == 0, res.output
+    header = next(line for line in res.output.splitlines() if "SNo" in line).split()
+    for col in ("X", "p", "Z", "P", "method", "New"):
+        assert col in header
+    assert "We" not in header and "Rp" not in header
+    row = next(line for line in res.output.splitlines() if "Alpha, Anna" in line).split()
+    for value in ("2100", "1777.50", "0.7500", "193.00", "1970.50", "down", "2061"):
+        assert value in row
+
+
+def test_player_found_by_a_spelling_from_a_source_file(db: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = 'Ding Liren', name_key = 'ding liren' WHERE player_id = 5")
+    con.execute(
+        "INSERT INTO player_aliases (player_id, name_as_written, name_key, match_rule)"
+        " VALUES (5, 'DING Liren (CHN)', 'chn ding liren', 'fide_id')"
+    )
+    con.close()
+    for ref in ("Ding, Liren", "Liren Ding", "DING Liren (CHN)", "liren (chn"):
+        res = _run("player", ref, "--db", str(db), "--out", str(tmp_path / "o"), "--chart", "svg")
+        assert res.exit_code == 0, (ref, res.output)
+        assert "Ding Liren" in res.output
+    from elopipe.publish.history import find_player
+
+    ro = duckdb.connect(str(db), read_only=True)
+    try:
+        assert find_player(ro, "Charlie, Chloé") == 3  # name as written in the TRF file
+        assert find_player(ro, "chloe charlie") == 3  # name_key: order, accents, case
+        with pytest.raises(LookupError, match="no player matches"):
+            find_player(ro, "Ding, Lirenx")
+    finally:
+        ro.close()
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_short_history_chart_axis_stays_near_the_lists(n: int) -> None:
+    from matplotlib.dates import num2date
+
+    from elopipe.publish.charts import history_figure, rating_history_chart
+
+    dates = [dt.date(2024, 2, 1), dt.date(2024, 3, 1)][:n]
+    fig = history_figure(dates, [1554, 1560][:n], "x")
+    lo, hi = (num2date(x).date() for x in fig.axes[0].get_xlim())
+    assert lo <= dates[0] and hi >= dates[-1]
+    assert (hi - lo).days <= 120
+    assert hi < dt.date(2024, 6, 1) and lo > dt.date(2023, 10, 1)
+    assert rating_history_chart(dates, [1554, 1560][:n], "x", fmt="svg").startswith(b"<?xml")
+
+
+def test_library_code_never_leaves_a_duckdb_result_half_fetched():
+    # DuckDB 2 refuses con.sql() on a connection whose last execute() result was not fully
+    # fetched (ResourceInUseException): fetchone() on a query left a later report crashing
+    root = REPO
+    offenders = [
+        f"{p.relative_to(root)}:{i}"
+        for d in ("elopipe", "flows")
+        for p in sorted((root / d).rglob("*.py"))
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if ".fetchone()" in line
+    ]
+    assert offenders == []
+
+
+def test_tables_are_printed_whole_in_a_narrow_terminal_or_a_pipe(capsys):
+    from rich.table import Table
+
+    from elopipe.cli.app import plain_console, print_table
+
+    long = "Tournament " + "x" * 150 + " end"
+    table = Table(title="t")
+    table.add_column("list")
+    table.add_column("tournaments rated")
+    table.add_row("2024-06-01", long)
+    print_table(table, plain_console(width=80))
+    out = capsys.readouterr().out
+    assert long in out and "…" not in out
+
+
+def test_run_on_a_busy_store_fails_at_once_without_prefect(tmp_path: Path) -> None:
+    """The lock is taken before Prefect starts: a busy store costs no Prefect start-up and prints
+    one line, not Prefect's traceback."""
+    import subprocess
+    import sys
+
+    db = tmp_path / "busy.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom elopipe.store.connect import write_lock\n"
+         f"with write_lock({str(db)!r}):\n    print('held', flush=True)\n    time.sleep(20)"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        pgn = REPO / "sample_pgn" / "wchcand22.pgn"
+        res = _run("run", str(pgn), "--db", str(db), "--out", str(tmp_path / "o"), "--lock-timeout", "0")
+        assert res.exit_code == 1, res.output
+        assert "being written by another elopipe process" in res.output
+        assert "Traceback" not in res.output and "prefect" not in res.output.lower()
+    finally:
+        holder.kill()
+        holder.wait()

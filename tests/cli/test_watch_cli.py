@@ -1,0 +1,115 @@
+"""`elopipe watch` as users run it: a long-running process, stopped with Ctrl-C (SIGINT)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from elopipe.store.connect import open_reader
+from tests.helpers.paths import REPO
+
+GOOD = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"
+ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
+
+
+def _wait_for(predicate, timeout: float, proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"watch exited early ({proc.returncode}): {proc.communicate()}")
+        time.sleep(0.2)
+    proc.kill()
+    raise AssertionError(f"timed out; output: {proc.communicate()}")
+
+
+def test_watch_processes_drops_and_stops_cleanly_on_ctrl_c(tmp_path: Path, prefect_harness: str) -> None:
+    inbox, db, out = tmp_path / "inbox", tmp_path / "store.duckdb", tmp_path / "out"
+    env = {**os.environ, "PREFECT_API_URL": prefect_harness}
+    proc = subprocess.Popen(
+        [ELOPIPE, "watch", str(inbox), "--db", str(db), "--out", str(out), "--interval", "0.5"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for(lambda: (inbox / "processed").is_dir(), 60, proc)
+        shutil.copy(GOOD, inbox / "good.pgn")
+        (inbox / "notes.txt").write_text("shopping list: milk, eggs\n", encoding="utf-8")
+        _wait_for(
+            lambda: (
+                (inbox / "processed" / "good.pgn").exists() and (inbox / "quarantine" / "notes.txt.reason.txt").exists()
+            ),
+            180,
+            proc,
+        )
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, stderr
+    assert "stopped: 1 batches, 1 processed, 1 quarantined" in stdout, stdout
+    assert "neither PGN nor TRF" in (inbox / "quarantine" / "notes.txt.reason.txt").read_text(encoding="utf-8")
+    assert "Traceback" not in stderr
+    con = open_reader(db)
+    try:
+        statuses = dict(con.execute("SELECT regexp_extract(path, '[^/]+$'), status FROM source_files").fetchall())
+    finally:
+        con.close()
+    assert statuses == {"good.pgn": "loaded", "notes.txt": "rejected"}
+    assert any((out / "lists").glob("fide_*.csv"))
+
+
+@pytest.mark.parametrize("args", [["--cron", "*/10 * * * *"], ["--interval", "60"]])
+def test_serve_without_a_server_says_schedules_need_one(tmp_path: Path, args: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    proc = subprocess.run(
+        [ELOPIPE, "serve", str(tmp_path / "inbox"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "Scheduled runs need a Prefect server" in proc.stderr
+    assert "prefect server start" in proc.stderr and "elopipe watch" in proc.stderr
+
+
+def test_serve_with_an_unreachable_server_says_so(tmp_path: Path) -> None:
+    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}  # port 9: nothing listens
+    proc = subprocess.run(
+        [ELOPIPE, "serve", str(tmp_path / "inbox"), "--interval", "60"], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 1
+    assert "no Prefect server answers at http://127.0.0.1:9/api" in proc.stderr
+    assert "elopipe watch" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_run_and_watch_refuse_a_configured_but_unreachable_server(tmp_path: Path, command: str) -> None:
+    env = {**os.environ, "PREFECT_API_URL": "http://127.0.0.1:9/api"}
+    proc = subprocess.run(
+        [ELOPIPE, command, str(GOOD), "--db", str(tmp_path / "s.duckdb")]
+        if command == "run"
+        else [ELOPIPE, command, str(tmp_path / "inbox"), "--db", str(tmp_path / "s.duckdb")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "no Prefect server answers at http://127.0.0.1:9/api" in proc.stderr
+    assert "unset PREFECT_API_URL" in proc.stderr
+    assert not (tmp_path / "s.duckdb").exists()  # nothing was started

@@ -1,0 +1,151 @@
+"""A small hand-made store for the publish tests (`build_store`).
+
+Scenario (system 'fide', lists 2024-01-01 and 2024-02-01; tournament 1 rated on 2024-02-01):
+four players, three rounds; A beat B, drew C, won by forfeit against D (not rated); B lost
+to C in round 3; C drew unrated D in round 1; D had a bye ('H') in round 2... (D plays B in
+round 2, see GAMES). The rating rows are FIDE-consistent (table 8.1.2), worked by hand:
+
+- A, Ro 2100, K 20: vs B (1900, D=200 -> PD .76) 1; vs C (1500, D=600 capped 400 -> .92) ½;
+  n=2, W=1.5, We=1.68, W-We=-0.18, K×(W-We)=-3.60 -> -4; Ra 1700, p=.75 -> dp 193, Rp 1893.
+- B, Ro 1900, K 40: vs A (D=-200 -> .24) 0; vs C (D=400 -> .92) 0; W-We=-1.16 -> -46.40 -> -46.
+- C, Ro 1500, K 40: vs A (D=-600 capped -400 -> .08) ½; vs B (D=-400 -> .08) 1;
+  W-We=+1.34 -> +53.60 -> +54.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+
+from elopipe.store.schema import ensure_schema
+
+JAN, FEB = dt.date(2024, 1, 1), dt.date(2024, 2, 1)
+
+D = Decimal
+
+PLAYERS = [
+    # player_id, fide_id, national_id, name, federation, sex, birth_year, title
+    (1, 100001, None, "Alpha, Anna", "FRA", "w", 1990, "WGM"),
+    (2, 100002, "B12345", "Bravo, Bruno", "ESP", "m", 2005, None),
+    (3, 100003, None, "Charlie, Chloé", "IRL", "w", 2010, None),
+    (4, None, None, "Delta, Dan", "GER", "m", 2012, None),
+    (5, 100005, None, "Echo, Emil", "FRA", "m", 1970, "FM"),
+    (6, 100006, None, "Foxtrot, Fay", "ENG", "w", 1960, None),
+    (7, 100007, None, "Golf, Gus", "USA", "m", 2000, None),
+]
+
+LISTS = [
+    # list_date, player_id, rating, games, total_games, k, change, flags
+    (JAN, 1, 2100, 0, 40, 20, 0, None),
+    (JAN, 2, 1900, 0, 10, 40, 0, None),
+    (JAN, 3, 1500, 0, 12, 40, 0, None),
+    (JAN, 5, 1420, 0, 50, 20, 0, None),
+    (JAN, 6, 1800, 0, 80, 20, 0, "i"),
+    (FEB, 1, 2096, 2, 42, 20, -4, None),
+    (FEB, 2, 1854, 2, 12, 40, -46, None),
+    (FEB, 3, 1554, 2, 14, 40, 54, None),
+    (FEB, 4, None, 2, 2, None, None, None),
+    (FEB, 5, None, 0, 50, 20, None, None),
+    (FEB, 7, 1600, 6, 6, 40, None, "new"),
+]
+
+# game_id, round, white, black, result, white_score, black_score, played, unplayed_code, line
+GAMES = [
+    (1, 1, 1, 2, "1-0", D(1), D(0), True, None, 5),
+    (2, 1, 3, 4, "1/2-1/2", D("0.5"), D("0.5"), True, None, 7),
+    (3, 2, 3, 1, "1/2-1/2", D("0.5"), D("0.5"), True, None, 7),
+    (4, 2, 2, 4, "1-0", D(1), D(0), True, None, 6),
+    (5, 3, 1, 4, "1-0", D(1), D(0), False, "+", 5),
+    (6, 3, 2, 3, "0-1", D(0), D(1), True, None, 6),
+]
+
+# rating_changes: game_id, player, opponent, ro, rc, d_raw, d_used, pd, score, w-pd, k, counted, reason
+CHANGES = [
+    (1, 1, 2, 2100, 1900, 200, 200, D("0.76"), D(1), D("0.24"), 20, True, None),
+    (3, 1, 3, 2100, 1500, 600, 400, D("0.92"), D("0.5"), D("-0.42"), 20, True, None),
+    (5, 1, 4, 2100, None, None, None, None, D(1), None, 20, False, "forfeit"),
+    (1, 2, 1, 1900, 2100, -200, -200, D("0.24"), D(0), D("-0.24"), 40, True, None),
+    (6, 2, 3, 1900, 1500, 400, 400, D("0.92"), D(0), D("-0.92"), 40, True, None),
+    (4, 2, 4, 1900, None, None, None, None, D(1), None, 40, False, "unrated_opponent"),
+    (3, 3, 1, 1500, 2100, -600, -400, D("0.08"), D("0.5"), D("0.42"), 40, True, None),
+    (6, 3, 2, 1500, 1900, -400, -400, D("0.08"), D(1), D("0.92"), 40, True, None),
+    (2, 3, 4, 1500, None, None, None, None, D("0.5"), None, 40, False, "unrated_opponent"),
+]
+
+# tournament_ratings: player, ro, n, score, ra, we, w_we, k, change_x100, rp, unrated, ru
+TOURNAMENT_RATINGS = [
+    (1, 2100, 2, D("1.5"), 1700, D("1.68"), D("-0.18"), 20, -360, 1893, False, None),
+    (2, 1900, 2, D(0), 1800, D("1.16"), D("-1.16"), 40, -4640, 1000, False, None),
+    (3, 1500, 2, D("1.5"), 2000, D("0.16"), D("1.34"), 40, 5360, 2193, False, None),
+    (4, None, 2, D("0.5"), 1700, None, None, None, None, None, True, 1615),
+]
+
+
+def build_store(path: Path) -> Path:
+    """Create a store at `path` holding the scenario of this module; return the path."""
+    con = duckdb.connect(str(path))
+    try:
+        ensure_schema(con)
+        con.execute(
+            "INSERT INTO source_files (file_id, sha256, path, format, bytes, ingested_at, status)"
+            " VALUES (1, 'x', '/data/trf/spring_open.trf', 'trf', 100, now(), 'loaded')"
+        )
+        con.execute(
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, city,"
+            " start_date, end_date, rounds) VALUES (1, 1, 'trf', 'Spring Open 2024', 'Cork',"
+            " DATE '2024-01-10', DATE '2024-01-12', 3)"
+        )
+        for pid, fid, nid, name, fed, sex, by, title in PLAYERS:
+            con.execute(
+                "INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation,"
+                " sex, birth_year, title) VALUES (?, ?, ?, ?, lower(?), ?, ?, ?, ?)",
+                [pid, fid, nid, name, name, fed, sex, by, title],
+            )
+        ratings_in_file = {1: 2100, 2: 1900, 3: 1500, 4: None}
+        points = {1: D(2.5), 2: D(1), 3: D(2), 4: D("0.5")}
+        for pid in (1, 2, 3, 4):
+            name = PLAYERS[pid - 1][3]
+            con.execute(
+                "INSERT INTO tournament_players (tournament_id, player_id, start_rank,"
+                " name_as_written, rating_in_file, points_in_file, final_rank, file_id, line)"
+                " VALUES (1, ?, ?, ?, ?, ?, NULL, 1, ?)",
+                [pid, pid, name, ratings_in_file[pid], points[pid], 4 + pid],
+            )
+        for gid, rnd, w, b, res, ws, bs, played, code, line in GAMES:
+            con.execute(
+                "INSERT INTO games (game_id, tournament_id, file_id, line, game_index, round,"
+                " round_label, white_id, black_id, result, white_score, black_score, played,"
+                " unplayed_code) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [gid, line, gid, rnd, str(rnd), w, b, res, ws, bs, played, code],
+            )
+        con.execute(
+            "INSERT INTO unplayed_rounds (tournament_id, player_id, round, code, score,"
+            " opponent_id, file_id, line) VALUES (1, 4, 4, 'H', 0.5, NULL, 1, 8)"
+        )
+        for ld, pid, rating, games, total, k, change, flags in LISTS:
+            con.execute(
+                "INSERT INTO rating_lists (system, list_date, player_id, rating, games,"
+                " total_games, k, change, flags, source) VALUES"
+                " ('fide', ?, ?, ?, ?, ?, ?, ?, ?, 'computed')",
+                [ld, pid, rating, games, total, k, change, flags],
+            )
+        for gid, pid, opp, ro, rc, draw, dused, pd, sc, wpd, k, counted, reason in CHANGES:
+            con.execute(
+                "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id,"
+                " opponent_id, ro, rc, d_raw, d_used, pd, score, w_minus_pd, k, counted, reason)"
+                " VALUES ('fide', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [FEB, gid, pid, opp, ro, rc, draw, dused, pd, sc, wpd, k, counted, reason],
+            )
+        for pid, ro, n, sc, ra, we, wwe, k, x100, rp, unrated, ru in TOURNAMENT_RATINGS:
+            con.execute(
+                "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id,"
+                " rules_version, ro, n, score, ra, we, w_we, k, change_x100, rp, unrated,"
+                " ru_provisional) VALUES ('fide', ?, 1, ?, 'V2024', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [FEB, pid, ro, n, sc, ra, we, wwe, k, x100, rp, unrated, ru],
+            )
+    finally:
+        con.close()
+    return path

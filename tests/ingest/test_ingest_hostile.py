@@ -1,0 +1,118 @@
+"""Hostile and odd inputs to the ingest: nothing crashes, nothing is silently passed over."""
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.read import sources
+from elopipe.read.parse import parse_source
+from elopipe.read.sources import Source
+from tests.helpers.paths import REPO
+from tests.helpers.store_rows import db_rows
+
+DATA = REPO.parent / "shared" / "data"
+PGN = DATA / "pgn" / "wchcand22.pgn"
+runner = CliRunner()
+
+
+def test_utf16_and_utf32_files_are_decoded(tmp_path):
+    text = PGN.read_text(encoding="utf-8")
+    for enc in ("utf-16", "utf-32"):
+        f = tmp_path / f"cand_{enc}.pgn"
+        f.write_bytes(text.encode(enc))  # Python writes the BOM
+        ps = parse_source(Source(str(f)))
+        assert ps.rejected_reason is None, ps.rejected_reason
+        assert ps.encoding.startswith(enc) and len(ps.parsed.games) == 56
+
+
+def test_a_stray_nul_byte_is_removed_and_reported_not_fatal(tmp_path):
+    data = PGN.read_bytes()
+    cut = data.index(b"[Event", 20000)
+    f = tmp_path / "nul.pgn"
+    f.write_bytes(data[:cut] + b"\x00" + data[cut:])
+    ps = parse_source(Source(str(f)))
+    assert ps.rejected_reason is None and len(ps.parsed.games) == 56
+    issue = ps.parsed.issues[0]
+    assert issue.code == "nul_bytes_removed" and issue.line == data[:cut].count(b"\n") + 1
+
+
+def test_mostly_nul_is_binary(tmp_path):
+    f = tmp_path / "zeros.pgn"
+    f.write_bytes(b'[Event "x"]\n' + b"\x00" * 5000)
+    assert parse_source(Source(str(f))).rejected_reason == "binary file (NUL bytes)"
+
+
+def test_oversized_stream_is_rejected_without_reading_it_all(tmp_path, monkeypatch):
+    monkeypatch.setattr(sources, "MAX_BYTES", 1000)
+    ps = parse_source(Source(str(PGN)))
+    assert ps.sha256 is None and "larger than 1,000 bytes" in ps.rejected_reason
+
+
+def test_devices_and_pipes_are_rejected_not_read(tmp_path):
+    fifo = tmp_path / "pipe.pgn"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        ps = parse_source(Source(str(path)))
+        assert "not a regular file" in ps.rejected_reason
+
+
+def test_file_changing_while_read_is_rejected(tmp_path, monkeypatch):
+    f = tmp_path / "growing.pgn"
+    f.write_bytes(PGN.read_bytes())
+    real = sources.Source._open
+
+    class Growing:  # the stream read as the file grows: a line is appended after the first read
+        def __init__(self, fh):
+            self.fh, self.grown = fh, False
+
+        def read(self, n=-1):
+            data = self.fh.read(n)
+            if not self.grown:
+                self.grown = True
+                with open(f, "ab") as out:
+                    out.write(b'\n[Event "more"]\n')
+            return data
+
+    @contextmanager
+    def append_while_reading(self):
+        with real(self) as (fh, before):
+            yield Growing(fh), before
+
+    monkeypatch.setattr(sources.Source, "_open", append_while_reading)
+    assert "changed while it was being read" in parse_source(Source(str(f))).rejected_reason
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any folder")
+def test_unreadable_folder_is_recorded(tmp_path):
+    inbox = tmp_path / "in"
+    (inbox / "locked").mkdir(parents=True)
+    (inbox / "locked").chmod(0)
+    try:
+        r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(tmp_path / "s.duckdb")])
+        assert r.exit_code == 1
+    finally:
+        (inbox / "locked").chmod(0o755)
+
+
+def test_dangling_link_is_named_and_folder_sources_are_recorded_as_rejected(tmp_path):
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    (inbox / "gone.pgn").symlink_to(tmp_path / "nowhere.pgn")
+    (inbox / "good.pgn").write_bytes(PGN.read_bytes())
+    db = tmp_path / "s.duckdb"
+    # a link inside a folder is never followed (issue 12): named even with -q, never read
+    r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    assert f"skipped {inbox / 'gone.pgn'}: a symbolic link" in " ".join(r.output.split())
+    rows = db_rows(db, "SELECT path, status FROM source_files ORDER BY path")
+    assert [(Path(p).name, s) for p, s in rows] == [("good.pgn", "loaded")]
+    # named on the command line, the dangling link is a missing path (a usage error)
+    r = runner.invoke(app, ["ingest", "-q", str(inbox / "gone.pgn"), "--db", str(db)])
+    assert r.exit_code == 2 and "no such file or folder" in r.output
+    # an unreadable folder is a source that fails when read
+    ps = parse_source(Source(str(inbox)))
+    assert "folder" in ps.rejected_reason

@@ -1,0 +1,405 @@
+"""Official lists (issue 7): FIDE TXT/XML and FFE CSV import, and the reconciliation report."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.official.list_compare import compare_lists
+from elopipe.official.list_import import ListFormatError, import_list
+from tests.helpers.official_lists import FOA, STD, fixed, memory_store
+from tests.helpers.paths import REPO
+
+# FIDE's standard-list layout (label, width); the header labels start the columns
+STD_ROWS = [
+    ["1503014", "Carlsen, Magnus", "NOR", "M", "GM", "", "", "", "2830", "2", "10", "1990", ""],
+    ["25000000", "Müller, Jörg", "GER", "M", "", "", "", "", "2100", "9", "0", "0000", "i"],
+    ["25000001", "Doe, Jane", "USA", "F", "", "WFM", "", "", "2150", "", "", "2001", "w"],
+    ["25000002", "Young, Kid", "FRA", "M", "", "", "", "", "1650", "4", "40", "2013", ""],
+    ["25000003", "Former, Star", "ENG", "M", "IM", "", "", "", "2390", "0", "10", "1960", "i"],
+    ["25000004", "Unrated, Ulla", "SWE", "F", "", "", "", "", "", "", "", "1999", "w"],
+]
+
+
+def _rows(con, system: str = "fide") -> dict[int, tuple]:
+    return {
+        r[0]: r[1:]
+        for r in con.execute(
+            "SELECT fide_id, name, federation, sex, title, w_title, rating, games, k, birth_year, flag, ever_2400,"
+            " player_id IS NOT NULL FROM official_lists WHERE system = ? ORDER BY fide_id",
+            [system],
+        ).fetchall()
+    }
+
+
+def test_fide_standard_txt(tmp_path: Path) -> None:
+    f = tmp_path / "standard_mar24frl.txt"
+    f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
+    con = memory_store()
+    # a player already in the store (from a tournament file) is linked, not duplicated
+    con.execute(
+        "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (900, 1503014, 'Carlsen,M', 'carlsen m')"
+    )
+    res = import_list(con, f, "fide")
+    assert res.list_date == dt.date(2024, 3, 1)  # from the file name
+    assert res.rows == {"fide": 5} and res.players_linked == 1 and res.players_created == 4
+    rows = _rows(con)
+    assert rows[1503014] == ("Carlsen, Magnus", "NOR", "m", "GM", None, 2830, 2, 10, 1990, None, True, True)
+    assert rows[25000000] == (
+        "Müller, Jörg",
+        "GER",
+        "m",
+        None,
+        None,
+        2100,
+        9,
+        None,
+        None,
+        "i",
+        None,
+        True,
+    )  # K 0, B-day 0000
+    assert rows[25000001][4:9] == ("WFM", 2150, None, None, 2001)  # blank games and K: unknown
+    assert rows[25000002][-2] is False  # K 40: never 2400
+    assert rows[25000003][-2] is True  # K 10 below 2400: reached 2400 once
+    assert 25000004 not in rows  # no rating: not on the list
+    assert con.execute("SELECT player_id FROM official_lists WHERE fide_id = 1503014").fetchone()[0] == 900
+    assert con.execute("SELECT birth_year, federation FROM players WHERE player_id = 900").fetchone() == (1990, "NOR")
+    # the official spelling is the name the store shows from now on
+    assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen, Magnus",)
+    # re-importing the same date replaces, never duplicates
+    import_list(con, f, "fide")
+    assert con.execute("SELECT count(*) FROM official_lists").fetchone()[0] == 5
+    assert con.execute("SELECT count(*) FROM players").fetchone()[0] == 5
+
+
+def test_fide_latin1_txt_and_month_code_header(tmp_path: Path) -> None:
+    layout = [(lab if lab != "SRtng" else "SEP15", w) for lab, w in STD]
+    f = tmp_path / "standard_list.txt"
+    f.write_bytes(fixed(layout, STD_ROWS[:2]).encode("latin-1"))
+    con = memory_store()
+    res = import_list(con, f, "fide")
+    assert res.list_date == dt.date(2015, 9, 1)
+    assert _rows(con)[25000000][:2] == ("Müller, Jörg", "GER")
+
+
+def test_fide_monthly_file_headers_gms_and_k(tmp_path: Path) -> None:
+    layout = [{"SRtng": "JAN23", "SGm": "Gms", "SK": "K"}.get(lab, lab) for lab, _ in STD]
+    f = tmp_path / "standard_jan23frl.txt"
+    f.write_text(fixed(list(zip(layout, [w for _, w in STD], strict=True)), STD_ROWS), encoding="utf-8")
+    con = memory_store()
+    res = import_list(con, f, "fide")
+    assert res.list_date == dt.date(2023, 1, 1) and res.rows == {"fide": 5}
+    assert _rows(con)[1503014][5:9] == (2830, 2, 10, 1990)
+
+
+def test_fide_combined_txt_gives_three_systems(tmp_path: Path) -> None:
+    rows = [
+        ["1503014", "Carlsen, Magnus", "NOR", "M", "GM", "", "", "", "2830", "0", "10", "2820", "0", "20", "2880", "0",
+         "20", "1990", ""],
+        ["25000010", "Rapid, Only", "ITA", "M", "", "", "", "", "", "", "", "1800", "7", "20", "", "", "", "1985", ""],
+    ]  # fmt: skip
+    f = tmp_path / "players_list_foa.txt"
+    f.write_text(fixed(FOA, rows), encoding="utf-8")
+    con = memory_store()
+    res = import_list(con, f, "fide", dt.date(2026, 11, 1))
+    assert res.rows == {"fide": 1, "fide-blitz": 1, "fide-rapid": 2}
+    assert _rows(con, "fide-rapid")[25000010][5:8] == (1800, 7, 20)
+    assert con.execute("SELECT count(DISTINCT player_id) FROM official_lists").fetchone()[0] == 2
+
+
+XML_MULTI = """<?xml version="1.0" encoding="utf-8"?>
+<playerslist>
+<player>
+<fideid>1503014</fideid>
+<name>Carlsen, Magnus</name>
+<country>NOR</country>
+<sex>M</sex>
+<title>GM</title>
+<w_title></w_title>
+<o_title></o_title>
+<foa_title></foa_title>
+<rating>2830</rating>
+<games>0</games>
+<k>10</k>
+<birthday>1990</birthday>
+<flag></flag>
+</player>
+<player>
+<fideid>25000000</fideid>
+<name>O&apos;Brien &amp; Co, Seán</name>
+<country>IRL</country>
+<sex>F</sex>
+<title></title>
+<w_title>WIM</w_title>
+<o_title></o_title>
+<foa_title></foa_title>
+<rating>2210</rating>
+<games>3</games>
+<k>0</k>
+<birthday></birthday>
+<flag>wi</flag>
+</player>
+</playerslist>
+"""
+
+
+@pytest.mark.parametrize("one_line", [False, True])
+def test_fide_xml(tmp_path: Path, one_line: bool) -> None:
+    f = tmp_path / "standard_xml_2024-03.xml"
+    f.write_text(XML_MULTI.replace("\n", "") if one_line else XML_MULTI, encoding="utf-8")
+    con = memory_store()
+    res = import_list(con, f, "fide")
+    assert res.file_format == "fide-xml" and res.list_date == dt.date(2024, 3, 1)
+    rows = _rows(con)
+    assert rows[1503014][:3] == ("Carlsen, Magnus", "NOR", "m") and rows[1503014][5:9] == (2830, 0, 10, 1990)
+    assert rows[25000000] == ("O'Brien & Co, Seán", "IRL", "w", None, "WIM", 2210, 3, None, None, "wi", None, True)
+
+
+FFE_CSV = """NrFFE;Nom;Prenom;Cat;Sexe;NeLe;Federation;FideCode;Elo;Fide;Rapide;RapideFide;Blitz;BlitzFide
+K59857;DUPONT;Jean;SenM;M;04/05/1990;FRA;;1530;N;1499;E;;
+A01450;MARTIN;Claire;VetF;F;12/11/1960;FRA;20600000;1875;F;1800;F;1790;F
+Z06739;PETIT;Léo;PupM;M;2014-03-01;FRA;;999;E;;;;
+"""
+
+
+def test_ffe_csv_with_flags(tmp_path: Path) -> None:
+    f = tmp_path / "ffe_joueurs.csv"
+    f.write_text(FFE_CSV, encoding="utf-8")
+    con = memory_store()
+    res = import_list(con, f, "ffe", dt.date(2025, 9, 1))
+    assert res.rows == {"ffe": 3, "ffe-blitz": 1, "ffe-rapid": 2}
+    got = con.execute(
+        "SELECT system, national_id, name, category, fide_id, rating, rating_flag, birth_year, sex FROM official_lists"
+        " ORDER BY system, national_id"
+    ).fetchall()
+    assert got[:3] == [
+        ("ffe", "A01450", "MARTIN Claire", "VetF", 20600000, 1875, "F", 1960, "w"),
+        ("ffe", "K59857", "DUPONT Jean", "SenM", None, 1530, "N", 1990, "m"),
+        ("ffe", "Z06739", "PETIT Léo", "PupM", None, 999, "E", 2014, "m"),
+    ]
+    assert con.execute("SELECT count(*) FROM players WHERE national_id IS NOT NULL").fetchone()[0] == 3
+
+
+def test_ffe_csv_rating_and_flag_in_one_cell(tmp_path: Path) -> None:
+    f = tmp_path / "ffe.csv"
+    f.write_text("Licence,Nom,Cat,Elo,Rapide\nK59857,DUPONT Jean,SenM,1530 N,1499E\n", encoding="utf-8")
+    con = memory_store()
+    import_list(con, f, "ffe", dt.date(2025, 9, 1))
+    got = con.execute("SELECT system, rating, rating_flag FROM official_lists ORDER BY 1").fetchall()
+    assert got == [("ffe", 1530, "N"), ("ffe-rapid", 1499, "E")]
+
+
+def test_unreadable_lists_are_refused(tmp_path: Path) -> None:
+    con = memory_store()
+    nodate = tmp_path / "list.txt"
+    nodate.write_text(fixed(STD, STD_ROWS[:1]), encoding="utf-8")
+    with pytest.raises(ListFormatError, match="list-date"):
+        import_list(con, nodate, "fide")
+    junk = tmp_path / "junk_2024-01.txt"
+    junk.write_text("hello world\n", encoding="utf-8")
+    with pytest.raises(ListFormatError, match="not a FIDE list"):
+        import_list(con, junk, "fide")
+    with pytest.raises(ListFormatError, match="unknown list system"):
+        import_list(con, junk, "uscf")
+    assert con.execute("SELECT count(*) FROM official_lists").fetchone()[0] == 0
+
+
+def _computed(con, rows: list[tuple]) -> None:
+    """rating_lists rows (fide_id, name, rating, games, k) for fide 2024-04-01; players created as needed."""
+    for fid, name, rating, games, k in rows:
+        pid = con.execute("SELECT player_id FROM players WHERE fide_id = ?", [fid]).fetchone()
+        if pid is None:
+            pid = con.execute("SELECT nextval('player_id_seq')").fetchone()
+            con.execute(
+                "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (?, ?, ?, ?)",
+                [pid[0], fid, name, name.lower()],
+            )
+        con.execute(
+            "INSERT INTO rating_lists (system, list_date, player_id, rating, games, k, source)"
+            " VALUES ('fide', DATE '2024-04-01', ?, ?, ?, ?, 'computed')",
+            [pid[0], rating, games, k],
+        )
+
+
+OFFICIAL_APR = [
+    ["1", "Same, Sam", "NOR", "M", "", "", "", "", "2000", "0", "20", "1990", ""],
+    ["2", "Missing, Tournament", "NOR", "M", "", "", "", "", "2010", "9", "20", "1990", ""],
+    ["3", "Kay, Mismatch", "NOR", "M", "", "", "", "", "1890", "5", "40", "2010", ""],
+    ["4", "Corrected, Base", "NOR", "M", "", "", "", "", "1750", "0", "20", "1990", ""],
+    ["5", "Official, Only", "NOR", "M", "", "", "", "", "1600", "0", "20", "1990", ""],
+]
+
+
+def test_compare_reports_matches_differences_and_one_sided_players(tmp_path: Path) -> None:
+    con = memory_store()
+    _computed(con, [(1, "Same, Sam", 2000, 0, 20), (2, "Missing, Tournament", 1995, 4, 20),
+                    (3, "Kay, Mismatch", 1870, 5, 20), (4, "Corrected, Base", 1700, 0, 20),
+                    (6, "Computed, Only", 1500, 3, 40)])  # fmt: skip
+    f = tmp_path / "standard_apr24frl.txt"
+    f.write_text(fixed(STD, OFFICIAL_APR), encoding="utf-8")
+    cmp = compare_lists(con, "fide", dt.date(2024, 4, 1), f)
+    by_id = {r["fide_id"]: r for r in cmp.report.iter_rows(named=True)}
+    assert {k: (v["status"], v["cause"]) for k, v in by_id.items()} == {
+        1: ("match", None),
+        2: ("differs", "missing_tournament"),
+        3: ("differs", "k_mismatch"),
+        4: ("differs", "base_correction"),
+        5: ("official_only", None),
+        6: ("computed_only", None),
+    }
+    assert by_id[2]["diff"] == -15 and by_id[3]["official_k"] == 40 and by_id[3]["computed_k"] == 20
+    assert cmp.counts()["differs"] == 3
+    # comparing reads the file only: the official list is not stored
+    assert con.execute("SELECT count(*) FROM official_lists").fetchone()[0] == 0
+
+
+def test_compare_needs_a_computed_list(tmp_path: Path) -> None:
+    f = tmp_path / "standard_apr24frl.txt"
+    f.write_text(fixed(STD, OFFICIAL_APR), encoding="utf-8")
+    with pytest.raises(ValueError, match="no computed fide list"):
+        compare_lists(memory_store(), "fide", dt.date(2024, 4, 1), f)
+
+
+def test_lists_and_players_commands(tmp_path: Path) -> None:
+    db = tmp_path / "cli.duckdb"
+    f = tmp_path / "standard_mar24frl.txt"
+    f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
+    runner = CliRunner()
+    res = runner.invoke(app, ["lists", "import", str(f), "--system", "fide", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "fide: 5" in res.output and "2024-03-01" in res.output
+    con = duckdb.connect(str(db))
+    _computed(con, [(1503014, "Carlsen, Magnus", 2830, 2, 10), (25000000, "Müller, Jörg", 2090, 9, 20)])
+    ids = dict(con.execute("SELECT fide_id, player_id FROM players").fetchall())
+    con.close()
+    out = tmp_path / "report.csv"
+    res = runner.invoke(
+        app,
+        [
+            "lists",
+            "compare",
+            str(f),
+            "--system",
+            "fide",
+            "--list-date",
+            "2024-04-01",
+            "--db",
+            str(db),
+            "--out",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "match 1" in res.output and "official_only 3" in res.output
+    assert out.read_text().count("\n") == 6  # header + 5 players
+    # officer decisions: a merge of two different FIDE IDs is refused with the reason
+    res = runner.invoke(
+        app, ["players", "merge", str(ids[1503014]), str(ids[25000000]), "--reason", "test", "--db", str(db)]
+    )
+    assert res.exit_code == 1 and "never merged" in " ".join(res.output.split())
+    res = runner.invoke(app, ["players", "suspects", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+
+
+SAN_VIATOR = REPO.parent / "shared" / "data" / "trf" / "esp_torneo_san_viator_2018_vega_137players.trf"
+
+
+@pytest.mark.skipif(not SAN_VIATOR.exists(), reason="shared data not present")
+def test_an_imported_list_is_the_base_of_the_next_rating(tmp_path: Path) -> None:
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.rating.run import rate
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([SAN_VIATOR], db)
+    con = duckdb.connect(str(db))
+    fid, name, in_file = con.execute(
+        "SELECT p.fide_id, p.name, tp.rating_in_file FROM tournament_players tp JOIN players p USING (player_id)"
+        " WHERE tp.rating_in_file > 1500 AND p.fide_id IS NOT NULL ORDER BY p.fide_id LIMIT 1"
+    ).fetchone()
+    official = in_file + 37
+    f = tmp_path / "standard_apr18frl.txt"  # the list in force when the event started (8 April 2018)
+    f.write_text(fixed(STD, [[str(fid), name, "ESP", "M", "", "", "", "", str(official), "0", "20", "1980", ""]]))
+    import_list(con, f, "fide")
+    rate(con, "fide")
+    ro = con.execute(
+        "SELECT DISTINCT tr.ro FROM tournament_ratings tr JOIN players p USING (player_id)"
+        " WHERE tr.system = 'fide' AND p.fide_id = ?",
+        [fid],
+    ).fetchall()
+    assert ro == [(official,)]
+    con.close()
+
+
+def test_an_imported_k10_below_2400_keeps_k10(tmp_path: Path) -> None:
+    """FIDE B.02 8.3.3: once 2400 was reached, K stays 10. A list that shows K 10 at 2350 says so."""
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.rating.run import rate
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([SAN_VIATOR], db)
+    con = duckdb.connect(str(db))
+    fid, name = con.execute(
+        "SELECT p.fide_id, p.name FROM tournament_players tp JOIN players p USING (player_id)"
+        " JOIN canonical_games g ON g.white_id = tp.player_id AND g.played"
+        " WHERE tp.rating_in_file > 1500 AND p.fide_id IS NOT NULL ORDER BY p.fide_id LIMIT 1"
+    ).fetchone()
+    f = tmp_path / "standard_apr18frl.txt"
+    f.write_text(fixed(STD, [[str(fid), name, "ESP", "M", "", "", "", "", "2350", "0", "10", "1970", ""]]))
+    import_list(con, f, "fide")
+    rate(con, "fide")
+    ks = con.execute(
+        "SELECT DISTINCT tr.k FROM tournament_ratings tr JOIN players p USING (player_id)"
+        " WHERE tr.system = 'fide' AND p.fide_id = ?",
+        [fid],
+    ).fetchall()
+    assert ks == [(10,)]
+    con.close()
+
+
+def test_a_name_only_a_replaced_list_gave_is_no_longer_shown(tmp_path: Path) -> None:
+    con = memory_store()
+    con.execute(
+        "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (900, 1503014, 'Carlsen,M', 'carlsen m')"
+    )
+    con.execute(
+        "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+        " VALUES (1, 900, 'Carlsen,M', 1)"
+    )
+    f = tmp_path / "standard_mar24frl.txt"
+    f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
+    import_list(con, f, "fide")
+    assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen, Magnus",)
+    # the same date imported again from a corrected file that no longer lists him
+    f.write_text(fixed(STD, STD_ROWS[1:]), encoding="utf-8")
+    import_list(con, f, "fide")
+    assert con.execute("SELECT name FROM players WHERE player_id = 900").fetchone() == ("Carlsen,M",)
+
+
+def test_the_latest_official_list_gives_the_name_after_a_name_change(tmp_path: Path) -> None:
+    con = memory_store()
+    jan, feb = tmp_path / "standard_jan24frl.txt", tmp_path / "standard_feb24frl.txt"
+    row = ["25000001", "Doe, Jane Elizabeth", "USA", "F", "", "WFM", "", "", "2150", "", "", "2001", "w"]
+    jan.write_text(fixed(STD, [row]), encoding="utf-8")
+    feb.write_text(fixed(STD, [[row[0], "Smith, Jane", *row[2:]]]), encoding="utf-8")
+    shown = "SELECT name FROM players WHERE fide_id = 25000001"
+    for order in ((jan, feb), (feb, jan)):
+        con = memory_store()
+        for f in order:
+            import_list(con, f, "fide")
+        # a tournament entry with the old spelling does not bring it back
+        pid = con.execute("SELECT player_id FROM players WHERE fide_id = 25000001").fetchall()[0][0]
+        con.execute(
+            "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+            " VALUES (1, ?, 'Doe, Jane Elizabeth', 1)",
+            [pid],
+        )
+        from elopipe.identity.decisions import refresh_display_names
+
+        refresh_display_names(con, [pid])
+        assert con.execute(shown).fetchall() == [("Smith, Jane",)]

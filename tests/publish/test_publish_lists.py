@@ -1,0 +1,252 @@
+"""Rating lists: frames, FIDE fixed-width TXT, CSV/Parquet/HTML files, diff, publish_outputs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.publish import publish_outputs, write_list
+from elopipe.publish.diff import diff_lists
+from elopipe.publish.fidetxt import rating_header, to_fide_txt
+from elopipe.publish.lists import display_flags, list_dates, rating_list
+from tests.helpers.publish_store import FEB, JAN, build_store
+
+
+@pytest.fixture
+def con(tmp_path: Path):
+    db = build_store(tmp_path / "s.duckdb")
+    c = duckdb.connect(str(db), read_only=True)
+    yield c
+    c.close()
+
+
+def test_latest_list_ranked_with_flags(con) -> None:
+    df = rating_list(con, "fide")
+    assert df["name"].to_list() == ["Alpha, Anna", "Bravo, Bruno", "Golf, Gus", "Charlie, Chloé"]
+    assert df["rank"].to_list() == [1, 2, 3, 4]
+    assert df["flags"].to_list() == ["w", "", "new", "w"]
+    assert df["change"].to_list() == [-4, -46, None, 54]
+    # unrated (D) and delisted (E) rows of the February list are not on the list
+    assert 4 not in df["player_id"].to_list() and 5 not in df["player_id"].to_list()
+
+
+def test_older_list_and_missing_list(con) -> None:
+    assert list_dates(con, "fide") == [JAN, FEB]
+    jan = rating_list(con, "fide", JAN)
+    assert jan.height == 5
+    assert jan.filter(pl.col("player_id") == 6)["flags"].item() == "i w"
+    with pytest.raises(LookupError):
+        rating_list(con, "fide", dt.date(2023, 1, 1))
+    with pytest.raises(LookupError):
+        rating_list(con, "ffe")
+
+
+def test_display_flags() -> None:
+    assert display_flags("wi", None) == "w i"
+    assert display_flags("i,new", "w") == "i new w"
+    assert display_flags(None, "m") == ""
+    assert display_flags("E", "w") == "E w"
+
+
+def test_fide_txt_columns_match_fides_layout(con) -> None:
+    text = to_fide_txt(rating_list(con, "fide"), FEB)
+    lines = text.splitlines()
+    header = lines[0]
+    # positions of FIDE's standard_rating_list.txt
+    for label, pos in [
+        ("Name", 15),
+        ("Fed", 76),
+        ("Sex", 80),
+        ("Tit", 84),
+        ("WTit", 89),
+        ("OTit", 94),
+        ("FOA", 109),
+        ("FEB24", 113),
+        ("Gms", 119),
+        ("K", 123),
+        ("B-day", 126),
+        ("Flag", 132),
+    ]:
+        assert header[pos : pos + len(label)] == label, label
+    anna = lines[1]
+    assert anna[0:15].strip() == "100001"
+    assert anna[15:76].strip() == "Alpha, Anna"
+    assert anna[76:80].strip() == "FRA"
+    assert anna[80:84].strip() == "F"
+    assert anna[84:89].strip() == ""  # WGM is a women's title: WTit column
+    assert anna[89:94].strip() == "WGM"
+    assert anna[113:119].strip() == "2096"
+    assert anna[119:123].strip() == "2"
+    assert anna[123:126].strip() == "20"
+    assert anna[126:132].strip() == "1990"
+    assert anna[132:].strip() == "w"
+    assert rating_header(dt.date(2025, 1, 1)) == "JAN25"
+
+
+def test_write_list_every_format(con, tmp_path: Path) -> None:
+    paths = write_list(con, "fide", FEB, tmp_path)
+    assert [p.name for p in paths] == [
+        "fide_2024-02-01.csv",
+        "fide_2024-02-01.parquet",
+        "fide_2024-02-01.txt",
+        "fide_2024-02-01.html",
+    ]
+    csv = pl.read_csv(paths[0])
+    pq = pl.read_parquet(paths[1])
+    assert csv.height == pq.height == 4
+    assert csv.columns[:13] == [
+        "rank",
+        "fide_id",
+        "national_id",
+        "name",
+        "federation",
+        "sex",
+        "title",
+        "birth_year",
+        "rating",
+        "games",
+        "k",
+        "change",
+        "flags",
+    ]
+    assert pq["rating"].to_list() == [2096, 1854, 1600, 1554]
+    html = paths[3].read_text(encoding="utf-8")
+    assert 'id="list-date">2024-02-01<' in html
+    assert 'id="player-count">4<' in html
+    data = json.loads(html.split('<script id="list-data" type="application/json">')[1].split("</script>")[0])
+    assert [r[3] for r in data] == ["Alpha, Anna", "Bravo, Bruno", "Golf, Gus", "Charlie, Chloé"]
+    assert "<script src" not in html and "http" not in html.split("<body>")[1]
+    with pytest.raises(ValueError):
+        write_list(con, "fide", FEB, tmp_path, ["xlsx"])
+
+
+def test_diff_between_store_lists(con) -> None:
+    df = diff_lists(con, "fide", "2024-01-01", "2024-02-01")
+    status = {r["name"]: r["status"] for r in df.iter_rows(named=True)}
+    assert status == {
+        "Alpha, Anna": "changed",
+        "Bravo, Bruno": "changed",
+        "Charlie, Chloé": "changed",
+        "Golf, Gus": "new",
+        "Echo, Emil": "delisted",
+        "Foxtrot, Fay": "dropped",
+    }
+    chloe = df.filter(pl.col("name") == "Charlie, Chloé").row(0, named=True)
+    assert (chloe["rating_a"], chloe["rating_b"], chloe["delta"], chloe["change_b"]) == (
+        1500,
+        1554,
+        54,
+        54,
+    )
+
+
+def test_diff_between_published_files(con, tmp_path: Path) -> None:
+    a = write_list(con, "fide", JAN, tmp_path, ["csv"])[0]
+    b = write_list(con, "fide", FEB, tmp_path, ["parquet"])[0]
+    df = diff_lists(None, "fide", str(a), str(b))
+    status = {r["name"]: r["status"] for r in df.iter_rows(named=True)}
+    # from files the floor cannot be seen: Echo is only 'dropped'
+    assert status["Echo, Emil"] == "dropped"
+    assert status["Golf, Gus"] == "new"
+    assert status["Alpha, Anna"] == "changed"
+    with pytest.raises(FileNotFoundError):
+        diff_lists(None, "fide", str(tmp_path / "nope.csv"), str(b))
+
+
+def test_publish_outputs_writes_lists_reports_and_charts(con, tmp_path: Path) -> None:
+    paths = publish_outputs(con, "fide", tmp_path / "out")
+    rel = sorted(str(p.relative_to(tmp_path / "out")) for p in paths)
+    for fmt in ("csv", "parquet", "txt", "html"):
+        assert f"lists/fide_2024-02-01.{fmt}" in rel
+    assert "reports/fide/1_spring-open-2024.html" in rel
+    assert "reports/fide/1_spring-open-2024.players.csv" in rel
+    pngs = [r for r in rel if r.endswith(".png")]
+    assert len(pngs) == 4  # every rated player of the list is in the top 10
+    assert all(p.exists() for p in paths)
+    assert "index-fide.html" in rel
+    with pytest.raises(LookupError):
+        publish_outputs(con, "ffe", tmp_path / "none")
+
+
+def test_publish_command(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    runner = CliRunner()
+    res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--all", "--format", "csv,txt"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in (tmp_path / "o" / "lists").iterdir()) == [
+        "fide_2024-01-01.csv",
+        "fide_2024-01-01.txt",
+        "fide_2024-02-01.csv",
+        "fide_2024-02-01.txt",
+    ]
+    res = runner.invoke(app, ["publish", "--db", str(db), "--format", "pdf"])
+    assert res.exit_code == 2
+    res = runner.invoke(
+        app,
+        ["publish", "--db", str(db), "--out", str(tmp_path / "d"), "--diff", "2024-01-01", "2024-02-01"],
+    )
+    assert res.exit_code == 0, res.output
+    assert "1 new, 3 changed, 1 delisted, 1 dropped" in res.output
+    res = runner.invoke(app, ["publish", "--db", str(tmp_path / "missing.duckdb")])
+    assert res.exit_code == 1
+
+
+@pytest.mark.parametrize("name", ["</script><b>Evil & Co", "<!--<script>"])
+def test_html_list_survives_markup_in_names(tmp_path: Path, name: str) -> None:
+    # "<!--<script>" inside a <script> element puts the HTML parser in its escape state, where
+    # the closing tag is swallowed: the JSON block must not hold '<', '>' or '&' at all.
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute("UPDATE players SET name = ? WHERE player_id = 2", [name])
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        html = write_list(con, "fide", FEB, tmp_path, ["html"])[0].read_text(encoding="utf-8")
+    finally:
+        con.close()
+    payload = html.split('<script id="list-data" type="application/json">')[1].split("</script>")[0]
+    assert not set("<>&") & set(payload)
+    assert name in [r[3] for r in json.loads(payload)]
+
+
+def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    runner = CliRunner()
+    out = tmp_path / "full"
+    res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(out), "--list-date", "2024-02-01", "--full"])
+    assert res.exit_code == 0, res.output
+    assert (out / "index-fide.html").exists()
+    assert (out / "reports" / "fide" / "1_spring-open-2024.games.csv").exists()
+    assert len(list((out / "players" / "fide").glob("*.png"))) == 4
+    res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "2023-05-01"])
+    assert res.exit_code == 1 and "no rating list" in res.output
+    res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "May 2023"])
+    assert res.exit_code == 2
+
+
+def test_fide_txt_reads_back_with_the_official_list_importer(con, tmp_path: Path) -> None:
+    """Our TXT is laid out so that the importer of FIDE's own files (issue 7) reads it."""
+    from elopipe.official.list_import import read_list
+
+    path = write_list(con, "fide", FEB, tmp_path, ["txt"])[0]
+    mem = duckdb.connect()
+    try:
+        rel, fmt, when = read_list(mem, path, "fide")
+        got = rel.pl().sort("fide_id")
+    finally:
+        mem.close()
+    assert (fmt, when) == ("fide-txt", FEB)
+    want = rating_list(con, "fide", FEB).sort("fide_id")
+    assert got["fide_id"].to_list() == want["fide_id"].to_list()
+    assert got["rating"].to_list() == want["rating"].to_list()
+    assert got["games"].to_list() == want["games"].to_list()
+    assert got["k"].to_list() == want["k"].to_list()
+    assert got["birth_year"].to_list() == want["birth_year"].to_list()
+    assert got["flag"].fill_null("").to_list() == want["fide_flag"].to_list()

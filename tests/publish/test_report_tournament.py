@@ -1,0 +1,176 @@
+"""Tournament performance reports: values straight from the store, game rows, crosstable."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.publish.crosstable import crosstable
+from elopipe.publish.reports import (
+    find_tournament,
+    games_frame,
+    performance_frame,
+    rich_table,
+    write_report,
+)
+from tests.helpers.publish_store import TOURNAMENT_RATINGS, build_store
+
+
+@pytest.fixture
+def con(tmp_path: Path):
+    c = duckdb.connect(str(build_store(tmp_path / "s.duckdb")), read_only=True)
+    yield c
+    c.close()
+
+
+def test_performance_rows_are_the_stored_values(con) -> None:
+    perf = performance_frame(con, 1, "fide")
+    assert perf["start_rank"].to_list() == [1, 2, 3, 4]
+    for row, stored in zip(perf.iter_rows(named=True), TOURNAMENT_RATINGS, strict=True):
+        pid, ro, n, score, ra, we, w_we, k, x100, rp, unrated, ru = stored
+        assert (row["player_id"], row["ro"], row["n"], row["score"], row["ra"]) == (
+            pid,
+            ro,
+            n,
+            score,
+            ra,
+        )
+        assert (row["we"], row["w_we"], row["k"], row["rp"], row["unrated"]) == (
+            we,
+            w_we,
+            k,
+            rp,
+            unrated,
+        )
+        assert row["k_w_we"] == (None if x100 is None else Decimal(x100) / 100)
+        assert row["ru_provisional"] == ru
+    assert perf["change_rounded"].to_list() == [-4, -46, 54, None]
+    assert perf.filter(pl.col("unrated"))["pooled_games"].to_list() == [2]
+
+
+def test_game_rows_say_why_a_game_did_not_count(con) -> None:
+    g = games_frame(con, 1, "fide")
+    bravo = g.filter(pl.col("player_id") == 2)
+    assert bravo["round"].to_list() == [1, 2, 3]
+    assert bravo["reason"].to_list() == [None, "unrated_opponent", None]
+    assert bravo["k_w_minus_pd"].to_list() == [Decimal("-9.60"), None, Decimal("-36.80")]
+    delta = g.filter(pl.col("player_id") == 4)
+    assert delta["reason"].to_list() == ["not_rated", "not_rated", "forfeit", "bye"]
+    assert delta["file_name"].to_list() == ["spring_open.trf"] * 4
+    anna = g.filter(pl.col("player_id") == 1).row(1, named=True)
+    assert (anna["d_raw"], anna["d_used"], anna["capped"], anna["pd"]) == (
+        600,
+        400,
+        True,
+        Decimal("0.92"),
+    )
+
+
+def test_crosstable_cells(con) -> None:
+    labels, ct = crosstable(con, 1)
+    assert labels == ["1", "2", "3", "4"]
+    rows = {r["name"]: r for r in ct.iter_rows(named=True)}
+    assert [rows["Alpha, Anna"][f"r{i}"] for i in range(1, 5)] == ["2w1", "3b½", "4w+", ""]
+    assert [rows["Delta, Dan"][f"r{i}"] for i in range(1, 5)] == ["3b½", "2b0", "1b-", "H"]
+    assert ct["name"].to_list()[0] == "Alpha, Anna"  # ranked by points when the file has no rank
+    assert rows["Alpha, Anna"]["points"] == Decimal("2.5")
+
+
+def test_write_report_files(con, tmp_path: Path) -> None:
+    paths = write_report(con, 1, "fide", tmp_path)
+    names = [p.name for p in paths]
+    assert names == [
+        "1_spring-open-2024.players.csv",
+        "1_spring-open-2024.games.csv",
+        "1_spring-open-2024.crosstable.csv",
+        "1_spring-open-2024.html",
+    ]
+    players = pl.read_csv(paths[0], infer_schema_length=None)
+    assert players["k_w_we"].to_list()[:3] == [-3.6, -46.4, 53.6]
+    html = paths[3].read_text(encoding="utf-8")
+    assert "K×(W−We)" in html and "-3.60" in html and "bye [H]" in html
+
+
+def test_find_tournament(con) -> None:
+    assert find_tournament(con, "1") == 1
+    assert find_tournament(con, "spring open") == 1
+    with pytest.raises(LookupError, match="no tournament"):
+        find_tournament(con, "Autumn")
+    # digits that are not a decimal number, and blank text, are refused cleanly
+    for ref in ("²", "", "  "):
+        with pytest.raises(LookupError):
+            find_tournament(con, ref)
+
+
+def test_rich_table_has_every_player(con) -> None:
+    table = rich_table(performance_frame(con, 1, "fide"), "t")
+    assert table.row_count == 4
+
+
+def test_report_command(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    runner = CliRunner()
+    res = runner.invoke(app, ["report", "--tournament", "Spring", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "-3.60" in res.output and "-46.40" in res.output and "53.60" in res.output
+    assert (tmp_path / "o" / "reports" / "fide" / "1_spring-open-2024.html").exists()
+    res = runner.invoke(app, ["report", "--all", "--db", str(db), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["report", "--tournament", "Nope", "--db", str(db)])
+    assert res.exit_code == 1
+
+
+def test_ffe_report_has_period_working_and_incompatible_games(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
+    )
+    rw.execute(
+        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible,"
+        " n_incompatible, x, p, z, perf, young, method, r_new, r_source)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 2100, 1, 1, 1500.00, 0.5000, 0.00, 1500.00,"
+        " FALSE, 'down', 2050, 'F')"
+    )
+    rw.execute(
+        "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id,"
+        " opponent_id, ro, rc, d_raw, score, counted, reason) VALUES"
+        " ('ffe', DATE '2024-02-01', 1, 1, 1, 2, 2100, 1500, 600, 1, FALSE, 'incompatible'),"
+        " ('ffe', DATE '2024-02-01', 1, 3, 1, 3, 2100, 1500, 600, 0.5, TRUE, NULL)"
+    )
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        paths = write_report(con, 1, "ffe", tmp_path / "o")
+        games = games_frame(con, 1, "ffe")
+    finally:
+        con.close()
+    assert [p.name for p in paths][3:] == ["1_spring-open-2024.ffe.csv", "1_spring-open-2024.html"]
+    ffe = pl.read_csv(paths[3])
+    assert ffe.select("r_old", "r_source", "n_incompatible", "method", "r_new").row(0) == (
+        2100,
+        "F",
+        1,
+        "down",
+        2050,
+    )
+    row = games.filter(pl.col("round") == 1).row(0, named=True)
+    assert (row["reason"], row["capped"]) == ("incompatible", False)
+    assert "FFE period working" in paths[4].read_text(encoding="utf-8")
+
+
+def test_file_names_of_events_in_other_scripts_keep_their_words() -> None:
+    from elopipe.publish.reports import slug
+
+    assert slug("ΔΙΑΣΥΛΛΟΓΙΚΟ ΚΥΠΕΛΛΟ ΚΡΗΤΙΚΗΣ ΦΙΛΙΑΣ 2024") == "diasullogiko-kupello-kretikes-philias-2024"
+    assert slug("Карпов, Анатолий") == "karpov-anatolii"
+    assert slug("Café Müller / Open 2024") == "cafe-muller-open-2024"
+    assert slug("???", "tournament") == "tournament"
+    assert len(slug("x" * 100)) == 60

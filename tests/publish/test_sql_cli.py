@@ -1,0 +1,192 @@
+"""`elopipe sql` (read-only, formats, clear failures) and `elopipe export --parquet`."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.publish.export import export_parquet
+from elopipe.publish.sqlcli import QueryError, run_query
+from elopipe.store.connect import StoreBusyError
+from tests.helpers.paths import REPO
+from tests.helpers.publish_store import build_store
+
+Q = "SELECT name, rating FROM v_rating_list ORDER BY rank LIMIT 2"
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "s.duckdb")
+
+
+def test_formats(db: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["sql", Q, "--db", str(db), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == ["name,rating", '"Alpha, Anna",2096', '"Bravo, Bruno",1854']
+    res = runner.invoke(
+        app,
+        [
+            "sql",
+            "SELECT pd, list_date FROM rating_changes WHERE pd IS NOT NULL LIMIT 1",
+            "--db",
+            str(db),
+            "--format",
+            "json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output) == [{"pd": "0.76", "list_date": "2024-02-01"}]
+    res = runner.invoke(app, ["sql", Q, "--db", str(db)])
+    assert res.exit_code == 0 and "Alpha, Anna" in res.output and "2 row(s)" in res.output
+
+
+def test_writes_are_refused_with_a_clear_message(db: Path) -> None:
+    with pytest.raises(QueryError, match="read-only"):
+        run_query(db, "DELETE FROM players")
+    res = CliRunner().invoke(app, ["sql", "DROP TABLE players", "--db", str(db)])
+    assert res.exit_code == 1
+    assert "read-only" in res.output
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM players").fetchall() == [(7,)]
+    con.close()
+
+
+def test_bad_query_and_missing_db(tmp_path: Path, db: Path) -> None:
+    res = CliRunner().invoke(app, ["sql", "SELEC 1", "--db", str(db)])
+    assert res.exit_code == 1 and "query failed" in res.output
+    res = CliRunner().invoke(app, ["sql", "SELECT 1", "--db", str(tmp_path / "none.duckdb")])
+    assert res.exit_code == 1 and "no database" in res.output
+    res = CliRunner().invoke(app, ["sql", "SELECT 1", "--db", str(db), "--format", "xml"])
+    assert res.exit_code == 2
+
+
+def test_busy_store_fails_clearly(db: Path) -> None:
+    # Another process holds DuckDB's write lock on the file.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); time.sleep(30)",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+        with pytest.raises(StoreBusyError, match=rf"being written by another program \(\S+, PID {holder.pid}\)"):
+            run_query(db, Q)
+        # `sql` waits for the writer (default 60 s); after --wait it gives up with the reason,
+        # naming the process, in elopipe's words rather than DuckDB's (which speak of its CLI)
+        res = CliRunner().invoke(app, ["sql", Q, "--db", str(db), "--wait", "1"])
+        out = " ".join(res.output.split())
+        assert res.exit_code == 1 and f"PID {holder.pid}" in out and "waiting up to 1 s" in out
+        assert "Could not set lock" not in out and "-readonly" not in out
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    assert run_query(db, Q)[1][0][0] == "Alpha, Anna"
+
+
+def test_export_parquet_partitions(db: Path, tmp_path: Path) -> None:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        paths = export_parquet(con, tmp_path / "pq")
+    finally:
+        con.close()
+    out = tmp_path / "pq"
+    assert out / "rating_lists" in paths and out / "players.parquet" in paths
+    parts = sorted(p.relative_to(out / "rating_lists").parts[:2] for p in (out / "rating_lists").rglob("*.parquet"))
+    assert parts == [("system=fide", "list_date=2024-01-01"), ("system=fide", "list_date=2024-02-01")]
+    back = pl.read_parquet(out / "rating_lists" / "**" / "*.parquet", hive_partitioning=True)
+    assert back.height == 11
+    assert pl.read_parquet(out / "players.parquet").height == 7
+    # an empty partitioned table keeps its schema as one file
+    assert (out / "rating_discrepancies.parquet").exists()
+    res = CliRunner().invoke(app, ["export", "--parquet", str(tmp_path / "pq2"), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "pq2" / "tournament_ratings").is_dir()
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_a_runaway_query_stops_at_the_timeout(db: Path, fmt: str) -> None:
+    runaway = "SELECT count(*) FROM range(100000000000) a"
+    t0 = time.monotonic()
+    res = CliRunner().invoke(app, ["sql", runaway, "--db", str(db), "--format", fmt, "--timeout", "0.5"])
+    assert res.exit_code == 1
+    assert "time limit" in res.output
+    assert time.monotonic() - t0 < 30
+    # a quick query is not affected by the limit
+    ok = CliRunner().invoke(app, ["sql", Q, "--db", str(db), "--format", "csv", "--timeout", "30"])
+    assert ok.exit_code == 0 and ok.output.count("\n") == 3
+
+
+def test_sql_waits_while_another_process_writes(tmp_path: Path) -> None:
+    """DuckDB lets one process write a file or several read it, not both: `sql` waits for the
+    writer (`--wait`), or says the store is busy."""
+    db = tmp_path / "busy.duckdb"
+    duckdb.connect(str(db)).execute("CREATE TABLE t AS SELECT 42 AS x").close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('open', flush=True); time.sleep(3)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        busy = CliRunner().invoke(app, ["sql", "SELECT x FROM t", "--db", str(db), "--wait", "0"])
+        busy_out = " ".join(busy.output.split())
+        assert busy.exit_code == 1
+        assert re.search(rf"being written by another program \(\S+, PID {holder.pid}\)", busy_out), busy_out
+        t0 = time.monotonic()
+        res = CliRunner().invoke(app, ["sql", "SELECT x FROM t", "--db", str(db), "--format", "csv", "--wait", "30"])
+        assert res.exit_code == 0, res.output
+        assert "42" in res.output and "waiting" in res.output and time.monotonic() - t0 >= 1
+    finally:
+        holder.wait(timeout=30)
+
+
+def _hold_open_read_only(db: Path) -> subprocess.Popen:
+    """A process that keeps the store open read-only, as a long `elopipe sql` query does."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], read_only=True); print('ok', flush=True);"
+            " time.sleep(60)",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+    return holder
+
+
+def test_ingest_gives_up_after_wait_when_a_reader_holds_the_store(db: Path) -> None:
+    holder = _hold_open_read_only(db)
+    try:
+        pgn = REPO.parent / "shared" / "data" / "pgn" / "wchcand22.pgn"
+        res = CliRunner().invoke(app, ["ingest", str(pgn), "--db", str(db), "--wait", "1"])
+        out = " ".join(res.output.split())
+        assert res.exit_code == 1, res.output
+        assert re.search(rf"held open by another program \(\S+, PID {holder.pid}\)", out), out
+        assert "Traceback" not in out and "Could not set lock" not in out
+    finally:
+        holder.kill()
+        holder.wait()

@@ -1,0 +1,163 @@
+"""The store's write lock, exercised with real processes (elopipe.store.connect)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe.store.connect import StoreBusyError, holds_write_lock, open_reader, open_writer, write_lock
+from tests.helpers.paths import REPO
+
+# A writer in its own process: takes the lock, inserts its tag, reports, then holds for a while.
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from elopipe.store.connect import open_writer
+    db, tag, hold = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    def waiting(msg):
+        print("WAITING " + msg, flush=True)
+    with open_writer(db, on_wait=waiting) as con:
+        con.execute("CREATE TABLE IF NOT EXISTS lock_probe (tag VARCHAR, pid INTEGER, t DOUBLE)")
+        con.execute("INSERT INTO lock_probe VALUES (?, ?, ?)", [tag, __import__('os').getpid(), time.time()])
+        print("LOCKED", flush=True)
+        time.sleep(hold)
+    print("RELEASED", flush=True)
+    """
+)
+
+
+def _start_writer(db: Path, tag: str, hold: float) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(db), tag, str(hold)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _read_until(proc: subprocess.Popen[str], word: str, timeout: float = 30.0) -> list[str]:
+    """Lines of `proc` up to and including the first starting with `word`."""
+    lines: list[str] = []
+    result: dict[str, bool] = {}
+
+    def reader() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.strip())
+            if line.startswith(word):
+                result["ok"] = True
+                return
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    t.join(timeout)
+    if not result.get("ok"):
+        proc.kill()
+        raise AssertionError(f"{word!r} not seen; got {lines!r}; stderr: {proc.stderr.read() if proc.stderr else ''}")
+    return lines
+
+
+def test_second_process_fails_fast_then_waits_and_both_writes_land(tmp_path: Path) -> None:
+    db = tmp_path / "store.duckdb"
+    first = _start_writer(db, "first", hold=2.0)
+    try:
+        _read_until(first, "LOCKED")
+        # This process, with no patience: a clear error, not a DuckDB crash.
+        with pytest.raises(StoreBusyError, match=r"being written by another elopipe process \(pid \d+\)"):
+            with open_writer(db, timeout=0):
+                pass
+        # A second process that waits: it says so, then gets the lock after the first lets go.
+        second = _start_writer(db, "second", hold=0.0)
+        lines = _read_until(second, "LOCKED")
+        assert any(line.startswith("WAITING") and f"pid {first.pid}" in line for line in lines), lines
+        assert second.wait(30) == 0
+        assert first.wait(30) == 0
+    finally:
+        for p in (first,):
+            if p.poll() is None:
+                p.kill()
+    con = open_reader(db)
+    try:
+        rows = con.execute("SELECT tag, pid, t FROM lock_probe ORDER BY t").fetchall()
+    finally:
+        con.close()
+    assert [r[0] for r in rows] == ["first", "second"]
+    assert rows[0][1] == first.pid and rows[1][1] == second.pid
+
+
+def test_lock_of_a_killed_process_is_released(tmp_path: Path) -> None:
+    db = tmp_path / "store.duckdb"
+    holder = _start_writer(db, "killed", hold=60.0)
+    try:
+        _read_until(holder, "LOCKED")
+        with pytest.raises(StoreBusyError):
+            with write_lock(db, timeout=0.3):
+                pass
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait(10)
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+    # The OS dropped the flock with the process; DuckDB recovers the committed insert from its WAL.
+    with open_writer(db, timeout=5) as con:
+        assert con.execute("SELECT tag FROM lock_probe").fetchall() == [("killed",)]
+
+
+def test_duckdb_lock_held_by_another_program_is_retried_then_reported(tmp_path: Path) -> None:
+    db = tmp_path / "store.duckdb"
+    duckdb.connect(str(db)).close()
+    # A program that opens the file with DuckDB directly, bypassing elopipe's lock file.
+    script = (
+        "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+        "print('OPEN', flush=True); time.sleep(float(sys.argv[2]))"
+    )
+    other = subprocess.Popen([sys.executable, "-c", script, str(db), "1.5"], stdout=subprocess.PIPE, text=True)
+    try:
+        _read_until(other, "OPEN")
+        with pytest.raises(StoreBusyError, match="held open by another program"):
+            with open_writer(db, timeout=0.3):
+                pass
+        messages: list[str] = []
+        t0 = time.monotonic()
+        with open_writer(db, timeout=30, on_wait=messages.append) as con:
+            con.execute("CREATE TABLE ok AS SELECT 1 AS x")
+        assert time.monotonic() - t0 >= 0.5  # it did wait for the other program to close the file
+        assert messages and f"PID {other.pid}" in messages[0]
+    finally:
+        if other.poll() is None:
+            other.kill()
+        other.wait(10)
+
+
+def test_lock_is_reentrant_within_a_process(tmp_path: Path) -> None:
+    db = tmp_path / "store.duckdb"
+    assert not holds_write_lock(db)
+    with write_lock(db, timeout=0):
+        assert holds_write_lock(db)
+        # A stage opening its own writer inside a run that holds the lock must not block on itself,
+        # including from a worker thread (Prefect runs tasks in threads).
+        done: list[bool] = []
+
+        def stage() -> None:
+            with open_writer(db, timeout=0) as con:
+                con.execute("CREATE TABLE t AS SELECT 42 AS x")
+                done.append(True)
+
+        th = threading.Thread(target=stage)
+        th.start()
+        th.join(20)
+        assert done == [True]
+        assert holds_write_lock(db)
+    assert not holds_write_lock(db)
+    with open_writer(db, timeout=0) as con:
+        assert con.execute("SELECT x FROM t").fetchone() == (42,)
