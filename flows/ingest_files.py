@@ -11,6 +11,7 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 
 # isort: split
 import os
+from typing import TYPE_CHECKING, Any
 
 from prefect import Flow, flow
 
@@ -20,6 +21,9 @@ from elopipe.read.sources import path_from_param
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.store.connect import DEFAULT_DB
 from flows._stages import stage_line, stage_warning
+
+if TYPE_CHECKING:
+    from prefect.task_runners import TaskRunner
 
 
 def _warn_rejected(result: FileResult) -> None:
@@ -78,11 +82,14 @@ def ingest_files(
     return summary
 
 
-def ingest_flow(dask_address: str | None) -> Flow:
+def ingest_flow(dask_address: str | None) -> Flow[..., IngestSummary]:
     """`ingest_files`, on Prefect's Dask task runner for the scheduler at `dask_address` when
     given (its parse tasks then run on that cluster)."""
     if dask_address is None:
         return ingest_files
     from flows.dask_parse import task_runner
 
-    return ingest_files.with_options(task_runner=task_runner(dask_address))
+    # any task runner: `with_options` asks for a TaskRunner[PrefectFuture[Any]], invariant in its
+    # future type, which DaskTaskRunner (a TaskRunner[PrefectConcurrentFuture[Any]]) is not
+    runner: TaskRunner[Any] = task_runner(dask_address)
+    return ingest_files.with_options(task_runner=runner)

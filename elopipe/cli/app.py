@@ -12,7 +12,7 @@ from elopipe.runtime.errors import ElopipeError
 from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full
 
 
-class _Group(TyperGroup):  # type: ignore[misc]
+class _Group(TyperGroup):
     """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
     error, exit 2, whichever command met it, and a Ctrl-C as one line, exit 130."""
 

@@ -14,6 +14,7 @@ name alone, the only such player 0.5. Different FIDE IDs are never merged.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Container
 from dataclasses import dataclass
 
 import duckdb
@@ -363,7 +364,7 @@ class _Index:
         """Conflicts with any identifier known for the player id (merged rows included)."""
         return any(_conflicts(s, p) for s in self.by_pid.get(k.player_id, [k]))
 
-    def find_by_name(self, p: PlayerRec, key: str, ctx: set[int], taken: set[int]) -> tuple[_Known, str] | None:
+    def find_by_name(self, p: PlayerRec, key: str, ctx: Container[int], taken: set[int]) -> tuple[_Known, str] | None:
         if not key:  # a name with no letters at all ('?', '-') identifies nobody
             return None
         cands = _unique_ids(

@@ -38,6 +38,8 @@ from elopipe.store.connect import StoreFullError, disk_full_message, is_disk_ful
 from elopipe.store.frames import registered
 
 if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
     from elopipe.read.parse import ParsedSource
 
 # From this many games on, a transaction's rows are written to the store file as it goes (DuckDB's
@@ -358,9 +360,9 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
             batch[pos].source.display, "skipped", file_id=first_res.file_id, format=batch[pos].format, reason=why
         )
     for pos in plan.load:
-        res = results[pos]
-        assert res is not None
-        ledger.append(_ledger_row(batch[pos], file_id[pos], now, res.status, res.reason, res))
+        loaded = results[pos]
+        assert loaded is not None
+        ledger.append(_ledger_row(batch[pos], file_id[pos], now, loaded.status, loaded.reason, loaded))
     ledger.sort(key=lambda r: r[0])
     _insert_ledger(con, ledger)
     if issue_frames:
@@ -383,7 +385,7 @@ def _ledger_row(
             ps.newline, now, status, *counts, reason, results_only)  # fmt: skip
 
 
-_LEDGER_SCHEMA = {
+_LEDGER_SCHEMA: dict[str, PolarsDataType] = {
     "file_id": pl.Int32, "sha256": pl.Utf8, "path": pl.Utf8, "member": pl.Utf8, "format": pl.Utf8,
     "bytes": pl.Int64, "encoding": pl.Utf8, "newline": pl.Utf8, "ingested_at": pl.Datetime("us"),
     "status": pl.Utf8, "n_tournaments": pl.Int32, "n_players": pl.Int32, "n_games": pl.Int32,

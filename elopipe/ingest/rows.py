@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -17,9 +18,12 @@ from elopipe.identity.resolve import Resolution
 from elopipe.read import names
 from elopipe.read.records import IngestIssue, ParsedFile
 
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
+
 RAW_LIMIT = 65536  # characters of raw text kept per error row
 
-_TOURNAMENT_SCHEMA = {
+_TOURNAMENT_SCHEMA: dict[str, PolarsDataType] = {
     "tournament_id": pl.Int32,
     "file_id": pl.Int32,
     "source_format": pl.Utf8,
@@ -83,10 +87,10 @@ def tournaments_frame(files: list[FileRows]) -> pl.DataFrame:
     ).drop("pos", "tournament_ref", "d0", "d1")
 
 
-_REFS = {"pos": pl.Int32, "tournament_ref": pl.Int32}
+_REFS: dict[str, PolarsDataType] = {"pos": pl.Int32, "tournament_ref": pl.Int32}
 
 
-_ENTRY_SCHEMA = {
+_ENTRY_SCHEMA: dict[str, PolarsDataType] = {
     "tournament_id": pl.Int32,
     "player_id": pl.Int32,
     "start_rank": pl.Int32,
@@ -139,7 +143,7 @@ def entry_frames(
     )
 
 
-_ALIAS_SCHEMA = {
+_ALIAS_SCHEMA: dict[str, PolarsDataType] = {
     "player_id": pl.Int32,
     "name_as_written": pl.Utf8,
     "name_key": pl.Utf8,
@@ -228,7 +232,7 @@ def teams_frame(parsed: ParsedFile, file_id: int, t_ids: Mapping[int, int]) -> p
     return pl.DataFrame(rows, schema=_TEAM_SCHEMA, orient="row")
 
 
-_ISSUE_SCHEMA = {
+_ISSUE_SCHEMA: dict[str, PolarsDataType] = {
     "file_id": pl.Int32,
     "line": pl.Int32,
     "game_index": pl.Int32,
@@ -255,7 +259,7 @@ def issues_frame(file_id: int, issues: list[IngestIssue]) -> pl.DataFrame:
     )
 
 
-_UNPLAYED_SCHEMA = {
+_UNPLAYED_SCHEMA: dict[str, PolarsDataType] = {
     "tournament_id": pl.Int32,
     "player_id": pl.Int32,
     "round": pl.Int32,
@@ -265,7 +269,7 @@ _UNPLAYED_SCHEMA = {
     "file_id": pl.Int32,
     "line": pl.Int32,
 }
-_TEAM_SCHEMA = {
+_TEAM_SCHEMA: dict[str, PolarsDataType] = {
     "tournament_id": pl.Int32,
     "team_no": pl.Int32,
     "name": pl.Utf8,

@@ -39,6 +39,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -225,7 +226,13 @@ def _read_fide_txt(
 def _read_lines(p: Path) -> pl.DataFrame:
     """The lines after the header, as one Utf8 column 'line' (Polars' reader: several times
     less CPU than slicing in SQL). UTF-8, or Latin-1 when the file is not valid UTF-8."""
-    opts = {"has_header": False, "separator": "\x1f", "quote_char": None, "skip_rows": 1, "schema": {"line": pl.Utf8}}
+    opts: dict[str, Any] = {
+        "has_header": False,
+        "separator": "\x1f",
+        "quote_char": None,
+        "skip_rows": 1,
+        "schema": {"line": pl.Utf8},
+    }
     try:
         df = pl.read_csv(p, **opts)
     except (pl.exceptions.ComputeError, UnicodeDecodeError):
@@ -248,9 +255,9 @@ _INT = "TRY_CAST({c} AS INTEGER)"  # cells are trimmed, '' already NULL
 
 
 def _fide_long(
-    con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, present: set[str]
+    con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation | pl.DataFrame, present: set[str]
 ) -> duckdb.DuckDBPyRelation:
-    """One row per player and system from a wide FIDE relation (columns as in _TXT_LABELS).
+    """One row per player and system from a wide FIDE relation or frame (columns as in _TXT_LABELS).
 
     The file is read once into a temporary table (rows with some rating only: most of the
     combined list has none), then split per rate class."""

@@ -60,7 +60,8 @@ def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) 
     ax = fig.add_subplot(1, 1, 1)
     ys = [float("nan") if r is None else r for r in ratings]
     marker = "o" if len(dates) <= 60 else None  # dots would merge into a thick line
-    ax.plot(dates, ys, marker=marker, markersize=3, linewidth=1.6, color="#1f5fa8")
+    # dates go through matplotlib's date converter; its stubs only list numbers and arrays
+    ax.plot(dates, ys, marker=marker, markersize=3, linewidth=1.6, color="#1f5fa8")  # type: ignore[arg-type]
     known = [r for r in ratings if r is not None]
     if known and max(known) - min(known) < 50:
         # a flat history drawn over a 5-point axis would look like a collapse
@@ -74,7 +75,7 @@ def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) 
         label.set_horizontalalignment("right")
     window = x_range(dates)
     if window is not None:
-        ax.set_xlim(*window)
+        ax.set_xlim(*window)  # type: ignore[arg-type]  # dates, as for `plot` above
     # fixed margins: tight_layout/autofmt_xdate cost more than the plot itself
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.2)
     return fig

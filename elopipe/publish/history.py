@@ -66,7 +66,7 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
             {"ref": ref},
         ),
     ]
-    rows: list[tuple[int, str]] = []
+    rows = []
     for sql, params in stages:
         if not key and "key" in params:
             continue

@@ -29,7 +29,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 import duckdb
 import polars as pl
@@ -68,10 +68,24 @@ def _int_half_up(x: Decimal | float) -> int:
     return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
+class _RowOptions(TypedDict):
+    """The `load_game_rows` options every period of `_rows` shares."""
+
+    rate_class: str | None
+    unknown_tc: str
+    no_moves: str
+    skip_online: bool
+
+
 def _rows(
     con: duckdb.DuckDBPyConnection, period: str, rate_class: str | None, unknown_tc: str, no_moves: str
 ) -> pl.DataFrame:
-    common = {"rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves, "skip_online": False}
+    common: _RowOptions = {
+        "rate_class": rate_class,
+        "unknown_tc": unknown_tc,
+        "no_moves": no_moves,
+        "skip_online": False,
+    }
     if period == "month":
         return load_game_rows(con, scheme=get_scheme("monthly"), **common)
     if period == "tournament":

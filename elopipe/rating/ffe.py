@@ -591,6 +591,7 @@ def rate_player(
     else:
         pa, na = archive if archive else (None, None)
         if isinstance(pa, Fraction):
+            assert na is not None  # pa came from `archive`, and so did na
             if pa * na != int(pa * na):
                 raise ValueError("archive P x Na must be whole in 'table' mode")
             pa_num: int | float | None = int(pa * na)

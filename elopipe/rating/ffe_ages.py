@@ -35,8 +35,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import TYPE_CHECKING
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from polars.expr.whenthen import ChainedThen, Then
 
 #: (Papi code, FIDE/R01 name, lowest age a of the category), youngest first.
 CATEGORIES: tuple[tuple[str, str, int], ...] = (
@@ -117,7 +121,7 @@ def category_expr(birth_year: str | pl.Expr, season: str | pl.Expr) -> pl.Expr:
     by = pl.col(birth_year) if isinstance(birth_year, str) else birth_year
     se = pl.col(season) if isinstance(season, str) else season
     a = (se - 1) - by
-    expr = pl.when(by.is_null()).then(pl.lit(None, pl.Utf8))
+    expr: Then | ChainedThen = pl.when(by.is_null()).then(pl.lit(None, pl.Utf8))
     for code, _name, lo in reversed(CATEGORIES[1:]):
         expr = expr.when(a >= lo).then(pl.lit(code))
     return expr.otherwise(pl.lit(CATEGORIES[0][0]))

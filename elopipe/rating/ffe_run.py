@@ -33,7 +33,7 @@ import datetime as dt
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
@@ -45,6 +45,9 @@ from elopipe.rating.ffe_rapid import RAPID
 from elopipe.rating.game_rows import load_game_rows, scope_skips
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary, summary_from_frames
+
+if TYPE_CHECKING:
+    from polars.expr.whenthen import ChainedThen, Then
 
 
 @dataclass
@@ -311,7 +314,7 @@ def _ratings_in_force(
         p = p.join(latest, on="player_id", how="left")
         order.append(("standard", "standard"))
     r_old = pl.coalesce([pl.col(c) for c, _ in order])
-    src = pl.when(pl.lit(False)).then(pl.lit(None, pl.Utf8))
+    src: Then | ChainedThen = pl.when(pl.lit(False)).then(pl.lit(None, pl.Utf8))
     for c, label in order:
         src = src.when(pl.col(c).is_not_null()).then(pl.lit(label))
     return p.with_columns(pl.lit(season).alias("season")).select(

@@ -53,6 +53,8 @@ Output frames (`EngineResult`) follow the store contract of `elopipe.store.schem
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
+from typing import cast as type_cast
 
 import polars as pl
 
@@ -67,6 +69,9 @@ from elopipe.rating.fide_period import (
     one_period,
     state_from_official,
 )
+
+if TYPE_CHECKING:
+    from elopipe.rating.fide_period import CastSchema, Schema
 
 
 def run_periods(
@@ -101,7 +106,10 @@ def run_periods(
     if prep.standard_lists is not None and prep.standard_lists.height:
         std_hist = prep.standard_lists.select("player_id", "list_date", "rating")
 
-    out_lists, out_changes, out_tr, out_disc = [], [], [], []
+    out_lists: list[pl.DataFrame] = []
+    out_changes: list[pl.DataFrame] = []
+    out_tr: list[pl.DataFrame] = []
+    out_disc: list[pl.DataFrame] = []
     pool = empty(POOL_SCHEMA)
     periods = sides_all.get_column("list_date").unique().to_list()
     if len(periods) == 1:
@@ -146,7 +154,7 @@ def run_periods(
     )
 
 
-CHANGE_SCHEMA = {
+CHANGE_SCHEMA: Schema = {
     "list_date": pl.Date,
     "tournament_id": pl.Int64,
     "game_id": pl.Int64,
@@ -166,7 +174,7 @@ CHANGE_SCHEMA = {
 }
 
 
-TR_SCHEMA = {
+TR_SCHEMA: Schema = {
     "list_date": pl.Date,
     "tournament_id": pl.Int64,
     "player_id": pl.Int64,
@@ -185,7 +193,7 @@ TR_SCHEMA = {
 }
 
 
-DISC_SCHEMA = {
+DISC_SCHEMA: Schema = {
     "list_date": pl.Date,
     "tournament_id": pl.Int64,
     "player_id": pl.Int64,
@@ -195,11 +203,11 @@ DISC_SCHEMA = {
 }
 
 
-def _concat(frames: list[pl.DataFrame], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def _concat(frames: list[pl.DataFrame], schema: Schema) -> pl.DataFrame:
     frames = [f for f in frames if f.height]
     if not frames:
         return pl.DataFrame(schema=schema)
-    return pl.concat([f.select(list(schema)).cast(schema) for f in frames])
+    return pl.concat([f.select(list(schema)).cast(type_cast("CastSchema", schema)) for f in frames])
 
 
 def _x100_to_decimal(expr: pl.Expr, precision: int, scale: int) -> pl.Expr:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import cast as type_cast
 
 import polars as pl
 
@@ -22,7 +23,18 @@ from elopipe.rating.periods import add_months, get_scheme
 from elopipe.rating.rounding import div_round_expr, round_x100_expr
 from elopipe.rating.tables import dp_expr, pd_x100_expr
 
-STATE_SCHEMA = {
+if TYPE_CHECKING:
+    from polars._typing import ColumnNameOrSelector, PolarsDataType
+    from polars.expr.whenthen import ChainedThen, Then
+
+    # A frame's schema, column name to Polars data type.
+    Schema: TypeAlias = dict[str, PolarsDataType]
+    # What the stubs of `DataFrame.cast` take: a `Mapping` keyed by `ColumnNameOrSelector |
+    # PolarsDataType`. Its key type is invariant, so they refuse a `Schema` that Polars accepts at
+    # run time (pola-rs/polars#14468); `type_cast(CastSchema, schema)` states that it is one.
+    CastSchema: TypeAlias = Mapping[ColumnNameOrSelector | PolarsDataType, PolarsDataType]
+
+STATE_SCHEMA: Schema = {
     "player_id": pl.Int64,
     "rating": pl.Int64,
     "total_games": pl.Int64,
@@ -36,10 +48,10 @@ STATE_SCHEMA = {
 }
 
 
-_RATING_SCHEMA = {"player_id": pl.Int64, "rating": pl.Int64}
+_RATING_SCHEMA: Schema = {"player_id": pl.Int64, "rating": pl.Int64}
 
 
-POOL_SCHEMA = {
+POOL_SCHEMA: Schema = {
     "player_id": pl.Int64,
     "list_date": pl.Date,
     "tournament_id": pl.Int64,
@@ -63,7 +75,7 @@ def by_player(df: pl.DataFrame) -> pl.DataFrame:
     return df.sort("player_id")
 
 
-def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
+def empty(schema: Schema) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
@@ -103,7 +115,7 @@ class Lists:
     def put(self, d: dt.date, ratings: pl.DataFrame) -> None:
         if d not in self.by_date:
             bisect.insort(self.dates, d)
-        self.by_date[d] = ratings.select(list(_RATING_SCHEMA)).cast(_RATING_SCHEMA)
+        self.by_date[d] = ratings.select(list(_RATING_SCHEMA)).cast(type_cast("CastSchema", _RATING_SCHEMA))
 
     def in_force(self, d: dt.date) -> pl.DataFrame | None:
         i = bisect.bisect_right(self.dates, d) - 1
@@ -117,18 +129,18 @@ class Lists:
         """Record the players bootstrapped in period `t` (player_id, boot_rating, boot_date)."""
         if rows.height:
             new = rows.select("player_id", "boot_date", "boot_rating", pl.lit(t).alias("boot_period"))
-            self.boots = pl.concat([self.boots, new.cast(_BOOT_SCHEMA)])
+            self.boots = pl.concat([self.boots, new.cast(type_cast("CastSchema", _BOOT_SCHEMA))])
 
 
 # A month is a few hundred thousand rows held in memory: Polars' in-memory engine runs
 # these plans faster than the streaming engine (the default since Polars 2.0)
-_ENGINE = "in-memory"
+_ENGINE: Final = "in-memory"
 
 
-_BOOT_SCHEMA = {"player_id": pl.Int64, "boot_date": pl.Date, "boot_rating": pl.Int64, "boot_period": pl.Date}
+_BOOT_SCHEMA: Schema = {"player_id": pl.Int64, "boot_date": pl.Date, "boot_rating": pl.Int64, "boot_period": pl.Date}
 
 
-LIST_SCHEMA = {
+LIST_SCHEMA: Schema = {
     "list_date": pl.Date,
     "player_id": pl.Int64,
     "rating": pl.Int64,
@@ -165,7 +177,7 @@ def state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame:
                 pl.when(pl.col("rating").is_not_null()).then(pl.col("list_date")).alias("first_rated"),
             )
             .rename({"k": "k_official"})
-            .cast(STATE_SCHEMA)
+            .cast(type_cast("CastSchema", STATE_SCHEMA))
         )
     o = off.select(
         "player_id",
@@ -198,7 +210,7 @@ def state_from_official(state: pl.DataFrame, off: pl.DataFrame) -> pl.DataFrame:
         pl.coalesce("first_rated", pl.when(pl.col("o_rating").is_not_null()).then(pl.col("o_date"))).alias(
             "first_rated"
         ),
-    ).cast(STATE_SCHEMA)
+    ).cast(type_cast("CastSchema", STATE_SCHEMA))
 
 
 # a discrepancy row as the engine finds it, and its name in `DISC_SCHEMA`
@@ -217,7 +229,7 @@ def _plain_discrepancies(
 ) -> pl.DataFrame:
     """Plain (event, player) pairs (see `one_period`) whose file rating differs from their
     rating on the list in force (the current one): columns of `_DISC_COLS`."""
-    schema = {"in_force": pl.Date, "tournament_id": pl.Int64, "player_id": pl.Int64}
+    schema: Schema = {"in_force": pl.Date, "tournament_id": pl.Int64, "player_id": pl.Int64}
     schema |= {"file_rating": pl.Int64, "store_rating": pl.Int64, "file_id": pl.Int64}
     if file_ratings.height == 0 or not latest_dates:
         return empty(schema)
@@ -232,7 +244,7 @@ def _plain_discrepancies(
     # the pairs that played in the period, with their event's list in force
     pairs = sides.filter(plain.fill_null(False) & pl.col("tp_key").is_in(fr.get_column("tp_key")))
     pairs = pairs.select("tp_key", "in_force").unique(subset="tp_key")
-    return fr.join(pairs, on="tp_key", how="inner").select(list(schema)).cast(schema)
+    return fr.join(pairs, on="tp_key", how="inner").select(list(schema)).cast(type_cast("CastSchema", schema))
 
 
 def _ratings_in_force(keys: pl.DataFrame, lists: Lists) -> pl.DataFrame:
@@ -251,7 +263,7 @@ def _ratings_in_force(keys: pl.DataFrame, lists: Lists) -> pl.DataFrame:
         lst = lists.in_force(d)
         if lst is None:
             k = k.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
-        elif lst is lists.by_date[latest]:
+        elif latest is not None and lst is lists.by_date[latest]:  # lst set: `latest` is too
             k = k.with_columns(pl.col("r_cur").alias("store_rating"))
         else:
             k = k.join(lst.rename({"rating": "store_rating"}), on="player_id", how="left")
@@ -304,7 +316,7 @@ def one_period(
         upd_parts += rated.updates
         # unrated players pool their games against rated opponents (7.1.4)
         pool_new = rated.pooled
-        pool = pl.concat([pool, pool_new.cast(POOL_SCHEMA)])
+        pool = pl.concat([pool, pool_new.cast(type_cast("CastSchema", POOL_SCHEMA))])
         upd_parts.append(pool_new.group_by("player_id").agg(pl.len().cast(pl.Int64).alias("pool_games_t")))
     if pool.height:
         published, pool_rows_t, tr_unrated = initial_ratings(t, state, pool, pool_new, prep, params, list_rules)
@@ -424,7 +436,7 @@ def _state_at_start(sides_t: pl.DataFrame, state: pl.DataFrame, prep: Prepared) 
             .select(*STATE_SCHEMA, "__changed")
         )
         known = pl.concat([known.filter(pl.col("birth_year").is_not_null()), filled])
-    return period_players, known.cast(STATE_SCHEMA)
+    return period_players, known.cast(type_cast("CastSchema", STATE_SCHEMA))
 
 
 def _k_base(
@@ -654,7 +666,7 @@ def _period_rows(
     return changes_t, tr_t
 
 
-_UPDATE_SCHEMA = {
+_UPDATE_SCHEMA: Schema = {
     "player_id": pl.Int64,
     "n": pl.Int64,
     "k": pl.Int64,
@@ -680,7 +692,7 @@ def _updates(parts: list[pl.DataFrame]) -> pl.DataFrame:
     return by_player(
         upd.with_columns([pl.lit(None, dt_).alias(c) for c, dt_ in _UPDATE_SCHEMA.items() if c not in upd.columns])
         .select(list(_UPDATE_SCHEMA))
-        .cast(_UPDATE_SCHEMA)
+        .cast(type_cast("CastSchema", _UPDATE_SCHEMA))
     )
 
 
@@ -694,7 +706,7 @@ def _close_list(
     Returns (state in `STATE_SCHEMA`, list rows in `LIST_SCHEMA` order less `rating_exact`)."""
     st = state.lazy().join(upd.lazy(), on="player_id", how="left")
     was_rated = pl.col("rating").is_not_null()
-    new_rating = (
+    new_rating: pl.Expr = (
         pl.when(pl.col("ru").is_not_null())
         .then(pl.col("ru"))
         .when(was_rated)
@@ -707,7 +719,7 @@ def _close_list(
         nr = pl.col("__pre")
         # the points added are shown in the list row's flags ('adj2024:+N'); `change` stays the
         # K-based change of the period, so rating = previous + change + N
-        adj = pl.when(nr < 2000).then(div_round_expr(2 * (2000 - nr), pl.lit(5)))
+        adj: pl.Expr = pl.when(nr < 2000).then(div_round_expr(2 * (2000 - nr), pl.lit(5)))
         new_rating = nr + adj.fill_null(0)
     else:
         adj = pl.lit(None, pl.Int64)
@@ -840,7 +852,7 @@ def _switch_on_version(groups: dict[Any, list[str]], value: Callable[[Any], pl.E
     with no per-row test of the version."""
     if len(groups) <= 1:
         return value(next(iter(groups))) if groups else default
-    expr = pl.when(pl.lit(False)).then(None)
+    expr: Then | ChainedThen = pl.when(pl.lit(False)).then(None)
     for key in sorted(groups, key=repr):
         expr = expr.when(pl.col("version").is_in(groups[key])).then(value(key))
     return expr

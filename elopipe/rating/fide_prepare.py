@@ -6,6 +6,7 @@ force at its start), with the reason a game is not rated and the events left out
 from __future__ import annotations
 
 import datetime as dt
+from typing import cast
 
 import polars as pl
 
@@ -36,8 +37,8 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     # (event, player) pairs are one Int64 key (`pair_key`): ids come from the store's
     # sequences, so never negative; a hand-edited store must not be rated wrongly in silence
     for col in ("tournament_id", "white_id", "black_id"):
-        low = games.get_column(col).min()
-        if low is not None and low < 0:  # type: ignore[operator]
+        low = cast("int | None", games.get_column(col).min())  # an id column: int, or None if empty
+        if low is not None and low < 0:
             raise ValueError(f"games.{col} holds negative ids ({low}); the store's ids are never negative")
 
     # online play is never rated (`fide.online_platform_expr`); frames built without the

@@ -75,7 +75,7 @@ class _FixedPlayer(glicko2.Player):
 
     def _f(self, x: float, delta: float, v: float, a: float) -> float:
         ex = math.exp(x)
-        phi2 = self._Player__rd**2  # type: ignore[attr-defined]  # library's private phi
+        phi2 = self._Player__rd**2  # library's private phi
         num = ex * (delta**2 - phi2 - v - ex)
         den = 2 * (phi2 + v + ex) ** 2
         return num / den - (x - a) / (self._tau**2)

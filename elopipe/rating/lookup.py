@@ -11,6 +11,8 @@ the same result.
 
 from __future__ import annotations
 
+from typing import cast
+
 import polars as pl
 
 DENSE_MAX_ID = 1 << 26  # 64M ids: a 256 MB array at worst; a federation store has ~2M
@@ -32,8 +34,9 @@ class IdLookup:
         self._key = key
         ids = frame.get_column(key)
         n = frame.height
-        lo = ids.min() if n else 0
-        self._hi = int(ids.max()) if n else -1
+        # ids are integers: Series.min/max give an int, or None for nulls only
+        lo = cast("int | None", ids.min()) if n else 0
+        self._hi = int(cast("int", ids.max())) if n else -1
         self.dense = n == 0 or (lo is not None and lo >= 0 and self._hi <= DENSE_MAX_ID)
         if self.dense and n:
             # null where no row has the id: gathering a null row gives null
@@ -55,10 +58,11 @@ class IdLookup:
                 "__id", strict=False
             )
         ids = df.get_column(id_col)
-        lo, hi = ids.min(), ids.max()
+        lo, hi = cast("int | None", ids.min()), cast("int | None", ids.max())
         i = pl.col(id_col)
-        # a null id gathers a null row; ids outside the array are nulled first
-        in_range = lo is None or (lo >= 0 and hi <= self._hi)
+        # a null id gathers a null row; ids outside the array are nulled first (lo and hi are
+        # None together: no id at all)
+        in_range = lo is None or hi is None or (lo >= 0 and hi <= self._hi)
         d = df.with_columns(
             pl.lit(self._row).gather(i if in_range else pl.when((i >= 0) & (i <= self._hi)).then(i)).alias("__row")
         )

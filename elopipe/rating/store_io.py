@@ -307,7 +307,8 @@ def load_lists(
 
     `list_date`: only that list.  `before`: only lists dated strictly before it.
     """
-    where, params = ["system = ?"], [system]
+    where = ["system = ?"]
+    params: list[str | dt.date] = [system]
     if list_date is not None:
         where.append("list_date = ?")
         params.append(list_date)

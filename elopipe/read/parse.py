@@ -120,6 +120,7 @@ def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> Pars
     if errors:
         return unreadable(source, errors[0])
     if sc.n_nul:
+        assert sc.nul_line is not None  # set with the first NUL counted (streaming._nul_block)
         parsed.issues.insert(0, _nul_issue(sc.n_nul, sc.nul_line, sc.nul_excerpt))
     # the size of the text read, NULs removed, as for a file read whole
     return ParsedSource(source, sc.sha256, size - sc.n_nul, "pgn", encoding, sc.newline, parsed, parsed.rejected_reason)

@@ -12,11 +12,11 @@ import gzip
 import os
 import stat
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from elopipe.runtime.errors import ElopipeError
 
@@ -110,7 +110,7 @@ class Source:
         was read; the caller records those as rejected."""
         return b"".join(self.blocks(limit))
 
-    def blocks(self, limit: int | None = None, block_size: int | None = None) -> Iterator[bytes]:
+    def blocks(self, limit: int | None = None, block_size: int | None = None) -> Generator[bytes, None, None]:
         """The decompressed bytes in consecutive blocks of `block_size` (default BLOCK_BYTES; the
         last one shorter), so that a large file or a decompression bomb is never held whole. The
         cap `limit` (default MAX_BYTES) applies to the decompressed stream as it is read. Raises
@@ -130,7 +130,7 @@ class Source:
             raise SourceError("the file changed while it was being read; ingest it again once it is complete")
 
     @contextmanager
-    def _open(self) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    def _open(self) -> Iterator[tuple[IO[bytes] | gzip.GzipFile | bz2.BZ2File, os.stat_result]]:
         """The decompressed stream of the file or archive member, and the file's status once
         opened. Only a regular file is opened (`open_regular`)."""
         lower = self.path.lower()

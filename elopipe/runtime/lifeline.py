@@ -43,8 +43,10 @@ def exit_with(pid: int, grace_seconds: float = GRACE_SECONDS) -> None:
 
 
 def _pidfd_waiter(pid: int) -> Callable[[], None] | None:
+    if sys.platform != "linux":  # os.pidfd_open is Linux's (5.3+)
+        return None
     try:
-        fd = os.pidfd_open(pid)  # type: ignore[attr-defined]  # Linux 5.3+
+        fd = os.pidfd_open(pid)
     except AttributeError:
         return None
     except ProcessLookupError:

@@ -21,7 +21,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import duckdb
@@ -83,7 +83,7 @@ class StoreFullError(ElopipeError, RuntimeError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         # what was committed before the write that did not fit (elopipe.ingest.loader.load_batch sets it)
-        self.loaded: list[object] = []
+        self.loaded: Sequence[object] = []
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:
@@ -321,7 +321,9 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     check_store_path(db)
     if not Path(db).exists():
         raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
-    config = {} if external_access else {"enable_external_access": False}
+    config: dict[str, str | bool | int | float | list[str]] = (
+        {} if external_access else {"enable_external_access": False}
+    )
     try:
         con = duckdb.connect(os.fspath(db), read_only=True, config=config)
     except duckdb.IOException as exc:

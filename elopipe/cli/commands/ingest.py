@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -10,6 +11,9 @@ from rich.table import Table
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.cli.commands.dask_opts import cluster_address, dask_option, dask_spec, dask_workers_option, stage_option
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError
+
+if TYPE_CHECKING:
+    from elopipe.ingest.scaleout import DaskSpec
 
 
 @app.command()
@@ -70,7 +74,7 @@ def ingest(
     raise typer.Exit(summary.exit_code)
 
 
-def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec):
+def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec: DaskSpec):
     """`ingest` with `--dask`: the `ingest_files` flow on Prefect's Dask task runner (the parse
     tasks run on the cluster; this process is the store's one writer)."""
     import logging
@@ -99,6 +103,7 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
             local_run_settings(),
         ):
             api_ready()
+            assert running is not None  # `spec` is set, so `cluster_address` gives one
             return ingest_flow(running.address)(
                 [path_param(p.resolve()) for p in paths],
                 str(db.resolve()),

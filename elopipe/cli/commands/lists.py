@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import overload
 
 import typer
 from rich.table import Table
@@ -16,6 +17,10 @@ lists_app = typer.Typer(help="Official rating lists: import, compare with the co
 app.add_typer(lists_app, name="lists")
 
 
+@overload
+def _date(value: str) -> dt.date: ...
+@overload
+def _date(value: None) -> None: ...
 def _date(value: str | None) -> dt.date | None:
     if value is None:
         return None

@@ -41,6 +41,7 @@ def report(
         if all_rated:
             ids = rated_tournaments(con, system)
         else:
+            assert tournament is not None  # checked above: --tournament is given without --all
             asked = match_tournament(con, tournament)
             canonical = canonical_event(con, asked) or asked
             ids = [event_of(con, canonical)]

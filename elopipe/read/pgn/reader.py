@@ -548,7 +548,7 @@ def _fast_frame(fast: Any, refs: dict[str, list[int]], slow: list[GameRec]) -> A
         c.json.alias("headers"),
         pl.Series("line", refs["line"], dtype=pl.Int32),
         pl.Series("game_index", refs["game_index"], dtype=pl.Int32),
-    ).cast(GAME_FRAME_SCHEMA)  # type: ignore[arg-type]
+    ).cast(GAME_FRAME_SCHEMA)
     if slow:
         frame = pl.concat([frame, records_frame(slow)]).sort("game_index")
     return frame
@@ -633,6 +633,14 @@ class _Reader:
         self._t_cache: dict[tuple[Any, ...], int] = {}
         self._p_cache: dict[tuple[Any, ...], int] = {}
         self._round_cache: dict[str, tuple[int | None, int | None, str | None]] = {}
+
+    @property
+    def _games(self) -> list[GameRec]:
+        """The games read so far: `out.games` is a list while the reader reads (a `GameTable` only
+        once it is done, `_finish` and `run_chunks`)."""
+        games = self.out.games
+        assert isinstance(games, list)
+        return games
 
     # text fixes that keep line numbers
     def _prepare(self, text: str | None, utf8: bytes | None = None, quick: bool = False) -> bytes:
@@ -989,7 +997,7 @@ class _Reader:
         lines = self._start_lines(raw_games)
         refs: dict[str, list[int]] = {c: [] for c in ("tournament_ref", "white_ref", "black_ref", "line", "game_index")}
         fast_parts: list[tuple[pl.DataFrame, pgn_columns.Analysis]] = []
-        self._fast_refs, self._slow_games = refs, self.out.games
+        self._fast_refs, self._slow_games = refs, self._games
         gi = self.gi_base
         for a, b, job in jobs:
             res = job.result()
@@ -1002,7 +1010,7 @@ class _Reader:
                 fast_parts.append((fast, res))
         if fast_parts:
             self.any_tags = True
-            slow = self.out.games
+            slow = self._games
 
             def frame() -> pl.DataFrame:  # the hashes may still be computed in the background
                 parts = [f.join(r.hashes(), on="g", how="left", maintain_order="left") for f, r in fast_parts]
@@ -1026,9 +1034,9 @@ class _Reader:
         games = res.games
         fast_mask = games.get_column("fast").to_list()
         fast = games.filter("fast").with_columns(pl.col.game_date.dt.year().alias("year"))
-        tkey = ["Event", "Site", "EventDate", "year"]
+        t_cols = ["Event", "Site", "EventDate", "year"]
         need = set()
-        for cols in (tkey, [*tkey, "White", "WhiteFideId"], [*tkey, "Black", "BlackFideId"]):
+        for cols in (t_cols, [*t_cols, "White", "WhiteFideId"], [*t_cols, "Black", "BlackFideId"]):
             # hashed keys: a collision only means a dict is built later, on demand (tags_of)
             need.update(fast.filter(pl.struct(cols).hash().is_first_distinct()).get_column("g").to_list())
         dicts = res.tag_dicts(sorted(need))
@@ -1189,8 +1197,9 @@ class _Reader:
                 g.white_ref = p_map[g.white_ref]
             if g.black_ref is not None:
                 g.black_ref = p_map[g.black_ref]
+            assert g.game_index is not None  # the reader numbers every game it reads
             g.game_index += gi_shift
-        self.out.games.extend(games)
+        self._games.extend(games)
         for u in unplayed:
             u.tournament_ref = t_map[u.tournament_ref]
             u.player_ref = p_map[u.player_ref]
@@ -1341,6 +1350,7 @@ class _Reader:
 
         # result
         tag_raw = get("Result")
+        result_raw: str | None
         if marker is not None and tag_raw == marker and marker in SCORES:  # the usual case: nothing odd
             result = marker
             wscore, bscore = SCORES[result]
@@ -1400,6 +1410,8 @@ class _Reader:
         if eco is not None and eco in PLACEHOLDERS:
             eco = None
 
+        if ply > PLY_MAX:
+            self._too_many_plies(ply, line, gi)
         game = GameRec(
             tournament_ref=tref,
             white_ref=wref,
@@ -1419,7 +1431,7 @@ class _Reader:
             white_rating=wr,
             black_rating=br,
             movetext_hash=mhash,
-            ply_count=ply if ply <= PLY_MAX else self._too_many_plies(ply, line, gi),
+            ply_count=ply if ply <= PLY_MAX else None,
             eco=eco,
             time_control=tc,
             variant=variant,
@@ -1430,7 +1442,7 @@ class _Reader:
             line=line,
             game_index=gi,
         )
-        self.out.games.append(game)
+        self._games.append(game)
         if bye_side and rnd is not None:
             self._bye(tref, wref if bye_side == "w" else bref, rnd, wscore if bye_side == "w" else bscore, line)
         if self.validate and tokens:
@@ -1666,7 +1678,7 @@ class _Reader:
             return None
         hit = self._elo_cache.get(raw, -1)
         if hit != -1:
-            return hit  # type: ignore[return-value]
+            return hit
         val, warns = elo_rule(raw)
         if warns:
             # not cached: every game that writes it reports it

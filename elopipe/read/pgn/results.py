@@ -183,4 +183,6 @@ def rate_class(tc: str | None) -> str | None:
     if minutes is None:
         return None
     c = classify_minutes(minutes)
+    if c is None:  # minutes <= 0
+        return None
     return {"bullet": None, "correspondence": "standard"}.get(c, c)

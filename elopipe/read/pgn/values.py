@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from elopipe.read.dates import parse_game_date
 from elopipe.read.field_bounds import (
@@ -41,10 +41,11 @@ def parse_round(label: str) -> tuple[int | None, int | None, str | None]:
     m = _ROUND.match(s)
     if m is None:
         return None, None, f"Round {label!r} is not a round number: round stored as NULL"
-    rnd, board = int(m.group(1)), int(m.group(2)) if m.group(2) else None
+    number = int(m.group(1))
+    board = int(m.group(2)) if m.group(2) else None
+    rnd = number if 1 <= number <= ROUND_MAX else None
     problems = []
-    if not 1 <= rnd <= ROUND_MAX:
-        rnd = None
+    if rnd is None:
         problems.append(f"round outside 1..{ROUND_MAX}")
     if board is not None and not 1 <= board <= BOARD_MAX:
         board = None
@@ -61,11 +62,11 @@ def clean(v: str | None) -> str | None:
     return None if v in PLACEHOLDERS else v
 
 
-def date_unreadable(v: str | None) -> bool:
+def date_unreadable(v: str | None) -> TypeGuard[str]:
     """A Date value that is neither empty nor a placeholder like '????.??.??' (`_game` reports it
     when it gives no date)."""
     c = clean(v)
-    return bool(v) and bool(c) and bool(c.strip("?."))  # type: ignore[union-attr]
+    return bool(v) and c is not None and bool(c.strip("?."))
 
 
 def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:

@@ -515,7 +515,7 @@ class _TrfReader:
         for no, line in self.nrs:
             rank = int_or_none(column(line, 5, 8))
             row = self.rows.get(rank or -1)
-            entry = {
+            entry: dict[str, Any] = {
                 "line": no,
                 "federation": line[:3],
                 "start_rank": rank,

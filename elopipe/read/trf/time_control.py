@@ -32,7 +32,9 @@ def rate_class_for_minutes(minutes_for_60_moves: float) -> str:
     `elopipe.read.rate_of_play.classify_minutes`, with bullet counted as blitz and
     correspondence as standard (a TRF tournament is rated in one of FIDE's three lists)."""
     c = classify_minutes(minutes_for_60_moves)
-    return {None: "blitz", "bullet": "blitz", "correspondence": "standard"}.get(c, c)
+    if c is None:  # no time at all (0 minutes or less)
+        return "blitz"
+    return {"bullet": "blitz", "correspondence": "standard"}.get(c, c)
 
 
 def rate_class_from_encoded(text: str | None) -> str | None:
