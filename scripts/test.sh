@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Set up (idempotent) and run the whole test suite. `.ci/run` calls exactly this.
+# Order: style (ruff), types (mypy, strict), the import contracts
+# (lint-imports), then pytest; the first that fails stops the run. Arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3.11}"
@@ -13,4 +15,19 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt
     || echo "note: could not install chromium; the browser test will be skipped"
 fi
 export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
-exec .venv/bin/python -m pytest "$@"
+SRC=(elopipe flows tests bench)
+
+echo "== ruff"
+.venv/bin/ruff check "${SRC[@]}"
+.venv/bin/ruff format --check "${SRC[@]}"
+
+echo "== mypy"
+.venv/bin/mypy
+
+echo "== import contracts"
+.venv/bin/lint-imports --no-cache
+
+echo "== pytest"
+# Two workers; the tests that need the Prefect server or the Dask cluster share one of them
+# (tests/conftest.py), so the session still starts one of each.
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

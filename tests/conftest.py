@@ -52,3 +52,15 @@ def dask_cluster(prefect_harness: str) -> Iterator[str]:
 
     with local_cluster(2) as address:
         yield address
+
+
+_ONE_PROCESS = {"prefect_harness", "dask_cluster"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`-n 2 --dist loadgroup`, as scripts/test.sh runs), every test that needs
+    the Prefect server or the Dask cluster runs in one worker, so the session still starts ONE
+    of each; the other tests spread over the workers."""
+    for item in items:
+        if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("prefect"))
