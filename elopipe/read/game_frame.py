@@ -16,10 +16,12 @@ from elopipe.read.records import GAME_FRAME_COLUMNS, GameRec, GameTable
 
 __all__ = ["GAME_FRAME_SCHEMA", "games_frame", "records_frame"]
 
-GAME_FRAME_SCHEMA: dict[str, pl.DataType] = {
-    name: pl.List(pl.String) if dtype == "List(String)" else getattr(pl, dtype)()
-    for name, dtype in GAME_FRAME_COLUMNS.items()
-}
+GAME_FRAME_SCHEMA = pl.Schema(
+    {
+        name: pl.List(pl.String) if dtype == "List(String)" else getattr(pl, dtype)()
+        for name, dtype in GAME_FRAME_COLUMNS.items()
+    }
+)
 
 # GameRec fields copied as they are (all but the scores, flags and headers)
 _PLAIN = tuple(c for c in GAME_FRAME_COLUMNS if c not in ("white_score", "black_score", "flags", "headers"))
