@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
+from elopipe.identity import dedup
 from elopipe.identity.decisions import Batch, IdentityError, merge_into
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
@@ -69,8 +70,6 @@ def consolidate(
             anchors = _events_touching(con, _tournaments_of(con, new_kept), anchors)
     batch.flush(con)
     if merged:
-        from elopipe.identity import dedup  # late: dedup imports this module
-
         # only the kept players' games changed ids (the merged players' entries moved to them)
         related = dedup.related_tournaments(con, _tournaments_of(con, kept_ids))
         if relinked_next is None or not related <= relinked_next:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import duckdb
 
+from elopipe.read.names import event_key
+from elopipe.store import views
 from elopipe.store.frames import registered
 
 SEQUENCES = [
@@ -449,8 +451,6 @@ COLUMN_DOCS: dict[str, str] = {
 
 def render_markdown() -> str:
     """docs/schema.md, generated from TABLES and TABLE_DOCS (and the views' own comments)."""
-    from elopipe.store import views
-
     out = [
         "# The elopipe store (DuckDB)",
         "",
@@ -524,9 +524,7 @@ def _tournament_spans(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()}  # fmt: skip
     if "event_key" in have:
         return
-    import polars as pl
-
-    from elopipe.read.names import event_key  # late: identity needs nothing from here at import
+    import polars as pl  # only for this one-off migration of an old store
 
     for col, typ in (("event_key", "VARCHAR"), ("first_day", "DATE"), ("last_day", "DATE")):
         con.execute(f"ALTER TABLE tournaments ADD COLUMN {col} {typ}")
@@ -577,8 +575,7 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     _widen_decimals(con)
     _tournament_spans(con)
     _add_columns(con)
-    from elopipe.store import views  # late: views may reference every table
-
+    # after the tables: views may reference every table
     views.ensure_views(con)
 
 
