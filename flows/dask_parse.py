@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from prefect import task
 from prefect.cache_policies import NO_CACHE
-from prefect_dask import DaskTaskRunner
+from prefect_dask.task_runners import DaskTaskRunner
 
 from elopipe.ingest.scaleout import CONNECT_SECONDS, quiet
 from elopipe.ingest.units import Unit, UnitParser, UnitResult, run_unit

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from prefect import Flow, flow
 
-from elopipe.ingest.driver import FileResult, IngestSummary, ingest_paths
+from elopipe.ingest.driver import IngestSummary, ingest_paths
+from elopipe.ingest.loader import FileResult
 from elopipe.ingest.scaleout import stage_folder
 from elopipe.read.sources import path_from_param
 from elopipe.runtime.interrupt import stop_requested

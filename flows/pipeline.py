@@ -20,12 +20,13 @@ from pathlib import Path
 from prefect import flow
 
 from elopipe.ingest.driver import IngestSummary
+from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.store.connect import DEFAULT_DB, write_lock
 from flows._stages import stage_line, stage_warning
 from flows.ingest_files import ingest_flow
 from flows.publish import DEFAULT_MAX_LISTS, publish
-from flows.rate_lists import DEFAULT_SYSTEMS, RateFlowSummary, rate_lists
+from flows.rate_lists import RateFlowSummary, rate_lists
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -10,6 +10,11 @@ from typer.core import TyperGroup
 
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full
+
+if TYPE_CHECKING:
+    import os
+
+    import duckdb
 
 
 class _Group(TyperGroup):
@@ -112,7 +117,7 @@ def print_table(table: Any, out: Console | None = None) -> None:
 DB_OPTION_HELP = "DuckDB file of the store."
 
 
-def reader_or_exit(db):
+def reader_or_exit(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     """Open the store read-only for a command, or print why not and exit 1 (a missing store, or
     DuckDB refusing because another process holds it)."""
     from elopipe.store.connect import open_reader

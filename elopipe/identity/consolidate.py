@@ -14,6 +14,9 @@ from elopipe.identity.decisions import Batch, IdentityError, merge_into
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
 
+# a player row as these queries read it: (player_id, name_key, fide_id, national_id, birth_year)
+_PlayerRow = tuple[int, str, int | None, str | None, int | None]
+
 
 def consolidate(
     con: duckdb.DuckDBPyConnection,
@@ -157,16 +160,16 @@ def _merge_pairs(
     return done
 
 
-def _kept_first(a: tuple, b: tuple) -> tuple[tuple, tuple]:
+def _kept_first(a: _PlayerRow, b: _PlayerRow) -> tuple[_PlayerRow, _PlayerRow]:
     """(kept, other) of two player rows (player_id, name_key, fide_id, ...)."""
 
-    def rank(r: tuple) -> tuple:
+    def rank(r: _PlayerRow) -> tuple[bool, int, int]:
         return (r[2] is None, -len(r[1]), r[0])
 
     return (a, b) if rank(a) <= rank(b) else (b, a)
 
 
-def _compatible_rows(a: tuple, b: tuple) -> bool:
+def _compatible_rows(a: _PlayerRow, b: _PlayerRow) -> bool:
     # rows: (player_id, name_key, fide_id, national_id, birth_year)
     return all(not (a[i] and b[i] and a[i] != b[i]) for i in (2, 3, 4))
 

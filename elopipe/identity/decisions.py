@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 import duckdb
 
@@ -24,7 +25,7 @@ class IdentityError(ElopipeError, ValueError):
 _PLAYER_COLS = ("player_id", "fide_id", "national_id", "name", "name_key", "federation", "birth_year", "merged_into")
 
 
-def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict:
+def _player(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, Any]:
     rows = con.execute(f"SELECT {', '.join(_PLAYER_COLS)} FROM players WHERE player_id = ?", [player_id]).fetchall()
     if not rows:
         raise IdentityError(f"no player {player_id}")
@@ -210,11 +211,12 @@ def merge_into(
         batch.stale_names.add(kid)
         batch.decisions.append((kid, merged_id, _decider(decided_by), reason))
         return 0  # the merge_id is drawn by `batch.flush`
-    return con.execute(
+    merge_id: int = con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
         " VALUES (nextval('merge_id_seq'), ?, ?, 'merge', ?, ?, now()) RETURNING merge_id",
         [kid, merged_id, _decider(decided_by), reason],
     ).fetchall()[0][0]
+    return merge_id
 
 
 def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[int]) -> int:
@@ -283,7 +285,7 @@ def _decider(decided_by: str) -> str:
 
 
 def _split_targets(
-    con: duckdb.DuckDBPyConnection, player_id: int, criteria: dict, file_ids: list[int] | None = None
+    con: duckdb.DuckDBPyConnection, player_id: int, criteria: dict[str, Any], file_ids: list[int] | None = None
 ) -> list[int]:
     """Tournaments where `player_id`'s entry (in the files `file_ids` when given) matches a
     split's criteria."""
@@ -332,7 +334,7 @@ def split_player(
     if not name and not tournament_ids:
         raise IdentityError("a split needs --name or --tournament")
     _player(con, player_id)
-    criteria: dict = {}
+    criteria: dict[str, Any] = {}
     if name:
         criteria["name_key"] = name_key(name)
     if tournament_ids:
@@ -350,7 +352,7 @@ def split_player(
     ).fetchall()[0]
     orig = _player(con, player_id)
     fid = first[1] if first[1] and first[1] != orig["fide_id"] else None
-    new_id = con.execute("SELECT nextval('player_id_seq')").fetchall()[0][0]
+    new_id: int = con.execute("SELECT nextval('player_id_seq')").fetchall()[0][0]
     written = first[0] or name or orig["name"]
     con.execute(
         "INSERT INTO players (player_id, fide_id, name, name_key, federation, birth_year, sex) VALUES (?,?,?,?,?,?,?)",
@@ -436,7 +438,7 @@ def _apply_splits(con: duckdb.DuckDBPyConnection, files: list[int]) -> int:
     return changed
 
 
-def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict]:
+def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict[str, Any]]:
     """Likely duplicates and weak links for an officer to review, with the evidence.
 
     Each item: {'player_a', 'player_b' (or None), 'name_a', 'name_b', 'reason', 'evidence'}.
@@ -447,7 +449,7 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     apart because e.g. the birth years differ), 'weak_link' (an alias linked with confidence below
     `min_confidence`).
     Merged players and pairs an officer split are left out."""
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     split_pairs = {
         frozenset(r)
         for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
@@ -491,7 +493,7 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     cands = con.execute(
         f"SELECT player_id, name, name_key, fide_id FROM players WHERE merged_into IS NULL AND {played}"
     ).fetchall()
-    by_token: dict[str, list[tuple]] = {}
+    by_token: dict[str, list[tuple[int, str, str, int | None]]] = {}
     for c in cands:
         for tok in set(c[2].split(" ")):
             if len(tok) > ABBREV_MAX:

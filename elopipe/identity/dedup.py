@@ -92,7 +92,7 @@ from elopipe.store.frames import registered
 # Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
 SHORT_PLIES = 20
 
-Span = tuple[str, object, object]  # `identity.tournament_spans`: (event key, first day, last day)
+Span = tuple[str, dt.date | None, dt.date | None]  # `identity.tournament_spans`: (event key, first day, last day)
 
 
 @dataclass
@@ -325,7 +325,7 @@ def _match(a: _G, b: _G, spans: dict[int, Span], events: set[tuple[int, int]]) -
     return "round_players+hash" if same_hash else "round_players"
 
 
-def _precedence(g: _G) -> tuple:
+def _precedence(g: _G) -> tuple[bool, bool, int, bool, int, str, str, int, str, dt.date, str, int]:
     # only content decides (the loader links before the file's ledger row exists, and ids
     # depend on ingestion order): the event's name and start date, then the result, settle rows
     # equal on the rest (two sources of one event that disagree on a result)
@@ -370,7 +370,7 @@ _CLASS_KEY = [
 
 def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
     # event_games: every game of the tournament, also those without both players
-    return con.sql(
+    frame: pl.DataFrame = con.sql(
         """
         WITH sel AS (SELECT UNNEST(?) AS tournament_id),
         n AS (SELECT tournament_id, count(*) AS event_games FROM games
@@ -385,6 +385,7 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
         """,
         params=[sorted(tids)],
     ).pl()
+    return frame
 
 
 def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:

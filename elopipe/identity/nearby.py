@@ -7,6 +7,7 @@ the join of split events.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 
 import duckdb
@@ -17,7 +18,7 @@ DATE_SLACK_DAYS = 3
 
 def tournament_spans(
     con: duckdb.DuckDBPyConnection, tids: Iterable[int] | None = None
-) -> dict[int, tuple[str, object, object]]:
+) -> dict[int, tuple[str, dt.date | None, dt.date | None]]:
     """{tournament_id: (event_key, first day, last day)} of the tournaments `tids` (None: every
     tournament of the store); days are `tournaments.first_day` / `last_day` (None when unknown)."""
     if tids is None:
@@ -57,7 +58,9 @@ def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set
     return {r[0] for r in rows} | set(ids)
 
 
-def dates_overlap(a0, a1, b0, b1, slack_days: int = DATE_SLACK_DAYS) -> bool | None:
+def dates_overlap(
+    a0: dt.date | None, a1: dt.date | None, b0: dt.date | None, b1: dt.date | None, slack_days: int = DATE_SLACK_DAYS
+) -> bool | None:
     """Whether two date ranges overlap within `slack_days`; None when either is unknown."""
     import datetime as _dt
 
@@ -67,7 +70,7 @@ def dates_overlap(a0, a1, b0, b1, slack_days: int = DATE_SLACK_DAYS) -> bool | N
     return a0 - slack <= (b1 or b0) and b0 - slack <= (a1 or a0)
 
 
-def same_event(a: tuple[str, object, object], b: tuple[str, object, object]) -> bool:
+def same_event(a: tuple[str, dt.date | None, dt.date | None], b: tuple[str, dt.date | None, dt.date | None]) -> bool:
     """Two tournaments are sources of one event: same event key, and dates overlapping (or unknown)."""
     if not a[0] or a[0] != b[0]:
         return False

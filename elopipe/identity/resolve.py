@@ -14,7 +14,7 @@ name alone, the only such player 0.5. Different FIDE IDs are never merged.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Container
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 import duckdb
@@ -178,10 +178,10 @@ class _BatchResolver:
         # one written person per file: the same spelling (and identifiers) in several tournaments of
         # one PGN file is resolved once, with the union of those tournaments' contexts; TRF entries
         # (start ranks) are each their own person
-        groups: dict[tuple, list[PlayerRec]] = {}
+        groups: dict[tuple[str | int | None, ...], list[PlayerRec]] = {}
         for p in pending:
             key = name_key(p.name) if p.name else ""
-            gk: tuple = (
+            gk: tuple[str | int | None, ...] = (
                 ("trf", p.tournament_ref, p.ref)
                 if p.start_rank is not None
                 else (key, p.fide_id, p.national_id, _birth_year(p))
@@ -274,7 +274,7 @@ class _Writes:
         sequence of single-row updates)."""
         import polars as pl
 
-        by_cols: dict[tuple[str, ...], list[tuple]] = {}
+        by_cols: dict[tuple[str, ...], list[tuple[object, ...]]] = {}
         for pid, values in self.updates.items():
             cols = tuple(sorted(values))
             by_cols.setdefault(cols, []).append((pid, *(values[c] for c in cols)))
@@ -558,13 +558,13 @@ def fuller(a: str, b: str) -> bool:
     """True when name key `a` is the better display spelling than `b`: more full (3+ letter) name
     parts, then longer, then alphabetically first (so the choice never depends on order)."""
 
-    def rank(k: str) -> tuple:
+    def rank(k: str) -> tuple[int, int]:
         return (sum(len(t) > ABBREV_MAX for t in k.split(" ")), len(k))
 
     return rank(a) > rank(b) or (rank(a) == rank(b) and a < b)
 
 
-def _unique_ids(cands) -> list[_Known]:
+def _unique_ids(cands: Iterable[_Known]) -> list[_Known]:
     seen: dict[int, _Known] = {}
     for c in cands:
         seen.setdefault(c.player_id, c)

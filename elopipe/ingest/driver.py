@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import duckdb
 
@@ -25,6 +25,9 @@ from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source, discover
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store.connect import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 
 class BatchParseError(ElopipeError):
@@ -219,7 +222,7 @@ def _short(name: str, width: int = 40) -> str:
     return name if len(name) <= width else "…" + name[-(width - 1) :]
 
 
-def _progress(sources: list[Source]):
+def _progress(sources: list[Source]) -> tuple[Progress, TaskID]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     prog = Progress(

@@ -316,7 +316,7 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
     results: list[FileResult | None] = [plan.skipped.get(pos) for pos in range(len(batch))]
     now = dt.datetime.now()
     relink: set[int] = set()  # tournaments whose links a correction deleted
-    ledger: list[tuple] = []
+    ledger: list[_LedgerRow] = []
     issue_frames: list[pl.DataFrame] = []
     contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]] = []
     for pos in rows_for:
@@ -376,9 +376,16 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
     return out
 
 
+# a `source_files` row, in `_LEDGER_SCHEMA` order
+_LedgerRow = tuple[
+    int, str, str, str | None, str, int, str | None, str | None, dt.datetime, str, int, int, int, int, int, str | None,
+    bool | None,
+]  # fmt: skip
+
+
 def _ledger_row(
     ps: ParsedSource, file_id: int, now: dt.datetime, status: str, reason: str | None, res: FileResult | None = None
-) -> tuple:
+) -> _LedgerRow:
     counts = (res.n_tournaments, res.n_players, res.n_games, res.n_unplayed, res.n_errors) if res else (0, 0, 0, 0, 0)
     results_only = res.results_only if res is not None and res.status != "rejected" else None
     return (file_id, ps.sha256 or "", ps.source.stored_path, ps.source.member, ps.format, ps.size, ps.encoding,
@@ -393,7 +400,7 @@ _LEDGER_SCHEMA: dict[str, PolarsDataType] = {
 }  # fmt: skip
 
 
-def _insert_ledger(con: duckdb.DuckDBPyConnection, rows: list[tuple]) -> None:
+def _insert_ledger(con: duckdb.DuckDBPyConnection, rows: list[_LedgerRow]) -> None:
     if rows:
         _insert(con, "source_files", pl.DataFrame(rows, schema=_LEDGER_SCHEMA, orient="row"))
 

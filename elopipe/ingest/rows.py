@@ -118,7 +118,7 @@ def entry_frames(
     """(`tournament_players` rows, `player_aliases` rows) of the file. `links`: the players'
     resolutions (resolve.resolve_batch). Two entries of one tournament resolved to one player
     (a PGN spelling twice) give one `tournament_players` row, the first; every entry is an alias."""
-    entries: dict[tuple[int, int], tuple] = {}
+    entries: dict[tuple[int, int], tuple[object, ...]] = {}
     aliases = []
     for p in parsed.players:
         if p.tournament_ref not in t_ids:

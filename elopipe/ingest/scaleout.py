@@ -144,10 +144,10 @@ def _is_scheduler(address: str, timeout: float) -> bool:
     that Dask's protocol reads as anything, or not answer at all: any failure is a no."""
     import asyncio
 
-    from distributed.comm import connect
+    from distributed.comm.core import connect
 
     async def ask() -> bool:
-        comm = await connect(address, timeout=timeout)
+        comm = await connect(address, timeout=timeout)  # type: ignore[no-untyped-call]  # unannotated in distributed
         try:
             await comm.write({"op": "identity", "reply": True})
             reply = await comm.read()
@@ -201,7 +201,7 @@ def local_cluster(workers: int | None) -> Iterator[str]:
     import distributed
 
     quiet()
-    with distributed.LocalCluster(
+    with distributed.LocalCluster(  # type: ignore[no-untyped-call]  # LocalCluster.__init__ is unannotated
         n_workers=worker_count(workers),
         threads_per_worker=1,
         processes=True,

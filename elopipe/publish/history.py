@@ -90,18 +90,19 @@ def player_info(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, obj
 
 def history_frame(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:
     """Rating per list of `player_id` under `system`, oldest first (columns: module docstring)."""
-    return con.sql(
+    frame: pl.DataFrame = con.sql(
         """
         SELECT list_date, rating, games, total_games, k, change, flags, tournaments
         FROM v_player_history WHERE player_id = ? AND system = ? ORDER BY list_date
         """,
         params=[player_id, system],
     ).pl()
+    return frame
 
 
 def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.DataFrame:
     """Every tournament the player appears in, by start date (columns: module docstring)."""
-    return con.sql(
+    frame: pl.DataFrame = con.sql(
         """
         SELECT t.tournament_id, t.name, t.start_date, tp.start_rank, tp.rating_in_file,
                tp.points_in_file
@@ -110,6 +111,7 @@ def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.Data
         """,
         params=[player_id],
     ).pl()
+    return frame
 
 
 def write_player_page(

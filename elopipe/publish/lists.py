@@ -103,7 +103,7 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
         list_date = latest_list_date(con, system)
         if list_date is None:
             raise LookupError(f"no rating list for system {system!r} in the store")
-    df = con.sql(
+    df: pl.DataFrame = con.sql(
         """
         SELECT rank, fide_id, national_id, name, federation, sex, title,
                CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, change,

@@ -131,7 +131,8 @@ def forget_pending(out: Path, db: str | os.PathLike[str], system: str, dates: se
 
 def last_run(con: duckdb.DuckDBPyConnection, system: str) -> int | None:
     """The newest `rating_runs.run_id` of `system` (None: never rated)."""
-    return con.execute("SELECT max(run_id) FROM rating_runs WHERE system = ?", [system]).fetchall()[0][0]
+    run_id: int | None = con.execute("SELECT max(run_id) FROM rating_runs WHERE system = ?", [system]).fetchall()[0][0]
+    return run_id
 
 
 def missed_lists(

@@ -249,7 +249,7 @@ def _fill_start_numbers(df: pl.DataFrame, sno: dict[int, int], columns: dict[str
 def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
     """Per-game rows of every rated player (columns: module docstring), by player and round.
     Start ranks missing in the store (PGN) are the crosstable's start numbers."""
-    df = con.sql(
+    df: pl.DataFrame = con.sql(
         f"""
         SELECT {", ".join(GAME_COLUMNS)} FROM (
             SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,
@@ -278,7 +278,7 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
     counts, X (mean rating of compatible opponents), p, Z (dp, clamped to ±470), P = X + Z,
     method, r_new (FFE rules, see `elopipe.rating.ffe`). Empty for other systems.
     """
-    df = con.sql(
+    df: pl.DataFrame = con.sql(
         """
         SELECT d.list_date, tp.start_rank, d.player_id,
                COALESCE(tp.name_as_written, p.name) AS name, d.r_old, d.r_source,

@@ -24,7 +24,7 @@ def initial_ratings(
     prep: Prepared,
     params: FideParams,
     list_rules: fide.RuleSet,
-):
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
     """Ru of the unrated players with pooled games (B.02 7.1.4, 8.2).
 
     Returns (published: player_id, ru, pool_n — those with new games this period, N ≥ 5

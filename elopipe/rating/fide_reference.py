@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 from elopipe.rating import fide
 from elopipe.rating.rounding import div_round, round_x100
@@ -25,7 +26,11 @@ def rate_month_python(
     k_before_cap: Mapping[int, int],
     system: str = "fide",
     floor: int = 1400,
-) -> tuple[list[tuple], dict[tuple[int, int], list], list[tuple]]:
+) -> tuple[
+    list[tuple[int, ...]],
+    dict[tuple[int, int], list[int]],
+    list[tuple[int, int | None, int, int | None, int]],
+]:
     """Rate one period game by game.
 
     games: (game_id, tournament_id, white_id, black_id, white_score_x100, tournament start)
@@ -40,7 +45,7 @@ def rate_month_python(
     (player_id, rating or None below the floor, games, k or None, change) for every player
     of `ratings`.  The V2022 one-upgrade rule needs a per-event pass and is not covered.
     """
-    changes: list[list] = []
+    changes: list[list[int]] = []
     sums: dict[int, int] = {}
     counts: dict[int, int] = {}
     for gid, tid, white, black, ws, start in games:
@@ -55,7 +60,7 @@ def rate_month_python(
             counts[me] = counts.get(me, 0) + 1
             changes.append([gid, tid, me, opp_id, own, opp, own - opp, d, pd, score, score - pd, 0])
     ks: dict[int, int] = {p: fide.cap_k(k_before_cap[p], n) for p, n in counts.items()}
-    events: dict[tuple[int, int], list] = {}
+    events: dict[tuple[int, int], list[int]] = {}
     for c in changes:
         k = c[11] = ks[c[2]]
         e = events.setdefault((c[1], c[2]), [0, 0, 0, 0, 0, k, 0, 0, 0])
@@ -68,7 +73,7 @@ def rate_month_python(
         e[6] = e[5] * e[4]
         e[7] = div_round(e[2], e[0])
         e[8] = e[7] + dp(div_round(e[1], e[0]))
-    new_list: list[tuple] = []
+    new_list: list[tuple[int, int | None, int, int | None, int]] = []
     for p, r in ratings.items():
         n = counts.get(p, 0)
         if n:
@@ -92,4 +97,5 @@ def rate_period_python(
     {player_id: (n, K used, change, new rating)} for the players who played."""
     numbered = ((i, 1, w, b, s, d) for i, (w, b, s, d) in enumerate(games))
     _, _, new_list = rate_month_python(numbered, ratings, k_before_cap, system, floor)
-    return {p: (n, k, c, r) for p, r, n, k, c in new_list if n}
+    # K is None only for players without games (n == 0), which are left out
+    return {p: (n, cast(int, k), c, r) for p, r, n, k, c in new_list if n}

@@ -66,7 +66,7 @@ class GlickoParams:
         return asdict(self)
 
 
-class _FixedPlayer(glicko2.Player):
+class _FixedPlayer(glicko2.Player):  # type: ignore[misc]  # glicko2 ships no type information (Player is Any)
     """`glicko2.Player` with step 5's f(x) as in the paper (phi^2, not mu^2)."""
 
     def __init__(self, rating: float, rd: float, vol: float, tau: float) -> None:
@@ -75,7 +75,7 @@ class _FixedPlayer(glicko2.Player):
 
     def _f(self, x: float, delta: float, v: float, a: float) -> float:
         ex = math.exp(x)
-        phi2 = self._Player__rd**2  # library's private phi
+        phi2: float = self._Player__rd**2  # library's private phi
         num = ex * (delta**2 - phi2 - v - ex)
         den = 2 * (phi2 + v + ex) ** 2
         return num / den - (x - a) / (self._tau**2)

@@ -45,4 +45,5 @@ def rate(
     if isinstance(through, str):
         through = parse_month(through)
     fn = systems.get(system)
-    return fn(con, system=system, through=through, rules=rules, **params)
+    summary: RateSummary = fn(con, system=system, through=through, rules=rules, **params)
+    return summary

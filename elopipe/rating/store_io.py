@@ -57,7 +57,8 @@ RESULT_TABLES = (
 
 def _pl(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
     # a relation (con.sql) converts without the extra copy of a DB-API cursor (DuckDB 2.x)
-    return con.sql(sql, params=params or None).pl()
+    frame: pl.DataFrame = con.sql(sql, params=params or None).pl()
+    return frame
 
 
 # ---- reading ---------------------------------------------------------------

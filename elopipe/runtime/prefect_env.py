@@ -155,7 +155,8 @@ class _LifelineSubprocess:
             # Out of the terminal's process group: a Ctrl-C is ours to handle (finish the batch,
             # then exit); the server must answer until then. It still ends with us (lifeline).
             kwargs.setdefault("start_new_session", True)
-        return self._real.Popen(args, *rest, **kwargs)
+        proc: subprocess.Popen[Any] = self._real.Popen(args, *rest, **kwargs)
+        return proc
 
 
 def temporary_server_dies_with_us() -> None:
@@ -169,8 +170,10 @@ def temporary_server_dies_with_us() -> None:
     # only hook is the module's `subprocess` name (a parent-death signal would follow the thread).
     from prefect.server.api import server
 
-    if not isinstance(server.subprocess, _LifelineSubprocess):
-        server.subprocess = _LifelineSubprocess(server.subprocess)  # type: ignore[assignment]
+    # `server.subprocess` is the stdlib module as Prefect's server module imported it (no re-export to
+    # type-check against): the ignores cover reading and replacing that module-level name
+    if not isinstance(server.subprocess, _LifelineSubprocess):  # type: ignore[attr-defined]
+        server.subprocess = _LifelineSubprocess(server.subprocess)  # type: ignore[assignment, attr-defined]
 
 
 def start_api_early() -> Callable[[], None]:

@@ -13,6 +13,7 @@ from elopipe.cli.commands.dask_opts import cluster_address, dask_option, dask_sp
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
 if TYPE_CHECKING:
+    from elopipe.ingest.driver import IngestSummary
     from elopipe.ingest.scaleout import DaskSpec
 
 
@@ -74,7 +75,7 @@ def ingest(
     raise typer.Exit(summary.exit_code)
 
 
-def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec: DaskSpec):
+def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec: DaskSpec) -> IngestSummary:
     """`ingest` with `--dask`: the `ingest_files` flow on Prefect's Dask task runner (the parse
     tasks run on the cluster; this process is the store's one writer)."""
     import logging
@@ -123,7 +124,7 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
         raise typer.Exit(1) from None
 
 
-def summary_line(summary, db: Path) -> str:
+def summary_line(summary: IngestSummary, db: Path) -> str:
     return f"{summary.line()} -> {db}"
 
 
@@ -131,7 +132,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def print_file_problems(summary) -> None:
+def print_file_problems(summary: IngestSummary) -> None:
     bad = [f for f in summary.files if f.status in ("partial", "rejected")]
     if not bad:
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 from rich.table import Table
@@ -10,11 +11,18 @@ from rich.table import Table
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
 from elopipe.store.connect import DEFAULT_DB, open_writer
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import duckdb
+
+_T = TypeVar("_T")
+
 players_app = typer.Typer(help="Player identity: merge, split, review likely duplicates.", no_args_is_help=True)
 app.add_typer(players_app, name="players")
 
 
-def _write(db: Path, action):
+def _write(db: Path, action: Callable[[duckdb.DuckDBPyConnection], _T]) -> _T:
     from elopipe.identity import dedup
 
     with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -12,6 +13,9 @@ from rich.table import Table
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
 from elopipe.store.connect import DEFAULT_DB, open_reader
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @app.command()
@@ -100,7 +104,7 @@ def _needs_db(diff: tuple[str, str]) -> bool:
     return False
 
 
-def _print_diff(con, system: str, ref_a: str, ref_b: str, out: Path) -> None:
+def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, ref_b: str, out: Path) -> None:
     from elopipe.publish.diff import diff_lists
 
     df = diff_lists(con, system, ref_a, ref_b)

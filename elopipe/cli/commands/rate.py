@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -164,7 +164,9 @@ def _param_value(text: str) -> object:
 
 
 def _print(s: object) -> None:
-    get = lambda name, default=None: getattr(s, name, default)  # noqa: E731
+    def get(name: str, default: object = None) -> Any:
+        return getattr(s, name, default)
+
     if not get("lists", 0):
         console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
     else:

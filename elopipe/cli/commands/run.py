@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -23,6 +24,9 @@ from elopipe.rating import systems as registry
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
+
+if TYPE_CHECKING:
+    from flows.pipeline import PipelineSummary
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
 DEFAULT_SYSTEMS = ",".join(registry.DEFAULT_SYSTEMS)
@@ -205,7 +209,7 @@ def _run_pipeline(
     raise typer.Exit(1 if failed or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
 
 
-def print_where(summary, db: Path, elapsed: float) -> None:
+def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
     """The closing lines: store, lists, reports, index pages."""
     console.print(f"store:   {db}", soft_wrap=True)
     groups = summary.where()

@@ -58,7 +58,7 @@ def serve(
 
     inbox.mkdir(parents=True, exist_ok=True)
     configure()
-    from prefect.deployments.runner import EntrypointType
+    from prefect.types.entrypoint import EntrypointType
 
     from flows.drop_folder import drop_folder
 

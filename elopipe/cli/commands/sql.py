@@ -90,7 +90,7 @@ def _wait_for_writer(db: Path, wait: float) -> None:
 def _print_table(cols: list[str], cur: object, limit: int) -> None:
     from elopipe.publish.sqlcli import fetch_batches
 
-    rows: list[tuple] = []
+    rows: list[tuple[object, ...]] = []
     more = 0
     if cols:
         for batch in fetch_batches(cur):  # type: ignore[arg-type]

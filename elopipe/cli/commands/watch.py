@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -29,6 +30,9 @@ from elopipe.ingest.scaleout import DaskSpec
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import first_line
 from elopipe.store.connect import DEFAULT_DB, check_store_path
+
+if TYPE_CHECKING:
+    from elopipe.ingest.watcher import FileOutcome
 
 
 @app.command()
@@ -89,7 +93,7 @@ def watch(
 
     cluster: DaskSpec | None = None  # the cluster all batches parse on (started once, below)
 
-    def run_batch(files: list[Path]):
+    def run_batch(files: list[Path]) -> dict[Path, FileOutcome]:
         console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}", soft_wrap=True)
         address, stage_dir, workers = cluster_args(cluster)
         summary = pipeline(
