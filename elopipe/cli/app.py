@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full
 
 if TYPE_CHECKING:
@@ -19,7 +19,9 @@ if TYPE_CHECKING:
 
 class _Group(TyperGroup):
     """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
-    error, exit 2, whichever command met it, and a Ctrl-C as one line, exit 130."""
+    error, exit 2, whichever command met it; an `ElopipeError` as its message, with its exit code;
+    a system error on a path (an `--out` that is a file) as one line, exit 1; a Ctrl-C as one
+    line, exit 130."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
@@ -43,6 +45,9 @@ class _Group(TyperGroup):
             if _is_interrupt(exc):  # Ctrl-C met inside a DuckDB query
                 _interrupted()
             if not is_disk_full(exc):
+                if isinstance(exc, OSError):  # an output path that is a file, a folder not allowed...
+                    err_console.print(_os_error_line(exc), style="red")
+                    raise typer.Exit(1) from None
                 raise
             # any command's write (rate, publish, export): DuckDB rolled the store back
             err_console.print(_disk_full_line(exc), style="red")
@@ -56,6 +61,12 @@ def _disk_full_line(exc: BaseException) -> str:
     if target:
         return disk_full_message(target, "the command's output")
     return "the disk is full: the command's output was not written; free some space and run the command again"
+
+
+def _os_error_line(exc: OSError) -> str:
+    """'cannot write /tmp/x: File exists': the system's reason and the path, without the errno."""
+    reason = exc.strerror or first_line(exc)
+    return f"cannot use {exc.filename}: {reason}" if exc.filename else reason
 
 
 def _quoted_path(text: str) -> str | None:

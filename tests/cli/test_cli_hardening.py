@@ -492,3 +492,33 @@ def test_run_on_a_busy_store_fails_at_once_without_prefect(tmp_path: Path) -> No
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "--parquet", "{out}"],
+        ["report", "--tournament", "1", "--out", "{out}"],
+        ["player", "1", "--out", "{out}"],
+    ],
+    ids=["export", "report", "player"],
+)
+def test_an_output_path_that_is_a_file_is_one_line_without_traceback(db: Path, tmp_path: Path, args) -> None:
+    """An `--out`/`--parquet` that names a file, not a folder: the system's reason and the path on
+    one line (the CLI's one handler), exit 1; the file is left as it was."""
+    out = tmp_path / "a_file"
+    out.write_text("keep me\n")
+    res = _run(*[a.format(out=out) for a in args], "--db", str(db))
+    assert res.exit_code == 1, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.startswith("cannot use ")]
+    assert len(lines) == 1 and str(out) in lines[0], res.output
+    assert "Traceback" not in res.output and "Error:" not in res.output and "Errno" not in res.output
+    assert out.read_text() == "keep me\n"
+
+
+def test_a_library_error_is_printed_once_with_its_exit_code(tmp_path: Path) -> None:
+    """An ElopipeError (here: no store at the path given) reaches the terminal once, as its message."""
+    res = _run("sql", "SELECT 1", "--db", str(tmp_path / "missing.duckdb"))
+    assert res.exit_code == 1
+    assert res.output.count("no database at") == 1, res.output
+    assert "Traceback" not in res.output and "StoreMissingError" not in res.output
