@@ -52,3 +52,7 @@ def main() -> None:
         # must not turn its exit into a silent kill
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise
+
+
+if __name__ == "__main__":  # python -m elopipe.cli.main
+    main()

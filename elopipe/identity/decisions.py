@@ -300,7 +300,8 @@ def _split_targets(
     for tid, written, tname, start in rows:
         if "name_key" in criteria and name_key(written or "") != criteria["name_key"]:
             continue
-        if events and (event_key(tname), start.isoformat() if start else None) not in events:
+        # "events" present but empty matches nothing: a split never takes a whole history by default
+        if "events" in criteria and (event_key(tname), start.isoformat() if start else None) not in events:
             continue
         out.append(tid)
     return out
@@ -339,12 +340,18 @@ def split_player(
         criteria["name_key"] = name_key(name)
     if tournament_ids:
         rows = con.execute(
-            "SELECT name, start_date FROM tournaments WHERE tournament_id IN (SELECT UNNEST(?))", [tournament_ids]
+            "SELECT tournament_id, name, start_date FROM tournaments WHERE tournament_id IN (SELECT UNNEST(?))",
+            [tournament_ids],
         ).fetchall()
-        criteria["events"] = sorted({(event_key(n), s.isoformat() if s else None) for n, s in rows}, key=str)
+        missing = sorted(set(tournament_ids) - {r[0] for r in rows})
+        if missing:
+            raise IdentityError(f"no tournament {', '.join(map(str, missing))} in the store")
+        criteria["events"] = sorted({(event_key(n), s.isoformat() if s else None) for _, n, s in rows}, key=str)
     tids = _split_targets(con, player_id, criteria)
     if not tids:
-        raise IdentityError(f"no tournament entry of player {player_id} matches {criteria}")
+        wanted = [f"written {name!r}"] if name else []
+        wanted += [f"in tournament {', '.join(map(str, tournament_ids))}"] if tournament_ids else []
+        raise IdentityError(f"no tournament entry of player {player_id} is {' and '.join(wanted)}")
     first = con.execute(
         "SELECT name_as_written, fide_id_in_file, federation, birth_year, sex FROM tournament_players"
         " WHERE player_id = ? AND tournament_id IN (SELECT UNNEST(?)) ORDER BY tournament_id LIMIT 1",

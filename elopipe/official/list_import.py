@@ -497,7 +497,10 @@ def _date_from_name(name: str) -> dt.date | None:
     low = name.lower()
     m = re.search(r"(19|20)(\d\d)[-_]?(0[1-9]|1[0-2])(?:[-_]?(0[1-9]|[12]\d|3[01]))?", low)
     if m:
-        return dt.date(int(m.group(1) + m.group(2)), int(m.group(3)), int(m.group(4) or 1))
+        try:
+            return dt.date(int(m.group(1) + m.group(2)), int(m.group(3)), int(m.group(4) or 1))
+        except ValueError:  # "2023-02-30": not a date; the file name names no list date
+            return None
     m = re.search(r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)(\d\d)(?!\d)", low)
     if m:
         return dt.date(2000 + int(m.group(2)), _MONTHS[m.group(1)], 1)

@@ -288,6 +288,32 @@ def test_split_requires_criteria_and_a_match() -> None:
         decisions.split_player(con, pid, "nothing matches", name="Somebody Else")
 
 
+def test_a_split_naming_a_tournament_that_does_not_exist_moves_nothing() -> None:
+    """A mistyped --tournament id must not split off the player's whole history (nor record a
+    decision that would take every later game too)."""
+    con = _con()
+    _load(con, _pgn("Open A", [("Nielsen, Peter", 7), ("A, B", None)]), "/v/a.pgn")
+    pid = next(i for i, n, _ in _players(con) if n == "Nielsen, Peter")
+    before = _games_of(con, pid)
+    with pytest.raises(IdentityError, match="no tournament 99999 in the store"):
+        decisions.split_player(con, pid, "typo", tournament_ids=[99999])
+    assert _games_of(con, pid) == before
+    assert con.execute("SELECT count(*) FROM player_merges").fetchone()[0] == 0
+    with pytest.raises(IdentityError, match="is written 'Somebody Else'") as err:
+        decisions.split_player(con, pid, "nothing matches", name="Somebody Else")
+    assert "{" not in str(err.value)  # a sentence, not a Python dict
+
+
+def test_a_stored_split_with_no_events_matches_no_entry() -> None:
+    """A split decision whose criteria list no event (as a mistyped id once stored) takes nothing
+    when it is re-applied to new files."""
+    con = _con()
+    _load(con, _pgn("Open A", [("Nielsen, Peter", 7), ("A, B", None)]), "/v/a.pgn")
+    pid = next(i for i, n, _ in _players(con) if n == "Nielsen, Peter")
+    assert decisions._split_targets(con, pid, {"events": []}) == []
+    assert decisions._split_targets(con, pid, {}) != []
+
+
 def test_suspects_show_same_name_and_birth_year_with_two_fide_ids() -> None:
     con = _con()
     _load(con, _pgn("A", [("Ivanov, Ivan", 11), ("X, Y", None)], extra={0: {"birth_year": 1980}}), "/v/a.pgn")

@@ -403,3 +403,14 @@ def test_the_latest_official_list_gives_the_name_after_a_name_change(tmp_path: P
 
         refresh_display_names(con, [pid])
         assert con.execute(shown).fetchall() == [("Smith, Jane",)]
+
+
+def test_a_file_name_with_an_impossible_date_asks_for_the_list_date(tmp_path: Path) -> None:
+    """'players_list_2023-02-30.txt' names no real day: the import asks for --list-date (one line
+    through the CLI), it does not fail on Python's date check."""
+    f = tmp_path / "players_list_2023-02-30.txt"
+    f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
+    with pytest.raises(ListFormatError, match="pass --list-date"):
+        import_list(memory_store(), f, "fide")
+    res = import_list(memory_store(), f, "fide", dt.date(2023, 3, 1))
+    assert res.list_date == dt.date(2023, 3, 1)

@@ -28,7 +28,7 @@ from elopipe.cli.commands.run import (
 )
 from elopipe.ingest.scaleout import DaskSpec
 from elopipe.read.sources import path_param
-from elopipe.runtime.errors import first_line
+from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.connect import DEFAULT_DB, check_store_path
 
 if TYPE_CHECKING:
@@ -117,6 +117,8 @@ def watch(
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
         raise typer.Exit(130) from None
+    except ElopipeError:
+        raise  # the CLI prints it with its exit code (elopipe.cli.app); the files stay in the inbox
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
         err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
