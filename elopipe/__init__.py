@@ -1,8 +1,16 @@
 """elopipe: chess tournament files (PGN, TRF) to FIDE/FFE rating lists in DuckDB."""
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-try:
-    __version__ = version("elopipe")  # written once, in pyproject.toml
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> Any:
+    # `__version__` is read from the installed metadata (written once, in pyproject.toml) only when
+    # asked: every process imports this package, parse workers included
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("elopipe")
+        except PackageNotFoundError:  # a source tree that was never installed
+            return "0+unknown"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

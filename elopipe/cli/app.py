@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
 from elopipe.runtime.errors import ElopipeError, first_line
-from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full
-
-if TYPE_CHECKING:
-    import os
-
-    import duckdb
+from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full, is_interrupt
 
 
 class _Group(TyperGroup):
@@ -42,7 +37,7 @@ class _Group(TyperGroup):
         except KeyboardInterrupt:
             _interrupted()
         except Exception as exc:
-            if _is_interrupt(exc):  # Ctrl-C met inside a DuckDB query
+            if is_interrupt(exc):  # Ctrl-C met inside a DuckDB query (DuckDB's error, not KeyboardInterrupt)
                 _interrupted()
             if not is_disk_full(exc):
                 if isinstance(exc, OSError):  # an output path that is a file, a folder not allowed...
@@ -64,7 +59,7 @@ def _disk_full_line(exc: BaseException) -> str:
 
 
 def _os_error_line(exc: OSError) -> str:
-    """'cannot write /tmp/x: File exists': the system's reason and the path, without the errno."""
+    """'cannot use /tmp/x: File exists': the path and the system's reason, without the errno."""
     reason = exc.strerror or first_line(exc)
     return f"cannot use {exc.filename}: {reason}" if exc.filename else reason
 
@@ -74,13 +69,6 @@ def _quoted_path(text: str) -> str | None:
     start = text.find('"')
     end = text.find('"', start + 1)
     return text[start + 1 : end] if 0 <= start < end else None
-
-
-def _is_interrupt(exc: BaseException) -> bool:
-    """DuckDB turns a Ctrl-C during a query into its own error, not KeyboardInterrupt."""
-    from elopipe.store.connect import is_interrupt
-
-    return is_interrupt(exc)
 
 
 def _interrupted() -> NoReturn:
@@ -126,11 +114,3 @@ def print_table(table: Any, out: Console | None = None) -> None:
 
 
 DB_OPTION_HELP = "DuckDB file of the store."
-
-
-def reader_or_exit(db: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
-    """Open the store read-only for a command, or print why not and exit 1 (a missing store, or
-    DuckDB refusing because another process holds it)."""
-    from elopipe.store.connect import open_reader
-
-    return open_reader(db)  # a missing or busy store: an ElopipeError, printed by `_Group.invoke`

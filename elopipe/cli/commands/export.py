@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, reader_or_exit
-from elopipe.store.connect import DEFAULT_DB
+from elopipe.cli.app import DB_OPTION_HELP, app, console
+from elopipe.store.connect import DEFAULT_DB, open_reader
 
 
 @app.command()
@@ -18,7 +18,7 @@ def export(
     """Write every table as Parquet, partitioned by system and list date where it applies."""
     from elopipe.publish.export import export_parquet
 
-    con = reader_or_exit(db)
+    con = open_reader(db)
     try:
         paths = export_parquet(con, parquet)
     finally:

@@ -9,9 +9,9 @@ from typing import overload
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
-from elopipe.store.connect import DEFAULT_DB, open_writer
+from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
 
 lists_app = typer.Typer(help="Official rating lists: import, compare with the computed list.", no_args_is_help=True)
 app.add_typer(lists_app, name="lists")
@@ -63,7 +63,7 @@ def compare_cmd(
     from elopipe.official.list_compare import compare_lists
     from elopipe.official.list_import import ListFormatError
 
-    con = reader_or_exit(db)
+    con = open_reader(db)
     try:
         cmp = compare_lists(con, system, _date(list_date), file)
     except (ListFormatError, ValueError) as exc:

@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
-from elopipe.store.connect import DEFAULT_DB
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.store.connect import DEFAULT_DB, open_reader
 
 
 @app.command()
@@ -31,7 +31,7 @@ def player(
     if chart not in ("png", "svg"):
         err_console.print("--chart must be png or svg", style="red")
         raise typer.Exit(2)
-    con = reader_or_exit(db)
+    con = open_reader(db)
     try:
         pid = find_player(con, ref)
         info = player_info(con, pid)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, TypeVar
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
-from elopipe.store.connect import DEFAULT_DB, open_writer
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -77,7 +77,7 @@ def suspects_cmd(
     """List likely duplicate players and weak identity links, with the evidence."""
     from elopipe.identity.decisions import suspects
 
-    con = reader_or_exit(db)
+    con = open_reader(db)
     try:
         rows = suspects(con, min_confidence)
     finally:

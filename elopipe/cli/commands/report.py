@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table, reader_or_exit
-from elopipe.store.connect import DEFAULT_DB
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.store.connect import DEFAULT_DB, open_reader
 
 
 @app.command()
@@ -35,7 +35,7 @@ def report(
     if (tournament is None) == (not all_rated):
         err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
-    con = reader_or_exit(db)
+    con = open_reader(db)
     target = out / "reports" / system
     try:
         if all_rated:
