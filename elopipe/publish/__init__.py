@@ -19,7 +19,8 @@ Every file is written atomically (`atomic`): a kill or a full disk never leaves 
 file under its final name. `elopipe.publish.plan.publish_recorded` adds the output folder's
 ledger, so that an interrupted publish is finished by the next one.
 
-Modules: `lists` (list frames), `fidetxt` (TXT layout), `html` (templates), `reports`,
+Modules: `lists` (list frames), `list_html` (the list page), `index` (the index page), `fidetxt`
+(TXT layout), `html` (templates), `reports`,
 `crosstable`, `history` + `charts`, `diff`, `export` (Parquet), `sqlcli`, `outputs`, `atomic`.
 """
 

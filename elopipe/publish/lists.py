@@ -1,14 +1,27 @@
 """Rating lists as officers know them, read from the view `v_rating_lists`.
 
-A list is one (system, list_date) of `rating_lists`: the players with a rating, ranked by
-rating (ties share a rank). Nothing is recomputed here: rating, games, K and change are the
-stored values of the rating engine (FIDE B.02 (2024) 7.1: the list folds the period's play
-into the previous list).
+A list is one (system, list_date) of `rating_lists`: the players with a rating. Nothing is
+recomputed here: rating, games, K and change are the stored values of the rating engine (FIDE
+B.02 (2024) 7.1: the list folds the period's play into the previous list).
+
+Who is ranked. FIDE's lists rank active players only (FIDE's top lists; B.02 7.2.2 makes a
+player inactive after a year without a rated game) and a FIDE list is a list of FIDE IDs: a
+player rated from files that gave no FIDE ID (the Irish 2011 files carry ICU numbers) is shown
+apart, flagged 'no-fide-id', never ranked. An FFE officer hands out the list of FFE licensees:
+the FFE requires a licence of every French player and of foreigners without a FIDE ID
+(ffe-rating-rules.md Part D), so an FFE list ranks the players with a licence and shows the
+others apart, flagged 'no-licence'. Other systems (elo, glicko2) rank everyone active.
+Rows come ranked players' section first (by rating, inactive players among them without a
+rank), then the players without the list's ID, by rating.
 
 Columns of `rating_list()` (Polars dtypes):
 
 =============  ==========  =====================================================
-rank           Int32       1 = highest rating; equal ratings share a rank
+rank           Int32       active rank among players with the list's ID; 1 = highest
+                           rating, equal ratings share a rank; null when inactive
+                           or without the ID
+fed_rank       Int32       the same rank within the player's federation (the
+                           national list); null without a federation
 fide_id        Int64       FIDE ID, null when unknown
 national_id    String      e.g. FFE licence
 name           String
@@ -21,8 +34,11 @@ games          Int32       rated games in the period
 k              Int32       K used in the period (null: no games or none)
 change         Int32       rounded change applied this period, rating points
 flags          String      space-separated: 'i' inactive, 'new' first rating,
-                           'w' woman, FFE 'F'/'N'/'E'
+                           'w' woman, FFE 'F'/'N'/'E', 'no-fide-id' (FIDE
+                           lists) / 'no-licence' (FFE lists): not ranked
 fide_flag      String      FIDE list FLAG column: 'w', 'i', 'wi' or ''
+inactive       Boolean     flag 'i'
+no_id          Boolean     the player lacks the list's ID (see above)
 player_id      Int32       store key
 =============  ==========  =====================================================
 """
@@ -37,6 +53,7 @@ import polars as pl
 
 LIST_COLUMNS = [
     "rank",
+    "fed_rank",
     "fide_id",
     "national_id",
     "name",
@@ -71,8 +88,17 @@ def latest_list_date(con: duckdb.DuckDBPyConnection, system: str) -> dt.date | N
     return dates[-1] if dates else None
 
 
-def display_flags(stored: str | None, sex: str | None) -> str:
-    """Flags as printed on a list: the stored tokens plus 'w' for a woman (FIDE's FLAG legend).
+def no_id_flag(system: str) -> str:
+    """The flag of a player who lacks the ID `system`'s list ranks by: 'no-fide-id' on a FIDE
+    list, 'no-licence' on an FFE list, '' for a system that needs no ID."""
+    if system.startswith("fide"):
+        return "no-fide-id"
+    return "no-licence" if system.startswith("ffe") else ""
+
+
+def display_flags(stored: str | None, sex: str | None, extra: str = "") -> str:
+    """Flags as printed on a list: the stored tokens plus 'w' for a woman (FIDE's FLAG legend),
+    then `extra` (e.g. `no_id_flag`).
 
     FIDE's 'wi' token is split into 'w' and 'i' so that each flag is one word.
     """
@@ -86,6 +112,8 @@ def display_flags(stored: str | None, sex: str | None) -> str:
             tokens.append(tok)
     if sex == "w" and "w" not in tokens:
         tokens.append("w")
+    if extra:
+        tokens.append(extra)
     seen: list[str] = []
     for tok in tokens:
         if tok not in seen:
@@ -105,15 +133,19 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
             raise LookupError(f"no rating list for system {system!r} in the store")
     df: pl.DataFrame = con.sql(
         """
-        SELECT rank, fide_id, national_id, name, federation, sex, title,
+        SELECT rank, fed_rank, fide_id, national_id, name, federation, sex, title,
                CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, change,
-               flags, fide_flag, player_id
+               flags, fide_flag, inactive, no_id, player_id
         FROM v_rating_lists WHERE system = ? AND list_date = ?
-        ORDER BY rank, name, player_id
+        ORDER BY no_id, rating DESC, name, player_id
         """,
         params=[system, list_date],
     ).pl()
     if df.height == 0 and list_date not in list_dates(con, system):
         raise LookupError(f"no rating list for system {system!r} dated {list_date}")
-    flags = [display_flags(f, s) for f, s in zip(df["flags"], df["sex"], strict=True)]
+    marker = no_id_flag(system)
+    flags = [
+        display_flags(f, s, marker if no_id else "")
+        for f, s, no_id in zip(df["flags"], df["sex"], df["no_id"], strict=True)
+    ]
     return df.with_columns(pl.Series("flags", flags, dtype=pl.String))

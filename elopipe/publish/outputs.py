@@ -13,10 +13,11 @@ import polars as pl
 from elopipe.publish.atomic import replacing, write_text
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
-from elopipe.publish.history import player_info, write_player_page
-from elopipe.publish.html import json_for_script, render, system_label
+from elopipe.publish.history import write_player_page
+from elopipe.publish.index import write_index
+from elopipe.publish.list_html import list_html
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
-from elopipe.publish.reports import tournament_info, tournaments_by_list, write_report
+from elopipe.publish.reports import tournaments_by_list, write_report
 
 LIST_FORMATS = ("csv", "parquet", "txt", "html")
 TOP_PLAYERS = 10
@@ -37,8 +38,10 @@ def write_list(
 ) -> list[Path]:
     """Write the list of `system` at `list_date` into `out_dir` in `formats`.
 
-    csv/parquet hold `lists.LIST_COLUMNS` plus player_id; txt is FIDE's fixed-width layout
-    (`fidetxt`); html is a standalone sortable, searchable page. `player_links` maps
+    csv/parquet hold `lists.LIST_COLUMNS` plus player_id, ranked section first, then the players
+    without the list's ID (flagged, no rank); txt is FIDE's fixed-width layout (`fidetxt`), which
+    on a FIDE list holds the players with a FIDE ID only; html is a standalone page with filters
+    (`list_html`). `player_links` maps
     player_id to a relative href for the HTML. Raises ValueError for an unknown format and
     LookupError for a missing list.
     """
@@ -58,45 +61,12 @@ def write_list(
             with replacing(path) as tmp:
                 table.write_parquet(tmp)
         elif fmt == "txt":
-            write_fide_txt(df, list_date, path)
+            # FIDE's file is keyed by FIDE ID: the players without one are in the other formats
+            write_fide_txt(df.filter(~pl.col.no_id) if system.startswith("fide") else df, list_date, path)
         else:
-            write_text(path, _list_html(df, system, list_date, player_links))
+            write_text(path, list_html(df, system, list_date, player_links))
         paths.append(path)
     return paths
-
-
-# (key, header, numeric) of the HTML list, in display order
-_HTML_COLUMNS = [
-    ("rank", "Rank", True),
-    ("fide_id", "FIDE ID", True),
-    ("national_id", "National ID", False),
-    ("name", "Name", False),
-    ("federation", "Fed", False),
-    ("sex", "Sex", False),
-    ("title", "Title", False),
-    ("birth_year", "B-year", True),
-    ("rating", "Rating", True),
-    ("games", "Gms", True),
-    ("k", "K", True),
-    ("change", "Change", True),
-    ("flags", "Flags", False),
-]
-
-
-def _list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: dict[int, str] | None) -> str:
-    keys = [k for k, _, _ in _HTML_COLUMNS]
-    links = player_links or {}
-    rows = [[*r[:-1], links.get(r[-1])] for r in df.select([*keys, "player_id"]).iter_rows()]
-    return render(
-        "list.html.j2",
-        title=f"{system_label(system)} rating list {list_date}",
-        system_label=system_label(system),
-        list_date=list_date.isoformat(),
-        n_players=df.height,
-        columns=[{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS],
-        columns_json=json_for_script([{"key": k, "label": h, "num": n} for k, h, n in _HTML_COLUMNS]),
-        data_json=json_for_script(rows),
-    )
 
 
 def publish_outputs(
@@ -129,7 +99,7 @@ def publish_outputs(
     top: dict[int, None] = {}
     for d in dates:
         df = rating_list(con, system, d)
-        for pid in df.sort("rank").head(TOP_PLAYERS)["player_id"]:
+        for pid in df.filter(pl.col("rank").is_not_null()).sort("rank").head(TOP_PLAYERS)["player_id"]:
             top[int(pid)] = None
 
     paths: list[Path] = []
@@ -160,64 +130,9 @@ def output_folders(out_dir: Path, system: str) -> list[Path]:
     return [out_dir, out_dir / "lists", out_dir / "reports" / system, out_dir / "players" / system]
 
 
-def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
-    """Write `index-<system>.html` in `out_dir`, linking every list, report and player page of
-    `system` present in the folder, whichever run wrote them (a run that publishes only the
-    latest list keeps the links to the reports of earlier runs). Names come from the store
-    when it still knows the id, else from the file name. Returns the index path."""
-    lists_index = []
-    by_date: dict[str, list[str]] = {}
-    for f in sorted((out_dir / "lists").glob(f"{system}_*.*")):
-        day = f.name[len(system) + 1 :].split(".", 1)[0]
-        try:
-            dt.date.fromisoformat(day)
-        except ValueError:
-            continue
-        by_date.setdefault(day, []).append(f"lists/{f.name}")
-    order = {fmt: i for i, fmt in enumerate(LIST_FORMATS)}
-    for day in sorted(by_date):
-        files = sorted(by_date[day], key=lambda f: order.get(f.rsplit(".", 1)[-1], len(order)))
-        lists_index.append({"date": day, "files": files})
-    reports_index = [
-        {"name": _name_of(f, lambda i: tournament_info(con, i).get("name")), "href": f"reports/{system}/{f.name}"}
-        for f in _pages(out_dir / "reports" / system)
-    ]
-    players_index = [
-        {"name": _name_of(f, lambda i: player_info(con, i).get("name")), "href": f"players/{system}/{f.name}"}
-        for f in _pages(out_dir / "players" / system)
-    ]
-    index = out_dir / f"index-{system}.html"
-    write_text(
-        index,
-        render(
-            "index.html.j2",
-            title=f"elopipe outputs – {system_label(system)}",
-            system=system_label(system),
-            lists=lists_index,
-            reports=reports_index,
-            players=players_index,
-        ),
-    )
-    return index
-
-
-def _pages(folder: Path) -> list[Path]:
-    """The `<id>_<slug>.html` pages of `folder`, by id."""
-    pages = [f for f in folder.glob("*.html") if f.stem.split("_", 1)[0].isdigit()]
-    return sorted(pages, key=lambda f: (int(f.stem.split("_", 1)[0]), f.name))
-
-
-def _name_of(page: Path, lookup: Callable[[int], object]) -> str:
-    try:
-        name = lookup(int(page.stem.split("_", 1)[0]))
-    except LookupError:
-        name = None
-    return str(name) if name else page.stem
-
-
 def _latest(con: duckdb.DuckDBPyConnection, system: str) -> list[dt.date]:
     dates = list_dates(con, system)
     return dates[-1:]
 
 
-__all__ = ["LIST_FORMATS", "list_stem", "publish_outputs", "write_list"]
+__all__ = ["LIST_FORMATS", "list_stem", "publish_outputs", "write_index", "write_list"]

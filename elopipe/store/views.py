@@ -18,27 +18,38 @@ VIEWS: dict[str, str] = {
         )
     """,
     # ---- publishing (issue 5) -------------------------------------------------
-    # Every rating list of every system, one row per player with a rating, ranked by rating
-    # within (system, list_date). Player details come from `players`; `fide_flag` is the FLAG
-    # column of FIDE's list files ('w' woman, 'i' inactive, 'wi' both) built from sex and flags.
+    # Every rating list of every system, one row per player with a rating. `rank` is the rank
+    # FIDE's lists give: among active players who carry the list's ID (a FIDE ID on a FIDE list,
+    # an FFE licence on an FFE list), so an inactive player or one rated from files that gave no
+    # such ID has no rank; `fed_rank` is the same rank within the player's federation (the
+    # national list). `fide_flag` is the FLAG column of FIDE's list files ('w', 'i', 'wi').
     "v_rating_lists": """
         SELECT
             rl.system, rl.list_date,
-            CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date
-                              ORDER BY rl.rating DESC) AS INTEGER) AS rank,
+            CASE WHEN rl.ranked THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.ranked
+                                                       ORDER BY rl.rating DESC) AS INTEGER) END AS rank,
+            CASE WHEN rl.ranked AND p.federation IS NOT NULL
+                 THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.ranked, p.federation
+                                        ORDER BY rl.rating DESC) AS INTEGER) END AS fed_rank,
             rl.player_id, p.fide_id, p.national_id, p.name, p.federation, p.sex, p.title,
             COALESCE(rl.birth_year, p.birth_year) AS birth_year,
             rl.rating, rl.games, rl.total_games, rl.k, rl.change, rl.flags,
             (CASE WHEN p.sex = 'w' THEN 'w' ELSE '' END)
               || (CASE WHEN rl.inactive THEN 'i' ELSE '' END) AS fide_flag,
-            rl.ever_2400, rl.source,
-            -- FIDE's top lists rank active players only
-            CASE WHEN NOT rl.inactive THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.inactive
-                                                           ORDER BY rl.rating DESC) AS INTEGER) END AS active_rank
-        FROM (SELECT *, regexp_matches(COALESCE(flags, ''), '(^|[ ,;])w?i($|[ ,;])') AS inactive
-              FROM rating_lists) rl
+            rl.inactive, NOT rl.has_id AS no_id,
+            rl.ever_2400, rl.source
+        FROM (SELECT *, NOT inactive AND has_id AS ranked
+              FROM (SELECT r.*,
+                           regexp_matches(COALESCE(r.flags, ''), '(^|[ ,;])w?i($|[ ,;])') AS inactive,
+                           CASE WHEN r.system LIKE 'fide%' THEN q.fide_id IS NOT NULL
+                                -- the FFE licence (ffe-rating-rules.md Part D): a letter, a letter
+                                -- or a digit, then 4 digits
+                                WHEN r.system LIKE 'ffe%'
+                                THEN regexp_matches(COALESCE(q.national_id, ''), '^[A-Z][A-Z0-9][0-9]{4}$')
+                                ELSE TRUE END AS has_id
+                    FROM rating_lists r JOIN players q USING (player_id)
+                    WHERE r.rating IS NOT NULL)) rl
         JOIN players p USING (player_id)
-        WHERE rl.rating IS NOT NULL
     """,
     # The latest list of each system (what `elopipe publish` prints by default).
     "v_rating_list": """
@@ -171,11 +182,15 @@ VIEW_DOCS: dict[str, str] = {
     "(0-based, PGN), severity, code, message and the raw text kept.",
     "canonical_games": "The games the rating engines read: `games` minus the rows that "
     "`game_sources` marks as another source of a canonical game.",
-    "v_rating_lists": "Every rating list of every system: one row per player with a rating, "
-    "`rank` by rating within (system, list_date) (ties share a rank), player details from "
-    "`players`, rating / games / total_games / K / change / flags as stored in `rating_lists`, "
-    "`fide_flag`, the FLAG column of FIDE's list files ('w', 'i', 'wi'), and `active_rank`, the "
-    "rank among active players only (NULL for an inactive player), as FIDE's top lists rank.",
+    "v_rating_lists": "Every rating list of every system: one row per player with a rating. "
+    "`rank` is the active rank, as FIDE's lists rank: by rating within (system, list_date) among the "
+    "players who are active and carry the list's ID (a FIDE ID on a FIDE list, an FFE licence on an "
+    "FFE list; other systems need none); ties share a rank; NULL for an inactive player and for one "
+    "with `no_id`. `fed_rank` is the same rank within the player's federation (the national list). "
+    "`inactive` (the flag 'i'), `no_id` (the player lacks the list's ID: rated from files that gave "
+    "none, shown apart and never ranked). Player details come from `players`; rating / games / "
+    "total_games / K / change / flags as stored in `rating_lists`; `fide_flag` is the FLAG column of "
+    "FIDE's list files ('w', 'i', 'wi').",
     "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
     "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
     "v_player_history": "One row per player, system and list: rating (NULL while unrated), "

@@ -12,14 +12,14 @@ import pytest
 import elopipe.publish.atomic as atomic
 from elopipe.publish.plan import pending_dates, published_dates
 from elopipe.store.connect import open_reader
-from tests.helpers.paths import REPO
+from tests.helpers.paths import REPO, TEST_DATA
 
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 SAMPLE = REPO / "sample_pgn"
 FILES = [
     str(SAMPLE / "fide_candidates_2022_madrid_spain.pgn"),
-    str(SAMPLE / "fra_sharly_trf26_individual_nrs_240_byes.trf"),
+    str(TEST_DATA / "fra_sharly_trf26_individual_nrs_240_byes.trf"),
 ]
 FORMATS = ("csv", "parquet", "txt", "html")
 

@@ -4,5 +4,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_PGN = REPO / "sample_pgn"
+# constructed files the tests need and the demo must not publish (see tests/data/SOURCES.md)
+TEST_DATA = REPO / "tests" / "data"
 SHARED_DATA = REPO.parent / "shared" / "data"
 GOLDEN = REPO / "tests" / "golden"

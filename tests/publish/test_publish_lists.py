@@ -101,8 +101,9 @@ def test_write_list_every_format(con, tmp_path: Path) -> None:
     csv = pl.read_csv(paths[0])
     pq = pl.read_parquet(paths[1])
     assert csv.height == pq.height == 4
-    assert csv.columns[:13] == [
+    assert csv.columns[:14] == [
         "rank",
+        "fed_rank",
         "fide_id",
         "national_id",
         "name",

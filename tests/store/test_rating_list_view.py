@@ -1,4 +1,5 @@
-"""`v_rating_lists`: ranks, and the rank among active players FIDE's top lists use."""
+"""`v_rating_lists`: the rank FIDE's lists give (active players with the list's ID), the national
+rank, and the players shown apart because they lack the list's ID."""
 
 import datetime as dt
 
@@ -6,28 +7,69 @@ import duckdb
 
 from elopipe.store.schema import ensure_schema
 
+D = dt.date(2025, 10, 1)
 
-def test_active_rank_skips_inactive_players() -> None:
+
+def _store(rows: list[tuple[int, str, int | None, str | None, str | None, int, str | None]], system: str):
+    """rows: player_id, name, fide_id, national_id, federation, rating, flags."""
     con = duckdb.connect()
     ensure_schema(con)
-    d = dt.date(2025, 10, 1)
-    rows = [
-        (1, "Alpha, A", 2800, "i"),
-        (2, "Beta, B", 2750, None),
-        (3, "Gamma, G", 2750, "new"),
-        (4, "Delta", 2700, ""),
-    ]
-    for pid, name, rating, flags in rows:
-        con.execute("INSERT INTO players (player_id, name, name_key) VALUES (?, ?, ?)", [pid, name, name.lower()])
+    for pid, name, fid, nid, fed, rating, flags in rows:
+        con.execute(
+            "INSERT INTO players (player_id, name, name_key, fide_id, national_id, federation)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [pid, name, name.lower(), fid, nid, fed],
+        )
         con.execute(
             "INSERT INTO rating_lists (system, list_date, player_id, rating, games, k, change, flags, source)"
-            " VALUES ('fide', ?, ?, ?, 0, 20, 0, ?, 'computed')",
-            [d, pid, rating, flags],
+            " VALUES (?, ?, ?, ?, 0, 20, 0, ?, 'computed')",
+            [system, D, pid, rating, flags],
         )
-    got = con.execute("SELECT name, rank, active_rank, fide_flag FROM v_rating_list ORDER BY rank, name").fetchall()
+    return con
+
+
+def test_rank_skips_inactive_players_and_players_without_a_fide_id() -> None:
+    con = _store(
+        [
+            (1, "Alpha, A", 100001, None, "IRL", 2800, "i"),
+            (2, "Beta, B", 100002, None, "IRL", 2750, None),
+            (3, "Gamma, G", 100003, None, "ENG", 2750, "new"),
+            (4, "Delta", 100004, None, "IRL", 2700, ""),
+            # rated from an Irish file that gave an ICU number, no FIDE ID: never ranked
+            (5, "Irish, Top", None, "12345", "IRL", 2900, None),
+            (6, "Echo", 100006, None, None, 2600, None),
+        ],
+        "fide",
+    )
+    got = con.execute(
+        "SELECT name, rank, fed_rank, inactive, no_id, fide_flag FROM v_rating_list ORDER BY rank NULLS LAST, name"
+    ).fetchall()
     assert got == [
-        ("Alpha, A", 1, None, "i"),
-        ("Beta, B", 2, 1, ""),
-        ("Gamma, G", 2, 1, ""),
-        ("Delta", 4, 3, ""),
+        ("Beta, B", 1, 1, False, False, ""),
+        ("Gamma, G", 1, 1, False, False, ""),
+        ("Delta", 3, 2, False, False, ""),
+        ("Echo", 4, None, False, False, ""),
+        ("Alpha, A", None, None, True, False, "i"),
+        ("Irish, Top", None, None, False, True, ""),
+    ]
+
+
+def test_ffe_list_ranks_licensees() -> None:
+    """An FFE list ranks the players with an FFE licence (a letter, a letter or digit, 4 digits);
+    a foreigner known by FIDE ID only, or an ICU number, is shown apart."""
+    con = _store(
+        [
+            (1, "Licencie, A", None, "A01450", "FRA", 2100, "F"),
+            (2, "Etranger, B", 100002, None, "ESP", 2300, "F"),
+            (3, "Licencie, C", 100003, "K59857", "FRA", 2000, "N"),
+            (4, "Icu, D", None, "12345", "IRL", 2400, None),
+        ],
+        "ffe",
+    )
+    got = con.execute("SELECT name, rank, no_id FROM v_rating_list ORDER BY rank NULLS LAST, name").fetchall()
+    assert got == [
+        ("Licencie, A", 1, False),
+        ("Licencie, C", 2, False),
+        ("Etranger, B", None, True),
+        ("Icu, D", None, True),
     ]

@@ -22,6 +22,7 @@ from elopipe.read.field_bounds import (
     PLY_MAX,
     ROUND_MAX,
 )
+from elopipe.read.ids import is_placeholder_id
 from elopipe.read.pgn.movetext import san_offsets, san_words
 from elopipe.read.pgn.results import (
     SCORES,
@@ -268,7 +269,10 @@ class GameParts:
         if raw is None:
             return None
         fid, warns = fide_id_rule(raw)
-        if warns:
+        if warns and is_placeholder_id(raw):
+            why = f"{tag} {raw.strip()} is a placeholder, not a FIDE ID: the player has no FIDE ID"
+            self.issue("fide_id_placeholder", why, line, gi, raw=raw)
+        elif warns:
             self.issue("fide_id_invalid", f"{tag} {raw!r} is not a FIDE ID: ignored", line, gi)
         return fid
 

@@ -42,6 +42,7 @@ from elopipe.read.field_bounds import (
     POINTS_MAX,
     ROUND_MAX,
 )
+from elopipe.read.ids import is_placeholder_id
 from elopipe.read.records import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.read.trf.codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.read.trf.issues import IssueLog
@@ -471,7 +472,14 @@ class _TrfReader:
 
     def _ids(self, no: int, line: str, player: PlayerRec) -> None:
         raw = column(line, 58, 68).strip()
-        if not raw:
+        if is_placeholder_id(raw):
+            if raw and raw.strip("0"):  # blank and zeros are the format's own "no ID"
+                self.issues.quirk(
+                    "trf_placeholder_fide_id",
+                    "a placeholder in the FIDE-ID column (e.g. 999999) read as no ID: the player has no FIDE ID",
+                    no,
+                    line,
+                )
             return
         if not _digits(raw):
             self.issues.add(
@@ -480,8 +488,6 @@ class _TrfReader:
             player.national_id = raw
             return
         value = int(raw)
-        if value == 0:
-            return
         if value < MIN_FIDE_ID:
             self.issues.quirk(
                 "trf_national_id_in_fide_column",

@@ -1,0 +1,132 @@
+"""The index page of an output folder, `index-<system>.html` (template `index.html.j2`).
+
+What an officer looks for first comes first: a search box that finds any player of the latest
+list and any tournament with a report, the latest list with its national lists (one link per
+federation: the list page filtered to it, `#fed=XXX`), the tournament reports newest first, then
+every list newest first, then the player pages. The index links what is in the folder, whichever
+run wrote it. The search reads a compact JSON block (names, federation, link) and renders at
+most a page of matches, so an index of hundreds of lists and thousands of reports stays light;
+it works offline (inline script, no CDN).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from elopipe.publish.atomic import write_text
+from elopipe.publish.html import json_for_script, render, system_label
+
+FORMAT_ORDER = ("html", "csv", "txt", "parquet")
+# reports shown on the page before "show all" (the rest are a click or a search away)
+REPORTS_SHOWN = 50
+_PAGE = re.compile(r"^(\d+)_")
+
+
+def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
+    """Write `index-<system>.html` in `out_dir` and return its path. It links every list, report
+    and player page of `system` present in the folder; names and dates come from the store when
+    it still knows the id, else from the file name. Raises OSError when it cannot be written."""
+    lists = _lists(out_dir, system)
+    reports = _pages(con, out_dir / "reports" / system, f"reports/{system}", "tournaments", "tournament_id")
+    players = _pages(con, out_dir / "players" / system, f"players/{system}", "players", "player_id")
+    latest = lists[0] if lists else None
+    search_players, federations = _latest_players(con, system, latest, players)
+    search = {
+        "p": search_players,
+        "t": [[r["name"], r["date"], r["href"]] for r in reports],
+    }
+    index = out_dir / f"index-{system}.html"
+    write_text(
+        index,
+        render(
+            "index.html.j2",
+            title=f"elopipe outputs – {system_label(system)}",
+            system=system_label(system),
+            latest=latest,
+            federations=federations,
+            lists=lists,
+            reports=reports[:REPORTS_SHOWN],
+            n_reports=len(reports),
+            players=players,
+            search_json=json_for_script(search),
+        ),
+    )
+    return index
+
+
+def _lists(out_dir: Path, system: str) -> list[dict[str, object]]:
+    """[{date, files: [{fmt, href}], html}] of the lists in `out_dir/lists`, newest first."""
+    by_date: dict[str, list[str]] = {}
+    for f in (out_dir / "lists").glob(f"{system}_*.*"):
+        day, _, fmt = f.name[len(system) + 1 :].partition(".")
+        try:
+            dt.date.fromisoformat(day)
+        except ValueError:
+            continue
+        by_date.setdefault(day, []).append(fmt)
+    order = {fmt: i for i, fmt in enumerate(FORMAT_ORDER)}
+    out: list[dict[str, object]] = []
+    for day in sorted(by_date, reverse=True):
+        fmts = sorted(by_date[day], key=lambda x: (order.get(x, len(order)), x))
+        files = [{"fmt": fmt, "href": f"lists/{system}_{day}.{fmt}"} for fmt in fmts]
+        html = f"lists/{system}_{day}.html" if "html" in fmts else None
+        out.append({"date": day, "files": files, "html": html})
+    return out
+
+
+def _pages(con: duckdb.DuckDBPyConnection, folder: Path, href: str, table: str, key: str) -> list[dict[str, object]]:
+    """[{name, date, href}] of the `<id>_<slug>.html` pages of `folder`: names (and a tournament's
+    start date) from `table` in one query; newest first for tournaments, by name for players."""
+    pages = [(int(m.group(1)), f.name, f.stem) for f in folder.glob("*.html") if (m := _PAGE.match(f.name))]
+    frame = pl.DataFrame(pages, schema={"id": pl.Int64, "file": pl.String, "stem": pl.String}, orient="row")
+    date = "start_date" if table == "tournaments" else "NULL::DATE"
+    known = con.sql(
+        f"SELECT {key}::BIGINT AS id, name, {date} AS date FROM {table} WHERE {key} IN (SELECT id FROM frame)"
+    ).pl()
+    rows = (
+        frame.join(known, on="id", how="left")
+        .with_columns(
+            pl.coalesce(pl.col.name, pl.col.stem).alias("name"),
+            pl.col.date.cast(pl.String).fill_null(""),
+            (pl.lit(href + "/") + pl.col.file).alias("href"),
+        )
+        .sort(["date", "name", "id"], descending=[True, False, False])
+    )
+    if table == "players":
+        rows = rows.sort(["name", "id"])
+    return rows.select("name", "date", "href").to_dicts()
+
+
+def _latest_players(
+    con: duckdb.DuckDBPyConnection, system: str, latest: dict[str, object] | None, pages: list[dict[str, object]]
+) -> tuple[list[list[object]], list[str]]:
+    """The search rows [name, federation, href] of the latest list's players (a player's own page
+    when there is one, else the list page searched for the name), and the list's federations."""
+    if latest is None or latest["html"] is None:
+        return [[p["name"], "", p["href"]] for p in pages], []
+    day = dt.date.fromisoformat(str(latest["date"]))
+    own = pl.DataFrame(
+        {
+            "id": [int(str(p["href"]).rsplit("/", 1)[1].split("_", 1)[0]) for p in pages],
+            "page": [p["href"] for p in pages],
+            "page_name": [p["name"] for p in pages],
+        },
+        schema={"id": pl.Int64, "page": pl.String, "page_name": pl.String},
+    )
+    frame = con.sql(
+        "SELECT player_id::BIGINT AS id, name, federation FROM v_rating_lists"
+        " WHERE system = ? AND list_date = ? ORDER BY name",
+        params=[system, day],
+    ).pl()
+    rows = frame.join(own, on="id", how="full", coalesce=True, maintain_order="left").select(
+        pl.coalesce(pl.col.name, pl.col.page_name).fill_null(""),
+        pl.col.federation.fill_null(""),
+        pl.col.page,
+    )
+    feds = sorted(f for f in frame["federation"].unique().to_list() if f)
+    return [list(r) for r in rows.rows()], feds
