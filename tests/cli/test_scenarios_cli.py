@@ -76,6 +76,11 @@ def _plain_digest(db: Path) -> tuple:
         (["--rules", "V2017"], "--rules changes"),
         (["--param", "rating_from=2005-01-01"], "--param changes"),
         (["--rules", "V2017", "--param", "check_time_minimum=false"], "--rules and --param change"),
+        (["--v2022-cap-lower"], "--v2022-cap-lower changes"),
+        (
+            ["--rules", "V2022", "--param", "check_time_minimum=false", "--v2022-cap-lower"],
+            "--rules, --param and --v2022-cap-lower change",
+        ),
     ],
 )
 def test_rules_or_param_without_a_scenario_is_refused(db: Path, args: list[str], named: str) -> None:
@@ -195,3 +200,13 @@ def test_publish_report_and_player_take_a_scenario(db: Path, tmp_path: Path) -> 
         "publish", "--system", "fide@v2017", "--diff", "2011-05-01", "2012-01-01", "--out", str(out), "--db", str(db)
     )
     assert diff.exit_code == 0 and (out / "diff_fide@v2017_2011-05-01_2012-01-01.csv").exists(), diff.output
+
+
+def test_a_store_made_before_scenarios_lists_none(db: Path) -> None:
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE scenarios")
+    con.close()
+    listed = _run("scenarios", "list", "--db", str(db))
+    assert listed.exit_code == 0 and "no scenario in" in _one_line(listed.output)
+    shown = _run("scenarios", "show", "x", "--db", str(db))
+    assert shown.exit_code == 1 and "no scenario 'x'" in _one_line(shown.output)

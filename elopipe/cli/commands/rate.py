@@ -50,7 +50,7 @@ def rate_command(
         typer.Option(
             "--v2022-cap-lower",
             help="FIDE V2022 (2022-01 to 2024-02): also cap the lower-rated side at -400 "
-            "(default: raw difference, FIDE's reported practice; NOT VERIFIED).",
+            "(default: raw difference, FIDE's reported practice; NOT VERIFIED); needs --scenario.",
         ),
     ] = False,
     unknown_tc: Annotated[
@@ -74,8 +74,9 @@ def rate_command(
 ) -> None:
     """Compute every list of a rating system from the games in the store.
 
-    Only the earliest list whose inputs changed and the later ones are rewritten. With
-    --scenario NAME the lists are stored as the scenario SYSTEM@NAME (`elopipe scenarios`).
+    Only the earliest list whose inputs changed and the later ones are rewritten.
+
+    With --scenario NAME the lists are stored as SYSTEM@NAME, beside the official computed lists.
     """
     system = _system_key(system, scenario)
     try:
@@ -89,12 +90,13 @@ def rate_command(
     if v2022_cap_lower:
         params["v2022_cap_lower"] = True
     params.update(_engine_params(system, param or []))
-    if "@" not in system and (rules is not None or param):
-        given = " and ".join(o for o, v in (("--rules", rules), ("--param", param)) if v)
+    # what changes the rules is a what-if: never written over the official computed lists
+    what_if = [o for o, v in (("--rules", rules), ("--param", param), ("--v2022-cap-lower", v2022_cap_lower)) if v]
+    if "@" not in system and what_if:
+        given = " and ".join(what_if) if len(what_if) < 3 else ", ".join(what_if[:-1]) + " and " + what_if[-1]
         err_console.print(
-            f"error: {given} {'change' if rules is not None and param else 'changes'} the rules and would replace"
-            " the official computed lists: "
-            f"add --scenario NAME to store them as {system}@NAME",
+            f"error: {given} {'change' if len(what_if) > 1 else 'changes'} the rules and would replace"
+            f" the official computed lists: add --scenario NAME to store them as {system}@NAME",
             style="red",
         )
         raise typer.Exit(2)

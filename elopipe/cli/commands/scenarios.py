@@ -86,8 +86,10 @@ def show(name: str = _NAME, db: Path = _DB) -> None:
 
 @scenarios_app.command("drop")
 def drop(name: str = _NAME, db: Path = _DB) -> None:
-    """Delete every row of a scenario (lists, changes, tournament rows, runs, digests, skips) and its
-    definition, in one transaction. The official computed lists are never touched."""
+    """Delete a scenario's rows and its definition, in one transaction.
+
+    Every table keyed by system loses the scenario's rows; the official lists are never touched.
+    """
     from elopipe.rating import scenarios
 
     with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
