@@ -18,6 +18,11 @@ Reads the store (`elopipe.rating.store_io`), computes every list in memory with
   a game pooled by an unrated player changes every later list while the pool (26 months)
   is shown on them.
 * When no digest differs, nothing is written (re-running with nothing new changes nothing).
+* A preview (``through``) computes and compares the lists up to it only and keeps the later
+  ones; when it rewrote a list, the later lists' digests are deleted (their rows kept), so the
+  next full run finds them changed and recomputes them.
+* A scenario ('fide@x', `elopipe.rating.scenarios`) runs the same way under its own key: its
+  digests, lists and Ro are its own.
 
 Because the engine is deterministic and every list depends only on the stored games, lists
 and files (never on ingestion order or on player/tournament ids), the in-memory recomputation

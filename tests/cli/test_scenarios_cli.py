@@ -185,7 +185,8 @@ def test_through_alone_is_a_preview_that_says_the_later_lists_are_kept(db: Path)
 
 
 def test_publish_report_and_player_take_a_scenario(db: Path, tmp_path: Path) -> None:
-    assert _run("rate", "--db", str(db), "--scenario", "v2017", "--rules", "V2017").exit_code == 0
+    made = _run("rate", "--db", str(db), "--system", "fide@V2017", "--rules", "V2017")  # as --scenario V2017
+    assert made.exit_code == 0 and "stored as system fide@v2017" in made.output, made.output
     out = tmp_path / "out"
     pub = _run("publish", "--system", "fide@v2017", "--out", str(out), "--db", str(db))
     assert pub.exit_code == 0, pub.output
