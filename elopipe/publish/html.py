@@ -41,8 +41,11 @@ SYSTEM_LABELS = {
 
 
 def system_label(system: str) -> str:
-    """Human name of a rating system id ('fide' -> 'FIDE standard'); unknown ids unchanged."""
-    return SYSTEM_LABELS.get(system, system)
+    """Human name of a rating system id ('fide' -> 'FIDE standard'; a scenario 'fide@v2017' ->
+    'FIDE standard, scenario v2017', `elopipe.rating.scenarios`); unknown ids unchanged."""
+    base, _, scenario = system.partition("@")
+    label = SYSTEM_LABELS.get(base, base)
+    return f"{label}, scenario {scenario}" if scenario else label
 
 
 def render(template: str, **context: Any) -> str:

@@ -34,7 +34,7 @@ from typing import Any, TypedDict
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, store_io
+from elopipe.rating import faults, scenarios, store_io
 from elopipe.rating.elo import KSchedule, expected_score, round_one_decimal
 from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, scope_skips
 from elopipe.rating.glicko import GlickoParams, rate_periods
@@ -124,9 +124,10 @@ def _write(
     skips: pl.DataFrame,
     params: dict[str, Any],
     summary: RunSummary,
+    through: dt.date | None,
 ) -> None:
     run_id = store_io.start_run(con, system, params=params)
-    store_io.write_results(con, system, None, frames, run_id=run_id)
+    store_io.write_results(con, system, None, frames, run_id=run_id, through=through)
     store_io.save_skips(con, system, skips, run_id)
     store_io.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)
     summary.run_id = run_id
@@ -156,6 +157,7 @@ def run_elo(
     through: dt.date | None = None,
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
+    store_as: str = "elo",
 ) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
     """Generic K-factor Elo (seed 001) over the store; see the module docstring.
 
@@ -163,6 +165,8 @@ def run_elo(
     start; in 'game' periods ratings move after every game. Ratings are Decimal with one
     decimal; the change of a period is rounded to 0.1, halves away from zero.
     `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`).
+    `through`: last list (the stored lists after it are kept, a preview). `store_as`: the system
+    key written ('elo', or a scenario 'elo@x', `elopipe.rating.scenarios`).
     """
     schedule = k if isinstance(k, KSchedule) else KSchedule(default=int(k))
     rows = _rows(con, period, rate_class, unknown_tc, no_moves)
@@ -170,7 +174,7 @@ def run_elo(
         rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
     rows, failed = faults.leave_out(rows, exclude)
     skips = pl.concat([scope_skips(rows), failed])
-    summary = RunSummary("elo")
+    summary = RunSummary(store_as)
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
     ratable = rows.filter(pl.col("reason").is_null())
     starts = _starting_values(rows)
@@ -253,7 +257,7 @@ def run_elo(
     if write:
         params = {"k": str(schedule), "period": period, "default_rating": default_rating,
                   "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves}  # fmt: skip
-        _write(con, "elo", frames, skips, params, summary)
+        _write(con, store_as, frames, skips, params, summary, through)
     return summary, frames
 
 
@@ -296,10 +300,13 @@ def run_glicko2(
     through: dt.date | None = None,
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
+    store_as: str = "glicko2",
 ) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
     """Glicko-2 over monthly periods (see `elopipe.rating.glicko`); lists are written for the
     months that have games, and an idle player's RD grows once per elapsed month.
-    `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`)."""
+    `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`).
+    `through`: last list (the stored lists after it are kept, a preview). `store_as`: the system
+    key written ('glicko2', or a scenario 'glicko2@x', `elopipe.rating.scenarios`)."""
     rows = load_game_rows(
         con, scheme=get_scheme(params.period_scheme), rate_class=rate_class,
         unknown_tc=unknown_tc, no_moves=no_moves, skip_online=False,
@@ -379,19 +386,32 @@ def run_glicko2(
     summary.players = res.get_column("player_id").n_unique() if res.height else 0
     _summarise(summary, changes, list_dates)
     if write:
-        _write(con, "glicko2", frames, skips,
+        _write(con, store_as, frames, skips,
                {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves},
-               summary)  # fmt: skip
+               summary, through)  # fmt: skip
     return summary, frames
 
 
 # ---- entry points of the registry (elopipe.rating.systems) ----------------------------
 
 
-def _check(system: str, params: dict[str, Any], known: set[str]) -> None:
-    unknown = set(params) - known
-    if unknown:
-        raise ValueError(f"{system}: unknown option(s) {sorted(unknown)}; known: {sorted(known)}")
+_ELO_KEYS = ("default_rating", "k", "no_moves", "period", "rate_class", "unknown_tc")
+
+
+def param_keys(system: str) -> list[str]:
+    """The engine options of `rate_elo` ('elo') or `rate_glicko2` ('glicko2'), sorted."""
+    if scenarios.split_system(system)[0] == "glicko2":
+        return sorted(
+            (set(GlickoParams.__dataclass_fields__) - {"period_scheme"}) | {"rate_class", "unknown_tc", "no_moves"}
+        )
+    return list(_ELO_KEYS)
+
+
+def _check(system: str, params: dict[str, Any]) -> None:
+    known = param_keys(system)
+    if unknown := sorted(set(params) - set(known)):
+        base = scenarios.split_system(system)[0]
+        raise ValueError(f"unknown {base} parameter {', '.join(unknown)}; known: {', '.join(known)}")
 
 
 def rate_elo(
@@ -408,7 +428,7 @@ def rate_elo(
     `rules` is not used by this system (must be None). Raises ValueError otherwise."""
     if rules is not None:
         raise ValueError("elo: --rules does not apply (use k / period options)")
-    _check(system, params, {"k", "period", "default_rating", "rate_class", "unknown_tc", "no_moves"})
+    _check(system, params)
     started = time.monotonic()
     opts = {k: v for k, v in params.items() if v is not None}
     k = opts.pop("k", 20)
@@ -419,7 +439,9 @@ def rate_elo(
     if "period" in opts and opts["period"] not in ELO_PERIODS:
         raise ValueError(f"elo: period must be one of {ELO_PERIODS}")
     (s, frames), failed = faults.isolate(
-        lambda exclude, write: run_elo(con, k=k, through=through, write=write, exclude=exclude, **opts),
+        lambda exclude, write: run_elo(
+            con, k=k, through=through, write=write, exclude=exclude, store_as=system, **opts
+        ),
         lambda: faults.tournament_order(con),
     )
     summary = summary_from_frames(system, s, frames, started)
@@ -441,7 +463,7 @@ def rate_glicko2(
     if rules is not None:
         raise ValueError("glicko2: --rules does not apply")
     fields = set(GlickoParams.__dataclass_fields__) - {"period_scheme"}
-    _check(system, params, fields | {"rate_class", "unknown_tc", "no_moves"})
+    _check(system, params)
     started = time.monotonic()
     opts = {k: v for k, v in params.items() if v is not None}
     gp = GlickoParams(**{k: v for k, v in opts.items() if k in fields})
@@ -449,7 +471,9 @@ def rate_glicko2(
     if rest.get("rate_class") == "any":
         rest["rate_class"] = None
     (s, frames), failed = faults.isolate(
-        lambda exclude, write: run_glicko2(con, gp, through=through, write=write, exclude=exclude, **rest),
+        lambda exclude, write: run_glicko2(
+            con, gp, through=through, write=write, exclude=exclude, store_as=system, **rest
+        ),
         lambda: faults.tournament_order(con),
     )
     summary = summary_from_frames(system, s, frames, started)

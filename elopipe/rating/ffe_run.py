@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, store_io
+from elopipe.rating import faults, scenarios, store_io
 from elopipe.rating.ffe import CLASSIC, FfeRules, dp_table_frame, rate_period
 from elopipe.rating.ffe_ages import category_expr, season_year, young_expr
 from elopipe.rating.ffe_rapid import RAPID
@@ -79,10 +79,11 @@ def _first_per_player(p: pl.DataFrame, col: str, where: pl.Expr | None = None) -
     )
 
 
-def _standard_lists(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Standard ratings to credit in rapid (E02): the store's 'ffe' lists, else 'fide'."""
-    for system in ("ffe", "fide"):
-        lists = store_io.load_lists(con, system)
+def _standard_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataFrame:
+    """Standard ratings to credit in rapid (E02): the store's 'ffe' lists, else 'fide'; for a
+    scenario of `system`, those of the same scenario ('ffe@x', else 'fide@x')."""
+    for standard in ("ffe", "fide"):
+        lists = store_io.load_lists(con, scenarios.companion(system, standard))
         lists = lists.filter(pl.col("rating").is_not_null())
         if lists.height:
             return lists.select(
@@ -104,13 +105,16 @@ def run_ffe(
     through: dt.date | None = None,
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
+    store_as: str | None = None,
 ) -> tuple[FfeRunSummary, dict[str, pl.DataFrame]]:
     """Rate every period of the store with `rules` and write the results (when `write`).
 
     `unknown_tc`: rate class assumed for a game whose time control is unknown ('standard'
     for 'ffe', 'standard' — i.e. not rapid, so excluded — for 'ffe-rapid'; pass 'rapid' to
     include them). `no_moves`: the policy for the games of a results export
-    (`store_io.load_games`). `through`: last list to compute (None = all). Returns the summary and
+    (`store_io.load_games`). `through`: last list to compute (None = all; the stored lists after
+    it are kept, a preview). `store_as`: the system key written (default ``rules.system``; a
+    scenario 'ffe@x', `elopipe.rating.scenarios`). Returns the summary and
     the frames written. Needs a writer connection when `write`. `exclude`: tournaments left
     out, {tournament_id: reason} (recorded in ``rating_skips``; see `elopipe.rating.faults`).
     """
@@ -123,12 +127,13 @@ def run_ffe(
         by_event_end=by_event_end,
         no_moves=no_moves,
     )
-    summary = FfeRunSummary(system=rules.system)
+    key = store_as or rules.system
+    summary = FfeRunSummary(system=key)
     rows, failed = faults.leave_out(rows, exclude)
     skips = pl.concat([scope_skips(rows), failed])
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
     in_scope = rows.filter(~pl.col("reason").is_in(["variant", "not_this_rate_class", "no_dates"]).fill_null(False))
-    std = _standard_lists(con) if rules.credit_standard else None
+    std = _standard_lists(con, key) if rules.credit_standard else None
     exact = rules.z_mode == "table" and rules.unrated_opponents == "ignore"
     num_dtype = pl.Int64 if exact else pl.Float64
     dp = dp_table_frame() if rules.z_mode == "table" else None
@@ -201,12 +206,12 @@ def run_ffe(
         summary.games_not_counted = dict(ch.filter(~pl.col("counted")).group_by("reason").len().iter_rows())
     if write:
         run_id = store_io.start_run(
-            con, rules.system, params={**rules.as_params(), "fide_priority": fide_priority,
+            con, key, params={**rules.as_params(), "fide_priority": fide_priority,
                                        "unknown_tc": unknown_tc, "by_event_end": by_event_end,
                                        "no_moves": no_moves}
         )  # fmt: skip
-        store_io.write_results(con, rules.system, None, frames, run_id=run_id)
-        store_io.save_skips(con, rules.system, skips, run_id)
+        store_io.write_results(con, key, None, frames, run_id=run_id, through=through)
+        store_io.save_skips(con, key, skips, run_id)
         store_io.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)
         summary.run_id = run_id
     return summary, frames
@@ -221,17 +226,19 @@ _RULE_OPTIONS = {
 _RUN_OPTIONS = {"unknown_tc", "fide_priority", "by_event_end", "no_moves"}
 
 
+def param_keys(system: str) -> list[str]:
+    """The engine options of `rate_ffe` (rule options of `FfeRules` and run options), sorted."""
+    return sorted(_RULE_OPTIONS | _RUN_OPTIONS)
+
+
 def rules_with_params(base: FfeRules, rules: str | None, params: dict[str, Any]) -> FfeRules:
     """`base` with the options of `elopipe rate` applied.
 
     `rules`: None, or 'table' / 'logistic' (the Z mode, spec A.4). Raises ValueError for an
     unknown option or value.
     """
-    unknown = set(params) - _RULE_OPTIONS - _RUN_OPTIONS
-    if unknown:
-        raise ValueError(
-            f"{base.system}: unknown option(s) {sorted(unknown)}; known: {sorted(_RULE_OPTIONS | _RUN_OPTIONS)}"
-        )
+    if unknown := sorted(set(params) - _RULE_OPTIONS - _RUN_OPTIONS):
+        raise ValueError(f"unknown FFE parameter {', '.join(unknown)}; known: {', '.join(param_keys(base.system))}")
     opts = {k: v for k, v in params.items() if k in _RULE_OPTIONS and v is not None}
     if rules is not None:
         if rules not in ("table", "logistic"):
@@ -251,15 +258,19 @@ def rate_ffe(
     rules: str | None = None,
     **params: Any,
 ) -> RateSummary:
-    """Registry entry for 'ffe' and 'ffe-rapid' (see `elopipe.rating.systems`)."""
-    if system not in ("ffe", "ffe-rapid"):
+    """Registry entry for 'ffe' and 'ffe-rapid', and their scenarios ('ffe@x', stored under that
+    key; see `elopipe.rating.systems` and `elopipe.rating.scenarios`)."""
+    base_system, _ = scenarios.split_system(system)
+    if base_system not in ("ffe", "ffe-rapid"):
         raise ValueError(f"rate_ffe rates 'ffe' or 'ffe-rapid', not {system!r}")
     started = time.monotonic()
-    base = RAPID if system == "ffe-rapid" else CLASSIC
+    base = RAPID if base_system == "ffe-rapid" else CLASSIC
     r = rules_with_params(base, rules, params)
     run_opts = {k: v for k, v in params.items() if k in _RUN_OPTIONS and v is not None}
     (s, frames), failed = faults.isolate(
-        lambda exclude, write: run_ffe(con, r, through=through, write=write, exclude=exclude, **run_opts),
+        lambda exclude, write: run_ffe(
+            con, r, through=through, write=write, exclude=exclude, store_as=system, **run_opts
+        ),
         lambda: faults.tournament_order(con),
     )
     summary = summary_from_frames(system, s, frames, started, rated_only=True)

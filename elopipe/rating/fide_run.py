@@ -18,6 +18,11 @@ Reads the store (`elopipe.rating.store_io`), computes every list in memory with
   a game pooled by an unrated player changes every later list while the pool (26 months)
   is shown on them.
 * When no digest differs, nothing is written (re-running with nothing new changes nothing).
+* A preview (``through``) computes and compares the lists up to it only and keeps the later
+  ones; when it rewrote a list, the later lists' digests are deleted (their rows kept), so the
+  next full run finds them changed and recomputes them.
+* A scenario ('fide@x', `elopipe.rating.scenarios`) runs the same way under its own key: its
+  digests, lists and Ro are its own.
 
 Because the engine is deterministic and every list depends only on the stored games, lists
 and files (never on ingestion order or on player/tournament ids), the in-memory recomputation
@@ -37,7 +42,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, store_io
+from elopipe.rating import faults, scenarios, store_io
 from elopipe.rating.fide_engine import run_periods, to_contract
 from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide_prepare import prepare
@@ -48,10 +53,18 @@ RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
 
 
 def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "played") -> EngineInputs:
-    """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`)."""
+    """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`).
+
+    `system`: the store key ('fide-rapid', or a scenario 'fide-rapid@x'). The official lists
+    are the base system's; a rapid or blitz scenario seeds unrated players from the standard
+    lists of the same scenario ('fide@x'), never from the plain computed ones
+    (`elopipe.rating.scenarios`)."""
+    base, _ = scenarios.split_system(system)
     std = None
-    if system != "fide":
-        computed = store_io.load_lists(con, "fide").select("player_id", "list_date", "rating")
+    if base != "fide":
+        computed = store_io.load_lists(con, scenarios.companion(system, "fide")).select(
+            "player_id", "list_date", "rating"
+        )
         official = store_io.load_official_lists(con, "fide").select("player_id", "list_date", "rating")
         std = (
             pl.concat([official, computed.cast(official.schema)])
@@ -63,7 +76,7 @@ def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "pl
         tournaments=store_io.load_tournaments(con),
         tournament_players=store_io.load_tournament_players(con),
         players=store_io.load_players(con),
-        official=store_io.load_official_lists(con, system),
+        official=store_io.load_official_lists(con, base),
         standard_lists=std,
     )
 
@@ -154,18 +167,22 @@ def rate_fide(
 ) -> RateSummary:
     """Compute the FIDE lists of `system` and store what changed.
 
-    `through`: last list date to compute (None: up to the last period with games).
+    `system`: 'fide', 'fide-rapid', 'fide-blitz', or a scenario of one ('fide@v2017': the
+    base's rules, rows stored under the scenario's key, `elopipe.rating.scenarios`).
+    `through`: last list date to compute (None: up to the last period with games). A preview:
+    the stored lists after it are kept; when a list up to it was rewritten, their period
+    digests are deleted (they may be stale), so the next run without `through` recomputes them.
     `rules`: force 'V2017' | 'V2022' | 'V2024' (what-if runs).  Other keyword parameters go
     to `FideParams` (v2022_cap_lower, unknown_tc, check_time_minimum, rating_from, no_moves).
     Raises ValueError for an unknown system, version or parameter.
     """
     t0 = time.perf_counter()
-    if system not in ("fide", "fide-rapid", "fide-blitz"):
+    base, _ = scenarios.split_system(system)
+    if base not in ("fide", "fide-rapid", "fide-blitz"):
         raise ValueError(f"not a FIDE system: {system!r}")
-    known = {f.name for f in dataclasses.fields(FideParams)} - {"system", "rules"}
-    if unknown := sorted(set(params) - known):
-        raise ValueError(f"unknown FIDE parameter {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    fp = FideParams(system=system, rules=rules, **params)
+    if unknown := sorted(set(params) - set(param_keys(base))):
+        raise ValueError(f"unknown FIDE parameter {', '.join(unknown)}; known: {', '.join(param_keys(base))}")
+    fp = FideParams(system=base, rules=rules, **params)
     if rules is not None and rules not in ("V2017", "V2022", "V2024"):
         raise ValueError(f"unknown FIDE rules version {rules!r}; known: V2017, V2022, V2024")
     if fp.unknown_tc not in ("standard", "rapid", "blitz"):
@@ -176,25 +193,25 @@ def rate_fide(
     )
     digests = period_digests(prep, fp, result.list_dates)
     stored = store_io.load_digests(con, system)
-    if through is not None:
-        # lists after `through` are not computed now: they are neither compared nor kept
-        # if an earlier list changes (write_results deletes from the first change on)
-        stored_cmp = {d: h for d, h in stored.items() if d <= through}
-    else:
-        stored_cmp = stored
+    # a preview (`through`) neither compares nor rewrites the lists after it
+    stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
     first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
     if first is not None:
         new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
-        # lists after `through`, or no longer computed, go (as before: conservative)
-        gone = {d for d in stored if d >= first and d not in digests}
+        # lists no longer computed go; a preview keeps those after `through`
+        gone = {d for d in stored_cmp if d >= first and d not in digests}
         rewrite = _lists_that_differ(con, system, first, new_frames, stored) | gone
+        # the kept later lists were computed from the lists rewritten now: the next full run redoes them
+        stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
         new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
         run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
         frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
-        frames["rating_discrepancies"] = result.rating_discrepancies
+        frames["rating_discrepancies"] = result.rating_discrepancies.filter(
+            pl.col("list_date") <= (through or dt.date.max)
+        )
         store_io.write_results(
             con,
             system,
@@ -204,6 +221,8 @@ def rate_fide(
             run_id=run_id,
             replace_all=("rating_discrepancies",),
             lists=rewrite,
+            through=through,
+            stale=stale,
         )
         store_io.save_skips(con, system, result.skips, run_id)
         written = sorted(d for d in rewrite if d in digests)
@@ -220,6 +239,11 @@ def rate_fide(
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def param_keys(system: str) -> list[str]:
+    """The engine options of `rate_fide` (`FideParams` fields but the system and its rules), sorted."""
+    return sorted({f.name for f in dataclasses.fields(FideParams)} - {"system", "rules"})
 
 
 def _compute(

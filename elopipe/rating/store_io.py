@@ -371,14 +371,16 @@ def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> Non
         con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM __elopipe_insert")
 
 
-def delete_from(con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date | None) -> None:
+def delete_from(
+    con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date | None, through: dt.date | None = None
+) -> None:
     """Delete every result row of `system` with list_date >= `from_list` (None = all),
-    including the period digests."""
+    including the period digests; with `through`, only the rows dated on or before it (a
+    preview keeps the later lists)."""
+    lo = from_list or dt.date.min
+    hi = through or dt.date.max
     for table in (*RESULT_TABLES, "rating_period_digests"):
-        if from_list is None:
-            con.execute(f"DELETE FROM {table} WHERE system = ?", [system])
-        else:
-            con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date >= ?", [system, from_list])
+        con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date BETWEEN ? AND ?", [system, lo, hi])
 
 
 def delete_lists(
@@ -425,6 +427,8 @@ def write_results(
     run_id: int | None = None,
     replace_all: Collection[str] = (),
     lists: Collection[dt.date] | None = None,
+    through: dt.date | None = None,
+    stale: Collection[dt.date] = (),
 ) -> None:
     """Replace `system`'s results from `from_list` on, in one transaction.
 
@@ -436,6 +440,9 @@ def write_results(
     `lists`: when given, only the rows dated one of these lists are replaced (`from_list`
     is then ignored); the digests of `digests` replace the stored ones of their dates.
     `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
+    `through` (a preview, ``rate --through``): rows dated after it are kept, in every table
+    (`replace_all` included). `stale`: list dates whose rows are kept but whose period digests
+    are deleted, so that the next run without `through` recomputes them (`elopipe.rating.fide_run`).
     Raises ValueError for an unknown table or column; the transaction is rolled back on
     any error.
     """
@@ -445,13 +452,13 @@ def write_results(
     con.execute("BEGIN TRANSACTION")
     try:
         if lists is None:
-            delete_from(con, system, from_list)
+            delete_from(con, system, from_list, through)
         else:
-            delete_lists(con, system, lists, digest_lists=list(digests or ()))
+            delete_lists(con, system, lists, digest_lists=[*(digests or ()), *stale])
         for table in replace_all:
             if table not in RESULT_TABLES:
                 raise ValueError(f"not a result table: {table}")
-            con.execute(f"DELETE FROM {table} WHERE system = ?", [system])
+            con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date <= ?", [system, through or dt.date.max])
         for table, df in frames.items():
             if "system" not in df.columns:
                 df = df.with_columns(pl.lit(system).alias("system"))

@@ -25,7 +25,8 @@ class RateSummary:
     reason (e.g. 'no_dates', 'rate_class:rapid'); unknown_tc_games: games whose time control
     was unknown (rate class assumed, flagged); discrepancies: file rating ≠ list in force;
     failed_events: one line per tournament whose rating failed and was left out
-    (`elopipe.rating.faults`), the other events being rated.
+    (`elopipe.rating.faults`), the other events being rated; kept_lists: a preview's
+    (``through``) stored lists dated after it, kept as they were, not recomputed.
     """
 
     system: str
@@ -45,6 +46,7 @@ class RateSummary:
     discrepancies: int = 0
     seconds: float = 0.0
     failed_events: list[str] = field(default_factory=list)
+    kept_lists: list[dt.date] = field(default_factory=list)
 
 
 def summary_from_frames(

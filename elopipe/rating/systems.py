@@ -8,6 +8,10 @@ a `elopipe.rating.summary.RateSummary` (or an object with the same role).
 Entries are registered lazily (module path + attribute) so that importing the registry
 does not import every engine.  Other engines add themselves here with `register` or by
 adding a line to `_BUILTIN`.
+
+A scenario key 'BASE@NAME' (`elopipe.rating.scenarios`) is rated by BASE's function, which
+stores its rows under the scenario's key.  Each built-in engine module also has
+``param_keys(system) -> list[str]``, the engine options `elopipe rate --param` accepts.
 """
 
 from __future__ import annotations
@@ -43,14 +47,30 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def base_of(name: str) -> str:
+    """The system whose rules `name` runs: 'fide@v2017' -> 'fide'; a plain name unchanged."""
+    return name.partition("@")[0]
+
+
 def get(name: str) -> RateFn:
-    """The rating function of `name`. Raises ValueError for an unknown system."""
+    """The rating function of `name` (a scenario 'BASE@NAME': BASE's). Raises ValueError for an
+    unknown system."""
+    base = base_of(name)
     try:
-        entry = _REGISTRY[name]
+        entry = _REGISTRY[base]
     except KeyError:
-        raise ValueError(f"unknown rating system {name!r}; known: {', '.join(names())}") from None
+        raise ValueError(f"unknown rating system {base!r}; known: {', '.join(names())}") from None
     if isinstance(entry, str):
         module, _, attr = entry.partition(":")
         entry = getattr(importlib.import_module(module), attr)
-        _REGISTRY[name] = entry
+        _REGISTRY[base] = entry
     return entry
+
+
+def param_keys(name: str) -> list[str] | None:
+    """The engine options the rating function of `name` accepts, sorted; None when its module
+    does not say (a registered engine without ``param_keys``). Raises ValueError for an
+    unknown system."""
+    fn = get(name)
+    keys = getattr(importlib.import_module(fn.__module__), "param_keys", None)
+    return None if keys is None else list(keys(base_of(name)))

@@ -313,6 +313,16 @@ TABLES: dict[str, str] = {
         list_rating    INTEGER,
         file_id        INTEGER
     """,
+    "scenarios": """
+        system         VARCHAR PRIMARY KEY,  -- 'BASE@NAME': the key of the scenario's rows in every table keyed by system
+        name           VARCHAR NOT NULL,     -- the scenario's name, lower-case [a-z0-9][a-z0-9_-]{0,31}
+        base_system    VARCHAR NOT NULL,     -- the system whose rules it runs: 'fide', 'ffe', ...
+        rules          VARCHAR,              -- --rules of its last run; NULL = the base's rules by date
+        params         JSON,                 -- --param options of its last run
+        through        DATE,                 -- --through of its last run; NULL = every list
+        created_at     TIMESTAMP NOT NULL,   -- first run under this key (UTC)
+        rated_at       TIMESTAMP NOT NULL    -- last run (UTC)
+    """,
     "ffe_details": """
         system         VARCHAR NOT NULL,     -- 'ffe' | 'ffe-rapid'
         list_date      DATE NOT NULL,
@@ -356,6 +366,8 @@ TABLE_DOCS: dict[str, str] = {
     "rating_changes": "One row per game per player side considered by a rating period: every term of the change.",
     "tournament_ratings": "Per tournament and player: Ro, n, score, Ra, We, W-We, K, the exact change in hundredths, Rp.",
     "rating_discrepancies": "Ratings written in files that disagree with the list in force at the tournament's start.",
+    "scenarios": "What-if scenarios (`elopipe rate --scenario NAME`): their rows are stored under the system "
+    "'BASE@NAME' and never replace the plain system's lists (elopipe.rating.scenarios).",
     "ffe_details": "FFE per-period working: X, p, Z, P, compatible and incompatible game counts, method, new rating.",
 }
 
@@ -365,7 +377,8 @@ COLUMN_DOCS: dict[str, str] = {
     "tournament_id": "tournaments.tournament_id",
     "player_id": "players.player_id (after identity resolution and merges)",
     "file_id": "source_files.file_id of the file the row came from",
-    "system": "rating system: 'fide', 'fide-rapid', 'fide-blitz', 'ffe', 'ffe-rapid', 'elo', 'glicko2'",
+    "system": "rating system: 'fide', 'fide-rapid', 'fide-blitz', 'ffe', 'ffe-rapid', 'elo', 'glicko2'; "
+    "a scenario's rows: 'BASE@NAME' (e.g. 'fide@v2017')",
     "list_date": "date of the rating list (1st of the month for FIDE)",
     "federation": "three-letter federation code (FIDE), NULL when unknown or a club code",
     "birth_year": "year of birth",

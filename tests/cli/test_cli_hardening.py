@@ -216,9 +216,9 @@ def test_rate_refuses_bad_numeric_params(db: Path, system: str, param: str, word
 
 
 def test_rate_accepts_valid_params(db: Path) -> None:
-    res = _run("rate", "--system", "elo", "--param", "k=20,games<30:40", "--db", str(db))
+    res = _run("rate", "--system", "elo", "--scenario", "k", "--param", "k=20,games<30:40", "--db", str(db))
     assert res.exit_code == 0, res.output
-    res = _run("rate", "--system", "glicko2", "--param", "tau=0.3", "--db", str(db))
+    res = _run("rate", "--system", "glicko2", "--scenario", "tau", "--param", "tau=0.3", "--db", str(db))
     assert res.exit_code == 0, res.output
 
 
@@ -230,7 +230,7 @@ def test_rate_on_an_empty_store_says_no_games(tmp_path: Path, system: str) -> No
 
 
 def test_glicko2_without_a_ratable_game_rates_nothing(db: Path) -> None:
-    res = _run("rate", "--system", "glicko2", "--param", "rate_class=blitz", "--db", str(db))
+    res = _run("rate", "--system", "glicko2", "--scenario", "blitz", "--param", "rate_class=blitz", "--db", str(db))
     assert res.exit_code == 0, res.output
     assert "error" not in res.output
 

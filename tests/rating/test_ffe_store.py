@@ -182,10 +182,11 @@ def test_cli_rate_ffe_with_param(v1_store):
 
     from elopipe.cli.main import app
 
-    out = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(v1_store), "--param", "strict_boundary=true"])
+    args = ["rate", "--system", "ffe", "--scenario", "strict", "--db", str(v1_store)]
+    out = CliRunner().invoke(app, [*args, "--param", "strict_boundary=true"])
     assert out.exit_code == 0, out.output
     assert "incompatible 2" in out.output and "forfeit 2" in out.output
-    bad = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(v1_store), "--param", "x"])
+    bad = CliRunner().invoke(app, [*args, "--param", "x"])
     assert bad.exit_code == 2
 
 

@@ -1,4 +1,9 @@
-"""`elopipe rate`: compute rating lists (FIDE standard/rapid/blitz and the other systems)."""
+"""`elopipe rate`: compute rating lists (FIDE standard/rapid/blitz and the other systems).
+
+`--rules` and `--param` change a system's rules: they are taken only with `--scenario NAME`,
+whose lists are stored under 'SYSTEM@NAME' beside the official computed lists
+(`elopipe.rating.scenarios`). `--through` alone is a preview: the later lists are kept.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.rating import systems
 from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month, rate
+from elopipe.rating.scenarios import ScenarioError, scenario_system, split_system
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
 
 
@@ -21,17 +27,30 @@ def rate_command(
         str, typer.Option("--system", help="Rating system: fide, fide-rapid, fide-blitz, ffe, ...")
     ] = "fide",
     db: Annotated[str, typer.Option("--db", help=DB_OPTION_HELP)] = DEFAULT_DB,
-    through: Annotated[str | None, typer.Option("--through", help="Last list to compute, YYYY-MM.")] = None,
+    through: Annotated[
+        str | None,
+        typer.Option(
+            "--through", help="Last list to compute, YYYY-MM: a preview, the later lists are kept as they are."
+        ),
+    ] = None,
+    scenario: Annotated[
+        str | None,
+        typer.Option(
+            "--scenario",
+            help="Store the lists as the what-if scenario NAME (system SYSTEM@NAME), never in place of "
+            "the official computed lists; needed for --rules and --param.",
+        ),
+    ] = None,
     rules: Annotated[
         str | None,
-        typer.Option("--rules", help="Force a rules version (FIDE: V2017, V2022 or V2024)."),
+        typer.Option("--rules", help="Force a rules version (FIDE: V2017, V2022 or V2024); needs --scenario."),
     ] = None,
     v2022_cap_lower: Annotated[
         bool,
         typer.Option(
             "--v2022-cap-lower",
             help="FIDE V2022 (2022-01 to 2024-02): also cap the lower-rated side at -400 "
-            "(default: raw difference, FIDE's reported practice; NOT VERIFIED).",
+            "(default: raw difference, FIDE's reported practice; NOT VERIFIED); needs --scenario.",
         ),
     ] = False,
     unknown_tc: Annotated[
@@ -47,8 +66,8 @@ def rate_command(
         list[str] | None,
         typer.Option(
             "--param",
-            help="Engine option KEY=VALUE, repeatable (e.g. ffe: z_mode=logistic, "
-            "strict_boundary=true, unrated_opponents=iterative; elo: k=20,games<30:40, "
+            help="Engine option KEY=VALUE, repeatable; needs --scenario (e.g. fide: rating_from=2005-01-01; "
+            "ffe: z_mode=logistic, strict_boundary=true, unrated_opponents=iterative; elo: k=20,games<30:40, "
             "period=tournament; glicko2: tau=0.5).",
         ),
     ] = None,
@@ -56,10 +75,10 @@ def rate_command(
     """Compute every list of a rating system from the games in the store.
 
     Only the earliest list whose inputs changed and the later ones are rewritten.
+
+    With --scenario NAME the lists are stored as SYSTEM@NAME, beside the official computed lists.
     """
-    if system not in systems.names():
-        err_console.print(f"error: unknown system {system!r}; known: {', '.join(systems.names())}", style="red")
-        raise typer.Exit(2)
+    system = _system_key(system, scenario)
     try:
         month = parse_month(through)
     except ValueError as exc:
@@ -70,20 +89,17 @@ def rate_command(
         params["unknown_tc"] = unknown_tc
     if v2022_cap_lower:
         params["v2022_cap_lower"] = True
-    for item in param or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
-            raise typer.Exit(2)
-        key = key.strip()
-        if key in _OWN_OPTIONS:
-            err_console.print(f"error: --param {key}: use {_OWN_OPTIONS[key]}", style="red")
-            raise typer.Exit(2)
-        try:
-            params[key] = check_param(key, _param_value(value.strip()))
-        except ValueError as exc:
-            err_console.print(f"error: --param {key}={value.strip()}: {exc}", style="red")
-            raise typer.Exit(2) from None
+    params.update(_engine_params(system, param or []))
+    # what changes the rules is a what-if: never written over the official computed lists
+    what_if = [o for o, v in (("--rules", rules), ("--param", param), ("--v2022-cap-lower", v2022_cap_lower)) if v]
+    if "@" not in system and what_if:
+        given = " and ".join(what_if) if len(what_if) < 3 else ", ".join(what_if[:-1]) + " and " + what_if[-1]
+        err_console.print(
+            f"error: {given} {'change' if len(what_if) > 1 else 'changes'} the rules and would replace"
+            f" the official computed lists: add --scenario NAME to store them as {system}@NAME",
+            style="red",
+        )
+        raise typer.Exit(2)
     try:
         with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
             if not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
@@ -123,6 +139,53 @@ _NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
     "floor": (True, 0, True, 4000),
     "archive_seasons": (True, 0, True, 1000),
 }
+
+
+def _system_key(system: str, scenario: str | None) -> str:
+    """'fide' or, with a scenario, 'fide@name' (also given as --system fide@name); exits 2 for
+    an unknown system or a bad scenario name."""
+    try:
+        base, named = split_system(system)
+        if named is not None and scenario is not None:
+            raise ScenarioError(f"--system {system} already names a scenario: leave out --scenario")
+        if base not in systems.names():
+            err_console.print(f"error: unknown system {base!r}; known: {', '.join(systems.names())}", style="red")
+            raise typer.Exit(2)
+        name = named or scenario
+        return base if name is None else scenario_system(base, name)
+    except ScenarioError as exc:
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(2) from None
+
+
+def _engine_params(system: str, items: list[str]) -> dict[str, object]:
+    """The --param items as {key: value}; exits 2 for a malformed item, an option the command
+    sets itself, a key the engine does not know (listing the valid ones) or a bad value."""
+    known = systems.param_keys(system)
+    valid = [k for k in known or () if k not in _OWN_OPTIONS]
+    label = _LABELS.get(systems.base_of(system), systems.base_of(system))
+    params: dict[str, object] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
+            raise typer.Exit(2)
+        key = key.strip()
+        if key in _OWN_OPTIONS:
+            err_console.print(f"error: --param {key}: use {_OWN_OPTIONS[key]}", style="red")
+            raise typer.Exit(2)
+        if known is not None and key not in valid:
+            err_console.print(f"error: unknown {label} parameter {key}; known: {', '.join(valid)}", style="red")
+            raise typer.Exit(2)
+        try:
+            params[key] = check_param(key, _param_value(value.strip()))
+        except ValueError as exc:
+            err_console.print(f"error: --param {key}={value.strip()}: {exc}", style="red")
+            raise typer.Exit(2) from None
+    return params
+
+
+_LABELS = {"fide": "FIDE", "fide-rapid": "FIDE", "fide-blitz": "FIDE", "ffe": "FFE", "ffe-rapid": "FFE"}
 
 
 def check_param(key: str, value: object) -> object:
@@ -198,3 +261,15 @@ def _print(s: object) -> None:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
     for line in get("failed_events") or []:
         err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    kept = get("kept_lists") or []
+    if kept:
+        console.print(
+            f"preview: {len(kept)} later lists kept as they were ({kept[0]} .. {kept[-1]}), not recomputed;"
+            " `elopipe rate` without --through recomputes them"
+        )
+    base, _, name = str(get("system")).partition("@")
+    if name:
+        console.print(
+            f"scenario {name}: stored as system {get('system')}; the {base} lists are unchanged"
+            f" (elopipe scenarios show {name})"
+        )

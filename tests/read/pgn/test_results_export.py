@@ -169,7 +169,7 @@ def test_elopipe_no_moves_in_the_environment_is_a_federation_s_standing_choice(t
     assert out.exit_code == 0, out.output
     assert db_rows(db, "SELECT DISTINCT reason FROM rating_changes WHERE system = 'fide'") == [("no_moves",)]
     unknown = CliRunner().invoke(app, ["rate", "--db", str(db), "--param", "foo=1"])
-    assert unknown.exit_code == 1 and "unknown FIDE parameter foo; known: check_time_minimum" in unknown.output
+    assert unknown.exit_code == 2 and "unknown FIDE parameter foo; known: check_time_minimum" in unknown.output
     assert "__init__" not in unknown.output
 
 

@@ -1,0 +1,110 @@
+"""`elopipe scenarios list | show NAME | drop NAME`: the what-if scenarios of the store.
+
+A scenario is made by `elopipe rate --system S --scenario NAME [--rules ...] [--param K=V ...]`;
+its rows are stored under the system 'S@NAME' (`elopipe.rating.scenarios`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
+
+scenarios_app = typer.Typer(
+    help="What-if scenarios made by `elopipe rate --scenario NAME`: list, show, drop.", no_args_is_help=True
+)
+app.add_typer(scenarios_app, name="scenarios")
+
+_DB = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP)
+_NAME = typer.Argument(..., help="The scenario's NAME (all its systems) or one SYSTEM@NAME.")
+
+
+@scenarios_app.command("list")
+def list_scenarios(db: Path = _DB) -> None:
+    """Every scenario: its system, rules, options, and the lists it holds."""
+    from elopipe.rating.scenarios import overview
+
+    con = open_reader(db)
+    try:
+        df = overview(con)
+    finally:
+        con.close()
+    if df.height == 0:
+        console.print(f"no scenario in {db} (make one with `elopipe rate --system fide --scenario NAME --rules V2017`)")
+        return
+    table = Table(title=f"scenarios in {db}")
+    for col in ("name", "system", "rules", "options", "through", "lists", "first list", "last list", "rated at"):
+        table.add_column(col, justify="right" if col == "lists" else "left")
+    for r in df.iter_rows(named=True):
+        table.add_row(
+            r["name"],
+            r["system"],
+            r["rules"] or "by date",
+            _options(r["params"]),
+            _text(r["through"], "every list"),
+            str(r["lists"]),
+            _text(r["first_list"]),
+            _text(r["last_list"]),
+            f"{r['rated_at']:%Y-%m-%d %H:%M} UTC",
+        )
+    print_table(table)
+
+
+@scenarios_app.command("show")
+def show(name: str = _NAME, db: Path = _DB) -> None:
+    """A scenario's definition (base system, rules, options, through, when made) and its lists."""
+    from elopipe.rating.scenarios import NoSuchScenario, overview
+
+    con = open_reader(db)
+    try:
+        df = overview(con, name)
+    finally:
+        con.close()
+    if df.height == 0:
+        raise NoSuchScenario(f"no scenario {name.strip()!r} in {db} (see `elopipe scenarios list`)")
+    for r in df.iter_rows(named=True):
+        lists = f"{r['lists']} ({r['first_list']} .. {r['last_list']})" if r["lists"] else "none"
+        console.print(f"scenario {r['name']} (system {r['system']})")
+        for label, value in (
+            ("  base system", f"{r['base_system']} (its rules, changed by the options below)"),
+            ("  rules", r["rules"] or f"{r['base_system']}'s, by date"),
+            ("  options", _options(r["params"])),
+            ("  through", _text(r["through"], "every list")),
+            ("  created", f"{r['created_at']:%Y-%m-%d %H:%M:%S} UTC"),
+            ("  last rated", f"{r['rated_at']:%Y-%m-%d %H:%M:%S} UTC"),
+            ("  lists", lists),
+            ("  compare", f"elopipe compare {r['base_system']} {r['system']}"),
+        ):
+            console.print(f"{label}: {value}")
+
+
+@scenarios_app.command("drop")
+def drop(name: str = _NAME, db: Path = _DB) -> None:
+    """Delete a scenario's rows and its definition, in one transaction.
+
+    Every table keyed by system loses the scenario's rows; the official lists are never touched.
+    """
+    from elopipe.rating import scenarios
+
+    with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
+        deleted = scenarios.drop(con, name)
+    total = sum(deleted.values())
+    detail = ", ".join(f"{t} {n}" for t, n in sorted(deleted.items()))
+    console.print(f"dropped scenario {name.strip().lower()}: {total} rows ({detail})")
+
+
+def _options(params: str | None) -> str:
+    """'rating_from=2005-01-01, no_moves=played' from the stored JSON; 'none' when empty."""
+    values: dict[str, Any] = json.loads(params) if params else {}
+    shown = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in values.items() if v is not None]
+    return ", ".join(shown) or "none"
+
+
+def _text(value: object, missing: str = "") -> str:
+    return missing if value is None else str(value)

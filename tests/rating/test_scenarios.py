@@ -1,0 +1,185 @@
+"""What-if scenarios (`elopipe.rating.scenarios`) and the `--through` preview, over a real store:
+a scenario never changes the plain lists, dropping one removes only its rows, a preview keeps
+the later lists and the next full run brings them up to date."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating import scenarios
+from elopipe.rating.fide_run import load_inputs
+from elopipe.rating.run import rate
+from elopipe.store.connect import open_writer
+from tests.helpers.paths import REPO
+
+DATA = REPO.parent / "shared" / "data" / "trf"
+MASTERS = DATA / "irl_bunratty_masters_2011_crlf.trf"  # rated on the 2011-05 list
+KILKENNY = DATA / "irl_kilkenny_masters_2011_gms_national_ids.trf"  # rated on the 2012-01 list
+GALWAY = DATA / "irl_galway_major_2011_partial_birthdates.trf"  # the 2011-11 list; changes 2012-01
+
+pytestmark = pytest.mark.skipif(not DATA.exists(), reason="../shared/data is not available")
+
+
+def _store(path: Path, files: list[Path]) -> Path:
+    for f in files:
+        ingest_paths([f], path)
+    return path
+
+
+def _digest(con: duckdb.DuckDBPyConnection, table: str, system: str) -> tuple[int, str]:
+    """(rows, md5 of every column of every row) of `table` for `system`, in a fixed order."""
+    n, h = con.execute(
+        f"SELECT count(*), md5(coalesce(string_agg(t::VARCHAR, ';' ORDER BY t::VARCHAR), '')) FROM {table} t"
+        " WHERE system = ?",
+        [system],
+    ).fetchall()[0]
+    return int(n), str(h)
+
+
+def _every_table(con: duckdb.DuckDBPyConnection, system: str) -> dict[str, tuple[int, str]]:
+    return {t: _digest(con, t, system) for t in scenarios.system_tables(con)}
+
+
+def _lists_by_identity(con: duckdb.DuckDBPyConnection, system: str, after: dt.date | None = None) -> list[tuple]:
+    """rating_lists of `system` keyed by player identity (ids depend on the ingestion order)."""
+    return con.execute(
+        """
+        SELECT l.list_date, coalesce(p.fide_id::VARCHAR, p.name_key) AS who, l.rating, l.games,
+               l.total_games, l.k, l.change, l.flags
+        FROM rating_lists l JOIN players p USING (player_id)
+        WHERE l.system = ? AND l.list_date > ? ORDER BY ALL
+        """,
+        [system, after or dt.date.min],
+    ).fetchall()
+
+
+def test_a_scenario_leaves_the_plain_lists_byte_identical(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        rate(con, "fide")
+        before = _every_table(con, "fide")
+        s = rate(con, "fide@V2017", rules="V2017", check_time_minimum=False)
+        after = _every_table(con, "fide")
+        assert after == before
+        assert before["rating_lists"][0] > 0
+        # the scenario has its own rows, under its folded key, and they differ from the plain ones
+        assert s.system == "fide@v2017" and s.lists == 5
+        assert _digest(con, "rating_lists", "fide@v2017")[0] > 0
+        assert _lists_by_identity(con, "fide@v2017") != _lists_by_identity(con, "fide")
+        row = con.execute("SELECT name, base_system, rules, params, through FROM scenarios").fetchall()
+        assert row == [("v2017", "fide", "V2017", json.dumps({"check_time_minimum": False}), None)]
+        # a plain run after it still finds nothing to do: the scenario did not touch its digests
+        assert rate(con, "fide").first_changed is None
+
+
+def test_dropping_a_scenario_removes_only_its_rows(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        rate(con, "fide")
+        rate(con, "fide@a", rules="V2017")
+        rate(con, "fide@b", rules="V2022")
+        rate(con, "fide-rapid@a", rules="V2017")
+        kept = {s: _every_table(con, s) for s in ("fide", "fide@b")}
+        assert all(n for n, _ in (kept["fide@b"][t] for t in ("rating_lists", "rating_runs", "scenarios")))
+        deleted = scenarios.drop(con, "A")
+        assert deleted["scenarios"] == 2 and deleted["rating_lists"] == _lists_count(kept, "fide@b")
+        assert {s: _every_table(con, s) for s in ("fide", "fide@b")} == kept
+        for system in ("fide@a", "fide-rapid@a"):
+            assert all(n == 0 for n, _ in _every_table(con, system).values())
+        # one system of a scenario only
+        scenarios.drop(con, "fide@b")
+        assert _every_table(con, "fide") == kept["fide"]
+        assert con.execute("SELECT count(*) FROM rating_lists WHERE contains(system, '@')").fetchall() == [(0,)]
+        with pytest.raises(scenarios.NoSuchScenario, match="no scenario 'a'"):
+            scenarios.drop(con, "a")
+
+
+def _lists_count(kept: dict[str, dict[str, tuple[int, str]]], system: str) -> int:
+    # fide@a and fide@b rate the same games on the same calendar: as many list rows
+    return kept[system]["rating_lists"][0]
+
+
+def test_through_keeps_the_later_lists_and_the_next_full_run_brings_them_up_to_date(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        rate(con, "fide")
+        later = _lists_by_identity(con, "fide", after=dt.date(2011, 11, 1))
+        assert later  # the 2012-01 list
+    _store(db, [GALWAY])  # a late file for the 2011-11 period
+    with open_writer(db) as con:
+        preview = rate(con, "fide", through="2011-11")
+        assert preview.first_changed == dt.date(2011, 11, 1) and preview.changed_lists == [dt.date(2011, 11, 1)]
+        assert preview.kept_lists == [dt.date(2012, 1, 1)]
+        assert _lists_by_identity(con, "fide", after=dt.date(2011, 11, 1)) == later
+        # the kept list was computed from the old 2011-11 list: its digest is gone
+        stale = con.execute(
+            "SELECT count(*) FROM rating_period_digests WHERE system = 'fide' AND list_date > DATE '2011-11-01'"
+        ).fetchall()
+        assert stale == [(0,)]
+        full = rate(con, "fide")
+        assert full.changed_lists == [dt.date(2012, 1, 1)] and full.kept_lists == []
+        got = _lists_by_identity(con, "fide")
+        assert _lists_by_identity(con, "fide", after=dt.date(2011, 11, 1)) != later
+    fresh = _store(tmp_path / "fresh.duckdb", [MASTERS, KILKENNY, GALWAY])
+    with open_writer(fresh) as con:
+        rate(con, "fide")
+        assert _lists_by_identity(con, "fide") == got
+
+
+def test_a_scenario_preview_then_its_full_run_equals_a_fresh_scenario(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        rate(con, "fide@x", rules="V2017")
+        v2017_later = _lists_by_identity(con, "fide@x", after=dt.date(2011, 5, 1))
+        rate(con, "fide@x", through=dt.date(2011, 5, 1), rules="V2022")
+        assert _lists_by_identity(con, "fide@x", after=dt.date(2011, 5, 1)) == v2017_later
+        assert con.execute("SELECT through FROM scenarios WHERE system = 'fide@x'").fetchall() == [
+            (dt.date(2011, 5, 1),)
+        ]
+        rate(con, "fide@x", rules="V2022")
+        rate(con, "fide@y", rules="V2022")
+        assert _lists_by_identity(con, "fide@x") == _lists_by_identity(con, "fide@y")
+
+
+def test_the_national_engines_keep_the_later_lists_on_a_preview(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        for system in ("elo", "ffe@x", "glicko2"):
+            rate(con, system)
+            before = _lists_by_identity(con, system, after=dt.date(2011, 5, 1))
+            assert before
+            s = rate(con, system, through="2011-05")
+            assert s.kept_lists and _lists_by_identity(con, system, after=dt.date(2011, 5, 1)) == before
+
+
+def test_a_rapid_scenario_reads_the_standard_lists_of_its_own_scenario(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        rate(con, "fide")
+        plain = load_inputs(con, "fide-rapid").standard_lists
+        alone = load_inputs(con, "fide-rapid@x").standard_lists
+        assert plain is not None and plain.height > 0
+        assert alone is not None and alone.height == 0  # no fide@x yet, no official list
+        rate(con, "fide@x", rules="V2017")
+        own = load_inputs(con, "fide-rapid@x").standard_lists
+        x = con.execute("SELECT count(*) FROM rating_lists WHERE system = 'fide@x' AND rating IS NOT NULL")
+        assert own is not None and own.height == x.fetchall()[0][0]
+
+
+@pytest.mark.parametrize(("text", "name"), [("V2017", "v2017"), (" test_1 ", "test_1"), ("a-b", "a-b")])
+def test_scenario_names_are_folded(text: str, name: str) -> None:
+    assert scenarios.fold_name(text) == name
+    assert scenarios.split_system(f"fide@{text}") == ("fide", name)
+    assert scenarios.companion(f"fide-rapid@{text}", "fide") == f"fide@{name}"
+
+
+@pytest.mark.parametrize("text", ["", "-x", "a b", "é", "x" * 33, "a@b", "a.b"])
+def test_bad_scenario_names_are_refused(text: str) -> None:
+    with pytest.raises(scenarios.ScenarioError, match="is not valid"):
+        scenarios.fold_name(text)
