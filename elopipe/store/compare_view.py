@@ -3,8 +3,9 @@ cause of each difference. `elopipe.publish.compare` runs it for one pair; the vi
 
 A side is a computed system key of `rating_lists` ('fide', 'ffe', a scenario 'fide@v2017': the
 rows of a scenario are stored under 'BASE@NAME') or an imported official list, 'official:SYSTEM'
-(`official_lists`). A side's rating on the date is its last row on or before it (FIDE lists are
-monthly, FFE's a few a year). Two computed sides are matched on player_id; an official row keeps
+(`official_lists`). A computed side's rating on the date is its last row on or before it (FIDE
+lists are monthly, FFE's a few a year); an official list is read on its own date only (a player
+it leaves out is not on it). Two computed sides are matched on player_id; an official row keeps
 the player_id the import linked (FIDE ID, then national ID) and `match_key` says which key matched;
 a row the computed lists never rated is matched by name key and birth year when exactly one
 computed player fits ('name_birth_year').
@@ -72,17 +73,22 @@ COMPARE_CAUSES = (
 _COMPARE_BODY = """
 WITH sides AS ({sides}),
 pairs AS ({pairs}),
--- each side's list in force on the date: its last row for the player on or before it
+-- each side's list in force on the date: a computed side's last row for the player on or before it,
+-- an official list's row of that date
 at_side AS (
     SELECT p.side_a, p.side_b, p.list_date, 'a' AS which, s.player_id,
            arg_max({{'rating': s.rating, 'games': s.games, 'k': s.k, 'key': s.match_key}}, s.list_date) AS r,
            count(*) FILTER (WHERE s.flags LIKE '%delisted%') AS delisted
-    FROM pairs p JOIN sides s ON s.side = p.side_a AND s.list_date <= p.list_date GROUP BY ALL
+    FROM pairs p JOIN sides s ON s.side = p.side_a AND s.list_date <= p.list_date
+     AND (s.side NOT LIKE 'official:%' OR s.list_date = p.list_date)
+    GROUP BY ALL
     UNION ALL
     SELECT p.side_a, p.side_b, p.list_date, 'b', s.player_id,
            arg_max({{'rating': s.rating, 'games': s.games, 'k': s.k, 'key': s.match_key}}, s.list_date),
            count(*) FILTER (WHERE s.flags LIKE '%delisted%')
-    FROM pairs p JOIN sides s ON s.side = p.side_b AND s.list_date <= p.list_date GROUP BY ALL
+    FROM pairs p JOIN sides s ON s.side = p.side_b AND s.list_date <= p.list_date
+     AND (s.side NOT LIKE 'official:%' OR s.list_date = p.list_date)
+    GROUP BY ALL
 ),
 ranked AS (
     SELECT *, CASE WHEN r.rating IS NOT NULL THEN CAST(RANK() OVER (

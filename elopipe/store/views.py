@@ -174,7 +174,8 @@ VIEWS["v_compare"] = compare_sql()
 VIEW_DOCS: dict[str, str] = {
     "v_compare": "Two sides' rating lists of one date, player by player (`elopipe compare`): every pair of "
     "sides (side_a, side_b: a system such as 'fide', a scenario 'fide@v2017', or 'official:fide', an imported "
-    "list) on every list date both have. A side's rating is its last row on or before the date. Columns: "
+    "list) on every list date both have. A computed side's rating is its last row on or before the date; an "
+    "official list's, its row of that date. Columns: "
     "player, `match_key` (player_id, or fide_id / national_id / name_birth_year for an official list), "
     "rating_a, rating_b, `diff` (B - A), rank_a, rank_b, games_a, games_b (counted up to the date), "
     "games_only_a, games_only_b, cap_differs, k_differs, rc_differs, k_a, k_b, start_a, start_b (Ro of the "
