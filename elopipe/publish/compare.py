@@ -11,13 +11,13 @@ String; list_date Date; player_id Int32; fide_id Int64; national_id, name, match
 rating_a, rating_b Int32 (rating points, NULL: not rated on that side); diff Int32 (rating_b −
 rating_a); rank_a, rank_b Int32 (rank on each side's whole list); games_a, games_b Int32 (games
 counted up to the date; an official list: the games of its period); games_only_a, games_only_b,
-cap_differs, k_differs, rc_differs Int32 (games); k_a, k_b Int32; start_a, start_b Int32 (Ro of the
+seen_one_side, cap_differs, k_differs, rc_differs Int32 (games); k_a, k_b Int32; start_a, start_b Int32 (Ro of the
 first game, NULL: began unrated); first_rating_a, first_rating_b Int32; delisted_a, delisted_b
 Int32 (lists below the floor); status String ('same' | 'changed' | 'only_a' | 'only_b'); cause
 String (NULL when the ratings are equal); c_start … c_opponents Boolean (each cause that applies).
 
-Errors: `CompareError` (an ElopipeError, exit 2) for a side the store does not have or two sides
-with no list date in common.
+Errors: `CompareError` (an ElopipeError, exit 2) for a side the store does not have, two sides
+with no list date in common, or a date on which neither side has a rated player.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ _ONE_PAIR = "SELECT CAST($a AS VARCHAR) AS side_a, CAST($b AS VARCHAR) AS side_b
 
 
 class CompareError(ElopipeError, ValueError):
-    """Two sides that cannot be compared: a side the store does not have, or no common list date."""
+    """Two sides that cannot be compared: a side the store does not have, no common list date, or
+    no rated player on the date."""
 
     exit_code = 2
 
@@ -119,6 +120,8 @@ def compare(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date |
     read-only connection. Raises CompareError (see the module docstring)."""
     side_a, side_b, date = resolve(con, a, b, list_date)
     rows = con.sql(compare_sql(_ONE_PAIR), params={"a": side_a, "b": side_b, "d": date}).pl()
+    if rows.height == 0:
+        raise CompareError(f"neither {side_a} nor {side_b} has a rated player on {date}")
     rows = rows.sort(
         [pl.col("diff").abs(), "rating_b", "rating_a", "name"], descending=[True, True, True, False], nulls_last=True
     )

@@ -12,14 +12,17 @@ computed player fits ('name_birth_year').
 
 Every cause is a column, so that a difference can be explained row by row in SQL:
 
-* ``start_rating`` (`c_start`): the sides began from different ratings: the Ro of the player's
-  first game differs (or one side began rated, the other unrated). With an official list, whose
+* ``start_rating`` (`c_start`): the sides began from different ratings: the player's first game is
+  the same on both sides and its Ro differs (or one side began rated, the other unrated). With an official list, whose
   games are unknown: the ratings differ with no game in the period on either side (a base
   correction: FIDE sometimes starts from a corrected Ro, spec fide-rating-rules.md §3.1);
 * ``games_one_side`` (`c_games`): games counted on one side only, up to the date (`games_only_a`,
-  `games_only_b`); with an official list, a different number of games in the period;
+  `games_only_b`), or games one side's rating considered and the other never did (`seen_one_side`:
+  e.g. an event before the other system's rules begin); with an official list, a different number
+  of games in the period;
 * ``floor`` (`c_floor`): one side delisted the player below its floor (B.02 7.2.1), the other not;
-* ``initial_rating`` (`c_initial`): both began unrated and their first published ratings differ
+* ``initial_rating`` (`c_initial`): both began unrated at the same first game and their first
+  published ratings differ
   (B.02 8.2: Ru by the old rule or with two 1800 draws);
 * ``cap_400`` (`c_cap`): a game with the same D counted on both sides was capped by the 400-point
   rule on one side only (B.02 8.3.1 by version);
@@ -112,9 +115,11 @@ games_cmp AS (
            count(*) FILTER (WHERE ca AND NOT cb) AS only_a, count(*) FILTER (WHERE cb AND NOT ca) AS only_b,
            count(*) FILTER (WHERE ca AND cb AND xa <> xb AND da = db) AS cap_differs,
            count(*) FILTER (WHERE ca AND cb AND ka <> kb) AS k_differs,
-           count(*) FILTER (WHERE ca AND cb AND rca <> rcb) AS rc_differs
+           count(*) FILTER (WHERE ca AND cb AND rca <> rcb) AS rc_differs,
+           count(*) FILTER (WHERE NOT (pa AND pb)) AS seen_one_side
     FROM (
         SELECT side_a, side_b, list_date, player_id, game_id,
+               bool_or(which = 'a') AS pa, bool_or(which = 'b') AS pb,
                bool_or(which = 'a' AND counted) AS ca, bool_or(which = 'b' AND counted) AS cb,
                bool_or(which = 'a' AND capped) AS xa, bool_or(which = 'b' AND capped) AS xb,
                max(d_raw) FILTER (WHERE which = 'a') AS da, max(d_raw) FILTER (WHERE which = 'b') AS db,
@@ -126,7 +131,7 @@ games_cmp AS (
 -- how each side began: Ro of the player's first game (NULL: began unrated), first published rating
 starts AS (
     SELECT side_a, side_b, list_date, which, player_id,
-           arg_min({{'ro': ro}}, (rated_on, game_id)).ro AS first_ro
+           arg_min({{'ro': ro, 'game': game_id}}, (rated_on, game_id)) AS first
     FROM game_rows GROUP BY ALL
 ),
 firsts AS (
@@ -150,8 +155,9 @@ joined AS (
 facts AS (
     SELECT j.*, g.games_a, g.games_b, COALESCE(g.only_a, 0) AS only_a, COALESCE(g.only_b, 0) AS only_b,
            COALESCE(g.cap_differs, 0) AS cap_differs, COALESCE(g.k_differs, 0) AS k_differs,
-           COALESCE(g.rc_differs, 0) AS rc_differs, sa.which IS NOT NULL AS began_a, sb.which IS NOT NULL AS began_b,
-           sa.first_ro AS start_a, sb.first_ro AS start_b, fa.first_rating AS first_rating_a,
+           COALESCE(g.rc_differs, 0) AS rc_differs, COALESCE(g.seen_one_side, 0) AS seen_one_side,
+           sa.first.ro AS start_a, sb.first.ro AS start_b, sa.first.game = sb.first.game AS same_first_game,
+           fa.first_rating AS first_rating_a,
            fb.first_rating AS first_rating_b,
            j.side_a LIKE 'official:%' OR j.side_b LIKE 'official:%' AS has_official
     FROM joined j
@@ -167,12 +173,13 @@ flagged AS (
         CASE WHEN has_official
              -- an official list has no games to compare: no game on either side, yet the ratings differ
              THEN COALESCE(list_games_a, 0) = 0 AND COALESCE(list_games_b, 0) = 0
-             ELSE began_a AND began_b AND start_a IS DISTINCT FROM start_b
+             -- from the same first game: when the first games differ, so do the games counted
+             ELSE COALESCE(same_first_game, FALSE) AND start_a IS DISTINCT FROM start_b
                   AND (start_a IS NOT NULL OR start_b IS NOT NULL) END AS c_start,
         CASE WHEN has_official THEN COALESCE(list_games_a, 0) <> COALESCE(list_games_b, 0)
-             ELSE only_a + only_b > 0 END AS c_games,
+             ELSE only_a + only_b + seen_one_side > 0 END AS c_games,
         (COALESCE(delisted_a, 0) > 0) <> (COALESCE(delisted_b, 0) > 0) AS c_floor,
-        COALESCE(began_a AND began_b AND start_a IS NULL AND start_b IS NULL
+        COALESCE(same_first_game AND start_a IS NULL AND start_b IS NULL
                  AND first_rating_a <> first_rating_b, FALSE) AS c_initial,
         cap_differs > 0 AS c_cap,
         (k_differs > 0
@@ -186,7 +193,7 @@ SELECT f.side_a, f.side_b, f.list_date, f.player_id, p.fide_id, p.national_id, p
        CAST(CASE WHEN f.side_b LIKE 'official:%' THEN f.list_games_b ELSE f.games_b END AS INTEGER) AS games_b,
        CAST(f.only_a AS INTEGER) AS games_only_a, CAST(f.only_b AS INTEGER) AS games_only_b,
        CAST(f.cap_differs AS INTEGER) AS cap_differs, CAST(f.k_differs AS INTEGER) AS k_differs,
-       CAST(f.rc_differs AS INTEGER) AS rc_differs,
+       CAST(f.rc_differs AS INTEGER) AS rc_differs, CAST(f.seen_one_side AS INTEGER) AS seen_one_side,
        f.k_a, f.k_b, f.start_a, f.start_b, f.first_rating_a, f.first_rating_b,
        CAST(f.delisted_a AS INTEGER) AS delisted_a, CAST(f.delisted_b AS INTEGER) AS delisted_b,
        CASE WHEN f.rating_a IS NOT NULL AND f.rating_b IS NOT NULL

@@ -142,3 +142,10 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     assert (tmp_path / "o" / "compare-fide_v2017-vs-fide-2025-12-01.html").exists()
     bad = CliRunner().invoke(app, ["compare", "fide", "nope", "--db", str(db)])
     assert bad.exit_code == 2 and "the store has no list for 'nope'" in bad.output and "Traceback" not in bad.output
+
+
+def test_a_date_with_no_rated_player_is_refused() -> None:
+    s = _store()
+    rate(s.con, "fide")
+    with pytest.raises(CompareError, match="neither fide nor fide has a rated player on 1990-01-01"):
+        compare(s.con, "fide", "fide", dt.date(1990, 1, 1))

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, print_table
 from elopipe.store.connect import DEFAULT_DB, open_reader
+
+if TYPE_CHECKING:  # Polars is imported inside the command: the first line must come within a second
+    import polars as pl
 
 _MOVER_COLUMNS = ["name", "fide_id", "rating_a", "rating_b", "diff", "rank_a", "rank_b", "games_a", "games_b", "cause"]
 
@@ -25,8 +29,10 @@ def _date(value: str | None) -> dt.date | None:
 
 @app.command("compare")
 def compare_command(
-    a: str = typer.Argument(..., help="Side A: a system (fide, ffe), a scenario (fide@v2017) or official[:SYSTEM]."),
-    b: str = typer.Argument(..., help="Side B, the same way; differences are B − A."),
+    a: str = typer.Argument(
+        ..., metavar="A", help="Side A: a system (fide, ffe), a scenario (fide@v2017) or official[:SYSTEM]."
+    ),
+    b: str = typer.Argument(..., metavar="B", help="Side B, the same way; differences are B − A."),
     list_date: str = typer.Option(None, "--list-date", help="YYYY-MM-DD; default: the latest list both sides have."),
     out: Path = typer.Option(None, "--out", help="Folder for the CSV (every player) and the HTML page."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
@@ -56,11 +62,9 @@ def compare_command(
         console.print("written: " + ", ".join(str(p) for p in paths))
 
 
-def _movers(title: str, df: object) -> None:
-    import polars as pl
+def _movers(title: str, df: pl.DataFrame) -> None:
     from rich.table import Table
 
-    assert isinstance(df, pl.DataFrame)
     if df.height == 0:
         console.print(f"{title}: none")
         return
