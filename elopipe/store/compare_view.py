@@ -93,11 +93,19 @@ at_side AS (
      AND (s.side NOT LIKE 'official:%' OR s.list_date = p.list_date)
     GROUP BY ALL
 ),
-ranked AS (
-    SELECT *, CASE WHEN r.rating IS NOT NULL THEN CAST(RANK() OVER (
-               PARTITION BY side_a, side_b, list_date, which, r.rating IS NULL ORDER BY r.rating DESC) AS INTEGER)
-           END AS rnk
+-- struct fields are read with struct_extract: a three-part name (alias.struct.field) would be ambiguous
+-- with catalog.table.column in a store whose file name is an alias here (a.duckdb)
+flat AS (
+    SELECT side_a, side_b, list_date, which, player_id, delisted,
+           struct_extract(r, 'rating') AS rating, struct_extract(r, 'games') AS games,
+           struct_extract(r, 'k') AS k, struct_extract(r, 'key') AS match_key
     FROM at_side
+),
+ranked AS (
+    SELECT *, CASE WHEN rating IS NOT NULL THEN CAST(RANK() OVER (
+               PARTITION BY side_a, side_b, list_date, which, rating IS NULL ORDER BY rating DESC) AS INTEGER)
+           END AS rnk
+    FROM flat
 ),
 -- every game side each computed side rated (counted or not) up to the date
 game_rows AS (
@@ -131,7 +139,8 @@ games_cmp AS (
 -- how each side began: Ro of the player's first game (NULL: began unrated), first published rating
 starts AS (
     SELECT side_a, side_b, list_date, which, player_id,
-           arg_min({{'ro': ro, 'game': game_id}}, (rated_on, game_id)) AS first
+           struct_extract(arg_min({{'ro': ro, 'game': game_id}}, (rated_on, game_id)), 'ro') AS first_ro,
+           arg_min(game_id, (rated_on, game_id)) AS first_game
     FROM game_rows GROUP BY ALL
 ),
 firsts AS (
@@ -144,9 +153,10 @@ firsts AS (
 joined AS (
     SELECT COALESCE(a.side_a, b.side_a) AS side_a, COALESCE(a.side_b, b.side_b) AS side_b,
            COALESCE(a.list_date, b.list_date) AS list_date, COALESCE(a.player_id, b.player_id) AS player_id,
-           CASE WHEN b.r.key <> 'player_id' THEN b.r.key ELSE COALESCE(a.r.key, b.r.key) END AS match_key,
-           a.r.rating AS rating_a, b.r.rating AS rating_b, a.rnk AS rank_a, b.rnk AS rank_b,
-           a.r.games AS list_games_a, b.r.games AS list_games_b, a.r.k AS k_a, b.r.k AS k_b,
+           CASE WHEN b.match_key <> 'player_id' THEN b.match_key ELSE COALESCE(a.match_key, b.match_key) END
+               AS match_key,
+           a.rating AS rating_a, b.rating AS rating_b, a.rnk AS rank_a, b.rnk AS rank_b,
+           a.games AS list_games_a, b.games AS list_games_b, a.k AS k_a, b.k AS k_b,
            a.delisted AS delisted_a, b.delisted AS delisted_b
     FROM (SELECT * FROM ranked WHERE which = 'a') a
     FULL OUTER JOIN (SELECT * FROM ranked WHERE which = 'b') b
@@ -156,7 +166,7 @@ facts AS (
     SELECT j.*, g.games_a, g.games_b, COALESCE(g.only_a, 0) AS only_a, COALESCE(g.only_b, 0) AS only_b,
            COALESCE(g.cap_differs, 0) AS cap_differs, COALESCE(g.k_differs, 0) AS k_differs,
            COALESCE(g.rc_differs, 0) AS rc_differs, COALESCE(g.seen_one_side, 0) AS seen_one_side,
-           sa.first.ro AS start_a, sb.first.ro AS start_b, sa.first.game = sb.first.game AS same_first_game,
+           sa.first_ro AS start_a, sb.first_ro AS start_b, sa.first_game = sb.first_game AS same_first_game,
            fa.first_rating AS first_rating_a,
            fb.first_rating AS first_rating_b,
            j.side_a LIKE 'official:%' OR j.side_b LIKE 'official:%' AS has_official

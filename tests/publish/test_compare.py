@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.publish.compare import CompareError, compare, write_outputs
 from elopipe.rating.run import rate
+from elopipe.store.schema import ensure_schema
 from tests.helpers.fide import Scenario
 
 # Tables whose rows are keyed by `system`: a scenario's rows live under 'BASE@NAME' in each.
@@ -149,3 +150,33 @@ def test_a_date_with_no_rated_player_is_refused() -> None:
     rate(s.con, "fide")
     with pytest.raises(CompareError, match="neither fide nor fide has a rated player on 1990-01-01"):
         compare(s.con, "fide", "fide", dt.date(1990, 1, 1))
+
+
+def test_a_newcomer_rated_by_two_initial_rating_rules() -> None:
+    # B.02 8.2: V2017's Ru is Ra at 50 %; V2024 adds two draws against 1800 (so Ru falls below Ra 2000)
+    s = Scenario()
+    for pid in range(1, 6):
+        s.player(pid, fide_id=2000 + pid)
+        s.official(NOV, pid, 2000, k=20)
+    s.player(9)
+    games = [(9, 1, "W"), (2, 9, "W"), (9, 3, "D"), (4, 9, "D"), (9, 5, "D"), (1, 2, "D")]
+    s.event(dt.date(2025, 11, 10), dt.date(2025, 11, 14), games)
+    rate(s.con, "fide", rules="V2017")
+    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide", rules="V2024")
+    row = _row(compare(s.con, "fide@v2017", "fide", DEC).rows, 9)
+    assert (row["start_a"], row["start_b"]) == (None, None)
+    assert row["first_rating_a"] == row["rating_a"] == 2000
+    assert row["first_rating_b"] == row["rating_b"] == 1943  # spec TV-29: 2000, 2.5 / 5
+    assert (row["status"], row["cause"]) == ("changed", "initial_rating")
+
+
+@pytest.mark.parametrize("stem", ["a", "b", "sa", "f"])
+def test_the_view_is_made_in_a_store_named_like_an_alias(tmp_path: Path, stem: str) -> None:
+    # a store file a.duckdb is the catalog `a`: the view must not read `a.x.y` as catalog.table.column
+    con = duckdb.connect(str(tmp_path / f"{stem}.duckdb"))
+    try:
+        ensure_schema(con)
+        assert con.execute("SELECT count(*) FROM v_compare").fetchall() == [(0,)]
+    finally:
+        con.close()
