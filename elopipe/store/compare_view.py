@@ -13,17 +13,16 @@ computed player fits ('name_birth_year').
 Every cause is a column, so that a difference can be explained row by row in SQL:
 
 * ``start_rating`` (`c_start`): the sides began from different ratings: the player's first game is
-  the same on both sides and its Ro differs (or one side began rated, the other unrated). With an official list, whose
-  games are unknown: the ratings differ with no game in the period on either side (a base
-  correction: FIDE sometimes starts from a corrected Ro, spec fide-rating-rules.md §3.1);
+  the same on both sides and its Ro differs (or one side began rated, the other unrated). With an
+  official list, whose games are unknown: the ratings differ with no game in the period on either
+  side (a base correction: FIDE sometimes starts from a corrected Ro, spec fide-rating-rules.md §3.1);
 * ``games_one_side`` (`c_games`): games counted on one side only, up to the date (`games_only_a`,
   `games_only_b`), or games one side's rating considered and the other never did (`seen_one_side`:
   e.g. an event before the other system's rules begin); with an official list, a different number
   of games in the period;
 * ``floor`` (`c_floor`): one side delisted the player below its floor (B.02 7.2.1), the other not;
 * ``initial_rating`` (`c_initial`): both began unrated at the same first game and their first
-  published ratings differ
-  (B.02 8.2: Ru by the old rule or with two 1800 draws);
+  published ratings differ (B.02 8.2: Ru by the old rule, or with two 1800 draws from 2024);
 * ``cap_400`` (`c_cap`): a game with the same D counted on both sides was capped by the 400-point
   rule on one side only (B.02 8.3.1 by version);
 * ``k`` (`c_k`): a game counted on both sides with a different K (B.02 8.3.3);
