@@ -6,15 +6,16 @@ or an imported official list: 'official:fide', or 'official' alone for the offic
 other side's system. The rows come from the SQL of `v_compare` (`elopipe.store.compare_view`, where
 every cause column and the precedence of causes are documented), run for the one pair.
 
-`Comparison.rows` columns (Polars, one row per player rated on either side): side_a, side_b
-String; list_date Date; player_id Int32; fide_id Int64; national_id, name, match_key String;
-rating_a, rating_b Int32 (rating points, NULL: not rated on that side); diff Int32 (rating_b −
-rating_a); rank_a, rank_b Int32 (rank on each side's whole list); games_a, games_b Int32 (games
-counted up to the date; an official list: the games of its period); games_only_a, games_only_b,
-seen_one_side, cap_differs, k_differs, rc_differs Int32 (games); k_a, k_b Int32; start_a, start_b Int32 (Ro of the
-first game, NULL: began unrated); first_rating_a, first_rating_b Int32; delisted_a, delisted_b
-Int32 (lists below the floor); status String ('same' | 'changed' | 'only_a' | 'only_b'); cause
-String (NULL when the ratings are equal); c_start … c_opponents Boolean (each cause that applies).
+`Comparison.rows` columns (Polars, one row per player rated on either side): side_a, side_b String;
+list_date Date; player_id Int32; fide_id Int64; national_id, name, match_key String; rating_a,
+rating_b Int32 (rating points, NULL: not rated on that side); diff Int32 (rating_b − rating_a);
+rank_a, rank_b Int32 (rank on each side's whole list); games_a, games_b Int32 (games counted up to
+the date; against an official list: each list's games of its period); games_only_a, games_only_b,
+seen_one_side, cap_differs, k_differs, rc_differs Int32 (games); k_a, k_b Int32; start_a, start_b
+Int32 (Ro of the first game, NULL: began unrated); first_rating_a, first_rating_b Int32; delisted_a,
+delisted_b Int32 (lists below the floor); status String ('same' | 'changed' | 'only_a' | 'only_b');
+cause String (NULL when the ratings are equal, or for a player an official list leaves out: nothing
+tells why); c_start … c_opponents Boolean (each cause that applies).
 
 Errors: `CompareError` (an ElopipeError, exit 2) for a side the store does not have, two sides
 with no list date in common, or a date on which neither side has a rated player.

@@ -30,7 +30,10 @@ Every cause is a column, so that a difference can be explained row by row in SQL
   knock-on of a difference elsewhere);
 * ``other_rules``: none of the above: the systems' formulas differ (e.g. FFE's performance rule).
 
-The main `cause` is the first in `COMPARE_CAUSES` order that applies.
+The main `cause` is the first in `COMPARE_CAUSES` order that applies; NULL when the ratings are
+equal, or for a player an official list leaves out (nothing on that side tells why). Against an
+official list, `games_a` and `games_b` are each list's games of its period (an official list has
+no games to count up to the date).
 """
 
 from __future__ import annotations
@@ -156,7 +159,8 @@ joined AS (
                AS match_key,
            a.rating AS rating_a, b.rating AS rating_b, a.rnk AS rank_a, b.rnk AS rank_b,
            a.games AS list_games_a, b.games AS list_games_b, a.k AS k_a, b.k AS k_b,
-           a.delisted AS delisted_a, b.delisted AS delisted_b
+           a.delisted AS delisted_a, b.delisted AS delisted_b, a.player_id IS NOT NULL AS on_a,
+           b.player_id IS NOT NULL AS on_b
     FROM (SELECT * FROM ranked WHERE which = 'a') a
     FULL OUTER JOIN (SELECT * FROM ranked WHERE which = 'b') b
       ON a.side_a = b.side_a AND a.side_b = b.side_b AND a.list_date = b.list_date AND a.player_id = b.player_id
@@ -198,8 +202,8 @@ flagged AS (
 )
 SELECT f.side_a, f.side_b, f.list_date, f.player_id, p.fide_id, p.national_id, p.name, f.match_key,
        f.rating_a, f.rating_b, CAST(f.rating_b - f.rating_a AS INTEGER) AS diff, f.rank_a, f.rank_b,
-       CAST(CASE WHEN f.side_a LIKE 'official:%' THEN f.list_games_a ELSE f.games_a END AS INTEGER) AS games_a,
-       CAST(CASE WHEN f.side_b LIKE 'official:%' THEN f.list_games_b ELSE f.games_b END AS INTEGER) AS games_b,
+       CAST(CASE WHEN f.has_official THEN f.list_games_a ELSE f.games_a END AS INTEGER) AS games_a,
+       CAST(CASE WHEN f.has_official THEN f.list_games_b ELSE f.games_b END AS INTEGER) AS games_b,
        CAST(f.only_a AS INTEGER) AS games_only_a, CAST(f.only_b AS INTEGER) AS games_only_b,
        CAST(f.cap_differs AS INTEGER) AS cap_differs, CAST(f.k_differs AS INTEGER) AS k_differs,
        CAST(f.rc_differs AS INTEGER) AS rc_differs, CAST(f.seen_one_side AS INTEGER) AS seen_one_side,
@@ -209,6 +213,8 @@ SELECT f.side_a, f.side_b, f.list_date, f.player_id, p.fide_id, p.national_id, p
                  THEN CASE WHEN f.rating_a = f.rating_b THEN 'same' ELSE 'changed' END
             WHEN f.rating_a IS NOT NULL THEN 'only_a' ELSE 'only_b' END AS status,
        CASE WHEN f.rating_a IS NOT DISTINCT FROM f.rating_b THEN NULL
+            -- a player an official list leaves out: nothing on that side tells why
+            WHEN f.has_official AND NOT (f.on_a AND f.on_b) THEN NULL
             WHEN f.c_start THEN 'start_rating'
             WHEN f.c_games THEN 'games_one_side'
             WHEN f.c_floor THEN 'floor'

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.publish.compare import CompareError, compare, write_outputs
 from elopipe.rating.run import rate
+from elopipe.read.names import name_key
 from elopipe.store.schema import ensure_schema
 from tests.helpers.fide import Scenario
 
@@ -104,6 +105,26 @@ def test_a_computed_list_against_an_imported_official_list() -> None:
     assert (p5["status"], p5["diff"], p5["cause"], p5["match_key"]) == ("changed", 5, "games_one_side", "fide_id")
     assert (p5["games_a"], p5["games_b"]) == (1, 2)
     assert cmp.summary.compared == 2 and cmp.summary.changed == 1
+    # player 1 is not on this official list: nothing there tells why
+    assert (_row(cmp.rows, 1)["status"], _row(cmp.rows, 1)["cause"]) == ("only_a", None)
+
+
+def test_an_official_row_matched_by_name_and_birth_year() -> None:
+    s = _store()
+    s.con.execute("UPDATE players SET birth_year = 1990, name_key = ? WHERE player_id = 1", [name_key("Player 1")])
+    rate(s.con, "fide")
+    rating = s.con.execute("SELECT rating FROM rating_lists WHERE list_date = ? AND player_id = 1", [DEC]).fetchall()
+    # the import found no FIDE ID or national ID in the store and made player 50 for the row
+    s.con.execute(
+        "INSERT INTO players (player_id, name, name_key, birth_year) VALUES (50, 'PLAYER 1', 'player 1', 1990)"
+    )
+    s.con.execute(
+        "INSERT INTO official_lists (system, list_date, name, birth_year, rating, games, player_id) "
+        "VALUES ('fide', ?, 'PLAYER 1', 1990, ?, 2, 50)",
+        [DEC, rating[0][0]],
+    )
+    row = _row(compare(s.con, "fide", "official:fide").rows, 1)
+    assert (row["match_key"], row["status"], row["rating_b"]) == ("name_birth_year", "same", rating[0][0])
 
 
 def test_unknown_side_and_no_common_date_are_one_sentence() -> None:

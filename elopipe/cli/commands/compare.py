@@ -39,16 +39,18 @@ def compare_command(
 ) -> None:
     """Compare two lists of one date: both ratings, the difference, both ranks, games counted on
     each side and the main cause of each difference; a summary and the ten largest movers each way."""
-    from elopipe.publish.compare import compare, write_outputs
+    from elopipe.publish.compare import compare, resolve, write_outputs
 
     date = _date(list_date)
     con = open_reader(db)
     try:
-        cmp = compare(con, a, b, date)
+        side_a, side_b, date = resolve(con, a, b, date)
+        # the sides and the date first: on a large store the comparison itself takes a while
+        console.print(f"{side_a} (A) against {side_b} (B), list of {date}")
+        cmp = compare(con, side_a, side_b, date)
     finally:
         con.close()
     s = cmp.summary
-    console.print(f"{cmp.side_a} (A) against {cmp.side_b} (B), list of {cmp.list_date}")
     console.print(
         f"players compared: {s.compared:,}; changed: {s.changed:,}; mean |B − A|: {s.mean_abs_diff} points; "
         f"rated on A only: {s.only_a:,}; on B only: {s.only_b:,}"
