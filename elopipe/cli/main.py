@@ -14,7 +14,7 @@ from typing import Any
 # Importing a command module registers its commands on `app`; `elopipe --help` lists them in this order.
 COMMAND_MODULES = [
     "run", "ingest", "rate", "scenarios", "publish", "report", "player", "sql", "export",
-    "elo", "lists", "players", "watch", "serve",
+    "elo", "compare", "lists", "players", "watch", "serve",
 ]  # fmt: skip
 
 

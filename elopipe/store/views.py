@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import duckdb
 
+from elopipe.store.compare_view import compare_sql
+
 VIEWS: dict[str, str] = {
     # The games the rating engines read: every game that game_sources does not mark as
     # another source row of a canonical game (cross-source deduplication, issue 7).
@@ -176,8 +178,24 @@ VIEWS: dict[str, str] = {
     """,
 }
 
+# Two sides' lists of one date player by player, with the cause of each difference (issue 18).
+VIEWS["v_compare"] = compare_sql()
+
 # One paragraph per view for docs/schema.md (`elopipe.store.schema.render_markdown`).
 VIEW_DOCS: dict[str, str] = {
+    "v_compare": "Two sides' rating lists of one date, player by player (`elopipe compare`): every pair of "
+    "sides (side_a, side_b: a system such as 'fide', a scenario 'fide@v2017', or 'official:fide', an imported"
+    " list) on every list date both have. A computed side's rating is its last row on or before the date; an "
+    "official list's, its row of that date. Columns: player, `match_key` (player_id, or fide_id / national_id"
+    " / name_birth_year for an official list), rating_a, rating_b, `diff` (B - A), rank_a, rank_b, games_a, "
+    "games_b (counted up to the date; against an official list, the period's), games_only_a, games_only_b, "
+    "seen_one_side, cap_differs, k_differs, rc_differs, k_a, k_b, start_a, start_b (Ro of the first game), "
+    "first_rating_a, first_rating_b, delisted_a, delisted_b, `status` ('same', 'changed', 'only_a', "
+    "'only_b'), the main `cause` (first that applies of start_rating, games_one_side, floor, initial_rating, "
+    "cap_400, k, opponent_ratings, other_rules; see elopipe/store/compare_view.py) and one boolean column per"
+    " cause (c_start, c_games, c_floor, c_initial, c_cap, c_k, c_opponents). Example: `SELECT name, rating_a,"
+    " rating_b, diff, cause FROM v_compare WHERE side_a = 'fide' AND side_b = 'ffe' AND list_date = DATE "
+    "'2022-09-01' ORDER BY abs(diff) DESC`.",
     "v_ingest_errors": "Every ingest problem with its file's path (and archive member), line, game index "
     "(0-based, PGN), severity, code, message and the raw text kept.",
     "canonical_games": "The games the rating engines read: `games` minus the rows that "

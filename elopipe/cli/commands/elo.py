@@ -1,4 +1,5 @@
-"""`elopipe elo`: the quick generic-Elo calculator of seed 001 (one player, one period)."""
+"""`elopipe elo`: the quick calculator of one player's period: generic Elo of seed 001 (logistic,
+the default) or, with `--fide`, FIDE's table 8.1.2 and 400-point rule (`elopipe.rating.fide_calc`)."""
 
 from __future__ import annotations
 
@@ -28,15 +29,37 @@ def elo_command(
             help="K factor (default 20), or a schedule such as '20,games<30:40,rating>=2400:10'.",
         ),
     ] = str(DEFAULT_K),
-    games_so_far: Annotated[int, typer.Option("--games", help="Rated games played before (for a K schedule).")] = 0,
+    games_so_far: Annotated[
+        int | None, typer.Option("--games", help="Rated games played before (a K schedule; FIDE's K).", min=0)
+    ] = None,
+    fide: Annotated[
+        bool, typer.Option("--fide", help="FIDE: PD from table 8.1.2, the 400-point rule, FIDE's K.")
+    ] = False,
+    rules: Annotated[
+        str | None, typer.Option("--rules", help="--fide: V2017, V2022 or V2024 (default: the version in force).")
+    ] = None,
+    on: Annotated[
+        str | None, typer.Option("--date", help="--fide: the period's date YYYY-MM-DD (default today).")
+    ] = None,
+    born: Annotated[int | None, typer.Option("--born", help="--fide: year of birth (junior K).")] = None,
+    ever_2400: Annotated[
+        bool, typer.Option("--ever-2400", help="--fide: a published rating once reached 2400.")
+    ] = False,
 ) -> None:
-    """Generic K-factor Elo: new rating = rating + K x sum(S - E), kept to one decimal."""
+    """Generic K-factor Elo: new rating = rating + K x sum(S - E), kept to one decimal. With --fide,
+    FIDE's rules: K x sum(W - PD), rounded to a whole point."""
     if not math.isfinite(rating) or not 0 <= rating <= RATING_MAX:
         err_console.print(f"error: the rating must be a number from 0 to {RATING_MAX}", style="red")
         raise typer.Exit(2)
+    if fide:
+        _fide(rating, vs, k, games_so_far, rules, on, born, ever_2400)
+        return
+    if rules is not None or on is not None or born is not None or ever_2400:
+        err_console.print("error: --rules, --date, --born and --ever-2400 go with --fide", style="red")
+        raise typer.Exit(2)
     try:
         schedule = KSchedule.parse(k)
-        kk = schedule.k_for(rating, games_so_far)
+        kk = schedule.k_for(rating, games_so_far or 0)
         res = calculator(rating, vs, kk)
     except ValueError as exc:
         err_console.print(f"error: {exc}", style="red")
@@ -49,5 +72,77 @@ def elo_command(
     console.print(
         f"K = {res.k}, games = {res.games}, score = {res.score}, "
         f"expected = {res.expected:.4f}, change = {sign}{res.change}"
+    )
+    console.print(f"new rating: {res.new_rating}")
+
+
+def _hundredths(x100: int, sign: bool = True) -> str:
+    """A value in hundredths as '+11.60' (exact: no float)."""
+    q, r = divmod(abs(x100), 100)
+    prefix = ("-" if x100 < 0 else "+") if sign else ("-" if x100 < 0 else "")
+    return f"{prefix}{q}.{r:02d}"
+
+
+def _score(w_x100: int) -> str:
+    return {100: "1", 50: "0.5", 0: "0"}[w_x100]
+
+
+def _fide(
+    rating: float,
+    vs: list[str],
+    k: str,
+    games_so_far: int | None,
+    rules: str | None,
+    on: str | None,
+    born: int | None,
+    ever_2400: bool,
+) -> None:
+    """`elopipe elo --fide`: one period of a rated player by FIDE B.02 (`fide_period`)."""
+    import datetime as dt
+
+    from elopipe.rating.elo import parse_vs
+    from elopipe.rating.fide_calc import fide_period
+
+    try:
+        if rating != int(rating):
+            raise ValueError(f"{rating:g}: a FIDE rating is a whole number")
+        games = [parse_vs(v) for v in vs]
+        if bad := [f"{opp}" for opp, _ in games if opp != int(opp)]:
+            raise ValueError(f"{bad[0]}: a FIDE rating is a whole number")
+        if not k.strip().isdigit():
+            raise ValueError(f"--k {k!r}: with --fide, K is a whole number")
+        date = dt.date.fromisoformat(on) if on is not None else dt.date.today()
+        res = fide_period(
+            int(rating),
+            [(int(opp), s) for opp, s in games],
+            on=date,
+            rules=rules,
+            k=int(k),
+            total_games=games_so_far,
+            birth_year=born,
+            ever_2400=ever_2400,
+        )
+    except ValueError as exc:
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(2) from None
+    for g in res.games:
+        capped = f" -> {g.d_used} (400-point rule)" if g.d_used != g.d_raw else ""
+        console.print(
+            f"  vs {g.rc:>5}  W = {_score(g.w_x100)}  D = {g.d_raw}{capped}  "
+            f"PD {_hundredths(g.pd_x100, sign=False)}  W - PD {_hundredths(g.w_minus_pd_x100)}  "
+            f"K x (W - PD) {_hundredths(g.change_x100)}"
+        )
+    if res.k_source == "rules":
+        why = "FIDE's rules, B.02 8.3.3"
+    else:
+        why = "--k; give --games, --born or --ever-2400 for FIDE's K"
+    capped_k = f", {res.k_before_cap} before the 700 cap" if res.k != res.k_before_cap else ""
+    console.print(
+        f"FIDE {res.rules}: K = {res.k} ({why}{capped_k}), games = {len(res.games)}, "
+        f"sum(W - PD) = {_hundredths(res.sum_w_minus_pd_x100)}"
+    )
+    sign = "+" if res.change >= 0 else ""
+    console.print(
+        f"change = K x sum(W - PD) = {_hundredths(res.change_x100)} -> {sign}{res.change} (halves away from zero)"
     )
     console.print(f"new rating: {res.new_rating}")

@@ -1,0 +1,78 @@
+"""`elopipe compare A B [--list-date D] [--out DIR]`: two systems, a system and a scenario, or a
+computed list and an imported official list, player by player (issue 18)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from elopipe.cli.app import DB_OPTION_HELP, app, console, print_table
+from elopipe.store.connect import DEFAULT_DB, open_reader
+
+if TYPE_CHECKING:  # Polars is imported inside the command: the first line must come within a second
+    import polars as pl
+
+_MOVER_COLUMNS = ["name", "fide_id", "rating_a", "rating_b", "diff", "rank_a", "rank_b", "games_a", "games_b", "cause"]
+
+
+def _date(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date YYYY-MM-DD", param_hint="'--list-date'") from None
+
+
+@app.command("compare")
+def compare_command(
+    a: str = typer.Argument(
+        ..., metavar="A", help="Side A: a system (fide, ffe), a scenario (fide@v2017) or official[:SYSTEM]."
+    ),
+    b: str = typer.Argument(..., metavar="B", help="Side B, the same way; differences are B − A."),
+    list_date: str = typer.Option(None, "--list-date", help="YYYY-MM-DD; default: the latest list both sides have."),
+    out: Path = typer.Option(None, "--out", help="Folder for the CSV (every player) and the HTML page."),
+    db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+) -> None:
+    """Compare two lists of one date: both ratings, the difference, both ranks, games counted on
+    each side and the main cause of each difference; a summary and the ten largest movers each way."""
+    from elopipe.publish.compare import compare, resolve, write_outputs
+
+    date = _date(list_date)
+    con = open_reader(db)
+    try:
+        side_a, side_b, date = resolve(con, a, b, date)
+        # the sides and the date first: on a large store the comparison itself takes a while
+        console.print(f"{side_a} (A) against {side_b} (B), list of {date}")
+        cmp = compare(con, side_a, side_b, date)
+    finally:
+        con.close()
+    s = cmp.summary
+    console.print(
+        f"players compared: {s.compared:,}; changed: {s.changed:,}; mean |B − A|: {s.mean_abs_diff} points; "
+        f"rated on A only: {s.only_a:,}; on B only: {s.only_b:,}"
+    )
+    if s.causes:
+        console.print("main causes: " + ", ".join(f"{c} {n:,}" for c, n in s.causes.items()))
+    _movers("Largest rises of B against A", cmp.up)
+    _movers("Largest falls of B against A", cmp.down)
+    if out is not None:
+        paths = write_outputs(cmp, out)
+        console.print("written: " + ", ".join(str(p) for p in paths))
+
+
+def _movers(title: str, df: pl.DataFrame) -> None:
+    from rich.table import Table
+
+    if df.height == 0:
+        console.print(f"{title}: none")
+        return
+    table = Table(title=title)
+    for c in _MOVER_COLUMNS:
+        table.add_column(c, justify="left" if c in ("name", "cause") else "right")
+    for row in df.select(_MOVER_COLUMNS).iter_rows():
+        table.add_row(*["" if v is None else str(v) for v in row])
+    print_table(table)

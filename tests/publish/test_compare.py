@@ -1,0 +1,203 @@
+"""`elopipe compare`: two sides' lists of one date, player by player, with the cause of each difference."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.publish.compare import CompareError, compare, write_outputs
+from elopipe.rating.run import rate
+from elopipe.read.names import name_key
+from elopipe.store.schema import ensure_schema
+from tests.helpers.fide import Scenario
+
+# Tables whose rows are keyed by `system`: a scenario's rows live under 'BASE@NAME' in each.
+SYSTEM_TABLES = ("rating_lists", "rating_changes", "tournament_ratings", "rating_period_digests", "rating_skips",
+                 "rating_discrepancies", "rating_runs")  # fmt: skip
+NOV = dt.date(2025, 11, 1)  # V2024 as amended from 1 Oct 2025: no 400-point cap for a player rated 2650+
+DEC = dt.date(2025, 12, 1)
+
+
+def _store() -> Scenario:
+    """Player 1 (2700, K 10) beats 2 (2000) and 5 (2200): D over 400 for player 1. Players 3 and 4
+    (1300 and 1350, under the floor of 1400 from March 2024, over V2017's 1000) draw twice."""
+    s = Scenario()
+    for pid, rating, k in ((1, 2700, 10), (2, 2000, 20), (3, 1300, 20), (4, 1350, 20), (5, 2200, 20)):
+        s.player(pid, fide_id=1000 + pid)
+        s.official(NOV, pid, rating, k=k)
+    s.event(dt.date(2025, 11, 10), dt.date(2025, 11, 12), [(1, 2, "W"), (5, 1, "L"), (3, 4, "D"), (4, 3, "D")])
+    return s
+
+
+def _as_scenario(con: duckdb.DuckDBPyConnection, key: str) -> None:
+    """Store the rows just rated under 'fide' as the scenario `key` (what `rate --scenario` writes)."""
+    for table in SYSTEM_TABLES:
+        con.execute(f"UPDATE {table} SET system = ? WHERE system = 'fide'", [key])
+
+
+def _row(df: pl.DataFrame, pid: int) -> dict:
+    rows = df.filter(pl.col("player_id") == pid)
+    assert rows.height == 1, rows
+    return rows.row(0, named=True)
+
+
+def test_a_system_against_itself_shows_no_difference() -> None:
+    s = _store()
+    rate(s.con, "fide")
+    cmp = compare(s.con, "fide", "fide")
+    assert cmp.list_date == DEC
+    assert cmp.summary.compared == cmp.rows.height > 0
+    assert (cmp.summary.changed, cmp.summary.mean_abs_diff, cmp.summary.causes) == (0, 0, {})
+    assert set(cmp.rows["status"]) == {"same"} and cmp.rows["cause"].null_count() == cmp.rows.height
+    assert (cmp.rows["diff"] == 0).all() and (cmp.rows["rank_a"] == cmp.rows["rank_b"]).all()
+    assert cmp.up.height == cmp.down.height == 0
+
+
+def test_v2017_against_v2024_shows_the_cap_and_the_floor() -> None:
+    s = _store()
+    rate(s.con, "fide", rules="V2017")
+    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide", rules="V2024")
+    cmp = compare(s.con, "fide@v2017", "fide", DEC)
+    # player 1 (2700): capped to D 400 under V2017 (PD .92 both games), raw D under V2024 as amended
+    p1 = _row(cmp.rows, 1)
+    assert p1["status"] == "changed" and p1["cause"] == "cap_400"
+    assert p1["cap_differs"] == 2 and p1["c_cap"] and not p1["c_games"]
+    assert (p1["games_a"], p1["games_b"], p1["games_only_a"], p1["games_only_b"]) == (2, 2, 0, 0)
+    assert p1["diff"] == p1["rating_b"] - p1["rating_a"] != 0
+    # player 2 (2000) is capped on both sides: no difference
+    assert _row(cmp.rows, 2)["status"] == "same"
+    # players 3 and 4 stay rated under V2017 (floor 1000) and fall off the V2024 list (floor 1400)
+    for pid in (3, 4):
+        row = _row(cmp.rows, pid)
+        assert (row["status"], row["cause"], row["rating_b"]) == ("only_a", "floor", None)
+        assert row["delisted_b"] > 0 and row["delisted_a"] == 0
+    assert cmp.summary.causes == {"floor": 2, "cap_400": 1}
+    assert cmp.summary.only_a == 2
+    # the same rows are in the view, for SQL users
+    view = s.con.sql(
+        "SELECT player_id, cause FROM v_compare WHERE side_a = 'fide@v2017' AND side_b = 'fide' "
+        "AND list_date = DATE '2025-12-01' AND cause IS NOT NULL ORDER BY player_id"
+    ).fetchall()
+    assert view == [(1, "cap_400"), (3, "floor"), (4, "floor")]
+
+
+def test_a_computed_list_against_an_imported_official_list() -> None:
+    s = _store()
+    rate(s.con, "fide")
+    computed = dict(s.con.execute("SELECT player_id, rating FROM rating_lists WHERE list_date = ?", [DEC]).fetchall())
+    # the official December list: player 2 as computed, player 5 five points off with one game more
+    s.con.execute(
+        "INSERT INTO official_lists (system, list_date, fide_id, name, rating, games, k, player_id) VALUES "
+        "('fide', ?, 1002, 'Player 2', ?, 1, 20, 2), ('fide', ?, 1005, 'Player 5', ?, 2, 20, 5)",
+        [DEC, computed[2], DEC, computed[5] + 5],
+    )
+    cmp = compare(s.con, "fide", "official")
+    assert (cmp.side_b, cmp.list_date) == ("official:fide", DEC)
+    p2, p5 = _row(cmp.rows, 2), _row(cmp.rows, 5)
+    assert (p2["status"], p2["match_key"]) == ("same", "fide_id")
+    assert (p5["status"], p5["diff"], p5["cause"], p5["match_key"]) == ("changed", 5, "games_one_side", "fide_id")
+    assert (p5["games_a"], p5["games_b"]) == (1, 2)
+    assert cmp.summary.compared == 2 and cmp.summary.changed == 1
+    # player 1 is not on this official list: nothing there tells why
+    assert (_row(cmp.rows, 1)["status"], _row(cmp.rows, 1)["cause"]) == ("only_a", None)
+
+
+def test_an_official_row_matched_by_name_and_birth_year() -> None:
+    s = _store()
+    s.con.execute("UPDATE players SET birth_year = 1990, name_key = ? WHERE player_id = 1", [name_key("Player 1")])
+    rate(s.con, "fide")
+    rating = s.con.execute("SELECT rating FROM rating_lists WHERE list_date = ? AND player_id = 1", [DEC]).fetchall()
+    # the import found no FIDE ID or national ID in the store and made player 50 for the row
+    s.con.execute(
+        "INSERT INTO players (player_id, name, name_key, birth_year) VALUES (50, 'PLAYER 1', 'player 1', 1990)"
+    )
+    s.con.execute(
+        "INSERT INTO official_lists (system, list_date, name, birth_year, rating, games, player_id) "
+        "VALUES ('fide', ?, 'PLAYER 1', 1990, ?, 2, 50)",
+        [DEC, rating[0][0]],
+    )
+    row = _row(compare(s.con, "fide", "official:fide").rows, 1)
+    assert (row["match_key"], row["status"], row["rating_b"]) == ("name_birth_year", "same", rating[0][0])
+
+
+def test_unknown_side_and_no_common_date_are_one_sentence() -> None:
+    s = _store()
+    rate(s.con, "fide")
+    with pytest.raises(CompareError, match="the store has no list for 'ffe'; sides it has: fide"):
+        compare(s.con, "fide", "ffe")
+    with pytest.raises(CompareError, match="no list date in common"):
+        s.con.execute("INSERT INTO official_lists (system, list_date, player_id, rating) VALUES ('fide', ?, 1, 2700)",
+                      [dt.date(2020, 1, 1)])  # fmt: skip
+        compare(s.con, "fide", "official:fide")
+
+
+def test_outputs_and_the_command(tmp_path: Path) -> None:
+    s = _store()
+    rate(s.con, "fide", rules="V2017")
+    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide", rules="V2024")
+    paths = write_outputs(compare(s.con, "fide@v2017", "fide"), tmp_path / "direct")
+    assert [p.name for p in paths] == ["compare-fide_v2017-vs-fide-2025-12-01.csv",
+                                       "compare-fide_v2017-vs-fide-2025-12-01.html"]  # fmt: skip
+    csv = pl.read_csv(paths[0])
+    assert csv.height == 5 and {"rating_a", "rating_b", "diff", "rank_a", "rank_b", "cause"} <= set(csv.columns)
+    html = paths[1].read_text(encoding="utf-8")
+    assert "cap_400" in html and 'id="compared">3<' in html and "<script>" in html
+    db = tmp_path / "c.duckdb"
+    s.con.execute(f"ATTACH '{db}' AS f")
+    s.con.execute("COPY FROM DATABASE memory TO f")
+    s.con.execute("DETACH f")
+    res = CliRunner().invoke(app, ["compare", "fide@v2017", "fide", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0] == "fide@v2017 (A) against fide (B), list of 2025-12-01"
+    assert "players compared: 3; changed: 1;" in lines[1] and "rated on A only: 2; on B only: 0" in lines[1]
+    assert lines[2] == "main causes: floor 2, cap_400 1"
+    assert "Largest rises of B against A" in res.output or "Largest falls of B against A" in res.output
+    assert (tmp_path / "o" / "compare-fide_v2017-vs-fide-2025-12-01.html").exists()
+    bad = CliRunner().invoke(app, ["compare", "fide", "nope", "--db", str(db)])
+    assert bad.exit_code == 2 and "the store has no list for 'nope'" in bad.output and "Traceback" not in bad.output
+
+
+def test_a_date_with_no_rated_player_is_refused() -> None:
+    s = _store()
+    rate(s.con, "fide")
+    with pytest.raises(CompareError, match="neither fide nor fide has a rated player on 1990-01-01"):
+        compare(s.con, "fide", "fide", dt.date(1990, 1, 1))
+
+
+def test_a_newcomer_rated_by_two_initial_rating_rules() -> None:
+    # B.02 8.2: V2017's Ru is Ra at 50 %; V2024 adds two draws against 1800 (so Ru falls below Ra 2000)
+    s = Scenario()
+    for pid in range(1, 6):
+        s.player(pid, fide_id=2000 + pid)
+        s.official(NOV, pid, 2000, k=20)
+    s.player(9)
+    games = [(9, 1, "W"), (2, 9, "W"), (9, 3, "D"), (4, 9, "D"), (9, 5, "D"), (1, 2, "D")]
+    s.event(dt.date(2025, 11, 10), dt.date(2025, 11, 14), games)
+    rate(s.con, "fide", rules="V2017")
+    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide", rules="V2024")
+    row = _row(compare(s.con, "fide@v2017", "fide", DEC).rows, 9)
+    assert (row["start_a"], row["start_b"]) == (None, None)
+    assert row["first_rating_a"] == row["rating_a"] == 2000
+    assert row["first_rating_b"] == row["rating_b"] == 1943  # spec TV-29: 2000, 2.5 / 5
+    assert (row["status"], row["cause"]) == ("changed", "initial_rating")
+
+
+@pytest.mark.parametrize("stem", ["a", "b", "sa", "f"])
+def test_the_view_is_made_in_a_store_named_like_an_alias(tmp_path: Path, stem: str) -> None:
+    # a store file a.duckdb is the catalog `a`: the view must not read `a.x.y` as catalog.table.column
+    con = duckdb.connect(str(tmp_path / f"{stem}.duckdb"))
+    try:
+        ensure_schema(con)
+        assert con.execute("SELECT count(*) FROM v_compare").fetchall() == [(0,)]
+    finally:
+        con.close()
