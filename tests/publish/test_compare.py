@@ -17,9 +17,6 @@ from elopipe.read.names import name_key
 from elopipe.store.schema import ensure_schema
 from tests.helpers.fide import Scenario
 
-# Tables whose rows are keyed by `system`: a scenario's rows live under 'BASE@NAME' in each.
-SYSTEM_TABLES = ("rating_lists", "rating_changes", "tournament_ratings", "rating_period_digests", "rating_skips",
-                 "rating_discrepancies", "rating_runs")  # fmt: skip
 NOV = dt.date(2025, 11, 1)  # V2024 as amended from 1 Oct 2025: no 400-point cap for a player rated 2650+
 DEC = dt.date(2025, 12, 1)
 
@@ -33,12 +30,6 @@ def _store() -> Scenario:
         s.official(NOV, pid, rating, k=k)
     s.event(dt.date(2025, 11, 10), dt.date(2025, 11, 12), [(1, 2, "W"), (5, 1, "L"), (3, 4, "D"), (4, 3, "D")])
     return s
-
-
-def _as_scenario(con: duckdb.DuckDBPyConnection, key: str) -> None:
-    """Store the rows just rated under 'fide' as the scenario `key` (what `rate --scenario` writes)."""
-    for table in SYSTEM_TABLES:
-        con.execute(f"UPDATE {table} SET system = ? WHERE system = 'fide'", [key])
 
 
 def _row(df: pl.DataFrame, pid: int) -> dict:
@@ -61,8 +52,7 @@ def test_a_system_against_itself_shows_no_difference() -> None:
 
 def test_v2017_against_v2024_shows_the_cap_and_the_floor() -> None:
     s = _store()
-    rate(s.con, "fide", rules="V2017")
-    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide@v2017", rules="V2017")
     rate(s.con, "fide", rules="V2024")
     cmp = compare(s.con, "fide@v2017", "fide", DEC)
     # player 1 (2700): capped to D 400 under V2017 (PD .92 both games), raw D under V2024 as amended
@@ -140,8 +130,7 @@ def test_unknown_side_and_no_common_date_are_one_sentence() -> None:
 
 def test_outputs_and_the_command(tmp_path: Path) -> None:
     s = _store()
-    rate(s.con, "fide", rules="V2017")
-    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide@v2017", rules="V2017")
     rate(s.con, "fide", rules="V2024")
     paths = write_outputs(compare(s.con, "fide@v2017", "fide"), tmp_path / "direct")
     assert [p.name for p in paths] == ["compare-fide_v2017-vs-fide-2025-12-01.csv",
@@ -182,8 +171,7 @@ def test_a_newcomer_rated_by_two_initial_rating_rules() -> None:
     s.player(9)
     games = [(9, 1, "W"), (2, 9, "W"), (9, 3, "D"), (4, 9, "D"), (9, 5, "D"), (1, 2, "D")]
     s.event(dt.date(2025, 11, 10), dt.date(2025, 11, 14), games)
-    rate(s.con, "fide", rules="V2017")
-    _as_scenario(s.con, "fide@v2017")
+    rate(s.con, "fide@v2017", rules="V2017")
     rate(s.con, "fide", rules="V2024")
     row = _row(compare(s.con, "fide@v2017", "fide", DEC).rows, 9)
     assert (row["start_a"], row["start_b"]) == (None, None)
