@@ -191,7 +191,7 @@ def chart_marks(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> 
     event's name, dates, Ro, games, score and change (`v_tournament_performance`)."""
     rows = con.execute(
         """
-        SELECT t.name, COALESCE(t.last_day, t.end_date, v.list_date) AS day, t.first_day,
+        SELECT t.name, COALESCE(t.end_date, t.last_day, v.list_date) AS day, COALESCE(t.start_date, t.first_day),
                COALESCE(v.ro, v.ru_provisional) AS y, v.ro, v.n, v.score, v.change_rounded, v.unrated
         FROM v_tournament_performance v JOIN tournaments t USING (tournament_id)
         WHERE v.player_id = ? AND v.system = ? AND COALESCE(v.ro, v.ru_provisional) IS NOT NULL
