@@ -121,9 +121,8 @@ rows AS (
     SELECT list_date, 'adjustment', rating, 0, total_games, NULL, adj, NULL, NULL, TRUE
     FROM h WHERE adj <> 0
 )
-SELECT list_date, kind, rating, games, total_games, k, change, flags, tournaments FROM rows
-WHERE $all_months OR games > 0 OR moved
-ORDER BY list_date, kind = 'adjustment'
+SELECT list_date, kind, rating, games, total_games, k, change, flags, tournaments, games = 0 AND NOT moved AS idle
+FROM rows ORDER BY list_date, kind = 'adjustment'
 """
 
 
@@ -137,10 +136,19 @@ def history_frame(
     'adjustment', change = N and rating the published one, after the period's row (`kind`
     'period', rating before the adjustment). Without `all_months`, a list where the player had
     no rated game and the rating did not move is left out (the first list is always kept)."""
-    frame: pl.DataFrame = con.sql(
-        _HISTORY_SQL, params={"pid": player_id, "system": system, "all_months": all_months}
-    ).pl()
+    return _shown(_full_history(con, player_id, system), all_months)
+
+
+def _full_history(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:
+    """Every list of the player (`history_frame` with all months) plus `idle` Boolean: no rated
+    game and the rating did not move."""
+    frame: pl.DataFrame = con.sql(_HISTORY_SQL, params={"pid": player_id, "system": system}).pl()
     return frame
+
+
+def _shown(full: pl.DataFrame, all_months: bool) -> pl.DataFrame:
+    """The rows of `_full_history` a history table shows (all of them with `all_months`)."""
+    return (full if all_months else full.filter(~pl.col("idle"))).drop("idle")
 
 
 def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.DataFrame:
@@ -207,11 +215,19 @@ def chart_marks(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> 
     return marks
 
 
-def player_chart(con: duckdb.DuckDBPyConnection, player_id: int, system: str, title: str, fmt: str) -> Chart | None:
+def player_chart(
+    con: duckdb.DuckDBPyConnection,
+    player_id: int,
+    system: str,
+    title: str,
+    fmt: str,
+    history: pl.DataFrame | None = None,
+) -> Chart | None:
     """The player's rating chart under `system` (`charts.render_chart`): every list, each rated
     tournament marked (`chart_marks`) and the 1 March 2024 adjustment as its own step; None
-    when the player has no rating and no rated tournament under `system` (nothing to draw)."""
-    hist = history_frame(con, player_id, system, all_months=True)
+    when the player has no rating and no rated tournament under `system` (nothing to draw).
+    `history`: the player's `history_frame` with all months, when the caller has it already."""
+    hist = history if history is not None else history_frame(con, player_id, system, all_months=True)
     events = chart_marks(con, player_id, system)
     if hist["rating"].null_count() == hist.height and not events:
         return None
@@ -238,15 +254,17 @@ def write_player_page(
     The history table skips lists without games unless `all_months` (`history_frame`).
     Raises LookupError for an unknown player."""
     info = player_info(con, player_id)
-    hist = history_frame(con, player_id, system, all_months=all_months)
+    full = _full_history(con, player_id, system)
+    every_list = _shown(full, all_months=True)
+    hist = _shown(full, all_months)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{player_id}_{slug(str(info['name']), 'player')}"
     title = f"{info['name']} – {system_label(system)}"
-    png = player_chart(con, player_id, system, title, "png")
+    png = player_chart(con, player_id, system, title, "png", every_list)
     paths: list[Path] = []
     if png is not None:
         chart_path = out_dir / f"{stem}.{chart_format}"
-        chart = png if chart_format == "png" else player_chart(con, player_id, system, title, chart_format)
+        chart = png if chart_format == "png" else player_chart(con, player_id, system, title, chart_format, every_list)
         assert chart is not None  # the same store and player as the PNG's
         write_bytes(chart_path, chart.data)
         paths.append(chart_path)
