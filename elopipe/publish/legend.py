@@ -61,6 +61,8 @@ def _ffe_legend(
             f"incompatible games: an expected result against an opponent more than {compat} points away; "
             "they are left out of X, p and P (spec A.3)",
         ),
+        ("W", "points scored in the compatible games"),
+        ("Ra", "mean rating of the compatible opponents, rounded half up (X as a whole number)"),
         ("X", "mean rating of the compatible opponents, full precision (spec A.4)"),
         ("p", "score fraction over the compatible games: points / N (spec A.4)"),
         (
