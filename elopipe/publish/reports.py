@@ -6,11 +6,14 @@ player: Ro, n, W, Ra, We, W−We, K, K×(W−We), the rounded change, Rp; FIDE B
 round: Rc, the difference used after the 400-point rule of 8.3.1, PD from table 8.1.2,
 W − PD, and why a game did not count). Nothing is recomputed here.
 
-`performance_frame` columns (Polars): list_date Date, start_rank Int32, player_id Int32,
-name String, fide_id Int64, ro Int32, n Int32, score Decimal(5,1), ra Int32,
-we Decimal(7,2), w_we Decimal(7,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating
-points), change_rounded Int32 (half away from zero), rp Int32, unrated Boolean,
-pooled_games Int32 (unrated: rated games pooled so far), ru_provisional Int32.
+`performance_frame` columns (Polars), one row per participant: list_date Date (null: no rated
+game), start_rank Int64, player_id Int32, name String, fide_id Int64, federation String,
+title String, ro Int32, n Int32, score Decimal(18,1), ra Int32, we Decimal(18,2),
+w_we Decimal(18,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating points),
+change_rounded Int32 (half away from zero), rp Int32, unrated Boolean, pooled_games Int32
+(unrated: rated games pooled so far), ru_provisional Int32, no_rating_reason String (why a
+participant has no rated game, `elopipe.publish.participants`; null when rated), note String
+(the Ru column in words, `participants.ru_note`).
 
 `games_frame` columns: player_id, player, start_rank, kind ('game' | 'unplayed'), round,
 colour, opponent_id, opponent, opponent_start_rank, rc, d_raw, d_used, capped, pd,
