@@ -8,8 +8,9 @@ row, `no_rating_reason` says why, from the store alone:
 - the player's rounds: forfeits ('+' / '-', unplayed games are never rated, B.02 5.x and the
   FIDE Handbook C.04 definition of a forfeit), byes by TRF code (H half-point bye, F full-point
   bye, U pairing-allocated bye (PAB), Z zero-point bye), rounds not paired;
-- games played against opponents without a rating in force while the player had none either
-  (B.02 7.1.4: an unrated player's games count only against rated opponents).
+- games played but not rated: the rating's own reason (`rating_changes.reason`: an unrated
+  opponent, an FFE incompatible game, spec A.3), else the ratings in force (both players
+  unrated: B.02 7.1.4, an unrated player's games count only against rated opponents).
 
 For an unrated player the rating did rate, `ru_note` says where the initial rating stands
 (B.02 7.1.4 and 8.2): the games pooled so far and Ru, or why there is none (a zero score in a
@@ -24,40 +25,56 @@ import polars as pl
 from elopipe.identity.events import PARTS
 
 # per player of the event: counts of each kind of round, from games and unplayed rounds
+# the event's parts (elopipe.identity.events.PARTS) with a named parameter: the query names its two
+_EVENT = PARTS.replace("?", "$tid")
+
 _ROUNDS_SQL = f"""
 WITH sides AS (
-    SELECT white_id AS player_id, black_id AS opponent_id, round, played, unplayed_code, white_score AS score
-    FROM canonical_games WHERE tournament_id IN {PARTS} AND white_id IS NOT NULL
+    SELECT game_id, white_id AS player_id, black_id AS opponent_id, round, played, unplayed_code
+    FROM canonical_games WHERE tournament_id IN {_EVENT} AND white_id IS NOT NULL
     UNION ALL
-    SELECT black_id, white_id, round, played, unplayed_code, black_score
-    FROM canonical_games WHERE tournament_id IN {PARTS} AND black_id IS NOT NULL
+    SELECT game_id, black_id, white_id, round, played, unplayed_code
+    FROM canonical_games WHERE tournament_id IN {_EVENT} AND black_id IS NOT NULL
 ),
 byes AS (
-    SELECT u.player_id, NULL::INTEGER AS opponent_id, u.round, FALSE AS played, u.code AS unplayed_code, u.score
+    SELECT NULL::BIGINT AS game_id, u.player_id, NULL::INTEGER AS opponent_id, u.round, FALSE AS played,
+           u.code AS unplayed_code
     FROM unplayed_rounds u
-    WHERE u.tournament_id IN {PARTS}
+    WHERE u.tournament_id IN {_EVENT}
       AND NOT EXISTS (SELECT 1 FROM sides s WHERE s.player_id = u.player_id AND s.round = u.round)
 ),
-t AS (SELECT min(first_day) AS first_day FROM tournaments WHERE tournament_id IN {PARTS}),
+t AS (SELECT min(first_day) AS first_day FROM tournaments WHERE tournament_id IN {_EVENT}),
 -- a rating in force at the event's start: a rated row on a list before its first day
 rated AS (
     SELECT DISTINCT rl.player_id FROM rating_lists rl, t
-    WHERE rl.system = ? AND rl.rating IS NOT NULL AND rl.list_date <= t.first_day
+    WHERE rl.system = $system AND rl.rating IS NOT NULL AND rl.list_date <= t.first_day
+),
+played AS (  -- why each game played was not rated: the rating's own word, else the ratings in force
+    SELECT r.player_id,
+           CASE WHEN c.reason IS NOT NULL THEN c.reason
+                WHEN me.player_id IS NULL AND opp.player_id IS NULL THEN 'both_unrated'
+                WHEN opp.player_id IS NULL THEN 'unrated_opponent'
+                ELSE 'not_rated' END AS why
+    FROM sides r
+    LEFT JOIN rating_changes c ON c.system = $system AND c.game_id = r.game_id AND c.player_id = r.player_id
+    LEFT JOIN rated me ON me.player_id = r.player_id
+    LEFT JOIN rated opp ON opp.player_id = r.opponent_id
+    WHERE r.played AND r.opponent_id IS NOT NULL
 )
 SELECT r.player_id,
-       count(*) FILTER (WHERE r.played AND r.opponent_id IS NOT NULL) AS n_played,
-       count(*) FILTER (WHERE r.played AND r.opponent_id IS NOT NULL AND me.player_id IS NULL
-                        AND opp.player_id IS NULL) AS n_both_unrated,
-       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) NOT IN ('H', 'F', 'U', 'Z', '')
-                        ) AS n_forfeit,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) NOT IN ('H', 'F', 'U', 'Z', '')) AS n_forfeit,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'H') AS n_bye_h,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'F') AS n_bye_f,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'U') AS n_pab,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'Z') AS n_bye_z,
-       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = '') AS n_not_paired
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = '') AS n_not_paired,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'both_unrated') AS n_both_unrated,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'unrated_opponent')
+           AS n_unrated_opponent,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'incompatible') AS n_incompatible,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id
+          AND p.why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible')) AS n_other
 FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r
-LEFT JOIN rated me ON me.player_id = r.player_id
-LEFT JOIN rated opp ON opp.player_id = r.opponent_id
 GROUP BY r.player_id
 """
 
@@ -65,6 +82,7 @@ _SKIP_WORDS = {
     "no_dates": "the event has no dates",
     "before_rating_from": "the event is older than the first list rated",
     "variant": "a chess variant is not rated",
+    "not_this_rate_class": "its rate of play is not the one this system rates",
 }
 
 
@@ -97,7 +115,7 @@ def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: st
     """Per player of the event: `player_id` Int64 and `no_rating_reason` String, the player's
     rounds in words ('1 forfeit, 6 zero-point byes (Z)'), as the reason no game of theirs was
     rated. Only meaningful for players without a `tournament_ratings` row."""
-    counts: pl.DataFrame = con.sql(_ROUNDS_SQL, params=[tournament_id] * 4 + [system]).pl()
+    counts: pl.DataFrame = con.sql(_ROUNDS_SQL, params={"tid": tournament_id, "system": system}).pl()
     if counts.height == 0:
         return pl.DataFrame(schema={"player_id": pl.Int64, "no_rating_reason": pl.Utf8})
     parts = [
@@ -112,9 +130,13 @@ def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: st
             "game against an unrated opponent, the player unrated too",
             "games against unrated opponents, the player unrated too",
         ),
-        pl.when(pl.col("n_played") > pl.col("n_both_unrated")).then(
-            pl.format("{} game(s) played, none rated", pl.col("n_played") - pl.col("n_both_unrated"))
+        _plural(pl.col("n_unrated_opponent"), "game against an unrated opponent", "games against unrated opponents"),
+        _plural(
+            pl.col("n_incompatible"),
+            "incompatible game (FFE: an expected result too far apart)",
+            "incompatible games (FFE: expected results too far apart)",
         ),
+        pl.when(pl.col("n_other") > 0).then(pl.format("{} game(s) played, not rated", pl.col("n_other"))),
     ]
     words = pl.concat_str(parts, separator=", ", ignore_nulls=True)
     return counts.select(

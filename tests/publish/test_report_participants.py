@@ -113,6 +113,35 @@ def test_report_header_of_a_pgn_event_takes_the_games_time_control(tmp_path: Pat
     assert "federation" not in header and "chief_arbiter" not in header  # never a placeholder
 
 
+def test_a_game_the_rating_left_out_is_named_by_its_reason(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    rw = duckdb.connect(str(db))
+    # FFE: Echo's round-1 game was played after all, and left out as incompatible (spec A.3)
+    rw.execute("DELETE FROM unplayed_rounds WHERE player_id = 5 AND round = 1")
+    rw.execute(
+        "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
+        " black_score, played) VALUES (40, 1, 1, 1, 5, 6, '0-1', 0, 1, TRUE)"
+    )
+    rw.execute(
+        "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id, opponent_id, ro, rc,"
+        " score, counted, reason) VALUES ('ffe', DATE '2024-02-01', 1, 40, 5, 6, 1420, 1800, 0, FALSE, 'incompatible')"
+    )
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
+    )
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        perf = performance_frame(con, 1, "ffe")
+    finally:
+        con.close()
+    assert perf.filter(pl.col("player_id") == 5)["no_rating_reason"].to_list() == [
+        "no rated game: 1 pairing-allocated bye (PAB, U), 2 zero-point byes (Z),"
+        " 1 incompatible game (FFE: an expected result too far apart)"
+    ]
+
+
 def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
     rows = pl.DataFrame(
         {

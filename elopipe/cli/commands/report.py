@@ -21,6 +21,8 @@ def report(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
+    import polars as pl
+
     from elopipe.identity.events import event_of
     from elopipe.publish.legend import legend
     from elopipe.publish.report_header import HEADER_FIELDS, report_header
@@ -82,10 +84,14 @@ def report(
                 console.print(Text("  ".join(fields)))
                 # numbers and names are never cut: the table may be wider than a narrow terminal
                 ffe = ffe_frame(con, tid, system)
+                perf = performance_frame(con, tid, system)
                 if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
                     print_table(rich_ffe_table(ffe, f"{name} – {system}"))
+                    # the FFE working has rated players only: the others and why, as in the FIDE table
+                    for r in perf.filter(pl.col("no_rating_reason").is_not_null()).iter_rows(named=True):
+                        console.print(Text(f"  SNo {r['start_rank']} {r['name']}: {r['no_rating_reason']}"))
                 else:
-                    print_table(rich_table(performance_frame(con, tid, system), f"{name} – {system}"))
+                    print_table(rich_table(perf, f"{name} – {system}"))
                 if show_legend:
                     for term, meaning in legend(system):
                         console.print(Text(f"  {term}: {meaning}", style="dim"))
