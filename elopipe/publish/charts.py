@@ -1,36 +1,138 @@
 """Rating-history charts with matplotlib's Agg backend (no display, safe in worker threads).
 
-A `Figure` is built directly (not through pyplot), so no global state is touched.
+A `Figure` is built directly (not through pyplot), so no global state is touched. The rating is
+a step line (a list's rating holds until the next list); each rated tournament is a marker at
+its last day and the player's Ro there, named in a hover title (`<title>` in the SVG, the
+`Hotspot`s that a page lays over the PNG with `title=`); the 1 March 2024 adjustment (FIDE
+B.02 (2024), R + 0.4 × (2000 − R) under 2000) is a step of its own, in another colour, labelled.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import io
-from typing import TYPE_CHECKING
+import re
+from html import escape
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 
-def rating_history_chart(dates: list[dt.date], ratings: list[int | None], title: str, fmt: str = "png") -> bytes:
-    """A line chart of rating (rating points) per list date, as PNG or SVG bytes.
+class ChartEvent(NamedTuple):
+    """A rated tournament on the chart: its last day, the rating drawn (Ro, rating points) and
+    the hover title."""
 
-    Lists where the player was unrated (rating None) leave a gap in the line. `fmt` is
-    'png' or 'svg'; raises ValueError for another format or when `dates` and `ratings`
-    differ in length.
+    day: dt.date
+    rating: int
+    title: str
+
+
+class ChartStep(NamedTuple):
+    """A labelled jump of the rating at `day`, from `before` to `after` rating points."""
+
+    day: dt.date
+    before: int
+    after: int
+    label: str
+
+
+class Hotspot(NamedTuple):
+    """Where a marker is on the image, in percent of its width (`left`) and height (`top`) from
+    the top-left corner, and its hover title."""
+
+    left: float
+    top: float
+    title: str
+
+
+class Chart(NamedTuple):
+    """The chart's bytes (PNG or SVG) and its markers' places (`Hotspot`)."""
+
+    data: bytes
+    hotspots: list[Hotspot]
+
+
+def rating_history_chart(
+    dates: list[dt.date],
+    ratings: list[int | None],
+    title: str,
+    fmt: str = "png",
+    events: list[ChartEvent] | None = None,
+    steps: list[ChartStep] | None = None,
+) -> bytes:
+    """The chart of `render_chart` as PNG or SVG bytes. Raises ValueError as `render_chart`."""
+    return render_chart(dates, ratings, title, fmt, events, steps).data
+
+
+def render_chart(
+    dates: list[dt.date],
+    ratings: list[int | None],
+    title: str,
+    fmt: str = "png",
+    events: list[ChartEvent] | None = None,
+    steps: list[ChartStep] | None = None,
+) -> Chart:
+    """A step chart of rating (rating points) per list date with a marker per `events` and each
+    of `steps` drawn and labelled, as PNG or SVG bytes plus the markers' places.
+
+    Lists where the player was unrated (rating None) leave a gap in the line. In SVG each
+    marker and step carries a `<title>` (a hover title). `fmt` is 'png' or 'svg'; raises
+    ValueError for another format or when `dates` and `ratings` differ in length.
     """
     if fmt not in {"png", "svg"}:
         raise ValueError(f"chart format must be png or svg, not {fmt!r}")
-    fig = history_figure(dates, ratings, title)
+    events, steps = events or [], steps or []
+    fig = history_figure(dates, ratings, title, events, steps)
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
-    return buf.getvalue()
+    data = buf.getvalue()
+    if fmt == "svg":
+        titles = {f"event-{i}": e.title for i, e in enumerate(events)}
+        titles |= {f"step-{i}": s.label for i, s in enumerate(steps)}
+        data = _svg_titles(data, titles)
+    return Chart(data, _hotspots(fig, events))
+
+
+def _svg_titles(svg: bytes, titles: dict[str, str]) -> bytes:
+    """`svg` with a `<title>` first in each group whose id is a key of `titles`."""
+
+    def add(m: re.Match[str]) -> str:
+        return f"{m.group(0)}\n   <title>{escape(titles[m.group(1)])}</title>"
+
+    text = svg.decode("utf-8")
+    text = re.sub(r'<g id="((?:event|step)-\d+)">', lambda m: add(m) if m.group(1) in titles else m.group(0), text)
+    return text.encode("utf-8")
+
+
+def _hotspots(fig: Figure, events: list[ChartEvent]) -> list[Hotspot]:
+    """The places of `events`' markers on the drawn figure, in percent from the top-left."""
+    if not events:
+        return []
+    ax = fig.axes[0]
+    width, height = fig.bbox.width, fig.bbox.height
+    out = []
+    for e in events:
+        x, y = ax.transData.transform((_num(e.day), e.rating))
+        out.append(Hotspot(round(100 * x / width, 2), round(100 * (1 - y / height), 2), e.title))
+    return out
+
+
+def _num(day: dt.date) -> float:
+    """`day` as matplotlib's date number (days since its epoch)."""
+    from matplotlib.dates import date2num
+
+    return float(date2num(day))  # type: ignore[no-untyped-call]  # matplotlib ships no types for it
 
 
 # A history shorter than this gets a window of this width centred on it: matplotlib would
 # otherwise widen a single date to years on both sides (an axis running far into the future).
 MIN_SPAN = dt.timedelta(days=90)
+
+# Names are written next to the markers up to this many events; more would overlap (the hover
+# titles still name every one)
+MAX_NAMED = 6
 
 
 def x_range(dates: list[dt.date]) -> tuple[dt.date, dt.date] | None:
@@ -46,11 +148,18 @@ def x_range(dates: list[dt.date]) -> tuple[dt.date, dt.date] | None:
     return lo - pad, hi + pad
 
 
-def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) -> Figure:
-    """The matplotlib Figure of `rating_history_chart` (one Axes). Raises ValueError when
-    `dates` and `ratings` differ in length."""
+def history_figure(
+    dates: list[dt.date],
+    ratings: list[int | None],
+    title: str,
+    events: list[ChartEvent] | None = None,
+    steps: list[ChartStep] | None = None,
+) -> Figure:
+    """The matplotlib Figure of `render_chart` (one Axes). Raises ValueError when `dates` and
+    `ratings` differ in length."""
     if len(dates) != len(ratings):
         raise ValueError("dates and ratings differ in length")
+    events, steps = events or [], steps or []
     # imported here: matplotlib costs ~0.3 s, which every `elopipe` command would otherwise pay
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -59,10 +168,10 @@ def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) 
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ys = [float("nan") if r is None else r for r in ratings]
-    marker = "o" if len(dates) <= 60 else None  # dots would merge into a thick line
     # dates go through matplotlib's date converter; its stubs only list numbers and arrays
-    ax.plot(dates, ys, marker=marker, markersize=3, linewidth=1.6, color="#1f5fa8")  # type: ignore[arg-type]
-    known = [r for r in ratings if r is not None]
+    ax.step(dates, ys, where="post", linewidth=1.6, color="#1f5fa8")  # type: ignore[arg-type]
+    _draw_marks(ax, events, steps)
+    known = [r for r in ratings if r is not None] + [e.rating for e in events]
     if known and max(known) - min(known) < 50:
         # a flat history drawn over a 5-point axis would look like a collapse
         mid = (max(known) + min(known)) / 2
@@ -73,9 +182,34 @@ def history_figure(dates: list[dt.date], ratings: list[int | None], title: str) 
     for label in ax.get_xticklabels():
         label.set_rotation(30)
         label.set_horizontalalignment("right")
-    window = x_range(dates)
+    window = x_range(dates + [e.day for e in events])
     if window is not None:
         ax.set_xlim(*window)  # type: ignore[arg-type]  # dates, as for `plot` above
     # fixed margins: tight_layout/autofmt_xdate cost more than the plot itself
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.2)
     return fig
+
+
+def _draw_marks(ax: Axes, events: list[ChartEvent], steps: list[ChartStep]) -> None:
+    """A diamond per rated tournament (named when there are few) and each step as an orange
+    segment with its label; each artist gets a gid, for the SVG's `<title>`."""
+    for i, e in enumerate(events):
+        x = _num(e.day)
+        ax.plot([x], [e.rating], marker="D", markersize=5, color="#c0392b", linestyle="none", gid=f"event-{i}")
+        if len(events) <= MAX_NAMED:
+            name = e.title.split(" (")[0][:28]
+            # alternate above and below: the names of events close in time would overlap
+            dy = 6 if i % 2 == 0 else -12
+            ax.annotate(name, (x, e.rating), xytext=(3, dy), textcoords="offset points", fontsize=7, color="#7b241c")
+    for i, s in enumerate(steps):
+        x = _num(s.day)
+        ax.plot([x, x], [s.before, s.after], color="#e67e22", linewidth=2.4, gid=f"step-{i}")
+        ax.annotate(
+            s.label,
+            (x, (s.before + s.after) / 2),
+            xytext=(5, 0),
+            textcoords="offset points",
+            fontsize=7,
+            color="#a04000",
+            va="center",
+        )

@@ -1,8 +1,9 @@
 """Player history: rating per list, games, K, change and tournaments, from `v_player_history`.
 
-`history_frame` columns (Polars): list_date Date, rating Int32 (null while unrated),
-games Int32, total_games Int32, k Int32, change Int32 (rating points), flags String,
-tournaments List(String) (tournaments rated for the player on that list).
+`history_frame` columns (Polars): list_date Date, kind String ('period' | 'adjustment': the
+1 March 2024 adjustment), rating Int32 (null while unrated), games Int32, total_games Int32,
+k Int32, change Int32 (rating points), flags String, tournaments List(String) (tournaments
+rated for the player on that list).
 `tournaments_frame` columns: tournament_id Int32, name String, start_date Date,
 start_rank Int32, rating_in_file Int32, points_in_file Decimal(5,1).
 """
@@ -16,10 +17,22 @@ import duckdb
 import polars as pl
 
 from elopipe.publish.atomic import write_bytes, write_text
-from elopipe.publish.charts import rating_history_chart
+from elopipe.publish.charts import Chart, ChartEvent, ChartStep, render_chart
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import row_by_id, slug
 from elopipe.read.names import name_key, name_key_sql
+
+# (player_id, name) of the players `sql` selects, as offered: a player merged into another is that
+# other one, and a player with no entry in any tournament and on no list (a spelling merged away,
+# a ghost of an old identity) is never offered: it has nothing to show
+_OFFERED = """
+SELECT DISTINCT p.player_id, p.name
+FROM players p0 JOIN players p ON p.player_id = COALESCE(p0.merged_into, p0.player_id)
+WHERE p0.player_id IN ({sql})
+  AND (EXISTS (SELECT 1 FROM tournament_players tp WHERE tp.player_id = p.player_id)
+       OR EXISTS (SELECT 1 FROM rating_lists r WHERE r.player_id = p.player_id))
+ORDER BY 1
+"""
 
 
 def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
@@ -30,18 +43,22 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     (`player_aliases.name_as_written`, `tournament_players.name_as_written`), the same
     `identity.name_key` (order of the name parts, accents and case ignored), else a literal
     substring of the name or of a spelling (`%` and `_` match only themselves).
+    A player merged into another is that other one; a player with no tournament entry and on no
+    list is never offered (`_OFFERED`).
     Raises LookupError (listing candidates) when nothing or more than one player matches.
     """
     ref = ref.strip()
     if ref.isdigit():
         for sql in (
-            "SELECT player_id FROM players WHERE fide_id = ?",
-            "SELECT player_id FROM players WHERE player_id = ?",
+            "SELECT player_id FROM players WHERE fide_id = $ref",
+            "SELECT player_id FROM players WHERE player_id = $ref",
         ):
-            rows = con.execute(sql, [int(ref)]).fetchall()
+            rows = con.execute(_OFFERED.format(sql=sql), {"ref": int(ref)}).fetchall()
             if len(rows) == 1:
                 return int(rows[0][0])
-    rows = con.execute("SELECT player_id FROM players WHERE national_id = ?", [ref]).fetchall()
+    rows = con.execute(
+        _OFFERED.format(sql="SELECT player_id FROM players WHERE national_id = $ref"), {"ref": ref}
+    ).fetchall()
     if len(rows) == 1:
         return int(rows[0][0])
     key = name_key(ref)
@@ -70,9 +87,7 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     for sql, params in stages:
         if not key and "key" in params:
             continue
-        rows = con.execute(
-            f"SELECT player_id, name FROM players WHERE player_id IN ({sql}) ORDER BY 1", params
-        ).fetchall()
+        rows = con.execute(_OFFERED.format(sql=sql), params).fetchall()
         if rows:
             break
     if len(rows) == 1:
@@ -88,30 +103,141 @@ def player_info(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, obj
     return row_by_id(con, "players", "player_id", player_id)
 
 
-def history_frame(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:
-    """Rating per list of `player_id` under `system`, oldest first (columns: module docstring)."""
-    frame: pl.DataFrame = con.sql(
-        """
-        SELECT list_date, rating, games, total_games, k, change, flags, tournaments
-        FROM v_player_history WHERE player_id = ? AND system = ? ORDER BY list_date
-        """,
-        params=[player_id, system],
-    ).pl()
+_HISTORY_SQL = """
+WITH h AS (
+    SELECT list_date, rating, games, total_games, k, change, flags, tournaments,
+           -- 'adj2024:+N': the 1 March 2024 adjustment added N (elopipe.rating.fide_period._close_list)
+           TRY_CAST(regexp_extract(COALESCE(flags, ''), 'adj2024:\\+?(-?[0-9]+)', 1) AS INTEGER) AS adj,
+           nullif(trim(regexp_replace(COALESCE(flags, ''), ',?adj2024:[^,]*', '', 'g'), ','), '') AS plain_flags
+    FROM v_player_history WHERE player_id = $pid AND system = $system
+),
+rows AS (
+    SELECT list_date, 'period' AS kind, rating - COALESCE(adj, 0) AS rating, games, total_games, k, change,
+           plain_flags AS flags, tournaments,
+           rating - COALESCE(adj, 0) IS DISTINCT FROM lag(rating) OVER (ORDER BY list_date)
+             OR row_number() OVER (ORDER BY list_date) = 1 AS moved
+    FROM h
+    UNION ALL
+    SELECT list_date, 'adjustment', rating, 0, total_games, NULL, adj, NULL, NULL, TRUE
+    FROM h WHERE adj <> 0
+)
+SELECT list_date, kind, rating, games, total_games, k, change, flags, tournaments, games = 0 AND NOT moved AS idle
+FROM rows ORDER BY list_date, kind = 'adjustment'
+"""
+
+
+def history_frame(
+    con: duckdb.DuckDBPyConnection, player_id: int, system: str, all_months: bool = False
+) -> pl.DataFrame:
+    """Rating per list of `player_id` under `system`, oldest first (columns: module docstring).
+
+    The 1 March 2024 adjustment (FIDE B.02 (2024), the one-off R + 0.4 × (2000 − R) for ratings
+    under 2000; stored as the list flag 'adj2024:+N') is a row of its own, `kind`
+    'adjustment', change = N and rating the published one, after the period's row (`kind`
+    'period', rating before the adjustment). Without `all_months`, a list where the player had
+    no rated game and the rating did not move is left out (the first list is always kept)."""
+    return _shown(_full_history(con, player_id, system), all_months)
+
+
+def _full_history(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:
+    """Every list of the player (`history_frame` with all months) plus `idle` Boolean: no rated
+    game and the rating did not move."""
+    frame: pl.DataFrame = con.sql(_HISTORY_SQL, params={"pid": player_id, "system": system}).pl()
     return frame
+
+
+def _shown(full: pl.DataFrame, all_months: bool) -> pl.DataFrame:
+    """The rows of `_full_history` a history table shows (all of them with `all_months`)."""
+    return (full if all_months else full.filter(~pl.col("idle"))).drop("idle")
 
 
 def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.DataFrame:
-    """Every tournament the player appears in, by start date (columns: module docstring)."""
+    """Every event the player appears in, once, by start date (columns: module docstring).
+
+    Two files of one event are one row: a duplicate export whose games are all another
+    tournament's (`game_sources`, as `reports.canonical_event`) is that tournament, and the
+    parts of an event held in several files (`tournaments.event_id`) are the event. The
+    start rank, rating and points are the player's entry in the event itself when there is one."""
     frame: pl.DataFrame = con.sql(
         """
-        SELECT t.tournament_id, t.name, t.start_date, tp.start_rank, tp.rating_in_file,
-               tp.points_in_file
-        FROM tournament_players tp JOIN tournaments t USING (tournament_id)
-        WHERE tp.player_id = ? ORDER BY t.start_date NULLS LAST, t.tournament_id
+        WITH mine AS (
+            SELECT tournament_id, start_rank, rating_in_file, points_in_file
+            FROM tournament_players WHERE player_id = $pid
+        ),
+        dup AS (  -- every game of it is a source row of a game of one other tournament
+            SELECT g.tournament_id, min(c.tournament_id) AS canon
+            FROM games g
+            JOIN game_sources s ON s.source_game_id = g.game_id AND s.game_id <> g.game_id
+            JOIN games c ON c.game_id = s.game_id
+            WHERE g.tournament_id IN (SELECT tournament_id FROM mine)
+            GROUP BY g.tournament_id
+            HAVING count(DISTINCT c.tournament_id) = 1
+               AND NOT EXISTS (SELECT 1 FROM canonical_games k WHERE k.tournament_id = g.tournament_id)
+        ),
+        ev AS (
+            SELECT m.*, COALESCE(t.event_id, t.tournament_id) AS event
+            FROM mine m LEFT JOIN dup d USING (tournament_id)
+            JOIN tournaments t ON t.tournament_id = COALESCE(d.canon, m.tournament_id)
+        )
+        SELECT CAST(ev.event AS INTEGER) AS tournament_id, any_value(t.name) AS name,
+               any_value(COALESCE(t.start_date, t.first_day)) AS start_date,
+               arg_min(ev.start_rank, ev.tournament_id <> ev.event) AS start_rank,
+               arg_min(ev.rating_in_file, ev.tournament_id <> ev.event) AS rating_in_file,
+               arg_min(ev.points_in_file, ev.tournament_id <> ev.event) AS points_in_file
+        FROM ev JOIN tournaments t ON t.tournament_id = ev.event
+        GROUP BY ev.event
+        ORDER BY start_date NULLS LAST, tournament_id
         """,
-        params=[player_id],
+        params={"pid": player_id},
     ).pl()
     return frame
+
+
+def chart_marks(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> list[ChartEvent]:
+    """A `ChartEvent` per tournament rated for the player under `system`: at its last day and the
+    player's Ro there (Ru so far while unrated; none when neither is known), titled with the
+    event's name, dates, Ro, games, score and change (`v_tournament_performance`)."""
+    rows = con.execute(
+        """
+        SELECT t.name, COALESCE(t.end_date, t.last_day, v.list_date) AS day, COALESCE(t.start_date, t.first_day),
+               COALESCE(v.ro, v.ru_provisional) AS y, v.ro, v.n, v.score, v.change_rounded, v.unrated
+        FROM v_tournament_performance v JOIN tournaments t USING (tournament_id)
+        WHERE v.player_id = ? AND v.system = ? AND COALESCE(v.ro, v.ru_provisional) IS NOT NULL
+        ORDER BY day, t.tournament_id
+        """,
+        [player_id, system],
+    ).fetchall()
+    marks = []
+    for name, day, first, y, ro, n, score, change, unrated in rows:
+        dates = f"{first} – {day}" if first and first != day else str(day)
+        rated = f"unrated, Ru {y} so far" if unrated else f"Ro {ro}, change {change:+d}" if change is not None else ""
+        marks.append(ChartEvent(day, int(y), f"{name} ({dates}): {rated}, {n} games, W {score}"))
+    return marks
+
+
+def player_chart(
+    con: duckdb.DuckDBPyConnection,
+    player_id: int,
+    system: str,
+    title: str,
+    fmt: str,
+    history: pl.DataFrame | None = None,
+) -> Chart | None:
+    """The player's rating chart under `system` (`charts.render_chart`): every list, each rated
+    tournament marked (`chart_marks`) and the 1 March 2024 adjustment as its own step; None
+    when the player has no rating and no rated tournament under `system` (nothing to draw).
+    `history`: the player's `history_frame` with all months, when the caller has it already."""
+    hist = history if history is not None else history_frame(con, player_id, system, all_months=True)
+    events = chart_marks(con, player_id, system)
+    if hist["rating"].null_count() == hist.height and not events:
+        return None
+    steps = [
+        ChartStep(r["list_date"], r["before"], r["rating"], f"1 Mar 2024 adjustment {r['change']:+d}")
+        for r in hist.with_columns(pl.col("rating").shift(1).alias("before"))
+        .filter((pl.col("kind") == "adjustment") & pl.col("before").is_not_null())
+        .iter_rows(named=True)
+    ]
+    return render_chart(list(hist["list_date"]), list(hist["rating"]), title, fmt, events, steps)
 
 
 def write_player_page(
@@ -120,33 +246,38 @@ def write_player_page(
     system: str,
     out_dir: Path,
     chart_format: str = "png",
+    all_months: bool = False,
 ) -> list[Path]:
-    """Write `<id>_<name>.<png|svg>` (rating chart) and `<id>_<name>.html` (history page with
-    the chart embedded) into `out_dir`; return the paths. Raises LookupError for an unknown
-    player."""
+    """Write `<id>_<name>.<png|svg>` (rating chart, `player_chart`) and `<id>_<name>.html`
+    (history page with the chart embedded, its tournaments' markers titled) into `out_dir`;
+    return the paths. No chart is written for a player with nothing rated under `system`.
+    The history table skips lists without games unless `all_months` (`history_frame`).
+    Raises LookupError for an unknown player."""
     info = player_info(con, player_id)
-    hist = history_frame(con, player_id, system)
+    full = _full_history(con, player_id, system)
+    every_list = _shown(full, all_months=True)
+    hist = _shown(full, all_months)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{player_id}_{slug(str(info['name']), 'player')}"
     title = f"{info['name']} – {system_label(system)}"
-    png = rating_history_chart(list(hist["list_date"]), list(hist["rating"]), title, fmt="png")
+    png = player_chart(con, player_id, system, title, "png", every_list)
     paths: list[Path] = []
-    chart_path = out_dir / f"{stem}.{chart_format}"
-    if chart_format == "png":
-        write_bytes(chart_path, png)
-    else:
-        write_bytes(
-            chart_path, rating_history_chart(list(hist["list_date"]), list(hist["rating"]), title, fmt=chart_format)
-        )
-    paths.append(chart_path)
+    if png is not None:
+        chart_path = out_dir / f"{stem}.{chart_format}"
+        chart = png if chart_format == "png" else player_chart(con, player_id, system, title, chart_format, every_list)
+        assert chart is not None  # the same store and player as the PNG's
+        write_bytes(chart_path, chart.data)
+        paths.append(chart_path)
     html = render(
         "player.html.j2",
         title=title,
         player=info,
         system=system_label(system),
         history=list(hist.iter_rows(named=True)),
+        all_months=all_months,
         tournaments=list(tournaments_frame(con, player_id).iter_rows(named=True)),
-        chart_png=base64.b64encode(png).decode("ascii"),
+        chart_png=base64.b64encode(png.data).decode("ascii") if png else None,
+        hotspots=png.hotspots if png else [],
     )
     html_path = out_dir / f"{stem}.html"
     write_text(html_path, html)

@@ -6,11 +6,14 @@ player: Ro, n, W, Ra, We, W−We, K, K×(W−We), the rounded change, Rp; FIDE B
 round: Rc, the difference used after the 400-point rule of 8.3.1, PD from table 8.1.2,
 W − PD, and why a game did not count). Nothing is recomputed here.
 
-`performance_frame` columns (Polars): list_date Date, start_rank Int32, player_id Int32,
-name String, fide_id Int64, ro Int32, n Int32, score Decimal(5,1), ra Int32,
-we Decimal(7,2), w_we Decimal(7,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating
-points), change_rounded Int32 (half away from zero), rp Int32, unrated Boolean,
-pooled_games Int32 (unrated: rated games pooled so far), ru_provisional Int32.
+`performance_frame` columns (Polars), one row per participant: list_date Date (null: no rated
+game), start_rank Int64, player_id Int32, name String, fide_id Int64, federation String,
+title String, ro Int32, n Int32, score Decimal(18,1), ra Int32, we Decimal(18,2),
+w_we Decimal(18,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating points),
+change_rounded Int32 (half away from zero), rp Int32, unrated Boolean, pooled_games Int32
+(unrated: rated games pooled so far), ru_provisional Int32, no_rating_reason String (why a
+participant has no rated game, `elopipe.publish.participants`; null when rated), note String
+(the Ru column in words, `participants.ru_note`).
 
 `games_frame` columns: player_id, player, start_rank, kind ('game' | 'unplayed'), round,
 colour, opponent_id, opponent, opponent_start_rank, rc, d_raw, d_used, capped, pd,
@@ -22,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
@@ -29,11 +33,15 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from elopipe.identity.events import event_of
+from elopipe.identity.events import PARTS, event_of
 from elopipe.publish.atomic import write_text
 from elopipe.publish.crosstable import crosstable, start_numbers
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
+from elopipe.publish.legend import legend
+from elopipe.publish.participants import round_reasons, ru_note, skip_reason
+from elopipe.publish.report_header import HEADER_FIELDS, report_header
+from elopipe.runtime.errors import ElopipeError
 
 PERFORMANCE_COLUMNS = [
     "list_date",
@@ -41,6 +49,8 @@ PERFORMANCE_COLUMNS = [
     "player_id",
     "name",
     "fide_id",
+    "federation",
+    "title",
     "ro",
     "n",
     "score",
@@ -54,6 +64,8 @@ PERFORMANCE_COLUMNS = [
     "unrated",
     "pooled_games",
     "ru_provisional",
+    "no_rating_reason",
+    "note",
 ]
 
 GAME_COLUMNS = [
@@ -215,16 +227,43 @@ def tournaments_by_list(
 
 
 def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
-    """Per-player performance rows (columns: module docstring), by start rank then name.
-    A player without a stored start rank (PGN) gets the crosstable's start number."""
+    """One row per participant of the event (every `tournament_players` entry of its parts),
+    by start rank then name (columns: module docstring). A player without a stored start rank
+    (PGN) gets the crosstable's start number. A participant the rating wrote no row for has
+    null rating columns, n 0 and `no_rating_reason` (`elopipe.publish.participants`); `note`
+    is the Ru column in words (`participants.ru_note`)."""
     df = con.sql(
         f"""
-        SELECT {", ".join(PERFORMANCE_COLUMNS)} FROM v_tournament_performance
-        WHERE tournament_id = ? AND system = ?
-        ORDER BY start_rank NULLS LAST, name, player_id, list_date
+        WITH entries AS (
+            SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name, p.fide_id,
+                   COALESCE(tp.federation, p.federation) AS federation, COALESCE(tp.title, p.title) AS title
+            FROM tournament_players tp JOIN players p USING (player_id)
+            WHERE tp.tournament_id IN {PARTS}
+            QUALIFY row_number() OVER (PARTITION BY tp.player_id ORDER BY tp.tournament_id) = 1
+        ),
+        perf AS (SELECT * FROM v_tournament_performance WHERE tournament_id = ? AND system = ?)
+        SELECT perf.list_date, COALESCE(perf.start_rank, e.start_rank) AS start_rank,
+               COALESCE(perf.player_id, e.player_id) AS player_id, COALESCE(e.name, perf.name) AS name,
+               COALESCE(perf.fide_id, e.fide_id) AS fide_id, e.federation, e.title,
+               perf.ro, COALESCE(perf.n, 0) AS n, perf.score, perf.ra, perf.we, perf.w_we, perf.k,
+               perf.k_w_we, perf.change_rounded, perf.rp, perf.unrated, perf.pooled_games,
+               perf.ru_provisional, perf.player_id IS NULL AS no_row
+        FROM entries e FULL JOIN perf ON perf.player_id = e.player_id
         """,
-        params=[tournament_id, system],
+        params=[tournament_id, tournament_id, system],
     ).pl()
+    reasons = round_reasons(con, tournament_id, system)
+    skipped = skip_reason(con, tournament_id, system)
+    df = df.join(reasons, on="player_id", how="left").with_columns(
+        pl.when(pl.col("no_row"))
+        .then(
+            pl.lit(f"event not rated: {skipped}")
+            if skipped
+            else pl.col("no_rating_reason").fill_null("no rated game: no round recorded")
+        )
+        .alias("no_rating_reason")
+    )
+    df = df.with_columns(ru_note().alias("note")).select(PERFORMANCE_COLUMNS)
     return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
         ["start_rank", "name", "player_id", "list_date"], nulls_last=True, maintain_order=True
     )
@@ -308,12 +347,15 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
     Title and cells are `rich.text.Text`, so a name such as `[/i]Evil` is shown as written
     whatever Console prints the table (never read as markup or emoji codes)."""
     table = Table(title=Text(title), show_lines=False, box=box.SIMPLE_HEAD)
-    heads = ["SNo", "Name", "Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Chg", "Rp", "Ru"]
+    heads = ["SNo", "Name", "Fed", "Title", "Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Chg", "Rp"]
     for h in heads:
         if h == "Name":
             table.add_column(h, no_wrap=True, max_width=30, overflow="ellipsis")
+        elif h in ("Fed", "Title"):
+            table.add_column(h, no_wrap=True)
         else:
             table.add_column(h, justify="right", no_wrap=True)
+    table.add_column("Ru / note")
 
     def s(v: object) -> str:
         return "" if v is None else str(v)
@@ -324,6 +366,8 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
             table,
             s(r["start_rank"]),
             s(r["name"]),
+            s(r["federation"]),
+            s(r["title"]),
             s(r["ro"]),
             s(r["n"]),
             s(r["score"]),
@@ -334,7 +378,7 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
             s(r["k_w_we"]),
             "" if chg is None or r["unrated"] else f"{chg:+d}",
             s(r["rp"]),
-            f"{s(r['ru_provisional']) or '–'} ({s(r['pooled_games']) or '?'} g)" if r["unrated"] else "",
+            s(r["note"]),
         )
     return table
 
@@ -385,20 +429,73 @@ def report_stem(con: duckdb.DuckDBPyConnection, tournament_id: int) -> str:
     return f"{tournament_id}_{slug(str(info.get('name') or ''), 'tournament')}"
 
 
+class NothingToReport(ElopipeError, LookupError):
+    """A tournament has no rated player under the system: no report is written (the message
+    says why, as `nothing_rated_reason`)."""
+
+
+class Unreported(NamedTuple):
+    """Why a tournament has no report: `text`, one sentence; `participants`: True when the event
+    was rated, so its participants and their reasons are worth showing."""
+
+    text: str
+    participants: bool = False
+
+
+def nothing_rated_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> Unreported | None:
+    """Why `tournament_id` has no report under `system`, or None when the rating wrote at least
+    one `tournament_ratings` row for it: the system was never rated; the rating left the event
+    out (`rating_skips`); the event is later than the last list rated; or it was rated but none of
+    its players had a rated game."""
+    name = tournament_info(con, tournament_id).get("name") or f"Tournament {tournament_id}"
+    ((rows, last_list),) = con.execute(
+        "SELECT (SELECT count(*) FROM tournament_ratings WHERE system = $s AND tournament_id = $t),"
+        " (SELECT max(list_date) FROM rating_lists WHERE system = $s)",
+        {"s": system, "t": tournament_id},
+    ).fetchall()
+    if rows:
+        return None
+    if last_list is None:
+        return Unreported(f"nothing is rated under {system!r} yet: run `elopipe rate --system {system}` first")
+    skipped = skip_reason(con, tournament_id, system)
+    if skipped:
+        return Unreported(f"{name}: not rated under {system!r}: {skipped}")
+    ((last_day, n_players),) = con.execute(
+        f"SELECT (SELECT max(last_day) FROM tournaments WHERE tournament_id IN {PARTS}),"
+        f" (SELECT count(DISTINCT player_id) FROM tournament_players WHERE tournament_id IN {PARTS})",
+        [tournament_id, tournament_id],
+    ).fetchall()
+    if last_day is not None and last_day >= last_list:
+        return Unreported(
+            f"{name}: not rated under {system!r} yet (it ends {last_day}, the last list rated is {last_list}):"
+            " run `elopipe rate` first"
+        )
+    return Unreported(
+        f"{name}: rated under {system!r}, but none of its {n_players} players had a rated game: nothing to report",
+        participants=n_players > 0,
+    )
+
+
 def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, out_dir: Path) -> list[Path]:
     """Write the report of `tournament_id` under `system` into `out_dir`.
 
-    Files: `<stem>.players.csv` (performance rows), `<stem>.games.csv` (game by game),
-    `<stem>.crosstable.csv`, for FFE systems `<stem>.ffe.csv` (period working), and
-    `<stem>.html` (all of them, standalone). Returns the paths, the HTML last.
-    Raises LookupError if the tournament does not exist.
+    Files: `<stem>.players.csv` (a row per participant, columns `PERFORMANCE_COLUMNS`),
+    `<stem>.games.csv` (game by game), `<stem>.crosstable.csv`, for FFE systems `<stem>.ffe.csv`
+    (period working), and `<stem>.html` (all of them, standalone, with the event's header and
+    the legend of the system's columns). Returns the paths, the HTML last.
+    Raises LookupError if the tournament does not exist, `NothingToReport` (nothing written)
+    when no player of it is rated under `system`.
     """
     info = tournament_info(con, tournament_id)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    why = nothing_rated_reason(con, tournament_id, system)
+    if why is not None:
+        raise NothingToReport(why.text)
     stem = report_stem(con, tournament_id)
     perf = performance_frame(con, tournament_id, system)
     games = games_frame(con, tournament_id, system)
     labels, cross = crosstable(con, tournament_id)
+    ffe = ffe_frame(con, tournament_id, system)
+    out_dir.mkdir(parents=True, exist_ok=True)
 
     paths = [
         out_dir / f"{stem}.players.csv",
@@ -406,7 +503,6 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         out_dir / f"{stem}.crosstable.csv",
         out_dir / f"{stem}.html",
     ]
-    ffe = ffe_frame(con, tournament_id, system)
     if ffe.height:
         paths.insert(3, out_dir / f"{stem}.ffe.csv")
         write_csv(ffe, paths[3])
@@ -417,13 +513,17 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     games_by_player: dict[int, list[dict[str, object]]] = {}
     for g in games.iter_rows(named=True):
         games_by_player.setdefault(g["player_id"], []).append(g)
+    header = report_header(con, tournament_id)
     html = render(
         "report.html.j2",
         title=f"{info.get('name') or tournament_id} – {system_label(system)} rating report",
         system=system_label(system),
         tournament=info,
-        list_dates=sorted({str(d) for d in perf["list_date"]}),
+        header=[(label, header[key]) for key, label in HEADER_FIELDS if key in header],
+        legend=legend(system),
+        list_dates=sorted({str(d) for d in perf["list_date"] if d is not None}),
         players=list(perf.iter_rows(named=True)),
+        n_rated=perf.filter(pl.col("no_rating_reason").is_null()).height,
         games_by_player=games_by_player,
         rounds=labels,
         crosstable=list(cross.iter_rows(named=True)),

@@ -1,10 +1,11 @@
-"""`elopipe report --tournament ID|NAME [--system S] [--out DIR] [--all]`."""
+"""`elopipe report --tournament ID|NAME [--system S] [--out DIR] [--all] [--no-legend]`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.store.connect import DEFAULT_DB, open_reader
@@ -16,14 +17,20 @@ def report(
     system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder (reports/<system>/ inside)."),
     all_rated: bool = typer.Option(False, "--all", help="Every tournament rated under the system."),
+    show_legend: bool = typer.Option(True, "--legend/--no-legend", help="Explain the columns after the table."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
+    import polars as pl
+
     from elopipe.identity.events import event_of
+    from elopipe.publish.legend import legend
+    from elopipe.publish.report_header import HEADER_FIELDS, report_header
     from elopipe.publish.reports import (
         canonical_event,
         ffe_frame,
         match_tournament,
+        nothing_rated_reason,
         performance_frame,
         rated_tournaments,
         rich_ffe_table,
@@ -35,6 +42,7 @@ def report(
     if (tournament is None) == (not all_rated):
         err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
+    check_system(system)
     con = open_reader(db)
     target = out / "reports" / system
     try:
@@ -56,27 +64,37 @@ def report(
                     style="yellow",
                 )
         if not ids:
-            err_console.print(f"no tournament rated under {system!r} in {db}", style="red")
+            err_console.print(
+                f"nothing is rated under {system!r} in {db}: run `elopipe rate --system {system}` first", style="red"
+            )
             raise typer.Exit(1)
         written = []
         for tid in ids:
             if not all_rated:
-                perf = performance_frame(con, tid, system)
-                name = tournament_info(con, tid).get("name") or f"Tournament {tid}"
-                if perf.height == 0:
-                    skipped = con.execute(
-                        "SELECT list(DISTINCT reason ORDER BY reason) FROM rating_skips"
-                        " WHERE system = ? AND tournament_id = ?",
-                        [system, tid],
-                    ).fetchall()[0][0]
-                    why = f"the rating left it out ({', '.join(skipped)})" if skipped else "run `elopipe rate` first?"
-                    err_console.print(f"{name}: nothing rated under {system!r} ({why})", style="yellow")
+                name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
+                why = nothing_rated_reason(con, tid, system)
+                if why is not None:
+                    if why.participants:
+                        print_table(rich_table(performance_frame(con, tid, system), f"{name} – participants"))
+                    err_console.print(Text(f"{why.text}; no report written"), style="yellow")
+                    raise typer.Exit(1)
+                header = report_header(con, tid)
+                console.print(Text(name, style="bold"))
+                fields = [f"{label}: {header[key]}" for key, label in HEADER_FIELDS if key in header]
+                console.print(Text("  ".join(fields)))
                 # numbers and names are never cut: the table may be wider than a narrow terminal
                 ffe = ffe_frame(con, tid, system)
+                perf = performance_frame(con, tid, system)
                 if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
                     print_table(rich_ffe_table(ffe, f"{name} – {system}"))
+                    # the FFE working has rated players only: the others and why, as in the FIDE table
+                    for r in perf.filter(pl.col("no_rating_reason").is_not_null()).iter_rows(named=True):
+                        console.print(Text(f"  SNo {r['start_rank']} {r['name']}: {r['no_rating_reason']}"))
                 else:
                     print_table(rich_table(perf, f"{name} – {system}"))
+                if show_legend:
+                    for term, meaning in legend(system):
+                        console.print(Text(f"  {term}: {meaning}", style="dim"))
             written.extend(write_report(con, tid, system, target))
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")
@@ -84,3 +102,12 @@ def report(
     finally:
         con.close()
     console.print(f"{len(ids)} report(s), {len(written)} files written under {target}")
+
+
+def check_system(system: str) -> None:
+    """Refuse a rating system the registry does not know: one line listing the known ones, exit 2."""
+    from elopipe.rating import systems
+
+    if system not in systems.names():
+        err_console.print(f"unknown rating system {system!r}: use one of {', '.join(systems.names())}", style="red")
+        raise typer.Exit(2)

@@ -1,0 +1,98 @@
+"""What each column of a tournament report means, per rating system, with the rule it comes from.
+
+FIDE: Rating Regulations B.02 (2024 text; older lists follow the version in force, see
+`elopipe.rating.fide`): 8.1.1 (dp table), 8.1.2 (PD table), 8.3 (the change), 7.1.4 and 8.2
+(initial ratings). FFE: the classic national Elo and the E02 rapid rating, as specified in
+`ffe-rating-rules.md` Part A (sections A.2-A.6) and Part B.2 (`elopipe.rating.ffe`,
+`elopipe.rating.ffe_rapid`); the thresholds shown are the system's own parameters.
+"""
+
+from __future__ import annotations
+
+#: the FIDE-style performance table and the game-by-game table (B.02)
+FIDE_LEGEND: list[tuple[str, str]] = [
+    ("SNo", "start rank in the tournament file (PGN: a number given by rating, then name)"),
+    ("Fed / Title", "federation and FIDE title as the file gives them"),
+    ("Ro", "the player's rating in force: the list published before the event's start (B.02 7.1.3)"),
+    ("N", "games rated in this event for the player"),
+    ("W", "points scored in those games"),
+    ("Ra", "average rating of the rated opponents, rounded (B.02 8.1)"),
+    ("We", "expected score: the sum of PD over the games (B.02 8.3.1)"),
+    ("W−We", "score above (+) or below (−) expectation"),
+    ("K", "development coefficient: 40, 20 or 10, capped so that K × N ≤ 700 in the period (B.02 8.3.3)"),
+    (
+        "K×(W−We)",
+        "rating change earned here, unrounded; the period's sum is rounded once, halves away from zero (B.02 8.3.4)",
+    ),
+    ("Change", "that change rounded, as the list shows it"),
+    ("Rp", "performance rating: Ra + dp(p), p = W / N, dp from table 8.1.1 (B.02 8.1.1)"),
+    (
+        "Ru / note",
+        "unrated players: provisional initial rating Ru from the games pooled so far (B.02 7.1.4, 8.2); "
+        "for a player with no rated game, why",
+    ),
+    ("Rc", "per game: the opponent's rating in force"),
+    ("D", "per game: Ro − Rc; a difference over 400 counts as 400 (B.02 8.3.1), shown with the raw value"),
+    ("PD", "per game: expected score for D, from table 8.1.2 (B.02 8.1.2)"),
+    ("W−PD", "per game: score minus PD; K × the sum of W−PD is the change (B.02 8.3.4)"),
+]
+
+
+def _ffe_legend(
+    compat: int, threshold: int, floor: int, young: int, adult: int, down: int, clamp: int
+) -> list[tuple[str, str]]:
+    return [
+        ("SNo", "start rank in the tournament file"),
+        ("List", "the list the period closes"),
+        ("Ro (R old)", "rating in force at the period's start (spec A.2)"),
+        (
+            "src",
+            "where Ro comes from: F the FIDE rating written in the file (FIDE before national), N this system's "
+            "previous list, N-file the national rating written in the file, standard the standard rating "
+            "credited for rapid (E02); an estimated value (E) is never a rating (spec A.2)",
+        ),
+        (
+            "N",
+            f"compatible games: draws always; a win against an opponent at most {compat} below R, a loss "
+            f"against one at most {compat} above; upsets always (spec A.3)",
+        ),
+        (
+            "N inc.",
+            f"incompatible games: an expected result against an opponent more than {compat} points away; "
+            "they are left out of X, p and P (spec A.3)",
+        ),
+        ("W", "points scored in the compatible games"),
+        ("Ra", "mean rating of the compatible opponents, rounded half up (X as a whole number)"),
+        ("X", "mean rating of the compatible opponents, full precision (spec A.4)"),
+        ("p", "score fraction over the compatible games: points / N (spec A.4)"),
+        (
+            "Z",
+            f"bonus dp(p) from FIDE table 8.1.1, interpolated between whole percentages, clamped to "
+            f"±{clamp} (spec A.4)",
+        ),
+        ("P", f"performance P = X + Z, raised to {floor} when lower (spec A.4)"),
+        (
+            "method",
+            f"down: P < R, new = ({down}·R + N·P) / ({down} + N); up_full: P > R with enough games (young "
+            f"{young}, adult {adult}), new = P; up_brake: P > R with fewer games, new = (N·P + (B − N)·R) / B, "
+            f"B = {young} (young) or {adult} (adult); equal: P = R; none: no compatible game, R kept (spec A.5); "
+            f"first: first rating from {threshold} compatible games; first_combined: with the archived "
+            f"performance; archived: fewer than {threshold} games, kept for later (spec A.6)",
+        ),
+        ("New", "new rating, rounded to the nearest 10, halves up (spec A.5)"),
+    ]
+
+
+def legend(system: str) -> list[tuple[str, str]]:
+    """(column, meaning) pairs explaining the report columns of `system`: FFE's period working
+    for 'ffe' and 'ffe-rapid' (thresholds from that system's `FfeRules`), FIDE's terms for
+    every other system (their performance table has the same columns)."""
+    if system in ("ffe", "ffe-rapid"):
+        from elopipe.rating.ffe import CLASSIC
+        from elopipe.rating.ffe_rapid import RAPID
+
+        r = RAPID if system == "ffe-rapid" else CLASSIC
+        return _ffe_legend(
+            r.compat_limit, r.threshold, r.floor, r.brake_up_young, r.brake_up_adult, r.brake_down, r.clamp
+        )
+    return FIDE_LEGEND

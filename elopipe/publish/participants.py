@@ -1,0 +1,170 @@
+"""Every participant of a tournament, with the reason a player has no rated game.
+
+A report lists every entry of `tournament_players` (all parts of an event held in several files),
+not only the players the rating wrote a `tournament_ratings` row for. For a player with no such
+row, `no_rating_reason` says why, from the store alone:
+
+- the event was left out by the rating (`rating_skips`: rate class, dates, online play ...);
+- the player's rounds: forfeits ('+' / '-', unplayed games are never rated, B.02 5.x and the
+  FIDE Handbook C.04 definition of a forfeit), byes by TRF code (H half-point bye, F full-point
+  bye, U pairing-allocated bye (PAB), Z zero-point bye), rounds not paired;
+- games played but not rated: the rating's own reason (`rating_changes.reason`: an unrated
+  opponent, an FFE incompatible game, spec A.3), else the ratings in force (both players
+  unrated: B.02 7.1.4, an unrated player's games count only against rated opponents).
+
+For an unrated player the rating did rate, `ru_note` says where the initial rating stands
+(B.02 7.1.4 and 8.2): the games pooled so far and Ru, or why there is none (a zero score in a
+first event is disregarded, 8.2.1; too few games, or Ru below the floor).
+"""
+
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+
+from elopipe.identity.events import PARTS
+
+# per player of the event: counts of each kind of round, from games and unplayed rounds
+# the event's parts (elopipe.identity.events.PARTS) with a named parameter: the query names its two
+_EVENT = PARTS.replace("?", "$tid")
+
+_ROUNDS_SQL = f"""
+WITH sides AS (
+    SELECT game_id, white_id AS player_id, black_id AS opponent_id, round, played, unplayed_code
+    FROM canonical_games WHERE tournament_id IN {_EVENT} AND white_id IS NOT NULL
+    UNION ALL
+    SELECT game_id, black_id, white_id, round, played, unplayed_code
+    FROM canonical_games WHERE tournament_id IN {_EVENT} AND black_id IS NOT NULL
+),
+byes AS (
+    SELECT NULL::BIGINT AS game_id, u.player_id, NULL::INTEGER AS opponent_id, u.round, FALSE AS played,
+           u.code AS unplayed_code
+    FROM unplayed_rounds u
+    WHERE u.tournament_id IN {_EVENT}
+      AND NOT EXISTS (SELECT 1 FROM sides s WHERE s.player_id = u.player_id AND s.round = u.round)
+),
+t AS (SELECT min(first_day) AS first_day FROM tournaments WHERE tournament_id IN {_EVENT}),
+-- a rating in force at the event's start: a rated row on a list before its first day
+rated AS (
+    SELECT DISTINCT rl.player_id FROM rating_lists rl, t
+    WHERE rl.system = $system AND rl.rating IS NOT NULL AND rl.list_date <= t.first_day
+),
+played AS (  -- why each game played was not rated: the rating's own word, else the ratings in force
+    SELECT r.player_id,
+           CASE WHEN c.reason IS NOT NULL THEN c.reason
+                WHEN me.player_id IS NULL AND opp.player_id IS NULL THEN 'both_unrated'
+                WHEN opp.player_id IS NULL THEN 'unrated_opponent'
+                ELSE 'not_rated' END AS why
+    FROM sides r
+    LEFT JOIN rating_changes c ON c.system = $system AND c.game_id = r.game_id AND c.player_id = r.player_id
+    LEFT JOIN rated me ON me.player_id = r.player_id
+    LEFT JOIN rated opp ON opp.player_id = r.opponent_id
+    WHERE r.played AND r.opponent_id IS NOT NULL
+)
+SELECT r.player_id,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) NOT IN ('H', 'F', 'U', 'Z', '')) AS n_forfeit,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'H') AS n_bye_h,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'F') AS n_bye_f,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'U') AS n_pab,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'Z') AS n_bye_z,
+       count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = '') AS n_not_paired,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'both_unrated') AS n_both_unrated,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'unrated_opponent')
+           AS n_unrated_opponent,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'incompatible') AS n_incompatible,
+       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id
+          AND p.why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible')) AS n_other
+FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r
+GROUP BY r.player_id
+"""
+
+_SKIP_WORDS = {
+    "no_dates": "the event has no dates",
+    "before_rating_from": "the event is older than the first list rated",
+    "variant": "a chess variant is not rated",
+    "not_this_rate_class": "its rate of play is not the one this system rates",
+}
+
+
+def skip_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> str | None:
+    """Why the rating of `system` left the whole event out (`rating_skips`, in words), or None."""
+    rows = con.execute(
+        "SELECT list(DISTINCT reason ORDER BY reason) FROM rating_skips WHERE system = ? AND tournament_id = ?",
+        [system, tournament_id],
+    ).fetchall()
+    reasons = rows[0][0] if rows else None
+    return "; ".join(_skip_words(r) for r in reasons) if reasons else None
+
+
+def _skip_words(reason: str) -> str:
+    kind, _, detail = reason.partition(":")
+    if kind == "rate_class":
+        return f"a {detail} event, not rated in this system"
+    if kind == "online":
+        return f"online play ({detail}) is not rated"
+    if kind == "rating_failed":
+        return f"the rating failed on it ({detail.strip()})"
+    return _SKIP_WORDS.get(reason, reason.replace("_", " "))
+
+
+def _plural(n: pl.Expr, one: str, many: str) -> pl.Expr:
+    return pl.when(n > 0).then(n.cast(pl.Utf8) + pl.when(n == 1).then(pl.lit(" " + one)).otherwise(pl.lit(" " + many)))
+
+
+def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+    """Per player of the event: `player_id` Int64 and `no_rating_reason` String, the player's
+    rounds in words ('1 forfeit, 6 zero-point byes (Z)'), as the reason no game of theirs was
+    rated. Only meaningful for players without a `tournament_ratings` row."""
+    counts: pl.DataFrame = con.sql(_ROUNDS_SQL, params={"tid": tournament_id, "system": system}).pl()
+    if counts.height == 0:
+        return pl.DataFrame(schema={"player_id": pl.Int64, "no_rating_reason": pl.Utf8})
+    parts = [
+        _plural(pl.col("n_forfeit"), "forfeit", "forfeits"),
+        _plural(pl.col("n_bye_h"), "half-point bye (H)", "half-point byes (H)"),
+        _plural(pl.col("n_bye_f"), "full-point bye (F)", "full-point byes (F)"),
+        _plural(pl.col("n_pab"), "pairing-allocated bye (PAB, U)", "pairing-allocated byes (PAB, U)"),
+        _plural(pl.col("n_bye_z"), "zero-point bye (Z)", "zero-point byes (Z)"),
+        pl.when(pl.col("n_not_paired") > 0).then(pl.format("not paired in {} round(s)", pl.col("n_not_paired"))),
+        _plural(
+            pl.col("n_both_unrated"),
+            "game against an unrated opponent, the player unrated too",
+            "games against unrated opponents, the player unrated too",
+        ),
+        _plural(pl.col("n_unrated_opponent"), "game against an unrated opponent", "games against unrated opponents"),
+        _plural(
+            pl.col("n_incompatible"),
+            "incompatible game (FFE: an expected result too far apart)",
+            "incompatible games (FFE: expected results too far apart)",
+        ),
+        pl.when(pl.col("n_other") > 0).then(pl.format("{} game(s) played, not rated", pl.col("n_other"))),
+    ]
+    words = pl.concat_str(parts, separator=", ", ignore_nulls=True)
+    return counts.select(
+        pl.col("player_id").cast(pl.Int64),
+        pl.when(words != "")
+        .then(pl.lit("no rated game: ") + words)
+        .otherwise(pl.lit("no game"))
+        .alias("no_rating_reason"),
+    )
+
+
+def ru_note() -> pl.Expr:
+    """The Ru column of a performance row, in words: for an unrated player rated here, the games
+    pooled so far and Ru (B.02 7.1.4, 8.2), or why there is none yet; for a player without a
+    rated game, `no_rating_reason`; else null. Reads the columns unrated, score, pooled_games,
+    ru_provisional, no_rating_reason."""
+    pooled = pl.col("pooled_games")
+    ru = pl.col("ru_provisional")
+    return (
+        pl.when(pl.col("no_rating_reason").is_not_null())
+        .then(pl.col("no_rating_reason"))
+        .when(~pl.col("unrated").fill_null(False))
+        .then(None)
+        .when(ru.is_not_null())
+        .then(pl.format("Ru {} so far, {} games pooled", ru, pooled.fill_null(0)))
+        .when(pooled.is_null() & (pl.col("score") == 0))
+        .then(pl.lit("0 points in a first event: disregarded (B.02 8.2.1), nothing pooled"))
+        .when(pooled.is_null())
+        .then(pl.lit("no game pooled yet"))
+        .otherwise(pl.format("{} games pooled, no Ru yet (too few games, or Ru below the floor)", pooled))
+    )

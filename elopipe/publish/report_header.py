@@ -1,0 +1,71 @@
+"""The header of a tournament report: what the event's file says about it.
+
+TRF header records (FIDE TRF16 / TRF-26, `../shared/specs/trf-format.md`): 012 name, 022 city,
+032 federation, 042 / 052 start and end dates, 102 chief arbiter, 112 deputy chief arbiter(s),
+122 time control, 142 / XXR rounds; PGN tags: Event, Site, EventDate, EventRounds, EventCountry,
+TimeControl. The store keeps them in `tournaments` (112 in `extra.headers`, TimeControl on
+each game). For an event held in several files, the parts' values are combined.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from elopipe.identity.events import PARTS
+
+_HEADER_SQL = f"""
+WITH parts AS (SELECT * FROM tournaments WHERE tournament_id IN {PARTS}),
+tc AS (  -- PGN: the time control most games carry
+    SELECT time_control FROM canonical_games
+    WHERE tournament_id IN (SELECT tournament_id FROM parts) AND nullif(trim(time_control), '') IS NOT NULL
+    GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1
+)
+SELECT
+    (SELECT name FROM parts ORDER BY tournament_id LIMIT 1) AS name,
+    string_agg(DISTINCT nullif(trim(city), ''), ' / ') AS city,
+    string_agg(DISTINCT nullif(trim(federation), ''), ' / ') AS federation,
+    min(COALESCE(start_date, first_day)) AS start_date,
+    max(COALESCE(end_date, last_day)) AS end_date,
+    max(COALESCE(rounds, (SELECT max(round) FROM canonical_games g WHERE g.tournament_id = parts.tournament_id)))
+        AS rounds,
+    COALESCE(any_value(nullif(trim(time_control), '')), (SELECT time_control FROM tc)) AS time_control,
+    any_value(rate_class) AS rate_class,
+    string_agg(DISTINCT nullif(trim(chief_arbiter), ''), ' / ') AS chief_arbiter,
+    -- 112 may be given once or several times (a JSON text or list)
+    string_agg(DISTINCT nullif(trim(CASE json_type(extra, '$.headers."112"')
+        WHEN 'ARRAY' THEN array_to_string(json_extract_string(extra, '$.headers."112"[*]'), ', ')
+        ELSE json_extract_string(extra, '$.headers."112"') END), ''), ' / ') AS deputy_arbiter,
+    string_agg(DISTINCT nullif(trim(tournament_type), ''), ' / ') AS tournament_type,
+    (SELECT string_agg(DISTINCT regexp_extract(f.path, '[^/\\\\]+$'), ', ') FROM source_files f
+      WHERE f.file_id IN (SELECT file_id FROM parts)) AS files
+FROM parts
+"""
+
+#: (key of `report_header`, label shown), in the order a report shows them
+HEADER_FIELDS: list[tuple[str, str]] = [
+    ("federation", "Federation"),
+    ("city", "City"),
+    ("dates", "Dates"),
+    ("rounds", "Rounds"),
+    ("time_control", "Time control"),
+    ("rate_class", "Rate of play"),
+    ("chief_arbiter", "Chief arbiter"),
+    ("deputy_arbiter", "Deputy arbiter"),
+    ("tournament_type", "Type"),
+    ("files", "Source"),
+]
+
+
+def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[str, str]:
+    """{key: text} of the event's header, keys as `HEADER_FIELDS` plus 'name'; a field the files
+    do not give is absent (never an empty or placeholder value). `dates` reads
+    'YYYY-MM-DD – YYYY-MM-DD' (one date when the event lasted a day)."""
+    cur = con.execute(_HEADER_SQL, [tournament_id])
+    rows = cur.fetchall()
+    if not rows:
+        return {}
+    values = dict(zip([d[0] for d in cur.description], rows[0], strict=True))
+    start, end = values.pop("start_date"), values.pop("end_date")
+    if start or end:
+        values["dates"] = str(start or end) if start == end or not (start and end) else f"{start} – {end}"
+    return {k: str(v) for k, v in values.items() if v is not None and str(v).strip()}

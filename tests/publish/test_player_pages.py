@@ -1,0 +1,160 @@
+"""Player pages: months without games, the 1 March 2024 adjustment, tournament markers, players
+never offered, and an event named once (the store of `tests.helpers.publish_store`, extended)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.publish.charts import ChartEvent, ChartStep, render_chart
+from elopipe.publish.history import chart_marks, find_player, history_frame, tournaments_frame, write_player_page
+from tests.helpers.publish_store import FEB, JAN, build_store
+
+MAR, APR = dt.date(2024, 3, 1), dt.date(2024, 4, 1)
+
+
+def _store(tmp_path: Path) -> Path:
+    """The publish store plus: Charlie (3) on the lists of March (the 1 March 2024 adjustment
+    added 178 to 1554) and April, both without games; Alpha (1, 2096) on March with 'adj2024:+0';
+    a ghost 'Golf,G' (8) merged into Golf, Gus (7) and a 'Ghostly, Gil' (9) with no entry at all;
+    tournament 2, a duplicate export of the Spring Open holding Charlie's games again."""
+    db = build_store(tmp_path / "s.duckdb")
+    con = duckdb.connect(str(db))
+    try:
+        con.execute(
+            "INSERT INTO rating_lists (system, list_date, player_id, rating, games, total_games, k, change, flags,"
+            " source) VALUES ('fide', ?, 3, 1732, 0, 14, 40, 0, 'i,adj2024:+178', 'computed'),"
+            " ('fide', ?, 3, 1732, 0, 14, 40, 0, 'i', 'computed'),"
+            " ('fide', ?, 1, 2096, 0, 42, 20, 0, 'adj2024:+0', 'computed')",
+            [MAR, APR, MAR],
+        )
+        con.execute(
+            "INSERT INTO players (player_id, name, name_key, merged_into) VALUES"
+            " (8, 'Golf,G', 'golf g', 7), (9, 'Ghostly, Gil', 'ghostly gil', NULL)"
+        )
+        con.execute(
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date)"
+            " VALUES (2, 1, 'pgn', 'Spring Open 2024', DATE '2024-01-10', DATE '2024-01-12')"
+        )
+        con.execute(
+            "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+            " VALUES (2, 3, 'Charlie, Chloe', 1)"
+        )
+        con.execute(
+            "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
+            " black_score, played) VALUES (30, 2, 1, 2, 3, 1, '1/2-1/2', 0.5, 0.5, TRUE)"
+        )
+        con.execute(
+            "INSERT INTO game_sources (game_id, source_game_id, file_id, match_rule, role)"
+            " VALUES (3, 30, 1, 'round_players', 'duplicate')"
+        )
+    finally:
+        con.close()
+    return db
+
+
+@pytest.fixture
+def con(tmp_path: Path):
+    c = duckdb.connect(str(_store(tmp_path)), read_only=True)
+    yield c
+    c.close()
+
+
+def test_history_skips_months_without_games_unless_all_months(con) -> None:
+    h = history_frame(con, 3, "fide")
+    assert list(zip(h["list_date"], h["kind"], h["rating"], h["change"], strict=True)) == [
+        (JAN, "period", 1500, 0),  # the first list is always shown
+        (FEB, "period", 1554, 54),
+        (MAR, "adjustment", 1732, 178),  # the month had no game; the adjustment has a row of its own
+    ]
+    full = history_frame(con, 3, "fide", all_months=True)
+    assert list(zip(full["list_date"], full["kind"], full["rating"], full["flags"], strict=True)) == [
+        (JAN, "period", 1500, None),
+        (FEB, "period", 1554, None),
+        (MAR, "period", 1554, "i"),  # before the adjustment; no 'adj2024' flag left
+        (MAR, "adjustment", 1732, None),
+        (APR, "period", 1732, "i"),
+    ]
+
+
+def test_a_zero_adjustment_is_no_row_and_no_flag(con) -> None:
+    h = history_frame(con, 1, "fide", all_months=True)
+    assert h["kind"].to_list() == ["period"] * 3
+    assert h.filter(h["list_date"] == MAR)["flags"].to_list() == [None]
+
+
+def test_chart_marks_each_rated_tournament_at_its_ro(con) -> None:
+    assert chart_marks(con, 3, "fide") == [
+        ChartEvent(
+            dt.date(2024, 1, 12),
+            1500,
+            "Spring Open 2024 (2024-01-10 – 2024-01-12): Ro 1500, change +54, 2 games, W 1.5",
+        )
+    ]
+    # the unrated Delta is marked at the Ru reached so far
+    assert [(m.rating, m.title.split(": ")[1]) for m in chart_marks(con, 4, "fide")] == [
+        (1615, "unrated, Ru 1615 so far, 2 games, W 0.5")
+    ]
+
+
+def test_chart_svg_titles_markers_and_the_adjustment_step() -> None:
+    events = [ChartEvent(dt.date(2024, 1, 12), 1500, "Spring <Open> 2024: Ro 1500")]
+    steps = [ChartStep(MAR, 1554, 1732, "1 Mar 2024 adjustment +178")]
+    chart = render_chart([JAN, FEB, MAR, MAR, APR], [1500, 1554, 1554, 1732, 1732], "x", "svg", events, steps)
+    svg = chart.data.decode("utf-8")
+    assert re.search(r'<g id="event-0">\s*<title>Spring &lt;Open&gt; 2024: Ro 1500</title>', svg)
+    assert re.search(r'<g id="step-0">\s*<title>1 Mar 2024 adjustment \+178</title>', svg)
+    assert "adjustment +178" in svg.split("<title>1 Mar", 1)[1]  # and written on the chart
+    (spot,) = chart.hotspots
+    assert spot.title == "Spring <Open> 2024: Ro 1500"
+    assert 10 < spot.left < 50 and 50 < spot.top < 90  # early in the window, low on the axis
+    png = render_chart([JAN, FEB], [1500, 1554], "x", "png", events).data
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_player_page_titles_its_markers_and_shows_the_adjustment(con, tmp_path: Path) -> None:
+    paths = write_player_page(con, 3, "fide", tmp_path)
+    html = paths[-1].read_text(encoding="utf-8")
+    assert 'class="event-marker" title="Spring Open 2024 (2024-01-10 – 2024-01-12): Ro 1500' in html
+    assert "1 March 2024 adjustment +178" in html
+    assert "2024-04-01" not in html  # a month without games is left out
+    played = html.split('id="tournaments"', 1)[1]
+    assert played.count("<td>Spring Open 2024</td>") == 1  # the duplicate export is the same event
+
+
+def test_nothing_rated_gives_no_chart(con, tmp_path: Path) -> None:
+    paths = write_player_page(con, 3, "fide-rapid", tmp_path)
+    assert [p.suffix for p in paths] == [".html"]
+    assert "no chart" in paths[0].read_text(encoding="utf-8")
+
+
+def test_tournaments_are_named_once_per_event(con) -> None:
+    t = tournaments_frame(con, 3)
+    assert t["tournament_id"].to_list() == [1]
+    assert t.row(0, named=True)["start_rank"] == 3  # the entry in the event itself
+
+
+def test_players_without_entries_are_never_offered(con) -> None:
+    assert find_player(con, "Golf") == 7  # 'Golf,G' was merged into Golf, Gus: one player, not two
+    assert find_player(con, "8") == 7
+    with pytest.raises(LookupError, match="no player matches"):
+        find_player(con, "Ghostly")
+
+
+def test_player_command_all_months_and_adjustment(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(app, ["player", "Charlie", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "1 March 2024 adjustment +178" in res.output and "2024-04-01" not in res.output
+    assert "1 tournament(s) played: Spring Open 2024" in res.output
+    res = runner.invoke(app, ["player", "Charlie", "--all-months", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0 and "2024-04-01" in res.output
+    res = runner.invoke(app, ["player", "Ghostly", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 1 and "no player matches 'Ghostly'" in res.output

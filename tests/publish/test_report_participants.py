@@ -1,0 +1,298 @@
+"""Tournament reports: every participant, the header, the legend, and what is said when nothing
+was rated (the hand-made store of `tests.helpers.publish_store`, plus a few rows per test)."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.publish.legend import legend
+from elopipe.publish.participants import ru_note
+from elopipe.publish.report_header import report_header
+from elopipe.publish.reports import (
+    NothingToReport,
+    nothing_rated_reason,
+    performance_frame,
+    rich_table,
+    write_report,
+)
+from tests.helpers.publish_store import build_store
+
+
+def _store(tmp_path: Path) -> Path:
+    """The publish store plus Echo (player 5) entered as SNo 5 of the Spring Open: a forfeit loss
+    in round 1, zero-point byes in rounds 2 and 3 and a
+    pairing-allocated bye in round 4; the header records a federation, arbiters and a time control."""
+    db = build_store(tmp_path / "s.duckdb")
+    con = duckdb.connect(str(db))
+    try:
+        con.execute(
+            "INSERT INTO tournament_players (tournament_id, player_id, start_rank, name_as_written,"
+            " federation, title, rating_in_file, file_id, line) VALUES (1, 5, 5, 'Echo, Emil', 'FRA', 'FM', 1420, 1, 9)"
+        )
+        con.execute(
+            "INSERT INTO unplayed_rounds (tournament_id, player_id, round, code, score, file_id, line) VALUES"
+            " (1, 5, 1, '-', 0, 1, 9), (1, 5, 2, 'Z', 0, 1, 9), (1, 5, 3, 'Z', 0, 1, 9), (1, 5, 4, 'U', 1, 1, 9)"
+        )
+        extra = json.dumps({"headers": {"112": ["Deputy One", "Deputy Two"]}})
+        con.execute(
+            "UPDATE tournaments SET federation = 'IRL', chief_arbiter = 'IA Chief Arbiter',"
+            " time_control = '90 minutes + 30 seconds per move', rate_class = 'standard', extra = ?"
+            " WHERE tournament_id = 1",
+            [extra],
+        )
+    finally:
+        con.close()
+    return db
+
+
+@pytest.fixture
+def con(tmp_path: Path):
+    c = duckdb.connect(str(_store(tmp_path)), read_only=True)
+    yield c
+    c.close()
+
+
+def test_every_participant_has_a_row_with_the_reason_for_no_rated_game(con) -> None:
+    perf = performance_frame(con, 1, "fide")
+    assert perf["start_rank"].to_list() == [1, 2, 3, 4, 5]
+    echo = perf.filter(pl.col("player_id") == 5).row(0, named=True)
+    assert (echo["n"], echo["ro"], echo["list_date"], echo["federation"], echo["title"]) == (0, None, None, "FRA", "FM")
+    assert echo["no_rating_reason"] == (
+        "no rated game: 1 forfeit, 1 pairing-allocated bye (PAB, U), 2 zero-point byes (Z)"
+    )
+    assert echo["note"] == echo["no_rating_reason"]
+    # the rated players have no such reason; the unrated Delta shows Ru and the games pooled
+    assert perf.filter(pl.col("player_id") != 5)["no_rating_reason"].null_count() == 4
+    assert perf.filter(pl.col("player_id") == 4)["note"].to_list() == ["Ru 1615 so far, 2 games pooled"]
+    assert rich_table(perf, "t").row_count == 5
+
+
+def test_the_report_files_carry_the_participant_and_the_header(con, tmp_path: Path) -> None:
+    paths = write_report(con, 1, "fide", tmp_path)
+    players = pl.read_csv(paths[0], infer_schema_length=None)
+    assert players.filter(pl.col("start_rank") == 5)["no_rating_reason"].to_list() == [
+        "no rated game: 1 forfeit, 1 pairing-allocated bye (PAB, U), 2 zero-point byes (Z)"
+    ]
+    html = paths[-1].read_text(encoding="utf-8")
+    for text in (
+        "<dt>Federation</dt><dd>IRL</dd>",
+        "<dt>Chief arbiter</dt><dd>IA Chief Arbiter</dd>",
+        "<dt>Deputy arbiter</dt><dd>Deputy One, Deputy Two</dd>",
+        "<dt>Rounds</dt><dd>3</dd>",
+        "<dt>Dates</dt><dd>2024-01-10 – 2024-01-12</dd>",
+        "<dt>Time control</dt><dd>90 minutes + 30 seconds per move</dd>",
+        "2 zero-point byes (Z)",
+        'id="legend"',
+    ):
+        assert text in html, text
+
+
+def test_report_header_of_a_pgn_event_takes_the_games_time_control(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute("UPDATE tournaments SET source_format = 'pgn', rounds = NULL, start_date = NULL, end_date = NULL")
+    rw.execute("UPDATE tournaments SET first_day = DATE '2024-01-10', last_day = DATE '2024-01-10'")
+    rw.execute("UPDATE games SET time_control = CASE WHEN game_id = 1 THEN '40/7200:1800' ELSE '5400+30' END")
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        header = report_header(con, 1)
+    finally:
+        con.close()
+    assert header["time_control"] == "5400+30"  # the most games carry it
+    assert header["rounds"] == "3"  # the highest round of its games
+    assert header["dates"] == "2024-01-10"  # one day: one date
+    assert "federation" not in header and "chief_arbiter" not in header  # never a placeholder
+
+
+def test_a_game_the_rating_left_out_is_named_by_its_reason(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    rw = duckdb.connect(str(db))
+    # FFE: Echo's round-1 game was played after all, and left out as incompatible (spec A.3)
+    rw.execute("DELETE FROM unplayed_rounds WHERE player_id = 5 AND round = 1")
+    rw.execute(
+        "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
+        " black_score, played) VALUES (40, 1, 1, 1, 5, 6, '0-1', 0, 1, TRUE)"
+    )
+    rw.execute(
+        "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id, opponent_id, ro, rc,"
+        " score, counted, reason) VALUES ('ffe', DATE '2024-02-01', 1, 40, 5, 6, 1420, 1800, 0, FALSE, 'incompatible')"
+    )
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
+    )
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        perf = performance_frame(con, 1, "ffe")
+    finally:
+        con.close()
+    assert perf.filter(pl.col("player_id") == 5)["no_rating_reason"].to_list() == [
+        "no rated game: 1 pairing-allocated bye (PAB, U), 2 zero-point byes (Z),"
+        " 1 incompatible game (FFE: an expected result too far apart)"
+    ]
+
+
+def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
+    rows = pl.DataFrame(
+        {
+            "unrated": [True, True, True, False, None],
+            "score": [Decimal("0"), Decimal("2"), Decimal("1"), Decimal("1"), None],
+            "pooled_games": [None, 5, 3, None, None],
+            "ru_provisional": [None, None, 1450, None, None],
+            "no_rating_reason": [None, None, None, None, "no rated game: 2 forfeits"],
+        }
+    )
+    assert rows.select(ru_note().alias("note"))["note"].to_list() == [
+        "0 points in a first event: disregarded (B.02 8.2.1), nothing pooled",
+        "5 games pooled, no Ru yet (too few games, or Ru below the floor)",
+        "Ru 1450 so far, 3 games pooled",
+        None,
+        "no rated game: 2 forfeits",
+    ]
+
+
+def test_legends_explain_every_column_of_each_system() -> None:
+    fide = dict(legend("fide"))
+    for term in ("Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Rp", "Rc", "D", "PD", "W−PD"):
+        assert term in fide, term
+    assert "8.1.2" in fide["PD"] and "400" in fide["D"] and "8.3.3" in fide["K"]
+    ffe = dict(legend("ffe"))
+    for term in ("X", "p", "Z", "P", "src", "N inc.", "method"):
+        assert term in ffe, term
+    assert "F the FIDE rating written in the file" in ffe["src"] and "spec A.2" in ffe["src"]
+    assert "up_brake" in ffe["method"] and "B = 8 (young) or 16 (adult)" in ffe["method"]
+    assert "350" in ffe["N inc."] and "±470" in ffe["Z"] and "1000" in ffe["P"]
+    rapid = dict(legend("ffe-rapid"))  # E02: its own thresholds
+    assert "320" in rapid["N inc."] and "800" in rapid["P"]
+
+
+def test_ffe_report_html_has_the_ffe_legend(tmp_path: Path) -> None:
+    rw = duckdb.connect(str(_store(tmp_path)))
+    rw.execute(
+        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
+    )
+    rw.execute(
+        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible, n_incompatible, x, p, z, perf,"
+        " young, method, r_new, r_source) VALUES ('ffe', DATE '2024-02-01', 1, 2100, 1, 0, 1500, 0.5, 0, 1500,"
+        " FALSE, 'down', 2050, 'F')"
+    )
+    rw.execute(
+        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, source)"
+        " VALUES ('ffe', DATE '2024-02-01', 1, 2050, 1, 'computed')"
+    )
+    try:
+        html = write_report(rw, 1, "ffe", tmp_path / "o")[-1].read_text(encoding="utf-8")
+    finally:
+        rw.close()
+    assert "<dt>method</dt>" in html and "up_brake: P &gt; R with fewer games" in html
+    assert "<dt>N inc.</dt>" in html and "<dt>src</dt>" in html and "Legend: FFE" in html
+
+
+def test_nothing_rated_says_what_is_true_and_writes_nothing(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    rw = duckdb.connect(str(db))
+    # tournament 2: two players without a rating, rated by a run that rated nothing for them
+    rw.execute(
+        "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, first_day,"
+        " last_day, rounds) VALUES (2, 1, 'trf', 'Winter Cup', DATE '2024-01-05', DATE '2024-01-06',"
+        " DATE '2024-01-05', DATE '2024-01-06', 1)"
+    )
+    rw.execute(
+        "INSERT INTO tournament_players (tournament_id, player_id, start_rank, name_as_written, file_id)"
+        " VALUES (2, 6, 1, 'Foxtrot, Fay', 1), (2, 7, 2, 'Golf, Gus', 1)"
+    )
+    rw.execute(
+        "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
+        " black_score, played) VALUES (20, 2, 1, 1, 6, 7, '1-0', 1, 0, TRUE)"
+    )
+    rw.execute(
+        "INSERT INTO rating_skips (system, tournament_id, reason, n_games)"
+        " VALUES ('fide-rapid', 1, 'rate_class:standard', 6)"
+    )
+    rw.execute(
+        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, source)"
+        " VALUES ('fide-rapid', DATE '2024-02-01', 1, 2000, 0, 'computed')"
+    )
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        why = nothing_rated_reason(con, 2, "fide")
+        assert why is not None and why.participants
+        assert (
+            why.text == "Winter Cup: rated under 'fide', but none of its 2 players had a rated game: nothing to report"
+        )
+        never = nothing_rated_reason(con, 1, "ffe")
+        assert (
+            never is not None
+            and never.text == "nothing is rated under 'ffe' yet: run `elopipe rate --system ffe` first"
+        )
+        skipped = nothing_rated_reason(con, 1, "fide-rapid")
+        assert skipped is not None
+        assert (
+            skipped.text == "Spring Open 2024: not rated under 'fide-rapid': a standard event, not rated in this system"
+        )
+        assert nothing_rated_reason(con, 1, "fide") is None
+        with pytest.raises(NothingToReport, match="nothing to report"):
+            write_report(con, 2, "fide", tmp_path / "none")
+        assert not (tmp_path / "none").exists()
+    finally:
+        con.close()
+
+    runner = CliRunner()
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["report", "-t", "Winter Cup", "--db", str(db), "--out", str(out)])
+    assert res.exit_code == 1, res.output
+    flat = " ".join(res.output.split())
+    assert "none of its 2 players had a rated game: nothing to report; no report written" in flat
+    assert "Foxtrot, Fay" in res.output and "Traceback" not in res.output  # the participants, with reasons
+    assert "run `elopipe rate` first?" not in res.output
+    res = runner.invoke(app, ["report", "-t", "Spring", "--system", "ffe", "--db", str(db), "--out", str(out)])
+    assert res.exit_code == 1 and "run `elopipe rate --system ffe` first" in " ".join(res.output.split())
+    res = runner.invoke(app, ["report", "--all", "--system", "ffe", "--db", str(db), "--out", str(out)])
+    assert res.exit_code == 1 and "nothing is rated under 'ffe'" in " ".join(res.output.split())
+    assert not out.exists()  # no empty file, no empty folder
+
+
+@pytest.mark.parametrize("command", [["report", "-t", "Spring"], ["player", "Charlie"]])
+def test_an_unknown_system_is_refused_with_the_list_of_systems(tmp_path: Path, command: list[str]) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    res = CliRunner().invoke(app, [*command, "--system", "bogus", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    line = " ".join(res.output.split())
+    assert (
+        line == "unknown rating system 'bogus': use one of elo, ffe, ffe-rapid, fide, fide-blitz, fide-rapid, glicko2"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_report_command_prints_header_and_legend(tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(app, ["report", "-t", "Spring", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert "Federation: IRL" in flat and "Chief arbiter: IA Chief Arbiter" in flat and "Rounds: 3" in flat
+    assert "PD: per game: expected score for D, from table 8.1.2" in flat
+    assert "1 pairing-allocated bye (PAB, U)" in flat
+    res = runner.invoke(app, ["report", "-t", "Spring", "--no-legend", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0 and "table 8.1.2" not in res.output
+
+
+def test_report_pages_print_cleanly(con, tmp_path: Path) -> None:
+    html = write_report(con, 1, "fide", tmp_path)[-1].read_text(encoding="utf-8")
+    css = html.split("@media print", 1)[1].split("</style>", 1)[0]
+    assert "input, button, select, .pager, .no-print" in css and "display: none" in css  # no search, no pager
+    assert "thead { display: table-header-group; }" in css  # the column heads on every page
+    assert "position: static" in css  # sticky heads would sit over the rows on paper
+    assert 'class="search no-print"' in html
