@@ -265,13 +265,14 @@ def test_nothing_rated_says_what_is_true_and_writes_nothing(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("command", [["report", "-t", "Spring"], ["player", "Charlie"]])
-def test_an_unknown_system_is_refused_with_the_list_of_systems(tmp_path: Path, command: list[str]) -> None:
+@pytest.mark.parametrize("system", ["bogus", "bogus@v2017"])
+def test_an_unknown_system_is_refused_with_the_list_of_systems(tmp_path: Path, command: list[str], system: str) -> None:
     db = build_store(tmp_path / "s.duckdb")
-    res = CliRunner().invoke(app, [*command, "--system", "bogus", "--db", str(db), "--out", str(tmp_path / "o")])
+    res = CliRunner().invoke(app, [*command, "--system", system, "--db", str(db), "--out", str(tmp_path / "o")])
     assert res.exit_code == 2
     line = " ".join(res.output.split())
-    assert (
-        line == "unknown rating system 'bogus': use one of elo, ffe, ffe-rapid, fide, fide-blitz, fide-rapid, glicko2"
+    assert line == (
+        f"unknown rating system '{system}': use one of elo, ffe, ffe-rapid, fide, fide-blitz, fide-rapid, glicko2"
     )
     assert not (tmp_path / "o").exists()
 

@@ -105,9 +105,11 @@ def report(
 
 
 def check_system(system: str) -> None:
-    """Refuse a rating system the registry does not know: one line listing the known ones, exit 2."""
+    """Refuse a rating system the registry does not know: one line listing the known ones, exit 2.
+    A scenario 'BASE@NAME' is taken when BASE is known (whether the store holds it is the
+    report's question)."""
     from elopipe.rating import systems
 
-    if system not in systems.names():
+    if systems.base_of(system) not in systems.names():
         err_console.print(f"unknown rating system {system!r}: use one of {', '.join(systems.names())}", style="red")
         raise typer.Exit(2)
