@@ -483,6 +483,8 @@ def _read_fide_xml(
             FROM grouped WHERE player_no > 0
         )
         SELECT player_no, ln, tag, NULLIF(trim(val), '') AS val FROM kv
+        -- every <player>, even one with no whole tag (a cut file): its row is then a skip
+        UNION ALL SELECT player_no, ln, '' AS tag, NULL AS val FROM grouped WHERE contains(piece, '<player>')
         """
     )
     _register(con, "_xml_kv", tags)
@@ -565,7 +567,7 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple
                 pick[field_name] = by_folded[a]
                 break
     if "licence" not in pick or not ({"name", "last"} & pick.keys()):
-        found = ", ".join(c for c in df.columns if c != "_line")
+        found = ", ".join(c for c in df.columns if c not in ("_line", "_raw"))
         raise ListFormatError(f"{p}: an FFE list needs a licence and a name column; its columns: {found}")
 
     def c(name: str) -> pl.Expr:

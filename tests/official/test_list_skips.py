@@ -128,3 +128,23 @@ def test_an_unreadable_xml_list_names_its_file(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["lists", "import", str(bad), "--system", "fide", "--db", str(tmp_path / "s")])
     assert res.exit_code == 1
     assert res.output.startswith(f"{bad}: ") and "Error" not in res.output and "[" not in res.output
+
+
+def test_a_cut_xml_player_is_reported_not_lost(tmp_path: Path) -> None:
+    f = tmp_path / "standard_2024-03.xml"
+    f.write_text(
+        "<playerslist>\n<player><fideid>1503014</fideid><name>Carlsen, Magnus</name><rating>2830</rating></player>\n"
+        "<player><fideid>2",
+        encoding="utf-8",
+    )
+    res = import_list(memory_store(), f, "fide")
+    assert res.rows == {"fide": 1}
+    assert res.skips.rows() == [(3, "no_id", None, "<player><fideid>2")]
+
+
+def test_an_ffe_list_without_its_columns_names_the_file_and_its_columns(tmp_path: Path) -> None:
+    f = tmp_path / "ffe_2024-01.csv"
+    f.write_text("a;b\n1;2\n", encoding="utf-8")
+    with pytest.raises(ListFormatError) as err:
+        import_list(memory_store(), f, "ffe")
+    assert str(err.value) == f"{f}: an FFE list needs a licence and a name column; its columns: a, b"
