@@ -77,8 +77,22 @@ def merge_players(
     unplayed_rounds, player_aliases, official_lists) is rewritten, `players.merged_into` is set so
     that re-ingested files resolve to the kept player, and the decision is recorded in
     `player_merges` (re-applied by `apply_manual_decisions`). Returns the merge_id.
-    Raises IdentityError for an unknown player, a player merged with itself, or two different
-    FIDE IDs / national IDs (never merged)."""
+    Raises IdentityError for an unknown player, a player merged with itself, two different
+    FIDE IDs / national IDs (never merged), or two players with an entry in one tournament (two
+    entries of one tournament are two people, as `consolidate` holds: merging them would drop one
+    entry)."""
+    shared = con.execute(
+        "SELECT t.tournament_id, t.name FROM tournaments t WHERE t.tournament_id IN"
+        " (SELECT tournament_id FROM tournament_players WHERE player_id = ?"
+        "  INTERSECT SELECT tournament_id FROM tournament_players WHERE player_id = ?) ORDER BY 1 LIMIT 1",
+        [_final(con, kept_id), merged_id],
+    ).fetchall()
+    if shared:
+        tid, tname = shared[0]
+        raise IdentityError(
+            f"players {kept_id} and {merged_id} both have an entry in tournament {tid} ({tname or 'no name'}):"
+            " two entries of one tournament are two people; not merged"
+        )
     return merge_into(con, kept_id, merged_id, reason, decided_by, None)
 
 
@@ -175,8 +189,9 @@ def merge_into(
         raise IdentityError("cannot merge a player with itself")
     for col in ("fide_id", "national_id"):
         if kept[col] and other[col] and kept[col] != other[col]:
+            label = "FIDE IDs" if col == "fide_id" else "national IDs"
             raise IdentityError(
-                f"players {kept['player_id']} and {merged_id} have different {col}s ({kept[col]} vs {other[col]});"
+                f"players {kept['player_id']} and {merged_id} have different {label} ({kept[col]} and {other[col]});"
                 " they are never merged"
             )
     kid = kept["player_id"]

@@ -117,3 +117,13 @@ def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) ->
         " rule name (confidence 0.5)" in out
     )
     assert "Duda, Jan-Krzysztof │ " in out and "│ Duda,J │" in out  # the two spellings, one a side
+
+
+def test_a_merge_of_two_entries_of_one_tournament_is_refused_and_loses_nothing(rated_store: Path) -> None:
+    duda, rapport = _pid(rated_store, "Duda,J"), _pid(rated_store, "Rapport,R")
+    entries = _query(rated_store, "SELECT count(*) FROM tournament_players")
+    code, out = _run("players", "merge", str(duda), str(rapport), "--reason", "x", "--db", str(rated_store))
+    assert code == 1
+    assert out.startswith(f"players {duda} and {rapport} both have an entry in tournament ")
+    assert out.endswith("two entries of one tournament are two people; not merged")
+    assert _query(rated_store, "SELECT count(*) FROM tournament_players") == entries
