@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import polars as pl
 
-from elopipe.official.list_import import _register, read_list
+from elopipe.official.list_import import SKIP_SCHEMA, _register, read_list
 from elopipe.read.names import name_key_sql
 from elopipe.runtime.errors import ElopipeError
 
@@ -52,9 +52,14 @@ class NoComputedList(ElopipeError, ValueError):
 
 @dataclass
 class Comparison:
+    """`report` (module docstring); `skips`: the file's rows left out of it, as
+    `list_import.ListRead.skips` (a rating that is not a number, a misaligned line; rows without
+    an ID are compared, matched by name and birth year)."""
+
     system: str
     list_date: dt.date
     report: pl.DataFrame
+    skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
 
     def counts(self) -> dict[str, int]:
         """Players per status, and per cause for 'differs' (keys 'differs:<cause>')."""
@@ -73,7 +78,9 @@ def compare_lists(
     """Compare `rating_lists` (system, list_date) with the official list file at `path` (read,
     not stored). `system` is the exact system compared ('fide', 'fide-rapid', 'ffe', ...).
     Works on a read-only connection."""
-    official = read_list(con, path, system, list_date).rel.pl().filter(pl.col("system") == system)
+    read = read_list(con, path, system, list_date)
+    official = read.rel.pl().filter(pl.col("system") == system)
+    skips = read.skips.filter(pl.col("reason").is_in(["bad_rating", "misaligned"]))
     computed_n = con.execute(
         "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]
     ).fetchall()[0][0]
@@ -169,4 +176,4 @@ def compare_lists(
     finally:
         con.execute("SELECT 1").fetchall()  # complete the report's result before unregistering
         con.unregister("_cmp_official")
-    return Comparison(system, list_date, report)
+    return Comparison(system, list_date, report, skips)

@@ -107,3 +107,27 @@ def test_fide_list_row_without_an_id_is_matched_by_name_and_birth_year(tmp_path:
     f.write_text(fixed(STD, [["", "Noid, Nora", "FRA", "F", "", "", "", "", "1800", "", "", "1999", "w"]]))
     report = compare_lists(con, "fide", APR, f).report
     assert report.select("player_id", "status", "matched_by").rows() == [(pid, "match", "name_birth_year")]
+
+
+def test_rows_left_out_of_a_comparison_are_counted(tmp_path: Path) -> None:
+    import duckdb
+
+    db = tmp_path / "s.duckdb"
+    con = duckdb.connect(str(db))
+    ensure_schema(con)
+    _store(con)
+    con.close()
+    f = tmp_path / "ffe_apr24.csv"
+    f.write_text(OFFICIAL + "B1;BAD;Row;2000-01-01;;15;N\nM1;MIS;Aligned;2000-01-01;;1500;N;x\n", encoding="utf-8")
+    con = duckdb.connect(str(db), read_only=True)
+    cmp = compare_lists(con, "ffe", APR, f)
+    con.close()
+    assert cmp.skips.select("line", "reason").rows() == [(7, "bad_rating"), (8, "misaligned")]
+    res = CliRunner().invoke(
+        app, ["lists", "compare", str(f), "--system", "ffe", "--list-date", "2024-04-01", "--db", str(db)]
+    )
+    assert res.exit_code == 0, res.output
+    assert (
+        "2 rows of ffe_apr24.csv not compared: 1 rating not a number; 1 not as many fields as the header (lines 7, 8)"
+        in res.output
+    )

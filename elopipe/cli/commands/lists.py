@@ -103,6 +103,17 @@ def compare_cmd(
     finally:
         con.close()
     counts = cmp.counts()
+    if cmp.skips.height:
+        from elopipe.official.list_import import SKIP_REASONS
+
+        by = dict(cmp.skips.group_by("reason").len().sort("reason").iter_rows())
+        lines = ", ".join(str(n) for n in cmp.skips["line"].head(5).to_list())
+        err_console.print(
+            f"{cmp.skips.height:,} rows of {file.name} not compared: "
+            + "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in by.items())
+            + f" (lines {lines}{', ...' if cmp.skips.height > 5 else ''})",
+            style="yellow",
+        )
     console.print(f"{system} {cmp.list_date}: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
     diffs = cmp.report.filter(cmp.report["status"] != "match").head(limit)
     if diffs.height:
