@@ -172,7 +172,7 @@ def read_list(
                 rel, skips, unrated, date_hint = _read_fide_txt(con, p, head, system)
         else:
             fmt, date_hint = "ffe-csv", None
-            rel, skips = _read_ffe_csv(con, p, system)
+            rel, skips, unrated = _read_ffe_csv(con, p, system)
     except (pl.exceptions.PolarsError, duckdb.Error) as exc:  # bytes that are no list at all
         why = first_line(exc, "unreadable", 200)
         raise ListFormatError(f"{p}: not an official {family.upper()} list file ({why})") from None
@@ -287,13 +287,17 @@ def _read_fide_txt(
     present = {rename.get(c[0], c[0]) for c in cols}
     lines = _read_lines(p)
     total = lines.height
-    rated = [
-        pl.col("line").str.slice(start - 1, width).str.strip_chars() != ""
+    rated = [  # a rating of 0 is none (FIDE writes 0 for an unrated class)
+        pl.col("line").str.slice(start - 1, width).str.strip_chars().str.strip_chars_start("0") != ""
         for name, start, width in cols
         if rename.get(name, name).endswith("_rating")
     ]
-    if rated:  # most of the combined list has no rating of any kind: drop those lines first
-        lines = lines.filter(pl.any_horizontal(rated))
+    if rated:
+        # most of the combined list has no rating of any kind: drop those lines first, but keep
+        # a line without a FIDE ID that is a number (a misaligned line: reported, never dropped)
+        start, width = next((c[1], c[2]) for c in cols if c[0] == "id")
+        fid = pl.col("line").str.slice(start - 1, width).str.strip_chars().cast(pl.Int64, strict=False)
+        lines = lines.filter(pl.any_horizontal(rated) | fid.is_null())
     wide = lines.select(
         "line_no",
         "line",
@@ -548,8 +552,10 @@ _FFE_COLS = {
 }
 
 
-def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame]:
-    """An FFE CSV as (rows, skipped rows)."""
+def _read_ffe_csv(
+    con: duckdb.DuckDBPyConnection, p: Path, system: str
+) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame, int]:
+    """An FFE CSV as (rows, skipped rows, rows with no rating of any kind)."""
     data = p.read_bytes()
     try:
         text = data.decode("utf-8-sig")
@@ -618,7 +624,7 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple
         if col not in rates:
             continue
         cell = pl.col(col)
-        rating = cell.str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False)
+        rating = cell.str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False)  # as `_ffe_rated`
         flag = pl.coalesce(pl.col(f"{col}_flag").str.extract(r"^([A-Za-z])", 1), cell.str.extract(r"([A-Za-z])\s*$", 1))
         frames.append(
             base.select(
@@ -644,7 +650,13 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple
         )
     out = pl.concat(frames)
     _register(con, "_ffe_long", out)
-    return con.sql("SELECT * FROM _ffe_long"), skips
+    unrated = base.filter(pl.col("_reason").is_null() & ~pl.any_horizontal(_ffe_rated(x) for x in rates)).height
+    return con.sql("SELECT * FROM _ffe_long"), skips, unrated
+
+
+def _ffe_rated(col: str) -> pl.Expr:
+    """An FFE rating cell holds a rating (3 or 4 digits, not 0)."""
+    return (pl.col(col).str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False) > 0).fill_null(False)
 
 
 def _ffe_lines(df: pl.DataFrame, text: str, sep: str) -> tuple[pl.DataFrame, pl.DataFrame]:

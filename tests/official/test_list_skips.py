@@ -20,6 +20,7 @@ ROWS = [
     ["25000002", "Young, Kid", "FRA", "M", "", "", "", "", "1650", "4", "40", "2013", ""],
     ["25000003", "Bad, Rating", "FRA", "M", "", "", "", "", "2l00", "4", "40", "2013", ""],
     ["25000004", "Nobody, Unrated", "FRA", "M", "", "", "", "", "", "", "", "2013", ""],
+    ["25000005", "Zero, Rated", "FRA", "M", "", "", "", "", "0", "", "", "2013", ""],  # 0: unrated, no fault
 ]
 # a line shifted three columns right: its ID cell reads '25000009  Sh'
 SHIFTED = "   25000009  Shifted, Sam" + " " * 60 + "FRA M  x     2100 0  20  1990"
@@ -37,7 +38,7 @@ def test_fide_txt_skipped_rows_are_counted_with_line_reason_and_text(tmp_path: P
     con = memory_store()
     f = _fide_file(tmp_path)
     res = import_list(con, f, "fide")
-    assert res.rows == {"fide": 2} and res.unrated == 1
+    assert res.rows == {"fide": 2} and res.unrated == 2
     assert res.skip_counts() == {"bad_id": 1, "bad_rating": 1, "no_id": 1}
     stored = con.execute(
         "SELECT source_file, list_date, line, reason, detail, raw FROM list_import_skips ORDER BY line"
@@ -80,7 +81,7 @@ def test_ffe_csv_misaligned_and_id_less_rows_are_reported(tmp_path: Path) -> Non
     )
     con = memory_store()
     res = import_list(con, f, "ffe")
-    assert res.rows == {"ffe": 2}  # K1 and K6; K5 has no rating, which is no fault
+    assert res.rows == {"ffe": 2} and res.unrated == 1  # K1 and K6; K5 has no rating, which is no fault
     got = con.execute("SELECT line, reason, detail, raw FROM list_import_skips ORDER BY line").fetchall()
     assert got == [
         (3, "no_id", None, ";NOLIC;Ann;SenF;1400;N"),
@@ -118,7 +119,7 @@ def test_lists_import_prints_the_count_by_reason_and_the_first_lines(tmp_path: P
     assert "3 rows skipped, not stored: 1 FIDE ID not a number; 1 rating not a number; 1 no FIDE ID nor" in out
     assert "line 4: FIDE ID not a number (ID 25000009  Sh): 25000009  Shifted, Sam" in out
     assert "line 7: rating not a number (standard rating 2l00)" in out
-    assert "1 lines with no rating of any kind" in out
+    assert "2 lines with no rating of any kind: not on a rating list" in out
     assert "list_import_skips" in out
 
 
@@ -148,3 +149,11 @@ def test_an_ffe_list_without_its_columns_names_the_file_and_its_columns(tmp_path
     with pytest.raises(ListFormatError) as err:
         import_list(memory_store(), f, "ffe")
     assert str(err.value) == f"{f}: an FFE list needs a licence and a name column; its columns: a, b"
+
+
+def test_a_line_with_no_rating_and_no_fide_id_number_is_reported_not_counted_as_unrated(tmp_path: Path) -> None:
+    f = tmp_path / "standard_mar24frl.txt"
+    f.write_text(fixed(STD, ROWS[:1]) + "end of list: 1 player\n", encoding="utf-8")
+    res = import_list(memory_store(), f, "fide")
+    assert res.rows == {"fide": 1} and res.unrated == 0
+    assert res.skips.rows() == [(3, "bad_id", "ID end of list: 1", "end of list: 1 player")]

@@ -54,7 +54,8 @@ def import_cmd(
         f"{res.players_linked:,} players linked, {res.players_created:,} created -> {db}"
     )
     if res.unrated:
-        console.print(f"{res.unrated:,} lines with no rating of any kind: not on a rating list")
+        lines = "line" if res.unrated == 1 else "lines"
+        console.print(f"{res.unrated:,} {lines} with no rating of any kind: not on a rating list")
     _print_skips(res)
 
 
