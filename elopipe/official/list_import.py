@@ -306,27 +306,35 @@ def _read_fide_txt(
             for n, start, width in cols
         ),
     )
-    wide = wide.with_columns(_fide_fault(present))
-    skips = wide.filter(pl.col("_reason").is_not_null()).select(
+    skips = _fide_faults(wide, present).select(
         pl.col("line_no").alias("line"), pl.col("_reason").alias("reason"), pl.col("_detail").alias("detail"),
         _raw(pl.col("line")).alias("raw"),
     )  # fmt: skip
-    return _fide_long(con, wide.drop("line", "_reason", "_detail"), present), skips, total - lines.height, date_hint
+    return _fide_long(con, wide.drop("line"), present), skips, total - lines.height, date_hint
 
 
 _RATE_LABELS = {"s": "standard", "r": "rapid", "b": "blitz"}
 
 
-def _fide_fault(present: set[str]) -> list[pl.Expr]:
-    """`_reason` and `_detail` of a wide FIDE row (cells trimmed, '' as null) that is not
-    stored whole: no FIDE ID, an ID or a rating that is not a number (a misaligned line). A bad
-    rating loses that rating only; the row's other ratings are stored."""
-    fid = pl.col("id")
+def _fide_faults(wide: pl.DataFrame, present: set[str]) -> pl.DataFrame:
+    """The rows of a wide FIDE frame (cells trimmed, '' as null) not stored whole, with
+    `_reason` and `_detail`: no FIDE ID, an ID or a rating that is not a number (a misaligned
+    line). A bad rating loses that rating only; the row's other ratings are stored. The rows are
+    found with one mask first: the reasons' text is built for them only, not for the list."""
     bad = [
         (x, pl.col(f"{x}_rating").is_not_null() & pl.col(f"{x}_rating").cast(pl.Int32, strict=False).is_null())
         for x in "srb"
         if f"{x}_rating" in present
     ]
+    bad_id = pl.col("id").cast(pl.Int64, strict=False).is_null()  # a null ID too
+    faults = wide.filter(pl.any_horizontal(bad_id, *(cond for _, cond in bad)))
+    return faults.with_columns(_fide_fault(bad))
+
+
+def _fide_fault(bad: list[tuple[str, pl.Expr]]) -> list[pl.Expr]:
+    """`_reason` and `_detail` of a faulty row (`_fide_faults`); `bad`: (rate prefix, the rating
+    is not a number)."""
+    fid = pl.col("id")
     no_id = fid.is_null()
     bad_id = fid.cast(pl.Int64, strict=False).is_null()
     reason = pl.when(no_id).then(pl.lit("no_id")).when(bad_id).then(pl.lit("bad_id"))
@@ -502,8 +510,7 @@ def _read_fide_xml(
     # a <player> without a <fideid> tag still has its line: the rows are grouped by player
     wide_df = con.sql(f"SELECT player_no, min(ln) AS line_no, {sel} FROM _xml_kv GROUP BY player_no").pl()
     con.unregister("_xml_kv")
-    wide_df = wide_df.with_columns(_fide_fault(present))
-    faults = wide_df.filter(pl.col("_reason").is_not_null())
+    faults = _fide_faults(wide_df, present)
     skips = pl.DataFrame(schema=SKIP_SCHEMA)
     if faults.height:  # the text of the faulty <player> elements, read again (a fault is rare)
         _register(con, "_xml_faults", faults.select("player_no", "line_no", "_reason", "_detail"))
@@ -517,7 +524,7 @@ def _read_fide_xml(
             """
         ).pl()
         con.unregister("_xml_faults")
-    wide_df = wide_df.drop("player_no", "_reason", "_detail")
+    wide_df = wide_df.drop("player_no")
     # XML text is escaped (&amp;, &apos;); names are the only field where it shows
     if "name" in present:
         wide_df = wide_df.with_columns(
