@@ -48,6 +48,7 @@ import duckdb
 import polars as pl
 
 from elopipe.identity.decisions import refresh_display_names
+from elopipe.read.control_chars import escape_controls
 from elopipe.read.dates import check_list_date
 from elopipe.read.names import fold, name_key_sql
 from elopipe.read.trf.codes import TITLES
@@ -276,7 +277,7 @@ def _read_fide_txt(
     cols = _txt_columns(header)
     names = {c[0] for c in cols}
     if "id" not in names or "name" not in names:
-        shown = header[:80].encode("unicode_escape").decode("ascii")
+        shown = escape_controls(header[:80])
         raise ListFormatError(f"{p}: not a FIDE list (header lacks 'ID Number' and 'Name'): {shown}")
     date_hint = None
     m = next((_MONTH_CODE.match(t) for t in header.split() if _MONTH_CODE.match(t)), None)

@@ -157,3 +157,12 @@ def test_a_line_with_no_rating_and_no_fide_id_number_is_reported_not_counted_as_
     res = import_list(memory_store(), f, "fide")
     assert res.rows == {"fide": 1} and res.unrated == 0
     assert res.skips.rows() == [(3, "bad_id", "ID end of list: 1", "end of list: 1 player")]
+
+
+def test_a_skipped_line_is_shown_with_its_control_bytes_escaped(tmp_path: Path) -> None:
+    f = tmp_path / "ffe_2025-09.csv"
+    f.write_text("NrFFE;Nom;Prenom;Cat;Elo\n;MÜLLER\x1b[31m;Jörg;SenM;1500\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["lists", "import", str(f), "--system", "ffe", "--db", str(tmp_path / "s.duckdb")])
+    assert res.exit_code == 0, res.output
+    assert "line 2: no FIDE ID nor national ID: ;MÜLLER\\x1b[31m;Jörg;SenM;1500" in res.output
+    assert "\x1b" not in res.output

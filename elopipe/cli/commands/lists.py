@@ -66,6 +66,7 @@ _SKIPS_SHOWN = 5
 def _print_skips(res: ListImportResult) -> None:
     """'18 rows skipped: 17 no FIDE ID ..., 1 ...' and the first few, with line, reason and text."""
     from elopipe.official.list_import import SKIP_REASONS
+    from elopipe.read.control_chars import escape_controls
 
     if not res.skips.height:
         return
@@ -74,8 +75,7 @@ def _print_skips(res: ListImportResult) -> None:
     for line, reason, detail, raw in res.skips.head(_SKIPS_SHOWN).iter_rows():
         where = f"line {line}" if line is not None else "a line"
         why = SKIP_REASONS.get(reason, reason) + (f" ({detail})" if detail else "")
-        text = (raw or "").encode("unicode_escape").decode("ascii")  # control bytes shown, not run
-        err_console.print(f"  {where}: {why}: {text.strip()}", style="yellow")
+        err_console.print(f"  {where}: {why}: {escape_controls((raw or '').strip())}", style="yellow")
     more = res.skips.height - _SKIPS_SHOWN
     tail = f"{more:,} more; " if more > 0 else ""
     err_console.print(
@@ -108,7 +108,7 @@ def compare_cmd(
         from elopipe.official.list_import import SKIP_REASONS
 
         by = dict(cmp.skips.group_by("reason").len().sort("reason").iter_rows())
-        lines = ", ".join(str(n) for n in cmp.skips["line"].head(5).to_list())
+        lines = ", ".join(str(n) for n in cmp.skips["line"].drop_nulls().head(5).to_list()) or "unknown"
         err_console.print(
             f"{cmp.skips.height:,} rows of {file.name} not compared: "
             + "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in by.items())

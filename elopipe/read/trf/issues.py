@@ -5,13 +5,10 @@ A file with 100 rows that write sex 'M' gets one issue "(100 lines: 14, 15, ...)
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
+from elopipe.read.control_chars import escape_controls
 from elopipe.read.records import IngestIssue
-
-# control characters (C0, DEL, C1): shown as \xNN in a message, never sent to a terminal as is
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class IssueLog:
@@ -61,4 +58,4 @@ def excerpt(raw: str | None) -> str | None:
 def shown(value: object) -> str:
     """`value` from a file, quoted for a message: 'F', or 'A\\x1b[' for the text A, ESC, [ (its
     control characters written \\xNN, never sent to a terminal; never a Python repr)."""
-    return "'" + _CONTROLS.sub(lambda m: f"\\x{ord(m.group(0)):02x}", str(value)) + "'"
+    return "'" + escape_controls(str(value)) + "'"

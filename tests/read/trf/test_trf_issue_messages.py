@@ -34,3 +34,9 @@ def test_an_odd_sex_letter_has_a_fixed_code() -> None:
         "trf_sex_mapped": "sex written 'F', read as 'w'",
         "trf_sex_unknown": "sex 'q' not understood; stored as unknown",
     }
+
+
+def test_escape_controls_keeps_letters_of_any_script() -> None:
+    from elopipe.read.control_chars import escape_controls
+
+    assert escape_controls("Müller\tΔΙΑΣ\x1b[0m\n") == "Müller\\x09ΔΙΑΣ\\x1b[0m\\x0a"
