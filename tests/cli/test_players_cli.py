@@ -127,3 +127,17 @@ def test_a_merge_of_two_entries_of_one_tournament_is_refused_and_loses_nothing(r
     assert out.startswith(f"players {duda} and {rapport} both have an entry in tournament ")
     assert out.endswith("two entries of one tournament are two people; not merged")
     assert _query(rated_store, "SELECT count(*) FROM tournament_players") == entries
+
+
+def test_split_by_name_after_a_merge_takes_the_merged_spelling(rated_store: Path) -> None:
+    db = str(rated_store)
+    firouzja, crichton = _pid(rated_store, "Firouzja,Alireza"), _pid(rated_store, "Crichton, Martin")
+    games = "SELECT count(*) FROM games WHERE white_id = ? OR black_id = ?"
+    before = _query(rated_store, games, [firouzja, firouzja])
+    code, out = _run("players", "merge", str(crichton), str(firouzja), "--reason", "test", "--db", db)
+    assert code == 0, out
+    code, out = _run("players", "split", str(crichton), "--name", "Firouzja,Alireza", "--reason", "undo", "--db", db)
+    assert code == 0, out
+    assert out.startswith(f"split from player {crichton}: new player ") and "{" not in out
+    new = int(out.split("new player ")[1].split()[0])
+    assert _query(rated_store, games, [new, new]) == before  # every game of the merged spelling
