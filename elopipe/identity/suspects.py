@@ -56,15 +56,19 @@ by_name AS (
        OR (a.fide_id IS NULL AND b.fide_id IS NULL AND a.player_id IN (SELECT player_id FROM played)
            AND b.player_id IN (SELECT player_id FROM played))
 ),
-by_id AS (
+by_id AS (  -- one hash join per identifier (an OR in the join condition would pair every two players)
     SELECT a.player_id AS player_a, b.player_id AS player_b, a.name AS name_a, b.name AS name_b,
-           CASE WHEN a.fide_id = b.fide_id THEN 'same_fide_id' ELSE 'same_national_id' END AS reason,
-           concat_ws('; ',
-                     CASE WHEN a.fide_id = b.fide_id THEN 'FIDE ID ' || a.fide_id
-                          ELSE 'national ID ' || a.national_id END || ' on two players',
-                     {_spelled("a.name", "b.name")}, {_both("a.birth_year", "b.birth_year", "born")},
+           'same_fide_id' AS reason,
+           concat_ws('; ', 'FIDE ID ' || a.fide_id || ' on two players', {_spelled("a.name", "b.name")},
+                     {_both("a.birth_year", "b.birth_year", "born")},
                      {_both("a.federation", "b.federation", "federation")}) AS evidence
-    FROM p a JOIN p b ON (a.fide_id = b.fide_id OR a.national_id = b.national_id) AND a.player_id < b.player_id
+    FROM p a JOIN p b ON a.fide_id = b.fide_id AND a.player_id < b.player_id
+    UNION ALL
+    SELECT a.player_id, b.player_id, a.name, b.name, 'same_national_id',
+           concat_ws('; ', 'national ID ' || a.national_id || ' on two players', {_spelled("a.name", "b.name")},
+                     {_both("a.birth_year", "b.birth_year", "born")},
+                     {_both("a.federation", "b.federation", "federation")})
+    FROM p a JOIN p b ON a.national_id = b.national_id AND a.player_id < b.player_id
 )
 SELECT * FROM (SELECT * FROM by_name UNION ALL SELECT * FROM by_id)
 WHERE NOT EXISTS (SELECT 1 FROM splits s WHERE s.a = player_a AND s.b = player_b)
