@@ -1,8 +1,8 @@
 """Officer decisions on player identity: merge, split, and the review of likely duplicates.
 
 `merge_players` and `split_player` are recorded in `player_merges` and re-applied to every newly
-loaded batch of files (`apply_manual_decisions`); `suspects` lists likely duplicates with the
-evidence. Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
+loaded batch of files (`apply_manual_decisions`); `elopipe.identity.suspects` lists likely
+duplicates with the evidence. Errors: `IdentityError` (a ValueError) for a forbidden merge or an empty split.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from elopipe.identity.resolve import CONFIDENCE, fuller
-from elopipe.read.names import ABBREV_MAX, event_key, name_key, names_compatible
+from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
 
 
@@ -77,8 +77,22 @@ def merge_players(
     unplayed_rounds, player_aliases, official_lists) is rewritten, `players.merged_into` is set so
     that re-ingested files resolve to the kept player, and the decision is recorded in
     `player_merges` (re-applied by `apply_manual_decisions`). Returns the merge_id.
-    Raises IdentityError for an unknown player, a player merged with itself, or two different
-    FIDE IDs / national IDs (never merged)."""
+    Raises IdentityError for an unknown player, a player merged with itself, two different
+    FIDE IDs / national IDs (never merged), or two players with an entry in one tournament (two
+    entries of one tournament are two people, as `consolidate` holds: merging them would drop one
+    entry)."""
+    shared = con.execute(
+        "SELECT t.tournament_id, t.name FROM tournaments t WHERE t.tournament_id IN"
+        " (SELECT tournament_id FROM tournament_players WHERE player_id = ?"
+        "  INTERSECT SELECT tournament_id FROM tournament_players WHERE player_id = ?) ORDER BY 1 LIMIT 1",
+        [_final(con, kept_id), merged_id],
+    ).fetchall()
+    if shared:
+        tid, tname = shared[0]
+        raise IdentityError(
+            f"players {kept_id} and {merged_id} both have an entry in tournament {tid} ({tname or 'no name'}):"
+            " two entries of one tournament are two people; not merged"
+        )
     return merge_into(con, kept_id, merged_id, reason, decided_by, None)
 
 
@@ -175,8 +189,9 @@ def merge_into(
         raise IdentityError("cannot merge a player with itself")
     for col in ("fide_id", "national_id"):
         if kept[col] and other[col] and kept[col] != other[col]:
+            label = "FIDE IDs" if col == "fide_id" else "national IDs"
             raise IdentityError(
-                f"players {kept['player_id']} and {merged_id} have different {col}s ({kept[col]} vs {other[col]});"
+                f"players {kept['player_id']} and {merged_id} have different {label} ({kept[col]} and {other[col]});"
                 " they are never merged"
             )
     kid = kept["player_id"]
@@ -349,9 +364,19 @@ def split_player(
         criteria["events"] = sorted({(event_key(n), s.isoformat() if s else None) for _, n, s in rows}, key=str)
     tids = _split_targets(con, player_id, criteria)
     if not tids:
-        wanted = [f"written {name!r}"] if name else []
+        wanted = [f"written '{name}'"] if name else []
         wanted += [f"in tournament {', '.join(map(str, tournament_ids))}"] if tournament_ids else []
-        raise IdentityError(f"no tournament entry of player {player_id} is {' and '.join(wanted)}")
+        spelled = [
+            r[0]
+            for r in con.execute(
+                "SELECT DISTINCT name_as_written FROM tournament_players WHERE player_id = ? AND name_as_written"
+                " IS NOT NULL ORDER BY 1 LIMIT 6",
+                [player_id],
+            ).fetchall()
+        ]
+        shown = ", ".join(f"'{w}'" for w in spelled[:5]) + (", ..." if len(spelled) > 5 else "")
+        known = f"; its entries are written {shown}" if spelled else "; it has no tournament entry"
+        raise IdentityError(f"no tournament entry of player {player_id} is {' and '.join(wanted)}{known}")
     first = con.execute(
         "SELECT name_as_written, fide_id_in_file, federation, birth_year, sex FROM tournament_players"
         " WHERE player_id = ? AND tournament_id IN (SELECT UNNEST(?)) ORDER BY tournament_id LIMIT 1",
@@ -443,93 +468,3 @@ def _apply_splits(con: duckdb.DuckDBPyConnection, files: list[int]) -> int:
                     [merged if tids else _final(con, kept), cand],
                 )
     return changed
-
-
-def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict[str, Any]]:
-    """Likely duplicates and weak links for an officer to review, with the evidence.
-
-    Each item: {'player_a', 'player_b' (or None), 'name_a', 'name_b', 'reason', 'evidence'}.
-    Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
-    person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
-    played), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both in the store, one
-    without a FIDE ID), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept
-    apart because e.g. the birth years differ), 'weak_link' (an alias linked with confidence below
-    `min_confidence`).
-    Merged players and pairs an officer split are left out."""
-    out: list[dict[str, Any]] = []
-    split_pairs = {
-        frozenset(r)
-        for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
-    }
-    played = "player_id IN (SELECT player_id FROM tournament_players)"
-    rows = con.execute(
-        f"""
-        WITH p AS (SELECT * FROM players WHERE merged_into IS NULL)
-        SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year, a.fide_id, b.fide_id,
-               a.federation, b.federation
-        FROM p a JOIN p b ON a.name_key = b.name_key AND a.player_id < b.player_id AND a.name_key <> ''
-        WHERE (a.birth_year IS NOT NULL AND a.birth_year = b.birth_year)
-           OR (a.fide_id IS NULL AND b.fide_id IS NULL AND a.{played} AND b.{played})
-        ORDER BY 1, 2
-        """
-    ).fetchall()
-    for a, b, na, nb, ya, yb, fa, fb, fda, fdb in rows:
-        if frozenset((a, b)) in split_pairs:
-            continue
-        reason = "same_name_birth_year" if ya and ya == yb else "same_name"
-        ev = f"name {na!r} / {nb!r}; birth {ya}/{yb}; FIDE ID {fa}/{fb}; federation {fda}/{fdb}"
-        if fa and fb and fa != fb:
-            ev += " (different FIDE IDs: never merged automatically)"
-        out.append({"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": reason, "evidence": ev})
-    # one national ID (or FIDE ID) on two players: kept apart because something contradicted
-    for col in ("national_id", "fide_id"):
-        for a, b, na, nb, ya, yb in con.execute(
-            f"""
-            WITH p AS (SELECT * FROM players WHERE merged_into IS NULL AND {col} IS NOT NULL)
-            SELECT a.player_id, b.player_id, a.name, b.name, a.birth_year, b.birth_year
-            FROM p a JOIN p b ON a.{col} = b.{col} AND a.player_id < b.player_id ORDER BY 1, 2
-            """
-        ).fetchall():
-            if frozenset((a, b)) in split_pairs:
-                continue
-            out.append(
-                {"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": f"same_{col}",
-                 "evidence": f"one {col} on two players: {na!r} (born {ya}) / {nb!r} (born {yb})"}
-            )  # fmt: skip
-    # abbreviated names: compare players who played, sharing a full (3+ letter) name token
-    cands = con.execute(
-        f"SELECT player_id, name, name_key, fide_id FROM players WHERE merged_into IS NULL AND {played}"
-    ).fetchall()
-    by_token: dict[str, list[tuple[int, str, str, int | None]]] = {}
-    for c in cands:
-        for tok in set(c[2].split(" ")):
-            if len(tok) > ABBREV_MAX:
-                by_token.setdefault(tok, []).append(c)
-    seen: set[tuple[int, int]] = set()
-    for group in by_token.values():
-        if len(group) > 200:  # a very common surname: too many pairs to be useful
-            continue
-        for i, a in enumerate(group):
-            for b in group[i + 1 :]:
-                pair = (min(a[0], b[0]), max(a[0], b[0]))
-                if pair in seen or frozenset(pair) in split_pairs or (a[3] and b[3] and a[3] != b[3]):
-                    continue
-                if names_compatible(a[2], b[2]):
-                    seen.add(pair)
-                    out.append(
-                        {"player_a": a[0], "player_b": b[0], "name_a": a[1], "name_b": b[1],
-                         "reason": "abbreviated_name", "evidence": f"{a[1]!r} may abbreviate {b[1]!r} (or back)"}
-                    )  # fmt: skip
-    for pid, pname, written, rule, conf, n in con.execute(
-        """
-        SELECT a.player_id, p.name, a.name_as_written, a.match_rule, min(a.confidence), count(*)
-        FROM player_aliases a JOIN players p USING (player_id)
-        WHERE a.confidence < ? GROUP BY ALL ORDER BY 1, 3
-        """,
-        [min_confidence],
-    ).fetchall():
-        out.append(
-            {"player_a": pid, "player_b": None, "name_a": pname, "name_b": written, "reason": "weak_link",
-             "evidence": f"{written!r} linked to {pname!r} by rule {rule} (confidence {conf}) in {n} entries"}
-        )  # fmt: skip
-    return out

@@ -8,7 +8,8 @@ Report columns (Polars, one row per player; `compare_lists`):
 the store), ``name`` Utf8, ``official_rating`` / ``computed_rating`` Int32 (rating points),
 ``diff`` Int32 (computed − official), ``official_k`` / ``computed_k`` Int32, ``official_games`` /
 ``computed_games`` Int32 (games of the period), ``status`` Utf8 ('match' | 'differs' |
-'official_only' | 'computed_only'), ``cause`` Utf8 for 'differs':
+'official_only' | 'computed_only'), ``matched_by`` Utf8 (how the official row found its player:
+'fide_id', 'national_id' or 'name_birth_year'; NULL on one side only), ``cause`` Utf8 for 'differs':
 
 * ``missing_tournament``: the official list counts more games in the period than the store rated
   (``extra_tournament`` when fewer);
@@ -18,27 +19,47 @@ the store), ``name`` Utf8, ``official_rating`` / ``computed_rating`` Int32 (rati
   game in the period;
 * ``unknown`` otherwise.
 
-Errors: `elopipe.official.list_import.ListFormatError` for an unreadable list file; ValueError when the
-store holds no computed list for the date.
+An official row finds its player by FIDE ID, else by national ID (FFE licence), else by the folded
+name key (`elopipe.read.names.name_key`) and birth year among the computed list's players no ID
+claimed, when exactly one player and one row pair up that way (and their IDs do not differ): a
+player a list writes without a FIDE ID is one row of the report, not an official-only and a
+computed-only one.
+
+Errors: `elopipe.official.list_import.ListFormatError` for an unreadable list file; `NoComputedList`
+(a ValueError) when the store holds no computed list for the date.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import polars as pl
 
-from elopipe.official.list_import import _register, read_list
+from elopipe.official.list_import import SKIP_SCHEMA, _register, read_list
+from elopipe.read.names import name_key_sql
+from elopipe.runtime.errors import ElopipeError
+
+# the official row's name key, as `players.name_key` holds the store's
+_OFFICIAL_KEY = name_key_sql("COALESCE(name, '')")
+
+
+class NoComputedList(ElopipeError, ValueError):
+    """The store has no computed list for the system and date compared."""
 
 
 @dataclass
 class Comparison:
+    """`report` (module docstring); `skips`: the file's rows left out of it, as
+    `list_import.ListRead.skips` (a rating that is not a number, a misaligned line; rows without
+    an ID are compared, matched by name and birth year)."""
+
     system: str
     list_date: dt.date
     report: pl.DataFrame
+    skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
 
     def counts(self) -> dict[str, int]:
         """Players per status, and per cause for 'differs' (keys 'differs:<cause>')."""
@@ -57,29 +78,50 @@ def compare_lists(
     """Compare `rating_lists` (system, list_date) with the official list file at `path` (read,
     not stored). `system` is the exact system compared ('fide', 'fide-rapid', 'ffe', ...).
     Works on a read-only connection."""
-    rel, _fmt, _when = read_list(con, path, system, list_date)
-    official = rel.pl().filter(pl.col("system") == system)
+    read = read_list(con, path, system, list_date)
+    official = read.rel.pl().filter(pl.col("system") == system)
+    skips = read.skips.filter(pl.col("reason").is_in(["bad_rating", "misaligned"]))
     computed_n = con.execute(
         "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]
     ).fetchall()[0][0]
     if computed_n == 0:
-        raise ValueError(f"the store has no computed {system} list for {list_date}; run the rating first")
+        raise NoComputedList(f"the store has no computed {system} list for {list_date}; run the rating first")
     _register(con, "_cmp_official", official)
     try:
         report = con.sql(
-            """
-            WITH off AS (
-                SELECT o.*, COALESCE(pf.pid, pn.pid) AS player_id
-                FROM _cmp_official o
+            f"""
+            WITH o AS (SELECT row_number() OVER () AS orow, *, {_OFFICIAL_KEY} AS nkey FROM _cmp_official),
+            by_id AS (
+                SELECT o.orow, COALESCE(pf.pid, pn.pid) AS pid,
+                       CASE WHEN pf.pid IS NOT NULL THEN 'fide_id'
+                            WHEN pn.pid IS NOT NULL THEN 'national_id' END AS matched_by
+                FROM o
                 LEFT JOIN (SELECT fide_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
                            WHERE fide_id IS NOT NULL GROUP BY 1) pf ON pf.fide_id = o.fide_id
                 LEFT JOIN (SELECT national_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
                            WHERE national_id IS NOT NULL GROUP BY 1) pn ON pn.national_id = o.national_id
             ),
             comp AS (
-                SELECT rl.player_id, rl.rating, rl.k, rl.games, p.fide_id, p.national_id, p.name
+                SELECT rl.player_id, rl.rating, rl.k, rl.games, p.fide_id, p.national_id, p.name,
+                       p.name_key, p.birth_year
                 FROM rating_lists rl JOIN players p USING (player_id)
                 WHERE rl.system = $system AND rl.list_date = $d AND rl.rating IS NOT NULL
+            ),
+            -- the rows no ID matched and the computed players no ID claimed, paired by name key
+            -- and birth year where the pair is the only one on both sides
+            by_name AS (
+                SELECT o.orow, c.player_id FROM o JOIN by_id b USING (orow)
+                JOIN comp c ON c.name_key = o.nkey AND c.birth_year = o.birth_year AND o.nkey <> ''
+                WHERE b.pid IS NULL AND (c.fide_id IS NULL OR o.fide_id IS NULL)
+                  AND (c.national_id IS NULL OR o.national_id IS NULL)
+                  AND c.player_id NOT IN (SELECT pid FROM by_id WHERE pid IS NOT NULL)
+                QUALIFY count(*) OVER (PARTITION BY o.orow) = 1 AND count(*) OVER (PARTITION BY c.player_id) = 1
+            ),
+            off AS (
+                SELECT o.*, COALESCE(b.pid, n.player_id) AS player_id,
+                       COALESCE(b.matched_by, CASE WHEN n.player_id IS NOT NULL THEN 'name_birth_year' END)
+                           AS matched_by
+                FROM o JOIN by_id b USING (orow) LEFT JOIN by_name n USING (orow)
             ),
             prev_date AS (
                 SELECT max(list_date) AS d FROM official_lists WHERE system = $system AND list_date < $d
@@ -98,7 +140,7 @@ def compare_lists(
                        off.rating AS official_rating, comp.rating AS computed_rating,
                        comp.rating - off.rating AS diff,
                        off.k AS official_k, comp.k AS computed_k,
-                       off.games AS official_games, comp.games AS computed_games,
+                       off.games AS official_games, comp.games AS computed_games, off.matched_by,
                        prev.prev_official, prev.prev_computed
                 FROM off FULL OUTER JOIN comp ON comp.player_id = off.player_id
                 LEFT JOIN prev ON prev.player_id = COALESCE(off.player_id, comp.player_id)
@@ -112,6 +154,8 @@ def compare_lists(
                    CASE WHEN computed_rating IS NULL THEN 'official_only'
                         WHEN official_rating IS NULL THEN 'computed_only'
                         WHEN diff = 0 THEN 'match' ELSE 'differs' END AS status,
+                   CASE WHEN computed_rating IS NOT NULL AND official_rating IS NOT NULL THEN matched_by END
+                       AS matched_by,
                    CASE WHEN computed_rating IS NULL OR official_rating IS NULL OR diff = 0 THEN NULL
                         WHEN prev_official IS NOT NULL AND prev_computed IS NOT NULL
                              AND prev_official <> prev_computed THEN 'base_correction'
@@ -132,4 +176,4 @@ def compare_lists(
     finally:
         con.execute("SELECT 1").fetchall()  # complete the report's result before unregistering
         con.unregister("_cmp_official")
-    return Comparison(system, list_date, report)
+    return Comparison(system, list_date, report, skips)

@@ -27,8 +27,11 @@ the list gives 0 or blank: unknown), ``birth_year`` INTEGER (NULL for 0/blank), 
 FALSE when K is 20/40 and rating < 2400; else NULL), ``player_id`` INTEGER (linked by FIDE ID,
 then FFE licence; a player is created when neither is known), ``source_file`` VARCHAR.
 
-Re-importing a (system, list_date) replaces its rows. Errors: `ListFormatError` (ValueError) for
-an unrecognised file, a missing header column or an unknown list date.
+Re-importing a (system, list_date) replaces its rows. Rows not stored for a fault (no ID, an ID or
+a rating that is not a number, a CSV line with too many or too few fields) are counted, returned
+and kept in `list_import_skips` with their line, reason and text. Errors: `ListFormatError`
+(ValueError) for an unrecognised file, a missing header column or an unknown list date;
+`elopipe.read.dates.ListDateError` (exit 2) for a list date before 1971 or after 2100.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ import duckdb
 import polars as pl
 
 from elopipe.identity.decisions import refresh_display_names
+from elopipe.read.control_chars import escape_controls
+from elopipe.read.dates import check_list_date
 from elopipe.read.names import fold, name_key_sql
 from elopipe.read.trf.codes import TITLES
 from elopipe.runtime.errors import ElopipeError, first_line
@@ -54,9 +59,40 @@ class ListFormatError(ElopipeError, ValueError):
     """The file is not a list this module can read, or the list date cannot be known."""
 
 
+# Why a row of a list file is not stored (`list_import_skips.reason`), as a user reads it.
+SKIP_REASONS = {
+    "no_id": "no FIDE ID nor national ID",
+    "bad_id": "FIDE ID not a number",
+    "bad_rating": "rating not a number",
+    "misaligned": "not as many fields as the header",
+}
+
+# the columns of a list's skipped rows: `ListRead.skips`, `list_import_skips` (less file and date)
+SKIP_SCHEMA = {"line": pl.Int64, "reason": pl.Utf8, "detail": pl.Utf8, "raw": pl.Utf8}
+
+
+@dataclass
+class ListRead:
+    """One list file as read (`read_list`), nothing stored.
+
+    `rel`: the `official_lists` columns except list_date/player_id/source_file, one row per
+    player and system with a rating. `skips`: the rows that are not in `rel` for a fault (columns
+    ``line`` Int64 (1-based line of the file; NULL when a CSV's quoted field spans lines),
+    ``reason`` Utf8 (a key of `SKIP_REASONS`), ``detail`` Utf8 (the cell at fault), ``raw`` Utf8
+    (the line as written, at most 500 characters)). `unrated`: lines with no rating of any kind
+    (most of FIDE's combined list), which a list of ratings leaves out by design."""
+
+    rel: duckdb.DuckDBPyRelation
+    file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
+    list_date: dt.date
+    skips: pl.DataFrame
+    unrated: int = 0
+
+
 @dataclass
 class ListImportResult:
-    """What one import did. `rows` maps system -> rows written to official_lists."""
+    """What one import did. `rows` maps system -> rows written to official_lists; `skips` are
+    the rows not stored (as `ListRead.skips`, also written to `list_import_skips`)."""
 
     path: str
     file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
@@ -64,6 +100,13 @@ class ListImportResult:
     rows: dict[str, int] = field(default_factory=dict)
     players_linked: int = 0
     players_created: int = 0
+    skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
+    unrated: int = 0
+
+    def skip_counts(self) -> dict[str, int]:
+        """Skipped rows per reason (keys of `SKIP_REASONS`), most frequent first."""
+        counts = self.skips.group_by("reason").len().sort(["len", "reason"], descending=[True, False])
+        return dict(counts.iter_rows())
 
 
 _MONTHS = {m: i for i, m in enumerate(
@@ -82,14 +125,18 @@ def import_list(
     `system` is a family ('fide' or 'ffe': the rate classes come from the file) or one exact
     system ('fide-rapid', ...; for a single-rate file whose header does not tell). `list_date`
     defaults to a date read from the file name (``mar24``, ``2024-03``) or the header month code.
+    The rows not stored (no ID, a cell that is not a number, a misaligned line) replace the
+    file's earlier skips in `list_import_skips` (source_file, list_date, line, reason, detail,
+    raw) and are returned in `ListImportResult.skips`.
     Runs in the caller's connection; wraps its writes in one transaction.
     Raises ListFormatError (unknown format, missing columns, no list date) and OSError.
     """
-    rel, fmt, when = read_list(con, path, system, list_date)
-    res = ListImportResult(str(path), fmt, when)
+    read = read_list(con, path, system, list_date)
+    res = ListImportResult(str(path), read.file_format, read.list_date, skips=read.skips, unrated=read.unrated)
     con.execute("BEGIN TRANSACTION")
     try:
-        _store(con, rel, when, str(path), res)
+        _store(con, read.rel, read.list_date, str(path), res)
+        _store_skips(con, read.skips, read.list_date, str(path))
         con.execute("COMMIT")
     except Exception:
         con.execute("ROLLBACK")
@@ -102,33 +149,62 @@ def read_list(
     path: str | os.PathLike[str],
     system: str,
     list_date: dt.date | None = None,
-) -> tuple[duckdb.DuckDBPyRelation, str, dt.date]:
-    """Read a list file without storing it: (relation with the `official_lists` columns except
-    list_date/player_id/source_file, file format, list date). Same arguments and errors as
-    `import_list`; writes nothing to the store."""
+) -> ListRead:
+    """Read a list file without storing it (`ListRead`: the rows, the rows skipped, the file
+    format, the list date). Same arguments and errors as `import_list`; writes nothing to the
+    store."""
     p = Path(path)
     family = system.split("-")[0].lower()
     if family not in ("fide", "ffe"):
-        raise ListFormatError(f"unknown list system {system!r}; use fide or ffe")
+        raise ListFormatError(f"unknown list system {system}; use fide or ffe")
+    if list_date is not None:
+        check_list_date(list_date)
     if not p.is_file():  # a FIFO would hang the read, a device never end
         raise ListFormatError(f"{p} is not a regular file")
     head = _head(p)
+    unrated = 0
     try:
         if family == "fide":
             if head.lstrip().startswith("<"):
-                fmt, rel, date_hint = "fide-xml", _read_fide_xml(con, p, system), None
+                fmt, date_hint = "fide-xml", None
+                rel, skips = _read_fide_xml(con, p, system)
             else:
                 fmt = "fide-txt"
-                rel, date_hint = _read_fide_txt(con, p, head, system)
+                rel, skips, unrated, date_hint = _read_fide_txt(con, p, head, system)
         else:
-            fmt, rel, date_hint = "ffe-csv", _read_ffe_csv(con, p, head, system), None
+            fmt, date_hint = "ffe-csv", None
+            rel, skips, unrated = _read_ffe_csv(con, p, system)
     except (pl.exceptions.PolarsError, duckdb.Error) as exc:  # bytes that are no list at all
         why = first_line(exc, "unreadable", 200)
         raise ListFormatError(f"{p}: not an official {family.upper()} list file ({why})") from None
+    except ListFormatError as exc:  # every message names the file
+        msg = str(exc)
+        raise ListFormatError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
     when = list_date or _date_from_name(p.name) or date_hint
     if when is None:
         raise ListFormatError(f"{p}: no list date in the file name or header; pass --list-date YYYY-MM-DD")
-    return rel, fmt, when
+    try:
+        check_list_date(when)
+    except ValueError as exc:  # a date read from the file: the file is named, --list-date asked for
+        raise ListFormatError(f"{p}: {exc}; pass --list-date YYYY-MM-DD") from None
+    return ListRead(rel, fmt, when, skips, unrated)
+
+
+def _store_skips(con: duckdb.DuckDBPyConnection, skips: pl.DataFrame, when: dt.date, source: str) -> None:
+    """The file's skipped rows replace those of its previous import for the same list date."""
+    con.execute("DELETE FROM list_import_skips WHERE source_file = ? AND list_date = ?", [source, when])
+    if skips.height:
+        _register(con, "_ol_skips", skips)
+        con.execute(
+            "INSERT INTO list_import_skips BY NAME SELECT ? AS source_file, ?::DATE AS list_date,"
+            " line, reason, detail, raw FROM _ol_skips",
+            [source, when],
+        )
+        con.unregister("_ol_skips")
+
+
+def _raw(expr: pl.Expr) -> pl.Expr:
+    return expr.str.slice(0, 500)
 
 
 # ---- FIDE fixed-width TXT --------------------------------------------------------------------
@@ -195,12 +271,14 @@ def _txt_columns(header: str) -> list[tuple[str, int, int | None]]:
 
 def _read_fide_txt(
     con: duckdb.DuckDBPyConnection, p: Path, head: str, system: str
-) -> tuple[duckdb.DuckDBPyRelation, dt.date | None]:
+) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame, int, dt.date | None]:
+    """(rows, skipped rows, unrated lines, the header's month code as a date)."""
     header = head.splitlines()[0] if head else ""
     cols = _txt_columns(header)
     names = {c[0] for c in cols}
     if "id" not in names or "name" not in names:
-        raise ListFormatError(f"{p}: not a FIDE list (header lacks 'ID Number' and 'Name'): {header[:80]!r}")
+        shown = escape_controls(header[:80])
+        raise ListFormatError(f"{p}: not a FIDE list (header lacks 'ID Number' and 'Name'): {shown}")
     date_hint = None
     m = next((_MONTH_CODE.match(t) for t in header.split() if _MONTH_CODE.match(t)), None)
     if m and m.group(1).lower() in _MONTHS:
@@ -209,23 +287,71 @@ def _read_fide_txt(
     rename = {"x_rating": f"{single}_rating", "x_games": f"{single}_games", "x_k": f"{single}_k"}
     present = {rename.get(c[0], c[0]) for c in cols}
     lines = _read_lines(p)
-    rated = [
-        pl.col("line").str.slice(start - 1, width).str.strip_chars() != ""
+    total = lines.height
+    rated = [  # a rating of 0 is none (FIDE writes 0 for an unrated class)
+        pl.col("line").str.slice(start - 1, width).str.strip_chars().str.strip_chars_start("0") != ""
         for name, start, width in cols
         if rename.get(name, name).endswith("_rating")
     ]
-    if rated:  # most of the combined list has no rating of any kind: drop those lines first
-        lines = lines.filter(pl.any_horizontal(rated))
-    wide = lines.select(
-        pl.col("line").str.slice(start - 1, width).str.strip_chars().replace("", None).alias(rename.get(name, name))
-        for name, start, width in cols
+    if rated:
+        # most of the combined list has no rating of any kind: drop those lines first, but keep
+        # a line without a FIDE ID that is a number (a misaligned line: reported, never dropped)
+        start, width = next((c[1], c[2]) for c in cols if c[0] == "id")
+        fid = pl.col("line").str.slice(start - 1, width).str.strip_chars().cast(pl.Int64, strict=False)
+        lines = lines.filter(pl.any_horizontal(rated) | fid.is_null())
+    # the cells are cut from a frame of the one column: with line_no beside it, Polars takes
+    # half as long again (measured on the 1.9M-line bench list)
+    wide = (
+        lines.select("line")
+        .select(
+            pl.col("line").str.slice(start - 1, width).str.strip_chars().replace("", None).alias(rename.get(n, n))
+            for n, start, width in cols
+        )
+        .with_columns(lines["line_no"], lines["line"])
     )
-    return _fide_long(con, wide, present), date_hint
+    skips = _fide_faults(wide, present).select(
+        pl.col("line_no").cast(pl.Int64).alias("line"), pl.col("_reason").alias("reason"),
+        pl.col("_detail").alias("detail"), _raw(pl.col("line")).alias("raw"),
+    )  # fmt: skip
+    return _fide_long(con, wide.drop("line", "line_no"), present), skips, total - lines.height, date_hint
+
+
+_RATE_LABELS = {"s": "standard", "r": "rapid", "b": "blitz"}
+
+
+def _fide_faults(wide: pl.DataFrame, present: set[str]) -> pl.DataFrame:
+    """The rows of a wide FIDE frame (cells trimmed, '' as null) not stored whole, with
+    `_reason` and `_detail`: no FIDE ID, an ID or a rating that is not a number (a misaligned
+    line). A bad rating loses that rating only; the row's other ratings are stored. The rows are
+    found with one mask first: the reasons' text is built for them only, not for the list."""
+    bad = [
+        (x, pl.col(f"{x}_rating").is_not_null() & pl.col(f"{x}_rating").cast(pl.Int32, strict=False).is_null())
+        for x in "srb"
+        if f"{x}_rating" in present
+    ]
+    bad_id = pl.col("id").cast(pl.Int64, strict=False).is_null()  # a null ID too
+    faults = wide.filter(pl.any_horizontal(bad_id, *(cond for _, cond in bad)))
+    return faults.with_columns(_fide_fault(bad))
+
+
+def _fide_fault(bad: list[tuple[str, pl.Expr]]) -> list[pl.Expr]:
+    """`_reason` and `_detail` of a faulty row (`_fide_faults`); `bad`: (rate prefix, the rating
+    is not a number)."""
+    fid = pl.col("id")
+    no_id = fid.is_null()
+    bad_id = fid.cast(pl.Int64, strict=False).is_null()
+    reason = pl.when(no_id).then(pl.lit("no_id")).when(bad_id).then(pl.lit("bad_id"))
+    detail = pl.when(no_id).then(pl.lit(None, dtype=pl.Utf8)).when(bad_id).then(pl.format("ID {}", fid))
+    for x, cond in bad:
+        reason = reason.when(cond).then(pl.lit("bad_rating"))
+        detail = detail.when(cond).then(pl.format(f"{_RATE_LABELS[x]} rating {{}}", pl.col(f"{x}_rating")))
+    return [reason.otherwise(None).alias("_reason"), detail.otherwise(None).alias("_detail")]
 
 
 def _read_lines(p: Path) -> pl.DataFrame:
-    """The lines after the header, as one Utf8 column 'line' (Polars' reader: several times
-    less CPU than slicing in SQL). UTF-8, or Latin-1 when the file is not valid UTF-8."""
+    """The lines after the header, as 'line_no' UInt32 (1-based line of the file) and 'line'
+    Utf8 (Polars' reader: several times less CPU than slicing in SQL); blank lines left out.
+    UTF-8, or Latin-1 when the file is not valid UTF-8."""
     opts: dict[str, Any] = {
         "has_header": False,
         "separator": "\x1f",
@@ -237,6 +363,8 @@ def _read_lines(p: Path) -> pl.DataFrame:
         df = pl.read_csv(p, **opts)
     except (pl.exceptions.ComputeError, UnicodeDecodeError):
         df = pl.read_csv(io.BytesIO(p.read_bytes().decode("latin-1").encode("utf-8")), **opts)
+    # a blank line is a null row: the row index is the line's place in the file
+    df = df.with_row_index("line_no", offset=2)
     return df.filter(pl.col("line").str.strip_chars() != "")
 
 
@@ -331,13 +459,10 @@ _XML_TAGS = {
 }
 
 
-def _read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> duckdb.DuckDBPyRelation:
-    """FIDE XML as a wide relation: lines are split at each <player>, every <tag>value</tag> is
-    extracted with a regular expression, and a running count of <player> opens groups them."""
-    path_lit = str(p).replace("'", "''")
-    single = _single_rate(p.name, system)
-    tags = con.sql(
-        f"""
+def _xml_pieces_sql(path_lit: str) -> str:
+    """The XML file's text cut at each <player>: (ln: the line the piece starts on, player_no:
+    the <player> it belongs to, 0 before the first, piece)."""
+    return f"""
         WITH raw AS (
             SELECT row_number() OVER () AS ln, line
             FROM read_csv('{path_lit}', columns={{'line': 'VARCHAR'}}, delim=chr(31), header=false,
@@ -348,20 +473,33 @@ def _read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> duck
             FROM raw
         ),
         numbered AS (
-            SELECT row_number() OVER (ORDER BY ln) AS pn, piece FROM pieces
-        ),
-        grouped AS (
-            SELECT sum(CASE WHEN contains(piece, '<player>') THEN 1 ELSE 0 END)
-                       OVER (ORDER BY pn ROWS UNBOUNDED PRECEDING) AS player_no, piece
-            FROM numbered
-        ),
+            SELECT row_number() OVER (ORDER BY ln) AS pn, ln, piece FROM pieces
+        )
+        SELECT ln, sum(CASE WHEN contains(piece, '<player>') THEN 1 ELSE 0 END)
+                   OVER (ORDER BY pn ROWS UNBOUNDED PRECEDING) AS player_no, pn, piece
+        FROM numbered
+    """
+
+
+def _read_fide_xml(
+    con: duckdb.DuckDBPyConnection, p: Path, system: str
+) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame]:
+    """FIDE XML as (rows, skipped rows): lines are split at each <player>, every <tag>value</tag>
+    is extracted with a regular expression, and a running count of <player> opens groups them."""
+    path_lit = str(p).replace("'", "''")
+    single = _single_rate(p.name, system)
+    tags = con.sql(
+        f"""
+        WITH grouped AS ({_xml_pieces_sql(path_lit)}),
         kv AS (
-            SELECT player_no,
+            SELECT player_no, ln,
                    unnest(regexp_extract_all(piece, '<([a-z_]+)>([^<]*)</[a-z_]+>', 1)) AS tag,
                    unnest(regexp_extract_all(piece, '<([a-z_]+)>([^<]*)</[a-z_]+>', 2)) AS val
             FROM grouped WHERE player_no > 0
         )
-        SELECT player_no, tag, NULLIF(trim(val), '') AS val FROM kv
+        SELECT player_no, ln, tag, NULLIF(trim(val), '') AS val FROM kv
+        -- every <player>, even one with no whole tag (a cut file): its row is then a skip
+        UNION ALL SELECT player_no, ln, '' AS tag, NULL AS val FROM grouped WHERE contains(piece, '<player>')
         """
     )
     _register(con, "_xml_kv", tags)
@@ -371,19 +509,36 @@ def _read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> duck
     rename = dict(_XML_TAGS)
     rename.update({"rating": f"{single}_rating", "games": f"{single}_games", "k": f"{single}_k"})
     sel = ", ".join(f"max(val) FILTER (WHERE tag = '{t}') AS {rename[t]}" for t in sorted(present_tags) if t in rename)
-    wide = con.sql(f"SELECT {sel} FROM _xml_kv GROUP BY player_no")
     present = {rename[t] for t in present_tags if t in rename}
+    # a <player> without a <fideid> tag still has its line: the rows are grouped by player
+    wide_df = con.sql(f"SELECT player_no, min(ln) AS line_no, {sel} FROM _xml_kv GROUP BY player_no").pl()
+    con.unregister("_xml_kv")
+    faults = _fide_faults(wide_df, present)
+    skips = pl.DataFrame(schema=SKIP_SCHEMA)
+    if faults.height:  # the text of the faulty <player> elements, read again (a fault is rare)
+        _register(con, "_xml_faults", faults.select("player_no", "line_no", "_reason", "_detail"))
+        skips = con.sql(
+            f"""
+            WITH grouped AS ({_xml_pieces_sql(path_lit)})
+            SELECT CAST(f.line_no AS BIGINT) AS line, f._reason AS reason, f._detail AS detail,
+                   left(trim(string_agg(g.piece, ' ' ORDER BY g.pn)), 500) AS raw
+            FROM _xml_faults f JOIN grouped g USING (player_no)
+            GROUP BY ALL ORDER BY line
+            """
+        ).pl()
+        con.unregister("_xml_faults")
+    wide_df = wide_df.drop("player_no", "line_no")
     # XML text is escaped (&amp;, &apos;); names are the only field where it shows
-    _register(con, "_xml_wide_raw", wide)
-    wide = (
-        con.sql(
-            "SELECT * REPLACE (replace(replace(replace(replace(replace(name, '&apos;', ''''), '&quot;', '\"'),"
-            " '&lt;', '<'), '&gt;', '>'), '&amp;', '&') AS name) FROM _xml_wide_raw"
+    if "name" in present:
+        wide_df = wide_df.with_columns(
+            pl.col("name")
+            .str.replace_all("&apos;", "'", literal=True)
+            .str.replace_all("&quot;", '"', literal=True)
+            .str.replace_all("&lt;", "<", literal=True)
+            .str.replace_all("&gt;", ">", literal=True)
+            .str.replace_all("&amp;", "&", literal=True)
         )
-        if "name" in present
-        else wide
-    )
-    return _fide_long(con, wide, present)
+    return _fide_long(con, wide_df, present), skips
 
 
 # ---- FFE CSV -----------------------------------------------------------------------------------
@@ -407,7 +562,10 @@ _FFE_COLS = {
 }
 
 
-def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: str) -> duckdb.DuckDBPyRelation:
+def _read_ffe_csv(
+    con: duckdb.DuckDBPyConnection, p: Path, system: str
+) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame, int]:
+    """An FFE CSV as (rows, skipped rows, rows with no rating of any kind)."""
     data = p.read_bytes()
     try:
         text = data.decode("utf-8-sig")
@@ -416,6 +574,7 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
     first = text.splitlines()[0] if text else ""
     sep = max((";", ",", "\t"), key=first.count)
     df = pl.read_csv(io.StringIO(text), separator=sep, infer_schema=False, truncate_ragged_lines=True, quote_char='"')
+    df, misaligned = _ffe_lines(df, text, sep)
     by_folded = {fold(c).replace(",", " ").replace("_", " ").strip(): c for c in df.columns}
     pick: dict[str, str] = {}
     for field_name, aliases in _FFE_COLS.items():
@@ -424,7 +583,8 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
                 pick[field_name] = by_folded[a]
                 break
     if "licence" not in pick or not ({"name", "last"} & pick.keys()):
-        raise ListFormatError(f"{p}: an FFE list needs a licence and a name column; found {df.columns}")
+        found = ", ".join(c for c in df.columns if c not in ("_line", "_raw"))
+        raise ListFormatError(f"{p}: an FFE list needs a licence and a name column; its columns: {found}")
 
     def c(name: str) -> pl.Expr:
         if name in pick:
@@ -442,6 +602,8 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
     birth = c("birth").str.extract(r"((?:19|20)\d\d)", 1).cast(pl.Int32, strict=False)
     fid = c("fide_id").str.replace_all(r"\D", "").cast(pl.Int64, strict=False)
     base = df.select(
+        "_line",
+        "_raw",
         c("licence").str.to_uppercase().alias("national_id"),
         name.alias("name"),
         c("category").alias("category"),
@@ -454,12 +616,25 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
         birth.alias("birth_year"),
         *[c(k).alias(k) for k in ("elo", "elo_flag", "rapide", "rapide_flag", "blitz", "blitz_flag")],
     )
+    rates: list[str] = [x for x in ("elo", "rapide", "blitz") if x in pick]
+    if not rates:
+        raise ListFormatError(f"{p}: no Elo, Rapide or Blitz column")
+    base = base.with_columns(_ffe_fault(rates))
+    skips = pl.concat(
+        [
+            misaligned,
+            base.filter(pl.col("_reason").is_not_null()).select(
+                pl.col("_line").alias("line"), pl.col("_reason").alias("reason"), pl.col("_detail").alias("detail"),
+                _raw(pl.col("_raw")).alias("raw"),
+            ),
+        ]
+    ).sort("line")  # fmt: skip
     frames = []
     for col, sysname in (("elo", "ffe"), ("rapide", "ffe-rapid"), ("blitz", "ffe-blitz")):
-        if col not in pick:
+        if col not in rates:
             continue
         cell = pl.col(col)
-        rating = cell.str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False)
+        rating = cell.str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False)  # as `_ffe_rated`
         flag = pl.coalesce(pl.col(f"{col}_flag").str.extract(r"^([A-Za-z])", 1), cell.str.extract(r"([A-Za-z])\s*$", 1))
         frames.append(
             base.select(
@@ -483,11 +658,55 @@ def _read_ffe_csv(con: duckdb.DuckDBPyConnection, p: Path, head: str, system: st
                 "category",
             ).filter(pl.col("rating").is_not_null())
         )
-    if not frames:
-        raise ListFormatError(f"{p}: no Elo, Rapide or Blitz column")
     out = pl.concat(frames)
     _register(con, "_ffe_long", out)
-    return con.sql("SELECT * FROM _ffe_long")
+    unrated = base.filter(pl.col("_reason").is_null() & ~pl.any_horizontal(_ffe_rated(x) for x in rates)).height
+    return con.sql("SELECT * FROM _ffe_long"), skips, unrated
+
+
+def _ffe_rated(col: str) -> pl.Expr:
+    """An FFE rating cell holds a rating (3 or 4 digits, not 0)."""
+    return (pl.col(col).str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False) > 0).fill_null(False)
+
+
+def _ffe_lines(df: pl.DataFrame, text: str, sep: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`df` (the CSV's rows, blank lines as all-null rows) with `_line` (1-based line of the
+    file) and `_raw` (the line), less its blank and misaligned rows (not as many separators as
+    the header, quoted text aside: the reader would cut or pad them into the wrong columns); and
+    the misaligned rows as skips. A quoted field over two lines leaves `_line` unknown (NULL)."""
+    lines = pl.DataFrame({"_raw": text.split("\n")}).with_columns(pl.col("_raw").str.strip_suffix("\r"))
+    lines = lines.with_columns(pl.col("_raw").str.replace_all('"[^"]*"', "").str.count_matches(sep).alias("_seps"))
+    body = lines.slice(1).with_row_index("_line", offset=2).with_columns(pl.col("_line").cast(pl.Int64))
+    body = body.filter(pl.col("_raw").str.replace_all(f'[\\s"{re.escape(sep)}]', "") != "")
+    df = df.filter(~pl.all_horizontal(pl.all().is_null()))
+    if not lines.height or body.height != df.height:
+        none = {"_line": pl.lit(None, pl.Int64), "_raw": pl.lit(None, pl.Utf8)}
+        return df.with_columns(**none), pl.DataFrame(schema=SKIP_SCHEMA)
+    wanted = int(lines["_seps"][0])
+    df = df.with_columns(body["_line"], body["_raw"], body["_seps"])
+    bad = pl.col("_seps") != wanted
+    misaligned = df.filter(bad).select(
+        pl.col("_line").alias("line"),
+        pl.lit("misaligned").alias("reason"),
+        pl.format("{} fields, the header has {}", pl.col("_seps") + 1, pl.lit(wanted + 1)).alias("detail"),
+        _raw(pl.col("_raw")).alias("raw"),
+    )
+    return df.filter(~bad).drop("_seps"), misaligned
+
+
+def _ffe_fault(rates: list[str]) -> list[pl.Expr]:
+    """`_reason` and `_detail` of an FFE row not stored whole: neither a licence nor a FIDE ID,
+    or a rating cell with digits that are no rating (a bad rating loses that rating only)."""
+    no_id = pl.col("national_id").is_null() & pl.col("fide_id").is_null()
+    # one when/then chain per column (Polars types the chain's first link apart from the rest)
+    reason: Any = pl.when(no_id).then(pl.lit("no_id"))
+    detail: Any = pl.when(no_id).then(pl.lit(None, dtype=pl.Utf8))
+    for x in rates:
+        cell = pl.col(x)
+        cond = cell.str.contains(r"\d") & cell.str.extract(r"(\d{3,4})", 1).is_null()
+        reason = reason.when(cond).then(pl.lit("bad_rating"))
+        detail = detail.when(cond).then(pl.format(f"{x} {{}}", cell))
+    return [reason.otherwise(None).alias("_reason"), detail.otherwise(None).alias("_detail")]
 
 
 # ---- storing and linking -----------------------------------------------------------------------

@@ -48,7 +48,9 @@ def load_list(con: duckdb.DuckDBPyConnection | None, system: str, ref: str) -> t
         raise ValueError(f"{ref}: a list file must be .csv or .parquet")
     missing = {"name", "rating"} - set(df.columns)
     if missing:
-        raise ValueError(f"{ref}: not a rating list, missing columns {sorted(missing)}")
+        raise ValueError(
+            f"{ref}: not a rating list, missing the column{'s' * (len(missing) > 1)} {', '.join(sorted(missing))}"
+        )
     return df, None
 
 
@@ -59,7 +61,7 @@ def _key(df: pl.DataFrame, use_player_id: bool) -> pl.Series:
     name = df["name"].cast(pl.String)
     if fid is None:
         return "n:" + name
-    return pl.Series([f"f:{f}" if f else f"n:{n}" for f, n in zip(fid, name, strict=True)])
+    return df.select(pl.when(fid.is_not_null() & (fid != "")).then("f:" + fid).otherwise("n:" + name)).to_series()
 
 
 def _delisted(con: duckdb.DuckDBPyConnection | None, system: str, date_b: dt.date | None) -> set[int]:

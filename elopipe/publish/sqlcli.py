@@ -22,6 +22,7 @@ import json
 import os
 import signal
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -156,15 +157,54 @@ def run_query(db: str | os.PathLike[str], query: str) -> tuple[list[str], list[t
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, decimal.Decimal):
+    """`value` as JSON holds it: decimals as strings (exact), dates ISO 8601, BLOBs and
+    intervals in DuckDB's text form, UUIDs as text, LIST/STRUCT/MAP as arrays and objects."""
+    if isinstance(value, decimal.Decimal | uuid.UUID):
         return str(value)
     if isinstance(value, dt.date | dt.datetime | dt.time):
         return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return _blob_text(bytes(value))
+    if isinstance(value, dt.timedelta):
+        return _interval_text(value)
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     return value
+
+
+def _blob_text(data: bytes) -> str:
+    """DuckDB's text form of a BLOB: printable ASCII as is, every other byte as \\xNN."""
+    return "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02X}" for b in data)
+
+
+def _interval_text(value: dt.timedelta) -> str:
+    """An INTERVAL as DuckDB writes it: '3 days 04:05:06' (days, then the time of day)."""
+    days, rest = divmod(value, dt.timedelta(days=1))
+    secs = rest.total_seconds()
+    hh, mm, ss = int(secs // 3600), int(secs % 3600 // 60), secs % 60
+    time = f"{hh:02d}:{mm:02d}:{ss:09.6f}".rstrip("0").rstrip(".") if ss % 1 else f"{hh:02d}:{mm:02d}:{int(ss):02d}"
+    if not days:
+        return time
+    return f"{days} day{'s' if abs(days) != 1 else ''} {time}"
+
+
+def _csv_cell(value: Any) -> Any:
+    """One CSV field: NULL empty; BOOLEAN true/false; LIST, STRUCT and MAP as JSON text (a CSV
+    reader or a spreadsheet reads them back; a Python repr would not); the rest as `_plain`."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple | dict):
+        return json.dumps(_plain(value), ensure_ascii=False)
+    return _plain(value)
+
+
+def text_cell(value: Any) -> str:
+    """One value as text for the terminal's table: as its CSV field (`_csv_cell`)."""
+    return str(_csv_cell(value))
 
 
 def to_csv(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
@@ -175,14 +215,14 @@ def to_csv(cols: list[str], rows: list[tuple[Any, ...]]) -> str:
 
 
 def write_csv(out: TextIO, cols: list[str], batches: Any) -> int:
-    """Write a header line and every row of `batches` (iterable of row lists) as CSV to `out`;
-    return the row count."""
+    """Write a header line and every row of `batches` (iterable of row lists) as CSV to `out`
+    (fields as `_csv_cell`); return the row count."""
     w = csv.writer(out, lineterminator="\n")
     w.writerow(cols)
     n = 0
     for rows in batches:
         for r in rows:
-            w.writerow(["" if v is None else _plain(v) for v in r])
+            w.writerow([_csv_cell(v) for v in r])
         n += len(rows)
     return n
 

@@ -38,6 +38,16 @@ def strip_controls(value: str) -> str:
     return CONTROL_RE.sub(lambda m: " " if m.group() == "\t" else "", value)
 
 
+# every control character, tab and newline included: none is shown raw in a one-line message
+_ANY_CONTROL_OR_TAB = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def escape_controls(value: str) -> str:
+    """`value` for a one-line message: each control character (tab and newline too) written
+    \\xNN, so a terminal shows it and never runs it; letters of any script kept as they are."""
+    return _ANY_CONTROL_OR_TAB.sub(lambda m: f"\\x{ord(m.group(0)):02x}", value)
+
+
 def blank_controls(line: str) -> str:
     """`line` with each ANSI sequence and control character replaced by as many spaces, so that
     fixed columns (TRF) keep their positions."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from elopipe.runtime.errors import ElopipeError
+
 # ---- plausible dates ------------------------------------------------------------------
 #: The earliest date a chess file may carry: modern chess (the queen's long move) dates from
 #: the late 15th century and the oldest recorded games from about 1475; a year before 1400
@@ -20,6 +22,28 @@ DATE_MIN = dt.date(1400, 1, 1)
 #: mistyped into the future ('2923', '9999') would stretch the calendar of rating lists
 #: over centuries. A month covers every schedule written ahead of play.
 FUTURE_MARGIN_DAYS = 31
+
+
+#: The range of an official rating list's date: FIDE published its first rating list in 1971
+#: (the FFE's Elo lists came later), so an earlier date is a typo; a list after 2100 likewise.
+FIRST_LIST_DATE = dt.date(1971, 1, 1)
+LAST_LIST_DATE = dt.date(2100, 12, 31)
+
+
+class ListDateError(ElopipeError, ValueError):
+    """A list date no rating list can have (a usage error: exit 2)."""
+
+    exit_code = 2
+
+
+def check_list_date(when: dt.date) -> dt.date:
+    """`when`, or ListDateError when it lies outside FIRST_LIST_DATE .. LAST_LIST_DATE."""
+    if not FIRST_LIST_DATE <= when <= LAST_LIST_DATE:
+        raise ListDateError(
+            f"list date {when} is out of range: give a date from {FIRST_LIST_DATE} to {LAST_LIST_DATE}"
+            f" (FIDE's first list is of {FIRST_LIST_DATE.year})"
+        )
+    return when
 
 
 def latest_plausible(today: dt.date | None = None) -> dt.date:

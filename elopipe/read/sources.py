@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.settings import env_bytes
 
 CHESS_SUFFIXES = {".pgn", ".trf", ".txt"}
 # Largest stream read into memory (decompressed). A FIDE month of PGN is about 120 MB; the cap
 # keeps a mistaken drop (a disk image, a decompression bomb) from exhausting memory.
-MAX_BYTES = int(os.environ.get("ELOPIPE_MAX_FILE_BYTES", str(512 * 1024 * 1024)))
+MAX_BYTES = env_bytes("ELOPIPE_MAX_FILE_BYTES", 512 * 1024 * 1024)
 BLOCK_BYTES = 8 * 1024 * 1024  # decompressed bytes read at a time (`Source.blocks`)
 
 

@@ -224,6 +224,14 @@ TABLES: dict[str, str] = {
         ever_2400      BOOLEAN,              -- rating >= 2400 or K = 10 on this list (FIDE 8.3.3); NULL = list cannot tell
         category       VARCHAR               -- FFE age category as listed ('Ppo' .. 'Vet'); FIDE: NULL
     """,
+    "list_import_skips": """
+        source_file    VARCHAR NOT NULL,
+        list_date      DATE NOT NULL,
+        line           BIGINT,               -- 1-based line of the list file; NULL when a quoted CSV field spans lines
+        reason         VARCHAR NOT NULL,     -- 'no_id' | 'bad_id' | 'bad_rating' | 'misaligned'
+        detail         VARCHAR,              -- the cell at fault, e.g. 'ID 15O3014', 'standard rating 28x0'
+        raw            VARCHAR               -- the line as written (at most 500 characters)
+    """,
     # ---- rating results (issues 3 and 4): the store contract -----------------
     "rating_runs": """
         run_id         INTEGER PRIMARY KEY,
@@ -361,6 +369,8 @@ TABLE_DOCS: dict[str, str] = {
     "player_merges": "Merges and splits of players, decided by an officer or by a rule; re-applied after every ingest.",
     "game_sources": "Links one canonical game to every source row that is the same game (TRF result, PGN moves, ...).",
     "official_lists": "Imported official rating lists (FIDE TXT/XML, FFE CSV): the base that computed lists start from.",
+    "list_import_skips": "Rows of an imported official list that were not stored, with the reason (the latest import"
+    " of each file and list date).",
     "rating_runs": "One row per `elopipe rate` run: system, lists recomputed, parameters.",
     "rating_lists": "The computed rating list of each system and list date: one row per player on the list.",
     "rating_changes": "One row per game per player side considered by a rating period: every term of the change.",

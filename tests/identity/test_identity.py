@@ -11,6 +11,7 @@ import pytest
 
 from elopipe.identity import decisions
 from elopipe.identity.decisions import IdentityError
+from elopipe.identity.suspects import suspects
 from elopipe.ingest.loader import load_parsed_source
 from elopipe.read.names import fold, name_key, name_key_sql, names_compatible
 from elopipe.read.parse import ParsedSource
@@ -141,7 +142,7 @@ def test_initials_not_linked_when_two_players_fit() -> None:
     _load(con, _pgn("Open X 2024", [("Carlsen,M", None), ("Duda,J", None)]), "/v/b.pgn")
     names = [p[1] for p in _players(con)]
     assert names.count("Carlsen,M") == 1  # a player of its own
-    reasons = {(s["reason"], s["name_a"], s["name_b"]) for s in decisions.suspects(con)}
+    reasons = {(s["reason"], s["name_a"], s["name_b"]) for s in suspects(con)}
     assert any(r == "abbreviated_name" and "Carlsen,M" in (a, b) for r, a, b in reasons)
 
 
@@ -318,7 +319,7 @@ def test_suspects_show_same_name_and_birth_year_with_two_fide_ids() -> None:
     con = _con()
     _load(con, _pgn("A", [("Ivanov, Ivan", 11), ("X, Y", None)], extra={0: {"birth_year": 1980}}), "/v/a.pgn")
     _load(con, _pgn("B", [("Ivanov, Ivan", 22), ("Z, Q", None)], extra={0: {"birth_year": 1980}}), "/v/b.pgn")
-    found = [s for s in decisions.suspects(con) if s["reason"] == "same_name_birth_year"]
+    found = [s for s in suspects(con) if s["reason"] == "same_name_birth_year"]
     assert len(found) == 1
     assert "different FIDE IDs" in found[0]["evidence"]
 
@@ -336,5 +337,5 @@ def test_suspects_show_one_national_id_on_two_players() -> None:
         "/v/b.pgn",
     )
     assert [p[1] for p in _players(con)].count("Roux, Paul") == 2  # the birth years contradict
-    found = [s for s in decisions.suspects(con) if s["reason"] == "same_national_id"]
+    found = [s for s in suspects(con) if s["reason"] == "same_national_id"]
     assert len(found) == 1 and "1963" in found[0]["evidence"] and "1965" in found[0]["evidence"]

@@ -190,3 +190,28 @@ def test_ingest_gives_up_after_wait_when_a_reader_holds_the_store(db: Path) -> N
     finally:
         holder.kill()
         holder.wait()
+
+
+NESTED = (
+    "SELECT ['a', 'b'] AS l, {'x': 1, 'y': [1, 2]} AS s, true AS b, 'ab\\x00\\xFF'::BLOB AS bl,"
+    " INTERVAL 3 DAY + INTERVAL 4 HOUR AS iv, NULL AS n"
+)
+
+
+def test_nested_values_are_written_as_a_csv_reader_expects(db: Path) -> None:
+    """LIST and STRUCT as JSON text, BOOLEAN true/false, BLOB and INTERVAL in DuckDB's text form:
+    never Python's ['a', 'b'], True, b'...' or timedelta (issue 17)."""
+    runner = CliRunner()
+    res = runner.invoke(app, ["sql", NESTED, "--db", str(db), "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    (row,) = pl.read_csv(res.output.encode(), infer_schema=False).rows()
+    assert json.loads(row[0]) == ["a", "b"] and json.loads(row[1]) == {"x": 1, "y": [1, 2]}
+    assert row[2:] == ("true", "ab\\x00\\xFF", "3 days 04:00:00", None)
+    res = runner.invoke(app, ["sql", NESTED, "--db", str(db), "--format", "json"])
+    assert json.loads(res.output) == [
+        {"l": ["a", "b"], "s": {"x": 1, "y": [1, 2]}, "b": True, "bl": "ab\\x00\\xFF", "iv": "3 days 04:00:00",
+         "n": None}
+    ]  # fmt: skip
+    res = runner.invoke(app, ["sql", NESTED, "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert '["a", "b"]' in res.output and "['a'" not in res.output and "True" not in res.output

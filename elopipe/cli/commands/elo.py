@@ -59,6 +59,7 @@ def elo_command(
         raise typer.Exit(2)
     try:
         schedule = KSchedule.parse(k)
+        _check_k(schedule)
         kk = schedule.k_for(rating, games_so_far or 0)
         res = calculator(rating, vs, kk)
     except ValueError as exc:
@@ -146,3 +147,16 @@ def _fide(
         f"change = K x sum(W - PD) = {_hundredths(res.change_x100)} -> {sign}{res.change} (halves away from zero)"
     )
     console.print(f"new rating: {res.new_rating}")
+
+
+# A K of 0 rates nothing and a negative K turns a win into a loss; above this a single game
+# moves a rating by hundreds of points, which no Elo system does.
+K_MAX = 1000
+
+
+def _check_k(schedule: KSchedule) -> None:
+    """ValueError (shown in one line, exit 2) for a K outside 1..K_MAX anywhere in `schedule`."""
+    ks = [schedule.default, *(k for _, k in schedule.by_games), *(k for _, k in schedule.by_rating)]
+    bad = [k for k in ks if not 1 <= k <= K_MAX]
+    if bad:
+        raise ValueError(f"K must be a whole number from 1 to {K_MAX}, not {bad[0]}")

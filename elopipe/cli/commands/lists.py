@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import typer
 from rich.table import Table
@@ -12,6 +12,9 @@ from rich.table import Table
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
 from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
+
+if TYPE_CHECKING:
+    from elopipe.official.list_import import ListImportResult
 
 lists_app = typer.Typer(help="Official rating lists: import, compare with the computed list.", no_args_is_help=True)
 app.add_typer(lists_app, name="lists")
@@ -24,10 +27,13 @@ def _date(value: None) -> None: ...
 def _date(value: str | None) -> dt.date | None:
     if value is None:
         return None
+    from elopipe.read.dates import check_list_date
+
     try:
-        return dt.date.fromisoformat(value)
+        when = dt.date.fromisoformat(value)
     except ValueError:
-        raise typer.BadParameter(f"{value!r} is not a date YYYY-MM-DD") from None
+        raise typer.BadParameter(f"{value} is not a date YYYY-MM-DD", param_hint="'--list-date'") from None
+    return check_list_date(when)
 
 
 @lists_app.command("import")
@@ -47,6 +53,35 @@ def import_cmd(
         f"{file.name} ({res.file_format}) as the list of {res.list_date}: {rows}; "
         f"{res.players_linked:,} players linked, {res.players_created:,} created -> {db}"
     )
+    if res.unrated:
+        lines = "line" if res.unrated == 1 else "lines"
+        console.print(f"{res.unrated:,} {lines} with no rating of any kind: not on a rating list")
+    _print_skips(res)
+
+
+# skipped rows shown in the terminal; all are in the store's list_import_skips
+_SKIPS_SHOWN = 5
+
+
+def _print_skips(res: ListImportResult) -> None:
+    """'18 rows skipped: 17 no FIDE ID ..., 1 ...' and the first few, with line, reason and text."""
+    from elopipe.official.list_import import SKIP_REASONS
+    from elopipe.read.control_chars import escape_controls
+
+    if not res.skips.height:
+        return
+    counts = "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in res.skip_counts().items())
+    err_console.print(f"{res.skips.height:,} rows skipped, not stored: {counts}", style="yellow")
+    for line, reason, detail, raw in res.skips.head(_SKIPS_SHOWN).iter_rows():
+        where = f"line {line}" if line is not None else "a line"
+        why = SKIP_REASONS.get(reason, reason) + (f" ({detail})" if detail else "")
+        err_console.print(f"  {where}: {why}: {escape_controls((raw or '').strip())}", style="yellow")
+    more = res.skips.height - _SKIPS_SHOWN
+    tail = f"{more:,} more; " if more > 0 else ""
+    err_console.print(
+        f"  {tail}all: elopipe sql \"SELECT * FROM list_import_skips WHERE list_date = DATE '{res.list_date}'\"",
+        style="yellow",
+    )
 
 
 @lists_app.command("compare")
@@ -61,28 +96,44 @@ def compare_cmd(
     """Compare the store's computed list for a date with an official list: matches, differences
     with their causes, players on one side only."""
     from elopipe.official.list_compare import compare_lists
-    from elopipe.official.list_import import ListFormatError
 
+    when = _date(list_date)
     con = open_reader(db)
     try:
-        cmp = compare_lists(con, system, _date(list_date), file)
-    except (ListFormatError, ValueError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+        cmp = compare_lists(con, system, when, file)
     finally:
         con.close()
     counts = cmp.counts()
+    if cmp.skips.height:
+        from elopipe.official.list_import import SKIP_REASONS
+
+        by = dict(cmp.skips.group_by("reason").len().sort("reason").iter_rows())
+        lines = ", ".join(str(n) for n in cmp.skips["line"].drop_nulls().head(5).to_list()) or "unknown"
+        err_console.print(
+            f"{cmp.skips.height:,} rows of {file.name} not compared: "
+            + "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in by.items())
+            + f" (lines {lines}{', ...' if cmp.skips.height > 5 else ''})",
+            style="yellow",
+        )
     console.print(f"{system} {cmp.list_date}: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
     diffs = cmp.report.filter(cmp.report["status"] != "match").head(limit)
     if diffs.height:
         table = Table(title="Differences")
         cols = ["fide_id", "name", "official_rating", "computed_rating", "diff", "official_k", "computed_k",
-                "official_games", "computed_games", "status", "cause"]  # fmt: skip
+                "official_games", "computed_games", "status", "cause", "matched_by"]  # fmt: skip
         for c in cols:
             table.add_column(c)
         for row in diffs.select(cols).iter_rows():
             table.add_row(*["" if v is None else str(v) for v in row])
         print_table(table)
+    weak = cmp.report.filter(cmp.report["matched_by"].is_in(["national_id", "name_birth_year"]))
+    if weak.height:
+        by = dict(weak.group_by("matched_by").len().iter_rows())
+        console.print(
+            "matched without a FIDE ID: "
+            + ", ".join(f"{n:,} by {k.replace('_', ' ')}" for k, n in sorted(by.items()))
+            + " (column matched_by)"
+        )
     if out is not None:
         write_csv(cmp.report, out)
         console.print(f"report -> {out}")

@@ -22,19 +22,25 @@ players_app = typer.Typer(help="Player identity: merge, split, review likely dup
 app.add_typer(players_app, name="players")
 
 
-def _write(db: Path, action: Callable[[duckdb.DuckDBPyConnection], _T]) -> _T:
+def _write(db: Path, players: list[int], action: Callable[[duckdb.DuckDBPyConnection], _T]) -> tuple[_T, list[str]]:
+    """Run a decision on `players` in one transaction; (its result, the lines saying whether the
+    lists must be re-rated: the rated games of `players` that moved, per system)."""
     from elopipe.identity import dedup
+    from elopipe.identity.rerate import RatedSides
 
     with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
         con.execute("BEGIN TRANSACTION")
         try:
+            sides = RatedSides(con, players)
             out = action(con)
             dedup.relink_all(con)  # player ids changed: which rows are one game may change too
+            moved = sides.moved()
             con.execute("COMMIT")
         except Exception:
             con.execute("ROLLBACK")
             raise
-        return out
+    lines = [m.message() for m in moved] or ["no re-rate needed: no rated game of these players moved"]
+    return out, lines
 
 
 @players_app.command("merge")
@@ -45,11 +51,14 @@ def merge(
     by: str = typer.Option("officer", "--by", help="Who decided."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
-    """Merge two players. Refused when their FIDE IDs (or national IDs) differ. Survives re-ingest."""
+    """Merge two players. Refused when their FIDE IDs (or national IDs) differ. Survives re-ingest.
+    Says whether the rating lists must be re-rated (a rated game of theirs moved)."""
     from elopipe.identity.decisions import merge_players
 
-    mid = _write(db, lambda con: merge_players(con, kept_id, merged_id, reason, by))
+    mid, rerate = _write(db, [kept_id, merged_id], lambda con: merge_players(con, kept_id, merged_id, reason, by))
     console.print(f"merged player {merged_id} into {kept_id} (decision {mid})")
+    for line in rerate:
+        console.print(line)
 
 
 @players_app.command("split")
@@ -61,11 +70,15 @@ def split(
     by: str = typer.Option("officer", "--by", help="Who decided."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
-    """Move some tournament entries of a player to a new player. Survives re-ingest."""
+    """Move some tournament entries of a player to a new player. Survives re-ingest. Says whether
+    the rating lists must be re-rated (a rated game moved)."""
     from elopipe.identity.decisions import split_player
 
-    new_id = _write(db, lambda con: split_player(con, player_id, reason, name, list(tournament or []) or None, by))
+    tids = list(tournament or []) or None
+    new_id, rerate = _write(db, [player_id], lambda con: split_player(con, player_id, reason, name, tids, by))
     console.print(f"split from player {player_id}: new player {new_id}")
+    for line in rerate:
+        console.print(line)
 
 
 @players_app.command("suspects")
@@ -75,7 +88,7 @@ def suspects_cmd(
     limit: int = typer.Option(200, "--limit", help="Rows shown (0 = all)."),
 ) -> None:
     """List likely duplicate players and weak identity links, with the evidence."""
-    from elopipe.identity.decisions import suspects
+    from elopipe.identity.suspects import suspects
 
     con = open_reader(db)
     try:
@@ -83,10 +96,15 @@ def suspects_cmd(
     finally:
         con.close()
     table = Table(title=f"{len(rows)} suspects")
-    for col in ("player_a", "player_b", "reason", "evidence"):
+    for col in ("player_a", "name_a", "player_b", "name_b", "reason", "evidence"):
         table.add_column(col)
     for r in rows if limit == 0 else rows[:limit]:
         table.add_row(
-            str(r["player_a"]), "" if r["player_b"] is None else str(r["player_b"]), r["reason"], r["evidence"]
+            str(r["player_a"]),
+            r["name_a"] or "",
+            "" if r["player_b"] is None else str(r["player_b"]),
+            r["name_b"] or "",
+            r["reason"],
+            r["evidence"],
         )
     print_table(table)

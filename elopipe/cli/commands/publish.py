@@ -46,16 +46,20 @@ def publish(
         raise typer.Exit(2)
     fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
     bad = [f for f in fmts if f not in LIST_FORMATS]
-    if bad:
-        err_console.print(f"unknown format {', '.join(bad)}; choose from {LIST_FORMATS}", style="red")
+    if bad or not fmts:
+        what = f"unknown format {', '.join(bad)}" if bad else "--format names no format"
+        err_console.print(f"{what}; choose from {', '.join(LIST_FORMATS)} (comma-separated)", style="red")
         raise typer.Exit(2)
     dates: list[dt.date] | None = None
     if list_date:
+        from elopipe.read.dates import check_list_date
+
         try:
             dates = [dt.date.fromisoformat(list_date)]
         except ValueError:
-            err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date!r}", style="red")
+            err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
             raise typer.Exit(2) from None
+        check_list_date(dates[0])  # a date no list can have: one line, exit 2
     con = open_reader(db) if diff is None or _needs_db(diff) else None
     try:
         if diff is not None:
@@ -68,7 +72,7 @@ def publish(
             known = list_dates(con, system)
             dates = known[-1:]
         if not dates:
-            err_console.print(f"no rating list for system {system!r} in {db}", style="red")
+            err_console.print(f"no rating list for system {system} in {db}", style="red")
             raise typer.Exit(1)
         # a publish left pending by a kill or a full disk is finished first (with --full, in the
         # same pass as the lists asked for)

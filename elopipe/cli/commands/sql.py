@@ -88,7 +88,7 @@ def _wait_for_writer(db: Path, wait: float) -> None:
 
 
 def _print_table(cols: list[str], cur: object, limit: int) -> None:
-    from elopipe.publish.sqlcli import fetch_batches
+    from elopipe.publish.sqlcli import fetch_batches, text_cell
 
     rows: list[tuple[object, ...]] = []
     more = 0
@@ -97,7 +97,7 @@ def _print_table(cols: list[str], cur: object, limit: int) -> None:
             room = limit - len(rows)
             rows.extend(batch[:room])
             more += max(0, len(batch) - room)
-    cells = [["" if v is None else str(v) for v in r] for r in rows]
+    cells = [[text_cell(v) for v in r] for r in rows]  # LIST/STRUCT as JSON, never a Python repr
     table = Table(show_lines=False)
     for c in cols:
         table.add_column(c, overflow="fold")  # never cut a value

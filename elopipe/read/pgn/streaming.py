@@ -24,13 +24,14 @@ from dataclasses import dataclass, field
 from elopipe.read.pgn.reader import mojibake_hint, mojibake_hint_single_byte
 from elopipe.read.sources import BLOCK_BYTES, Source, SourceError
 from elopipe.read.textio import CP1252_HOLES, wide_bom
+from elopipe.runtime.settings import env_bytes
 
 # Decompressed bytes of one piece.
-CHUNK_BYTES = int(os.environ.get("ELOPIPE_CHUNK_BYTES", str(16 * 1024 * 1024)))
+CHUNK_BYTES = env_bytes("ELOPIPE_CHUNK_BYTES", 16 * 1024 * 1024)
 # A file of at most this size is read whole: the two passes of a stream cost about a sixth more
 # time (bench/ingest.py: 0.59 of python-chess instead of 0.70 on 110 MB), and a whole read of
 # 128 MiB peaks near 1 GB, under the 1.5 GB a file may take.
-STREAM_BYTES = int(os.environ.get("ELOPIPE_STREAM_BYTES", str(128 * 1024 * 1024)))
+STREAM_BYTES = env_bytes("ELOPIPE_STREAM_BYTES", 128 * 1024 * 1024)
 
 # C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).
 CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from elopipe.read.control_chars import escape_controls
 from elopipe.read.records import IngestIssue
 
 
 class IssueLog:
-    """Issues of one file. `add` records one issue; `quirk` groups hits of one code into one issue at `flush`."""
+    """Issues of one file. `add` records one issue; `quirk` groups the hits of one code and
+    message into one issue at `flush` (one code may carry several messages: the unknown records
+    'ABC' and 'XYZ' are two issues of code trf_unknown_record)."""
 
     def __init__(self) -> None:
         self.items: list[IngestIssue] = []
-        self._grouped: dict[str, list[tuple[int | None, str | None]]] = defaultdict(list)
-        self._group_meta: dict[str, tuple[str, str]] = {}
+        self._grouped: dict[tuple[str, str], list[tuple[int | None, str | None]]] = defaultdict(list)
+        self._group_meta: dict[tuple[str, str], str] = {}
 
     def add(
         self, code: str, message: str, line: int | None = None, severity: str = "warning", raw: str | None = None
@@ -26,12 +29,12 @@ class IssueLog:
     def quirk(
         self, code: str, message: str, line: int | None, raw: str | None = None, severity: str = "warning"
     ) -> None:
-        self._grouped[code].append((line, raw))
-        self._group_meta.setdefault(code, (message, severity))
+        self._grouped[code, message].append((line, raw))
+        self._group_meta.setdefault((code, message), severity)
 
     def flush(self) -> list[IngestIssue]:
-        for code, hits in self._grouped.items():
-            message, severity = self._group_meta[code]
+        for (code, message), hits in self._grouped.items():
+            severity = self._group_meta[code, message]
             lines = [ln for ln, _ in hits if ln is not None]
             shown = ", ".join(str(n) for n in lines[:10]) + (", ..." if len(lines) > 10 else "")
             suffix = f" ({len(hits)} line{'s' if len(hits) != 1 else ''}: {shown})" if len(hits) > 1 else ""
@@ -50,3 +53,9 @@ class IssueLog:
 
 def excerpt(raw: str | None) -> str | None:
     return None if raw is None else raw[:500]
+
+
+def shown(value: object) -> str:
+    """`value` from a file, quoted for a message: 'F', or 'A\\x1b[' for the text A, ESC, [ (its
+    control characters written \\xNN, never sent to a terminal; never a Python repr)."""
+    return "'" + escape_controls(str(value)) + "'"

@@ -45,7 +45,7 @@ from elopipe.read.field_bounds import (
 from elopipe.read.ids import is_placeholder_id
 from elopipe.read.records import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.read.trf.codes import FIDE_FEDERATIONS, SEXES, TITLES
-from elopipe.read.trf.issues import IssueLog
+from elopipe.read.trf.issues import IssueLog, shown
 from elopipe.read.trf.rounds import (
     TOURNAMENT_REF,
     RoundResolver,
@@ -175,7 +175,7 @@ class _TrfReader:
                     "trf_control_chars",
                     "control characters or ANSI escape codes replaced by spaces",
                     no,
-                    repr(line),
+                    shown(line)[1:-1],
                 )
                 line = blank_controls(line)
             if is_ruler_line(line):
@@ -206,8 +206,8 @@ class _TrfReader:
         else:
             self.unknown.append({"line": no, "raw": line[:500]})
             self.issues.quirk(
-                f"trf_unknown_record_{rec.strip() or 'blank'}",
-                f"unknown record {rec!r} kept raw in tournament extra",
+                "trf_unknown_record",
+                f"unknown record {shown(rec)} kept raw in tournament extra",
                 no,
                 line,
                 severity="info",
@@ -286,7 +286,11 @@ class _TrfReader:
                         members.append(int(field))
                 else:
                     self.issues.add(
-                        "trf_bad_team_member", f"team member number {field.strip()!r} at col {col}", no, "warning", line
+                        "trf_bad_team_member",
+                        f"team member number {shown(field.strip())} at col {col}",
+                        no,
+                        "warning",
+                        line,
                     )
             col += 5
         return members
@@ -340,11 +344,11 @@ class _TrfReader:
         pts_text = column(line, 81, 84)
         player.points = decimal_or_none(pts_text)
         if pts_text.strip() and player.points is None:
-            self.issues.add("trf_bad_points", f"points {pts_text.strip()!r} not a number", no, "warning", line)
+            self.issues.add("trf_bad_points", f"points {shown(pts_text.strip())} not a number", no, "warning", line)
         elif player.points is not None and not 0 <= player.points <= POINTS_MAX:
             self.issues.add(
                 "trf_bad_points",
-                f"points {pts_text.strip()!r} outside 0..{POINTS_MAX}: stored as NULL",
+                f"points {shown(pts_text.strip())} outside 0..{POINTS_MAX}: stored as NULL",
                 no,
                 "warning",
                 line,
@@ -353,7 +357,7 @@ class _TrfReader:
         rank_text = column(line, 86, 89)
         final = int_or_none(rank_text)
         if rank_text.strip() and final is None:
-            self.issues.add("trf_bad_rank", f"rank {rank_text.strip()!r} not a number", no, "warning", line)
+            self.issues.add("trf_bad_rank", f"rank {shown(rank_text.strip())} not a number", no, "warning", line)
         if final == 0:
             self.issues.quirk("trf_rank_zero", "rank 0 (withdrawn player) stored as no rank", no, line, "info")
             final = None
@@ -411,9 +415,9 @@ class _TrfReader:
         player.sex = SEXES.get(s)
         if s not in ("m", "w"):
             if player.sex:
-                self.issues.quirk(f"trf_sex_{s}", f"sex written {s!r}, read as {player.sex!r}", no, line)
+                self.issues.quirk("trf_sex_mapped", f"sex written {shown(s)}, read as '{player.sex}'", no, line)
             else:
-                self.issues.quirk(f"trf_sex_{s}", f"sex {s!r} not understood; stored as unknown", no, line)
+                self.issues.quirk("trf_sex_unknown", f"sex {shown(s)} not understood; stored as unknown", no, line)
 
     def _title(self, no: int, line: str, player: PlayerRec) -> None:
         raw = column(line, 11, 13).strip()
@@ -421,7 +425,7 @@ class _TrfReader:
             return
         title = TITLES.get(raw.upper())
         if title is None:
-            self.issues.quirk("trf_unknown_title", f"title {raw!r} not a FIDE title; kept as written", no, line)
+            self.issues.quirk("trf_unknown_title", f"title {shown(raw)} not a FIDE title; kept as written", no, line)
             player.title = raw.upper()
             return
         if raw != title:
@@ -435,13 +439,13 @@ class _TrfReader:
         if not raw:
             return
         if not _digits(raw):
-            self.issues.add("trf_bad_rating", f"rating {raw!r} not a number; ignored", no, "warning", line)
+            self.issues.add("trf_bad_rating", f"rating {shown(raw)} not a number; ignored", no, "warning", line)
             return
         value = int(raw)
         if value > FIDE_RATING_MAX:
             self.issues.add(
                 "trf_rating_implausible",
-                f"rating {raw!r} above {FIDE_RATING_MAX}: not a FIDE rating, stored as unrated",
+                f"rating {shown(raw)} above {FIDE_RATING_MAX}: not a FIDE rating, stored as unrated",
                 no,
                 "warning",
                 line,
@@ -483,7 +487,7 @@ class _TrfReader:
             return
         if not _digits(raw):
             self.issues.add(
-                "trf_bad_fide_id", f"FIDE ID {raw!r} not a number; kept as national id", no, "warning", line
+                "trf_bad_fide_id", f"FIDE ID {shown(raw)} not a number; kept as national id", no, "warning", line
             )
             player.national_id = raw
             return
@@ -506,10 +510,12 @@ class _TrfReader:
         value, precision = parse_trf_date(raw)
         if value is None:
             if raw.strip("0/.- "):
-                self.issues.add("trf_bad_birth_date", f"birth date {raw!r} not understood", no, "warning", line)
+                self.issues.add("trf_bad_birth_date", f"birth date {shown(raw)} not understood", no, "warning", line)
             return
         if not BIRTH_YEAR_MIN <= value.year <= BIRTH_YEAR_MAX:
-            self.issues.add("trf_bad_birth_date", f"birth date {raw!r} out of range: not stored", no, "warning", line)
+            self.issues.add(
+                "trf_bad_birth_date", f"birth date {shown(raw)} out of range: not stored", no, "warning", line
+            )
             return
         player.birth_year = value.year
         if precision == "day":
@@ -664,7 +670,7 @@ class _TrfReader:
                     break
                 self.issues.add(
                     "trf_bad_rounds",
-                    f"{tag} {text!r} is not a number of rounds: ignored",
+                    f"{tag} {shown(text)} is not a number of rounds: ignored",
                     self.header_lines.get(tag),
                     "warning",
                 )
@@ -694,7 +700,7 @@ class _TrfReader:
                 if m:
                     t.extra[key] = int(m.group(1))
                 else:
-                    self.issues.add("trf_bad_count", f"{tag} {text!r} is not a number", self.header_lines.get(tag))
+                    self.issues.add("trf_bad_count", f"{tag} {shown(text)} is not a number", self.header_lines.get(tag))
         if t.extra.get("declared_players") not in (None, len(self.rows)):
             self.issues.add(
                 "trf_count_mismatch",
@@ -775,11 +781,11 @@ class _TrfReader:
 
         sread = trf_date_candidates(start, prefer(start)) if start else []
         eread = trf_date_candidates(end, prefer(end)) if end else []
-        sc = self._plausible(f"042 date {start!r}", sread, self.header_lines.get("042"))
-        ec = self._plausible(f"052 date {end!r}", eread, self.header_lines.get("052"))
+        sc = self._plausible(f"042 date {shown(start)}", sread, self.header_lines.get("042"))
+        ec = self._plausible(f"052 date {shown(end)}", eread, self.header_lines.get("052"))
         for tag, text, read in (("042", start, sread), ("052", end, eread)):
             if text and not read:
-                self.issues.add("trf_bad_date", f"{tag} date {text!r} not understood", self.header_lines.get(tag))
+                self.issues.add("trf_bad_date", f"{tag} date {shown(text)} not understood", self.header_lines.get(tag))
         if sc and ec:
             pairs = [(s, e) for s in sc for e in ec if 0 <= (e[0] - s[0]).days <= 400]
             if pairs:
@@ -789,7 +795,9 @@ class _TrfReader:
                     key=lambda p: (p[0][2] != p[1][2], sc.index(p[0]) + ec.index(p[1]), (p[1][0] - p[0][0]).days),
                 )
                 return s[0], e[0]
-            self.issues.add("trf_dates_inverted", f"052 {end!r} is not within 400 days after 042 {start!r}", None)
+            self.issues.add(
+                "trf_dates_inverted", f"052 {shown(end)} is not within 400 days after 042 {shown(start)}", None
+            )
         return (sc[0][0] if sc else None), (ec[0][0] if ec else None)
 
     def _plausible(
@@ -823,11 +831,13 @@ class _TrfReader:
         for i, (col, tok) in enumerate(tokens):
             rnd = int(round((col - 92) / 10)) + 1 if on_grid else i + 1
             read = trf_date_candidates(tok, "ymd")
-            cands = self._plausible(f"round {rnd} date {tok!r}", read, no, line)
+            cands = self._plausible(f"round {rnd} date {shown(tok)}", read, no, line)
             if read and not cands:
                 continue
             if not cands:
-                self.issues.add("trf_bad_round_date", f"round {rnd} date {tok!r} not understood", no, "warning", line)
+                self.issues.add(
+                    "trf_bad_round_date", f"round {rnd} date {shown(tok)} not understood", no, "warning", line
+                )
                 continue
             chosen = cands[0]
             if start and end:
@@ -849,12 +859,12 @@ class _TrfReader:
                         if fixed:
                             break
                     if fixed:
-                        year_fixed.append(f"{tok!r} -> {fixed[0].isoformat()}")
+                        year_fixed.append(f"{shown(tok)} -> {fixed[0].isoformat()}")
                         chosen = fixed
                     else:
                         outside.append(tok)
             if chosen[2] != "ymd":
-                odd_orders.append(f"{tok!r} -> {chosen[0].isoformat()}")
+                odd_orders.append(f"{shown(tok)} -> {chosen[0].isoformat()}")
             out[rnd] = chosen[0]
         if year_fixed:
             self.issues.add(
@@ -890,13 +900,13 @@ class _TrfReader:
                 label = team.name or f"team {team.team_no}"
                 if row is None:
                     self.issues.add(
-                        "trf_team_unknown_member", f"team {label!r} lists unknown start rank {rank}", team.line
+                        "trf_team_unknown_member", f"team {shown(label)} lists unknown start rank {rank}", team.line
                     )
                     continue
                 if rank in seen and seen[rank] != label:
                     self.issues.add(
                         "trf_team_member_twice",
-                        f"player {rank} listed in teams {seen[rank]!r} and {label!r}",
+                        f"player {rank} listed in teams {shown(seen[rank])} and {shown(label)}",
                         team.line,
                     )
                     continue

@@ -31,7 +31,7 @@ from elopipe.read.trf.codes import (
     ZERO,
     result_from_scores,
 )
-from elopipe.read.trf.issues import IssueLog
+from elopipe.read.trf.issues import IssueLog, shown
 
 TOURNAMENT_REF = 1
 
@@ -111,21 +111,21 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
             if opp_txt.isascii() and opp_txt.isdigit():
                 opponent = int(opp_txt) or None
             else:
-                issues.add("trf_bad_block", f"round {r}: opponent {opp_txt!r} not a number", no, "error", line)
+                issues.add("trf_bad_block", f"round {r}: opponent {shown(opp_txt)} not a number", no, "error", line)
                 blocks.append(Block(rank, r, None, None, "?", raw, no))
                 continue
         colour_ch = raw[5]
         colour = colour_ch.lower() if colour_ch in "wbWB" else None
         if colour_ch not in "wbWB- ":
-            issues.add("trf_bad_block", f"round {r}: colour {colour_ch!r} not w/b/-", no, "error", line)
+            issues.add("trf_bad_block", f"round {r}: colour {shown(colour_ch)} not w/b/-", no, "error", line)
         elif colour_ch in "WB":
             issues.quirk("trf_colour_upper", "colour written in upper case", no, line, "info")
         code = raw[7].upper()
         if code != " " and code not in ALL_CODES:
-            issues.add("trf_bad_block", f"round {r}: result code {raw[7]!r} unknown", no, "error", line)
+            issues.add("trf_bad_block", f"round {r}: result code {shown(raw[7])} unknown", no, "error", line)
             code = "?"
         if raw[4] != " " or raw[6] != " ":
-            issues.add("trf_bad_block", f"round {r}: block {raw!r} off the 10-column grid", no, "warning", line)
+            issues.add("trf_bad_block", f"round {r}: block {shown(raw)} off the 10-column grid", no, "warning", line)
         blocks.append(Block(rank, r, opponent, colour, code, raw, no))
     return blocks
 
@@ -367,8 +367,8 @@ class RoundResolver:
             flags.append("trf_sides_disagree")
             self.issues.add(
                 "trf_sides_disagree",
-                f"round {a.round}: player {white.rank} wrote {white.raw.strip()!r}, player {black.rank} wrote "
-                f"{black.raw.strip()!r}; stored as not played",
+                f"round {a.round}: player {white.rank} wrote {shown(white.raw.strip())}, player {black.rank} wrote "
+                f"{shown(black.raw.strip())}; stored as not played",
                 white.line,
                 "warning",
             )
@@ -412,7 +412,7 @@ class RoundResolver:
         else:
             self.issues.add(
                 "trf_one_sided",
-                f"round {a.round}: player {a.rank} wrote {a.raw.strip()!r} against {opp}, whose row does not "
+                f"round {a.round}: player {a.rank} wrote {shown(a.raw.strip())} against {opp}, whose row does not "
                 "show this pairing; stored as not played",
                 a.line,
                 "warning",
@@ -453,7 +453,7 @@ class RoundResolver:
             elif u.code != kind:
                 self.issues.add(
                     "trf_240_disagree",
-                    f"round {rnd}: record 240 says {kind} for player {rank}, the 001 row says {u.code!r}",
+                    f"round {rnd}: record 240 says {kind} for player {rank}, the 001 row says {shown(u.code)}",
                     no,
                 )
         unplayed.sort(key=lambda u: (u.round, u.player_ref))

@@ -1,0 +1,163 @@
+"""The officer's review list: players that may be one person, and links that may be wrong.
+
+`suspects` gives each pair with both spellings and the evidence as a sentence: names quoted as
+written, facts a side lacks said as "unknown", never a Python value. Players merged away and
+pairs an officer split are left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from elopipe.read.names import ABBREV_MAX, names_compatible
+
+# A surname shared by more players gives too many pairs to review one by one.
+_TOKEN_GROUP_MAX = 200
+
+
+def _q(expr: str) -> str:
+    """SQL: `expr` quoted as the evidence shows a name ('Carlsen, Magnus')."""
+    return f"'''' || {expr} || ''''"
+
+
+def _both(a: str, b: str, label: str) -> str:
+    """SQL: '<label> X on both', '<label> X / Y' ('unknown' for a side without), or NULL when
+    neither side knows it (concat_ws leaves it out)."""
+    x, y = f"CAST({a} AS VARCHAR)", f"CAST({b} AS VARCHAR)"
+    return (
+        f"CASE WHEN {a} IS NULL AND {b} IS NULL THEN NULL"
+        f" WHEN {a} = {b} THEN '{label} ' || {x} || ' on both'"
+        f" ELSE '{label} ' || COALESCE({x}, 'unknown') || ' / ' || COALESCE({y}, 'unknown') END"
+    )
+
+
+def _spelled(a: str, b: str) -> str:
+    """SQL: "both written 'X'" or "written 'X' / 'Y'"."""
+    return f"CASE WHEN {a} = {b} THEN 'both written ' || {_q(a)} ELSE 'written ' || {_q(a)} || ' / ' || {_q(b)} END"
+
+
+_PAIRS = f"""
+WITH p AS (SELECT * FROM players WHERE merged_into IS NULL),
+played AS (SELECT DISTINCT player_id FROM tournament_players),
+splits AS (SELECT least(kept_id, merged_id) AS a, greatest(kept_id, merged_id) AS b FROM player_merges
+           WHERE action = 'split'),
+by_name AS (
+    SELECT a.player_id AS player_a, b.player_id AS player_b, a.name AS name_a, b.name AS name_b,
+           CASE WHEN a.birth_year = b.birth_year THEN 'same_name_birth_year' ELSE 'same_name' END AS reason,
+           concat_ws('; ', {_spelled("a.name", "b.name")}, {_both("a.birth_year", "b.birth_year", "born")},
+                     {_both("a.fide_id", "b.fide_id", "FIDE ID")},
+                     {_both("a.federation", "b.federation", "federation")})
+           || CASE WHEN a.fide_id <> b.fide_id THEN ' (different FIDE IDs: never merged automatically)' ELSE '' END
+               AS evidence
+    FROM p a JOIN p b ON a.name_key = b.name_key AND a.player_id < b.player_id AND a.name_key <> ''
+    WHERE a.birth_year = b.birth_year
+       OR (a.fide_id IS NULL AND b.fide_id IS NULL AND a.player_id IN (SELECT player_id FROM played)
+           AND b.player_id IN (SELECT player_id FROM played))
+),
+by_id AS (  -- one hash join per identifier (an OR in the join condition would pair every two players)
+    SELECT a.player_id AS player_a, b.player_id AS player_b, a.name AS name_a, b.name AS name_b,
+           'same_fide_id' AS reason,
+           concat_ws('; ', 'FIDE ID ' || a.fide_id || ' on two players', {_spelled("a.name", "b.name")},
+                     {_both("a.birth_year", "b.birth_year", "born")},
+                     {_both("a.federation", "b.federation", "federation")}) AS evidence
+    FROM p a JOIN p b ON a.fide_id = b.fide_id AND a.player_id < b.player_id
+    UNION ALL
+    SELECT a.player_id, b.player_id, a.name, b.name, 'same_national_id',
+           concat_ws('; ', 'national ID ' || a.national_id || ' on two players', {_spelled("a.name", "b.name")},
+                     {_both("a.birth_year", "b.birth_year", "born")},
+                     {_both("a.federation", "b.federation", "federation")})
+    FROM p a JOIN p b ON a.national_id = b.national_id AND a.player_id < b.player_id
+)
+SELECT * FROM (SELECT * FROM by_name UNION ALL SELECT * FROM by_id)
+WHERE NOT EXISTS (SELECT 1 FROM splits s WHERE s.a = player_a AND s.b = player_b)
+ORDER BY CASE reason WHEN 'same_name_birth_year' THEN 0 WHEN 'same_name' THEN 1 WHEN 'same_national_id' THEN 2
+         ELSE 3 END, player_a, player_b
+"""
+
+# an alias linked below the confidence asked for: the entry's spelling against the spellings of
+# the player's other entries (what the rule linked it to), with what each side knows
+_WEAK = f"""
+WITH weak AS (
+    SELECT a.player_id, a.name_as_written, min(a.match_rule) AS rule, min(a.confidence) AS conf, count(*) AS n,
+           string_agg(DISTINCT COALESCE(t.name, 'tournament ' || a.tournament_id), ', ') AS events,
+           any_value(a.fide_id) AS fide_id, any_value(a.birth_year) AS birth_year,
+           any_value(a.federation) AS federation
+    FROM player_aliases a LEFT JOIN tournaments t USING (tournament_id)
+    WHERE a.confidence < $min GROUP BY 1, 2
+),
+others AS (
+    SELECT w.player_id, w.name_as_written,
+           string_agg(DISTINCT o.name_as_written, ' / ' ORDER BY o.name_as_written) AS spellings
+    FROM weak w JOIN player_aliases o ON o.player_id = w.player_id AND o.name_as_written <> w.name_as_written
+    GROUP BY 1, 2
+)
+SELECT w.player_id AS player_a, NULL::INTEGER AS player_b, COALESCE(x.spellings, p.name) AS name_a,
+       w.name_as_written AS name_b, 'weak_link' AS reason,
+       concat_ws('; ',
+           'entry written ' || {_q("w.name_as_written")} || ' linked to player ' || w.player_id
+               || CASE WHEN x.spellings IS NULL THEN ', written the same way elsewhere'
+                       ELSE ', written ' || {_q("x.spellings")} || ' elsewhere' END,
+           'rule ' || COALESCE(w.rule, 'unknown') || ' (confidence ' || w.conf || ')',
+           w.n || CASE WHEN w.n = 1 THEN ' entry' ELSE ' entries' END || ': ' || w.events,
+           {_both("w.fide_id", "p.fide_id", "FIDE ID")}, {_both("w.birth_year", "p.birth_year", "born")},
+           {_both("w.federation", "p.federation", "federation")}) AS evidence
+FROM weak w JOIN players p USING (player_id) LEFT JOIN others x USING (player_id, name_as_written)
+ORDER BY 1, 4
+"""
+
+
+def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict[str, Any]]:
+    """Likely duplicates and weak links for an officer to review, with the evidence.
+
+    Each item: {'player_a' int, 'player_b' int (None for a weak link), 'name_a', 'name_b' (the two
+    spellings: the players' names; for a weak link, the spellings of the player's other entries
+    (its name when they are all spelled alike) and the spelling of the entry linked weakly),
+    'reason', 'evidence' (a sentence)}.
+    Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
+    person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
+    played), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept apart because
+    e.g. the birth years differ), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both
+    in the store, one without a FIDE ID), 'weak_link' (an alias linked with confidence below
+    `min_confidence`). Merged players and pairs an officer split are left out."""
+    out = _dicts(con, _PAIRS)
+    out += _abbreviated(con)
+    out += _dicts(con, _WEAK, {"min": min_confidence})
+    return out
+
+
+def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    cur = con.execute(sql, params or {})
+    cols = [d[0] for d in cur.description or []]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+
+
+def _abbreviated(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Players who played and share a full (3+ letter) name token, whose name keys one may
+    abbreviate into the other (`names_compatible`), and whose FIDE IDs do not differ. The pairs
+    come from the store as a set; the abbreviation test is Python's (`read.names`)."""
+    pairs = con.execute(
+        f"""
+        WITH p AS (SELECT player_id, name, name_key, fide_id, birth_year FROM players
+                   WHERE merged_into IS NULL AND player_id IN (SELECT player_id FROM tournament_players)),
+        tok AS (SELECT DISTINCT player_id, unnest(string_split(name_key, ' ')) AS token FROM p),
+        groups AS (SELECT token FROM tok WHERE length(token) > {ABBREV_MAX} GROUP BY 1
+                   HAVING count(*) <= {_TOKEN_GROUP_MAX}),
+        cand AS (SELECT DISTINCT a.player_id AS pa, b.player_id AS pb FROM tok a JOIN tok b USING (token)
+                 WHERE a.player_id < b.player_id AND token IN (SELECT token FROM groups))
+        SELECT a.player_id, b.player_id, a.name, b.name, a.name_key, b.name_key,
+               concat_ws('; ', 'one may abbreviate the other: ' || {_spelled("a.name", "b.name")},
+                         {_both("a.birth_year", "b.birth_year", "born")}, {_both("a.fide_id", "b.fide_id", "FIDE ID")})
+        FROM cand JOIN p a ON a.player_id = cand.pa JOIN p b ON b.player_id = cand.pb
+        WHERE NOT (a.fide_id IS NOT NULL AND b.fide_id IS NOT NULL AND a.fide_id <> b.fide_id)
+          AND NOT EXISTS (SELECT 1 FROM player_merges m WHERE m.action = 'split'
+                          AND least(m.kept_id, m.merged_id) = cand.pa AND greatest(m.kept_id, m.merged_id) = cand.pb)
+        ORDER BY 1, 2
+        """
+    ).fetchall()
+    return [
+        {"player_a": a, "player_b": b, "name_a": na, "name_b": nb, "reason": "abbreviated_name", "evidence": ev}
+        for a, b, na, nb, ka, kb, ev in pairs
+        if names_compatible(ka, kb)
+    ]

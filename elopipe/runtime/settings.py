@@ -1,0 +1,55 @@
+"""Settings read from the environment, checked: a bad value is one line naming the variable and
+what it expects (`SettingError`, exit 2), never a traceback.
+
+The modules that read them do so on import (`read.sources`, `read.pgn.streaming`); the command
+line checks them all first (`check_environment`), before it imports anything that reads one.
+"""
+
+from __future__ import annotations
+
+import os
+
+from elopipe.runtime.errors import ElopipeError
+
+# the byte counts elopipe reads from the environment, and what each one sets
+BYTE_SETTINGS = {
+    "ELOPIPE_MAX_FILE_BYTES": "largest file read, decompressed",
+    "ELOPIPE_STREAM_BYTES": "largest PGN read whole, not streamed",
+    "ELOPIPE_CHUNK_BYTES": "size of one piece of a streamed PGN",
+}
+
+
+class SettingError(ElopipeError, ValueError):
+    """An environment variable of elopipe holds a value it cannot use (a usage error: exit 2)."""
+
+    exit_code = 2
+
+
+def env_bytes(name: str, default: int) -> int:
+    """The byte count in the environment variable `name` (a whole number, 1 or more; `_` may
+    group digits), or `default` when it is unset or blank. Raises SettingError otherwise."""
+    value = _bytes_in(name)
+    return default if value is None else value
+
+
+def check_environment() -> None:
+    """Raise SettingError for the first variable of `BYTE_SETTINGS` set to an unusable value."""
+    for name in BYTE_SETTINGS:
+        _bytes_in(name)
+
+
+def _bytes_in(name: str) -> int | None:
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        shown = text[:40].encode("unicode_escape").decode("ascii")
+        raise SettingError(
+            f"{name} ({BYTE_SETTINGS.get(name, 'a byte count')}) must be a whole number of bytes, 1 or more,"
+            f" not {shown}; unset it for the default"
+        )
+    return value

@@ -1,0 +1,77 @@
+"""Values no command can use are refused in one line, exit 2, naming what is expected (issue 17):
+a K that is not positive, an empty --format, a list date before any FIDE list, a byte count in
+the environment that is not a number."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app, main
+from tests.helpers.publish_store import build_store
+
+RANGE = "list date 1900-01-01 is out of range: give a date from 1971-01-01 to 2100-12-31 (FIDE's first list is of 1971)"
+
+
+def _one_line(args: list[str]) -> str:
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1, res.output
+    return lines[0]
+
+
+@pytest.mark.parametrize(("k", "bad"), [("-10", "-10"), ("0", "0"), ("20,games<30:-40", "-40"), ("1001", "1001")])
+def test_elo_refuses_a_k_that_is_not_positive(k: str, bad: str) -> None:
+    assert _one_line(["elo", "1500", "--vs", "1600:W", "--k", k]) == (
+        f"error: K must be a whole number from 1 to 1000, not {bad}"
+    )
+
+
+def test_publish_refuses_an_empty_format_list_and_names_the_formats(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    out = tmp_path / "out"
+    for fmts in ("", " , "):
+        line = _one_line(["publish", "--db", str(db), "--out", str(out), "--format", fmts])
+        assert line == "--format names no format; choose from csv, parquet, txt, html (comma-separated)"
+    assert not out.exists()
+    line = _one_line(["publish", "--db", str(db), "--out", str(out), "--format", "csv,pdf"])
+    assert line == "unknown format pdf; choose from csv, parquet, txt, html (comma-separated)"
+
+
+def test_list_dates_before_any_fide_list_are_refused(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    listed = tmp_path / "standard_mar24frl.txt"
+    listed.write_text("ID Number      Name\n1              A, B\n", encoding="utf-8")
+    assert _one_line(["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--list-date", "1900-01-01"]) == RANGE
+    compare = ["lists", "compare", str(listed), "--system", "fide", "--list-date", "1900-01-01", "--db", str(db)]
+    assert _one_line(compare) == RANGE
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("name", ["ELOPIPE_MAX_FILE_BYTES", "ELOPIPE_STREAM_BYTES", "ELOPIPE_CHUNK_BYTES"])
+@pytest.mark.parametrize("value", ["abc", "-5", "0", "1.5"])
+def test_a_bad_byte_count_in_the_environment_is_one_line(
+    name: str, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "argv", ["elopipe", "--help"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{name} (")
+    assert f"must be a whole number of bytes, 1 or more, not {value}; unset it for the default" in err[0]
+
+
+def test_a_good_byte_count_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    from elopipe.runtime.settings import check_environment, env_bytes
+
+    monkeypatch.setenv("ELOPIPE_CHUNK_BYTES", " 1_000_000 ")
+    check_environment()
+    assert env_bytes("ELOPIPE_CHUNK_BYTES", 5) == 1_000_000
+    monkeypatch.setenv("ELOPIPE_CHUNK_BYTES", "")
+    assert env_bytes("ELOPIPE_CHUNK_BYTES", 5) == 5

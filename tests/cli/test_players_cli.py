@@ -1,0 +1,143 @@
+"""`elopipe players merge|split|suspects`: the messages an officer reads (issue 17): whether a
+re-rate is needed, both spellings and the evidence of a suspect, no Python values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from tests.helpers.paths import REPO
+
+CANDIDATES = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"
+IRISH = REPO / "sample_pgn" / "irl_irish_intermediate_champs_2011_latin1_crlf.trf"
+
+
+@pytest.fixture
+def rated_store(tmp_path: Path) -> Path:
+    """Two events (Candidates 2022, Irish 2011) ingested and rated for FIDE."""
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.rating.run import rate
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([CANDIDATES, IRISH], db)
+    con = duckdb.connect(str(db))
+    rate(con, "fide")
+    con.close()
+    return db
+
+
+def _query(db: Path, sql: str, params: list | None = None) -> list[tuple]:
+    con = duckdb.connect(str(db))
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def _pid(db: Path, name: str) -> int:
+    return _query(db, "SELECT player_id FROM players WHERE name = ?", [name])[0][0]
+
+
+def _run(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, list(args))
+    return res.exit_code, " ".join(res.output.split())
+
+
+def _first_rated_list(db: Path, pid: int) -> str:
+    return str(_query(db, "SELECT min(list_date) FROM rating_changes WHERE player_id = ?", [pid])[0][0])
+
+
+def test_merge_and_split_say_whether_a_re_rate_is_needed(rated_store: Path) -> None:
+    db = str(rated_store)
+    firouzja, crichton = _pid(rated_store, "Firouzja,Alireza"), _pid(rated_store, "Crichton, Martin")
+    first = _first_rated_list(rated_store, firouzja)
+    rated = _query(rated_store, "SELECT count(DISTINCT game_id) FROM rating_changes WHERE player_id = ?", [firouzja])
+    code, out = _run("players", "merge", str(crichton), str(firouzja), "--reason", "test", "--db", db)
+    assert code == 0, out
+    assert f"re-rate needed: fide lists from {first} change ({rated[0][0]} rated games moved);" in out
+    assert "run `elopipe rate --system fide`" in out
+    # the split takes the Candidates games back to a new player: still not the player they were
+    # rated with, so the lists still differ until a re-rate
+    tid = _query(rated_store, "SELECT tournament_id FROM tournaments WHERE name LIKE '%Candidates%'")[0][0]
+    code, out = _run("players", "split", str(crichton), "--tournament", str(tid), "--reason", "undo", "--db", db)
+    assert code == 0, out
+    assert f"re-rate needed: fide lists from {first} change" in out
+
+
+def test_a_decision_moving_no_rated_game_says_no_re_rate(rated_store: Path) -> None:
+    con = duckdb.connect(str(rated_store))
+    con.execute(
+        "INSERT INTO players (player_id, name, name_key)"
+        " VALUES (nextval('player_id_seq'), 'Listed, Only', 'listed only')"
+    )
+    con.close()
+    code, out = _run(
+        "players", "merge", str(_pid(rated_store, "Crichton, Martin")), str(_pid(rated_store, "Listed, Only")),
+        "--reason", "same", "--db", str(rated_store),
+    )  # fmt: skip
+    assert code == 0, out
+    assert out.endswith("no re-rate needed: no rated game of these players moved")
+
+
+def test_split_by_a_name_no_entry_has_lists_the_spellings(rated_store: Path) -> None:
+    duda = _pid(rated_store, "Duda,J")
+    code, out = _run("players", "split", str(duda), "--name", "Somebody", "--reason", "x", "--db", str(rated_store))
+    assert code == 1
+    assert out == f"no tournament entry of player {duda} is written 'Somebody'; its entries are written 'Duda,J'"
+
+
+def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) -> None:
+    db = str(rated_store)
+    con = duckdb.connect(db)
+    # a second 'Crichton, Martin' with the same birth year, and a weak link of Duda's entry
+    con.execute(
+        "INSERT INTO players (player_id, name, name_key, birth_year) SELECT nextval('player_id_seq'), name,"
+        " name_key, 1970 FROM players WHERE name = 'Crichton, Martin'"
+    )
+    con.execute("UPDATE players SET birth_year = 1970 WHERE name = 'Crichton, Martin'")
+    con.execute("UPDATE player_aliases SET confidence = 0.5, match_rule = 'name' WHERE name_as_written = 'Duda,J'")
+    con.execute(
+        "INSERT INTO player_aliases (player_id, name_as_written, name_key, tournament_id, match_rule, confidence)"
+        " SELECT player_id, 'Duda, Jan-Krzysztof', 'duda jan krzysztof', NULL, 'new', 1.0 FROM players"
+        " WHERE name = 'Duda,J'"
+    )
+    con.close()
+    duda = _pid(rated_store, "Duda,J")
+    res = CliRunner().invoke(app, ["players", "suspects", "--db", db])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "None" not in out and "[" not in out
+    assert "both written 'Crichton, Martin'; born 1970 on both" in out
+    assert (
+        f"entry written 'Duda,J' linked to player {duda}, written 'Duda, Jan-Krzysztof' elsewhere;"
+        " rule name (confidence 0.5)" in out
+    )
+    assert "Duda, Jan-Krzysztof │ " in out and "│ Duda,J │" in out  # the two spellings, one a side
+
+
+def test_a_merge_of_two_entries_of_one_tournament_is_refused_and_loses_nothing(rated_store: Path) -> None:
+    duda, rapport = _pid(rated_store, "Duda,J"), _pid(rated_store, "Rapport,R")
+    entries = _query(rated_store, "SELECT count(*) FROM tournament_players")
+    code, out = _run("players", "merge", str(duda), str(rapport), "--reason", "x", "--db", str(rated_store))
+    assert code == 1
+    assert out.startswith(f"players {duda} and {rapport} both have an entry in tournament ")
+    assert out.endswith("two entries of one tournament are two people; not merged")
+    assert _query(rated_store, "SELECT count(*) FROM tournament_players") == entries
+
+
+def test_split_by_name_after_a_merge_takes_the_merged_spelling(rated_store: Path) -> None:
+    db = str(rated_store)
+    firouzja, crichton = _pid(rated_store, "Firouzja,Alireza"), _pid(rated_store, "Crichton, Martin")
+    games = "SELECT count(*) FROM games WHERE white_id = ? OR black_id = ?"
+    before = _query(rated_store, games, [firouzja, firouzja])
+    code, out = _run("players", "merge", str(crichton), str(firouzja), "--reason", "test", "--db", db)
+    assert code == 0, out
+    code, out = _run("players", "split", str(crichton), "--name", "Firouzja,Alireza", "--reason", "undo", "--db", db)
+    assert code == 0, out
+    assert out.startswith(f"split from player {crichton}: new player ") and "{" not in out
+    new = int(out.split("new player ")[1].split()[0])
+    assert _query(rated_store, games, [new, new]) == before  # every game of the merged spelling
