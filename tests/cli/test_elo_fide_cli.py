@@ -37,6 +37,8 @@ def test_fide_mode_refuses_bad_input_in_one_line() -> None:
         (["1500", "--vs", "1500:W", "--fide", "--rules", "V2030"], "unknown FIDE rules version V2030"),
         (["1500.5", "--vs", "1500:W", "--fide"], "1500.5: a FIDE rating is a whole number"),
         (["1500", "--vs", "1500:W", "--fide", "--k", "20,games<30:40"], "with --fide, K is a whole number"),
+        (["1500", "--vs", "1500:W", "--fide", "--k", "0"], "--k 0: with --fide, K is a whole number from 1 to 1000"),
+        (["1500", "--vs", "1500:W", "--fide", "--k", "5000"], "K is a whole number from 1 to 1000"),
         (["1500", "--vs", "1500:W", "--born", "2000"], "go with --fide"),
     ):
         res = _run(*args)

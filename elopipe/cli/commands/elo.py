@@ -110,8 +110,8 @@ def _fide(
         games = [parse_vs(v) for v in vs]
         if bad := [f"{opp}" for opp, _ in games if opp != int(opp)]:
             raise ValueError(f"{bad[0]}: a FIDE rating is a whole number")
-        if not k.strip().isdigit():
-            raise ValueError(f"--k {k!r}: with --fide, K is a whole number")
+        if not k.strip().isdigit() or not 1 <= int(k) <= K_MAX:
+            raise ValueError(f"--k {k.strip()}: with --fide, K is a whole number from 1 to {K_MAX}")
         date = dt.date.fromisoformat(on) if on is not None else dt.date.today()
         res = fide_period(
             int(rating),
