@@ -51,9 +51,14 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
         if on_first is not None:
             on_first("stopping after the current batch of files (press Ctrl-C again to abort now) ...")
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signals = {signal.SIGINT, signal.SIGTERM}
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
+    # A process started with these blocked (a flow run of `elopipe serve`) takes them from now
+    # on; one that came meanwhile is handled here, as a stop request.
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for sig, old in previous.items():
             signal.signal(sig, old)
