@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -287,6 +288,7 @@ _own_api_url: str | None = None
 # What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
 # no UI, the services an ephemeral server needs only.
 _SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): (.+)$")  # "sqlite3.OperationalError: ..."
 
 
 def configured_api_url() -> str | None:
@@ -359,9 +361,13 @@ class TemporaryServer:
             time.sleep(0.1)
 
     def _last_line(self) -> str:
+        """The message of the last error the server printed, without its traceback or class."""
         self._log.seek(0)
-        lines = [ln.strip() for ln in self._log.read().decode("utf-8", "replace").splitlines() if ln.strip()]
-        return lines[-1] if lines else "no output"
+        lines = self._log.read().decode("utf-8", "replace").splitlines()
+        for line in reversed(lines):
+            if found := _ERROR_LINE.match(line.strip()):
+                return re.sub(r"^\([\w.]+\)\s*", "", found[1])  # SQLAlchemy's "(sqlite3.OperationalError) ..."
+        return "it gave no reason"
 
     def stop(self) -> None:
         """End the server (SIGTERM, then SIGKILL after 5 s) and wait for it."""
