@@ -170,9 +170,15 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
 
 
 def _load_stage_modules() -> None:
-    """Import what the rating and publishing stages import on first use, while Prefect starts:
-    the first batch must not wait for it."""
-    import elopipe.publish.plan  # noqa: F401
+    """Import, while Prefect's server starts, what the first batch would otherwise import on first
+    use (about a second of a small file's latency): Prefect's flow and task engines, the rating
+    and publishing modules and the charts' matplotlib (elopipe.publish.charts)."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+    import prefect.flow_engine  # noqa: F401
+    import prefect.task_engine  # noqa: F401
+
+    import elopipe.publish.outputs  # noqa: F401
     import elopipe.rating.run  # noqa: F401
 
 
