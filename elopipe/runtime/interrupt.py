@@ -1,9 +1,11 @@
-"""Stopping a long run cleanly: Ctrl-C finishes the current file's transaction, then exits.
+"""Stopping a long run cleanly: Ctrl-C finishes the current transaction, then exits.
 
 `graceful_stop()` replaces the SIGINT/SIGTERM handlers while a long-running command works:
-the first signal only sets a flag that loops check between files (`stop_requested()`); a second
-Ctrl-C raises KeyboardInterrupt at once (DuckDB then rolls the open transaction back, so the
-store stays consistent either way).
+the first signal only sets a flag that the flows check at their safe points (`stop_requested()`:
+between batches of files, between two systems' rating or publishing); a second Ctrl-C raises
+KeyboardInterrupt at once (DuckDB then rolls the open transaction back, so the store stays
+consistent either way). A process started with those signals blocked (the flow runs of
+`elopipe serve`) takes them once the handler is in place.
 """
 
 from __future__ import annotations
