@@ -1,4 +1,5 @@
-"""One summary line per stage: to the Prefect run log (UI) and to the terminal."""
+"""The lines a run shows per stage: on the terminal through the `elopipe.stages` logger, and in
+the flow run's log (the UI) through Prefect's run logger, never twice on the terminal."""
 
 from __future__ import annotations
 
@@ -10,25 +11,34 @@ import logging
 from prefect import get_run_logger
 from prefect.exceptions import MissingContextError
 
-from elopipe.runtime.prefect_env import STAGE_LOGGER
+from elopipe.runtime.prefect_env import STAGE_LOGGER, STEP_ATTR, quiet_prefect_console
 
 _terminal = logging.getLogger(STAGE_LOGGER)
+# Prefect's console handler must not print the run-log copy (records marked `elopipe_stage`).
+quiet_prefect_console()
+
+
+def _to_run_log(level: int, line: str) -> None:
+    try:
+        get_run_logger().log(level, line, extra={"elopipe_stage": True})
+    except MissingContextError:
+        pass
+
+
+def stage_start(stage: str, text: str) -> None:
+    """Say that `stage` begins (`text`: what it works on); the CLI's live status shows it."""
+    _terminal.info(f"{stage}: {text} ...", extra={STEP_ATTR: True})
 
 
 def stage_line(stage: str, text: str) -> None:
     """Log `stage: text` once on the terminal and once in the flow run's log."""
     line = f"{stage}: {text}"
     _terminal.info(line)
-    try:
-        # INFO reaches the API (the UI) but not the console: Prefect's console handler is at WARNING.
-        get_run_logger().info(line)
-    except MissingContextError:
-        pass
+    _to_run_log(logging.INFO, line)
 
 
 def stage_warning(stage: str, text: str) -> None:
+    """A warning of `stage`: on the terminal in elopipe's words, in the run's log as a warning."""
     line = f"{stage}: {text}"
-    try:
-        get_run_logger().warning(line)
-    except MissingContextError:
-        _terminal.warning(line)
+    _terminal.warning(line)
+    _to_run_log(logging.WARNING, line)

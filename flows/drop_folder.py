@@ -27,6 +27,7 @@ from elopipe.ingest.watcher import (
 )
 from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.read.sources import path_param
+from elopipe.runtime.interrupt import graceful_stop
 from elopipe.store.connect import DEFAULT_DB
 from flows._stages import stage_line
 from flows.pipeline import pipeline
@@ -54,7 +55,10 @@ def drop_folder(
             result = pipeline([path_param(f) for f in files], db, systems, out, through, max_lists=max_lists)
             return outcomes_by_path(files, result.ingest.files)
 
-        run_batch_and_file(inbox_p, arrived, run, stats, taken)
+        # `elopipe serve` runs this in a child process of the terminal's: a Ctrl-C reaches it too,
+        # and stops it at the next safe point (files not reached stay in the inbox), not mid-write.
+        with graceful_stop(on_first=lambda _msg: stage_line("drop_folder", "stopping at the next safe point")):
+            run_batch_and_file(inbox_p, arrived, run, stats, taken)
     counts = {
         "arrived": len(arrived),
         "processed": stats.processed,

@@ -2,8 +2,9 @@
 
 It holds the store's write lock for the whole run (elopipe.store.connect.write_lock, re-entered by each
 stage), so a second run on the same DuckDB file waits with a message instead of interleaving
-its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it after the current batch's
-transaction, without rating or publishing.
+its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it at the next safe point: after
+the current batch's transaction, the current system's rating or the current system's publish;
+what was committed stays, and the next run rates and publishes the rest.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from elopipe.ingest.driver import IngestSummary
 from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.store.connect import DEFAULT_DB, write_lock
-from flows._stages import stage_line, stage_warning
+from flows._stages import stage_line, stage_start, stage_warning
 from flows.ingest_files import ingest_flow
 from flows.publish import DEFAULT_MAX_LISTS, publish
 from flows.rate_lists import RateFlowSummary, rate_lists
@@ -38,7 +39,9 @@ class PipelineSummary:
     # pending in the output folder's ledger: the next run writes them).
     publish_failures: list[str] = field(default_factory=list)
     out: Path = Path("out")
+    # Rating and publishing skipped or cut short: by a stop request (`interrupted`) or a failed ingest.
     stopped: bool = False
+    interrupted: bool = False
     # Wall-clock (time.time()) when the flow body began and ended: the rest of a command's time
     # is Prefect's own start-up and shutdown.
     body_started: float = 0.0
@@ -84,16 +87,24 @@ def pipeline(
     started = time.time()
     out_p = Path(out)
     with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
+        stage_start("ingest", f"{len(paths)} path{'s' if len(paths) != 1 else ''}")
         ing = ingest_flow(dask_address)(paths, db, validate_moves, dask_address, stage, dask_workers)
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
-        if stop_requested() or ing.failure:  # a full disk: rating would need the same disk
-            summary.stopped = True
-            stage_line("pipeline", "stopped: rating and publishing skipped")
-        else:
+        if not (stop_requested() or ing.failure):  # a full disk: rating would need the same disk
             summary.rating = rate_lists(db, list(systems), through, no_moves)
+        if summary.rating is not None and not stop_requested():
             runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
             summary.published, summary.publish_failures = publish(
                 db, list(systems), out_p, summary.rating.changed, max_lists, runs
             )
+        summary.interrupted = stop_requested()
+        if summary.interrupted or ing.failure:
+            summary.stopped = True
+            left = (
+                "publishing"
+                if summary.rating is not None and len(summary.rating.changed) == len(systems)
+                else ("rating and publishing")
+            )
+            stage_line("pipeline", f"stopped: the rest of the {left} is left for the next run")
     summary.body_ended = time.time()
     return summary

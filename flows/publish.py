@@ -17,6 +17,7 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 # isort: split
 import datetime as dt
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from prefect import flow, task
@@ -24,10 +25,19 @@ from prefect.cache_policies import NO_CACHE
 
 from elopipe.publish import plan as publish_plan
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
+from elopipe.runtime.interrupt import stop_requested
 from elopipe.store.connect import DEFAULT_DB, open_writer
-from flows._stages import stage_line, stage_warning
+from flows._stages import stage_line, stage_start, stage_warning
 
-__all__ = ["DEFAULT_MAX_LISTS", "publish", "publish_system"]
+__all__ = ["DEFAULT_MAX_LISTS", "NotPublished", "publish", "publish_system"]
+
+
+@dataclass(frozen=True)
+class NotPublished:
+    """A system with nothing to publish: no list in the store, or none at a date asked for.
+    `reason`: the store's words for it."""
+
+    reason: str
 
 
 @task(name="publish_system", task_run_name="publish {system}", cache_policy=NO_CACHE, persist_result=False)
@@ -38,10 +48,10 @@ def publish_system(
     changed: list[dt.date] | None,
     max_lists: int | None = DEFAULT_MAX_LISTS,
     own_run: int | None = None,
-) -> SystemPublish | str | None:
-    """Write `system`'s outputs into `out` (elopipe.publish.plan.publish_changed). None when the
-    system has no list at all (e.g. fide-blitz on files without blitz events): not a failure.
-    A file that cannot be written is returned as one line (str), not raised."""
+) -> SystemPublish | str | NotPublished:
+    """Write `system`'s outputs into `out` (elopipe.publish.plan.publish_changed). NotPublished
+    when the system has no list (e.g. fide-blitz on files without blitz events) or none at one of
+    `changed`. A file that cannot be written is returned as one line (str), not raised."""
     from elopipe.publish.atomic import describe
 
     # A writer connection, not a reader: inside `pipeline` this process already holds the
@@ -49,8 +59,8 @@ def publish_system(
     with open_writer(db) as con:
         try:
             return publish_plan.publish_changed(con, db, system, Path(out), changed, max_lists, own_run)
-        except LookupError:
-            return None
+        except LookupError as exc:
+            return NotPublished(str(exc).strip("'\""))
         except OSError as exc:
             return describe(exc)
 
@@ -68,17 +78,26 @@ def publish(
     each system) to `out`, with the lists the folder missed (see the module docstring);
     `max_lists` as in elopipe.publish.plan.select_dates (None: no limit); `rating_runs`: the
     rating run that produced each system's `changed`. A system with no list at all is reported
-    and skipped, not an error. Returns (paths written, one line per system that failed)."""
+    and skipped, not an error; one whose changed lists are not in the store is named in a
+    warning. A stop request (elopipe.runtime.interrupt) ends it between two systems.
+    Returns (paths written, one line per system that failed)."""
     db_s, out_p = os.fspath(db), Path(out)
     written: list[Path] = []
     notes: list[str] = []
     failures: list[str] = []
     for system in systems:
+        if stop_requested():  # each list is written whole, its ledger entry after: a safe point
+            notes.append(f"stopped before {system}")
+            break
+        stage_start("publish", system)
         dates = None if changed is None else list(changed.get(system, []))
         own_run = (rating_runs or {}).get(system)
         result = publish_system(db_s, system, os.fspath(out_p), dates, max_lists, own_run)
-        if result is None:
-            notes.append(f"{system}: no list")
+        if isinstance(result, NotPublished) and not dates:
+            notes.append(f"{system}: no list in the store")
+        elif isinstance(result, NotPublished):  # the rating said these lists changed
+            notes.append(f"{system}: not published")
+            stage_warning("publish", f"{system}: the rating changed {len(dates or [])} lists, but {result.reason}")
         elif isinstance(result, str):
             left = len(publish_plan.pending_dates(out_p, db_s, system))
             failures.append(f"{system}: {result}; {left} lists left to write, the next run writes them")

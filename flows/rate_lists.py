@@ -19,8 +19,9 @@ from prefect.cache_policies import NO_CACHE
 
 from elopipe.rating.store_io import changed_list_dates
 from elopipe.rating.systems import DEFAULT_SYSTEMS
+from elopipe.runtime.interrupt import stop_requested
 from elopipe.store.connect import DEFAULT_DB, open_writer
-from flows._stages import stage_line, stage_warning
+from flows._stages import stage_line, stage_start, stage_warning
 
 
 @dataclass
@@ -71,9 +72,14 @@ def rate_lists(
     no_moves: str | None = None,
 ) -> RateFlowSummary:
     """Rate every system in `systems` (e.g. 'fide', 'ffe') up to the list of `through` (None: all
-    data). Raises whatever the engine raises for an unknown system (ValueError/KeyError)."""
+    data). A stop request (elopipe.runtime.interrupt) ends it between two systems: the systems not
+    reached are not in the summary. Raises whatever the engine raises for an unknown system
+    (ValueError/KeyError)."""
     out = RateFlowSummary()
     for system in systems:
+        if stop_requested():  # each system's rating is its own transaction: a safe point between two
+            break
+        stage_start("rate", system)
         out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through, no_moves)
         for line in getattr(out.summaries[system], "failed_events", None) or []:
             stage_warning("rate", line)  # a tournament left unrated: the other events were rated

@@ -1,9 +1,11 @@
-"""Stopping a long run cleanly: Ctrl-C finishes the current file's transaction, then exits.
+"""Stopping a long run cleanly: Ctrl-C finishes the current transaction, then exits.
 
 `graceful_stop()` replaces the SIGINT/SIGTERM handlers while a long-running command works:
-the first signal only sets a flag that loops check between files (`stop_requested()`); a second
-Ctrl-C raises KeyboardInterrupt at once (DuckDB then rolls the open transaction back, so the
-store stays consistent either way).
+the first signal only sets a flag that the flows check at their safe points (`stop_requested()`:
+between batches of files, between two systems' rating or publishing); a second Ctrl-C raises
+KeyboardInterrupt at once (DuckDB then rolls the open transaction back, so the store stays
+consistent either way). A process started with those signals blocked (the flow runs of
+`elopipe serve`) takes them once the handler is in place.
 """
 
 from __future__ import annotations
@@ -51,9 +53,14 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
         if on_first is not None:
             on_first("stopping after the current batch of files (press Ctrl-C again to abort now) ...")
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signals = {signal.SIGINT, signal.SIGTERM}
+    previous = {sig: signal.signal(sig, handler) for sig in signals}
+    # A process started with these blocked (a flow run of `elopipe serve`) takes them from now
+    # on; one that came meanwhile is handled here, as a stop request.
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for sig, old in previous.items():
             signal.signal(sig, old)

@@ -9,13 +9,17 @@ Logging: Prefect's console handler shows warnings and errors only; its API handl
 every INFO line to the server, so the Prefect UI keeps the full log of a run. Our own stage lines
 ("ingest: 12 files loaded ...") go through the `elopipe.stages` logger, printed one per stage.
 
-Server: with `PREFECT_API_URL` unset, Prefect starts a temporary ("ephemeral") API server in a
-subprocess for the life of the process, storing runs in `PREFECT_HOME` (default `~/.prefect`).
+Server: with `PREFECT_API_URL` unset, `run` and `watch` start Prefect's API server themselves
+(`prefect_api()`: the uvicorn command Prefect's own temporary server runs, storing runs in
+`PREFECT_HOME`, default `~/.prefect`) the moment they begin, and point `PREFECT_API_URL` at it
+before Prefect is imported: the server boots on another core while this process loads the flows,
+this process never imports Prefect's server code, and `watch` keeps one server for its whole life.
 Its first start on a fresh home runs the database migrations, which takes longer than Prefect's
-default 20 s start-up timeout on a slow machine, so we raise it. Prefect stops that server only
-at a normal exit: `temporary_server_dies_with_us()` makes it end with this process after a
-`kill -9` too. Schedules need a real server (`prefect server start`); `api_status()` says
-whether one is reachable.
+default 20 s start-up timeout on a slow machine, so we raise it. The server ends with this
+process, even after a `kill -9` (elopipe.runtime.lifeline). When Prefect starts its temporary
+server itself (other commands), `temporary_server_dies_with_us()` does the same for it.
+Schedules need a real server (`prefect server start`); `api_status()` says whether one is
+reachable.
 """
 
 from __future__ import annotations
@@ -23,17 +27,25 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import types
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
+
+from elopipe.runtime.errors import ElopipeError
 
 STAGE_LOGGER = "elopipe.stages"
+# A record on STAGE_LOGGER with this attribute says a stage begins (the CLI's live status shows it).
+STEP_ATTR = "elopipe_step"
 
 # Always forced: nobody asked elopipe to send usage data anywhere.
 _FORCED = {
@@ -71,6 +83,32 @@ def configure(quiet: bool = True) -> None:
     for key, value in _DEFAULTS.items():
         os.environ.setdefault(key, value)
     _install_stage_handler()
+
+
+class _NotForTheTerminal(logging.Filter):
+    """On Prefect's console handler: drops the stage lines elopipe prints itself (records with
+    `elopipe_stage`) and, when `everything_from_prefect`, every record of Prefect's loggers (run
+    names, "Crash detected", tracebacks): the CLI ends a failed run with one line of its own."""
+
+    everything_from_prefect = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "elopipe_stage", False):
+            return False
+        return not (self.everything_from_prefect and record.name.split(".")[0] == "prefect")
+
+
+_console_filter = _NotForTheTerminal()
+
+
+def quiet_prefect_console(everything: bool = False) -> None:
+    """Keep elopipe's stage lines off Prefect's console handler (they are printed once, by the
+    stage logger); with `everything`, all of Prefect's own lines too (`run`/`watch` without -v).
+    Call after Prefect is imported (it sets up its logging then); safe to call again."""
+    _console_filter.everything_from_prefect = everything
+    for handler in logging.getLogger().handlers:
+        if type(handler).__name__ == "PrefectConsoleHandler" and _console_filter not in handler.filters:
+            handler.addFilter(_console_filter)
 
 
 def _install_stage_handler() -> None:
@@ -206,13 +244,13 @@ def start_api_early() -> Callable[[], None]:
 def local_run_settings() -> Iterator[None]:
     """Settings for flow runs this process starts itself (`elopipe run`, `elopipe watch`).
 
-    With Prefect's temporary server, flow-run heartbeats are switched off: they tell a server
-    that a run's process is alive, which the temporary server (it dies with this process) never
-    needs, and each flow run's heartbeat thread holds its end up by up to a second (four flow runs
-    per pipeline). With a real server (PREFECT_API_URL) heartbeats stay on, so the UI can mark a
-    killed run as crashed.
+    With a temporary server (ours from `prefect_api()`, or Prefect's), flow-run heartbeats are
+    switched off: they tell a server that a run's process is alive, which a server that dies with
+    this process never needs, and each flow run's heartbeat thread holds its end up by up to a
+    second (four flow runs per pipeline). With a user's server (PREFECT_API_URL) heartbeats stay
+    on, so the UI can mark a killed run as crashed.
     """
-    if os.environ.get("PREFECT_API_URL") or _profile_api_url():
+    if _users_server():
         yield
         return
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
@@ -242,3 +280,170 @@ def api_for_workers() -> Iterator[None]:
     server.start()
     with temporary_settings(updates={PREFECT_API_URL: server.api_url}):
         yield
+
+
+# The URL of the temporary server `prefect_api()` started, while it runs.
+_own_api_url: str | None = None
+
+# What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
+# no UI, the services an ephemeral server needs only.
+_SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): (.+)$")  # "sqlite3.OperationalError: ..."
+
+
+def configured_api_url() -> str | None:
+    """The Prefect API this process is pointed at: PREFECT_API_URL in the environment, the active
+    profile, or (once Prefect is imported) Prefect's own settings. None: no server configured."""
+    url = os.environ.get("PREFECT_API_URL") or _profile_api_url()
+    if url or "prefect.settings" not in sys.modules:
+        return url
+    from prefect.settings import PREFECT_API_URL
+
+    return PREFECT_API_URL.value() or None
+
+
+def _users_server() -> bool:
+    url = configured_api_url()
+    return bool(url) and url != _own_api_url
+
+
+class PrefectServerError(ElopipeError, RuntimeError):
+    """Prefect's temporary API server did not start."""
+
+
+class TemporaryServer:
+    """Prefect's API server (uvicorn, as Prefect's temporary server runs it) in a child process
+    that ends with this one (elopipe.runtime.lifeline), in its own session: a Ctrl-C in the
+    terminal is this process's to handle, and the server must answer until the run has stopped."""
+
+    def __init__(self) -> None:
+        self._log: IO[bytes] = tempfile.TemporaryFile()
+        self.port = 0
+        self.process = self._launch()
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        with socket.socket() as sock:  # a free port
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        command = ["-m", "uvicorn", "--factory", "prefect.server.api.server:create_app", "--host", "127.0.0.1"]
+        command += ["--port", str(self.port), "--log-level", "error", "--lifespan", "on"]
+        return subprocess.Popen(
+            [sys.executable, "-m", "elopipe.runtime.lifeline", str(os.getpid()), *command],
+            env={**os.environ, **_SERVER_ENV},
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=self._log,
+            start_new_session=True,
+        )
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Wait until the server answers GET /health. Raises PrefectServerError, with the last line
+        of the server's output, if it exits or does not answer within `timeout` seconds (default
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)."""
+        limit = timeout or float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS") or 120)
+        deadline = time.monotonic() + limit
+        while True:
+            code = self.process.poll()
+            if code is not None:  # 3: its port was taken between our look and its start
+                why = self._last_line()
+                raise PrefectServerError(f"Prefect's temporary server stopped at start-up (exit {code}): {why}")
+            if _answers(self.api_url + "/health"):
+                return
+            if time.monotonic() > deadline:
+                raise PrefectServerError(
+                    f"Prefect's temporary server did not answer within {limit:g} s "
+                    "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)"
+                )
+            time.sleep(0.1)
+
+    def _last_line(self) -> str:
+        """The message of the last error the server printed, without its traceback or class."""
+        self._log.seek(0)
+        lines = self._log.read().decode("utf-8", "replace").splitlines()
+        for line in reversed(lines):
+            if found := _ERROR_LINE.match(line.strip()):
+                return re.sub(r"^\([\w.]+\)\s*", "", found[1])  # SQLAlchemy's "(sqlite3.OperationalError) ..."
+        return "it gave no reason"
+
+    def stop(self) -> None:
+        """End the server (SIGTERM, then SIGKILL after 5 s) and wait for it."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+def _drain_prefect_senders(timeout: float = 10) -> None:
+    """Send what Prefect's background senders hold (run logs, events) to the API now."""
+    if "prefect.logging.handlers" in sys.modules:
+        from prefect.logging.handlers import APILogWorker
+
+        APILogWorker.drain_all(timeout=timeout, at_exit=False)
+    if "prefect.events.worker" in sys.modules:
+        from prefect.events.worker import EventsWorker
+
+        EventsWorker.drain_all(timeout=timeout, at_exit=False)
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=1) as resp:  # noqa: S310 - our own loopback server
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+@dataclass
+class PrefectApi:
+    """The API a command's flows use. `server`: the temporary server `prefect_api()` started,
+    None when a server was configured."""
+
+    url: str
+    server: TemporaryServer | None
+
+    def wait_ready(self) -> None:
+        """Wait for the temporary server (see TemporaryServer.wait_ready); at once otherwise."""
+        if self.server is not None:
+            self.server.wait_ready()
+
+
+@contextlib.contextmanager
+def prefect_api() -> Iterator[PrefectApi]:
+    """The Prefect API for a command's whole life (see the module docstring).
+
+    A configured server (PREFECT_API_URL, the profile) is used as it is. Otherwise a temporary
+    server starts now, in the background (`PrefectApi.wait_ready()` waits for it), and
+    PREFECT_API_URL points at it until the block ends, when the server stops. Call it before
+    importing Prefect; if Prefect is imported already, its settings are pointed there too.
+    """
+    global _own_api_url
+    url = configured_api_url()
+    if url:
+        yield PrefectApi(url, None)
+        return
+    server = TemporaryServer()
+    previous = os.environ.get("PREFECT_API_URL")
+    os.environ["PREFECT_API_URL"] = _own_api_url = server.api_url
+    try:
+        with contextlib.ExitStack() as stack:
+            if "prefect.settings" in sys.modules:
+                from prefect.settings import PREFECT_API_URL, temporary_settings
+
+                stack.enter_context(temporary_settings(updates={PREFECT_API_URL: server.api_url}))
+            yield PrefectApi(server.api_url, server)
+    finally:
+        _drain_prefect_senders()  # before the server goes: they would retry it for a minute at exit
+        _own_api_url = None
+        if previous is None:
+            os.environ.pop("PREFECT_API_URL", None)
+        else:
+            os.environ["PREFECT_API_URL"] = previous
+        server.stop()

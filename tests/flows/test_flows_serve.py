@@ -1,8 +1,7 @@
-"""Scheduled runs for real: `prefect server start`, `elopipe serve`, a run triggered by the client.
-
-Slow (a real server runs its database migrations on a fresh PREFECT_HOME) but it runs in CI.
-The server gets its own PREFECT_HOME in a temporary folder, so its SQLite database is used by
-nobody else, and the fixture always stops it (and its children) however the test ends.
+"""Scheduled runs for real: `elopipe serve` on the session's Prefect server (`prefect_harness`),
+a run triggered through the client, and Ctrl-C (SIGINT to serve's process group, as a terminal
+sends it) stopping `serve` cleanly: exit 130, the schedule paused, no traceback, a run in
+progress stopped at its next safe point.
 """
 
 from __future__ import annotations
@@ -10,12 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,131 +24,126 @@ pytestmark = pytest.mark.slow
 
 SAMPLE = REPO / "sample_pgn"
 BIN = Path(sys.executable).parent
-DEPLOYMENT = "drop_folder/elopipe-inbox"
-
-# Services the test does not need; fewer writers on the server's SQLite file.
-QUIET_SERVER = {
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_UI_ENABLED": "false",
-    "PREFECT_SERVER_SERVICES_LATE_RUNS_ENABLED": "false",
-    "PREFECT_SERVER_SERVICES_PAUSE_EXPIRATIONS_ENABLED": "false",
-    "PREFECT_SERVER_SERVICES_CANCELLATION_CLEANUP_ENABLED": "false",
-    "PREFECT_SERVER_SERVICES_FOREMAN_ENABLED": "false",
-}
+# What a user must never see on the terminal (house rule; the issue's Ctrl-C findings).
+INTERNALS = ("Traceback", "KeyboardInterrupt", "Crash detected", "Flow run '", "Task run '")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _stop(proc: subprocess.Popen, sig: int = signal.SIGTERM, grace: float = 20) -> None:
-    """Stop `proc` and its process group: `sig`, then SIGKILL after `grace` seconds."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, sig)
-        proc.wait(grace)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait(10)
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=2) as resp:
-            return resp.status == 200
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """A real `prefect server start` on a free loopback port; yields (api_url, env for clients)."""
-    port = _free_port()
-    home = tmp_path / "prefect-home"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(QUIET_SERVER, PREFECT_HOME=str(home))
-    log = (tmp_path / "server.log").open("w")
+def _serve(tmp_path: Path, url: str, name: str, *args: str) -> tuple[subprocess.Popen[bytes], Path]:
+    log = tmp_path / "serve.log"
     proc = subprocess.Popen(
-        [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=log,
+        [str(BIN / "elopipe"), "serve", str(tmp_path / "inbox"), "--name", name]
+        + ["--db", str(tmp_path / "store.duckdb"), "--out", str(tmp_path / "out"), "--settle", "0.5", *args],
+        env={**os.environ, "PREFECT_API_URL": url},
+        cwd=tmp_path,
+        stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group, so the fixture can stop all of it
+        start_new_session=True,  # its own process group: the test sends it a terminal's Ctrl-C
     )
-    url = f"http://127.0.0.1:{port}/api"
+    return proc, log
+
+
+def _wait_for(what: Callable[[], bool], proc: subprocess.Popen[bytes], log: Path, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            _stop(proc)
+            raise AssertionError(f"serve ended or stalled ({proc.returncode}):\n{log.read_text()[-4000:]}")
+        time.sleep(0.2)
+
+
+def _ctrl_c(proc: subprocess.Popen[bytes], log: Path) -> str:
+    """SIGINT to serve's process group, as a terminal's Ctrl-C; its output once it has ended."""
+    os.killpg(proc.pid, signal.SIGINT)
     try:
-        deadline = time.monotonic() + 240
-        while not _healthy(url):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"prefect server did not start: {(tmp_path / 'server.log').read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield url, {**env, "PREFECT_API_URL": url}
-    finally:
-        _stop(proc, signal.SIGTERM)
-        log.close()
+        proc.wait(120)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        raise AssertionError(f"serve did not stop on Ctrl-C:\n{log.read_text()[-4000:]}") from None
+    return log.read_text()
 
 
-def test_served_deployment_runs_when_triggered_through_the_client(
-    tmp_path: Path, prefect_server: tuple[str, dict[str, str]]
-) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+
+
+def _deployment(name: str):  # noqa: ANN202 - Prefect's DeploymentResponse
     from prefect.client.orchestration import get_client
-    from prefect.deployments import run_deployment
-    from prefect.settings import PREFECT_API_URL, temporary_settings
 
-    url, env = prefect_server
-    inbox, db, out = tmp_path / "inbox", tmp_path / "store.duckdb", tmp_path / "out"
+    with get_client(sync_client=True) as client:
+        return client.read_deployment_by_name(f"drop_folder/{name}")
+
+
+def _deployed(name: str) -> bool:
+    try:
+        _deployment(name)
+    except Exception:  # not yet registered
+        return False
+    return True
+
+
+def _statuses(db: Path) -> dict[str, str]:
+    con = open_reader(db)
+    try:
+        rows = con.execute("SELECT regexp_extract(path, '[^/]+$'), status FROM source_files").fetchall()
+    finally:
+        con.close()
+    return dict(rows)
+
+
+def test_served_deployment_runs_when_triggered_and_ctrl_c_pauses_it(tmp_path: Path, prefect_harness: str) -> None:
+    from prefect.deployments import run_deployment
+
+    inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(SAMPLE / "wchcand22.pgn", inbox / "wchcand22.pgn")
     (inbox / "empty.pgn").write_bytes(b"")
-    serve_log = (tmp_path / "serve.log").open("w")
-    serve = subprocess.Popen(
-        # A cron that will not fire during the test: the only run is the one triggered below.
-        [str(BIN / "elopipe"), "serve", str(inbox), "--cron", "0 0 1 1 *", "--db", str(db), "--out", str(out)]
-        + ["--settle", "0.5"],
-        env=env,
-        cwd=tmp_path,
-        stdout=serve_log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    # A cron that will not fire during the test: the only run is the one triggered below.
+    proc, log = _serve(tmp_path, prefect_harness, "triggered", "--cron", "0 0 1 1 *")
     try:
-        with temporary_settings(updates={PREFECT_API_URL: url}):
-            deadline = time.monotonic() + 120
-            with get_client(sync_client=True) as client:
-                while True:
-                    try:
-                        deployment = client.read_deployment_by_name(DEPLOYMENT)
-                        break
-                    except Exception:
-                        if serve.poll() is not None or time.monotonic() > deadline:
-                            raise AssertionError((tmp_path / "serve.log").read_text()) from None
-                        time.sleep(0.5)
-            assert deployment.schedules and deployment.schedules[0].schedule.cron == "0 0 1 1 *"
-            flow_run = run_deployment(DEPLOYMENT, timeout=300, poll_interval=1)
-        assert flow_run.state is not None and flow_run.state.is_completed(), (
-            flow_run.state,
-            (tmp_path / "serve.log").read_text()[-4000:],
-        )
+        _wait_for(lambda: _deployed("triggered"), proc, log)
+        deployment = _deployment("triggered")
+        assert deployment.schedules and deployment.schedules[0].schedule.cron == "0 0 1 1 *"
+        assert not deployment.paused
+        flow_run = run_deployment("drop_folder/triggered", timeout=300, poll_interval=1)
+        assert flow_run.state is not None and flow_run.state.is_completed(), (flow_run.state, log.read_text()[-4000:])
+        output = _ctrl_c(proc, log)
     finally:
-        _stop(serve, signal.SIGINT)
-        serve_log.close()
+        _stop(proc)
 
+    assert proc.returncode == 130, output
+    assert "stopped: the schedule of drop_folder/triggered is paused" in output
+    assert not [w for w in INTERNALS if w in output], output
+    assert _deployment("triggered").paused
     assert (inbox / "processed" / "wchcand22.pgn").exists()
     assert (inbox / "quarantine" / "empty.pgn").exists()
     assert "empty file" in (inbox / "quarantine" / "empty.pgn.reason.txt").read_text(encoding="utf-8")
-    con = open_reader(db)
+    assert _statuses(tmp_path / "store.duckdb") == {"wchcand22.pgn": "loaded", "empty.pgn": "rejected"}
+    assert any((tmp_path / "out" / "lists").glob("fide_*.csv"))
+
+
+def test_ctrl_c_during_a_run_stops_it_at_a_safe_point(tmp_path: Path, prefect_harness: str) -> None:
+    from prefect.deployments import run_deployment
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(SAMPLE / "wchcand22.pgn", inbox / "wchcand22.pgn")
+    # The session's server creates no runs from schedules: the run is triggered, as in the UI.
+    proc, log = _serve(tmp_path, prefect_harness, "busy", "--cron", "0 0 1 1 *")
     try:
-        statuses = dict(con.execute("SELECT regexp_extract(path, '[^/]+$'), status FROM source_files").fetchall())
-        n_lists = con.execute("SELECT count(*) FROM rating_lists WHERE system = 'fide'").fetchone()[0]
+        _wait_for(lambda: _deployed("busy"), proc, log)
+        run_deployment("drop_folder/busy", timeout=0)
+        _wait_for(lambda: "ingest: 1 file" in log.read_text(), proc, log)  # the run is past its ingest
+        output = _ctrl_c(proc, log)
     finally:
-        con.close()
-    assert statuses == {"wchcand22.pgn": "loaded", "empty.pgn": "rejected"}
-    assert n_lists > 0
-    assert any((out / "lists").glob("fide_*.csv"))
+        _stop(proc)
+
+    assert proc.returncode == 130, output
+    assert "stopping: no new runs" in output
+    assert "stopped: the schedule of drop_folder/busy is paused" in output
+    assert not [w for w in INTERNALS if w in output], output
+    assert _deployment("busy").paused
+    # The batch's transaction was committed whole: the file is in the store and filed away.
+    assert _statuses(tmp_path / "store.duckdb") == {"wchcand22.pgn": "loaded"}
+    assert (inbox / "processed" / "wchcand22.pgn").exists()

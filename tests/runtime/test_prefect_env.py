@@ -29,3 +29,48 @@ def test_quiet_by_default_and_a_user_setting_wins(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv(LEVEL, "DEBUG")
     prefect_env.configure(quiet=False)
     assert os.environ[LEVEL] == "DEBUG"
+
+
+TEMPORARY_SERVER = """
+import os, sys
+from elopipe.runtime import lifeline, prefect_env
+
+with prefect_env.prefect_api() as api:
+    assert "prefect" not in sys.modules  # started before Prefect is imported, without its server code
+    assert os.environ["PREFECT_API_URL"] == api.url and api.server is not None
+    api.wait_ready()
+    assert prefect_env._answers(api.url + "/health")
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:  # Prefect's client finds it through PREFECT_API_URL
+        assert client.api_url.host == "127.0.0.1" and client.hello().status_code == 200
+    pid = api.server.process.pid
+assert "PREFECT_API_URL" not in os.environ
+assert not lifeline.alive(pid)
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_prefect_api_starts_a_temporary_server_at_once_and_stops_it(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
+    env["PREFECT_HOME"] = str(tmp_path / "home")
+    proc = subprocess.run(
+        [sys.executable, "-c", TEMPORARY_SERVER], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_a_server_that_cannot_start_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    monkeypatch.setattr(prefect_env, "configured_api_url", lambda: None)
+    # A database URL Prefect's server cannot open: it stops at start-up.
+    monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "sqlite+aiosqlite:////nonexistent/folder/prefect.db")
+    with pytest.raises(prefect_env.PrefectServerError) as failed, prefect_env.prefect_api() as api:
+        api.wait_ready()
+    message = str(failed.value)
+    assert message.startswith("Prefect's temporary server stopped at start-up (exit ")
+    assert message.endswith("): unable to open database file"), message  # no traceback, no class name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 
 if TYPE_CHECKING:
+    from elopipe.cli.commands.live_status import LiveStatus
     from flows.pipeline import PipelineSummary
 
 # FIDE rates three rates of play; each event lands in the list of its own (standard, rapid, blitz).
@@ -98,7 +100,7 @@ def run(
         help="Replay every game; report illegal moves and results the final position contradicts.",
     ),
     lock_timeout: float | None = typer.Option(
-        None, "--lock-timeout", help="Seconds to wait for another run writing the same store (default: wait)."
+        None, "--lock-timeout", min=0, help="Seconds to wait for another run writing the same store (default: wait)."
     ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     no_moves: str | None = no_moves_option,
@@ -109,8 +111,10 @@ def run(
 ) -> None:
     """Run the main job: ingest, rate, publish (Prefect flow `pipeline`); print where outputs went.
 
-    Without a Prefect server (PREFECT_API_URL unset) Prefect starts a temporary one for the run.
-    Exit 0: done and every file loaded; 1: done but some files partial/rejected, or failed.
+    Without a Prefect server (PREFECT_API_URL unset) a temporary one runs for the command. Ctrl-C
+    stops at the next safe point (after the current batch's transaction, or between two systems'
+    rating or publishing). Exit 0: done and every file loaded; 1: done but some files
+    partial/rejected, or failed; 130: stopped by Ctrl-C.
     """
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -122,67 +126,93 @@ def run(
     max_lists = parse_max_lists(lists)
     policy = checked_no_moves(no_moves)
     spec = dask_spec(dask, dask_workers, stage)
+    exit_if_api_unreachable()
 
-    # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
-    # store is reported at once, in one line, without Prefect's start-up or its traceback.
+    from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.store.connect import write_lock
 
-    with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")):
-        _run_pipeline(
-            paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, verbose, spec, policy
-        )
+    # The first line comes before Prefect is imported or started (that takes seconds).
+    with LiveStatus(err_console) as live:
+        live.line(f"run: {', '.join(str(p) for p in paths)} -> store {db}, outputs {out} ({', '.join(systems)})")
+        # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
+        # store is reported at once, in one line, without Prefect's start-up or its traceback.
+        with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: live.line(msg, "yellow")):
+            job = RunJob(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, spec, policy)
+            summary, timing = _run_pipeline(job, live, verbose)
+    _report(summary, db, timing)
 
 
-def _run_pipeline(
-    paths: list[Path],
-    db: Path,
-    out: Path,
-    systems: list[str],
-    through_date: dt.date | None,
-    validate_moves: bool,
-    lock_timeout: float | None,
-    max_lists: int | None,
-    verbose: bool,
-    spec: DaskSpec | None = None,
-    no_moves: str = "played",
-) -> None:
-    """`run` once the store's write lock is held; parsing on the Dask cluster of `spec` if given."""
-    from elopipe.runtime.interrupt import graceful_stop
-    from elopipe.runtime.prefect_env import configure, local_run_settings, start_api_early
+@dataclass(frozen=True)
+class RunJob:
+    """The arguments of one `run`, checked."""
 
-    exit_if_api_unreachable()
-    t0 = time.time()
+    paths: list[Path]
+    db: Path
+    out: Path
+    systems: list[str]
+    through: dt.date | None
+    validate_moves: bool
+    lock_timeout: float | None
+    max_lists: int | None
+    spec: DaskSpec | None
+    no_moves: str
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock marks (time.time()) of one `run`: start, flows loaded, Prefect's API ready, end."""
+
+    start: float
+    imported: float
+    api_ready: float
+    end: float
+
+
+def _run_pipeline(job: RunJob, live: LiveStatus, verbose: bool) -> tuple[PipelineSummary, Timing]:
+    """`run` once the store's write lock is held: Prefect's API (a temporary server, started now,
+    unless one is configured), then the `pipeline` flow; parsing on the Dask cluster of
+    `job.spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
+    second one aborts at once."""
+    from elopipe.runtime.interrupt import graceful_stop, stop_requested
+    from elopipe.runtime.prefect_env import configure, local_run_settings, prefect_api, quiet_prefect_console
+
+    start = time.time()
     configure(quiet=not verbose)
-    api_ready = start_api_early()
-    from flows.pipeline import pipeline
-
-    t_imported = time.time()
-    api_ready()
-
+    stop_message = "stopping at the next safe point (Ctrl-C again to abort now) ..."
     try:
         with (
-            graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
-            local_run_settings(),
-            cluster_address(spec) as cluster,
+            graceful_stop(on_first=lambda _msg: live.line(stop_message, "yellow")),
+            prefect_api() as api,
         ):
-            summary = pipeline(
-                [path_param(p.resolve()) for p in paths],
-                str(db.resolve()),
-                systems,
-                str(out.resolve()),
-                through_date,
-                validate_moves,
-                lock_timeout,
-                max_lists,
-                *cluster_args(cluster),
-                no_moves=no_moves,
-            )
+            live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
+            from flows.pipeline import pipeline
+
+            quiet_prefect_console(everything=not verbose)
+            imported = time.time()
+            api.wait_ready()
+            api_ready = time.time()
+            if stop_requested():  # Ctrl-C while Prefect started: nothing read yet
+                err_console.print("stopped (Ctrl-C) before any file was read", style="yellow")
+                raise typer.Exit(130)
+            with local_run_settings(), cluster_address(job.spec) as cluster:
+                summary = pipeline(
+                    [path_param(p.resolve()) for p in job.paths],
+                    str(job.db.resolve()),
+                    job.systems,
+                    str(job.out.resolve()),
+                    job.through,
+                    job.validate_moves,
+                    job.lock_timeout,
+                    job.max_lists,
+                    *cluster_args(cluster),
+                    no_moves=job.no_moves,
+                )
     except ElopipeError:
         raise  # the CLI prints it (elopipe.cli.app)
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed", style="red")
         raise typer.Exit(130) from None
-    except Exception as exc:  # Prefect has logged the details above; end with one clear line
+    except Exception as exc:  # end with one clear line (Prefect's own log is in its UI, or -v)
         if is_disk_full(exc):
             raise  # the CLI says which disk is full, as for every command
         if is_interrupt(exc):  # a second Ctrl-C met a DuckDB statement: its error, not KeyboardInterrupt
@@ -192,19 +222,29 @@ def _run_pipeline(
             f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", style="red"
         )
         raise typer.Exit(1) from None
-    t_end = time.time()
-    print_where(summary, db, t_end - t0)
+    return summary, Timing(start, imported, api_ready, time.time())
+
+
+def _report(summary: PipelineSummary, db: Path, timing: Timing) -> None:
+    """The closing lines and the exit status: 130 after a Ctrl-C, 1 when a file was partial or
+    rejected or a stage failed, 0 otherwise."""
+    print_where(summary, db, timing.end - timing.start)
     for line in summary.publish_failures:
         err_console.print(f"publish failed: {line}", style="red", soft_wrap=True)
-    prefect_start = summary.body_started - t0
     job = summary.body_ended - summary.body_started
     console.print(
-        f"  of which Prefect: {prefect_start:.1f} s to start (import {t_imported - t0:.1f} s, "
-        f"API server and flow run {summary.body_started - t_imported:.1f} s), "
-        f"{t_end - summary.body_ended:.1f} s to finish; the job itself {job:.1f} s",
+        f"  of which Prefect: {summary.body_started - timing.start:.1f} s to start (flows loaded after "
+        f"{timing.imported - timing.start:.1f} s, API ready after {timing.api_ready - timing.start:.1f} s, "
+        f"first flow run {summary.body_started - timing.api_ready:.1f} s), "
+        f"{timing.end - summary.body_ended:.1f} s to finish; the job itself {job:.1f} s",
         soft_wrap=True,
         style="dim",
     )
+    if summary.interrupted:
+        err_console.print(
+            "stopped (Ctrl-C): what was committed stays; the next run rates and publishes the rest", style="yellow"
+        )
+        raise typer.Exit(130)
     failed = summary.stopped or summary.publish_failures
     raise typer.Exit(1 if failed or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
 
@@ -222,5 +262,18 @@ def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
         shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
     if not summary.published and not summary.stopped and not summary.publish_failures:
-        console.print(f"outputs: {summary.out} (nothing changed since the last run)", soft_wrap=True)
+        console.print(f"outputs: {summary.out} ({_why_nothing_written(summary)})", soft_wrap=True)
     console.print(f"done in {elapsed:.1f} s")
+
+
+def _why_nothing_written(summary: PipelineSummary) -> str:
+    ing = summary.ingest
+    taken = ing.count("loaded") + ing.count("partial")
+    if not taken and ing.count("rejected") and not ing.count("skipped"):
+        n = ing.count("rejected")
+        return f"nothing written: {'the file was' if n == 1 else f'all {n} files were'} rejected, see above"
+    if not ing.files:
+        return "nothing written: no PGN or TRF file found"
+    if not taken:
+        return "nothing written: no new file, and nothing changed since the last run"
+    return "nothing written: no rating list changed"

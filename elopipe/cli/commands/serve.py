@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import multiprocessing
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.store.connect import DEFAULT_DB, check_store_path
+
+if TYPE_CHECKING:
+    from prefect.runner import Runner
 
 DEPLOYMENT_NAME = "elopipe-inbox"
 
@@ -39,7 +49,8 @@ def serve(
 
     Serves the `drop_folder` flow as a deployment with a schedule (default: every 10
     minutes). Needs a Prefect server (PREFECT_API_URL); runs show in its UI. At most one run at a
-    time; stopping `serve` pauses the schedule. Without a server, use `elopipe watch`."""
+    time. Ctrl-C (or SIGTERM) stops `serve` and pauses the schedule; a run in progress stops at its
+    next safe point (exit 130 after Ctrl-C). Without a server, use `elopipe watch`."""
     if cron and interval:
         err_console.print("give --cron or --interval, not both", style="red")
         raise typer.Exit(2)
@@ -57,14 +68,45 @@ def serve(
         raise typer.Exit(1)
 
     inbox.mkdir(parents=True, exist_ok=True)
-    configure()
-    from prefect.types.entrypoint import EntrypointType
-
-    from flows.drop_folder import drop_folder
-
     schedule = f"cron {cron!r}" if cron else f"every {interval:g} s"
     console.print(f"serving deployment drop_folder/{name} ({schedule}) on {status.url}; Ctrl-C to stop")
-    drop_folder.serve(
+    configure()
+    runner = _runner(inbox, cron, interval, db, systems, out, name, settle)
+    ctrl_c: list[float] = []
+    try:
+        with flow_runs_start_deaf_to_ctrl_c():
+            asyncio.run(_serve_until_stopped(runner, ctrl_c))
+    except KeyboardInterrupt:  # before the runner started, or a second Ctrl-C cut its shutdown short
+        said = "aborted; its schedule may still be active" if len(ctrl_c) > 1 else "stopped before serving began"
+        err_console.print(f"drop_folder/{name}: {said}", style="red")
+        raise typer.Exit(130) from None
+    if ctrl_c:
+        console.print(f"stopped: the schedule of drop_folder/{name} is paused (Ctrl-C)")
+        raise typer.Exit(130)
+
+
+def _runner(
+    inbox: Path,
+    cron: str | None,
+    interval: float | None,
+    db: Path,
+    systems: list[str],
+    out: Path,
+    name: str,
+    settle: float,
+) -> Runner:
+    """Prefect's runner serving `drop_folder` as deployment `name`, as `Flow.serve` builds it:
+    at most one run at a time, the schedule paused when it stops."""
+    from prefect.runner import Runner
+    from prefect.types.entrypoint import EntrypointType
+
+    from elopipe.runtime.prefect_env import quiet_prefect_console
+    from flows.drop_folder import drop_folder
+
+    quiet_prefect_console(everything=True)
+    runner = Runner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store
+    runner.add_flow(
+        drop_folder,
         name=name,
         cron=cron,
         interval=interval,
@@ -77,7 +119,60 @@ def serve(
         },
         tags=["elopipe"],
         description=f"Ingest, rate and publish what arrives in {inbox}",
-        limit=1,  # one run at a time: one writer per store
         entrypoint_type=EntrypointType.MODULE_PATH,
-        print_starting_message=False,
     )
+    return runner
+
+
+async def _serve_until_stopped(runner: Runner, ctrl_c: list[float]) -> None:
+    """Run `runner` until it is stopped. The first Ctrl-C lets no new run start, waits for the run
+    in progress (the terminal's Ctrl-C reached it too: it stops at its next safe point), then
+    stops the runner, which pauses the schedule; a second Ctrl-C raises KeyboardInterrupt."""
+    loop = asyncio.get_running_loop()
+    stopping: list[asyncio.Task[None]] = []
+
+    def on_ctrl_c() -> None:
+        ctrl_c.append(loop.time())
+        if len(ctrl_c) > 1 or not runner.started:
+            raise KeyboardInterrupt
+        err_console.print(
+            "stopping: no new runs; a run in progress stops at its next safe point (Ctrl-C again to abort now) ...",
+            style="yellow",
+        )
+        # Not Runner.astop() at once: it would kill the run in progress mid-stage.
+        poller = getattr(runner, "_scheduled_run_poller", None)
+        if poller is not None:
+            poller.stopping = True
+        stopping.append(loop.create_task(_stop_after_runs(runner)))
+
+    # The loop's own handler: it wakes the loop whichever thread the signal lands on (asyncio's
+    # default one only cancels the main task, which Prefect's runner outlived: the schedule went on).
+    loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
+    try:
+        await runner.start()
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+async def _stop_after_runs(runner: Runner) -> None:
+    # the runner starts each flow run as a multiprocessing child of this process
+    while any(p.is_alive() for p in multiprocessing.active_children()):
+        await asyncio.sleep(0.2)
+    await runner.astop()
+
+
+@contextlib.contextmanager
+def flow_runs_start_deaf_to_ctrl_c() -> Iterator[None]:
+    """Block SIGINT in this thread for the block: the flow runs the runner starts from it inherit
+    the blocked signal, so the terminal's Ctrl-C cannot break one while it starts (a
+    KeyboardInterrupt traceback); `drop_folder` takes it once its own handler is in place (see
+    elopipe.runtime.interrupt.graceful_stop) and stops at its next safe point. A thread started
+    first, with SIGINT open, receives it for this process."""
+    receiver = threading.Event()
+    threading.Thread(target=receiver.wait, name="elopipe-sigint", daemon=True).start()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        receiver.set()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,7 +34,9 @@ from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.store.connect import DEFAULT_DB, check_store_path
 
 if TYPE_CHECKING:
-    from elopipe.ingest.watcher import FileOutcome
+    from elopipe.cli.commands.live_status import LiveStatus
+    from elopipe.ingest.watcher import FileOutcome, WatchStats
+    from elopipe.runtime.prefect_env import PrefectApi
 
 
 @app.command()
@@ -42,7 +46,7 @@ def watch(
     system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
     through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
-    interval: float = typer.Option(5.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
+    interval: float = typer.Option(1.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
     incomplete_wait: float = typer.Option(
         60.0,
         "--incomplete-wait",
@@ -64,8 +68,8 @@ def watch(
     looks, and, if it looks cut short, for --incomplete-wait seconds; .part/.tmp/.crdownload and
     dot files are ignored. A file that changes while it is loaded stays in the inbox, and one that
     changes after it was moved comes back to it: either is loaded again, as a correction. Ctrl-C
-    finishes the current batch's transaction and exits. Runs appear in the Prefect UI when a server
-    is configured; without one Prefect uses a temporary local server."""
+    finishes the current batch's transaction and exits (status 130). Runs appear in the Prefect UI
+    when a server is configured; without one a temporary local server runs for the whole watch."""
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
     systems = parse_systems(system)
     through_date = parse_through(through)
@@ -73,47 +77,24 @@ def watch(
     spec = dask_spec(dask, dask_workers, stage)
     inbox = inbox.resolve()
     inbox.mkdir(parents=True, exist_ok=True)
-    from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder
-
-    for name in (PROCESSED, QUARANTINE):
-        inbox_folder(inbox, name)
-
-    from elopipe.ingest.watcher import outcomes_by_path
-    from elopipe.ingest.watcher import watch as watch_loop
-    from elopipe.runtime.interrupt import graceful_stop
-    from elopipe.runtime.prefect_env import configure, local_run_settings, temporary_server_dies_with_us
-
     exit_if_api_unreachable()
-    configure(quiet=not verbose)
-    temporary_server_dies_with_us()
-    from flows.pipeline import pipeline
+    from elopipe.cli.commands.live_status import LiveStatus
+    from elopipe.runtime.interrupt import graceful_stop, stop_requested
+    from elopipe.runtime.prefect_env import configure, prefect_api
 
-    _show_watcher_warnings()
     db_s, out_s = str(db.resolve()), str(out.resolve())
-
-    cluster: DaskSpec | None = None  # the cluster all batches parse on (started once, below)
-
-    def run_batch(files: list[Path]) -> dict[Path, FileOutcome]:
-        console.print(f"{len(files)} new file(s): {', '.join(f.name for f in files)}", soft_wrap=True)
-        address, stage_dir, workers = cluster_args(cluster)
-        summary = pipeline(
-            [path_param(f) for f in files], db_s, systems, out_s, through_date,
-            max_lists=max_lists, dask_address=address, stage=stage_dir, dask_workers=workers,
-        )  # fmt: skip
-        return outcomes_by_path(files, summary.ingest.files)
-
-    console.print(
-        f"watching {inbox} every {interval:g} s (Ctrl-C to stop); store {db_s}, outputs {out_s}\n"
-        f"  loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}",
-        soft_wrap=True,
-    )
+    configure(quiet=not verbose)
+    stop_message = "stopping after the current batch's transaction (Ctrl-C again to abort now) ..."
     try:
         with (
-            graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
-            local_run_settings(),
-            cluster_address(spec) as cluster,
+            LiveStatus(err_console) as live,
+            graceful_stop(on_first=lambda _msg: live.line(stop_message, "yellow")),
+            prefect_api() as api,  # one server for all batches, started now
         ):
-            stats = watch_loop(inbox, run_batch, interval=interval, incomplete_wait=incomplete_wait)
+            live.line(f"watch: {inbox} -> store {db_s}, outputs {out_s} ({', '.join(systems)})")
+            live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
+            args = WatchArgs(inbox, db_s, out_s, systems, through_date, max_lists, interval, incomplete_wait, spec)
+            stats = _watch(args, api, live, verbose)
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
         raise typer.Exit(130) from None
@@ -122,26 +103,100 @@ def watch(
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
         err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
-    console.print(
-        f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
-        + (f", {stats.left} left in the inbox" if stats.left else "")
-        + (f", {stats.changed} changed while loaded (loaded again)" if stats.changed else "")
-        + (f", {stats.returned} changed after the move (moved back)" if stats.returned else ""),
-        soft_wrap=True,
-    )
+    if stats is not None:
+        console.print(
+            f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
+            + (f", {stats.left} left in the inbox" if stats.left else "")
+            + (f", {stats.changed} changed while loaded (loaded again)" if stats.changed else "")
+            + (f", {stats.returned} changed after the move (moved back)" if stats.returned else ""),
+            soft_wrap=True,
+        )
+    if stop_requested():
+        raise typer.Exit(130)  # stopped by Ctrl-C (or SIGTERM), as a shell expects
+
+
+@dataclass(frozen=True)
+class WatchArgs:
+    """The arguments of one `watch`, checked."""
+
+    inbox: Path
+    db: str
+    out: str
+    systems: list[str]
+    through: dt.date | None
+    max_lists: int | None
+    interval: float
+    incomplete_wait: float
+    spec: DaskSpec | None
+
+
+def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) -> WatchStats | None:
+    """Load the flows, wait for Prefect's API, then watch until a stop is requested. None when
+    the stop came before the watching began."""
+    from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder, outcomes_by_path
+    from elopipe.ingest.watcher import watch as watch_loop
+    from elopipe.runtime.interrupt import stop_requested
+    from elopipe.runtime.prefect_env import local_run_settings, quiet_prefect_console
+
+    for name in (PROCESSED, QUARANTINE):
+        inbox_folder(args.inbox, name)
+    from flows.pipeline import pipeline
+
+    quiet_prefect_console(everything=not verbose)
+    _show_watcher_warnings(live)
+    _load_stage_modules()
+    api.wait_ready()
+    if stop_requested():
+        return None
+
+    inbox = args.inbox
+    waiting = f"watching {inbox} every {args.interval:g} s (Ctrl-C to stop) ..."
+    # one cluster for all batches (started once, here), when --dask is given
+    with local_run_settings(), cluster_address(args.spec) as cluster:
+
+        def run_batch(files: list[Path]) -> dict[Path, FileOutcome]:
+            live.line(f"{len(files)} new file(s): {', '.join(f.name for f in files)}")
+            address, stage_dir, workers = cluster_args(cluster)
+            summary = pipeline(
+                [path_param(f) for f in files], args.db, args.systems, args.out, args.through,
+                max_lists=args.max_lists, dask_address=address, stage=stage_dir, dask_workers=workers,
+            )  # fmt: skip
+            live.step(waiting)
+            return outcomes_by_path(files, summary.ingest.files)
+
+        live.line(f"ready: loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}")
+        live.step(waiting)
+        return watch_loop(inbox, run_batch, interval=args.interval, incomplete_wait=args.incomplete_wait)
+
+
+def _load_stage_modules() -> None:
+    """Import, while Prefect's server starts, what the first batch would otherwise import on first
+    use (about a second of a small file's latency): Prefect's flow and task engines, the rating
+    and publishing modules and the charts' matplotlib (elopipe.publish.charts)."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+    import prefect.flow_engine  # noqa: F401
+    import prefect.task_engine  # noqa: F401
+
+    import elopipe.publish.outputs  # noqa: F401
+    import elopipe.rating.run  # noqa: F401
 
 
 class _ConsoleLines(logging.Handler):
     """The watcher's warnings (quarantined, incomplete, changed files) as plain lines for the
     officer, without Prefect's logger names and levels."""
 
+    def __init__(self, live: LiveStatus) -> None:
+        super().__init__(logging.WARNING)
+        self.live = live
+
     def emit(self, record: logging.LogRecord) -> None:
-        err_console.print(record.getMessage(), style="yellow", soft_wrap=True, markup=False)
+        self.live.line(record.getMessage(), "yellow")
 
 
-def _show_watcher_warnings() -> None:
+def _show_watcher_warnings(live: LiveStatus) -> None:
     logger = logging.getLogger("elopipe.ingest.watcher")
-    if not any(isinstance(h, _ConsoleLines) for h in logger.handlers):
-        handler = _ConsoleLines(logging.WARNING)
-        logger.addHandler(handler)
+    for old in [h for h in logger.handlers if isinstance(h, _ConsoleLines)]:
+        logger.removeHandler(old)
+    logger.addHandler(_ConsoleLines(live))
     logger.propagate = False

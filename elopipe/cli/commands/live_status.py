@@ -1,0 +1,81 @@
+"""What `run` and `watch` are doing, while they do it: Prefect starting, then each stage.
+
+On a terminal a rich status line (a spinner and the current step) sits under the lines already
+printed; elsewhere (a pipe, a log file, CI) each step is a plain line. The flows' stage lines and
+warnings (the `elopipe.stages` logger, flows/_stages.py) are printed through it, in elopipe's
+words: no Prefect run names, levels or logger names.
+
+Imports nothing heavy: the first line of a command must not wait for Polars or Prefect.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+
+from elopipe.runtime.prefect_env import STAGE_LOGGER, STEP_ATTR
+
+
+class LiveStatus:
+    """A context manager: `step(text)` says what is being done now, `line(text)` prints a line that
+    stays. While it is open it prints the stage logger's records (their own handlers are set
+    aside, and put back at the end)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._status: Any = None  # rich.status.Status on a terminal
+        self._handler = _StageLines(self)
+        self._set_aside: list[logging.Handler] = []
+
+    def __enter__(self) -> LiveStatus:
+        logger = logging.getLogger(STAGE_LOGGER)
+        self._set_aside = [h for h in logger.handlers if getattr(h, "_elopipe_stage", False)]
+        for handler in self._set_aside:
+            logger.removeHandler(handler)
+        logger.addHandler(self._handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+        if self.console.is_terminal:
+            self._status = self.console.status("", spinner="dots")
+            self._status.start()
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+        logger = logging.getLogger(STAGE_LOGGER)
+        logger.removeHandler(self._handler)
+        for handler in self._set_aside:
+            logger.addHandler(handler)
+
+    def step(self, text: str) -> None:
+        """What is being done now: the status line on a terminal, a plain line otherwise."""
+        if self._status is not None:
+            self._status.update(text)
+        else:
+            self.line(text)
+
+    def line(self, text: str, style: str | None = None) -> None:
+        """A line that stays, stamped with the time of day."""
+        self.console.print(f"{time.strftime('%H:%M:%S')} | {text}", style=style, soft_wrap=True, markup=False)
+
+
+class _StageLines(logging.Handler):
+    # Marked as a stage handler: configure() then adds no plain one beside it.
+    _elopipe_stage = True
+
+    def __init__(self, status: LiveStatus) -> None:
+        super().__init__(logging.INFO)
+        self._live = status
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if getattr(record, STEP_ATTR, False):
+            self._live.step(text)
+        else:
+            self._live.line(text, "yellow" if record.levelno >= logging.WARNING else None)

@@ -1,0 +1,79 @@
+"""`elopipe run` as a user sees it: its first line before Prefect, the stages in elopipe's words,
+a usage error for a negative --lock-timeout, and what an all-rejected run says."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from tests.helpers.paths import REPO
+
+ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
+SMALL = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"
+# Prefect's own words, which a user must not see (run names, levels, crash reports).
+INTERNALS = ("Flow run '", "Task run '", "| WARNING |", "| ERROR ", "Crash detected", "Traceback")
+
+
+def test_a_negative_lock_timeout_is_a_one_line_usage_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", str(SMALL), "--db", str(tmp_path / "s.duckdb"), "--lock-timeout", "-5"])
+    assert result.exit_code == 2, result.output
+    flat = " ".join(result.output.translate({ord(c): " " for c in "│╭╮╰╯─"}).split())  # rich's panel, unwrapped
+    assert "Invalid value for '--lock-timeout': Input should be greater than or equal to 0" in flat
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "s.duckdb").exists()
+
+
+def _run(tmp_path: Path, url: str, *paths: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ELOPIPE, "run", *map(str, paths), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")],
+        env={**os.environ, "PREFECT_API_URL": url},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_run_says_what_it_does_from_its_first_line_in_elopipes_words(tmp_path: Path, prefect_harness: str) -> None:
+    bad = tmp_path / "notes.txt"
+    bad.write_text("shopping list: milk, eggs\n", encoding="utf-8")
+    proc = _run(tmp_path, prefect_harness, SMALL, bad)
+
+    assert proc.returncode == 1, proc.stderr  # one file rejected
+    lines = [line.split(" | ", 1)[1] for line in proc.stderr.splitlines() if " | " in line]
+    # The first line names the job, before Prefect is imported; then Prefect, then each stage.
+    assert lines[0] == f"run: {SMALL}, {bad} -> store {tmp_path / 's.duckdb'}, outputs {tmp_path / 'out'} " + (
+        "(fide, fide-rapid, fide-blitz)"
+    )
+    assert lines[1] == f"connecting to the Prefect server at {prefect_harness} ..."
+    starts = [line for line in lines if line.endswith(" ...")]
+    assert starts[1:] == [
+        "ingest: 2 paths ...",
+        "rate: fide ...", "rate: fide-rapid ...", "rate: fide-blitz ...",
+        "publish: fide ...", "publish: fide-rapid ...", "publish: fide-blitz ...",
+    ]  # fmt: skip
+    assert any(line.startswith("ingest: rejected ") and "notes.txt" in line for line in lines), lines
+    assert "publish: fide: " in proc.stderr and "fide-blitz: no list in the store" in proc.stderr
+    for internal in INTERNALS:
+        assert internal not in proc.stderr + proc.stdout, proc.stderr
+    assert "lists:" in proc.stdout
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_a_first_run_whose_files_are_all_rejected_says_so(tmp_path: Path, prefect_harness: str, count: int) -> None:
+    bad = []
+    for i in range(count):
+        bad.append(tmp_path / f"notes{i}.txt")
+        bad[-1].write_text(f"shopping list {i}: milk, eggs\n", encoding="utf-8")
+    proc = _run(tmp_path, prefect_harness, *bad)
+
+    assert proc.returncode == 1, proc.stderr
+    said = "the file was rejected" if count == 1 else f"all {count} files were rejected"
+    assert f"(nothing written: {said}, see above)" in proc.stdout, proc.stdout
+    assert "nothing changed" not in proc.stdout

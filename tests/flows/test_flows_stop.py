@@ -1,0 +1,79 @@
+"""A stop request (Ctrl-C) after ingest: `pipeline` stops at the next safe point, between two
+systems' rating, and publishes nothing; `elopipe run` then exits 130. And a publish whose changed
+lists are not in the store says so, instead of "no list". Under the session's Prefect harness."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+import typer
+
+from elopipe.runtime.interrupt import clear_stop, request_stop
+from elopipe.store.connect import open_reader
+from tests.helpers.paths import REPO
+
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+SMALL = REPO / "sample_pgn" / "wchcand22.pgn"
+
+
+def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import elopipe.rating.run as rating
+    from elopipe.cli.commands.run import Timing, _report
+    from flows.pipeline import pipeline
+
+    real_rate = rating.rate
+
+    def rate_then_ctrl_c(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        summary = real_rate(*args, **kwargs)
+        request_stop()  # as if Ctrl-C came while the first system was being rated
+        return summary
+
+    monkeypatch.setattr(rating, "rate", rate_then_ctrl_c)
+    db, out = tmp_path / "store.duckdb", tmp_path / "out"
+    try:
+        summary = pipeline([str(SMALL)], str(db), ["fide", "fide-rapid"], str(out))
+    finally:
+        clear_stop()
+
+    assert summary.interrupted and summary.stopped
+    assert summary.ingest.count("loaded") == 1
+    assert summary.rating is not None and list(summary.rating.changed) == ["fide"]  # fide-rapid not reached
+    assert summary.published == [] and not out.exists()
+    con = open_reader(db)
+    try:
+        systems = {r[0] for r in con.execute("SELECT DISTINCT system FROM rating_lists").fetchall()}
+    finally:
+        con.close()
+    assert systems == {"fide"}  # the first system's rating was committed whole
+
+    with pytest.raises(typer.Exit) as stopped:
+        _report(summary, db, Timing(0.0, 0.0, 0.0, 1.0))
+    assert stopped.value.exit_code == 130
+
+    # The next run rates the rest and publishes what the stopped one did not.
+    monkeypatch.setattr(rating, "rate", real_rate)
+    again = pipeline([str(SMALL)], str(db), ["fide", "fide-rapid"], str(out))
+    assert not again.interrupted and again.published
+
+
+def test_a_publish_whose_changed_list_is_not_in_the_store_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from flows.pipeline import pipeline
+    from flows.publish import publish
+
+    db, out = tmp_path / "store.duckdb", tmp_path / "out"
+    pipeline([str(SMALL)], str(db), ["fide"], str(out))
+    missing = dt.date(2001, 1, 1)
+    with caplog.at_level("INFO", logger="elopipe.stages"):
+        written, failures = publish(str(db), ["fide", "fide-blitz"], str(out), {"fide": [missing], "fide-blitz": []})
+
+    assert written == [] and failures == []
+    lines = [r.getMessage() for r in caplog.records if r.name == "elopipe.stages"]
+    assert f"publish: fide: the rating changed 1 lists, but no rating list for system 'fide' dated {missing}" in lines
+    assert f"publish: fide: not published; fide-blitz: no list in the store -> {out}" in lines
