@@ -266,19 +266,22 @@ def write_player_page(
     hist = _shown(full, all_months)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{player_id}_{slug(str(info['name']), 'player')}"
-    title = f"{info['name']} – {system_label(system)}"
+    title = chart_title = f"{info['name']} – {system_label(system)}"
     series_a = player_series(con, player_id, system, every_list)
     lines = [] if series_a is None else [series_a]
     if compare is not None:
         stem += f"-vs-{slug(compare.side_b, 'b')}"
         title = f"{info['name']} – {side_label(compare.side_a)} against {side_label(compare.side_b)}"
+        # the sides in words would run off a 7-inch chart; its legend names the keys
+        chart_title = f"{info['name']}: {compare.side_a} against {compare.side_b}"
         series_b = compare.official_series() if compare.official_b else player_series(con, player_id, compare.side_b)
         lines = compare.lines(series_a, series_b)
-    png = render_series(lines, title, "png") if lines else None
+    png = render_series(lines, chart_title, "png") if lines else None
     paths: list[Path] = []
     if png is not None:
         chart_path = out_dir / f"{stem}.{chart_format}"
-        write_bytes(chart_path, png.data if chart_format == "png" else render_series(lines, title, chart_format).data)
+        chart = png if chart_format == "png" else render_series(lines, chart_title, chart_format)
+        write_bytes(chart_path, chart.data)
         paths.append(chart_path)
     html = render(
         "player.html.j2",
