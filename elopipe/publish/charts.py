@@ -5,6 +5,9 @@ a step line (a list's rating holds until the next list); each rated tournament i
 its last day and the player's Ro there, named in a hover title (`<title>` in the SVG, the
 `Hotspot`s that a page lays over the PNG with `title=`); the 1 March 2024 adjustment (FIDE
 B.02 (2024), R + 0.4 × (2000 − R) under 2000) is a step of its own, in another colour, labelled.
+A chart may hold a second rating line (`Series`, `render_series`): the same player under another
+side (`elopipe player --compare`), dashed, in its own colours, both named in a legend and, in the
+SVG, in a `<title>` on each line.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+from collections.abc import Sequence
 from html import escape
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -45,6 +49,32 @@ class Hotspot(NamedTuple):
     left: float
     top: float
     title: str
+
+
+class Series(NamedTuple):
+    """One rating line: list dates and ratings (rating points, None: unrated, a gap), the rated
+    tournaments marked on it, its labelled steps, its `label` in the legend (None: no legend, a
+    chart of one line) and `points`: a dot on each list (a side of few lists far apart, such as
+    the official lists a store holds)."""
+
+    dates: list[dt.date]
+    ratings: list[int | None]
+    events: Sequence[ChartEvent] = ()
+    steps: Sequence[ChartStep] = ()
+    label: str | None = None
+    points: bool = False
+
+
+class _Style(NamedTuple):
+    line: str
+    dashes: str
+    marker: str
+    marker_colour: str
+
+
+# The first line solid blue with red diamonds, the second dashed green with purple squares: two
+# identical lines stay both visible (the dashes over the solid line)
+_STYLES = (_Style("#1f5fa8", "-", "D", "#c0392b"), _Style("#1e8449", "--", "s", "#7d3c98"))
 
 
 class Chart(NamedTuple):
@@ -81,16 +111,25 @@ def render_chart(
     marker and step carries a `<title>` (a hover title). `fmt` is 'png' or 'svg'; raises
     ValueError for another format or when `dates` and `ratings` differ in length.
     """
+    return render_series([Series(dates, ratings, events or [], steps or [])], title, fmt)
+
+
+def render_series(series: list[Series], title: str, fmt: str = "png") -> Chart:
+    """`render_chart` for one or two rating lines (`Series`) on one chart: each line a step line
+    with its markers and steps; labelled lines are named in a legend and, in SVG, by a `<title>`
+    on the line. The `Hotspot`s are every line's markers, in order. Raises ValueError as
+    `render_chart` (for any of the lines), or for no line or more than two."""
     if fmt not in {"png", "svg"}:
         raise ValueError(f"chart format must be png or svg, not {fmt!r}")
-    events, steps = events or [], steps or []
-    fig = history_figure(dates, ratings, title, events, steps)
+    fig = series_figure(series, title)
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
     data = buf.getvalue()
+    events = [e for s in series for e in s.events]
     if fmt == "svg":
         titles = {f"event-{i}": e.title for i, e in enumerate(events)}
-        titles |= {f"step-{i}": s.label for i, s in enumerate(steps)}
+        titles |= {f"step-{i}": st.label for i, st in enumerate(st for s in series for st in s.steps)}
+        titles |= {f"series-{i}": s.label for i, s in enumerate(series) if s.label}
         data = _svg_titles(data, titles)
     return Chart(data, _hotspots(fig, events))
 
@@ -102,7 +141,8 @@ def _svg_titles(svg: bytes, titles: dict[str, str]) -> bytes:
         return f"{m.group(0)}\n   <title>{escape(titles[m.group(1)])}</title>"
 
     text = svg.decode("utf-8")
-    text = re.sub(r'<g id="((?:event|step)-\d+)">', lambda m: add(m) if m.group(1) in titles else m.group(0), text)
+    groups = r'<g id="((?:event|step|series)-\d+)">'
+    text = re.sub(groups, lambda m: add(m) if m.group(1) in titles else m.group(0), text)
     return text.encode("utf-8")
 
 
@@ -157,9 +197,17 @@ def history_figure(
 ) -> Figure:
     """The matplotlib Figure of `render_chart` (one Axes). Raises ValueError when `dates` and
     `ratings` differ in length."""
-    if len(dates) != len(ratings):
+    return series_figure([Series(dates, ratings, events or [], steps or [])], title)
+
+
+def series_figure(series: list[Series], title: str) -> Figure:
+    """The matplotlib Figure of `render_series` (one Axes; the lines in order, gid 'series-N').
+    Raises ValueError for no line, more than two, or a line whose dates and ratings differ in
+    length."""
+    if not 1 <= len(series) <= len(_STYLES):
+        raise ValueError(f"a chart draws 1 to {len(_STYLES)} rating lines, not {len(series)}")
+    if any(len(s.dates) != len(s.ratings) for s in series):
         raise ValueError("dates and ratings differ in length")
-    events, steps = events or [], steps or []
     # imported here: matplotlib costs ~0.3 s, which every `elopipe` command would otherwise pay
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -167,43 +215,74 @@ def history_figure(
     fig = Figure(figsize=(7, 3.2), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    ys = [float("nan") if r is None else r for r in ratings]
-    # dates go through matplotlib's date converter; its stubs only list numbers and arrays
-    ax.step(dates, ys, where="post", linewidth=1.6, color="#1f5fa8")  # type: ignore[arg-type]
-    _draw_marks(ax, events, steps)
-    known = [r for r in ratings if r is not None] + [e.rating for e in events]
+    n_events = n_steps = 0
+    drawn_steps: set[tuple[dt.date, int, int]] = set()
+    for i, (s, style) in enumerate(zip(series, _STYLES, strict=False)):
+        ys = [float("nan") if r is None else r for r in s.ratings]
+        # dates go through matplotlib's date converter; its stubs only list numbers and arrays
+        ax.step(
+            s.dates,  # type: ignore[arg-type]
+            ys,
+            where="post",
+            linewidth=1.6,
+            color=style.line,
+            linestyle=style.dashes,
+            marker="o" if s.points else None,
+            markersize=3,
+            label=s.label,
+            gid=f"series-{i}",
+        )
+        # the first line's tournaments are named (when few); a second line's markers have titles
+        _draw_marks(ax, s.events, s.steps, style, (n_events, n_steps), i == 0, drawn_steps)
+        n_events, n_steps = n_events + len(s.events), n_steps + len(s.steps)
+    known = [r for s in series for r in s.ratings if r is not None] + [e.rating for s in series for e in s.events]
     if known and max(known) - min(known) < 50:
         # a flat history drawn over a 5-point axis would look like a collapse
         mid = (max(known) + min(known)) / 2
         ax.set_ylim(mid - 25, mid + 25)
+    if any(s.label for s in series):
+        ax.legend(loc="best", fontsize=8)
     ax.set_title(title, fontsize=11)
     ax.set_ylabel("rating")
     ax.grid(True, alpha=0.3)
     for label in ax.get_xticklabels():
         label.set_rotation(30)
         label.set_horizontalalignment("right")
-    window = x_range(dates + [e.day for e in events])
+    window = x_range([d for s in series for d in [*s.dates, *(e.day for e in s.events)]])
     if window is not None:
-        ax.set_xlim(*window)  # type: ignore[arg-type]  # dates, as for `plot` above
+        ax.set_xlim(*window)  # type: ignore[arg-type]  # dates, as for `step` above
     # fixed margins: tight_layout/autofmt_xdate cost more than the plot itself
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.2)
     return fig
 
 
-def _draw_marks(ax: Axes, events: list[ChartEvent], steps: list[ChartStep]) -> None:
-    """A diamond per rated tournament (named when there are few) and each step as an orange
-    segment with its label; each artist gets a gid, for the SVG's `<title>`."""
-    for i, e in enumerate(events):
+def _draw_marks(
+    ax: Axes,
+    events: Sequence[ChartEvent],
+    steps: Sequence[ChartStep],
+    style: _Style,
+    first: tuple[int, int],
+    named: bool,
+    drawn_steps: set[tuple[dt.date, int, int]],
+) -> None:
+    """A marker per rated tournament (named when `named` and there are few) and each step as an
+    orange segment with its label (a step another line drew already is not labelled twice);
+    each artist gets a gid numbered from `first` (events, steps), for the SVG's `<title>`."""
+    for i, e in enumerate(events, start=first[0]):
         x = _num(e.day)
-        ax.plot([x], [e.rating], marker="D", markersize=5, color="#c0392b", linestyle="none", gid=f"event-{i}")
-        if len(events) <= MAX_NAMED:
+        colour = style.marker_colour
+        ax.plot([x], [e.rating], marker=style.marker, markersize=5, color=colour, linestyle="none", gid=f"event-{i}")
+        if named and len(events) <= MAX_NAMED:
             name = e.title.split(" (")[0][:28]
             # alternate above and below: the names of events close in time would overlap
-            dy = 6 if i % 2 == 0 else -12
+            dy = 6 if (i - first[0]) % 2 == 0 else -12
             ax.annotate(name, (x, e.rating), xytext=(3, dy), textcoords="offset points", fontsize=7, color="#7b241c")
-    for i, s in enumerate(steps):
+    for i, s in enumerate(steps, start=first[1]):
         x = _num(s.day)
         ax.plot([x, x], [s.before, s.after], color="#e67e22", linewidth=2.4, gid=f"step-{i}")
+        if (s.day, s.before, s.after) in drawn_steps:
+            continue
+        drawn_steps.add((s.day, s.before, s.after))
         ax.annotate(
             s.label,
             (x, (s.before + s.after) / 2),

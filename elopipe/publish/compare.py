@@ -99,15 +99,22 @@ def resolve_side(side: str, other: str) -> str:
     return side
 
 
+def check_sides(con: duckdb.DuckDBPyConnection, *sides: str) -> dict[str, list[dt.date]]:
+    """Every side the store holds, with its list dates; raises CompareError, naming the sides it
+    holds, for one of `sides` (side keys, as `resolve_side` makes them) it holds no row of."""
+    known = _sides(con)
+    for side in sides:
+        if side not in known:
+            names = ", ".join(sorted(known)) or "none (run `elopipe rate` first)"
+            raise CompareError(f"the store has no list for {side!r}; sides it has: {names}")
+    return known
+
+
 def resolve(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date | None) -> tuple[str, str, dt.date]:
     """Side keys of `a` and `b` and the list date compared: `list_date`, else the latest date both
     sides have a list for. Raises CompareError for an unknown side or no common date."""
     side_a, side_b = resolve_side(a, b), resolve_side(b, a)
-    known = _sides(con)
-    for side in (side_a, side_b):
-        if side not in known:
-            names = ", ".join(sorted(known)) or "none (run `elopipe rate` first)"
-            raise CompareError(f"the store has no list for {side!r}; sides it has: {names}")
+    known = check_sides(con, side_a, side_b)
     if list_date is not None:
         return side_a, side_b, list_date
     common = sorted(set(known[side_a]) & set(known[side_b]))
@@ -180,7 +187,8 @@ _HTML_COLUMNS = [
 ]  # fmt: skip
 
 
-def _label(side: str) -> str:
+def side_label(side: str) -> str:
+    """A side in words: 'FIDE standard', 'FIDE standard, scenario v2017', 'official FIDE standard list'."""
     if side.startswith(f"{OFFICIAL}:"):
         return f"official {system_label(side.split(':', 1)[1])} list"
     base, _, scenario = side.partition("@")
@@ -199,8 +207,8 @@ def render_html(cmp: Comparison) -> str:
         title=f"{cmp.side_a} vs {cmp.side_b}, {cmp.list_date}",
         side_a=cmp.side_a,
         side_b=cmp.side_b,
-        label_a=_label(cmp.side_a),
-        label_b=_label(cmp.side_b),
+        label_a=side_label(cmp.side_a),
+        label_b=side_label(cmp.side_b),
         list_date=str(cmp.list_date),
         summary=cmp.summary,
         columns=[{"label": h, "num": n} for _, h, n in _HTML_COLUMNS],

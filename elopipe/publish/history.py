@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
 
 from elopipe.publish.atomic import write_bytes, write_text
-from elopipe.publish.charts import Chart, ChartEvent, ChartStep, render_chart
+from elopipe.publish.charts import ChartEvent, ChartStep, Series, render_series
+from elopipe.publish.compare import side_label
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import row_by_id, slug
 from elopipe.read.names import name_key, name_key_sql
+
+if TYPE_CHECKING:
+    from elopipe.publish.history_compare import PlayerComparison
 
 # (player_id, name) of the players `sql` selects, as offered: a player merged into another is that
 # other one, and a player with no entry in any tournament and on no list (a spelling merged away,
@@ -215,17 +220,15 @@ def chart_marks(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> 
     return marks
 
 
-def player_chart(
+def player_series(
     con: duckdb.DuckDBPyConnection,
     player_id: int,
     system: str,
-    title: str,
-    fmt: str,
     history: pl.DataFrame | None = None,
-) -> Chart | None:
-    """The player's rating chart under `system` (`charts.render_chart`): every list, each rated
-    tournament marked (`chart_marks`) and the 1 March 2024 adjustment as its own step; None
-    when the player has no rating and no rated tournament under `system` (nothing to draw).
+) -> Series | None:
+    """The player's rating line under `system` (`charts.Series`, unlabelled): every list,
+    each rated tournament marked (`chart_marks`) and the 1 March 2024 adjustment as its own step;
+    None when the player has no rating and no rated tournament under `system` (nothing to draw).
     `history`: the player's `history_frame` with all months, when the caller has it already."""
     hist = history if history is not None else history_frame(con, player_id, system, all_months=True)
     events = chart_marks(con, player_id, system)
@@ -237,7 +240,7 @@ def player_chart(
         .filter((pl.col("kind") == "adjustment") & pl.col("before").is_not_null())
         .iter_rows(named=True)
     ]
-    return render_chart(list(hist["list_date"]), list(hist["rating"]), title, fmt, events, steps)
+    return Series(list(hist["list_date"]), list(hist["rating"]), events, steps)
 
 
 def write_player_page(
@@ -247,11 +250,15 @@ def write_player_page(
     out_dir: Path,
     chart_format: str = "png",
     all_months: bool = False,
+    compare: PlayerComparison | None = None,
 ) -> list[Path]:
-    """Write `<id>_<name>.<png|svg>` (rating chart, `player_chart`) and `<id>_<name>.html`
+    """Write `<id>_<name>.<png|svg>` (rating chart, `player_series`) and `<id>_<name>.html`
     (history page with the chart embedded, its tournaments' markers titled) into `out_dir`;
     return the paths. No chart is written for a player with nothing rated under `system`.
     The history table skips lists without games unless `all_months` (`history_frame`).
+    With `compare` (`history_compare.player_comparison` of this player, A = `system`) the files
+    are `<id>_<name>-vs-<B>.*`: the chart draws both sides' lines, labelled with their side keys,
+    and the page adds the table of both ratings, B − A and games on each side per list date.
     Raises LookupError for an unknown player."""
     info = player_info(con, player_id)
     full = _full_history(con, player_id, system)
@@ -259,13 +266,21 @@ def write_player_page(
     hist = _shown(full, all_months)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{player_id}_{slug(str(info['name']), 'player')}"
-    title = f"{info['name']} – {system_label(system)}"
-    png = player_chart(con, player_id, system, title, "png", every_list)
+    title = chart_title = f"{info['name']} – {system_label(system)}"
+    series_a = player_series(con, player_id, system, every_list)
+    lines = [] if series_a is None else [series_a]
+    if compare is not None:
+        stem += f"-vs-{slug(compare.side_b, 'b')}"
+        title = f"{info['name']} – {side_label(compare.side_a)} against {side_label(compare.side_b)}"
+        # the sides in words would run off a 7-inch chart; its legend names the keys
+        chart_title = f"{info['name']}: {compare.side_a} against {compare.side_b}"
+        series_b = compare.official_series() if compare.official_b else player_series(con, player_id, compare.side_b)
+        lines = compare.lines(series_a, series_b)
+    png = render_series(lines, chart_title, "png") if lines else None
     paths: list[Path] = []
     if png is not None:
         chart_path = out_dir / f"{stem}.{chart_format}"
-        chart = png if chart_format == "png" else player_chart(con, player_id, system, title, chart_format, every_list)
-        assert chart is not None  # the same store and player as the PNG's
+        chart = png if chart_format == "png" else render_series(lines, chart_title, chart_format)
         write_bytes(chart_path, chart.data)
         paths.append(chart_path)
     html = render(
@@ -278,6 +293,14 @@ def write_player_page(
         tournaments=list(tournaments_frame(con, player_id).iter_rows(named=True)),
         chart_png=base64.b64encode(png.data).decode("ascii") if png else None,
         hotspots=png.hotspots if png else [],
+        compare=None
+        if compare is None
+        else {
+            "side_a": compare.side_a,
+            "side_b": compare.side_b,
+            "label_b": side_label(compare.side_b),
+            "rows": list(compare.shown(all_months).iter_rows(named=True)),
+        },
     )
     html_path = out_dir / f"{stem}.html"
     write_text(html_path, html)

@@ -230,6 +230,13 @@ WHERE f.rating_a IS NOT NULL OR f.rating_b IS NOT NULL
 """
 
 
+def sides_sql() -> str:
+    """The SELECT of every side's rows (side, list_date, player_id, match_key, rating, games, k,
+    flags): `rating_lists` by system, `official_lists` as 'official:SYSTEM' with the player matched
+    as `v_compare` matches it (the module docstring)."""
+    return _COMPARE_SIDES
+
+
 def compare_sql(pairs: str | None = None) -> str:
     """The SELECT of `v_compare`, over the (side_a, side_b, list_date) rows of the SQL `pairs`
     (default: every pair of sides on every list date both have). `elopipe compare` passes one

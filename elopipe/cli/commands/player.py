@@ -1,8 +1,9 @@
-"""`elopipe player ID|NAME [--system S] [--out DIR] [--chart png|svg] [--all-months]`."""
+"""`elopipe player ID|NAME [--system S] [--compare B] [--out DIR] [--chart png|svg] [--all-months]`."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -10,11 +11,22 @@ from rich.table import Table
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.store.connect import DEFAULT_DB, open_reader
 
+if TYPE_CHECKING:  # imported inside the command: the first line must come within a second
+    import duckdb
+
+    from elopipe.publish.history_compare import PlayerComparison
+
 
 @app.command()
 def player(
     ref: str = typer.Argument(..., help="FIDE ID, national ID, player id or name."),
     system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
+    compare: str | None = typer.Option(
+        None,
+        "--compare",
+        metavar="B",
+        help="Draw and tabulate the history under B too: a system, a scenario (fide@v2017) or official[:SYSTEM].",
+    ),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder (players/<system>/ inside)."),
     chart: str = typer.Option("png", "--chart", help="Chart format: png or svg."),
     all_months: bool = typer.Option(
@@ -22,15 +34,11 @@ def player(
     ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
-    """A player's rating history: per list rating, games, K, change, tournaments; chart + HTML."""
+    """A player's rating history: per list rating, games, K, change, tournaments; chart + HTML.
+    With --compare B: both sides' ratings, B − A and games on each side per list, two lines on the chart."""
     from elopipe.cli.commands.report import check_system
-    from elopipe.publish.history import (
-        find_player,
-        history_frame,
-        player_info,
-        tournaments_frame,
-        write_player_page,
-    )
+    from elopipe.publish.history import find_player, player_info, tournaments_frame, write_player_page
+    from elopipe.publish.history_compare import player_comparison
 
     if chart not in ("png", "svg"):
         err_console.print("--chart must be png or svg", style="red")
@@ -40,30 +48,16 @@ def player(
     try:
         pid = find_player(con, ref)
         info = player_info(con, pid)
-        hist = history_frame(con, pid, system, all_months=all_months)
-        table = Table(title=f"{info['name']} ({system})")
-        for col in ("list", "rating", "games", "K", "change", "flags", "tournaments rated"):
-            table.add_column(col, justify="left" if col in ("list", "flags", "tournaments rated") else "right")
-        for h in hist.iter_rows(named=True):
-            if h["kind"] == "adjustment":
-                adj = f"{h['change']:+d}"
-                table.add_row(str(h["list_date"]), str(h["rating"]), "", "", adj, f"1 March 2024 adjustment {adj}", "")
-                continue
-            table.add_row(
-                str(h["list_date"]),
-                "unrated" if h["rating"] is None else str(h["rating"]),
-                str(h["games"]),
-                "" if h["k"] is None else str(h["k"]),
-                "" if h["change"] is None else f"{h['change']:+d}",
-                h["flags"] or "",
-                "; ".join(h["tournaments"] or []),
-            )
-        print_table(table)
-        if hist.height == 0:
-            console.print(f"no rating and no rated game under {system!r}")
+        cmp = None if compare is None else player_comparison(con, pid, system, compare)
+        if cmp is None:
+            _history_table(con, pid, system, str(info["name"]), all_months)
+        else:
+            _compare_table(cmp, str(info["name"]), all_months)
         tours = tournaments_frame(con, pid)
         console.print(f"{tours.height} tournament(s) played: " + "; ".join(str(n) for n in tours["name"]))
-        paths = write_player_page(con, pid, system, out / "players" / system, chart_format=chart, all_months=all_months)
+        paths = write_player_page(
+            con, pid, system, out / "players" / system, chart_format=chart, all_months=all_months, compare=cmp
+        )
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
@@ -71,3 +65,60 @@ def player(
         con.close()
     for p in paths:
         console.print(f"written {p}")
+
+
+def _history_table(con: duckdb.DuckDBPyConnection, pid: int, system: str, name: str, all_months: bool) -> None:
+    """The player's lists under `system` (`history.history_frame`): rating, games, K, change, flags, tournaments."""
+    from elopipe.publish.history import history_frame
+
+    hist = history_frame(con, pid, system, all_months=all_months)
+    table = Table(title=f"{name} ({system})")
+    for col in ("list", "rating", "games", "K", "change", "flags", "tournaments rated"):
+        table.add_column(col, justify="left" if col in ("list", "flags", "tournaments rated") else "right")
+    for h in hist.iter_rows(named=True):
+        if h["kind"] == "adjustment":
+            adj = f"{h['change']:+d}"
+            table.add_row(str(h["list_date"]), str(h["rating"]), "", "", adj, f"1 March 2024 adjustment {adj}", "")
+            continue
+        table.add_row(
+            str(h["list_date"]),
+            "unrated" if h["rating"] is None else str(h["rating"]),
+            str(h["games"]),
+            "" if h["k"] is None else str(h["k"]),
+            "" if h["change"] is None else f"{h['change']:+d}",
+            h["flags"] or "",
+            "; ".join(h["tournaments"] or []),
+        )
+    print_table(table)
+    if hist.height == 0:
+        console.print(f"no rating and no rated game under {system!r}")
+
+
+def _rating(value: int | None, listed: bool, delisted: bool) -> str:
+    if value is not None:
+        return str(value)
+    return "delisted" if delisted else "unrated" if listed else ""
+
+
+def _compare_table(cmp: PlayerComparison, name: str, all_months: bool) -> None:
+    """Per list date: rating under A and under B, B − A, games on each side; then how many differ."""
+    from elopipe.publish.html import signed
+
+    rows = cmp.shown(all_months)
+    table = Table(title=f"{name}: {cmp.side_a} (A) against {cmp.side_b} (B)")
+    for col in ("list", "A", "B", "B − A", "games A", "games B"):
+        table.add_column(col, justify="left" if col == "list" else "right")
+    for r in rows.iter_rows(named=True):
+        table.add_row(
+            str(r["list_date"]),
+            _rating(r["rating_a"], r["on_a"], r["delisted_a"]),
+            _rating(r["rating_b"], r["on_b"], r["delisted_b"]),
+            signed(r["diff"]),
+            "" if r["games_a"] is None else str(r["games_a"]),
+            "" if r["games_b"] is None else str(r["games_b"]),
+        )
+    print_table(table)
+    for side, on in ((cmp.side_a, "on_a"), (cmp.side_b, "on_b")):
+        if not cmp.rows[on].any():
+            console.print(f"no list of {side!r} holds the player")
+    console.print(cmp.summary())
