@@ -59,6 +59,8 @@ def test_a_report_by_the_id_of_the_duplicate_export_points_to_the_event(tmp_path
     assert canonical_event(con, full_id) is None
     assert find_tournament(con, str(part_id)) == full_id
     con.close()
+    # a report needs a rating (an unrated event writes no file): rate, then ask by the export's id
+    assert CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db)]).exit_code == 0
     res = CliRunner().invoke(app, ["report", "--tournament", str(part_id), "--db", str(db), "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert f"duplicate export of tournament {full_id}" in res.output
@@ -72,6 +74,7 @@ def test_report_names_a_redirect_only_when_the_event_asked_for_is_a_duplicate_ex
     db = tmp_path / "s.duckdb"
     ingest_paths([PART, FULL], db)
     run = CliRunner().invoke
+    assert run(app, ["rate", "--system", "fide", "--db", str(db)]).exit_code == 0
     # "2022" is not a tournament id: it matches both exports by name (the full one is the event)
     res = run(app, ["report", "--tournament", "2022", "--db", str(db), "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
