@@ -11,9 +11,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SKIP_REASON = "chromium is not installed (Debian: apt-get install -y chromium); browser test skipped"
 
 
-def dump_dom(profile: Path, url: str) -> str:
-    """The DOM of `url` after load (`--dump-dom`), with a throw-away profile under `profile`.
-    Fails the test when chromium exits with an error."""
+def run(profile: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Headless chromium on `url` with the flags `extra` (`--dump-dom`, `--screenshot=...`,
+    `--print-to-pdf=...`) and a throw-away profile under `profile`; never raises on its exit."""
     assert CHROMIUM is not None
     cmd = [
         CHROMIUM,
@@ -25,10 +25,16 @@ def dump_dom(profile: Path, url: str) -> str:
         "--disable-sync",
         "--no-first-run",
         f"--user-data-dir={profile / 'chromium-profile'}",
-        "--dump-dom",
+        *extra,
         url,
     ]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+
+
+def dump_dom(profile: Path, url: str) -> str:
+    """The DOM of `url` after load (`--dump-dom`), with a throw-away profile under `profile`.
+    Fails the test when chromium exits with an error."""
+    res = run(profile, url, "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     assert 'data-ready="1"' in res.stdout, "the page's script did not run"
     return res.stdout

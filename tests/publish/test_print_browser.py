@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import duckdb
@@ -18,32 +16,16 @@ import pytest
 
 from elopipe.publish import write_list
 from elopipe.store.schema import ensure_schema
+from tests.helpers import chromium
+from tests.helpers.chromium import CHROMIUM, SKIP_REASON
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed; print test skipped")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)
 
 
 def _print_pages(tmp_path: Path, page: Path) -> int:
     """Pages of the PDF chromium prints of `page`."""
-    assert CHROMIUM is not None
     pdf = tmp_path / "print.pdf"
-    subprocess.run(
-        [
-            CHROMIUM,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            f"--user-data-dir={tmp_path / 'chromium-profile'}",
-            f"--print-to-pdf={pdf}",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    chromium.run(tmp_path, page.as_uri(), f"--print-to-pdf={pdf}")
     return len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
 
 

@@ -8,8 +8,6 @@ also after a search carried in the URL (`#q=`). Skips when chromium is not insta
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import duckdb
@@ -17,32 +15,11 @@ import pytest
 
 from elopipe.publish import write_list
 from elopipe.publish.reports import write_report
+from tests.helpers import chromium
+from tests.helpers.chromium import CHROMIUM, SKIP_REASON
 from tests.helpers.publish_store import FEB, build_store
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="chromium is not installed (Debian: apt-get install -y chromium); browser test skipped",
-)
-
-
-def _chromium(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    assert CHROMIUM is not None
-    cmd = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-        *extra,
-        url,
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON)
 
 
 def _visible_rows(dom: str, table_id: str) -> list[str]:
@@ -64,7 +41,7 @@ def pages(tmp_path: Path) -> dict[str, Path]:
 
 
 def test_list_page_renders_all_rows(tmp_path: Path, pages: dict[str, Path]) -> None:
-    res = _chromium(tmp_path, pages["list"].as_uri(), "--dump-dom")
+    res = chromium.run(tmp_path, pages["list"].as_uri(), "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     dom = res.stdout
     assert 'data-ready="1"' in dom, "the page's script did not run"
@@ -74,7 +51,7 @@ def test_list_page_renders_all_rows(tmp_path: Path, pages: dict[str, Path]) -> N
 
 
 def test_list_page_search_filters_rows(tmp_path: Path, pages: dict[str, Path]) -> None:
-    res = _chromium(tmp_path, pages["list"].as_uri() + "#q=chloe", "--dump-dom")
+    res = chromium.run(tmp_path, pages["list"].as_uri() + "#q=chloe", "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     visible = _visible_rows(res.stdout, "rating-list")
     # accent-insensitive search: 'chloe' finds 'Charlie, Chloé' only
@@ -83,7 +60,7 @@ def test_list_page_search_filters_rows(tmp_path: Path, pages: dict[str, Path]) -
 
 
 def test_report_page_renders(tmp_path: Path, pages: dict[str, Path]) -> None:
-    res = _chromium(tmp_path, pages["report"].as_uri(), "--dump-dom")
+    res = chromium.run(tmp_path, pages["report"].as_uri(), "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     assert len(_visible_rows(res.stdout, "performance")) == 4
     assert len(_visible_rows(res.stdout, "crosstable")) == 4
@@ -91,7 +68,7 @@ def test_report_page_renders(tmp_path: Path, pages: dict[str, Path]) -> None:
 
 def test_list_page_screenshot(tmp_path: Path, pages: dict[str, Path]) -> None:
     shot = tmp_path / "list.png"
-    res = _chromium(tmp_path, pages["list"].as_uri(), f"--screenshot={shot}", "--window-size=1200,500")
+    res = chromium.run(tmp_path, pages["list"].as_uri(), f"--screenshot={shot}", "--window-size=1200,500")
     assert res.returncode == 0, res.stderr[-2000:]
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
@@ -114,13 +91,13 @@ def test_long_list_is_paged(tmp_path: Path) -> None:
         page = write_list(con, "fide", FEB, tmp_path / "out", ["html"])[0]
     finally:
         con.close()
-    res = _chromium(tmp_path, page.as_uri(), "--dump-dom")
+    res = chromium.run(tmp_path, page.as_uri(), "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     # 2004 players: the first page shows 100 rows, the counter all of them
     assert len(_visible_rows(res.stdout, "rating-list")) == 100
     assert re.search(r'id="shown-count">2004<', res.stdout)
     assert re.search(r'id="page-info">1–100 of 2004<', res.stdout)
-    res = _chromium(tmp_path, page.as_uri() + "#q=player%20199", "--dump-dom")
+    res = chromium.run(tmp_path, page.as_uri() + "#q=player%20199", "--dump-dom")
     # 'Player 199' and 'Player 1990' ... 'Player 1999'
     assert len(_visible_rows(res.stdout, "rating-list")) == 11
 
@@ -155,7 +132,7 @@ def test_hostile_names_show_as_text_on_every_page(tmp_path: Path) -> None:
     finally:
         con.close()
 
-    res = _chromium(tmp_path, lst.as_uri(), "--dump-dom")
+    res = chromium.run(tmp_path, lst.as_uri(), "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     dom = res.stdout
     assert 'data-ready="1"' in dom, "the page's script did not run"
@@ -169,12 +146,12 @@ def test_hostile_names_show_as_text_on_every_page(tmp_path: Path) -> None:
     assert "data-pwned" not in dom.split("<body", 1)[1].split(">", 1)[0]
 
     for page, table in ((rep, "performance"), (player, "tournaments")):
-        res = _chromium(tmp_path, page.as_uri(), "--dump-dom")
+        res = chromium.run(tmp_path, page.as_uri(), "--dump-dom")
         assert res.returncode == 0, res.stderr[-2000:]
         assert 'data-ready="1"' in res.stdout, f"{page.name}: the page's script did not run"
         assert "&lt;!--&lt;script&gt;" in res.stdout
         assert "data-pwned" not in res.stdout.split("<body", 1)[1].split(">", 1)[0]
         assert _visible_rows(res.stdout, table)
-    res = _chromium(tmp_path, index.as_uri(), "--dump-dom")
+    res = chromium.run(tmp_path, index.as_uri(), "--dump-dom")
     assert res.returncode == 0, res.stderr[-2000:]
     assert 'data-ready="1"' in res.stdout and ">&lt;!--&lt;script&gt;</a>" in res.stdout
