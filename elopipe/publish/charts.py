@@ -84,41 +84,14 @@ class Chart(NamedTuple):
     hotspots: list[Hotspot]
 
 
-def rating_history_chart(
-    dates: list[dt.date],
-    ratings: list[int | None],
-    title: str,
-    fmt: str = "png",
-    events: list[ChartEvent] | None = None,
-    steps: list[ChartStep] | None = None,
-) -> bytes:
-    """The chart of `render_chart` as PNG or SVG bytes. Raises ValueError as `render_chart`."""
-    return render_chart(dates, ratings, title, fmt, events, steps).data
-
-
-def render_chart(
-    dates: list[dt.date],
-    ratings: list[int | None],
-    title: str,
-    fmt: str = "png",
-    events: list[ChartEvent] | None = None,
-    steps: list[ChartStep] | None = None,
-) -> Chart:
-    """A step chart of rating (rating points) per list date with a marker per `events` and each
-    of `steps` drawn and labelled, as PNG or SVG bytes plus the markers' places.
-
-    Lists where the player was unrated (rating None) leave a gap in the line. In SVG each
-    marker and step carries a `<title>` (a hover title). `fmt` is 'png' or 'svg'; raises
-    ValueError for another format or when `dates` and `ratings` differ in length.
-    """
-    return render_series([Series(dates, ratings, events or [], steps or [])], title, fmt)
-
-
 def render_series(series: list[Series], title: str, fmt: str = "png") -> Chart:
-    """`render_chart` for one or two rating lines (`Series`) on one chart: each line a step line
-    with its markers and steps; labelled lines are named in a legend and, in SVG, by a `<title>`
-    on the line. The `Hotspot`s are every line's markers, in order. Raises ValueError as
-    `render_chart` (for any of the lines), or for no line or more than two."""
+    """One or two rating lines (`Series`) on one chart, as PNG or SVG bytes plus the markers'
+    places: each line a step line (rating points per list date; a list where the player was
+    unrated leaves a gap) with its markers and labelled steps; labelled lines are named in a
+    legend. In SVG each marker, step and labelled line carries a `<title>` (a hover title). The
+    `Hotspot`s are every line's markers, in order. `fmt` is 'png' or 'svg'. Raises ValueError for
+    another format, for no line or more than two, or a line whose dates and ratings differ in
+    length."""
     if fmt not in {"png", "svg"}:
         raise ValueError(f"chart format must be png or svg, not {fmt!r}")
     fig = series_figure(series, title)
@@ -155,7 +128,7 @@ def _hotspots(fig: Figure, events: list[ChartEvent]) -> list[Hotspot]:
     out = []
     for e in events:
         x, y = ax.transData.transform((_num(e.day), e.rating))
-        out.append(Hotspot(round(100 * x / width, 2), round(100 * (1 - y / height), 2), e.title))
+        out.append(Hotspot(float(100 * x / width), float(100 * (1 - y / height)), e.title))
     return out
 
 
@@ -186,18 +159,6 @@ def x_range(dates: list[dt.date]) -> tuple[dt.date, dt.date] | None:
         return None
     pad = (MIN_SPAN - (hi - lo)) / 2
     return lo - pad, hi + pad
-
-
-def history_figure(
-    dates: list[dt.date],
-    ratings: list[int | None],
-    title: str,
-    events: list[ChartEvent] | None = None,
-    steps: list[ChartStep] | None = None,
-) -> Figure:
-    """The matplotlib Figure of `render_chart` (one Axes). Raises ValueError when `dates` and
-    `ratings` differ in length."""
-    return series_figure([Series(dates, ratings, events or [], steps or [])], title)
 
 
 def series_figure(series: list[Series], title: str) -> Figure:

@@ -429,15 +429,15 @@ def test_player_found_by_a_spelling_from_a_source_file(db: Path, tmp_path: Path)
 def test_short_history_chart_axis_stays_near_the_lists(n: int) -> None:
     from matplotlib.dates import num2date
 
-    from elopipe.publish.charts import history_figure, rating_history_chart
+    from elopipe.publish.charts import Series, render_series, series_figure
 
     dates = [dt.date(2024, 2, 1), dt.date(2024, 3, 1)][:n]
-    fig = history_figure(dates, [1554, 1560][:n], "x")
+    fig = series_figure([Series(dates, [1554, 1560][:n])], "x")
     lo, hi = (num2date(x).date() for x in fig.axes[0].get_xlim())
     assert lo <= dates[0] and hi >= dates[-1]
     assert (hi - lo).days <= 120
     assert hi < dt.date(2024, 6, 1) and lo > dt.date(2023, 10, 1)
-    assert rating_history_chart(dates, [1554, 1560][:n], "x", fmt="svg").startswith(b"<?xml")
+    assert render_series([Series(dates, [1554, 1560][:n])], "x", fmt="svg").data.startswith(b"<?xml")
 
 
 def test_library_code_never_leaves_a_duckdb_result_half_fetched():

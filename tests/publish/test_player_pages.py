@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
-from elopipe.publish.charts import ChartEvent, ChartStep, render_chart
+from elopipe.publish.charts import ChartEvent, ChartStep, Series, render_series
 from elopipe.publish.history import chart_marks, find_player, history_frame, tournaments_frame, write_player_page
 from tests.helpers.publish_store import FEB, JAN, build_store
 
@@ -106,7 +106,8 @@ def test_chart_marks_each_rated_tournament_at_its_ro(con) -> None:
 def test_chart_svg_titles_markers_and_the_adjustment_step() -> None:
     events = [ChartEvent(dt.date(2024, 1, 12), 1500, "Spring <Open> 2024: Ro 1500")]
     steps = [ChartStep(MAR, 1554, 1732, "1 Mar 2024 adjustment +178")]
-    chart = render_chart([JAN, FEB, MAR, MAR, APR], [1500, 1554, 1554, 1732, 1732], "x", "svg", events, steps)
+    line = Series([JAN, FEB, MAR, MAR, APR], [1500, 1554, 1554, 1732, 1732], events, steps)
+    chart = render_series([line], "x", "svg")
     svg = chart.data.decode("utf-8")
     assert re.search(r'<g id="event-0">\s*<title>Spring &lt;Open&gt; 2024: Ro 1500</title>', svg)
     assert re.search(r'<g id="step-0">\s*<title>1 Mar 2024 adjustment \+178</title>', svg)
@@ -114,7 +115,7 @@ def test_chart_svg_titles_markers_and_the_adjustment_step() -> None:
     (spot,) = chart.hotspots
     assert spot.title == "Spring <Open> 2024: Ro 1500"
     assert 10 < spot.left < 50 and 50 < spot.top < 90  # early in the window, low on the axis
-    png = render_chart([JAN, FEB], [1500, 1554], "x", "png", events).data
+    png = render_series([Series([JAN, FEB], [1500, 1554], events)], "x", "png").data
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
-from elopipe.publish.charts import rating_history_chart
+from elopipe.publish.charts import Series, render_series
 from elopipe.publish.history import find_player, history_frame, write_player_page
 from tests.helpers.publish_store import FEB, JAN, build_store
 
@@ -39,12 +39,14 @@ def test_history(con) -> None:
 
 
 def test_chart_formats() -> None:
-    png = rating_history_chart([JAN, FEB], [1500, None], "x")
+    png = render_series([Series([JAN, FEB], [1500, None])], "x").data
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    svg = rating_history_chart([JAN, FEB], [1500, 1554], "x", fmt="svg")
+    svg = render_series([Series([JAN, FEB], [1500, 1554])], "x", fmt="svg").data
     assert b"<svg" in svg[:500]
     with pytest.raises(ValueError):
-        rating_history_chart([JAN], [1, 2], "x")
+        render_series([Series([JAN], [1, 2])], "x")
+    with pytest.raises(ValueError):
+        render_series([Series([JAN], [1])], "x", fmt="gif")
 
 
 def test_player_page_embeds_chart(con, tmp_path: Path) -> None:
