@@ -32,12 +32,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import types
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -212,32 +211,6 @@ def temporary_server_dies_with_us() -> None:
     # type-check against): the ignores cover reading and replacing that module-level name
     if not isinstance(server.subprocess, _LifelineSubprocess):  # type: ignore[attr-defined]
         server.subprocess = _LifelineSubprocess(server.subprocess)  # type: ignore[assignment, attr-defined]
-
-
-def start_api_early() -> Callable[[], None]:
-    """Boot Prefect's temporary API server in the background; return a function that waits for it.
-
-    With no server configured, Prefect starts its temporary server only when the first flow run
-    needs it. Starting it now lets its subprocess boot on another core while this process is
-    still importing the flows. Call the returned function before running a flow. Failures are
-    swallowed here: the flow run then starts the server itself and reports any error properly.
-    With a server configured (PREFECT_API_URL) this does nothing.
-    """
-    if os.environ.get("PREFECT_API_URL") or _profile_api_url():
-        return lambda: None
-
-    def boot() -> None:
-        try:
-            temporary_server_dies_with_us()
-            from prefect.server.api.server import SubprocessASGIServer
-
-            SubprocessASGIServer().start()  # the same instance the flow's client will use
-        except Exception:  # noqa: BLE001 - reported by the flow run, which retries the start
-            logging.getLogger(__name__).debug("early start of Prefect's server failed", exc_info=True)
-
-    thread = threading.Thread(target=boot, name="prefect-api-boot", daemon=True)
-    thread.start()
-    return thread.join
 
 
 @contextlib.contextmanager

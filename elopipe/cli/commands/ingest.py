@@ -84,7 +84,7 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
     from elopipe.read.sources import path_param
     from elopipe.runtime.errors import first_line
     from elopipe.runtime.interrupt import graceful_stop
-    from elopipe.runtime.prefect_env import STAGE_LOGGER, configure, local_run_settings, start_api_early
+    from elopipe.runtime.prefect_env import STAGE_LOGGER, configure, local_run_settings, prefect_api
     from elopipe.store.connect import write_lock
 
     # This command prints its own table and summary: the flow's stage lines and Prefect's
@@ -92,18 +92,18 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
     os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "ERROR")
     configure()
     logging.getLogger(STAGE_LOGGER).setLevel(logging.ERROR)
-    api_ready = start_api_early()
-    from flows.ingest_files import ingest_flow
-
     try:
         # taken here, with the waiting said on the terminal; the flow re-enters it
         with (
+            prefect_api() as api,  # the temporary server boots while the flows load
             write_lock(db, timeout=wait, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")),
             cluster_address(spec) as running,
             graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
         ):
-            api_ready()
+            from flows.ingest_files import ingest_flow
+
+            api.wait_ready()
             assert running is not None  # `spec` is set, so `cluster_address` gives one
             return ingest_flow(running.address)(
                 [path_param(p.resolve()) for p in paths],
