@@ -36,7 +36,7 @@ def player(
 ) -> None:
     """A player's rating history: per list rating, games, K, change, tournaments; chart + HTML.
     With --compare B: both sides' ratings, B − A and games on each side per list, two lines on the chart."""
-    from elopipe.cli.commands.report import check_system
+    from elopipe.cli.commands.report import check_held, check_system
     from elopipe.publish.history import find_player, player_info, tournaments_frame, write_player_page
     from elopipe.publish.history_compare import player_comparison
 
@@ -46,6 +46,7 @@ def player(
     check_system(system)
     con = open_reader(db)
     try:
+        check_held(con, system)
         pid = find_player(con, ref)
         info = player_info(con, pid)
         cmp = None if compare is None else player_comparison(con, pid, system, compare)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.store.connect import DEFAULT_DB, open_reader
+
+if TYPE_CHECKING:  # imported inside the commands: the first line must come within a second
+    import duckdb
 
 
 @app.command()
@@ -106,10 +110,22 @@ def report(
 
 def check_system(system: str) -> None:
     """Refuse a rating system the registry does not know: one line listing the known ones, exit 2.
-    A scenario 'BASE@NAME' is taken when BASE is known (whether the store holds it is the
-    report's question)."""
-    from elopipe.rating import systems
+    A scenario 'BASE@NAME' is taken when BASE is known and NAME is a valid scenario name (it
+    names folders under --out); whether the store holds it is `check_held`'s question. Raises
+    `ScenarioError` (exit 2) for a bad name."""
+    from elopipe.rating import scenarios, systems
 
-    if systems.base_of(system) not in systems.names():
+    base, _ = scenarios.split_system(system)
+    if base not in systems.names():
         err_console.print(f"unknown rating system {system!r}: use one of {', '.join(systems.names())}", style="red")
+        raise typer.Exit(2)
+
+
+def check_held(con: duckdb.DuckDBPyConnection, system: str) -> None:
+    """Refuse a system (or scenario) of which the store holds no list: one line naming the ones it
+    holds, exit 2."""
+    held = [r[0] for r in con.execute("SELECT DISTINCT system FROM rating_lists ORDER BY system").fetchall()]
+    if system not in held:
+        has = f"systems it has: {', '.join(held)}" if held else "it holds no list yet: run `elopipe rate` first"
+        err_console.print(f"the store has no list for {system!r}; {has}", style="red")
         raise typer.Exit(2)
