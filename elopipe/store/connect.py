@@ -262,6 +262,7 @@ def open_writer(
             # being written at INSERT and again at COMMIT (a 110k-game file: 0.46 s, not 0.72 s).
             # elopipe's transactions are one file or one rating run: well within memory.
             con.execute("SET enable_optimistic_write = false")
+            _check_is_store(con, db, new_ok=True)
             ensure_schema(con)
             yield con
         finally:
@@ -334,6 +335,38 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
                 f"{db} is being written by another program ({_lock_holder(exc)}); try again when it finishes"
             ) from None
         raise StoreBusyError(f"DuckDB refused to open {db} read-only: {_reason(exc)}") from None
+    try:
+        _check_is_store(con, db, new_ok=False)
+    except StorePathError:
+        con.close()
+        raise
     if not external_access:
         con.execute("SET lock_configuration = true")
     return con
+
+
+# Every elopipe store has this table from its first write (`schema.ensure_schema`).
+_STORE_TABLE = "source_files"
+
+
+def _check_is_store(con: duckdb.DuckDBPyConnection, db: str | os.PathLike[str], *, new_ok: bool) -> None:
+    """Raise StorePathError when `db` is a DuckDB database of something else: it has tables, none
+    of them elopipe's (a writer would add elopipe's columns to the user's own tables). An empty
+    database is a new store for a writer (`new_ok`) and, for a reader, a store with nothing in it."""
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name"
+        ).fetchall()
+    ]
+    if _STORE_TABLE in names:
+        return
+    if not names:
+        if new_ok:
+            return
+        raise StorePathError(f"{db} holds no elopipe store yet; run `elopipe ingest` first")
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    raise StorePathError(
+        f"{db} is a DuckDB database but not an elopipe store (its tables: {shown}); "
+        "give the store's file, or a new name to create one"
+    )

@@ -18,6 +18,7 @@ from elopipe.cli.main import app
 from elopipe.publish.export import export_parquet
 from elopipe.publish.sqlcli import QueryError, run_query
 from elopipe.store.connect import StoreBusyError
+from elopipe.store.schema import ensure_schema
 from tests.helpers.paths import REPO
 from tests.helpers.publish_store import build_store
 
@@ -137,7 +138,9 @@ def test_sql_waits_while_another_process_writes(tmp_path: Path) -> None:
     """DuckDB lets one process write a file or several read it, not both: `sql` waits for the
     writer (`--wait`), or says the store is busy."""
     db = tmp_path / "busy.duckdb"
-    duckdb.connect(str(db)).execute("CREATE TABLE t AS SELECT 42 AS x").close()
+    con = duckdb.connect(str(db))
+    ensure_schema(con)  # an elopipe store (a foreign database is refused), with a table of the test's
+    con.execute("CREATE TABLE t AS SELECT 42 AS x").close()
     holder = subprocess.Popen(
         [
             sys.executable,
