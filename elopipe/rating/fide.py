@@ -169,6 +169,15 @@ ERAS: tuple[tuple[dt.date, str], ...] = (
 VERSION_NAMES = ("V2017", "V2022", "V2024")
 
 
+def version_name(text: str) -> str:
+    """The rules version `text` names, case-insensitively ('v2024' -> 'V2024'), one of
+    `VERSION_NAMES`. Raises ValueError naming them for anything else."""
+    name = text.strip().upper()
+    if name not in VERSION_NAMES:
+        raise ValueError(f"unknown FIDE rules version {text.strip()}; known: {', '.join(VERSION_NAMES)}")
+    return name
+
+
 def rated_from(system: str) -> dt.date:
     """The earliest event start date `system` rates under confirmed rules."""
     return RB_RATED_FROM if system in ("fide-rapid", "fide-blitz") else RATED_FROM

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from elopipe.rating.fide import (
-    VERSION_NAMES,
     RuleSet,
     cap_k,
     d_used,
@@ -28,6 +27,7 @@ from elopipe.rating.fide import (
     k_factor,
     period_change,
     rules_for_date,
+    version_name,
 )
 from elopipe.rating.tables import pd_x100
 
@@ -84,8 +84,8 @@ def fide_period(
     """
     if not games:
         raise ValueError("give at least one game")
-    if rules is not None and rules not in VERSION_NAMES:
-        raise ValueError(f"unknown FIDE rules version {rules}; known: {', '.join(VERSION_NAMES)}")
+    if rules is not None:
+        rules = version_name(rules)
     rs = rules_for_date(on, rules)
     has_data = ever_2400 or ro >= 2400 or birth_year is not None or total_games is not None
     if has_data:

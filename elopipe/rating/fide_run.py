@@ -42,7 +42,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, scenarios, store_io
+from elopipe.rating import faults, fide, scenarios, store_io
 from elopipe.rating.fide_engine import run_periods, to_contract
 from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide_prepare import prepare
@@ -182,9 +182,7 @@ def rate_fide(
         raise ValueError(f"not a FIDE system: {system!r}")
     if unknown := sorted(set(params) - set(param_keys(base))):
         raise ValueError(f"unknown FIDE parameter {', '.join(unknown)}; known: {', '.join(param_keys(base))}")
-    fp = FideParams(system=base, rules=rules, **params)
-    if rules is not None and rules not in ("V2017", "V2022", "V2024"):
-        raise ValueError(f"unknown FIDE rules version {rules!r}; known: V2017, V2022, V2024")
+    fp = FideParams(system=base, rules=None if rules is None else fide.version_name(rules), **params)
     if fp.unknown_tc not in ("standard", "rapid", "blitz"):
         raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
     inputs = load_inputs(con, system, fp.no_moves)

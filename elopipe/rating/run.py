@@ -13,25 +13,28 @@ are computed and stored as usual, the later ones are kept as they were.
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Mapping
 from typing import Any
 
 import duckdb
 
-from elopipe.rating import scenarios, systems
+from elopipe.rating import param_checks, scenarios, systems
 from elopipe.rating.summary import RateSummary
 
 
 def parse_month(text: str | None) -> dt.date | None:
-    """'YYYY-MM' (or 'YYYY-MM-DD') → the date of that month's list (the 1st).
+    """'YYYY-MM' → the date of that month's list (the 1st); None for None.
 
-    Raises ValueError for anything else.
+    Raises ValueError for anything else: a day ('2023-12-31') or a one-digit month ('2023-1')
+    would read as another list than the one meant.
     """
     if text is None:
         return None
-    parts = text.strip().split("-")
-    if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
-        raise ValueError(f"expected YYYY-MM, got {text!r}")
-    return dt.date(int(parts[0]), int(parts[1]), 1)
+    found = re.fullmatch(r"(\d{4})-(\d{2})", text.strip())
+    if not found or not 1 <= int(found[2]) <= 12:
+        raise ValueError(f"expected a list month YYYY-MM such as 2024-03, got '{text.strip()}'")
+    return dt.date(int(found[1]), int(found[2]), 1)
 
 
 def rate(
@@ -39,6 +42,8 @@ def rate(
     system: str,
     through: dt.date | str | None = None,
     rules: str | None = None,
+    *,
+    defaults: Mapping[str, Any] | None = None,
     **params: Any,
 ) -> RateSummary:
     """Rate `system` over the store behind `con` (a writer connection).
@@ -46,15 +51,25 @@ def rate(
     `system`: a system name or a scenario 'BASE@NAME' (see the module docstring).
     `through`: last list to compute (date or 'YYYY-MM'); the stored lists after it are kept
     (``RateSummary.kept_lists``). `rules`: force a rules version ('V2017' | 'V2022' | 'V2024'
-    for FIDE); `params`: options of the system's engine.
-    Raises ValueError for an unknown system, version, month or parameter, and
-    `scenarios.ScenarioError` for a bad scenario name.
+    for FIDE, any case; `param_checks.rules_name`); `params`: options of the system's engine as
+    given; `defaults`: options that apply unless given (the CLI's no-moves policy from the
+    environment). A scenario keeps its definition: rated again, it takes its stored rules
+    and params, and refuses others (`scenarios.resolve`).
+    Raises ValueError for an unknown system, version, month or parameter,
+    `param_checks.ParamError` for a bad rules name, `scenarios.ScenarioError` for a bad
+    scenario name and `scenarios.ScenarioConflict` for rules or params other than the
+    scenario's.
     """
     if isinstance(through, str):
         through = parse_month(through)
     base, name = scenarios.split_system(system)
-    if name is not None:
+    if rules is not None:
+        rules = param_checks.rules_name(system, rules)
+    if name is None:
+        system, params = base, {**(defaults or {}), **params}
+    else:
         system = scenarios.scenario_system(base, name)  # the key as stored: the name folded
+        rules, params = scenarios.resolve(con, system, rules, params, defaults or {})
     fn = systems.get(system)
     summary: RateSummary = fn(con, system=system, through=through, rules=rules, **params)
     if name is not None:

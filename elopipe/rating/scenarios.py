@@ -5,8 +5,9 @@ Naming (the one convention every command relies on): a scenario NAME of system B
 rows under the system key ``BASE@NAME`` (``fide@v2017``, ``ffe@test``) in every table keyed by
 ``system`` (``rating_lists``, ``rating_changes``, ``tournament_ratings``, ``rating_runs``,
 ``rating_period_digests``, ``rating_skips``, ...). NAME is lower-case
-``[a-z0-9][a-z0-9_-]{0,31}`` (``V2017`` is folded to ``v2017``); plain system keys never hold
-``@``. The rules are BASE's; ``--rules`` and ``--param`` change them.
+``[a-z0-9][a-z0-9_-]{0,31}`` (``V2017`` is folded to ``v2017``, BASE too), and a new one is not
+a system's name (``fide@ffe`` is refused); plain system keys never hold ``@``. The rules are
+BASE's; ``--rules`` and ``--param`` change them.
 
 Ro: a scenario is a whole alternative history from its first period. Its Ro comes from its own
 earlier lists and from the imported official lists, as the plain run's does, never from the
@@ -16,7 +17,9 @@ name under that other system (``fide-rapid@x`` reads ``fide@x``), so rate the st
 under the scenario first to have them.
 
 Each scenario's definition is one row of the ``scenarios`` table (`record`): base system, rules,
-params and through of its last run, when it was first and last rated.
+params and through of its last run, when it was first and last rated. A scenario keeps its
+definition (`resolve`): rated again, it takes its stored rules and params, and other ones are
+refused (`ScenarioConflict`), so its lists always come from the rules it shows.
 """
 
 from __future__ import annotations
@@ -49,6 +52,10 @@ class NoSuchScenario(ScenarioError):
     exit_code = 1
 
 
+class ScenarioConflict(ScenarioError):
+    """A run of a scenario with rules or options other than those it is defined with."""
+
+
 def fold_name(text: str) -> str:
     """`text` as a scenario name: stripped, lower-case. Raises ScenarioError when it is not
     ``[a-z0-9][a-z0-9_-]{0,31}`` after folding."""
@@ -62,15 +69,26 @@ def fold_name(text: str) -> str:
 
 
 def split_system(system: str) -> tuple[str, str | None]:
-    """'fide@v2017' -> ('fide', 'v2017'); 'fide' -> ('fide', None). Raises ScenarioError for a
-    bad scenario name."""
-    base, sep, name = system.partition(SEP)
+    """'fide@v2017' -> ('fide', 'v2017'); 'fide' -> ('fide', None); both parts folded
+    ('FIDE@V2017' -> ('fide', 'v2017')). Raises ScenarioError for a bad scenario name or a
+    missing system ('@x')."""
+    base, sep, name = system.strip().partition(SEP)
+    base = base.strip().lower()
+    if sep and not base:
+        raise ScenarioError(f"{system.strip()!r} names no system: expected SYSTEM@NAME such as fide@v2017")
     return (base, fold_name(name)) if sep else (base, None)
 
 
 def scenario_system(base: str, name: str) -> str:
-    """The system key of scenario `name` of `base` ('fide', 'V2017' -> 'fide@v2017')."""
-    return f"{base}{SEP}{fold_name(name)}"
+    """The system key of a new scenario `name` of `base` ('fide', 'V2017' -> 'fide@v2017').
+    Raises ScenarioError for a bad name or one that is a system's name ('fide@ffe' would read
+    as the 'ffe' lists wherever a scenario is named alone)."""
+    from elopipe.rating import systems
+
+    folded = fold_name(name)
+    if folded in systems.names():
+        raise ScenarioError(f"scenario name {folded!r} is the name of a rating system: choose another name")
+    return f"{base.strip().lower()}{SEP}{folded}"
 
 
 def companion(system: str, other_base: str) -> str:
@@ -103,6 +121,81 @@ def record(
         """,
         [system, name, base, rules, json.dumps(dict(params), default=str, sort_keys=True), through, now, now],
     )
+
+
+# the options of `elopipe rate` that are not a --param KEY=VALUE, for the messages
+_OPTION = {"no_moves": "--no-moves", "unknown_tc": "--unknown-tc", "v2022_cap_lower": "--v2022-cap-lower"}
+
+
+def definition(con: duckdb.DuckDBPyConnection, system: str) -> tuple[str | None, dict[str, Any]] | None:
+    """(rules, params) scenario `system` ('BASE@NAME', as stored) is defined with, the params
+    as stored (JSON: dates are 'YYYY-MM-DD' text); None when the store holds no definition."""
+    if not _has_scenarios(con):
+        return None
+    rows = con.execute("SELECT rules, params FROM scenarios WHERE system = ?", [system]).fetchall()
+    if not rows:
+        return None
+    rules, params = rows[0]
+    return rules, (json.loads(params) if params else {})
+
+
+def resolve(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    rules: str | None,
+    given: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+) -> tuple[str | None, dict[str, Any]]:
+    """The (rules, params) to rate scenario `system` with: a scenario keeps its definition.
+
+    A new scenario: `rules`, and `defaults` overridden by `given` (the options the user gave).
+    A defined one: its stored rules and params; `rules` and each `given` option must equal
+    them (re-running the same command is fine), `defaults` (e.g. the no-moves policy of the
+    environment) are ignored. Raises ScenarioConflict naming the definition otherwise, so that
+    a run never silently redefines a scenario whose lists were computed under other rules."""
+    stored = definition(con, system)
+    if stored is None:
+        return rules, {**defaults, **given}
+    stored_rules, stored_params = stored
+    differ = []
+    if rules is not None and rules != stored_rules:
+        differ.append(f"--rules {stored_rules}" if stored_rules else "the rules by date (no --rules)")
+    for key, value in sorted(given.items()):
+        if key not in stored_params:
+            differ.append(f"no {_OPTION[key]}" if key in _OPTION else f"no --param {key}")
+        elif json.loads(json.dumps(value, default=str)) != stored_params[key]:
+            differ.append(_as_option(key, stored_params[key]))
+    if differ:
+        name = system.partition(SEP)[2]
+        raise ScenarioConflict(
+            f"scenario {name} is defined with {', '.join(differ)}; drop it first"
+            f" (elopipe scenarios drop {system}) or choose another name"
+        )
+    return stored_rules, stored_params
+
+
+def _as_option(key: str, value: object) -> str:
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    if key == "v2022_cap_lower":
+        return _OPTION[key] if value else f"no {_OPTION[key]}"
+    return f"{_OPTION[key]} {text}" if key in _OPTION else f"--param {key}={text}"
+
+
+def missing_standard(con: duckdb.DuckDBPyConnection, system: str) -> list[str]:
+    """For a rapid or blitz scenario ('fide-rapid@x'): the systems whose computed lists it
+    credits standard ratings from (FIDE R&B 7.2.1: 'fide@x'; FFE E02: 'ffe@x', else 'fide@x')
+    when none of them holds a list; else (and for any other system) []. Such a scenario credits
+    no computed standard rating (a FIDE one still credits the imported official FIDE lists),
+    never the plain system's computed ones."""
+    base, name = split_system(system)
+    wanted = {"fide-rapid": ("fide",), "fide-blitz": ("fide",), "ffe-rapid": ("ffe", "fide")}.get(base, ())
+    if name is None or not wanted:
+        return []
+    keys = [f"{w}{SEP}{name}" for w in wanted]
+    held = con.execute(
+        "SELECT count(*) FROM rating_lists WHERE system IN (SELECT unnest(?::VARCHAR[]))", [keys]
+    ).fetchall()[0][0]
+    return [] if held else keys
 
 
 _MATCH = "(name = $name OR system = $name)"
@@ -144,11 +237,10 @@ def _has_scenarios(con: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _folded_ref(ref: str) -> str:
-    """A NAME or BASE@NAME as the store writes it (the name folded)."""
-    if SEP not in ref:
-        return fold_name(ref)
-    base, name = ref.strip().partition(SEP)[::2]
-    return f"{base}{SEP}{fold_name(name)}"
+    """A NAME or BASE@NAME as the store writes it (both parts folded). Raises ScenarioError for
+    a bad name or a missing system ('@x')."""
+    base, name = split_system(ref)
+    return fold_name(ref) if name is None else f"{base}{SEP}{name}"
 
 
 def system_tables(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -211,3 +211,122 @@ def test_a_store_made_before_scenarios_lists_none(db: Path) -> None:
     assert listed.exit_code == 0 and "no scenario in" in _one_line(listed.output)
     shown = _run("scenarios", "show", "x", "--db", str(db))
     assert shown.exit_code == 1 and "no scenario 'x'" in _one_line(shown.output)
+
+
+def _sql(db: Path, query: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(query).fetchall()
+    finally:
+        con.close()
+
+
+def test_a_scenario_run_again_keeps_its_definition_and_refuses_another(db: Path) -> None:
+    made = _run("rate", "--db", str(db), "--scenario", "r1", "--rules", "V2024", "--through", "2011-07")
+    assert made.exit_code == 0, made.output
+    again = _run("rate", "--db", str(db), "--scenario", "r1")  # no rules: its own, every list
+    assert again.exit_code == 0 and "fide@r1: 5 lists (2011-05-01 .. 2012-01-01)" in again.output, again.output
+    shown = _run("scenarios", "show", "r1", "--db", str(db)).output.splitlines()
+    assert "  rules: V2024" in shown and "  through: every list" in shown, shown
+    fresh = _run("rate", "--db", str(db), "--scenario", "fresh", "--rules", "V2024")
+    assert fresh.exit_code == 0, fresh.output
+    lists = "SELECT list_date, player_id, rating, k, change FROM rating_lists WHERE system = '{}' ORDER BY ALL"
+    assert _sql(db, lists.format("fide@r1")) == _sql(db, lists.format("fide@fresh"))
+    before = _sql(db, "SELECT rules, params, through FROM scenarios WHERE system = 'fide@r1'")
+    for args, defined in (
+        (["--rules", "V2017"], "--rules V2024"),
+        (["--param", "check_time_minimum=false"], "no --param check_time_minimum"),
+        (["--no-moves", "forfeit"], "--no-moves played"),
+        (["--unknown-tc", "rapid"], "no --unknown-tc"),
+    ):
+        res = _run("rate", "--db", str(db), "--scenario", "R1", *args)
+        assert res.exit_code == 2
+        assert _one_line(res.output) == (
+            f"error: scenario r1 is defined with {defined}; drop it first (elopipe scenarios drop fide@r1)"
+            " or choose another name"
+        )
+    assert _sql(db, "SELECT rules, params, through FROM scenarios WHERE system = 'fide@r1'") == before
+    same = _run("rate", "--db", str(db), "--system", "fide@r1", "--rules", "v2024", "--no-moves", "played")
+    assert same.exit_code == 0 and "nothing changed since the last run" in same.output, same.output
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--param", "check_time_minimum=abc"],
+            "error: --param check_time_minimum=abc: check_time_minimum must be true or false (or yes/no, 1/0),"
+            " not 'abc'",
+        ),
+        (["--param", "check_time_minimum=nan"], "check_time_minimum must be true or false"),
+        (["--param", "check_time_minimum=-5"], "check_time_minimum must be true or false"),
+        (
+            ["--system", "glicko2", "--param", "rate_class=xyz"],
+            "error: --param rate_class=xyz: rate_class must be one of standard, rapid, blitz, any, not 'xyz'",
+        ),
+        (["--system", "glicko2", "--param", "use_file_rating=maybe"], "use_file_rating must be true or false"),
+        (["--system", "elo", "--param", "period=year"], "period must be one of month, tournament, game, not 'year'"),
+        (["--system", "ffe", "--param", "young_max_category=U21"], "young_max_category must be one of U8, U10"),
+        (
+            ["--param", "rating_from=banana"],
+            "error: --param rating_from=banana: rating_from must be a date YYYY-MM-DD, not 'banana'",
+        ),
+        (["--unknown-tc", "bullet"], "error: --unknown-tc: unknown_tc must be one of standard, rapid, blitz"),
+        (["--rules", "V1999"], "error: unknown FIDE rules version V1999; known: V2017, V2022, V2024"),
+        (["--system", "glicko2", "--rules", "V2017"], "error: glicko2: --rules does not apply"),
+    ],
+)
+def test_a_bad_option_value_is_one_line_exit_2_and_stores_nothing(db: Path, args: list[str], line: str) -> None:
+    res = _run("rate", "--db", str(db), "--scenario", "bad", *args)
+    assert res.exit_code == 2
+    got = _one_line(res.output)
+    assert got.startswith(line) if line.startswith("error:") else line in got
+    assert _sql(db, "SELECT count(*) FROM scenarios") == [(0,)]
+
+
+def test_boolean_words_and_rules_in_any_case_are_stored_as_meant(db: Path) -> None:
+    res = _run("rate", "--db", str(db), "--scenario", "b", "--rules", "v2017", "--param", "check_time_minimum=NO")
+    assert res.exit_code == 0, res.output
+    shown = _run("scenarios", "show", "b", "--db", str(db)).output.splitlines()
+    assert "  rules: V2017" in shown and "  options: check_time_minimum=false, no_moves=played" in shown, shown
+
+
+@pytest.mark.parametrize("args", [["--scenario", "fide"], ["--scenario", "FFE"], ["--system", "fide@glicko2"]])
+def test_a_scenario_may_not_take_a_system_name(db: Path, args: list[str]) -> None:
+    res = _run("rate", "--db", str(db), *args)
+    assert res.exit_code == 2 and "is the name of a rating system: choose another name" in _one_line(res.output)
+
+
+def test_drop_folds_the_system_part_and_refuses_a_missing_one(db: Path) -> None:
+    assert _run("rate", "--db", str(db), "--scenario", "v2017", "--rules", "V2017").exit_code == 0
+    missing = _run("scenarios", "drop", "@fide", "--db", str(db))
+    assert missing.exit_code == 2 and "names no system: expected SYSTEM@NAME" in _one_line(missing.output)
+    dropped = _run("scenarios", "drop", "FIDE@V2017", "--db", str(db))
+    assert dropped.exit_code == 0 and _one_line(dropped.output).startswith("dropped scenario fide@v2017: ")
+    assert _sql(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@v2017'") == [(0,)]
+
+
+@pytest.mark.parametrize("month", ["2023-12-31", "2023-1", "2023-13"])
+def test_through_must_be_a_list_month(db: Path, month: str) -> None:
+    res = _run("rate", "--db", str(db), "--through", month)
+    assert res.exit_code == 2
+    assert _one_line(res.output) == f"error: --through: expected a list month YYYY-MM such as 2024-03, got '{month}'"
+
+
+def test_through_before_any_list_says_so(db: Path) -> None:
+    res = _run("rate", "--db", str(db), "--through", "1900-01")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines()[0] == "fide: no list falls on or before 1900-01 (--through)"
+    assert "no game of the store is rated" not in res.output
+
+
+def test_a_rapid_scenario_without_its_standard_scenario_says_what_it_credits(db: Path) -> None:
+    note = (
+        "note: fide-rapid@nostd credits standard ratings from fide@nostd, which the store does not hold: no computed"
+        " standard rating is credited (rate `--system fide --scenario nostd` first to credit them)"
+    )
+    res = _run("rate", "--db", str(db), "--system", "fide-rapid", "--scenario", "nostd")
+    assert res.exit_code == 0 and note in res.output.splitlines(), res.output
+    assert _run("rate", "--db", str(db), "--system", "fide", "--scenario", "nostd").exit_code == 0
+    res = _run("rate", "--db", str(db), "--system", "fide-rapid", "--scenario", "nostd")
+    assert res.exit_code == 0 and "note:" not in res.output, res.output

@@ -145,7 +145,7 @@ def test_cli_rate_and_bad_arguments(tmp_path):
     assert "nothing changed" in again.output
     assert runner.invoke(app, ["rate", "--system", "nope", "--db", str(db)]).exit_code == 2
     assert runner.invoke(app, ["rate", "--db", str(db), "--through", "2012"]).exit_code == 2
-    assert runner.invoke(app, ["rate", "--db", str(db), "--scenario", "x", "--rules", "V1999"]).exit_code == 1
+    assert runner.invoke(app, ["rate", "--db", str(db), "--scenario", "x", "--rules", "V1999"]).exit_code == 2
 
 
 SAMPLE = REPO / "sample_pgn"

@@ -12,7 +12,7 @@ import duckdb
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating import scenarios
+from elopipe.rating import param_checks, scenarios
 from elopipe.rating.fide_run import load_inputs
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
@@ -135,16 +135,65 @@ def test_through_keeps_the_later_lists_and_the_next_full_run_brings_them_up_to_d
 def test_a_scenario_preview_then_its_full_run_equals_a_fresh_scenario(tmp_path: Path) -> None:
     db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
     with open_writer(db) as con:
-        rate(con, "fide@x", rules="V2017")
-        v2017_later = _lists_by_identity(con, "fide@x", after=dt.date(2011, 5, 1))
-        rate(con, "fide@x", through=dt.date(2011, 5, 1), rules="V2022")
-        assert _lists_by_identity(con, "fide@x", after=dt.date(2011, 5, 1)) == v2017_later
-        assert con.execute("SELECT through FROM scenarios WHERE system = 'fide@x'").fetchall() == [
-            (dt.date(2011, 5, 1),)
-        ]
         rate(con, "fide@x", rules="V2022")
+        old_later = _lists_by_identity(con, "fide@x", after=dt.date(2011, 5, 1))
+    _store(db, [GALWAY])  # a late file for the 2011-11 period: the later lists are stale
+    with open_writer(db) as con:
+        rate(con, "fide@x", through=dt.date(2011, 5, 1))  # rated under its definition: V2022
+        assert _lists_by_identity(con, "fide@x", after=dt.date(2011, 5, 1)) == old_later
+        assert con.execute("SELECT rules, through FROM scenarios WHERE system = 'fide@x'").fetchall() == [
+            ("V2022", dt.date(2011, 5, 1))
+        ]
+        rate(con, "fide@x")
         rate(con, "fide@y", rules="V2022")
-        assert _lists_by_identity(con, "fide@x") == _lists_by_identity(con, "fide@y")
+        assert _lists_by_identity(con, "fide@x") == _lists_by_identity(con, "fide@y") != old_later
+
+
+def test_a_scenario_keeps_its_definition(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS, KILKENNY])
+    with open_writer(db) as con:
+        rate(con, "fide@x", rules="v2017", check_time_minimum=False, defaults={"no_moves": "played"})
+        defined = con.execute("SELECT rules, params FROM scenarios WHERE system = 'fide@x'").fetchall()
+        assert defined == [("V2017", '{"check_time_minimum": false, "no_moves": "played"}')]
+        first = _lists_by_identity(con, "fide@x")
+        # run again with no options, or with the same ones: its definition, whatever the defaults say
+        rate(con, "fide@x", defaults={"no_moves": "unrated"})
+        rate(con, "FIDE@X", rules="V2017", check_time_minimum=False)
+        assert con.execute("SELECT rules, params FROM scenarios WHERE system = 'fide@x'").fetchall() == defined
+        runs = con.execute("SELECT DISTINCT rules_forced, params FROM rating_runs WHERE system = 'fide@x'").fetchall()
+        assert [r[0] for r in runs] == ["V2017"] and all('"unrated"' not in r[1] for r in runs)
+        assert _lists_by_identity(con, "fide@x") == first
+        for rules, params, says in (
+            ("V2022", {}, "defined with --rules V2017;"),
+            (None, {"check_time_minimum": True}, "defined with --param check_time_minimum=false;"),
+            (None, {"rating_from": "2010-01-01"}, "defined with no --param rating_from;"),
+            (None, {"no_moves": "forfeit"}, "defined with --no-moves played;"),
+            (None, {"v2022_cap_lower": True}, "defined with no --v2022-cap-lower;"),
+        ):
+            with pytest.raises(scenarios.ScenarioConflict, match=f"^scenario x is {says}") as caught:
+                rate(con, "fide@x", rules=rules, **params)
+            assert str(caught.value).endswith("drop it first (elopipe scenarios drop fide@x) or choose another name")
+            assert caught.value.exit_code == 2
+        assert con.execute("SELECT rules, params FROM scenarios WHERE system = 'fide@x'").fetchall() == defined
+        assert _lists_by_identity(con, "fide@x") == first
+        # a scenario by date refuses forced rules the same way
+        rate(con, "fide@bydate")
+        with pytest.raises(scenarios.ScenarioConflict, match="defined with the rules by date"):
+            rate(con, "fide@bydate", rules="V2024")
+
+
+def test_rules_names_fold_and_a_bad_one_is_a_usage_error(tmp_path: Path) -> None:
+    db = _store(tmp_path / "s.duckdb", [MASTERS])
+    with open_writer(db) as con:
+        for bad, says in (("V1999", "unknown FIDE rules version V1999"), ("x", "unknown FIDE rules version x")):
+            with pytest.raises(param_checks.ParamError, match=says) as caught:
+                rate(con, "fide@x", rules=bad)
+            assert caught.value.exit_code == 2
+        with pytest.raises(param_checks.ParamError, match="glicko2: --rules does not apply"):
+            rate(con, "glicko2@x", rules="V2017")
+        assert con.execute("SELECT count(*) FROM scenarios").fetchall() == [(0,)]
+        rate(con, "ffe@z", rules="LOGISTIC")
+        assert con.execute("SELECT rules FROM scenarios WHERE system = 'ffe@z'").fetchall() == [("logistic",)]
 
 
 def test_the_national_engines_keep_the_later_lists_on_a_preview(tmp_path: Path) -> None:
@@ -166,7 +215,11 @@ def test_a_rapid_scenario_reads_the_standard_lists_of_its_own_scenario(tmp_path:
         alone = load_inputs(con, "fide-rapid@x").standard_lists
         assert plain is not None and plain.height > 0
         assert alone is not None and alone.height == 0  # no fide@x yet, no official list
+        assert scenarios.missing_standard(con, "fide-rapid@x") == ["fide@x"]
+        assert scenarios.missing_standard(con, "ffe-rapid@x") == ["ffe@x", "fide@x"]
+        assert scenarios.missing_standard(con, "fide-rapid") == scenarios.missing_standard(con, "fide@x") == []
         rate(con, "fide@x", rules="V2017")
+        assert scenarios.missing_standard(con, "fide-rapid@x") == scenarios.missing_standard(con, "ffe-rapid@x") == []
         own = load_inputs(con, "fide-rapid@x").standard_lists
         x = con.execute("SELECT count(*) FROM rating_lists WHERE system = 'fide@x' AND rating IS NOT NULL")
         assert own is not None and own.height == x.fetchall()[0][0]
@@ -183,3 +236,19 @@ def test_scenario_names_are_folded(text: str, name: str) -> None:
 def test_bad_scenario_names_are_refused(text: str) -> None:
     with pytest.raises(scenarios.ScenarioError, match="is not valid"):
         scenarios.fold_name(text)
+
+
+def test_the_system_part_folds_and_is_needed() -> None:
+    assert scenarios.split_system(" FIDE@V2017 ") == ("fide", "v2017")
+    assert scenarios.split_system("Fide-Rapid") == ("fide-rapid", None)
+    for text in ("@fide", " @x"):
+        with pytest.raises(scenarios.ScenarioError, match="names no system: expected SYSTEM@NAME") as caught:
+            scenarios.split_system(text)
+        assert caught.value.exit_code == 2
+
+
+@pytest.mark.parametrize("name", ["fide", "FFE", "fide-rapid", "glicko2", "elo"])
+def test_a_new_scenario_may_not_take_a_system_name(name: str) -> None:
+    with pytest.raises(scenarios.ScenarioError, match=f"scenario name '{name.lower()}' is the name of a rating system"):
+        scenarios.scenario_system("fide", name)
+    assert scenarios.scenario_system("FIDE", "fide2") == "fide@fide2"

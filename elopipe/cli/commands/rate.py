@@ -2,12 +2,14 @@
 
 `--rules` and `--param` change a system's rules: they are taken only with `--scenario NAME`,
 whose lists are stored under 'SYSTEM@NAME' beside the official computed lists
-(`elopipe.rating.scenarios`). `--through` alone is a preview: the later lists are kept.
+(`elopipe.rating.scenarios`); a scenario keeps the rules and options it was made with, and
+values are checked by kind before the store is opened (`elopipe.rating.param_checks`).
+`--through` alone is a preview: the later lists are kept.
 """
 
 from __future__ import annotations
 
-import math
+import datetime as dt
 from typing import Annotated, Any
 
 import typer
@@ -17,7 +19,7 @@ from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.rating import systems
 from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month, rate
-from elopipe.rating.scenarios import ScenarioError, scenario_system, split_system
+from elopipe.rating.scenarios import ScenarioError, missing_standard, scenario_system, split_system
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
 
 
@@ -77,16 +79,28 @@ def rate_command(
     Only the earliest list whose inputs changed and the later ones are rewritten.
 
     With --scenario NAME the lists are stored as SYSTEM@NAME, beside the official computed lists.
+    A scenario keeps its definition: run again without --rules or options, it is rated under
+    its stored ones; other rules or options are refused.
     """
+    from elopipe.rating.param_checks import ParamError, parse_param, rules_name
+
     system = _system_key(system, scenario)
     try:
         month = parse_month(through)
     except ValueError as exc:
         err_console.print(f"error: --through: {exc}", style="red")
         raise typer.Exit(2) from None
-    params: dict[str, object] = {"no_moves": checked_no_moves(no_moves)}
-    if unknown_tc is not None:
-        params["unknown_tc"] = unknown_tc
+    # what the user gave (a scenario's definition must agree) and what applies unless given
+    params: dict[str, object] = {}
+    defaults: dict[str, object] = {"no_moves": checked_no_moves(None)} if no_moves is None else {}
+    if no_moves is not None:
+        params["no_moves"] = checked_no_moves(no_moves)
+    try:
+        if unknown_tc is not None:
+            params["unknown_tc"] = parse_param("unknown_tc", unknown_tc)
+    except ParamError as exc:
+        err_console.print(f"error: --unknown-tc: {exc}", style="red")
+        raise typer.Exit(2) from None
     if v2022_cap_lower:
         params["v2022_cap_lower"] = True
     params.update(_engine_params(system, param or []))
@@ -101,15 +115,33 @@ def rate_command(
         )
         raise typer.Exit(2)
     try:
+        rules = None if rules is None else rules_name(system, rules)
+    except ParamError as exc:
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(2) from None
+    try:
         with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
             if not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
                 console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
                 return
-            summary = rate(con, system, through=month, rules=rules, **params)
+            summary = rate(con, system, through=month, rules=rules, defaults=defaults, **params)
+            missing = missing_standard(con, system)
+    except (ScenarioError, ParamError) as exc:  # a scenario defined otherwise: a usage error, exit 2
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(exc.exit_code) from None
     except (ValueError, StoreBusyError, FileNotFoundError) as exc:
         err_console.print(f"error: {exc}", style="red")
         raise typer.Exit(1) from None
-    _print(summary)
+    _print(summary, month)
+    if missing:
+        name = system.partition("@")[2]
+        err_console.print(
+            f"note: {system} credits standard ratings from {' or '.join(missing)}, which the store does not hold:"
+            f" no computed standard rating is credited (rate `--system {missing[0].partition('@')[0]}"
+            f" --scenario {name}` first to credit them)",
+            style="yellow",
+            soft_wrap=True,
+        )
 
 
 # What the command's own options set: never an engine option (`rate(con, system, ...)`)
@@ -117,28 +149,6 @@ _OWN_OPTIONS = {
     "system": "--system", "rules": "--rules", "through": "--through", "no_moves": "--no-moves",
     "con": "--db", "db": "--db", "unknown_tc": "--unknown-tc", "v2022_cap_lower": "--v2022-cap-lower",
 }  # fmt: skip
-
-
-# Numeric engine options: (integers only, lowest, lowest allowed, highest). A value outside
-# is refused before any engine runs: a negative K or tau has no meaning, and a huge one
-# (k=1e308) overflows the exact Decimal arithmetic of the engines.
-_NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
-    # elo (elopipe.rating.elo_run): K in rating points, ratings in rating points
-    "k": (False, 0, False, 1000),
-    "default_rating": (False, 0, True, 4000),
-    # glicko2 (elopipe.rating.glicko.GlickoParams)
-    "initial_rating": (False, 0, True, 4000),
-    "initial_rd": (False, 0, False, 1000),
-    "rd_max": (False, 0, False, 1000),
-    "file_rating_rd": (False, 0, False, 1000),
-    "initial_volatility": (False, 0, False, 1),
-    "tau": (False, 0, False, 10),
-    # ffe (elopipe.rating.ffe.FfeRules)
-    "compat_limit": (True, 0, True, 4000),
-    "threshold": (True, 0, True, 1000),
-    "floor": (True, 0, True, 4000),
-    "archive_seasons": (True, 0, True, 1000),
-}
 
 
 def _system_key(system: str, scenario: str | None) -> str:
@@ -159,8 +169,11 @@ def _system_key(system: str, scenario: str | None) -> str:
 
 
 def _engine_params(system: str, items: list[str]) -> dict[str, object]:
-    """The --param items as {key: value}; exits 2 for a malformed item, an option the command
-    sets itself, a key the engine does not know (listing the valid ones) or a bad value."""
+    """The --param items as {key: value} (`param_checks.parse_param`); exits 2 for a malformed
+    item, an option the command sets itself, a key the engine does not know (listing the valid
+    ones) or a bad value (naming the accepted ones)."""
+    from elopipe.rating.param_checks import ParamError, parse_param
+
     known = systems.param_keys(system)
     valid = [k for k in known or () if k not in _OWN_OPTIONS]
     label = _LABELS.get(systems.base_of(system), systems.base_of(system))
@@ -178,8 +191,8 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
             err_console.print(f"error: unknown {label} parameter {key}; known: {', '.join(valid)}", style="red")
             raise typer.Exit(2)
         try:
-            params[key] = check_param(key, _param_value(value.strip()))
-        except ValueError as exc:
+            params[key] = parse_param(key, value)
+        except ParamError as exc:
             err_console.print(f"error: --param {key}={value.strip()}: {exc}", style="red")
             raise typer.Exit(2) from None
     return params
@@ -188,49 +201,13 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
 _LABELS = {"fide": "FIDE", "fide-rapid": "FIDE", "fide-blitz": "FIDE", "ffe": "FFE", "ffe-rapid": "FFE"}
 
 
-def check_param(key: str, value: object) -> object:
-    """`value` if it is valid for the numeric option `key` (see `_NUMERIC`; a K schedule
-    text is checked rule by rule), else ValueError saying what is expected. Other options
-    are left to the engine."""
-    if key == "k" and isinstance(value, str):
-        from elopipe.rating.elo import KSchedule
-
-        try:
-            sched = KSchedule.parse(value)
-        except ValueError as exc:
-            raise ValueError(f"k must be a number or a K schedule such as '20,games<30:40' ({exc})") from None
-        for k in (sched.default, *(k for _, k in sched.by_games), *(k for _, k in sched.by_rating)):
-            check_param("k", k)
-        return value
-    if key not in _NUMERIC:
-        return value
-    integral, low, low_ok, high = _NUMERIC[key]
-    kind = "an integer" if integral else "a number"
-    bounds = f"{'>=' if low_ok else '>'} {low:g} and <= {high:g}"
-    if isinstance(value, bool) or not isinstance(value, int | float) or (integral and not isinstance(value, int)):
-        raise ValueError(f"{key} must be {kind} {bounds}")
-    if not math.isfinite(value) or not (low <= value <= high) or (value == low and not low_ok):
-        raise ValueError(f"{key} must be {kind} {bounds}, not {value:g}")
-    return value
-
-
-def _param_value(text: str) -> object:
-    """'true'/'false' -> bool, integers and decimals -> numbers, anything else stays text."""
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _print(s: object) -> None:
+def _print(s: object, through: dt.date | None) -> None:
     def get(name: str, default: object = None) -> Any:
         return getattr(s, name, default)
 
-    if not get("lists", 0):
+    if not get("lists", 0) and through is not None:
+        console.print(f"{get('system')}: no list falls on or before {through:%Y-%m} (--through)")
+    elif not get("lists", 0):
         console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
     else:
         console.print(
