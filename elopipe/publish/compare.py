@@ -207,7 +207,10 @@ def side_label(side: str) -> str:
 
 def render_html(cmp: Comparison) -> str:
     """The standalone HTML page of a comparison (template `compare.html.j2`)."""
-    cols = [c for c, _, _ in _HTML_COLUMNS]
+    # 'Matched on' tells how an official row found its player; between computed sides it is always player_id
+    official = OFFICIAL in (cmp.side_a.split(":", 1)[0], cmp.side_b.split(":", 1)[0])
+    shown = [c for c in _HTML_COLUMNS if official or c[0] != "match_key"]
+    cols = [c for c, _, _ in shown]
 
     def table(df: pl.DataFrame) -> list[list[str]]:
         return [["" if v is None else str(v) for v in r] for r in df.select(cols).iter_rows()]
@@ -221,7 +224,7 @@ def render_html(cmp: Comparison) -> str:
         label_b=side_label(cmp.side_b),
         list_date=str(cmp.list_date),
         summary=cmp.summary,
-        columns=[{"label": h, "num": n} for _, h, n in _HTML_COLUMNS],
+        columns=[{"label": h, "num": n} for _, h, n in shown],
         up=table(cmp.up),
         down=table(cmp.down),
         rows=table(cmp.rows.filter(pl.col("status") != "same")),
