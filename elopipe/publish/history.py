@@ -306,6 +306,7 @@ def write_player_page(
             "side_b": compare.side_b,
             "label_b": side_label(compare.side_b),
             "rows": list(compare.shown(all_months).iter_rows(named=True)),
+            "summary": compare.summary(all_months),
         },
     )
     html_path = out_dir / f"{stem}.html"
