@@ -6,7 +6,8 @@ of either side gets a status and, for a difference, the cause when it can be tol
 Report columns (Polars, one row per player; `compare_lists`):
 ``fide_id`` Int64, ``national_id`` Utf8, ``player_id`` Int32 (NULL: the official player is not in
 the store), ``name`` Utf8, ``official_rating`` / ``computed_rating`` Int32 (rating points),
-``diff`` Int32 (computed − official), ``official_k`` / ``computed_k`` Int32, ``official_games`` /
+``official_minus_computed`` Int32 (official − computed, rating points: the sign of `elopipe compare
+COMPUTED official`, whose B − A is the same number), ``official_k`` / ``computed_k`` Int32, ``official_games`` /
 ``computed_games`` Int32 (games of the period), ``status`` Utf8 ('match' | 'differs' |
 'official_only' | 'computed_only'), ``matched_by`` Utf8 (how the official row found its player:
 'fide_id', 'national_id' or 'name_birth_year'; NULL on one side only), ``cause`` Utf8 for 'differs':
@@ -18,6 +19,11 @@ the store), ``name`` Utf8, ``official_rating`` / ``computed_rating`` Int32 (rati
   when imported, disagrees with the previous computed list), or the official rating moved with no
   game in the period;
 * ``unknown`` otherwise.
+
+(`elopipe compare fide official` tells the same differences apart by the view `v_compare`'s
+causes: a base correction is its ``start_rating``, a missing or extra tournament ``games_one_side``,
+a K mismatch ``k``.) Rows are ordered 'differs' first (largest |official − computed| first), then
+'official_only', 'computed_only' (by FIDE ID, then name) and 'match'.
 
 An official row finds its player by FIDE ID, else by national ID (FFE licence), else by the folded
 name key (`elopipe.read.names.name_key`) and birth year among the computed list's players no ID
@@ -46,6 +52,10 @@ from elopipe.runtime.errors import ElopipeError
 _OFFICIAL_KEY = name_key_sql("COALESCE(name, '')")
 
 
+#: The report's statuses, in its order: real differences first, then one-side rows, then matches.
+STATUSES = ("differs", "official_only", "computed_only", "match")
+
+
 class NoComputedList(ElopipeError, ValueError):
     """The store has no computed list for the system and date compared."""
 
@@ -62,11 +72,16 @@ class Comparison:
     skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
 
     def counts(self) -> dict[str, int]:
-        """Players per status, and per cause for 'differs' (keys 'differs:<cause>')."""
+        """Players per status (each player once), in the report's order of statuses."""
         out = dict(self.report.group_by("status").len().iter_rows())
-        for cause, n in self.report.filter(pl.col("status") == "differs").group_by("cause").len().iter_rows():
-            out[f"differs:{cause}"] = n
-        return out
+        return {s: int(out[s]) for s in STATUSES if s in out}
+
+    def cause_counts(self) -> dict[str, int]:
+        """The 'differs' players per cause (each once: a row has one cause), most first; they add
+        up to `counts()['differs']`."""
+        differs = self.report.filter(pl.col("status") == "differs")
+        by_cause = differs.group_by("cause").len().sort(["len", "cause"], descending=[True, False])
+        return {str(c): int(n) for c, n in by_cause.iter_rows()}
 
 
 def compare_lists(
@@ -138,7 +153,7 @@ def compare_lists(
                        COALESCE(off.player_id, comp.player_id) AS player_id,
                        COALESCE(comp.name, off.name) AS name,
                        off.rating AS official_rating, comp.rating AS computed_rating,
-                       comp.rating - off.rating AS diff,
+                       off.rating - comp.rating AS diff,
                        off.k AS official_k, comp.k AS computed_k,
                        off.games AS official_games, comp.games AS computed_games, off.matched_by,
                        prev.prev_official, prev.prev_computed
@@ -147,7 +162,8 @@ def compare_lists(
             )
             SELECT fide_id, national_id, CAST(player_id AS INTEGER) AS player_id, name,
                    CAST(official_rating AS INTEGER) AS official_rating,
-                   CAST(computed_rating AS INTEGER) AS computed_rating, CAST(diff AS INTEGER) AS diff,
+                   CAST(computed_rating AS INTEGER) AS computed_rating,
+                   CAST(diff AS INTEGER) AS official_minus_computed,
                    CAST(official_k AS INTEGER) AS official_k, CAST(computed_k AS INTEGER) AS computed_k,
                    CAST(official_games AS INTEGER) AS official_games,
                    CAST(computed_games AS INTEGER) AS computed_games,
@@ -169,7 +185,8 @@ def compare_lists(
                              THEN 'base_correction'
                         ELSE 'unknown' END AS cause
             FROM joined
-            ORDER BY status, abs(diff) DESC NULLS LAST, fide_id
+            ORDER BY list_position(['differs', 'official_only', 'computed_only', 'match'], status),
+                     abs(official_minus_computed) DESC NULLS LAST, fide_id NULLS LAST, name
             """,
             params={"system": system, "d": list_date},
         ).pl()

@@ -9,13 +9,15 @@ every cause column and the precedence of causes are documented), run for the one
 `Comparison.rows` columns (Polars, one row per player rated on either side): side_a, side_b String;
 list_date Date; player_id Int32; fide_id Int64; national_id, name, match_key String; rating_a,
 rating_b Int32 (rating points, NULL: not rated on that side); diff Int32 (rating_b − rating_a);
-rank_a, rank_b Int32 (rank on each side's whole list); games_a, games_b Int32 (games counted up to
-the date; against an official list: each list's games of its period); games_only_a, games_only_b,
-seen_one_side, cap_differs, k_differs, rc_differs Int32 (games); k_a, k_b Int32; start_a, start_b
-Int32 (Ro of the first game, NULL: began unrated); first_rating_a, first_rating_b Int32; delisted_a,
-delisted_b Int32 (lists below the floor); status String ('same' | 'changed' | 'only_a' | 'only_b');
-cause String (NULL when the ratings are equal, or for a player an official list leaves out: nothing
-tells why); c_start … c_opponents Boolean (each cause that applies).
+rank_a, rank_b Int32 (each list's own rank, as published: `v_rating_lists.rank` for a computed side,
+the same rule over an official list: active players with the list's ID; NULL for the others);
+games_a, games_b Int32 (games counted up to the date; against an official list: each list's games
+of its period); games_only_a, games_only_b, seen_one_side, cap_differs, k_differs, rc_differs Int32
+(games); k_a, k_b Int32; start_a, start_b Int32 (Ro of the first game, NULL: began unrated);
+first_rating_a, first_rating_b Int32; delisted_a, delisted_b Int32 (lists below the floor); status
+String ('same' | 'changed' | 'only_a' | 'only_b'); cause String (NULL when the ratings are equal, or
+for a player an official list leaves out: nothing tells why); c_start … c_opponents Boolean (each
+cause that applies).
 
 Errors: `CompareError` (an ElopipeError, exit 2) for a side the store does not have, two sides
 with no list date in common, or a date on which neither side has a rated player.
@@ -55,7 +57,10 @@ class CompareError(ElopipeError, ValueError):
 class Summary:
     """Players rated on both sides (`compared`), of them `changed` (a different rating),
     `mean_abs_diff` (mean |B − A| over the compared, rating points, Decimal to 0.1, halves up),
-    players rated on one side only, and the changed players per main cause."""
+    players rated on one side only, the changed players per main cause (`causes`: each changed
+    player counted once, by the first cause that applies, so the counts add up to `changed`) and
+    the players rated on one side only per main cause (`one_side_causes`, e.g. 'floor': delisted
+    on the other side)."""
 
     compared: int
     changed: int
@@ -63,6 +68,7 @@ class Summary:
     only_a: int
     only_b: int
     causes: dict[str, int] = field(default_factory=dict)
+    one_side_causes: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -149,14 +155,18 @@ def _summary(rows: pl.DataFrame) -> Summary:
     both = rows.filter(pl.col("status").is_in(["same", "changed"]))
     total = int(both.select(pl.col("diff").abs().sum()).item() or 0)
     mean = (Decimal(total) / both.height).quantize(Decimal("0.1"), ROUND_HALF_UP) if both.height else Decimal(0)
-    counts = dict(rows.filter(pl.col("cause").is_not_null()).group_by("cause").len().iter_rows())
+    changed = rows.filter(pl.col("status") == "changed")
+    one_side = rows.filter(pl.col("status").is_in(["only_a", "only_b"]) & pl.col("cause").is_not_null())
+    counts = dict(changed.group_by("cause").len().iter_rows())
+    one_counts = dict(one_side.group_by("cause").len().iter_rows())
     return Summary(
         compared=both.height,
-        changed=both.filter(pl.col("status") == "changed").height,
+        changed=changed.height,
         mean_abs_diff=mean,
         only_a=rows.filter(pl.col("status") == "only_a").height,
         only_b=rows.filter(pl.col("status") == "only_b").height,
         causes={c: int(counts[c]) for c in COMPARE_CAUSES if c in counts},
+        one_side_causes={c: int(one_counts[c]) for c in COMPARE_CAUSES if c in one_counts},
     )
 
 
@@ -197,7 +207,10 @@ def side_label(side: str) -> str:
 
 def render_html(cmp: Comparison) -> str:
     """The standalone HTML page of a comparison (template `compare.html.j2`)."""
-    cols = [c for c, _, _ in _HTML_COLUMNS]
+    # 'Matched on' tells how an official row found its player; between computed sides it is always player_id
+    official = OFFICIAL in (cmp.side_a.split(":", 1)[0], cmp.side_b.split(":", 1)[0])
+    shown = [c for c in _HTML_COLUMNS if official or c[0] != "match_key"]
+    cols = [c for c, _, _ in shown]
 
     def table(df: pl.DataFrame) -> list[list[str]]:
         return [["" if v is None else str(v) for v in r] for r in df.select(cols).iter_rows()]
@@ -211,7 +224,7 @@ def render_html(cmp: Comparison) -> str:
         label_b=side_label(cmp.side_b),
         list_date=str(cmp.list_date),
         summary=cmp.summary,
-        columns=[{"label": h, "num": n} for _, h, n in _HTML_COLUMNS],
+        columns=[{"label": h, "num": n} for _, h, n in shown],
         up=table(cmp.up),
         down=table(cmp.down),
         rows=table(cmp.rows.filter(pl.col("status") != "same")),

@@ -215,8 +215,14 @@ def chart_marks(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> 
     marks = []
     for name, day, first, y, ro, n, score, change, unrated in rows:
         dates = f"{first} – {day}" if first and first != day else str(day)
-        rated = f"unrated, Ru {y} so far" if unrated else f"Ro {ro}, change {change:+d}" if change is not None else ""
-        marks.append(ChartEvent(day, int(y), f"{name} ({dates}): {rated}, {n} games, W {score}"))
+        parts = (
+            [f"unrated, Ru {y} so far"]
+            if unrated
+            else [f"Ro {ro}" if ro is not None else "", f"change {change:+d}" if change is not None else ""]
+        )
+        parts += [f"{n} games" if n is not None else "", f"W {score}" if score is not None else ""]
+        # a part the system does not give (FFE rates a period, not each event: no change) is left out
+        marks.append(ChartEvent(day, int(y), f"{name} ({dates}): " + ", ".join(p for p in parts if p)))
     return marks
 
 
@@ -300,6 +306,7 @@ def write_player_page(
             "side_b": compare.side_b,
             "label_b": side_label(compare.side_b),
             "rows": list(compare.shown(all_months).iter_rows(named=True)),
+            "summary": compare.summary(all_months),
         },
     )
     html_path = out_dir / f"{stem}.html"

@@ -11,7 +11,11 @@ single-side chart draws them (`history.player_series`), an official B's by `offi
 `PlayerComparison.rows` columns (Polars, one row per list date either side has for the player,
 oldest first): list_date Date; rating_a, rating_b Int32 (rating points in force on the date: a
 computed side's last list on or before it, an official list's row of that date only; NULL:
-unrated, or not on that side's list); diff Int32 (rating_b − rating_a); games_a, games_b Int32
+unrated, or not on that side's list); diff Int32 (rating_b − rating_a, only where both sides have a
+list of the date that rates the player: a side's rating carried from its earlier list is not compared);
+carried_a, carried_b Boolean (the rating shown is from that side's last list before the date: it has
+no list of the date, e.g. FFE lists a few times a year, or a date past the side's last list);
+games_a, games_b Int32
 (games rated on that side's list of the date; NULL: no list of the date); on_a, on_b Boolean (the
 side has a list row for the player on the date); delisted_a, delisted_b Boolean (the side's list in
 force has the player below its floor, rating NULL: B.02 7.2.1); idle Boolean (no game on either side and neither
@@ -52,7 +56,10 @@ at_date AS (  -- a computed side's list in force on the date; an official list i
     FROM grid g ASOF LEFT JOIN mine m ON m.which = g.which AND m.list_date <= g.list_date
 )
 SELECT a.list_date, CAST(a.rating AS INTEGER) AS rating_a, CAST(b.rating AS INTEGER) AS rating_b,
-       CAST(b.rating - a.rating AS INTEGER) AS diff,
+       -- compared only where both sides have a list of the date: a rating carried from a side's
+       -- earlier list is shown (carried_a, carried_b) but is not that side's list of the date
+       CAST(CASE WHEN a.listed AND b.listed THEN b.rating - a.rating END AS INTEGER) AS diff,
+       a.rating IS NOT NULL AND NOT a.listed AS carried_a, b.rating IS NOT NULL AND NOT b.listed AS carried_b,
        CAST(a.games AS INTEGER) AS games_a, CAST(b.games AS INTEGER) AS games_b, a.listed AS on_a, b.listed AS on_b,
        a.delisted AS delisted_a, b.delisted AS delisted_b,
        COALESCE(a.games, 0) = 0 AND COALESCE(b.games, 0) = 0 AND NOT a.moved AND NOT b.moved
@@ -97,15 +104,24 @@ class PlayerComparison:
             return []
         return [_labelled(series_a, self.side_a), _labelled(series_b, self.side_b)]
 
-    def summary(self) -> str:
-        """One line: the lists rating the player on both sides, on how many B − A is not zero,
-        and the largest difference (rating points) with its list date."""
-        both = self.rows.filter(pl.col("diff").is_not_null())
+    def summary(self, all_months: bool = True) -> str:
+        """One line on the rows a table shows (`shown(all_months)`): the lists of one date rating the
+        player on both sides (the rows with a B − A), on how many B − A is not zero and the largest
+        difference (rating points) with its list date; then how many such lists the table leaves
+        out without `all_months`, and, when a rating shown is carried from a side's earlier list,
+        that it is bracketed and not compared."""
+        rows = self.shown(all_months)
+        both = rows.filter(pl.col("diff").is_not_null())
         differ = both.filter(pl.col("diff") != 0).sort([pl.col("diff").abs(), "list_date"], descending=[True, False])
         line = f"lists rating the player on both sides: {both.height}; B − A not zero on {differ.height}"
         if differ.height:
             top = differ.row(0, named=True)
             line += f"; largest: {top['diff']:+d} on {top['list_date']}"
+        hidden = self.rows.filter(pl.col("diff").is_not_null()).height - both.height
+        if hidden:
+            line += f"; {hidden} more without a game on either side (--all-months)"
+        if rows.filter(pl.col("carried_a") | pl.col("carried_b")).height:
+            line += "; a rating in brackets is carried from that side's earlier list (none of the date): not compared"
         return line
 
 

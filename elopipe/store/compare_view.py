@@ -8,7 +8,9 @@ lists are monthly, FFE's a few a year); an official list is read on its own date
 it leaves out is not on it). Two computed sides are matched on player_id; an official row keeps
 the player_id the import linked (FIDE ID, then national ID) and `match_key` says which key matched;
 a row the computed lists never rated is matched by name key and birth year when exactly one
-computed player fits ('name_birth_year').
+computed player fits ('name_birth_year'). `rank_a` and `rank_b` are the ranks the lists publish:
+`v_rating_lists.rank` of the list in force (active players with the list's ID; NULL for an
+inactive player or one without the ID), the same rule over an imported official list.
 
 Every cause is a column, so that a difference can be explained row by row in SQL:
 
@@ -42,7 +44,7 @@ from elopipe.read.names import name_key_sql
 
 _COMPARE_SIDES = f"""
     SELECT system AS side, list_date, player_id, 'player_id' AS match_key,
-           rating, games, k, COALESCE(flags, '') AS flags
+           rating, games, k, COALESCE(flags, '') AS flags, CAST(NULL AS INTEGER) AS list_rank
     FROM rating_lists
     UNION ALL
     SELECT 'official:' || o.system, o.list_date,
@@ -51,8 +53,20 @@ _COMPARE_SIDES = f"""
                 WHEN o.national_id IS NOT NULL AND o.national_id = p.national_id THEN 'national_id'
                 WHEN nb.player_id IS NOT NULL THEN 'name_birth_year'
                 ELSE 'player_id' END,
-           o.rating, o.games, o.k, COALESCE(o.flag, '')
-    FROM official_lists o
+           o.rating, o.games, o.k, COALESCE(o.flag, ''), o.list_rank
+    FROM (
+        -- the official list's own rank, as `v_rating_lists` ranks a computed list: among the
+        -- active rows that carry the list's ID, over the whole list (also rows no player matched)
+        SELECT *, CASE WHEN ranked THEN CAST(RANK() OVER (PARTITION BY system, list_date, ranked
+                                                          ORDER BY rating DESC) AS INTEGER) END AS list_rank
+        FROM (SELECT *, rating IS NOT NULL
+                        AND NOT regexp_matches(COALESCE(flag, ''), '(^|[ ,;])w?i($|[ ,;])')
+                        AND CASE WHEN system LIKE 'fide%' THEN fide_id IS NOT NULL
+                                 WHEN system LIKE 'ffe%'
+                                 THEN regexp_matches(COALESCE(national_id, ''), '^[A-Z][A-Z0-9][0-9]{{4}}$')
+                                 ELSE TRUE END AS ranked
+              FROM official_lists)
+    ) o
     LEFT JOIN players p ON p.player_id = o.player_id
     LEFT JOIN (
         SELECT name_key, birth_year, min(player_id) AS player_id FROM players
@@ -82,14 +96,16 @@ pairs AS ({pairs}),
 -- an official list's row of that date
 at_side AS (
     SELECT p.side_a, p.side_b, p.list_date, 'a' AS which, s.player_id,
-           arg_max({{'rating': s.rating, 'games': s.games, 'k': s.k, 'key': s.match_key}}, s.list_date) AS r,
+           arg_max({{'rating': s.rating, 'games': s.games, 'k': s.k, 'key': s.match_key, 'on': s.list_date,
+                    'rank': s.list_rank}}, s.list_date) AS r,
            count(*) FILTER (WHERE s.flags LIKE '%delisted%') AS delisted
     FROM pairs p JOIN sides s ON s.side = p.side_a AND s.list_date <= p.list_date
      AND (s.side NOT LIKE 'official:%' OR s.list_date = p.list_date)
     GROUP BY ALL
     UNION ALL
     SELECT p.side_a, p.side_b, p.list_date, 'b', s.player_id,
-           arg_max({{'rating': s.rating, 'games': s.games, 'k': s.k, 'key': s.match_key}}, s.list_date),
+           arg_max({{'rating': s.rating, 'games': s.games, 'k': s.k, 'key': s.match_key, 'on': s.list_date,
+                    'rank': s.list_rank}}, s.list_date),
            count(*) FILTER (WHERE s.flags LIKE '%delisted%')
     FROM pairs p JOIN sides s ON s.side = p.side_b AND s.list_date <= p.list_date
      AND (s.side NOT LIKE 'official:%' OR s.list_date = p.list_date)
@@ -100,14 +116,19 @@ at_side AS (
 flat AS (
     SELECT side_a, side_b, list_date, which, player_id, delisted,
            struct_extract(r, 'rating') AS rating, struct_extract(r, 'games') AS games,
-           struct_extract(r, 'k') AS k, struct_extract(r, 'key') AS match_key
+           struct_extract(r, 'k') AS k, struct_extract(r, 'key') AS match_key,
+           struct_extract(r, 'on') AS listed_on, struct_extract(r, 'rank') AS official_rank
     FROM at_side
 ),
+-- the rank on the list in force, the list's own: `v_rating_lists.rank` for a computed side (active
+-- players with the list's ID; NULL for the others), the official list's rank (`list_rank`) for an import
 ranked AS (
-    SELECT *, CASE WHEN rating IS NOT NULL THEN CAST(RANK() OVER (
-               PARTITION BY side_a, side_b, list_date, which, rating IS NULL ORDER BY rating DESC) AS INTEGER)
-           END AS rnk
-    FROM flat
+    SELECT f.*, COALESCE(f.official_rank, v.rank) AS rnk
+    FROM flat f
+    LEFT JOIN (SELECT system, list_date, player_id, rank FROM v_rating_lists
+               WHERE system IN (SELECT side_a FROM pairs UNION SELECT side_b FROM pairs)) v
+      ON v.system = CASE f.which WHEN 'a' THEN f.side_a ELSE f.side_b END
+     AND v.list_date = f.listed_on AND v.player_id = f.player_id
 ),
 -- every game side each computed side rated (counted or not) up to the date
 game_rows AS (

@@ -62,6 +62,12 @@ def test_a_side_the_store_does_not_hold_is_one_line(db: Path, tmp_path: Path, b:
 
 def test_all_months_shows_the_lists_without_games(db: Path, tmp_path: Path) -> None:
     args = ["player", "1002", "--compare", "fide@v2017", "--db", str(db), "--out", str(tmp_path)]
-    assert [r[0] for r in _rows(CliRunner().invoke(app, args).output)] == ["2025-12-01"]
-    every = _rows(CliRunner().invoke(app, [*args, "--all-months"]).output)
+    out = CliRunner().invoke(app, args).output
+    assert [r[0] for r in _rows(out)] == ["2025-12-01"]
+    # the count is of the rows the table shows with a B − A, and says how many more --all-months adds
+    assert sum(1 for r in _rows(out) if r[3]) == 1
+    assert "lists rating the player on both sides: 1; B − A not zero on 0; 1 more without a game on either side" in out
+    every_out = CliRunner().invoke(app, [*args, "--all-months"]).output
+    every = _rows(every_out)
     assert [r[0] for r in every] == ["2025-12-01", "2026-01-01"]
+    assert "lists rating the player on both sides: 2; B − A not zero on 0\n" in every_out

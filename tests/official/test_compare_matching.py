@@ -63,7 +63,8 @@ def test_players_without_a_fide_id_are_matched_by_national_id_then_name_and_birt
     assert (by_pid[ids["fide"]]["status"], by_pid[ids["fide"]]["matched_by"]) == ("match", "fide_id")
     assert (by_pid[ids["licence"]]["status"], by_pid[ids["licence"]]["matched_by"]) == ("match", "national_id")
     leo = by_pid[ids["name"]]
-    assert (leo["status"], leo["matched_by"], leo["diff"]) == ("differs", "name_birth_year", 1)
+    # official 999, computed 1000: official − computed
+    assert (leo["status"], leo["matched_by"], leo["official_minus_computed"]) == ("differs", "name_birth_year", -1)
     # no player is listed twice: Léo is one row, not an official-only and a computed-only one
     assert report.filter(report["name"].str.contains("(?i)p[eé]tit")).height == 1
     # ambiguous namesakes and a different FIDE ID stay unmatched, on each side
@@ -131,3 +132,8 @@ def test_rows_left_out_of_a_comparison_are_counted(tmp_path: Path) -> None:
         "2 rows of ffe_apr24.csv not compared: 1 rating not a number; 1 not as many fields as the header (lines 7, 8)"
         in res.output
     )
+    f.write_text(OFFICIAL + "B1;BAD;Row;2000-01-01;;15;N\n", encoding="utf-8")
+    res = CliRunner().invoke(
+        app, ["lists", "compare", str(f), "--system", "ffe", "--list-date", "2024-04-01", "--db", str(db)]
+    )
+    assert "\n1 row of ffe_apr24.csv not compared: 1 rating not a number (line 7)" in "\n" + res.output

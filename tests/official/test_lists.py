@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.official.list_compare import compare_lists
 from elopipe.official.list_import import ListFormatError, import_list
+from elopipe.publish.compare import compare
+from elopipe.store.schema import ensure_schema
 from tests.helpers.official_lists import FOA, STD, fixed, memory_store
 from tests.helpers.paths import REPO
 
@@ -253,10 +255,23 @@ def test_compare_reports_matches_differences_and_one_sided_players(tmp_path: Pat
         5: ("official_only", None),
         6: ("computed_only", None),
     }
-    assert by_id[2]["diff"] == -15 and by_id[3]["official_k"] == 40 and by_id[3]["computed_k"] == 20
-    assert cmp.counts()["differs"] == 3
+    # official − computed: the sign of `elopipe compare fide official` (B − A)
+    assert by_id[2]["official_minus_computed"] == 15 and by_id[4]["official_minus_computed"] == 50
+    assert by_id[3]["official_k"] == 40 and by_id[3]["computed_k"] == 20
+    assert cmp.counts() == {"differs": 3, "official_only": 1, "computed_only": 1, "match": 1}
+    # each differing player once, by its cause: the causes add up to 'differs'
+    assert cmp.cause_counts() == {"base_correction": 1, "k_mismatch": 1, "missing_tournament": 1}
+    # real differences first, largest first; then one side only; matches last
+    assert [(r["fide_id"], r["status"]) for r in cmp.report.iter_rows(named=True)] == [
+        (4, "differs"), (3, "differs"), (2, "differs"), (5, "official_only"), (6, "computed_only"), (1, "match")
+    ]  # fmt: skip
     # comparing reads the file only: the official list is not stored
     assert con.execute("SELECT count(*) FROM official_lists").fetchone()[0] == 0
+    # once imported, `elopipe compare fide official` gives the same numbers with the same sign
+    import_list(con, f, "fide", dt.date(2024, 4, 1))
+    rows = compare(con, "fide", "official", dt.date(2024, 4, 1)).rows
+    b_minus_a = dict(zip(rows["fide_id"], rows["diff"], strict=True))
+    assert {k: b_minus_a[k] for k in (1, 2, 3, 4)} == {k: by_id[k]["official_minus_computed"] for k in (1, 2, 3, 4)}
 
 
 def test_compare_needs_a_computed_list(tmp_path: Path) -> None:
@@ -414,3 +429,32 @@ def test_a_file_name_with_an_impossible_date_asks_for_the_list_date(tmp_path: Pa
         import_list(memory_store(), f, "fide")
     res = import_list(memory_store(), f, "fide", dt.date(2023, 3, 1))
     assert res.list_date == dt.date(2023, 3, 1)
+
+
+def test_compare_command_shows_differences_first_and_says_what_it_cut(tmp_path: Path) -> None:
+    db = tmp_path / "cmp.duckdb"
+    con = duckdb.connect(str(db))
+    ensure_schema(con)
+    # 40 players only the store rates (by FIDE ID 100..139) and the three that differ (ids 2-4)
+    _computed(con, [(1, "Same, Sam", 2000, 0, 20), (2, "Missing, Tournament", 1995, 4, 20),
+                    (3, "Kay, Mismatch", 1870, 5, 20), (4, "Corrected, Base", 1700, 0, 20)]
+              + [(100 + i, f"Computed, Only{i}", 1500 + i, 3, 40) for i in range(40)])  # fmt: skip
+    con.close()
+    f = tmp_path / "standard_apr24frl.txt"
+    f.write_text(fixed(STD, OFFICIAL_APR), encoding="utf-8")
+    args = ["lists", "compare", str(f), "--system", "fide", "--list-date", "2024-04-01", "--db", str(db)]
+    res = CliRunner().invoke(app, [*args, "--limit", "5"])
+    assert res.exit_code == 0, res.output
+    lines = res.output.splitlines()
+    assert lines[0] == (
+        "fide 2024-04-01: differs 3 (base_correction 1, k_mismatch 1, missing_tournament 1), official_only 1, "
+        "computed_only 40, match 1"
+    )
+    shown = [line.split("│")[1].strip() for line in lines if line.startswith("│")]
+    assert shown == ["4", "3", "2", "5", "100"]  # the three that differ come first, whatever their FIDE ID
+    assert "official_minus_computed" in res.output
+    assert lines[-1] == "… 39 more rows (--limit 44 shows all; --out FILE writes every row)"
+    every = CliRunner().invoke(app, [*args, "--limit", "44"])
+    assert "more row" not in every.output
+    one = CliRunner().invoke(app, [*args, "--limit", "43"])
+    assert one.output.splitlines()[-1] == "… 1 more row (--limit 44 shows all; --out FILE writes every row)"

@@ -68,7 +68,9 @@ def test_v2017_against_v2024_shows_the_cap_and_the_floor() -> None:
         row = _row(cmp.rows, pid)
         assert (row["status"], row["cause"], row["rating_b"]) == ("only_a", "floor", None)
         assert row["delisted_b"] > 0 and row["delisted_a"] == 0
-    assert cmp.summary.causes == {"floor": 2, "cap_400": 1}
+    # each changed player counted once, by its main cause; the players on one side only apart
+    assert cmp.summary.causes == {"cap_400": 1} and sum(cmp.summary.causes.values()) == cmp.summary.changed
+    assert cmp.summary.one_side_causes == {"floor": 2}
     assert cmp.summary.only_a == 2
     # the same rows are in the view, for SQL users
     view = s.con.sql(
@@ -139,6 +141,7 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     assert csv.height == 5 and {"rating_a", "rating_b", "diff", "rank_a", "rank_b", "cause"} <= set(csv.columns)
     html = paths[1].read_text(encoding="utf-8")
     assert "cap_400" in html and 'id="compared">3<' in html and "<script>" in html
+    assert html.count('<tr class="cause">') == 1 and html.count('<tr class="one-side-cause">') == 1
     db = tmp_path / "c.duckdb"
     s.con.execute(f"ATTACH '{db}' AS f")
     s.con.execute("COPY FROM DATABASE memory TO f")
@@ -148,7 +151,8 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     lines = res.output.splitlines()
     assert lines[0] == "fide@v2017 (A) against fide (B), list of 2025-12-01"
     assert "players compared: 3; changed: 1;" in lines[1] and "rated on A only: 2; on B only: 0" in lines[1]
-    assert lines[2] == "main causes: floor 2, cap_400 1"
+    assert lines[2] == "main causes of the 1 changed (each player once, by the first that applies): cap_400 1"
+    assert lines[3] == "rated on one side only, by cause: floor 2"
     assert "Largest rises of B against A" in res.output or "Largest falls of B against A" in res.output
     assert (tmp_path / "o" / "compare-fide_v2017-vs-fide-2025-12-01.html").exists()
     bad = CliRunner().invoke(app, ["compare", "fide", "nope", "--db", str(db)])
@@ -189,3 +193,51 @@ def test_the_view_is_made_in_a_store_named_like_an_alias(tmp_path: Path, stem: s
         assert con.execute("SELECT count(*) FROM v_compare").fetchall() == [(0,)]
     finally:
         con.close()
+
+
+def test_main_causes_add_up_to_the_changed_players() -> None:
+    # player 1 has two causes at once (a game counted on one side only and the cap): counted once
+    s = _store()
+    rate(s.con, "fide@v2017", rules="V2017")
+    rate(s.con, "fide", rules="V2024")
+    s.con.execute("UPDATE rating_changes SET counted = FALSE WHERE system = 'fide' AND player_id = 1 AND game_id = "
+                  "(SELECT min(game_id) FROM rating_changes WHERE system = 'fide' AND player_id = 1)")  # fmt: skip
+    cmp = compare(s.con, "fide@v2017", "fide", DEC)
+    p1 = _row(cmp.rows, 1)
+    assert p1["c_games"] and p1["c_cap"] is not None and p1["cause"] == "games_one_side"
+    assert (
+        sum(cmp.summary.causes.values()) == cmp.summary.changed == cmp.rows.filter(pl.col("status") == "changed").height
+    )
+
+
+def test_ranks_are_the_lists_own_ranks() -> None:
+    # the list ranks active players with a FIDE ID only: player 9 (no FIDE ID) and an inactive
+    # player have a rating and no rank, and the others are ranked without them
+    s = Scenario()
+    for pid in range(1, 6):
+        s.player(pid, fide_id=2000 + pid)
+        s.official(NOV, pid, 2000 + 10 * pid, k=20)
+    s.player(9)
+    s.event(
+        dt.date(2025, 11, 10), dt.date(2025, 11, 14), [(9, 1, "W"), (2, 9, "W"), (9, 3, "D"), (4, 9, "D"), (9, 5, "D")]
+    )
+    rate(s.con, "fide")
+    s.con.execute("UPDATE rating_lists SET flags = 'i' WHERE player_id = 5 AND list_date = ?", [DEC])
+    # the official December list: player 3 inactive ('i'), a row no store player matches ranked first
+    s.con.execute(
+        "INSERT INTO official_lists (system, list_date, fide_id, name, rating, flag, player_id) VALUES "
+        "('fide', ?, 9999, 'Nobody', 2900, NULL, NULL), ('fide', ?, 2001, 'P1', 2010, NULL, 1),"
+        "('fide', ?, 2003, 'P3', 2030, 'i', 3), ('fide', ?, 2004, 'P4', 2040, NULL, 4)",
+        [DEC] * 4,
+    )
+    listed = dict(s.con.execute(
+        "SELECT player_id, rank FROM v_rating_lists WHERE system = 'fide' AND list_date = ?", [DEC]
+    ).fetchall())  # fmt: skip
+    assert listed[9] is None and listed[5] is None
+    cmp = compare(s.con, "fide", "fide", DEC)
+    assert dict(zip(cmp.rows["player_id"], cmp.rows["rank_a"], strict=True)) == listed
+    assert dict(zip(cmp.rows["player_id"], cmp.rows["rank_b"], strict=True)) == listed
+    off = compare(s.con, "fide", "official:fide", DEC)
+    assert {
+        r["player_id"]: r["rank_b"] for r in off.rows.filter(pl.col("rating_b").is_not_null()).iter_rows(named=True)
+    } == {1: 3, 3: None, 4: 2}

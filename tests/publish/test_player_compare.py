@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,43 @@ def test_against_the_official_list_on_its_own_dates(tmp_path: Path) -> None:
     assert (official.dates, official.ratings) == ([NOV, DEC], [2700, 2705])
     paths = write_player_page(s.con, 1, "fide", tmp_path, compare=cmp)
     assert [p.name for p in paths] == ["1_player-1-vs-official-fide.png", "1_player-1-vs-official-fide.html"]
+
+
+def test_a_rating_carried_from_an_earlier_list_is_marked_and_not_compared(tmp_path: Path) -> None:
+    # side 'fide@few' has a December list only (as FFE lists a few times a year): in January its
+    # rating is the December one carried, shown in brackets, with no B − A
+    s = two_rules_store(scenario=False)
+    s.con.execute(
+        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, total_games, k, change, source)"
+        " VALUES ('fide@few', ?, 1, 2710, 2, 2, 10, 10, 'computed')",
+        [DEC],
+    )
+    cmp = player_comparison(s.con, 1, "fide", "fide@few")
+    assert list(cmp.rows.select("list_date", "rating_a", "rating_b", "diff", "carried_a", "carried_b").iter_rows()) == [
+        (DEC, 2701, 2710, 9, False, False),
+        (JAN, 2696, 2710, None, False, True),
+    ]
+    # the count is of the rows with a B − A: one, as the table shows
+    assert cmp.summary(all_months=False) == (
+        "lists rating the player on both sides: 1; B − A not zero on 1; largest: +9 on 2025-12-01; a rating in "
+        "brackets is carried from that side's earlier list (none of the date): not compared"
+    )
+    html = write_player_page(s.con, 1, "fide", tmp_path, compare=cmp)[-1].read_text(encoding="utf-8")
+    table = html.split('id="compare"', 1)[1].split("</table>", 1)[0]
+    assert re.findall(r'<td class="num">([^<]*)</td>', table)[5:8] == ["2696", "(2710)", ""]
+    # the page says what the terminal says, and its header counts the rows of its table
+    assert unescape(html.split('<p id="compare-summary">', 1)[1].split("</p>", 1)[0]) == cmp.summary(all_months=False)
+    assert 'id="player-count">2<' in html
+
+
+def test_the_count_says_how_many_lists_are_hidden_without_all_months() -> None:
+    p2 = player_comparison(two_rules_store().con, 2, "fide", "fide@v2017")
+    assert p2.shown(False).height == 1 and p2.rows.height == 2
+    assert p2.summary(all_months=False) == (
+        "lists rating the player on both sides: 1; B − A not zero on 0; 1 more without a game on either side "
+        "(--all-months)"
+    )
+    assert p2.summary(all_months=True) == "lists rating the player on both sides: 2; B − A not zero on 0"
 
 
 @pytest.mark.parametrize("b", ["nope", "fide@ghost", "ffe", "official:ffe"])

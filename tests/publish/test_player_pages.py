@@ -103,6 +103,22 @@ def test_chart_marks_each_rated_tournament_at_its_ro(con) -> None:
     ]
 
 
+def test_chart_marks_leave_out_the_parts_a_system_does_not_give(tmp_path: Path) -> None:
+    """An FFE-like system rates a period, not each event: no change per event, so the title has
+    no empty part (was 'Spring Open 2024 (...): , 2 games, W 1.5')."""
+    db = _store(tmp_path)
+    rw = duckdb.connect(str(db))
+    try:
+        rw.execute(
+            "INSERT INTO tournament_ratings SELECT * REPLACE ('ffe' AS system, NULL AS change_x100)"
+            " FROM tournament_ratings WHERE system = 'fide' AND player_id = 3"
+        )
+        (title,) = [m.title for m in chart_marks(rw, 3, "ffe")]
+    finally:
+        rw.close()
+    assert title == "Spring Open 2024 (2024-01-10 – 2024-01-12): Ro 1500, 2 games, W 1.5"
+
+
 def test_chart_svg_titles_markers_and_the_adjustment_step() -> None:
     events = [ChartEvent(dt.date(2024, 1, 12), 1500, "Spring <Open> 2024: Ro 1500")]
     steps = [ChartStep(MAR, 1554, 1732, "1 Mar 2024 adjustment +178")]

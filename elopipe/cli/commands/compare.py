@@ -56,7 +56,13 @@ def compare_command(
         f"rated on A only: {s.only_a:,}; on B only: {s.only_b:,}"
     )
     if s.causes:
-        console.print("main causes: " + ", ".join(f"{c} {n:,}" for c, n in s.causes.items()))
+        console.print(
+            f"main causes of the {s.changed:,} changed (each player once, by the first that applies): "
+            + ", ".join(f"{c} {n:,}" for c, n in s.causes.items())
+        )
+    if s.one_side_causes:
+        one_side = ", ".join(f"{c} {n:,}" for c, n in s.one_side_causes.items())
+        console.print(f"rated on one side only, by cause: {one_side}")
     _movers("Largest rises of B against A", cmp.up)
     _movers("Largest falls of B against A", cmp.down)
     if out is not None:

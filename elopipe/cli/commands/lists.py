@@ -84,6 +84,10 @@ def _print_skips(res: ListImportResult) -> None:
     )
 
 
+def _rows(n: int) -> str:
+    return f"{n:,} row" if n == 1 else f"{n:,} rows"
+
+
 @lists_app.command("compare")
 def compare_cmd(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="official list for the date"),
@@ -91,10 +95,13 @@ def compare_cmd(
     list_date: str = typer.Option(..., "--list-date", help="YYYY-MM-DD"),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     out: Path = typer.Option(None, "--out", help="Write the full report (CSV) here."),
-    limit: int = typer.Option(50, "--limit", help="Differences shown."),
+    limit: int = typer.Option(
+        50, "--limit", help="Rows shown: the players who differ (largest first), then those on one side only."
+    ),
 ) -> None:
     """Compare the store's computed list for a date with an official list: matches, differences
-    with their causes, players on one side only."""
+    (official − computed) with their causes (missing_tournament, extra_tournament, k_mismatch,
+    base_correction, unknown), players on one side only."""
     from elopipe.official.list_compare import compare_lists
 
     when = _date(list_date)
@@ -108,24 +115,37 @@ def compare_cmd(
         from elopipe.official.list_import import SKIP_REASONS
 
         by = dict(cmp.skips.group_by("reason").len().sort("reason").iter_rows())
-        lines = ", ".join(str(n) for n in cmp.skips["line"].drop_nulls().head(5).to_list()) or "unknown"
+        numbers = cmp.skips["line"].drop_nulls().head(5).to_list()
+        lines = ("line " if len(numbers) == 1 else "lines ") + (", ".join(str(n) for n in numbers) or "unknown")
         err_console.print(
-            f"{cmp.skips.height:,} rows of {file.name} not compared: "
+            f"{_rows(cmp.skips.height)} of {file.name} not compared: "
             + "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in by.items())
-            + f" (lines {lines}{', ...' if cmp.skips.height > 5 else ''})",
+            + f" ({lines}{', ...' if cmp.skips.height > 5 else ''})",
             style="yellow",
         )
-    console.print(f"{system} {cmp.list_date}: " + ", ".join(f"{k} {v:,}" for k, v in sorted(counts.items())))
-    diffs = cmp.report.filter(cmp.report["status"] != "match").head(limit)
+    parts = [f"{status} {n:,}" for status, n in counts.items()]
+    causes = cmp.cause_counts()
+    if causes:  # each player once: the causes break the 'differs' count down
+        parts[0] += " (" + ", ".join(f"{c} {n:,}" for c, n in causes.items()) + ")"
+    console.print(f"{system} {cmp.list_date}: " + ", ".join(parts))
+    # the report is ordered: real differences (largest first), then players on one side only
+    unmatched = cmp.report.filter(cmp.report["status"] != "match")
+    diffs = unmatched.head(max(limit, 0))
     if diffs.height:
-        table = Table(title="Differences")
-        cols = ["fide_id", "name", "official_rating", "computed_rating", "diff", "official_k", "computed_k",
-                "official_games", "computed_games", "status", "cause", "matched_by"]  # fmt: skip
+        table = Table(title="Differences (official − computed)")
+        cols = ["fide_id", "name", "official_rating", "computed_rating", "official_minus_computed", "official_k",
+                "computed_k", "official_games", "computed_games", "status", "cause", "matched_by"]  # fmt: skip
         for c in cols:
-            table.add_column(c)
+            table.add_column(c, justify="right" if diffs.schema[c].is_numeric() else "left")
         for row in diffs.select(cols).iter_rows():
             table.add_row(*["" if v is None else str(v) for v in row])
         print_table(table)
+    if unmatched.height > diffs.height:
+        more = unmatched.height - diffs.height
+        console.print(
+            f"… {more:,} more {'row' if more == 1 else 'rows'} (--limit {unmatched.height} shows all; "
+            "--out FILE writes every row)"
+        )
     weak = cmp.report.filter(cmp.report["matched_by"].is_in(["national_id", "name_birth_year"]))
     if weak.height:
         by = dict(weak.group_by("matched_by").len().iter_rows())

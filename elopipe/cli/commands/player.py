@@ -95,14 +95,15 @@ def _history_table(con: duckdb.DuckDBPyConnection, pid: int, system: str, name: 
         console.print(f"no rating and no rated game under {system!r}")
 
 
-def _rating(value: int | None, listed: bool, delisted: bool) -> str:
+def _rating(value: int | None, listed: bool, delisted: bool, carried: bool = False) -> str:
     if value is not None:
-        return str(value)
+        return f"({value})" if carried else str(value)
     return "delisted" if delisted else "unrated" if listed else ""
 
 
 def _compare_table(cmp: PlayerComparison, name: str, all_months: bool) -> None:
-    """Per list date: rating under A and under B, B − A, games on each side; then how many differ."""
+    """Per list date: rating under A and under B (bracketed: carried from the side's earlier list), B − A
+    where both sides have a list of the date, games on each side; then the summary line."""
     from elopipe.publish.html import signed
 
     rows = cmp.shown(all_months)
@@ -112,8 +113,8 @@ def _compare_table(cmp: PlayerComparison, name: str, all_months: bool) -> None:
     for r in rows.iter_rows(named=True):
         table.add_row(
             str(r["list_date"]),
-            _rating(r["rating_a"], r["on_a"], r["delisted_a"]),
-            _rating(r["rating_b"], r["on_b"], r["delisted_b"]),
+            _rating(r["rating_a"], r["on_a"], r["delisted_a"], r["carried_a"]),
+            _rating(r["rating_b"], r["on_b"], r["delisted_b"], r["carried_b"]),
             signed(r["diff"]),
             "" if r["games_a"] is None else str(r["games_a"]),
             "" if r["games_b"] is None else str(r["games_b"]),
@@ -122,4 +123,4 @@ def _compare_table(cmp: PlayerComparison, name: str, all_months: bool) -> None:
     for side, on in ((cmp.side_a, "on_a"), (cmp.side_b, "on_b")):
         if not cmp.rows[on].any():
             console.print(f"no list of {side!r} holds the player")
-    console.print(cmp.summary())
+    console.print(cmp.summary(all_months))
