@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from elopipe.identity.facts import refresh_player_facts
 from elopipe.identity.resolve import CONFIDENCE, fuller
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
@@ -133,6 +134,7 @@ class Batch:
             con.unregister("_decisions")
         if self.stale_names:
             refresh_display_names(con, self.stale_names)
+            refresh_player_facts(con, self.stale_names)  # the kept players' entries grew
             self.stale_names = set()
         if not self.moved:
             return
@@ -217,6 +219,7 @@ def merge_into(
     if batch is None:
         _rewrite(con, merged_id, kid, aliases=False)
         refresh_display_names(con, [kid])
+        refresh_player_facts(con, [kid])
     else:
         # `_rewrite` less what `batch` defers; no entry to delete, as they share no tournament
         con.execute("UPDATE tournament_players SET player_id = ? WHERE player_id = ?", [kid, merged_id])
@@ -392,6 +395,7 @@ def split_player(
     )
     _move_in_tournaments(con, player_id, new_id, tids)
     refresh_display_names(con, [player_id, new_id])
+    refresh_player_facts(con, [player_id, new_id])
     mid = con.execute("SELECT nextval('merge_id_seq')").fetchall()[0][0]
     con.execute(
         "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at, criteria)"

@@ -81,7 +81,8 @@ ORDER BY CASE reason WHEN 'same_name_birth_year' THEN 0 WHEN 'same_name' THEN 1 
 _WEAK = f"""
 WITH weak AS (
     SELECT a.player_id, a.name_as_written, min(a.match_rule) AS rule, min(a.confidence) AS conf, count(*) AS n,
-           string_agg(DISTINCT COALESCE(t.name, 'tournament ' || a.tournament_id), ', ') AS events,
+           string_agg(DISTINCT COALESCE(t.name || ' (tournament ' || a.tournament_id || ')',
+                                        'tournament ' || a.tournament_id), ', ') AS events,
            any_value(a.fide_id) AS fide_id, any_value(a.birth_year) AS birth_year,
            any_value(a.federation) AS federation
     FROM player_aliases a LEFT JOIN tournaments t USING (tournament_id)
@@ -93,8 +94,7 @@ others AS (
     FROM weak w JOIN player_aliases o ON o.player_id = w.player_id AND o.name_as_written <> w.name_as_written
     GROUP BY 1, 2
 )
-SELECT w.player_id AS player_a, NULL::INTEGER AS player_b, COALESCE(x.spellings, p.name) AS name_a,
-       w.name_as_written AS name_b, 'weak_link' AS reason,
+SELECT w.player_id AS player_a, w.player_id AS player_b, p.name AS name_a, p.name AS name_b, 'weak_link' AS reason,
        concat_ws('; ',
            'entry written ' || {_q("w.name_as_written")} || ' linked to player ' || w.player_id
                || CASE WHEN x.spellings IS NULL THEN ', written the same way elsewhere'
@@ -111,10 +111,12 @@ ORDER BY 1, 4
 def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict[str, Any]]:
     """Likely duplicates and weak links for an officer to review, with the evidence.
 
-    Each item: {'player_a' int, 'player_b' int (None for a weak link), 'name_a', 'name_b' (the two
-    spellings: the players' names; for a weak link, the spellings of the player's other entries
-    (its name when they are all spelled alike) and the spelling of the entry linked weakly),
-    'reason', 'evidence' (a sentence)}.
+    Each item: {'player_a' int, 'player_b' int, 'name_a', 'name_b' (the players' names as
+    `players.name` spells them; a weak link is within one player: player_b is player_a, and the
+    evidence gives the entry's spelling, its tournaments and the spellings of the other entries),
+    'reason', 'evidence' (a sentence)}. A pair that `merge_players` would refuse, both players
+    having an entry in one tournament, says so in its evidence ("both have an entry in tournament N ...:
+    a merge is refused, check the file F"): an error of that file for the officer to correct.
     Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
     person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
     played), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept apart because
@@ -123,8 +125,47 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     `min_confidence`). Merged players and pairs an officer split are left out."""
     out = _dicts(con, _PAIRS)
     out += _abbreviated(con)
+    _say_refused(con, out)
     out += _dicts(con, _WEAK, {"min": min_confidence})
     return out
+
+
+def _say_refused(con: duckdb.DuckDBPyConnection, pairs: list[dict[str, Any]]) -> None:
+    """Add to the evidence of each pair that `merge_players` would refuse (both players have an
+    entry in one tournament) which tournament, the start ranks and the file. Such a pair stays
+    listed: one person entered twice, or a FIDE ID written on the wrong row, is an error in that
+    file that only its correction mends, and the officer must see it. One query for all pairs."""
+    if not pairs:
+        return
+    notes = dict(
+        ((a, b), note)
+        for a, b, note in con.execute(
+            """
+            WITH pr AS (SELECT UNNEST($a) AS player_a, UNNEST($b) AS player_b),
+            shared AS (
+                SELECT pr.player_a, pr.player_b, min(x.tournament_id) AS tid FROM pr
+                JOIN tournament_players x ON x.player_id = pr.player_a
+                JOIN tournament_players y ON y.player_id = pr.player_b AND y.tournament_id = x.tournament_id
+                GROUP BY 1, 2
+            )
+            SELECT s.player_a, s.player_b,
+                   'both have an entry in tournament ' || s.tid || COALESCE(' (' || t.name || ')', '')
+                   || CASE WHEN x.start_rank IS NOT NULL AND y.start_rank IS NOT NULL
+                           THEN ', start ranks ' || x.start_rank || ' and ' || y.start_rank ELSE '' END
+                   || ': a merge is refused, check the file'
+                   || COALESCE(' ' || regexp_replace(f.path, '.*/', '') || COALESCE('!' || f.member, ''), '')
+            FROM shared s JOIN tournaments t ON t.tournament_id = s.tid
+            JOIN tournament_players x ON x.tournament_id = s.tid AND x.player_id = s.player_a
+            JOIN tournament_players y ON y.tournament_id = s.tid AND y.player_id = s.player_b
+            LEFT JOIN source_files f ON f.file_id = t.file_id
+            """,
+            {"a": [r["player_a"] for r in pairs], "b": [r["player_b"] for r in pairs]},
+        ).fetchall()
+    )
+    for r in pairs:
+        note = notes.get((r["player_a"], r["player_b"]))
+        if note:
+            r["evidence"] = f"{r['evidence']}; {note}"
 
 
 def _dicts(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from elopipe.identity import consolidate, decisions, dedup, events, resolve
+from elopipe.identity import consolidate, decisions, dedup, events, facts, resolve
 from elopipe.ingest import rows as load_rows
 from elopipe.read import names
 from elopipe.read.game_frame import games_frame
@@ -198,8 +198,9 @@ def _replace_previous(
         )
         delete_file_rows(con, fid)
         con.execute("UPDATE source_files SET status = 'replaced', replaced_by = ? WHERE file_id = ?", [new_id, fid])
-    # a spelling only the old version wrote must not stay the name shown
+    # a spelling (or title, federation...) only the old version wrote must not stay the player's
     decisions.refresh_display_names(con, touched)
+    facts.refresh_player_facts(con, touched)
     return old
 
 
@@ -510,6 +511,8 @@ def _load_segment(
     file_ids = [f.file_id for f in files]
     decisions.apply_manual_decisions(con, file_ids)
     consolidate.consolidate(con, file_ids, relinked_next=batch_tids)
+    # a title or federation a later file gives: before the next segment resolves against them
+    facts.refresh_player_facts(con, file_ids=file_ids)
 
 
 def _insert_games(con: duckdb.DuckDBPyConnection, df: pl.DataFrame) -> None:

@@ -116,7 +116,30 @@ def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) ->
         f"entry written 'Duda,J' linked to player {duda}, written 'Duda, Jan-Krzysztof' elsewhere;"
         " rule name (confidence 0.5)" in out
     )
-    assert "Duda, Jan-Krzysztof │ " in out and "│ Duda,J │" in out  # the two spellings, one a side
+    # one player, named as `players.name` spells it on both sides (never a blank player_b)
+    assert f"│ {duda} │ Duda,J │ {duda} │ Duda,J │ weak_link │" in out
+
+
+GREEK = REPO / "sample_pgn" / "gre_friendship_cup_2024_team_swiss_greek_utf8.trf"
+
+
+def test_a_suspect_pair_a_merge_would_refuse_says_so(tmp_path: Path) -> None:
+    """The Greek TRF writes FIDE ID 42143365 on two start ranks (54 'Meletaki,Angeliki', 127
+    'Meletaki,Aggeliki'): two players. The suspect row says that a merge is refused and which
+    file to check, and the merge is indeed refused."""
+    from elopipe.ingest.driver import ingest_paths
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([GREEK], db)
+    a, b = _pid(db, "Meletaki,Angeliki"), _pid(db, "Meletaki,Aggeliki")
+    code, out = _run("players", "suspects", "--db", str(db))
+    assert code == 0, out
+    assert f"│ {a} │ Meletaki,Angeliki │ {b} │ Meletaki,Aggeliki │ same_fide_id │" in out
+    tid = _query(db, "SELECT tournament_id FROM tournament_players WHERE player_id = ?", [a])[0][0]
+    assert f"both have an entry in tournament {tid} (" in out
+    assert f"start ranks 54 and 127: a merge is refused, check the file {GREEK.name}" in out
+    code, out = _run("players", "merge", str(a), str(b), "--reason", "x", "--db", str(db))
+    assert code == 1 and f"both have an entry in tournament {tid}" in out
 
 
 def test_a_merge_of_two_entries_of_one_tournament_is_refused_and_loses_nothing(rated_store: Path) -> None:

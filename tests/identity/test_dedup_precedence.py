@@ -154,12 +154,18 @@ def test_two_events_with_the_same_pairings_and_other_results_are_two_events(tmp_
     assert got[0] == got[1] == [("Club Championship", 4), ("Weekend Congress", 4)]
 
 
-def test_player_names_do_not_depend_on_the_order_of_the_files(tmp_path):
-    """wchcand22 writes 'Firouzja,Alireza' and 'Ding Liren', the Madrid export 'Firouzja, Alireza'
-    and 'Ding, Liren': whichever file comes first, the list shows the same names."""
-    names = _in_both_orders(tmp_path, FULL, PART, "SELECT name FROM players WHERE merged_into IS NULL ORDER BY name")
-    assert names[0] == names[1]
-    assert ("Firouzja, Alireza",) in names[0] and ("Ding, Liren",) in names[0]
+def test_player_names_and_titles_do_not_depend_on_the_order_of_the_files(tmp_path):
+    """wchcand22 writes 'Firouzja,Alireza' and 'Ding Liren' and no title, the Madrid export
+    'Firouzja, Alireza' and 'Ding, Liren', GM: whichever file comes first, the list shows the
+    same names and titles (and every other fact of the players)."""
+    sql = (
+        "SELECT name, fide_id, title, federation, sex, birth_year, birth_date FROM players"
+        " WHERE merged_into IS NULL ORDER BY name"
+    )
+    got = _in_both_orders(tmp_path, FULL, PART, sql)
+    assert got[0] == got[1]
+    titles = {r[0]: r[2] for r in got[0]}
+    assert titles["Firouzja, Alireza"] == titles["Ding, Liren"] == titles["Nepomniachtchi, Ian"] == "GM"
 
 
 def test_a_renamed_export_with_one_corrected_result_is_the_same_event(tmp_path):

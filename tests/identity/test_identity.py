@@ -339,3 +339,58 @@ def test_suspects_show_one_national_id_on_two_players() -> None:
     assert [p[1] for p in _players(con)].count("Roux, Paul") == 2  # the birth years contradict
     found = [s for s in suspects(con) if s["reason"] == "same_national_id"]
     assert len(found) == 1 and "1963" in found[0]["evidence"] and "1965" in found[0]["evidence"]
+
+
+def _facts(con) -> list[tuple]:
+    """Every player's facts, by name (ids depend on the order of the files)."""
+    return con.execute(
+        "SELECT name, fide_id, title, federation, sex, birth_year FROM players WHERE merged_into IS NULL ORDER BY ALL"
+    ).fetchall()
+
+
+_Y19, _Y22, _Y23 = (dt.date(2019, 3, 1), dt.date(2019, 3, 5)), (dt.date(2022, 6, 1), dt.date(2022, 6, 9)), (
+    dt.date(2023, 4, 1), dt.date(2023, 4, 2))  # fmt: skip
+
+
+# forward, backward, and the two sources of the 2022 event each way round
+@pytest.mark.parametrize("order", [(0, 1, 2, 3), (3, 2, 1, 0), (1, 3, 0, 2), (2, 0, 3, 1)], ids=str)
+def test_title_and_federation_come_from_the_latest_entry_giving_them_whatever_the_order(order) -> None:
+    """Ding is IM in 2019 and GM in 2022; in 2023 a PGN without titles. Two sources of the 2022
+    event disagree (IM, GM): the higher counts. Sahin plays for TUR in 2019 and for GER from
+    2022 (a transfer). The first file loaded decides nothing."""
+    files = [
+        (_pgn("Open 2019", [("Ding, Liren", 8603677), ("Sahin, Ali", 44100001)], start=_Y19[0], end=_Y19[1],
+              extra={0: {"title": "IM", "federation": "CHN", "birth_year": 1992},
+                     1: {"federation": "TUR", "sex": "m"}}), "/v/a.pgn"),
+        (_pgn("Masters 2022", [("Ding, Liren", 8603677), ("Sahin, Ali", 44100001)], start=_Y22[0], end=_Y22[1],
+              extra={0: {"title": "GM"}, 1: {"federation": "GER", "title": "FM"}}), "/v/b.pgn"),
+        (_pgn("Masters 2022", [("Ding, Liren", 8603677), ("Sahin, Ali", 44100001)], start=_Y22[0], end=_Y22[1],
+              extra={0: {"title": "IM", "federation": "CHN"}}), "/v/b2.pgn"),
+        (_pgn("Rapid 2023", [("Ding, Liren", 8603677), ("Sahin, Ali", 44100001)], start=_Y23[0], end=_Y23[1]),
+         "/v/c.pgn"),
+    ]  # fmt: skip
+    con = _con()
+    for i in order:
+        _load(con, *files[i])
+    assert _facts(con) == [
+        ("Ding, Liren", 8603677, "GM", "CHN", None, 1992),
+        ("Sahin, Ali", 44100001, "FM", "GER", "m", None),
+    ]
+
+
+def test_merge_and_split_recompute_the_players_facts() -> None:
+    """A merge gives the kept player the title the merged one's entries give; a split takes the
+    title with the entries that give it, and the player it leaves keeps none of it."""
+    con = _con()
+    _load(con, _pgn("Open A", [("Kasparov, Garry", 4100018), ("Short, Nigel", None)]), "/v/a.pgn")
+    _load(con, _pgn("Club B", [("Kasparow, Garri", None), ("Karpov, A", None)], start=_Y22[0], end=_Y22[1],
+                    extra={0: {"title": "GM", "federation": "RUS"}}), "/v/b.pgn")  # fmt: skip
+    ids = {n: i for i, n, _ in _players(con)}
+    kept = ids["Kasparov, Garry"]
+    decisions.merge_players(con, kept, ids["Kasparow, Garri"], "same person")
+    row = con.execute("SELECT title, federation FROM players WHERE player_id = ?", [kept]).fetchone()
+    assert row == ("GM", "RUS")
+    tid = con.execute("SELECT tournament_id FROM tournaments WHERE name = 'Club B'").fetchone()[0]
+    new = decisions.split_player(con, kept, "a namesake after all", tournament_ids=[tid])
+    got = dict(con.execute("SELECT player_id, title FROM players WHERE player_id IN (?, ?)", [kept, new]).fetchall())
+    assert got == {kept: None, new: "GM"}

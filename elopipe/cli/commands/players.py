@@ -102,7 +102,7 @@ def suspects_cmd(
         table.add_row(
             str(r["player_a"]),
             r["name_a"] or "",
-            "" if r["player_b"] is None else str(r["player_b"]),
+            str(r["player_b"]),
             r["name_b"] or "",
             r["reason"],
             r["evidence"],
