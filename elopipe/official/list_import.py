@@ -11,7 +11,8 @@ Formats read (all with DuckDB's or Polars' vectorised readers, never a Python lo
   ``Name``, ``Fed``, ``Sex``, ``Tit``, ``WTit``, ``OTit``, ``FOA``, ``SRtng``/``RRtng``/``BRtng`` or a
   month code such as ``MAR24``, ``SGm``, ``SK``, ``B-day``, ``Flag``), so layout changes between
   years are absorbed. Positions count characters: the file is read as UTF-8, or as Latin-1 when
-  it is not valid UTF-8 (older lists).
+  it is not valid UTF-8 (older lists). A UTF-8 BOM is dropped in every encoding (also in XML and
+  CSV). Blank lines are ignored: neither rows nor skips.
 * **FIDE XML** (``<playerslist><player><fideid>…``), standard-only or combined
   (``rapid_rating``/``blitz_rating`` tags).
 * **FFE player list CSV** (``;`` or ``,`` separated) with a licence column (``NrFFE``/``Licence``),
@@ -25,13 +26,17 @@ Rows written to `official_lists` (one per player and system; only players with a
 the list gives 0 or blank: unknown), ``birth_year`` INTEGER (NULL for 0/blank), ``flag`` VARCHAR
 (FIDE i/w/wi), ``ever_2400`` BOOLEAN (standard: rating >= 2400 or K = 10, FIDE B.02 (2024) 8.3.3;
 FALSE when K is 20/40 and rating < 2400; else NULL), ``player_id`` INTEGER (linked by FIDE ID,
-then FFE licence; a player is created when neither is known), ``source_file`` VARCHAR.
+then FFE licence; a player is created when neither is known; a placeholder ID such as ``0`` or
+``99999999`` is no ID and links nobody), ``source_file`` VARCHAR.
 
-Re-importing a (system, list_date) replaces its rows. Rows not stored for a fault (no ID, an ID or
-a rating that is not a number, a CSV line with too many or too few fields) are counted, returned
-and kept in `list_import_skips` with their line, reason and text. Errors: `ListFormatError`
-(ValueError) for an unrecognised file, a missing header column or an unknown list date;
-`elopipe.read.dates.ListDateError` (exit 2) for a list date before 1971 or after 2100.
+Re-importing a (system, list_date) replaces its rows. Rows not stored for a fault (no ID or a
+placeholder, an ID that is not a number, a rating not a number from 0 to 3500, a field spilling
+over its column or a CSV line with too many or too few fields, an ID already given by an earlier
+row: `list_faults`) are counted, returned and kept in `list_import_skips` with their line, reason
+and text. An XML list that ends before ``</playerslist>`` is read and warned about
+(`ListImportResult.warnings`). Errors: `ListFormatError` (ValueError) for an unrecognised file (in
+our words, naming the file, and the line when known), a missing header column or an unknown list
+date; `elopipe.read.dates.ListDateError` (exit 2) for a list date before 1971 or after 2100.
 """
 
 from __future__ import annotations
@@ -97,7 +102,8 @@ class ListRead:
 @dataclass
 class ListImportResult:
     """What one import did. `rows` maps system -> rows written to official_lists; `skips` are
-    the rows not stored (as `ListRead.skips`, also written to `list_import_skips`)."""
+    the rows not stored (as `ListRead.skips`, also written to `list_import_skips`); `warnings`
+    as `ListRead.warnings`."""
 
     path: str
     file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
@@ -131,9 +137,9 @@ def import_list(
     `system` is a family ('fide' or 'ffe': the rate classes come from the file) or one exact
     system ('fide-rapid', ...; for a single-rate file whose header does not tell). `list_date`
     defaults to a date read from the file name (``mar24``, ``2024-03``) or the header month code.
-    The rows not stored (no ID, a cell that is not a number, a misaligned line) replace the
-    file's earlier skips in `list_import_skips` (source_file, list_date, line, reason, detail,
-    raw) and are returned in `ListImportResult.skips`.
+    The rows not stored (`SKIP_REASONS`: no ID, a bad ID or rating, a misaligned line, a repeated
+    ID) replace the file's earlier skips in `list_import_skips` (source_file, list_date, line,
+    reason, detail, raw) and are returned in `ListImportResult.skips`.
     Runs in the caller's connection; wraps its writes in one transaction.
     Raises ListFormatError (unknown format, missing columns, no list date) and OSError.
     """
