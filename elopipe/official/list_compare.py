@@ -63,7 +63,7 @@ class NoComputedList(ElopipeError, ValueError):
 @dataclass
 class Comparison:
     """`report` (module docstring); `skips`: the file's rows left out of it, as
-    `list_import.ListRead.skips` (a rating that is not a number, a misaligned line; rows without
+    `list_import.ListRead.skips` (a bad rating, a misaligned line, a repeated ID; rows without
     an ID are compared, matched by name and birth year)."""
 
     system: str
@@ -95,7 +95,7 @@ def compare_lists(
     Works on a read-only connection."""
     read = read_list(con, path, system, list_date)
     official = read.rel.pl().filter(pl.col("system") == system)
-    skips = read.skips.filter(pl.col("reason").is_in(["bad_rating", "misaligned"]))
+    skips = read.skips.filter(pl.col("reason").is_in(["bad_rating", "misaligned", "duplicate_id"]))
     computed_n = con.execute(
         "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]
     ).fetchall()[0][0]

@@ -11,7 +11,8 @@ Formats read (all with DuckDB's or Polars' vectorised readers, never a Python lo
   ``Name``, ``Fed``, ``Sex``, ``Tit``, ``WTit``, ``OTit``, ``FOA``, ``SRtng``/``RRtng``/``BRtng`` or a
   month code such as ``MAR24``, ``SGm``, ``SK``, ``B-day``, ``Flag``), so layout changes between
   years are absorbed. Positions count characters: the file is read as UTF-8, or as Latin-1 when
-  it is not valid UTF-8 (older lists).
+  it is not valid UTF-8 (older lists). A UTF-8 BOM is dropped in every encoding (also in XML and
+  CSV). Blank lines are ignored: neither rows nor skips.
 * **FIDE XML** (``<playerslist><player><fideid>…``), standard-only or combined
   (``rapid_rating``/``blitz_rating`` tags).
 * **FFE player list CSV** (``;`` or ``,`` separated) with a licence column (``NrFFE``/``Licence``),
@@ -25,17 +26,22 @@ Rows written to `official_lists` (one per player and system; only players with a
 the list gives 0 or blank: unknown), ``birth_year`` INTEGER (NULL for 0/blank), ``flag`` VARCHAR
 (FIDE i/w/wi), ``ever_2400`` BOOLEAN (standard: rating >= 2400 or K = 10, FIDE B.02 (2024) 8.3.3;
 FALSE when K is 20/40 and rating < 2400; else NULL), ``player_id`` INTEGER (linked by FIDE ID,
-then FFE licence; a player is created when neither is known), ``source_file`` VARCHAR.
+then FFE licence; a player is created when neither is known; a placeholder ID such as ``0`` or
+``99999999`` is no ID and links nobody), ``source_file`` VARCHAR.
 
-Re-importing a (system, list_date) replaces its rows. Rows not stored for a fault (no ID, an ID or
-a rating that is not a number, a CSV line with too many or too few fields) are counted, returned
-and kept in `list_import_skips` with their line, reason and text. Errors: `ListFormatError`
-(ValueError) for an unrecognised file, a missing header column or an unknown list date;
-`elopipe.read.dates.ListDateError` (exit 2) for a list date before 1971 or after 2100.
+Re-importing a (system, list_date) replaces its rows. Rows not stored for a fault (no ID or a
+placeholder, an ID that is not a number, a rating not a number from 0 to 3500, a field spilling
+over its column or a CSV line with too many or too few fields, an ID already given by an earlier
+row: `list_faults`) are counted, returned and kept in `list_import_skips` with their line, reason
+and text. An XML list that ends before ``</playerslist>`` is read and warned about
+(`ListImportResult.warnings`). Errors: `ListFormatError` (ValueError) for an unrecognised file (in
+our words, naming the file, and the line when known), a missing header column or an unknown list
+date; `elopipe.read.dates.ListDateError` (exit 2) for a list date before 1971 or after 2100.
 """
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import io
 import os
@@ -48,11 +54,12 @@ import duckdb
 import polars as pl
 
 from elopipe.identity.decisions import refresh_display_names
+from elopipe.official.list_faults import RATING_MAX, fide_checked, first_rows, kept_lines, no_id, overflow_pattern
 from elopipe.read.control_chars import escape_controls
 from elopipe.read.dates import check_list_date
 from elopipe.read.names import fold, name_key_sql
 from elopipe.read.trf.codes import TITLES
-from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.runtime.errors import ElopipeError
 
 
 class ListFormatError(ElopipeError, ValueError):
@@ -63,8 +70,9 @@ class ListFormatError(ElopipeError, ValueError):
 SKIP_REASONS = {
     "no_id": "no FIDE ID nor national ID",
     "bad_id": "FIDE ID not a number",
-    "bad_rating": "rating not a number",
-    "misaligned": "not as many fields as the header",
+    "bad_rating": f"rating not a number from 0 to {RATING_MAX}",
+    "misaligned": "not aligned with the header",
+    "duplicate_id": "ID already given on an earlier line",
 }
 
 # the columns of a list's skipped rows: `ListRead.skips`, `list_import_skips` (less file and date)
@@ -80,19 +88,22 @@ class ListRead:
     ``line`` Int64 (1-based line of the file; NULL when a CSV's quoted field spans lines),
     ``reason`` Utf8 (a key of `SKIP_REASONS`), ``detail`` Utf8 (the cell at fault), ``raw`` Utf8
     (the line as written, at most 500 characters)). `unrated`: lines with no rating of any kind
-    (most of FIDE's combined list), which a list of ratings leaves out by design."""
+    (most of FIDE's combined list), which a list of ratings leaves out by design. `warnings`:
+    faults of the file as a whole, as one line each (an XML list that ends before its closing tag)."""
 
     rel: duckdb.DuckDBPyRelation
     file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
     list_date: dt.date
     skips: pl.DataFrame
     unrated: int = 0
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
 class ListImportResult:
     """What one import did. `rows` maps system -> rows written to official_lists; `skips` are
-    the rows not stored (as `ListRead.skips`, also written to `list_import_skips`)."""
+    the rows not stored (as `ListRead.skips`, also written to `list_import_skips`); `warnings`
+    as `ListRead.warnings`."""
 
     path: str
     file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
@@ -102,6 +113,7 @@ class ListImportResult:
     players_created: int = 0
     skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
     unrated: int = 0
+    warnings: list[str] = field(default_factory=list)
 
     def skip_counts(self) -> dict[str, int]:
         """Skipped rows per reason (keys of `SKIP_REASONS`), most frequent first."""
@@ -125,14 +137,16 @@ def import_list(
     `system` is a family ('fide' or 'ffe': the rate classes come from the file) or one exact
     system ('fide-rapid', ...; for a single-rate file whose header does not tell). `list_date`
     defaults to a date read from the file name (``mar24``, ``2024-03``) or the header month code.
-    The rows not stored (no ID, a cell that is not a number, a misaligned line) replace the
-    file's earlier skips in `list_import_skips` (source_file, list_date, line, reason, detail,
-    raw) and are returned in `ListImportResult.skips`.
+    The rows not stored (`SKIP_REASONS`: no ID, a bad ID or rating, a misaligned line, a repeated
+    ID) replace the file's earlier skips in `list_import_skips` (source_file, list_date, line,
+    reason, detail, raw) and are returned in `ListImportResult.skips`.
     Runs in the caller's connection; wraps its writes in one transaction.
     Raises ListFormatError (unknown format, missing columns, no list date) and OSError.
     """
     read = read_list(con, path, system, list_date)
-    res = ListImportResult(str(path), read.file_format, read.list_date, skips=read.skips, unrated=read.unrated)
+    res = ListImportResult(
+        str(path), read.file_format, read.list_date, skips=read.skips, unrated=read.unrated, warnings=read.warnings
+    )
     con.execute("BEGIN TRANSACTION")
     try:
         _store(con, read.rel, read.list_date, str(path), res)
@@ -163,20 +177,22 @@ def read_list(
         raise ListFormatError(f"{p} is not a regular file")
     head = _head(p)
     unrated = 0
+    warnings = []
     try:
         if family == "fide":
             if head.lstrip().startswith("<"):
                 fmt, date_hint = "fide-xml", None
                 rel, skips = _read_fide_xml(con, p, system)
+                if _xml_cut_short(p):
+                    warnings.append(f"{p.name} ends before </playerslist>: the file is cut short, players may be lost")
             else:
                 fmt = "fide-txt"
                 rel, skips, unrated, date_hint = _read_fide_txt(con, p, head, system)
         else:
             fmt, date_hint = "ffe-csv", None
             rel, skips, unrated = _read_ffe_csv(con, p, system)
-    except (pl.exceptions.PolarsError, duckdb.Error) as exc:  # bytes that are no list at all
-        why = first_line(exc, "unreadable", 200)
-        raise ListFormatError(f"{p}: not an official {family.upper()} list file ({why})") from None
+    except (pl.exceptions.PolarsError, duckdb.Error):  # bytes that are no list (the reader's words are not ours)
+        raise ListFormatError(f"{p}: not an official {family.upper()} list file: its text cannot be read") from None
     except ListFormatError as exc:  # every message names the file
         msg = str(exc)
         raise ListFormatError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
@@ -187,7 +203,7 @@ def read_list(
         check_list_date(when)
     except ValueError as exc:  # a date read from the file: the file is named, --list-date asked for
         raise ListFormatError(f"{p}: {exc}; pass --list-date YYYY-MM-DD") from None
-    return ListRead(rel, fmt, when, skips, unrated)
+    return ListRead(rel, fmt, when, skips, unrated, warnings)
 
 
 def _store_skips(con: duckdb.DuckDBPyConnection, skips: pl.DataFrame, when: dt.date, source: str) -> None:
@@ -245,8 +261,10 @@ def _register(con: duckdb.DuckDBPyConnection, name: str, obj: object) -> None:
 
 
 def _head(p: Path) -> str:
+    """The file's first 4 KB as Latin-1 (the header is ASCII), less a UTF-8 BOM: the body lines,
+    read after the header, have none, so the header's column positions are theirs."""
     with open(p, "rb") as fh:
-        return fh.read(4096).decode("latin-1")
+        return fh.read(4096).removeprefix(codecs.BOM_UTF8).decode("latin-1")
 
 
 def _txt_columns(header: str) -> list[tuple[str, int, int | None]]:
@@ -293,12 +311,19 @@ def _read_fide_txt(
         for name, start, width in cols
         if rename.get(name, name).endswith("_rating")
     ]
+    # a line with a field that runs into the next column (its cells are not what they seem: a
+    # rating pushed out of its column would make it look unrated) is found once, in the whole file
+    overflow = overflow_pattern(cols)
+    spills = (pl.col("line").str.contains(overflow) if overflow else pl.lit(False)).alias("_spills")
     if rated:
         # most of the combined list has no rating of any kind: drop those lines first, but keep
-        # a line without a FIDE ID that is a number (a misaligned line: reported, never dropped)
+        # a line without a FIDE ID that is a number, or a spilling one (reported, never dropped)
         start, width = next((c[1], c[2]) for c in cols if c[0] == "id")
         fid = pl.col("line").str.slice(start - 1, width).str.strip_chars().cast(pl.Int64, strict=False)
-        lines = lines.filter(pl.any_horizontal(rated) | fid.is_null())
+        flags = lines.select("line").select(spills, (pl.any_horizontal(rated) | fid.is_null()).alias("_keep"))
+        lines = lines.with_columns(flags["_spills"]).filter(flags["_keep"] | flags["_spills"])
+    else:
+        lines = lines.with_columns(spills)
     # the cells are cut from a frame of the one column: with line_no beside it, Polars takes
     # half as long again (measured on the 1.9M-line bench list)
     wide = (
@@ -307,45 +332,14 @@ def _read_fide_txt(
             pl.col("line").str.slice(start - 1, width).str.strip_chars().replace("", None).alias(rename.get(n, n))
             for n, start, width in cols
         )
-        .with_columns(lines["line_no"], lines["line"])
+        .with_columns(lines["line_no"], lines["line"], lines["_spills"])
     )
-    skips = _fide_faults(wide, present).select(
+    kept, faults = fide_checked(wide, present, pl.col("_spills"))
+    skips = faults.select(
         pl.col("line_no").cast(pl.Int64).alias("line"), pl.col("_reason").alias("reason"),
         pl.col("_detail").alias("detail"), _raw(pl.col("line")).alias("raw"),
     )  # fmt: skip
-    return _fide_long(con, wide.drop("line", "line_no"), present), skips, total - lines.height, date_hint
-
-
-_RATE_LABELS = {"s": "standard", "r": "rapid", "b": "blitz"}
-
-
-def _fide_faults(wide: pl.DataFrame, present: set[str]) -> pl.DataFrame:
-    """The rows of a wide FIDE frame (cells trimmed, '' as null) not stored whole, with
-    `_reason` and `_detail`: no FIDE ID, an ID or a rating that is not a number (a misaligned
-    line). A bad rating loses that rating only; the row's other ratings are stored. The rows are
-    found with one mask first: the reasons' text is built for them only, not for the list."""
-    bad = [
-        (x, pl.col(f"{x}_rating").is_not_null() & pl.col(f"{x}_rating").cast(pl.Int32, strict=False).is_null())
-        for x in "srb"
-        if f"{x}_rating" in present
-    ]
-    bad_id = pl.col("id").cast(pl.Int64, strict=False).is_null()  # a null ID too
-    faults = wide.filter(pl.any_horizontal(bad_id, *(cond for _, cond in bad)))
-    return faults.with_columns(_fide_fault(bad))
-
-
-def _fide_fault(bad: list[tuple[str, pl.Expr]]) -> list[pl.Expr]:
-    """`_reason` and `_detail` of a faulty row (`_fide_faults`); `bad`: (rate prefix, the rating
-    is not a number)."""
-    fid = pl.col("id")
-    no_id = fid.is_null()
-    bad_id = fid.cast(pl.Int64, strict=False).is_null()
-    reason = pl.when(no_id).then(pl.lit("no_id")).when(bad_id).then(pl.lit("bad_id"))
-    detail = pl.when(no_id).then(pl.lit(None, dtype=pl.Utf8)).when(bad_id).then(pl.format("ID {}", fid))
-    for x, cond in bad:
-        reason = reason.when(cond).then(pl.lit("bad_rating"))
-        detail = detail.when(cond).then(pl.format(f"{_RATE_LABELS[x]} rating {{}}", pl.col(f"{x}_rating")))
-    return [reason.otherwise(None).alias("_reason"), detail.otherwise(None).alias("_detail")]
+    return _fide_long(con, kept.drop("line", "line_no", "_spills"), present), skips, total - lines.height, date_hint
 
 
 def _read_lines(p: Path) -> pl.DataFrame:
@@ -481,6 +475,14 @@ def _xml_pieces_sql(path_lit: str) -> str:
     """
 
 
+def _xml_cut_short(p: Path) -> bool:
+    """The XML list does not end with its closing tag (a download or copy cut short)."""
+    with open(p, "rb") as fh:
+        fh.seek(max(0, p.stat().st_size - 256))
+        tail = fh.read().rstrip(b" \t\r\n\x00").lower()
+    return not tail.endswith(b"</playerslist>")
+
+
 def _read_fide_xml(
     con: duckdb.DuckDBPyConnection, p: Path, system: str
 ) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame]:
@@ -511,9 +513,11 @@ def _read_fide_xml(
     sel = ", ".join(f"max(val) FILTER (WHERE tag = '{t}') AS {rename[t]}" for t in sorted(present_tags) if t in rename)
     present = {rename[t] for t in present_tags if t in rename}
     # a <player> without a <fideid> tag still has its line: the rows are grouped by player
-    wide_df = con.sql(f"SELECT player_no, min(ln) AS line_no, {sel} FROM _xml_kv GROUP BY player_no").pl()
+    wide_df = con.sql(
+        f"SELECT player_no, min(ln) AS line_no, {sel} FROM _xml_kv GROUP BY player_no ORDER BY player_no"
+    ).pl()
     con.unregister("_xml_kv")
-    faults = _fide_faults(wide_df, present)
+    wide_df, faults = fide_checked(wide_df, present)
     skips = pl.DataFrame(schema=SKIP_SCHEMA)
     if faults.height:  # the text of the faulty <player> elements, read again (a fault is rare)
         _register(con, "_xml_faults", faults.select("player_no", "line_no", "_reason", "_detail"))
@@ -523,7 +527,7 @@ def _read_fide_xml(
             SELECT CAST(f.line_no AS BIGINT) AS line, f._reason AS reason, f._detail AS detail,
                    left(trim(string_agg(g.piece, ' ' ORDER BY g.pn)), 500) AS raw
             FROM _xml_faults f JOIN grouped g USING (player_no)
-            GROUP BY ALL ORDER BY line
+            GROUP BY f.player_no, f.line_no, f._reason, f._detail ORDER BY line, f.player_no
             """
         ).pl()
         con.unregister("_xml_faults")
@@ -566,14 +570,19 @@ def _read_ffe_csv(
     con: duckdb.DuckDBPyConnection, p: Path, system: str
 ) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame, int]:
     """An FFE CSV as (rows, skipped rows, rows with no rating of any kind)."""
-    data = p.read_bytes()
+    data = p.read_bytes().removeprefix(codecs.BOM_UTF8)  # a BOM would survive a cp1252 decoding
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("cp1252", errors="replace")
     first = text.splitlines()[0] if text else ""
     sep = max((";", ",", "\t"), key=first.count)
-    df = pl.read_csv(io.StringIO(text), separator=sep, infer_schema=False, truncate_ragged_lines=True, quote_char='"')
+    try:
+        df = pl.read_csv(
+            io.StringIO(text), separator=sep, infer_schema=False, truncate_ragged_lines=True, quote_char='"'
+        )
+    except pl.exceptions.PolarsError:
+        raise ListFormatError(f"{p}: not an FFE list: {_csv_trouble(text)}") from None
     df, misaligned = _ffe_lines(df, text, sep)
     by_folded = {fold(c).replace(",", " ").replace("_", " ").strip(): c for c in df.columns}
     pick: dict[str, str] = {}
@@ -600,7 +609,9 @@ def _read_ffe_csv(
             .otherwise(pl.concat_str([c("last"), c("first")], separator=" "))
         )
     birth = c("birth").str.extract(r"((?:19|20)\d\d)", 1).cast(pl.Int32, strict=False)
+    # '1 503 014' is an ID; '-5' (read signed) and the placeholders are none
     fid = c("fide_id").str.replace_all(r"\D", "").cast(pl.Int64, strict=False)
+    fid = pl.when(~no_id(c("fide_id"), c("fide_id").cast(pl.Int64, strict=False))).then(fid)
     base = df.select(
         "_line",
         "_raw",
@@ -619,7 +630,7 @@ def _read_ffe_csv(
     rates: list[str] = [x for x in ("elo", "rapide", "blitz") if x in pick]
     if not rates:
         raise ListFormatError(f"{p}: no Elo, Rapide or Blitz column")
-    base = base.with_columns(_ffe_fault(rates))
+    base = _ffe_duplicates(base.with_columns(_ffe_fault(rates)))
     skips = pl.concat(
         [
             misaligned,
@@ -629,12 +640,13 @@ def _read_ffe_csv(
             ),
         ]
     ).sort("line")  # fmt: skip
+    base = base.filter(pl.col("_reason").ne_missing("duplicate_id"))
     frames = []
     for col, sysname in (("elo", "ffe"), ("rapide", "ffe-rapid"), ("blitz", "ffe-blitz")):
         if col not in rates:
             continue
         cell = pl.col(col)
-        rating = cell.str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False)  # as `_ffe_rated`
+        rating = pl.when(_ffe_rated(col)).then(_ffe_number(col))
         flag = pl.coalesce(pl.col(f"{col}_flag").str.extract(r"^([A-Za-z])", 1), cell.str.extract(r"([A-Za-z])\s*$", 1))
         frames.append(
             base.select(
@@ -664,9 +676,47 @@ def _read_ffe_csv(
     return con.sql("SELECT * FROM _ffe_long"), skips, unrated
 
 
+def _csv_trouble(text: str) -> str:
+    """Where a CSV text the reader refused goes wrong, in words: the first line with an unclosed
+    quote (what makes a CSV reader run fields across lines), else the file as a whole."""
+    quotes = pl.Series(text.split("\n")).str.count_matches('"')
+    odd = (quotes % 2 == 1).arg_true()
+    if odd.len():
+        return f"line {odd[0] + 1} opens a quote it does not close, so its fields cannot be told apart"
+    return "its lines cannot be split into fields"
+
+
+def _ffe_duplicates(base: pl.DataFrame) -> pl.DataFrame:
+    """`base` with `_reason` 'duplicate_id' on a row whose licence, or else FIDE ID, an earlier
+    row stored gives (two rows would give one player two ratings on one date): the first row is
+    kept; `_detail` names the ID and the line kept."""
+    stored = pl.col("_reason").is_null() | (pl.col("_reason") == "bad_rating")
+    base = base.with_columns(_dup_lic=~first_rows(pl.when(stored).then(pl.col("national_id"))))
+    base = base.with_columns(_dup_fid=~first_rows(pl.when(stored & ~pl.col("_dup_lic")).then(pl.col("fide_id"))))
+    dup_lic, dup_fid = pl.col("_dup_lic"), pl.col("_dup_fid")
+    if base.select(dup_lic.any() | dup_fid.any()).item():
+        keep = stored & ~dup_lic & ~dup_fid
+        for key, flag, label in (("national_id", dup_lic, "licence"), ("fide_id", dup_fid, "FIDE ID")):
+            firsts = kept_lines(base, keep, base.filter(flag), key, "_line")
+            base = base.join(firsts, on=key, how="left", maintain_order="left").with_columns(
+                pl.when(flag).then(pl.lit("duplicate_id")).otherwise(pl.col("_reason")).alias("_reason"),
+                pl.when(flag)
+                .then(pl.coalesce(pl.format(f"{label} {{}} as on line {{}}", pl.col(key), pl.col("_first")),
+                                  pl.format(f"{label} {{}}", pl.col(key))))
+                .otherwise(pl.col("_detail"))
+                .alias("_detail"),
+            ).drop("_first")  # fmt: skip
+    return base.drop("_dup_lic", "_dup_fid")
+
+
+def _ffe_number(col: str) -> pl.Expr:
+    """The number an FFE rating cell starts with ('1683 F', '-50'), Int32; null when none."""
+    return pl.col(col).str.extract(r"(-?\d+)", 1).cast(pl.Int32, strict=False)
+
+
 def _ffe_rated(col: str) -> pl.Expr:
-    """An FFE rating cell holds a rating (3 or 4 digits, not 0)."""
-    return (pl.col(col).str.extract(r"(\d{3,4})", 1).cast(pl.Int32, strict=False) > 0).fill_null(False)
+    """An FFE rating cell holds a rating: a number of 3 or 4 digits (100 up), at most `RATING_MAX`."""
+    return _ffe_number(col).is_between(100, RATING_MAX).fill_null(False)
 
 
 def _ffe_lines(df: pl.DataFrame, text: str, sep: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -703,7 +753,7 @@ def _ffe_fault(rates: list[str]) -> list[pl.Expr]:
     detail: Any = pl.when(no_id).then(pl.lit(None, dtype=pl.Utf8))
     for x in rates:
         cell = pl.col(x)
-        cond = cell.str.contains(r"\d") & cell.str.extract(r"(\d{3,4})", 1).is_null()
+        cond = cell.str.contains(r"\d") & ~_ffe_rated(x)
         reason = reason.when(cond).then(pl.lit("bad_rating"))
         detail = detail.when(cond).then(pl.format(f"{x} {{}}", cell))
     return [reason.otherwise(None).alias("_reason"), detail.otherwise(None).alias("_detail")]

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import re
 
-# Blank, dashes and question marks as in pgn-faults.md 40; digits as in trf-format.md §3.
-_PLACEHOLDER = re.compile(r"^(?:0+|9{4,}|[?\-]*|n/?a|nn)$", re.IGNORECASE)
+# Blank, dashes and question marks as in pgn-faults.md 40; digits as in trf-format.md §3. The
+# pattern is also matched column-wise (Polars, on trimmed cells) by the official-list import.
+PLACEHOLDER_ID_PATTERN = r"(?i)^(?:0+|9{4,}|[?\-]*|n/?a|nn)$"
+_PLACEHOLDER = re.compile(PLACEHOLDER_ID_PATTERN)
 
 
 def is_placeholder_id(raw: str | None) -> bool:

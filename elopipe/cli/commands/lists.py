@@ -53,6 +53,8 @@ def import_cmd(
         f"{file.name} ({res.file_format}) as the list of {res.list_date}: {rows}; "
         f"{res.players_linked:,} players linked, {res.players_created:,} created -> {db}"
     )
+    for warning in res.warnings:
+        err_console.print(warning, style="yellow")
     if res.unrated:
         lines = "line" if res.unrated == 1 else "lines"
         console.print(f"{res.unrated:,} {lines} with no rating of any kind: not on a rating list")
