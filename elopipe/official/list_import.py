@@ -54,6 +54,7 @@ import duckdb
 import polars as pl
 
 from elopipe.identity.decisions import refresh_display_names
+from elopipe.identity.facts import refresh_player_facts
 from elopipe.official.list_faults import RATING_MAX, fide_checked, first_rows, kept_lines, no_id, overflow_pattern
 from elopipe.read.control_chars import escape_controls
 from elopipe.read.dates import check_list_date
@@ -738,7 +739,10 @@ def _ffe_lines(df: pl.DataFrame, text: str, sep: str) -> tuple[pl.DataFrame, pl.
     misaligned = df.filter(bad).select(
         pl.col("_line").alias("line"),
         pl.lit("misaligned").alias("reason"),
-        pl.format("{} fields, the header has {}", pl.col("_seps") + 1, pl.lit(wanted + 1)).alias("detail"),
+        pl.when(pl.col("_seps") == 0)
+        .then(pl.lit(f"1 field, the header has {wanted + 1}"))
+        .otherwise(pl.format("{} fields, the header has {}", pl.col("_seps") + 1, pl.lit(wanted + 1)))
+        .alias("detail"),
         _raw(pl.col("_raw")).alias("raw"),
     )
     return df.filter(~bad).drop("_seps"), misaligned
@@ -865,6 +869,12 @@ def _store(
         " WHERE o.name IS DISTINCT FROM p.name"
     ).fetchall()
     refresh_display_names(con, [r[0] for r in linked] + replaced_names)
+    # a fact the player's entries do not give (a title won since) comes from the latest list; only
+    # players with entries can differ from the row this import wrote (identity.facts)
+    with_entries = con.execute(
+        "SELECT DISTINCT o.player_id FROM _ol_new o JOIN tournament_players tp ON tp.player_id = o.player_id"
+    ).fetchall()
+    refresh_player_facts(con, [r[0] for r in with_entries] + replaced_names)
     res.rows = dict(con.execute("SELECT system, count(*) FROM _ol_new GROUP BY 1 ORDER BY 1").fetchall())
     con.execute("DROP TABLE _ol_new")
     con.execute("DROP TABLE _ol_people")

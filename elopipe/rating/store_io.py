@@ -241,9 +241,9 @@ def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
 
     Birth year and date are the largest year and latest date the player's tournament entries
     write, leaving out values after the entry's event (typos such as 2030 must not hide a valid
-    one); else those of the player row (an official list's, or the first file's). The stored
-    files decide, not which of them came first: `players` keeps the first file's values, and a
-    corrected file replaces its entries.  The FIDE junior rule (B.02 8.3.3) reads them."""
+    one); else those of the player row (`identity.facts`: the entries' facts, else an official
+    list's). The stored files decide, not which of them came first, and a corrected file
+    replaces its entries.  The FIDE junior rule (B.02 8.3.3) reads them."""
     return _pl(
         con,
         """

@@ -136,4 +136,4 @@ def test_rows_left_out_of_a_comparison_are_counted(tmp_path: Path) -> None:
     res = CliRunner().invoke(
         app, ["lists", "compare", str(f), "--system", "ffe", "--list-date", "2024-04-01", "--db", str(db)]
     )
-    assert "\n1 row of ffe_apr24.csv not compared: 1 rating not a number (line 7)" in "\n" + res.output
+    assert "\n1 row of ffe_apr24.csv not compared: 1 rating not a number from 0 to 3500 (line 7)" in "\n" + res.output

@@ -458,3 +458,22 @@ def test_compare_command_shows_differences_first_and_says_what_it_cut(tmp_path: 
     assert "more row" not in every.output
     one = CliRunner().invoke(app, [*args, "--limit", "43"])
     assert one.output.splitlines()[-1] == "… 1 more row (--limit 44 shows all; --out FILE writes every row)"
+
+
+def test_a_title_won_since_the_players_events_comes_from_the_imported_list(tmp_path: Path) -> None:
+    """The entries give no title; the February list gives IM: the player shows IM after that
+    import (identity.facts: a fact no entry gives comes from the latest list)."""
+    con = memory_store()
+    jan, feb = tmp_path / "standard_jan24frl.txt", tmp_path / "standard_feb24frl.txt"
+    row = ["25000007", "Riser, Rita", "ESP", "F", "", "", "", "", "2350", "9", "20", "2000", "w"]
+    jan.write_text(fixed(STD, [row]), encoding="utf-8")
+    import_list(con, jan, "fide")
+    pid = con.execute("SELECT player_id FROM players WHERE fide_id = 25000007").fetchone()[0]
+    con.execute(
+        "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
+        " VALUES (1, ?, 'Riser, Rita', 1)",
+        [pid],
+    )
+    feb.write_text(fixed(STD, [[*row[:4], "IM", *row[5:]]]), encoding="utf-8")
+    import_list(con, feb, "fide")
+    assert con.execute("SELECT title FROM players WHERE player_id = ?", [pid]).fetchall() == [("IM",)]
