@@ -77,3 +77,16 @@ def test_a_first_run_whose_files_are_all_rejected_says_so(tmp_path: Path, prefec
     said = "the file was rejected" if count == 1 else f"all {count} files were rejected"
     assert f"(nothing written: {said}, see above)" in proc.stdout, proc.stdout
     assert "nothing changed" not in proc.stdout
+
+
+def test_a_ctrl_c_while_prefect_starts_is_exit_130_not_a_failure(tmp_path: Path, monkeypatch) -> None:
+    """A Ctrl-C before the first file is read ends the run with 130 and one line; it used to be
+    caught as a failure ("pipeline failed: 130", exit 1). The stop is simulated: the flag a first
+    Ctrl-C sets (the temporary server starts and stops as in a real run)."""
+    from elopipe.runtime import interrupt
+
+    monkeypatch.setattr(interrupt, "stop_requested", lambda: True)
+    res = CliRunner().invoke(app, ["run", str(SMALL), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 130, res.output
+    assert "stopped (Ctrl-C) before any file was read" in res.output
+    assert "failed" not in res.output

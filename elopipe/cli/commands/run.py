@@ -207,8 +207,8 @@ def _run_pipeline(job: RunJob, live: LiveStatus, verbose: bool) -> tuple[Pipelin
                     *cluster_args(cluster),
                     no_moves=job.no_moves,
                 )
-    except ElopipeError:
-        raise  # the CLI prints it (elopipe.cli.app)
+    except (ElopipeError, typer.Exit):
+        raise  # the CLI prints it (elopipe.cli.app); an Exit is a status already said
     except KeyboardInterrupt:
         err_console.print("aborted; every file loaded so far is committed", style="red")
         raise typer.Exit(130) from None
