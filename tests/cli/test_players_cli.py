@@ -164,3 +164,19 @@ def test_split_by_name_after_a_merge_takes_the_merged_spelling(rated_store: Path
     assert out.startswith(f"split from player {crichton}: new player ") and "{" not in out
     new = int(out.split("new player ")[1].split()[0])
     assert _query(rated_store, games, [new, new]) == before  # every game of the merged spelling
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["merge", "1", "1", "--reason", "same"], "error: cannot merge player 1 into itself: give two player ids"),
+        (["merge", "1", "2", "--reason", "   "], "error: --reason must say why"),
+        (["split", "1", "--reason", "two people"], "error: split needs --name or --tournament"),
+        (["split", "1", "--name", "X", "--reason", ""], "error: --reason must say why"),
+    ],
+)
+def test_a_decision_that_cannot_be_made_is_a_one_line_usage_error(tmp_path: Path, args: list[str], words: str) -> None:
+    db = tmp_path / "s.duckdb"
+    code, out = _run("players", *args, "--db", str(db))
+    assert code == 2 and out.startswith(words), out
+    assert not db.exists()  # refused before the store is opened

@@ -43,6 +43,17 @@ def _write(db: Path, players: list[int], action: Callable[[duckdb.DuckDBPyConnec
     return out, lines
 
 
+def _refuse(message: str) -> None:
+    """A usage error before the store is opened: one line, exit 2."""
+    err_console.print(f"error: {message}", style="red")
+    raise typer.Exit(2)
+
+
+def _check_reason(reason: str) -> None:
+    if not reason.strip():
+        _refuse("--reason must say why (it is kept with the decision in player_merges)")
+
+
 @players_app.command("merge")
 def merge(
     kept_id: int = typer.Argument(..., help="player_id that stays"),
@@ -55,6 +66,9 @@ def merge(
     Says whether the rating lists must be re-rated (a rated game of theirs moved)."""
     from elopipe.identity.decisions import merge_players
 
+    _check_reason(reason)
+    if kept_id == merged_id:
+        _refuse(f"cannot merge player {kept_id} into itself: give two player ids")
     mid, rerate = _write(db, [kept_id, merged_id], lambda con: merge_players(con, kept_id, merged_id, reason, by))
     console.print(f"merged player {merged_id} into {kept_id} (decision {mid})")
     for line in rerate:
@@ -74,6 +88,9 @@ def split(
     the rating lists must be re-rated (a rated game moved)."""
     from elopipe.identity.decisions import split_player
 
+    _check_reason(reason)
+    if name is None and not tournament:
+        _refuse("split needs --name or --tournament: which entries move to the new player")
     tids = list(tournament or []) or None
     new_id, rerate = _write(db, [player_id], lambda con: split_player(con, player_id, reason, name, tids, by))
     console.print(f"split from player {player_id}: new player {new_id}")
