@@ -153,3 +153,12 @@ def test_player_link_from_the_index_lands_on_the_player(out: Path) -> None:
     ((href, _),) = _search(out, "mike")
     dom = dump_dom(out, (out / "out").as_uri() + "/" + href)
     assert [r[3] for r in table_rows(dom, "rating-list") if len(r) > 1] == ["Mike, Mo"]
+
+
+def test_top_page_links_the_system_index_and_back(out: Path) -> None:
+    top = dump_dom(out, (out / "out" / "index.html").as_uri())
+    links = top.split('id="system-indexes"', 1)[1].split("</ul>", 1)[0]
+    assert re.findall(r'<a href="([^"]*)">([^<]*)</a>', links) == [("index-fide.html", "FIDE standard")]
+    index = dump_dom(out, (out / "out" / "index-fide.html").as_uri())
+    nav = index.split('id="systems"', 1)[1].split("</nav>", 1)[0]
+    assert '<a href="index.html">All systems</a>' in nav and "<strong>FIDE standard</strong>" in nav

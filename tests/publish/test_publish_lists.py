@@ -286,3 +286,39 @@ def test_titles_in_fides_order() -> None:
     assert title_order(["WFM", "CM", "GM", "WCM", "IM", "FM", "WGM", "WIM", "AGM"]) == [
         "GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM", "AGM"
     ]  # fmt: skip
+
+
+def _links(page: Path) -> list[str]:
+    return re.findall(r'href="(index[^"#]*\.html)"', page.read_text(encoding="utf-8"))
+
+
+def test_system_indexes_link_each_other_and_a_top_page(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, total_games, k, change, source)"
+        " VALUES ('fide-rapid', ?, 1, 2000, 0, 0, 20, 0, 'computed')",
+        [FEB],
+    )
+    rw.close()
+    out = tmp_path / "out"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        publish_outputs(con, "fide", out)
+        assert _links(out / "index.html") == ["index-fide.html"]
+        assert _links(out / "index-fide.html") == ["index.html"]  # the top page; no other system yet
+        publish_outputs(con, "fide-rapid", out)
+        pages = {p: p.read_bytes() for p in out.glob("index*.html")}
+        # the top page lists both systems in their order; each index links the top page and the other
+        assert _links(out / "index.html") == ["index-fide.html", "index-fide-rapid.html"]
+        assert _links(out / "index-fide.html") == ["index.html", "index-fide-rapid.html"]
+        assert _links(out / "index-fide-rapid.html") == ["index.html", "index-fide.html"]
+        assert 'FIDE rapid</a><span class="meta"> – latest list 2024-02-01, 1 list' in (out / "index.html").read_text(
+            encoding="utf-8"
+        )
+        # publishing again changes none of them
+        publish_outputs(con, "fide", out)
+        publish_outputs(con, "fide-rapid", out)
+        assert {p: p.read_bytes() for p in out.glob("index*.html")} == pages
+    finally:
+        con.close()
