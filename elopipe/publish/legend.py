@@ -37,7 +37,7 @@ FIDE_LEGEND: list[tuple[str, str]] = [
         "per game: Ro − Rc as the rating used it: a difference over 400 counts as 400 (B.02 8.3.1); "
         "when it was capped, the raw difference follows in brackets",
     ),
-    ("PD", "per game: expected score for D, from table 8.1.2 (B.02 8.1.2)"),
+    ("PD", "per game: expected score for D used, from table 8.1.2 (B.02 8.1.2)"),
     ("W−PD", "per game: score minus PD; K × the sum of W−PD is the change (B.02 8.3.4)"),
 ]
 
