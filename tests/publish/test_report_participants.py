@@ -330,7 +330,7 @@ def test_report_command_prints_header_and_legend(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     flat = " ".join(res.output.split())
     assert "Federation: IRL" in flat and "Chief arbiter: IA Chief Arbiter" in flat and "Rounds: 3" in flat
-    assert "PD: per game: expected score for D, from table 8.1.2" in flat
+    assert "PD: per game: expected score for D used, from table 8.1.2" in flat
     assert "1 pairing-allocated bye (PAB, U)" in flat
     res = runner.invoke(app, ["report", "-t", "Spring", "--no-legend", "--db", str(db), "--out", str(tmp_path / "o")])
     assert res.exit_code == 0 and "table 8.1.2" not in res.output
