@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.text import Annotation
 
 
 class ChartEvent(NamedTuple):
@@ -177,6 +178,7 @@ def series_figure(series: list[Series], title: str) -> Figure:
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     n_events = n_steps = 0
+    names: list[Annotation] = []
     drawn_steps: set[tuple[dt.date, int, int]] = set()
     for i, (s, style) in enumerate(zip(series, _STYLES, strict=False)):
         ys = [float("nan") if r is None else r for r in s.ratings]
@@ -194,7 +196,7 @@ def series_figure(series: list[Series], title: str) -> Figure:
             gid=f"series-{i}",
         )
         # the first line's tournaments are named (when few); a second line's markers have titles
-        _draw_marks(ax, s.events, s.steps, style, (n_events, n_steps), i == 0, drawn_steps)
+        names += _draw_marks(ax, s.events, s.steps, style, (n_events, n_steps), i == 0, drawn_steps)
         n_events, n_steps = n_events + len(s.events), n_steps + len(s.steps)
     known = [r for s in series for r in s.ratings if r is not None] + [e.rating for s in series for e in s.events]
     if known and max(known) - min(known) < 50:
@@ -212,9 +214,29 @@ def series_figure(series: list[Series], title: str) -> Figure:
     window = x_range([d for s in series for d in [*s.dates, *(e.day for e in s.events)]])
     if window is not None:
         ax.set_xlim(*window)  # type: ignore[arg-type]  # dates, as for `step` above
+    _keep_inside(ax, names)
     # fixed margins: tight_layout/autofmt_xdate cost more than the plot itself
     fig.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.2)
     return fig
+
+
+def _keep_inside(ax: Axes, names: list[Annotation]) -> None:
+    """Turn each tournament name and step label towards the middle of the axes, once their limits
+    are final: a text in the right half ends at its marker, a name near the top goes below it,
+    one near the bottom above, so no text runs past the plot's edge (the figure would cut it)."""
+    if not names:
+        return
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    for a in names:
+        x, y = a.xy
+        right = (float(x) - x0) / ((x1 - x0) or 1) > 0.5
+        fy = (float(y) - y0) / ((y1 - y0) or 1)
+        _, dy = a.xyann
+        if dy:  # a tournament's name; a step's label stays level with the step's middle
+            dy = -12 if fy > 0.85 else 6 if fy < 0.15 else dy
+        dx = abs(a.xyann[0])
+        a.xyann = (-dx if right else dx, dy)
+        a.set_horizontalalignment("right" if right else "left")
 
 
 def _draw_marks(
@@ -225,10 +247,12 @@ def _draw_marks(
     first: tuple[int, int],
     named: bool,
     drawn_steps: set[tuple[dt.date, int, int]],
-) -> None:
+) -> list[Annotation]:
     """A marker per rated tournament (named when `named` and there are few) and each step as an
     orange segment with its label (a step another line drew already is not labelled twice);
-    each artist gets a gid numbered from `first` (events, steps), for the SVG's `<title>`."""
+    each artist gets a gid numbered from `first` (events, steps), for the SVG's `<title>`.
+    Returns the names and labels written (`_keep_inside` turns them once the axes' limits are known)."""
+    names = []
     for i, e in enumerate(events, start=first[0]):
         x = _num(e.day)
         colour = style.marker_colour
@@ -237,14 +261,16 @@ def _draw_marks(
             name = e.title.split(" (")[0][:28]
             # alternate above and below: the names of events close in time would overlap
             dy = 6 if (i - first[0]) % 2 == 0 else -12
-            ax.annotate(name, (x, e.rating), xytext=(3, dy), textcoords="offset points", fontsize=7, color="#7b241c")
+            text = ax.annotate(name, (x, e.rating), xytext=(3, dy), textcoords="offset points", fontsize=7)
+            text.set_color("#7b241c")
+            names.append(text)
     for i, s in enumerate(steps, start=first[1]):
         x = _num(s.day)
         ax.plot([x, x], [s.before, s.after], color="#e67e22", linewidth=2.4, gid=f"step-{i}")
         if (s.day, s.before, s.after) in drawn_steps:
             continue
         drawn_steps.add((s.day, s.before, s.after))
-        ax.annotate(
+        label = ax.annotate(
             s.label,
             (x, (s.before + s.after) / 2),
             xytext=(5, 0),
@@ -253,3 +279,5 @@ def _draw_marks(
             color="#a04000",
             va="center",
         )
+        names.append(label)
+    return names

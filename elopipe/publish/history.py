@@ -5,7 +5,9 @@
 k Int32, change Int32 (rating points), flags String, tournaments List(String) (tournaments
 rated for the player on that list).
 `tournaments_frame` columns: tournament_id Int32, name String, start_date Date,
-start_rank Int32, rating_in_file Int32, points_in_file Decimal(5,1).
+start_rank Int32, rating_in_file Int32, points_in_file Decimal(5,1), points Decimal: the points
+the file declares, else (PGN) the player's score over the event's games and unplayed rounds, as
+the report's crosstable counts it (`crosstable.crosstable`).
 """
 
 from __future__ import annotations
@@ -162,7 +164,8 @@ def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.Data
     Two files of one event are one row: a duplicate export whose games are all another
     tournament's (`game_sources`, as `reports.canonical_event`) is that tournament, and the
     parts of an event held in several files (`tournaments.event_id`) are the event. The
-    start rank, rating and points are the player's entry in the event itself when there is one."""
+    start rank, rating and points are the player's entry in the event itself when there is one;
+    `points` adds up the games when the file declares no points (PGN)."""
     frame: pl.DataFrame = con.sql(
         """
         WITH mine AS (
@@ -183,13 +186,31 @@ def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.Data
             SELECT m.*, COALESCE(t.event_id, t.tournament_id) AS event
             FROM mine m LEFT JOIN dup d USING (tournament_id)
             JOIN tournaments t ON t.tournament_id = COALESCE(d.canon, m.tournament_id)
+        ),
+        scored AS (  -- the player's score in each event, as the crosstable adds it up
+            SELECT COALESCE(t.event_id, t.tournament_id) AS event, g.round, t.tournament_id,
+                   CASE WHEN g.white_id = $pid THEN g.white_score ELSE g.black_score END AS score
+            FROM canonical_games g JOIN tournaments t USING (tournament_id)
+            WHERE $pid IN (g.white_id, g.black_id)
+        ),
+        points AS (
+            SELECT event, sum(score) AS points FROM (
+                SELECT event, score FROM scored
+                UNION ALL
+                SELECT COALESCE(t.event_id, t.tournament_id), u.score
+                FROM unplayed_rounds u JOIN tournaments t USING (tournament_id)
+                WHERE u.player_id = $pid
+                  AND NOT EXISTS (SELECT 1 FROM scored s WHERE s.tournament_id = u.tournament_id AND s.round = u.round)
+            ) GROUP BY event
         )
         SELECT CAST(ev.event AS INTEGER) AS tournament_id, any_value(t.name) AS name,
                any_value(COALESCE(t.start_date, t.first_day)) AS start_date,
                arg_min(ev.start_rank, ev.tournament_id <> ev.event) AS start_rank,
                arg_min(ev.rating_in_file, ev.tournament_id <> ev.event) AS rating_in_file,
-               arg_min(ev.points_in_file, ev.tournament_id <> ev.event) AS points_in_file
+               arg_min(ev.points_in_file, ev.tournament_id <> ev.event) AS points_in_file,
+               COALESCE(arg_min(ev.points_in_file, ev.tournament_id <> ev.event), any_value(pt.points)) AS points
         FROM ev JOIN tournaments t ON t.tournament_id = ev.event
+        LEFT JOIN points pt ON pt.event = ev.event
         GROUP BY ev.event
         ORDER BY start_date NULLS LAST, tournament_id
         """,

@@ -7,6 +7,11 @@ every list newest first, then the player pages. The index links what is in the f
 run wrote it. The search reads a compact JSON block (names, federation, link) and renders at
 most a page of matches, so an index of hundreds of lists and thousands of reports stays light;
 it works offline (inline script, no CDN).
+
+The systems' indexes of one folder link to each other, and `index.html` is the folder's top page:
+one entry per system index present, with its latest list (`write_top_index`). Writing one
+system's index refreshes the others that do not link it yet and rewrites the top page, so the
+pages agree whichever systems a run published, and a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -19,18 +24,66 @@ import duckdb
 import polars as pl
 
 from elopipe.publish.atomic import write_text
-from elopipe.publish.html import json_for_script, render, system_label
+from elopipe.publish.html import SYSTEM_LABELS, json_for_script, render, system_label
 
 FORMAT_ORDER = ("html", "csv", "txt", "parquet")
 # reports shown on the page before "show all" (the rest are a click or a search away)
 REPORTS_SHOWN = 50
 _PAGE = re.compile(r"^(\d+)_")
+_INDEX = re.compile(r"^index-(.+)\.html$")
+TOP_INDEX = "index.html"
 
 
 def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
     """Write `index-<system>.html` in `out_dir` and return its path. It links every list, report
-    and player page of `system` present in the folder; names and dates come from the store when
-    it still knows the id, else from the file name. Raises OSError when it cannot be written."""
+    and player page of `system` present in the folder, the other systems' indexes and the top
+    page; names and dates come from the store when it still knows the id, else from the file
+    name. An index of another system that does not link this one yet is written again, and so
+    is `index.html` (`write_top_index`). Raises OSError when a page cannot be written."""
+    index = _write_system_index(con, system, out_dir)
+    link = f'href="index-{system}.html"'
+    for other in indexed_systems(out_dir):
+        if other != system and link not in (out_dir / f"index-{other}.html").read_text(encoding="utf-8"):
+            _write_system_index(con, other, out_dir)
+    write_top_index(out_dir)
+    return index
+
+
+def indexed_systems(out_dir: Path) -> list[str]:
+    """The systems with an `index-<system>.html` in `out_dir`, in `SYSTEM_LABELS` order, then
+    the others (scenarios among them) by name."""
+    found = [m.group(1) for f in out_dir.glob("index-*.html") if (m := _INDEX.match(f.name))]
+    return sorted(found, key=_system_order)
+
+
+def _system_order(system: str) -> tuple[int, str]:
+    order = list(SYSTEM_LABELS)
+    return (order.index(system) if system in order else len(order), system)
+
+
+def write_top_index(out_dir: Path) -> Path:
+    """Write `index.html` in `out_dir`: a link to each system's index present there
+    (`indexed_systems`) with the date of its latest list in the folder; return its path.
+    Raises OSError when it cannot be written."""
+    systems = []
+    for system in indexed_systems(out_dir):
+        lists = _lists(out_dir, system)
+        systems.append(
+            {
+                "label": system_label(system),
+                "href": f"index-{system}.html",
+                "latest": lists[0]["date"] if lists else None,
+                "n_lists": len(lists),
+            }
+        )
+    top = out_dir / TOP_INDEX
+    write_text(top, render("top_index.html.j2", title="elopipe outputs", systems=systems))
+    return top
+
+
+def _write_system_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
+    """`index-<system>.html` (see `write_index`), linking the systems indexed in the folder and
+    this one."""
     lists = _lists(out_dir, system)
     reports = _pages(con, out_dir / "reports" / system, f"reports/{system}", "tournaments", "tournament_id")
     players = _pages(con, out_dir / "players" / system, f"players/{system}", "players", "player_id")
@@ -53,6 +106,11 @@ def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> P
             reports=reports[:REPORTS_SHOWN],
             n_reports=len(reports),
             players=players,
+            systems=[
+                {"label": system_label(x), "href": f"index-{x}.html", "current": x == system}
+                for x in sorted({*indexed_systems(out_dir), system}, key=_system_order)
+            ],
+            top_index=TOP_INDEX,
             search_json=json_for_script(search),
         ),
     )

@@ -32,8 +32,12 @@ FIDE_LEGEND: list[tuple[str, str]] = [
         "for a player with no rated game, why",
     ),
     ("Rc", "per game: the opponent's rating in force"),
-    ("D", "per game: Ro − Rc; a difference over 400 counts as 400 (B.02 8.3.1), shown with the raw value"),
-    ("PD", "per game: expected score for D, from table 8.1.2 (B.02 8.1.2)"),
+    (
+        "D used",
+        "per game: Ro − Rc as the rating used it: a difference over 400 counts as 400 (B.02 8.3.1); "
+        "when it was capped, the raw difference follows in brackets",
+    ),
+    ("PD", "per game: expected score for D used, from table 8.1.2 (B.02 8.1.2)"),
     ("W−PD", "per game: score minus PD; K × the sum of W−PD is the change (B.02 8.3.4)"),
 ]
 
@@ -81,6 +85,27 @@ def _ffe_legend(
         ),
         ("New", "new rating, rounded to the nearest 10, halves up (spec A.5)"),
     ]
+
+
+#: the crosstable of an HTML report (`crosstable.crosstable`), the same in every system
+CROSSTABLE_LEGEND: list[tuple[str, str]] = [
+    ("Rtg", "crosstable: the rating the file wrote for the player (TRF 001; PGN WhiteElo / BlackElo)"),
+    (
+        "1, 2, …",
+        "crosstable, per round: the opponent's SNo, colour (w / b) and result (1, ½, 0), e.g. 12w1; a round not "
+        "played shows its TRF code: + forfeit win, - forfeit loss, H half-point bye, F full-point bye, "
+        "U pairing-allocated bye, Z zero-point bye; ?1, ?2, … games without a round (PGN without Round tags), "
+        "in file order",
+    ),
+    ("Pts", "crosstable: points, the total the file declares (TRF 001), else the sum of the games and byes"),
+    ("Rank", "crosstable: the final rank the file gives (TRF 001), else by points, equal points sharing a rank"),
+]
+
+
+def report_legend(system: str) -> list[tuple[str, str]]:
+    """The legend of an HTML report of `system`: `legend(system)`, then `CROSSTABLE_LEGEND`
+    (the terminal shows no crosstable, so `elopipe report` prints `legend` alone)."""
+    return [*legend(system), *CROSSTABLE_LEGEND]
 
 
 def legend(system: str) -> list[tuple[str, str]]:

@@ -3,13 +3,16 @@
 The rows travel as JSON and the page's script renders, sorts, searches, pages and filters them,
 so a list of 400,000 players stays one light file. Filters, as FIDE's top lists cut a list:
 federation (with it the page is that federation's national list), women (`sex` 'w'), juniors
-U20, seniors 50+ and 65+, title. Age counts by birth year against the list's year, as FIDE's age
-categories do (a U20 junior on a 2025 list was born in 2005 or later, a 50+ senior in 1975 or
-earlier, a 65+ senior in 1960 or earlier). Under a filter the Rank column numbers the active
-players with the list's ID who pass it (equal ratings share a rank): the national rank under a
-federation filter equals `fed_rank` of `lists.rating_list`. The name search finds rows and never
-renumbers them. Players without the list's ID come after the ranked section, under a heading,
-without a rank. The filters can be set by the URL: `#fed=IRL&sex=w&age=u20&title=WGM&q=name`.
+U20, seniors 50+ and 65+, title (in FIDE's order, `TITLE_ORDER`). Age counts by birth year
+against the list's year, as FIDE's age categories do (a U20 junior on a 2025 list was born in
+2005 or later, a 50+ senior in 1975 or earlier, a 65+ senior in 1960 or earlier); a player whose
+files give no birth year is in no age filter, and the page says how many. Under a filter the Rank
+column numbers the active players with the list's ID who pass it (equal ratings share a rank):
+the national rank under a federation filter equals `fed_rank` of `lists.rating_list`. The name
+search finds rows and never renumbers them. Players without the list's ID come after the ranked
+section, under a heading, without a rank, counted in the note under the filters and the search.
+The flags legend explains the flags of the list's own system (`flag_legend`). The filters can be
+set by the URL: `#fed=IRL&sex=w&age=u20&title=WGM&q=name`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,46 @@ HTML_COLUMNS = [
     ("change", "Change", True),
     ("flags", "Flags", False),
 ]
+
+# FIDE's order of titles (Handbook B.01: open titles, then women's); others follow by name
+TITLE_ORDER = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
+
+# the flags every list may show, then those of one system's lists (`lists.display_flags`, the
+# engines' `rating_lists.flags`: FIDE `rating.fide_period._list_flags`, FFE `rating.ffe_run`)
+_COMMON_FLAGS = [
+    (["i"], "inactive: no rated game in the last 12 months (FIDE B.02 7.2.2); the rating stays as it was"),
+    (["w"], "woman"),
+    (["new"], "first rating on this list"),
+]
+_FIDE_FLAGS = [
+    (["pool"], "unrated, games pooled towards a first rating (B.02 7.1.4)"),
+    (["delisted"], "fell below the rating floor (B.02 7.2.1)"),
+    (["adj2024:+N"], "the FIDE 1 March 2024 adjustment added N rating points"),
+]
+_FFE_FLAGS = [
+    (["F", "N", "E"], "rating from FIDE, national rating, estimate (not a rating)"),
+    (["archived"], "unrated: fewer compatible games than a first rating needs, kept for later (spec A.6)"),
+]
+
+
+def flag_legend(system: str) -> list[tuple[list[str], str]]:
+    """(flags, meaning) pairs of the flags a list of `system` can show: the common ones, then
+    FIDE's for a FIDE list ('fide', 'fide-rapid', 'fide-blitz', their scenarios), FFE's for an
+    FFE list, and the flag of a player without the list's ID (`lists.no_id_flag`)."""
+    own = _FIDE_FLAGS if system.startswith("fide") else _FFE_FLAGS if system.startswith("ffe") else []
+    marker = no_id_flag(system)
+    no_id = [([marker], f"{_NO_ID_LABEL[marker]}: rated from files that gave none; not ranked")] if marker else []
+    return [*_COMMON_FLAGS, *own, *no_id]
+
+
+def title_order(titles: list[str]) -> list[str]:
+    """`titles` (distinct, no empty one) in FIDE's order (`TITLE_ORDER`), other titles after
+    them by name."""
+    rank = {t: i for i, t in enumerate(TITLE_ORDER)}
+    return sorted(titles, key=lambda t: (rank.get(t, len(rank)), t))
+
+
+_NO_ID_LABEL = {"no-fide-id": "no FIDE ID", "no-licence": "no FFE licence"}
 
 # JSON row: the HTML_COLUMNS values, then the player's page (or null), then 1 when the player
 # can be ranked (active, with the list's ID), then 1 when the player lacks the list's ID.
@@ -72,10 +115,12 @@ def list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: d
         list_year=list_date.year,
         n_players=df.height,
         n_unranked_id=int(df["no_id"].sum()),
-        no_id_label={"no-fide-id": "no FIDE ID", "no-licence": "no FFE licence"}.get(marker, ""),
+        n_no_birth_year=int(df["birth_year"].null_count()),
+        no_id_label=_NO_ID_LABEL.get(marker, ""),
         no_id_flag=marker,
+        flag_legend=flag_legend(system),
         federations=sorted(f for f in df["federation"].unique().to_list() if f),
-        titles=sorted(t for t in df["title"].unique().to_list() if t),
+        titles=title_order([t for t in df["title"].unique().to_list() if t]),
         columns=columns,
         columns_json=json_for_script(columns),
         extra_json=json_for_script(_EXTRA),

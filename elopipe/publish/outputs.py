@@ -14,7 +14,7 @@ from elopipe.publish.atomic import replacing, write_text
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import write_player_page
-from elopipe.publish.index import write_index
+from elopipe.publish.index import TOP_INDEX, write_index
 from elopipe.publish.list_html import list_html
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
 from elopipe.publish.reports import tournaments_by_list, write_report
@@ -78,12 +78,13 @@ def publish_outputs(
 ) -> list[Path]:
     """Write the lists of `system` for `list_dates` (None = the latest list) in every format,
     a report for every tournament rated on those lists, and history pages with charts for
-    the top players (the `TOP_PLAYERS` highest rated of each list), plus `index.html`.
+    the top players (the `TOP_PLAYERS` highest rated of each list), plus the indexes.
 
     Layout under `out_dir`: `lists/<system>_<date>.{csv,parquet,txt,html}`,
     `reports/<system>/<id>_<name>.{players.csv,games.csv,crosstable.csv,html}`,
     `players/<system>/<id>_<name>.{png,html}`, `index-<system>.html` (see `write_index`: it
-    links every page of the folder, also those of earlier runs).
+    links every page of the folder, also those of earlier runs) and `index.html`, the top page
+    linking every system's index.
     Order: the player pages, then list by list its files and its tournaments' reports, then the
     index. `on_list(date)` is called once a list's files and reports are written (the last list
     only after the index), so a caller can record how far an interrupted publish got.
@@ -119,7 +120,8 @@ def publish_outputs(
                 paths.extend(write_report(con, tid, system, out / "reports" / system))
                 reported.add(tid)
         if i == len(dates) - 1:
-            paths.append(write_index(con, system, out))
+            index = write_index(con, system, out)
+            paths.extend([index, out / TOP_INDEX])  # write_index rewrites the top page too
         if on_list is not None:
             on_list(d)
     return paths

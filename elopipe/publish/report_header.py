@@ -4,7 +4,9 @@ TRF header records (FIDE TRF16 / TRF-26, `../shared/specs/trf-format.md`): 012 n
 032 federation, 042 / 052 start and end dates, 102 chief arbiter, 112 deputy chief arbiter(s),
 122 time control, 142 / XXR rounds; PGN tags: Event, Site, EventDate, EventRounds, EventCountry,
 TimeControl. The store keeps them in `tournaments` (112 in `extra.headers`, TimeControl on
-each game). For an event held in several files, the parts' values are combined.
+each game). For an event held in several files, the parts' values are combined. A city that
+ends with its federation's code ('Madrid ESP', PGN's Site convention) is shown without it, the
+code as the federation when the file gives none (`_CITY_FED`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,25 @@ import duckdb
 
 from elopipe.identity.events import PARTS
 
+# A city written 'Madrid ESP' (PGN's Site tag: "City, Region" with the IOC code) or
+# 'Frankfurt (Main) /GER' (a TRF 022 field) carries the federation: the header shows the city
+# alone and that code as the federation, unless the file's federation (032, EventCountry) says
+# another, when the city stays as written.
+_CITY_FED = r"^(.+?)[\s,/]+([A-Z]{3})$"
+
 _HEADER_SQL = f"""
-WITH parts AS (SELECT * FROM tournaments WHERE tournament_id IN {PARTS}),
+WITH given AS (
+    SELECT *, nullif(trim(federation), '') AS fed_given,
+           nullif(regexp_extract(trim(city), '{_CITY_FED}', 2), '') AS city_fed
+    FROM tournaments WHERE tournament_id IN {PARTS}
+),
+parts AS (
+    SELECT * REPLACE (
+        CASE WHEN city_fed IS NOT NULL AND upper(COALESCE(fed_given, city_fed)) = city_fed
+             THEN regexp_extract(trim(city), '{_CITY_FED}', 1) ELSE city END AS city,
+        COALESCE(fed_given, city_fed) AS federation)
+    FROM given
+),
 tc AS (  -- PGN: the time control most games carry
     SELECT time_control FROM canonical_games
     WHERE tournament_id IN (SELECT tournament_id FROM parts) AND nullif(trim(time_control), '') IS NOT NULL

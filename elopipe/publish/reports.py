@@ -38,7 +38,7 @@ from elopipe.publish.atomic import write_text
 from elopipe.publish.crosstable import crosstable, start_numbers
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
-from elopipe.publish.legend import legend
+from elopipe.publish.legend import report_legend
 from elopipe.publish.participants import round_reasons, ru_note, skip_reason
 from elopipe.publish.report_header import HEADER_FIELDS, report_header
 from elopipe.runtime.errors import ElopipeError
@@ -482,7 +482,8 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     Files: `<stem>.players.csv` (a row per participant, columns `PERFORMANCE_COLUMNS`),
     `<stem>.games.csv` (game by game), `<stem>.crosstable.csv`, for FFE systems `<stem>.ffe.csv`
     (period working), and `<stem>.html` (all of them, standalone, with the event's header and
-    the legend of the system's columns). Returns the paths, the HTML last.
+    the legend of the system's columns and the crosstable's, `legend.report_legend`). Returns the
+    paths, the HTML last.
     Raises LookupError if the tournament does not exist, `NothingToReport` (nothing written)
     when no player of it is rated under `system`.
     """
@@ -520,7 +521,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         system=system_label(system),
         tournament=info,
         header=[(label, header[key]) for key, label in HEADER_FIELDS if key in header],
-        legend=legend(system),
+        legend=report_legend(system),
         list_dates=sorted({str(d) for d in perf["list_date"] if d is not None}),
         players=list(perf.iter_rows(named=True)),
         n_rated=perf.filter(pl.col("no_rating_reason").is_null()).height,

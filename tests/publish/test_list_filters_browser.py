@@ -107,6 +107,32 @@ def test_filter_scope_is_named(out: Path) -> None:
     assert scope is not None and scope.group(1) == "national list FRA, juniors U20 (born 2004 or later)"
 
 
+def _select(dom: str, select_id: str) -> list[tuple[str, str]]:
+    """(value, text) of the options of the select `select_id`."""
+    box = dom.split(f'id="{select_id}"', 1)[1].split("</select>", 1)[0]
+    return [(v or t, t) for v, t in re.findall(r'<option(?: value="([^"]*)")?[^>]*>([^<]*)</option>', box)]
+
+
+def test_title_filter_in_fides_order_and_a_compact_age_filter(out: Path) -> None:
+    dom = dump_dom(out, (out / "out" / "lists" / "fide_2024-02-01.html").as_uri())
+    # FIDE's order (GM, IM, FM, CM, then the women's titles), not the alphabet's (FM, GM, WFM, WGM)
+    assert [v for v, _ in _select(dom, "f-title")] == ["all", "*", "GM", "FM", "WGM", "WFM"]
+    # short entries, as the other filters; the birth years are in the note and the scope
+    assert [t for _, t in _select(dom, "f-age")] == ["all", "U20", "50+", "65+"]
+    assert "U20 born 2004 or later, 50+ born 1974 or earlier, 65+ born 1959 or earlier" in dom
+
+
+@pytest.mark.parametrize(
+    ("fragment", "count"),
+    [("", "2"), ("#fed=FRA", "0"), ("#fed=IRL", "2"), ("#age=65", "1"), ("#q=hotel", "1"), ("#sex=w", "0")],
+)
+def test_no_fide_id_note_counts_the_rows_the_filters_leave(out: Path, fragment: str, count: str) -> None:
+    dom = dump_dom(out, (out / "out" / "lists" / "fide_2024-02-01.html").as_uri() + fragment)
+    shown = re.search(r'id="no-id-count">([^<]*)<', dom)
+    assert shown is not None and shown.group(1) == count
+    assert sum(1 for r in table_rows(dom, "rating-list") if r[0] == "" and len(r) > 1 and r[1] == "") == int(count)
+
+
 def _search(out: Path, query: str) -> list[tuple[str, str]]:
     dom = dump_dom(out, (out / "out" / "index-fide.html").as_uri() + "#q=" + query)
     results = dom.split('id="search-results"', 1)[1].split("</ul>", 1)[0]
@@ -127,3 +153,12 @@ def test_player_link_from_the_index_lands_on_the_player(out: Path) -> None:
     ((href, _),) = _search(out, "mike")
     dom = dump_dom(out, (out / "out").as_uri() + "/" + href)
     assert [r[3] for r in table_rows(dom, "rating-list") if len(r) > 1] == ["Mike, Mo"]
+
+
+def test_top_page_links_the_system_index_and_back(out: Path) -> None:
+    top = dump_dom(out, (out / "out" / "index.html").as_uri())
+    links = top.split('id="system-indexes"', 1)[1].split("</ul>", 1)[0]
+    assert re.findall(r'<a href="([^"]*)">([^<]*)</a>', links) == [("index-fide.html", "FIDE standard")]
+    index = dump_dom(out, (out / "out" / "index-fide.html").as_uri())
+    nav = index.split('id="systems"', 1)[1].split("</nav>", 1)[0]
+    assert '<a href="index.html">All systems</a>' in nav and "<strong>FIDE standard</strong>" in nav

@@ -8,11 +8,12 @@ import re
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
-from elopipe.publish.charts import ChartEvent, ChartStep, Series, render_series
+from elopipe.publish.charts import ChartEvent, ChartStep, Series, render_series, series_figure
 from elopipe.publish.history import chart_marks, find_player, history_frame, tournaments_frame, write_player_page
 from tests.helpers.publish_store import FEB, JAN, build_store
 
@@ -135,6 +136,27 @@ def test_chart_svg_titles_markers_and_the_adjustment_step() -> None:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_chart_names_stay_inside_the_plot() -> None:
+    # Firouzja's chart: a long name at the last list, at the top of the axis, and one at the
+    # first, at the bottom; matplotlib would write both from the marker rightwards, off the figure
+    late, early = dt.date(2022, 7, 4), dt.date(2021, 11, 7)
+    events = [
+        ChartEvent(early, 2770, "FIDE Grand Swiss 2021 (2021-10-27 – 2021-11-07): Ro 2770"),
+        ChartEvent(late, 2782, "FIDE Candidates Tournament 2022 Madrid (2022-06-17 – 2022-07-04): Ro 2782"),
+    ]
+    steps = [ChartStep(dt.date(2022, 8, 1), 2782, 2770, "1 Mar 2024 adjustment +0 written long")]
+    line = Series([dt.date(2021, 12, 1), dt.date(2022, 8, 1)], [2782, 2770], events, steps)
+    fig = series_figure([line], "Firouzja, Alireza – FIDE standard")
+    fig.canvas.draw()
+    box = fig.axes[0].get_window_extent()
+    texts = [t for t in fig.axes[0].texts if t.get_text()]
+    assert len(texts) == 3
+    for t in texts:
+        ext = t.get_window_extent()
+        assert box.x0 <= ext.x0 and ext.x1 <= box.x1, t.get_text()
+        assert box.y0 <= ext.y0 and ext.y1 <= box.y1, t.get_text()
+
+
 def test_player_page_titles_its_markers_and_shows_the_adjustment(con, tmp_path: Path) -> None:
     paths = write_player_page(con, 3, "fide", tmp_path)
     html = paths[-1].read_text(encoding="utf-8")
@@ -143,6 +165,37 @@ def test_player_page_titles_its_markers_and_shows_the_adjustment(con, tmp_path: 
     assert "2024-04-01" not in html  # a month without games is left out
     played = html.split('id="tournaments"', 1)[1]
     assert played.count("<td>Spring Open 2024</td>") == 1  # the duplicate export is the same event
+
+
+def test_pgn_event_points_come_from_the_games_and_missing_values_say_so(tmp_path: Path) -> None:
+    # a PGN event (no start rank, no declared points): Charlie won one game and drew one there
+    rw = duckdb.connect(str(_store(tmp_path)))
+    try:
+        rw.execute(
+            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date)"
+            " VALUES (5, 1, 'pgn', 'Summer Cup 2024', DATE '2024-06-01', DATE '2024-06-02')"
+        )
+        rw.execute("INSERT INTO tournament_players (tournament_id, player_id, file_id) VALUES (5, 3, 1), (5, 2, 1)")
+        rw.execute(
+            "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
+            " black_score, played) VALUES (50, 5, 1, 1, 3, 2, '1-0', 1, 0, TRUE),"
+            " (51, 5, 1, 2, 2, 3, '1/2-1/2', 0.5, 0.5, TRUE)"
+        )
+        rw.execute("UPDATE players SET title = 'WFM' WHERE player_id = 3")
+    finally:
+        rw.close()
+    con = duckdb.connect(str(tmp_path / "s.duckdb"), read_only=True)
+    try:
+        t = tournaments_frame(con, 3)
+        html = write_player_page(con, 3, "fide", tmp_path / "p")[-1].read_text(encoding="utf-8")
+    finally:
+        con.close()
+    summer = t.filter(pl.col("tournament_id") == 5).row(0, named=True)
+    assert (summer["start_rank"], summer["points_in_file"], str(summer["points"])) == (None, None, "1.5")
+    assert str(t.filter(pl.col("tournament_id") == 1)["points"][0]) == "2.0"  # the TRF's declared total
+    row = html.split("<td>Summer Cup 2024</td>", 1)[1].split("</tr>", 1)[0]
+    assert re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row) == ["—", "—", "1.5"]
+    assert '<strong id="player-title">WFM</strong>' in html
 
 
 def test_nothing_rated_gives_no_chart(con, tmp_path: Path) -> None:

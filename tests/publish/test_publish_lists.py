@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 import duckdb
@@ -15,6 +16,7 @@ from elopipe.cli.main import app
 from elopipe.publish import publish_outputs, write_list
 from elopipe.publish.diff import diff_lists
 from elopipe.publish.fidetxt import rating_header, to_fide_txt
+from elopipe.publish.list_html import flag_legend, list_html, title_order
 from elopipe.publish.lists import display_flags, list_dates, rating_list
 from tests.helpers.publish_store import FEB, JAN, build_store
 
@@ -252,3 +254,71 @@ def test_fide_txt_reads_back_with_the_official_list_importer(con, tmp_path: Path
     assert got["k"].to_list() == want["k"].to_list()
     assert got["birth_year"].to_list() == want["birth_year"].to_list()
     assert got["flag"].fill_null("").to_list() == want["fide_flag"].to_list()
+
+
+def _legend(html: str) -> list[str]:
+    """The flags the page's legend explains, in order."""
+    legend = html.split('id="flag-legend"', 1)[1].split("</dl>", 1)[0]
+    return re.findall(r'<span class="flag">([^<]*)</span>', legend)
+
+
+def test_flag_legend_is_the_lists_own_system(con) -> None:
+    df = rating_list(con, "fide", FEB)
+    fide = _legend(list_html(df, "fide", FEB, None))
+    assert fide == ["i", "w", "new", "pool", "delisted", "adj2024:+N", "no-fide-id"]
+    # an FFE list explains F N E and its own ID flag, none of FIDE's
+    ffe = _legend(list_html(df, "ffe", FEB, None))
+    assert ffe == ["i", "w", "new", "F", "N", "E", "archived", "no-licence"]
+    assert _legend(list_html(df, "elo", FEB, None)) == ["i", "w", "new"]
+    assert [t for flags, _ in flag_legend("fide-rapid") for t in flags] == fide
+
+
+def test_list_page_says_who_no_age_filter_holds(con) -> None:
+    df = rating_list(con, "fide", FEB)
+    assert df["birth_year"].null_count() == 0
+    assert "no-birth-year" not in list_html(df, "fide", FEB, None)
+    one = df.with_columns(pl.when(pl.col.player_id == 2).then(None).otherwise(pl.col.birth_year).alias("birth_year"))
+    html = list_html(one, "fide", FEB, None)
+    assert '<span id="no-birth-year">1</span> player with no birth year in the files is in no age filter' in html
+
+
+def test_titles_in_fides_order() -> None:
+    assert title_order(["WFM", "CM", "GM", "WCM", "IM", "FM", "WGM", "WIM", "AGM"]) == [
+        "GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM", "AGM"
+    ]  # fmt: skip
+
+
+def _links(page: Path) -> list[str]:
+    return re.findall(r'href="(index[^"#]*\.html)"', page.read_text(encoding="utf-8"))
+
+
+def test_system_indexes_link_each_other_and_a_top_page(tmp_path: Path) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute(
+        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, total_games, k, change, source)"
+        " VALUES ('fide-rapid', ?, 1, 2000, 0, 0, 20, 0, 'computed')",
+        [FEB],
+    )
+    rw.close()
+    out = tmp_path / "out"
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        publish_outputs(con, "fide", out)
+        assert _links(out / "index.html") == ["index-fide.html"]
+        assert _links(out / "index-fide.html") == ["index.html"]  # the top page; no other system yet
+        publish_outputs(con, "fide-rapid", out)
+        pages = {p: p.read_bytes() for p in out.glob("index*.html")}
+        # the top page lists both systems in their order; each index links the top page and the other
+        assert _links(out / "index.html") == ["index-fide.html", "index-fide-rapid.html"]
+        assert _links(out / "index-fide.html") == ["index.html", "index-fide-rapid.html"]
+        assert _links(out / "index-fide-rapid.html") == ["index.html", "index-fide.html"]
+        assert 'FIDE rapid</a><span class="meta"> – latest list 2024-02-01, 1 list' in (out / "index.html").read_text(
+            encoding="utf-8"
+        )
+        # publishing again changes none of them; the top page is among the files written
+        assert out / "index.html" in publish_outputs(con, "fide", out)
+        publish_outputs(con, "fide-rapid", out)
+        assert {p: p.read_bytes() for p in out.glob("index*.html")} == pages
+    finally:
+        con.close()

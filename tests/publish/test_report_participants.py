@@ -4,6 +4,7 @@ was rated (the hand-made store of `tests.helpers.publish_store`, plus a few rows
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
-from elopipe.publish.legend import legend
+from elopipe.publish.legend import legend, report_legend
 from elopipe.publish.participants import ru_note
 from elopipe.publish.report_header import report_header
 from elopipe.publish.reports import (
@@ -95,6 +96,25 @@ def test_the_report_files_carry_the_participant_and_the_header(con, tmp_path: Pa
         assert text in html, text
 
 
+def test_report_legend_explains_the_crosstable_and_game_columns(con, tmp_path: Path) -> None:
+    html = write_report(con, 1, "fide", tmp_path)[-1].read_text(encoding="utf-8")
+    terms = set(re.findall(r"<dt>([^<]*)</dt>", html.split('id="legend"', 1)[1]))
+    cross = re.findall(r"<th[^>]*>([^<]*)</th>", html.split('id="crosstable"', 1)[1].split("</thead>", 1)[0])
+    assert cross == ["SNo", "Name", "Rtg", "1", "2", "3", "4", "Pts", "Rank"]
+    assert {"SNo", "Rtg", "1, 2, …", "Pts", "Rank"} <= terms
+    games = re.findall(r"<th[^>]*>([^<]*)</th>", html.split('class="games"', 1)[1].split("</thead>", 1)[0])
+    assert {"Rc", "D used", "PD", "W−PD"} <= set(games) & terms
+    assert "e.g. 12w1" in html and "Z zero-point bye" in html
+    # an FFE report explains the same crosstable
+    assert {"Rtg", "1, 2, …", "Pts", "Rank"} <= {t for t, _ in report_legend("ffe")}
+
+
+def test_no_legend_is_for_the_terminal_only() -> None:
+    res = CliRunner().invoke(app, ["report", "--help"])
+    text = " ".join(re.sub("[│╭╮╰╯─]", " ", res.output).split())  # the help's box, wrapped at 80 columns
+    assert "after the table in the terminal (the HTML report always has its legend)" in text
+
+
 def test_report_header_of_a_pgn_event_takes_the_games_time_control(tmp_path: Path) -> None:
     db = build_store(tmp_path / "s.duckdb")
     rw = duckdb.connect(str(db))
@@ -111,6 +131,32 @@ def test_report_header_of_a_pgn_event_takes_the_games_time_control(tmp_path: Pat
     assert header["rounds"] == "3"  # the highest round of its games
     assert header["dates"] == "2024-01-10"  # one day: one date
     assert "federation" not in header and "chief_arbiter" not in header  # never a placeholder
+
+
+@pytest.mark.parametrize(
+    ("city", "federation", "shown"),
+    [
+        ("Madrid ESP", "ESP", ("Madrid", "ESP")),  # PGN Site: the federation is not said twice
+        ("Frankfurt (Main) /GER", None, ("Frankfurt (Main)", "GER")),  # TRF 022 carrying it, no 032
+        ("Riga LAT", None, ("Riga", "LAT")),
+        ("Lyon FRA", "SUI", ("Lyon FRA", "SUI")),  # another federation: the city as written
+        ("Green Isle Hotel, Dublin", "IRL", ("Green Isle Hotel, Dublin", "IRL")),
+        ("Cork", "IRL", ("Cork", "IRL")),
+    ],
+)
+def test_report_header_city_never_glues_the_federation(
+    tmp_path: Path, city: str, federation: str | None, shown: tuple[str, str]
+) -> None:
+    db = build_store(tmp_path / "s.duckdb")
+    rw = duckdb.connect(str(db))
+    rw.execute("UPDATE tournaments SET city = ?, federation = ?", [city, federation])
+    rw.close()
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        header = report_header(con, 1)
+    finally:
+        con.close()
+    assert (header["city"], header["federation"]) == shown
 
 
 def test_a_game_the_rating_left_out_is_named_by_its_reason(tmp_path: Path) -> None:
@@ -163,9 +209,9 @@ def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
 
 def test_legends_explain_every_column_of_each_system() -> None:
     fide = dict(legend("fide"))
-    for term in ("Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Rp", "Rc", "D", "PD", "W−PD"):
+    for term in ("Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Rp", "Rc", "D used", "PD", "W−PD"):
         assert term in fide, term
-    assert "8.1.2" in fide["PD"] and "400" in fide["D"] and "8.3.3" in fide["K"]
+    assert "8.1.2" in fide["PD"] and "400" in fide["D used"] and "8.3.3" in fide["K"]
     ffe = dict(legend("ffe"))
     for term in ("X", "p", "Z", "P", "src", "N inc.", "method"):
         assert term in ffe, term
@@ -284,7 +330,7 @@ def test_report_command_prints_header_and_legend(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     flat = " ".join(res.output.split())
     assert "Federation: IRL" in flat and "Chief arbiter: IA Chief Arbiter" in flat and "Rounds: 3" in flat
-    assert "PD: per game: expected score for D, from table 8.1.2" in flat
+    assert "PD: per game: expected score for D used, from table 8.1.2" in flat
     assert "1 pairing-allocated bye (PAB, U)" in flat
     res = runner.invoke(app, ["report", "-t", "Spring", "--no-legend", "--db", str(db), "--out", str(tmp_path / "o")])
     assert res.exit_code == 0 and "table 8.1.2" not in res.output

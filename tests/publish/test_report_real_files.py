@@ -67,8 +67,11 @@ def test_headers_of_the_real_files(con) -> None:
     km = report_header(con, find_tournament(con, "Karl-Mala"))
     assert km["deputy_arbiter"] == "NSR Thomas Rondio, NSR Wolfgang Hettler"  # TRF 112, given twice
     assert km["time_control"] == "40/120, 60" and km["dates"] == "2005-07-28 – 2005-07-31"
+    # TRF 022 'Frankfurt (Main) /GER' and no 032: the city, and its code as the federation
+    assert (km["city"], km["federation"]) == ("Frankfurt (Main)", "GER")
     cand = report_header(con, find_tournament(con, "Candidates 2022"))
     assert (cand["federation"], cand["rounds"], cand["dates"]) == ("ESP", "14", "2022-06-17 – 2022-07-04")
+    assert cand["city"] == "Madrid"  # Site 'Madrid ESP': the federation is not glued to the city
 
 
 def test_an_event_left_out_says_why(con, tmp_path: Path) -> None:

@@ -21,7 +21,11 @@ def report(
     system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder (reports/<system>/ inside)."),
     all_rated: bool = typer.Option(False, "--all", help="Every tournament rated under the system."),
-    show_legend: bool = typer.Option(True, "--legend/--no-legend", help="Explain the columns after the table."),
+    show_legend: bool = typer.Option(
+        True,
+        "--legend/--no-legend",
+        help="Explain the columns after the table in the terminal (the HTML report always has its legend).",
+    ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""

@@ -259,7 +259,8 @@ def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
         if not files:
             continue
         folder = files[0].parent if kind == "index" else summary.out / kind
-        shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
+        # every system's publish rewrites the top index.html: named once
+        shown = ", ".join(dict.fromkeys(p.name for p in files)) if kind == "index" else f"{len(files)} files"
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
     if not summary.published and not summary.stopped and not summary.publish_failures:
         console.print(f"outputs: {summary.out} ({_why_nothing_written(summary)})", soft_wrap=True)
