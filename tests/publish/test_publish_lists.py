@@ -199,6 +199,19 @@ def test_publish_command(tmp_path: Path) -> None:
     assert res.exit_code == 1
 
 
+def test_diff_file_names_the_system_once(con, tmp_path: Path) -> None:
+    # a published file against a store list: the file's stem 'fide_2024-01-01' must not repeat 'fide'
+    published = write_list(con, "fide", JAN, tmp_path / "before", ["csv"])[0]
+    db = build_store(tmp_path / "s2.duckdb")
+    out = tmp_path / "d"
+    res = CliRunner().invoke(
+        app, ["publish", "--db", str(db), "--out", str(out), "--diff", str(published), "2024-02-01"]
+    )
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in out.iterdir()] == ["diff_fide_2024-01-01_2024-02-01.csv"]
+    assert "diff_fide_fide" not in res.output
+
+
 @pytest.mark.parametrize("name", ["</script><b>Evil & Co", "<!--<script>"])
 def test_html_list_survives_markup_in_names(tmp_path: Path, name: str) -> None:
     # "<!--<script>" inside a <script> element puts the HTML parser in its escape state, where

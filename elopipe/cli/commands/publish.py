@@ -109,7 +109,7 @@ def _needs_db(diff: tuple[str, str]) -> bool:
 
 
 def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, ref_b: str, out: Path) -> None:
-    from elopipe.publish.diff import diff_lists
+    from elopipe.publish.diff import diff_file_name, diff_lists
 
     df = diff_lists(con, system, ref_a, ref_b)
     counts = {s: df.filter(df["status"] == s).height for s in ("new", "changed", "delisted", "dropped")}
@@ -131,6 +131,6 @@ def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, 
     print_table(table)
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"diff_{system}_{Path(ref_a).stem}_{Path(ref_b).stem}.csv"
+    path = out / diff_file_name(system, ref_a, ref_b)
     write_csv(df, path)
     console.print(f"diff written to {path}")
