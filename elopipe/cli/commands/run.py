@@ -64,12 +64,13 @@ def parse_systems(text: str) -> list[str]:
 
 
 def parse_max_lists(text: str) -> int | None:
-    """'12' -> 12, 'all' -> None (no limit). Raises typer.BadParameter otherwise."""
+    """'12' -> 12, 'all' -> None (no limit). Raises typer.BadParameter (usage error, exit 2)
+    otherwise, 0 included: writing no list would leave the changed lists unpublished."""
     if text.strip().lower() == "all":
         return None
-    if text.strip().isdigit():
+    if text.strip().isdigit() and int(text) >= 1:
         return int(text)
-    raise typer.BadParameter(f"{text!r}: give a number of lists or 'all'")
+    raise typer.BadParameter(f"{text.strip()}: give a number of lists, 1 or more, or 'all'", param_hint="--lists")
 
 
 LISTS_HELP = (
