@@ -12,6 +12,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:
@@ -90,8 +91,10 @@ def publish(
         if con is not None:
             con.close()
     if resumed:
-        console.print(f"finished an interrupted publish: {len(resumed)} lists ({resumed[0]} .. {resumed[-1]})")
-    console.print(f"{len(paths)} files written under {out}")
+        console.print(
+            f"finished an interrupted publish: {plural(len(resumed), 'list')} ({resumed[0]} .. {resumed[-1]})"
+        )
+    console.print(f"{plural(len(paths), 'file')} written under {out}")
     for p in paths[:12]:
         console.print(f"  {p}")
     if len(paths) > 12:

@@ -242,7 +242,9 @@ def _print(s: object) -> None:
     if first is None and hasattr(s, "first_changed"):
         console.print("nothing changed since the last run; nothing written")
     elif first is not None:
-        console.print(f"rewritten from {first}: {get('lists_written', 0)} lists")
+        from elopipe.runtime.words import plural
+
+        console.print(f"rewritten from {first}: {plural(get('lists_written', 0), 'list')}")
     for label, attr in (
         ("new ratings", "new_ratings"),
         ("game sides counted", "games_counted"),

@@ -24,6 +24,7 @@ from elopipe.ingest.scaleout import DaskSpec
 from elopipe.rating import systems as registry
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 
 if TYPE_CHECKING:
@@ -260,7 +261,7 @@ def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
         if not files:
             continue
         folder = files[0].parent if kind == "index" else summary.out / kind
-        shown = ", ".join(p.name for p in files) if kind == "index" else f"{len(files)} files"
+        shown = ", ".join(p.name for p in files) if kind == "index" else plural(len(files), "file")
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
     if not summary.published and not summary.stopped and not summary.publish_failures:
         console.print(f"outputs: {summary.out} ({_why_nothing_written(summary)})", soft_wrap=True)
