@@ -565,3 +565,10 @@ def test_scenarios_show_and_drop_name_the_store_alike(db: Path) -> None:
     )
     assert shown.exit_code == dropped.exit_code == 1
     assert shown.output == dropped.output == f"no scenario 'nosuch' in {db} (see `elopipe scenarios list`)\n"
+
+
+def test_rate_counts_one_list_in_the_singular(db: Path) -> None:
+    res = _run("rate", "--system", "ffe", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert "ffe: 1 list (2024-05-01 .. 2024-05-01), 3 players rated on the last list" in res.output
+    assert "rewritten from 2024-05-01: 1 list\n" in res.output

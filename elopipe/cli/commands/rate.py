@@ -227,6 +227,8 @@ def _param_value(text: str) -> object:
 
 
 def _print(s: object) -> None:
+    from elopipe.runtime.words import plural
+
     def get(name: str, default: object = None) -> Any:
         return getattr(s, name, default)
 
@@ -234,16 +236,14 @@ def _print(s: object) -> None:
         console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
     else:
         console.print(
-            f"{get('system')}: {get('lists', 0)} lists"
+            f"{get('system')}: {plural(get('lists', 0), 'list')}"
             f" ({get('first_list')} .. {get('last_list')}),"
-            f" {get('players_rated', 0)} players rated on the last list"
+            f" {plural(get('players_rated', 0), 'player')} rated on the last list"
         )
     first = get("first_changed")
     if first is None and hasattr(s, "first_changed"):
         console.print("nothing changed since the last run; nothing written")
     elif first is not None:
-        from elopipe.runtime.words import plural
-
         console.print(f"rewritten from {first}: {plural(get('lists_written', 0), 'list')}")
     for label, attr in (
         ("new ratings", "new_ratings"),
