@@ -265,3 +265,22 @@ def test_fide_txt_reads_back_with_the_official_list_importer(con, tmp_path: Path
     assert got["k"].to_list() == want["k"].to_list()
     assert got["birth_year"].to_list() == want["birth_year"].to_list()
     assert got["flag"].fill_null("").to_list() == want["fide_flag"].to_list()
+
+
+def test_publish_full_writes_what_the_readme_says(tmp_path: Path) -> None:
+    # README, publish row: the chosen list in every format (--format does not apply), a report per
+    # tournament rated on it, the pages of its highest-ranked players (up to 10), and the index
+    db = build_store(tmp_path / "s.duckdb")
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["publish", "--db", str(db), "--out", str(out), "--full", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    rel = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and not p.name.startswith("."))
+    assert [r for r in rel if r.startswith("lists/")] == [
+        f"lists/fide_2024-02-01.{f}" for f in ("csv", "html", "parquet", "txt")
+    ]
+    assert [r for r in rel if r.startswith("reports/")] == [
+        f"reports/fide/1_spring-open-2024.{f}" for f in ("crosstable.csv", "games.csv", "html", "players.csv")
+    ]
+    pages = [r for r in rel if r.startswith("players/")]
+    assert len(pages) == 8 and all(p.endswith((".html", ".png")) for p in pages)  # 4 ranked players: HTML + chart
+    assert "index-fide.html" in rel and len(rel) == 4 + 4 + 8 + 1

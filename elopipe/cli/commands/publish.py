@@ -26,7 +26,12 @@ def publish(
     all_lists: bool = typer.Option(False, "--all", help="Every list of the system."),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder."),
     formats: str = typer.Option("csv,parquet,txt,html", "--format", help="Comma-separated."),
-    full: bool = typer.Option(False, "--full", help="Also a report per rated tournament and top-player charts."),
+    full: bool = typer.Option(
+        False,
+        "--full",
+        help="As run publishes: every format, a report per tournament rated on these lists,"
+        " the pages (with charts) of each list's 10 highest-ranked players, and the index.",
+    ),
     diff: tuple[str, str] | None = typer.Option(
         None,
         "--diff",
