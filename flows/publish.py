@@ -26,6 +26,7 @@ from prefect.cache_policies import NO_CACHE
 from elopipe.publish import plan as publish_plan
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
 from elopipe.runtime.interrupt import stop_requested
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_start, stage_warning
 
@@ -97,21 +98,25 @@ def publish(
             notes.append(f"{system}: no list in the store")
         elif isinstance(result, NotPublished):  # the rating said these lists changed
             notes.append(f"{system}: not published")
-            stage_warning("publish", f"{system}: the rating changed {len(dates or [])} lists, but {result.reason}")
+            stage_warning(
+                "publish", f"{system}: the rating changed {plural(len(dates or []), 'list')}, but {result.reason}"
+            )
         elif isinstance(result, str):
             left = len(publish_plan.pending_dates(out_p, db_s, system))
-            failures.append(f"{system}: {result}; {left} lists left to write, the next run writes them")
+            failures.append(f"{system}: {result}; {plural(left, 'list')} left to write, the next run writes them")
             notes.append(f"{system}: failed")
             stage_warning("publish", failures[-1])
         elif result.unchanged:
             notes.append(f"{system}: unchanged")
         else:
             written.extend(result.paths)
-            extra = [f"{result.held_back} older changed lists kept in the store only"] if result.held_back else []
+            extra = (
+                [f"{plural(result.held_back, 'older changed list')} kept in the store only"] if result.held_back else []
+            )
             if result.resumed:
-                extra.append(f"finished an interrupted publish: {len(result.resumed)} lists")
+                extra.append(f"finished an interrupted publish: {plural(len(result.resumed), 'list')}")
             if result.missed:
-                extra.append(f"{len(result.missed)} lists of an earlier rating not yet published")
-            notes.append(f"{system}: {len(result.paths)} files" + (f" ({'; '.join(extra)})" if extra else ""))
+                extra.append(f"{plural(len(result.missed), 'list')} of an earlier rating not yet published")
+            notes.append(f"{system}: {plural(len(result.paths), 'file')}" + (f" ({'; '.join(extra)})" if extra else ""))
     stage_line("publish", f"{'; '.join(notes)} -> {out_p}")
     return written, failures

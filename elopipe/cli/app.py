@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any, NoReturn
 
 import typer
@@ -16,13 +18,18 @@ class _Group(TyperGroup):
     """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
     error, exit 2, whichever command met it; an `ElopipeError` as its message, with its exit code;
     a system error on a path (an `--out` that is a file) as one line, exit 1; a Ctrl-C as one
-    line, exit 130."""
+    line, exit 130; a reader that closed the pipe (`| head`) without a word (`stdout_closed`)."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
             return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:
             _interrupted()
+        except BrokenPipeError:
+            stdout_closed()
+        except SystemExit as exc:
+            _help_pipe_closed(exc)
+            raise
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -36,6 +43,11 @@ class _Group(TyperGroup):
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
             _interrupted()
+        except BrokenPipeError:  # caught before OSError below: not "Broken pipe", exit 1
+            stdout_closed()
+        except SystemExit as exc:  # a sub-command group's --help (`players split --help | head -2`)
+            _help_pipe_closed(exc)
+            raise
         except Exception as exc:
             if is_interrupt(exc):  # Ctrl-C met inside a DuckDB query (DuckDB's error, not KeyboardInterrupt)
                 _interrupted()
@@ -71,6 +83,37 @@ def _quoted_path(text: str) -> str | None:
     return text[start + 1 : end] if 0 <= start < end else None
 
 
+#: The exit status of a program a closed pipe stopped (128 + SIGPIPE), as a shell expects it.
+EXIT_PIPE_CLOSED = 141
+
+
+def stdout_closed() -> NoReturn:
+    """The reader of the output went away (`elopipe sql ... | head -2`): exit quietly with
+    `EXIT_PIPE_CLOSED`, no message. Python ignores SIGPIPE, so a write raises BrokenPipeError;
+    stdout is pointed at /dev/null so that the interpreter's final flush does not fail again
+    (Python docs, signal module, "Note on SIGPIPE")."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is no file descriptor (a test runner's buffer)
+        pass
+    raise typer.Exit(EXIT_PIPE_CLOSED) from None
+
+
+def _help_pipe_closed(exc: SystemExit) -> None:
+    """`stdout_closed` when `exc` is rich's answer to a closed pipe: typer prints --help with its
+    own rich Console, which then points stdout at /dev/null and raises SystemExit(1). No elopipe
+    command raises SystemExit, so exit 1 with stdout now /dev/null can only be that."""
+    if exc.code != 1:
+        return
+    try:
+        redirected = os.path.samestat(os.fstat(sys.stdout.fileno()), os.stat(os.devnull))
+    except (OSError, ValueError):  # stdout is no file descriptor (a test runner's buffer)
+        return
+    if redirected:
+        stdout_closed()
+
+
 def _interrupted() -> NoReturn:
     # typer would exit 130 without a word; the user is told the command stopped
     err_console.print("interrupted (Ctrl-C)", style="yellow")
@@ -87,13 +130,39 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        import elopipe
+
+        console.print(f"elopipe {elopipe.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print elopipe's version and exit."
+    ),
+) -> None:
+    pass
+
+
 def plain_console(**kwargs: Any) -> Console:
     """A rich Console that prints text as it is: data (player names, file paths, SQL results)
     may hold `[/b]`, `[x]` or `:smile:`, which must never be read as markup, emoji codes or
     highlighted. Colour is given with `style=`, never with inline markup. Lines are not wrapped
     (soft wrap): summaries stay whole lines in narrow or piped output."""
     kwargs.setdefault("soft_wrap", True)
-    return Console(markup=False, emoji=False, highlight=False, **kwargs)
+    return _Console(markup=False, emoji=False, highlight=False, **kwargs)
+
+
+class _Console(Console):
+    """A Console that ends the command as `stdout_closed` does when the pipe it prints to closes
+    (rich's own answer is exit 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        stdout_closed()
 
 
 console = plain_console(stderr=False)

@@ -58,7 +58,22 @@ def main() -> None:
         # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
         # must not turn its exit into a silent kill
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _flush_stdout()
         raise
+
+
+def _flush_stdout() -> None:
+    """Write what stdout still buffers now, while a closed pipe (`| head`) can still end the
+    command quietly: at the interpreter's exit it would print 'Exception ignored ... BrokenPipeError'."""
+    from elopipe.cli.app import stdout_closed
+
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        try:
+            stdout_closed()
+        except BaseException as stop:  # typer.Exit: its status, as the command's
+            raise SystemExit(getattr(stop, "exit_code", 1)) from None
 
 
 if __name__ == "__main__":  # python -m elopipe.cli.main

@@ -24,6 +24,7 @@ from elopipe.ingest.loader import FileResult, load_batch
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source, discover
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
 
 if TYPE_CHECKING:
@@ -98,15 +99,15 @@ class IngestSummary:
         """The one-line summary of the ingest (the `ingest` command and the flows print it)."""
         n = len(self.files)
         text = (
-            f"{n} file{'' if n == 1 else 's'}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
+            f"{plural(n, 'file')}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
             f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
-            f"{self.games} games, {self.players} players, {self.errors} errors"
+            f"{plural(self.games, 'game')}, {plural(self.players, 'player')}, {plural(self.errors, 'error')}"
         )
         if self.warnings:
-            text += f", {self.warnings} warnings (v_ingest_errors)"
+            text += f", {plural(self.warnings, 'warning')} (v_ingest_errors)"
         if self.results_exports:
             k = self.results_exports
-            text += f"; {k} results export{'' if k == 1 else 's'} (no game shows a move: see --no-moves)"
+            text += f"; {plural(k, 'results export')} (no game shows a move: see --no-moves)"
         if self.stopped:
             text += " (stopped early)"
         return text

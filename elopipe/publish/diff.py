@@ -54,6 +54,18 @@ def load_list(con: duckdb.DuckDBPyConnection | None, system: str, ref: str) -> t
     return df, None
 
 
+def diff_file_name(system: str, ref_a: str, ref_b: str) -> str:
+    """File name of the diff CSV: 'diff_<system>_<A>_<B>.csv', where A and B are the list
+    dates or the files' stems; a stem that `publish` wrote ('<system>_<date>') loses its
+    system, which the name already gives (so not 'diff_fide_fide_2018-07-01_...')."""
+
+    def label(ref: str) -> str:
+        stem = Path(ref).stem
+        return stem.removeprefix(f"{system}_")
+
+    return f"diff_{system}_{label(ref_a)}_{label(ref_b)}.csv"
+
+
 def _key(df: pl.DataFrame, use_player_id: bool) -> pl.Series:
     if use_player_id:
         return df["player_id"].cast(pl.String)

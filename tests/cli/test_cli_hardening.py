@@ -4,6 +4,8 @@ end in a clear message and a usage/exit code, never in a traceback or altered te
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -129,7 +131,7 @@ def test_sql_table_shows_limit_rows_and_counts_the_rest(db: Path) -> None:
     q = "SELECT i FROM range(2500) t(i) ORDER BY i"
     res = _run("sql", q, "--db", str(db))
     assert res.exit_code == 0, res.output
-    assert "2500 row(s); the first 1000 shown, 1500 more" in res.output
+    assert "2500 rows; the first 1000 shown, 1500 more" in res.output
     assert "│ 999 " in res.output and "│ 1000 " not in res.output
     res = _run("sql", q, "--db", str(db), "--limit", "10")
     assert "the first 10 shown, 2490 more" in res.output
@@ -523,3 +525,50 @@ def test_a_library_error_is_printed_once_with_its_exit_code(tmp_path: Path) -> N
     assert res.exit_code == 1
     assert res.output.count("no database at") == 1, res.output
     assert "Traceback" not in res.output and "StoreMissingError" not in res.output
+
+
+ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sql", "select range from range(100000)", "--format", "csv"],
+        ["sql", "select range from range(3000)", "--limit", "3000"],
+        ["players", "split", "--help"],
+    ],
+)
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(db: Path, args: list[str]) -> None:
+    # `elopipe ... | head -2`: the reader is gone before the command writes (its end is closed
+    # here at once), so every write meets EPIPE; the command stops as SIGPIPE would, in silence
+    full = [*args, "--db", str(db)] if args[0] == "sql" else args
+    proc = subprocess.Popen([ELOPIPE, *full], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert err == ""
+
+
+def test_version_prints_the_installed_version() -> None:
+    import elopipe
+
+    res = _run("--version")
+    assert res.exit_code == 0
+    assert res.output.strip() == f"elopipe {elopipe.__version__}"
+
+
+def test_scenarios_show_and_drop_name_the_store_alike(db: Path) -> None:
+    shown, dropped = (
+        _run("scenarios", "show", "nosuch", "--db", str(db)),
+        _run("scenarios", "drop", "nosuch", "--db", str(db)),
+    )
+    assert shown.exit_code == dropped.exit_code == 1
+    assert shown.output == dropped.output == f"no scenario 'nosuch' in {db} (see `elopipe scenarios list`)\n"
+
+
+def test_rate_counts_one_list_in_the_singular(db: Path) -> None:
+    res = _run("rate", "--system", "ffe", "--db", str(db))
+    assert res.exit_code == 0, res.output
+    assert "ffe: 1 list (2024-05-01 .. 2024-05-01), 3 players rated on the last list" in res.output
+    assert "rewritten from 2024-05-01: 1 list\n" in res.output

@@ -45,3 +45,31 @@ def test_fide_mode_refuses_bad_input_in_one_line() -> None:
         assert res.exit_code == 2, res.output
         assert words in res.output
         assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
+
+
+def test_fide_version_printed_is_one_rules_accepts() -> None:
+    # from 1 Oct 2025 the amended V2024 applies; it is named as --rules names it
+    res = _run("1750", "--vs", "1810:1", "--fide", "--date", "2025-10-01")
+    assert res.exit_code == 0, res.output
+    assert "FIDE V2024 as amended from 1 Oct 2025: K = 20" in res.output and "V2024A" not in res.output
+    forced = _run("1750", "--vs", "1810:1", "--fide", "--date", "2025-10-01", "--rules", "V2024")
+    assert "FIDE V2024 as amended from 1 Oct 2025: K = 20" in forced.output
+    assert "FIDE V2024: K = 20" in _run("1750", "--vs", "1810:1", "--fide", "--date", "2024-06-01").output
+    older = _run("1750", "--vs", "1810:1", "--fide", "--date", "2012-03-01")
+    assert "FIDE V2011 (by date; --rules takes V2017, V2022, V2024): K = 20" in older.output
+
+
+def test_fide_date_before_confirmed_rules_or_not_a_date_is_one_line() -> None:
+    for date, words in (
+        ("2005-01-01", "--date 2005-01-01: FIDE's rules before 2009-07-01 cannot be confirmed"),
+        ("notadate", "--date notadate: expected YYYY-MM-DD"),
+        ("20240601", "--date 20240601: expected YYYY-MM-DD"),
+        ("2024-02-30", "--date 2024-02-30: expected YYYY-MM-DD"),
+    ):
+        res = _run("1750", "--vs", "1810:1", "--fide", "--date", date)
+        assert res.exit_code == 2, res.output
+        assert words in res.output
+        assert len(res.output.strip().splitlines()) == 1 and "isoformat" not in res.output
+    forced = _run("1750", "--vs", "1810:1", "--fide", "--date", "2005-01-01", "--rules", "V2017")
+    assert forced.exit_code == 0, forced.output
+    assert "FIDE V2017: K = 20" in forced.output and forced.output.rstrip().endswith("new rating: 1762")

@@ -29,6 +29,16 @@ def test_a_negative_lock_timeout_is_a_one_line_usage_error(tmp_path: Path) -> No
     assert not (tmp_path / "s.duckdb").exists()
 
 
+@pytest.mark.parametrize("lists", ["0", "-1", "two"])
+def test_lists_must_be_one_or_more_or_all(tmp_path: Path, lists: str) -> None:
+    # --lists 0 used to run and publish nothing while reporting that no list changed
+    result = CliRunner().invoke(app, ["run", str(SMALL), "--db", str(tmp_path / "s.duckdb"), "--lists", lists])
+    assert result.exit_code == 2, result.output
+    flat = " ".join(result.output.translate({ord(c): " " for c in "│╭╮╰╯─"}).split())
+    assert f"Invalid value for --lists: {lists}: give a number of lists, 1 or more, or 'all'" in flat
+    assert not (tmp_path / "s.duckdb").exists()
+
+
 def _run(tmp_path: Path, url: str, *paths: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [ELOPIPE, "run", *map(str, paths), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")],

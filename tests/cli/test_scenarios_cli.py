@@ -193,7 +193,7 @@ def test_publish_report_and_player_take_a_scenario(db: Path, tmp_path: Path) -> 
     html = (out / "lists" / "fide@v2017_2012-01-01.html").read_text()
     assert "FIDE standard, scenario v2017" in html
     rep = _run("report", "--all", "--system", "fide@v2017", "--out", str(out), "--db", str(db))
-    assert rep.exit_code == 0 and "2 report(s)" in rep.output, rep.output
+    assert rep.exit_code == 0 and "2 reports" in rep.output, rep.output
     assert any((out / "reports" / "fide@v2017").iterdir())
     hist = _run("player", "1", "--system", "fide@v2017", "--out", str(out), "--db", str(db))
     assert hist.exit_code == 0 and "(fide@v2017)" in hist.output, hist.output

@@ -223,7 +223,7 @@ def test_player_command_all_months_and_adjustment(tmp_path: Path) -> None:
     res = runner.invoke(app, ["player", "Charlie", "--db", str(db), "--out", str(tmp_path / "o")])
     assert res.exit_code == 0, res.output
     assert "1 March 2024 adjustment +178" in res.output and "2024-04-01" not in res.output
-    assert "1 tournament(s) played: Spring Open 2024" in res.output
+    assert "1 tournament played: Spring Open 2024" in res.output
     res = runner.invoke(app, ["player", "Charlie", "--all-months", "--db", str(db), "--out", str(tmp_path / "o")])
     assert res.exit_code == 0 and "2024-04-01" in res.output
     res = runner.invoke(app, ["player", "Ghostly", "--db", str(db), "--out", str(tmp_path / "o")])

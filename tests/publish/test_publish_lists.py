@@ -201,6 +201,19 @@ def test_publish_command(tmp_path: Path) -> None:
     assert res.exit_code == 1
 
 
+def test_diff_file_names_the_system_once(con, tmp_path: Path) -> None:
+    # a published file against a store list: the file's stem 'fide_2024-01-01' must not repeat 'fide'
+    published = write_list(con, "fide", JAN, tmp_path / "before", ["csv"])[0]
+    db = build_store(tmp_path / "s2.duckdb")
+    out = tmp_path / "d"
+    res = CliRunner().invoke(
+        app, ["publish", "--db", str(db), "--out", str(out), "--diff", str(published), "2024-02-01"]
+    )
+    assert res.exit_code == 0, res.output
+    assert [p.name for p in out.iterdir()] == ["diff_fide_2024-01-01_2024-02-01.csv"]
+    assert "diff_fide_fide" not in res.output
+
+
 @pytest.mark.parametrize("name", ["</script><b>Evil & Co", "<!--<script>"])
 def test_html_list_survives_markup_in_names(tmp_path: Path, name: str) -> None:
     # "<!--<script>" inside a <script> element puts the HTML parser in its escape state, where
@@ -322,3 +335,23 @@ def test_system_indexes_link_each_other_and_a_top_page(tmp_path: Path) -> None:
         assert {p: p.read_bytes() for p in out.glob("index*.html")} == pages
     finally:
         con.close()
+
+
+def test_publish_full_writes_what_the_readme_says(tmp_path: Path) -> None:
+    # README, publish row: the chosen list in every format (--format does not apply), a report per
+    # tournament rated on it, the pages of its highest-ranked players (up to 10), and the indexes
+    # (the system's and the top page)
+    db = build_store(tmp_path / "s.duckdb")
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["publish", "--db", str(db), "--out", str(out), "--full", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    rel = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and not p.name.startswith("."))
+    assert [r for r in rel if r.startswith("lists/")] == [
+        f"lists/fide_2024-02-01.{f}" for f in ("csv", "html", "parquet", "txt")
+    ]
+    assert [r for r in rel if r.startswith("reports/")] == [
+        f"reports/fide/1_spring-open-2024.{f}" for f in ("crosstable.csv", "games.csv", "html", "players.csv")
+    ]
+    pages = [r for r in rel if r.startswith("players/")]
+    assert len(pages) == 8 and all(p.endswith((".html", ".png")) for p in pages)  # 4 ranked players: HTML + chart
+    assert "index-fide.html" in rel and "index.html" in rel and len(rel) == 4 + 4 + 8 + 2

@@ -163,7 +163,7 @@ def test_kill_9_mid_publish_then_publish_command_finishes_it(store: Path, tmp_pa
 
     res = CliRunner().invoke(app, ["publish", "--db", str(store), "--out", str(out), "--format", "csv"])
     assert res.exit_code == 0, res.output
-    assert "finished an interrupted publish: 1 lists (2024-02-01 .. 2024-02-01)" in res.output
+    assert "finished an interrupted publish: 1 list (2024-02-01 .. 2024-02-01)" in res.output
     assert pending_dates(out, store, "fide") == set() and published_dates(out, store, "fide") == {JAN, FEB}
     assert not _tmp_files(out), "the killed process's temporary file is cleaned up"
     assert {k: v for k, v in _files(out).items() if k != LEDGER} == reference

@@ -49,7 +49,7 @@ def test_formats(db: Path) -> None:
     assert res.exit_code == 0, res.output
     assert json.loads(res.output) == [{"pd": "0.76", "list_date": "2024-02-01"}]
     res = runner.invoke(app, ["sql", Q, "--db", str(db)])
-    assert res.exit_code == 0 and "Alpha, Anna" in res.output and "2 row(s)" in res.output
+    assert res.exit_code == 0 and "Alpha, Anna" in res.output and "2 rows" in res.output
 
 
 def test_writes_are_refused_with_a_clear_message(db: Path) -> None:

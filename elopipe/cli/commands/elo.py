@@ -3,7 +3,9 @@ the default) or, with `--fide`, FIDE's table 8.1.2 and 400-point rule (`elopipe.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
+import re
 from typing import Annotated
 
 import typer
@@ -99,8 +101,6 @@ def _fide(
     ever_2400: bool,
 ) -> None:
     """`elopipe elo --fide`: one period of a rated player by FIDE B.02 (`fide_period`)."""
-    import datetime as dt
-
     from elopipe.rating.elo import parse_vs
     from elopipe.rating.fide_calc import fide_period
 
@@ -112,7 +112,7 @@ def _fide(
             raise ValueError(f"{bad[0]}: a FIDE rating is a whole number")
         if not k.strip().isdigit() or not 1 <= int(k) <= K_MAX:
             raise ValueError(f"--k {k.strip()}: with --fide, K is a whole number from 1 to {K_MAX}")
-        date = dt.date.fromisoformat(on) if on is not None else dt.date.today()
+        date = _period_date(on, rules)
         res = fide_period(
             int(rating),
             [(int(opp), s) for opp, s in games],
@@ -139,7 +139,7 @@ def _fide(
         why = "--k; give --games, --born or --ever-2400 for FIDE's K"
     capped_k = f", {res.k_before_cap} before the 700 cap" if res.k != res.k_before_cap else ""
     console.print(
-        f"FIDE {res.rules}: K = {res.k} ({why}{capped_k}), games = {len(res.games)}, "
+        f"FIDE {_version_label(res.rules)}: K = {res.k} ({why}{capped_k}), games = {len(res.games)}, "
         f"sum(W - PD) = {_hundredths(res.sum_w_minus_pd_x100)}"
     )
     sign = "+" if res.change >= 0 else ""
@@ -147,6 +147,42 @@ def _fide(
         f"change = K x sum(W - PD) = {_hundredths(res.change_x100)} -> {sign}{res.change} (halves away from zero)"
     )
     console.print(f"new rating: {res.new_rating}")
+
+
+def _period_date(on: str | None, rules: str | None) -> dt.date:
+    """The period's date of `--date` (default today). ValueError, in the user's words, for a date
+    not written YYYY-MM-DD, or one before FIDE's rules elopipe can confirm (1 July 2009, as `rate`
+    refuses: `elopipe.rating.fide` RATED_FROM) unless `--rules` forces a version."""
+    from elopipe.rating.fide import RATED_FROM
+
+    if on is None:
+        return dt.date.today()
+    try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", on.strip()):
+            raise ValueError(on)
+        date = dt.date.fromisoformat(on.strip())
+    except ValueError:
+        raise ValueError(f"--date {on}: expected YYYY-MM-DD") from None
+    if date < RATED_FROM and rules is None:
+        raise ValueError(
+            f"--date {date.isoformat()}: FIDE's rules before {RATED_FROM.isoformat()} cannot be confirmed "
+            "(quarterly lists, a 350-point rule, K and floor of that era); force a version (--rules V2017) "
+            "for a what-if"
+        )
+    return date
+
+
+def _version_label(name: str) -> str:
+    """The rules version as `--rules` names it: V2024A is V2024 as amended from 1 Oct 2025 (the
+    amendment belongs to the V2024 chapter: `--rules V2024` applies it from that date on); the
+    versions before V2017 (V2009, V2011, V2012, V2014) come only by date, and say so."""
+    from elopipe.rating.fide import VERSION_NAMES
+
+    if name == "V2024A":
+        return "V2024 as amended from 1 Oct 2025"
+    if name not in VERSION_NAMES:
+        return f"{name} (by date; --rules takes {', '.join(VERSION_NAMES)})"
+    return name
 
 
 # A K of 0 rates nothing and a negative K turns a win into a loss; above this a single game

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.cli.commands.dask_opts import cluster_address, dask_option, dask_spec, dask_workers_option, stage_option
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
 if TYPE_CHECKING:
@@ -128,10 +129,6 @@ def summary_line(summary: IngestSummary, db: Path) -> str:
     return f"{summary.line()} -> {db}"
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def print_file_problems(summary: IngestSummary) -> None:
     bad = [f for f in summary.files if f.status in ("partial", "rejected")]
     if not bad:
@@ -169,6 +166,6 @@ def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:
     if passed and not quiet:
         shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
         console.print(
-            f"{_plural(len(passed), 'file')} passed over ({shown}): not .pgn .trf .txt (or .gz .bz2 .zip of those)",
+            f"{plural(len(passed), 'file')} passed over ({shown}): not .pgn .trf .txt (or .gz .bz2 .zip of those)",
             soft_wrap=True,
         )

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def import_cmd(
     rows = ", ".join(f"{s}: {n:,}" for s, n in res.rows.items()) or "no rated players"
     console.print(
         f"{file.name} ({res.file_format}) as the list of {res.list_date}: {rows}; "
-        f"{res.players_linked:,} players linked, {res.players_created:,} created -> {db}"
+        f"{plural(res.players_linked, 'player', thousands=True)} linked, {res.players_created:,} created -> {db}"
     )
     for warning in res.warnings:
         err_console.print(warning, style="yellow")
@@ -73,7 +74,9 @@ def _print_skips(res: ListImportResult) -> None:
     if not res.skips.height:
         return
     counts = "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in res.skip_counts().items())
-    err_console.print(f"{res.skips.height:,} rows skipped, not stored: {counts}", style="yellow")
+    err_console.print(
+        f"{plural(res.skips.height, 'row', thousands=True)} skipped, not stored: {counts}", style="yellow"
+    )
     for line, reason, detail, raw in res.skips.head(_SKIPS_SHOWN).iter_rows():
         where = f"line {line}" if line is not None else "a line"
         why = SKIP_REASONS.get(reason, reason) + (f" ({detail})" if detail else "")
@@ -84,10 +87,6 @@ def _print_skips(res: ListImportResult) -> None:
         f"  {tail}all: elopipe sql \"SELECT * FROM list_import_skips WHERE list_date = DATE '{res.list_date}'\"",
         style="yellow",
     )
-
-
-def _rows(n: int) -> str:
-    return f"{n:,} row" if n == 1 else f"{n:,} rows"
 
 
 @lists_app.command("compare")
@@ -120,7 +119,7 @@ def compare_cmd(
         numbers = cmp.skips["line"].drop_nulls().head(5).to_list()
         lines = ("line " if len(numbers) == 1 else "lines ") + (", ".join(str(n) for n in numbers) or "unknown")
         err_console.print(
-            f"{_rows(cmp.skips.height)} of {file.name} not compared: "
+            f"{plural(cmp.skips.height, 'row', thousands=True)} of {file.name} not compared: "
             + "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in by.items())
             + f" ({lines}{', ...' if cmp.skips.height > 5 else ''})",
             style="yellow",

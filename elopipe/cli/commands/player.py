@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:  # imported inside the command: the first line must come within a second
@@ -55,7 +56,7 @@ def player(
         else:
             _compare_table(cmp, str(info["name"]), all_months)
         tours = tournaments_frame(con, pid)
-        console.print(f"{tours.height} tournament(s) played: " + "; ".join(str(n) for n in tours["name"]))
+        console.print(f"{plural(tours.height, 'tournament')} played: " + "; ".join(str(n) for n in tours["name"]))
         paths = write_player_page(
             con, pid, system, out / "players" / system, chart_format=chart, all_months=all_months, compare=cmp
         )

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.publish.csvsafe import write_csv
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:
@@ -25,7 +26,12 @@ def publish(
     all_lists: bool = typer.Option(False, "--all", help="Every list of the system."),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder."),
     formats: str = typer.Option("csv,parquet,txt,html", "--format", help="Comma-separated."),
-    full: bool = typer.Option(False, "--full", help="Also a report per rated tournament and top-player charts."),
+    full: bool = typer.Option(
+        False,
+        "--full",
+        help="As run publishes: every format, a report per tournament rated on these lists,"
+        " the pages (with charts) of each list's 10 highest-ranked players, and the index.",
+    ),
     diff: tuple[str, str] | None = typer.Option(
         None,
         "--diff",
@@ -90,8 +96,10 @@ def publish(
         if con is not None:
             con.close()
     if resumed:
-        console.print(f"finished an interrupted publish: {len(resumed)} lists ({resumed[0]} .. {resumed[-1]})")
-    console.print(f"{len(paths)} files written under {out}")
+        console.print(
+            f"finished an interrupted publish: {plural(len(resumed), 'list')} ({resumed[0]} .. {resumed[-1]})"
+        )
+    console.print(f"{plural(len(paths), 'file')} written under {out}")
     for p in paths[:12]:
         console.print(f"  {p}")
     if len(paths) > 12:
@@ -109,7 +117,7 @@ def _needs_db(diff: tuple[str, str]) -> bool:
 
 
 def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, ref_b: str, out: Path) -> None:
-    from elopipe.publish.diff import diff_lists
+    from elopipe.publish.diff import diff_file_name, diff_lists
 
     df = diff_lists(con, system, ref_a, ref_b)
     counts = {s: df.filter(df["status"] == s).height for s in ("new", "changed", "delisted", "dropped")}
@@ -131,6 +139,6 @@ def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, 
     print_table(table)
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"diff_{system}_{Path(ref_a).stem}_{Path(ref_b).stem}.csv"
+    path = out / diff_file_name(system, ref_a, ref_b)
     write_csv(df, path)
     console.print(f"diff written to {path}")

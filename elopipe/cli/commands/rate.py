@@ -202,6 +202,8 @@ _LABELS = {"fide": "FIDE", "fide-rapid": "FIDE", "fide-blitz": "FIDE", "ffe": "F
 
 
 def _print(s: object, through: dt.date | None) -> None:
+    from elopipe.runtime.words import plural
+
     def get(name: str, default: object = None) -> Any:
         return getattr(s, name, default)
 
@@ -211,15 +213,15 @@ def _print(s: object, through: dt.date | None) -> None:
         console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
     else:
         console.print(
-            f"{get('system')}: {get('lists', 0)} lists"
+            f"{get('system')}: {plural(get('lists', 0), 'list')}"
             f" ({get('first_list')} .. {get('last_list')}),"
-            f" {get('players_rated', 0)} players rated on the last list"
+            f" {plural(get('players_rated', 0), 'player')} rated on the last list"
         )
     first = get("first_changed")
     if first is None and hasattr(s, "first_changed"):
         console.print("nothing changed since the last run; nothing written")
     elif first is not None:
-        console.print(f"rewritten from {first}: {get('lists_written', 0)} lists")
+        console.print(f"rewritten from {first}: {plural(get('lists_written', 0), 'list')}")
     for label, attr in (
         ("new ratings", "new_ratings"),
         ("game sides counted", "games_counted"),

@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:  # imported inside the commands: the first line must come within a second
@@ -109,7 +110,7 @@ def report(
         raise typer.Exit(1) from None
     finally:
         con.close()
-    console.print(f"{len(ids)} report(s), {len(written)} files written under {target}")
+    console.print(f"{plural(len(ids), 'report')}, {plural(len(written), 'file')} written under {target}")
 
 
 def check_system(system: str) -> None:

@@ -24,6 +24,7 @@ from elopipe.ingest.scaleout import DaskSpec
 from elopipe.rating import systems as registry
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 
 if TYPE_CHECKING:
@@ -64,12 +65,13 @@ def parse_systems(text: str) -> list[str]:
 
 
 def parse_max_lists(text: str) -> int | None:
-    """'12' -> 12, 'all' -> None (no limit). Raises typer.BadParameter otherwise."""
+    """'12' -> 12, 'all' -> None (no limit). Raises typer.BadParameter (usage error, exit 2)
+    otherwise, 0 included: writing no list would leave the changed lists unpublished."""
     if text.strip().lower() == "all":
         return None
-    if text.strip().isdigit():
+    if text.strip().isdigit() and int(text) >= 1:
         return int(text)
-    raise typer.BadParameter(f"{text!r}: give a number of lists or 'all'")
+    raise typer.BadParameter(f"{text.strip()}: give a number of lists, 1 or more, or 'all'", param_hint="--lists")
 
 
 LISTS_HELP = (
@@ -260,7 +262,7 @@ def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
             continue
         folder = files[0].parent if kind == "index" else summary.out / kind
         # every system's publish rewrites the top index.html: named once
-        shown = ", ".join(dict.fromkeys(p.name for p in files)) if kind == "index" else f"{len(files)} files"
+        shown = ", ".join(dict.fromkeys(p.name for p in files)) if kind == "index" else plural(len(files), "file")
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
     if not summary.published and not summary.stopped and not summary.publish_failures:
         console.print(f"outputs: {summary.out} ({_why_nothing_written(summary)})", soft_wrap=True)

@@ -59,7 +59,7 @@ def list_scenarios(db: Path = _DB) -> None:
 @scenarios_app.command("show")
 def show(name: str = _NAME, db: Path = _DB) -> None:
     """A scenario's definition (base system, rules, options, through, when made) and its lists."""
-    from elopipe.rating.scenarios import NoSuchScenario, overview
+    from elopipe.rating.scenarios import overview
 
     con = open_reader(db)
     try:
@@ -67,7 +67,7 @@ def show(name: str = _NAME, db: Path = _DB) -> None:
     finally:
         con.close()
     if df.height == 0:
-        raise NoSuchScenario(f"no scenario {name.strip()!r} in {db} (see `elopipe scenarios list`)")
+        raise _no_such(name, db)
     for r in df.iter_rows(named=True):
         lists = f"{r['lists']} ({r['first_list']} .. {r['last_list']})" if r["lists"] else "none"
         console.print(f"scenario {r['name']} (system {r['system']})")
@@ -92,11 +92,21 @@ def drop(name: str = _NAME, db: Path = _DB) -> None:
     """
     from elopipe.rating import scenarios
 
-    with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
-        deleted = scenarios.drop(con, name)
+    try:
+        with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
+            deleted = scenarios.drop(con, name)
+    except scenarios.NoSuchScenario:
+        raise _no_such(name, db) from None
     total = sum(deleted.values())
     detail = ", ".join(f"{t} {n}" for t, n in sorted(deleted.items()))
     console.print(f"dropped scenario {name.strip().lower()}: {total} rows ({detail})")
+
+
+def _no_such(name: str, db: Path) -> Exception:
+    """The error of `show` and `drop` for a name the store does not hold; both name the store's file."""
+    from elopipe.rating.scenarios import NoSuchScenario
+
+    return NoSuchScenario(f"no scenario {name.strip()!r} in {db} (see `elopipe scenarios list`)")
 
 
 def _options(params: str | None) -> str:

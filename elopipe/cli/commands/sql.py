@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, plain_console
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
 
@@ -112,9 +113,9 @@ def _print_table(cols: list[str], cur: object, limit: int) -> None:
     plain_console(width=max(console.width, min(need, 2000))).print(table)
     if more:
         console.print(
-            f"{len(rows) + more} row(s); the first {len(rows)} shown, {more} more"
+            f"{plural(len(rows) + more, 'row')}; the first {len(rows)} shown, {more} more"
             " (raise --limit, or use --format csv|json for every row)",
             soft_wrap=True,
         )
     else:
-        console.print(f"{len(rows)} row(s)")
+        console.print(plural(len(rows), "row"))

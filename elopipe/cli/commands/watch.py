@@ -31,6 +31,7 @@ from elopipe.cli.commands.run import (
 from elopipe.ingest.scaleout import DaskSpec
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, check_store_path
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
     with local_run_settings(), cluster_address(args.spec) as cluster:
 
         def run_batch(files: list[Path]) -> dict[Path, FileOutcome]:
-            live.line(f"{len(files)} new file(s): {', '.join(f.name for f in files)}")
+            live.line(f"{plural(len(files), 'new file')}: {', '.join(f.name for f in files)}")
             address, stage_dir, workers = cluster_args(cluster)
             summary = pipeline(
                 [path_param(f) for f in files], args.db, args.systems, args.out, args.through,

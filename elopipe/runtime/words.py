@@ -1,0 +1,10 @@
+"""Counts in the user's words: '1 error', '2 errors' (never '1 errors' or 'error(s)')."""
+
+from __future__ import annotations
+
+
+def plural(n: int, word: str, many: str | None = None, *, thousands: bool = False) -> str:
+    """'1 list', '0 lists', '3 lists'; `many` for an irregular plural ('1 match', '2 matches');
+    `thousands` writes 1,234."""
+    count = f"{n:,}" if thousands else str(n)
+    return f"{count} {word if n == 1 else (many or word + 's')}"

@@ -1,0 +1,22 @@
+"""Counts in the user's words (`elopipe.runtime.words.plural`) and the ingest summary that uses it."""
+
+from __future__ import annotations
+
+from elopipe.ingest.driver import IngestSummary
+from elopipe.ingest.loader import FileResult
+from elopipe.runtime.words import plural
+
+
+def test_plural_says_one_without_s_and_every_other_count_with() -> None:
+    assert [plural(n, "list") for n in (0, 1, 2)] == ["0 lists", "1 list", "2 lists"]
+    assert plural(1, "match", "matches") == "1 match" and plural(3, "match", "matches") == "3 matches"
+    assert plural(1234, "row", thousands=True) == "1,234 rows" and plural(1, "row", thousands=True) == "1 row"
+
+
+def test_ingest_summary_line_counts_in_the_singular() -> None:
+    one = FileResult("a.pgn", "partial", n_games=1, n_errors=1, n_warnings=1, player_ids={7})
+    line = IngestSummary(files=[one]).line()
+    assert line.startswith("1 file: 0 loaded, 1 partial")
+    assert "1 game, 1 player, 1 error, 1 warning (v_ingest_errors)" in line
+    two = FileResult("b.pgn", "loaded", n_games=2, n_errors=1, n_warnings=2, player_ids={8})
+    assert "3 games, 2 players, 2 errors, 3 warnings" in IngestSummary(files=[one, two]).line()
