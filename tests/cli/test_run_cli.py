@@ -91,12 +91,24 @@ def test_a_first_run_whose_files_are_all_rejected_says_so(tmp_path: Path, prefec
 
 def test_a_ctrl_c_while_prefect_starts_is_exit_130_not_a_failure(tmp_path: Path, monkeypatch) -> None:
     """A Ctrl-C before the first file is read ends the run with 130 and one line; it used to be
-    caught as a failure ("pipeline failed: 130", exit 1). The stop is simulated: the flag a first
-    Ctrl-C sets (the temporary server starts and stops as in a real run)."""
-    from elopipe.runtime import interrupt
+    caught as a failure ("pipeline failed: 130", exit 1). The Ctrl-C is simulated by the stop it
+    requests, while the temporary server starts (patched on the class: a name imported elsewhere
+    must not keep a stand-in after the test)."""
+    from elopipe.runtime import interrupt, prefect_env
 
-    monkeypatch.setattr(interrupt, "stop_requested", lambda: True)
-    res = CliRunner().invoke(app, ["run", str(SMALL), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "o")])
+    real_wait = prefect_env.PrefectApi.wait_ready
+
+    def wait_then_ctrl_c(api: prefect_env.PrefectApi) -> None:
+        real_wait(api)
+        interrupt.request_stop()
+
+    monkeypatch.setattr(prefect_env.PrefectApi, "wait_ready", wait_then_ctrl_c)
+    try:
+        res = CliRunner().invoke(
+            app, ["run", str(SMALL), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "o")]
+        )
+    finally:
+        interrupt.clear_stop()
     assert res.exit_code == 130, res.output
     assert "stopped (Ctrl-C) before any file was read" in res.output
     assert "failed" not in res.output

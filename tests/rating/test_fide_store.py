@@ -140,7 +140,7 @@ def test_cli_rate_and_bad_arguments(tmp_path):
     runner = CliRunner()
     res = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db), "--through", "2012-01"])
     assert res.exit_code == 0, res.output
-    assert "lists" in res.output
+    assert "fide: 1 list (2012-01-01 .. 2012-01-01)" in res.output
     again = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db), "--through", "2012-01"])
     assert "nothing changed" in again.output
     assert runner.invoke(app, ["rate", "--system", "nope", "--db", str(db)]).exit_code == 2
