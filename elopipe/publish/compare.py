@@ -118,15 +118,35 @@ def check_sides(con: duckdb.DuckDBPyConnection, *sides: str) -> dict[str, list[d
 
 def resolve(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date | None) -> tuple[str, str, dt.date]:
     """Side keys of `a` and `b` and the list date compared: `list_date`, else the latest date both
-    sides have a list for. Raises CompareError for an unknown side or no common date."""
+    sides have a list for. A `list_date` must be a list date of A or of B, and within both sides'
+    lists (not after a side's last list: its rating there would be carried from an older list).
+    Raises CompareError for an unknown side, such a date, or no common date."""
     side_a, side_b = resolve_side(a, b), resolve_side(b, a)
     known = check_sides(con, side_a, side_b)
     if list_date is not None:
+        _check_date(list_date, {side_a: known[side_a], side_b: known[side_b]})
         return side_a, side_b, list_date
     common = sorted(set(known[side_a]) & set(known[side_b]))
     if not common:
         raise CompareError(f"{side_a} and {side_b} have no list date in common; give one with --list-date YYYY-MM-DD")
     return side_a, side_b, common[-1]
+
+
+def _check_date(day: dt.date, dates: dict[str, list[dt.date]]) -> None:
+    """CompareError unless `day` is a list date of one side and no side's lists end before it."""
+    if not any(day in d for d in dates.values()):
+        near = "; ".join(f"{side}: {_near(d, day)}" for side, d in dates.items())
+        raise CompareError(f"neither side has a list dated {day}; nearest lists: {near}")
+    for side, d in dates.items():
+        if d[-1] < day:
+            raise CompareError(f"{side}'s last list is {d[-1]}, before {day}: give a date up to {d[-1]}")
+
+
+def _near(dates: list[dt.date], day: dt.date) -> str:
+    """The list dates of `dates` just before and after `day`, as 'a, b' (one if at an end)."""
+    before = [d for d in dates if d < day][-1:]
+    after = [d for d in dates if d > day][:1]
+    return ", ".join(str(d) for d in before + after)
 
 
 def compare(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date | None = None) -> Comparison:

@@ -38,6 +38,12 @@ def test_fide_mode_refuses_bad_input_in_one_line() -> None:
         (["1500.5", "--vs", "1500:W", "--fide"], "1500.5: a FIDE rating is a whole number"),
         (["1500", "--vs", "1500:W", "--fide", "--k", "20,games<30:40"], "with --fide, K is a whole number"),
         (["1500", "--vs", "1500:W", "--fide", "--k", "0"], "--k 0: with --fide, K is a whole number from 1 to 1000"),
+        (
+            ["1500", "--vs", "1500:W", "--fide", "--date", "2024-06-01", "--born", "3000"],
+            "--born 3000: a year of birth",
+        ),
+        (["1500", "--vs", "1500:W", "--fide", "--date", "2024-06-01", "--born", "-50"], "--born -50: a year of birth"),
+        (["1500", "--vs", "1500:W", "--fide", "--date", "9999-12-31"], "--date 9999-12-31: a date up to 2100-12-31"),
         (["1500", "--vs", "1500:W", "--fide", "--k", "5000"], "K is a whole number from 1 to 1000"),
         (["1500", "--vs", "1500:W", "--born", "2000"], "go with --fide"),
     ):

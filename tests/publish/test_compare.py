@@ -159,11 +159,20 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "the store has no list for 'nope'" in bad.output and "Traceback" not in bad.output
 
 
-def test_a_date_with_no_rated_player_is_refused() -> None:
+def test_a_date_that_is_no_list_date_or_after_a_sides_last_list_is_refused() -> None:
+    # the lists used must be the date's: a date between lists, or past a side's last list, was
+    # labelled "list of D" over a comparison of older lists
     s = _store()
     rate(s.con, "fide")
-    with pytest.raises(CompareError, match="neither fide nor fide has a rated player on 1990-01-01"):
-        compare(s.con, "fide", "fide", dt.date(1990, 1, 1))
+    rate(s.con, "fide@v2017", rules="V2017")
+    with pytest.raises(CompareError, match=f"^neither side has a list dated 1990-01-01; nearest lists: fide: {DEC};"):
+        compare(s.con, "fide", "fide@v2017", dt.date(1990, 1, 1))
+    with pytest.raises(CompareError, match=f"^neither side has a list dated 2025-11-20; nearest lists: fide: {DEC}"):
+        compare(s.con, "fide", "fide@v2017", dt.date(2025, 11, 20))
+    # the official list is of November: December is past its last list
+    with pytest.raises(CompareError, match=f"^official:fide's last list is {NOV}, before {DEC}: give a date up to"):
+        compare(s.con, "fide", "official", DEC)
+    assert compare(s.con, "fide", "fide@v2017", DEC).list_date == DEC
 
 
 def test_a_newcomer_rated_by_two_initial_rating_rules() -> None:

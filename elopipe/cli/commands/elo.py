@@ -113,6 +113,10 @@ def _fide(
         if not k.strip().isdigit() or not 1 <= int(k) <= K_MAX:
             raise ValueError(f"--k {k.strip()}: with --fide, K is a whole number from 1 to {K_MAX}")
         date = _period_date(on, rules)
+        if born is not None and not date.year - 120 <= born <= date.year:
+            raise ValueError(
+                f"--born {born}: a year of birth from {date.year - 120} to {date.year} (the period's year)"
+            )
         res = fide_period(
             int(rating),
             [(int(opp), s) for opp, s in games],
@@ -151,9 +155,11 @@ def _fide(
 
 def _period_date(on: str | None, rules: str | None) -> dt.date:
     """The period's date of `--date` (default today). ValueError, in the user's words, for a date
-    not written YYYY-MM-DD, or one before FIDE's rules elopipe can confirm (1 July 2009, as `rate`
+    not written YYYY-MM-DD, one after the last list date elopipe takes (`read.dates.LAST_LIST_DATE`),
+    or one before FIDE's rules elopipe can confirm (1 July 2009, as `rate`
     refuses: `elopipe.rating.fide` RATED_FROM) unless `--rules` forces a version."""
     from elopipe.rating.fide import RATED_FROM
+    from elopipe.read.dates import LAST_LIST_DATE
 
     if on is None:
         return dt.date.today()
@@ -163,6 +169,8 @@ def _period_date(on: str | None, rules: str | None) -> dt.date:
         date = dt.date.fromisoformat(on.strip())
     except ValueError:
         raise ValueError(f"--date {on}: expected YYYY-MM-DD") from None
+    if date > LAST_LIST_DATE:
+        raise ValueError(f"--date {date.isoformat()}: a date up to {LAST_LIST_DATE.isoformat()}, as for a list")
     if date < RATED_FROM and rules is None:
         raise ValueError(
             f"--date {date.isoformat()}: FIDE's rules before {RATED_FROM.isoformat()} cannot be confirmed "
