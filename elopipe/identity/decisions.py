@@ -349,7 +349,8 @@ def split_player(
     The criteria are stored (name key; tournaments as event key + start date, which survive a
     re-ingest that gives new tournament ids) in `player_merges` (action 'split') and re-applied
     to newly loaded rows by `apply_manual_decisions`. A split moves whole tournament entries
-    (games and unplayed rounds of those tournaments). Raises IdentityError when nothing matches."""
+    (games and unplayed rounds of those tournaments). Raises IdentityError when nothing matches,
+    or when every entry of the player would move (nothing would stay)."""
     if not name and not tournament_ids:
         raise IdentityError("a split needs --name or --tournament")
     _player(con, player_id)
@@ -380,6 +381,18 @@ def split_player(
         shown = ", ".join(f"'{w}'" for w in spelled[:5]) + (", ..." if len(spelled) > 5 else "")
         known = f"; its entries are written {shown}" if spelled else "; it has no tournament entry"
         raise IdentityError(f"no tournament entry of player {player_id} is {' and '.join(wanted)}{known}")
+    kept = con.execute(
+        "SELECT count(DISTINCT tournament_id) FROM tournament_players"
+        " WHERE player_id = ? AND tournament_id NOT IN (SELECT UNNEST(?))",
+        [player_id, tids],
+    ).fetchall()[0][0]
+    if not kept:
+        # the new player would take every entry and the old one keep only its IDs: the next file
+        # giving that FIDE ID would then link to an empty player
+        raise IdentityError(
+            f"the split would move every tournament entry of player {player_id} ({len(tids)}): nothing would stay; "
+            "name fewer entries (--name compares name keys: spaces and case do not count; --tournament)"
+        )
     first = con.execute(
         "SELECT name_as_written, fide_id_in_file, federation, birth_year, sex FROM tournament_players"
         " WHERE player_id = ? AND tournament_id IN (SELECT UNNEST(?)) ORDER BY tournament_id LIMIT 1",

@@ -180,3 +180,17 @@ def test_a_decision_that_cannot_be_made_is_a_one_line_usage_error(tmp_path: Path
     code, out = _run("players", *args, "--db", str(db))
     assert code == 2 and out.startswith(words), out
     assert not db.exists()  # refused before the store is opened
+
+
+def test_a_split_that_would_move_every_entry_is_refused(rated_store: Path) -> None:
+    # the new player took every entry and the old one kept only the FIDE ID, to which the next file
+    # giving that ID would link
+    db = str(rated_store)
+    firouzja = _pid(rated_store, "Firouzja,Alireza")
+    entries = "SELECT count(*) FROM tournament_players WHERE player_id = ?"
+    before = _query(rated_store, entries, [firouzja])
+    code, out = _run("players", "split", str(firouzja), "--name", "Firouzja, Alireza", "--reason", "x", "--db", db)
+    assert code == 1, out
+    assert f"the split would move every tournament entry of player {firouzja} (1): nothing would stay" in out
+    assert _query(rated_store, entries, [firouzja]) == before
+    assert _query(rated_store, "SELECT count(*) FROM player_merges") == [(0,)]
