@@ -248,6 +248,24 @@ def _read_holder(fd: int) -> str:
         return "unknown pid"
 
 
+def check_store(db: str | os.PathLike[str]) -> None:
+    """`check_store_path`, then, for an existing DuckDB file, that it is an elopipe store or an
+    empty database (StorePathError otherwise), for commands that open it only later (`watch`
+    opens it when a file lands). A file another process holds open is left to that later open."""
+    check_store_path(db)
+    path = Path(db)
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        con = duckdb.connect(os.fspath(db), read_only=True)
+    except duckdb.Error:
+        return  # busy (a writer holds it): the command's own open waits for it and says so
+    try:
+        _check_is_store(con, db, new_ok=True)
+    finally:
+        con.close()
+
+
 @contextlib.contextmanager
 def open_writer(
     db: str | os.PathLike[str] = DEFAULT_DB,

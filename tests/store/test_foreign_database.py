@@ -66,3 +66,13 @@ def test_the_commands_say_so_in_one_sentence(tmp_path: Path, command: list[str])
     assert res.exit_code == 2, res.output
     assert "is a DuckDB database but not an elopipe store" in " ".join(res.output.split())
     assert _as_written(db) == [("games", "note")]
+
+
+def test_watch_refuses_a_foreign_database_before_it_starts(tmp_path: Path) -> None:
+    # it used to start Prefect and watch, and refuse only when a file landed
+    db = _foreign(tmp_path / "theirs.duckdb")
+    inbox = tmp_path / "inbox"
+    res = CliRunner().invoke(app, ["watch", str(inbox), "--db", str(db)])
+    assert res.exit_code == 2, res.output
+    assert "is a DuckDB database but not an elopipe store" in " ".join(res.output.split())
+    assert not inbox.exists() and _as_written(db) == [("games", "note")]

@@ -32,7 +32,7 @@ from elopipe.ingest.scaleout import DaskSpec
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, check_store_path
+from elopipe.store.connect import DEFAULT_DB, check_store
 
 if TYPE_CHECKING:
     from elopipe.cli.commands.live_status import LiveStatus
@@ -71,7 +71,7 @@ def watch(
     changes after it was moved comes back to it: either is loaded again, as a correction. Ctrl-C
     finishes the current batch's transaction and exits (status 130). Runs appear in the Prefect UI
     when a server is configured; without one a temporary local server runs for the whole watch."""
-    check_store_path(db)  # a bad --db is a usage error before Prefect starts
+    check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
