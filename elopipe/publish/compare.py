@@ -118,8 +118,9 @@ def check_sides(con: duckdb.DuckDBPyConnection, *sides: str) -> dict[str, list[d
 
 def resolve(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date | None) -> tuple[str, str, dt.date]:
     """Side keys of `a` and `b` and the list date compared: `list_date`, else the latest date both
-    sides have a list for. A `list_date` must be a list date of A or of B, and within both sides'
-    lists (not after a side's last list: its rating there would be carried from an older list).
+    sides have a list for. A `list_date` must be a list date of A or of B, within both sides' lists
+    (not after a side's last list: its rating there would be carried from an older list; not
+    before its first), and a list date of an official side.
     Raises CompareError for an unknown side, such a date, or no common date."""
     side_a, side_b = resolve_side(a, b), resolve_side(b, a)
     known = check_sides(con, side_a, side_b)
@@ -133,13 +134,20 @@ def resolve(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date |
 
 
 def _check_date(day: dt.date, dates: dict[str, list[dt.date]]) -> None:
-    """CompareError unless `day` is a list date of one side and no side's lists end before it."""
+    """CompareError unless `day` is a list date of one side, within every side's lists (not before
+    its first nor after its last), and a list date of an official side (which counts on its own
+    date only)."""
     if not any(day in d for d in dates.values()):
         near = "; ".join(f"{side}: {_near(d, day)}" for side, d in dates.items())
         raise CompareError(f"neither side has a list dated {day}; nearest lists: {near}")
     for side, d in dates.items():
         if d[-1] < day:
             raise CompareError(f"{side}'s last list is {d[-1]}, before {day}: give a date up to {d[-1]}")
+        if d[0] > day:
+            raise CompareError(f"{side}'s first list is {d[0]}, after {day}: give a date from {d[0]}")
+        if side.startswith(f"{OFFICIAL}:") and day not in d:
+            # an imported list counts on its own date only
+            raise CompareError(f"{side} has no list dated {day}; its nearest: {_near(d, day)}")
 
 
 def _near(dates: list[dt.date], day: dt.date) -> str:

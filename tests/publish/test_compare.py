@@ -172,6 +172,13 @@ def test_a_date_that_is_no_list_date_or_after_a_sides_last_list_is_refused() -> 
     # the official list is of November: December is past its last list
     with pytest.raises(CompareError, match=f"^official:fide's last list is {NOV}, before {DEC}: give a date up to"):
         compare(s.con, "fide", "official", DEC)
+    # a side whose first list comes after the date: its ratings there would be none, not a difference
+    with pytest.raises(CompareError, match=f"^fide's first list is {DEC}, after {NOV}: give a date from {DEC}"):
+        compare(s.con, "fide", "official", NOV)
+    # an imported list counts on its own date only: between two of its lists there is none
+    s.official(dt.date(2026, 1, 1), 1, 2700, k=10)
+    with pytest.raises(CompareError, match=f"^official:fide has no list dated {DEC}; its nearest: {NOV}, 2026-01-01"):
+        compare(s.con, "fide", "official", DEC)
     assert compare(s.con, "fide", "fide@v2017", DEC).list_date == DEC
 
 
