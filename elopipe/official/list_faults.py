@@ -9,8 +9,8 @@ All checks are Polars expressions over the whole file (no loop over rows). Reaso
 * ``bad_id``: an ID that is not a number.
 * ``misaligned``: a FIDE TXT field longer than its column, which spills into the next one (found
   from the header's column positions), or an FFE CSV line with more or fewer fields than the header.
-* ``duplicate_id``: a FIDE ID (or FFE licence) already given by an earlier row of the same file;
-  the first row is kept.
+* ``duplicate_id``: a FIDE ID (or FFE licence) given by another row of the same file; the row kept
+  is the first with no bad rating (FIDE lists), else the first.
 * ``bad_rating``: a rating cell that is not a number or lies outside 0..`RATING_MAX`; only that
   rating is lost, the row's other ratings are stored.
 """
@@ -78,6 +78,11 @@ def fide_checked(
     bad = {x: pl.col(f"{x}_rating").is_not_null() & ~pl.col(f"_{x}").is_between(0, RATING_MAX).fill_null(False)
            for x in rates}  # fmt: skip
     w = w.with_columns(_dup=~first_rows(pl.when(~unusable).then(pl.col("_fid"))))
+    if w["_dup"].any():  # a repeated ID (rare): keep its first row with no bad rating, if it has one
+        clean = ~unusable & ~pl.any_horizontal(pl.lit(False), *bad.values())
+        candidate = ~unusable & (clean | ~clean.any().over("_fid"))
+        first = candidate & first_rows(pl.when(candidate).then(pl.col("_fid")))
+        w = w.with_columns(_dup=~unusable & ~first)
     faults = w.filter(pl.any_horizontal(unusable, pl.col("_dup"), *bad.values()))
     firsts = kept_lines(w, ~unusable & ~pl.col("_dup"), faults.filter(pl.col("_dup")), "_fid", "line_no")
     faults = faults.join(firsts, on="_fid", how="left", maintain_order="left")

@@ -226,6 +226,22 @@ def test_a_fide_id_given_twice_keeps_the_first_row(tmp_path: Path) -> None:
     assert got == [(1503014, "Carlsen, Magnus", 2830), (24532312, "Reyero Castro, Jorge", 1900)]
 
 
+def test_a_repeated_id_keeps_its_first_row_with_a_valid_rating(tmp_path: Path) -> None:
+    # the valid row was skipped as a repeat of an earlier row whose rating could not be read: the
+    # ID's rating was lost
+    f = _txt(
+        tmp_path,
+        "std_mar24.txt",
+        [_std("24532312", "Reyero Castro, Jorge", "xyz"), _std("1503014", "Carlsen, Magnus", "2830"),
+         _std("24532312", "Reyero Castro, Jorge", "1900")],
+    )  # fmt: skip
+    con = memory_store()
+    import_list(con, f, "fide")
+    assert _skips(con) == [(2, "duplicate_id", "FIDE ID 24532312 as on line 4")]
+    got = con.execute("SELECT fide_id, rating FROM official_lists ORDER BY 1").fetchall()
+    assert got == [(1503014, 2830), (24532312, 1900)]
+
+
 def test_a_fide_xml_id_given_twice_keeps_the_first_player(tmp_path: Path) -> None:
     f = tmp_path / "standard_2024-03.xml"
     f.write_text(
