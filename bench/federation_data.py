@@ -586,7 +586,8 @@ def bootstrap_month(work: Workload, m: int, python: str, say: Callable[[str], No
         "QUALIFY row_number() OVER (PARTITION BY r.player_id ORDER BY r.list_date DESC) = 1 ORDER BY p.fide_id"
     )
     text = _check(elopipe(python, "sql", "--db", db, "--format", "csv", query), "reading the list")
-    rows = list(csv.DictReader(io.StringIO(text)))
+    # on a loaded machine DuckDB draws its progress bar into the CSV (stdout): not a row
+    rows = [r for r in csv.DictReader(io.StringIO(text)) if (r["fide_id"] or "").isdigit()]
     ids = [r["fide_id"] for r in rows]
     if len(set(ids)) != len(ids):
         say(f"  note: {len(ids) - len(set(ids))} FIDE IDs appear twice on the {nxt:%Y-%m} list (first kept)")
@@ -605,7 +606,8 @@ def bootstrap_month(work: Workload, m: int, python: str, say: Callable[[str], No
     # a self-check: the files' ratings should be the engine's lists in force
     query = "SELECT count(*) AS n FROM rating_discrepancies WHERE system = 'fide'"
     text = _check(elopipe(python, "sql", "--db", db, "--format", "csv", query), "reading the discrepancies")
-    odd = text.strip().splitlines()[-1]
+    odd = [x for x in text.strip().splitlines() if x.strip().isdigit()][-1:] or ["?"]
+    odd = odd[0]
     say(f"  list {nxt:%Y-%m}: {len(rows):,} players, {rated:,} rated; file ratings unlike the list in force: {odd}")
 
 

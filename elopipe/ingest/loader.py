@@ -68,6 +68,7 @@ class FileResult:
     replaced_file_ids: list[int] = field(default_factory=list)
     player_ids: set[int] = field(default_factory=set)
     first_issues: list[IngestIssue] = field(default_factory=list)
+    in_progress: str | None = None  # an event still in progress: its unfinished round (TRF `extra.in_progress`)
 
 
 def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
@@ -339,6 +340,8 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
             issues = [IngestIssue("rejected", res.reason, severity="error")] + [replace(i, raw=None) for i in issues]
         else:
             res.results_only = ps.parsed.results_only
+            unfinished = [t.extra["in_progress"] for t in ps.parsed.tournaments if "in_progress" in t.extra]
+            res.in_progress = unfinished[0] if unfinished else None
             contents.append((fid, ps, res, issues))
         res.n_errors = sum(1 for i in issues if i.severity == "error")
         res.n_warnings = sum(1 for i in issues if i.severity == "warning")

@@ -4,7 +4,8 @@ All checks are Polars expressions over the whole file (no loop over rows). Reaso
 `list_import.SKIP_REASONS`:
 
 * ``no_id``: no ID, or a placeholder written where there is none (`elopipe.read.ids`: ``0``,
-  ``00000000``, nines only, ``-``, ``?``, ...; and a negative number, as FIDE IDs are positive).
+  ``00000000``, nines only, ``-``, ``?``, ...; and a negative number, as FIDE IDs are positive),
+  or a number of more than nine digits, which no FIDE ID has.
   Two rows are never linked on a placeholder: the row keeps only its national ID (FFE licence).
 * ``bad_id``: an ID that is not a number.
 * ``misaligned``: a FIDE TXT field longer than its column, which spills into the next one (found
@@ -21,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from elopipe.read.ids import PLACEHOLDER_ID_PATTERN
+from elopipe.read.ids import FIDE_ID_DIGITS, PLACEHOLDER_ID_PATTERN, TOO_LONG_ID_PATTERN
 
 # Highest rating taken as real. Our bound, not a rule: above any rating a list has published (none
 # has reached 2900), far below what a spilled or mistyped cell gives (999999).
@@ -36,8 +37,11 @@ _RATE_LABELS = {"s": "standard", "r": "rapid", "b": "blitz"}
 
 def no_id(raw: pl.Expr, number: pl.Expr) -> pl.Expr:
     """True where an ID cell (trimmed, '' as null) means "no ID": null, a placeholder
-    (`elopipe.read.ids.PLACEHOLDER_ID_PATTERN`), or a number below 1 (`number`: the cell as Int64)."""
-    return (raw.is_null() | raw.str.contains(PLACEHOLDER_ID_PATTERN) | (number < 1)).fill_null(False)
+    (`elopipe.read.ids.PLACEHOLDER_ID_PATTERN`), a number of more than nine digits
+    (`elopipe.read.ids.TOO_LONG_ID_PATTERN`), or a number below 1 (`number`: the cell as Int64)."""
+    return (
+        raw.is_null() | raw.str.contains(PLACEHOLDER_ID_PATTERN) | raw.str.contains(TOO_LONG_ID_PATTERN) | (number < 1)
+    ).fill_null(False)
 
 
 def overflow_pattern(cols: list[tuple[str, int, int | None]]) -> str | None:
@@ -111,10 +115,12 @@ def _fide_reason(bad: dict[str, pl.Expr]) -> list[pl.Expr]:
     reason: Any = pl.when(fid.is_null()).then(pl.lit("no_id"))
     detail: Any = pl.when(fid.is_null()).then(pl.lit(None, dtype=pl.Utf8))
     placeholder = pl.format("ID {}: a placeholder", fid)
+    too_long = pl.format(f"ID {{}}: more than {FIDE_ID_DIGITS} digits, which no FIDE ID has", fid)
     steps = [
         (pl.col("_noid") & pl.col("_fid").is_null(), "no_id", placeholder),  # '-', '?', 'n/a'
         (pl.col("_fid").is_null(), "bad_id", pl.format("ID {}", fid)),
         (pl.col("_mis"), "misaligned", pl.lit("a field runs into the next column")),
+        (pl.col("_noid") & fid.str.contains(TOO_LONG_ID_PATTERN), "no_id", too_long),
         (pl.col("_noid"), "no_id", placeholder),
         (pl.col("_dup"), "duplicate_id", pl.format("FIDE ID {} as on line {}", pl.col("_fid"), pl.col("_first"))),
         *((cond, "bad_rating", pl.format(f"{_RATE_LABELS[x]} rating {{}}", pl.col(f"{x}_rating")))

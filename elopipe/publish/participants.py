@@ -102,6 +102,8 @@ def _skip_words(reason: str) -> str:
         return f"a {detail} event, not rated in this system"
     if kind == "online":
         return f"online play ({detail}) is not rated"
+    if kind == "in_progress":
+        return f"the event is still in progress ({detail.strip()}): it is rated once a file with its results is loaded"
     if kind == "rating_failed":
         return f"the rating failed on it ({detail.strip()})"
     return _SKIP_WORDS.get(reason, reason.replace("_", " "))

@@ -30,12 +30,23 @@ Exact arithmetic: in 'table' mode every quantity is a ratio of integers. The eng
 Int64, so the final rounding is exact (V13's 1665.0 rounds up to 1670, never by a float
 accident). 'logistic' mode is irrational by nature and uses Float64.
 
+**When the national rating began** (`NATIONAL_RATING_FROM`, 1 September 1977): the FFE Elo
+started in Normandy in 1971-73 and opened to all leagues from the 1977-78 season (spec §1
+Timeline, source S9: C.-H. Rouah, FFE rating officer since 1982, echecs64.com, 11 March 2011).
+Events starting before 1 September 1977, the first day of that season (spec A.1: a season runs
+from 1 September), are refused (``rating_skips`` reason 'before_rating_from'), as the FIDE
+systems refuse events before July 2009: no national list existed for them. Uncertain: S9 names
+the season, not a day, and the first national list's date is not known; the regional Normandy
+rating of 1971-77 is not a national one. The national rapid rating (`elopipe.rating.ffe_rapid`)
+cannot be older; its own start is not known, so the same date bounds it.
+
 The national rapid (E02, 2018) is the same engine with other parameters:
 see `elopipe.rating.ffe_rapid`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -46,6 +57,10 @@ from typing import Any
 import polars as pl
 
 # ---- parameters ----------------------------------------------------------------------
+
+#: The first day of the 1977-78 season, when the FFE Elo opened to all leagues (spec §1, S9):
+#: events starting earlier are not rated by the FFE systems (see the module docstring).
+NATIONAL_RATING_FROM = dt.date(1977, 9, 1)
 
 
 @dataclass(frozen=True)
@@ -73,6 +88,7 @@ class FfeRules:
         credit_standard: count a player without a rating of this rate at their standard
             rating (E02, rapid only).
         max_loops: bound on the first-rating and iterative loops.
+        rating_from: events starting before it are not rated (`NATIONAL_RATING_FROM`).
     """
 
     system: str = "ffe"
@@ -92,6 +108,7 @@ class FfeRules:
     rate_class: str = "standard"
     credit_standard: bool = False
     max_loops: int = 50
+    rating_from: dt.date = NATIONAL_RATING_FROM
 
     def __post_init__(self) -> None:
         if self.z_mode not in ("table", "logistic"):

@@ -18,7 +18,8 @@ Rules: `elopipe.rating.ffe` (spec ffe-rating-rules.md Part A) and `elopipe.ratin
   explains every game that did not count.
 * ``tournament_ratings``: per event and player: n compatible games, score, Ra (mean of the
   compatible opponents, rounded half up), Ro.
-* ``rating_skips``: events out of scope (variant, rate of play, no dates).
+* ``rating_skips``: events out of scope (variant, rate of play, no dates, online, in progress, and
+  'before_rating_from': events before the national rating began, `elopipe.rating.ffe`).
 
 Ratings in force at a period's start (spec A.2): FIDE (the player's FIDE rating written in
 the file of their first event of the period, when `fide_priority`), else the national value
@@ -42,7 +43,7 @@ from elopipe.rating import faults, scenarios, store_io
 from elopipe.rating.ffe import CLASSIC, FfeRules, dp_table_frame, rate_period
 from elopipe.rating.ffe_ages import category_expr, season_year, young_expr
 from elopipe.rating.ffe_rapid import RAPID
-from elopipe.rating.game_rows import load_game_rows, scope_skips
+from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, refuse_before, scope_skips
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary, summary_from_frames
 
@@ -127,12 +128,14 @@ def run_ffe(
         by_event_end=by_event_end,
         no_moves=no_moves,
     )
+    rows = refuse_before(rows, rules.rating_from)
     key = store_as or rules.system
     summary = FfeRunSummary(system=key)
     rows, failed = faults.leave_out(rows, exclude)
     skips = pl.concat([scope_skips(rows), failed])
     summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
-    in_scope = rows.filter(~pl.col("reason").is_in(["variant", "not_this_rate_class", "no_dates"]).fill_null(False))
+    # events out of scope (online, in progress, before the national rating ...) open no period
+    in_scope = rows.filter(~pl.col("reason").is_in(list(SCOPE_REASONS)).fill_null(False))
     std = _standard_lists(con, key) if rules.credit_standard else None
     exact = rules.z_mode == "table" and rules.unrated_opponents == "ignore"
     num_dtype = pl.Int64 if exact else pl.Float64
@@ -196,9 +199,12 @@ def run_ffe(
         "rating_changes": _concat(out_changes),
         "tournament_ratings": _concat(out_events),
     }
-    summary.lists = len(list_dates)
-    summary.first_list = list_dates[0] if list_dates else None
-    summary.last_list = list_dates[-1] if list_dates else None
+    # the lists stored, not the periods looked at (a period whose games all go uncounted stores no list)
+    stored = frames["rating_lists"]
+    stored_dates = sorted(stored.get_column("list_date").unique().to_list()) if stored.height else []
+    summary.lists = len(stored_dates)
+    summary.first_list = stored_dates[0] if stored_dates else None
+    summary.last_list = stored_dates[-1] if stored_dates else None
     summary.players_rated = len(national)
     ch = frames["rating_changes"]
     if ch.height:

@@ -445,7 +445,16 @@ def _k_base(
     """K before the 700 cap, as an expression over a state row (FIDE B.02 8.3.3): a fixed K
     where the rules give one; the official list's K; 10 once 2400 was reached (with 30 games
     under V2009); 40 for a junior never at 2300; the new player's K under 30 games; else the low
-    K. Returns (the expression, the function that adds the `__bd` birth dates it may read)."""
+    K. Returns (the expression, the function that adds the `__bd` birth dates it may read).
+
+    "Fewer than 30 games" reads `total_games`, the rated games since the player was first on a
+    list. B.02 8.3.3 gives K 40 to "a player new to the rating list until he has completed events
+    with at least 30 games". A player who fell below the floor (7.2.1) and is rated again from
+    pooled games (7.1.4) is not new to the list: his games from before the fall count toward the
+    30 (`_close_list`), and a history the store does not know (a player first seen on an imported
+    list or with a rating from a file) counts as at least 30. No source says otherwise: the spec
+    (fide-rating-rules.md §6.4) says such a player is "treated like any unrated player" for his
+    new rating (Ru), and lists the 30-game count as not verified (§14.7)."""
     # junior (8.3.3): list year − birth year ≤ 18; V2017's "until the 18th birthday" is checked
     # against the birth date where the store has one (`fide.is_junior`)
     age = pl.lit(prev_date.year) - pl.col("birth_year")
@@ -731,8 +740,13 @@ def _close_list(
     st = st.with_columns(
         pl.col("rating").alias("old_rating"),
         pl.col("new_rating").alias("rating"),
-        pl.when(pl.col("ru").is_not_null())
+        # a first rating starts the count at its pooled games; a player rated again after a
+        # fall below the floor keeps the games of his earlier listing (unknown stays unknown):
+        # see `_k_base` for the reading of B.02 8.3.3
+        pl.when(pl.col("ru").is_not_null() & pl.col("first_rated").is_null())
         .then(pl.col("pool_n"))
+        .when(pl.col("ru").is_not_null())
+        .then(pl.col("total_games") + pl.col("pool_n"))
         .otherwise(pl.col("total_games") + pl.col("n").fill_null(0))
         .alias("total_games"),
         (pl.col("ever_2400").fill_null(False) | (pl.col("new_rating").fill_null(0) >= 2400)).alias("ever_2400"),

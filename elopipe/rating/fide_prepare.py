@@ -22,7 +22,9 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
     Online events (`fide.online_platform_expr` on the tournaments' ``site``/``platform``:
     a lichess TRF export, a PGN Site naming lichess.org, chess.com, chess24, ICC, a URL or
     ending in 'INT') are not rated: their games go to `skips` with reason
-    'online:<platform>' (FIDE rates over-the-board play only).
+    'online:<platform>' (FIDE rates over-the-board play only). Events still in progress (a TRF
+    whose last round is paired without results, `elopipe.read.trf.progress`) are not rated until
+    a complete file replaces them: reason 'in_progress: <the unfinished round>'.
 
     sides columns: game_id, tournament_id, player_id, opponent_id, score_x100 Int64,
     list_date, in_force, eff_start Date, version Utf8, reason Utf8 (null = can be rated;
@@ -50,6 +52,9 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         .filter(pl.col("online").is_not_null())
         .select("tournament_id", "online")
     )
+    # an event still in progress (`elopipe.read.trf.progress`) waits for its complete file
+    unfinished = tours.select("tournament_id", "in_progress") if "in_progress" in tours.columns else None
+    unfinished = unfinished.filter(pl.col("in_progress").is_not_null()) if unfinished is not None else None
     tours = scheme.assign(
         tours.select("tournament_id", "eff_start", "eff_end", "date_source", "n_games"),
         end_col="eff_end",
@@ -69,11 +74,19 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         games = games.filter(pl.col("online").is_null()).drop("online")
     else:
         on_line = games.clear().with_columns(pl.lit(None, pl.Utf8).alias("online"))
+    if unfinished is not None and unfinished.height:
+        games = games.join(unfinished, on="tournament_id", how="left")
+        waiting = games.filter(pl.col("in_progress").is_not_null())
+        games = games.filter(pl.col("in_progress").is_null()).drop("in_progress")
+    else:
+        waiting = games.clear().with_columns(pl.lit(None, pl.Utf8).alias("in_progress"))
     too_old = games.filter(pl.col("eff_start") < params.rating_from)
     games = games.filter(pl.col("eff_start").is_null() | (pl.col("eff_start") >= params.rating_from))
     no_dates = games.filter(pl.col("list_date").is_null())
     other = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") != rate_class))
     skips = _skips(on_line, too_old, no_dates, other, tours)
+    if waiting.height:
+        skips = pl.concat([skips, in_progress_skips(waiting)]).sort("tournament_id", "reason")
 
     g = games.filter(pl.col("list_date").is_not_null() & (pl.col("rate_class") == rate_class))
     g = g.with_columns(_unrated_reason().alias("reason"))
@@ -141,6 +154,16 @@ def _skips(
     skips = pl.concat([skips, empty_nodate]).sort("tournament_id", "reason")
 
     return skips
+
+
+def in_progress_skips(games: pl.DataFrame) -> pl.DataFrame:
+    """`rating_skips` rows (tournament_id, reason, n_games) of the events still in progress:
+    `games` has one row per game and ``in_progress`` (the unfinished round, in words); the reason
+    is 'in_progress: round 2 of 3 is paired with no result on 6 of 6 boards'."""
+    return games.group_by("tournament_id").agg(
+        (pl.lit("in_progress: ") + pl.col("in_progress").first()).alias("reason"),
+        pl.len().cast(pl.Int64).alias("n_games"),
+    )
 
 
 def _unrated_reason() -> pl.Expr:

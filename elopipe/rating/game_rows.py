@@ -11,6 +11,9 @@ reason                   meaning
 ``variant``              not standard chess (Chess960 ...): out of scope of every system
 ``not_this_rate_class``  the rate of play is not the system's (e.g. blitz for 'ffe')
 ``no_dates``             neither the game nor its event has a date: no period
+``in_progress``          the event is still in progress (a TRF whose last round is paired
+                         without results, `elopipe.read.trf.progress`): rated once complete
+``before_rating_from``   the event starts before the system's first rating (`refuse_before`)
 ``no_player``            a side is not identified
 ``forfeit``              not played over the board (forfeit, bye, default): never counts
 ``no_result``            result '*' (unfinished / unknown)
@@ -18,7 +21,7 @@ reason                   meaning
 ``no_moves``             the source shows no move (PGN without movetext, < 2 plies)
 =======================  ==================================================================
 
-The first three are per-event scope decisions, stored in ``rating_skips`` (per tournament and
+The first five and the last are per-event scope decisions, stored in ``rating_skips`` (per tournament and
 reason, with the number of games); the others go to ``rating_changes`` with counted = FALSE.
 
 The period of a game is that of its **game date**, else its event's end date (spec
@@ -38,7 +41,7 @@ from elopipe.rating.fide import online_platform_expr
 from elopipe.rating.periods import PeriodScheme, per_event_calendar
 from elopipe.read import rate_of_play as timecontrol
 
-SCOPE_REASONS = ("online", "variant", "not_this_rate_class", "no_dates")
+SCOPE_REASONS = ("online", "variant", "not_this_rate_class", "no_dates", "in_progress", "before_rating_from")
 
 
 def load_player_event_info(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -92,7 +95,8 @@ def load_game_rows(
     Returns columns: game_id, tournament_id, player_id, opponent_id Int64, score2 Int64
     (2 / 1 / 0, null without result), score Float64, game_date Date, eff_date Date (date that
     placed the game), event_start Date, list_date Date (null when no date), rate_class Utf8,
-    tc_assumed Boolean, reason Utf8 (null = ratable), file_id, line Int64, plus the file's
+    tc_assumed Boolean, reason Utf8 (null = ratable), file_id, line Int64, in_progress Utf8 (the
+    unfinished round of an event still in progress, else null), plus the file's
     rating_in_file, national_rating, national_rating_flag, birth_year for the player and
     opp_rating_in_file for the opponent.
     """
@@ -105,6 +109,7 @@ def load_game_rows(
         pl.col("eff_start").alias("event_start"),
         # online play is rated by none of these systems (same rule as FIDE: `fide.online_platform_expr`)
         online_platform_expr().alias("online"),
+        "in_progress",
     )
     g = games.join(ev, on="tournament_id", how="left").with_columns(
         (pl.col("event_end") if by_event_end else pl.coalesce(pl.col("game_date"), pl.col("event_end"))).alias(
@@ -127,6 +132,8 @@ def load_game_rows(
         .then(pl.lit("not_this_rate_class"))
         .when(pl.col("list_date").is_null())
         .then(pl.lit("no_dates"))
+        .when(pl.col("in_progress").is_not_null())
+        .then(pl.lit("in_progress"))
         .when(pl.col("white_id").is_null() | pl.col("black_id").is_null())
         .then(pl.lit("no_player"))
         .when(~pl.col("played").fill_null(False))
@@ -153,6 +160,7 @@ def load_game_rows(
         "reason",
         "file_id",
         "line",
+        "in_progress",
     ]
     sides = []
     for me, opp in (("white", "black"), ("black", "white")):
@@ -184,11 +192,28 @@ def load_game_rows(
 def scope_skips(rows: pl.DataFrame) -> pl.DataFrame:
     """Per (tournament, scope reason): games left unrated (for ``rating_skips``).
 
-    Columns: tournament_id Int64, reason Utf8, n_games Int64 (games, not player rows).
+    Columns: tournament_id Int64, reason Utf8 ('in_progress: <the unfinished round>' for an event
+    still in progress), n_games Int64 (games, not player rows).
     """
     return (
         rows.filter(pl.col("reason").is_in(list(SCOPE_REASONS)))
+        .with_columns(
+            pl.when(pl.col("reason") == "in_progress")
+            .then(pl.lit("in_progress: ") + pl.col("in_progress"))
+            .otherwise(pl.col("reason"))
+            .alias("reason")
+        )
         .group_by("tournament_id", "reason")
         .agg(pl.col("game_id").n_unique().cast(pl.Int64).alias("n_games"))
         .sort("tournament_id", "reason")
+    )
+
+
+def refuse_before(rows: pl.DataFrame, rating_from: dt.date) -> pl.DataFrame:
+    """`rows` (`load_game_rows`) with reason 'before_rating_from' for every game of an event that
+    starts before `rating_from` (its start, else the game's date): the system did not exist yet.
+    That reason wins over the others, as the FIDE engine leaves such events out first."""
+    start = pl.coalesce("event_start", "eff_date")
+    return rows.with_columns(
+        pl.when(start < rating_from).then(pl.lit("before_rating_from")).otherwise(pl.col("reason")).alias("reason")
     )

@@ -176,7 +176,8 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     start date), 'none' (no date at all: the event cannot be placed in a period);
     time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64;
     platform Utf8 (``extra.platform`` written by a reader, e.g. 'lichess' for a lichess TRF
-    export), site Utf8 (PGN Site tag as written, else the city).
+    export), site Utf8 (PGN Site tag as written, else the city); in_progress Utf8 (``extra.in_progress``
+    written by the TRF reader for an event still in progress: its unfinished round; null: complete).
     Dates outside `elopipe.read.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
     """
     df = _pl(
@@ -193,6 +194,7 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                t.time_control, t.rate_class, t.is_team,
                coalesce(g.n_games, 0)::BIGINT AS n_games,
                json_extract_string(t.extra, '$.platform') AS platform,
+               json_extract_string(t.extra, '$.in_progress') AS in_progress,
                coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site
         FROM {EVENT_TOURNAMENTS} t LEFT JOIN g USING (tournament_id)
         ORDER BY t.tournament_id

@@ -5,6 +5,10 @@ The specs name these forms for the FIDE-ID column of TRF's `001` line (trf-forma
 40: empty, zero, padded, `?`, `-`, `---`); the Irish 2011 files write `999999` for a player who
 has none. An ID made of zeros only or of nines only is such a placeholder: no FIDE ID was ever
 issued as one, and taking it for an ID would make one player of everyone who carries it.
+
+A number of more than `FIDE_ID_DIGITS` (9) digits, leading zeros aside, is no FIDE ID either:
+FIDE's IDs have at most nine digits (the Grandmommy's Cup TRF-2026 sample writes 11-digit test
+numbers, 72623454321). It is read as no ID too, and the readers warn with the line.
 """
 
 from __future__ import annotations
@@ -16,9 +20,28 @@ import re
 PLACEHOLDER_ID_PATTERN = r"(?i)^(?:0+|9{4,}|[?\-]*|n/?a|nn)$"
 _PLACEHOLDER = re.compile(PLACEHOLDER_ID_PATTERN)
 
+#: The most digits a FIDE ID has (leading zeros aside).
+FIDE_ID_DIGITS = 9
+#: Largest FIDE ID: a larger number in an ID column is no ID.
+FIDE_ID_MAX = 10**FIDE_ID_DIGITS - 1
+# digits only, more than nine of them after leading zeros; matched column-wise too (list import)
+TOO_LONG_ID_PATTERN = rf"^0*[1-9][0-9]{{{FIDE_ID_DIGITS},}}$"
+_TOO_LONG = re.compile(TOO_LONG_ID_PATTERN)
+
 
 def is_placeholder_id(raw: str | None) -> bool:
     """True when `raw` (an ID as written, spaces trimmed here) means "no ID": blank, `?`, `-`,
     `---`, `n/a`, `NN`, zeros only (`0`, `00000000`) or nines only (`9999`, `999999`,
     `99999999`). Never raises."""
     return raw is None or _PLACEHOLDER.match(raw.strip()) is not None
+
+
+def is_too_long_id(raw: str | None) -> bool:
+    """True when `raw` (spaces trimmed here) is a number of more than nine digits, leading zeros
+    aside: no FIDE ID has that many (`FIDE_ID_MAX`), so it is read as no ID. Never raises."""
+    return raw is not None and _TOO_LONG.match(raw.strip()) is not None
+
+
+def too_long_id_message(raw: str) -> str:
+    """The warning's words for an ID of more than nine digits (`is_too_long_id`)."""
+    return f"{raw.strip()} has more than {FIDE_ID_DIGITS} digits, which no FIDE ID has: read as no ID"

@@ -40,3 +40,23 @@ def row(
 def trf(*lines: str, header: bool = True) -> str:
     top = ["012 Test Open", "022 Paris", "032 FRA", "042 2024/03/01", "052 2024/03/03"] if header else []
     return "\n".join([*top, *lines]) + "\n"
+
+
+def results_in_round(text: str, rnd: int, skip: int = 0) -> str:
+    """`text` with a result written in round `rnd` of every 001 row that is paired there (w wins,
+    b loses), except the rows of the first `skip` boards (by the lower start rank)."""
+    pos = 91 + (rnd - 1) * 10  # 0-based start of the round's 10-column block (TRF §5)
+    out, left = [], set()
+    for line in text.split("\n"):
+        opp = line[pos : pos + 4].strip() if line.startswith("001") else ""
+        colour = line[pos + 5 : pos + 6] if opp else ""
+        if opp.isdigit() and int(opp) and colour in ("w", "b"):
+            me = int(line[4:8])
+            pair = (min(me, int(opp)), max(me, int(opp)))
+            if len(left) < skip or pair in left:
+                left.add(pair)
+            else:
+                line = line.ljust(pos + 8)
+                line = line[: pos + 7] + ("1" if colour == "w" else "0") + line[pos + 8 :]
+        out.append(line)
+    return "\n".join(out)

@@ -70,6 +70,14 @@ def ingest(
             if f.replaced_file_ids:
                 ids = ", ".join(str(i) for i in f.replaced_file_ids)
                 console.print(f"corrected: {f.name} replaces its earlier version (file_id {ids})", soft_wrap=True)
+    for f in summary.files:
+        if f.in_progress:
+            # said even when quiet: the event will be missing from the lists until it is complete
+            err_console.print(
+                f"in progress: {f.name}: {f.in_progress}; not rated until a file with its results is loaded",
+                style="yellow",
+                soft_wrap=True,
+            )
     console.print(summary_line(summary, db), soft_wrap=True)
     if summary.failure:
         err_console.print(summary.failure, style="red")

@@ -22,7 +22,7 @@ from elopipe.read.field_bounds import (
     PLY_MAX,
     ROUND_MAX,
 )
-from elopipe.read.ids import is_placeholder_id
+from elopipe.read.ids import is_placeholder_id, is_too_long_id, too_long_id_message
 from elopipe.read.pgn.movetext import san_offsets, san_words
 from elopipe.read.pgn.results import (
     SCORES,
@@ -272,6 +272,8 @@ class GameParts:
         if warns and is_placeholder_id(raw):
             why = f"{tag} {raw.strip()} is a placeholder, not a FIDE ID: the player has no FIDE ID"
             self.issue("fide_id_placeholder", why, line, gi, raw=raw)
+        elif warns and is_too_long_id(raw):
+            self.issue("fide_id_too_long", f"{tag} {too_long_id_message(raw)}", line, gi, raw=raw)
         elif warns:
             self.issue("fide_id_invalid", f"{tag} {raw!r} is not a FIDE ID: ignored", line, gi)
         return fid

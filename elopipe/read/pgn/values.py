@@ -16,7 +16,7 @@ from elopipe.read.field_bounds import (
     RATING_MIN,
     ROUND_MAX,
 )
-from elopipe.read.ids import is_placeholder_id
+from elopipe.read.ids import is_placeholder_id, is_too_long_id
 
 _ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
 
@@ -119,10 +119,13 @@ def elo_rule(v: str) -> tuple[int | None, bool]:
 def fide_id_rule(v: str) -> tuple[int | None, bool]:
     """(FIDE ID, warns) of a WhiteFideId/BlackFideId value (pgn-faults.md 18, 40): a placeholder
     (`elopipe.read.ids`: blank, `?`, zeros, nines) is no ID; only nines warn, as they look like
-    an ID; anything else that is not digits warns."""
+    an ID; a number of more than nine digits (`elopipe.read.ids.is_too_long_id`) is no ID and
+    warns; anything else that is not digits warns."""
     s = v.strip()
     if is_placeholder_id(s):
         return None, s.startswith("9")
+    if is_too_long_id(s):
+        return None, True
     if _FIDE_ID.match(s):
         return int(s), False
     return None, s not in PLACEHOLDERS

@@ -42,10 +42,11 @@ from elopipe.read.field_bounds import (
     POINTS_MAX,
     ROUND_MAX,
 )
-from elopipe.read.ids import is_placeholder_id
-from elopipe.read.records import IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
+from elopipe.read.ids import FIDE_ID_DIGITS, is_placeholder_id, is_too_long_id
+from elopipe.read.records import GameRec, IngestIssue, ParsedFile, PlayerRec, TeamRec, TournamentRec
 from elopipe.read.trf.codes import FIDE_FEDERATIONS, SEXES, TITLES
 from elopipe.read.trf.issues import IssueLog, shown
+from elopipe.read.trf.progress import unfinished_round
 from elopipe.read.trf.rounds import (
     TOURNAMENT_REF,
     RoundResolver,
@@ -491,6 +492,15 @@ class _TrfReader:
             )
             player.national_id = raw
             return
+        if is_too_long_id(raw):
+            self.issues.quirk(
+                "trf_fide_id_too_long",
+                f"a number of more than {FIDE_ID_DIGITS} digits in the FIDE-ID column, which no FIDE ID has: "
+                "read as no ID",
+                no,
+                line,
+            )
+            return
         value = int(raw)
         if value < MIN_FIDE_ID:
             self.issues.quirk(
@@ -615,6 +625,7 @@ class _TrfReader:
         round_dates = self._round_dates()
         resolver = RoundResolver(self.rows, self.tour, self.issues, round_dates, self.rounds_in_blocks, self.byes_240)
         games, unplayed = resolver.resolve()
+        self._in_progress(games)
         out.tournaments = [self.tour]
         out.players = players
         out.games = games
@@ -622,6 +633,23 @@ class _TrfReader:
         out.teams = self.teams
         out.issues = self.issues.flush()
         return out
+
+    def _in_progress(self, games: list[GameRec]) -> None:
+        """Mark an event still in progress (`progress.unfinished_round`): `extra.in_progress` says
+        which round, and the rating leaves the event out until a complete file replaces it."""
+        t = self.tour
+        declared = t.rounds if t.extra.get("rounds_source") in ("142", "XXR") else None
+        unfinished = unfinished_round(games, declared)
+        if unfinished is None:
+            return
+        t.extra["in_progress"] = unfinished.describe()
+        self.issues.add(
+            "trf_in_progress",
+            f"the event is in progress: {unfinished.describe()}; it is not rated until a file with its results is "
+            "loaded",
+            unfinished.line,
+            "warning",
+        )
 
     def _tournament(self) -> None:
         t, h = self.tour, self.headers

@@ -235,7 +235,9 @@ def test_trf26_samples():
     _, p = load("fide_trf26_grandmommys_cup_team_sample_249players.trf")
     by_ref = {pl.ref: pl for pl in p.players}
     assert by_ref[14].national_id == "L01854" and by_ref[14].national_rating == 2700
-    assert any(pl.fide_id and pl.fide_id > 10**10 for pl in p.players)
+    # its 11-digit numbers (70123454321 ...) are no FIDE IDs: more than nine digits (issue 25)
+    assert all(pl.fide_id is None for pl in p.players)
+    assert any(i.code == "trf_fide_id_too_long" for i in p.issues)
     assert {tm.record for tm in p.teams} == {"013", "310"}
     assert p.tournaments[0].rounds == 14
     _, p = load("fra_sharly_trf26_team_310_in_progress.trf")

@@ -91,7 +91,9 @@ def test_player_fields_are_sliced_by_column():
         ({"rating": 950}, {"rating": None, "national_rating": 950}),  # below any FIDE floor
         ({"rating": 1000}, {"rating": 1000, "national_rating": None}),
         ({"fide_id": 6897}, {"fide_id": None, "national_id": "6897"}),  # ICU number in the FIDE column
-        ({"fide_id": 70323454321}, {"fide_id": 70323454321}),  # 11 digits (TRF26 sample)
+        # 11 digits (TRF26 sample): no FIDE ID has more than nine (issue 25)
+        ({"fide_id": 70323454321}, {"fide_id": None, "national_id": None}),
+        ({"fide_id": 653054768}, {"fide_id": 653054768}),  # nine digits (a French player's real ID)
         ({"sex": "M"}, {"sex": "m"}),
         ({"sex": "f"}, {"sex": "w"}),
         ({"sex": "F"}, {"sex": "w"}),
