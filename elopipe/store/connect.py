@@ -298,7 +298,7 @@ def _connect_writable(
     told = False
     while True:
         try:
-            return duckdb.connect(os.fspath(db))
+            return _quiet(duckdb.connect(os.fspath(db)))
         except duckdb.IOException as exc:
             if "not a valid duckdb database" in str(exc).lower():
                 raise StorePathError(f"{db} is not a DuckDB database (elopipe's store)") from None
@@ -358,8 +358,16 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     except StorePathError:
         con.close()
         raise
+    _quiet(con)
     if not external_access:
         con.execute("SET lock_configuration = true")
+    return con
+
+
+def _quiet(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Turn DuckDB's own progress bar off: past about 2 s of a query it draws on stdout, inside
+    `elopipe sql --format csv` output and between elopipe's own lines."""
+    con.execute("SET enable_progress_bar = false")
     return con
 
 
