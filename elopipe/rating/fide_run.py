@@ -93,6 +93,7 @@ def code_fingerprint() -> str:
         fide_params,
         fide_period,
         fide_prepare,
+        fide_ro,
         lookup,
         periods,
         rounding,
@@ -102,7 +103,7 @@ def code_fingerprint() -> str:
     from elopipe.read import rate_of_play
 
     h = hashlib.sha1()
-    engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_engine)
+    engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_ro, fide_engine)
     for module in (fide, *engine, periods, tables, rounding, rate_of_play, lookup, store_io):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"
@@ -118,6 +119,9 @@ def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> 
         on=["tournament_id", "player_id"],
         how="left",
     ).join(prep.birth_years, on="player_id", how="left")
+    if prep.fide_ids is not None:
+        # the 'file' Ro policy concerns the players with a FIDE ID: an ID found later re-rates
+        sides = sides.with_columns(pl.col("player_id").is_in(prep.fide_ids.implode()).alias("__fide_id"))
     # ids are store-internal; the digest must not depend on them only through order, and it
     # does not: rows are hashed independently and sorted by hash.
     per_sides = store_io.period_digests(sides.drop("tc_minutes"), by="list_date")
