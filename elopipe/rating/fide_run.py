@@ -47,7 +47,7 @@ from elopipe.rating.fide_engine import run_periods, to_contract
 from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide_prepare import prepare
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary
+from elopipe.rating.summary import RateSummary, ro_far
 
 RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
 
@@ -199,6 +199,8 @@ def rate_fide(
     stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
     first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
+    ro_far(summary, result.tournament_ratings, inputs.players, inputs.tournaments)
+    summary.ro_from = fp.ro_from
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
     if first is not None:
