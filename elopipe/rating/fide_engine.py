@@ -19,7 +19,9 @@ How one period (list t) is computed (`fide_period.one_period`), with no per-game
    rating in the store before a tournament takes the rating written in the file (TRF
    rating column, PGN WhiteElo/BlackElo) as their rating on that list ("bootstrap"); a
    player whose history is unknown counts as having ≥ 30 games.
-   Disagreements between a file's rating and the store's list are recorded.
+   Disagreements between a file's rating and the store's list are recorded, and each Ro
+   records where it came from (official list, computed list, file: `elopipe.rating.fide_ro`,
+   which also holds the 'file' policy, `FideParams.ro_from`).
    Per-player values reach the sides by gathers through a dense player-id array
    (`elopipe.rating.lookup.IdLookup`) rather than hash joins; only the (event, player)
    pairs whose list in force is not the latest one, or who are unrated, are looked up in
