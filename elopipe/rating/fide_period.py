@@ -414,6 +414,7 @@ def _rate_games(
     sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
     ev, disc_t = _in_force(sides_r, kv, lists, prep, params, std_hist, fr_t)
     known, boot_rows = _bootstrap(ev, known)
+    known, rebased = fide_ro.rebase(ev, known)
     ev = fide_ro.pair_sources(ev, boot_rows)
     lists.add_boots(t, boot_rows)
     updates = [
@@ -422,9 +423,9 @@ def _rate_games(
         else pl.DataFrame(schema={"player_id": pl.Int64, "boot": pl.Boolean})
     ]
     k_of = kv  # K before the cap, by player
-    if boot_rows.height:
-        # R_prev is the rating after bootstrapping, which may also set the 2400/2300 marks:
-        # K from the updated state
+    if boot_rows.height or rebased:
+        # R_prev is the rating after bootstrapping (or the file's, `fide_ro.rebase`), which may
+        # also set the 2400/2300 marks: K from the updated state
         k_of = IdLookup(with_birth(known).select("player_id", "rating", k_base.alias("k_base")))
         sides_r = k_of.attach(sides_r.drop("r_prev"), "player_id", {"r_prev": "rating"})
     # the (event, player) pairs whose rating in force is not the current one (an older list in

@@ -15,9 +15,9 @@ Rapid and Blitz Rating Regulations 7.2.1).
 The policy (`FideParams.ro_from`): 'list', the default, is 7.1.3 as the store knows the list;
 'file', for a store that lacks the players' other games: a player with a FIDE ID whom no imported
 official list of that date (the list in force at the event's start) lists takes the rating the
-file gives as his Ro for that event, and his opponents take it as their Rc. His list rating goes
-on from the store's list (R + the period's change, B.02 8.3.4): only the event's expectation
-changes.
+file gives as his Ro for that event, and his opponents take it as their Rc; the period's change
+applies to that rating (B.02 8.3.4: the new rating is the rating in force plus the change), so the
+store's list follows the files (`rebase`).
 
 Columns the period (`fide_period`) reads from here, per (event, player) pair of its ``ev`` frame:
 ``boot_src`` (where a bootstrap rating came from), ``from_boot`` (the rating in force is an
@@ -126,3 +126,37 @@ def side_default(latest_ids: pl.Series | None) -> pl.Expr:
     if latest_ids is None:
         return src("computed")
     return pl.when(listed(latest_ids)).then(src("official")).otherwise(src("computed"))
+
+
+def rebase(ev: pl.DataFrame, known: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """Under the 'file' policy: the period's state (`known`, `fide_period.STATE_SCHEMA` and
+    ``__changed``) with each rated player whose Ro the file gave (``by_file``) rated as the file of
+    his event with the latest list in force says (ties: the lower rating; the 2400 and 2300 marks
+    follow it), so that the period's change applies to it. Returns (the state, how many players
+    were rebased); `known` unchanged under 'list'."""
+    rows = ev.filter(pl.col("by_file").fill_null(False) & pl.col("r_cur").is_not_null())
+    if rows.height == 0:
+        return known, 0
+    files = (
+        rows.sort(["player_id", "in_force", "file_rating"], descending=[False, True, False])
+        .group_by("player_id", maintain_order=True)
+        .agg(pl.col("file_rating").first().alias("__file"))
+    )
+    moved = pl.col("__file").is_not_null() & pl.col("__file").ne_missing(pl.col("rating"))
+    known = (
+        known.join(files, on="player_id", how="left")
+        .with_columns(
+            pl.when(moved).then(pl.col("__file")).otherwise(pl.col("rating")).alias("rating"),
+            pl.when(moved)
+            .then(pl.col("ever_2400").fill_null(False) | (pl.col("__file") >= 2400))
+            .otherwise(pl.col("ever_2400"))
+            .alias("ever_2400"),
+            pl.when(moved)
+            .then(pl.col("ever_2300").fill_null(False) | (pl.col("__file") >= 2300))
+            .otherwise(pl.col("ever_2300"))
+            .alias("ever_2300"),
+            (pl.col("__changed") | moved).alias("__changed"),
+        )
+        .drop("__file")
+    )
+    return known, files.height

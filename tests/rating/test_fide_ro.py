@@ -9,6 +9,12 @@ import pytest
 
 from tests.helpers.fide import Scenario, row
 
+
+def round_x100(x100: int) -> int:
+    """Hundredths to rating points, halves away from zero (B.02 8.3.4)."""
+    return (abs(x100) + 50) // 100 * (1 if x100 >= 0 else -1)
+
+
 D = dt.date
 
 
@@ -61,8 +67,14 @@ def test_the_file_policy_starts_each_event_from_the_file() -> None:
     three = row(by_file.tournament_ratings, tournament_id=july, player_id=3)
     assert three["ro_source"] == "computed"
     assert three["ro"] == row(listed.tournament_ratings, tournament_id=july, player_id=3)["ro"]
-    # only the expectation changed: 1-0 at 2200 against 1950 earns less than at 2010 against 1990
+    # 1-0 at 2200 against 1950 earns less than at 2010 against 1990
     assert one["change_x100"] < row(listed.tournament_ratings, tournament_id=july, player_id=1)["change_x100"]
+    # the change applies to the rating he started from (B.02 8.3.4): the list follows the file
+    aug = row(by_file.rating_lists, player_id=1, list_date=D(2024, 8, 1))
+    assert aug["rating"] == 2200 + aug["change"] and aug["change"] == round_x100(one["change_x100"])
+    # player 3 (no FIDE ID) goes on from the store's list
+    aug3 = row(by_file.rating_lists, player_id=3, list_date=D(2024, 8, 1))
+    assert aug3["rating"] == three["ro"] + aug3["change"]
 
 
 def test_an_unknown_policy_is_refused() -> None:
