@@ -21,8 +21,11 @@ SOURCE_WORDS = {"official": "official", "computed": "computed", "file": "file", 
 
 
 def ro_mark_expr() -> pl.Expr:
-    """Boolean: Ro is `RO_MARK_POINTS` or more from ``file_rating`` (False where either is null)."""
-    return ((pl.col("ro") - pl.col("file_rating")).abs() >= RO_MARK_POINTS).fill_null(False)
+    """Boolean: Ro is `RO_MARK_POINTS` or more from ``file_rating`` (False where either is null).
+    Only a Ro with a ``ro_source`` (the FIDE systems, rated by this version) is marked: the FFE and
+    generic Elo lists are not FIDE's, so their Ro may differ from a FIDE rating in the file."""
+    far = (pl.col("ro") - pl.col("file_rating")).abs() >= RO_MARK_POINTS
+    return (far & pl.col("ro_source").is_not_null()).fill_null(False)
 
 
 def ro_text(ro: int | None, marked: bool | None) -> str:

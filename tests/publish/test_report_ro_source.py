@@ -93,3 +93,23 @@ def test_the_legend_explains_the_source_and_the_mark() -> None:
     assert "elopipe lists import" in fide["!"] and "--ro-from file" in fide["!"]
     # the crosstable's own Ro and Rtg entries stay for systems that do not explain them
     assert {"Rtg", "Ro"} <= {t for t, _ in report_legend("ffe")}
+
+
+def test_a_store_rated_before_ro_had_a_source_reports_without_it(db: Path, tmp_path: Path) -> None:
+    """A store an older elopipe rated (its view has no ro_source) is reported, with no source and no
+    mark, until it is rated again; nothing fails."""
+    old = tmp_path / "old.duckdb"
+    old.write_bytes(db.read_bytes())
+    with duckdb.connect(str(old)) as rw:
+        rw.execute(
+            "CREATE OR REPLACE VIEW v_tournament_performance AS"
+            " SELECT * EXCLUDE (ro_source, file_rating) FROM tournament_ratings"
+            " JOIN (SELECT tournament_id, name AS tournament FROM tournaments) USING (tournament_id)"
+            " JOIN (SELECT player_id, name, fide_id FROM players) USING (player_id)"
+            " CROSS JOIN (SELECT NULL::INTEGER AS start_rank, NULL::DECIMAL(14,2) AS k_w_we,"
+            " NULL::INTEGER AS change_rounded, NULL::INTEGER AS pooled_games)"
+        )
+    with duckdb.connect(str(old), read_only=True) as ro:
+        perf = performance_frame(ro, find_tournament(ro, EVENT), "fide")
+    assert perf.height == 8 and perf["ro"].null_count() == 0
+    assert perf["ro_source"].null_count() == 8 and not perf["ro_mark"].any()
