@@ -75,12 +75,14 @@ def pipeline(
     stage: str | None = None,
     dask_workers: int = 0,
     no_moves: str | None = None,
+    ro_from: str | None = None,
 ) -> PipelineSummary:
     """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
     lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish.plan).
 
     `dask_address`, `stage`, `dask_workers`: parse on that Dask cluster (see `ingest_files`).
-    `no_moves`: what the games of a results export are to the rating (`rate_lists`).
+    `no_moves`: what the games of a results export are to the rating; `ro_from`: where the FIDE
+    systems take Ro from (`rate_lists`).
     Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
     seconds (None: wait, with one message).
     """
@@ -91,7 +93,7 @@ def pipeline(
         ing = ingest_flow(dask_address)(paths, db, validate_moves, dask_address, stage, dask_workers)
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
         if not (stop_requested() or ing.failure):  # a full disk: rating would need the same disk
-            summary.rating = rate_lists(db, list(systems), through, no_moves)
+            summary.rating = rate_lists(db, list(systems), through, no_moves, ro_from)
         if summary.rating is not None and not stop_requested():
             runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
             summary.published, summary.publish_failures = publish(

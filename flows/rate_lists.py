@@ -45,18 +45,22 @@ class RateFlowSummary:
 
 @task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
 def rate_system(
-    db: str, system: str, through: dt.date | None = None, no_moves: str | None = None
+    db: str, system: str, through: dt.date | None = None, no_moves: str | None = None, ro_from: str | None = None
 ) -> tuple[Any, list[dt.date]]:
     """Run `elopipe.rating.run.rate` for one system on a writer connection; return its
     RateSummary and the list dates it rewrote. `no_moves`: the policy for the games of a results
-    export (`elopipe.rating.store_io.load_games`); None: ELOPIPE_NO_MOVES, else 'played'."""
+    export (`elopipe.rating.store_io.load_games`); None: ELOPIPE_NO_MOVES, else 'played'.
+    `ro_from`: where a FIDE system takes Ro from (`elopipe.rating.fide_ro`); None:
+    ELOPIPE_RO_FROM, else 'list'; the other systems have their own rules."""
+    from elopipe.rating.fide_params import SYSTEM_CLASS, ro_from_policy
     from elopipe.rating.run import rate
     from elopipe.rating.store_io import no_moves_policy
 
     no_moves = no_moves_policy(no_moves)
+    fide: dict[str, Any] = {"ro_from": ro_from_policy(ro_from)} if system.partition("@")[0] in SYSTEM_CLASS else {}
 
     with open_writer(db) as con:
-        summary = rate(con, system, through=through, no_moves=no_moves)
+        summary = rate(con, system, through=through, no_moves=no_moves, **fide)
         # FIDE reports exactly which lists it rewrote; other engines rewrite from first_changed on
         exact = getattr(summary, "changed_lists", None)
         if exact is not None:
@@ -70,18 +74,38 @@ def rate_lists(
     systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
     through: dt.date | None = None,
     no_moves: str | None = None,
+    ro_from: str | None = None,
 ) -> RateFlowSummary:
     """Rate every system in `systems` (e.g. 'fide', 'ffe') up to the list of `through` (None: all
-    data). A stop request (elopipe.runtime.interrupt) ends it between two systems: the systems not
-    reached are not in the summary. Raises whatever the engine raises for an unknown system
+    data), the FIDE systems taking Ro as `ro_from` says (`rate_system`). A stop request
+    (elopipe.runtime.interrupt) ends it between two systems: the systems not reached are not in
+    the summary. Raises whatever the engine raises for an unknown system
     (ValueError/KeyError)."""
     out = RateFlowSummary()
     for system in systems:
         if stop_requested():  # each system's rating is its own transaction: a safe point between two
             break
         stage_start("rate", system)
-        out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through, no_moves)
+        out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through, no_moves, ro_from)
         for line in getattr(out.summaries[system], "failed_events", None) or []:
             stage_warning("rate", line)  # a tournament left unrated: the other events were rated
+        if line := ro_far_line(system, out.summaries[system]):
+            stage_warning("rate", line)
     stage_line("rate", out.line())
     return out
+
+
+def ro_far_line(system: str, summary: Any) -> str | None:
+    """One warning when players' Ro lies far from their file's rating (`RateSummary.ro_far`), naming
+    the largest gap and what fixes it; None when there is none."""
+    from elopipe.rating.summary import RO_MARK_POINTS
+
+    players, worst = getattr(summary, "ro_far", 0), getattr(summary, "ro_far_worst", None)
+    if not players or not worst:
+        return None
+    w = worst[0]
+    return (
+        f"{system}: the Ro of {players} player{'s' if players != 1 else ''} is {RO_MARK_POINTS} or more points from"
+        f" the file's rating (largest: {w.name}, {w.event}: Ro {w.ro}, file {w.file_rating}); import the official"
+        " lists in force (`elopipe lists import FILE`) or rate with --ro-from file"
+    )

@@ -9,7 +9,8 @@ chess-results': opponent's start number, colour ('w'/'b') and result ('1', '½',
 Columns of `crosstable()`: start_rank Int64 (the TRF start rank; for PGN, a number given
 here by rating then name), name String, rating_in_file Int32, one String column per round
 named 'r<round>', points Decimal (points_in_file, else the sum of the stored scores),
-final_rank Int64 (TRF rank, else by points).
+final_rank Int64 (TRF rank, else by points). A report adds, after rating_in_file, the Ro the rating
+used and its mark (`with_ro`).
 """
 
 from __future__ import annotations
@@ -145,3 +146,22 @@ def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list
         ranks = df["points"].cast(pl.Float64).rank(method="min", descending=True).cast(pl.Int64)
         df = df.with_columns(ranks.alias("final_rank"))
     return labels, df.sort(["final_rank", "start_rank"], nulls_last=True)
+
+
+def with_ro(cross: pl.DataFrame, perf: pl.DataFrame) -> pl.DataFrame:
+    """The crosstable `cross` with, after rating_in_file (the Rtg column), ro Int32 (the Ro the
+    rating used, from the report's `perf` rows: `elopipe.publish.reports.performance_frame`),
+    ro_source String and ro_mark Boolean (Ro 50 or more points from the file's rating,
+    `elopipe.publish.ro_marks`), matched by start number; a player rated on two lists shows
+    the first."""
+    ro = (
+        perf.filter(pl.col("ro").is_not_null())
+        .sort("list_date")
+        .unique("start_rank", keep="first", maintain_order=True)
+        .select(pl.col("start_rank").cast(pl.Int64), "ro", "ro_source", "ro_mark")
+    )
+    cols = list(cross.columns)
+    at = cols.index("rating_in_file") + 1
+    order = [*cols[:at], "ro", "ro_source", "ro_mark", *cols[at:]]
+    joined = cross.join(ro, on="start_rank", how="left", maintain_order="left")
+    return joined.with_columns(pl.col("ro_mark").fill_null(False)).select(order)

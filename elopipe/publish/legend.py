@@ -9,11 +9,29 @@ FIDE: Rating Regulations B.02 (2024 text; older lists follow the version in forc
 
 from __future__ import annotations
 
+from elopipe.publish.ro_marks import MARK, mark_meaning
+
 #: the FIDE-style performance table and the game-by-game table (B.02)
 FIDE_LEGEND: list[tuple[str, str]] = [
     ("SNo", "start rank in the tournament file (PGN: a number given by rating, then name)"),
     ("Fed / Title", "federation and FIDE title as the file gives them"),
-    ("Ro", "the player's rating in force: the list published before the event's start (B.02 7.1.3)"),
+    (
+        "Ro",
+        "the player's rating in force: the list published before the event's start (B.02 7.1.3), as the store "
+        "knows it (src); also in the crosstable, beside Rtg",
+    ),
+    (
+        "src",
+        "where Ro came from: official, an imported official list (elopipe lists import); computed, the store's "
+        "own list, computed from the games it holds (it drifts from FIDE's when the store lacks the player's other "
+        "games); file, the rating the organiser's file gives (a player the store never rated, or rated with "
+        "--ro-from file); standard, rapid and blitz: an unrated player's standard rating (R&B 7.2.1)",
+    ),
+    (MARK, mark_meaning()),
+    (
+        "Rtg",
+        "the rating the organiser's file gives the player (TRF 001; PGN WhiteElo / BlackElo), as in the crosstable",
+    ),
     ("N", "games rated in this event for the player"),
     ("W", "points scored in those games"),
     ("Ra", "average rating of the rated opponents, rounded (B.02 8.1)"),
@@ -90,6 +108,7 @@ def _ffe_legend(
 #: the crosstable of an HTML report (`crosstable.crosstable`), the same in every system
 CROSSTABLE_LEGEND: list[tuple[str, str]] = [
     ("Rtg", "crosstable: the rating the file wrote for the player (TRF 001; PGN WhiteElo / BlackElo)"),
+    ("Ro", f"crosstable: the Ro the rating used (a report's Ro column); {MARK} when 50 or more points from Rtg"),
     (
         "1, 2, …",
         "crosstable, per round: the opponent's SNo, colour (w / b) and result (1, ½, 0), e.g. 12w1; a round not "
@@ -103,9 +122,12 @@ CROSSTABLE_LEGEND: list[tuple[str, str]] = [
 
 
 def report_legend(system: str) -> list[tuple[str, str]]:
-    """The legend of an HTML report of `system`: `legend(system)`, then `CROSSTABLE_LEGEND`
-    (the terminal shows no crosstable, so `elopipe report` prints `legend` alone)."""
-    return [*legend(system), *CROSSTABLE_LEGEND]
+    """The legend of an HTML report of `system`: `legend(system)`, then `CROSSTABLE_LEGEND` less the
+    terms the system's legend explains already (the terminal shows no crosstable, so `elopipe
+    report` prints `legend` alone)."""
+    own = [*legend(system)]
+    terms = {term for term, _ in own}
+    return [*own, *(entry for entry in CROSSTABLE_LEGEND if entry[0] not in terms)]
 
 
 def legend(system: str) -> list[tuple[str, str]]:

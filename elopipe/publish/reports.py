@@ -8,7 +8,9 @@ W − PD, and why a game did not count). Nothing is recomputed here.
 
 `performance_frame` columns (Polars), one row per participant: list_date Date (null: no rated
 game), start_rank Int64, player_id Int32, name String, fide_id Int64, federation String,
-title String, ro Int32, n Int32, score Decimal(18,1), ra Int32, we Decimal(18,2),
+title String, ro Int32, ro_source String (where Ro came from: 'official', 'computed', 'file',
+'standard'; `elopipe.publish.ro_marks`), file_rating Int32 (the rating the file gives), ro_mark
+Boolean (Ro 50 or more points from file_rating, B.02 7.1.3), n Int32, score Decimal(18,1), ra Int32, we Decimal(18,2),
 w_we Decimal(18,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating points),
 change_rounded Int32 (half away from zero), rp Int32, unrated Boolean, pooled_games Int32
 (unrated: rated games pooled so far), ru_provisional Int32, no_rating_reason String (why a
@@ -35,12 +37,13 @@ from rich.text import Text
 
 from elopipe.identity.events import PARTS, event_of
 from elopipe.publish.atomic import write_text
-from elopipe.publish.crosstable import crosstable, start_numbers
+from elopipe.publish.crosstable import crosstable, start_numbers, with_ro
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 from elopipe.publish.legend import report_legend
 from elopipe.publish.participants import round_reasons, ru_note, skip_reason
 from elopipe.publish.report_header import HEADER_FIELDS, report_header
+from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr, ro_text
 from elopipe.runtime.errors import ElopipeError
 
 PERFORMANCE_COLUMNS = [
@@ -52,6 +55,9 @@ PERFORMANCE_COLUMNS = [
     "federation",
     "title",
     "ro",
+    "ro_source",
+    "file_rating",
+    "ro_mark",
     "n",
     "score",
     "ra",
@@ -231,12 +237,16 @@ def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system
     by start rank then name (columns: module docstring). A player without a stored start rank
     (PGN) gets the crosstable's start number. A participant the rating wrote no row for has
     null rating columns, n 0 and `no_rating_reason` (`elopipe.publish.participants`); `note`
-    is the Ru column in words (`participants.ru_note`)."""
+    is the Ru column in words (`participants.ru_note`). A store rated before Ro had its source
+    (its view has no ``ro_source``) reports none, and marks nothing, until it is rated again."""
+    have = {d[0] for d in con.execute("SELECT * FROM v_tournament_performance LIMIT 0").description}
+    src, file_rating = ("perf.ro_source", "perf.file_rating") if "ro_source" in have else ("NULL", "NULL::INTEGER")
     df = con.sql(
         f"""
         WITH entries AS (
             SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name, p.fide_id,
-                   COALESCE(tp.federation, p.federation) AS federation, COALESCE(tp.title, p.title) AS title
+                   COALESCE(tp.federation, p.federation) AS federation, COALESCE(tp.title, p.title) AS title,
+                   tp.rating_in_file
             FROM tournament_players tp JOIN players p USING (player_id)
             WHERE tp.tournament_id IN {PARTS}
             QUALIFY row_number() OVER (PARTITION BY tp.player_id ORDER BY tp.tournament_id) = 1
@@ -245,7 +255,8 @@ def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system
         SELECT perf.list_date, COALESCE(perf.start_rank, e.start_rank) AS start_rank,
                COALESCE(perf.player_id, e.player_id) AS player_id, COALESCE(e.name, perf.name) AS name,
                COALESCE(perf.fide_id, e.fide_id) AS fide_id, e.federation, e.title,
-               perf.ro, COALESCE(perf.n, 0) AS n, perf.score, perf.ra, perf.we, perf.w_we, perf.k,
+               perf.ro, {src}::VARCHAR AS ro_source, COALESCE({file_rating}, e.rating_in_file) AS file_rating,
+               COALESCE(perf.n, 0) AS n, perf.score, perf.ra, perf.we, perf.w_we, perf.k,
                perf.k_w_we, perf.change_rounded, perf.rp, perf.unrated, perf.pooled_games,
                perf.ru_provisional, perf.player_id IS NULL AS no_row
         FROM entries e FULL JOIN perf ON perf.player_id = e.player_id
@@ -263,7 +274,7 @@ def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system
         )
         .alias("no_rating_reason")
     )
-    df = df.with_columns(ru_note().alias("note")).select(PERFORMANCE_COLUMNS)
+    df = df.with_columns(ru_note().alias("note"), ro_mark_expr().alias("ro_mark")).select(PERFORMANCE_COLUMNS)
     return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
         ["start_rank", "name", "player_id", "list_date"], nulls_last=True, maintain_order=True
     )
@@ -347,11 +358,11 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
     Title and cells are `rich.text.Text`, so a name such as `[/i]Evil` is shown as written
     whatever Console prints the table (never read as markup or emoji codes)."""
     table = Table(title=Text(title), show_lines=False, box=box.SIMPLE_HEAD)
-    heads = ["SNo", "Name", "Fed", "Title", "Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Chg", "Rp"]
-    for h in heads:
+    heads = ["SNo", "Name", "Fed", "Title", "Ro", "src", "Rtg", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)"]
+    for h in [*heads, "Chg", "Rp"]:
         if h == "Name":
             table.add_column(h, no_wrap=True, max_width=30, overflow="ellipsis")
-        elif h in ("Fed", "Title"):
+        elif h in ("Fed", "Title", "src"):
             table.add_column(h, no_wrap=True)
         else:
             table.add_column(h, justify="right", no_wrap=True)
@@ -368,7 +379,9 @@ def rich_table(perf: pl.DataFrame, title: str) -> Table:
             s(r["name"]),
             s(r["federation"]),
             s(r["title"]),
-            s(r["ro"]),
+            ro_text(r["ro"], r["ro_mark"]),
+            s(r["ro_source"]),
+            s(r["file_rating"]),
             s(r["n"]),
             s(r["score"]),
             s(r["ra"]),
@@ -495,6 +508,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     perf = performance_frame(con, tournament_id, system)
     games = games_frame(con, tournament_id, system)
     labels, cross = crosstable(con, tournament_id)
+    cross = with_ro(cross, perf)
     ffe = ffe_frame(con, tournament_id, system)
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -522,6 +536,8 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         tournament=info,
         header=[(label, header[key]) for key, label in HEADER_FIELDS if key in header],
         legend=report_legend(system),
+        ro_mark=MARK,
+        ro_mark_title=mark_meaning(),
         list_dates=sorted({str(d) for d in perf["list_date"] if d is not None}),
         players=list(perf.iter_rows(named=True)),
         n_rated=perf.filter(pl.col("no_rating_reason").is_null()).height,

@@ -19,7 +19,9 @@ How one period (list t) is computed (`fide_period.one_period`), with no per-game
    rating in the store before a tournament takes the rating written in the file (TRF
    rating column, PGN WhiteElo/BlackElo) as their rating on that list ("bootstrap"); a
    player whose history is unknown counts as having ≥ 30 games.
-   Disagreements between a file's rating and the store's list are recorded.
+   Disagreements between a file's rating and the store's list are recorded, and each Ro
+   records where it came from (official list, computed list, file: `elopipe.rating.fide_ro`,
+   which also holds the 'file' policy, `FideParams.ro_from`).
    Per-player values reach the sides by gathers through a dense player-id array
    (`elopipe.rating.lookup.IdLookup`) rather than hash joins; only the (event, player)
    pairs whose list in force is not the latest one, or who are unrated, are looked up in
@@ -69,6 +71,7 @@ from elopipe.rating.fide_period import (
     one_period,
     state_from_official,
 )
+from elopipe.rating.fide_ro import RO_SOURCE
 
 if TYPE_CHECKING:
     from elopipe.rating.fide_period import CastSchema, Schema
@@ -100,6 +103,7 @@ def run_periods(
 
         for d in dates:
             lists.put(d, on(d))
+            lists.mark_official(d, on(d))
         if dates:
             state = by_player(state_from_official(state, on(dates[-1])))
     std_hist = None
@@ -161,6 +165,7 @@ CHANGE_SCHEMA: Schema = {
     "player_id": pl.Int64,
     "opponent_id": pl.Int64,
     "ro": pl.Int64,
+    "ro_source": RO_SOURCE,
     "rc": pl.Int64,
     "d_raw": pl.Int64,
     "d_used": pl.Int64,
@@ -180,6 +185,8 @@ TR_SCHEMA: Schema = {
     "player_id": pl.Int64,
     "rules_version": pl.Utf8,
     "ro": pl.Int64,
+    "ro_source": RO_SOURCE,
+    "file_rating": pl.Int64,
     "n": pl.Int64,
     "score_x100": pl.Int64,
     "ra": pl.Int64,
@@ -227,12 +234,14 @@ def to_contract(result: EngineResult) -> EngineResult:
     """
     ch = result.rating_changes
     ch = ch.with_columns(
+        pl.col("ro_source").cast(pl.Utf8),
         _x100_to_decimal(pl.col("pd_x100"), 4, 2).alias("pd"),
         _x100_to_decimal(pl.col("score_x100"), 4, 2).cast(pl.Decimal(2, 1)).alias("score"),
         _x100_to_decimal(pl.col("wpd_x100"), 4, 2).alias("w_minus_pd"),
     ).drop("pd_x100", "score_x100", "wpd_x100")
     tr = result.tournament_ratings
     tr = tr.with_columns(
+        pl.col("ro_source").cast(pl.Utf8),
         _x100_to_decimal(pl.col("score_x100"), 18, 2).cast(pl.Decimal(18, 1)).alias("score"),
         _x100_to_decimal(pl.col("we_x100"), 18, 2).alias("we"),
         _x100_to_decimal(pl.col("wwe_x100"), 18, 2).alias("w_we"),

@@ -5,6 +5,7 @@ Polars expression (FIDE B.02, the version in force on the event's start date; `e
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -30,10 +31,18 @@ class FideParams:
     confirmed (a 350-point rule, quarterly lists: `fide` module docstring), and rating them
     under later rules would publish figures no regulation gives.  A date or 'YYYY-MM-DD'
     text; an earlier one only with a forced `rules` version (a what-if run, ``--rules V2017
-    --param rating_from=2005-01-01``).
+    --param rating_from=2005-01-01``).  no_moves: what the games of a results export are
+    (`store_io.load_games`).  ro_from: where a player's Ro comes from (`RO_FROM_POLICIES`):
+    'list', the rating on the list in force at the event's start as the store knows it (FIDE
+    B.02 7.1.3: "the rating list in force at the start of the tournament"), an imported official
+    list or the computed one; 'file', for a store that lacks the players' other games: a player
+    with a FIDE ID whom no imported official list of that date (the list in force) lists starts
+    each event from the rating the organiser's file gives (TRF 001, PGN WhiteElo / BlackElo),
+    as Ro and as his opponents' Rc.
 
     Raises ValueError for a rating_from that is not a date, or that is earlier than
-    `fide.RATED_FROM` without a forced version (naming the period refused).
+    `fide.RATED_FROM` without a forced version (naming the period refused), and for a
+    no_moves or ro_from policy that is not one of its choices.
     """
 
     system: str = "fide"
@@ -43,9 +52,11 @@ class FideParams:
     check_time_minimum: bool = True
     rating_from: dt.date | None = None
     no_moves: str = "played"
+    ro_from: str = "list"
 
     def __post_init__(self) -> None:
         store_io.check_no_moves(self.no_moves)
+        check_ro_from(self.ro_from)
         earliest = fide.rated_from(self.system)
         if self.rating_from is None:
             object.__setattr__(self, "rating_from", earliest)
@@ -80,7 +91,25 @@ class FideParams:
             "check_time_minimum": self.check_time_minimum,
             "rating_from": self.rating_from,
             "no_moves": self.no_moves,
+            "ro_from": self.ro_from,
         }
+
+
+# Where Ro comes from (`FideParams.ro_from`): the list in force (B.02 7.1.3), or the organiser's file
+RO_FROM_POLICIES = ("list", "file")
+
+
+def ro_from_policy(value: str | None = None) -> str:
+    """The Ro policy asked for: `value`, else ELOPIPE_RO_FROM (a federation's standing choice, for
+    every rate, run and watch), else 'list'. Raises ValueError for another policy."""
+    return check_ro_from(value or os.environ.get("ELOPIPE_RO_FROM") or "list")
+
+
+def check_ro_from(policy: str) -> str:
+    """`policy` if it is one of `RO_FROM_POLICIES`; else ValueError naming them."""
+    if policy not in RO_FROM_POLICIES:
+        raise ValueError(f"ro_from must be list or file, not {policy!r}")
+    return policy
 
 
 @dataclass
@@ -106,7 +135,8 @@ class Prepared:
     sides: one row per game and player side (see `prepare`); tournaments: tournament_id,
     eff_start, eff_end, list_date, in_force, version; skips: tournament_id, reason, n_games;
     file_ratings: tournament_id, player_id, file_rating, file_id; list_dates: every list
-    from the first period with games to the last.
+    from the first period with games to the last; fide_ids: the player_id of the players with a
+    FIDE ID (Int64), read by the 'file' Ro policy only (`elopipe.rating.fide_ro`), else None.
     """
 
     sides: pl.DataFrame
@@ -118,6 +148,7 @@ class Prepared:
     official: pl.DataFrame
     standard_lists: pl.DataFrame | None
     birth_dates: pl.DataFrame | None = None
+    fide_ids: pl.Series | None = None
 
 
 @dataclass

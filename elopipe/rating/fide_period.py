@@ -15,7 +15,7 @@ from typing import cast as type_cast
 
 import polars as pl
 
-from elopipe.rating import fide
+from elopipe.rating import fide, fide_ro
 from elopipe.rating.fide_initial import initial_ratings
 from elopipe.rating.fide_params import FideParams, Prepared, rules_by_version, version_of
 from elopipe.rating.lookup import IdLookup
@@ -104,13 +104,23 @@ class Lists:
     rated b, and on every list dated in [b, t) that was computed before they were known
     (or that was never computed: no games before).  Those ratings live in `boots`
     (player_id, boot_date = b, boot_rating, boot_period = t) and fill the gaps of older
-    lists (`_ratings_in_force`).
+    lists (`_ratings_in_force`).  `official` holds, for each imported official list, the
+    players it rates (the source of their Ro, `elopipe.rating.fide_ro`).
     """
 
     def __init__(self) -> None:
         self.by_date: dict[dt.date, pl.DataFrame] = {}
         self.dates: list[dt.date] = []
         self.boots: pl.DataFrame = empty(_BOOT_SCHEMA)
+        self.official: dict[dt.date, pl.Series] = {}
+
+    def mark_official(self, d: dt.date, off: pl.DataFrame) -> None:
+        """List `d` is an imported official list: `off`'s players with a rating are rated by it."""
+        self.official[d] = off.filter(pl.col("rating").is_not_null()).get_column("player_id").cast(pl.Int64)
+
+    def official_ids(self, d: dt.date | None) -> pl.Series | None:
+        """The players the official list dated `d` rates; None when list `d` is not an imported one."""
+        return None if d is None else self.official.get(d)
 
     def put(self, d: dt.date, ratings: pl.DataFrame) -> None:
         if d not in self.by_date:
@@ -224,25 +234,28 @@ _DISC_COLS = {
 }
 
 
-def _plain_discrepancies(
-    sides: pl.DataFrame, file_ratings: pl.DataFrame, kv: IdLookup, latest_dates: list[dt.date], plain: pl.Expr
+def _plain_with_file_rating(
+    sides: pl.DataFrame,
+    file_ratings: pl.DataFrame,
+    kv: IdLookup,
+    latest_dates: list[dt.date],
+    plain: pl.Expr,
+    differing: bool,
 ) -> pl.DataFrame:
-    """Plain (event, player) pairs (see `one_period`) whose file rating differs from their
-    rating on the list in force (the current one): columns of `_DISC_COLS`."""
-    schema: Schema = {"in_force": pl.Date, "tournament_id": pl.Int64, "player_id": pl.Int64}
+    """Plain (event, player) pairs (see `one_period`) with a file rating: tp_key, in_force,
+    tournament_id, player_id, file_rating, store_rating (the current rating, on the list in
+    force), file_id; `differing`: only those whose file rating differs from it."""
+    schema: Schema = {"tp_key": pl.Int64, "in_force": pl.Date, "tournament_id": pl.Int64, "player_id": pl.Int64}
     schema |= {"file_rating": pl.Int64, "store_rating": pl.Int64, "file_id": pl.Int64}
     if file_ratings.height == 0 or not latest_dates:
         return empty(schema)
-    tids = sides.get_column("tournament_id").unique()
-    fr = kv.attach(
-        file_ratings.filter(pl.col("tournament_id").is_in(tids) & pl.col("file_rating").is_not_null()),
-        "player_id",
-        {"store_rating": "r_cur"},
-    ).filter(pl.col("store_rating").is_not_null() & (pl.col("store_rating") != pl.col("file_rating")))
+    fr = kv.attach(file_ratings.filter(pl.col("file_rating").is_not_null()), "player_id", {"store_rating": "r_cur"})
+    keep = pl.col("store_rating").is_not_null()
+    fr = fr.filter(keep & (pl.col("store_rating") != pl.col("file_rating")) if differing else keep)
     if fr.height == 0:
         return empty(schema)
     # the pairs that played in the period, with their event's list in force
-    pairs = sides.filter(plain.fill_null(False) & pl.col("tp_key").is_in(fr.get_column("tp_key")))
+    pairs = sides.filter(plain.fill_null(False) & pl.col("tp_key").is_in(fr.get_column("tp_key").implode()))
     pairs = pairs.select("tp_key", "in_force").unique(subset="tp_key")
     return fr.join(pairs, on="tp_key", how="inner").select(list(schema)).cast(type_cast("CastSchema", schema))
 
@@ -261,21 +274,27 @@ def _ratings_in_force(keys: pl.DataFrame, lists: Lists) -> pl.DataFrame:
     boots = lists.boots
     for (d,), k in keys.partition_by("in_force", as_dict=True).items():
         lst = lists.in_force(d)
+        l_date = lists.in_force_date(d)
         if lst is None:
             k = k.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
         elif latest is not None and lst is lists.by_date[latest]:  # lst set: `latest` is too
             k = k.with_columns(pl.col("r_cur").alias("store_rating"))
         else:
             k = k.join(lst.rename({"rating": "store_rating"}), on="player_id", how="left")
+        k = fide_ro.official_flags(k, lists.official_ids(l_date), l_date, d).with_columns(
+            pl.lit(False).alias("from_boot")
+        )
         if boots.height:
-            l_date = lists.in_force_date(d)
             b = boots.filter(pl.col("boot_date") <= d)
             if l_date is not None:
                 b = b.filter(pl.col("boot_period") > l_date)
             if b.height:
                 k = (
                     k.join(b.select("player_id", "boot_rating"), on="player_id", how="left")
-                    .with_columns(pl.coalesce("store_rating", "boot_rating").alias("store_rating"))
+                    .with_columns(
+                        pl.coalesce("store_rating", "boot_rating").alias("store_rating"),
+                        (pl.col("store_rating").is_null() & pl.col("boot_rating").is_not_null()).alias("from_boot"),
+                    )
                     .drop("boot_rating")
                 )
         parts.append(k)
@@ -310,8 +329,12 @@ def one_period(
     changes_t = tr_t = disc_t = None
     upd_parts: list[pl.DataFrame] = []
     pool_new = None
+    fr_t = None
     if sides_t is not None and sides_t.height:
-        rated = _rate_games(t, prev_date, sides_t, state, lists, prep, params, std_hist)
+        # the ratings the files of the period's events give (one filter of the store's, a period)
+        tids = sides_t.get_column("tournament_id").unique().implode()
+        fr_t = prep.file_ratings.filter(pl.col("tournament_id").is_in(tids))
+        rated = _rate_games(t, prev_date, sides_t, state, lists, prep, params, std_hist, fr_t)
         changes_t, tr_t, disc_t, state = rated.changes, rated.tournaments, rated.discrepancies, rated.state
         upd_parts += rated.updates
         # unrated players pool their games against rated opponents (7.1.4)
@@ -322,19 +345,29 @@ def one_period(
         published, pool_rows_t, tr_unrated = initial_ratings(t, state, pool, pool_new, prep, params, list_rules)
         upd_parts += [published, pool_rows_t]
         if tr_unrated is not None:
+            # an unrated player has no Ro, hence no source
+            tr_unrated = tr_unrated.with_columns(pl.lit(None, fide_ro.RO_SOURCE).alias("ro_source"))
             tr_t = pl.concat([tr_t, tr_unrated.select(tr_t.columns)]) if tr_t is not None else tr_unrated
     if tr_t is not None:
+        # the rating the file gives beside Ro, so that a report marks a Ro far from it (`fide_ro`)
+        if fr_t is not None:
+            tr_t = tr_t.join(
+                fr_t.select("tournament_id", "player_id", "file_rating"), on=["tournament_id", "player_id"], how="left"
+            )
+        else:
+            tr_t = tr_t.with_columns(pl.lit(None, pl.Int64).alias("file_rating"))
         tr_t = tr_t.select(pl.lit(t).alias("list_date"), *_TR_COLUMNS)
     new_state, lists_t = _close_list(t, state, _updates(upd_parts), params, list_rules)
     if off_t is not None and off_t.height:
         new_state, lists_t = _apply_official(t, new_state, lists_t, off_t)
+        lists.mark_official(t, off_t)
     lists.put(t, lists_t)
     return by_player(new_state), pool, (lists_t, changes_t, tr_t, disc_t)
 
 
 _TR_COLUMNS = (
-    "tournament_id", "player_id", "rules_version", "ro", "n", "score_x100", "ra", "we_x100", "wwe_x100", "k",
-    "change_x100", "rp", "unrated", "ru_provisional",
+    "tournament_id", "player_id", "rules_version", "ro", "ro_source", "file_rating", "n", "score_x100", "ra",
+    "we_x100", "wwe_x100", "k", "change_x100", "rp", "unrated", "ru_provisional",
 )  # fmt: skip
 
 
@@ -361,9 +394,11 @@ def _rate_games(
     prep: Prepared,
     params: FideParams,
     std_hist: pl.DataFrame | None,
+    fr_t: pl.DataFrame,
 ) -> _RatedGames:
-    """The games of the period: Ro and Rc in force, D, PD and W − PD per game, K and the change
-    per player (B.02 7.1.3, 8.3.1–8.3.4)."""
+    """The games of the period: Ro and Rc in force and where Ro came from (`fide_ro`), D, PD and
+    W − PD per game, K and the change per player (B.02 7.1.3, 8.3.1–8.3.4); `fr_t`: the ratings
+    the files of the period's events give (`Prepared.file_ratings`)."""
     period_players, known = _state_at_start(sides_t, state, prep)
     # K belongs to the period (read from list t - 1), so its rules are those in force on that
     # list's date, whatever the versions of the period's events
@@ -377,8 +412,10 @@ def _rate_games(
     # replaced below (`exc`)
     sides_r = kv.attach(sides_t, "player_id", {"ro_if": "r_cur", "r_prev": "r_cur"})
     sides_r = kv.attach(sides_r, "opponent_id", {"rc": "r_cur"})
-    ev, disc_t = _in_force(sides_t, sides_r, kv, lists, prep, std_hist)
+    ev, disc_t = _in_force(sides_r, kv, lists, prep, params, std_hist, fr_t)
     known, boot_rows = _bootstrap(ev, known)
+    known, rebased = fide_ro.rebase(ev, known)
+    ev = fide_ro.pair_sources(ev, boot_rows)
     lists.add_boots(t, boot_rows)
     updates = [
         boot_rows.select("player_id", pl.lit(True).alias("boot"))
@@ -386,22 +423,29 @@ def _rate_games(
         else pl.DataFrame(schema={"player_id": pl.Int64, "boot": pl.Boolean})
     ]
     k_of = kv  # K before the cap, by player
-    if boot_rows.height:
-        # R_prev is the rating after bootstrapping, which may also set the 2400/2300 marks:
-        # K from the updated state
+    if boot_rows.height or rebased:
+        # R_prev is the rating after bootstrapping (or the file's, `fide_ro.rebase`), which may
+        # also set the 2400/2300 marks: K from the updated state
         k_of = IdLookup(with_birth(known).select("player_id", "rating", k_base.alias("k_base")))
         sides_r = k_of.attach(sides_r.drop("r_prev"), "player_id", {"r_prev": "rating"})
     # the (event, player) pairs whose rating in force is not the current one (an older list in
-    # force, a bootstrap): every other side keeps the current rating
-    exc = ev.filter(pl.col("r_if").ne_missing(pl.col("r_cur"))).select("tp_key", "r_if")
-    if exc.height:
-        for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
-            x = exc.select(pl.col("tp_key").alias(key), pl.col("r_if").alias("__x"), pl.lit(True).alias("__in"))
-            sides_r = (
-                sides_r.join(x, on=key, how="left", maintain_order="left")
-                .with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
-                .drop("__x", "__in")
-            )
+    # force, a bootstrap, the file's): every other side keeps the current rating, from the latest
+    # list (its source `fide_ro.side_default`)
+    latest_ids = lists.official_ids(lists.dates[-1] if lists.dates else None)
+    sides_r = sides_r.with_columns(fide_ro.side_default(latest_ids).alias("ro_src"))
+    moved = pl.col("r_if").ne_missing(pl.col("r_cur"))
+    exc = ev.filter(moved | (pl.col("ro_src") != fide_ro.src("computed")) | pl.lit(latest_ids is not None))
+    for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
+        x = exc if key == "tp_key" else exc.filter(moved)
+        if not x.height:
+            continue
+        x = x.select(pl.col("tp_key").alias(key), pl.col("r_if").alias("__x"), "ro_src", pl.lit(True).alias("__in"))
+        x = x if key == "tp_key" else x.drop("ro_src")
+        sides_r = sides_r.join(x, on=key, how="left", maintain_order="left", suffix="__new")
+        sides_r = sides_r.with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
+        if key == "tp_key":
+            sides_r = sides_r.with_columns(pl.coalesce("ro_src__new", "ro_src").alias("ro_src")).drop("ro_src__new")
+        sides_r = sides_r.drop("__x", "__in")
     event_versions = sides_t.get_column("version").unique().to_list()
     versions = [v for v in event_versions if v is not None]
     s = _sides_plan(sides_r.lazy(), params, versions).collect(engine=_ENGINE)
@@ -492,24 +536,27 @@ def _k_base(
 
 
 def _in_force(
-    sides_t: pl.DataFrame,
     sides_r: pl.DataFrame,
     kv: IdLookup,
     lists: Lists,
     prep: Prepared,
+    params: FideParams,
     std_hist: pl.DataFrame | None,
+    fr_t: pl.DataFrame,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The rating in force at each event's start (B.02 7.1.3) of the (event, player) pairs that
-    need a look in the lists, and the file ratings that disagree with the store.
+    need a look in the lists or whose rating the 'file' Ro policy takes from the file
+    (`fide_ro`), and the file ratings (`fr_t`, the period's) that disagree with the store.
 
     Returns (pairs: tp_key, tournament_id, player_id, in_force, version, r_cur, first_rated,
-    k_base, store_rating, file_rating, file_id, boot_rating, r_if; discrepancies in the
+    k_base, store_rating, file_rating, file_id, boot_rating, r_if and the columns of `fide_ro`
+    (boot_src, from_boot, on_official, official_of_date, by_file); discrepancies in the
     `rating_discrepancies` columns)."""
     # An (event, player) pair is plain when the list in force at the event's start is the
     # latest list and the player is rated on it: their rating in force is then the current one,
     # there is nothing to bootstrap, and the only check left is the rating written in the file.
     latest = lists.by_date[lists.dates[-1]] if lists.dates else None
-    in_force_dates = sides_t.get_column("in_force").drop_nulls().unique().to_list()
+    in_force_dates = sides_r.get_column("in_force").drop_nulls().unique().to_list()
     latest_dates = [d for d in in_force_dates if latest is not None and lists.in_force(d) is latest]
     plain = pl.col("in_force").is_in(latest_dates) & pl.col("r_prev").is_not_null()
     keys = (
@@ -517,29 +564,50 @@ def _in_force(
         .select("tp_key", "tournament_id", "player_id", "in_force", "version")
         .unique(subset="tp_key")
     )
-    disc_plain = _plain_discrepancies(sides_r, prep.file_ratings, kv, latest_dates, plain)
+    by_file = params.ro_from == "file"
+    plain_fr = _plain_with_file_rating(sides_r, fr_t, kv, latest_dates, plain, differing=not by_file)
+    differ = pl.col("store_rating") != pl.col("file_rating")
+    disc_plain = plain_fr.filter(differ) if by_file else plain_fr
+    disc_plain = disc_plain.select(list(_DISC_COLS))
     ev = kv.attach(keys, "player_id", {"r_cur": "r_cur", "first_rated": "first_rated", "k_base": "k_base"})
-    ev = _ratings_in_force(ev, lists) if ev.height else ev.with_columns(pl.lit(None, pl.Int64).alias("store_rating"))
-    if prep.file_ratings.height:
-        ev = ev.join(prep.file_ratings.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
+    if ev.height:
+        ev = _ratings_in_force(ev, lists)
+    else:
+        ev = ev.with_columns(
+            pl.lit(None, pl.Int64).alias("store_rating"),
+            pl.lit(False).alias("on_official"),
+            pl.lit(False).alias("official_of_date"),
+            pl.lit(False).alias("from_boot"),
+        )
+    if fr_t.height:
+        ev = ev.join(fr_t.select("tp_key", "file_rating", "file_id"), on="tp_key", how="left")
     else:
         # no rating written in the files (e.g. PGN without Elo tags): nothing to join
         ev = ev.with_columns(pl.lit(None, pl.Int64).alias("file_rating"), pl.lit(None, pl.Int64).alias("file_id"))
     never_before = pl.col("first_rated").is_null() | (pl.col("first_rated") > pl.col("in_force"))
     ev = ev.with_columns(
         pl.when(pl.col("store_rating").is_null() & never_before).then(pl.col("file_rating")).alias("boot_rating")
-    )
+    ).with_columns(pl.when(pl.col("boot_rating").is_not_null()).then(fide_ro.src("file")).alias("boot_src"))
     if std_hist is not None:
         # R&B 7.2.1 (from March 2024): an unrated rapid/blitz player with a standard rating at
         # the start of the event is treated as rated at that rating
         std = _asof_rating(ev.select("player_id", "in_force").unique(), std_hist, "in_force", "std_rating")
-        ev = ev.join(std, on=["player_id", "in_force"], how="left").with_columns(
-            pl.when(pl.col("store_rating").is_null() & never_before & pl.col("version").is_in(["V2024", "V2024A"]))
-            .then(pl.coalesce("boot_rating", "std_rating"))
-            .otherwise(pl.col("boot_rating"))
-            .alias("boot_rating")
+        ev = (
+            ev.join(std, on=["player_id", "in_force"], how="left")
+            .with_columns(
+                pl.when(pl.col("store_rating").is_null() & never_before & pl.col("version").is_in(["V2024", "V2024A"]))
+                .then(pl.coalesce("boot_rating", "std_rating"))
+                .otherwise(pl.col("boot_rating"))
+                .alias("boot_rating")
+            )
+            .with_columns(
+                pl.when(pl.col("boot_src").is_null() & pl.col("boot_rating").is_not_null())
+                .then(fide_ro.src("standard"))
+                .otherwise(pl.col("boot_src"))
+                .alias("boot_src")
+            )
         )
-    ev = ev.with_columns(pl.coalesce("store_rating", "boot_rating").alias("r_if"))
+    ev = fide_ro.by_file(ev.with_columns(pl.coalesce("store_rating", "boot_rating").alias("r_if")), prep, params)
     disagree = ev.filter(
         pl.col("file_rating").is_not_null()
         & pl.col("boot_rating").is_null()
@@ -547,6 +615,10 @@ def _in_force(
         & (pl.col("store_rating").is_not_null() | ~never_before)
     ).select(list(_DISC_COLS))
     disc_t = pl.concat([disagree, disc_plain]).rename(_DISC_COLS).sort("tournament_id", "player_id")
+    latest_date = lists.dates[-1] if lists.dates else None
+    plain_rows = fide_ro.plain_by_file(plain_fr, prep, params, lists.official_ids(latest_date), latest_date)
+    if plain_rows is not None:
+        ev = pl.concat([ev, plain_rows], how="diagonal_relaxed")
     return ev, disc_t
 
 
@@ -604,6 +676,7 @@ def _period_sums(
         .group_by("tp_key")
         .agg(
             pl.col("ro").first().alias("ro"),
+            pl.col("ro_source").first().alias("ro_source"),
             pl.len().cast(pl.Int64).alias("n"),
             pl.col("score_x100").sum().alias("score_x100"),
             pl.col("rc").sum().alias("sum_rc"),
@@ -648,9 +721,9 @@ def _period_rows(
     k_final = IdLookup(n_per_player.select("player_id", "k"))
     sk = k_final.attach(s, "player_id", {"k": "k"}).lazy()
     changes_plan = sk.select(
-        "list_date", "tournament_id", "game_id", "player_id", "opponent_id", "ro", "rc", "d_raw", "d_used",
-        "pd_x100", "score_x100", "wpd_x100", pl.when(pl.col("counted")).then(pl.col("k")).alias("k"), "counted",
-        "reason", "tc_assumed",
+        "list_date", "tournament_id", "game_id", "player_id", "opponent_id", "ro", "ro_source", "rc", "d_raw",
+        "d_used", "pd_x100", "score_x100", "wpd_x100", pl.when(pl.col("counted")).then(pl.col("k")).alias("k"),
+        "counted", "reason", "tc_assumed",
     )  # fmt: skip
     tr_plan = k_final.attach(per_event, "player_id", {"k": "k"}).lazy()
     if len(event_versions) == 1 and event_versions[0] is not None:
@@ -889,7 +962,9 @@ def _sides_plan(sides: pl.LazyFrame, params: FideParams, versions: list[str]) ->
     rule versions of its events.
     """
     # 8.2.4: a player rated since (late report) plays at their current rating
-    s = sides.with_columns(pl.coalesce("ro_if", "r_prev").alias("ro"))
+    s = sides.with_columns(pl.coalesce("ro_if", "r_prev").alias("ro")).with_columns(
+        pl.when(pl.col("ro").is_not_null()).then(pl.col("ro_src")).alias("ro_source")
+    )
     top = pl.max_horizontal(pl.col("ro").fill_null(0), pl.col("rc").fill_null(0))
     t120 = _per_version(params, versions, lambda r: r.time_thresholds[0])
     t90 = _per_version(params, versions, lambda r: r.time_thresholds[1])

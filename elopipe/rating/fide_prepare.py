@@ -116,7 +116,13 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         list_dates=list_dates,
         official=inputs.official,
         standard_lists=inputs.standard_lists,
+        fide_ids=_fide_ids(inputs.players) if params.ro_from == "file" else None,
     )
+
+
+def _fide_ids(players: pl.DataFrame) -> pl.Series:
+    """The player_id of the players with a FIDE ID, whom the 'file' Ro policy concerns."""
+    return players.filter(pl.col("fide_id").is_not_null()).get_column("player_id").cast(pl.Int64).unique().sort()
 
 
 def _skips(

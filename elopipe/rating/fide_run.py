@@ -47,7 +47,7 @@ from elopipe.rating.fide_engine import run_periods, to_contract
 from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide_prepare import prepare
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary
+from elopipe.rating.summary import RateSummary, ro_far
 
 RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
 
@@ -93,6 +93,7 @@ def code_fingerprint() -> str:
         fide_params,
         fide_period,
         fide_prepare,
+        fide_ro,
         lookup,
         periods,
         rounding,
@@ -102,7 +103,7 @@ def code_fingerprint() -> str:
     from elopipe.read import rate_of_play
 
     h = hashlib.sha1()
-    engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_engine)
+    engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_ro, fide_engine)
     for module in (fide, *engine, periods, tables, rounding, rate_of_play, lookup, store_io):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"
@@ -118,6 +119,9 @@ def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> 
         on=["tournament_id", "player_id"],
         how="left",
     ).join(prep.birth_years, on="player_id", how="left")
+    if prep.fide_ids is not None:
+        # the 'file' Ro policy concerns the players with a FIDE ID: an ID found later re-rates
+        sides = sides.with_columns(pl.col("player_id").is_in(prep.fide_ids.implode()).alias("__fide_id"))
     # ids are store-internal; the digest must not depend on them only through order, and it
     # does not: rows are hashed independently and sorted by hash.
     per_sides = store_io.period_digests(sides.drop("tc_minutes"), by="list_date")
@@ -195,6 +199,8 @@ def rate_fide(
     stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
     first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
+    ro_far(summary, result.tournament_ratings, inputs.players, inputs.tournaments)
+    summary.ro_from = fp.ro_from
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
     if first is not None:

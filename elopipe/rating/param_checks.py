@@ -57,7 +57,7 @@ _RATE_CLASSES = ("standard", "rapid", "blitz")
 def choices(key: str) -> tuple[str, ...] | None:
     """The values option `key` accepts when it is a choice, else None. Sources: the engines'
     own checks (`elo_run.ELO_PERIODS`, `ffe.FfeRules`, `ffe_ages.CATEGORIES` (spec A.5),
-    `store_io.NO_MOVES_POLICIES`, `periods.SCHEMES`)."""
+    `store_io.NO_MOVES_POLICIES`, `fide_params.RO_FROM_POLICIES`, `periods.SCHEMES`)."""
     if key == "unknown_tc":
         return _RATE_CLASSES
     if key == "rate_class":  # elo, glicko2: 'any' rates every rate of play
@@ -74,6 +74,10 @@ def choices(key: str) -> tuple[str, ...] | None:
         from elopipe.rating.store_io import NO_MOVES_POLICIES
 
         return NO_MOVES_POLICIES
+    if key == "ro_from":
+        from elopipe.rating.fide_params import RO_FROM_POLICIES
+
+        return RO_FROM_POLICIES
     if key == "period_scheme":
         from elopipe.rating.periods import SCHEMES
 

@@ -124,7 +124,10 @@ def record(
 
 
 # the options of `elopipe rate` that are not a --param KEY=VALUE, for the messages
-_OPTION = {"no_moves": "--no-moves", "unknown_tc": "--unknown-tc", "v2022_cap_lower": "--v2022-cap-lower"}
+_OPTION = {
+    "no_moves": "--no-moves", "ro_from": "--ro-from", "unknown_tc": "--unknown-tc",
+    "v2022_cap_lower": "--v2022-cap-lower",
+}  # fmt: skip
 
 
 def definition(con: duckdb.DuckDBPyConnection, system: str) -> tuple[str | None, dict[str, Any]] | None:

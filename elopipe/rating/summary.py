@@ -26,7 +26,11 @@ class RateSummary:
     was unknown (rate class assumed, flagged); discrepancies: file rating ≠ list in force;
     failed_events: one line per tournament whose rating failed and was left out
     (`elopipe.rating.faults`), the other events being rated; kept_lists: a preview's
-    (``through``) stored lists dated after it, kept as they were, not recomputed.
+    (``through``) stored lists dated after it, kept as they were, not recomputed; ro_far: the
+    players whose Ro in an event is `RO_MARK_POINTS` or more from the rating the event's file
+    gives them, ro_far_entries: those (event, player) rows, ro_far_worst: the largest of them
+    (`RoFar`, largest first; FIDE systems); ro_from: the run's Ro policy
+    (`elopipe.rating.fide_params.RO_FROM_POLICIES`; None: a system without one).
     """
 
     system: str
@@ -47,6 +51,59 @@ class RateSummary:
     seconds: float = 0.0
     failed_events: list[str] = field(default_factory=list)
     kept_lists: list[dt.date] = field(default_factory=list)
+    ro_far: int = 0
+    ro_far_entries: int = 0
+    ro_far_worst: list[RoFar] = field(default_factory=list)
+    ro_from: str | None = None
+
+
+# A Ro this far from the rating the organiser's file gives is marked in reports and counted by
+# `rate`: the store's list in force (B.02 7.1.3) has drifted from FIDE's, or the file is wrong
+RO_MARK_POINTS = 50
+
+
+@dataclass(frozen=True)
+class RoFar:
+    """One event entry whose Ro is `RO_MARK_POINTS` or more from the file's rating: the player's
+    name, the event's, Ro and where it came from (`elopipe.rating.fide_ro.RO_SOURCES`), the
+    file's rating; `diff` = Ro − file rating, rating points."""
+
+    name: str
+    event: str
+    ro: int
+    source: str
+    file_rating: int
+
+    @property
+    def diff(self) -> int:
+        return self.ro - self.file_rating
+
+
+def ro_far(summary: RateSummary, tr: pl.DataFrame, players: pl.DataFrame, events: pl.DataFrame, worst: int = 5) -> None:
+    """Fill `summary`'s ro_far counts from a run's `tr` (tournament_ratings rows: tournament_id,
+    player_id, ro, ro_source, file_rating), naming the `worst` largest by `players` (player_id,
+    name) and `events` (tournament_id, name); ties by event then player id."""
+    far = tr.filter((pl.col("ro") - pl.col("file_rating")).abs() >= RO_MARK_POINTS)
+    summary.ro_far = far.get_column("player_id").n_unique()
+    summary.ro_far_entries = far.height
+    top = (
+        far.with_columns((pl.col("ro") - pl.col("file_rating")).abs().alias("__d"))
+        .sort(["__d", "tournament_id", "player_id"], descending=[True, False, False])
+        .head(worst)
+        .join(players.select("player_id", pl.col("name").alias("player")), on="player_id", how="left")
+        .join(events.select("tournament_id", pl.col("name").alias("event")), on="tournament_id", how="left")
+        .sort(["__d", "tournament_id", "player_id"], descending=[True, False, False])
+    )
+    summary.ro_far_worst = [
+        RoFar(
+            r["player"] or f"player {r['player_id']}",
+            r["event"] or f"event {r['tournament_id']}",
+            r["ro"],
+            r["ro_source"] or "",
+            r["file_rating"],
+        )  # fmt: skip
+        for r in top.iter_rows(named=True)
+    ]
 
 
 def summary_from_frames(

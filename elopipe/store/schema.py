@@ -269,6 +269,7 @@ TABLES: dict[str, str] = {
         player_id      INTEGER NOT NULL,
         opponent_id    INTEGER,
         ro             INTEGER,              -- player's rating in force
+        ro_source      VARCHAR,              -- where Ro came from: 'official' (imported list), 'computed' (the store's list), 'file' (the organiser's file), 'standard' (R&B 7.2.1); NULL: no Ro, or rated before it was recorded
         rc             INTEGER,              -- opponent's rating in force
         d_raw          INTEGER,              -- ro - rc
         d_used         INTEGER,              -- after the 400-point rule
@@ -287,6 +288,8 @@ TABLES: dict[str, str] = {
         player_id      INTEGER NOT NULL,
         rules_version  VARCHAR,              -- 'V2009' | 'V2011' | 'V2012' | 'V2014' | 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment): elopipe.rating.fide
         ro             INTEGER,              -- NULL for an unrated player
+        ro_source      VARCHAR,              -- where Ro came from, as rating_changes.ro_source
+        file_rating    INTEGER,              -- the rating the organiser's file gives the player (TRF 001, else the lowest PGN Elo tag); a report marks a Ro 50 or more points from it
         n              INTEGER NOT NULL,     -- games rated in this tournament
         score          DECIMAL(18,1),
         ra             INTEGER,              -- average rating of the opponents, rounded

@@ -71,14 +71,16 @@ VIEWS: dict[str, str] = {
         FROM rating_lists rl
         JOIN players p USING (player_id)
     """,
-    # FIDE-style performance row per player and tournament: Ro, n, W, Ra, We, W-We, K,
-    # K x (W-We) (from change_x100, two decimals) and its rounding half away from zero,
-    # Rp; for an unrated player the pooled games so far (rating_lists.total_games) and Ru.
+    # FIDE-style performance row per player and tournament: Ro, where it came from and the file's
+    # rating, n, W, Ra, We, W-We, K, K x (W-We) (from change_x100, two decimals) and its rounding
+    # half away from zero, Rp; for an unrated player the pooled games so far
+    # (rating_lists.total_games) and Ru.
     "v_tournament_performance": """
         SELECT
             tr.system, tr.list_date, tr.tournament_id, t.name AS tournament,
             tp.start_rank, tr.player_id, COALESCE(tp.name_as_written, p.name) AS name,
-            p.fide_id, tr.rules_version, tr.ro, tr.n, tr.score, tr.ra, tr.we, tr.w_we, tr.k,
+            p.fide_id, tr.rules_version, tr.ro, tr.ro_source, tr.file_rating,
+            tr.n, tr.score, tr.ra, tr.we, tr.w_we, tr.k,
             tr.change_x100,
             CAST(tr.change_x100 * 0.01::DECIMAL(3,2) AS DECIMAL(14,2)) AS k_w_we,
             CAST(sign(tr.change_x100) * ((abs(tr.change_x100) + 50) // 100) AS INTEGER)
@@ -106,7 +108,7 @@ VIEWS: dict[str, str] = {
                 c.system, c.list_date, c.tournament_id, c.player_id, 'game' AS kind,
                 g.round, c.game_id, c.opponent_id,
                 CASE WHEN g.white_id = c.player_id THEN 'w' ELSE 'b' END AS colour,
-                c.ro, c.rc, c.d_raw, c.d_used, COALESCE(c.d_raw <> c.d_used, FALSE) AS capped,
+                c.ro, c.ro_source, c.rc, c.d_raw, c.d_used, COALESCE(c.d_raw <> c.d_used, FALSE) AS capped,
                 c.pd, c.score, c.w_minus_pd, c.k, c.counted, c.reason,
                 NULL::VARCHAR AS unplayed_code, g.file_id, g.line
             FROM rating_changes c
@@ -118,7 +120,7 @@ VIEWS: dict[str, str] = {
                 g.round, g.game_id,
                 CASE WHEN g.white_id = tr.player_id THEN g.black_id ELSE g.white_id END,
                 CASE WHEN g.white_id = tr.player_id THEN 'w' ELSE 'b' END,
-                NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
+                NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
                 NULL::DECIMAL(4,2),
                 CASE WHEN g.white_id = tr.player_id THEN g.white_score ELSE g.black_score END,
                 NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
@@ -137,7 +139,7 @@ VIEWS: dict[str, str] = {
             SELECT
                 tr.system, tr.list_date, tr.tournament_id, tr.player_id, 'unplayed',
                 u.round, NULL::BIGINT, u.opponent_id, NULL::VARCHAR,
-                NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
+                NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
                 NULL::DECIMAL(4,2), u.score, NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
                 CASE WHEN u.code IN ('+', '-') THEN 'forfeit'
                      WHEN u.code IN ('H', 'F', 'U', 'Z') THEN 'bye'
@@ -160,7 +162,7 @@ VIEWS: dict[str, str] = {
         SELECT
             a.system, a.list_date, a.tournament_id, t.name AS tournament, a.player_id,
             p.name AS player, a.kind, a.round, a.game_id, a.colour, a.opponent_id,
-            o.name AS opponent, a.ro, a.rc, a.d_raw, a.d_used, a.capped, a.pd, a.score,
+            o.name AS opponent, a.ro, a.ro_source, a.rc, a.d_raw, a.d_used, a.capped, a.pd, a.score,
             a.w_minus_pd, a.k,
             CAST(a.k * a.w_minus_pd AS DECIMAL(8,2)) AS k_w_minus_pd,
             a.counted, a.reason, a.unplayed_code, a.file_id, f.path AS file_path, a.line
@@ -216,11 +218,14 @@ VIEW_DOCS: dict[str, str] = {
     "games, total_games, K, change, flags, and `tournaments`, the names of the tournaments rated "
     "for the player on that list.",
     "v_tournament_performance": "FIDE-style performance per player and tournament, from "
-    "`tournament_ratings`: start_rank, Ro, n, score (W), Ra, We, W-We, K, `change_x100`, "
+    "`tournament_ratings`: start_rank, Ro, `ro_source` (where Ro came from: 'official' an imported official "
+    "list, 'computed' the store's list, 'file' the organiser's file, 'standard' a rapid/blitz player's "
+    "standard rating), `file_rating` (the rating the file gives; a report marks a Ro 50 or more points from "
+    "it), n, score (W), Ra, We, W-We, K, `change_x100`, "
     "`k_w_we` = K x (W-We) with two decimals, `change_rounded` (half away from zero), Rp; for an "
     "unrated player `pooled_games` (rated games pooled so far) and `ru_provisional`.",
     "v_change_explained": "How a change was made, game by game, back to the file and line. "
-    "Rows of kind 'game' are `rating_changes` (Ro, Rc, d_raw, d_used, `capped`, PD, score, "
+    "Rows of kind 'game' are `rating_changes` (Ro, `ro_source`, Rc, d_raw, d_used, `capped`, PD, score, "
     "W-PD, K, `k_w_minus_pd`, counted, reason) plus the games of a rated player the engine "
     "wrote no row for (reason 'forfeit' or 'not_rated'); rows of kind 'unplayed' are "
     "`unplayed_rounds` (reason 'bye', 'forfeit' or 'not_paired', with the TRF code). Each row "

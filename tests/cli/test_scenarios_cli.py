@@ -288,7 +288,9 @@ def test_boolean_words_and_rules_in_any_case_are_stored_as_meant(db: Path) -> No
     res = _run("rate", "--db", str(db), "--scenario", "b", "--rules", "v2017", "--param", "check_time_minimum=NO")
     assert res.exit_code == 0, res.output
     shown = _run("scenarios", "show", "b", "--db", str(db)).output.splitlines()
-    assert "  rules: V2017" in shown and "  options: check_time_minimum=false, no_moves=played" in shown, shown
+    assert (
+        "  rules: V2017" in shown and "  options: check_time_minimum=false, no_moves=played, ro_from=list" in shown
+    ), shown
 
 
 @pytest.mark.parametrize("args", [["--scenario", "fide"], ["--scenario", "FFE"], ["--system", "fide@glicko2"]])

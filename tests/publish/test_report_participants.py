@@ -100,7 +100,7 @@ def test_report_legend_explains_the_crosstable_and_game_columns(con, tmp_path: P
     html = write_report(con, 1, "fide", tmp_path)[-1].read_text(encoding="utf-8")
     terms = set(re.findall(r"<dt>([^<]*)</dt>", html.split('id="legend"', 1)[1]))
     cross = re.findall(r"<th[^>]*>([^<]*)</th>", html.split('id="crosstable"', 1)[1].split("</thead>", 1)[0])
-    assert cross == ["SNo", "Name", "Rtg", "1", "2", "3", "4", "Pts", "Rank"]
+    assert cross == ["SNo", "Name", "Rtg", "Ro", "1", "2", "3", "4", "Pts", "Rank"]
     assert {"SNo", "Rtg", "1, 2, …", "Pts", "Rank"} <= terms
     games = re.findall(r"<th[^>]*>([^<]*)</th>", html.split('class="games"', 1)[1].split("</thead>", 1)[0])
     assert {"Rc", "D used", "PD", "W−PD"} <= set(games) & terms

@@ -16,6 +16,7 @@ import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
+from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option, takes_ro_from
 from elopipe.rating import systems
 from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month, rate
@@ -64,6 +65,7 @@ def rate_command(
         ),
     ] = None,
     no_moves: str | None = no_moves_option,
+    ro_from: str | None = ro_from_option,
     param: Annotated[
         list[str] | None,
         typer.Option(
@@ -95,6 +97,16 @@ def rate_command(
     defaults: dict[str, object] = {"no_moves": checked_no_moves(None)} if no_moves is None else {}
     if no_moves is not None:
         params["no_moves"] = checked_no_moves(no_moves)
+    if takes_ro_from(system):
+        if ro_from is None:
+            defaults["ro_from"] = checked_ro_from(None)
+        else:
+            params["ro_from"] = checked_ro_from(ro_from)
+    elif ro_from is not None:
+        err_console.print(
+            f"error: --ro-from applies to the FIDE systems (fide, fide-rapid, fide-blitz), not {system}", style="red"
+        )
+        raise typer.Exit(2)
     try:
         if unknown_tc is not None:
             params["unknown_tc"] = parse_param("unknown_tc", unknown_tc)
@@ -146,7 +158,7 @@ def rate_command(
 
 # What the command's own options set: never an engine option (`rate(con, system, ...)`)
 _OWN_OPTIONS = {
-    "system": "--system", "rules": "--rules", "through": "--through", "no_moves": "--no-moves",
+    "system": "--system", "rules": "--rules", "through": "--through", "no_moves": "--no-moves", "ro_from": "--ro-from",
     "con": "--db", "db": "--db", "unknown_tc": "--unknown-tc", "v2022_cap_lower": "--v2022-cap-lower",
 }  # fmt: skip
 
@@ -201,6 +213,40 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
 _LABELS = {"fide": "FIDE", "fide-rapid": "FIDE", "fide-blitz": "FIDE", "ffe": "FFE", "ffe-rapid": "FFE"}
 
 
+def _print_ro_far(s: object) -> None:
+    """How many players' Ro is far from their file's rating, the largest gaps, and what fixes
+    them (`RateSummary.ro_far`); nothing when there is none."""
+    from elopipe.rating.summary import RO_MARK_POINTS
+    from elopipe.runtime.words import plural
+
+    players: int = getattr(s, "ro_far", 0)
+    entries: int = getattr(s, "ro_far_entries", 0)
+    worst = getattr(s, "ro_far_worst", None)
+    if not players:
+        return
+    console.print(
+        f"Ro {RO_MARK_POINTS} or more points from the file's rating: {plural(players, 'player')}"
+        f" ({plural(entries, 'event entry', 'event entries')}); the largest:",
+        highlight=False,
+    )
+    for w in worst or []:
+        console.print(
+            f"  {w.name} – {w.event}: Ro {w.ro} ({w.source}), file {w.file_rating}, {w.diff:+d}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    fix = "import the official lists in force (`elopipe lists import FILE --system fide`)"
+    why = (
+        f"  with --ro-from file, these Ro are a list's: the player has no FIDE ID in the store, or an imported"
+        f" official list rates him; {fix}"
+        if getattr(s, "ro_from", None) == "file"
+        else f"  the store's lists lack these players' other games: {fix}, or rate with `--ro-from file` to start"
+        " each event from the file's rating"
+    )
+    console.print(f"{why} (reports mark each such Ro)", highlight=False, soft_wrap=True, markup=False)
+
+
 def _print(s: object, through: dt.date | None) -> None:
     from elopipe.runtime.words import plural
 
@@ -240,6 +286,7 @@ def _print(s: object, through: dt.date | None) -> None:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
     for line in get("failed_events") or []:
         err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
+    _print_ro_far(s)
     kept = get("kept_lists") or []
     if kept:
         console.print(

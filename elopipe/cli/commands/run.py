@@ -20,6 +20,7 @@ from elopipe.cli.commands.dask_opts import (
     stage_option,
 )
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
+from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option
 from elopipe.ingest.scaleout import DaskSpec
 from elopipe.rating import systems as registry
 from elopipe.read.sources import path_param
@@ -106,6 +107,7 @@ def run(
     ),
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     no_moves: str | None = no_moves_option,
+    ro_from: str | None = ro_from_option,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
     dask: str | None = dask_option,
     dask_workers: int | None = dask_workers_option,
@@ -127,6 +129,7 @@ def run(
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
     policy = checked_no_moves(no_moves)
+    ro_policy = checked_ro_from(ro_from)
     spec = dask_spec(dask, dask_workers, stage)
     exit_if_api_unreachable()
 
@@ -139,7 +142,9 @@ def run(
         # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
         # store is reported at once, in one line, without Prefect's start-up or its traceback.
         with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: live.line(msg, "yellow")):
-            job = RunJob(paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, spec, policy)
+            job = RunJob(
+                paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, spec, policy, ro_policy
+            )
             summary, timing = _run_pipeline(job, live, verbose)
     _report(summary, db, timing)
 
@@ -158,6 +163,7 @@ class RunJob:
     max_lists: int | None
     spec: DaskSpec | None
     no_moves: str
+    ro_from: str = "list"
 
 
 @dataclass(frozen=True)
@@ -208,6 +214,7 @@ def _run_pipeline(job: RunJob, live: LiveStatus, verbose: bool) -> tuple[Pipelin
                     job.max_lists,
                     *cluster_args(cluster),
                     no_moves=job.no_moves,
+                    ro_from=job.ro_from,
                 )
     except (ElopipeError, typer.Exit):
         raise  # the CLI prints it (elopipe.cli.app); an Exit is a status already said
