@@ -42,7 +42,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, fide, scenarios, store_io
+from elopipe.rating import faults, fide, norms_store, scenarios, store_io
 from elopipe.rating.fide_engine import run_periods, to_contract
 from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide_prepare import prepare
@@ -235,6 +235,8 @@ def rate_fide(
         summary.changed_lists = written
         summary.lists_written = len(written)
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
+    # title norms (B.01) of the events on the lists rewritten, and of lists rated before norms were kept
+    norms_store.refresh(con, system, summary.changed_lists or [], through)
     summary.seconds = time.perf_counter() - t0
     return summary
 
