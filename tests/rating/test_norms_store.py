@@ -1,0 +1,193 @@
+"""Title norms from a store (`elopipe.rating.norms_store`, the `v_norms` view), on hand-made TRF
+round robins: each clause that reads the store (games that do not count, 1.4.1c, eras, the
+rating floor, titles and federations from the file) worked by hand.
+
+The event: a 10-player round robin of 9 rounds (circle pairing). Players 1-9 are GMs rated
+2500, one per federation (USA, GER, ESP, ITA, NED, POL, AZE, IND, CHN); player 10, the
+applicant, an IM of FRA rated 2400. Every game between 1-9 is drawn; the applicant beats 1-5 and
+draws 6-9: 7/9 = 77.8 % → 78, dp 220; Ra 2500; Rp 2720: a GM norm (and an IM one, but he holds
+IM).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating.run import rate
+from elopipe.store.connect import open_writer
+from tests.helpers.trf_build import block, row
+
+FEDS = ["USA", "GER", "ESP", "ITA", "NED", "POL", "AZE", "IND", "CHN", "FRA"]
+N = 10
+
+
+def schedule() -> list[list[tuple[int, int]]]:
+    """Circle-method rounds of 10 players: 9 rounds of 5 pairs (white, black), ranks 1-10."""
+    rot = list(range(2, N + 1))
+    rounds = []
+    for r in range(N - 1):
+        ring = [1, *rot]
+        pairs = [(ring[i], ring[N - 1 - i]) if (r + i) % 2 == 0 else (ring[N - 1 - i], ring[i]) for i in range(N // 2)]
+        rounds.append(pairs)
+        rot = rot[-1:] + rot[:-1]
+    return rounds
+
+
+def rr_trf(
+    *,
+    start: str = "2024/03/01",
+    end: str = "2024/03/09",
+    results: dict[tuple[int, int], str] | None = None,
+    rating: dict[int, str] | None = None,
+    title: dict[int, str] | None = None,
+    fed: dict[int, str] | None = None,
+) -> str:
+    """The event of the module docstring; `results` {(a, b): code for a} overrides ('1', '0', '=',
+    '+', '-'); `rating`, `title`, `fed` override a player's."""
+    res = {(10, k): "1" for k in range(1, 6)} | {(10, k): "=" for k in range(6, 10)}
+    res |= results or {}
+    blocks: dict[int, list[str]] = {p: [] for p in range(1, N + 1)}
+    opposite = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+"}
+    for pairs in schedule():
+        for w, b in pairs:
+            code = res.get((w, b)) or opposite.get(res.get((b, w), ""), "=")
+            blocks[w].append(block(b, "w", code))
+            blocks[b].append(block(w, "b", opposite[code]))
+    rows = []
+    for p in range(1, N + 1):
+        pts = sum({"1": 2, "+": 2, "=": 1}.get(bl[-1], 0) for bl in blocks[p])
+        rows.append(
+            row(
+                p,
+                f"Player{p:02d}, Test",
+                blocks[p],
+                title=(title or {}).get(p, "GM" if p < 10 else "IM"),
+                rating=(rating or {}).get(p, "2500" if p < 10 else "2400"),
+                fed=(fed or {}).get(p, FEDS[p - 1]),
+                fide_id=str(9000000 + p),
+                points=f"{pts // 2}.{5 if pts % 2 else 0}",
+            )
+        )
+    head = ["012 Norm Round Robin", "022 Paris", "032 FRA", f"042 {start}", f"052 {end}", "062 10", "092 Round Robin"]
+    return "\n".join([*head, *rows]) + "\n"
+
+
+def norms_of(tmp_path: Path, text: str, player: int = 10) -> dict[str, tuple]:
+    f = tmp_path / "event.trf"
+    f.write_text(text, encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            "SELECT norm, decision, clause, reason, hint, games, points, ra, p, dp, rp, raised_from, era, dropped,"
+            " holds_title FROM v_norms WHERE name = ? ORDER BY norm",
+            [f"Player{player:02d}, Test"],
+        ).fetchall()
+    finally:
+        con.close()
+    return {r[0]: r[1:] for r in rows}
+
+
+def test_the_applicant_makes_a_gm_norm(tmp_path: Path) -> None:
+    got = norms_of(tmp_path, rr_trf())
+    decision, clause, reason, hint, games, points, ra, p, dp, rp, raised, era, dropped, holds = got["GM"]
+    assert (decision, games, float(points), ra, p, dp, rp, era, holds) == (
+        "norm",
+        9,
+        7.0,
+        2500,
+        78,
+        220,
+        2720,
+        "2024",
+        False,
+    )
+    assert reason == "GM norm: Rp 2720 ≥ 2600, Ra 2500 ≥ 2380"
+    assert got["IM"][0] == "norm" and got["IM"][-1] is True  # he holds IM
+    assert got["WGM"][0] == "not_eligible"  # the file writes him 'm'
+
+
+def test_opponent_outside_fide_federations_is_unknown(tmp_path: Path) -> None:
+    # 1.4.2a: a code that is no FIDE federation (NON, a club code) is stored as no federation: the
+    # game may not count, so the decision waits on that fact rather than guessing
+    got = norms_of(tmp_path, rr_trf(fed={9: "NON"}))
+    assert got["GM"][:3] == ("unknown", None, "unknown: the federation of 1 opponent(s) (1.4.3, 1.4.4)")
+
+
+def test_a_forfeit_win_makes_eight_games_count_as_nine(tmp_path: Path) -> None:
+    # 1.4.2c / 1.4.1c: the win against player 5 is a forfeit: 8 games over the board, 6/8 = 75 %,
+    # dp 193; Ra (4·2500 + 4·2500) / 8 = 2500; Rp 2693; the forfeit round makes 8 games count as 9
+    got = norms_of(tmp_path, rr_trf(results={(10, 5): "+"}))
+    decision, clause, _, _, games, points, ra, p, dp, rp, *_ = got["GM"]
+    assert (decision, clause, games, float(points), ra, p, dp, rp) == ("norm", "1.4.1c", 8, 6.0, 2500, 75, 193, 2693)
+
+
+def test_unrated_loser_in_a_round_robin_does_not_count(tmp_path: Path) -> None:
+    # 1.4.2b: player 9 unrated, untitled and losing every game: his game leaves the applicant's
+    # set (the applicant's win against him included), 8 games, 1.4.1 fails
+    losses = {(9, k): "0" for k in range(1, 11) if k != 9}
+    got = norms_of(tmp_path, rr_trf(results={**losses, (10, 9): "1"}, rating={9: ""}, title={9: ""}))
+    assert got["GM"][1] == "1.4.1" and got["GM"][4] == 8
+
+
+def test_one_unrated_opponent_is_raised_to_the_floor(tmp_path: Path) -> None:
+    # player 9 unrated but drawing: not 1.4.2b; counts 1400 (2024), raised to the GM floor 2200:
+    # (8·2500 + 2200) / 9 = 2466.7 → 2467; Rp 2467 + 220 = 2687. IM floor 2050: (20000 + 2050)/9
+    # = 2450
+    got = norms_of(tmp_path, rr_trf(rating={9: ""}, title={9: ""}))
+    assert got["GM"][6:11] == (2467, 78, 220, 2687, None)
+    assert got["IM"][6] == 2450
+
+
+def test_too_few_gms_names_the_clause_and_the_remedy(tmp_path: Path) -> None:
+    # only players 1 and 2 keep their GM title (the others IM): 1.4.5 needs max(ceil(9/3), 3) = 3
+    got = norms_of(tmp_path, rr_trf(title={k: "IM" for k in range(3, 10)}))
+    assert got["GM"][:4] == ("missed", "1.4.5", "1.4.5: 2 GMs among the opponents, 3 needed", "1 more GM")
+
+
+def test_half_a_point_short(tmp_path: Path) -> None:
+    # the applicant loses to player 1 instead of winning: 6/9 = 66.7 % → 67, dp 125, Rp 2625 still;
+    # with two losses (players 1 and 2): 5/9 = 55.6 % → 56, dp 43, Rp 2543: 5.5/9 = 61.1 % → 61,
+    # dp 80, Rp 2580; 6/9 → 2625: one point more
+    got = norms_of(tmp_path, rr_trf(results={(10, 1): "0", (10, 2): "0"}))
+    assert got["GM"][:4] == ("missed", "1.4.8", "1.4.8: Rp 2543 (Ra 2500 + dp 43 at 56 %), 2600 needed", "1 point more")
+
+
+def test_federations_from_one_country(tmp_path: Path) -> None:
+    # six opponents from FRA (players 1-6): 6 > floor(27/5) = 5 (1.4.4); the event is not all-FRA,
+    # so no national championship can be assumed
+    got = norms_of(tmp_path, rr_trf(fed={k: "FRA" for k in range(1, 7)}))
+    assert got["GM"][:4] == (
+        "missed",
+        "1.4.4",
+        "1.4.4: 6 opponents from the applicant's federation, at most 5 (3/5 of 9)",
+        "1 more foreign opponent in place of FRA ones",
+    )
+
+
+def test_all_from_the_host_federation_is_unknown(tmp_path: Path) -> None:
+    # every player of FRA, the host: the event may be the national championship's final (1.4.3a)
+    got = norms_of(tmp_path, rr_trf(fed={k: "FRA" for k in range(1, 10)}))
+    assert got["GM"][0] == "unknown" and "1.4.3a" in got["GM"][2]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "decision", "era"),
+    [
+        ("2017/06/20", "2017/06/28", "refused", None),
+        ("2019/03/01", "2019/03/09", "norm", "2017"),
+        ("2022/03/01", "2022/03/09", "norm", "2022"),
+    ],
+)
+def test_eras(tmp_path: Path, start: str, end: str, decision: str, era: str | None) -> None:
+    got = norms_of(tmp_path, rr_trf(start=start, end=end))
+    assert (got["GM"][0], got["GM"][11]) == (decision, era)
+    if decision == "refused":
+        assert got["GM"][2] == "refused: the Title Regulations before 1 July 2017 are not implemented"
