@@ -187,7 +187,8 @@ def test_trf_seven_round_swiss_of_2018(tmp_path: Path) -> None:
         seven = con.execute("SELECT DISTINCT hint FROM v_norms WHERE games = 7 AND norm = 'GM'").fetchall()
         assert seven == [("2 more games",)]
         women = con.execute(
-            "SELECT DISTINCT decision FROM v_norms v JOIN players p USING (player_id) WHERE norm = 'WIM' AND p.sex = 'm'"
+            "SELECT DISTINCT decision FROM v_norms v JOIN players p USING (player_id)"
+            " WHERE norm = 'WIM' AND p.sex = 'm'"
         ).fetchall()
         assert women == [("not_eligible",)]
     finally:
