@@ -193,3 +193,61 @@ def test_trf_seven_round_swiss_of_2018(tmp_path: Path) -> None:
         assert women == [("not_eligible",)]
     finally:
         con.close()
+
+
+OLYMPIAD_FEDS = {
+    "Ireland": "IRL",
+    "Maldives": "MDV",
+    "Iran": "IRI",
+    "Germany": "GER",
+    "Zimbabwe": "ZIM",
+    "South Korea": "KOR",
+    "Egypt": "EGY",
+    "Austria": "AUT",
+    "Italy": "ITA",
+    "Switzerland": "SUI",
+}
+
+
+def olympiad_with_feds(src: Path, dst: Path) -> Path:
+    """The 2022 Olympiad with `WhiteFed`/`BlackFed` for the players of ten teams (a team's name is
+    no federation code: the file alone leaves federations unknown)."""
+    games = src.read_text(encoding="utf-8").split("\n\n[Event ")
+    out = []
+    for text in games:
+        for side in ("White", "Black"):
+            m = re.search(rf'^\[{side}Team "([^"]+)"\]', text, flags=re.M)
+            if m and m.group(1) in OLYMPIAD_FEDS:
+                text = text.replace(m.group(0), m.group(0) + f'\n[{side}Fed "{OLYMPIAD_FEDS[m.group(1)]}"]', 1)
+        out.append(text)
+    dst.write_text("\n\n[Event ".join(out), encoding="utf-8")
+    return dst
+
+
+def test_olympiad_2022_conor_murphy_gm_norm(tmp_path: Path) -> None:
+    # Chennai, 29 July - 9 August 2022, 11 rounds (2022 rules). IM Conor Murphy (IRL, 2404) played
+    # 9 games, 7½ points; his opponents as the file rates them (the July 2022 list): Ahmed (FM, MDV,
+    # 1838) 1, Tabatabaei (GM, IRI, 2664) 1, Bluebaum (GM, GER, 2673) 1, Mushore (ZIM, 2153) 1, Lee
+    # (IM, KOR, 2390) 1, Fawzy (GM, EGY, 2471) 1, Dragnev (GM, AUT, 2557) ½, Lodici (GM, ITA, 2553) 1,
+    # Georgiadis (GM, SUI, 2578) 0. Sum 21877: the plain average 2430.8 → 2431 + dp(83 %) 273 = 2704,
+    # the performance the press published. For the norm Ahmed, the lowest, is raised to the GM floor
+    # (1.4.6b-c): 21877 - 1838 + 2200 = 22239 / 9 = 2471 = Ra; 7½/9 = 83.3 % → 83, dp 273; Rp 2744.
+    # 8 title-holders of 9 (≥ 5), 6 GMs (≥ 3), 9 federations besides IRL: a GM norm, as reported.
+    f = olympiad_with_feds(PGN / "olym22.pgn", tmp_path / "olym.pgn")
+    con = store(tmp_path, f)
+    try:
+        row = con.execute(
+            "SELECT decision, games, points, ra, p, dp, rp, raised_name, raised_from, title_holders, norm_titles, feds,"
+            " era FROM v_norms WHERE fide_id = 421669 AND norm = 'GM'"
+        ).fetchall()
+        assert row == [("norm", 9, pytest.approx(7.5), 2471, 83, 273, 2744, "Ahmed, Ashraf", 1838, 8, 6, 9, "2022")]
+    finally:
+        con.close()
+    # the file as published: team names, no federation codes: 1.4.3 and 1.4.4 cannot be decided
+    (tmp_path / "plain").mkdir()
+    plain = store(tmp_path / "plain", PGN / "olym22.pgn")
+    try:
+        reason = plain.execute("SELECT reason FROM v_norms WHERE fide_id = 421669 AND norm = 'GM'").fetchall()
+        assert reason == [("unknown: the applicant's federation (1.4.3, 1.4.4)",)]
+    finally:
+        plain.close()
