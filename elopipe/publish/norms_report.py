@@ -1,12 +1,14 @@
 """The Norms section of a tournament report: FIDE title norms (B.01) as the IT1 form prints them.
 
 Who is listed: the players who made a norm (GM, IM, WGM, WIM) they do not already hold the title
-for, and those who missed one by a single clause or by half a point (`v_norms`: `single_miss`,
-`half_point`). For each: the norm type, games, points, Ra, p, dp, Rp, the decision with its
-clause and what would have made it, and the opponents as the norm counted them (round, name,
-title, federation, rating; the opponent raised to the rating floor marked, B.01 1.4.6c; rounds
-left out under 1.4.1e/f or 1.4.2 marked). The decisions come from `v_norms`, the opponents from
-`elopipe.rating.norms_store.evaluate_events` (the same rules on the same store).
+for, those who missed one by a single clause or by half a point (`v_norms`: `single_miss`,
+`half_point`), and those whose result meets every clause the store can decide but one needs a
+fact it lacks ('unknown: the applicant's federation'; a women's norm undecided for want of the
+player's sex is left out). For each: the norm type, games, points, Ra, p, dp, Rp, the decision
+with its clause and what would have made it, and the opponents as the norm counted them (round,
+name, title, federation, rating; the opponent raised to the rating floor marked, B.01 1.4.6c;
+rounds left out under 1.4.1e/f or 1.4.2 marked). The decisions come from `v_norms`, the
+opponents from `elopipe.rating.norms_store.evaluate_events` (the same rules on the same store).
 
 `norm_section` rows (dicts): player_id, name, federation, title, norm, decision, clause, reason,
 hint, games, points (Decimal), ra, p, dp, rp, dropped (list of rounds), opponents (list of dicts:
@@ -37,8 +39,10 @@ def _listed(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> 
                raised_from, dropped, era
         FROM v_norms
         WHERE tournament_id = ? AND system = ? AND NOT holds_title
-          AND (decision = 'norm' OR (decision = 'missed' AND (single_miss OR half_point)))
-        ORDER BY decision = 'norm' DESC, rp DESC NULLS LAST, name, norm
+          AND (decision = 'norm' OR (decision = 'missed' AND (single_miss OR half_point))
+               -- a women's norm undecided for want of the player's sex is no news (PGN files give none)
+               OR (decision = 'unknown' AND reason NOT LIKE '%applicant''s sex%'))
+        ORDER BY decision = 'norm' DESC, decision = 'unknown' DESC, rp DESC NULLS LAST, name, norm
         """,
         params=[tournament_id, system],
     ).pl()
@@ -149,7 +153,12 @@ def section_lines(section: list[dict[str, Any]]) -> list[str]:
     lines = []
     for s in section:
         head = f"{s['name']} ({s['title'] or '-'}, {s['federation'] or 'federation unknown'}) – {s['norm']} norm: "
-        head += "made" if s["decision"] == "norm" else f"missed, {s['reason']}; {s['hint']}"
+        if s["decision"] == "norm":
+            head += "made"
+        elif s["decision"] == "unknown":
+            head += f"undecided, {s['reason']}"
+        else:
+            head += f"missed, {s['reason']}; {s['hint']}"
         lines.append(head)
         lines.append(
             f"  games {s['games']}, points {s['points']}, Ra {s['ra']}, p {s['p']} %, dp {s['dp']}, Rp {s['rp']}"

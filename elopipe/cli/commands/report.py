@@ -104,7 +104,7 @@ def report(
                     print_table(rich_table(perf, f"{name} – {system}"))
                 norm_lines = section_lines(norm_section(con, tid, system))
                 if norm_lines:
-                    console.print(Text("Norms (FIDE B.01 title norms made, or missed by one clause or half a point)"))
+                    console.print(Text("Norms (FIDE B.01): made, missed by one clause or half a point, or undecided"))
                 for line in norm_lines:
                     console.print(Text(line))
                 if show_legend:
