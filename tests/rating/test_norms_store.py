@@ -17,8 +17,10 @@ import duckdb
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
+from elopipe.official.list_import import import_list
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
+from tests.helpers.official_lists import STD, fixed
 from tests.helpers.trf_build import block, row
 
 FEDS = ["USA", "GER", "ESP", "ITA", "NED", "POL", "AZE", "IND", "CHN", "FRA"]
@@ -191,3 +193,69 @@ def test_eras(tmp_path: Path, start: str, end: str, decision: str, era: str | No
     assert (got["GM"][0], got["GM"][11]) == (decision, era)
     if decision == "refused":
         assert got["GM"][2] == "refused: the Title Regulations before 1 July 2017 are not implemented"
+
+
+def _fide_list(path: Path, ratings: dict[int, int], titles: dict[int, str]) -> Path:
+    rows = [
+        [
+            str(9000000 + p),
+            f"Player{p:02d}, Test",
+            FEDS[p - 1],
+            "M",
+            titles.get(p, ""),
+            "",
+            "",
+            "",
+            str(r),
+            "9",
+            "10",
+            "1990",
+            "",
+        ]
+        for p, r in ratings.items()
+    ]
+    path.write_text(fixed(STD, rows), encoding="utf-8")
+    return path
+
+
+def test_long_event_uses_the_list_of_each_games_day(tmp_path: Path) -> None:
+    # 1.1.4: an event over 30 days (1 March - 5 May 2024, rounds 1-4 in March, 5-9 in May) takes
+    # the opponents' ratings and titles of the list in force when each game was played. March
+    # list: every opponent 2500; May list: 2600, and player 9 (an IM on the March list) a GM.
+    rounds = {
+        i + 1: d
+        for i, d in enumerate(["24/03/01", "24/03/02", "24/03/03", "24/03/04"] + [f"24/05/0{k}" for k in range(1, 6)])
+    }
+    dates = "".join(f"{rounds[r]:<10}" for r in range(1, 10))
+    text = rr_trf(start="2024/03/01", end="2024/05/05", title={9: "IM"}).replace(
+        "092 Round Robin", "092 Round Robin\n132" + " " * 88 + dates
+    )
+    f = tmp_path / "event.trf"
+    f.write_text(text, encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    with open_writer(db) as con:
+        base = {p: 2500 for p in range(1, 10)} | {10: 2400}
+        import_list(
+            con, _fide_list(tmp_path / "mar24.txt", base, {p: "GM" for p in range(1, 9)} | {9: "IM", 10: "IM"}), "fide"
+        )
+        may = {p: 2600 for p in range(1, 10)} | {10: 2400}
+        import_list(con, _fide_list(tmp_path / "may24.txt", may, {p: "GM" for p in range(1, 10)} | {10: "IM"}), "fide")
+        rate(con, "fide")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        got = con.execute(
+            "SELECT ra, rp, norm_titles FROM v_norms WHERE name = 'Player10, Test' AND norm = 'GM'"
+        ).fetchall()
+    finally:
+        con.close()
+    # the applicant's round against player 9 and the rounds in May, from the circle schedule
+    meets = {
+        next(r for r, pairs in enumerate(schedule(), start=1) if (10, k) in pairs or (k, 10) in pairs): k
+        for k in range(1, 10)
+    }
+    in_may = [k for r, k in meets.items() if r >= 5]
+    # Ra = (4·2500 + 5·2600) / 9 = 23000 / 9 = 2555.6 → 2556; 7/9 → dp 220; Rp 2776. Player 9's
+    # title: GM when met in May, IM when met in March
+    assert len(in_may) == 5 and got[0][:2] == (2556, 2776)
+    assert got[0][2] == (9 if 9 in in_may else 8)
