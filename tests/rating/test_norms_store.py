@@ -259,3 +259,48 @@ def test_long_event_uses_the_list_of_each_games_day(tmp_path: Path) -> None:
     # title: GM when met in May, IM when met in March
     assert len(in_may) == 5 and got[0][:2] == (2556, 2776)
     assert got[0][2] == (9 if 9 in in_may else 8)
+
+
+def _swiss(n_foreign: int, *, feds: int = 3, masters: int = 10, absent: dict[int, list[int]] | None = None):
+    """Frames for `_swiss_exemption`: a 9-round Swiss hosted by FRA, 4 FRA players and
+    `n_foreign` rated foreigners over `feds` federations, the first `masters` of them GMs; `absent`
+    {player: rounds without a game}."""
+    import polars as pl
+
+    players = list(range(1, 5 + n_foreign))
+    fed = {p: "FRA" if p <= 4 else ["GER", "ESP", "ITA", "NED"][(p - 5) % feds] for p in players}
+    title = {p: "GM" if 5 <= p < 5 + masters else "" for p in players}
+    games = [(1, p, r, 2500) for p in players for r in range(1, 10) if r not in (absent or {}).get(p, [])]
+    ev = pl.DataFrame({"tournament_id": [1], "host": ["FRA"], "rounds": [9], "round_robin": [False]})
+    entries = pl.DataFrame(
+        {"tournament_id": [1] * len(players), "player_id": players, "federation": [fed[p] for p in players],
+         "title": [title[p] for p in players]}
+    )  # fmt: skip
+    g = pl.DataFrame(games, schema=["tournament_id", "player_id", "round", "ro"], orient="row")
+    unplayed = pl.DataFrame(
+        [(1, p, r, "U") for p, rs in (absent or {}).items() for r in rs if p == 5],
+        schema=["tournament_id", "player_id", "round", "code"],
+        orient="row",
+    )
+    return ev, entries, g, unplayed
+
+
+def test_swiss_exemption_counts_every_round() -> None:
+    # peer: TestRule_1_4_3d_eligibility (a missed round, two missed rounds, a PAB is no miss)
+    from elopipe.rating.norms_store import _swiss_exemption
+
+    def ok(*args, **kw) -> bool:
+        return bool(_swiss_exemption(*_swiss(*args, **kw))["swiss_143d"][0])
+
+    assert ok(20)  # 20 foreign rated players of 3 federations, 10 GMs, every round
+    assert not ok(19)  # 19
+    assert not ok(20, feds=2)  # 2 federations
+    assert not ok(20, masters=9)  # 9 GMs
+    # player 20 (no GM) misses one round: still counted, but that round has 19 present
+    assert not ok(20, absent={20: [3]})
+    assert ok(21, absent={20: [3]})
+    # player 20 misses two rounds: not counted at all (21 - 1 = 20 every round)
+    assert ok(21, absent={20: [3, 4]})
+    assert not ok(20, absent={20: [3, 4]})
+    # player 5's missing rounds are pairing-allocated byes: present
+    assert ok(20, absent={5: [3, 4]})
