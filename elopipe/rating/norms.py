@@ -22,6 +22,20 @@ up (1.4.9), so Rp = Ra + dp(p) is an integer and "Rp ≥ 2600 after rounding" is
 
 `evaluate` decides one norm type for one applicant on one set of counted games, clause by
 clause; the search over dropped rounds (1.4.1e/f) is `elopipe.rating.norm_search`.
+
+Readings that differ from Sharly-Chess's (`src/data/norms/`), whose scenario tests this module's
+tests re-express:
+
+* unrated opponents count 1000 before 2024 (the peer counts 1400 in every era);
+* a fact the files do not give (a federation, a title, the player's sex, whether the event is a
+  national championship or a team championship for 1.4.1b/1.4.3a-b) makes the decision
+  'unknown: <what>' (the peer takes an arbiter's option or treats a blank as none);
+* a double round robin needs 9 games like any event (the peer asks 10); 1.4.5f's half of the
+  norm titles, rounded up, is counted over the games, as the peer does;
+* in a round robin, games may be dropped (1.4.1f) only when the full event's opponent mix allows
+  a norm (the peer searches regardless);
+* the 1.4.2c "last-round forfeit counted as a loss" reading is not applied: a forfeit never
+  counts as a game (it can make 8 games count as 9 under 1.4.1c).
 """
 
 from __future__ import annotations
