@@ -84,8 +84,6 @@ HOLDS = {
 #: 1.4.2a: 'FID' players count (but are no federation); 'NON' is no FIDE federation.
 NO_FEDERATION = "FID"
 NOT_FIDE = "NON"
-#: 1.7: a norm from more than 13 rounds counts as 13 games.
-MAX_COUNTED_GAMES = 13
 
 
 @dataclasses.dataclass(frozen=True)
