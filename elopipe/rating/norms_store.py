@@ -128,15 +128,15 @@ ASOF LEFT JOIN official o ON o.player_id = en.player_id AND o.list_date <= en.fi
 """
 
 _UNPLAYED_SQL = """
-SELECT COALESCE(t.event_id, t.tournament_id) AS tournament_id, u.player_id, u.round, u.code
+SELECT COALESCE(t.event_id, t.tournament_id) AS tournament_id, u.player_id, u.round, u.code, u.opponent_id
 FROM unplayed_rounds u JOIN tournaments t USING (tournament_id)
 WHERE COALESCE(t.event_id, t.tournament_id) IN (SELECT tournament_id FROM _norm_events)
 UNION ALL
 SELECT COALESCE(t.event_id, t.tournament_id), p.player_id, g.round,
-       CASE WHEN p.score = 1 THEN '+' ELSE '-' END
+       CASE WHEN p.score = 1 THEN '+' ELSE '-' END, p.opponent_id
 FROM canonical_games g JOIN tournaments t USING (tournament_id)
-CROSS JOIN LATERAL (SELECT g.white_id AS player_id, g.white_score AS score
-                    UNION ALL SELECT g.black_id, g.black_score) p
+CROSS JOIN LATERAL (SELECT g.white_id AS player_id, g.white_score AS score, g.black_id AS opponent_id
+                    UNION ALL SELECT g.black_id, g.black_score, g.white_id) p
 WHERE NOT g.played AND COALESCE(t.event_id, t.tournament_id) IN (SELECT tournament_id FROM _norm_events)
 """
 
@@ -168,9 +168,17 @@ def load(
         }
 
 
-def _shape(games: pl.DataFrame) -> pl.DataFrame:
-    """Per event: round_robin / double_rr (every pair of its players met once / twice)."""
-    pairs = games.select(
+def _shape(games: pl.DataFrame, unplayed: pl.DataFrame) -> pl.DataFrame:
+    """Per event: round_robin / double_rr (every pair of its players met once / twice; a forfeit
+    between two paired players is a meeting)."""
+    cols = ["tournament_id", "player_id", "opponent_id", "round"]
+    paired = pl.concat(
+        [
+            games.select(cols),
+            unplayed.filter(pl.col("opponent_id").is_not_null()).select(cols).cast(games.select(cols).schema),
+        ]
+    )
+    pairs = paired.select(
         "tournament_id",
         pl.min_horizontal("player_id", "opponent_id").alias("a"),
         pl.max_horizontal("player_id", "opponent_id").alias("b"),
@@ -262,7 +270,7 @@ def _prepare(frames: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFram
     per-applicant facts)."""
     ev, games, entries, unplayed = (frames[k] for k in ("events", "games", "entries", "unplayed"))
     games = games.with_columns(rc_known=pl.col("rating").is_not_null())
-    shape = _shape(games)
+    shape = _shape(games, unplayed)
     ev = ev.join(shape, on="tournament_id", how="left").with_columns(
         pl.col("round_robin").fill_null(False),
         pl.col("double_rr").fill_null(False),

@@ -304,3 +304,24 @@ def test_swiss_exemption_counts_every_round() -> None:
     assert not ok(20, absent={20: [3, 4]})
     # player 5's missing rounds are pairing-allocated byes: present
     assert ok(20, absent={5: [3, 4]})
+
+
+def test_round_robin_shape_counts_a_forfeit_as_a_meeting() -> None:
+    import polars as pl
+
+    from elopipe.rating.norms_store import _shape
+
+    # 4 players, 3 rounds, all pairs met once; the pair (1, 2) by forfeit only
+    played = [(1, 3, 1), (2, 4, 1), (1, 4, 2), (2, 3, 2), (3, 4, 3)]
+    games = pl.DataFrame(
+        [(1, a, b, r) for a, b, r in played] + [(1, b, a, r) for a, b, r in played],
+        schema={"tournament_id": pl.Int32, "player_id": pl.Int32, "opponent_id": pl.Int32, "round": pl.Int32},
+        orient="row",
+    )
+    forfeit = pl.DataFrame(
+        [(1, 1, 3, "+", 2), (1, 2, 3, "-", 1)],
+        schema=["tournament_id", "player_id", "round", "code", "opponent_id"],
+        orient="row",
+    )
+    assert _shape(games, forfeit.clear()).row(0) == (1, False, False)
+    assert _shape(games, forfeit).row(0) == (1, True, False)
