@@ -121,7 +121,7 @@ SELECT en.tournament_id, en.player_id, en.start_rank, COALESCE(en.name_as_writte
        CASE WHEN o.player_id IS NOT NULL THEN COALESCE(o.title, '') ELSE en.tp_title END AS title,
        COALESCE(o.federation, en.tp_fed, p.federation) AS federation,
        COALESCE(o.sex, en.tp_sex, p.sex) AS sex,
-       en.from_trf
+       en.from_trf, en.tp_title
 FROM entry en
 JOIN players p ON p.player_id = en.player_id
 ASOF LEFT JOIN official o ON o.player_id = en.player_id AND o.list_date <= en.first_day
@@ -284,7 +284,7 @@ def _prepare(frames: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFram
         pl.max_horizontal(pl.col("rounds").cast(pl.Int64), pl.col("max_round").cast(pl.Int64)).alias("rounds")
     )
     titles_in_file = entries.group_by("tournament_id").agg(
-        (pl.col("from_trf").any() | pl.col("title").is_not_null().any()).alias("titles_in_file")
+        (pl.col("from_trf").any() | pl.col("tp_title").is_not_null().any()).alias("titles_in_file")
     )
     entries = entries.join(titles_in_file, on="tournament_id", how="left")
     # a title is known on an official list, or where the event's file gives titles (blank: none)
