@@ -100,3 +100,24 @@ def test_near_miss_is_listed_with_its_remedy(tmp_path: Path) -> None:
         "Player10, Test (IM, FRA) – GM norm: missed, 1.4.8: Rp 2500 (Ra 2500 + dp 0 at 50 %), 2600 needed;"
         " 1½ points more" in lines
     )
+
+
+def test_undecided_is_listed_with_the_missing_fact(tmp_path: Path) -> None:
+    # player 9 written without a federation: the applicant's 7/9 meets every clause the file can
+    # decide, and 1.4.3/1.4.4 wait on that federation
+    f = tmp_path / "rr.trf"
+    f.write_text(rr_trf(fed={9: ""}), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        lines = section_lines(norm_section(con, 1, "fide"))
+    finally:
+        con.close()
+    assert (
+        "Player10, Test (IM, FRA) – GM norm: undecided, unknown: the federation of 1 opponent(s) (1.4.3, 1.4.4)"
+        in lines
+    )
+    assert any(line.startswith("  R") and "Player09, Test  GM  ?  2500" in line for line in lines)
