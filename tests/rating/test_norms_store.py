@@ -325,3 +325,47 @@ def test_round_robin_shape_counts_a_forfeit_as_a_meeting() -> None:
     )
     assert _shape(games, forfeit.clear()).row(0) == (1, False, False)
     assert _shape(games, forfeit).row(0) == (1, True, False)
+
+
+def test_pgn_titles_known_only_for_players_on_the_official_list(tmp_path: Path) -> None:
+    # the event as a PGN results export with federations and FIDE IDs but no titles; the March
+    # 2024 FIDE list names players 1-5 (GMs): their titles are known, the four others' are not,
+    # so 1.4.5 waits on them (a blank is no title only where the file gives titles)
+    names = {p: f"Player{p:02d}, Test" for p in range(1, N + 1)}
+    games = []
+    for rnd, pairs in enumerate(schedule(), start=1):
+        for w, b in pairs:
+            res = (
+                "1-0"
+                if (w, b) in {(10, k) for k in range(1, 6)}
+                else "0-1"
+                if (b, w) in {(10, k) for k in range(1, 6)}
+                else "1/2-1/2"
+            )
+            tags = {
+                "Event": "PGN Norm RR", "Site": "Paris FRA", "Date": f"2024.03.0{rnd}", "Round": str(rnd),
+                "White": names[w], "Black": names[b], "Result": res,
+                "WhiteElo": "2400" if w == 10 else "2500", "BlackElo": "2400" if b == 10 else "2500",
+                "WhiteFideId": str(9000000 + w), "BlackFideId": str(9000000 + b),
+                "WhiteFed": FEDS[w - 1], "BlackFed": FEDS[b - 1], "EventDate": "2024.03.01",
+            }  # fmt: skip
+            games.append("\n".join(f'[{k} "{v}"]' for k, v in tags.items()) + f"\n\n{res}\n")
+    f = tmp_path / "rr.pgn"
+    f.write_text("\n".join(games), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    with open_writer(db) as con:
+        import_list(
+            con,
+            _fide_list(tmp_path / "feb24.txt", {p: 2500 for p in range(1, 6)}, {p: "GM" for p in range(1, 6)}),
+            "fide",
+        )
+        rate(con, "fide")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        got = con.execute(
+            "SELECT decision, reason FROM v_norms WHERE name = 'Player10, Test' AND norm = 'GM'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert got == [("unknown", "unknown: the title of 4 opponent(s) (1.4.5)")]
