@@ -449,16 +449,22 @@ def refresh(
     con: duckdb.DuckDBPyConnection, system: str, lists: Collection[dt.date], through: dt.date | None = None
 ) -> int:
     """Rewrite the `title_norms` rows of `system` dated one of `lists` (the lists a rating run
-    rewrote), and of every rated list (up to `through`) that has none yet (a store rated before
-    norms were kept, or whose norm rows were never written), from the events rated on them.
+    rewrote) from the events rated on them; when `system` has no norm row at all (a store rated
+    before norms were kept), every rated list up to `through`.
     Only the FIDE standard system has norms. Returns the rows written."""
     if system != STANDARD:
         return 0
-    missing = con.execute(
-        "SELECT DISTINCT list_date FROM tournament_ratings r WHERE system = $s AND list_date <= $t"
-        " AND NOT EXISTS (SELECT 1 FROM title_norms n WHERE n.system = $s AND n.list_date = r.list_date)",
-        {"s": system, "t": through or dt.date.max},
-    ).fetchall()
+    # a store rated before norms were kept has none: its first run decides every rated list once
+    # (a probe that stops at the first row; after that only the lists a run rewrites)
+    none_yet = not con.execute("SELECT 1 FROM title_norms WHERE system = ? LIMIT 1", [system]).fetchall()
+    missing = (
+        con.execute(
+            "SELECT DISTINCT list_date FROM tournament_ratings WHERE system = ? AND list_date <= ?",
+            [system, through or dt.date.max],
+        ).fetchall()
+        if none_yet
+        else []
+    )
     dates = sorted(set(lists) | {r[0] for r in missing})
     if not dates:
         return 0

@@ -369,3 +369,20 @@ def test_pgn_titles_known_only_for_players_on_the_official_list(tmp_path: Path) 
     finally:
         con.close()
     assert got == [("unknown", "unknown: the title of 4 opponent(s) (1.4.5)")]
+
+
+def test_an_older_store_gets_its_norms_once_then_only_what_changes(tmp_path: Path) -> None:
+    from elopipe.rating import norms_store
+
+    f = tmp_path / "event.trf"
+    f.write_text(rr_trf(), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+        rows = con.execute("SELECT count(*) FROM title_norms").fetchall()[0][0]
+        assert rows == 40  # 10 players x 4 norms
+        con.execute("DELETE FROM title_norms").fetchall()  # a store rated before norms were kept
+        rate(con, "fide")  # nothing new to rate: the norms are decided once
+        assert con.execute("SELECT count(*) FROM title_norms").fetchall()[0][0] == 40
+        assert norms_store.refresh(con, "fide", []) == 0  # and not again
