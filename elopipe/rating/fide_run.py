@@ -197,6 +197,7 @@ def rate_fide(
     summary = _summarise(system, result)
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
+    touched: set[dt.date] = set()  # lists whose inputs or rows changed: their title norms are decided again
     if first is not None:
         new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
         # lists no longer computed go; a preview keeps those after `through`
@@ -205,6 +206,7 @@ def rate_fide(
         # the kept later lists were computed from the lists rewritten now: the next full run redoes them
         stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
         new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
+        touched = set(new_digests) | rewrite
         run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
         frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
         frames["rating_discrepancies"] = result.rating_discrepancies.filter(
@@ -235,8 +237,8 @@ def rate_fide(
         summary.changed_lists = written
         summary.lists_written = len(written)
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
-    # title norms (B.01) of the events on the lists rewritten, and of lists rated before norms were kept
-    norms_store.refresh(con, system, summary.changed_lists or [], through)
+    # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
+    norms_store.refresh(con, system, sorted(touched), through)
     summary.seconds = time.perf_counter() - t0
     return summary
 
