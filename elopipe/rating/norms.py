@@ -275,7 +275,7 @@ def evaluate(games: Sequence[Game], event: Event, applicant: Applicant, norm: st
     # 1.4.1 games
     need, eight_for_nine = min_games(event, applicant, n)
     if n < need and not eight_for_nine:
-        if n >= 7 and event.maybe_team:
+        if n >= 7 and event.maybe_team and event.rounds <= 9:  # 1.4.1b: team events of 7 to 9 rounds
             out.unknown.append(
                 f"whether the event is a World or Continental team or club championship or the World Cup "
                 f"(1.4.1b: {n} games)"

@@ -320,3 +320,9 @@ def test_half_a_point_short() -> None:
     out = evaluate(field([W] * 5 + [D] * 3 + [L], 2400), Event(rounds=9), ME, "GM", E2024)
     assert (out.rp, out.hint, out.failed) == (2566, "half a point more", ["1.4.8"])
     assert norms.half_point_short(out, "GM")
+
+
+def test_seven_games_of_an_eleven_round_team_event_are_too_few() -> None:
+    # 1.4.1b's seven games are for team championships of 7 to 9 rounds; an 11-round Olympiad needs 9
+    out = evaluate(field([W] * 7), Event(rounds=11, maybe_team=True), ME, "GM", E2024)
+    assert (out.decision, out.clause) == ("missed", "1.4.1")
