@@ -26,6 +26,7 @@ figures; `games_frame` the counted games of each applicant (the report's IT1 lin
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Collection
 from typing import Any
 
@@ -358,18 +359,21 @@ def evaluate_events(
     rows: list[dict[str, Any]] = []
     ev_by_id = {r["tournament_id"]: r for r in ev.iter_rows(named=True)}
     facts = {(r["tournament_id"], r["player_id"]): r for r in applicants.iter_rows(named=True)}
-    # one player's games at a time: a handful of rows each, the rules run per applicant
-    for (tid, pid), part in games.sort("round").group_by(["tournament_id", "player_id"], maintain_order=True):
-        e = ev_by_id[tid]
-        f = facts.get((tid, pid), {})
-        rows.extend(_decide(system, e, f, int(pid), part))
+    # the rules run per applicant, on his handful of games: one pass over the sorted rows
+    cols = ["tournament_id", "player_id", "list_date", "round", "opponent_id", "points_x2", "rating"]
+    cols += ["opp_title", "opp_fed", "excluded"]
+    ordered = games.select(cols).sort("tournament_id", "player_id", "round").iter_rows(named=True)
+    for (tid, pid), part in itertools.groupby(ordered, key=lambda r: (r["tournament_id"], r["player_id"])):
+        rows.extend(_decide(system, ev_by_id[tid], facts.get((tid, pid), {}), int(pid), list(part)))
     out = pl.DataFrame(rows, schema=NORM_SCHEMA, orient="row") if rows else pl.DataFrame(schema=NORM_SCHEMA)
     return out.sort("tournament_id", "player_id", "norm"), games
 
 
-def _decide(system: str, e: dict[str, Any], f: dict[str, Any], pid: int, part: pl.DataFrame) -> list[dict[str, Any]]:
+def _decide(
+    system: str, e: dict[str, Any], f: dict[str, Any], pid: int, part: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     era = norms.era_for(e["first_day"])
-    list_date = part["list_date"][0]
+    list_date = part[0]["list_date"]
     title = f.get("title") or ""
     base: dict[str, Any] = {
         "system": system,
@@ -380,8 +384,8 @@ def _decide(system: str, e: dict[str, Any], f: dict[str, Any], pid: int, part: p
     if isinstance(era, str):
         return [
             {**base, "norm": n, "era": None, "decision": era.split(":")[0], "reason": era, "failed": [], "dropped": [],
-             "holds_title": norms.holds_title(title, n), "games": part.height,
-             "points_x2": int(part["points_x2"].sum())}
+             "holds_title": norms.holds_title(title, n), "games": len(part),
+             "points_x2": sum(int(r["points_x2"]) for r in part)}
             for n in norms.NORM_TYPES
         ]  # fmt: skip
     national = bool(e["maybe_national"]) and f.get("federation") == e["host"]
@@ -406,7 +410,7 @@ def _decide(system: str, e: dict[str, Any], f: dict[str, Any], pid: int, part: p
             federation=r["opp_fed"],
             excluded=r["excluded"],
         )
-        for r in part.iter_rows(named=True)
+        for r in part
     ]
     out = []
     for n in norms.NORM_TYPES:
