@@ -47,14 +47,23 @@ def rr_trf(
     rating: dict[int, str] | None = None,
     title: dict[int, str] | None = None,
     fed: dict[int, str] | None = None,
+    swiss: bool = False,
 ) -> str:
     """The event of the module docstring; `results` {(a, b): code for a} overrides ('1', '0', '=',
-    '+', '-'); `rating`, `title`, `fed` override a player's."""
+    '+', '-'); `rating`, `title`, `fed` override a player's. `swiss`: the last round's first two
+    pairs without players 9 and 10 swap opponents, so two players meet twice and two never: the
+    event is no round robin."""
     res = {(10, k): "1" for k in range(1, 6)} | {(10, k): "=" for k in range(6, 10)}
     res |= results or {}
     blocks: dict[int, list[str]] = {p: [] for p in range(1, N + 1)}
     opposite = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+"}
-    for pairs in schedule():
+    rounds = schedule()
+    if swiss:
+        last = rounds[-1]
+        i, j = [k for k, (w, b) in enumerate(last) if not {w, b} & {9, 10}][:2]
+        (a, b), (c, d) = last[i], last[j]
+        last[i], last[j] = (a, d), (c, b)
+    for pairs in rounds:
         for w, b in pairs:
             code = res.get((w, b)) or opposite.get(res.get((b, w), ""), "=")
             blocks[w].append(block(b, "w", code))
@@ -137,6 +146,16 @@ def test_unrated_loser_in_a_round_robin_does_not_count(tmp_path: Path) -> None:
     losses = {(9, k): "0" for k in range(1, 11) if k != 9}
     got = norms_of(tmp_path, rr_trf(results={**losses, (10, 9): "1"}, rating={9: ""}, title={9: ""}))
     assert got["GM"][1] == "1.4.1" and got["GM"][4] == 8
+
+
+def test_unrated_loser_counts_in_a_swiss(tmp_path: Path) -> None:
+    # peer: TestRule_1_4_2b_RR_unrated_zero.test_unrated_opponent_zero_NOT_excluded_in_swiss: the same
+    # unrated loser, in an event that is no round robin, stays: 9 games, the applicant 7½ (he
+    # beats player 9); player 9 counts 1400, raised to 2200: Ra (8·2500 + 2200) / 9 = 2467;
+    # 7½/9 = 83.3 % → 83, dp 273; Rp 2740
+    losses = {(9, k): "0" for k in range(1, 11) if k != 9}
+    got = norms_of(tmp_path, rr_trf(results={**losses, (10, 9): "1"}, rating={9: ""}, title={9: ""}, swiss=True))
+    assert got["GM"][0] == "norm" and got["GM"][4:10] == (9, pytest.approx(7.5), 2467, 83, 273, 2740)
 
 
 def test_one_unrated_opponent_is_raised_to_the_floor(tmp_path: Path) -> None:
