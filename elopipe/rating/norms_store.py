@@ -26,14 +26,18 @@ figures; `games_frame` the counted games of each applicant (the report's IT1 lin
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
 import itertools
+import sys
 from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from elopipe.rating import norms
+from elopipe.rating import norm_search, norms, tables
 from elopipe.rating.norm_search import best_outcome
 from elopipe.store.frames import registered
 
@@ -70,6 +74,7 @@ NORM_SCHEMA: dict[str, Any] = {
     "top_count": pl.Int32,
     "dropped": pl.List(pl.Int32),
     "exemption": pl.Utf8,
+    "code": pl.Utf8,
 }
 
 _GAMES_SQL = """
@@ -365,7 +370,8 @@ def evaluate_events(
     ordered = games.select(cols).sort("tournament_id", "player_id", "round").iter_rows(named=True)
     for (tid, pid), part in itertools.groupby(ordered, key=lambda r: (r["tournament_id"], r["player_id"])):
         rows.extend(_decide(system, ev_by_id[tid], facts.get((tid, pid), {}), int(pid), list(part)))
-    out = pl.DataFrame(rows, schema=NORM_SCHEMA, orient="row") if rows else pl.DataFrame(schema=NORM_SCHEMA)
+    out = pl.DataFrame(rows, schema={k: v for k, v in NORM_SCHEMA.items() if k != "code"}, orient="row")
+    out = out.with_columns(pl.lit(code_fingerprint()).alias("code"))
     return out.sort("tournament_id", "player_id", "norm"), games
 
 
@@ -449,18 +455,32 @@ def _decide(
     return out
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """SHA-1 of the norm rules' sources (`norms`, `norm_search`, this module) and the dp table:
+    rows decided by other code are decided again on the next run."""
+    h = hashlib.sha1()
+    for module in (norms, norm_search, sys.modules[__name__]):
+        h.update(Path(module.__file__ or "").read_bytes())
+    h.update(repr(tables.dp_table().rows()).encode())
+    return h.hexdigest()
+
+
 def refresh(
     con: duckdb.DuckDBPyConnection, system: str, lists: Collection[dt.date], through: dt.date | None = None
 ) -> int:
     """Rewrite the `title_norms` rows of `system` dated one of `lists` (the lists a rating run
-    rewrote) from the events rated on them; when `system` has no norm row at all (a store rated
-    before norms were kept), every rated list up to `through`.
+    rewrote) from the events rated on them; when `system` has no norm row decided by this code
+    (`code_fingerprint`: a store rated before norms were kept, or by other norm rules), every rated
+    list up to `through`.
     Only the FIDE standard system has norms. Returns the rows written."""
     if system != STANDARD:
         return 0
-    # a store rated before norms were kept has none: its first run decides every rated list once
-    # (a probe that stops at the first row; after that only the lists a run rewrites)
-    none_yet = not con.execute("SELECT 1 FROM title_norms WHERE system = ? LIMIT 1", [system]).fetchall()
+    # a store rated before norms were kept, or by other norm rules, has no row of this code: its
+    # first run decides every rated list once (a probe that stops at the first row)
+    none_yet = not con.execute(
+        "SELECT 1 FROM title_norms WHERE system = ? AND code = ? LIMIT 1", [system, code_fingerprint()]
+    ).fetchall()
     missing = (
         con.execute(
             "SELECT DISTINCT list_date FROM tournament_ratings WHERE system = ? AND list_date <= ?",

@@ -405,3 +405,19 @@ def test_an_older_store_gets_its_norms_once_then_only_what_changes(tmp_path: Pat
         rate(con, "fide")  # nothing new to rate: the norms are decided once
         assert con.execute("SELECT count(*) FROM title_norms").fetchall()[0][0] == 40
         assert norms_store.refresh(con, "fide", []) == 0  # and not again
+
+
+def test_rows_of_other_norm_code_are_decided_again(tmp_path: Path) -> None:
+    from elopipe.rating import norms_store
+
+    f = tmp_path / "event.trf"
+    f.write_text(rr_trf(), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+        con.execute("UPDATE title_norms SET code = 'older rules', rp = 0").fetchall()
+        assert norms_store.refresh(con, "fide", []) == 40
+        assert con.execute("SELECT DISTINCT code, min(rp) > 0 FROM title_norms GROUP BY 1").fetchall() == [
+            (norms_store.code_fingerprint(), True)
+        ]
