@@ -41,6 +41,7 @@ from elopipe.publish.crosstable import crosstable, start_numbers, with_ro
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 from elopipe.publish.legend import report_legend
+from elopipe.publish.norms_report import norm_section, section_frame
 from elopipe.publish.participants import round_reasons, ru_note, skip_reason
 from elopipe.publish.report_header import HEADER_FIELDS, report_header
 from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr, ro_text
@@ -494,7 +495,8 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
 
     Files: `<stem>.players.csv` (a row per participant, columns `PERFORMANCE_COLUMNS`),
     `<stem>.games.csv` (game by game), `<stem>.crosstable.csv`, for FFE systems `<stem>.ffe.csv`
-    (period working), and `<stem>.html` (all of them, standalone, with the event's header and
+    (period working), when a player made or nearly made a title norm `<stem>.norms.csv`
+    (`elopipe.publish.norms_report`), and `<stem>.html` (all of them, standalone, with the event's header and
     the legend of the system's columns and the crosstable's, `legend.report_legend`). Returns the
     paths, the HTML last.
     Raises LookupError if the tournament does not exist, `NothingToReport` (nothing written)
@@ -521,6 +523,10 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     if ffe.height:
         paths.insert(3, out_dir / f"{stem}.ffe.csv")
         write_csv(ffe, paths[3])
+    norm_rows = norm_section(con, tournament_id, system)
+    if norm_rows:
+        paths.insert(-1, out_dir / f"{stem}.norms.csv")
+        write_csv(section_frame(norm_rows), paths[-2])
     write_csv(perf, paths[0])
     write_csv(games, paths[1])
     write_csv(cross, paths[2])
@@ -545,6 +551,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
         rounds=labels,
         crosstable=list(cross.iter_rows(named=True)),
         ffe=list(ffe.iter_rows(named=True)),
+        norms=norm_rows,
     )
     write_text(paths[-1], html)
     return paths

@@ -42,7 +42,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, fide, scenarios, store_io
+from elopipe.rating import faults, fide, norms_store, scenarios, store_io
 from elopipe.rating.fide_engine import run_periods, to_contract
 from elopipe.rating.fide_params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide_prepare import prepare
@@ -203,6 +203,7 @@ def rate_fide(
     summary.ro_from = fp.ro_from
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
+    touched: set[dt.date] = set()  # lists whose inputs or rows changed: their title norms are decided again
     if first is not None:
         new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
         # lists no longer computed go; a preview keeps those after `through`
@@ -211,6 +212,7 @@ def rate_fide(
         # the kept later lists were computed from the lists rewritten now: the next full run redoes them
         stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
         new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
+        touched = set(new_digests) | rewrite
         run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
         frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
         frames["rating_discrepancies"] = result.rating_discrepancies.filter(
@@ -241,6 +243,8 @@ def rate_fide(
         summary.changed_lists = written
         summary.lists_written = len(written)
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
+    # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
+    norms_store.refresh(con, system, sorted(touched), through)
     summary.seconds = time.perf_counter() - t0
     return summary
 

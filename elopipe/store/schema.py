@@ -334,6 +334,39 @@ TABLES: dict[str, str] = {
         created_at     TIMESTAMP NOT NULL,   -- first run under this key (UTC)
         rated_at       TIMESTAMP NOT NULL    -- last run (UTC)
     """,
+    "title_norms": """
+        system         VARCHAR NOT NULL,     -- 'fide' (norms are for standard chess only)
+        list_date      DATE NOT NULL,        -- the list the event was rated on
+        tournament_id  INTEGER NOT NULL,
+        player_id      INTEGER NOT NULL,     -- the applicant
+        norm           VARCHAR NOT NULL,     -- 'GM' | 'IM' | 'WGM' | 'WIM'
+        era            VARCHAR,              -- Title Regulations in force at the event's start: '2017' | '2022' | '2024'; NULL when refused or unknown
+        decision       VARCHAR NOT NULL,     -- 'norm' | 'missed' | 'unknown' (a fact is missing, see reason) | 'refused' (event before 1 July 2017) | 'not_eligible' (a women's norm for a man)
+        clause         VARCHAR,              -- the first B.01 clause that fails ('1.4.5'), or that decides ('1.4.1c'); NULL for a plain norm
+        reason         VARCHAR,              -- the decision in words: '1.4.5: 2 GMs among the opponents, 3 needed' / 'unknown: the title of 1 opponent(s) (1.4.5)'
+        hint           VARCHAR,              -- what would have made the norm: 'half a point more', '1 more foreign opponent in place of IRL ones'
+        failed         VARCHAR[],            -- every clause that fails, in order
+        single_miss    BOOLEAN,              -- missed by a single clause
+        half_point     BOOLEAN,              -- missed, and half a point more on the same games makes the norm
+        holds_title    BOOLEAN,              -- the player holds the norm's title or a higher one (needs no norm)
+        games          INTEGER,              -- games counted (after 1.4.2 exclusions and 1.4.1e/f drops)
+        points_x2      INTEGER,              -- points scored in them, in half points
+        ra             INTEGER,              -- Ra: opponents' average after the floor raise, rounded half up (1.4.7)
+        p              INTEGER,              -- score in whole percent, rounded half up (1.4.9)
+        dp             INTEGER,              -- dp of p (table 1.4.9 = B.02 8.1.1)
+        rp             INTEGER,              -- Rp = Ra + dp (1.4.8)
+        raised_id      INTEGER,              -- players.player_id of the opponent raised to the norm's rating floor (1.4.6b-c)
+        raised_from    INTEGER,              -- his rating before the raise; NULL: unrated
+        title_holders  INTEGER,              -- opponents holding GM, IM, FM, WGM, WIM, WFM (1.4.5a)
+        norm_titles    INTEGER,              -- opponents holding the norm's title or higher (1.4.5b-e)
+        feds           INTEGER,              -- federations among the opponents besides the applicant's (1.4.3; FID is none)
+        own_fed        INTEGER,              -- opponents from the applicant's federation (1.4.4)
+        top_fed        VARCHAR,              -- the federation with most opponents
+        top_count      INTEGER,              -- its opponents (1.4.4: at most 2/3)
+        dropped        INTEGER[],            -- rounds left out under 1.4.1e/f to make the norm
+        exemption      VARCHAR,              -- '1.4.3d' when the Swiss exemption waives 1.4.3 and 1.4.4
+        code           VARCHAR               -- fingerprint of the norm rules' code that decided the row (other code: decided again on the next run)
+    """,
     "ffe_details": """
         system         VARCHAR NOT NULL,     -- 'ffe' | 'ffe-rapid'
         list_date      DATE NOT NULL,
@@ -358,6 +391,9 @@ TABLES: dict[str, str] = {
 
 
 TABLE_DOCS: dict[str, str] = {
+    "title_norms": "FIDE title norms (GM, IM, WGM, WIM; B.01) of every player of every FIDE standard event rated: "
+    "one row per list, event, player and norm type, written with the rating (elopipe.rating.norms_store). Read it "
+    "through v_norms.",
     "source_files": "The ingest ledger: one row per file (or archive member) ever seen, keyed by the sha256 of its bytes. "
     "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced').",
     "ingest_errors": "Everything that could not be read, with file, line, game and reason, and the raw text kept.",

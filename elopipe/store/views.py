@@ -180,11 +180,34 @@ VIEWS: dict[str, str] = {
     """,
 }
 
+# FIDE title norms (issue 29): one row per player, event and norm type (elopipe.rating.norms_store).
+VIEWS["v_norms"] = """
+    SELECT n.system, n.list_date, n.tournament_id, t.name AS tournament, t.first_day, t.last_day, t.rounds,
+           n.player_id, p.name, p.fide_id, n.norm, n.era, n.decision, n.clause, n.reason, n.hint, n.failed,
+           n.single_miss, n.half_point, n.holds_title, n.games,
+           CAST(n.points_x2 / 2 AS DECIMAL(4,1)) AS points, n.ra, n.p, n.dp, n.rp,
+           n.raised_id, o.name AS raised_name, n.raised_from, n.title_holders, n.norm_titles, n.feds,
+           n.own_fed, n.top_fed, n.top_count, n.dropped, n.exemption
+    FROM title_norms n
+    JOIN tournaments t USING (tournament_id)
+    JOIN players p ON p.player_id = n.player_id
+    LEFT JOIN players o ON o.player_id = n.raised_id
+"""
+
 # Two sides' lists of one date player by player, with the cause of each difference (issue 18).
 VIEWS["v_compare"] = compare_sql()
 
 # One paragraph per view for docs/schema.md (`elopipe.store.schema.render_markdown`).
 VIEW_DOCS: dict[str, str] = {
+    "v_norms": "FIDE title norms (B.01), one row per player, event and norm type (GM, IM, WGM, WIM) of every FIDE "
+    "standard event rated: `decision` ('norm', 'missed', 'unknown' with the missing fact in `reason`, 'refused' "
+    "before 1 July 2017, 'not_eligible'), `clause` (the first that fails, e.g. '1.4.5'), `reason` ('1.4.5: 2 GMs "
+    "among the opponents, 3 needed'), `hint` ('half a point more'), `failed` (every failing clause), "
+    "`single_miss`, `half_point`, `holds_title`; the figures: games, points, Ra, p (%), dp, Rp, the opponent "
+    "raised to the rating floor (`raised_id`, `raised_name`, `raised_from`), title_holders, norm_titles, feds, "
+    "own_fed, top_fed, top_count, `dropped` (rounds left out under 1.4.1e/f), `exemption` ('1.4.3d'), era. "
+    "Example: `SELECT name, norm, games, points, ra, rp, reason FROM v_norms WHERE decision = 'norm' AND NOT "
+    "holds_title`.",
     "v_compare": "Two sides' rating lists of one date, player by player (`elopipe compare`): every pair of "
     "sides (side_a, side_b: a system such as 'fide', a scenario 'fide@v2017', or 'official:fide', an imported"
     " list) on every list date both have. A computed side's rating is its last row on or before the date; an "

@@ -34,6 +34,7 @@ def report(
 
     from elopipe.identity.events import event_of
     from elopipe.publish.legend import legend
+    from elopipe.publish.norms_report import norm_section, section_lines
     from elopipe.publish.report_header import HEADER_FIELDS, report_header
     from elopipe.publish.reports import (
         canonical_event,
@@ -101,6 +102,11 @@ def report(
                         console.print(Text(f"  SNo {r['start_rank']} {r['name']}: {r['no_rating_reason']}"))
                 else:
                     print_table(rich_table(perf, f"{name} – {system}"))
+                norm_lines = section_lines(norm_section(con, tid, system))
+                if norm_lines:
+                    console.print(Text("Norms (FIDE B.01): made, missed by one clause or half a point, or undecided"))
+                for line in norm_lines:
+                    console.print(Text(line))
                 if show_legend:
                     for term, meaning in legend(system):
                         console.print(Text(f"  {term}: {meaning}", style="dim"))
