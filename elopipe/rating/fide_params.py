@@ -106,7 +106,8 @@ class Prepared:
     sides: one row per game and player side (see `prepare`); tournaments: tournament_id,
     eff_start, eff_end, list_date, in_force, version; skips: tournament_id, reason, n_games;
     file_ratings: tournament_id, player_id, file_rating, file_id; list_dates: every list
-    from the first period with games to the last.
+    from the first period with games to the last; rate_of_play: per event, its rate of play
+    and where it came from (`fide_prepare._rate_of_play`).
     """
 
     sides: pl.DataFrame
@@ -118,6 +119,7 @@ class Prepared:
     official: pl.DataFrame
     standard_lists: pl.DataFrame | None
     birth_dates: pl.DataFrame | None = None
+    rate_of_play: pl.DataFrame | None = None
 
 
 @dataclass

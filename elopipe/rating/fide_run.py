@@ -99,11 +99,11 @@ def code_fingerprint() -> str:
         store_io,
         tables,
     )
-    from elopipe.read import rate_of_play
+    from elopipe.read import rate_evidence, rate_of_play
 
     h = hashlib.sha1()
     engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_engine)
-    for module in (fide, *engine, periods, tables, rounding, rate_of_play, lookup, store_io):
+    for module in (fide, *engine, periods, tables, rounding, rate_of_play, rate_evidence, lookup, store_io):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"
     for name in ("table_8_1_1.csv", "table_8_1_2.csv"):
@@ -195,6 +195,7 @@ def rate_fide(
     stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
     first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
+    summary.assumed_events = _assumed_events(result.rating_changes, inputs.tournaments)
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
     if first is not None:
@@ -223,6 +224,7 @@ def rate_fide(
             stale=stale,
         )
         store_io.save_skips(con, system, result.skips, run_id)
+        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
         written = sorted(d for d in rewrite if d in digests)
         store_io.finish_run(
             con,
@@ -300,6 +302,20 @@ def _lists_that_differ(
     }
     a, b = _list_hashes(new_frames), _list_hashes(old)
     return {d for d in dates if a.get(d) != b.get(d)}
+
+
+def _assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
+    """(name, games) of the events whose rated games took the assumed rate of play
+    (``tc_assumed``: nothing said it), the most games first, then by name."""
+    assumed = (
+        changes.filter(pl.col("tc_assumed").fill_null(False))
+        .group_by("tournament_id")
+        .agg(pl.col("game_id").n_unique().alias("n"))
+        .join(tournaments.select("tournament_id", "name"), on="tournament_id", how="left")
+        .with_columns(pl.col("name").fill_null("(no name)"))
+        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
+    )
+    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]
 
 
 def _summarise(system: str, result: EngineResult) -> RateSummary:
