@@ -237,6 +237,14 @@ def rate_fide(
         summary.changed_lists = written
         summary.lists_written = len(written)
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
+    elif store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play):
+        # no list changed, but why events are left out or their rate of play did (e.g. an event
+        # none of whose games is on this list any more): record it
+        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+        store_io.save_skips(con, system, result.skips, run_id)
+        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
+        store_io.finish_run(con, run_id, first_list=None, last_list=None)
+        summary.run_id = run_id
     summary.seconds = time.perf_counter() - t0
     return summary
 

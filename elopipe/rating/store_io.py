@@ -549,6 +549,26 @@ def save_rate_of_play(
         )
 
 
+def event_rows_changed(
+    con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame, rate_of_play: pl.DataFrame | None
+) -> bool:
+    """True when `system`'s stored ``rating_skips`` or ``rate_of_play`` rows differ from these
+    (a run that changed no list may still have changed why an event is left out, or what its
+    rate of play is: e.g. an event all of whose games left the list)."""
+    pairs = [("rating_skips", skips, ["tournament_id", "reason", "n_games"])]
+    if rate_of_play is not None:
+        pairs.append(("rate_of_play", rate_of_play, ["tournament_id", "rate_class", "source", "evidence", "n_games"]))
+    for table, new, cols in pairs:
+        old = _pl(con, f"SELECT {', '.join(cols)} FROM {table} WHERE system = ?", [system])
+        new = new.select(cols)
+        if old.height != new.height:
+            return True
+        old = old.cast(new.schema).sort(cols, nulls_last=True)
+        if old.height and not old.equals(new.sort(cols, nulls_last=True)):
+            return True
+    return False
+
+
 def changed_list_dates(con: duckdb.DuckDBPyConnection, system: str, first_changed: dt.date | None) -> list[dt.date]:
     """The stored list dates of `system` from `first_changed` (RateSummary.first_changed; None:
     nothing changed) on, sorted."""
