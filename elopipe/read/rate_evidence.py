@@ -163,8 +163,9 @@ def _base_plus_increment(m: re.Match[str]) -> float:
 
 @functools.lru_cache(maxsize=8192)
 def name_words(text: str | None) -> tuple[str, str] | None:
-    """(class, the word) from the words of `NAME_RULES` in `text`: one class, or ``fast`` when
-    they name several (rapid and blitz); None when no word says a rate."""
+    """(class, the word) from the words of `NAME_RULES` in `text`: one class (a tie-break named
+    with its rate is of that rate), or ``fast`` when they name several (rapid and blitz); None
+    when no word says a rate."""
     if not text:
         return None
     low = _clean(text)
@@ -175,7 +176,11 @@ def name_words(text: str | None) -> tuple[str, str] | None:
             found[cls] = m.group(0)
     if not found:
         return None
+    # a rate named beside 'classical' is the event's ('Classical and Rapid' is not standard);
+    # a tie-break named with its rate ('Blitz Tie-Break', 'Rapid TB') is of that rate
     fast = {c: w for c, w in found.items() if c != "standard"} or found
+    if len(fast) > 1:
+        fast.pop(FAST, None)
     if len(fast) == 1:
         return next(iter(fast.items()))
     return FAST, " and ".join(fast.values())

@@ -36,6 +36,10 @@ SAYS = [
     # a tie-break, or both rates named: faster than standard, which one not known
     ("Qatar Masters TB 2015", "fast"),
     ("Croatia GCT Rapid & Blitz 2019", "fast"),
+    # a tie-break named with its rate is of that rate
+    ("World Blitz TB 2019", "blitz"),
+    ("GCT Rapid TB Paris 2017", "rapid"),
+    ("5th Final Masters Blitz Tie-Break", "blitz"),
 ]
 
 
