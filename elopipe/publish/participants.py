@@ -96,12 +96,26 @@ def skip_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
     return "; ".join(_skip_words(r) for r in reasons) if reasons else None
 
 
+# the kinds of event never on a FIDE list (`elopipe.read.rate_evidence.NEVER_RATED_NAMES`)
+_KIND_WORDS = {
+    "simul": "simultaneous exhibition",
+    "blindfold": "blindfold event",
+    "exhibition": "exhibition",
+    "odds": "odds game",
+    "chess960": "Chess960 (Freestyle) event",
+}
+
+
 def _skip_words(reason: str) -> str:
     kind, _, detail = reason.partition(":")
+    if kind == "rate_class" and detail == "fast":
+        return "a rapid or blitz event (which one, nothing says), not rated in this system"
     if kind == "rate_class":
         return f"a {detail} event, not rated in this system"
     if kind == "online":
-        return f"online play ({detail}) is not rated"
+        return f"online play ({'its name says so' if detail == 'name' else detail}) is not rated"
+    if kind == "not_rated":
+        return f"a {_KIND_WORDS.get(detail, detail)} (its name says so) is never rated"
     if kind == "in_progress":
         return f"the event is still in progress ({detail.strip()}): it is rated once a file with its results is loaded"
     if kind == "rating_failed":

@@ -75,10 +75,44 @@ HEADER_FIELDS: list[tuple[str, str]] = [
 ]
 
 
-def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[str, str]:
+_SOURCE_WORDS = {
+    "time_control": "from the time control",
+    "name": "from the event's name",
+    "site": "from the site",
+    "rounds_per_day": "from the rounds played in a day",
+    "assumed": "assumed",
+}
+
+
+def _rate_of_play(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> str | None:
+    """The rate of play the rating of `system` gave the event's games and where it came from
+    (table ``rate_of_play``, `elopipe.read.rate_evidence`), the most games first, or None
+    when that system recorded none (another system, or a store rated before the table)."""
+    try:
+        rows = con.execute(
+            f"""SELECT rate_class, source, evidence, n_games FROM rate_of_play
+                WHERE system = ? AND tournament_id IN {PARTS} ORDER BY n_games DESC, source""",
+            [system, tournament_id],
+        ).fetchall()
+    except duckdb.CatalogException:  # a store older than the table, opened read-only
+        return None
+    parts = []
+    for cls, source, evidence, n in rows:
+        what = cls or "never rated"
+        where = _SOURCE_WORDS.get(source, source)
+        text = f"{what}, {where}" + (f" ({evidence})" if evidence and source != "assumed" else "")
+        if source == "assumed":
+            text += " (no time control in the files, and neither the name, the site nor the rounds a day say it)"
+        parts.append(text + (f": {n} games" if len(rows) > 1 else ""))
+    return "; ".join(parts) or None
+
+
+def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str | None = None) -> dict[str, str]:
     """{key: text} of the event's header, keys as `HEADER_FIELDS` plus 'name'; a field the files
     do not give is absent (never an empty or placeholder value). `dates` reads
-    'YYYY-MM-DD – YYYY-MM-DD' (one date when the event lasted a day)."""
+    'YYYY-MM-DD – YYYY-MM-DD' (one date when the event lasted a day). With `system`, 'rate_class'
+    says the rate of play that system's rating gave the games and where it came from (time
+    control, name, site, rounds a day, or assumed: `_rate_of_play`)."""
     cur = con.execute(_HEADER_SQL, [tournament_id])
     rows = cur.fetchall()
     if not rows:
@@ -87,4 +121,6 @@ def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[st
     start, end = values.pop("start_date"), values.pop("end_date")
     if start or end:
         values["dates"] = str(start or end) if start == end or not (start and end) else f"{start} – {end}"
+    if system is not None:
+        values["rate_class"] = _rate_of_play(con, tournament_id, system) or values.get("rate_class")
     return {k: str(v) for k, v in values.items() if v is not None and str(v).strip()}

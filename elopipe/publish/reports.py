@@ -534,7 +534,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     games_by_player: dict[int, list[dict[str, object]]] = {}
     for g in games.iter_rows(named=True):
         games_by_player.setdefault(g["player_id"], []).append(g)
-    header = report_header(con, tournament_id)
+    header = report_header(con, tournament_id, system)
     html = render(
         "report.html.j2",
         title=f"{info.get('name') or tournament_id} – {system_label(system)} rating report",

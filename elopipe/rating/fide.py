@@ -58,10 +58,12 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import polars as pl
-
 from elopipe.rating.rounding import div_round, round_x100
 from elopipe.rating.tables import dp, pd_x100
+
+# online play is read with the rest of the rate-of-play evidence (`elopipe.read.rate_evidence`)
+from elopipe.read.rate_evidence import ONLINE_SITES as ONLINE_SITES
+from elopipe.read.rate_evidence import online_platform_expr as online_platform_expr
 
 # The earliest start date whose rules are confirmed and implemented (module docstring); rapid
 # and blitz: the 2018-2021 rules of `RB_RULES` are the earliest checked (FIDE's lists of those
@@ -397,51 +399,3 @@ def compress_2024(r: int) -> int:
     if r >= 2000:
         return r
     return r + div_round(2 * (2000 - r), 5)
-
-
-# ---- online play -------------------------------------------------------------------------
-
-#: Online platforms recognised in a PGN Site tag / TRF city (lower case, whole words).
-ONLINE_SITES = (
-    "lichess.org",
-    "lichess",
-    "chess.com",
-    "chess24.com",
-    "chess24",
-    "playchess.com",
-    "playchess",
-    "chessclub.com",
-    "icc",
-    "freechess.org",
-    "fics",
-    "tornelo",
-    "internet",
-    "online",
-)
-_ONLINE_RE = r"(?:^|[^a-z0-9.])(" + "|".join(s.replace(".", r"\.") for s in ONLINE_SITES) + r")(?:$|[^a-z0-9])"
-
-
-def online_platform_expr(site: str = "site", platform: str = "platform") -> pl.Expr:
-    """Why an event is online play, or null: FIDE rates over-the-board games only
-    (B.02 (2024) 1.1: the regulations rate games played over the board in registered
-    tournaments; online play has its own system, FIDE Online Arena — wording NOT VERIFIED
-    against the primary text).  Documented choice: such events are skipped, never rated.
-
-    Reads the Utf8 columns `platform` (``tournaments.extra.platform`` set by a reader, e.g.
-    'lichess' for a lichess TRF export) and `site` (PGN Site / TRF 022 city).  Returns
-    Utf8: the platform, else the online platform named in the site (one of
-    `ONLINE_SITES`, e.g. 'lichess.org', 'chess.com'), 'url' for a web address, or 'INT'
-    for a site ending in the code INT (ChessBase/FIDE convention for internet events,
-    e.g. 'Nettavisen INT').
-    """
-    low = pl.col(site).str.to_lowercase()
-    return (
-        pl.when(pl.col(platform).is_not_null() & (pl.col(platform).str.strip_chars() != ""))
-        .then(pl.col(platform).str.strip_chars().str.to_lowercase())
-        .when(low.str.contains(_ONLINE_RE))
-        .then(low.str.extract(_ONLINE_RE, 1))
-        .when(low.str.contains(r"https?://|(?:^|\s)www\."))
-        .then(pl.lit("url"))
-        .when(pl.col(site).str.contains(r"(?:^|\s)INT$"))
-        .then(pl.lit("INT"))
-    )

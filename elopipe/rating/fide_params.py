@@ -136,7 +136,8 @@ class Prepared:
     eff_start, eff_end, list_date, in_force, version; skips: tournament_id, reason, n_games;
     file_ratings: tournament_id, player_id, file_rating, file_id; list_dates: every list
     from the first period with games to the last; fide_ids: the player_id of the players with a
-    FIDE ID (Int64), read by the 'file' Ro policy only (`elopipe.rating.fide_ro`), else None.
+    FIDE ID (Int64), read by the 'file' Ro policy only (`elopipe.rating.fide_ro`), else None;
+    rate_of_play: per event, its rate of play and where it came from (`fide_prepare._rate_of_play`).
     """
 
     sides: pl.DataFrame
@@ -149,6 +150,7 @@ class Prepared:
     standard_lists: pl.DataFrame | None
     birth_dates: pl.DataFrame | None = None
     fide_ids: pl.Series | None = None
+    rate_of_play: pl.DataFrame | None = None
 
 
 @dataclass

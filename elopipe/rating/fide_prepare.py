@@ -10,21 +10,22 @@ from typing import cast
 
 import polars as pl
 
-from elopipe.rating import fide
 from elopipe.rating.fide_params import SYSTEM_CLASS, EngineInputs, FideParams, Prepared, pair_key, version_expr
 from elopipe.rating.periods import PeriodScheme, get_scheme
-from elopipe.read.rate_of_play import classify_games
+from elopipe.read.rate_evidence import classify_games
 
 
 def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | None = None) -> Prepared:
     """Turn the store's frames into player-sides assigned to periods.
 
-    Online events (`fide.online_platform_expr` on the tournaments' ``site``/``platform``:
-    a lichess TRF export, a PGN Site naming lichess.org, chess.com, chess24, ICC, a URL or
-    ending in 'INT') are not rated: their games go to `skips` with reason
-    'online:<platform>' (FIDE rates over-the-board play only). Events still in progress (a TRF
-    whose last round is paired without results, `elopipe.read.trf.progress`) are not rated until
-    a complete file replaces them: reason 'in_progress: <the unfinished round>'.
+    The rate of play comes from all the evidence (`elopipe.read.rate_evidence`: time
+    control, name, site, rounds per day, else `params.unknown_tc`, assumed), recorded per
+    event in `Prepared.rate_of_play`.  Events never on a FIDE list go to `skips`: online play
+    (a lichess TRF export, a PGN Site naming lichess.org, chess.com, chess24, ICC, a URL or
+    ending in 'INT'; reason 'online:<platform>', 'online:name'), simultaneous exhibitions,
+    blindfold, exhibition, odds and Chess960 events ('not_rated:<kind>'). Events still in
+    progress (a TRF whose last round is paired without results, `elopipe.read.trf.progress`)
+    are not rated until a complete file replaces them: reason 'in_progress: <the unfinished round>'.
 
     sides columns: game_id, tournament_id, player_id, opponent_id, score_x100 Int64,
     list_date, in_force, eff_start Date, version Utf8, reason Utf8 (null = can be rated;
@@ -43,15 +44,6 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         if low is not None and low < 0:
             raise ValueError(f"games.{col} holds negative ids ({low}); the store's ids are never negative")
 
-    # online play is never rated (`fide.online_platform_expr`); frames built without the
-    # site/platform columns (older callers) have none
-    online_cols = [pl.col(c) if c in tours.columns else pl.lit(None, pl.Utf8).alias(c) for c in ("site", "platform")]
-    online = (
-        tours.select("tournament_id", *online_cols)
-        .with_columns(fide.online_platform_expr().alias("online"))
-        .filter(pl.col("online").is_not_null())
-        .select("tournament_id", "online")
-    )
     # an event still in progress (`elopipe.read.trf.progress`) waits for its complete file
     unfinished = tours.select("tournament_id", "in_progress") if "in_progress" in tours.columns else None
     unfinished = unfinished.filter(pl.col("in_progress").is_not_null()) if unfinished is not None else None
@@ -61,19 +53,18 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         start_col="eff_start",
     ).with_columns(version_expr("eff_start", params.rules).alias("version"))
 
+    # the rate of play of every game and where it came from (`rate_evidence.classify_games`)
     games = classify_games(games, inputs.tournaments, default=params.unknown_tc)
+    rate_of_play = _rate_of_play(games)
     games = games.join(
         tours.select("tournament_id", "list_date", "in_force", "eff_start", "version"),
         on="tournament_id",
         how="left",
     )
 
-    if online.height:
-        games = games.join(online, on="tournament_id", how="left")
-        on_line = games.filter(pl.col("online").is_not_null())
-        games = games.filter(pl.col("online").is_null()).drop("online")
-    else:
-        on_line = games.clear().with_columns(pl.lit(None, pl.Utf8).alias("online"))
+    # online play, simuls, blindfold, exhibition, odds and Chess960 events: never on a list
+    on_line = games.filter(pl.col("never_rated").is_not_null())
+    games = games.filter(pl.col("never_rated").is_null())
     if unfinished is not None and unfinished.height:
         games = games.join(unfinished, on="tournament_id", how="left")
         waiting = games.filter(pl.col("in_progress").is_not_null())
@@ -117,6 +108,23 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
         official=inputs.official,
         standard_lists=inputs.standard_lists,
         fide_ids=_fide_ids(inputs.players) if params.ro_from == "file" else None,
+        rate_of_play=rate_of_play,
+    )
+
+
+def _rate_of_play(games: pl.DataFrame) -> pl.DataFrame:
+    """Per event, its games' rate of play and where it came from (the store's ``rate_of_play``):
+    tournament_id Int64, rate_class Utf8 (null for an event never rated: online, simul ...),
+    source Utf8 ('time_control' | 'name' | 'site' | 'rounds_per_day' | 'assumed'), evidence
+    Utf8 (the first in order of what was read), n_games Int64."""
+    return (
+        games.group_by(
+            "tournament_id",
+            pl.when(pl.col("never_rated").is_null()).then(pl.col("rate_class")).alias("rate_class"),
+            pl.col("rate_source").alias("source"),
+        )
+        .agg(pl.col("rate_evidence").min().alias("evidence"), pl.len().cast(pl.Int64).alias("n_games"))
+        .sort("tournament_id", "rate_class", "source", nulls_last=True)
     )
 
 
@@ -134,7 +142,7 @@ def _skips(
     skips = pl.concat(
         [
             on_line.group_by("tournament_id").agg(
-                (pl.lit("online:") + pl.col("online").first()).alias("reason"),
+                pl.col("never_rated").first().alias("reason"),
                 pl.len().cast(pl.Int64).alias("n_games"),
             ),
             too_old.group_by("tournament_id").agg(
@@ -214,6 +222,7 @@ def _sides(g: pl.DataFrame) -> pl.DataFrame:
         "reason",
         "tc_minutes",
         "tc_assumed",
+        "rate_source",
     ]
     white = g.select(
         *common,

@@ -100,11 +100,11 @@ def code_fingerprint() -> str:
         store_io,
         tables,
     )
-    from elopipe.read import rate_of_play
+    from elopipe.read import rate_evidence, rate_of_play
 
     h = hashlib.sha1()
     engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_ro, fide_engine)
-    for module in (fide, *engine, periods, tables, rounding, rate_of_play, lookup, store_io):
+    for module in (fide, *engine, periods, tables, rounding, rate_of_play, rate_evidence, lookup, store_io):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"
     for name in ("table_8_1_1.csv", "table_8_1_2.csv"):
@@ -201,6 +201,7 @@ def rate_fide(
     summary = _summarise(system, result)
     ro_far(summary, result.tournament_ratings, inputs.players, inputs.tournaments)
     summary.ro_from = fp.ro_from
+    summary.assumed_events = _assumed_events(result.rating_changes, inputs.tournaments)
     summary.failed_events = faults.failed_lines(con, system, failed)
     summary.changed_lists = []
     touched: set[dt.date] = set()  # lists whose inputs or rows changed: their title norms are decided again
@@ -231,6 +232,7 @@ def rate_fide(
             stale=stale,
         )
         store_io.save_skips(con, system, result.skips, run_id)
+        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
         written = sorted(d for d in rewrite if d in digests)
         store_io.finish_run(
             con,
@@ -243,6 +245,14 @@ def rate_fide(
         summary.changed_lists = written
         summary.lists_written = len(written)
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
+    elif store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play):
+        # no list changed, but why events are left out or their rate of play did (e.g. an event
+        # none of whose games is on this list any more): record it
+        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+        store_io.save_skips(con, system, result.skips, run_id)
+        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
+        store_io.finish_run(con, run_id, first_list=None, last_list=None)
+        summary.run_id = run_id
     # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
     norms_store.refresh(con, system, sorted(touched), through)
     summary.seconds = time.perf_counter() - t0
@@ -310,6 +320,20 @@ def _lists_that_differ(
     }
     a, b = _list_hashes(new_frames), _list_hashes(old)
     return {d for d in dates if a.get(d) != b.get(d)}
+
+
+def _assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
+    """(name, games) of the events whose rated games took the assumed rate of play
+    (``tc_assumed``: nothing said it), the most games first, then by name."""
+    assumed = (
+        changes.filter(pl.col("tc_assumed").fill_null(False))
+        .group_by("tournament_id")
+        .agg(pl.col("game_id").n_unique().alias("n"))
+        .join(tournaments.select("tournament_id", "name"), on="tournament_id", how="left")
+        .with_columns(pl.col("name").fill_null("(no name)"))
+        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
+    )
+    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]
 
 
 def _summarise(system: str, result: EngineResult) -> RateSummary:

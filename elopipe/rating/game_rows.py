@@ -8,6 +8,9 @@ dropped silently: a game that cannot be rated keeps its rows with a ``reason``:
 =======================  ==================================================================
 reason                   meaning
 =======================  ==================================================================
+``online``               played online (`rate_evidence.online_platform_expr`): federation systems
+``not_rated``            a simul, blindfold, exhibition, odds or Chess960 event by its name
+                         (`elopipe.read.rate_evidence`): federation systems
 ``variant``              not standard chess (Chess960 ...): out of scope of every system
 ``not_this_rate_class``  the rate of play is not the system's (e.g. blitz for 'ffe')
 ``no_dates``             neither the game nor its event has a date: no period
@@ -21,7 +24,7 @@ reason                   meaning
 ``no_moves``             the source shows no move (PGN without movetext, < 2 plies)
 =======================  ==================================================================
 
-The first five and the last are per-event scope decisions, stored in ``rating_skips`` (per tournament and
+The first seven are per-event scope decisions, stored in ``rating_skips`` (per tournament and
 reason, with the number of games); the others go to ``rating_changes`` with counted = FALSE.
 
 The period of a game is that of its **game date**, else its event's end date (spec
@@ -37,11 +40,18 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import store_io
-from elopipe.rating.fide import online_platform_expr
 from elopipe.rating.periods import PeriodScheme, per_event_calendar
-from elopipe.read import rate_of_play as timecontrol
+from elopipe.read import rate_evidence
 
-SCOPE_REASONS = ("online", "variant", "not_this_rate_class", "no_dates", "in_progress", "before_rating_from")
+SCOPE_REASONS = (
+    "online",
+    "not_rated",
+    "variant",
+    "not_this_rate_class",
+    "no_dates",
+    "in_progress",
+    "before_rating_from",
+)
 
 
 def load_player_event_info(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -88,9 +98,11 @@ def load_game_rows(
             see `store_io.load_games`. A game shown with fewer than 2 plies is not counted
             ('no_moves'), as the FIDE engine does: unplayed games never count (spec A.3). TRF
             games (move count unknown) count.
-        skip_online: events played online (`fide.online_platform_expr`: a lichess TRF export, a
-            chess.com/lichess Site, ...) are out of scope ('online'): federations rate over-the-board
-            play only. The generic Elo and Glicko-2 systems pass False (analysts rate online games).
+        skip_online: events played online (`rate_evidence.online_platform_expr`: a lichess TRF
+            export, a chess.com/lichess Site, ...) are out of scope ('online'), and simuls, blindfold,
+            exhibition, odds and Chess960 events by their name ('not_rated'): federations rate
+            over-the-board play only. The generic Elo and Glicko-2 systems pass False (analysts rate
+            online games).
 
     Returns columns: game_id, tournament_id, player_id, opponent_id Int64, score2 Int64
     (2 / 1 / 0, null without result), score Float64, game_date Date, eff_date Date (date that
@@ -102,13 +114,12 @@ def load_game_rows(
     """
     games = store_io.load_games(con, no_moves)
     events = store_io.load_tournaments(con)
-    games = timecontrol.classify_games(games, events, default=unknown_tc)
+    # the rate of play from all the evidence; `never_rated`: online, simul, ... (`rate_evidence`)
+    games = rate_evidence.classify_games(games, events, default=unknown_tc)
     ev = events.select(
         "tournament_id",
         pl.col("eff_end").alias("event_end"),
         pl.col("eff_start").alias("event_start"),
-        # online play is rated by none of these systems (same rule as FIDE: `fide.online_platform_expr`)
-        online_platform_expr().alias("online"),
         "in_progress",
     )
     g = games.join(ev, on="tournament_id", how="left").with_columns(
@@ -124,8 +135,10 @@ def load_game_rows(
         g = g.with_columns(pl.when(pl.col("list_date").is_in(cal)).then(pl.col("list_date")).alias("list_date"))
     class_ok = pl.lit(True) if rate_class is None else pl.col("rate_class") == rate_class
     reason = (
-        pl.when(pl.lit(skip_online) & pl.col("online").is_not_null())
+        pl.when(pl.lit(skip_online) & pl.col("never_rated").str.starts_with("online:"))
         .then(pl.lit("online"))
+        .when(pl.lit(skip_online) & pl.col("never_rated").is_not_null())
+        .then(pl.lit("not_rated"))
         .when(pl.col("variant").is_not_null() & (pl.col("variant").str.to_lowercase() != "standard"))
         .then(pl.lit("variant"))
         .when(~class_ok)

@@ -94,7 +94,7 @@ EVENT_TOURNAMENTS = """(
            arg_min(time_control, tournament_id) AS time_control,
            arg_min(rate_class, tournament_id) FILTER (WHERE rate_class IS NOT NULL) AS rate_class,
            bool_or(is_team) AS is_team, arg_min(extra, tournament_id) AS extra,
-           arg_min(city, tournament_id) AS city
+           arg_min(city, tournament_id) AS city, arg_min(source_format, tournament_id) AS source_format
     FROM tournaments GROUP BY 1
 )"""
 
@@ -124,7 +124,8 @@ def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.D
 
     Columns: game_id Int64, tournament_id Int64, white_id Int64, black_id Int64,
     white_score Float64, black_score Float64 (null for '*'), result Utf8, played Boolean,
-    unplayed_code Utf8, game_date Date, round Int64, ply_count Int64 (null: unknown, e.g. TRF),
+    unplayed_code Utf8, game_date Date, game_day Date (game_date when day-precise, else null),
+    round Int64, ply_count Int64 (null: unknown, e.g. TRF),
     has_moves Boolean (null when the source cannot tell: TRF), time_control Utf8,
     variant Utf8, white_rating_in_file Int64, black_rating_in_file Int64, file_id Int64,
     line Int64.  A game_date outside `elopipe.read.dates` DATE_MIN..latest_plausible() is NULL.
@@ -148,6 +149,7 @@ def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.D
                result, played AND NOT COALESCE({forfeit}, FALSE) AS played,
                CASE WHEN {forfeit} THEN 'forfeit' ELSE unplayed_code END AS unplayed_code,
                {_plausible("game_date")} AS game_date,
+               CASE WHEN date_precision = 'day' THEN {_plausible("game_date")} END AS game_day,
                round::BIGINT AS round, ply_count::BIGINT AS ply_count,
                CASE WHEN COALESCE({unknown}, FALSE) THEN {"NULL" if no_moves == "played" else "FALSE"}
                     WHEN ply_count IS NOT NULL THEN ply_count > 0
@@ -176,8 +178,9 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     start date), 'none' (no date at all: the event cannot be placed in a period);
     time_control Utf8, rate_class Utf8, is_team Boolean, n_games Int64;
     platform Utf8 (``extra.platform`` written by a reader, e.g. 'lichess' for a lichess TRF
-    export), site Utf8 (PGN Site tag as written, else the city); in_progress Utf8 (``extra.in_progress``
-    written by the TRF reader for an event still in progress: its unfinished round; null: complete).
+    export), site Utf8 (PGN Site tag as written, else the city), source_format Utf8 ('pgn' | 'trf');
+    in_progress Utf8 (``extra.in_progress`` written by the TRF reader for an event still in
+    progress: its unfinished round; null: complete).
     Dates outside `elopipe.read.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
     """
     df = _pl(
@@ -195,7 +198,8 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                coalesce(g.n_games, 0)::BIGINT AS n_games,
                json_extract_string(t.extra, '$.platform') AS platform,
                json_extract_string(t.extra, '$.in_progress') AS in_progress,
-               coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site
+               coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site,
+               t.source_format
         FROM {EVENT_TOURNAMENTS} t LEFT JOIN g USING (tournament_id)
         ORDER BY t.tournament_id
         """,
@@ -528,6 +532,44 @@ def save_skips(con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame,
                 pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id")
             ),
         )
+
+
+def save_rate_of_play(
+    con: duckdb.DuckDBPyConnection, system: str, rows: pl.DataFrame | None, run_id: int | None
+) -> None:
+    """Replace `system`'s ``rate_of_play`` with `rows` (tournament_id, rate_class, source,
+    evidence, n_games: `fide_prepare._rate_of_play`); None leaves the table as it is."""
+    if rows is None:
+        return
+    con.execute("DELETE FROM rate_of_play WHERE system = ?", [system])
+    if rows.height:
+        _insert(
+            con,
+            "rate_of_play",
+            rows.select("tournament_id", "rate_class", "source", "evidence", "n_games").with_columns(
+                pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id")
+            ),
+        )
+
+
+def event_rows_changed(
+    con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame, rate_of_play: pl.DataFrame | None
+) -> bool:
+    """True when `system`'s stored ``rating_skips`` or ``rate_of_play`` rows differ from these
+    (a run that changed no list may still have changed why an event is left out, or what its
+    rate of play is: e.g. an event all of whose games left the list)."""
+    pairs = [("rating_skips", skips, ["tournament_id", "reason", "n_games"])]
+    if rate_of_play is not None:
+        pairs.append(("rate_of_play", rate_of_play, ["tournament_id", "rate_class", "source", "evidence", "n_games"]))
+    for table, new, cols in pairs:
+        old = _pl(con, f"SELECT {', '.join(cols)} FROM {table} WHERE system = ?", [system])
+        new = new.select(cols)
+        if old.height != new.height:
+            return True
+        old = old.cast(new.schema).sort(cols, nulls_last=True)
+        if old.height and not old.equals(new.sort(cols, nulls_last=True)):
+            return True
+    return False
 
 
 def changed_list_dates(con: duckdb.DuckDBPyConnection, system: str, first_changed: dt.date | None) -> list[dt.date]:

@@ -22,8 +22,10 @@ class RateSummary:
     rating on the last list; new_ratings: first ratings published over all lists;
     games_counted: game sides counted for a rated player (each game counts up to twice);
     not_counted: game sides not counted, by reason; events_skipped: events left out, by
-    reason (e.g. 'no_dates', 'rate_class:rapid'); unknown_tc_games: games whose time control
-    was unknown (rate class assumed, flagged); discrepancies: file rating ≠ list in force;
+    reason (e.g. 'no_dates', 'rate_class:rapid'); unknown_tc_games: rated games whose rate of
+    play nothing said (no time control, name, site or rounds per day: `--unknown-tc` assumed,
+    flagged); assumed_events: their events, (name, games), the largest first; discrepancies:
+    file rating ≠ list in force;
     failed_events: one line per tournament whose rating failed and was left out
     (`elopipe.rating.faults`), the other events being rated; kept_lists: a preview's
     (``through``) stored lists dated after it, kept as they were, not recomputed; ro_far: the
@@ -47,6 +49,7 @@ class RateSummary:
     not_counted: dict[str, int] = field(default_factory=dict)
     events_skipped: dict[str, int] = field(default_factory=dict)
     unknown_tc_games: int = 0
+    assumed_events: list[tuple[str, int]] = field(default_factory=list)
     discrepancies: int = 0
     seconds: float = 0.0
     failed_events: list[str] = field(default_factory=list)

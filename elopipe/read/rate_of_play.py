@@ -10,8 +10,9 @@ for 60 moves (m):
 * ``blitz``: 3 < m ≤ 10;
 * ``bullet``: m ≤ 3 (not FIDE-rated);
 * ``correspondence``: m > 1440 (e.g. PGN ``1/86400``, one move a day; not FIDE-rated);
-* ``None``: unknown.  The engine then assumes a configurable default (standard) and flags
-  the games (``rating_changes.tc_assumed``).
+* ``None``: unknown.  `elopipe.read.rate_evidence` then reads the other evidence (the
+  event's name, site, rounds per day) before it assumes a configurable default (standard)
+  and flags the games (``rating_changes.tc_assumed``).
 
 Sources of the time control, in order: the game's PGN ``TimeControl`` tag (seconds, PGN
 standard §9.6: ``40/5400+30:1800+30``, ``300+2``, ``1/259200``), the tournament's
@@ -24,8 +25,6 @@ from __future__ import annotations
 import functools
 import math
 import re
-
-import polars as pl
 
 RATE_CLASSES = ("standard", "rapid", "blitz", "bullet", "correspondence")
 
@@ -137,70 +136,3 @@ def classify_pgn(tc: str | None) -> str | None:
 def classify_text(text: str | None) -> str | None:
     """Rate class of a free-text time control (TRF 122/222), or None if unknown."""
     return classify_minutes(text_minutes(text))
-
-
-def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str = "standard") -> pl.DataFrame:
-    """Add the rate class of every game.
-
-    `games` needs game_id, tournament_id, time_control; `tournaments` needs tournament_id,
-    time_control, rate_class.  Returns `games` with ``rate_class`` Utf8 (never null:
-    unknown → `default`), ``tc_minutes`` Float64 (null when unknown) and ``tc_assumed``
-    Boolean (True when `default` was used).  Mapping is done on distinct values only.
-    """
-    g_tc = games.select(pl.col("time_control").unique()).get_column("time_control").to_list()
-    g_map = pl.DataFrame(
-        {
-            "time_control": g_tc,
-            "__g_min": [pgn_minutes(v) for v in g_tc],
-        },
-        schema={"time_control": pl.Utf8, "__g_min": pl.Float64},
-    )
-    t = tournaments.select(
-        "tournament_id",
-        pl.col("time_control").alias("__t_text"),
-        pl.col("rate_class").alias("__t_class"),
-    )
-    t_text = t.get_column("__t_text").unique().to_list()
-    t_map = pl.DataFrame(
-        {"__t_text": t_text, "__t_min": [text_minutes(v) for v in t_text]},
-        schema={"__t_text": pl.Utf8, "__t_min": pl.Float64},
-    )
-
-    def cls(m: pl.Expr) -> pl.Expr:
-        return (
-            pl.when(m.is_null() | (m <= 0))
-            .then(None)
-            .when(m > 1440)
-            .then(pl.lit("correspondence"))
-            .when(m >= 60)
-            .then(pl.lit("standard"))
-            .when(m > 10)
-            .then(pl.lit("rapid"))
-            .when(m > 3)
-            .then(pl.lit("blitz"))
-            .otherwise(pl.lit("bullet"))
-        )
-
-    # per tournament (a few thousand rows): its declared class, else its time control's
-    known_class = pl.col("__t_class").str.to_lowercase()
-    known_class = pl.when(known_class.is_in(list(RATE_CLASSES))).then(known_class)
-    t = (
-        t.join(t_map, on="__t_text", how="left", nulls_equal=True)
-        .with_columns(pl.coalesce(known_class, cls(pl.col("__t_min"))).alias("__t_res"))
-        .select("tournament_id", "__t_min", "__t_res")
-    )
-    if g_map.get_column("time_control").drop_nulls().len():
-        out = games.join(g_map, on="time_control", how="left", nulls_equal=True)
-        g_min = pl.col("__g_min")
-    else:
-        # no game carries a time control (TRF files): nothing to look up per game
-        out = games
-        g_min = pl.lit(None, pl.Float64)
-    out = out.join(t, on="tournament_id", how="left")
-    # a game's own time control first, then its tournament's
-    resolved = pl.coalesce(cls(g_min), pl.col("__t_res"))
-    return out.with_columns(
-        pl.coalesce(g_min, pl.col("__t_min")).alias("tc_minutes"),
-        resolved.is_null().alias("tc_assumed"),
-        pl.coalesce(resolved, pl.lit(default)).alias("rate_class"),
-    ).drop("__g_min", "__t_min", "__t_res", strict=False)

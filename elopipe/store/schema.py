@@ -311,8 +311,17 @@ TABLES: dict[str, str] = {
     "rating_skips": """
         system         VARCHAR NOT NULL,
         tournament_id  INTEGER NOT NULL,
-        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant', FIDE 'online:<platform>' (online play is not rated), 'before_rating_from' (before the system's first list), 'in_progress: round 2 of 3 ...' (an event still in progress)
+        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant', FIDE 'online:<platform>' (online play is not rated), 'not_rated:<kind>' (simul, blindfold, exhibition, odds, chess960), 'rate_class:<class>' (another list's; 'fast': rapid or blitz, not known which): rate_of_play says why; 'before_rating_from' (before the system's first list), 'in_progress: round 2 of 3 ...' (an event still in progress)
         n_games        INTEGER,              -- games of the event left unrated for that reason
+        run_id         INTEGER
+    """,
+    "rate_of_play": """
+        system         VARCHAR NOT NULL,
+        tournament_id  INTEGER NOT NULL,     -- the event (its lowest tournament_id when held in several files)
+        rate_class     VARCHAR,              -- 'standard' | 'rapid' | 'blitz' | 'bullet' | 'correspondence' | 'fast' (rapid or blitz, not known which); NULL: never rated whatever its rate (online, simul, blindfold, exhibition, odds, Chess960)
+        source         VARCHAR NOT NULL,     -- where it came from: 'time_control' | 'name' | 'site' | 'rounds_per_day' | 'assumed' (nothing said: --unknown-tc, default standard); elopipe.read.rate_evidence
+        evidence       VARCHAR,              -- what was read, e.g. 'TimeControl "180+2"', 'name "World Blitz 2019": blitz', 'site "chess.com INT"', '12 games among 6 players on 2019-12-28'
+        n_games        INTEGER,              -- games of the event with this class and source
         run_id         INTEGER
     """,
     "rating_discrepancies": """
@@ -414,6 +423,9 @@ TABLE_DOCS: dict[str, str] = {
     "rating_lists": "The computed rating list of each system and list date: one row per player on the list.",
     "rating_changes": "One row per game per player side considered by a rating period: every term of the change.",
     "tournament_ratings": "Per tournament and player: Ro, n, score, Ra, We, W-We, K, the exact change in hundredths, Rp.",
+    "rate_of_play": "Per system and event, the rate of play its games were given and where it came from (time"
+    " control, name, site, rounds per day, or assumed), with the evidence: elopipe.read.rate_evidence. One row per"
+    " (event, class, source); written by the FIDE systems' runs.",
     "rating_discrepancies": "Ratings written in files that disagree with the list in force at the tournament's start.",
     "scenarios": "What-if scenarios (`elopipe rate --scenario NAME`): their rows are stored under the system "
     "'BASE@NAME' and never replace the plain system's lists (elopipe.rating.scenarios).",

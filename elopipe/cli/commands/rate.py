@@ -60,8 +60,9 @@ def rate_command(
         str | None,
         typer.Option(
             "--unknown-tc",
-            help="FIDE: rate class assumed for games with an unknown time control "
-            "(default standard; such games are flagged).",
+            help="FIDE: rate class assumed for games whose rate of play nothing says (no time control, "
+            "name, online site or rounds per day; default standard; such games are flagged and their "
+            "events listed).",
         ),
     ] = None,
     no_moves: str | None = no_moves_option,
@@ -247,6 +248,25 @@ def _print_ro_far(s: object) -> None:
     console.print(f"{why} (reports mark each such Ro)", highlight=False, soft_wrap=True, markup=False)
 
 
+_ASSUMED_SHOWN = 10
+
+
+def _print_assumed(events: list[tuple[str, int]]) -> None:
+    """The events whose rate of play was assumed, by name, the most games first."""
+    if not events:
+        return
+    console.print(f"  in {len(events)} events whose rate of play was assumed, the largest first:")
+    for name, n in events[:_ASSUMED_SHOWN]:
+        console.print(f"    {n:>6}  {name}", markup=False, highlight=False)
+    if len(events) > _ASSUMED_SHOWN:
+        console.print(
+            f"    … {len(events) - _ASSUMED_SHOWN} more"
+            " (elopipe sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\")",
+            markup=False,
+            highlight=False,
+        )
+
+
 def _print(s: object, through: dt.date | None) -> None:
     from elopipe.runtime.words import plural
 
@@ -271,11 +291,13 @@ def _print(s: object, through: dt.date | None) -> None:
     for label, attr in (
         ("new ratings", "new_ratings"),
         ("game sides counted", "games_counted"),
-        ("games with unknown time control (assumed)", "unknown_tc_games"),
+        ("games with unknown rate of play (assumed: no time control, name, site or day says)", "unknown_tc_games"),
         ("file rating != list in force (rating_discrepancies)", "discrepancies"),
     ):
         if hasattr(s, attr):
             console.print(f"{label}: {get(attr)}")
+        if attr == "unknown_tc_games":
+            _print_assumed(get("assumed_events") or [])
     for label, attr in (("not counted", "not_counted"), ("events skipped", "events_skipped")):
         d: dict[str, int] = {}
         for k, v in (get(attr) or {}).items():

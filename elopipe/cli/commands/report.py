@@ -88,7 +88,7 @@ def report(
                         print_table(rich_table(performance_frame(con, tid, system), f"{name} – participants"))
                     err_console.print(Text(f"{why.text}; no report written"), style="yellow")
                     raise typer.Exit(1)
-                header = report_header(con, tid)
+                header = report_header(con, tid, system)
                 console.print(Text(name, style="bold"))
                 fields = [f"{label}: {header[key]}" for key, label in HEADER_FIELDS if key in header]
                 console.print(Text("  ".join(fields)))

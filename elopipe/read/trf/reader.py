@@ -56,7 +56,7 @@ from elopipe.read.trf.rounds import (
     int_or_none,
     parse_blocks,
 )
-from elopipe.read.trf.time_control import rate_class_from_encoded, rate_class_from_keywords, rate_class_from_text
+from elopipe.read.trf.time_control import rate_class_from_encoded, rate_class_from_text
 
 __all__ = ["looks_like_trf", "read_trf", "is_ruler_line"]
 
@@ -673,11 +673,8 @@ class _TrfReader:
         tc = h.pop("122", None)
         t.time_control = tc or h.get("222") or None
         t.rate_class = rate_class_from_encoded(h.get("222")) or rate_class_from_text(tc)
-        if t.rate_class is None and t.name:
-            # lichess leaves 122 empty; its names say 'Bullet', 'Blitz', 'Rapid'
-            t.rate_class = rate_class_from_keywords(t.name)
-            if t.rate_class:
-                t.extra["rate_class_source"] = "012 name"
+        # a name that says 'Blitz' (lichess leaves 122 empty) is read by the rating with the rest
+        # of the evidence (`elopipe.read.rate_evidence`), which records that the name said it
         declared = None
         for tag, source in (("142", "142"), ("XXR", "XXR")):
             text = h.get(tag) if tag != "XXR" else self.xx.get("XXR")

@@ -10,18 +10,10 @@ from __future__ import annotations
 
 import re
 
+from elopipe.read.rate_evidence import FAST, name_words
 from elopipe.read.rate_of_play import classify_minutes
 
-_KEYWORDS = (
-    ("blitz", "blitz"),
-    ("bullet", "blitz"),
-    ("rapid", "rapid"),
-    ("rápid", "rapid"),
-    ("semi-rapid", "rapid"),
-    ("standard", "standard"),
-    ("classical", "standard"),
-    ("classic", "standard"),
-)
+_STANDARD_WORDS = re.compile(r"(?<![^\W_])(?:standard|classical|classic)(?![^\W_])")
 _ENCODED = re.compile(r"^(?:(\d+)/)?(\d+)(?:\+(\d+))?(?::.*)?$")  # TRF26 222 / PGN: seconds
 _HMM = re.compile(r"(\d+):(\d{2})")
 _NUMBER = re.compile(r"(\d+(?:[.,]\d+)?)\s*('|\"|h\b|hours?|hrs?|min\w*|m\b|s\b|sec\w*|seconds?)?", re.I)
@@ -50,12 +42,15 @@ def rate_class_from_encoded(text: str | None) -> str | None:
 
 
 def rate_class_from_keywords(text: str | None) -> str | None:
-    """'blitz' / 'rapid' / 'standard' when the text names one ('Bullet', 'Blitzschach', 'Rapid'), else None."""
-    low = (text or "").lower()
-    for word, cls in _KEYWORDS:
-        if word in low:
-            return cls
-    return None
+    """'blitz' / 'rapid' / 'standard' when a time-control text names one in words ('Bullet',
+    'Blitzschach', 'Rapid', 'Standard: 90 minutes'), else None.  The words are those of
+    `elopipe.read.rate_evidence.name_words`, whole words only ('Blitzstein' says nothing);
+    bullet is read as blitz and 'fast' (rapid or blitz) as nothing (a TRF is rated on one of
+    FIDE's three lists)."""
+    said = name_words(text)
+    if said is not None:
+        return {"bullet": "blitz", "correspondence": "standard", FAST: None}.get(said[0], said[0])
+    return "standard" if _STANDARD_WORDS.search((text or "").lower()) else None
 
 
 def rate_class_from_text(text: str | None) -> str | None:
