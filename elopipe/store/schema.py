@@ -35,7 +35,7 @@ TABLES: dict[str, str] = {
         file_id        INTEGER PRIMARY KEY,
         sha256         VARCHAR NOT NULL,
         path           VARCHAR NOT NULL,     -- as given on the command line, resolved
-        member         VARCHAR,              -- member name inside a .zip/.gz/.bz2, else NULL
+        member         VARCHAR,              -- member name inside a .zip/.gz/.bz2, else NULL; a zip's second entry of one name: 'NAME (member N)', N its 1-based place in the archive
         format         VARCHAR NOT NULL,     -- 'pgn' | 'trf' | 'unknown'
         bytes          BIGINT NOT NULL,
         encoding       VARCHAR,              -- 'utf-8-sig' | 'utf-8' | 'cp1252' | NULL if undecodable
