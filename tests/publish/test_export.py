@@ -93,3 +93,13 @@ def test_a_marker_that_names_another_path_removes_nothing_outside(db: Path, tmp_
     _export(db, out)
     assert pl.read_parquet(out / "players.parquet").height == 7
     assert (victim / "keep.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("name", ["pq?", "pq*", "pq[1]", "pq{1,2}", "pq'1"])
+def test_a_folder_name_is_a_name_not_a_pattern(db: Path, tmp_path: Path, name: str) -> None:
+    out = tmp_path / name
+    _export(db, out)
+    assert pl.read_parquet(out / "players.parquet", glob=False).height == 7
+    parts = [p for p in (out / "rating_lists").rglob("*.parquet")]
+    assert sum(pl.read_parquet(p, glob=False).height for p in parts) == 11
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "s.duckdb"])
