@@ -45,6 +45,7 @@ def publish(
     from elopipe.publish import LIST_FORMATS, write_list
     from elopipe.publish.atomic import describe
     from elopipe.publish.lists import list_dates
+    from elopipe.publish.outputs import player_page_links
     from elopipe.publish.plan import publish_recorded
 
     if list_date and all_lists:
@@ -83,9 +84,10 @@ def publish(
         # a publish left pending by a kill or a full disk is finished first (with --full, in the
         # same pass as the lists asked for)
         paths, resumed = publish_recorded(con, db, system, out, dates if full else [])
-        if not full:
+        if not full:  # the player pages a full publish wrote stay linked from the list page
+            links = player_page_links(out, system)
             for d in dates:
-                paths.extend(write_list(con, system, d, out / "lists", fmts))
+                paths.extend(write_list(con, system, d, out / "lists", fmts, links))
     except (LookupError, ValueError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
