@@ -26,7 +26,9 @@ class RateSummary:
     was unknown (rate class assumed, flagged); discrepancies: file rating ≠ list in force;
     failed_events: one line per tournament whose rating failed and was left out
     (`elopipe.rating.faults`), the other events being rated; kept_lists: a preview's
-    (``through``) stored lists dated after it, kept as they were, not recomputed.
+    (``through``) stored lists dated after it, kept as they were, not recomputed;
+    removed_runs: the runs of a scenario that a stopped run left, removed before this one
+    (`elopipe.rating.scenarios.remove_unfinished`).
     """
 
     system: str
@@ -47,6 +49,7 @@ class RateSummary:
     seconds: float = 0.0
     failed_events: list[str] = field(default_factory=list)
     kept_lists: list[dt.date] = field(default_factory=list)
+    removed_runs: list[int] = field(default_factory=list)
 
 
 def summary_from_frames(
