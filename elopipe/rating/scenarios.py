@@ -206,7 +206,8 @@ def overview(con: duckdb.DuckDBPyConnection, name: str | None = None) -> pl.Data
     base_system Utf8, rules Utf8 (null: the base's rules by date), params Utf8 (JSON), through
     Date, created_at and rated_at Datetime (UTC), lists Int64 (lists stored), first_list and
     last_list Date, unfinished Boolean (a run that stopped before its definition was recorded:
-    its ``rating_runs`` rows only, see `remove_unfinished`; its dates are its runs' starts).
+    its ``rating_runs`` rows only, see `remove_unfinished`; its dates are its runs' starts, its
+    params null).
     `name`: only that scenario (a NAME or a BASE@NAME). Needs a store whose schema has the
     ``scenarios`` table (`elopipe.store.schema.ensure_schema`)."""
     where, params = "", {}
@@ -227,7 +228,7 @@ def overview(con: duckdb.DuckDBPyConnection, name: str | None = None) -> pl.Data
             FROM scenarios
             UNION ALL
             SELECT split_part(system, '{SEP}', 2), system, split_part(system, '{SEP}', 1), max(rules_forced),
-                   max(params::VARCHAR), NULL::DATE, min(started_at), max(started_at), TRUE
+                   NULL::VARCHAR, NULL::DATE, min(started_at), max(started_at), TRUE
             FROM rating_runs
             WHERE contains(system, '{SEP}') AND system NOT IN (SELECT system FROM scenarios)
             GROUP BY system

@@ -251,7 +251,7 @@ def _print(s: object, through: dt.date | None) -> None:
     if removed:
         runs = ", ".join(str(r) for r in removed)
         err_console.print(
-            f"removed an unfinished run of {get('system')} ({plural(len(removed), 'run')}: {runs}), left by a"
+            f"removed an unfinished run of {get('system')} (rating_runs run_id {runs}), left by a"
             " `rate --scenario` stopped before it stored its lists",
             style="yellow",
             soft_wrap=True,
