@@ -54,3 +54,23 @@ def test_every_member_of_one_name_is_loaded(tmp_path: Path) -> None:
     # the same archive again: every member is known, nothing loaded twice
     again = ingest_paths([archive], db)
     assert [f.status for f in again.files] == ["skipped"] * 3
+
+
+def test_an_archive_inside_an_archive_is_rejected_in_plain_words(tmp_path: Path) -> None:
+    import gzip
+    import io
+
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("games.pgn", ALPHA)
+    outer = tmp_path / "outer.zip"
+    with zipfile.ZipFile(outer, "w") as zf:
+        zf.writestr("inner.zip", inner.getvalue())
+        zf.writestr("inner.pgn.gz", gzip.compress(ALPHA.encode()))
+        zf.writestr("games.pgn", BETA)
+    summary = ingest_paths([outer], tmp_path / "s.duckdb")
+    reasons = {f.name.rsplit("!", 1)[1]: (f.status, f.reason) for f in summary.files}
+    assert reasons["games.pgn"][0] == "loaded"
+    for member in ("inner.zip", "inner.pgn.gz"):
+        status, reason = reasons[member]
+        assert status == "rejected" and "archives inside archives are not read" in (reason or ""), reasons

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.commands.sql import wait_for_writer
 from elopipe.publish.csvsafe import write_csv
 from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader
@@ -40,6 +41,9 @@ def publish(
         " (YYYY-MM-DD) or published CSV/Parquet files.",
     ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    wait: float = typer.Option(
+        60, "--wait", min=0, help="While another process writes the store, wait this many seconds for it (0: fail)."
+    ),
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
     from elopipe.publish import LIST_FORMATS, write_list
@@ -67,6 +71,8 @@ def publish(
             err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
             raise typer.Exit(2) from None
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
+    if diff is None or _needs_db(diff):
+        wait_for_writer(db, wait)  # as `sql` and `ingest` do: an ingest or a run may be writing
     con = open_reader(db) if diff is None or _needs_db(diff) else None
     try:
         if diff is not None:
