@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 def _warn_rejected(result: FileResult) -> None:
     if result.status == "rejected":
         stage_warning("ingest", f"rejected {result.name}: {result.reason}")
+    elif result.removed_games:  # a correction that deletes stored games says so (the watch log)
+        stage_warning("ingest", result.correction_line() or "")
 
 
 @flow(name="ingest_files", validate_parameters=False)

@@ -96,7 +96,8 @@ class IngestSummary:
         return sum(1 for f in self.files if f.results_only and f.status in ("loaded", "partial"))
 
     def line(self) -> str:
-        """The one-line summary of the ingest (the `ingest` command and the flows print it)."""
+        """The one-line summary of the ingest (the `ingest` command and the flows print it); it
+        counts the games corrections removed (`FileResult.removed_games`)."""
         n = len(self.files)
         text = (
             f"{plural(n, 'file')}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
@@ -105,6 +106,9 @@ class IngestSummary:
         )
         if self.warnings:
             text += f", {plural(self.warnings, 'warning')} (v_ingest_errors)"
+        removed = sum(f.removed_games for f in self.files)
+        if removed:
+            text += f"; {plural(removed, 'game')} removed by a correction"
         if self.results_exports:
             k = self.results_exports
             text += f"; {plural(k, 'results export')} (no game shows a move: see --no-moves)"

@@ -2,8 +2,9 @@
 
 The content-hash ledger (`source_files.sha256`) makes loading idempotent: the same bytes are
 loaded once (the same bytes under another name get a 'duplicate' ledger row). A file whose
-content changed at the same path (and archive member) is a correction: its old rows are deleted
-and its ledger row marked 'replaced' in the same transaction as the new load. A file that cannot
+content changed at the same path (and archive member) is a correction when it holds the same event
+and most of the earlier games (`elopipe.ingest.corrections`): its old rows are deleted and its
+ledger row marked 'replaced' in the same transaction as the new load; otherwise both are kept. A file that cannot
 be read, or is not chess, still gets a ledger row ('rejected') with the reason in
 `ingest_errors`, so nothing a user dropped is silently lost.
 
@@ -29,11 +30,12 @@ import duckdb
 import polars as pl
 
 from elopipe.identity import consolidate, decisions, dedup, events, facts, resolve
+from elopipe.ingest import corrections
 from elopipe.ingest import rows as load_rows
-from elopipe.read import names
 from elopipe.read.game_frame import games_frame
 from elopipe.read.records import IngestIssue
 from elopipe.runtime.errors import first_line
+from elopipe.runtime.words import plural
 from elopipe.store.connect import StoreFullError, disk_full_message, is_disk_full, is_interrupt
 from elopipe.store.frames import registered
 
@@ -66,9 +68,23 @@ class FileResult:
     reason: str | None = None
     results_only: bool = False  # a PGN results export (`ParsedFile.results_only`)
     replaced_file_ids: list[int] = field(default_factory=list)
+    removed_games: int = 0  # games of the replaced versions that this correction does not hold
     player_ids: set[int] = field(default_factory=set)
     first_issues: list[IngestIssue] = field(default_factory=list)
     in_progress: str | None = None  # an event still in progress: its unfinished round (TRF `extra.in_progress`)
+
+    def correction_line(self) -> str | None:
+        """'corrected: NAME replaces its earlier version (file_id 1)', with the games it removed
+        when there are any; None when this file corrected nothing."""
+        if not self.replaced_file_ids:
+            return None
+        ids = ", ".join(str(i) for i in self.replaced_file_ids)
+        line = f"corrected: {self.name} replaces its earlier version (file_id {ids})"
+        if self.removed_games:
+            n = self.removed_games
+            line += f"; {plural(n, 'game')} of the earlier version {'is' if n == 1 else 'are'} not in it and"
+            line += f" {'was' if n == 1 else 'were'} removed"
+        return line
 
 
 def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
@@ -171,27 +187,19 @@ def _as_rejected(ps: ParsedSource, reason: str, keep_sha256: bool = True) -> Par
 
 def _replace_previous(
     con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int, candidates: list[int], relink: set[int]
-) -> list[int]:
+) -> tuple[list[int], int]:
     """Of `candidates` (the stored versions of this path and member with other bytes), the file
-    ids that the new bytes correct; their rows are deleted and their ledger rows marked. The
-    tournaments their games were linked to are added to `relink`: those links go with them.
-
-    A new version is a correction when it holds the same event (a tournament whose name's words,
-    per `names.event_key`, contain the other's, or that starts on the same day), or when the
-    earlier version had no tournament at all (it was rejected). Unrelated content saved under a
-    reused file name is loaded beside the old file, which is kept: a correction may delete rows,
-    an accident must not."""
-    new_events = [
-        (set(names.event_key(t.name).split()), t.start_date) for t in (ps.parsed.tournaments if ps.parsed else [])
-    ]
-    old = []
-    for fid in candidates:
-        rows = con.execute("SELECT name, start_date FROM tournaments WHERE file_id = ?", [fid]).fetchall()
-        olds = [(set(names.event_key(n).split()), d) for n, d in rows]
-        if not rows or any(_same_event(a, b) for a in new_events for b in olds):
-            old.append(fid)
+    ids that the new bytes correct (`elopipe.ingest.corrections`: the same event and most of its
+    games kept), and how many of their games the new version does not hold. Their rows are
+    deleted and their ledger rows marked; the tournaments their games were linked to are added to
+    `relink`: those links go with them. Unrelated content saved under a reused file name is
+    loaded beside the old file, which is kept: a correction may delete rows, an accident must not."""
+    if not candidates:
+        return [], 0
+    found = [e for e in corrections.evidence(con, ps.parsed, candidates) if e.corrects]
     touched: set[int] = set()
-    for fid in old:
+    for e in found:
+        fid = e.file_id
         tids = {r[0] for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ?", [fid]).fetchall()}
         relink |= dedup.linked_tournaments(con, tids) - tids
         touched.update(
@@ -202,15 +210,7 @@ def _replace_previous(
     # a spelling (or title, federation...) only the old version wrote must not stay the player's
     decisions.refresh_display_names(con, touched)
     facts.refresh_player_facts(con, touched)
-    return old
-
-
-def _same_event(a: tuple[set[str], object], b: tuple[set[str], object]) -> bool:
-    """Same event for a correction: one name's words contain the other's, or the same start date."""
-    (wa, da), (wb, db) = a, b
-    if wa and wb and (wa <= wb or wb <= wa):
-        return True
-    return da is not None and da == db
+    return [e.file_id for e in found], sum(e.removed for e in found)
 
 
 def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
@@ -329,8 +329,9 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
                                       reason=f"same bytes as file_id {first_id}")  # fmt: skip
             ledger.append(_ledger_row(ps, fid, now, "duplicate", f"same bytes as file_id {first_id}"))
             continue
-        replaced = _replace_previous(con, ps, fid, plan.corrects[pos], relink) if pos in plan.corrects else []
-        res = FileResult(ps.source.display, "rejected", file_id=fid, format=ps.format, replaced_file_ids=replaced)
+        replaced, removed = _replace_previous(con, ps, fid, plan.corrects.get(pos, []), relink)
+        res = FileResult(ps.source.display, "rejected", file_id=fid, format=ps.format, replaced_file_ids=replaced,
+                         removed_games=removed)  # fmt: skip
         results[pos] = res
         issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
         if ps.rejected_reason is not None or ps.parsed is None:

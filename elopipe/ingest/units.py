@@ -90,7 +90,7 @@ class Shipped:
     def land(self) -> GameTable:
         """The frame back, as the loader takes it. Raises OSError when a shard cannot be read."""
         if self.parquet is not None:
-            frame = pl.read_parquet(self.parquet)
+            frame = pl.read_parquet(os.path.abspath(self.parquet), glob=False)  # a --stage DIR is no pattern
         else:
             frame = pl.read_ipc(io.BytesIO(self.ipc or b""))
         return GameTable(frame, self.n_games)

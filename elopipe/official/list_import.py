@@ -355,7 +355,7 @@ def _read_lines(p: Path) -> pl.DataFrame:
         "schema": {"line": pl.Utf8},
     }
     try:
-        df = pl.read_csv(p, **opts)
+        df = pl.read_csv(p.absolute(), glob=False, **opts)  # the file named: never a pattern
     except (pl.exceptions.ComputeError, UnicodeDecodeError):
         df = pl.read_csv(io.BytesIO(p.read_bytes().decode("latin-1").encode("utf-8")), **opts)
     # a blank line is a null row: the row index is the line's place in the file
@@ -454,15 +454,21 @@ _XML_TAGS = {
 }
 
 
-def _xml_pieces_sql(path_lit: str) -> str:
-    """The XML file's text cut at each <player>: (ln: the line the piece starts on, player_no:
-    the <player> it belongs to, 0 before the first, piece)."""
-    return f"""
-        WITH raw AS (
-            SELECT row_number() OVER () AS ln, line
-            FROM read_csv('{path_lit}', columns={{'line': 'VARCHAR'}}, delim=chr(31), header=false,
-                          quote='', escape='', auto_detect=false)
-        ),
+def _xml_lines(p: Path) -> pl.DataFrame:
+    """The XML file's lines as 'ln' (1-based line) and 'line' (NULL for a blank one), read by
+    Polars from the path named (`glob=False`: DuckDB's `read_csv` would expand `*`, `?`, `[...]`
+    in it and read other files)."""
+    lines = pl.read_csv(
+        p.absolute(), glob=False, has_header=False, separator="\x1f", quote_char=None, schema={"line": pl.Utf8}
+    )
+    return lines.with_row_index("ln", offset=1)
+
+
+def _xml_pieces_sql() -> str:
+    """The XML file's text (`_xml_lines`, registered as `_xml_lines`) cut at each <player>: (ln:
+    the line the piece starts on, player_no: the <player> it belongs to, 0 before the first, piece)."""
+    return """
+        WITH raw AS (SELECT ln, line FROM _xml_lines),
         pieces AS (
             SELECT ln, unnest(string_split(replace(line, '<player>', chr(30) || '<player>'), chr(30))) AS piece
             FROM raw
@@ -489,11 +495,11 @@ def _read_fide_xml(
 ) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame]:
     """FIDE XML as (rows, skipped rows): lines are split at each <player>, every <tag>value</tag>
     is extracted with a regular expression, and a running count of <player> opens groups them."""
-    path_lit = str(p).replace("'", "''")
     single = _single_rate(p.name, system)
+    _register(con, "_xml_lines", _xml_lines(p))
     tags = con.sql(
         f"""
-        WITH grouped AS ({_xml_pieces_sql(path_lit)}),
+        WITH grouped AS ({_xml_pieces_sql()}),
         kv AS (
             SELECT player_no, ln,
                    unnest(regexp_extract_all(piece, '<([a-z_]+)>([^<]*)</[a-z_]+>', 1)) AS tag,
@@ -524,7 +530,7 @@ def _read_fide_xml(
         _register(con, "_xml_faults", faults.select("player_no", "line_no", "_reason", "_detail"))
         skips = con.sql(
             f"""
-            WITH grouped AS ({_xml_pieces_sql(path_lit)})
+            WITH grouped AS ({_xml_pieces_sql()})
             SELECT CAST(f.line_no AS BIGINT) AS line, f._reason AS reason, f._detail AS detail,
                    left(trim(string_agg(g.piece, ' ' ORDER BY g.pn)), 500) AS raw
             FROM _xml_faults f JOIN grouped g USING (player_no)
@@ -532,6 +538,7 @@ def _read_fide_xml(
             """
         ).pl()
         con.unregister("_xml_faults")
+    con.unregister("_xml_lines")
     wide_df = wide_df.drop("player_no", "line_no")
     # XML text is escaped (&amp;, &apos;); names are the only field where it shows
     if "name" in present:

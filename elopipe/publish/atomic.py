@@ -11,13 +11,15 @@ raises `WriteError`, whose text names the file and the reason, for the user's te
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 
-from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.runtime.lifeline import alive
 
 TMP_MARK = ".elopipe-tmp-"
@@ -75,9 +77,26 @@ def replacing(path: str | os.PathLike[str], durable: bool = True) -> Iterator[Pa
             tmp.unlink(missing_ok=True)
         # Polars reports a full disk as OSError without errno, or for Parquet as ComputeError.
         if isinstance(exc, (OSError, pl.exceptions.PolarsError)) and not isinstance(exc, WriteError):
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise WriteError(f"cannot write {final}: {reason}", getattr(exc, "errno", None)) from exc
+            reason, code = _reason(exc)
+            raise WriteError(f"cannot write {final}: {reason}", code) from exc
         raise
+
+
+# Rust's io::Error as Polars shows it: "Read-only file system (os error 30): /the/temporary/name"
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+_WORDS = {errno.EROFS: "the folder is on a read-only file system", errno.EACCES: "permission denied"}
+
+
+def _reason(exc: BaseException) -> tuple[str, int | None]:
+    """The reason a write failed, in elopipe's words (never the temporary file's name), and its
+    errno when known."""
+    code = getattr(exc, "errno", None)
+    if code is None and (found := _RUST_OS_ERROR.search(str(exc))):
+        code = int(found.group(1))
+    if code is not None:
+        return _WORDS.get(code, os.strerror(code)), code
+    strerror = exc.strerror if isinstance(exc, OSError) else None
+    return strerror or first_line(exc), None
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> Path:

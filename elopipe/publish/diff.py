@@ -40,10 +40,11 @@ def load_list(con: duckdb.DuckDBPyConnection | None, system: str, ref: str) -> t
     path = Path(ref)
     if not path.exists():
         raise FileNotFoundError(f"{ref} is neither a list date (YYYY-MM-DD) nor a file")
+    # glob=False: the file named, never a pattern (Polars expands `*`, `?`, `[...]` in a path)
     if path.suffix.lower() == ".parquet":
-        df = pl.read_parquet(path)
+        df = pl.read_parquet(path.absolute(), glob=False)
     elif path.suffix.lower() == ".csv":
-        df = pl.read_csv(path, infer_schema_length=None)
+        df = pl.read_csv(path.absolute(), glob=False, infer_schema_length=None)
     else:
         raise ValueError(f"{ref}: a list file must be .csv or .parquet")
     missing = {"name", "rating"} - set(df.columns)

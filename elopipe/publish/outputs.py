@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -127,6 +128,23 @@ def publish_outputs(
     return paths
 
 
+_PLAYER_PAGE = re.compile(r"^(\d+)_.+\.html$")
+
+
+def player_page_links(out_dir: Path, system: str) -> dict[int, str]:
+    """{player_id: href from `out_dir/lists`} of the player pages (`<id>_<name>.html`, not the
+    `-vs-` comparisons) that a publish wrote in `out_dir/players/<system>/`: a list page written
+    without `publish_outputs` (a plain `publish`) links them as the full publish did."""
+    folder = out_dir / "players" / system
+    if not folder.is_dir():
+        return {}
+    return {
+        int(m.group(1)): f"../players/{system}/{f.name}"
+        for f in sorted(folder.glob("*.html"))
+        if (m := _PLAYER_PAGE.match(f.name)) and "-vs-" not in f.name
+    }
+
+
 def output_folders(out_dir: Path, system: str) -> list[Path]:
     """The folders `publish_outputs` writes `system`'s files into."""
     return [out_dir, out_dir / "lists", out_dir / "reports" / system, out_dir / "players" / system]
@@ -137,4 +155,4 @@ def _latest(con: duckdb.DuckDBPyConnection, system: str) -> list[dt.date]:
     return dates[-1:]
 
 
-__all__ = ["LIST_FORMATS", "list_stem", "publish_outputs", "write_index", "write_list"]
+__all__ = ["LIST_FORMATS", "list_stem", "player_page_links", "publish_outputs", "write_index", "write_list"]

@@ -54,7 +54,8 @@ def rate(
     for FIDE, any case; `param_checks.rules_name`); `params`: options of the system's engine as
     given; `defaults`: options that apply unless given (the CLI's no-moves policy from the
     environment). A scenario keeps its definition: rated again, it takes its stored rules
-    and params, and refuses others (`scenarios.resolve`).
+    and params, and refuses others (`scenarios.resolve`); what a stopped run of it left (its
+    ``rating_runs`` rows, no list, no definition) is removed first (``RateSummary.removed_runs``).
     Raises ValueError for an unknown system, version, month or parameter,
     `param_checks.ParamError` for a bad rules name, `scenarios.ScenarioError` for a bad
     scenario name and `scenarios.ScenarioConflict` for rules or params other than the
@@ -70,8 +71,10 @@ def rate(
     else:
         system = scenarios.scenario_system(base, name)  # the key as stored: the name folded
         rules, params = scenarios.resolve(con, system, rules, params, defaults or {})
+    removed = scenarios.remove_unfinished(con, system) if name is not None else []
     fn = systems.get(system)
     summary: RateSummary = fn(con, system=system, through=through, rules=rules, **params)
+    summary.removed_runs = removed
     if name is not None:
         scenarios.record(con, system, rules=rules, params=params, through=through)
     if through is not None:

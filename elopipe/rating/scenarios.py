@@ -208,28 +208,69 @@ def overview(con: duckdb.DuckDBPyConnection, name: str | None = None) -> pl.Data
     """One row per scenario system, sorted by name then system: name Utf8, system Utf8,
     base_system Utf8, rules Utf8 (null: the base's rules by date), params Utf8 (JSON), through
     Date, created_at and rated_at Datetime (UTC), lists Int64 (lists stored), first_list and
-    last_list Date. `name`: only that scenario (a NAME or a BASE@NAME). Needs a store whose
-    schema has the ``scenarios`` table (`elopipe.store.schema.ensure_schema`)."""
+    last_list Date, unfinished Boolean (a run that stopped before its definition was recorded:
+    its ``rating_runs`` rows only, see `remove_unfinished`; its dates are its runs' starts, its
+    params null).
+    `name`: only that scenario (a NAME or a BASE@NAME). Needs a store whose schema has the
+    ``scenarios`` table (`elopipe.store.schema.ensure_schema`)."""
     where, params = "", {}
     if not _has_scenarios(con):  # a store made before scenarios existed, opened read-only
         con = duckdb.connect()
-        con.execute(f"CREATE TABLE scenarios ({schema.TABLES['scenarios']})")
-        con.execute(f"CREATE TABLE rating_lists ({schema.TABLES['rating_lists']})")
+        for table in ("scenarios", "rating_lists", "rating_runs"):
+            con.execute(f"CREATE TABLE {table} ({schema.TABLES[table]})")
     if name is not None:
         where, params = f"WHERE {_MATCH}", {"name": _folded_ref(name)}
     frame: pl.DataFrame = con.sql(
         f"""
         WITH l AS (SELECT system, count(DISTINCT list_date) AS lists, min(list_date) AS first_list,
                           max(list_date) AS last_list
-                   FROM rating_lists WHERE contains(system, '{SEP}') GROUP BY system)
-        SELECT s.name, s.system, s.base_system, s.rules, s.params::VARCHAR AS params, s.through,
-               s.created_at, s.rated_at, coalesce(l.lists, 0)::BIGINT AS lists, l.first_list, l.last_list
-        FROM scenarios s LEFT JOIN l USING (system) {where}
+                   FROM rating_lists WHERE contains(system, '{SEP}') GROUP BY system),
+        s AS (
+            SELECT name, system, base_system, rules, params::VARCHAR AS params, through, created_at, rated_at,
+                   FALSE AS unfinished
+            FROM scenarios
+            UNION ALL
+            SELECT split_part(system, '{SEP}', 2), system, split_part(system, '{SEP}', 1), max(rules_forced),
+                   NULL::VARCHAR, NULL::DATE, min(started_at), max(started_at), TRUE
+            FROM rating_runs
+            WHERE contains(system, '{SEP}') AND system NOT IN (SELECT system FROM scenarios)
+            GROUP BY system
+        )
+        SELECT s.name, s.system, s.base_system, s.rules, s.params, s.through,
+               s.created_at, s.rated_at, coalesce(l.lists, 0)::BIGINT AS lists, l.first_list, l.last_list,
+               s.unfinished
+        FROM s LEFT JOIN l USING (system) {where}
         ORDER BY s.name, s.system
         """,
         params=params or None,
     ).pl()
     return frame
+
+
+def remove_unfinished(con: duckdb.DuckDBPyConnection, system: str) -> list[int]:
+    """Remove what a `rate --scenario` stopped before its end (a kill between its writes) left of
+    scenario `system`: its ``rating_runs`` rows when the store has no definition of it
+    (``scenarios``) and no list of it, with any other row keyed by `system` (none is expected).
+    Returns the run ids removed (empty when there was nothing to remove). One transaction."""
+    runs = [
+        r[0]
+        for r in con.execute(
+            "SELECT run_id FROM rating_runs WHERE system = $s"
+            " AND NOT EXISTS (SELECT 1 FROM scenarios WHERE system = $s)"
+            " AND NOT EXISTS (SELECT 1 FROM rating_lists WHERE system = $s) ORDER BY run_id",
+            {"s": system},
+        ).fetchall()
+    ]
+    if runs:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for table in system_tables(con):
+                con.execute(f"DELETE FROM {table} WHERE system = ?", [system])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    return runs
 
 
 def _has_scenarios(con: duckdb.DuckDBPyConnection) -> bool:

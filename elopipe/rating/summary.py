@@ -32,7 +32,9 @@ class RateSummary:
     players whose Ro in an event is `RO_MARK_POINTS` or more from the rating the event's file
     gives them, ro_far_entries: those (event, player) rows, ro_far_worst: the largest of them
     (`RoFar`, largest first; FIDE systems); ro_from: the run's Ro policy
-    (`elopipe.rating.fide_params.RO_FROM_POLICIES`; None: a system without one).
+    (`elopipe.rating.fide_params.RO_FROM_POLICIES`; None: a system without one);
+    removed_runs: the runs of a scenario that a stopped run left, removed before this one
+    (`elopipe.rating.scenarios.remove_unfinished`).
     """
 
     system: str
@@ -58,6 +60,7 @@ class RateSummary:
     ro_far_entries: int = 0
     ro_far_worst: list[RoFar] = field(default_factory=list)
     ro_from: str | None = None
+    removed_runs: list[int] = field(default_factory=list)
 
 
 # A Ro this far from the rating the organiser's file gives is marked in reports and counted by

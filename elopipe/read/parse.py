@@ -126,6 +126,11 @@ def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> Pars
     return ParsedSource(source, sc.sha256, size - sc.n_nul, "pgn", encoding, sc.newline, parsed, parsed.rejected_reason)
 
 
+# zip (a local file header, an empty archive's end record), gzip and bzip2 signatures
+_ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh")
+NESTED_ARCHIVE = "an archive inside an archive: archives inside archives are not read (unpack it first)"
+
+
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -137,6 +142,8 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "not a readable zip archive")
     if not data or data.isspace():  # no copy of a large file, unlike strip()
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "empty file")
+    if source.compressed and data.startswith(_ARCHIVE_MAGIC):
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, NESTED_ARCHIVE)
     nul_issue = None
     if wide_bom(data) is None and _looks_binary(data):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "binary file (NUL bytes)")

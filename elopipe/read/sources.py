@@ -73,11 +73,23 @@ def path_from_param(param: str) -> str:
 @dataclass(frozen=True)
 class Source:
     """One file, or one member of an archive. `path` is absolute. `resolved`: `discover` resolved
-    `path` (no symbolic link in it), so the file read must be the one at that very path."""
+    `path` (no symbolic link in it), so the file read must be the one at that very path.
+
+    A zip member is the entry at `position` in the archive's directory (`ZipFile.infolist()`):
+    a zip may hold two entries of one name, and each is read. `member` is the member as stored and
+    shown: its name, and for the second and later entries of a name `NAME (member N)`, N its
+    1-based position; `member_name` is its name in the archive."""
 
     path: str
     member: str | None = None
+    position: int | None = None
+    name_in_archive: str | None = field(default=None, compare=False)
     resolved: bool = field(default=False, compare=False)
+
+    @property
+    def member_name(self) -> str | None:
+        """The member's name in the archive (None for a plain file)."""
+        return self.name_in_archive or self.member
 
     @property
     def display(self) -> str:
@@ -92,7 +104,7 @@ class Source:
     @property
     def suffix(self) -> str:
         """The suffix that decides the format: of the member, or of the path without .gz/.bz2."""
-        name = self.member or self.path
+        name = self.member_name or self.path
         p = Path(name)
         if not self.member and p.suffix.lower() in {".gz", ".bz2"}:
             p = p.with_suffix("")
@@ -138,7 +150,7 @@ class Source:
         with open_regular(self.path, resolved=self.resolved) as raw:
             before = os.fstat(raw.fileno())
             if self.member is not None:
-                with zipfile.ZipFile(raw) as zf, zf.open(self.member) as fh:
+                with zipfile.ZipFile(raw) as zf, zf.open(self._entry(zf)) as fh:
                     yield fh, before
             elif lower.endswith(".gz"):
                 with gzip.open(raw, "rb") as fh:
@@ -148,6 +160,14 @@ class Source:
                     yield fh, before
             else:
                 yield raw, before
+
+    def _entry(self, zf: zipfile.ZipFile) -> zipfile.ZipInfo | str:
+        """The member's entry: the one at `position` when it still has the member's name."""
+        entries = zf.infolist()
+        name = self.member_name or ""
+        if self.position is not None and self.position < len(entries) and entries[self.position].filename == name:
+            return entries[self.position]
+        return name  # the archive changed since it was listed: by name, or KeyError (recorded as rejected)
 
 
 def open_regular(path: str | os.PathLike[str], resolved: bool = False) -> BinaryIO:
@@ -298,8 +318,15 @@ def _expand(p: Path) -> list[Source]:
     if p.suffix.lower() == ".zip":
         try:
             with open_regular(path, resolved=True) as fh, zipfile.ZipFile(fh) as zf:
-                members = sorted(i.filename for i in zf.infolist() if not i.is_dir())
+                entries = [(i.filename, pos) for pos, i in enumerate(zf.infolist()) if not i.is_dir()]
         except (zipfile.BadZipFile, OSError, SourceError):
             return [Source(path, resolved=True)]  # fails on read and is recorded as rejected
-        return [Source(path, m, resolved=True) for m in members if not Path(m).name.startswith(".")]
+        out: list[Source] = []
+        seen: set[str] = set()
+        for name, pos in entries:  # in the archive's order, so the first of a name keeps it plain
+            if not Path(name).name.startswith("."):
+                label = name if name not in seen else f"{name} (member {pos + 1})"
+                seen.add(name)
+                out.append(Source(path, label, pos, name, resolved=True))
+        return sorted(out, key=lambda s: (s.member_name or "", s.position or 0))
     return [Source(path, resolved=True)]

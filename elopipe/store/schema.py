@@ -35,7 +35,7 @@ TABLES: dict[str, str] = {
         file_id        INTEGER PRIMARY KEY,
         sha256         VARCHAR NOT NULL,
         path           VARCHAR NOT NULL,     -- as given on the command line, resolved
-        member         VARCHAR,              -- member name inside a .zip/.gz/.bz2, else NULL
+        member         VARCHAR,              -- member name inside a .zip/.gz/.bz2, else NULL; a zip's second entry of one name: 'NAME (member N)', N its 1-based place in the archive
         format         VARCHAR NOT NULL,     -- 'pgn' | 'trf' | 'unknown'
         bytes          BIGINT NOT NULL,
         encoding       VARCHAR,              -- 'utf-8-sig' | 'utf-8' | 'cp1252' | NULL if undecodable
@@ -404,7 +404,8 @@ TABLE_DOCS: dict[str, str] = {
     "one row per list, event, player and norm type, written with the rating (elopipe.rating.norms_store). Read it "
     "through v_norms.",
     "source_files": "The ingest ledger: one row per file (or archive member) ever seen, keyed by the sha256 of its bytes. "
-    "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced').",
+    "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced') "
+    "when it corrects it: the same event and most of its games (elopipe.ingest.corrections); else both are kept.",
     "ingest_errors": "Everything that could not be read, with file, line, game and reason, and the raw text kept.",
     "tournaments": "One row per tournament (TRF file, or PGN event inside a file).",
     "players": "One row per person after identity resolution (elopipe.identity.resolve).",

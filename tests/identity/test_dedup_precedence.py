@@ -206,11 +206,18 @@ def test_shown_name_prefers_accents_and_mixed_case_and_follows_corrections(tmp_p
     db = tmp_path / "s.duckdb"
 
     def pgn(white: str) -> str:
+        head = f'[Event "Open {white[:3]}"]\n[Site "X"]\n[Date "2023.01.0{len(white) % 9 + 1}"]\n'
+        # two more games the correction below keeps: evidence that it is the same event's file
+        others = "".join(
+            f'\n{head}[Round "{r}"]\n[White "Third{r}, Tom"]\n[Black "Fourth{r}, Fay"]\n[Result "1-0"]\n'
+            f'[WhiteFideId "25000{r}3"]\n[BlackFideId "25000{r}4"]\n\n1. d4 d5 1-0\n'
+            for r in (2, 3)
+        )
         return (
-            f'[Event "Open {white[:3]}"]\n[Site "X"]\n[Date "2023.01.0{len(white) % 9 + 1}"]\n[Round "1"]\n'
+            f'{head}[Round "1"]\n'
             f'[White "{white}"]\n[Black "Other, Olga"]\n[Result "1-0"]\n[WhiteFideId "2500001"]\n'
             '[BlackFideId "2500002"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n'
-        )
+        ) + others
 
     a, b = tmp_path / "a.pgn", tmp_path / "b.pgn"
     a.write_text(pgn("Gol, Ibrahim"))

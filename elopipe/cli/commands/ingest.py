@@ -66,10 +66,8 @@ def ingest(
     print_skipped(summary.skipped_paths, quiet)
     if not quiet:
         print_file_problems(summary)
-        for f in summary.files:
-            if f.replaced_file_ids:
-                ids = ", ".join(str(i) for i in f.replaced_file_ids)
-                console.print(f"corrected: {f.name} replaces its earlier version (file_id {ids})", soft_wrap=True)
+        for line in filter(None, (f.correction_line() for f in summary.files)):
+            console.print(line, soft_wrap=True)
     for f in summary.files:
         if f.in_progress:
             # said even when quiet: the event will be missing from the lists until it is complete

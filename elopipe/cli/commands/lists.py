@@ -46,9 +46,27 @@ def import_cmd(
 ) -> None:
     """Import an official list as the list in force on its date (replaces that date's rows)."""
     from elopipe.official.list_import import import_list
+    from elopipe.store.connect import is_interrupt
 
-    with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
-        res = import_list(con, file, system, _date(list_date))
+    committed: list[ListImportResult] = []
+    try:
+        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
+            committed.append(import_list(con, file, system, _date(list_date)))
+        _print_import(committed[0], file, db)
+    except BaseException as exc:
+        # a Ctrl-C once the import committed (closing the store, printing) stops nothing: say so
+        if not committed or not (isinstance(exc, KeyboardInterrupt) or is_interrupt(exc)):
+            raise
+        res = committed[0]
+        err_console.print(
+            f"Ctrl-C came after the import was committed: {file.name} is stored as the list of {res.list_date}"
+            f" ({plural(sum(res.rows.values()), 'row', thousands=True)}) -> {db}",
+            style="yellow",
+            soft_wrap=True,
+        )
+
+
+def _print_import(res: ListImportResult, file: Path, db: Path) -> None:
     rows = ", ".join(f"{s}: {n:,}" for s, n in res.rows.items()) or "no rated players"
     console.print(
         f"{file.name} ({res.file_format}) as the list of {res.list_date}: {rows}; "

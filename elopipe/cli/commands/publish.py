@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.commands.sql import wait_for_writer
 from elopipe.publish.csvsafe import write_csv
 from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_reader
@@ -40,11 +41,15 @@ def publish(
         " (YYYY-MM-DD) or published CSV/Parquet files.",
     ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
+    wait: float = typer.Option(
+        60, "--wait", min=0, help="While another process writes the store, wait this many seconds for it (0: fail)."
+    ),
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
     from elopipe.publish import LIST_FORMATS, write_list
     from elopipe.publish.atomic import describe
     from elopipe.publish.lists import list_dates
+    from elopipe.publish.outputs import player_page_links
     from elopipe.publish.plan import publish_recorded
 
     if list_date and all_lists:
@@ -66,6 +71,8 @@ def publish(
             err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
             raise typer.Exit(2) from None
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
+    if diff is None or _needs_db(diff):
+        wait_for_writer(db, wait)  # as `sql` and `ingest` do: an ingest or a run may be writing
     con = open_reader(db) if diff is None or _needs_db(diff) else None
     try:
         if diff is not None:
@@ -83,9 +90,10 @@ def publish(
         # a publish left pending by a kill or a full disk is finished first (with --full, in the
         # same pass as the lists asked for)
         paths, resumed = publish_recorded(con, db, system, out, dates if full else [])
-        if not full:
+        if not full:  # the player pages a full publish wrote stay linked from the list page
+            links = player_page_links(out, system)
             for d in dates:
-                paths.extend(write_list(con, system, d, out / "lists", fmts))
+                paths.extend(write_list(con, system, d, out / "lists", fmts, links))
     except (LookupError, ValueError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None

@@ -316,6 +316,15 @@ def _print(s: object, through: dt.date | None) -> None:
             " `elopipe rate` without --through recomputes them"
         )
     base, _, name = str(get("system")).partition("@")
+    removed = get("removed_runs") or []
+    if removed:
+        runs = ", ".join(str(r) for r in removed)
+        err_console.print(
+            f"removed an unfinished run of {get('system')} (rating_runs run_id {runs}), left by a"
+            " `rate --scenario` stopped before it stored its lists",
+            style="yellow",
+            soft_wrap=True,
+        )
     if name:
         console.print(
             f"scenario {name}: stored as system {get('system')}; the {base} lists are unchanged"

@@ -43,7 +43,7 @@ def list_scenarios(db: Path = _DB) -> None:
         table.add_column(col, justify="right" if col == "lists" else "left")
     for r in df.iter_rows(named=True):
         table.add_row(
-            r["name"],
+            r["name"] + (" (unfinished: a stopped run, no list; rate it again or drop it)" if r["unfinished"] else ""),
             r["system"],
             r["rules"] or "by date",
             _options(r["params"]),

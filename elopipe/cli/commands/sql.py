@@ -49,7 +49,7 @@ def sql(
         err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
         raise typer.Exit(2)
     check_query(query)
-    _wait_for_writer(db, wait)
+    wait_for_writer(db, wait)
     try:
         with open_query(db, query, timeout=timeout or None) as (cols, cur):
             if fmt == "csv":
@@ -66,9 +66,9 @@ def sql(
         raise typer.Exit(1) from None
 
 
-def _wait_for_writer(db: Path, wait: float) -> None:
+def wait_for_writer(db: Path, wait: float) -> None:
     """Return once `db` can be opened read-only, or after `wait` seconds (the query then reports
-    the busy store). A missing store is left to the query to report."""
+    the busy store). A missing store is left to the query to report. Also `publish --wait`."""
     from elopipe.store.connect import open_reader
 
     deadline = time.monotonic() + wait

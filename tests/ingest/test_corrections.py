@@ -1,0 +1,129 @@
+"""A changed file at a known path: a correction of the same event, or a new file under a reused
+name (issue 26, item 2). A correction deletes the earlier version's rows, so it needs evidence:
+the same event (its name, or overlapping days) and most of the earlier games' pairings."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
+from tests.helpers.paths import SHARED_DATA
+from tests.helpers.small_pgn import event_pgn
+
+
+def _q(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def _games_by_event(db: Path) -> list[tuple]:
+    return _q(db, "SELECT t.name, count(*) FROM games g JOIN tournaments t USING (tournament_id) GROUP BY 1 ORDER BY 1")
+
+
+def test_a_reused_name_with_another_event_is_a_new_file(tmp_path: Path) -> None:
+    # the May event's name is a part of the June event's: not the same event, no day in common
+    f, db = tmp_path / "y.pgn", tmp_path / "y.duckdb"
+    f.write_text(event_pgn("Leinster Championship", [1, 2], "2022.05.07", "Dublin IRL"))
+    ingest_paths([f], db)
+    f.write_text(event_pgn("Leinster Championship Under 1600", [1, 2], "2022.06.11", "Cork IRL"))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == []
+    assert _games_by_event(db) == [("Leinster Championship", 8), ("Leinster Championship Under 1600", 8)]
+    assert _q(db, "SELECT status FROM source_files ORDER BY file_id") == [("loaded",), ("loaded",)]
+
+
+def test_a_file_that_keeps_none_of_the_earlier_games_is_a_new_file(tmp_path: Path) -> None:
+    # a league's drop folder: league.pgn holds rounds 1-2; a week later a new league.pgn, rounds 3-4
+    f, db = tmp_path / "league.pgn", tmp_path / "s.duckdb"
+    f.write_text(event_pgn("Club League", [1, 2], "2022.05.07", "Dublin IRL"))
+    ingest_paths([f], db)
+    f.write_text(event_pgn("Club League", [3, 4], "2022.05.14", "Dublin IRL"))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == [] and summary.files[0].removed_games == 0
+    assert _q(db, "SELECT round, count(*) FROM games GROUP BY 1 ORDER BY 1") == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert "removed" not in summary.line()
+
+
+def test_the_same_event_with_one_result_corrected_replaces_it(tmp_path: Path) -> None:
+    f, db = tmp_path / "e.pgn", tmp_path / "s.duckdb"
+    text = event_pgn("Club League", [1, 2], "2022.05.07", "Dublin IRL")
+    f.write_text(text)
+    ingest_paths([f], db)
+    first, rest = text.split('[Result "1-0"]', 1)
+    f.write_text(first + '[Result "0-1"]' + rest.replace("1. d4 d5 1-0", "1. d4 d5 0-1", 1))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == [1] and summary.files[0].removed_games == 0
+    assert _q(db, "SELECT result, count(*) FROM games GROUP BY 1 ORDER BY 1") == [("0-1", 1), ("1-0", 7)]
+    assert "removed" not in summary.line()
+
+
+@pytest.mark.parametrize(
+    ("event", "date"),
+    [("Club Leageu", "2022.05.07"), ("Club League", "2021.05.07")],
+    ids=["event-name-mistyped", "year-mistyped"],
+)
+def test_a_corrected_event_name_or_date_with_the_same_games_replaces_it(tmp_path: Path, event: str, date: str) -> None:
+    # the same games and either the same name or the same days: evidence enough
+    f, db = tmp_path / "e.pgn", tmp_path / "s.duckdb"
+    f.write_text(event_pgn(event, [1, 2], date, "Dublin IRL"))
+    ingest_paths([f], db)
+    f.write_text(event_pgn("Club League", [1, 2], "2022.05.07", "Dublin IRL"))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == [1]
+    assert _games_by_event(db) == [("Club League", 8)]
+
+
+def test_a_correction_that_removes_games_says_how_many(tmp_path: Path) -> None:
+    # round 3 was put in by mistake: the correction keeps rounds 1-2 (8 of the 12 games)
+    f, db = tmp_path / "e.pgn", tmp_path / "s.duckdb"
+    f.write_text(event_pgn("Club League", [1, 2, 3], "2022.05.07", "Dublin IRL"))
+    assert CliRunner().invoke(app, ["ingest", str(f), "--db", str(db)]).exit_code == 0
+    f.write_text(event_pgn("Club League", [1, 2], "2022.05.07", "Dublin IRL"))
+    res = CliRunner().invoke(app, ["ingest", str(f), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "corrected:" in out and "4 games of the earlier version are not in it and were removed" in out
+    assert "4 games removed by a correction" in out  # in the summary line
+    assert _q(db, "SELECT round, count(*) FROM games GROUP BY 1 ORDER BY 1") == [(1, 4), (2, 4)]
+
+
+def test_a_correction_of_a_real_trf_file_still_replaces_it(tmp_path: Path) -> None:
+    f, db = tmp_path / "event.trf", tmp_path / "s.duckdb"
+    shutil.copy(SHARED_DATA / "trf" / "irl_gonzaga_classic_2008_fide_ids.trf", f)
+    ingest_paths([f], db)
+    n = _q(db, "SELECT count(*) FROM games")[0][0]
+    lines = f.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    # one player's name mistyped and fixed, and the tournament's name too
+    fixed = [ln.replace("Gonzaga", "Gonzaga (corrected)") if ln.startswith("012") else ln for ln in lines]
+    f.write_text("".join(fixed), encoding="utf-8")
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == [1]
+    assert _q(db, "SELECT count(*) FROM games")[0][0] == n
+
+
+def test_the_ingest_flow_warns_of_removed_games_in_the_watch_log(
+    tmp_path: Path, prefect_harness: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `watch` shows the ingest stage's lines: the correction and its count are among them
+    import flows.ingest_files as fi
+    from elopipe.runtime.prefect_env import STAGE_LOGGER
+
+    f, db = tmp_path / "league.pgn", tmp_path / "s.duckdb"
+    f.write_text(event_pgn("Club League", [1, 2, 3], "2022.05.07", "Dublin IRL"))
+    fi.ingest_files([str(f)], str(db))
+    f.write_text(event_pgn("Club League", [1, 2], "2022.05.07", "Dublin IRL"))
+    with caplog.at_level(logging.INFO, logger=STAGE_LOGGER):
+        fi.ingest_files([str(f)], str(db))
+    said = [r.getMessage() for r in caplog.records if r.name == STAGE_LOGGER]
+    assert any("corrected" in s and "4 games of the earlier version" in s for s in said), said
+    assert any("4 games removed by a correction" in s for s in said), said

@@ -1,0 +1,73 @@
+"""A `rate --scenario` killed between its writes (issue 26, item 8): the `rating_runs` row written
+first stayed with no list and no `scenarios` row; the next run kept it and `scenarios list` did
+not show it. The crash is simulated where it fell: the lists' write raises after the run's row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+import elopipe.rating.store_io as store_io
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
+from tests.helpers.paths import SHARED_DATA
+
+TRF = SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf"
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def _q(db: Path, sql: str) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A store whose scenario `x` was killed after its rating_runs row, before its lists."""
+    db = tmp_path / "s.duckdb"
+    ingest_paths([TRF], db)
+
+    def killed_here(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # as a kill -9 at this point: nothing after it runs
+
+    with monkeypatch.context() as m:
+        m.setattr(store_io, "write_results", killed_here)
+        res = _run("rate", "--system", "fide", "--scenario", "x", "--rules", "V2017", "--db", str(db))
+    assert res.exit_code == 130, res.output
+    assert _q(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(1,)]
+    assert _q(db, "SELECT count(*) FROM scenarios") == [(0,)]
+    assert _q(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@x'") == [(0,)]
+    return db
+
+
+def test_scenarios_list_shows_an_unfinished_run(killed: Path) -> None:
+    res = _run("scenarios", "list", "--db", str(killed))
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "fide@x" in out and "unfinished" in out, res.output
+    assert "no scenario" not in out
+
+
+def test_the_next_run_removes_the_unfinished_run_and_says_so(killed: Path) -> None:
+    res = _run("rate", "--system", "fide", "--scenario", "x", "--rules", "V2017", "--db", str(killed))
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "removed an unfinished run of fide@x" in out, res.output
+    runs = _q(killed, "SELECT run_id, first_list IS NOT NULL FROM rating_runs WHERE system = 'fide@x' ORDER BY 1")
+    assert len(runs) == 1 and runs[0][1]  # only the finished run, with its lists
+    assert _q(killed, "SELECT count(*) FROM scenarios WHERE system = 'fide@x'") == [(1,)]
+
+
+def test_dropping_an_unfinished_scenario_removes_its_run(killed: Path) -> None:
+    res = _run("scenarios", "drop", "x", "--db", str(killed))
+    assert res.exit_code == 0, res.output
+    assert _q(killed, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(0,)]
