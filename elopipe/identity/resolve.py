@@ -34,6 +34,7 @@ RULES: list[tuple[str, float]] = [
     ("initials_context", 0.6),  # abbreviated name, one compatible player in the event's context
     ("name", 0.5),  # same name key, the only such player in the store (listed by `suspects`)
     ("new", 1.0),
+    ("same_game", 0.9),  # a merge: one game in two sources, names that agree (`identity.same_game`)
     ("manual_merge", 1.0),
     ("manual_split", 1.0),
 ]
