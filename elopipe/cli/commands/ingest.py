@@ -70,6 +70,8 @@ def ingest(
             if f.replaced_file_ids:
                 ids = ", ".join(str(i) for i in f.replaced_file_ids)
                 console.print(f"corrected: {f.name} replaces its earlier version (file_id {ids})", soft_wrap=True)
+    for line in summary.rerate_lines():
+        console.print(line, soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
     if summary.failure:
         err_console.print(summary.failure, style="red")
