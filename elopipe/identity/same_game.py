@@ -24,8 +24,9 @@ plies (a quick draw repeated in another event is no proof on its own), and each 
 partner of the other (a 'Wang,H' whose games match two players stays apart). Two short identical
 games between players whose surnames differ are never evidence: the names must agree.
 
-Cost: the batch's games joined with the games of the tournaments near the batch's, on the date and
-result (equality joins); the name test runs in Python on the distinct pairs of spellings only.
+Cost: the batch's games joined with the games of the tournaments near the batch's on the days the
+batch played, by equality joins: on the date, result, round and a name word (two letters or more)
+each colour's players share, or on equal moves; the name test runs in Python on those few pairs.
 Errors: none raised on data; SQL errors propagate (the loader rolls back).
 """
 
@@ -54,18 +55,35 @@ n AS (  -- only the days the batch played: the join does not grow with the neigh
     FROM games WHERE tournament_id IN (SELECT UNNEST($near)) AND game_date IN (SELECT game_date FROM b)
       AND date_precision = 'day' AND played AND white_id IS NOT NULL AND black_id IS NOT NULL
 ),
+-- each player's name words of two letters or more (a surname): both colours must share one, so
+-- the join pairs the few games of namesakes, never every two games of one day and round
+tok AS (
+    SELECT player_id, UNNEST(list_distinct(list_filter(string_split(name_key, ' '), lambda t: length(t) >= 2)))
+           AS tok
+    FROM players WHERE player_id IN (SELECT white_id FROM b UNION SELECT black_id FROM b
+                                     UNION SELECT white_id FROM n UNION SELECT black_id FROM n)
+),
+bk AS (SELECT b.*, w.tok AS wt, k.tok AS kt FROM b JOIN tok w ON w.player_id = b.white_id
+       JOIN tok k ON k.player_id = b.black_id),
+nk AS (SELECT n.*, w.tok AS wt, k.tok AS kt FROM n JOIN tok w ON w.player_id = n.white_id
+       JOIN tok k ON k.player_id = n.black_id),
+pairs AS (
+    SELECT bk.game_id AS ga, nk.game_id AS gb FROM bk JOIN nk
+      ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round AND bk.wt = nk.wt
+     AND bk.kt = nk.kt
+    WHERE bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash
+    UNION  -- a round missing on one side: equal moves, long enough
+    SELECT b.game_id, n.game_id FROM b JOIN n ON b.movetext_hash = n.movetext_hash AND b.game_date = n.game_date
+     AND b.result = n.result
+    WHERE (b.round IS NULL OR n.round IS NULL) AND b.ply_count >= $short AND n.ply_count >= $short
+),
 m AS (
     SELECT b.game_id AS ga, n.game_id AS gb, b.tournament_id AS ta, n.tournament_id AS tb,
            b.white_id AS wa, n.white_id AS wb, b.black_id AS ba, n.black_id AS bb, b.game_date, b.result,
            coalesce(b.round, n.round) AS round,
            (b.movetext_hash = n.movetext_hash AND b.ply_count >= $short AND n.ply_count >= $short) AS long_moves
-    FROM b JOIN n ON b.game_date = n.game_date AND b.result = n.result
-    WHERE b.tournament_id <> n.tournament_id
-      AND (b.white_id <> n.white_id OR b.black_id <> n.black_id)
-      AND (b.movetext_hash IS NULL OR n.movetext_hash IS NULL OR b.movetext_hash = n.movetext_hash)
-      AND (b.round = n.round
-           OR ((b.round IS NULL OR n.round IS NULL) AND b.movetext_hash = n.movetext_hash
-               AND b.ply_count >= $short AND n.ply_count >= $short))
+    FROM pairs JOIN b ON b.game_id = pairs.ga JOIN n ON n.game_id = pairs.gb
+    WHERE b.tournament_id <> n.tournament_id AND (b.white_id <> n.white_id OR b.black_id <> n.black_id)
 ),
 sides AS (
     SELECT ga, gb, ta, tb, wa AS pa, wb AS pb, game_date, result, round, long_moves, 'white' AS colour,
