@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-from elopipe.identity import dedup
+from elopipe.identity import dedup, same_game
 from elopipe.identity.decisions import Batch, IdentityError, merge_into
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
@@ -35,7 +35,11 @@ def consolidate(
     * 'name': they are the only players with that name key (`_same_name_groups`);
     * 'initials_context': in one event's sources (same event key, dates overlapping: the events of
       the batch's tournaments, and of the players a merge of this call kept), each is the only
-      abbreviation-compatible player of the other (`_initials_pairs`).
+      abbreviation-compatible player of the other (`_initials_pairs`);
+    * 'same_game': a game of the batch's files and a game of another source are one game (same
+      date, round, result and moves) whose players' names agree, under two spellings
+      (`identity.same_game`; first pass only: it compares games, which later passes do not add).
+      The merge's reason gives the games.
     Up to `max_rounds` passes: a merge can make another pair certain. Each merge is recorded in
     `player_merges` (decided_by 'rule:<rule>'), and the games of the tournaments of the kept
     players are re-linked (`dedup`), unless every tournament that re-link covers is in
@@ -57,7 +61,10 @@ def consolidate(
     name_seeds = set(touched)
     for round_no in range(max_rounds):
         pairs = _same_name_groups(con, name_seeds) + _initials_pairs(con, touched, anchors)
-        done = _merge_pairs(con, pairs, batch) if pairs else []
+        reasons: dict[tuple[int, int], str] = {}
+        if round_no == 0:
+            pairs += _same_game_pairs(con, files, reasons)
+        done = _merge_pairs(con, pairs, batch, reasons) if pairs else []
         if not done:
             break
         new_kept = {k for k, _ in done}
@@ -115,11 +122,39 @@ def _events_touching(con: duckdb.DuckDBPyConnection, tids: set[int], anchors: se
     return set(tids) | {r[0] for r in rows}
 
 
+def _same_game_pairs(
+    con: duckdb.DuckDBPyConnection, files: list[int], reasons: dict[tuple[int, int], str]
+) -> list[tuple[int, int, str]]:
+    """'same_game' pairs (kept, other, 'same_game') of `same_game.same_game_pairs`, kept by
+    `_kept_first`; each pair's evidence goes to `reasons`."""
+    links = same_game.same_game_pairs(con, files)
+    if not links:
+        return []
+    rows = {
+        r[0]: r
+        for r in con.execute(
+            "SELECT player_id, name_key, fide_id, national_id, birth_year FROM players"
+            " WHERE player_id IN (SELECT UNNEST(?))",
+            [sorted({p for lk in links for p in (lk.a, lk.b)})],
+        ).fetchall()
+    }
+    out = []
+    for lk in links:
+        kept, other = _kept_first(rows[lk.a], rows[lk.b])
+        reasons[(kept[0], other[0])] = f"automatic: {same_game.RULE}: {lk.evidence()}"
+        out.append((kept[0], other[0], same_game.RULE))
+    return out
+
+
 def _merge_pairs(
-    con: duckdb.DuckDBPyConnection, pairs: list[tuple[int, int, str]], batch: Batch
+    con: duckdb.DuckDBPyConnection,
+    pairs: list[tuple[int, int, str]],
+    batch: Batch,
+    reasons: dict[tuple[int, int], str] | None = None,
 ) -> list[tuple[int, int]]:
-    """Merge each pair (kept, other, rule), in order, as `merge_into` allows; returns the (kept,
-    merged) ids merged. A pair is taken at its players' current ids (a pair met after one of its
+    """Merge each pair (kept, other, rule), in order, as `merge_into` allows (the reason recorded:
+    `reasons[(kept, other)]` when given, else 'automatic: <rule>'); returns the (kept, merged)
+    ids merged. A pair is taken at its players' current ids (a pair met after one of its
     players was merged applies to the player it was merged into) and skipped when both are one
     player already, when an officer split them, or when they share a tournament. Those checks
     read the store once for all the pairs, then follow this call's merges in memory."""
@@ -142,14 +177,15 @@ def _merge_pairs(
         for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
     }
     done: list[tuple[int, int]] = []
-    for kept, other, rule in pairs:
-        kept, other = final[kept], final[other]
+    for pair_kept, pair_other, rule in pairs:
+        reason = (reasons or {}).get((pair_kept, pair_other), f"automatic: {rule}")
+        kept, other = final[pair_kept], final[pair_other]
         if kept == other or frozenset((kept, other)) in split_pairs:
             continue
         if tours.get(kept, set()) & tours.get(other, set()):
             continue  # two entries of one tournament are two people
         try:
-            merge_into(con, kept, other, f"automatic: {rule}", f"rule:{rule}", batch)
+            merge_into(con, kept, other, reason, f"rule:{rule}", batch)
         except IdentityError:
             continue
         for x, f in final.items():

@@ -70,3 +70,31 @@ class RatedSides:
         finally:
             self.con.execute(f"DROP TABLE IF EXISTS {self._TABLE}")
         return [Rerate(system, first, int(n)) for system, first, n in rows]
+
+
+def moved_by_merges(con: duckdb.DuckDBPyConnection, merged_ids: list[int]) -> list[Rerate]:
+    """Per system (alphabetical), the rated games whose `rating_changes` rows name one of the
+    players `merged_ids` (merged away by an ingest's automatic merges: no game names them any
+    more); [] when none, or when nothing was ever rated. Read from `rating_changes` only, filtered
+    on those players."""
+    ids = sorted(set(merged_ids))
+    if not ids or not con.execute("SELECT EXISTS (SELECT 1 FROM rating_changes)").fetchall()[0][0]:
+        return []
+    rows = con.execute(
+        """
+        SELECT system, min(list_date), count(DISTINCT game_id) FROM rating_changes
+        WHERE player_id IN (SELECT UNNEST($ids)) OR opponent_id IN (SELECT UNNEST($ids))
+        GROUP BY 1 ORDER BY 1
+        """,
+        {"ids": ids},
+    ).fetchall()
+    return [Rerate(system, first, int(n)) for system, first, n in rows]
+
+
+def combine(found: list[Rerate]) -> list[Rerate]:
+    """One `Rerate` per system of `found` (several batches): the earliest list, the games summed."""
+    out: dict[str, Rerate] = {}
+    for r in found:
+        o = out.get(r.system)
+        out[r.system] = r if o is None else Rerate(r.system, min(o.first_list, r.first_list), o.games + r.games)
+    return [out[s] for s in sorted(out)]

@@ -8,7 +8,9 @@ matching lives in this package only. Issue 7; officers' complaints about one per
 Match order and confidence (`RULES`, recorded per link in `player_aliases.match_rule` /
 `confidence`): FIDE ID 1.0 > national ID (FFE licence) 0.98 > name + birth year 0.9 > name +
 federation 0.8 > name within the same event's other sources 0.7 > initials within the event 0.6 >
-name alone, the only such player 0.5. Different FIDE IDs are never merged.
+name alone, the only such player 0.5. Different FIDE IDs are never merged. `same_game` (0.9) is no
+resolution rule but a merge `consolidate` makes: one game in two sources under two spellings
+(`identity.same_game`).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ RULES: list[tuple[str, float]] = [
     ("initials_context", 0.6),  # abbreviated name, one compatible player in the event's context
     ("name", 0.5),  # same name key, the only such player in the store (listed by `suspects`)
     ("new", 1.0),
+    ("same_game", 0.9),  # a merge: one game in two sources, names that agree (`identity.same_game`)
     ("manual_merge", 1.0),
     ("manual_split", 1.0),
 ]

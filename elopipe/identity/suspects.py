@@ -77,10 +77,15 @@ ORDER BY CASE reason WHEN 'same_name_birth_year' THEN 0 WHEN 'same_name' THEN 1 
 """
 
 # an alias linked below the confidence asked for: the entry's spelling against the spellings of
-# the player's other entries (what the rule linked it to), with what each side knows
+# the player's other entries (what the rule linked it to), with what each side knows. An entry
+# whose name key another entry of the player writes too (`Carlsen,Magnus` / `Carlsen, Magnus`),
+# with no fact known on both sides and different, pairs the player with himself: the same name
+# is all a name link is, and namesakes in the store are listed as 'same_name' pairs. Such a link
+# is left out, and so is a link of an automatic same-game merge (listed as 'same_game_link').
 _WEAK = f"""
 WITH weak AS (
-    SELECT a.player_id, a.name_as_written, min(a.match_rule) AS rule, min(a.confidence) AS conf, count(*) AS n,
+    SELECT a.player_id, a.name_as_written, any_value(a.name_key) AS name_key, min(a.match_rule) AS rule,
+           min(a.confidence) AS conf, count(*) AS n,
            string_agg(DISTINCT COALESCE(t.name || ' (tournament ' || a.tournament_id || ')',
                                         'tournament ' || a.tournament_id), ', ') AS events,
            any_value(a.fide_id) AS fide_id, any_value(a.birth_year) AS birth_year,
@@ -90,11 +95,15 @@ WITH weak AS (
 ),
 others AS (
     SELECT w.player_id, w.name_as_written,
-           string_agg(DISTINCT o.name_as_written, ' / ' ORDER BY o.name_as_written) AS spellings
-    FROM weak w JOIN player_aliases o ON o.player_id = w.player_id AND o.name_as_written <> w.name_as_written
+           string_agg(DISTINCT o.name_as_written, ' / ' ORDER BY o.name_as_written)
+               FILTER (WHERE o.name_as_written <> w.name_as_written) AS spellings,
+           -- entries of this name key other than the weak ones: the link joined the same name
+           count(*) FILTER (WHERE o.name_key = w.name_key) > any_value(w.n) AS same_name
+    FROM weak w JOIN player_aliases o ON o.player_id = w.player_id
     GROUP BY 1, 2
 )
-SELECT w.player_id AS player_a, w.player_id AS player_b, p.name AS name_a, p.name AS name_b, 'weak_link' AS reason,
+SELECT w.player_id AS player_a, w.player_id AS player_b, w.name_as_written AS name_a,
+       COALESCE(x.spellings, p.name) AS name_b, 'weak_link' AS reason,
        concat_ws('; ',
            'entry written ' || {_q("w.name_as_written")} || ' linked to player ' || w.player_id
                || CASE WHEN x.spellings IS NULL THEN ', written the same way elsewhere'
@@ -104,7 +113,31 @@ SELECT w.player_id AS player_a, w.player_id AS player_b, p.name AS name_a, p.nam
            {_both("w.fide_id", "p.fide_id", "FIDE ID")}, {_both("w.birth_year", "p.birth_year", "born")},
            {_both("w.federation", "p.federation", "federation")}) AS evidence
 FROM weak w JOIN players p USING (player_id) LEFT JOIN others x USING (player_id, name_as_written)
-ORDER BY 1, 4
+WHERE w.rule IS DISTINCT FROM 'same_game' AND (NOT COALESCE(x.same_name, FALSE)
+   OR w.fide_id <> p.fide_id OR w.birth_year <> p.birth_year OR w.federation <> p.federation)
+ORDER BY 1, 3
+"""
+
+# an automatic merge on the evidence of games two sources hold (`identity.same_game`) that still
+# holds: the merged spelling's entries are on the kept player (a split by that name undoes it)
+_SAME_GAME = """
+WITH m AS (
+    SELECT m.merge_id, m.merged_id, m.reason, o.name, o.name_key, COALESCE(o.merged_into, m.kept_id) AS kept
+    FROM player_merges m JOIN players o ON o.player_id = m.merged_id
+    WHERE m.action = 'merge' AND m.decided_by = 'rule:same_game' AND o.merged_into IS NOT NULL
+),
+spelled AS (  -- the merged spelling as the kept player's entries write it
+    SELECT a.player_id, a.name_key, min(a.name_as_written) AS written FROM player_aliases a
+    JOIN m ON a.player_id = m.kept AND a.name_key = m.name_key GROUP BY 1, 2
+)
+SELECT k.player_id AS player_a, k.name AS name_a, m.merged_id AS player_b, m.name AS name_b,
+       'same_game_link' AS reason,
+       regexp_replace(m.reason, '^automatic: same_game: ', '')
+       || '; merged automatically (decision ' || m.merge_id || '): `elopipe players split ' || k.player_id
+       || ' --name "' || s.written || '" --reason ...` undoes it' AS evidence
+FROM m JOIN players k ON k.player_id = m.kept AND k.merged_into IS NULL
+JOIN spelled s ON s.player_id = k.player_id AND s.name_key = m.name_key
+ORDER BY 1, 3
 """
 
 
@@ -122,11 +155,17 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     played), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept apart because
     e.g. the birth years differ), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both
     in the store, one without a FIDE ID), 'weak_link' (an alias linked with confidence below
-    `min_confidence`). Merged players and pairs an officer split are left out."""
+    `min_confidence`; player_b is player_a, name_a the entry's spelling and name_b the player's
+    other spellings; a link between spellings of one name key, with no fact differing, is left
+    out: it pairs the player with himself), 'same_game_link' (two players merged automatically
+    because two sources hold the same games under two spellings, `identity.same_game`: player_a
+    the player kept, player_b the one merged into it, the evidence gives the games and the
+    `players split` that undoes it). Merged players and pairs an officer split are left out."""
     out = _dicts(con, _PAIRS)
     out += _abbreviated(con)
     _say_refused(con, out)
     out += _dicts(con, _WEAK, {"min": min_confidence})
+    out += _dicts(con, _SAME_GAME)
     return out
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import duckdb
 
+from elopipe.identity import rerate
 from elopipe.ingest.loader import FileResult, load_batch
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source, discover
@@ -94,6 +95,12 @@ class IngestSummary:
     def results_exports(self) -> int:
         """Loaded PGN files in which no game shows a move (`FileResult.results_only`)."""
         return sum(1 for f in self.files if f.results_only and f.status in ("loaded", "partial"))
+
+    def rerate_lines(self) -> list[str]:
+        """'re-rate needed: fide lists from 2012-02-01 change (13 rated games moved); run ...', one
+        line per system whose stored lists an automatic merge of this ingest changed (a player seen
+        under two spellings, now one: `FileResult.rerate`); [] when none."""
+        return [r.message() for r in rerate.combine([r for f in self.files for r in f.rerate])]
 
     def line(self) -> str:
         """The one-line summary of the ingest (the `ingest` command and the flows print it); it

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from elopipe.identity import consolidate, decisions, dedup, events, facts, resolve
+from elopipe.identity import consolidate, decisions, dedup, events, facts, rerate, resolve
+from elopipe.identity.rerate import Rerate
 from elopipe.ingest import corrections
 from elopipe.ingest import rows as load_rows
 from elopipe.read.game_frame import games_frame
@@ -72,6 +73,8 @@ class FileResult:
     player_ids: set[int] = field(default_factory=set)
     first_issues: list[IngestIssue] = field(default_factory=list)
     in_progress: str | None = None  # an event still in progress: its unfinished round (TRF `extra.in_progress`)
+    # lists an automatic merge of this file's batch changes (a rated game now another player's)
+    rerate: list[Rerate] = field(default_factory=list)
 
     def correction_line(self) -> str | None:
         """'corrected: NAME replaces its earlier version (file_id 1)', with the games it removed
@@ -442,10 +445,14 @@ def _load_contents(
         res.n_tournaments = len(t_ids)
         files.append((load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids), res))
     batch_tids = {t for f, _ in files for t in f.t_ids.values()}
+    merged: list[int] = []
     for segment in _segments(files):
-        _load_segment(con, segment, batch_tids)
+        merged += _load_segment(con, segment, batch_tids)
     # the same game from another source counts once
     dedup.relink_tournaments(con, relink | batch_tids)
+    if merged and files:
+        # a game rated before under a player merged away now: those lists change (`players merge`'s test)
+        files[0][1].rerate = rerate.moved_by_merges(con, merged)
     # one event held in several files is one event for the rating and the reports
     events.join_events(con, relink | batch_tids)
     # list names must not depend on which file came first
@@ -476,9 +483,10 @@ def _segments(files: list[tuple[load_rows.FileRows, FileResult]]) -> list[list[t
 
 def _load_segment(
     con: duckdb.DuckDBPyConnection, segment: list[tuple[load_rows.FileRows, FileResult]], batch_tids: set[int]
-) -> None:
+) -> list[int]:
     """Insert one segment's rows: tournaments, players (resolve.resolve_batch), entries, games,
-    unplayed rounds, teams; then re-apply officers' decisions and consolidate its players."""
+    unplayed rounds, teams; then re-apply officers' decisions and consolidate its players.
+    Returns the players consolidation merged away."""
     files = [f for f, _ in segment]
     _insert(con, "tournaments", load_rows.tournaments_frame(files), "* REPLACE (CAST(extra AS JSON) AS extra)")
     links = resolve.resolve_batch(
@@ -514,9 +522,10 @@ def _load_segment(
     # the last segment, so consolidation need not re-link them itself
     file_ids = [f.file_id for f in files]
     decisions.apply_manual_decisions(con, file_ids)
-    consolidate.consolidate(con, file_ids, relinked_next=batch_tids)
+    merged = consolidate.consolidate(con, file_ids, relinked_next=batch_tids)
     # a title or federation a later file gives: before the next segment resolves against them
     facts.refresh_player_facts(con, file_ids=file_ids)
+    return merged
 
 
 def _insert_games(con: duckdb.DuckDBPyConnection, df: pl.DataFrame) -> None:

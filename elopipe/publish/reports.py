@@ -168,12 +168,31 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     ).fetchall()
     if len(with_games) == 1:
         return int(with_games[0][0])
-    names = con.execute(
-        "SELECT tournament_id, name FROM tournaments WHERE tournament_id IN "
-        f"({','.join(str(int(r[0])) for r in rows[:20])}) ORDER BY 1"
+    raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {_choices(con, [int(r[0]) for r in rows])}")
+
+
+_CHOICES_SHOWN = 20
+
+
+def _choices(con: duckdb.DuckDBPyConnection, tids: list[int]) -> str:
+    """The tournaments `tids` to choose between, each with what tells two namesakes apart: its
+    days of play and its file ('554: FIDE Candidates 2022, 2022-06-17 .. 2022-07-04, file
+    fide_candidates_2022_madrid_spain.pgn'); the first `_CHOICES_SHOWN`, then how many more."""
+    rows = con.execute(
+        """
+        SELECT t.tournament_id, t.name, t.first_day, t.last_day,
+               regexp_replace(f.path, '.*/', '') || COALESCE('!' || f.member, '')
+        FROM tournaments t LEFT JOIN source_files f USING (file_id)
+        WHERE t.tournament_id IN (SELECT UNNEST(?)) ORDER BY 1 LIMIT ?
+        """,
+        [tids, _CHOICES_SHOWN],
     ).fetchall()
-    listing = "; ".join(f"{tid}: {name}" for tid, name in names)
-    raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {listing}")
+    parts = []
+    for tid, name, first, last, path in rows:
+        days = "dates unknown" if first is None else str(first) if last in (None, first) else f"{first} .. {last}"
+        parts.append(f"{tid}: {name or 'no name'}, {days}" + (f", file {path}" if path else ""))
+    more = len(tids) - len(rows)
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
 def canonical_event(con: duckdb.DuckDBPyConnection, tournament_id: int) -> int | None:

@@ -139,3 +139,42 @@ def event_key(name: str | None) -> str:
 def _event_key(name: str) -> str:
     parts = {p for p in fold(name).replace(",", " ").split(" ") if p and not p.isdigit()}
     return " ".join(sorted(parts - _EVENT_STOP))
+
+
+def _surname_splits(written: str) -> list[tuple[str, list[str]]]:
+    """The (surname, given-name tokens) readings of a written name, folded: the part before the
+    comma of 'So, Wesley' / 'So,W'; without a comma, the last word or the first ('Wesley So',
+    'So Wesley'). Hyphens and dots separate given names ('Duda, J.-K.' gives 'j', 'k')."""
+    if "," in written:
+        sur, _, given = written.partition(",")
+        readings = [(fold(sur), fold(given).replace(",", " ").split())]
+    else:
+        words = fold(written).split()
+        if len(words) < 2:
+            return []
+        readings = [(words[-1], words[:-1]), (" ".join(words[1:]), words[:1]), (words[0], words[1:])]
+    return [(s, g) for s, g in readings if s and g]
+
+
+def _given_agree(a: list[str], b: list[str]) -> bool:
+    """Given names agree: in order, of each two tokens one begins the other ('w' ~ 'wesley',
+    'hi' ~ 'hikaru', 'geo' ~ 'georg', 'j k' ~ 'jan krzysztof'); the longer list's extra names
+    are unknown to the other source, not a contradiction."""
+    return all(t.startswith(u) or u.startswith(t) for t, u in zip(a, b, strict=False))
+
+
+def same_surname_initials(a: str, b: str) -> bool:
+    """True when two written names can be one person as two sources of one game write him: the
+    same surname, and given names or initials that agree ('So,W' ~ 'So, Wesley', 'Nakamura,Hi' ~
+    'Nakamura, Hikaru', 'Meier,Geo' ~ 'Meier, Georg'), or equal name keys. Looser than
+    `names_compatible` (a two-letter surname, an initial of three letters): it is used only with
+    the evidence of a game both sources hold (`elopipe.identity.same_game`), never alone.
+    'So,W' and 'Sokolov,W', 'Wang,Hao' and 'Wang,Hua' do not agree; a surname alone ('So') agrees
+    with nothing but itself."""
+    if name_key(a) == name_key(b):
+        return bool(name_key(a))
+    return any(
+        sa.replace(" ", "") == sb.replace(" ", "") and _given_agree(ga, gb)
+        for sa, ga in _surname_splits(a)
+        for sb, gb in _surname_splits(b)
+    )

@@ -3,6 +3,7 @@ re-rate is needed, both spellings and the evidence of a suspect, no Python value
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
@@ -10,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
-from tests.helpers.paths import REPO
+from tests.helpers.paths import REPO, SHARED_DATA
 
 CANDIDATES = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"
 IRISH = REPO / "sample_pgn" / "irl_irish_intermediate_champs_2011_latin1_crlf.trf"
@@ -116,8 +117,8 @@ def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) ->
         f"entry written 'Duda,J' linked to player {duda}, written 'Duda, Jan-Krzysztof' elsewhere;"
         " rule name (confidence 0.5)" in out
     )
-    # one player, named as `players.name` spells it on both sides (never a blank player_b)
-    assert f"│ {duda} │ Duda,J │ {duda} │ Duda,J │ weak_link │" in out
+    # one player: the entry as written against his other spellings (never a blank player_b)
+    assert f"│ {duda} │ Duda,J │ {duda} │ Duda, Jan-Krzysztof │ weak_link │" in out
 
 
 GREEK = REPO / "sample_pgn" / "gre_friendship_cup_2024_team_swiss_greek_utf8.trf"
@@ -194,3 +195,45 @@ def test_a_split_that_would_move_every_entry_is_refused(rated_store: Path) -> No
     assert f"the split would move every tournament entry of player {firouzja} (1): nothing would stay" in out
     assert _query(rated_store, entries, [firouzja]) == before
     assert _query(rated_store, "SELECT count(*) FROM player_merges") == [(0,)]
+
+
+IRISH_LEAGUE = [
+    SHARED_DATA / "trf" / n
+    for n in (
+        "irl_armstrong_cup_2010_11_team_league_013.trf",
+        "irl_bunratty_major_2011_crlf.trf",
+        "irl_bunratty_minor_2011_crlf_103players.trf",
+        "irl_gonzaga_classic_2008_fide_ids.trf",
+        "irl_galway_major_2011_partial_birthdates.trf",
+    )
+]
+
+
+def test_suspects_say_how_many_more_and_pair_no_player_with_himself(tmp_path: Path) -> None:
+    """Real Irish TRFs: players met in several events are linked by name alone. A weak link whose
+    spelling another entry of the player writes is that player with himself: not listed. The
+    list says how many rows --limit left out."""
+    from elopipe.identity.suspects import suspects
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.read.names import name_key
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths(IRISH_LEAGUE, db)
+    # links weaker than the default 0.6, which the list used to show as the player against himself
+    assert _query(db, "SELECT count(*) FROM player_aliases WHERE confidence < 0.6")[0][0] > 0
+    con = duckdb.connect(str(db), read_only=True)
+    rows = suspects(con)
+    con.close()
+    for r in rows:
+        if r["reason"] != "weak_link":
+            continue
+        spellings = {name_key(s) for s in r["name_b"].split(" / ")}
+        # the entry's name against another name, or a fact both sides know and disagree on
+        assert name_key(r["name_a"]) not in spellings or re.search(
+            r"(born|federation|FIDE ID) \S+ / (?!unknown)", r["evidence"]
+        ), r
+    assert len(rows) > 1
+    code, out = _run("players", "suspects", "--limit", "1", "--db", str(db))
+    assert code == 0, out
+    assert f"{len(rows)} suspects (1 shown)" in out
+    assert out.endswith(f"… {len(rows) - 1} more (--limit 0 shows them all)")

@@ -174,3 +174,30 @@ def test_file_names_of_events_in_other_scripts_keep_their_words() -> None:
     assert slug("Café Müller / Open 2024") == "cafe-muller-open-2024"
     assert slug("???", "tournament") == "tournament"
     assert len(slug("x" * 100)) == 60
+
+
+def test_an_ambiguous_name_lists_each_tournaments_dates_and_file(tmp_path: Path) -> None:
+    """Two Candidates of one name and different games (the real 2022 file, and a variant of it
+    played two years later): the answer gives each one's days of play and file to choose by."""
+    import re
+
+    from elopipe.ingest.driver import ingest_paths
+    from tests.helpers.paths import SHARED_DATA
+
+    real = SHARED_DATA / "pgn" / "wchcand22.pgn"
+    later = tmp_path / "candidates_later.pgn"
+    later.write_text(
+        re.sub(r'\[(Date|EventDate) "2022\.', r'[\1 "2024.', real.read_text(encoding="utf-8")), encoding="utf-8"
+    )
+    db = tmp_path / "c.duckdb"
+    ingest_paths([real, later], db)
+    ids = [r[0] for r in duckdb.connect(str(db), read_only=True).execute(
+        "SELECT tournament_id FROM tournaments ORDER BY 1").fetchall()]  # fmt: skip
+    res = CliRunner().invoke(app, ["report", "--tournament", "Candidates", "--db", str(db)])
+    out = " ".join(res.output.split())
+    assert res.exit_code != 0
+    assert (
+        f"2 tournaments match 'Candidates', give the id: {ids[0]}: FIDE Candidates 2022, 2022-06-17 .. 2022-07-04,"
+        f" file wchcand22.pgn; {ids[1]}: FIDE Candidates 2022, 2024-06-17 .. 2024-07-04, file candidates_later.pgn"
+        in out
+    )

@@ -76,6 +76,8 @@ def ingest(
                 style="yellow",
                 soft_wrap=True,
             )
+    for line in summary.rerate_lines():
+        console.print(line, soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
     if summary.failure:
         err_console.print(summary.failure, style="red")

@@ -112,10 +112,11 @@ def suspects_cmd(
         rows = suspects(con, min_confidence)
     finally:
         con.close()
-    table = Table(title=f"{len(rows)} suspects")
+    shown = rows if limit <= 0 else rows[:limit]
+    table = Table(title=f"{len(rows)} suspects" + (f" ({len(shown)} shown)" if len(shown) < len(rows) else ""))
     for col in ("player_a", "name_a", "player_b", "name_b", "reason", "evidence"):
         table.add_column(col)
-    for r in rows if limit == 0 else rows[:limit]:
+    for r in shown:
         table.add_row(
             str(r["player_a"]),
             r["name_a"] or "",
@@ -125,3 +126,5 @@ def suspects_cmd(
             r["evidence"],
         )
     print_table(table)
+    if len(shown) < len(rows):
+        console.print(f"… {len(rows) - len(shown)} more (--limit 0 shows them all)")

@@ -1,0 +1,216 @@
+"""One game in two sources under two spellings: the evidence that makes two players one.
+
+`dedup` links two rows of one game only when both rows name the same players. When two sources
+spell a player differently ('So,W' in a TWIC-style file, 'So, Wesley' in the organiser's PGN;
+'Meier,Geo' and 'Meier, Georg') and no other rule links the spellings (a two-letter surname, a
+three-letter initial, event names that differ: '74th Tata Steel GMA' / 'Tata Steel-A 74th'), the
+player is two players and each game of his is counted twice. `same_game_pairs` finds such
+players from the games themselves; `consolidate` merges them (rule 'same_game'), and the games
+are then one game for `dedup`.
+
+**The evidence, per game** (a game of the batch's files and a game of another tournament whose
+days of play are near, `identity.near_tournaments`):
+
+* the same day-precise date, the same final result (not ``*``), the same main round (or, when a
+  round is missing on one side, equal moves of at least `dedup.SHORT_PLIES` plies);
+* the same moves, where both rows have moves (equal movetext hashes); no two known, different
+  rates of play;
+* both colours' players are one player already, or written names of the same surname whose
+  given names or initials agree (`read.names.same_surname_initials`), with no identifier or birth
+  year contradicting; at least one colour differs.
+
+**Per pair of players**: two such games, or one with equal moves of at least `SHORT_PLIES`
+plies (a quick draw repeated in another event is no proof on its own), and each player the only
+partner of the other (a 'Wang,H' whose games match two players stays apart). Two short identical
+games between players whose surnames differ are never evidence: the names must agree.
+
+Cost: the batch's games joined with the games of the tournaments near the batch's on the days the
+batch played, by equality joins: on the date, result, round and a name word (two letters or more)
+each colour's players share, or on equal moves; the name test runs in Python on those few pairs.
+Errors: none raised on data; SQL errors propagate (the loader rolls back).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from elopipe.identity.dedup import SHORT_PLIES
+from elopipe.identity.nearby import near_tournaments
+from elopipe.read.names import same_surname_initials
+
+RULE = "same_game"
+
+# Per game pair and colour whose players differ: the two entries as written, and the game's
+# facts for the evidence. `b`: a game of the batch's files; `n`: a game of a tournament near.
+_SQL = """
+WITH b AS (
+    SELECT game_id, tournament_id, white_id, black_id, round, game_date, result, movetext_hash, ply_count
+    FROM games WHERE file_id IN (SELECT UNNEST($files)) AND date_precision = 'day' AND result <> '*' AND played
+      AND white_id IS NOT NULL AND black_id IS NOT NULL
+),
+n AS (  -- only the days the batch played: the join does not grow with the neighbours' other days
+    SELECT game_id, tournament_id, white_id, black_id, round, game_date, result, movetext_hash, ply_count
+    FROM games WHERE tournament_id IN (SELECT UNNEST($near)) AND game_date IN (SELECT game_date FROM b)
+      AND date_precision = 'day' AND played AND white_id IS NOT NULL AND black_id IS NOT NULL
+),
+-- each player's name words of two letters or more (a surname): both colours must share one, so
+-- the join pairs the few games of namesakes, never every two games of one day and round
+tok AS (
+    SELECT player_id, UNNEST(list_distinct(list_filter(string_split(name_key, ' '), lambda t: length(t) >= 2)))
+           AS tok
+    FROM players WHERE player_id IN (SELECT white_id FROM b UNION SELECT black_id FROM b
+                                     UNION SELECT white_id FROM n UNION SELECT black_id FROM n)
+),
+bk AS (SELECT b.*, w.tok AS wt, k.tok AS kt FROM b JOIN tok w ON w.player_id = b.white_id
+       JOIN tok k ON k.player_id = b.black_id),
+nk AS (SELECT n.*, w.tok AS wt, k.tok AS kt FROM n JOIN tok w ON w.player_id = n.white_id
+       JOIN tok k ON k.player_id = n.black_id),
+pairs AS (
+    SELECT bk.game_id AS ga, nk.game_id AS gb FROM bk JOIN nk
+      ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round AND bk.wt = nk.wt
+     AND bk.kt = nk.kt
+    WHERE bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash
+    UNION  -- a round missing on one side: equal moves, long enough
+    SELECT b.game_id, n.game_id FROM b JOIN n ON b.movetext_hash = n.movetext_hash AND b.game_date = n.game_date
+     AND b.result = n.result
+    WHERE (b.round IS NULL OR n.round IS NULL) AND b.ply_count >= $short AND n.ply_count >= $short
+),
+m AS (
+    SELECT b.game_id AS ga, n.game_id AS gb, b.tournament_id AS ta, n.tournament_id AS tb,
+           b.white_id AS wa, n.white_id AS wb, b.black_id AS ba, n.black_id AS bb, b.game_date, b.result,
+           coalesce(b.round, n.round) AS round,
+           (b.movetext_hash = n.movetext_hash AND b.ply_count >= $short AND n.ply_count >= $short) AS long_moves
+    FROM pairs JOIN b ON b.game_id = pairs.ga JOIN n ON n.game_id = pairs.gb
+    WHERE b.tournament_id <> n.tournament_id AND (b.white_id <> n.white_id OR b.black_id <> n.black_id)
+),
+sides AS (
+    SELECT ga, gb, ta, tb, wa AS pa, wb AS pb, game_date, result, round, long_moves, 'white' AS colour,
+           ba AS opp_a, bb AS opp_b FROM m
+    UNION ALL
+    SELECT ga, gb, ta, tb, ba, bb, game_date, result, round, long_moves, 'black', wa, wb FROM m
+)
+SELECT s.ga, s.gb, s.colour, s.pa, s.pb, xa.name_as_written, xb.name_as_written, s.game_date, s.result, s.round,
+       s.long_moves, oa.name_as_written, s.ta, ta.name, s.tb, tb.name, ta.rate_class, tb.rate_class
+FROM sides s
+JOIN tournaments ta ON ta.tournament_id = s.ta JOIN tournaments tb ON tb.tournament_id = s.tb
+LEFT JOIN tournament_players xa ON xa.tournament_id = s.ta AND xa.player_id = s.pa
+LEFT JOIN tournament_players xb ON xb.tournament_id = s.tb AND xb.player_id = s.pb
+LEFT JOIN tournament_players oa ON oa.tournament_id = s.ta AND oa.player_id = s.opp_a
+ORDER BY s.ga, s.gb, s.colour
+"""
+
+
+@dataclass
+class _Game:
+    """One game both sources hold, as evidence for one colour's pair of players."""
+
+    game_ids: tuple[int, int]
+    long_moves: bool
+    text: str  # the game, for the evidence
+
+
+@dataclass
+class Link:
+    """Two players that games both sources hold make one: `a` the lower id, `b` the other;
+    `written` their spellings; `games` those games."""
+
+    a: int
+    b: int
+    written: tuple[str, str]
+    games: list[_Game]
+
+    def enough(self) -> bool:
+        """Two games, or one with equal moves of at least `SHORT_PLIES` plies."""
+        return len(self.games) >= 2 or any(g.long_moves for g in self.games)
+
+    def evidence(self) -> str:
+        """One sentence for `player_merges.reason` and `players suspects`."""
+        n = len(self.games)
+        first = self.games[0].text
+        more = f" and {n - 1} more" if n > 1 else ""
+        return (
+            f"one game seen in two sources under two spellings: '{self.written[0]}' / '{self.written[1]}';"
+            f" {n} game{'s' if n != 1 else ''} with the same date, round, result and opponent"
+            f" (and moves where both files have them): {first}{more}"
+        )
+
+
+def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list[Link]:
+    """The pairs of players the games of the files `file_ids` show to be one person (module
+    docstring), in a stable order; each a `Link` whose `enough()` is true and whose players are
+    each the only partner of the other. The caller checks identifiers, shared tournaments and
+    officers' splits (`consolidate._merge_pairs`)."""
+    files = sorted(set(file_ids))
+    if not files:
+        return []
+    tids = {r[0] for r in con.execute(
+        "SELECT tournament_id FROM tournaments WHERE file_id IN (SELECT UNNEST(?))", [files]
+    ).fetchall()}  # fmt: skip
+    if not tids:
+        return []
+    near = near_tournaments(con, tids)
+    rows = con.execute(_SQL, {"files": files, "near": sorted(near), "short": SHORT_PLIES}).fetchall()
+    if not rows:
+        return []
+    facts = _facts(con, {r[i] for r in rows for i in (3, 4)})
+    # a game of the batch may meet another of the batch twice, once from each side: one key
+    sides: dict[tuple[int, int], set[tuple[int, int, str, str]]] = {}
+    texts: dict[tuple[int, int], tuple[bool, str]] = {}
+    bad: set[tuple[int, int]] = set()
+    for ga, gb, colour, pa, pb, wa, wb, day, result, rnd, long_moves, opp, ta, t_a, tb, t_b, rc_a, rc_b in rows:
+        key = (min(ga, gb), max(ga, gb))
+        if rc_a and rc_b and rc_a != rc_b:
+            bad.add(key)  # a rapid and a standard game of one day: two games
+            continue
+        if pa == pb:
+            continue
+        if not (wa and wb and same_surname_initials(wa, wb) and _no_contradiction(facts.get(pa), facts.get(pb))):
+            bad.add(key)  # one colour's names disagree: two games
+            continue
+        sides.setdefault(key, set()).add((pa, pb, wa, wb) if pa < pb else (pb, pa, wb, wa))
+        if key not in texts or ga < gb:
+            white, black = (wa, opp) if colour == "white" else (opp, wa)
+            texts[key] = (
+                bool(long_moves),
+                f"'{white or '?'}' - '{black or '?'}' {result}, round {rnd if rnd is not None else '?'}, {day},"
+                f" {t_a or 'no name'} (tournament {ta}) / {t_b or 'no name'} (tournament {tb})",
+            )
+    links: dict[tuple[int, int], Link] = {}
+    for key in sorted(sides):
+        if key in bad:
+            continue
+        long_moves, text = texts[key]
+        for pa, pb, wa, wb in sorted(sides[key]):
+            link = links.setdefault((pa, pb), Link(pa, pb, (wa, wb), []))
+            link.games.append(_Game(key, long_moves, text))
+    # a player whose games match two players is no certain link, however little one of them shows
+    return [lk for lk in _unique(list(links.values())) if lk.enough()]
+
+
+def _unique(links: list[Link]) -> list[Link]:
+    """The links whose two players have no other partner among `links`."""
+    partners: dict[int, set[int]] = {}
+    for lk in links:
+        partners.setdefault(lk.a, set()).add(lk.b)
+        partners.setdefault(lk.b, set()).add(lk.a)
+    return [lk for lk in links if partners[lk.a] == {lk.b} and partners[lk.b] == {lk.a}]
+
+
+_Facts = tuple[int | None, str | None, int | None]  # fide_id, national_id, birth_year
+
+
+def _facts(con: duckdb.DuckDBPyConnection, ids: set[int]) -> dict[int, _Facts]:
+    rows = con.execute(
+        "SELECT player_id, fide_id, national_id, birth_year FROM players WHERE player_id IN (SELECT UNNEST(?))",
+        [sorted(ids)],
+    ).fetchall()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows}
+
+
+def _no_contradiction(a: _Facts | None, b: _Facts | None) -> bool:
+    """No FIDE ID, national ID or birth year known on both sides and different."""
+    if a is None or b is None:
+        return False
+    return all(not (x and y and x != y) for x, y in zip(a, b, strict=True))
