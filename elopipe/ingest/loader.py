@@ -443,11 +443,14 @@ def _load_contents(
             "* REPLACE (CAST(extra AS JSON) AS extra)")  # fmt: skip
     # an officer's split is re-applied to a file's rows after it is resolved: one file a segment
     splits = con.execute("SELECT count(*) FROM player_merges WHERE action = 'split'").fetchall()[0][0]
-    rest = files
+    rest, window = files, len(files)
     while rest:
-        links = _resolve_segment(con, [f for f, _ in rest], settle=not splits)
+        links = _resolve_segment(con, [f for f, _ in rest[:window]], settle=not splits)
         _load_segment(con, rest[: len(links)], links, batch_tids)
         rest = rest[len(links) :]
+        # the next resolution reads the store for the files it may take: as far again as this
+        # segment went, so that files that each end a segment cost what they cost one by one
+        window = 2 * len(links)
     # the same game from another source counts once
     dedup.relink_tournaments(con, relink | batch_tids)
     # one event held in several files is one event for the rating and the reports
