@@ -5,14 +5,18 @@ Builds three inputs in ``bench/_data/memory/`` (git-ignored, cached):
 - a ~139 MB PGN and a ~417 MB PGN: the real files of ``../shared/data/pgn`` concatenated (as
   ``bench/ingest.py`` does: decoded, written as UTF-8 with LF line ends) as many times as needed;
 - a gzip bomb: a small ``.pgn.gz`` that holds ~510 MB of PGN (one real tournament repeated),
-  under the default size cap of 512 MiB (``ELOPIPE_MAX_FILE_BYTES``).
+  under the default size cap of 512 MiB (``ELOPIPE_MAX_FILE_BYTES``);
+- gzips of real games (issue 26, item 6), whose decompressed size only the stream tells: ``gz``,
+  ~120 MB of the shared files concatenated (under the 128 MiB read whole, ``ELOPIPE_STREAM_BYTES``)
+  as a ``.pgn.gz`` of about 37 MB; ``gz-results``, ~120 MB of the same games without their moves
+  (a results export: three times the games a byte) as a ``.pgn.gz`` of about 11 MB.
 
 Each is ingested into a fresh store by an ``elopipe ingest`` subprocess; the peak memory is the
 maximum resident set size of that subprocess (``resource.getrusage(RUSAGE_CHILDREN)``, read in a
 fresh helper process per measurement, since the figure is a maximum over all waited-for children).
 It prints the peak, the ratio peak / decompressed size, the wall time and the ingest's summary.
 
-Usage: ``.venv/bin/python bench/memory.py [--only 139mb,417mb,bomb]``. To measure another
+Usage: ``.venv/bin/python bench/memory.py [--only 139mb,417mb,bomb,gz,gz-results]``. To measure another
 checkout with the same environment: ``PYTHONPATH=/path/to/checkout .venv/bin/python bench/memory.py``.
 """
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -72,6 +77,29 @@ def build_bomb(target_mb: int = 510) -> Path:
     return path
 
 
+def build_gz(target_mb: int = 120, results_only: bool = False) -> Path:
+    """`build_pgn(target_mb)` gzipped; with `results_only`, about `target_mb` MB of its games
+    with the result in place of the moves, gzipped."""
+    path = DATA / (f"results_{target_mb}mb.pgn.gz" if results_only else f"concat_{target_mb}mb.pgn.gz")
+    if path.exists():
+        return path
+    if not results_only:
+        with build_pgn(target_mb).open("rb") as src, gzip.open(path, "wb", compresslevel=9) as dst:
+            while block := src.read(1 << 24):
+                dst.write(block)
+        return path
+    games = []
+    for game in re.split(rb"\n(?=\[Event )", _concat_unit()):
+        tags = [line for line in game.splitlines() if line.startswith(b"[")]
+        result = next((t.split(b'"')[1] for t in tags if t.startswith(b"[Result ")), b"*")
+        games.append(b"\n".join(tags) + b"\n\n" + result + b"\n\n")
+    unit = b"".join(games)
+    with gzip.open(path, "wb", compresslevel=9) as fh:
+        for _ in range(max(1, round(target_mb * MB / len(unit)))):
+            fh.write(unit)
+    return path
+
+
 def measure(path: Path) -> dict:
     """Run ``elopipe ingest`` on `path` in a fresh store; its peak RSS (bytes), seconds, summary."""
     with tempfile.TemporaryDirectory(prefix="elopipe-mem-") as tmp:
@@ -99,13 +127,21 @@ def _decompressed_size(path: Path) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default="139mb,417mb,bomb", help="comma-separated: 139mb, 417mb, bomb")
+    ap.add_argument(
+        "--only", default="139mb,417mb,bomb,gz,gz-results", help="comma-separated: 139mb, 417mb, bomb, gz, gz-results"
+    )
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: one measurement, in a fresh process
     args = ap.parse_args()
     if args.measure:
         print(json.dumps(measure(Path(args.measure))))
         return 0
-    builders = {"139mb": lambda: build_pgn(139), "417mb": lambda: build_pgn(417), "bomb": build_bomb}
+    builders = {
+        "139mb": lambda: build_pgn(139),
+        "417mb": lambda: build_pgn(417),
+        "bomb": build_bomb,
+        "gz": build_gz,
+        "gz-results": lambda: build_gz(results_only=True),
+    }
     print(f"{'input':32} {'on disk MB':>10} {'read MB':>8} {'peak MB':>8} {'peak/read':>9} {'wall s':>7}  result")
     for name in args.only.split(","):
         path = builders[name]()

@@ -16,12 +16,13 @@ resolution rule but a merge `consolidate` makes: one game in two sources under t
 from __future__ import annotations
 
 import itertools
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 
 import duckdb
 
 from elopipe.identity.nearby import dates_overlap, near_tournaments, same_event, tournament_spans
+from elopipe.identity.settle import Settling
 from elopipe.read.names import ABBREV_MAX, name_key, names_compatible
 from elopipe.read.records import PlayerRec
 from elopipe.store.frames import registered
@@ -75,7 +76,10 @@ class FilePlayers:
 
 
 def resolve_batch(
-    con: duckdb.DuckDBPyConnection, files: list[FilePlayers], file_tids: list[int] | None = None
+    con: duckdb.DuckDBPyConnection,
+    files: list[FilePlayers],
+    file_tids: list[int] | None = None,
+    stop_after: Callable[[int, Callable[[], bool]], bool] | None = None,
 ) -> list[dict[tuple[int, int], Resolution]]:
     """Link every written player of a batch of files to a `player_id`, creating players as needed.
 
@@ -95,11 +99,18 @@ def resolve_batch(
     player they were merged into.
 
     `file_tids`: the tournaments of a single file given without `tournament_ids` (its players'
-    context is then the union of theirs). Returns, per file, {(tournament_ref, ref): Resolution}.
-    Writes `players` rows for new people and fills identifiers the store lacked (inside the
-    caller's transaction)."""
+    context is then the union of theirs). `stop_after(i, settled)`, when given, is asked after
+    file i is resolved; True ends the resolution there (the later files are left to another
+    call, once the caller has run the steps that follow a file). `settled()` says whether those
+    steps would change nothing the later files' resolution reads (`identity.settle`). Returns,
+    per file resolved, {(tournament_ref, ref): Resolution}. Writes `players` rows for new people
+    and fills identifiers the store lacked (inside the caller's transaction)."""
     resolver = _BatchResolver(con, files, file_tids)
-    outs = [resolver.resolve_file(f) for f in files]
+    outs = []
+    for i, f in enumerate(files):
+        outs.append(resolver.resolve_file(f))
+        if stop_after is not None and stop_after(i, resolver.settling.settled):
+            break
     real = resolver.writes.flush(con)
     if real:
         for out in outs:
@@ -117,6 +128,7 @@ class _BatchResolver:
         self.file_tids = file_tids
         self.index = _Index()
         self.writes = _Writes()
+        self.settling = Settling(self.index)
         players = [p for f in files for p in f.players]
         self._load_known(con, players)
         tids = set(file_tids or ()) | {t for f in files for t in f.tournament_ids.values()}
@@ -147,7 +159,11 @@ class _BatchResolver:
                 self.index.add(_Known(*r))
 
     def _link(self, p: PlayerRec, known: _Known, rule: str, key: str | None) -> Resolution:
+        self.settling.facts(known, p.federation, _birth_year(p))
+        name_key_before = known.name_key
         self.index.enrich(known, p, self.writes, key)
+        if known.name_key != name_key_before or rule == "initials_context":
+            self.settling.unsettled = True  # a fuller spelling, an abbreviation: consolidation may pair it
         if key and key != known.name_key:
             # the spelling is now an alias of the player: a later file finds it by that key
             self.index.add(_Known(known.player_id, known.fide_id, known.national_id, key, known.federation,
@@ -201,7 +217,14 @@ class _BatchResolver:
                 ctx.add(file_context.get(p.tournament_ref, set()))
             taken = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
             hit = self.index.find_by_name(rep, key, ctx, taken)
+            feds = {p.federation for p in members if p.federation}  # one person's entries in this file
+            if len(feds) > 1:
+                self.settling.unsettled = True
+            elif hit is not None and feds:
+                self.settling.facts(hit[0], next(iter(feds)), None)
             if hit is None:
+                if key and key in self.index.by_key:
+                    self.settling.unsettled = True  # a namesake beside the new player
                 known = self.writes.create(rep, key, f.file_id)
                 self.index.add(known)
                 res = Resolution(known.player_id, "new", CONFIDENCE["new"])
@@ -216,6 +239,7 @@ class _BatchResolver:
             tid = tournament_ids.get(p.tournament_ref)
             if tid is not None:
                 self.events.add_member(tid, out[(p.tournament_ref, p.ref)].player_id)
+        self.settling.touch(res.player_id for res in out.values())
         return out
 
 

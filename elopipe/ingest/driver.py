@@ -135,6 +135,7 @@ def ingest_paths(
     wait: float | None = None,
     stop: Callable[[], bool] | None = None,
     parser: Callable[[list[Source]], BatchParser] | None = None,
+    on_sources: Callable[[int], None] | None = None,
 ) -> IngestSummary:
     """Ingest every source under `paths` into `db`: the one ingest driver of the CLI, the flows
     and the drop folder.
@@ -152,11 +153,14 @@ def ingest_paths(
     that did not fit: the batches before it stay loaded, and `failure` says why. `parser`: makes
     the BatchParser of the sources (default: elopipe.ingest.parse_pool.Parser, worker processes on this
     machine; elopipe.ingest.units.UnitParser parses on a Dask cluster); a batch it cannot parse
-    (BatchParseError) stops the ingest before that batch, with `failure` saying why."""
+    (BatchParseError) stops the ingest before that batch, with `failure` saying why. `on_sources`
+    is called once with the number of sources found, before any is read."""
     from elopipe.ingest.parse_pool import Parser
 
     disc = discover(paths)
     summary = IngestSummary(skipped_paths=disc.skipped, missing=disc.missing, refused=disc.refused)
+    if on_sources is not None:
+        on_sources(len(disc.sources))
     if stop is not None and stop():  # stopped before anything was read
         summary.stopped = bool(disc.sources)
         return summary

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -434,8 +435,8 @@ def _load_contents(
     contents: list[tuple[int, ParsedSource, FileResult, list[IngestIssue]]],
     relink: set[int],
 ) -> None:
-    """Insert the rows of the batch's readable files, segment by segment (`_segments`), then link
-    the games of the batch's tournaments and refresh its players' names once."""
+    """Insert the rows of the batch's readable files, segment by segment (`_resolve_segment`),
+    then link the games of the batch's tournaments and refresh its players' names once."""
     n_t = sum(len(ps.parsed.tournaments) for _, ps, _, _ in contents if ps.parsed is not None)
     t_pool = iter(_draw(con, "tournament_id_seq", n_t))
     files: list[tuple[load_rows.FileRows, FileResult]] = []
@@ -446,8 +447,18 @@ def _load_contents(
         files.append((load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids), res))
     batch_tids = {t for f, _ in files for t in f.t_ids.values()}
     merged: list[int] = []
-    for segment in _segments(files):
-        merged += _load_segment(con, segment, batch_tids)
+    _insert(con, "tournaments", load_rows.tournaments_frame([f for f, _ in files]),
+            "* REPLACE (CAST(extra AS JSON) AS extra)")  # fmt: skip
+    # an officer's split is re-applied to a file's rows after it is resolved: one file a segment
+    splits = con.execute("SELECT count(*) FROM player_merges WHERE action = 'split'").fetchall()[0][0]
+    rest, window = files, len(files)
+    while rest:
+        links = _resolve_segment(con, [f for f, _ in rest[:window]], settle=not splits)
+        merged += _load_segment(con, rest[: len(links)], links, batch_tids)
+        rest = rest[len(links) :]
+        # the next resolution reads the store for the files it may take: as far again as this
+        # segment went, so that files that each end a segment cost what they cost one by one
+        window = 2 * len(links)
     # the same game from another source counts once
     dedup.relink_tournaments(con, relink | batch_tids)
     if merged and files:
@@ -459,40 +470,51 @@ def _load_contents(
     decisions.refresh_display_names(con, {p for _, res in files for p in res.player_ids})
 
 
-def _segments(files: list[tuple[load_rows.FileRows, FileResult]]) -> list[list[tuple[load_rows.FileRows, FileResult]]]:
-    """The batch cut where a file holds a player with neither FIDE ID nor national ID: such a
-    file is a segment of its own. Players found by identifier resolve the same whatever merges
-    of name-only players are pending, so a run of files whose players all carry one is resolved
-    in one pass and consolidated once; a name-only player is resolved against the store as the
-    files before it left it (consolidated), and consolidated before the next file is resolved,
-    as when the files are loaded one by one."""
-    out: list[list[tuple[load_rows.FileRows, FileResult]]] = []
-    run: list[tuple[load_rows.FileRows, FileResult]] = []
-    for item in files:
-        if any(not (p.fide_id or p.national_id) for p in item[0].parsed.players):
-            if run:
-                out.append(run)
-                run = []
-            out.append([item])
-        else:
-            run.append(item)
-    if run:
-        out.append(run)
-    return out
+def _name_only(f: load_rows.FileRows) -> bool:
+    """Whether the file holds a player with neither FIDE ID nor national ID."""
+    return any(not (p.fide_id or p.national_id) for p in f.parsed.players)
+
+
+def _resolve_segment(
+    con: duckdb.DuckDBPyConnection, files: list[load_rows.FileRows], settle: bool
+) -> list[dict[tuple[int, int], resolve.Resolution]]:
+    """Resolve the players of the first files of `files` that make a segment; the resolutions,
+    one per file of the segment.
+
+    A segment is loaded as if its files were one: resolved in one pass, then consolidated and
+    its facts refreshed once. Players found by identifier resolve the same whatever merges of
+    name-only players are pending, so a run of files whose players all carry one is a segment.
+    A name-only player is resolved against the store as the files before it left it, as when
+    the files are loaded one by one: the segment ends before and after a file holding one,
+    unless the steps after each file would change nothing a later file's resolution reads
+    (`identity.settle`: no pending merge, no changed fact; with `settle`, no officer's split is
+    stored). Then many small files whose players recur (club evenings, one game a file) are one
+    segment, and the identity work runs once for them, not once a file."""
+    cut = [_name_only(f) for f in files]
+
+    def stop_after(i: int, settled: Callable[[], bool]) -> bool:
+        if i + 1 >= len(files) or not (cut[i] or cut[i + 1]):
+            return False
+        return not (settle and settled())
+
+    return resolve.resolve_batch(
+        con,
+        [resolve.FilePlayers(f.file_id, [p for p in f.parsed.players if p.tournament_ref in f.t_ids], f.t_ids)
+         for f in files],
+        stop_after=stop_after,
+    )  # fmt: skip
 
 
 def _load_segment(
-    con: duckdb.DuckDBPyConnection, segment: list[tuple[load_rows.FileRows, FileResult]], batch_tids: set[int]
+    con: duckdb.DuckDBPyConnection,
+    segment: list[tuple[load_rows.FileRows, FileResult]],
+    links: list[dict[tuple[int, int], resolve.Resolution]],
+    batch_tids: set[int],
 ) -> list[int]:
-    """Insert one segment's rows: tournaments, players (resolve.resolve_batch), entries, games,
-    unplayed rounds, teams; then re-apply officers' decisions and consolidate its players.
-    Returns the players consolidation merged away."""
+    """Insert one resolved segment's rows: entries, games, unplayed rounds, teams; then re-apply
+    officers' decisions, consolidate its players and refresh their facts. Returns the players
+    consolidation merged away."""
     files = [f for f, _ in segment]
-    _insert(con, "tournaments", load_rows.tournaments_frame(files), "* REPLACE (CAST(extra AS JSON) AS extra)")
-    links = resolve.resolve_batch(
-        con, [resolve.FilePlayers(f.file_id, [p for p in f.parsed.players if p.tournament_ref in f.t_ids], f.t_ids)
-              for f in files]
-    )  # fmt: skip
     entries, aliases, unplayed, teams = [], [], [], []
     for (f, res), link in zip(segment, links, strict=True):
         f.pid = {k: v.player_id for k, v in link.items()}

@@ -74,18 +74,25 @@ _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
 
 
 def _read_small(source: Source) -> bytes | None:
-    """The decompressed bytes when there are at most `streaming.STREAM_BYTES`, else None (the
-    stream is closed). Raises as `Source.blocks` does."""
+    """The decompressed bytes when there are at most `streaming.STREAM_BYTES` holding at most
+    `streaming.STREAM_GAMES` games (`[Event ` tags, counted as the stream is read), else None
+    (the stream is closed). Raises as `Source.blocks` does."""
     blocks = source.blocks()
     parts: list[bytes] = []
-    n = 0
+    n = games = 0
+    tail = b""
     for block in blocks:
         parts.append(block)
         n += len(block)
-        if n > streaming.STREAM_BYTES:
+        games += (tail + block[: len(_EVENT) - 1]).count(_EVENT) + block.count(_EVENT)  # one cut by a block's end too
+        tail = (tail + block[-(len(_EVENT) - 1) :])[-(len(_EVENT) - 1) :]  # the stream's last bytes
+        if n > streaming.STREAM_BYTES or games > streaming.STREAM_GAMES:
             blocks.close()
             return None
     return b"".join(parts)
+
+
+_EVENT = b"[Event "
 
 
 def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> ParsedSource:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +17,7 @@ from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
 if TYPE_CHECKING:
     from elopipe.ingest.driver import IngestSummary
+    from elopipe.ingest.loader import FileResult
     from elopipe.ingest.scaleout import DaskSpec
 
 
@@ -50,14 +53,18 @@ def ingest(
     if spec is not None:
         summary = _ingest_on_cluster(paths, db, validate_moves, wait, spec)
     else:
-        summary = ingest_paths(
-            list(paths),
-            db,
-            validate_moves=validate_moves,
-            progress=not quiet and console.is_terminal,
-            on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
-            wait=wait,
-        )
+        # on a terminal a progress bar; elsewhere (a pipe, a log) a line every few seconds
+        with ProgressLines(enabled=not quiet and not console.is_terminal) as lines:
+            summary = ingest_paths(
+                list(paths),
+                db,
+                validate_moves=validate_moves,
+                progress=not quiet and console.is_terminal,
+                on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
+                wait=wait,
+                on_file=lines.file_done,
+                on_sources=lines.start,
+            )
     if not summary.files and not summary.failure:
         err_console.print(
             f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",
@@ -82,6 +89,51 @@ def ingest(
     if summary.failure:
         err_console.print(summary.failure, style="red")
     raise typer.Exit(summary.exit_code)
+
+
+PROGRESS_EVERY = 5.0  # seconds between two progress lines (`ProgressLines`)
+
+
+class ProgressLines:
+    """While a long ingest runs with its output not on a terminal, a line on standard error every
+    `every` seconds: files read out of those found, games, time so far (a log shows it is alive).
+    The first line comes after `every` seconds: a short ingest prints none."""
+
+    def __init__(self, enabled: bool, every: float | None = None) -> None:
+        self.enabled, self.every = enabled, PROGRESS_EVERY if every is None else every
+        self.total = self.files = self.games = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._t0 = time.monotonic()
+
+    def __enter__(self) -> ProgressLines:
+        if self.enabled:
+            self._thread = threading.Thread(target=self._run, name="elopipe-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def start(self, total: int) -> None:
+        self.total = total
+
+    def file_done(self, result: FileResult) -> None:
+        self.files += 1
+        self.games += result.n_games
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            seconds = int(time.monotonic() - self._t0)
+            err_console.print(
+                f"ingesting: {self.files:,} of {plural(self.total, 'file', thousands=True)} stored,"
+                f" {plural(self.games, 'game', thousands=True)}"
+                f" ({seconds // 60}m {seconds % 60:02d}s)",
+                soft_wrap=True,
+                highlight=False,
+            )
 
 
 def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec: DaskSpec) -> IngestSummary:

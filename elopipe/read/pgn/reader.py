@@ -183,12 +183,12 @@ def read_pgn(
     With `validate_moves`, each game is replayed with python-chess and illegal or ambiguous
     moves are recorded as 'illegal_move' errors (the game is kept).
 
-    Without `validate_moves` the plain games are read as columns in background threads (see the
-    module docstring) and `workers` is not used. With it, `workers` > 1 replays large texts (at
-    least 5,000 games per worker) in that many processes (fork start method; falls back to one
-    process where fork is unavailable). The result is the same as with one worker. Off by
-    default: forking a process that runs threads (a DuckDB connection, a Prefect worker) is the
-    caller's decision.
+    Without `validate_moves` the plain games of a text of `COLUMNS_MIN_BYTES` or more are read as
+    columns in background threads (see the module docstring) and `workers` is not used. With it,
+    `workers` > 1 replays large texts (at least 5,000 games per worker) in that many processes
+    (fork start method; falls back to one process where fork is unavailable). The result is the
+    same as with one worker. Off by default: forking a process that runs threads (a DuckDB
+    connection, a Prefect worker) is the caller's decision.
 
     `utf8`, when given, must be `text` encoded as UTF-8 (the file's own bytes when they were
     UTF-8 with LF line ends): it saves encoding the text again. `text` may then be None (the
@@ -202,7 +202,8 @@ def read_pgn(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _Reader(text, validate_moves, source_name, workers, utf8).run()
+        size = len(utf8) if utf8 is not None else len(text or "")
+        return _Reader(text, validate_moves, source_name, workers, utf8, columns=size >= COLUMNS_MIN_BYTES).run()
     except NotUtf8:
         raise
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
@@ -455,6 +456,11 @@ def _game_beyond(games: Any, refs: set[int]) -> dict[int, tuple[int | None, int 
 
 # False: every game is read one by one, as before the column path existed (tests compare both)
 USE_COLUMNS = True
+# A whole text smaller than this is read one by one: the column path's Polars frames and threads
+# cost about 12 ms a file whatever its size (0.07 ms for a one-game file one by one; the two are
+# even near 400 KB of games with moves), which a live board's thousand one-game files pay a
+# thousand times.
+COLUMNS_MIN_BYTES = 256 * 1024
 
 
 _ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
@@ -545,7 +551,13 @@ def _needs_fixes(columns: tuple[Any, Any]) -> bool:
 
 class _Reader(GameParts):
     def __init__(
-        self, text: str | None, validate_moves: bool, source_name: str, workers: int = 1, utf8: bytes | None = None
+        self,
+        text: str | None,
+        validate_moves: bool,
+        source_name: str,
+        workers: int = 1,
+        utf8: bytes | None = None,
+        columns: bool = True,
     ) -> None:
         self.validate = validate_moves
         self.source = source_name
@@ -560,7 +572,7 @@ class _Reader(GameParts):
         self.gi_base = 0
         self.last_piece = True  # the text ends where the file ends
         # the column path (not when validating moves) checks the raw games for the rare fixes
-        self.quick = USE_COLUMNS and not validate_moves
+        self.quick = USE_COLUMNS and columns and not validate_moves
         self._source = (text, utf8)
         self.unchecked_utf8 = text is None  # the bytes were not decoded by the caller
         self.text = self._prepare(text, utf8, quick=self.quick) if text is not None or utf8 is not None else b""

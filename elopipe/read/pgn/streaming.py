@@ -1,7 +1,7 @@
 """Reading a large PGN file in pieces, so that memory does not grow with the file (issue 12).
 
-A file of at most `STREAM_BYTES` (decompressed) is read whole, as before. A larger one is read
-twice as a stream, never whole:
+A file of at most `STREAM_BYTES` (decompressed) and `STREAM_GAMES` games is read whole, as
+before. A larger one is read twice as a stream, never whole:
 
 1. `scan`: the facts the reader needs about the whole file before it reads a game: sha256, size,
    control and NUL bytes (binary or not, the NUL warning), line ends, whether the bytes are UTF-8
@@ -32,6 +32,11 @@ CHUNK_BYTES = env_bytes("ELOPIPE_CHUNK_BYTES", 16 * 1024 * 1024)
 # time (bench/ingest.py: 0.59 of python-chess instead of 0.70 on 110 MB), and a whole read of
 # 128 MiB peaks near 1 GB, under the 1.5 GB a file may take.
 STREAM_BYTES = env_bytes("ELOPIPE_STREAM_BYTES", 128 * 1024 * 1024)
+# ... and of at most this many games: a whole read takes about 5 KB a game, whatever its bytes, so
+# 128 MiB of games without moves (a results export: 370,000 games) would need 2 GB and more. The
+# games are counted on the decompressed stream as it is read (a compressed file's size on disk
+# tells nothing of them); the bench/ingest.py file (about 105,000 games) is still read whole.
+STREAM_GAMES = 150_000
 
 # C0 control bytes that text files do not contain (tab, LF, FF, CR and Ctrl-Z/EOF are text).
 CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
