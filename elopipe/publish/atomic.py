@@ -81,10 +81,25 @@ def replacing(path: str | os.PathLike[str], durable: bool = True) -> Iterator[Pa
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> Path:
-    """Write `data` to `path` atomically (see `replacing`); return `path` as a Path."""
+    """Write `data` to `path` atomically (see `replacing`); return `path` as a Path. While an
+    output folder's manifest is recording (`elopipe.publish.manifest.recording`), a file under
+    it that already holds `data` is left untouched."""
+    from elopipe.publish.manifest import active
+
+    final = Path(path)
+    manifest = active()
+    rel = manifest.relative(final) if manifest is not None else None
+    if manifest is not None and rel is not None:
+        manifest.write(final, data, rel, durable)
+    else:
+        write_unrecorded(final, data, durable)
+    return final
+
+
+def write_unrecorded(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write `data` to `path` atomically, whatever a manifest holds (see `replacing`)."""
     with replacing(path, durable) as tmp:
         tmp.write_bytes(data)
-    return Path(path)
 
 
 def write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:

@@ -4,6 +4,7 @@ and `elopipe publish --diff LIST_A LIST_B`."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,8 @@ from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:
     import duckdb
+
+    from elopipe.cli.commands.live_status import LiveStatus
 
 
 @app.command()
@@ -42,9 +45,11 @@ def publish(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
+    from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.publish import LIST_FORMATS, write_list
     from elopipe.publish.atomic import describe
     from elopipe.publish.lists import list_dates
+    from elopipe.publish.manifest import recording
     from elopipe.publish.plan import publish_recorded
 
     if list_date and all_lists:
@@ -81,11 +86,16 @@ def publish(
             err_console.print(f"no rating list for system {system} in {db}", style="red")
             raise typer.Exit(1)
         # a publish left pending by a kill or a full disk is finished first (with --full, in the
-        # same pass as the lists asked for)
-        paths, resumed = publish_recorded(con, db, system, out, dates if full else [])
-        if not full:
-            for d in dates:
-                paths.extend(write_list(con, system, d, out / "lists", fmts))
+        # same pass as the lists asked for); a file whose content is unchanged is not rewritten
+        with recording(out) as manifest, LiveStatus(err_console) as live:
+            progress = functools.partial(_progress, live, system)
+            paths, resumed = publish_recorded(con, db, system, out, dates if full else [], progress=progress)
+            if not full:
+                for d in dates:
+                    paths.extend(write_list(con, system, d, out / "lists", fmts))
+        paths = list(dict.fromkeys(paths))
+        kept = len(paths) - len(changed := [p for p in paths if manifest.relative(p) in manifest.changed])
+        paths = changed
     except (LookupError, ValueError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
@@ -99,11 +109,17 @@ def publish(
         console.print(
             f"finished an interrupted publish: {plural(len(resumed), 'list')} ({resumed[0]} .. {resumed[-1]})"
         )
-    console.print(f"{plural(len(paths), 'file')} written under {out}")
+    console.print(f"{plural(len(paths), 'file')} written under {out}" + (f" ({kept:,} unchanged)" if kept else ""))
     for p in paths[:12]:
         console.print(f"  {p}")
     if len(paths) > 12:
         console.print(f"  ... and {len(paths) - 12} more")
+
+
+def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
+    from elopipe.publish.workers import bar
+
+    live.progress(f"publish {system} {bar(done, total)} lists, reports and player pages")
 
 
 def _needs_db(diff: tuple[str, str]) -> bool:
