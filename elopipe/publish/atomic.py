@@ -13,7 +13,9 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Protocol
 
 import polars as pl
 
@@ -21,6 +23,20 @@ from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.lifeline import alive
 
 TMP_MARK = ".elopipe-tmp-"
+
+
+class Recorder(Protocol):
+    """What `write_bytes` asks before writing (elopipe.publish.manifest.Manifest)."""
+
+    def relative(self, path: Path) -> str | None:
+        """`path`'s name in the recorded folder; None when it is not recorded."""
+
+    def write(self, path: Path, data: bytes, rel: str, durable: bool = True) -> bool:
+        """Write `data` to `path` unless it holds it already; True when written."""
+
+
+# The output folder's manifest while one is recording (elopipe.publish.manifest.recording)
+RECORDER: ContextVar[Recorder | None] = ContextVar("elopipe_manifest", default=None)
 
 
 class WriteError(ElopipeError, OSError):
@@ -84,10 +100,8 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True)
     """Write `data` to `path` atomically (see `replacing`); return `path` as a Path. While an
     output folder's manifest is recording (`elopipe.publish.manifest.recording`), a file under
     it that already holds `data` is left untouched."""
-    from elopipe.publish.manifest import active
-
     final = Path(path)
-    manifest = active()
+    manifest = RECORDER.get()
     rel = manifest.relative(final) if manifest is not None else None
     if manifest is not None and rel is not None:
         manifest.write(final, data, rel, durable)

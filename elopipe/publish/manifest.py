@@ -29,15 +29,14 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextvars import ContextVar
 from pathlib import Path
+
+from elopipe.publish.atomic import RECORDER, write_unrecorded
 
 MANIFEST = ".elopipe-manifest.json"
 _VERSION = 1
 # a long publish saves the manifest at most this often (it is a few hundred KB on a big folder)
 SAVE_EVERY_SECONDS = 5.0
-
-_ACTIVE: ContextVar[Manifest | None] = ContextVar("elopipe_manifest", default=None)
 
 
 def digest(data: bytes) -> str:
@@ -72,8 +71,6 @@ class Manifest:
     def write(self, path: Path, data: bytes, rel: str, durable: bool = True) -> bool:
         """Write `data` to `path` (`rel` in the folder) unless the file already holds it; record
         it. Returns True when the file was written. Raises WriteError as `atomic.write_bytes`."""
-        from elopipe.publish.atomic import write_unrecorded
-
         key = digest(data)
         if self._unchanged(path, rel, key, data):
             with self._lock:
@@ -113,8 +110,6 @@ class Manifest:
         """Write the manifest (not flushed to disk: a lost one only costs a comparison); without
         `force` only when `SAVE_EVERY_SECONDS` have passed since the last save. A manifest that
         cannot be written is left as it was: it only saves work."""
-        from elopipe.publish.atomic import write_unrecorded
-
         with self._lock:
             if not self._dirty or (not force and time.monotonic() - self._saved_at < SAVE_EVERY_SECONDS):
                 return
@@ -147,7 +142,8 @@ def _load(path: Path) -> dict[str, tuple[str, int, int]]:
 
 def active() -> Manifest | None:
     """The manifest recording in this context (None: files are written as they come)."""
-    return _ACTIVE.get()
+    current = RECORDER.get()
+    return current if isinstance(current, Manifest) else None
 
 
 @contextlib.contextmanager
@@ -155,14 +151,14 @@ def recording(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
     """Record the files written under `out_dir` in its manifest, and skip those whose content is
     unchanged (module docstring), until the block ends; the manifest is then saved (also when
     the block raises). Inside a block already recording the same folder, that manifest is used."""
-    current = _ACTIVE.get()
+    current = active()
     if current is not None and current.root == Path(os.path.abspath(out_dir)):
         yield current
         return
     manifest = Manifest(Path(out_dir))
-    token = _ACTIVE.set(manifest)
+    token = RECORDER.set(manifest)
     try:
         yield manifest
     finally:
-        _ACTIVE.reset(token)
+        RECORDER.reset(token)
         manifest.save()
