@@ -1,0 +1,208 @@
+"""Benchmark: publishing a store's lists, reports and player pages, whole and again.
+
+In one run, on a copy of a store (default: one built from ../shared/data, every file, rated
+under fide, fide-rapid, fide-blitz and ffe), each step in a fresh process:
+
+- **full**: every list of every system into an empty folder (as the first `elopipe run` on the
+  data publishes them): the baseline;
+- **full, serial** (`--serial`): the same with one worker, to show what the threads give;
+- **again**: the same publish into the same folder with nothing changed: every page is made
+  again, no file is written (`elopipe.publish.manifest`);
+- **new TRF**: a TRF of the data, made a new event (renamed, a year later), ingested and rated,
+  then its changed lists published into that folder as `run` does (`plan.publish_changed`);
+  only this publish is measured.
+
+For each step: files published and files written, wall seconds, CPU seconds of the step's
+process and its children (DuckDB's threads count: they are the process's), and files per
+second. Ratios are against the full publish of this run: on a shared machine the wall time says
+more about the other processes than about elopipe, the CPU seconds less so.
+
+Usage: ``.venv/bin/python bench/publish.py [--db STORE] [--work DIR] [--serial] [--trf FILE]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
+SYSTEMS = ("fide", "fide-rapid", "fide-blitz", "ffe")
+NEW_TRF = DATA / "trf" / "irl_bunratty_minor_2011_crlf_103players.trf"
+
+BUILD = """
+import sys
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating.run import rate
+from elopipe.store.connect import open_writer
+db, systems, paths = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+ingest_paths(paths, db)
+with open_writer(db) as con:
+    for system in systems:
+        rate(con, system)
+"""
+
+FULL = """
+import json, sys
+from pathlib import Path
+import duckdb
+from elopipe.publish.lists import list_dates
+from elopipe.publish.manifest import recording
+from elopipe.publish.plan import publish_recorded
+from elopipe.publish import outputs
+db, out, systems, workers = sys.argv[1], Path(sys.argv[2]), sys.argv[3].split(","), int(sys.argv[4])
+if workers:  # the step's worker count, whatever the machine
+    real = outputs.publish_outputs
+    outputs.publish_outputs = lambda *a, **k: real(*a, **{**k, "workers": workers})
+con = duckdb.connect(db, read_only=True)
+published = written = 0
+for system in systems:
+    dates = list_dates(con, system)
+    if not dates:
+        continue
+    with recording(out) as m:
+        paths, _ = publish_recorded(con, db, system, out, dates)
+        published += len(set(paths))
+        written += m.written
+print(json.dumps({"published": published, "written": written}))
+"""
+
+NEW = """
+import json, sys
+from pathlib import Path
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating.run import rate
+from elopipe.rating.store_io import changed_list_dates
+from elopipe.store.connect import open_writer
+db, out, systems, trf = sys.argv[1], Path(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
+ingest_paths([trf], db)
+changed = {}
+with open_writer(db) as con:
+    for system in systems:
+        summary = rate(con, system)
+        changed[system] = changed_list_dates(con, system, summary.first_changed)
+print(json.dumps({s: [d.isoformat() for d in v] for s, v in changed.items()}))
+"""
+
+PUBLISH_CHANGED = """
+import datetime as dt, json, sys
+from pathlib import Path
+from elopipe.publish.plan import publish_changed
+from elopipe.store.connect import open_writer
+db, out, changed = sys.argv[1], Path(sys.argv[2]), json.loads(sys.argv[3])
+published = written = 0
+with open_writer(db) as con:
+    for system, dates in changed.items():
+        try:
+            result = publish_changed(con, db, system, out, [dt.date.fromisoformat(d) for d in dates])
+        except LookupError:  # a system with no list
+            continue
+        published += len(result.paths)
+        written += len(result.paths) - result.kept
+print(json.dumps({"published": published, "written": written}))
+"""
+
+
+@dataclass
+class Step:
+    name: str
+    wall: float
+    cpu: float
+    published: int
+    written: int
+
+    def row(self, base: Step | None) -> str:
+        per_s = self.written / self.wall if self.wall else 0.0
+        ratio = f"{self.cpu / base.cpu:6.3f} {self.wall / base.wall:6.3f}" if base else f"{'1':>6} {'1':>6}"
+        return (
+            f"{self.name:<14} {self.published:>9,} {self.written:>8,} {self.wall:>8.1f} {self.cpu:>8.1f}"
+            f" {per_s:>8.1f} {self.written / self.cpu if self.cpu else 0:>8.1f}  {ratio}"
+        )
+
+
+def run(code: str, *args: str) -> tuple[float, float, str]:
+    """Run `code` in a fresh interpreter: (wall s, CPU s of it and its children, its stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode:
+        sys.exit(f"step failed:\n{proc.stderr[-3000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stdout.strip().splitlines()[-1]
+
+
+def new_event(src: Path, dest: Path) -> Path:
+    """`src` as another event: '(bench)' added to its name, every 20YY date a year later."""
+    text = src.read_bytes().decode("latin-1")
+    text = re.sub(r"^(012 .*?)(\r?)$", r"\1 (bench)\2", text, count=1, flags=re.M)
+    # a year in a date: 2011-02-25, 25.02.2011, 25/02/2011 (and 25/02/11 in round dates)
+    text = re.sub(r"(?<=[./-])20(\d\d)\b|\b20(\d\d)(?=[./-])", lambda m: f"20{int(m[1] or m[2]) + 1:02d}", text)
+    text = re.sub(r"\b(\d\d)/(\d\d)/(\d\d)\b", lambda m: f"{m[1]}/{m[2]}/{int(m[3]) + 1:02d}", text)
+    dest.write_bytes(text.encode("latin-1"))
+    return dest
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", type=Path, help="a store to copy (default: build one from ../shared/data)")
+    ap.add_argument("--work", type=Path, help="scratch folder (default: a temporary one, removed)")
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--serial", action="store_true", help="also publish everything with one worker")
+    ap.add_argument("--trf", type=Path, default=NEW_TRF, help="the TRF made a new event for the last step")
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-publish-"))
+    work.mkdir(parents=True, exist_ok=True)
+    db = work / "store.duckdb"
+    systems = args.systems
+    try:
+        if args.db:
+            shutil.copyfile(args.db, db)
+        else:
+            wall, cpu, _ = run(BUILD, str(db), systems, str(DATA / "pgn"), str(DATA / "trf"))
+            print(f"store built from {DATA} in {wall:.1f} s ({cpu:.1f} CPU-s)")
+        out = work / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        steps: list[Step] = []
+
+        def step(name: str, code: str, *a: str) -> Step:
+            wall, cpu, line = run(code, *a)
+            counts = json.loads(line)
+            steps.append(Step(name, wall, cpu, counts["published"], counts["written"]))
+            return steps[-1]
+
+        step("full", FULL, str(db), str(out), systems, "0")
+        if args.serial:
+            step("full, serial", FULL, str(db), str(work / "out-serial"), systems, "1")
+        step("again", FULL, str(db), str(out), systems, "0")
+        trf = new_event(args.trf, work / "new-event.trf")
+        _, cpu, changed = run(NEW, str(db), str(out), systems, str(trf))
+        lists = sum(len(v) for v in json.loads(changed).values())
+        print(f"new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)")
+        step("new TRF", PUBLISH_CHANGED, str(db), str(out), changed)
+
+        print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}; store {db}")
+        print(
+            f"{'step':<14} {'published':>9} {'written':>8} {'wall s':>8} {'CPU-s':>8} {'files/s':>8} {'f/CPU-s':>8}"
+            "  CPU and wall / full"
+        )
+        for s in steps:
+            print(s.row(None if s is steps[0] else steps[0]))
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
