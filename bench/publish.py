@@ -10,7 +10,8 @@ under fide, fide-rapid, fide-blitz and ffe), each step in a fresh process:
   again, no file is written (`elopipe.publish.manifest`);
 - **new TRF**: a TRF of the data, made a new event (renamed, a year later), ingested and rated,
   then its changed lists published into that folder as `run` does (`plan.publish_changed`);
-  only this publish is measured.
+  only this publish is measured;
+- **charts**: the top players' rating charts drawn by matplotlib as PNG and as SVG, CPU-ms each.
 
 For each step: files published and files written, wall seconds, CPU seconds of the step's
 process and its children (DuckDB's threads count: they are the process's), and files per
@@ -113,6 +114,32 @@ print(json.dumps({"published": published, "written": written}))
 """
 
 
+CHARTS = """
+import json, sys, time
+import duckdb
+from elopipe.publish.charts import render_series
+from elopipe.publish.history import player_series
+from elopipe.publish.lists import list_dates
+from elopipe.publish.outputs import top_players
+db, n = sys.argv[1], int(sys.argv[2])
+con = duckdb.connect(db, read_only=True)
+series = []
+for pid in top_players(con, "fide", list_dates(con, "fide")):
+    s = player_series(con, pid, "fide")
+    if s is not None:
+        series.append(s)
+series = series[:n]
+render_series(series[:1], "warm-up", "png")  # matplotlib's import and fonts, paid once
+cost = {}
+for fmt in ("png", "svg"):
+    start, size = time.process_time(), 0
+    for s in series:
+        size += len(render_series([s], "chart", fmt).data)
+    cost[fmt] = [(time.process_time() - start) / len(series), size / len(series)]
+print(json.dumps({"charts": len(series), **cost}))
+"""
+
+
 @dataclass
 class Step:
     name: str
@@ -161,6 +188,7 @@ def main() -> None:
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--serial", action="store_true", help="also publish everything with one worker")
     ap.add_argument("--trf", type=Path, default=NEW_TRF, help="the TRF made a new event for the last step")
+    ap.add_argument("--charts", type=int, default=20, help="player charts drawn as PNG and as SVG (0: none)")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-publish-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -192,6 +220,11 @@ def main() -> None:
         print(f"new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)")
         step("new TRF", PUBLISH_CHANGED, str(db), str(out), changed)
 
+        if args.charts:
+            _, _, line = run(CHARTS, str(db), str(args.charts))
+            c = json.loads(line)
+            png, svg = (f"{1000 * c[f][0]:.0f} CPU-ms, {c[f][1] / 1024:.0f} KB" for f in ("png", "svg"))
+            print(f"{c['charts']} player charts drawn by matplotlib, each: PNG {png}; SVG {svg}")
         print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}; store {db}")
         print(
             f"{'step':<14} {'published':>9} {'written':>8} {'wall s':>8} {'CPU-s':>8} {'files/s':>8} {'f/CPU-s':>8}"
