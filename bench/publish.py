@@ -15,10 +15,13 @@ under fide, fide-rapid, fide-blitz and ffe), each step in a fresh process:
 
 For each step: files published and files written, wall seconds, CPU seconds of the step's
 process and its children (DuckDB's threads count: they are the process's), and files per
-second. Ratios are against the full publish of this run: on a shared machine the wall time says
+second. With `--baseline DIR` (another checkout, e.g. `git worktree add` or `git archive` of an older
+commit) the same steps are first measured with that checkout's elopipe, on their own copy of
+the store. Ratios are against the first full publish of this run: on a shared machine the wall time says
 more about the other processes than about elopipe, the CPU seconds less so.
 
-Usage: ``.venv/bin/python bench/publish.py [--db STORE] [--work DIR] [--serial] [--trf FILE]``.
+Usage: ``.venv/bin/python bench/publish.py [--db STORE] [--work DIR] [--systems fide,ffe] [--serial]
+[--baseline DIR] [--trf FILE] [--charts N]``.
 """
 
 from __future__ import annotations
@@ -57,10 +60,14 @@ FULL = """
 import json, sys
 from pathlib import Path
 import duckdb
+import contextlib
 from elopipe.publish.lists import list_dates
-from elopipe.publish.manifest import recording
 from elopipe.publish.plan import publish_recorded
 from elopipe.publish import outputs
+try:
+    from elopipe.publish.manifest import recording
+except ImportError:  # an elopipe before manifests (--baseline): every file is written
+    recording = None
 db, out, systems, workers = sys.argv[1], Path(sys.argv[2]), sys.argv[3].split(","), int(sys.argv[4])
 if workers:  # the step's worker count, whatever the machine
     real = outputs.publish_outputs
@@ -71,10 +78,10 @@ for system in systems:
     dates = list_dates(con, system)
     if not dates:
         continue
-    with recording(out) as m:
+    with recording(out) if recording else contextlib.nullcontext() as m:
         paths, _ = publish_recorded(con, db, system, out, dates)
         published += len(set(paths))
-        written += m.written
+        written += m.written if m else len(set(paths))
 print(json.dumps({"published": published, "written": written}))
 """
 
@@ -109,7 +116,7 @@ with open_writer(db) as con:
         except LookupError:  # a system with no list
             continue
         published += len(result.paths)
-        written += len(result.paths) - result.kept
+        written += len(result.paths) - getattr(result, "kept", 0)
 print(json.dumps({"published": published, "written": written}))
 """
 
@@ -157,11 +164,15 @@ class Step:
         )
 
 
-def run(code: str, *args: str) -> tuple[float, float, str]:
-    """Run `code` in a fresh interpreter: (wall s, CPU s of it and its children, its stdout)."""
+def run(code: str, *args: str, src: Path | None = None) -> tuple[float, float, str]:
+    """Run `code` in a fresh interpreter, with the elopipe of `src` (a checkout's folder; None:
+    this one): (wall s, CPU s of it and its children, its last line of output)."""
+    env = {**os.environ, "PYTHONPATH": str(src)} if src else None
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=src or ROOT, check=False, env=env
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
@@ -181,6 +192,32 @@ def new_event(src: Path, dest: Path) -> Path:
     return dest
 
 
+def _steps(label: str, src: Path | None, store: Path, work: Path, args: argparse.Namespace) -> list[Step]:
+    """The publishing steps (module docstring) with the elopipe of `src`, on a copy of `store`."""
+    work.mkdir(parents=True, exist_ok=True)
+    db, out, systems = work / "store.duckdb", work / "out", args.systems
+    shutil.copyfile(store, db)
+    shutil.rmtree(out, ignore_errors=True)
+    steps: list[Step] = []
+    prefix = f"{label} " if label else ""
+
+    def step(name: str, code: str, *a: str) -> None:
+        wall, cpu, line = run(code, *a, src=src)
+        counts = json.loads(line)
+        steps.append(Step(prefix + name, wall, cpu, counts["published"], counts["written"]))
+
+    step("full", FULL, str(db), str(out), systems, "0")
+    if args.serial and src is None:
+        step("full, serial", FULL, str(db), str(work / "out-serial"), systems, "1")
+    step("again", FULL, str(db), str(out), systems, "0")
+    trf = new_event(args.trf, work / "new-event.trf")
+    _, cpu, changed = run(NEW, str(db), str(out), systems, str(trf), src=src)
+    lists = sum(len(v) for v in json.loads(changed).values())
+    print(f"{prefix}new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)")
+    step("new TRF", PUBLISH_CHANGED, str(db), str(out), changed)
+    return steps
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", type=Path, help="a store to copy (default: build one from ../shared/data)")
@@ -188,37 +225,21 @@ def main() -> None:
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--serial", action="store_true", help="also publish everything with one worker")
     ap.add_argument("--trf", type=Path, default=NEW_TRF, help="the TRF made a new event for the last step")
+    ap.add_argument("--baseline", type=Path, help="also measure the elopipe of this checkout's folder, first")
     ap.add_argument("--charts", type=int, default=20, help="player charts drawn as PNG and as SVG (0: none)")
     args = ap.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-publish-"))
     work.mkdir(parents=True, exist_ok=True)
-    db = work / "store.duckdb"
-    systems = args.systems
+    db = work / "source.duckdb"
     try:
         if args.db:
             shutil.copyfile(args.db, db)
         else:
-            wall, cpu, _ = run(BUILD, str(db), systems, str(DATA / "pgn"), str(DATA / "trf"))
+            wall, cpu, _ = run(BUILD, str(db), args.systems, str(DATA / "pgn"), str(DATA / "trf"))
             print(f"store built from {DATA} in {wall:.1f} s ({cpu:.1f} CPU-s)")
-        out = work / "out"
-        shutil.rmtree(out, ignore_errors=True)
         steps: list[Step] = []
-
-        def step(name: str, code: str, *a: str) -> Step:
-            wall, cpu, line = run(code, *a)
-            counts = json.loads(line)
-            steps.append(Step(name, wall, cpu, counts["published"], counts["written"]))
-            return steps[-1]
-
-        step("full", FULL, str(db), str(out), systems, "0")
-        if args.serial:
-            step("full, serial", FULL, str(db), str(work / "out-serial"), systems, "1")
-        step("again", FULL, str(db), str(out), systems, "0")
-        trf = new_event(args.trf, work / "new-event.trf")
-        _, cpu, changed = run(NEW, str(db), str(out), systems, str(trf))
-        lists = sum(len(v) for v in json.loads(changed).values())
-        print(f"new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)")
-        step("new TRF", PUBLISH_CHANGED, str(db), str(out), changed)
+        for label, src in ([("before", args.baseline)] if args.baseline else []) + [("", None)]:
+            steps += _steps(label, src, db, work / (label or "after"), args)
 
         if args.charts:
             _, _, line = run(CHARTS, str(db), str(args.charts))
@@ -230,8 +251,9 @@ def main() -> None:
             f"{'step':<14} {'published':>9} {'written':>8} {'wall s':>8} {'CPU-s':>8} {'files/s':>8} {'f/CPU-s':>8}"
             "  CPU and wall / full"
         )
+        base = steps[0]
         for s in steps:
-            print(s.row(None if s is steps[0] else steps[0]))
+            print(s.row(None if s is base else base))
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
