@@ -8,7 +8,7 @@ under fide, fide-rapid, fide-blitz and ffe), each step in a fresh process:
 - **full, serial** (`--serial`): the same with one worker, to show what the threads give;
 - **again**: the same publish into the same folder with nothing changed: every page is made
   again, no file is written (`elopipe.publish.manifest`);
-- **new TRF**: a TRF of the data, made a new event (renamed, a year later), ingested and rated,
+- **new TRF**: a TRF (`--trf`), made a new event (renamed, `--months` later), ingested and rated,
   then its changed lists published into that folder as `run` does (`plan.publish_changed`);
   only this publish is measured;
 - **charts**: the top players' rating charts drawn by matplotlib as PNG and as SVG, CPU-ms each.
@@ -21,7 +21,9 @@ the store. Ratios are against the first full publish of this run: on a shared ma
 more about the other processes than about elopipe, the CPU seconds less so.
 
 Usage: ``.venv/bin/python bench/publish.py [--db STORE] [--work DIR] [--systems fide,ffe] [--serial]
-[--baseline DIR] [--trf FILE] [--charts N]``.
+[--baseline DIR] [--trf FILE] [--months N] [--charts N]``. On a federation store
+(`bench/federation.py --keep DIR`): `--systems fide --trf bench/_data/federation/<workload>/extra_m01/*.trf
+--months 1`, a new 100-player event in the month after the store's last.
 """
 
 from __future__ import annotations
@@ -181,13 +183,27 @@ def run(code: str, *args: str, src: Path | None = None) -> tuple[float, float, s
     return wall, cpu, proc.stdout.strip().splitlines()[-1]
 
 
-def new_event(src: Path, dest: Path) -> Path:
-    """`src` as another event: '(bench)' added to its name, every 20YY date a year later."""
+def new_event(src: Path, dest: Path, months: int = 12) -> Path:
+    """`src` as another event: '(bench)' added to its name, every date `months` later (dates as
+    TRF files write them: 2025/02/03, 2011-02-25, 25.02.2011, 25/02/2011, 25/02/11)."""
+
+    def later(year: int, month: int) -> tuple[int, int]:
+        n = year * 12 + month - 1 + months
+        return n // 12, n % 12 + 1
+
+    def ymd(m: re.Match[str]) -> str:
+        y, mo = later(int(m["y"]), int(m["m"]))
+        return f"{y:04d}{m['s']}{mo:02d}{m['s']}{m['d']}"
+
+    def dmy(m: re.Match[str]) -> str:
+        short = len(m["y"]) == 2
+        y, mo = later(int(m["y"]) + (2000 if short else 0), int(m["m"]))
+        return f"{m['d']}{m['s']}{mo:02d}{m['s']}{y % 100 if short else y:0{2 if short else 4}d}"
+
     text = src.read_bytes().decode("latin-1")
     text = re.sub(r"^(012 .*?)(\r?)$", r"\1 (bench)\2", text, count=1, flags=re.M)
-    # a year in a date: 2011-02-25, 25.02.2011, 25/02/2011 (and 25/02/11 in round dates)
-    text = re.sub(r"(?<=[./-])20(\d\d)\b|\b20(\d\d)(?=[./-])", lambda m: f"20{int(m[1] or m[2]) + 1:02d}", text)
-    text = re.sub(r"\b(\d\d)/(\d\d)/(\d\d)\b", lambda m: f"{m[1]}/{m[2]}/{int(m[3]) + 1:02d}", text)
+    text = re.sub(r"\b(?P<y>(?:19|20)\d\d)(?P<s>[./-])(?P<m>\d\d)(?P=s)(?P<d>\d\d)\b", ymd, text)
+    text = re.sub(r"\b(?P<d>\d\d)(?P<s>[./-])(?P<m>\d\d)(?P=s)(?P<y>(?:19|20)\d\d|\d\d)\b", dmy, text)
     dest.write_bytes(text.encode("latin-1"))
     return dest
 
@@ -210,7 +226,7 @@ def _steps(label: str, src: Path | None, store: Path, work: Path, args: argparse
     if args.serial and src is None:
         step("full, serial", FULL, str(db), str(work / "out-serial"), systems, "1")
     step("again", FULL, str(db), str(out), systems, "0")
-    trf = new_event(args.trf, work / "new-event.trf")
+    trf = new_event(args.trf, work / "new-event.trf", args.months)
     _, cpu, changed = run(NEW, str(db), str(out), systems, str(trf), src=src)
     lists = sum(len(v) for v in json.loads(changed).values())
     print(f"{prefix}new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)")
@@ -225,6 +241,7 @@ def main() -> None:
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--serial", action="store_true", help="also publish everything with one worker")
     ap.add_argument("--trf", type=Path, default=NEW_TRF, help="the TRF made a new event for the last step")
+    ap.add_argument("--months", type=int, default=12, help="how much later the new event is (default 12)")
     ap.add_argument("--baseline", type=Path, help="also measure the elopipe of this checkout's folder, first")
     ap.add_argument("--charts", type=int, default=20, help="player charts drawn as PNG and as SVG (0: none)")
     args = ap.parse_args()
