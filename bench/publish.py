@@ -221,6 +221,7 @@ def _steps(label: str, src: Path | None, store: Path, work: Path, args: argparse
         wall, cpu, line = run(code, *a, src=src)
         counts = json.loads(line)
         steps.append(Step(prefix + name, wall, cpu, counts["published"], counts["written"]))
+        print(f"  {steps[-1].row(None)}", flush=True)  # as it comes: a long run shows its steps
 
     step("full", FULL, str(db), str(out), systems, "0")
     if args.serial and src is None:
@@ -229,7 +230,7 @@ def _steps(label: str, src: Path | None, store: Path, work: Path, args: argparse
     trf = new_event(args.trf, work / "new-event.trf", args.months)
     _, cpu, changed = run(NEW, str(db), str(out), systems, str(trf), src=src)
     lists = sum(len(v) for v in json.loads(changed).values())
-    print(f"{prefix}new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)")
+    print(f"{prefix}new TRF ingested and rated: {lists} lists changed ({cpu:.1f} CPU-s, not counted below)", flush=True)
     step("new TRF", PUBLISH_CHANGED, str(db), str(out), changed)
     return steps
 
