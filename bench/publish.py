@@ -226,7 +226,8 @@ def _steps(label: str, src: Path | None, store: Path, work: Path, args: argparse
     step("full", FULL, str(db), str(out), systems, "0")
     if args.serial and src is None:
         step("full, serial", FULL, str(db), str(work / "out-serial"), systems, "1")
-    step("again", FULL, str(db), str(out), systems, "0")
+    if not args.skip_again:
+        step("again", FULL, str(db), str(out), systems, "0")
     trf = new_event(args.trf, work / "new-event.trf", args.months)
     _, cpu, changed = run(NEW, str(db), str(out), systems, str(trf), src=src)
     lists = sum(len(v) for v in json.loads(changed).values())
@@ -243,6 +244,7 @@ def main() -> None:
     ap.add_argument("--serial", action="store_true", help="also publish everything with one worker")
     ap.add_argument("--trf", type=Path, default=NEW_TRF, help="the TRF made a new event for the last step")
     ap.add_argument("--months", type=int, default=12, help="how much later the new event is (default 12)")
+    ap.add_argument("--skip-again", action="store_true", help="leave out the step 'again'")
     ap.add_argument("--baseline", type=Path, help="also measure the elopipe of this checkout's folder, first")
     ap.add_argument("--charts", type=int, default=20, help="player charts drawn as PNG and as SVG (0: none)")
     args = ap.parse_args()
