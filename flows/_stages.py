@@ -11,7 +11,7 @@ import logging
 from prefect import get_run_logger
 from prefect.exceptions import MissingContextError
 
-from elopipe.runtime.prefect_env import STAGE_LOGGER, STEP_ATTR, quiet_prefect_console
+from elopipe.runtime.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR, quiet_prefect_console
 
 _terminal = logging.getLogger(STAGE_LOGGER)
 # Prefect's console handler must not print the run-log copy (records marked `elopipe_stage`).
@@ -28,6 +28,12 @@ def _to_run_log(level: int, line: str) -> None:
 def stage_start(stage: str, text: str) -> None:
     """Say that `stage` begins (`text`: what it works on); the CLI's live status shows it."""
     _terminal.info(f"{stage}: {text} ...", extra={STEP_ATTR: True})
+
+
+def stage_progress(stage: str, text: str) -> None:
+    """How far `stage` got (`text`, e.g. a bar): the live status line on a terminal; elsewhere a
+    line every few seconds (elopipe.cli.commands.live_status). Not in the flow run's log."""
+    _terminal.info(f"{stage}: {text}", extra={STEP_ATTR: True, PROGRESS_ATTR: True})
 
 
 def stage_line(stage: str, text: str) -> None:

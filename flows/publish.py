@@ -25,10 +25,11 @@ from prefect.cache_policies import NO_CACHE
 
 from elopipe.publish import plan as publish_plan
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
+from elopipe.publish.workers import bar
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, open_writer
-from flows._stages import stage_line, stage_start, stage_warning
+from flows._stages import stage_line, stage_progress, stage_start, stage_warning
 
 __all__ = ["DEFAULT_MAX_LISTS", "NotPublished", "publish", "publish_system"]
 
@@ -59,11 +60,24 @@ def publish_system(
     # store's lock, and DuckDB refuses a read-only connection next to a read-write one.
     with open_writer(db) as con:
         try:
-            return publish_plan.publish_changed(con, db, system, Path(out), changed, max_lists, own_run)
+            return publish_plan.publish_changed(
+                con,
+                db,
+                system,
+                Path(out),
+                changed,
+                max_lists,
+                own_run,
+                progress=lambda done, total: _progress(system, done, total),
+            )
         except LookupError as exc:
             return NotPublished(str(exc).strip("'\""))
         except OSError as exc:
             return describe(exc)
+
+
+def _progress(system: str, done: int, total: int) -> None:
+    stage_progress("publish", f"{system} {bar(done, total)} lists, reports and player pages")
 
 
 @flow(name="publish", validate_parameters=False)
@@ -115,8 +129,11 @@ def publish(
             )
             if result.resumed:
                 extra.append(f"finished an interrupted publish: {plural(len(result.resumed), 'list')}")
+            if result.kept:
+                extra.append(f"{result.kept:,} unchanged")
             if result.missed:
                 extra.append(f"{plural(len(result.missed), 'list')} of an earlier rating not yet published")
-            notes.append(f"{system}: {plural(len(result.paths), 'file')}" + (f" ({'; '.join(extra)})" if extra else ""))
+            written_n = len(result.paths) - result.kept
+            notes.append(f"{system}: {plural(written_n, 'file')}" + (f" ({'; '.join(extra)})" if extra else ""))
     stage_line("publish", f"{'; '.join(notes)} -> {out_p}")
     return written, failures

@@ -15,7 +15,9 @@ import errno
 import os
 import re
 from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Protocol
 
 import polars as pl
 
@@ -23,6 +25,20 @@ from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.runtime.lifeline import alive
 
 TMP_MARK = ".elopipe-tmp-"
+
+
+class Recorder(Protocol):
+    """What `write_bytes` asks before writing (elopipe.publish.manifest.Manifest)."""
+
+    def relative(self, path: Path) -> str | None:
+        """`path`'s name in the recorded folder; None when it is not recorded."""
+
+    def write(self, path: Path, data: bytes, rel: str, durable: bool = True) -> bool:
+        """Write `data` to `path` unless it holds it already; True when written."""
+
+
+# The output folder's manifest while one is recording (elopipe.publish.manifest.recording)
+RECORDER: ContextVar[Recorder | None] = ContextVar("elopipe_manifest", default=None)
 
 
 class WriteError(ElopipeError, OSError):
@@ -100,10 +116,23 @@ def _reason(exc: BaseException) -> tuple[str, int | None]:
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, durable: bool = True) -> Path:
-    """Write `data` to `path` atomically (see `replacing`); return `path` as a Path."""
+    """Write `data` to `path` atomically (see `replacing`); return `path` as a Path. While an
+    output folder's manifest is recording (`elopipe.publish.manifest.recording`), a file under
+    it that already holds `data` is left untouched."""
+    final = Path(path)
+    manifest = RECORDER.get()
+    rel = manifest.relative(final) if manifest is not None else None
+    if manifest is not None and rel is not None:
+        manifest.write(final, data, rel, durable)
+    else:
+        write_unrecorded(final, data, durable)
+    return final
+
+
+def write_unrecorded(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write `data` to `path` atomically, whatever a manifest holds (see `replacing`)."""
     with replacing(path, durable) as tmp:
         tmp.write_bytes(data)
-    return Path(path)
 
 
 def write_text(path: str | os.PathLike[str], text: str, durable: bool = True) -> Path:

@@ -16,7 +16,7 @@ import os
 
 import polars as pl
 
-from elopipe.publish.atomic import replacing
+from elopipe.publish.atomic import write_bytes
 
 _TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 _PLAIN_NUMBER = r"^[+-]?\d+(\.\d+)?$"
@@ -41,5 +41,4 @@ def csv_safe(df: pl.DataFrame) -> pl.DataFrame:
 def write_csv(df: pl.DataFrame, path: str | os.PathLike[str]) -> None:
     """Write `df` as CSV (polars' layout: header line, comma, quoted when needed) to `path`,
     text cells neutralized (see the module docstring)."""
-    with replacing(path) as tmp:
-        csv_safe(df).write_csv(tmp)
+    write_bytes(path, csv_safe(df).write_csv().encode("utf-8"))

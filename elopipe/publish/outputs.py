@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 import re
 from collections.abc import Callable
@@ -11,14 +12,16 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from elopipe.publish.atomic import replacing, write_text
+from elopipe.publish.atomic import write_bytes, write_text
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import write_player_page
 from elopipe.publish.index import TOP_INDEX, write_index
 from elopipe.publish.list_html import list_html
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
+from elopipe.publish.manifest import recording
 from elopipe.publish.reports import tournaments_by_list, write_report
+from elopipe.publish.workers import Ticker, Workers, default_workers
 
 LIST_FORMATS = ("csv", "parquet", "txt", "html")
 TOP_PLAYERS = 10
@@ -59,8 +62,9 @@ def write_list(
         if fmt == "csv":
             write_csv(table, path)
         elif fmt == "parquet":
-            with replacing(path) as tmp:
-                table.write_parquet(tmp)
+            buf = io.BytesIO()
+            table.write_parquet(buf)
+            write_bytes(path, buf.getvalue())
         elif fmt == "txt":
             # FIDE's file is keyed by FIDE ID: the players without one are in the other formats
             write_fide_txt(df.filter(~pl.col.no_id) if system.startswith("fide") else df, list_date, path)
@@ -76,6 +80,8 @@ def publish_outputs(
     out_dir: str | os.PathLike[str],
     list_dates: list[dt.date] | None = None,
     on_list: Callable[[dt.date], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
 ) -> list[Path]:
     """Write the lists of `system` for `list_dates` (None = the latest list) in every format,
     a report for every tournament rated on those lists, and history pages with charts for
@@ -89,42 +95,57 @@ def publish_outputs(
     Order: the player pages, then list by list its files and its tournaments' reports, then the
     index. `on_list(date)` is called once a list's files and reports are written (the last list
     only after the index), so a caller can record how far an interrupted publish got.
-    Every file is written atomically (`elopipe.publish.atomic`).
-    Returns every path written. Raises LookupError when the system has no list; OSError when a
-    file cannot be written (the files written so far stay).
+    Every file is written atomically (`elopipe.publish.atomic`), and only when its content
+    changed (`elopipe.publish.manifest`): an unchanged file keeps its inode and time.
+    `workers`: threads (`elopipe.publish.workers`; None: one per core, 1: serial); the files are
+    the same whatever their number. `progress(done, total)` is called now and then with the
+    pages, lists and reports done and to do (`workers.Ticker`).
+    Returns every path written or found unchanged. Raises LookupError when the system has no
+    list; OSError when a file cannot be written (the files written so far stay).
     """
     out = Path(out_dir)
     dates = sorted(set(list_dates)) if list_dates is not None else _latest(con, system)
     if not dates:
         raise LookupError(f"no rating list for system {system!r} in the store")
-
-    top: dict[int, None] = {}
-    for d in dates:
-        df = rating_list(con, system, d)
-        for pid in df.filter(pl.col("rank").is_not_null()).sort("rank").head(TOP_PLAYERS)["player_id"]:
-            top[int(pid)] = None
+    top = top_players(con, system, dates)
+    by_list = tournaments_by_list(con, system, dates)
+    reports: dict[dt.date, list[int]] = {d: [] for d in dates}
+    seen: set[int] = set()
+    for d in dates:  # a tournament rated on two of the lists is reported once, with the first
+        for tid in by_list.get(d, []):
+            if tid not in seen:
+                reports[d].append(tid)
+                seen.add(tid)
 
     paths: list[Path] = []
     links: dict[int, str] = {}
-    for pid in top:
-        written = write_player_page(con, pid, system, out / "players" / system)
-        paths.extend(written)
-        html = next(p for p in written if p.suffix == ".html")
-        links[pid] = f"../players/{system}/{html.name}"
-
-    by_list = tournaments_by_list(con, system, dates)
-    reported: set[int] = set()
-    for i, d in enumerate(dates):
-        paths.extend(write_list(con, system, d, out / "lists", LIST_FORMATS, links))
-        for tid in by_list.get(d, []):
-            if tid not in reported:
-                paths.extend(write_report(con, tid, system, out / "reports" / system))
-                reported.add(tid)
-        if i == len(dates) - 1:
-            index = write_index(con, system, out)
-            paths.extend([index, out / TOP_INDEX])  # write_index rewrites the top page too
-        if on_list is not None:
-            on_list(d)
+    total = len(top) + len(dates) + len(seen)
+    n = default_workers() if workers is None else workers
+    with recording(out), Workers(con, n) as pool, Ticker(total, progress) as ticker:
+        pages = [pool.submit(write_player_page, pid, system, out / "players" / system) for pid in top]
+        for pid, page in zip(top, pages, strict=True):
+            written = page.result()
+            ticker.advance()
+            paths.extend(written)
+            html = next(p for p in written if p.suffix == ".html")
+            links[pid] = f"../players/{system}/{html.name}"
+        jobs = [
+            (
+                d,
+                pool.submit(write_list, system, d, out / "lists", LIST_FORMATS, links),
+                [pool.submit(write_report, tid, system, out / "reports" / system) for tid in reports[d]],
+            )
+            for d in dates
+        ]
+        for d, files, reported in jobs:
+            for job in (files, *reported):
+                paths.extend(job.result())
+                ticker.advance()
+            if d == dates[-1]:
+                index = write_index(con, system, out)
+                paths.extend([index, out / TOP_INDEX])  # write_index rewrites the top page too
+            if on_list is not None:
+                on_list(d)
     return paths
 
 
@@ -145,6 +166,22 @@ def player_page_links(out_dir: Path, system: str) -> dict[int, str]:
     }
 
 
+def top_players(con: duckdb.DuckDBPyConnection, system: str, dates: list[dt.date]) -> list[int]:
+    """The player_ids of the `TOP_PLAYERS` best ranked of each list of `system` at `dates`, in
+    one query: list by list, by rank, equal ranks by name and player_id (a list's own order,
+    `lists.rating_list`); each player once, where first met."""
+    rows = con.execute(
+        """
+        SELECT list_date, player_id FROM v_rating_lists
+        WHERE system = ? AND list_date IN (SELECT UNNEST(?::DATE[])) AND rank IS NOT NULL
+        QUALIFY row_number() OVER (PARTITION BY list_date ORDER BY rank, rating DESC, name, player_id) <= ?
+        ORDER BY list_date, rank, rating DESC, name, player_id
+        """,
+        [system, dates, TOP_PLAYERS],
+    ).fetchall()
+    return list(dict.fromkeys(int(r[1]) for r in rows))
+
+
 def output_folders(out_dir: Path, system: str) -> list[Path]:
     """The folders `publish_outputs` writes `system`'s files into."""
     return [out_dir, out_dir / "lists", out_dir / "reports" / system, out_dir / "players" / system]
@@ -155,4 +192,12 @@ def _latest(con: duckdb.DuckDBPyConnection, system: str) -> list[dt.date]:
     return dates[-1:]
 
 
-__all__ = ["LIST_FORMATS", "list_stem", "player_page_links", "publish_outputs", "write_index", "write_list"]
+__all__ = [
+    "LIST_FORMATS",
+    "list_stem",
+    "player_page_links",
+    "publish_outputs",
+    "top_players",
+    "write_index",
+    "write_list",
+]

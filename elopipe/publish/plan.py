@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,7 @@ def publish_recorded(
     out: Path,
     dates: list[dt.date] | None,
     run_id: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[list[Path], list[dt.date]]:
     """Publish `system`'s outputs (elopipe.publish.outputs.publish_outputs) for `dates` (None: the
     latest list), plus every list an interrupted publish left pending in `out`, and keep the
@@ -171,7 +173,8 @@ def publish_recorded(
     published once its files are (the last after the index). A publish stopped by a kill or an
     error is thus finished by the next one, even when no list changed.
 
-    `run_id`: the newest rating run whose lists `dates` cover (see `begin`).
+    `run_id`: the newest rating run whose lists `dates` cover (see `begin`); `progress` as in
+    `publish_outputs`.
     Returns (paths written, the pending lists it finished that were not in `dates`). Raises
     LookupError when the system has no list, or none at one of `dates`; OSError when a file
     cannot be written (the lists not written stay pending). A pending list the store no longer
@@ -201,7 +204,9 @@ def publish_recorded(
     # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
     # only makes a list pending again (kill -9 loses none: the page cache outlives the process).
     last = todo[-1]
-    paths = publish_outputs(con, system, out, todo, on_list=lambda d: remember(out, db, system, [d], d == last))
+    paths = publish_outputs(
+        con, system, out, todo, on_list=lambda d: remember(out, db, system, [d], d == last), progress=progress
+    )
     return paths, sorted(pending - set(dates))
 
 
@@ -209,11 +214,12 @@ def publish_recorded(
 class SystemPublish:
     """What `publish_changed` did for one system."""
 
-    paths: list[Path] = field(default_factory=list)  # every file written
+    paths: list[Path] = field(default_factory=list)  # every file published (written, or found unchanged)
     resumed: list[dt.date] = field(default_factory=list)  # pending lists finished, not changed now
     missed: list[dt.date] = field(default_factory=list)  # lists of rating runs the folder had not taken
     held_back: int = 0  # changed lists left in the store only (max_lists)
     unchanged: bool = False  # nothing to write
+    kept: int = 0  # files published again with the same content, left untouched (elopipe.publish.manifest)
 
 
 def publish_changed(
@@ -224,11 +230,14 @@ def publish_changed(
     changed: list[dt.date] | None,
     max_lists: int | None = DEFAULT_MAX_LISTS,
     own_run: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SystemPublish:
     """Publish `system`'s `changed` lists (None: the latest list) into `out`, with the lists of
     rating runs the folder has not taken (`missed_lists`; `own_run` is the run that produced
-    `changed`) and those an interrupted publish left pending; `max_lists` as in `select_dates`.
+    `changed`) and those an interrupted publish left pending; `max_lists` as in `select_dates`;
+    `progress` as in `publish_outputs`.
     A folder that has never received `system` gets its latest list even when nothing changed.
+    Only the files whose content changed are written (elopipe.publish.manifest).
     Raises LookupError when the system has no list; OSError when a file cannot be written (the
     lists not written stay pending, and the next call writes them)."""
     newest = last_run(con, system)
@@ -243,5 +252,11 @@ def publish_changed(
     held_back = 0
     if dates is not None:
         dates, held_back = select_dates(dates, published_dates(out, db, system), max_lists)
-    paths, resumed = publish_recorded(con, db, system, out, dates, newest if changed is not None else None)
-    return SystemPublish(paths, resumed, missed, held_back)
+    from elopipe.publish.manifest import recording
+
+    with recording(out) as manifest:
+        run_id = newest if changed is not None else None
+        paths, resumed = publish_recorded(con, db, system, out, dates, run_id, progress)
+        paths = list(dict.fromkeys(paths))
+        kept = sum(manifest.relative(p) not in manifest.changed for p in paths)
+    return SystemPublish(paths, resumed, missed, held_back, kept=kept)

@@ -45,6 +45,8 @@ from elopipe.runtime.errors import ElopipeError
 STAGE_LOGGER = "elopipe.stages"
 # A record on STAGE_LOGGER with this attribute says a stage begins (the CLI's live status shows it).
 STEP_ATTR = "elopipe_step"
+# A step that only says how far a stage got (a bar): off a terminal, printed now and then.
+PROGRESS_ATTR = "elopipe_progress"
 
 # Always forced: nobody asked elopipe to send usage data anywhere.
 _FORCED = {

@@ -17,7 +17,10 @@ from typing import Any
 
 from rich.console import Console
 
-from elopipe.runtime.prefect_env import STAGE_LOGGER, STEP_ATTR
+from elopipe.runtime.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
+
+# Off a terminal, a stage's progress (a bar) is a line at most this often
+PROGRESS_LINE_SECONDS = 3.0
 
 
 class LiveStatus:
@@ -30,6 +33,7 @@ class LiveStatus:
         self._status: Any = None  # rich.status.Status on a terminal
         self._handler = _StageLines(self)
         self._set_aside: list[logging.Handler] = []
+        self._progress_at = 0.0
 
     def __enter__(self) -> LiveStatus:
         logger = logging.getLogger(STAGE_LOGGER)
@@ -60,6 +64,15 @@ class LiveStatus:
         else:
             self.line(text)
 
+    def progress(self, text: str) -> None:
+        """How far a stage got: the status line on a terminal; otherwise a plain line, at most
+        one every `PROGRESS_LINE_SECONDS` (the stage sends one at least every two seconds)."""
+        if self._status is not None:
+            self._status.update(text)
+        elif time.monotonic() - self._progress_at >= PROGRESS_LINE_SECONDS:
+            self._progress_at = time.monotonic()
+            self.line(text)
+
     def line(self, text: str, style: str | None = None) -> None:
         """A line that stays, stamped with the time of day."""
         self.console.print(f"{time.strftime('%H:%M:%S')} | {text}", style=style, soft_wrap=True, markup=False)
@@ -75,7 +88,9 @@ class _StageLines(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         text = record.getMessage()
-        if getattr(record, STEP_ATTR, False):
+        if getattr(record, PROGRESS_ATTR, False):
+            self._live.progress(text)
+        elif getattr(record, STEP_ATTR, False):
             self._live.step(text)
         else:
             self._live.line(text, "yellow" if record.levelno >= logging.WARNING else None)

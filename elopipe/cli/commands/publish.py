@@ -4,6 +4,7 @@ and `elopipe publish --diff LIST_A LIST_B`."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +19,8 @@ from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:
     import duckdb
+
+    from elopipe.cli.commands.live_status import LiveStatus
 
 
 @app.command()
@@ -46,9 +49,11 @@ def publish(
     ),
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
+    from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.publish import LIST_FORMATS, write_list
     from elopipe.publish.atomic import describe
     from elopipe.publish.lists import list_dates
+    from elopipe.publish.manifest import recording
     from elopipe.publish.outputs import player_page_links
     from elopipe.publish.plan import publish_recorded
 
@@ -88,12 +93,17 @@ def publish(
             err_console.print(f"no rating list for system {system} in {db}", style="red")
             raise typer.Exit(1)
         # a publish left pending by a kill or a full disk is finished first (with --full, in the
-        # same pass as the lists asked for)
-        paths, resumed = publish_recorded(con, db, system, out, dates if full else [])
-        if not full:  # the player pages a full publish wrote stay linked from the list page
-            links = player_page_links(out, system)
-            for d in dates:
-                paths.extend(write_list(con, system, d, out / "lists", fmts, links))
+        # same pass as the lists asked for); a file whose content is unchanged is not rewritten
+        with recording(out) as manifest, LiveStatus(err_console) as live:
+            progress = functools.partial(_progress, live, system)
+            paths, resumed = publish_recorded(con, db, system, out, dates if full else [], progress=progress)
+            if not full:  # the player pages a full publish wrote stay linked from the list page
+                links = player_page_links(out, system)
+                for d in dates:
+                    paths.extend(write_list(con, system, d, out / "lists", fmts, links))
+        paths = list(dict.fromkeys(paths))
+        kept = len(paths) - len(changed := [p for p in paths if manifest.relative(p) in manifest.changed])
+        paths = changed
     except (LookupError, ValueError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
@@ -107,11 +117,17 @@ def publish(
         console.print(
             f"finished an interrupted publish: {plural(len(resumed), 'list')} ({resumed[0]} .. {resumed[-1]})"
         )
-    console.print(f"{plural(len(paths), 'file')} written under {out}")
+    console.print(f"{plural(len(paths), 'file')} written under {out}" + (f" ({kept:,} unchanged)" if kept else ""))
     for p in paths[:12]:
         console.print(f"  {p}")
     if len(paths) > 12:
         console.print(f"  ... and {len(paths) - 12} more")
+
+
+def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
+    from elopipe.publish.workers import bar
+
+    live.progress(f"publish {system} {bar(done, total)} lists, reports and player pages")
 
 
 def _needs_db(diff: tuple[str, str]) -> bool:

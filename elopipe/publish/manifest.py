@@ -1,0 +1,164 @@
+"""What elopipe last wrote into an output folder, so that a publish writes only what changed.
+
+`.elopipe-manifest.json` at the top of an output folder records, for every file elopipe wrote
+there, its content digest (BLAKE2b, 128 bits, hex), size in bytes and modification time in
+nanoseconds:
+
+    {"version": 1, "files": {"lists/fide_2024-01-01.csv": ["9f…", 48213, 1733450000123456789], ...}}
+
+While a manifest is `recording` a folder, every file written under it through
+`elopipe.publish.atomic.write_bytes` (lists, reports, player pages, charts, indexes) is compared
+with what is there: a file whose content is unchanged is not written again, so its inode and
+modification time stay. A file counts as unchanged when its entry matches its digest, size and
+modification time, or, when there is no entry or the file was touched since, when its bytes on
+disk equal the new ones (a folder published before manifests existed is thus taken over without
+rewriting it). Anything else is written atomically, as before.
+
+The manifest only saves work: a lost or stale entry makes elopipe compare the file's bytes, never
+skip a changed file. It is written without flushing to disk, at the end of a publish and now and
+then during a long one. Files elopipe did not write are never read, removed or overwritten,
+unless they sit under one of the names elopipe publishes (as before manifests).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from elopipe.publish.atomic import RECORDER, write_unrecorded
+
+MANIFEST = ".elopipe-manifest.json"
+_VERSION = 1
+# a long publish saves the manifest at most this often (it is a few hundred KB on a big folder)
+SAVE_EVERY_SECONDS = 5.0
+
+
+def digest(data: bytes) -> str:
+    """The content digest the manifest records: BLAKE2b-128 of `data`, hex."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Manifest:
+    """The manifest of one output folder (`root`), loaded from disk; thread-safe. `written` and
+    `kept` count the files written and the unchanged ones left as they were since it was loaded;
+    `changed` holds the former (paths relative to the folder)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.entries: dict[str, tuple[str, int, int]] = _load(self.root / MANIFEST)
+        self.written = 0
+        self.kept = 0
+        self.changed: set[str] = set()
+        self._lock = threading.Lock()
+        self._dirty = False
+        self._saved_at = time.monotonic()
+
+    def relative(self, path: Path) -> str | None:
+        """`path` relative to the folder, with '/' separators; None when it is outside."""
+        try:
+            rel = Path(os.path.abspath(path)).relative_to(self.root)
+        except ValueError:
+            return None
+        # the manifest itself and the ledger (elopipe.publish.plan) change on every publish
+        return None if rel.name.startswith(".elopipe-") else rel.as_posix()
+
+    def write(self, path: Path, data: bytes, rel: str, durable: bool = True) -> bool:
+        """Write `data` to `path` (`rel` in the folder) unless the file already holds it; record
+        it. Returns True when the file was written. Raises WriteError as `atomic.write_bytes`."""
+        key = digest(data)
+        if self._unchanged(path, rel, key, data):
+            with self._lock:
+                self.kept += 1
+            return False
+        write_unrecorded(path, data, durable)
+        st = path.stat()
+        with self._lock:
+            self.entries[rel] = (key, st.st_size, st.st_mtime_ns)
+            self.changed.add(rel)
+            self.written += 1
+            self._dirty = True
+        return True
+
+    def _unchanged(self, path: Path, rel: str, key: str, data: bytes) -> bool:
+        try:
+            st = path.stat()
+        except OSError:
+            return False
+        with self._lock:
+            entry = self.entries.get(rel)
+        if entry == (key, st.st_size, st.st_mtime_ns):
+            return True
+        if not path.is_file() or st.st_size != len(data):
+            return False
+        try:
+            same = path.read_bytes() == data
+        except OSError:
+            return False
+        if same:
+            with self._lock:
+                self.entries[rel] = (key, st.st_size, st.st_mtime_ns)
+                self._dirty = True
+        return same
+
+    def save(self, force: bool = True) -> None:
+        """Write the manifest (not flushed to disk: a lost one only costs a comparison); without
+        `force` only when `SAVE_EVERY_SECONDS` have passed since the last save. A manifest that
+        cannot be written is left as it was: it only saves work."""
+        with self._lock:
+            if not self._dirty or (not force and time.monotonic() - self._saved_at < SAVE_EVERY_SECONDS):
+                return
+            files = {k: list(v) for k, v in sorted(self.entries.items())}
+            self._dirty = False
+            self._saved_at = time.monotonic()
+        text = json.dumps({"version": _VERSION, "files": files}, separators=(",", ":"))
+        with contextlib.suppress(OSError):
+            write_unrecorded(self.root / MANIFEST, text.encode("utf-8"), durable=False)
+
+
+def _load(path: Path) -> dict[str, tuple[str, int, int]]:
+    """The entries of the manifest at `path`; empty when it is missing, unreadable or not ours."""
+    if not path.is_file():  # a FIFO or folder under our name would hang or fail the read
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    files = data.get("files") if isinstance(data, dict) and data.get("version") == _VERSION else None
+    if not isinstance(files, dict):
+        return {}
+    out: dict[str, tuple[str, int, int]] = {}
+    for rel, entry in files.items():
+        if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
+            if isinstance(entry[1], int) and isinstance(entry[2], int):
+                out[str(rel)] = (entry[0], entry[1], entry[2])
+    return out
+
+
+def active() -> Manifest | None:
+    """The manifest recording in this context (None: files are written as they come)."""
+    current = RECORDER.get()
+    return current if isinstance(current, Manifest) else None
+
+
+@contextlib.contextmanager
+def recording(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
+    """Record the files written under `out_dir` in its manifest, and skip those whose content is
+    unchanged (module docstring), until the block ends; the manifest is then saved (also when
+    the block raises). Inside a block already recording the same folder, that manifest is used."""
+    current = active()
+    if current is not None and current.root == Path(os.path.abspath(out_dir)):
+        yield current
+        return
+    manifest = Manifest(Path(out_dir))
+    token = RECORDER.set(manifest)
+    try:
+        yield manifest
+    finally:
+        RECORDER.reset(token)
+        manifest.save()

@@ -1,0 +1,205 @@
+"""Publishing writes only what changed (elopipe.publish.manifest), on every core with the same
+files as one worker (elopipe.publish.workers), and never touches the user's own files. A store
+of real TRF files from ../shared/data, rated under FIDE rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe.publish.lists import list_dates
+from elopipe.publish.manifest import MANIFEST, recording
+from elopipe.publish.outputs import publish_outputs
+from elopipe.publish.plan import LEDGER
+from elopipe.publish.workers import Ticker, bar
+from tests.helpers.paths import SHARED_DATA
+
+# two events whose players have FIDE IDs (ranked lists, top players' pages and charts); the tests
+# publish the last lists, the second event's and those before it
+FILES = ["esp_torneo_san_viator_2018_vega_137players.trf", "fide_trf26_grandmommys_cup_team_sample_249players.trf"]
+LISTS = 4
+BOOKKEEPING = {MANIFEST, LEDGER}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.rating.run import rate
+    from elopipe.store.connect import open_writer
+
+    db = tmp_path_factory.mktemp("manifest") / "real.duckdb"
+    ingest_paths([SHARED_DATA / "trf" / f for f in FILES], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+    return db
+
+
+@pytest.fixture
+def db(store: Path, tmp_path: Path) -> Path:
+    """A copy of the store this test may change."""
+    copy = tmp_path / "store.duckdb"
+    shutil.copyfile(store, copy)
+    return copy
+
+
+def _dates(db: Path) -> list[dt.date]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        dates = list_dates(con, "fide")[-LISTS:]
+    finally:
+        con.close()
+    assert len(dates) == LISTS, "the store must hold several lists"
+    return dates
+
+
+def _publish(db: Path, out: Path, dates: list[dt.date], workers: int | None = None) -> tuple[list[Path], int]:
+    """Publish `dates` into `out`; (the paths published, how many files were written)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        with recording(out) as manifest:
+            paths = publish_outputs(con, "fide", out, dates, workers=workers)
+            return paths, manifest.written
+    finally:
+        con.close()
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name not in BOOKKEEPING
+    }
+
+
+def _stamps(out: Path) -> dict[str, tuple[int, int]]:
+    """(inode, modification time in ns) of every file: a file written again (atomically, under a
+    new inode) differs, whatever the clock says."""
+    return {
+        p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in out.rglob("*")
+        if p.is_file() and p.name not in BOOKKEEPING
+    }
+
+
+def test_a_parallel_publish_writes_the_files_of_a_serial_one(db: Path, tmp_path: Path) -> None:
+    dates = _dates(db)
+    serial, _ = _publish(db, tmp_path / "serial", dates, workers=1)
+    parallel, _ = _publish(db, tmp_path / "parallel", dates, workers=3)
+    files = _files(tmp_path / "serial")
+    assert any(name.startswith("reports/fide/") for name in files) and any(n.endswith(".png") for n in files)
+    assert _files(tmp_path / "parallel") == files
+    # the same paths, in the same order (the order a serial publish writes them)
+    assert [p.relative_to(tmp_path / "parallel") for p in parallel] == [
+        p.relative_to(tmp_path / "serial") for p in serial
+    ]
+
+
+def test_publishing_unchanged_content_writes_nothing(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    dates = _dates(db)
+    paths, written = _publish(db, out, dates)
+    assert written == len(set(paths)) > 0
+    before, content = _stamps(out), _files(out)
+
+    again, written = _publish(db, out, dates)
+    assert written == 0
+    assert set(again) == set(paths)
+    assert _stamps(out) == before, "a file with unchanged content was written again"
+    assert _files(out) == content
+
+    # a folder without its manifest (published before manifests were kept) is taken over as it is
+    (out / MANIFEST).unlink()
+    _, written = _publish(db, out, dates)
+    assert written == 0 and _stamps(out) == before
+    assert (out / MANIFEST).is_file()
+
+
+def test_a_changed_list_rewrites_its_files_and_only_what_changed(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    dates = _dates(db)
+    _publish(db, out, dates)
+    before = _stamps(out)
+    last = dates[-1]
+    con = duckdb.connect(str(db))
+    try:  # the latest list changes: one player's rating is a point higher
+        pid = con.execute(
+            "SELECT player_id FROM rating_lists WHERE system = 'fide' AND list_date = ? AND rating IS NOT NULL"
+            " ORDER BY player_id LIMIT 1",
+            [last],
+        ).fetchall()[0][0]
+        con.execute(
+            "UPDATE rating_lists SET rating = rating + 1 WHERE system = 'fide' AND list_date = ? AND player_id = ?",
+            [last, pid],
+        )
+    finally:
+        con.close()
+
+    _, written = _publish(db, out, dates)
+    after = _stamps(out)
+    rewritten = {name for name in after if after[name] != before.get(name)}
+    stem = f"lists/fide_{last.isoformat()}"
+    assert {f"{stem}.{fmt}" for fmt in ("csv", "parquet", "txt", "html")} <= rewritten
+    assert written == len(rewritten)
+    assert not any(name.startswith(f"lists/fide_{d.isoformat()}") for d in dates[:-1] for name in rewritten)
+    # what is in the folder is what a publish into an empty folder writes
+    _publish(db, tmp_path / "fresh", dates)
+    assert _files(out) == _files(tmp_path / "fresh")
+
+
+def test_the_users_files_in_the_output_folder_are_never_touched(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    dates = _dates(db)
+    mine = {
+        "notes.txt": b"my notes\n",
+        "lists/fide_my-selection.csv": b"name,rating\nme,2000\n",
+        "reports/fide/my-report.html": b"<p>mine</p>",
+        "players/fide/photo.png": b"\x89PNG not really",
+    }
+    for name, data in mine.items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_bytes(data)
+    stamps = {name: (out / name).stat() for name in mine}
+
+    _publish(db, out, dates[-2:])
+    _publish(db, out, dates)
+    _publish(db, out, dates)
+    for name, data in mine.items():
+        st = (out / name).stat()
+        assert (out / name).read_bytes() == data
+        assert (st.st_ino, st.st_mtime_ns) == (stamps[name].st_ino, stamps[name].st_mtime_ns), name
+    manifest = (out / MANIFEST).read_text(encoding="utf-8")
+    assert not any(name in manifest for name in mine), "the manifest records only elopipe's files"
+
+
+def test_progress_counts_every_job_and_ends_with_the_total() -> None:
+    seen: list[tuple[int, int]] = []
+    with Ticker(3, lambda done, total: seen.append((done, total)), every=0.0) as ticker:
+        for _ in range(3):
+            ticker.advance()
+    assert seen[-1] == (3, 3) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert bar(5, 20, width=4) == "[#---] 5/20"
+    assert bar(0, 0, width=4) == "[####] 0/0"
+
+
+def test_a_quick_publish_shows_no_progress() -> None:
+    seen: list[tuple[int, int]] = []
+    with Ticker(2, lambda done, total: seen.append((done, total)), every=3600.0, heartbeat=3600.0) as ticker:
+        ticker.advance(2)
+    assert seen == []
+
+
+def test_a_file_changed_by_hand_is_written_again(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    dates = _dates(db)[-1:]
+    _publish(db, out, dates)
+    target = out / "lists" / f"fide_{dates[0].isoformat()}.csv"
+    good = target.read_bytes()
+    target.write_bytes(good.replace(b",", b";"))
+    os.utime(target, ns=(0, 0))
+    _, written = _publish(db, out, dates)
+    assert written == 1 and target.read_bytes() == good
