@@ -21,7 +21,7 @@ from tests.helpers.paths import SHARED_DATA
 
 # two events whose players have FIDE IDs (ranked lists, top players' pages and charts); the tests
 # publish the last lists, the second event's and those before it
-FILES = ["esp_torneo_san_viator_2018_vega_137players.trf", "fide_trf26_grandmommys_cup_team_sample_249players.trf"]
+FILES = ["esp_torneo_san_viator_2018_vega_137players.trf", "fra_sharly_trf26_individual_nrs_240_byes.trf"]
 LISTS = 4
 BOOKKEEPING = {MANIFEST, LEDGER}
 

@@ -303,6 +303,8 @@ def _print(s: object, through: dt.date | None) -> None:
         for k, v in (get(attr) or {}).items():
             # one count for the events whose rating failed: their lines below say why
             k = "rating_failed" if k.startswith(REASON_PREFIX) else k
+            # an event in progress names its unfinished round: the ingest's line gave it, one count here
+            k = "in_progress" if k.startswith("in_progress:") else k
             d[k] = d.get(k, 0) + v
         if d:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
