@@ -22,6 +22,7 @@ no game counted, a round repeated or missing) is left to the per-applicant rules
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import polars as pl
 
@@ -33,8 +34,11 @@ KEYS = ["tournament_id", "player_id"]
 #: A drop set leaves at least this many counted games (1.4.1a).
 MIN_GAMES = norm_search.MIN_GAMES
 _DP_LOW, _DP_HIGH = dp(0), dp(100)
+#: The clauses of the score alone (`norms.half_point_short`).
+SCORE_CLAUSES = frozenset({"1.4.8", "1.4.8b"})
 
 
+@functools.cache
 def _p_min_array() -> pl.Series:
     """For a needed dp t (index t − dp(0), t clipped to dp(0) … dp(100) + 1): the smallest p
     (whole percent) with dp(p) ≥ t, 101 when none (dp grows with p, table 8.1.1)."""
@@ -44,8 +48,9 @@ def _p_min_array() -> pl.Series:
     return pl.Series("p_min", out, dtype=pl.Int64)
 
 
-def _plural(n: pl.Expr, word: str, many: str | None = None) -> pl.Expr:
-    return pl.when(n != 1).then(pl.lit(many or word + "s")).otherwise(pl.lit(word))
+def _s(plural: pl.Expr) -> pl.Expr:
+    """'s' where `plural`, else ''."""
+    return pl.when(plural).then(pl.lit("s")).otherwise(pl.lit(""))
 
 
 def _fmt_points(x2: pl.Expr) -> pl.Expr:
@@ -55,7 +60,7 @@ def _fmt_points(x2: pl.Expr) -> pl.Expr:
         "{}{} point{}",
         whole,
         pl.when(half == 1).then(pl.lit("½")).otherwise(pl.lit("")),
-        pl.when(x2 > 2).then(pl.lit("s")).otherwise(pl.lit("")),
+        _s(x2 > 2),
     )
     return pl.when((whole == 0) & (half == 1)).then(pl.lit("half a point")).otherwise(text)
 
@@ -119,7 +124,7 @@ def _applicants(ev: pl.DataFrame, games: pl.DataFrame, applicants: pl.DataFrame)
                 "is_team",
             ),
             on="tournament_id",
-        )  # fmt: skip
+        )
         .join(_federations(games, applicants), on=KEYS, how="left")
         .with_columns(
             pl.col("title").fill_null(""),
@@ -158,17 +163,13 @@ def _federations(games: pl.DataFrame, applicants: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _fail(cond: pl.Expr, clause: str, why: pl.Expr, hint: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    return (
-        pl.when(cond).then(pl.lit(clause)),
-        pl.when(cond).then(why),
-        pl.when(cond).then(hint),
-    )
+def _fail(cond: pl.Expr, clause: str, why: pl.Expr, hint: pl.Expr) -> tuple[pl.Expr, str, pl.Expr, pl.Expr]:
+    return cond, clause, why, hint
 
 
-def _clauses(norm: str) -> list[tuple[pl.Expr, pl.Expr, pl.Expr]]:
-    """The failing clauses of `norms.evaluate` on the full set, in its order (each null when it
-    holds)."""
+def _clauses(norm: str) -> list[tuple[pl.Expr, str, pl.Expr, pl.Expr]]:
+    """The clauses of `norms.evaluate` on the full set, in its order: (True when it fails, the
+    clause, why, the hint)."""
     n, pts = pl.col("n"), pl.col("pts")
     eight_for_nine = (pl.col("rounds") == 9) & (n == 8) & (pl.col("byes") >= 1)
     short = (n < MIN_GAMES) & ~eight_for_nine
@@ -194,8 +195,8 @@ def _clauses(norm: str) -> list[tuple[pl.Expr, pl.Expr, pl.Expr]]:
         _fail(
             short & ~team_unknown,
             "1.4.1",
-            pl.format("{} game{} counted, 9 needed", n, _plural(n, "", "s")),
-            pl.format("{} more game{}", more, pl.when(more > 1).then(pl.lit("s")).otherwise(pl.lit(""))),
+            pl.format("{} game{} counted, 9 needed", n, _s(n != 1)),
+            pl.format("{} more game{}", more, _s(more > 1)),
         ),
         _fail(
             fed_rule & (others < 2),
@@ -203,12 +204,12 @@ def _clauses(norm: str) -> list[tuple[pl.Expr, pl.Expr, pl.Expr]]:
             pl.format(
                 "{} federation{} besides the applicant's among the opponents, 2 needed",
                 others,
-                _plural(others, "", "s"),
+                _s(others != 1),
             ),
             pl.when(others == 1)
             .then(pl.lit("one more opponent from another federation"))
             .otherwise(pl.lit("two more opponents from another federation")),
-        ),  # fmt: skip
+        ),
         _fail(
             fed_rule & (own > own_cap),
             "1.4.4",
@@ -216,10 +217,10 @@ def _clauses(norm: str) -> list[tuple[pl.Expr, pl.Expr, pl.Expr]]:
             pl.format(
                 "{} more foreign opponent{} in place of {} ones",
                 own - own_cap,
-                pl.when(own - own_cap > 1).then(pl.lit("s")).otherwise(pl.lit("")),
+                _s(own - own_cap > 1),
                 pl.col("federation"),
             ),
-        ),  # fmt: skip
+        ),
         _fail(
             fed_rule & (top > top_cap),
             "1.4.4",
@@ -227,24 +228,22 @@ def _clauses(norm: str) -> list[tuple[pl.Expr, pl.Expr, pl.Expr]]:
             pl.format(
                 "{} opponent{} from another federation in place of {} ones",
                 top - top_cap,
-                pl.when(top - top_cap > 1).then(pl.lit("s")).otherwise(pl.lit("")),
+                _s(top - top_cap > 1),
                 pl.col("top_fed"),
             ),
-        ),  # fmt: skip
+        ),
         _fail(
             titles_known & (th < half),
             "1.4.5a",
             pl.format("{} title-holders among the opponents, {} needed", th, half),
-            pl.format(
-                "{} more titled opponent{}", half - th, pl.when(half - th > 1).then(pl.lit("s")).otherwise(pl.lit(""))
-            ),
-        ),  # fmt: skip
+            pl.format("{} more titled opponent{}", half - th, _s(half - th > 1)),
+        ),
         _fail(
             titles_known & (nt < need_t),
             "1.4.5",
             pl.format("{} {} among the opponents, {} needed", nt, pl.lit(many), need_t),
             pl.format("{} more {}", need_t - nt, pl.when(need_t - nt == 1).then(pl.lit(one)).otherwise(pl.lit(many))),
-        ),  # fmt: skip
+        ),
         _fail(
             ra < min_ra,
             "1.4.8a",
@@ -264,8 +263,29 @@ def _clauses(norm: str) -> list[tuple[pl.Expr, pl.Expr, pl.Expr]]:
                 "Rp {} (Ra {} + dp {} at {} %), {} needed", pl.col("rp"), ra, pl.col("dp"), pl.col("p"), pl.lit(min_rp)
             ),
             extra_hint,
-        ),  # fmt: skip
+        ),
     ]
+
+
+def _masks(values: pl.Series, clauses: list[str]) -> pl.DataFrame:
+    """Per bit mask of failing clauses (bit i: `clauses[i]`): `failed` (the clauses in order),
+    `clause` and `_first` (the first one and its index; null when none), `_mix` (a clause of the
+    opponent mix, 1.4.1f), `_score_only` (only clauses of the score fail)."""
+    rows = []
+    for m in values.to_list():  # at most 2 ** len(clauses) values, a few in practice
+        failed = [c for i, c in enumerate(clauses) if m >> i & 1]
+        first = next((i for i in range(len(clauses)) if m >> i & 1), None)
+        mix = bool(norm_search.MIX_CLAUSES & set(failed))
+        rows.append((m, failed, failed[0] if failed else None, first, mix, set(failed) <= SCORE_CLAUSES))
+    schema: dict[str, pl.DataType] = {
+        "_mask": pl.Int64(),
+        "failed": pl.List(pl.Utf8),
+        "clause": pl.Utf8(),
+        "_first": pl.Int64(),
+        "_mix": pl.Boolean(),
+        "_score_only": pl.Boolean(),
+    }
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
@@ -284,7 +304,10 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
         ),
     )
     fails = _clauses(norm)
-    failed = pl.concat_list([f[0] for f in fails]).list.drop_nulls()
+    # the failing clauses as one bit mask; its few distinct values are named in `_masks`
+    mask = pl.sum_horizontal([f[0].cast(pl.Int64) * (1 << i) for i, f in enumerate(fails)])
+    a = a.with_columns(_mask=mask)
+    a = a.join(_masks(a["_mask"].unique(), [f[1] for f in fails]), on="_mask", how="left")
     women = norm in ("WGM", "WIM")
     not_eligible = (pl.col("sex") != "w").fill_null(False) if women else pl.lit(False)
     min_ra, min_rp = norms.MIN_RA[norm], norms.MIN_RP[norm]
@@ -292,14 +315,13 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
     ub_ra = div_round_expr(pl.col(f"top_v_{norm}"), pl.lit(MIN_GAMES))
     ub_p = div_round_expr(pl.col("top_pts") * 100, pl.lit(2 * MIN_GAMES))
     titles_known = pl.col("title_nulls") == 0
-    mix_failed = failed.list.eval(pl.element().is_in(list(norm_search.MIX_CLAUSES))).list.any()
     # of 9 games or more: ceil(9 / 2) title-holders (1.4.5a), 3 norm titles (5 in a double RR)
     few_titles = (pl.col("th") < _ceil_div(pl.lit(MIN_GAMES), 2)) | (
         pl.col(f"nt_{norm}") < pl.when(pl.col("double_rr")).then(_ceil_div(pl.lit(MIN_GAMES), 2)).otherwise(3)
     )
     no_rescue = (
         (n <= MIN_GAMES)
-        | (pl.col("round_robin") & mix_failed)
+        | (pl.col("round_robin") & pl.col("_mix"))
         | (ub_ra < min_ra)
         | (ub_ra + dp_expr(ub_p) < min_rp)
         | (10 * pl.col("top_pts") < 7 * MIN_GAMES)
@@ -307,22 +329,27 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
     )
     half_more = pts + 1
     half_point = (
-        failed.list.eval(pl.element().is_in(["1.4.8", "1.4.8b"])).list.all()
+        pl.col("_score_only")
         & (10 * half_more >= 7 * n)
         & (pl.col("ra") + dp_expr(div_round_expr(half_more * 100, 2 * n)) >= min_rp)
     )
     fed_known = pl.col("federation").is_not_null() & (pl.col("fed_nulls") == 0)
-    first = failed.list.first()
+    count = pl.col("failed").list.len()
+    # the words of the first failing clause only, built on its rows
+    first = pl.col("_first")
+    a = pl.concat(
+        [
+            a.filter(first.is_null()).with_columns(_why=pl.lit(None, pl.Utf8), hint=pl.lit(None, pl.Utf8)),
+            *(a.filter(first == i).with_columns(_why=why, hint=hint) for i, (_, _, why, hint) in enumerate(fails)),
+        ]
+    )
     missed = a.with_columns(
         norm=pl.lit(norm),
         decision=pl.lit("missed"),
-        clause=first,
-        reason=pl.format("{}: {}", first, pl.coalesce([f[1] for f in fails])),
-        hint=pl.coalesce([f[2] for f in fails]),
-        failed=failed,
-        single_miss=failed.list.len() == 1,
+        reason=pl.format("{}: {}", pl.col("clause"), pl.col("_why")),
+        single_miss=count == 1,
         half_point=half_point,
-        settled=(failed.list.len() > 0) & no_rescue,
+        settled=(count > 0) & no_rescue,
         raised_id=pl.when(pl.col("low_value") < floor).then(pl.col("low_id")),
         raised_from=pl.when(pl.col("low_value") < floor).then(pl.col("low_rating")),
         title_holders=pl.when(titles_known).then(pl.col("th")).otherwise(0),
