@@ -20,7 +20,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating import norms_store
+from elopipe.rating import norms_sets, norms_store
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import SHARED_DATA
@@ -136,9 +136,23 @@ def weak_swiss(seed: int, players: int = 80, rounds: int = 11, start: str = "202
 
 def test_generated_swiss_with_many_weak_players(tmp_path: Path) -> None:
     files = []
-    for seed, start in [(1, "2024/05/01"), (2, "2023/05/01"), (3, "2018/05/01")]:
+    # seed 7's 160 players give every round 20 foreign rated players, 10 of them masters (1.4.3d)
+    for seed, start, players in [
+        (1, "2024/05/01", 80),
+        (2, "2023/05/01", 80),
+        (3, "2018/05/01", 80),
+        (7, "2024/05/01", 160),
+    ]:
         f = tmp_path / f"weak{seed}.trf"
-        f.write_text(weak_swiss(seed, start=start), encoding="utf-8")
+        f.write_text(weak_swiss(seed, players=players, start=start), encoding="utf-8")
         files.append(f)
-    out = _assert_same(_rated(tmp_path, files))
-    assert set(out["decision"]) >= {"missed", "not_eligible"}
+    con = _rated(tmp_path, files)
+    out = _assert_same(con)
+    # the per-applicant rules are left the few who could make a norm (a tenth at most here)
+    tids = out["tournament_id"].unique().to_list()
+    ev, games, applicants = norms_store._prepare(norms_store.load(con, tids))
+    rest = norms_sets.decide("fide", ev, games, applicants)[1]
+    assert 0 < rest.height <= out.select("tournament_id", "player_id").n_unique() // 10
+    assert set(out["decision"]) >= {"missed", "not_eligible", "norm"}
+    assert "1.4.3d" in set(out["exemption"])
+    assert {"1.4.1", "1.4.5a", "1.4.8a"} <= set(out["clause"])
