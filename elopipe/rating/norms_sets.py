@@ -15,8 +15,10 @@ same decision, clause, words and figures as `evaluate` on the full game set:
   and with every opponent's title known, the title-holders and norm titles of S at most those
   of all the games (1.4.5a-e: 5, and 3 or in a double round robin 5, are needed of 9 games).
 
-Every other applicant (a norm, an 'unknown', a search that could succeed, an unusual game set:
-no game counted, a round repeated or missing) is left to the per-applicant rules.
+A norm made on the full set, and an 'unknown' (no clause fails, a fact is missing) when the
+same bounds rule every drop out, are decided here too. Every other applicant (a search that
+could succeed, an unusual game set: no game counted, a round repeated or missing) is left to the
+per-applicant rules.
 """
 
 from __future__ import annotations
@@ -267,6 +269,45 @@ def _clauses(norm: str) -> list[tuple[pl.Expr, str, pl.Expr, pl.Expr]]:
     ]
 
 
+def _unknown(norm: str) -> pl.Expr:
+    """The facts `norms.evaluate` misses on the full set, in its words and order ('; ' between,
+    '' when none)."""
+    n = pl.col("n")
+    eight_for_nine = (pl.col("rounds") == 9) & (n == 8) & (pl.col("byes") >= 1)
+    team = (n < MIN_GAMES) & ~eight_for_nine & (n >= 7) & pl.col("is_team") & (pl.col("rounds") <= 9)
+    app_fed = pl.col("federation").is_not_null()
+    fed_known = app_fed & (pl.col("fed_nulls") == 0)
+    no_exemption = pl.col("exemption").is_null()
+    fed_fails = (pl.col("others") < 2) | (pl.col("own") > 3 * n // 5) | (pl.col("top_count") > 2 * n // 3)
+    national = (
+        pl.when(pl.col("is_team"))
+        .then(pl.lit("team championship (1.4.3b)"))
+        .otherwise(pl.lit("championship's final (1.4.3a)"))
+    )
+    parts = [
+        pl.when(pl.col("sex").is_null()).then(pl.lit("the applicant's sex (0.31: women's title)"))
+        if norm in ("WGM", "WIM")
+        else pl.lit(None, pl.Utf8),
+        pl.when(team).then(
+            pl.format(
+                "whether the event is a World or Continental team or club championship"
+                " or the World Cup (1.4.1b: {} games)",
+                n,
+            )
+        ),
+        pl.when(~fed_known & no_exemption).then(
+            pl.when(~app_fed)
+            .then(pl.lit("the applicant's federation (1.4.3, 1.4.4)"))
+            .otherwise(pl.format("the federation of {} opponent(s) (1.4.3, 1.4.4)", "fed_nulls"))
+        ),
+        pl.when(fed_known & fed_fails & no_exemption & pl.col("national")).then(
+            pl.format("whether the event is the national {}", national)
+        ),
+        pl.when(pl.col("title_nulls") > 0).then(pl.format("the title of {} opponent(s) (1.4.5)", "title_nulls")),
+    ]
+    return pl.concat_str(parts, separator="; ", ignore_nulls=True).fill_null("")
+
+
 def _masks(values: pl.Series, clauses: list[str]) -> pl.DataFrame:
     """Per bit mask of failing clauses (bit i: `clauses[i]`): `failed` (the clauses in order),
     `clause` and `_first` (the first one and its index; null when none), `_mix` (a clause of the
@@ -337,19 +378,43 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
     count = pl.col("failed").list.len()
     # the words of the first failing clause only, built on its rows
     first = pl.col("_first")
+    unknown = _unknown(norm)
+    passed = a.filter(first.is_null()).with_columns(_unknown=unknown)
+    norm_made = pl.col("_unknown") == ""
+    eight_for_nine = (pl.col("rounds") == 9) & (n == 8) & (pl.col("byes") >= 1)
     a = pl.concat(
         [
-            a.filter(first.is_null()).with_columns(_why=pl.lit(None, pl.Utf8), hint=pl.lit(None, pl.Utf8)),
-            *(a.filter(first == i).with_columns(_why=why, hint=hint) for i, (_, _, why, hint) in enumerate(fails)),
-        ]
+            # no clause fails: the norm, or 'unknown' when a fact is missing (1.4.1e/f are
+            # tried only when no bound rules every drop out)
+            passed.with_columns(
+                decision=pl.when(norm_made).then(pl.lit("norm")).otherwise(pl.lit("unknown")),
+                clause=pl.when(norm_made & eight_for_nine & (n < MIN_GAMES)).then(pl.lit("1.4.1c")),
+                reason=pl.when(norm_made)
+                .then(
+                    pl.format(
+                        "{} norm: Rp {} ≥ {}, Ra {} ≥ {}", pl.lit(norm), "rp", pl.lit(min_rp), "ra", pl.lit(min_ra)
+                    )
+                )
+                .otherwise(pl.format("unknown: {}", "_unknown")),
+                hint=pl.lit(None, pl.Utf8),
+                settled=norm_made | no_rescue,
+            ),
+            *(
+                a.filter(first == i).with_columns(
+                    decision=pl.lit("missed"),
+                    reason=pl.format("{}: {}", pl.col("clause"), why),
+                    hint=hint,
+                    settled=no_rescue,
+                )
+                for i, (_, _, why, hint) in enumerate(fails)
+            ),
+        ],
+        how="diagonal_relaxed",
     )
     missed = a.with_columns(
         norm=pl.lit(norm),
-        decision=pl.lit("missed"),
-        reason=pl.format("{}: {}", pl.col("clause"), pl.col("_why")),
         single_miss=count == 1,
-        half_point=half_point,
-        settled=(count > 0) & no_rescue,
+        half_point=half_point & (count > 0),
         raised_id=pl.when(pl.col("low_value") < floor).then(pl.col("low_id")),
         raised_from=pl.when(pl.col("low_value") < floor).then(pl.col("low_rating")),
         title_holders=pl.when(titles_known).then(pl.col("th")).otherwise(0),
