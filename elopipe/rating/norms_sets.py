@@ -376,7 +376,7 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
     )
     fed_known = pl.col("federation").is_not_null() & (pl.col("fed_nulls") == 0)
     count = pl.col("failed").list.len()
-    # the words of the first failing clause only, built on its rows
+    # the words of each outcome built on its rows only (the first failing clause's)
     first = pl.col("_first")
     unknown = _unknown(norm)
     passed = a.filter(first.is_null()).with_columns(_unknown=unknown)
@@ -411,7 +411,7 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
         ],
         how="diagonal_relaxed",
     )
-    missed = a.with_columns(
+    rows = a.with_columns(
         norm=pl.lit(norm),
         single_miss=count == 1,
         half_point=half_point & (count > 0),
@@ -425,10 +425,10 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
         top_count=pl.when(fed_known).then(pl.col("top_count")).otherwise(0),
     )
     if not women:
-        return missed
+        return rows
     zero = pl.lit(0)
     null = pl.lit(None)
-    return missed.with_columns(
+    return rows.with_columns(
         pl.when(not_eligible).then(pl.lit(True)).otherwise(pl.col("settled")).alias("settled"),
         *(
             pl.when(not_eligible).then(v).otherwise(pl.col(k)).alias(k)
