@@ -2,9 +2,12 @@
 
 Ingests the files named on the command line into a store in a temporary directory, then, from
 the same ingested store each time, runs `rate(con, "fide")` from scratch twice with the norms
-refresh replaced by a no-op (the baseline) and twice as shipped, and each time a second run with
-nothing new. CPU seconds (the machine may be shared) and the ratio against the baseline of the
-same run are printed, with the number of `title_norms` rows written.
+refresh replaced by a no-op (the baseline), twice with every norm row decided per applicant
+(`evaluate_events(..., set_based=False)`, the rules before the set-based pass) and twice as
+shipped, and each time a second run with nothing new. CPU seconds (the machine may be shared)
+and the ratio against the baseline of the same run are printed, with the number of
+`title_norms` rows written; then the CPU seconds of `refresh` alone on the rated store, best of
+three, per applicant and as shipped.
 
 Usage: ``.venv/bin/python bench/norms.py ../shared/data/pgn/olym22.pgn
 ../shared/data/pgn/fide_grand_swiss_2021_riga.pgn ../shared/data/pgn/tata2018.pgn
@@ -13,6 +16,7 @@ Usage: ``.venv/bin/python bench/norms.py ../shared/data/pgn/olym22.pgn
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 import tempfile
@@ -24,12 +28,16 @@ from elopipe.rating import norms_store
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 
+VARIANTS = {"baseline": "baseline      ", "each": "per applicant ", "shipped": "with norms    "}
 
-def _run(src: Path, dst: Path, with_norms: bool) -> tuple[float, float, int]:
+
+def _run(src: Path, dst: Path, variant: str) -> tuple[float, float, int]:
     shutil.copy(src, dst)
-    real = norms_store.refresh
-    if not with_norms:
+    real, evaluate = norms_store.refresh, norms_store.evaluate_events
+    if variant == "baseline":
         norms_store.refresh = lambda *a, **k: 0  # type: ignore[assignment]
+    if variant == "each":
+        norms_store.evaluate_events = functools.partial(evaluate, set_based=False)  # type: ignore[assignment]
     try:
         with open_writer(dst) as con:
             t = time.process_time()
@@ -41,23 +49,49 @@ def _run(src: Path, dst: Path, with_norms: bool) -> tuple[float, float, int]:
             again = time.process_time() - t
     finally:
         norms_store.refresh = real  # type: ignore[method-assign]
+        norms_store.evaluate_events = evaluate  # type: ignore[method-assign]
     return full, again, int(rows)
+
+
+def _refresh_alone(db: Path) -> dict[bool, float]:
+    """CPU seconds of `refresh` over every rated list of `db`, best of three, per applicant
+    (False) and as shipped (True)."""
+    evaluate = norms_store.evaluate_events
+    best: dict[bool, float] = {}
+    with open_writer(db) as con:
+        lists = [r[0] for r in con.execute("SELECT DISTINCT list_date FROM tournament_ratings").fetchall()]
+        for set_based in (False, True) * 3:
+            norms_store.evaluate_events = functools.partial(evaluate, set_based=set_based)  # type: ignore[assignment]
+            try:
+                t = time.process_time()
+                norms_store.refresh(con, "fide", lists)
+                best[set_based] = min(best.get(set_based, float("inf")), time.process_time() - t)
+            finally:
+                norms_store.evaluate_events = evaluate  # type: ignore[method-assign]
+    return best
 
 
 def main(paths: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "ingested.duckdb"
         ingest_paths(paths, base)
-        results: dict[bool, list[tuple[float, float, int]]] = {False: [], True: []}
+        results: dict[str, list[tuple[float, float, int]]] = {v: [] for v in VARIANTS}
         for i in range(2):
-            for with_norms in (False, True):
-                results[with_norms].append(_run(base, Path(tmp) / f"r{i}{with_norms}.duckdb", with_norms))
-        for with_norms, runs in results.items():
-            label = "with norms" if with_norms else "baseline  "
+            for variant in VARIANTS:
+                results[variant].append(_run(base, Path(tmp) / f"r{i}{variant}.duckdb", variant))
+        for variant, runs in results.items():
             full = min(r[0] for r in runs)
             again = min(r[1] for r in runs)
-            ratio = full / min(r[0] for r in results[False])
-            print(f"{label}: full rate {full:.2f} s CPU ({ratio:.2f}x), second run {again:.2f} s, rows {runs[0][2]}")
+            ratio = full / min(r[0] for r in results["baseline"])
+            print(
+                f"{VARIANTS[variant]}: full rate {full:.2f} s CPU ({ratio:.2f}x), second run {again:.2f} s,"
+                f" rows {runs[0][2]}"
+            )
+        alone = _refresh_alone(Path(tmp) / "r1shipped.duckdb")
+        print(
+            f"refresh alone: per applicant {alone[False]:.2f} s CPU, shipped {alone[True]:.2f} s"
+            f" ({alone[True] / alone[False]:.2f}x)"
+        )
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import norm_search, norms, tables
+from elopipe.rating import norm_search, norms, norms_sets, tables
 from elopipe.rating.norm_search import best_outcome
 from elopipe.store.frames import registered
 
@@ -351,28 +351,49 @@ def _prepare(frames: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFram
 
 
 def evaluate_events(
-    con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD
+    con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD, *, set_based: bool = True
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Every norm type for every rated player of `tournament_ids` under `system`.
 
     Returns (norms, games): `norms` with the columns of `NORM_SCHEMA` (one row per event,
     player with a rated game and norm type; `points_x2` in half points, `p` whole percent);
     `games` the applicant's games (tournament_id, player_id, round, opponent_id, points_x2,
-    rating, opp_title, opp_fed, excluded)."""
+    rating, opp_title, opp_fed, excluded). The rows whose decision needs no search are decided
+    in sets (`elopipe.rating.norms_sets`), the others per applicant; `set_based=False` decides
+    every row per applicant (the reference the set-based rows are tested against)."""
     frames = load(con, tournament_ids, system)
     ev, games, applicants = _prepare(frames)
-    rows: list[dict[str, Any]] = []
-    ev_by_id = {r["tournament_id"]: r for r in ev.iter_rows(named=True)}
-    facts = {(r["tournament_id"], r["player_id"]): r for r in applicants.iter_rows(named=True)}
-    # the rules run per applicant, on his handful of games: one pass over the sorted rows
-    cols = ["tournament_id", "player_id", "list_date", "round", "opponent_id", "points_x2", "rating"]
-    cols += ["opp_title", "opp_fed", "excluded"]
-    ordered = games.select(cols).sort("tournament_id", "player_id", "round").iter_rows(named=True)
-    for (tid, pid), part in itertools.groupby(ordered, key=lambda r: (r["tournament_id"], r["player_id"])):
-        rows.extend(_decide(system, ev_by_id[tid], facts.get((tid, pid), {}), int(pid), list(part)))
-    out = pl.DataFrame(rows, schema={k: v for k, v in NORM_SCHEMA.items() if k != "code"}, orient="row")
-    out = out.with_columns(pl.lit(code_fingerprint()).alias("code"))
+    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "code"}
+    parts = []
+    rest = games
+    if set_based:
+        decided, keys = norms_sets.decide(system, ev, games, applicants)
+        parts.append(decided.select(list(schema)).cast(schema))  # type: ignore[arg-type]
+        rest = games.join(keys, on=["tournament_id", "player_id"], how="semi")
+    parts.append(_decide_each(system, ev, rest, applicants, schema))
+    out = pl.concat(parts).with_columns(pl.lit(code_fingerprint()).alias("code"))
     return out.sort("tournament_id", "player_id", "norm"), games
+
+
+def _decide_each(
+    system: str, ev: pl.DataFrame, games: pl.DataFrame, applicants: pl.DataFrame, schema: dict[str, Any]
+) -> pl.DataFrame:
+    """The rows of the applicants of `games`, decided one by one (`_decide`)."""
+    rows: list[dict[str, Any]] = []
+    if games.height:
+        ev_by_id = {r["tournament_id"]: r for r in ev.iter_rows(named=True)}
+        keys = games.select("tournament_id", "player_id").unique()
+        facts = {
+            (r["tournament_id"], r["player_id"]): r
+            for r in applicants.join(keys, on=["tournament_id", "player_id"], how="semi").iter_rows(named=True)
+        }
+        # the rules run per applicant, on his handful of games: one pass over the sorted rows
+        cols = ["tournament_id", "player_id", "list_date", "round", "opponent_id", "points_x2", "rating"]
+        cols += ["opp_title", "opp_fed", "excluded"]
+        ordered = games.select(cols).sort("tournament_id", "player_id", "round").iter_rows(named=True)
+        for (tid, pid), part in itertools.groupby(ordered, key=lambda r: (r["tournament_id"], r["player_id"])):
+            rows.extend(_decide(system, ev_by_id[tid], facts.get((tid, pid), {}), int(pid), list(part)))
+    return pl.DataFrame(rows, schema=schema, orient="row")
 
 
 def _decide(
@@ -457,10 +478,10 @@ def _decide(
 
 @functools.cache
 def code_fingerprint() -> str:
-    """SHA-1 of the norm rules' sources (`norms`, `norm_search`, this module) and the dp table:
+    """SHA-1 of the norm rules' sources (`norms`, `norm_search`, `norms_sets`, this module) and the dp table:
     rows decided by other code are decided again on the next run."""
     h = hashlib.sha1()
-    for module in (norms, norm_search, sys.modules[__name__]):
+    for module in (norms, norm_search, norms_sets, sys.modules[__name__]):
         h.update(Path(module.__file__ or "").read_bytes())
     h.update(repr(tables.dp_table().rows()).encode())
     return h.hexdigest()
