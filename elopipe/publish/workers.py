@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 
 import duckdb
 
+from elopipe.runtime.heartbeat import Heartbeat
+
 T = TypeVar("T")
 
 MAX_WORKERS = 4
@@ -100,20 +102,15 @@ class Ticker:
         self._heartbeat = heartbeat
         self._last = time.monotonic()
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._heart = Heartbeat(heartbeat / 4, self._beat, enabled=emit is not None)
         self._emitted = False
 
     def __enter__(self) -> Ticker:
-        if self._emit is not None:
-            self._thread = threading.Thread(target=self._beat, name="elopipe-progress", daemon=True)
-            self._thread.start()
+        self._heart.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._heart.__exit__(*exc)
         if exc[0] is None and self._emitted:
             self._send(force=True)
 
@@ -136,11 +133,10 @@ class Ticker:
         self._emit(done, self.total)
 
     def _beat(self) -> None:
-        while not self._stop.wait(self._heartbeat / 4):
-            with self._lock:
-                quiet = time.monotonic() - self._last >= self._heartbeat
-            if quiet:
-                self._send(force=True)
+        with self._lock:
+            quiet = time.monotonic() - self._last >= self._heartbeat
+        if quiet:
+            self._send(force=True)
 
 
 def bar(done: int, total: int, width: int = 20) -> str:

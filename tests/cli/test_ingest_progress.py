@@ -44,7 +44,7 @@ def test_a_quiet_ingest_prints_no_progress_line(tmp_path: Path, monkeypatch: pyt
     split_games(TATA, tmp_path / "live", 3)
     monkeypatch.setattr(ingest_cmd, "PROGRESS_EVERY", 0.0)
     started: list[bool] = []
-    monkeypatch.setattr(ingest_cmd.ProgressLines, "_run", lambda self: started.append(True))
+    monkeypatch.setattr(ingest_cmd.ProgressLines, "_line", lambda self: started.append(True))
     result = CliRunner().invoke(app, ["ingest", "-q", str(tmp_path / "live"), "--db", str(tmp_path / "s.duckdb")])
     assert result.exit_code == 0, result.output
     assert started == []

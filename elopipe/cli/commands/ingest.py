@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +11,7 @@ from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
 from elopipe.cli.commands.dask_opts import cluster_address, dask_option, dask_spec, dask_workers_option, stage_option
+from elopipe.runtime.heartbeat import Heartbeat
 from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
@@ -102,20 +102,15 @@ class ProgressLines:
     def __init__(self, enabled: bool, every: float | None = None) -> None:
         self.enabled, self.every = enabled, PROGRESS_EVERY if every is None else every
         self.total = self.files = self.games = 0
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._heart = Heartbeat(self.every, self._line, enabled)
         self._t0 = time.monotonic()
 
     def __enter__(self) -> ProgressLines:
-        if self.enabled:
-            self._thread = threading.Thread(target=self._run, name="elopipe-progress", daemon=True)
-            self._thread.start()
+        self._heart.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        self._heart.__exit__(*exc)
 
     def start(self, total: int) -> None:
         self.total = total
@@ -124,16 +119,15 @@ class ProgressLines:
         self.files += 1
         self.games += result.n_games
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.every):
-            seconds = int(time.monotonic() - self._t0)
-            err_console.print(
-                f"ingesting: {self.files:,} of {plural(self.total, 'file', thousands=True)} stored,"
-                f" {plural(self.games, 'game', thousands=True)}"
-                f" ({seconds // 60}m {seconds % 60:02d}s)",
-                soft_wrap=True,
-                highlight=False,
-            )
+    def _line(self) -> None:
+        seconds = int(time.monotonic() - self._t0)
+        err_console.print(
+            f"ingesting: {self.files:,} of {plural(self.total, 'file', thousands=True)} stored,"
+            f" {plural(self.games, 'game', thousands=True)}"
+            f" ({seconds // 60}m {seconds % 60:02d}s)",
+            soft_wrap=True,
+            highlight=False,
+        )
 
 
 def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec: DaskSpec) -> IngestSummary:
