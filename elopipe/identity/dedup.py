@@ -69,7 +69,10 @@ Limits, by design: evidence needs rounds, so a source without rounds links by eq
 
 Cost: a batch's tournaments are paired with the tournaments near them (`identity.near_tournaments`,
 kept to those whose days of play are compatible) by joining their games on (white, black, round)
-and on equal moves, with the evidence counted per pair in one grouped query; only the batch, the
+and on equal moves, with the evidence counted per pair in one grouped query; the games are joined
+through the tournament pairs whose days allow one event (`identity.near_pairs`: a join on the
+event key and a range join on the days), within the batch too, so one file of a club's weekly
+events, the same players every week, costs what its events do, not their square; only the batch, the
 pairs found to be one event (or to share moves) and the tournaments already linked to these are
 re-linked, and only the class pairs those allow are compared row by row: the cost follows the
 batch and its neighbours, not the store.
@@ -86,7 +89,15 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
-from elopipe.identity.nearby import DATE_SLACK_DAYS, dates_overlap, near_tournaments, same_event, tournament_spans
+from elopipe.identity.nearby import (
+    DATE_SLACK_DAYS,
+    NEAR_PAIRS_SQL,
+    dates_overlap,
+    near_pairs,
+    near_tournaments,
+    same_event,
+    tournament_spans,
+)
 from elopipe.store.frames import registered
 
 # Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
@@ -205,8 +216,11 @@ def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> s
 # Per pair of tournaments (lower id first) of `left` x `right` that share a pairing or moves: the
 # evidence of `_one_event`, as distinct (white, black, round) keys, and whether they share equal
 # movetexts of at least SHORT_PLIES plies that `_match` could link (same round, or one missing).
-_PAIRS_SQL = """
-WITH l AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
+# Only the pairs whose days allow one event (`identity.NEAR_PAIRS_SQL`) are joined: the others
+# fail `_compatible`, and a club's players meet again every week of the year.
+_PAIRS_SQL = f"""
+WITH np AS ({NEAR_PAIRS_SQL}),
+l AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
            WHERE tournament_id IN (SELECT UNNEST($left)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
 r AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
       WHERE tournament_id IN (SELECT UNNEST($right)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
@@ -217,8 +231,8 @@ common AS (
                    OR (l.result = r.result AND l.result <> '*')) AS agree,
            bool_or(COALESCE(l.movetext_hash = r.movetext_hash, FALSE)
                    OR (l.result <> '*' AND r.result <> '*')) AS decided
-    FROM l JOIN r ON l.white_id = r.white_id AND l.black_id = r.black_id AND l.round = r.round
-    WHERE l.tournament_id <> r.tournament_id
+    FROM l JOIN np ON np.ta = l.tournament_id
+    JOIN r ON r.tournament_id = np.tb AND l.white_id = r.white_id AND l.black_id = r.black_id AND l.round = r.round
     GROUP BY ALL
 ),
 evidence AS (
@@ -228,8 +242,10 @@ evidence AS (
 ),
 moves AS (
     SELECT DISTINCT least(l.tournament_id, r.tournament_id) AS ta, greatest(l.tournament_id, r.tournament_id) AS tb
-    FROM l JOIN r ON l.white_id = r.white_id AND l.black_id = r.black_id AND l.movetext_hash = r.movetext_hash
-    WHERE l.tournament_id <> r.tournament_id AND l.ply_count >= $short AND r.ply_count >= $short
+    FROM l JOIN np ON np.ta = l.tournament_id
+    JOIN r ON r.tournament_id = np.tb AND l.white_id = r.white_id AND l.black_id = r.black_id
+     AND l.movetext_hash = r.movetext_hash
+    WHERE l.ply_count >= $short AND r.ply_count >= $short
       AND (l.round IS NULL OR r.round IS NULL OR l.round = r.round)
 ),
 pairs AS (
@@ -411,7 +427,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     df = df.with_row_index("pos")
     classes = df.group_by(_CLASS_KEY, maintain_order=True).agg(pl.col("pos"), pl.len().alias("n"))
     classes = classes.with_row_index("cls")
-    cands = _candidate_pairs(classes, events)
+    cands = _candidate_pairs(classes, events, near_pairs(con, tids, tids))
     # one class of several rows with moves: rows of one tournament and round with the same moves
     repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
     reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))
@@ -430,33 +446,46 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
 _COMP_SCHEMA = {"cls": pl.UInt32, "comp": pl.UInt32}
 
 
-def _candidate_pairs(classes: pl.DataFrame, events: set[tuple[int, int]]) -> list[tuple[int, int]]:
+def _candidate_pairs(classes: pl.DataFrame, events: set[tuple[int, int]], near: pl.DataFrame) -> list[tuple[int, int]]:
     """Class pairs (lower class first) that `_match` can link, found by joins: the same players
     and round in two tournaments of one event, or equal moves of the same players in one round or
-    with a round missing on one side (in one tournament or two). Every other pair is no match."""
-    c = classes.select("cls", "tournament_id", "white_id", "black_id", "round", "movetext_hash")
+    with a round missing on one side, in one tournament or in two `near` (`identity.near_pairs`:
+    columns ta, tb; `_match` rejects two tournaments whose days allow no one event). Every other
+    pair is no match. Joined through the tournament pairs, so the pairs grow with the games of
+    tournaments near each other, not with the square of a batch whose players recur."""
+    c = classes.select("cls", "tournament_id", "white_id", "black_id", "round", "movetext_hash").with_columns(
+        pl.col("tournament_id").cast(pl.Int64)
+    )
     ev = pl.DataFrame(
-        {"lo": [a for a, _ in events], "hi": [b for _, b in events]}, schema={"lo": pl.Int64, "hi": pl.Int64}
+        {"ta": [a for a, _ in events], "tb": [b for _, b in events]}, schema={"ta": pl.Int64, "tb": pl.Int64}
     )
-    in_events = pl.col("tournament_id").is_in(ev["lo"].append(ev["hi"]).unique().to_list())
-    rounded = c.filter(pl.col("round").is_not_null() & in_events)
-    by_event = (
-        rounded.join(rounded, on=["white_id", "black_id", "round"], suffix="_b")
-        .filter(pl.col("cls") < pl.col("cls_b"))
-        .with_columns(
-            pl.min_horizontal("tournament_id", "tournament_id_b").cast(pl.Int64).alias("lo"),
-            pl.max_horizontal("tournament_id", "tournament_id_b").cast(pl.Int64).alias("hi"),
-        )
-        .join(ev, on=["lo", "hi"])
-    )
+    rounded = c.filter(pl.col("round").is_not_null())
+    by_event = _across(rounded, ev, ["white_id", "black_id", "round"])
     hashed = c.filter(pl.col("movetext_hash").is_not_null())
-    by_hash = (
-        hashed.join(hashed, on=["white_id", "black_id", "movetext_hash"], suffix="_b")
-        .filter(pl.col("cls") < pl.col("cls_b"))
-        .filter(pl.col("round").is_null() | pl.col("round_b").is_null() | (pl.col("round") == pl.col("round_b")))
+    hash_key = ["white_id", "black_id", "movetext_hash"]
+    one_round = pl.col("round").is_null() | pl.col("round_b").is_null() | (pl.col("round") == pl.col("round_b"))
+    by_hash = pl.concat(
+        [
+            hashed.join(hashed, on=["tournament_id", *hash_key], suffix="_b")
+            .filter(pl.col("cls") < pl.col("cls_b"))
+            .filter(one_round)
+            .select("cls", "cls_b"),
+            _across(hashed, near.select("ta", "tb"), hash_key, one_round),
+        ]
     )
-    pairs = pl.concat([by_event.select("cls", "cls_b"), by_hash.select("cls", "cls_b")]).unique()
+    pairs = pl.concat([by_event, by_hash]).unique()
     return list(zip(pairs["cls"].to_list(), pairs["cls_b"].to_list(), strict=True))
+
+
+def _across(c: pl.DataFrame, tpairs: pl.DataFrame, on: list[str], keep: pl.Expr | None = None) -> pl.DataFrame:
+    """Class pairs (cls < cls_b) equal on `on` between the two tournaments of a row of `tpairs`
+    (ta, tb: Int64): the classes of ta joined to the pairs, then to the classes of tb."""
+    left = c.join(tpairs, left_on="tournament_id", right_on="ta")
+    right = c.rename({col: f"{col}_b" for col in c.columns if col not in on})
+    j = left.join(right, left_on=["tb", *on], right_on=["tournament_id_b", *on])
+    if keep is not None:
+        j = j.filter(keep)
+    return j.select(pl.min_horizontal("cls", "cls_b").alias("cls"), pl.max_horizontal("cls", "cls_b").alias("cls_b"))
 
 
 def _reps(classes: pl.DataFrame, wanted: set[int]) -> dict[int, _G]:

@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Iterable
 
 import duckdb
+import polars as pl
 
 # Dates of two sources of one event may differ by a day or two (EventDate vs first round).
 DATE_SLACK_DAYS = 3
@@ -56,6 +57,33 @@ def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set
         {"ids": ids},
     ).fetchall()
     return {r[0] for r in rows} | set(ids)
+
+
+# The ordered pairs (ta of `$left`, tb of `$right`, ta <> tb) whose spans can hold one game
+# (`dedup._compatible` without the rates): `same_event` (same event key, days overlapping or
+# unknown) or days overlapping (`dates_overlap`). An equi-join on the key and a range join on the
+# days, not all pairs: weekly events of one club pair with none of each other.
+NEAR_PAIRS_SQL = f"""
+WITH a AS (SELECT tournament_id AS t, event_key AS k, first_day AS d0, coalesce(last_day, first_day) AS d1
+           FROM tournaments WHERE tournament_id IN (SELECT UNNEST($left))),
+b AS (SELECT tournament_id AS t, event_key AS k, first_day AS d0, coalesce(last_day, first_day) AS d1
+      FROM tournaments WHERE tournament_id IN (SELECT UNNEST($right)))
+SELECT a.t AS ta, b.t AS tb FROM a JOIN b ON a.k = b.k AND a.k <> '' AND a.t <> b.t
+WHERE a.d0 IS NULL OR b.d0 IS NULL
+   OR (a.d0 <= b.d1 + INTERVAL {DATE_SLACK_DAYS} DAY AND b.d0 <= a.d1 + INTERVAL {DATE_SLACK_DAYS} DAY)
+UNION
+SELECT a.t, b.t FROM a JOIN b
+  ON a.d0 <= b.d1 + INTERVAL {DATE_SLACK_DAYS} DAY AND b.d0 <= a.d1 + INTERVAL {DATE_SLACK_DAYS} DAY
+WHERE a.t <> b.t
+"""
+
+
+def near_pairs(con: duckdb.DuckDBPyConnection, left: Iterable[int], right: Iterable[int]) -> pl.DataFrame:
+    """The pairs of a tournament of `left` and another of `right` that can be sources of one event
+    or whose days overlap (`NEAR_PAIRS_SQL`): columns ta, tb (Int64), both orders when both are
+    on both sides. Their number follows the tournaments near each other, not len(left) x len(right)."""
+    rows = con.execute(NEAR_PAIRS_SQL, {"left": sorted(set(left)), "right": sorted(set(right))}).fetchall()
+    return pl.DataFrame(rows, schema={"ta": pl.Int64, "tb": pl.Int64}, orient="row")
 
 
 def dates_overlap(

@@ -248,9 +248,13 @@ class _SetUnion:
 
     def __init__(self) -> None:
         self.sets: list[set[int]] = []
+        # identities of `sets` (held by the list, so never reused): a file of many events adds
+        # the same few sets once a tournament, and a scan of the list per add was quadratic
+        self._ids: set[int] = set()
 
     def add(self, s: set[int]) -> None:
-        if s and all(s is not t for t in self.sets):
+        if s and id(s) not in self._ids:
+            self._ids.add(id(s))
             self.sets.append(s)
 
     def __contains__(self, x: object) -> bool:
