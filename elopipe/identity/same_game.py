@@ -63,19 +63,23 @@ tok AS (
     FROM players WHERE player_id IN (SELECT white_id FROM b UNION SELECT black_id FROM b
                                      UNION SELECT white_id FROM n UNION SELECT black_id FROM n)
 ),
-bk AS (SELECT b.*, w.tok AS wt, k.tok AS kt FROM b JOIN tok w ON w.player_id = b.white_id
+bk AS MATERIALIZED (SELECT b.*, w.tok AS wt, k.tok AS kt FROM b JOIN tok w ON w.player_id = b.white_id
        JOIN tok k ON k.player_id = b.black_id),
-nk AS (SELECT n.*, w.tok AS wt, k.tok AS kt FROM n JOIN tok w ON w.player_id = n.white_id
+nk AS MATERIALIZED (SELECT n.*, w.tok AS wt, k.tok AS kt FROM n JOIN tok w ON w.player_id = n.white_id
        JOIN tok k ON k.player_id = n.black_id),
+-- games with long enough moves, filtered before their join: games without moves (a TRF's)
+-- share one date and result by the thousand, and a join on those alone would pair them all
+bl AS (SELECT * FROM b WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
+nl AS (SELECT * FROM n WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
 pairs AS (
     SELECT bk.game_id AS ga, nk.game_id AS gb FROM bk JOIN nk
       ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round AND bk.wt = nk.wt
      AND bk.kt = nk.kt
     WHERE bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash
     UNION  -- a round missing on one side: equal moves, long enough
-    SELECT b.game_id, n.game_id FROM b JOIN n ON b.movetext_hash = n.movetext_hash AND b.game_date = n.game_date
-     AND b.result = n.result
-    WHERE (b.round IS NULL OR n.round IS NULL) AND b.ply_count >= $short AND n.ply_count >= $short
+    SELECT bl.game_id, nl.game_id FROM bl JOIN nl ON bl.movetext_hash = nl.movetext_hash
+     AND bl.game_date = nl.game_date AND bl.result = nl.result
+    WHERE bl.round IS NULL OR nl.round IS NULL
 ),
 m AS (
     SELECT b.game_id AS ga, n.game_id AS gb, b.tournament_id AS ta, n.tournament_id AS tb,
