@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import typer
@@ -183,3 +184,15 @@ def print_table(table: Any, out: Console | None = None) -> None:
 
 
 DB_OPTION_HELP = "DuckDB file of the store."
+
+
+def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], str]) -> str:
+    """`policy(value)`: a run policy read from its option, else its environment variable, else its
+    default (`--no-moves`, `--ro-from`); a ValueError it raises is a usage error, one line naming
+    `flag`, exit 2."""
+    try:
+        return policy(value)
+    except ValueError as exc:
+        key = flag.removeprefix("--").replace("-", "_")
+        err_console.print(f"error: {flag}: {str(exc).removeprefix(key + ' ')}", style="red")
+        raise typer.Exit(2) from None

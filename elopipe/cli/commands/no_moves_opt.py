@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from elopipe.cli.app import err_console
+from elopipe.cli.app import checked_policy
 
 NO_MOVES_HELP = (
     "Games of a results export (a PGN where no game shows a move): 'played' (rated as played games), "
@@ -21,8 +21,4 @@ def checked_no_moves(value: str | None) -> str:
     usage error, exit 2, for another value."""
     from elopipe.rating.store_io import no_moves_policy
 
-    try:
-        return no_moves_policy(value)
-    except ValueError as exc:
-        err_console.print(f"error: --no-moves: {str(exc).removeprefix('no_moves ')}", style="red")
-        raise typer.Exit(2) from None
+    return checked_policy("--no-moves", value, no_moves_policy)

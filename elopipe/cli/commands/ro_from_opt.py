@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from elopipe.cli.app import err_console
+from elopipe.cli.app import checked_policy
 
 RO_FROM_HELP = (
     "FIDE systems: where Ro comes from. 'list': the list in force at the event's start as the store knows it "
@@ -25,11 +25,7 @@ def checked_ro_from(value: str | None) -> str:
     usage error, exit 2, for another value."""
     from elopipe.rating.fide_params import ro_from_policy
 
-    try:
-        return ro_from_policy(value)
-    except ValueError as exc:
-        err_console.print(f"error: --ro-from: {str(exc).removeprefix('ro_from ')}", style="red")
-        raise typer.Exit(2) from None
+    return checked_policy("--ro-from", value, ro_from_policy)
 
 
 def takes_ro_from(system: str) -> bool:
