@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import REPO
+from tests.helpers.progress import is_progress
 from tests.helpers.publish_store import build_store
 
 SAMPLE = REPO / "sample_pgn"
@@ -63,9 +63,6 @@ def test_ctrl_c_stops_a_running_query_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in err and out == ""
 
 
-_PROGRESS = re.compile(r"^\d\d:\d\d:\d\d \| publish \w+ \[[#-]+\] \d+/\d+ ")
-
-
 @pytest.mark.slow
 def test_ctrl_c_during_publish_is_one_line(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
@@ -82,7 +79,7 @@ def test_ctrl_c_during_publish_is_one_line(tmp_path: Path) -> None:
     if code == 0:
         pytest.skip("publish finished before the signal came")
     # off a terminal a long publish says how far it is (a line every few seconds); the stop itself is one line
-    said = [line for line in err.strip().splitlines() if not _PROGRESS.match(line)]
+    said = [line for line in err.strip().splitlines() if not is_progress(line)]
     assert code == 130 and said == ["interrupted (Ctrl-C)"], err
 
 
