@@ -248,6 +248,9 @@ def main() -> None:
     ap.add_argument("--baseline", type=Path, help="also measure the elopipe of this checkout's folder, first")
     ap.add_argument("--charts", type=int, default=20, help="player charts drawn as PNG and as SVG (0: none)")
     args = ap.parse_args()
+    if args.work is not None and args.work.exists() and (not args.work.is_dir() or any(args.work.iterdir())):
+        # the bench writes and clears its scratch folder: never one holding what it did not write
+        ap.error(f"--work {args.work}: give a new or empty folder")
     work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-publish-"))
     work.mkdir(parents=True, exist_ok=True)
     db = work / "source.duckdb"

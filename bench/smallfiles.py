@@ -101,9 +101,14 @@ def build(shape: str, n: int, data: Path = DATA) -> Path:
     root = data / f"{shape}_{n}"
     if (root / "done").exists():
         return root
-    shutil.rmtree(root, ignore_errors=True)
+    if root.exists():
+        # a build this bench began and did not finish is ours to clear; anything else is not
+        if not (root / "building").exists():
+            raise SystemExit(f"{root} exists and was not made by this bench: give another --data")
+        shutil.rmtree(root)
     files = root / "files"
     files.mkdir(parents=True)
+    (root / "building").write_text("")
     texts = []
     for k in range(1, n + 1):
         text = live_file(k - 1) if shape == "live" else club_file(k, with_ids=shape == "club")
