@@ -16,6 +16,7 @@ from elopipe.identity.suspects import suspects
 from elopipe.ingest.driver import ingest_paths
 from elopipe.read.names import name_key, same_surname_initials
 from tests.helpers.paths import SHARED_DATA
+from tests.helpers.store_rows import db_rows
 
 CARLSEN = SHARED_DATA / "pgn" / "Carlsen.pgn"
 NORWAY = SHARED_DATA / "pgn" / "norway_chess_2022_classical.pgn"
@@ -51,17 +52,9 @@ def _abbreviated_variant(tmp_path: Path, event: str = "Altibox Norway Chess") ->
     return out
 
 
-def _q(db: Path, sql: str, params: list | None = None) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
 def _counted_twice(db: Path) -> int:
     """Pairs of canonical games (what the ratings read) with the same moves and date."""
-    return _q(
+    return db_rows(
         db,
         "SELECT count(*) FROM canonical_games a JOIN canonical_games b ON a.movetext_hash = b.movetext_hash"
         " AND a.game_date = b.game_date AND a.game_id < b.game_id",
@@ -93,13 +86,13 @@ def test_carlsen_pgn_and_the_organisers_file_count_norway_2022_once(tmp_path: Pa
     db = tmp_path / "s.duckdb"
     extract = _carlsen_norway_2022(tmp_path)
     ingest_paths([extract, NORWAY], db)
-    so = _q(db, "SELECT player_id, merged_into FROM players WHERE name_key IN ('so w', 'so wesley') ORDER BY 1")
+    so = db_rows(db, "SELECT player_id, merged_into FROM players WHERE name_key IN ('so w', 'so wesley') ORDER BY 1")
     live = {pid for pid, into in so if into is None}
     assert len(live) == 1, so
     assert _counted_twice(db) == 0
     # every game of Carlsen's extract is a duplicate of the organiser's game: only the 45 count
-    assert _q(db, "SELECT count(*) FROM canonical_games")[0][0] == len(_games(NORWAY))
-    reason = _q(db, "SELECT reason FROM player_merges WHERE decided_by = 'rule:same_game' AND merged_id IN"
+    assert db_rows(db, "SELECT count(*) FROM canonical_games")[0][0] == len(_games(NORWAY))
+    reason = db_rows(db, "SELECT reason FROM player_merges WHERE decided_by = 'rule:same_game' AND merged_id IN"
                 " (SELECT player_id FROM players WHERE name_key = 'so w')")  # fmt: skip
     assert reason and "'So,W' / 'So, Wesley'" in reason[0][0] and "10th Norway Chess 2022" in reason[0][0]
 
@@ -108,10 +101,10 @@ def test_abbreviated_variant_merges_players_lists_the_link_and_split_undoes_it(t
     db = tmp_path / "s.duckdb"
     ingest_paths([NORWAY, _abbreviated_variant(tmp_path)], db)
     n = len(_games(NORWAY))
-    assert _q(db, "SELECT count(*) FROM games")[0][0] == 2 * n
-    assert _q(db, "SELECT count(*) FROM canonical_games")[0][0] == n
+    assert db_rows(db, "SELECT count(*) FROM games")[0][0] == 2 * n
+    assert db_rows(db, "SELECT count(*) FROM canonical_games")[0][0] == n
     # ten players, each once: the abbreviated spellings were merged into the full ones
-    assert _q(db, "SELECT count(*) FROM players WHERE merged_into IS NULL")[0][0] == 10
+    assert db_rows(db, "SELECT count(*) FROM players WHERE merged_into IS NULL")[0][0] == 10
     con = duckdb.connect(str(db), read_only=True)
     rows = [r for r in suspects(con) if r["reason"] == "same_game_link"]
     con.close()
@@ -126,21 +119,21 @@ def test_abbreviated_variant_merges_players_lists_the_link_and_split_undoes_it(t
     )
     assert res.exit_code == 0, res.output
     # two players again, the link gone from the list, and each source's games on its own player
-    assert len(_q(db, "SELECT player_id FROM players WHERE merged_into IS NULL AND name_key LIKE 'so %'")) == 2
+    assert len(db_rows(db, "SELECT player_id FROM players WHERE merged_into IS NULL AND name_key LIKE 'so %'")) == 2
     con = duckdb.connect(str(db), read_only=True)
     assert not [r for r in suspects(con) if r["reason"] == "same_game_link" and r["name_b"] == "So,W"]
     con.close()
-    assert _q(db, "SELECT count(*) FROM canonical_games")[0][0] > n
+    assert db_rows(db, "SELECT count(*) FROM canonical_games")[0][0] > n
 
 
 def test_the_split_survives_a_new_ingest_of_the_same_games(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     ingest_paths([NORWAY, _abbreviated_variant(tmp_path)], db)
-    kept = _q(db, "SELECT player_id FROM players WHERE name = 'So, Wesley'")[0][0]
+    kept = db_rows(db, "SELECT player_id FROM players WHERE name = 'So, Wesley'")[0][0]
     CliRunner().invoke(app, ["players", "split", str(kept), "--name", "So,W", "--reason", "t", "--db", str(db)])
     again = _abbreviated_variant(tmp_path / "..", event="Norway Chess TWIC")
     ingest_paths([again], db)
-    live = _q(db, "SELECT player_id FROM players WHERE merged_into IS NULL AND name_key IN ('so w', 'so wesley')")
+    live = db_rows(db, "SELECT player_id FROM players WHERE merged_into IS NULL AND name_key IN ('so w', 'so wesley')")
     assert len(live) == 2
 
 
@@ -162,9 +155,9 @@ def test_two_short_identical_games_between_different_surnames_stay_two(tmp_path:
     a = _short_game_file(tmp_path / "a.pgn", "Carlsen, Magnus", "Wang, Hao", "Club Open A")
     b = _short_game_file(tmp_path / "b.pgn", "Karlsson, Martin", "Wong, Hau", "Club Open B")
     ingest_paths([a, b], db)
-    assert _q(db, "SELECT count(*) FROM canonical_games")[0][0] == 2
-    assert _q(db, "SELECT count(*) FROM player_merges")[0][0] == 0
-    assert _q(db, "SELECT count(*) FROM players WHERE merged_into IS NULL")[0][0] == 4
+    assert db_rows(db, "SELECT count(*) FROM canonical_games")[0][0] == 2
+    assert db_rows(db, "SELECT count(*) FROM player_merges")[0][0] == 0
+    assert db_rows(db, "SELECT count(*) FROM players WHERE merged_into IS NULL")[0][0] == 4
 
 
 def test_one_short_game_is_not_enough_to_merge(tmp_path: Path) -> None:
@@ -174,7 +167,7 @@ def test_one_short_game_is_not_enough_to_merge(tmp_path: Path) -> None:
     a = _short_game_file(tmp_path / "a.pgn", "Carlsen, Magnus", "Wang, Hao", "Club Open A")
     b = _short_game_file(tmp_path / "b.pgn", "Carlsen,M", "Wang,H", "Club Open B")
     ingest_paths([a, b], db)
-    assert not _q(db, "SELECT * FROM player_merges WHERE decided_by = 'rule:same_game'")
+    assert not db_rows(db, "SELECT * FROM player_merges WHERE decided_by = 'rule:same_game'")
 
 
 def test_ingest_says_re_rate_needed_when_a_rated_game_was_counted_twice(tmp_path: Path) -> None:
@@ -185,7 +178,7 @@ def test_ingest_says_re_rate_needed_when_a_rated_game_was_counted_twice(tmp_path
     con = duckdb.connect(str(db))
     rate(con, "fide")
     con.close()
-    rated = _q(db, "SELECT count(DISTINCT game_id), min(list_date) FROM rating_changes WHERE system = 'fide'")
+    rated = db_rows(db, "SELECT count(DISTINCT game_id), min(list_date) FROM rating_changes WHERE system = 'fide'")
     assert rated[0][0] > 0
     res = CliRunner().invoke(app, ["ingest", str(NORWAY), "--db", str(db)])
     assert res.exit_code == 0, res.output
@@ -198,7 +191,7 @@ def test_names_the_link_joined_agree_by_surname(tmp_path: Path) -> None:
     """Every automatic same-game merge joins spellings of one surname (no real game merged)."""
     db = tmp_path / "s.duckdb"
     ingest_paths([NORWAY, _abbreviated_variant(tmp_path)], db)
-    pairs = _q(
+    pairs = db_rows(
         db,
         "SELECT k.name, o.name FROM player_merges m JOIN players k ON k.player_id = m.kept_id"
         " JOIN players o ON o.player_id = m.merged_id WHERE m.decided_by = 'rule:same_game'",

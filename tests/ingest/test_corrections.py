@@ -8,7 +8,6 @@ import logging
 import shutil
 from pathlib import Path
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -16,18 +15,13 @@ from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.small_pgn import event_pgn
-
-
-def _q(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
+from tests.helpers.store_rows import db_rows
 
 
 def _games_by_event(db: Path) -> list[tuple]:
-    return _q(db, "SELECT t.name, count(*) FROM games g JOIN tournaments t USING (tournament_id) GROUP BY 1 ORDER BY 1")
+    return db_rows(
+        db, "SELECT t.name, count(*) FROM games g JOIN tournaments t USING (tournament_id) GROUP BY 1 ORDER BY 1"
+    )
 
 
 def test_a_reused_name_with_another_event_is_a_new_file(tmp_path: Path) -> None:
@@ -39,7 +33,7 @@ def test_a_reused_name_with_another_event_is_a_new_file(tmp_path: Path) -> None:
     summary = ingest_paths([f], db)
     assert summary.files[0].replaced_file_ids == []
     assert _games_by_event(db) == [("Leinster Championship", 8), ("Leinster Championship Under 1600", 8)]
-    assert _q(db, "SELECT status FROM source_files ORDER BY file_id") == [("loaded",), ("loaded",)]
+    assert db_rows(db, "SELECT status FROM source_files ORDER BY file_id") == [("loaded",), ("loaded",)]
 
 
 def test_a_file_that_keeps_none_of_the_earlier_games_is_a_new_file(tmp_path: Path) -> None:
@@ -50,7 +44,7 @@ def test_a_file_that_keeps_none_of_the_earlier_games_is_a_new_file(tmp_path: Pat
     f.write_text(event_pgn("Club League", [3, 4], "2022.05.14", "Dublin IRL"))
     summary = ingest_paths([f], db)
     assert summary.files[0].replaced_file_ids == [] and summary.files[0].removed_games == 0
-    assert _q(db, "SELECT round, count(*) FROM games GROUP BY 1 ORDER BY 1") == [(1, 4), (2, 4), (3, 4), (4, 4)]
+    assert db_rows(db, "SELECT round, count(*) FROM games GROUP BY 1 ORDER BY 1") == [(1, 4), (2, 4), (3, 4), (4, 4)]
     assert "removed" not in summary.line()
 
 
@@ -63,7 +57,7 @@ def test_the_same_event_with_one_result_corrected_replaces_it(tmp_path: Path) ->
     f.write_text(first + '[Result "0-1"]' + rest.replace("1. d4 d5 1-0", "1. d4 d5 0-1", 1))
     summary = ingest_paths([f], db)
     assert summary.files[0].replaced_file_ids == [1] and summary.files[0].removed_games == 0
-    assert _q(db, "SELECT result, count(*) FROM games GROUP BY 1 ORDER BY 1") == [("0-1", 1), ("1-0", 7)]
+    assert db_rows(db, "SELECT result, count(*) FROM games GROUP BY 1 ORDER BY 1") == [("0-1", 1), ("1-0", 7)]
     assert "removed" not in summary.line()
 
 
@@ -94,21 +88,21 @@ def test_a_correction_that_removes_games_says_how_many(tmp_path: Path) -> None:
     out = " ".join(res.output.split())
     assert "corrected:" in out and "4 games of the earlier version are not in it and were removed" in out
     assert "4 games removed by a correction" in out  # in the summary line
-    assert _q(db, "SELECT round, count(*) FROM games GROUP BY 1 ORDER BY 1") == [(1, 4), (2, 4)]
+    assert db_rows(db, "SELECT round, count(*) FROM games GROUP BY 1 ORDER BY 1") == [(1, 4), (2, 4)]
 
 
 def test_a_correction_of_a_real_trf_file_still_replaces_it(tmp_path: Path) -> None:
     f, db = tmp_path / "event.trf", tmp_path / "s.duckdb"
     shutil.copy(SHARED_DATA / "trf" / "irl_gonzaga_classic_2008_fide_ids.trf", f)
     ingest_paths([f], db)
-    n = _q(db, "SELECT count(*) FROM games")[0][0]
+    n = db_rows(db, "SELECT count(*) FROM games")[0][0]
     lines = f.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     # one player's name mistyped and fixed, and the tournament's name too
     fixed = [ln.replace("Gonzaga", "Gonzaga (corrected)") if ln.startswith("012") else ln for ln in lines]
     f.write_text("".join(fixed), encoding="utf-8")
     summary = ingest_paths([f], db)
     assert summary.files[0].replaced_file_ids == [1]
-    assert _q(db, "SELECT count(*) FROM games")[0][0] == n
+    assert db_rows(db, "SELECT count(*) FROM games")[0][0] == n
 
 
 def test_the_ingest_flow_warns_of_removed_games_in_the_watch_log(

@@ -7,13 +7,13 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.read.textio import decode_bytes
 from tests.helpers.paths import SHARED_DATA
+from tests.helpers.store_rows import db_rows
 from tests.helpers.trf_build import results_in_round
 
 SHARLY = "fra_sharly_trf26_team_310_in_progress.trf"
@@ -22,14 +22,6 @@ OTHER = SHARED_DATA / "trf" / "fra_sharly_trf26_individual_nrs_240_byes.trf"
 pytestmark = pytest.mark.skipif(not SOURCE.is_file(), reason="shared/data/trf not present")
 runner = CliRunner()
 REASON = "in_progress: round 2 of 3 is paired with no result on 6 of 6 boards"
-
-
-def _q(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def _run(*args: str):
@@ -54,15 +46,15 @@ def test_an_event_in_progress_is_not_rated_until_complete(tmp_path: Path) -> Non
         said = _run("rate", "--system", system, "--db", db).output
         if system == "fide":  # one count in the summary: the ingest's line named the round
             assert "events skipped: in_progress 1" in said, said
-    skips = _q(db, "SELECT system, reason FROM rating_skips ORDER BY system")
+    skips = db_rows(db, "SELECT system, reason FROM rating_skips ORDER BY system")
     assert skips == [("elo", REASON), ("ffe", REASON), ("fide", REASON)]
     # the event of 29 May 2026 opens no list: the latest FIDE list is the other file's
-    assert _q(db, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'") == [(dt.date(2025, 10, 1),)]
+    assert db_rows(db, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'") == [(dt.date(2025, 10, 1),)]
 
     # the organiser sends the file again with round 2's results: a correction, rated
     event.write_text(results_in_round(decode_bytes(SOURCE.read_bytes()).text, 2), encoding="utf-8")
     out = _run("ingest", "--quiet", str(event), "--db", db).output
     assert "in progress:" not in out
     _run("rate", "--system", "fide", "--db", db)
-    assert _q(db, "SELECT count(*) FROM rating_skips WHERE system = 'fide'") == [(0,)]
-    assert _q(db, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'") == [(dt.date(2026, 6, 1),)]
+    assert db_rows(db, "SELECT count(*) FROM rating_skips WHERE system = 'fide'") == [(0,)]
+    assert db_rows(db, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'") == [(dt.date(2026, 6, 1),)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -14,20 +13,13 @@ import elopipe.rating.store_io as store_io
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
 from tests.helpers.paths import SHARED_DATA
+from tests.helpers.store_rows import db_rows
 
 TRF = SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf"
 
 
 def _run(*args: str):
     return CliRunner().invoke(app, list(args))
-
-
-def _q(db: Path, sql: str) -> list[tuple]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 @pytest.fixture
@@ -43,9 +35,9 @@ def killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         m.setattr(store_io, "write_results", killed_here)
         res = _run("rate", "--system", "fide", "--scenario", "x", "--rules", "V2017", "--db", str(db))
     assert res.exit_code == 130, res.output
-    assert _q(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(1,)]
-    assert _q(db, "SELECT count(*) FROM scenarios") == [(0,)]
-    assert _q(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@x'") == [(0,)]
+    assert db_rows(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(1,)]
+    assert db_rows(db, "SELECT count(*) FROM scenarios") == [(0,)]
+    assert db_rows(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@x'") == [(0,)]
     return db
 
 
@@ -62,12 +54,12 @@ def test_the_next_run_removes_the_unfinished_run_and_says_so(killed: Path) -> No
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
     assert "removed an unfinished run of fide@x" in out, res.output
-    runs = _q(killed, "SELECT run_id, first_list IS NOT NULL FROM rating_runs WHERE system = 'fide@x' ORDER BY 1")
+    runs = db_rows(killed, "SELECT run_id, first_list IS NOT NULL FROM rating_runs WHERE system = 'fide@x' ORDER BY 1")
     assert len(runs) == 1 and runs[0][1]  # only the finished run, with its lists
-    assert _q(killed, "SELECT count(*) FROM scenarios WHERE system = 'fide@x'") == [(1,)]
+    assert db_rows(killed, "SELECT count(*) FROM scenarios WHERE system = 'fide@x'") == [(1,)]
 
 
 def test_dropping_an_unfinished_scenario_removes_its_run(killed: Path) -> None:
     res = _run("scenarios", "drop", "x", "--db", str(killed))
     assert res.exit_code == 0, res.output
-    assert _q(killed, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(0,)]
+    assert db_rows(killed, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(0,)]
