@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 import duckdb
 import polars as pl
 
-from elopipe.official.list_import import SKIP_SCHEMA, _register, read_list
+from elopipe.official.list_base import SKIP_SCHEMA, register
+from elopipe.official.list_import import read_list
 from elopipe.read.names import name_key_sql
 from elopipe.runtime.errors import ElopipeError
 
@@ -101,7 +102,7 @@ def compare_lists(
     ).fetchall()[0][0]
     if computed_n == 0:
         raise NoComputedList(f"the store has no computed {system} list for {list_date}; run the rating first")
-    _register(con, "_cmp_official", official)
+    register(con, "_cmp_official", official)
     try:
         report = con.sql(
             f"""

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.official.list_faults import overflow_pattern
-from elopipe.official.list_import import ListFormatError, _txt_columns, import_list
+from elopipe.official.list_fide_txt import txt_columns
+from elopipe.official.list_import import ListFormatError, import_list
 from tests.helpers.official_lists import FOA, STD, fixed, memory_store
 
 HEADER = fixed(STD, []).rstrip("\n")
@@ -200,7 +201,7 @@ def test_a_name_filling_its_whole_column_is_not_misaligned(tmp_path: Path) -> No
 
 
 def test_overflow_pattern_checks_every_column_end_but_the_free_text_ones() -> None:
-    cols = _txt_columns(HEADER)
+    cols = txt_columns(HEADER)
     pattern = overflow_pattern(cols)
     assert pattern is not None
     ends = {start - 1 + width for name, start, width in cols if width is not None and name not in ("name", "otit")}
