@@ -7,7 +7,13 @@ cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3.11}"
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,dask]'
+# The locked versions (requirements/dev.txt, with hashes; `scripts/lock` refreshes it), then
+# elopipe itself with the locked build backend; `pip check` fails when pyproject.toml asks for
+# something the lock lacks.
+PIP=(.venv/bin/python -m pip --disable-pip-version-check)
+"${PIP[@]}" install -q --require-hashes -r requirements/dev.txt
+"${PIP[@]}" install -q --no-deps --no-build-isolation -e .
+"${PIP[@]}" check
 # The HTML report test renders pages in headless Chromium (Debian's package). Install it when we
 # can (root with apt); otherwise that one test is skipped with a message.
 if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
