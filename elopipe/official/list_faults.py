@@ -1,7 +1,7 @@
 """The row checks of an official list import: which rows of a list file are not stored, and why.
 
 All checks are Polars expressions over the whole file (no loop over rows). Reasons are the keys of
-`list_import.SKIP_REASONS`:
+`list_base.SKIP_REASONS`:
 
 * ``no_id``: no ID, or a placeholder written where there is none (`elopipe.read.ids`: ``0``,
   ``00000000``, nines only, ``-``, ``?``, ...; and a negative number, as FIDE IDs are positive),
