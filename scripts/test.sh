@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3.11}"
 command -v "$PY" >/dev/null 2>&1 || PY=python3
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
+# A venv cut short while it was made (no pip in it) is made again.
+.venv/bin/python -m pip --version >/dev/null 2>&1 || "$PY" -m venv --clear .venv
 # The locked versions (requirements/dev.txt, with hashes; `scripts/lock` refreshes it), then
 # elopipe itself with the locked build backend; `pip check` fails when pyproject.toml asks for
 # something the lock lacks.
