@@ -60,7 +60,7 @@ def serve(
     systems = parse_systems(system)
     inbox = inbox.resolve()
 
-    from elopipe.runtime.prefect_env import api_status, configure
+    from flows.prefect_env import api_status, configure
 
     status = api_status()
     if not status.reachable:
@@ -100,8 +100,8 @@ def _runner(
     from prefect.runner import Runner
     from prefect.types.entrypoint import EntrypointType
 
-    from elopipe.runtime.prefect_env import quiet_prefect_console
     from flows.drop_folder import drop_folder
+    from flows.prefect_env import quiet_prefect_console
 
     quiet_prefect_console(everything=True)
     runner = Runner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store

@@ -1,9 +1,12 @@
 """How elopipe runs Prefect: quiet logs, analytics off, and knowing whether a server is there.
 
+The one Prefect adapter, shared by the flows and the CLI (elopipe.cli), the only code that
+imports Prefect; the library below them never does (an import contract in pyproject.toml).
+
 Prefect reads its settings from `PREFECT_*` environment variables when it is first imported,
-so `configure()` must run before `import prefect`; `flows/__init__.py` calls it, and the CLI
-imports `flows` only inside its commands. Everything here is plain Python and never imports
-Prefect itself, so `elopipe --help` stays fast.
+so `configure()` must run before `import prefect`; `flows/_env.py` calls it, every flow module
+imports that first, and the CLI imports the flow modules only inside its commands. This module
+imports Prefect only inside its functions, so `elopipe --help` stays fast.
 
 Logging: Prefect's console handler shows warnings and errors only; its API handler still sends
 every INFO line to the server, so the Prefect UI keeps the full log of a run. Our own stage lines

@@ -1,4 +1,4 @@
-"""elopipe.runtime.prefect_env: Prefect's environment set before Prefect is imported."""
+"""flows.prefect_env: Prefect's environment set before Prefect is imported."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from elopipe.runtime import prefect_env
+from flows import prefect_env
 
 LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
@@ -33,7 +33,8 @@ def test_quiet_by_default_and_a_user_setting_wins(monkeypatch: pytest.MonkeyPatc
 
 TEMPORARY_SERVER = """
 import os, sys
-from elopipe.runtime import lifeline, prefect_env
+from elopipe.runtime import lifeline
+from flows import prefect_env
 
 with prefect_env.prefect_api() as api:
     assert "prefect" not in sys.modules  # started before Prefect is imported, without its server code
