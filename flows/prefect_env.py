@@ -67,6 +67,16 @@ _DEFAULTS = {
     # when the flow's event and log writers hit it at the same time.
     "PREFECT_SERVER_DATABASE_TIMEOUT": "30",
     "PREFECT_SERVER_DATABASE_CONNECTION_TIMEOUT": "30",
+    # What a temporary server (ours, or Prefect's for the other commands) does at start-up and
+    # elopipe never uses, measured with bench/prefect_overhead.py: about 0.8 of its 4.5 CPU-s.
+    # Automations (the triggers and actions services): the actions consumer builds a second copy
+    # of the whole API app at start. A server that lives one command has no automations to run.
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+    # Block types registered on start (importing every installed Prefect collection first, and
+    # so Dask's `distributed` through prefect-dask): elopipe stores no blocks. A `prefect server
+    # start` on the same home registers them itself.
+    "PREFECT_API_BLOCKS_REGISTER_ON_START": "false",
+    "PREFECT_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
 }
 
 

@@ -32,7 +32,7 @@ def test_quiet_by_default_and_a_user_setting_wins(monkeypatch: pytest.MonkeyPatc
 
 
 TEMPORARY_SERVER = """
-import os, sys
+import json, os, sys, urllib.request
 from elopipe.runtime import lifeline
 from flows import prefect_env
 
@@ -45,6 +45,10 @@ with prefect_env.prefect_api() as api:
 
     with get_client(sync_client=True) as client:  # Prefect's client finds it through PREFECT_API_URL
         assert client.api_url.host == "127.0.0.1" and client.hello().status_code == 200
+        # what elopipe never uses is off on it (configure()'s defaults): automations, block types
+        assert not client.read_block_types()
+    with urllib.request.urlopen(api.url + "/admin/settings") as resp:
+        assert json.load(resp)["server"]["services"]["triggers"]["enabled"] is False
     pid = api.server.process.pid
 assert "PREFECT_API_URL" not in os.environ
 assert not lifeline.alive(pid)
