@@ -2,11 +2,15 @@
 
 In one run, each command in a fresh process and a fresh store:
 
-- **baseline**: the library alone, no Prefect: `ingest_paths`, `rate`, `publish_outputs` for the
-  same lists `elopipe run` publishes (process start to end), on the paths and on one small file;
+- **baseline**: the library alone, no Prefect: `ingest_paths`, `rate` and `publish_changed` for
+  the same systems and lists `elopipe run` rates and publishes (process start to end), on the
+  paths and on one small file;
 - **run (fresh home)**: `elopipe run` with an empty PREFECT_HOME, as on a new machine: Prefect
   creates its database (migrations) before the first flow run;
 - **run (warm home)**: `elopipe run` again with that home, `--repeat` times;
+- **run (server running)**: `elopipe run` with PREFECT_API_URL pointing at a `prefect server
+  start` already up (started before, not timed), as a user with Prefect's UI works; its CPU
+  seconds include what the server spent during the run;
 - **watch**: `elopipe watch` on an empty inbox and store; once it says it is ready, one small
   file is dropped, then a second: the time from each drop to the file in processed/.
 
@@ -28,12 +32,16 @@ import os
 import re
 import resource
 import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,20 +54,32 @@ SMALL_FILES = [ROOT / "sample_pgn" / "wchcand22.pgn", ROOT / "sample_pgn" / "fid
 
 BASELINE = """
 import sys
+from pathlib import Path
 from elopipe.ingest.driver import ingest_paths
-from elopipe.publish.outputs import publish_outputs
+from elopipe.publish import plan
+from elopipe.rating.fide_params import SYSTEM_CLASS, ro_from_policy
 from elopipe.rating.run import rate
+from elopipe.rating.store_io import changed_list_dates, no_moves_policy
+from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.store.connect import open_writer
-from elopipe.publish.plan import DEFAULT_MAX_LISTS, select_dates
-from elopipe.rating.store_io import changed_list_dates
 
+# What `elopipe run` asks of the library (flows/rate_lists.py, flows/publish.py): every default
+# system rated, then each one's changed lists published.
 db, out, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 ingest_paths(paths, db)
 with open_writer(db) as con:
-    summary = rate(con, "fide")
-    changed = changed_list_dates(con, "fide", summary.first_changed)
-    dates, _ = select_dates(changed, set(), DEFAULT_MAX_LISTS)
-    publish_outputs(con, "fide", out, list_dates=dates or None)
+    runs = {}
+    for system in DEFAULT_SYSTEMS:
+        fide = {"ro_from": ro_from_policy(None)} if system in SYSTEM_CLASS else {}
+        summary = rate(con, system, no_moves=no_moves_policy(None), **fide)
+        exact = getattr(summary, "changed_lists", None)
+        changed = sorted(exact) if exact is not None else changed_list_dates(con, system, summary.first_changed)
+        runs[system] = (changed, getattr(summary, "run_id", None))
+    for system, (changed, run_id) in runs.items():
+        try:
+            plan.publish_changed(con, db, system, Path(out), changed, plan.DEFAULT_MAX_LISTS, run_id)
+        except LookupError:  # no list of this system (e.g. no blitz event): as the flow, skipped
+            pass
 """
 
 PREFECT_LINE = re.compile(r"of which Prefect: ([\d.]+) s to start .*?([\d.]+) s to finish; the job itself ([\d.]+) s")
@@ -145,6 +165,77 @@ def watch_latency(work: Path, env: dict[str, str]) -> tuple[Lines, float, list[f
     return out, ready, latencies, _cpu() - cpu
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds a running process and its children have used so far."""
+    import psutil
+
+    procs = [psutil.Process(pid)]
+    procs += procs[0].children(recursive=True)
+    total = 0.0
+    for proc in procs:
+        try:
+            times = proc.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def _health(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/health", timeout=2) as resp:  # noqa: S310 - our loopback server
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def _report_run(label: str, elapsed: float, cpu: float, out: Lines, base: float, base_cpu: float) -> None:
+    first = out.first() or elapsed
+    m = PREFECT_LINE.search(out.text())
+    share = f"Prefect start {m[1]} s, finish {m[2]} s, job {m[3]} s" if m else "(no timing line)"
+    print(
+        f"{label:22} first line {first:5.2f} s, done {elapsed:6.1f} s, {cpu:5.1f} CPU s, "
+        f"ratio to baseline {elapsed / base:4.2f} wall, {cpu / base_cpu:4.2f} CPU; {share}"
+    )
+
+
+def server_runs(work: Path, env: dict[str, str], paths: list[str], repeat: int) -> list[tuple[float, float, Lines]]:
+    """`elopipe run` against a `prefect server start` already up (its start is not counted): per run,
+    (wall seconds, CPU seconds of the command plus the server's during it, output). Empty when
+    psutil (for the server's CPU) is missing."""
+    try:
+        import psutil  # noqa: F401
+    except ImportError:
+        print("run (server running): skipped, psutil is not installed")
+        return []
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/api"
+    prefect = str(Path(sys.executable).with_name("prefect"))
+    cmd = [prefect, "server", "start", "--host", "127.0.0.1", "--port", str(port), "--analytics-off"]
+    log = (work / "server.log").open("wb")
+    server = subprocess.Popen(cmd, env=env, cwd=work, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    results = []
+    try:
+        deadline = time.perf_counter() + 300
+        while not _health(url):
+            if server.poll() is not None or time.perf_counter() > deadline:
+                sys.exit(f"prefect server start did not come up: see {work / 'server.log'}")
+            time.sleep(0.2)
+        time.sleep(5)  # its services' first loops, before anything is measured
+        for i in range(repeat):
+            cmd = [ELOPIPE, "run", *paths, "--db", str(work / f"u{i}.duckdb"), "--out", str(work / f"uout{i}")]
+            before = _tree_cpu(server.pid)
+            elapsed, cpu, out = _timed(cmd, {**env, "PREFECT_API_URL": url}, work)
+            results.append((elapsed, cpu + _tree_cpu(server.pid) - before, out))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(60)
+        log.close()
+    return results
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="*", default=[str(ROOT / "sample_pgn")])
@@ -166,22 +257,19 @@ def main() -> int:
         print(f"baseline (library, no Prefect):      {base:6.1f} s, {base_cpu:5.1f} CPU s")
         print(f"baseline, one small file ({SMALL_FILES[0].name}): {small:6.1f} s, {small_cpu:5.1f} CPU s")
 
-        runs: list[float] = []
+        runs: list[tuple[float, float]] = []
         firsts: list[float] = []
         for i in range(1 + args.repeat):
             label = "run (fresh home)" if i == 0 else f"run (warm home) #{i}"
             cmd = [ELOPIPE, "run", *paths, "--db", str(work / f"r{i}.duckdb"), "--out", str(work / f"out{i}")]
             elapsed, cpu, out = _timed(cmd, env, work)
-            first = out.first() or elapsed
-            firsts.append(first)
+            firsts.append(out.first() or elapsed)
             if i:
-                runs.append(elapsed)
-            m = PREFECT_LINE.search(out.text())
-            share = f"Prefect start {m[1]} s, finish {m[2]} s, job {m[3]} s" if m else "(no timing line)"
-            print(
-                f"{label:22} first line {first:5.2f} s, done {elapsed:6.1f} s, {cpu:5.1f} CPU s, "
-                f"ratio to baseline {elapsed / base:4.2f}; {share}"
-            )
+                runs.append((elapsed, cpu))
+            _report_run(label, elapsed, cpu, out, base, base_cpu)
+        served = server_runs(work, env, paths, args.repeat)
+        for i, (elapsed, cpu, out) in enumerate(served, 1):
+            _report_run(f"run (server running) #{i}", elapsed, cpu, out, base, base_cpu)
 
         out, ready, latencies, cpu = watch_latency(work, env)
         first = out.first() or ready
@@ -190,12 +278,18 @@ def main() -> int:
         print(f"watch                  first line {first:5.2f} s, ready {ready:5.1f} s; dropped to processed: {moved}")
         print(f"                       {cpu:5.1f} CPU s for the whole watch (start, two batches, stop)")
 
-        median = statistics.median(runs) if runs else 0.0
+        median = statistics.median(r[0] for r in runs) if runs else 0.0
         print(
             f"median warm run: {median:.1f} s (goal <= {GOAL_SECONDS:g} s); slowest first line {max(firsts):.2f} s "
             f"(goal <= {FIRST_LINE_GOAL:g} s); slowest watched file {max(latencies):.1f} s (goal <= "
             f"{WATCH_GOAL_SECONDS:g} s); load average now {os.getloadavg()[0]:.1f}"
         )
+        for label, rows in (("warm home", runs), ("server running", [(e, c) for e, c, _ in served])):
+            if rows:
+                print(
+                    f"Prefect's share, {label}: median {statistics.median(e for e, _ in rows) / base:.2f}x the "
+                    f"baseline's wall, {statistics.median(c for _, c in rows) / base_cpu:.2f}x its CPU seconds"
+                )
     missed = median > GOAL_SECONDS or max(latencies) > WATCH_GOAL_SECONDS or max(firsts) > FIRST_LINE_GOAL
     return 1 if args.check and missed else 0
 

@@ -10,5 +10,5 @@
 - `drop_folder(inbox, ...)`: one pass over a drop folder (the scheduled deployment).
 
 Each flow module imports `flows._env` first, which sets Prefect's environment before Prefect is
-imported (see elopipe.runtime.prefect_env).
+imported (see flows.prefect_env).
 """

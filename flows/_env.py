@@ -4,6 +4,6 @@ Not left to `flows/__init__.py` alone: an editable install can expose `flows` as
 package (outside the repository folder), and then `__init__.py` never runs.
 """
 
-from elopipe.runtime.prefect_env import configure
+from flows.prefect_env import configure
 
 configure()

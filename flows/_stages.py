@@ -11,7 +11,7 @@ import logging
 from prefect import get_run_logger
 from prefect.exceptions import MissingContextError
 
-from elopipe.runtime.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR, quiet_prefect_console
+from flows.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR, quiet_prefect_console
 
 _terminal = logging.getLogger(STAGE_LOGGER)
 # Prefect's console handler must not print the run-log copy (records marked `elopipe_stage`).

@@ -22,7 +22,7 @@ os.environ["PREFECT_HOME"] = _PREFECT_HOME
 os.environ.pop("PREFECT_API_URL", None)  # a user's server must not receive test runs
 os.environ.pop("PREFECT_PROFILE", None)
 
-from elopipe.runtime.prefect_env import configure  # noqa: E402  (after PREFECT_HOME is set)
+from flows.prefect_env import configure  # noqa: E402  (after PREFECT_HOME is set)
 
 configure()
 
@@ -37,7 +37,7 @@ def prefect_harness() -> Iterator[str]:
     # fresh database runs its migrations first and that is slow on a loaded CI machine.
     with prefect_test_harness(server_startup_timeout=None):
         # As `elopipe run` does on a temporary server: no flow-run heartbeats (see
-        # elopipe.runtime.prefect_env.local_run_settings); each would hold a flow run's end up ~1 s.
+        # flows.prefect_env.local_run_settings); each would hold a flow run's end up ~1 s.
         with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
             yield str(PREFECT_API_URL.value())
 

@@ -2,9 +2,10 @@
 
 The settings of one command (`DaskSpec`), the checks made before anything starts (Dask
 installed, scheduler reachable, stage folder writable), and the local cluster started when no
-address is given. The parse tasks themselves are Prefect tasks on Prefect's `DaskTaskRunner`
-(flows/dask_parse.py); what they run is elopipe.ingest.units. Nothing here imports Dask or
-Prefect at module level: without the optional `elopipe[dask]` install, only `--dask` fails.
+address is given. What the parse tasks run is elopipe.ingest.units; who submits them (the
+flows, as Prefect tasks) is not this package's business. Nothing here imports Dask at module
+level, and nothing here knows Prefect: without the optional `elopipe[dask]` install, only
+`--dask` fails.
 """
 
 from __future__ import annotations
@@ -111,9 +112,10 @@ def check(spec: DaskSpec) -> None:
 
 
 def dask_installed() -> bool:
+    """Whether Dask's `distributed` is installed."""
     import importlib.util
 
-    return all(importlib.util.find_spec(m) is not None for m in ("distributed", "prefect_dask"))
+    return importlib.util.find_spec("distributed") is not None
 
 
 def check_reachable(address: str, timeout: float = CONNECT_SECONDS) -> None:

@@ -6,7 +6,7 @@ a daemon thread that ends this process once process `pid` has ended. It covers:
 - the parse workers of `flows.ingest_files` (a ProcessPoolExecutor on forkserver) and of
   `read_pgn(workers=N)` (a fork Pool): their initializer. A forkserver worker's own parent is the
   forkserver, which waits for its workers, so they must watch the elopipe process itself;
-- Prefect's temporary API server (uvicorn, about 200 MB): `elopipe.runtime.prefect_env` starts it as
+- Prefect's temporary API server (uvicorn, about 200 MB): `flows.prefect_env` starts it as
   `python -m elopipe.runtime.lifeline PID -m uvicorn ...`, which runs uvicorn in this same process after
   `exit_with(PID)` (see `main`).
 

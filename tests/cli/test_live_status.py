@@ -10,7 +10,7 @@ from rich.console import Console
 
 from elopipe.cli.commands import live_status
 from elopipe.cli.commands.live_status import PROGRESS_LINE_SECONDS, LiveStatus
-from elopipe.runtime.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
+from flows.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
 
 
 def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,7 +94,8 @@ def test_a_ctrl_c_while_prefect_starts_is_exit_130_not_a_failure(tmp_path: Path,
     caught as a failure ("pipeline failed: 130", exit 1). The Ctrl-C is simulated by the stop it
     requests, while the temporary server starts (patched on the class: a name imported elsewhere
     must not keep a stand-in after the test)."""
-    from elopipe.runtime import interrupt, prefect_env
+    from elopipe.runtime import interrupt
+    from flows import prefect_env
 
     real_wait = prefect_env.PrefectApi.wait_ready
 

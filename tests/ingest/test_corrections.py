@@ -110,7 +110,7 @@ def test_the_ingest_flow_warns_of_removed_games_in_the_watch_log(
 ) -> None:
     # `watch` shows the ingest stage's lines: the correction and its count are among them
     import flows.ingest_files as fi
-    from elopipe.runtime.prefect_env import STAGE_LOGGER
+    from flows.prefect_env import STAGE_LOGGER
 
     f, db = tmp_path / "league.pgn", tmp_path / "s.duckdb"
     f.write_text(event_pgn("Club League", [1, 2, 3], "2022.05.07", "Dublin IRL"))

@@ -197,6 +197,22 @@ def test_without_the_dask_packages_dask_says_how_to_install_them(tmp_path, monke
     assert result.output.strip() == "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
 
 
+def test_without_prefect_dask_dask_says_how_to_install_it(tmp_path, monkeypatch):
+    """Dask alone is not enough: the flows submit the parse tasks through prefect-dask, which the
+    CLI checks (the library, elopipe.ingest.scaleout, knows nothing of Prefect)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def find_spec(name, *rest):
+        return None if name == "prefect_dask" else real(name, *rest)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
+    assert result.exit_code == 1
+    assert result.output.strip() == "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [

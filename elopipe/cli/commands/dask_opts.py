@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +16,7 @@ import typer
 from elopipe.cli.app import err_console
 from elopipe.ingest.scaleout import (
     ENV_VAR,
+    INSTALL_HINT,
     LOCAL,
     DaskSpec,
     ScaleOutError,
@@ -80,6 +82,8 @@ def dask_spec(value: str | None, workers: int | None, stage: Path | None) -> Das
         raise typer.Exit(2)
     try:
         check(spec)
+        if importlib.util.find_spec("prefect_dask") is None:  # the flows submit the parse tasks through it
+            raise ScaleOutError(INSTALL_HINT)
     except ScaleOutError as exc:
         err_console.print(f"{exc}", style="red", soft_wrap=True)
         raise typer.Exit(1) from None
@@ -90,11 +94,11 @@ def dask_spec(value: str | None, workers: int | None, stage: Path | None) -> Das
 def cluster_address(spec: DaskSpec | None) -> Iterator[DaskSpec | None]:
     """`spec` with a scheduler address: a local cluster is started for the block (and said so
     in a first line, since it takes a few seconds). The parse tasks on the workers report to this
-    process's Prefect API (elopipe.runtime.prefect_env.api_for_workers)."""
+    process's Prefect API (flows.prefect_env.api_for_workers)."""
     if spec is None:
         yield spec
         return
-    from elopipe.runtime.prefect_env import api_for_workers
+    from flows.prefect_env import api_for_workers
 
     with api_for_workers():
         if spec.address is not None:

@@ -139,8 +139,8 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
     from elopipe.read.sources import path_param
     from elopipe.runtime.errors import first_line
     from elopipe.runtime.interrupt import graceful_stop
-    from elopipe.runtime.prefect_env import STAGE_LOGGER, configure, local_run_settings, prefect_api
     from elopipe.store.connect import write_lock
+    from flows.prefect_env import STAGE_LOGGER, configure, local_run_settings, prefect_api
 
     # This command prints its own table and summary: the flow's stage lines and Prefect's
     # warnings about the same files would repeat them. Errors still show.

@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
-from elopipe.runtime.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
+from flows.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
 
 # Off a terminal, a stage's progress (a bar) is a line at most this often
 PROGRESS_LINE_SECONDS = 3.0

@@ -39,7 +39,7 @@ SYSTEM_HELP = "Rating systems, comma-separated: fide, fide-rapid, fide-blitz, ff
 
 def exit_if_api_unreachable() -> None:
     """A PREFECT_API_URL that nothing answers on: say so and exit 1 before any flow starts."""
-    from elopipe.runtime.prefect_env import api_status
+    from flows.prefect_env import api_status
 
     status = api_status()
     if status.url and not status.reachable:
@@ -182,7 +182,7 @@ def _run_pipeline(job: RunJob, live: LiveStatus, verbose: bool) -> tuple[Pipelin
     `job.spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
     second one aborts at once."""
     from elopipe.runtime.interrupt import graceful_stop, stop_requested
-    from elopipe.runtime.prefect_env import configure, local_run_settings, prefect_api, quiet_prefect_console
+    from flows.prefect_env import configure, local_run_settings, prefect_api, quiet_prefect_console
 
     start = time.time()
     configure(quiet=not verbose)

@@ -37,7 +37,7 @@ from elopipe.store.connect import DEFAULT_DB, check_store
 if TYPE_CHECKING:
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.ingest.watcher import FileOutcome, WatchStats
-    from elopipe.runtime.prefect_env import PrefectApi
+    from flows.prefect_env import PrefectApi
 
 
 @app.command()
@@ -81,7 +81,7 @@ def watch(
     exit_if_api_unreachable()
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.runtime.interrupt import graceful_stop, stop_requested
-    from elopipe.runtime.prefect_env import configure, prefect_api
+    from flows.prefect_env import configure, prefect_api
 
     db_s, out_s = str(db.resolve()), str(out.resolve())
     configure(quiet=not verbose)
@@ -137,7 +137,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
     from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder, outcomes_by_path
     from elopipe.ingest.watcher import watch as watch_loop
     from elopipe.runtime.interrupt import stop_requested
-    from elopipe.runtime.prefect_env import local_run_settings, quiet_prefect_console
+    from flows.prefect_env import local_run_settings, quiet_prefect_console
 
     for name in (PROCESSED, QUARANTINE):
         inbox_folder(args.inbox, name)

@@ -1,9 +1,12 @@
 """How elopipe runs Prefect: quiet logs, analytics off, and knowing whether a server is there.
 
+The one Prefect adapter, shared by the flows and the CLI (elopipe.cli), the only code that
+imports Prefect; the library below them never does (an import contract in pyproject.toml).
+
 Prefect reads its settings from `PREFECT_*` environment variables when it is first imported,
-so `configure()` must run before `import prefect`; `flows/__init__.py` calls it, and the CLI
-imports `flows` only inside its commands. Everything here is plain Python and never imports
-Prefect itself, so `elopipe --help` stays fast.
+so `configure()` must run before `import prefect`; `flows/_env.py` calls it, every flow module
+imports that first, and the CLI imports the flow modules only inside its commands. This module
+imports Prefect only inside its functions, so `elopipe --help` stays fast.
 
 Logging: Prefect's console handler shows warnings and errors only; its API handler still sends
 every INFO line to the server, so the Prefect UI keeps the full log of a run. Our own stage lines
@@ -64,6 +67,16 @@ _DEFAULTS = {
     # when the flow's event and log writers hit it at the same time.
     "PREFECT_SERVER_DATABASE_TIMEOUT": "30",
     "PREFECT_SERVER_DATABASE_CONNECTION_TIMEOUT": "30",
+    # What a temporary server (ours, or Prefect's for the other commands) does at start-up and
+    # elopipe never uses, measured with bench/prefect_overhead.py: about 0.8 of its 4.5 CPU-s.
+    # Automations (the triggers and actions services): the actions consumer builds a second copy
+    # of the whole API app at start. A server that lives one command has no automations to run.
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+    # Block types registered on start (importing every installed Prefect collection first, and
+    # so Dask's `distributed` through prefect-dask): elopipe stores no blocks. A `prefect server
+    # start` on the same home registers them itself.
+    "PREFECT_API_BLOCKS_REGISTER_ON_START": "false",
+    "PREFECT_MEMOIZE_BLOCK_AUTO_REGISTRATION": "false",
 }
 
 

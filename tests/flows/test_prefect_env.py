@@ -1,4 +1,4 @@
-"""elopipe.runtime.prefect_env: Prefect's environment set before Prefect is imported."""
+"""flows.prefect_env: Prefect's environment set before Prefect is imported."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from elopipe.runtime import prefect_env
+from flows import prefect_env
 
 LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
@@ -32,8 +32,9 @@ def test_quiet_by_default_and_a_user_setting_wins(monkeypatch: pytest.MonkeyPatc
 
 
 TEMPORARY_SERVER = """
-import os, sys
-from elopipe.runtime import lifeline, prefect_env
+import json, os, sys, urllib.request
+from elopipe.runtime import lifeline
+from flows import prefect_env
 
 with prefect_env.prefect_api() as api:
     assert "prefect" not in sys.modules  # started before Prefect is imported, without its server code
@@ -44,6 +45,10 @@ with prefect_env.prefect_api() as api:
 
     with get_client(sync_client=True) as client:  # Prefect's client finds it through PREFECT_API_URL
         assert client.api_url.host == "127.0.0.1" and client.hello().status_code == 200
+        # what elopipe never uses is off on it (configure()'s defaults): automations, block types
+        assert not client.read_block_types()
+    with urllib.request.urlopen(api.url + "/admin/settings") as resp:
+        assert json.load(resp)["server"]["services"]["triggers"]["enabled"] is False
     pid = api.server.process.pid
 assert "PREFECT_API_URL" not in os.environ
 assert not lifeline.alive(pid)
