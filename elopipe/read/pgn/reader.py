@@ -463,6 +463,9 @@ USE_COLUMNS = True
 COLUMNS_MIN_BYTES = 256 * 1024
 
 
+# False: the fast games' refs are assigned by a loop over every game (tests compare both)
+USE_CHUNK_REFS = True
+
 _ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
 
 
@@ -990,9 +993,15 @@ class _Reader(GameParts):
         next game index and the chunk's fast games (their hashes come from `res`), or None."""
         import polars as pl
 
+        from elopipe.read.pgn import chunk_refs
+
         games = res.games
-        fast_mask = games.get_column("fast").to_list()
         fast = games.filter("fast").with_columns(pl.col.game_date.dt.year().alias("year"))
+        if USE_CHUNK_REFS:
+            nxt = chunk_refs.assign(self, res, fast, raw_games, lines, gi, refs)
+            if nxt is not None:
+                return self._chunk_done(res, fast, nxt)
+        fast_mask = games.get_column("fast").to_list()
         t_cols = ["Event", "Site", "EventDate", "year"]
         need = set()
         for cols in (t_cols, [*t_cols, "White", "WhiteFideId"], [*t_cols, "Black", "BlackFideId"]):
@@ -1048,6 +1057,10 @@ class _Reader(GameParts):
             fast_lines.append(ln)
             gis.append(gi)
             gi += 1
+        return self._chunk_done(res, fast, gi)
+
+    def _chunk_done(self, res: Any, fast: Any, gi: int) -> tuple[int, Any]:
+        """What `_columns_chunk` returns once the chunk is read."""
         if fast.is_empty():
             res.hashes()  # nothing to wait for later
             return gi, None
