@@ -7,7 +7,8 @@ same run and on the same file, it times:
 
 - **baseline**: ``chess.pgn.read_headers`` in a loop over the file opened as UTF-8 text, the
   cheapest way python-chess has to walk every game;
-- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.read.pgn.reader.read_pgn` (no store),
+- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.read.pgn.reader.read_pgn` (no store,
+  with the threads and fork pool the ingest gives it: `elopipe.ingest.execution`),
   including the movetext hashes it may still compute in the background when it returns;
 - **ingest**: the full ``elopipe ingest`` path, `elopipe.ingest.driver.ingest_paths([file], db)` into
   a fresh DuckDB file (hash, decode, parse, identity, one transaction).
@@ -38,6 +39,7 @@ from pathlib import Path
 
 import chess.pgn
 
+from elopipe.ingest.execution import fork_spread, threads
 from elopipe.read.pgn.reader import read_pgn
 from elopipe.read.records import GameTable
 from elopipe.read.textio import decode_bytes
@@ -100,7 +102,8 @@ def time_read_pgn(path: Path, workers: int = 1) -> tuple[int, float, float, str]
     t0, c0 = time.perf_counter(), _cpu()
     data = path.read_bytes()
     # as `parse_source` calls it: the file's own bytes are passed on when they are UTF-8 with LF
-    parsed = read_pgn(decode_bytes(data).text, source_name=str(path), workers=workers, utf8=data)
+    parsed = read_pgn(decode_bytes(data).text, source_name=str(path), workers=workers, utf8=data,
+                      executor=threads(), spread=fork_spread)  # fmt: skip
     if isinstance(parsed.games, GameTable):
         _ = parsed.games.frame  # waits for the columns still computed in the background
     return len(parsed.games), time.perf_counter() - t0, _cpu() - c0, ""

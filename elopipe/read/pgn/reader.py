@@ -67,7 +67,6 @@ import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from functools import partial
@@ -76,6 +75,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from elopipe.read.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
+from elopipe.read.execution import Executor, Pending, Spread, submit
 from elopipe.read.field_bounds import (
     GAMES_PER_PLAYER_PLAUSIBLE,
     PLY_MAX,
@@ -175,6 +175,8 @@ def read_pgn(
     source_name: str = "",
     workers: int = 1,
     utf8: bytes | None = None,
+    executor: Executor | None = None,
+    spread: Spread | None = None,
 ) -> ParsedFile:
     """Read every game of a decoded PGN text (LF line ends) into a `ParsedFile` (format 'pgn').
 
@@ -184,11 +186,12 @@ def read_pgn(
     moves are recorded as 'illegal_move' errors (the game is kept).
 
     Without `validate_moves` the plain games of a text of `COLUMNS_MIN_BYTES` or more are read as
-    columns in background threads (see the module docstring) and `workers` is not used. With it,
-    `workers` > 1 replays large texts (at least 5,000 games per worker) in that many processes
-    (fork start method; falls back to one process where fork is unavailable). The result is the
-    same as with one worker. Off by default: forking a process that runs threads (a DuckDB
-    connection, a Prefect worker) is the caller's decision.
+    columns (see the module docstring), their analysis and hashes on `executor` when one is
+    given (elopipe.read.execution: threads overlap Polars with the reader's Python), and
+    `workers` is not used. With it, a large text (at least 5,000 games per worker) is read in
+    `workers` ranges of games: the first here, the others by `spread` (other processes: see
+    elopipe.ingest.execution), or here too without one. The result is the same whatever the
+    executor, workers and spread.
 
     `utf8`, when given, must be `text` encoded as UTF-8 (the file's own bytes when they were
     UTF-8 with LF line ends): it saves encoding the text again. `text` may then be None (the
@@ -203,7 +206,9 @@ def read_pgn(
     gc.disable()
     try:
         size = len(utf8) if utf8 is not None else len(text or "")
-        return _Reader(text, validate_moves, source_name, workers, utf8, columns=size >= COLUMNS_MIN_BYTES).run()
+        reader = _Reader(text, validate_moves, source_name, workers, utf8, columns=size >= COLUMNS_MIN_BYTES,
+                         executor=executor, spread=spread)  # fmt: skip
+        return reader.run()
     except NotUtf8:
         raise
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
@@ -229,6 +234,8 @@ def read_pgn_chunks(
     validate_moves: bool = False,
     source_name: str = "",
     workers: int = 1,
+    executor: Executor | None = None,
+    spread: Spread | None = None,
 ) -> ParsedFile:
     """`read_pgn` of a large file given in consecutive pieces, so that only one piece's text is
     held at a time: the same `ParsedFile` as `read_pgn` of the whole text (lines, game indexes,
@@ -244,7 +251,7 @@ def read_pgn_chunks(
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        reader = _Reader(None, validate_moves, source_name, workers)
+        reader = _Reader(None, validate_moves, source_name, workers, executor=executor, spread=spread)
         return reader.run_chunks(chunks, maybe_mojibake)
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
         return _reader_failed(exc)
@@ -286,16 +293,17 @@ def read_pgn_piece(
     last: bool,
     validate_moves: bool = False,
     source_name: str = "",
+    executor: Executor | None = None,
 ) -> PieceState:
     """Read one piece of a file, as `read_pgn_chunks` reads it, with a reader of its own (on a
     worker: the pieces before it need not be read). `text`/`utf8` as `read_pgn_chunks` takes a
     piece; `line_base`: newlines in the file before the piece; `last`: the piece ends where the
-    file ends; `maybe_mojibake`: the whole file's hint. Never raises on content: a reader bug is
-    returned as `failure`."""
+    file ends; `maybe_mojibake`: the whole file's hint; `executor`: as `read_pgn` takes it. Never
+    raises on content: a reader bug is returned as `failure`."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        reader = _Reader(None, validate_moves, source_name)
+        reader = _Reader(None, validate_moves, source_name, executor=executor)
         reader.line_base = line_base
         used = reader._read_piece(text, utf8, maybe_mojibake, last)
         return reader._piece_state(used)
@@ -378,9 +386,6 @@ def mojibake_hint_single_byte(data: bytes) -> bool:
 _MIN_CHUNK_GAMES = 5000  # below this many games per worker, forking costs more than it saves
 
 
-_FORK_JOB: Any = None  # (parent reader, raw games), inherited by forked workers
-
-
 def _chunks(n_games: int, workers: int) -> list[tuple[int, int]]:
     """Contiguous [start, end) ranges of raw games, one per worker (one range when not parallel)."""
     k = max(1, min(workers, n_games // _MIN_CHUNK_GAMES))
@@ -388,10 +393,9 @@ def _chunks(n_games: int, workers: int) -> list[tuple[int, int]]:
     return [(bounds[i], bounds[i + 1]) for i in range(k)]
 
 
-def _read_chunk(start: int, end: int, parent: Any = None) -> tuple[Any, ...]:
-    """Read raw games [start, end) of the parent's text with a fresh reader; return its state."""
-    job_parent, raw_games = _FORK_JOB
-    parent = parent or job_parent
+def _read_chunk(parent: Any, raw_games: list[RawGame], start: int, end: int) -> tuple[Any, ...]:
+    """Read raw games [start, end) of the parent's text with a fresh reader; return its state
+    (in a process `read_pgn`'s `spread` forked: the parent's text is inherited, not sent)."""
     reader = _Reader(None, parent.validate, parent.source)
     reader.text, reader.ins_lines, reader.maybe_mojibake = parent.text, parent.ins_lines, parent.maybe_mojibake
     reader.has_controls, reader.line_base, reader.last_piece = parent.has_controls, parent.line_base, parent.last_piece
@@ -466,8 +470,6 @@ COLUMNS_MIN_BYTES = 256 * 1024
 # False: the fast games' refs are assigned by a loop over every game (tests compare both)
 USE_CHUNK_REFS = True
 
-_ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
-
 
 def _fast_frame(fast: pl.DataFrame, refs: dict[str, list[int]], slow: list[GameRec]) -> pl.DataFrame:
     """The games frame: the column-wise games (`fast`, with their refs) and the games read one by
@@ -515,9 +517,6 @@ def _fast_frame(fast: pl.DataFrame, refs: dict[str, list[int]], slow: list[GameR
     return frame
 
 
-_BYTES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-bytes")
-
-
 def _newline_offsets(data: bytes) -> Any:
     """The offsets of the newlines of `data` (numpy int64 array)."""
     return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
@@ -561,13 +560,17 @@ class _Reader(GameParts):
         workers: int = 1,
         utf8: bytes | None = None,
         columns: bool = True,
+        executor: Executor | None = None,
+        spread: Spread | None = None,
     ) -> None:
         self.validate = validate_moves
+        self.executor = executor
+        self.spread = spread
         self.source = source_name
         self.workers = workers
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
-        self.newlines: Future[Any] | None = None  # `_newline_offsets(text)`, computed in a thread
+        self.newlines: Pending[Any] | None = None  # `_newline_offsets(text)`, on the executor
         self.maybe_mojibake = False
         self.known_mojibake: bool | None = None  # given for the whole file (`run_chunks`)
         self.has_controls = False
@@ -900,16 +903,16 @@ class _Reader(GameParts):
         return len(headers_list)
 
     # -- column-wise reading (elopipe.read.pgn.columns) --
-    def _start_columns(self) -> tuple[list[RawGame], list[tuple[int, int, Future[Any]]]] | str:
+    def _start_columns(self) -> tuple[list[RawGame], list[tuple[int, int, Pending[Any]]]] | str:
         """Split the text in parts and have each part analysed (`pgn_columns.analyse`, in a
         background thread) as soon as it is split: the raw games and the analysis jobs
         (first game, end, future). 'fixes' when a part holds what the quick preparation left out,
         'not utf-8' when its bytes are not UTF-8 (nothing is read then)."""
         # numpy works without the GIL: the newline offsets (for line numbers) are found while the
         # text is split
-        self.newlines = _BYTES.submit(_newline_offsets, self.text)
+        self.newlines = submit(self.executor, _newline_offsets, self.text)
         raw_games: list[RawGame] = []
-        jobs: list[tuple[int, int, Future[Any]]] = []
+        jobs: list[tuple[int, int, Pending[Any]]] = []
         for part_raw, part_movetexts in split_parts(self.text, None):
             columns = _text_columns(part_raw, part_movetexts)
             if columns is None:
@@ -920,7 +923,7 @@ class _Reader(GameParts):
             raw_games += part_raw
         return raw_games, jobs
 
-    def _analyse_parts(self, columns: tuple[Any, Any], offset: int) -> list[tuple[int, int, Future[Any]]]:
+    def _analyse_parts(self, columns: tuple[Any, Any], offset: int) -> list[tuple[int, int, Pending[Any]]]:
         """Analysis jobs for the raw games whose columns are given (they start at game `offset`),
         in pieces of at least `split.COLUMN_CHUNK_GAMES` (see `_run_columns`)."""
         from elopipe.read.pgn import columns as pgn_columns
@@ -929,24 +932,18 @@ class _Reader(GameParts):
         n = len(headers)
         k = max(1, min(split.COLUMN_CHUNKS, n // split.COLUMN_CHUNK_GAMES))
         bounds = [n * i // k for i in range(k + 1)]
-        rules, mojibake = VALUE_RULES, self.maybe_mojibake
+        analyse = partial(pgn_columns.analyse, ascii_headers=self.maybe_mojibake, executor=self.executor)
         return [
             (
                 offset + a,
                 offset + b,
-                _ANALYSER.submit(
-                    pgn_columns.analyse,
-                    headers.slice(a, b - a),
-                    movetexts.slice(a, b - a),
-                    rules,
-                    ascii_headers=mojibake,
-                ),
+                submit(self.executor, analyse, headers.slice(a, b - a), movetexts.slice(a, b - a), VALUE_RULES),
             )
             for a, b in zip(bounds, bounds[1:], strict=False)
             if b > a
         ]
 
-    def _run_columns(self, raw_games: list[RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> int:
+    def _run_columns(self, raw_games: list[RawGame], jobs: list[tuple[int, int, Pending[Any]]]) -> int:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
         the one `_process` gives. `jobs`: the analyses of consecutive raw games (`_start_columns`);
@@ -1077,44 +1074,22 @@ class _Reader(GameParts):
             return lines
         return [self._line_at(n) + self.line_base for n in counts.tolist()]
 
-    # -- parallel reading (opt-in: read_pgn(workers=N)) --
+    # -- reading in ranges (read_pgn(workers=N), the others by `spread`) --
     def _run_parallel(self, raw_games: list[RawGame], chunks: list[tuple[int, int]]) -> int:
-        """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
-        merged in file order. Any failure of the pool falls back to reading the chunk here."""
-        import multiprocessing
-        import os
-
-        from elopipe.runtime.lifeline import exit_with
-
-        global _FORK_JOB
-        _FORK_JOB = (self, raw_games)
-        results: list[Any] = [None] * (len(chunks) - 1)
+        """Chunk 0 read here, chunks 1.. by `spread` (forked processes) meanwhile; results are
+        merged in file order. A chunk `spread` did not read (or no `spread`) is read here."""
         first = raw_games[chunks[0][0] : chunks[0][1]]
-        try:
-            try:
-                # the workers end with this process, even if it is killed (elopipe.runtime.lifeline)
-                ctx = multiprocessing.get_context("fork")
-                pool = ctx.Pool(len(chunks) - 1, initializer=exit_with, initargs=(os.getpid(), 0.0))
-            except (OSError, ValueError):  # no fork here (or no resources): read every chunk here
-                pool = None
-            if pool is None:
-                used = self._process(first)
-            else:
-                with pool:
-                    pending = [pool.apply_async(_read_chunk, chunk) for chunk in chunks[1:]]
-                    used = self._process(first)
-                    for i, job in enumerate(pending):
-                        try:
-                            results[i] = job.get()
-                        except Exception:  # a worker died or could not send its result
-                            results[i] = None
-            gi_next = self.gi_base + used
-            for chunk, res in zip(chunks[1:], results, strict=True):
-                if res is None:
-                    res = _read_chunk(*chunk, parent=self)
-                gi_next += self._merge(res, gi_next)
-        finally:
-            _FORK_JOB = None
+        job = partial(_read_chunk, self, raw_games)
+        results: list[tuple[Any, ...] | None]
+        if self.spread is None:
+            used, results = self._process(first), [None] * (len(chunks) - 1)
+        else:
+            used, results = self.spread(job, chunks[1:], partial(self._process, first))
+        gi_next = self.gi_base + used
+        for chunk, res in zip(chunks[1:], results, strict=True):
+            if res is None:
+                res = job(*chunk)
+            gi_next += self._merge(res, gi_next)
         return gi_next - self.gi_base
 
     def _export(self, used: int) -> tuple[Any, ...]:

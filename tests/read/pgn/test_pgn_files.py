@@ -209,13 +209,15 @@ def test_time_controls_and_event_types() -> None:
 
 def test_parallel_workers_give_the_same_result(monkeypatch: pytest.MonkeyPatch) -> None:
     import elopipe.read.pgn.reader as reader
+    from elopipe.ingest.execution import fork_spread
 
     text = "".join(decode_bytes(p.read_bytes()).text.strip("\n") + "\n\n" for p in FILES)
     one = read_pgn(text)
     monkeypatch.setattr(reader, "_MIN_CHUNK_GAMES", 1000)
-    three = read_pgn(text, workers=3)
-    assert three.games == one.games
-    assert three.players == one.players
-    assert three.tournaments == one.tournaments
-    assert three.unplayed == one.unplayed
-    assert three.issues == one.issues
+    # in forked processes (elopipe.ingest.execution), and here when no spread is given
+    for three in (read_pgn(text, workers=3, spread=fork_spread), read_pgn(text, workers=3)):
+        assert three.games == one.games
+        assert three.players == one.players
+        assert three.tournaments == one.tournaments
+        assert three.unplayed == one.unplayed
+        assert three.issues == one.issues
