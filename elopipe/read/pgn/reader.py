@@ -59,7 +59,6 @@ the store's columns (played, unplayed_code, scores, ply count, variant), not fro
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import gc
 import hashlib
@@ -93,12 +92,12 @@ from elopipe.read.pgn.results import (
 )
 from elopipe.read.pgn.split import (
     RawGame,
-    in_line_comment,
     split_games,
     split_movetexts,
     split_parts,
 )
 from elopipe.read.pgn.tags import parse_header
+from elopipe.read.pgn.text_prep import line_at, needs_fixes, prepare, text_columns
 from elopipe.read.pgn.values import (
     ODD_NAMES,
     PLACEHOLDERS,
@@ -114,21 +113,6 @@ if TYPE_CHECKING:  # Polars is imported where the column path runs: `import elop
     import polars as pl
 
 __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
-
-
-_TAG_NAME = r"[A-Za-z][A-Za-z0-9_]*"
-
-
-_INDENTED_TAG = re.compile(rb'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
-
-
-_GLUED = re.compile(rb'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(?=\[[A-Za-z][A-Za-z0-9_]*[ \t]*")')
-
-
-_PERCENT = re.compile(rb"(?m)^%[^\n]*")
-
-
-_MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
 
 
 # UTF-8 read as CP1252/Latin-1 (fault 4: one stray byte made the whole file single-byte):
@@ -245,7 +229,7 @@ def read_pgn_chunks(
     checked), ends with a newline and, but for the first, starts with a game's first tag line
     after a blank line (see `ingest`: such a line starts a new game whatever comes before it).
     `maybe_mojibake`: whether the whole file's text, as the reader sees it, shows signs of UTF-8
-    read as a single-byte encoding (`mojibake_hint`), which decides how every game is read.
+    read as a single-byte encoding (`text_prep.mojibake_hint`), which decides how every game is read.
     Never raises on content (a reader bug is reported as `read_pgn` reports it).
     """
     was_enabled = gc.isenabled()
@@ -360,27 +344,6 @@ def _remap(frame: Any, t_map: list[int], p_map: list[int], gi_shift: int) -> Any
     if gi_shift:
         exprs.append((c.game_index + gi_shift).cast(pl.Int32))
     return frame.with_columns(exprs) if exprs and frame.height else frame
-
-
-def mojibake_hint(utf8: bytes) -> bool:
-    """True when UTF-8 text shows the sign of UTF-8 read as CP1252 or Latin-1 that the reader
-    looks for (Ã, Â, Ä, Å, Ð or Ñ before another non-ASCII character), `%` lines left out (the
-    reader drops them). `utf8` must start at a line start."""
-    if b"\n%" in utf8 or utf8.startswith(b"%"):
-        utf8 = _PERCENT.sub(b"", utf8)
-    return _MOJIBAKE_HINT.search(utf8) is not None
-
-
-# the same sign in single-byte text, before it is decoded: one of ÂÃÄÅÐÑ, then any non-ASCII
-# byte (each decodes to a character whose UTF-8 starts with 0xC2..0xE2)
-_MOJIBAKE_HINT_1BYTE = re.compile(rb"[\xc2-\xc5\xd0\xd1][\x80-\xff]")
-
-
-def mojibake_hint_single_byte(data: bytes) -> bool:
-    """`mojibake_hint` of the UTF-8 of `data` decoded as CP1252 or Latin-1, without decoding it."""
-    if b"\n%" in data or data.startswith(b"%"):
-        data = _PERCENT.sub(b"", data)
-    return _MOJIBAKE_HINT_1BYTE.search(data) is not None
 
 
 _MIN_CHUNK_GAMES = 5000  # below this many games per worker, forking costs more than it saves
@@ -522,35 +485,6 @@ def _newline_offsets(data: bytes) -> Any:
     return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
 
 
-# what `_Reader._prepare(quick=True)` leaves out, as found in a raw game's tag section or
-# movetext (each starts at a line start): U+FEFF, a `%` line, an indented tag, a result marker
-# with a tag after it on its line (all a glued `[Event` rewrite needs). Separate patterns: each
-# has a literal the regex engine searches fast; one alternation of them scans byte by byte.
-_NEEDS_FIXES = ("\ufeff", r"(?:^|\n)%", r"(?:^|\n)[ \t]\[", rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\"")
-
-
-def _text_columns(raw_games: list[RawGame], movetexts: list[bytes]) -> tuple[Any, Any] | None:
-    """The raw games' tag sections and movetexts as Polars string Series, or None when they
-    are not UTF-8."""
-    import polars as pl
-
-    try:
-        return (
-            pl.Series([rg.header for rg in raw_games], dtype=pl.Binary).cast(pl.String),
-            pl.Series(movetexts, dtype=pl.Binary).cast(pl.String),
-        )
-    except pl.exceptions.PolarsError:
-        return None
-
-
-def _needs_fixes(columns: tuple[Any, Any]) -> bool:
-    """True when a tag section or movetext holds what `_prepare(quick=True)` left out. Together
-    they hold every non-blank byte of the text."""
-    return any(
-        bool(c.str.contains(pattern, literal=k == 0).any()) for k, pattern in enumerate(_NEEDS_FIXES) for c in columns
-    )
-
-
 class _Reader(GameParts):
     def __init__(
         self,
@@ -612,58 +546,17 @@ class _Reader(GameParts):
         assert isinstance(games, list)
         return games
 
-    # text fixes that keep line numbers
     def _prepare(self, text: str | None, utf8: bytes | None = None, quick: bool = False) -> bytes:
-        """The text as bytes, with the fixes that keep line numbers. `quick`: leave out the
-        searches for U+FEFF, `%` lines, indented tags and glued `[Event` (whole-text scans that
-        find nothing in the usual file); `_needs_fixes` then looks for them in the raw games
-        and, if needed, `run` prepares the text again without `quick`."""
-        # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
-        data = b"\n" + utf8 if utf8 is not None else ("\n" + (text or "")).encode("utf-8", "surrogatepass")
-        ascii_only = utf8.isascii() if utf8 is not None else (text or "").isascii()
-        # read_pgn is given LF text (elopipe.read.textio); a stray CR would end up inside tag values
-        if b"\r" in data[:65536] or b"\r" in data[-65536:]:
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
-        self.maybe_mojibake = self._mojibake(data, ascii_only)
-        if quick:
-            return data
-        if not ascii_only and b"\xef\xbb\xbf" in data:  # U+FEFF
-            data = data.replace(b"\xef\xbb\xbf", b"")
-        if b"\n%" in data:
-            data = _PERCENT.sub(b"", data)
-        if b"\n [" in data or b"\n\t[" in data:
-            data = _INDENTED_TAG.sub(b"", data)
-        # an [Event tag not at a line start may be glued to the previous game's result
-        if data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
-            parts: list[bytes] = []
-            pos = 0
-            n_lines = 0
-            for m in _GLUED.finditer(data):
-                if in_line_comment(data, m.start()):
-                    continue  # '; 1-0 [Event "x"]' is comment text, not a game boundary
-                n_lines += data.count(b"\n", pos, m.end())
-                parts.append(data[pos : m.end()])
-                parts.append(b"\n")
-                # the first line (1-based) that an inserted newline shifted; data starts with "\n"
-                self.ins_lines.append(n_lines + len(self.ins_lines) + 1)
-                pos = m.end()
-            parts.append(data[pos:])
-            data = b"".join(parts)
-        self.maybe_mojibake = self._mojibake(data, ascii_only)  # on the fixed text
-        return data
-
-    def _mojibake(self, data: bytes, ascii_only: bool) -> bool:
-        """Whether the text shows signs of mojibake, unless it was given for the whole file."""
-        if self.known_mojibake is not None:
-            return self.known_mojibake
-        return not ascii_only and _MOJIBAKE_HINT.search(data) is not None
+        """The text as bytes, with the fixes that keep line numbers (elopipe.read.pgn.text_prep);
+        sets `maybe_mojibake` and `ins_lines`. `quick`: without the rare fixes (`needs_fixes`
+        then looks for them in the raw games and, if needed, `run` prepares the text again)."""
+        prep = prepare(text, utf8, quick, self.known_mojibake)
+        self.maybe_mojibake, self.ins_lines = prep.maybe_mojibake, prep.ins_lines
+        return prep.data
 
     def _line_at(self, new_line: int) -> int:
         """Line number in the caller's text (undoing inserted newlines)."""
-        if not self.ins_lines:
-            return new_line
-        return new_line - bisect.bisect_right(self.ins_lines, new_line)
+        return line_at(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
         self._read_text()
@@ -729,7 +622,7 @@ class _Reader(GameParts):
             self.text = self._prepare(*self._source)
             self.newlines = None  # of the text before the fixes
             raw_games, movetexts = split_movetexts(self.text)
-            columns = _text_columns(raw_games, movetexts)
+            columns = text_columns(raw_games, movetexts)
             started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
         raw_games = split_games(self.text) if started is None else started[0]
         self._source = (None, None)
@@ -914,10 +807,10 @@ class _Reader(GameParts):
         raw_games: list[RawGame] = []
         jobs: list[tuple[int, int, Pending[Any]]] = []
         for part_raw, part_movetexts in split_parts(self.text, None):
-            columns = _text_columns(part_raw, part_movetexts)
+            columns = text_columns(part_raw, part_movetexts)
             if columns is None:
                 return "not utf-8"
-            if _needs_fixes(columns):
+            if needs_fixes(columns):
                 return "fixes"
             jobs += self._analyse_parts(columns, len(raw_games))
             raw_games += part_raw

@@ -5,7 +5,7 @@ before. A larger one is read twice as a stream, never whole:
 
 1. `scan`: the facts the reader needs about the whole file before it reads a game: sha256, size,
    control and NUL bytes (binary or not, the NUL warning), line ends, whether the bytes are UTF-8
-   and whether they show signs of mojibake (`pgn_reader.mojibake_hint`), which decide how every
+   and whether they show signs of mojibake (`text_prep.mojibake_hint`), which decide how every
    game is read;
 2. `pieces`: the text again, cut into pieces of about `CHUNK_BYTES` where a game starts, decoded
    as the whole file would be (`textio.decode_bytes`), for `pgn_reader.read_pgn_chunks`.
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from elopipe.read.execution import Executor, Pending, submit
-from elopipe.read.pgn.reader import mojibake_hint, mojibake_hint_single_byte
+from elopipe.read.pgn.text_prep import mojibake_hint, mojibake_hint_single_byte
 from elopipe.read.sources import BLOCK_BYTES, Source, SourceError
 from elopipe.read.textio import CP1252_HOLES, wide_bom
 from elopipe.runtime.settings import env_bytes
