@@ -7,17 +7,19 @@ same run and on the same file, it times:
 
 - **baseline**: ``chess.pgn.read_headers`` in a loop over the file opened as UTF-8 text, the
   cheapest way python-chess has to walk every game;
-- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.read.pgn.reader.read_pgn` (no store),
+- **read_pgn**: reading the bytes, `decode_bytes` and `elopipe.read.pgn.reader.read_pgn` (no store,
+  with the threads and fork pool the ingest gives it: `elopipe.ingest.execution`),
   including the movetext hashes it may still compute in the background when it returns;
 - **ingest**: the full ``elopipe ingest`` path, `elopipe.ingest.driver.ingest_paths([file], db)` into
   a fresh DuckDB file (hash, decode, parse, identity, one transaction).
 
-It prints games/s for each and the ratios to the baseline. The issue's floor is
-ingest / baseline >= 0.7. Numbers are ratios measured in one run, so they do not depend on the
-machine's speed; they do depend on its load: the ingest uses every core (Polars and DuckDB
-threads) while the baseline uses one, so another busy process lowers only the ingest's side. Run
-it on an idle machine; the CPU seconds column shows the work each side does. ``--check`` exits 1
-when the floor is missed.
+It prints, for each, games per wall second and per CPU second, and both ratios to the baseline.
+CPU seconds are this process's (every thread: Polars', DuckDB's) plus those of the child
+processes it waited for (a worker pool). The CPU ratio is the one to read on a shared machine:
+the wall ratio swung from 0.97 to 0.23 between two runs on a busy 2-core machine (issue 27),
+because the ingest uses every core while the baseline uses one, so another busy process lowers
+only the ingest's side. The issue-2 floor is ingest / baseline >= 0.7 by wall time; issue 27's
+goal is >= 1.0 by CPU. ``--check`` exits 1 when the wall floor is missed.
 
 Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--workers W] [--no-ingest] [--check]``.
 """
@@ -29,6 +31,7 @@ import gc
 import io
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -36,6 +39,7 @@ from pathlib import Path
 
 import chess.pgn
 
+from elopipe.ingest.execution import fork_spread, threads
 from elopipe.read.pgn.reader import read_pgn
 from elopipe.read.records import GameTable
 from elopipe.read.textio import decode_bytes
@@ -76,26 +80,33 @@ def _count_headers(handle: io.TextIOBase) -> int:
     return n
 
 
-# Each timing returns (games, wall seconds, CPU seconds of this process, note). The ratio uses wall
-# time; CPU time is printed too because on a shared machine it is less disturbed by other load
-# (it includes DuckDB's own threads for the ingest).
+# Each timing returns (games, wall seconds, CPU seconds, note): CPU seconds of this process (all
+# its threads) and of its children that ended (`_cpu`).
+
+
+def _cpu() -> float:
+    """User + system CPU seconds of this process and of the child processes it waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def time_baseline(path: Path) -> tuple[int, float, float, str]:
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), _cpu()
     with path.open(encoding="utf-8") as fh:
         n = _count_headers(fh)
-    return n, time.perf_counter() - t0, time.process_time() - c0, ""
+    return n, time.perf_counter() - t0, _cpu() - c0, ""
 
 
 def time_read_pgn(path: Path, workers: int = 1) -> tuple[int, float, float, str]:
-    t0, c0 = time.perf_counter(), time.process_time()
+    t0, c0 = time.perf_counter(), _cpu()
     data = path.read_bytes()
     # as `parse_source` calls it: the file's own bytes are passed on when they are UTF-8 with LF
-    parsed = read_pgn(decode_bytes(data).text, source_name=str(path), workers=workers, utf8=data)
+    parsed = read_pgn(decode_bytes(data).text, source_name=str(path), workers=workers, utf8=data,
+                      executor=threads(), spread=fork_spread)  # fmt: skip
     if isinstance(parsed.games, GameTable):
         _ = parsed.games.frame  # waits for the columns still computed in the background
-    return len(parsed.games), time.perf_counter() - t0, time.process_time() - c0, ""
+    return len(parsed.games), time.perf_counter() - t0, _cpu() - c0, ""
 
 
 def time_ingest(path: Path, workers: int = 1) -> tuple[int, float, float, str]:
@@ -103,9 +114,9 @@ def time_ingest(path: Path, workers: int = 1) -> tuple[int, float, float, str]:
 
     with tempfile.TemporaryDirectory(prefix="elopipe-bench-") as tmp:
         db = Path(tmp) / "bench.duckdb"
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = time.perf_counter(), _cpu()
         summary = ingest_paths([path], db, workers=workers)
-        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+        elapsed, cpu = time.perf_counter() - t0, _cpu() - c0
         status = ",".join(f.status for f in summary.files)
     return summary.games, elapsed, cpu, status
 
@@ -138,7 +149,7 @@ def main() -> int:
         return min(runs, key=lambda r: r[1])
 
     n_base, t_base, c_base, _ = best(time_baseline)
-    base_rate = n_base / t_base
+    base_rate, base_cpu_rate = n_base / t_base, n_base / c_base
     rows = [("python-chess read_headers (baseline)", n_base, t_base, c_base)]
     rows.append(("elopipe read_pgn (no store)", *best(time_read_pgn)[:3]))
     if args.workers > 1:
@@ -147,6 +158,7 @@ def main() -> int:
     if not args.no_ingest:
         n_ing, t_ing, c_ing, status = best(time_ingest)
         ratio = (n_ing / t_ing) / base_rate
+        cpu_ratio = (n_ing / c_ing) / base_cpu_rate
         rows.append((f"elopipe ingest -> DuckDB [{status}]", n_ing, t_ing, c_ing))
         if args.workers > 1:
             n_w, t_w, c_w, status_w = best(lambda p: time_ingest(p, args.workers))
@@ -154,12 +166,14 @@ def main() -> int:
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} at the end of the run")
-    print(f"{'measurement':44} {'games':>9} {'wall s':>8} {'games/s':>9} {'ratio':>6} {'cpu s':>8}")
+    head = f"{'measurement':44} {'games':>9} {'wall s':>8} {'games/s':>9} {'ratio':>6}"
+    print(f"{head} {'cpu s':>8} {'games/cpu-s':>12} {'cpu ratio':>9}")
     for label, n, t, c in rows:
-        print(f"{label:44} {n:9,} {t:8.2f} {n / t:9,.0f} {(n / t) / base_rate:6.2f} {c:8.2f}")
+        line = f"{label:44} {n:9,} {t:8.2f} {n / t:9,.0f} {(n / t) / base_rate:6.2f}"
+        print(f"{line} {c:8.2f} {n / c:12,.0f} {(n / c) / base_cpu_rate:9.2f}")
     if ratio is not None:
         verdict = "meets" if ratio >= FLOOR else "BELOW"
-        print(f"ingest/baseline = {ratio:.2f} ({verdict} the floor {FLOOR})")
+        print(f"ingest/baseline = {ratio:.2f} by wall time ({verdict} the floor {FLOOR}), {cpu_ratio:.2f} by CPU")
         if args.check and ratio < FLOOR:
             return 1
     return 0

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
-from elopipe.read.parse import ParsedSource, parse_source
+from elopipe.ingest.execution import parse
+from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source
 from elopipe.runtime.lifeline import exit_with
 
@@ -157,7 +158,7 @@ class Parser:
     def __init__(self, sources: Sequence[Source], validate_moves: bool = False, workers: int = 1) -> None:
         self.sources = list(sources)
         self.validate_moves = validate_moves
-        self.workers = workers  # processes replaying one large PGN (`parse_source`), not the pool
+        self.workers = workers  # processes replaying one large PGN (`execution.parse`), not the pool
         self.pool_workers = pool_size(self.sources)
         self.pool: cf.Executor | None = make_pool(self.pool_workers) if self.pool_workers else None
         self._retry: cf.Executor | None = None
@@ -176,7 +177,7 @@ class Parser:
         parsed while the caller writes this one."""
         if self.pool is None:
             for batch in batches(self.sources):
-                yield [parse_source(s, self.validate_moves, self.workers) for s in batch]
+                yield [parse(s, self.validate_moves, self.workers) for s in batch]
             return
         yield from one_ahead(batches(self.sources), lambda batch: [(s, self._submit(s)) for s in batch], self._results)
 
@@ -184,11 +185,11 @@ class Parser:
         """`source` submitted to the pool; a pool broken by a worker that died is replaced first."""
         assert self.pool is not None
         try:
-            return self.pool.submit(parse_source, source, self.validate_moves)
+            return self.pool.submit(parse, source, self.validate_moves)
         except BrokenProcessPool:
             self.pool.shutdown(cancel_futures=True)
             self.pool = make_pool(self.pool_workers)
-            return self.pool.submit(parse_source, source, self.validate_moves)
+            return self.pool.submit(parse, source, self.validate_moves)
 
     def _results(self, pending: list[tuple[Source, cf.Future[ParsedSource]]]) -> list[ParsedSource]:
         out = []
@@ -206,7 +207,7 @@ class Parser:
             if self._retry is None:
                 self._retry = make_pool(1)
             try:
-                return self._retry.submit(parse_source, source, self.validate_moves).result()
+                return self._retry.submit(parse, source, self.validate_moves).result()
             except BrokenProcessPool as exc:
                 self._retry.shutdown(cancel_futures=True)
                 self._retry = None

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from elopipe.ingest.execution import threads
 from elopipe.read.parse import ParsedSource, too_many_controls, unreadable
 from elopipe.read.pgn import streaming
 from elopipe.read.pgn.reader import PieceState, merge_pieces, read_pgn_piece
@@ -76,7 +77,7 @@ def plan_pieces(source: Source, chunk_bytes: int) -> PiecePlan | None:
     if source.suffix != ".pgn":
         return None
     try:
-        sc = streaming.scan(source, cut_bytes=chunk_bytes)
+        sc = streaming.scan(source, cut_bytes=chunk_bytes, executor=threads())
     except Exception:  # noqa: BLE001 - the whole read reports it
         return None
     if not sc.cuts or sc.blank or sc.n_nul or sc.encoding is None or too_many_controls(sc.n_control, sc.size):
@@ -117,6 +118,7 @@ def parse_piece(plan: PiecePlan, index: int, validate_moves: bool = False) -> Pg
         last=piece.last,
         validate_moves=validate_moves,
         source_name=plan.source.display,
+        executor=threads(),
     )
     return out
 

@@ -36,9 +36,10 @@ import polars as pl
 
 from elopipe.ingest import scaleout
 from elopipe.ingest.driver import BatchParseError
+from elopipe.ingest.execution import parse
 from elopipe.ingest.parse_pool import _size, batches, one_ahead
 from elopipe.ingest.pieces import PgnPiece, PiecePlan, assemble, parse_piece, plan_pieces
-from elopipe.read.parse import ParsedSource, parse_source
+from elopipe.read.parse import ParsedSource
 from elopipe.read.records import GameTable
 from elopipe.read.sources import Source
 from elopipe.runtime.errors import ElopipeError, first_line
@@ -135,7 +136,7 @@ def run_unit(unit: Unit) -> UnitResult:
         return UnitResult(piece=piece)
     files = []
     for source in unit.sources:
-        ps = parse_source(source, unit.validate_moves)
+        ps = parse(source, unit.validate_moves)
         if ps.parsed is not None and isinstance(ps.parsed.games, GameTable):
             ps.parsed.games = ship(ps.parsed.games, unit.stage)  # type: ignore[assignment]
         files.append(ps)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from elopipe.read.execution import Executor, Spread, submit
 from elopipe.read.game_frame import records_frame
 from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
@@ -51,25 +51,41 @@ def detect_format(suffix: str, text: str) -> str:
     return "unknown"
 
 
-def parse_source(source: Source, validate_moves: bool = False, workers: int = 1) -> ParsedSource:
+def parse_source(
+    source: Source,
+    validate_moves: bool = False,
+    workers: int = 1,
+    executor: Executor | None = None,
+    spread: Spread | None = None,
+) -> ParsedSource:
     """Read, hash, decode and parse one source. Never raises on the file's content or on I/O errors:
-    an unreadable or non-chess file comes back with `rejected_reason` set. `workers`: see
-    `read_pgn`; the result is the same."""
+    an unreadable or non-chess file comes back with `rejected_reason` set. `workers`, `executor`,
+    `spread`: see `read_pgn` (elopipe.ingest.execution gives them); the result is the same."""
+    run = _Run(validate_moves, workers, executor, spread)
     try:
         # only PGN is read in pieces: another file is read whole at once, not probed first
         data = _read_small(source) if source.suffix == ".pgn" else source.read_bytes()
         if data is None:
-            return _parse_large_pgn(source, validate_moves, workers)
+            return _parse_large_pgn(source, run)
     except _READ_ERRORS as exc:
         return unreadable(source, exc)
     # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
-    hashing = _HASHER.submit(_sha256, data)
-    ps = _parse_bytes(source, data, validate_moves, workers)
+    hashing = submit(executor, _sha256, data)
+    ps = _parse_bytes(source, data, run)
     ps.sha256 = hashing.result()
     return ps
 
 
-_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-sha256")
+@dataclass(frozen=True)
+class _Run:
+    """How `parse_source` reads (its arguments, passed on to the readers)."""
+
+    validate_moves: bool
+    workers: int
+    executor: Executor | None
+    spread: Spread | None
+
+
 _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
 
 
@@ -95,13 +111,13 @@ def _read_small(source: Source) -> bytes | None:
 _EVENT = b"[Event "
 
 
-def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> ParsedSource:
+def _parse_large_pgn(source: Source, run: _Run) -> ParsedSource:
     """`parse_source` of a PGN larger than `streaming.STREAM_BYTES`: read in pieces (see
     elopipe.read.pgn.streaming), with the same result as a whole read. Raises the read errors of
     `Source.blocks` met by the first pass."""
     from elopipe.read.pgn.reader import read_pgn_chunks
 
-    sc = streaming.scan(source)
+    sc = streaming.scan(source, executor=run.executor)
     size = sc.size
 
     def rejected(reason: str, encoding: str | None = None, newline: str | None = None) -> ParsedSource:
@@ -113,16 +129,18 @@ def _parse_large_pgn(source: Source, validate_moves: bool, workers: int) -> Pars
         return rejected("binary file (NUL bytes)")
     encoding = sc.encoding
     if encoding is None:  # UTF-16/32 or lone CR line ends: read whole
-        ps = _parse_bytes(source, source.read_bytes(), validate_moves, workers)
+        ps = _parse_bytes(source, source.read_bytes(), run)
         ps.sha256 = sc.sha256
         return ps
     errors: list[Exception] = []
     parsed = read_pgn_chunks(
         streaming.pieces(source, sc, errors),
         maybe_mojibake=sc.hint,
-        validate_moves=validate_moves,
+        validate_moves=run.validate_moves,
         source_name=source.display,
-        workers=workers,
+        workers=run.workers,
+        executor=run.executor,
+        spread=run.spread,
     )
     if errors:
         return unreadable(source, errors[0])
@@ -142,7 +160,7 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int) -> ParsedSource:
+def _parse_bytes(source: Source, data: bytes, run: _Run) -> ParsedSource:
     """`parse_source` once the bytes are read; the sha256 is set by the caller."""
     digest = None
     if source.member is None and source.path.lower().endswith(".zip"):
@@ -170,8 +188,7 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
         from elopipe.read.pgn.reader import NotUtf8
 
         try:
-            return _read(source, data, "pgn", None, "utf-8", "LF" if b"\n" in data else None, nul_issue,
-                         validate_moves, workers)  # fmt: skip
+            return _read(source, data, "pgn", None, "utf-8", "LF" if b"\n" in data else None, nul_issue, run)
         except NotUtf8:
             pass
     dec = decode_bytes(data)
@@ -180,7 +197,7 @@ def _parse_bytes(source: Source, data: bytes, validate_moves: bool, workers: int
         return ParsedSource(
             source, digest, len(data), fmt, dec.encoding, dec.newline, None, "neither PGN nor TRF content"
         )
-    return _read(source, data, fmt, dec.text, dec.encoding, dec.newline, nul_issue, validate_moves, workers)
+    return _read(source, data, fmt, dec.text, dec.encoding, dec.newline, nul_issue, run)
 
 
 def _read(
@@ -191,8 +208,7 @@ def _read(
     encoding: str,
     newline: str | None,
     nul_issue: IngestIssue | None,
-    validate_moves: bool,
-    workers: int,
+    run: _Run,
 ) -> ParsedSource:
     """Read `text` (None: the undecoded bytes `data`, PGN only) with the reader of `fmt`. A reader
     bug is recorded as a rejected file; raises pgn_reader.NotUtf8 only when `text` is None."""
@@ -206,10 +222,12 @@ def _read(
             same = text is None or (encoding == "utf-8" and newline in ("LF", None))
             parsed = read_pgn(
                 text,
-                validate_moves=validate_moves,
+                validate_moves=run.validate_moves,
                 source_name=source.display,
-                workers=workers,
+                workers=run.workers,
                 utf8=data if same else None,
+                executor=run.executor,
+                spread=run.spread,
             )
         else:
             from elopipe.read.trf.reader import read_trf

@@ -4,8 +4,9 @@ A killed parent runs no cleanup, so each child watches its parent itself: `exit_
 a daemon thread that ends this process once process `pid` has ended. It covers:
 
 - the parse workers of `flows.ingest_files` (a ProcessPoolExecutor on forkserver) and of
-  `read_pgn(workers=N)` (a fork Pool): their initializer. A forkserver worker's own parent is the
-  forkserver, which waits for its workers, so they must watch the elopipe process itself;
+  `elopipe.ingest.execution.fork_spread` (the fork Pool of `read_pgn(workers=N)`): their
+  initializer. A forkserver worker's own parent is the forkserver, which waits for its workers,
+  so they must watch the elopipe process itself;
 - Prefect's temporary API server (uvicorn, about 200 MB): `flows.prefect_env` starts it as
   `python -m elopipe.runtime.lifeline PID -m uvicorn ...`, which runs uvicorn in this same process after
   `exit_with(PID)` (see `main`).

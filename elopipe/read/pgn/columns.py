@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
+from elopipe.read.execution import Executor, Pending, submit
 from elopipe.read.field_bounds import PLY_MAX
 from elopipe.read.pgn.movetext import san_regex
 from elopipe.read.pgn.results import unplayed_termination_expr
@@ -113,11 +113,11 @@ class Analysis:
     """What `analyse` found. `games`: one row per raw game (see `analyse`). `headers`: the tag
     sections of the fast games (`g`, `h`), for the few dicts the reader needs. `hashes()`: the
     movetext hash, ply count and tags as JSON of the fast games (`g`, `movetext_hash`,
-    `ply_count`, `json`), computed in a background thread while the reader and loader go on."""
+    `ply_count`, `json`), computed on the executor `analyse` was given while the reader and loader go on."""
 
     games: pl.DataFrame
     headers: pl.DataFrame
-    _hashes: Future[pl.DataFrame]
+    _hashes: Pending[pl.DataFrame]
 
     def hashes(self) -> pl.DataFrame:
         return self._hashes.result()
@@ -131,12 +131,9 @@ class Analysis:
         }
 
 
-_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-hash")
-
-
 def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
     """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
-    `h`: tag section): the columns only the loader needs, computed in a background thread."""
+    `h`: tag section): the columns only the loader needs, computed on the executor."""
     # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
     # (first in the list: a value that ends with a space, whose ` "` is not the separator)
     json = "{" + pl.col.h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
@@ -168,6 +165,7 @@ def analyse(
     value_rules: dict[str, Callable[[str], Any]],
     *,
     ascii_headers: bool,
+    executor: Executor | None = None,
 ) -> Analysis | None:
     """Which raw games are fast, and their columns (see the module docstring).
 
@@ -180,6 +178,7 @@ def analyse(
     'fide_id' -> (warns,), 'clean' -> (value or None,), 'eco' -> (value or None,),
     'odd_name' -> (bool,).
     `ascii_headers`: only tag sections in ASCII can be fast (a file with signs of mojibake).
+    `executor`: where the hashes are computed (elopipe.read.execution; None: here, now).
 
     Columns of `Analysis.games`: g Int64 (raw game, 0-based), fast Boolean, marker String, the
     `GAME_TAGS` as String, game_date Date, date_precision String, event_date Date,
@@ -228,7 +227,7 @@ def analyse(
         .filter("once")
         .collect(engine="streaming")
     )
-    hashes = _HASHER.submit(_hashes, fast.select("g", "pre", "h"))
+    hashes = submit(executor, _hashes, fast.select("g", "pre", "h"))
     games = (
         pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
         .join(fast.drop("h", "pre", "once"), on="g", how="left", maintain_order="left")

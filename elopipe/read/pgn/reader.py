@@ -59,7 +59,6 @@ the store's columns (played, unplayed_code, scores, ply count, variant), not fro
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import gc
 import hashlib
@@ -67,7 +66,6 @@ import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from functools import partial
@@ -76,6 +74,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from elopipe.read.control_chars import CONTROL_RE, has_controls_utf8, strip_controls
+from elopipe.read.execution import Executor, Pending, Spread, submit
 from elopipe.read.field_bounds import (
     GAMES_PER_PLAYER_PLAUSIBLE,
     PLY_MAX,
@@ -93,12 +92,12 @@ from elopipe.read.pgn.results import (
 )
 from elopipe.read.pgn.split import (
     RawGame,
-    in_line_comment,
     split_games,
     split_movetexts,
     split_parts,
 )
 from elopipe.read.pgn.tags import parse_header
+from elopipe.read.pgn.text_prep import line_at, needs_fixes, prepare, text_columns
 from elopipe.read.pgn.values import (
     ODD_NAMES,
     PLACEHOLDERS,
@@ -114,21 +113,6 @@ if TYPE_CHECKING:  # Polars is imported where the column path runs: `import elop
     import polars as pl
 
 __all__ = ["NotUtf8", "looks_like_pgn", "read_pgn", "movetext_tokens", "movetext_hash"]
-
-
-_TAG_NAME = r"[A-Za-z][A-Za-z0-9_]*"
-
-
-_INDENTED_TAG = re.compile(rb'(?m)^[ \t]+(?=\[[ \t]*[A-Za-z][A-Za-z0-9_]*[ \t]*")')
-
-
-_GLUED = re.compile(rb'(?:1-0|0-1|1/2-1/2|\*)[ \t]*(?=\[[A-Za-z][A-Za-z0-9_]*[ \t]*")')
-
-
-_PERCENT = re.compile(rb"(?m)^%[^\n]*")
-
-
-_MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
 
 
 # UTF-8 read as CP1252/Latin-1 (fault 4: one stray byte made the whole file single-byte):
@@ -175,6 +159,8 @@ def read_pgn(
     source_name: str = "",
     workers: int = 1,
     utf8: bytes | None = None,
+    executor: Executor | None = None,
+    spread: Spread | None = None,
 ) -> ParsedFile:
     """Read every game of a decoded PGN text (LF line ends) into a `ParsedFile` (format 'pgn').
 
@@ -184,11 +170,12 @@ def read_pgn(
     moves are recorded as 'illegal_move' errors (the game is kept).
 
     Without `validate_moves` the plain games of a text of `COLUMNS_MIN_BYTES` or more are read as
-    columns in background threads (see the module docstring) and `workers` is not used. With it,
-    `workers` > 1 replays large texts (at least 5,000 games per worker) in that many processes
-    (fork start method; falls back to one process where fork is unavailable). The result is the
-    same as with one worker. Off by default: forking a process that runs threads (a DuckDB
-    connection, a Prefect worker) is the caller's decision.
+    columns (see the module docstring), their analysis and hashes on `executor` when one is
+    given (elopipe.read.execution: threads overlap Polars with the reader's Python), and
+    `workers` is not used. With it, a large text (at least 5,000 games per worker) is read in
+    `workers` ranges of games: the first here, the others by `spread` (other processes: see
+    elopipe.ingest.execution), or here too without one. The result is the same whatever the
+    executor, workers and spread.
 
     `utf8`, when given, must be `text` encoded as UTF-8 (the file's own bytes when they were
     UTF-8 with LF line ends): it saves encoding the text again. `text` may then be None (the
@@ -203,7 +190,9 @@ def read_pgn(
     gc.disable()
     try:
         size = len(utf8) if utf8 is not None else len(text or "")
-        return _Reader(text, validate_moves, source_name, workers, utf8, columns=size >= COLUMNS_MIN_BYTES).run()
+        reader = _Reader(text, validate_moves, source_name, workers, utf8, columns=size >= COLUMNS_MIN_BYTES,
+                         executor=executor, spread=spread)  # fmt: skip
+        return reader.run()
     except NotUtf8:
         raise
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
@@ -229,6 +218,8 @@ def read_pgn_chunks(
     validate_moves: bool = False,
     source_name: str = "",
     workers: int = 1,
+    executor: Executor | None = None,
+    spread: Spread | None = None,
 ) -> ParsedFile:
     """`read_pgn` of a large file given in consecutive pieces, so that only one piece's text is
     held at a time: the same `ParsedFile` as `read_pgn` of the whole text (lines, game indexes,
@@ -238,13 +229,13 @@ def read_pgn_chunks(
     checked), ends with a newline and, but for the first, starts with a game's first tag line
     after a blank line (see `ingest`: such a line starts a new game whatever comes before it).
     `maybe_mojibake`: whether the whole file's text, as the reader sees it, shows signs of UTF-8
-    read as a single-byte encoding (`mojibake_hint`), which decides how every game is read.
+    read as a single-byte encoding (`text_prep.mojibake_hint`), which decides how every game is read.
     Never raises on content (a reader bug is reported as `read_pgn` reports it).
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        reader = _Reader(None, validate_moves, source_name, workers)
+        reader = _Reader(None, validate_moves, source_name, workers, executor=executor, spread=spread)
         return reader.run_chunks(chunks, maybe_mojibake)
     except Exception as exc:  # a reader bug: the file is reported, never a crash of the ingest
         return _reader_failed(exc)
@@ -286,16 +277,17 @@ def read_pgn_piece(
     last: bool,
     validate_moves: bool = False,
     source_name: str = "",
+    executor: Executor | None = None,
 ) -> PieceState:
     """Read one piece of a file, as `read_pgn_chunks` reads it, with a reader of its own (on a
     worker: the pieces before it need not be read). `text`/`utf8` as `read_pgn_chunks` takes a
     piece; `line_base`: newlines in the file before the piece; `last`: the piece ends where the
-    file ends; `maybe_mojibake`: the whole file's hint. Never raises on content: a reader bug is
-    returned as `failure`."""
+    file ends; `maybe_mojibake`: the whole file's hint; `executor`: as `read_pgn` takes it. Never
+    raises on content: a reader bug is returned as `failure`."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        reader = _Reader(None, validate_moves, source_name)
+        reader = _Reader(None, validate_moves, source_name, executor=executor)
         reader.line_base = line_base
         used = reader._read_piece(text, utf8, maybe_mojibake, last)
         return reader._piece_state(used)
@@ -354,31 +346,7 @@ def _remap(frame: Any, t_map: list[int], p_map: list[int], gi_shift: int) -> Any
     return frame.with_columns(exprs) if exprs and frame.height else frame
 
 
-def mojibake_hint(utf8: bytes) -> bool:
-    """True when UTF-8 text shows the sign of UTF-8 read as CP1252 or Latin-1 that the reader
-    looks for (Ã, Â, Ä, Å, Ð or Ñ before another non-ASCII character), `%` lines left out (the
-    reader drops them). `utf8` must start at a line start."""
-    if b"\n%" in utf8 or utf8.startswith(b"%"):
-        utf8 = _PERCENT.sub(b"", utf8)
-    return _MOJIBAKE_HINT.search(utf8) is not None
-
-
-# the same sign in single-byte text, before it is decoded: one of ÂÃÄÅÐÑ, then any non-ASCII
-# byte (each decodes to a character whose UTF-8 starts with 0xC2..0xE2)
-_MOJIBAKE_HINT_1BYTE = re.compile(rb"[\xc2-\xc5\xd0\xd1][\x80-\xff]")
-
-
-def mojibake_hint_single_byte(data: bytes) -> bool:
-    """`mojibake_hint` of the UTF-8 of `data` decoded as CP1252 or Latin-1, without decoding it."""
-    if b"\n%" in data or data.startswith(b"%"):
-        data = _PERCENT.sub(b"", data)
-    return _MOJIBAKE_HINT_1BYTE.search(data) is not None
-
-
 _MIN_CHUNK_GAMES = 5000  # below this many games per worker, forking costs more than it saves
-
-
-_FORK_JOB: Any = None  # (parent reader, raw games), inherited by forked workers
 
 
 def _chunks(n_games: int, workers: int) -> list[tuple[int, int]]:
@@ -388,10 +356,9 @@ def _chunks(n_games: int, workers: int) -> list[tuple[int, int]]:
     return [(bounds[i], bounds[i + 1]) for i in range(k)]
 
 
-def _read_chunk(start: int, end: int, parent: Any = None) -> tuple[Any, ...]:
-    """Read raw games [start, end) of the parent's text with a fresh reader; return its state."""
-    job_parent, raw_games = _FORK_JOB
-    parent = parent or job_parent
+def _read_chunk(parent: Any, raw_games: list[RawGame], start: int, end: int) -> tuple[Any, ...]:
+    """Read raw games [start, end) of the parent's text with a fresh reader; return its state
+    (in a process `read_pgn`'s `spread` forked: the parent's text is inherited, not sent)."""
     reader = _Reader(None, parent.validate, parent.source)
     reader.text, reader.ins_lines, reader.maybe_mojibake = parent.text, parent.ins_lines, parent.maybe_mojibake
     reader.has_controls, reader.line_base, reader.last_piece = parent.has_controls, parent.line_base, parent.last_piece
@@ -463,7 +430,8 @@ USE_COLUMNS = True
 COLUMNS_MIN_BYTES = 256 * 1024
 
 
-_ANALYSER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-columns")
+# False: the fast games' refs are assigned by a loop over every game (tests compare both)
+USE_CHUNK_REFS = True
 
 
 def _fast_frame(fast: pl.DataFrame, refs: dict[str, list[int]], slow: list[GameRec]) -> pl.DataFrame:
@@ -512,41 +480,9 @@ def _fast_frame(fast: pl.DataFrame, refs: dict[str, list[int]], slow: list[GameR
     return frame
 
 
-_BYTES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-pgn-bytes")
-
-
 def _newline_offsets(data: bytes) -> Any:
     """The offsets of the newlines of `data` (numpy int64 array)."""
     return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-
-
-# what `_Reader._prepare(quick=True)` leaves out, as found in a raw game's tag section or
-# movetext (each starts at a line start): U+FEFF, a `%` line, an indented tag, a result marker
-# with a tag after it on its line (all a glued `[Event` rewrite needs). Separate patterns: each
-# has a literal the regex engine searches fast; one alternation of them scans byte by byte.
-_NEEDS_FIXES = ("\ufeff", r"(?:^|\n)%", r"(?:^|\n)[ \t]\[", rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\"")
-
-
-def _text_columns(raw_games: list[RawGame], movetexts: list[bytes]) -> tuple[Any, Any] | None:
-    """The raw games' tag sections and movetexts as Polars string Series, or None when they
-    are not UTF-8."""
-    import polars as pl
-
-    try:
-        return (
-            pl.Series([rg.header for rg in raw_games], dtype=pl.Binary).cast(pl.String),
-            pl.Series(movetexts, dtype=pl.Binary).cast(pl.String),
-        )
-    except pl.exceptions.PolarsError:
-        return None
-
-
-def _needs_fixes(columns: tuple[Any, Any]) -> bool:
-    """True when a tag section or movetext holds what `_prepare(quick=True)` left out. Together
-    they hold every non-blank byte of the text."""
-    return any(
-        bool(c.str.contains(pattern, literal=k == 0).any()) for k, pattern in enumerate(_NEEDS_FIXES) for c in columns
-    )
 
 
 class _Reader(GameParts):
@@ -558,13 +494,17 @@ class _Reader(GameParts):
         workers: int = 1,
         utf8: bytes | None = None,
         columns: bool = True,
+        executor: Executor | None = None,
+        spread: Spread | None = None,
     ) -> None:
         self.validate = validate_moves
+        self.executor = executor
+        self.spread = spread
         self.source = source_name
         self.workers = workers
         self.out = ParsedFile(format="pgn")
         self.ins_lines: list[int] = []
-        self.newlines: Future[Any] | None = None  # `_newline_offsets(text)`, computed in a thread
+        self.newlines: Pending[Any] | None = None  # `_newline_offsets(text)`, on the executor
         self.maybe_mojibake = False
         self.known_mojibake: bool | None = None  # given for the whole file (`run_chunks`)
         self.has_controls = False
@@ -606,58 +546,17 @@ class _Reader(GameParts):
         assert isinstance(games, list)
         return games
 
-    # text fixes that keep line numbers
     def _prepare(self, text: str | None, utf8: bytes | None = None, quick: bool = False) -> bytes:
-        """The text as bytes, with the fixes that keep line numbers. `quick`: leave out the
-        searches for U+FEFF, `%` lines, indented tags and glued `[Event` (whole-text scans that
-        find nothing in the usual file); `_needs_fixes` then looks for them in the raw games
-        and, if needed, `run` prepares the text again without `quick`."""
-        # the leading newline lets _BLOCK find a tag section on line 1; all checks run on bytes
-        data = b"\n" + utf8 if utf8 is not None else ("\n" + (text or "")).encode("utf-8", "surrogatepass")
-        ascii_only = utf8.isascii() if utf8 is not None else (text or "").isascii()
-        # read_pgn is given LF text (elopipe.read.textio); a stray CR would end up inside tag values
-        if b"\r" in data[:65536] or b"\r" in data[-65536:]:
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        # UTF-8 read as a single-byte encoding shows up as Ã, Â, Ä, Å, Ð, Ñ + another non-ASCII char
-        self.maybe_mojibake = self._mojibake(data, ascii_only)
-        if quick:
-            return data
-        if not ascii_only and b"\xef\xbb\xbf" in data:  # U+FEFF
-            data = data.replace(b"\xef\xbb\xbf", b"")
-        if b"\n%" in data:
-            data = _PERCENT.sub(b"", data)
-        if b"\n [" in data or b"\n\t[" in data:
-            data = _INDENTED_TAG.sub(b"", data)
-        # an [Event tag not at a line start may be glued to the previous game's result
-        if data.count(b"[Event ") != data.count(b"\n[Event ") and _GLUED.search(data):
-            parts: list[bytes] = []
-            pos = 0
-            n_lines = 0
-            for m in _GLUED.finditer(data):
-                if in_line_comment(data, m.start()):
-                    continue  # '; 1-0 [Event "x"]' is comment text, not a game boundary
-                n_lines += data.count(b"\n", pos, m.end())
-                parts.append(data[pos : m.end()])
-                parts.append(b"\n")
-                # the first line (1-based) that an inserted newline shifted; data starts with "\n"
-                self.ins_lines.append(n_lines + len(self.ins_lines) + 1)
-                pos = m.end()
-            parts.append(data[pos:])
-            data = b"".join(parts)
-        self.maybe_mojibake = self._mojibake(data, ascii_only)  # on the fixed text
-        return data
-
-    def _mojibake(self, data: bytes, ascii_only: bool) -> bool:
-        """Whether the text shows signs of mojibake, unless it was given for the whole file."""
-        if self.known_mojibake is not None:
-            return self.known_mojibake
-        return not ascii_only and _MOJIBAKE_HINT.search(data) is not None
+        """The text as bytes, with the fixes that keep line numbers (elopipe.read.pgn.text_prep);
+        sets `maybe_mojibake` and `ins_lines`. `quick`: without the rare fixes (`needs_fixes`
+        then looks for them in the raw games and, if needed, `run` prepares the text again)."""
+        prep = prepare(text, utf8, quick, self.known_mojibake)
+        self.maybe_mojibake, self.ins_lines = prep.maybe_mojibake, prep.ins_lines
+        return prep.data
 
     def _line_at(self, new_line: int) -> int:
         """Line number in the caller's text (undoing inserted newlines)."""
-        if not self.ins_lines:
-            return new_line
-        return new_line - bisect.bisect_right(self.ins_lines, new_line)
+        return line_at(self.ins_lines, new_line)
 
     def run(self) -> ParsedFile:
         self._read_text()
@@ -723,7 +622,7 @@ class _Reader(GameParts):
             self.text = self._prepare(*self._source)
             self.newlines = None  # of the text before the fixes
             raw_games, movetexts = split_movetexts(self.text)
-            columns = _text_columns(raw_games, movetexts)
+            columns = text_columns(raw_games, movetexts)
             started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
         raw_games = split_games(self.text) if started is None else started[0]
         self._source = (None, None)
@@ -897,27 +796,27 @@ class _Reader(GameParts):
         return len(headers_list)
 
     # -- column-wise reading (elopipe.read.pgn.columns) --
-    def _start_columns(self) -> tuple[list[RawGame], list[tuple[int, int, Future[Any]]]] | str:
+    def _start_columns(self) -> tuple[list[RawGame], list[tuple[int, int, Pending[Any]]]] | str:
         """Split the text in parts and have each part analysed (`pgn_columns.analyse`, in a
         background thread) as soon as it is split: the raw games and the analysis jobs
         (first game, end, future). 'fixes' when a part holds what the quick preparation left out,
         'not utf-8' when its bytes are not UTF-8 (nothing is read then)."""
         # numpy works without the GIL: the newline offsets (for line numbers) are found while the
         # text is split
-        self.newlines = _BYTES.submit(_newline_offsets, self.text)
+        self.newlines = submit(self.executor, _newline_offsets, self.text)
         raw_games: list[RawGame] = []
-        jobs: list[tuple[int, int, Future[Any]]] = []
+        jobs: list[tuple[int, int, Pending[Any]]] = []
         for part_raw, part_movetexts in split_parts(self.text, None):
-            columns = _text_columns(part_raw, part_movetexts)
+            columns = text_columns(part_raw, part_movetexts)
             if columns is None:
                 return "not utf-8"
-            if _needs_fixes(columns):
+            if needs_fixes(columns):
                 return "fixes"
             jobs += self._analyse_parts(columns, len(raw_games))
             raw_games += part_raw
         return raw_games, jobs
 
-    def _analyse_parts(self, columns: tuple[Any, Any], offset: int) -> list[tuple[int, int, Future[Any]]]:
+    def _analyse_parts(self, columns: tuple[Any, Any], offset: int) -> list[tuple[int, int, Pending[Any]]]:
         """Analysis jobs for the raw games whose columns are given (they start at game `offset`),
         in pieces of at least `split.COLUMN_CHUNK_GAMES` (see `_run_columns`)."""
         from elopipe.read.pgn import columns as pgn_columns
@@ -926,24 +825,18 @@ class _Reader(GameParts):
         n = len(headers)
         k = max(1, min(split.COLUMN_CHUNKS, n // split.COLUMN_CHUNK_GAMES))
         bounds = [n * i // k for i in range(k + 1)]
-        rules, mojibake = VALUE_RULES, self.maybe_mojibake
+        analyse = partial(pgn_columns.analyse, ascii_headers=self.maybe_mojibake, executor=self.executor)
         return [
             (
                 offset + a,
                 offset + b,
-                _ANALYSER.submit(
-                    pgn_columns.analyse,
-                    headers.slice(a, b - a),
-                    movetexts.slice(a, b - a),
-                    rules,
-                    ascii_headers=mojibake,
-                ),
+                submit(self.executor, analyse, headers.slice(a, b - a), movetexts.slice(a, b - a), VALUE_RULES),
             )
             for a, b in zip(bounds, bounds[1:], strict=False)
             if b > a
         ]
 
-    def _run_columns(self, raw_games: list[RawGame], jobs: list[tuple[int, int, Future[Any]]]) -> int:
+    def _run_columns(self, raw_games: list[RawGame], jobs: list[tuple[int, int, Pending[Any]]]) -> int:
         """Read the raw games in file order: the ones `pgn_columns.analyse` vouches for as columns,
         the others one by one (`_raw_game`). Refs, caches and issues are shared, so the result is
         the one `_process` gives. `jobs`: the analyses of consecutive raw games (`_start_columns`);
@@ -990,9 +883,15 @@ class _Reader(GameParts):
         next game index and the chunk's fast games (their hashes come from `res`), or None."""
         import polars as pl
 
+        from elopipe.read.pgn import chunk_refs
+
         games = res.games
-        fast_mask = games.get_column("fast").to_list()
         fast = games.filter("fast").with_columns(pl.col.game_date.dt.year().alias("year"))
+        if USE_CHUNK_REFS:
+            nxt = chunk_refs.assign(self, res, fast, raw_games, lines, gi, refs)
+            if nxt is not None:
+                return self._chunk_done(res, fast, nxt)
+        fast_mask = games.get_column("fast").to_list()
         t_cols = ["Event", "Site", "EventDate", "year"]
         need = set()
         for cols in (t_cols, [*t_cols, "White", "WhiteFideId"], [*t_cols, "Black", "BlackFideId"]):
@@ -1048,6 +947,10 @@ class _Reader(GameParts):
             fast_lines.append(ln)
             gis.append(gi)
             gi += 1
+        return self._chunk_done(res, fast, gi)
+
+    def _chunk_done(self, res: Any, fast: Any, gi: int) -> tuple[int, Any]:
+        """What `_columns_chunk` returns once the chunk is read."""
         if fast.is_empty():
             res.hashes()  # nothing to wait for later
             return gi, None
@@ -1064,44 +967,22 @@ class _Reader(GameParts):
             return lines
         return [self._line_at(n) + self.line_base for n in counts.tolist()]
 
-    # -- parallel reading (opt-in: read_pgn(workers=N)) --
+    # -- reading in ranges (read_pgn(workers=N), the others by `spread`) --
     def _run_parallel(self, raw_games: list[RawGame], chunks: list[tuple[int, int]]) -> int:
-        """Chunks 1.. are read by forked workers (they inherit the text), chunk 0 here; results are
-        merged in file order. Any failure of the pool falls back to reading the chunk here."""
-        import multiprocessing
-        import os
-
-        from elopipe.runtime.lifeline import exit_with
-
-        global _FORK_JOB
-        _FORK_JOB = (self, raw_games)
-        results: list[Any] = [None] * (len(chunks) - 1)
+        """Chunk 0 read here, chunks 1.. by `spread` (forked processes) meanwhile; results are
+        merged in file order. A chunk `spread` did not read (or no `spread`) is read here."""
         first = raw_games[chunks[0][0] : chunks[0][1]]
-        try:
-            try:
-                # the workers end with this process, even if it is killed (elopipe.runtime.lifeline)
-                ctx = multiprocessing.get_context("fork")
-                pool = ctx.Pool(len(chunks) - 1, initializer=exit_with, initargs=(os.getpid(), 0.0))
-            except (OSError, ValueError):  # no fork here (or no resources): read every chunk here
-                pool = None
-            if pool is None:
-                used = self._process(first)
-            else:
-                with pool:
-                    pending = [pool.apply_async(_read_chunk, chunk) for chunk in chunks[1:]]
-                    used = self._process(first)
-                    for i, job in enumerate(pending):
-                        try:
-                            results[i] = job.get()
-                        except Exception:  # a worker died or could not send its result
-                            results[i] = None
-            gi_next = self.gi_base + used
-            for chunk, res in zip(chunks[1:], results, strict=True):
-                if res is None:
-                    res = _read_chunk(*chunk, parent=self)
-                gi_next += self._merge(res, gi_next)
-        finally:
-            _FORK_JOB = None
+        job = partial(_read_chunk, self, raw_games)
+        results: list[tuple[Any, ...] | None]
+        if self.spread is None:
+            used, results = self._process(first), [None] * (len(chunks) - 1)
+        else:
+            used, results = self.spread(job, chunks[1:], partial(self._process, first))
+        gi_next = self.gi_base + used
+        for chunk, res in zip(chunks[1:], results, strict=True):
+            if res is None:
+                res = job(*chunk)
+            gi_next += self._merge(res, gi_next)
         return gi_next - self.gi_base
 
     def _export(self, used: int) -> tuple[Any, ...]:

@@ -5,7 +5,7 @@ before. A larger one is read twice as a stream, never whole:
 
 1. `scan`: the facts the reader needs about the whole file before it reads a game: sha256, size,
    control and NUL bytes (binary or not, the NUL warning), line ends, whether the bytes are UTF-8
-   and whether they show signs of mojibake (`pgn_reader.mojibake_hint`), which decide how every
+   and whether they show signs of mojibake (`text_prep.mojibake_hint`), which decide how every
    game is read;
 2. `pieces`: the text again, cut into pieces of about `CHUNK_BYTES` where a game starts, decoded
    as the whole file would be (`textio.decode_bytes`), for `pgn_reader.read_pgn_chunks`.
@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from elopipe.read.pgn.reader import mojibake_hint, mojibake_hint_single_byte
+from elopipe.read.execution import Executor, Pending, submit
+from elopipe.read.pgn.text_prep import mojibake_hint, mojibake_hint_single_byte
 from elopipe.read.sources import BLOCK_BYTES, Source, SourceError
 from elopipe.read.textio import CP1252_HOLES, wide_bom
 from elopipe.runtime.settings import env_bytes
@@ -48,7 +48,6 @@ _BOM = b"\xef\xbb\xbf"
 _EVENT = b'\n[Event "'
 _LOOK_BACK = 4096  # bytes searched back for the line before that blank line
 CHANGED = "the file changed while it was being read; ingest it again once it is complete"
-_HASHER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="elopipe-scan-sha256")
 
 
 @dataclass
@@ -122,21 +121,21 @@ def line_blocks(source: Source) -> Iterator[bytes]:
         yield carry
 
 
-def scan(source: Source, cut_bytes: int | None = None) -> Scan:
+def scan(source: Source, cut_bytes: int | None = None, executor: Executor | None = None) -> Scan:
     """One pass over the decompressed bytes (see `Scan`); with `cut_bytes`, also where to cut
     them into pieces of at most about that many bytes (`Scan.cuts`: where `find_cut` finds a
-    game start). Raises as `Source.blocks` does."""
+    game start). `executor`: where the blocks are hashed (None: here). Raises as `Source.blocks` does."""
     st = os.stat(source.path)
     sc = Scan(stat=(st.st_size, st.st_mtime_ns))
     cutter = _Cutter(sc.cuts, cut_bytes) if cut_bytes is not None else None
     digest = hashlib.sha256()
-    hashing: Future[None] | None = None
+    hashing: Pending[None] | None = None
     stripped = 0  # bytes seen with NULs removed
     for block in line_blocks(source):
         # hashlib releases the GIL: a block is hashed while it is checked (blocks in order)
         if hashing is not None:
             hashing.result()
-        hashing = _HASHER.submit(digest.update, block)
+        hashing = submit(executor, digest.update, block)
         if cutter is not None:
             cutter.feed(block)
         if not sc.head:

@@ -12,6 +12,7 @@ import io
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import chess.pgn
 import pytest
@@ -208,14 +209,33 @@ def test_time_controls_and_event_types() -> None:
 
 
 def test_parallel_workers_give_the_same_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranges of games are read in other processes only when moves are replayed (the column path
+    reads the plain games otherwise): the same result as one reader, with the ingest's fork
+    spread (elopipe.ingest.execution) and without one (every range read here)."""
     import elopipe.read.pgn.reader as reader
+    from elopipe.ingest.execution import fork_spread
 
-    text = "".join(decode_bytes(p.read_bytes()).text.strip("\n") + "\n\n" for p in FILES)
-    one = read_pgn(text)
+    texts = [decode_bytes(p.read_bytes()).text.strip("\n") + "\n\n" for p in FILES]
+    text = ""
+    for t in texts:  # about 3,000 games: three ranges of at least 1,000
+        if text.count("[Event ") >= 3000:
+            break
+        text += t
+    one = read_pgn(text, validate_moves=True)
     monkeypatch.setattr(reader, "_MIN_CHUNK_GAMES", 1000)
-    three = read_pgn(text, workers=3)
-    assert three.games == one.games
-    assert three.players == one.players
-    assert three.tournaments == one.tournaments
-    assert three.unplayed == one.unplayed
-    assert three.issues == one.issues
+    ranges: list[int] = []
+    run_parallel = reader._Reader._run_parallel
+
+    def counted(self: Any, raw_games: Any, chunks: list[tuple[int, int]]) -> int:
+        ranges.append(len(chunks))
+        return run_parallel(self, raw_games, chunks)
+
+    monkeypatch.setattr(reader._Reader, "_run_parallel", counted)
+    for spread in (fork_spread, None):
+        three = read_pgn(text, validate_moves=True, workers=3, spread=spread)
+        assert three.games == one.games
+        assert three.players == one.players
+        assert three.tournaments == one.tournaments
+        assert three.unplayed == one.unplayed
+        assert three.issues == one.issues
+    assert ranges == [3, 3]

@@ -173,8 +173,8 @@ def test_a_file_changed_between_the_two_passes_is_rejected(tmp_path, monkeypatch
     monkeypatch.setattr(streaming, "STREAM_BYTES", 20_000)
     scan = streaming.scan
 
-    def scan_then_append(source):
-        sc = scan(source)
+    def scan_then_append(source, **kwargs):
+        sc = scan(source, **kwargs)
         with open(path, "ab") as out:
             out.write(b'\n[Event "more"]\n')
         return sc

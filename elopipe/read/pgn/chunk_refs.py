@@ -1,0 +1,214 @@
+"""Refs of one analysed chunk of raw games, set-wise (the column path of elopipe.read.pgn.reader).
+
+The one-by-one reader gives a game's tournament and players their refs in file order: a
+tournament or player is made (`_tournament`, `_player`) the first time a game names it, and a
+player met again takes the first rating a later game writes. For the games the column path
+vouches for (`pgn_columns.analyse`: no issue, no flag), every other game of a tournament or
+player changes nothing, so only these games need Python:
+
+- the first game of each (Event, Site, EventDate, year) key;
+- for each side, the first game of each (key, name, FideId) and the first of those with a rating;
+- the games read one by one (not fast), in their place.
+
+`assign` runs them in file order (the same calls, so the same refs, records and issues as the
+loop over every game), then gives every fast game its refs with Polars joins. The tournaments'
+dates, time controls and rounds are aggregated per tournament (only the earliest and latest date
+of a tournament are ever used). A chunk with a fast game without an Event tag (its tournament may
+be the game before's: `_tournament`) is left to the loop over every game (`assign` returns None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    import polars as pl
+
+    from elopipe.read.pgn.split import RawGame
+    from elopipe.read.records import PlayerRec
+
+__all__ = ["assign"]
+
+_T_COLS = ["Event", "Site", "EventDate", "year"]
+_SIDES = (("White", "WhiteFideId", "white_rating"), ("Black", "BlackFideId", "black_rating"))
+
+
+class _Reader(Protocol):
+    """What `assign` uses of the PGN reader."""
+
+    _t_cache: dict[tuple[Any, ...], int]
+    _p_cache: dict[tuple[Any, ...], int]
+    _players: dict[int, PlayerRec]
+    _prev_tref: int | None
+    t_dates: dict[int, list[dt.date]]
+    t_tc: dict[int, set[str]]
+    t_rounds: dict[int, int]
+
+    def _tournament(self, tags: dict[str, str], gdate: Any, edate: Any, eprec: str) -> int: ...
+    def _player(
+        self, tref: int, side: str, name: str, fid: str | None, elo: str | None,
+        tags_of: Callable[[], dict[str, str]], line: int, gi: int,
+    ) -> int: ...  # fmt: skip
+    def _raw_game(self, rg: RawGame, start_line: int, gi: int) -> int: ...
+
+
+def assign(
+    reader: _Reader, res: Any, fast: pl.DataFrame, raw_games: list[RawGame], lines: list[int], gi: int,
+    refs: dict[str, list[int]],
+) -> int | None:  # fmt: skip
+    """Read the chunk `raw_games` (their start `lines`, game indexes from `gi`): the fast games
+    (`fast`: `res.games` filtered on `fast`, with a `year` column) appended to `refs` in file
+    order, the others read one by one. Returns the next game index, or None (nothing done) when
+    a fast game has no Event tag."""
+    import polars as pl
+
+    if fast.get_column("Event").null_count():
+        return None
+    fast = _with_keys(fast)
+    events, player_keys = _events(fast, len(raw_games))
+    dicts: dict[int, dict[str, str]] = res.tag_dicts(_prefetch(fast, reader))
+
+    def tags_of(g: int) -> dict[str, str]:
+        tags = dicts.get(g)
+        if tags is None:
+            tags = dicts[g] = res.tag_dicts([g])[g]
+        return tags
+
+    n_t = fast.get_column("tid").n_unique()
+    tref_of = [-1] * n_t
+    tid_of_row = dict(zip(fast.get_column("g").to_list(), fast.get_column("tid").to_list(), strict=True))
+    extra_at: list[int] = []  # rows read one by one, and the game indexes used after each beyond one
+    extra_n: list[int] = []
+    extra = 0
+    t_cache, p_cache, players = reader._t_cache, reader._p_cache, reader._players
+    for g, kind, a, b in events:
+        if kind == 3:  # a game read one by one, in its place
+            prev = tid_of_row.get(g - 1)
+            if prev is not None:
+                reader._prev_tref = tref_of[prev]
+            extra += reader._raw_game(raw_games[g], lines[g], gi + g + extra) - 1
+            extra_at.append(g)
+            extra_n.append(extra)
+        elif kind == 0:  # a tournament key's first game
+            tid, (event, site, edate_raw, year, gdate, edate, eprec) = a, b
+            tkey = (event, site, edate_raw, year, None)
+            tref = t_cache.get(tkey)
+            if tref is None:
+                tref = t_cache[tkey] = reader._tournament(tags_of(g), gdate, edate, eprec)
+            tref_of[tid] = tref
+        else:  # a player key's first game, or its first game with a rating
+            side = _SIDES[kind - 1][0]
+            (tid, name, fid), elo = a, b
+            tref = tref_of[tid]
+            ref = p_cache.get((tref, name, fid))
+            if ref is None or (elo and players[ref].rating is None):
+                reader._player(tref, side, name, fid, elo, partial(tags_of, g), lines[g], gi + g + extra)
+    used = len(raw_games) + extra
+    if fast.is_empty():
+        return gi + used
+    tids = fast.get_column("tid").to_numpy()
+    fast = fast.with_columns(pl.Series("tref", np.asarray(tref_of, dtype=np.int32)[tids]))
+    for (name, fid, _), keys in zip(_SIDES, player_keys, strict=True):
+        prefs = [p_cache[(tref_of[t], n, f)] for t, n, f in keys.iter_rows()]
+        keyed = keys.with_columns(pl.Series(f"{name}_ref", prefs, dtype=pl.Int32))
+        fast = fast.join(keyed, on=["tid", name, fid], how="left", nulls_equal=True, maintain_order="left")
+    g_fast = fast.get_column("g").to_numpy()
+    shift = np.asarray([0, *extra_n], dtype=np.int64)[np.searchsorted(np.asarray(extra_at, dtype=np.int64), g_fast)]
+    refs["tournament_ref"] += fast.get_column("tref").to_list()
+    refs["white_ref"] += fast.get_column("White_ref").to_list()
+    refs["black_ref"] += fast.get_column("Black_ref").to_list()
+    refs["line"] += np.asarray(lines, dtype=np.int64)[g_fast].tolist()
+    refs["game_index"] += (gi + g_fast + shift).tolist()
+    if g_fast[-1] == len(raw_games) - 1:  # the chunk's last game is fast: the next may continue its event
+        reader._prev_tref = tref_of[tid_of_row[int(g_fast[-1])]]
+    _tournament_facts(reader, fast)
+    return gi + used
+
+
+def _with_keys(fast: pl.DataFrame) -> pl.DataFrame:
+    """`fast` with `tid`: the tournament key's number, in the order of its first game."""
+    import polars as pl
+
+    keys = fast.select(_T_COLS).unique(maintain_order=True).with_row_index("tid")
+    keys = keys.with_columns(pl.col.tid.cast(pl.Int64))
+    return fast.join(keys, on=_T_COLS, how="left", nulls_equal=True, maintain_order="left")
+
+
+def _events(fast: pl.DataFrame, n_raw: int) -> tuple[list[tuple[int, int, Any, Any]], list[pl.DataFrame]]:
+    """The games Python must see, in file order (row, kind 0 tournament / 1 White / 2 Black /
+    3 read one by one, ...), and per side the distinct (tid, name, FideId) keys."""
+    import polars as pl
+
+    events: list[tuple[int, int, Any, Any]] = []
+    t_first = fast.filter(pl.col.tid.is_first_distinct())
+    t_vals = ("g", "tid", "Event", "Site", "EventDate", "year", "game_date", "event_date", "event_precision")
+    for g, tid, *rest in t_first.select(t_vals).iter_rows():
+        events.append((g, 0, tid, tuple(rest)))
+    player_keys = []
+    for kind, (name, fid, rating) in enumerate(_SIDES, start=1):
+        key = pl.struct("tid", name, fid)
+        first = fast.filter(key.is_first_distinct())
+        rated = fast.filter(pl.col(rating).is_not_null()).filter(key.is_first_distinct())
+        rows = pl.concat([first.select("g", "tid", name, fid), rated.select("g", "tid", name, fid)]).unique(
+            "g", maintain_order=True
+        )
+        elo = name + "Elo"
+        rows = rows.join(fast.select("g", elo), on="g", how="left")
+        for g, tid, n, f, e in rows.iter_rows():
+            events.append((g, kind, (tid, n, f), e))
+        player_keys.append(first.select("tid", name, fid))
+    fast_rows = set(fast.get_column("g").to_list())
+    events += [(g, 3, None, None) for g in range(n_raw) if g not in fast_rows]
+    events.sort(key=lambda e: (e[0], e[1]))
+    return events, player_keys
+
+
+def _prefetch(fast: pl.DataFrame, reader: _Reader) -> list[int]:
+    """The fast games whose tags the events will likely need (a tournament or player not met
+    before), to build their dicts at once; any other is built when needed."""
+    import polars as pl
+
+    t_cache, p_cache = reader._t_cache, reader._p_cache
+    need: set[int] = set()
+    t_first = fast.filter(pl.col.tid.is_first_distinct())
+    known: dict[int, int] = {}
+    for g, tid, event, site, edate_raw, year in t_first.select("g", "tid", *_T_COLS).iter_rows():
+        tref = t_cache.get((event, site, edate_raw, year, None))
+        if tref is None:
+            need.add(g)
+        else:
+            known[tid] = tref
+    for name, fid, _ in _SIDES:
+        first = fast.filter(pl.struct("tid", name, fid).is_first_distinct())
+        for g, tid, n, f in first.select("g", "tid", name, fid).iter_rows():
+            tref = known.get(tid)
+            if tref is None or (tref, n, f) not in p_cache:
+                need.add(g)
+    return sorted(need)
+
+
+def _tournament_facts(reader: _Reader, fast: pl.DataFrame) -> None:
+    """The fast games' dates (earliest, latest), time controls and highest round, per tournament."""
+    import polars as pl
+
+    c = pl.col
+    facts = fast.group_by("tref").agg(
+        c.game_date.min().alias("first"),
+        c.game_date.max().alias("last"),
+        c.time_control.filter(c.time_control.is_not_null() & (c.time_control != "")).unique().alias("tcs"),
+        pl.col("round").max().alias("rnd"),
+    )
+    t_dates, t_tc, t_rounds = reader.t_dates, reader.t_tc, reader.t_rounds
+    for tref, first, last, tcs, rnd in facts.iter_rows():
+        if first is not None:
+            t_dates[tref] += [first, last]
+        if tcs:
+            t_tc.setdefault(tref, set()).update(tcs)
+        if rnd is not None and rnd > t_rounds.get(tref, 0):
+            t_rounds[tref] = rnd
