@@ -1,11 +1,11 @@
-"""Prefect flows: thin wrappers over elopipe's library.
+"""Prefect flows: thin wrappers over elopipe's jobs (`elopipe.jobs`), each taking its request.
 
-- `ingest_files(paths, db)`: parse in parallel (tasks, a process pool when it pays), load from
+- `ingest_files(IngestRequest)`: parse in parallel (tasks, a process pool when it pays), load from
   one writer, one transaction per file.
-- `rate_lists(db, systems, through)`: recompute the rating periods new data touched, and later.
-- `publish(db, systems, out)`: lists and reports for the lists that changed, and those an
+- `rate_lists(RateListsRequest)`: recompute the rating periods new data touched, and later.
+- `publish(PublishListsRequest)`: lists and reports for the lists that changed, and those an
   interrupted publish left unwritten.
-- `pipeline(paths, db, systems, out)`: the three in a row, holding the store's write lock. The
+- `pipeline(RunRequest)`: the three in a row, holding the store's write lock. The
   main job (`elopipe run`).
 - `drop_folder(inbox, ...)`: one pass over a drop folder (the scheduled deployment).
 

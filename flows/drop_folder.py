@@ -25,10 +25,11 @@ from elopipe.ingest.watcher import (
     outcomes_by_path,
     run_batch_and_file,
 )
+from elopipe.jobs.requests import RunRequest
+from elopipe.jobs.store import DEFAULT_DB
 from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.read.sources import path_param
 from elopipe.runtime.interrupt import graceful_stop
-from elopipe.store.connect import DEFAULT_DB
 from flows._stages import stage_line
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS
@@ -52,7 +53,10 @@ def drop_folder(
     if arrived:
 
         def run(files: list[Path]) -> dict[Path, FileOutcome]:
-            result = pipeline([path_param(f) for f in files], db, systems, out, through, max_lists=max_lists)
+            request = RunRequest(
+                tuple(path_param(f) for f in files), db, tuple(systems), out, through, max_lists=max_lists
+            )
+            result = pipeline(request)
             return outcomes_by_path(files, result.ingest.files)
 
         # `elopipe serve` runs this in a child process of the terminal's: a Ctrl-C reaches it too,

@@ -1,6 +1,6 @@
 """`pipeline` flow, the main job: ingest -> rate -> publish, as three subflows.
 
-It holds the store's write lock for the whole run (elopipe.store.connect.write_lock, re-entered by each
+It holds the store's write lock for the whole run (elopipe.jobs.store.write_lock, re-entered by each
 stage), so a second run on the same DuckDB file waits with a message instead of interleaving
 its writes. A stop request (Ctrl-C in `elopipe watch`/`run`) ends it at the next safe point: after
 the current batch's transaction, the current system's rating or the current system's publish;
@@ -12,8 +12,6 @@ from __future__ import annotations
 import flows._env  # noqa: F401  (Prefect's environment, before Prefect is imported)
 
 # isort: split
-import datetime as dt
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,12 +19,12 @@ from pathlib import Path
 from prefect import flow
 
 from elopipe.ingest.driver import IngestSummary
-from elopipe.rating.systems import DEFAULT_SYSTEMS
+from elopipe.jobs.requests import RunRequest
+from elopipe.jobs.store import write_lock
 from elopipe.runtime.interrupt import stop_requested
-from elopipe.store.connect import DEFAULT_DB, write_lock
 from flows._stages import stage_line, stage_start, stage_warning
 from flows.ingest_files import ingest_flow
-from flows.publish import DEFAULT_MAX_LISTS, publish
+from flows.publish import publish
 from flows.rate_lists import RateFlowSummary, rate_lists
 
 
@@ -62,43 +60,26 @@ class PipelineSummary:
 
 
 @flow(name="pipeline", validate_parameters=False)
-def pipeline(
-    paths: list[str | os.PathLike[str]],
-    db: str | os.PathLike[str] = DEFAULT_DB,
-    systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
-    out: str | os.PathLike[str] = "out",
-    through: dt.date | None = None,
-    validate_moves: bool = False,
-    lock_timeout: float | None = None,
-    max_lists: int | None = DEFAULT_MAX_LISTS,
-    dask_address: str | None = None,
-    stage: str | None = None,
-    dask_workers: int = 0,
-    no_moves: str | None = None,
-    ro_from: str | None = None,
-) -> PipelineSummary:
-    """Ingest `paths` into `db`, rate `systems` through `through`, publish to `out` (the changed
-    lists; with `max_lists`, at most that many recent ones per system: see elopipe.publish.plan).
-
-    `dask_address`, `stage`, `dask_workers`: parse on that Dask cluster (see `ingest_files`).
-    `no_moves`: what the games of a results export are to the rating; `ro_from`: where the FIDE
-    systems take Ro from (`rate_lists`).
-    Raises StoreBusyError when another process keeps the store's write lock past `lock_timeout`
-    seconds (None: wait, with one message).
+def pipeline(request: RunRequest) -> PipelineSummary:
+    """Ingest `request.paths` into `request.db`, rate `request.systems` through `request.through`,
+    publish to `request.out` (the changed lists; with `request.max_lists`, at most that many
+    recent ones per system: see elopipe.publish.plan); parse on `request.cluster` when given
+    (see `ingest_files`); the run policies as in `rate_lists`.
+    Raises StoreBusyError when another process keeps the store's write lock past
+    `request.lock_timeout` seconds (None: wait, with one message).
     """
     started = time.time()
-    out_p = Path(out)
-    with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
+    db, systems, out_p = request.db, request.systems, Path(request.out)
+    with write_lock(db, timeout=request.lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
+        paths = request.paths
         stage_start("ingest", f"{len(paths)} path{'s' if len(paths) != 1 else ''}")
-        ing = ingest_flow(dask_address)(paths, db, validate_moves, dask_address, stage, dask_workers)
+        ing = ingest_flow(request.cluster)(request.ingest())
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
         if not (stop_requested() or ing.failure):  # a full disk: rating would need the same disk
-            summary.rating = rate_lists(db, list(systems), through, no_moves, ro_from)
+            summary.rating = rate_lists(request.rating())
         if summary.rating is not None and not stop_requested():
             runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
-            summary.published, summary.publish_failures = publish(
-                db, list(systems), out_p, summary.rating.changed, max_lists, runs
-            )
+            summary.published, summary.publish_failures = publish(request.publishing(summary.rating.changed, runs))
         summary.interrupted = stop_requested()
         if summary.interrupted or ing.failure:
             summary.stopped = True

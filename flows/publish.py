@@ -23,12 +23,13 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
+from elopipe.jobs import publish as jobs
+from elopipe.jobs.requests import PublishListsRequest
 from elopipe.publish import plan as publish_plan
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
 from elopipe.publish.workers import bar
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_progress, stage_start, stage_warning
 
 __all__ = ["DEFAULT_MAX_LISTS", "NotPublished", "publish", "publish_system"]
@@ -56,24 +57,14 @@ def publish_system(
     `changed`. A file that cannot be written is returned as one line (str), not raised."""
     from elopipe.publish.atomic import describe
 
-    # A writer connection, not a reader: inside `pipeline` this process already holds the
-    # store's lock, and DuckDB refuses a read-only connection next to a read-write one.
-    with open_writer(db) as con:
-        try:
-            return publish_plan.publish_changed(
-                con,
-                db,
-                system,
-                Path(out),
-                changed,
-                max_lists,
-                own_run,
-                progress=lambda done, total: _progress(system, done, total),
-            )
-        except LookupError as exc:
-            return NotPublished(str(exc).strip("'\""))
-        except OSError as exc:
-            return describe(exc)
+    try:
+        return jobs.publish_changed(
+            db, system, out, changed, max_lists, own_run, progress=lambda done, total: _progress(system, done, total)
+        )
+    except LookupError as exc:
+        return NotPublished(str(exc).strip("'\""))
+    except OSError as exc:
+        return describe(exc)
 
 
 def _progress(system: str, done: int, total: int) -> None:
@@ -81,26 +72,20 @@ def _progress(system: str, done: int, total: int) -> None:
 
 
 @flow(name="publish", validate_parameters=False)
-def publish(
-    db: str | os.PathLike[str] = DEFAULT_DB,
-    systems: list[str] | tuple[str, ...] = ("fide",),
-    out: str | os.PathLike[str] = "out",
-    changed: dict[str, list[dt.date]] | None = None,
-    max_lists: int | None = DEFAULT_MAX_LISTS,
-    rating_runs: dict[str, int | None] | None = None,
-) -> tuple[list[Path], list[str]]:
-    """Publish each system's changed lists (`changed`, from rate_lists; None: the latest list of
-    each system) to `out`, with the lists the folder missed (see the module docstring);
-    `max_lists` as in elopipe.publish.plan.select_dates (None: no limit); `rating_runs`: the
-    rating run that produced each system's `changed`. A system with no list at all is reported
-    and skipped, not an error; one whose changed lists are not in the store is named in a
-    warning. A stop request (elopipe.runtime.interrupt) ends it between two systems.
-    Returns (paths written, one line per system that failed)."""
-    db_s, out_p = os.fspath(db), Path(out)
+def publish(request: PublishListsRequest) -> tuple[list[Path], list[str]]:
+    """Publish each system's changed lists (`request.changed`, from rate_lists; None: the latest
+    list of each system) to `request.out`, with the lists the folder missed (see the module
+    docstring); `request.max_lists` as in elopipe.publish.plan.select_dates (None: no limit);
+    `request.rating_runs`: the rating run that produced each system's `changed`. A system with
+    no list at all is reported and skipped, not an error; one whose changed lists are not in the
+    store is named in a warning. A stop request (elopipe.runtime.interrupt) ends it between two
+    systems. Returns (paths written, one line per system that failed)."""
+    db_s, out_p = request.db, Path(request.out)
+    changed, max_lists, rating_runs = request.changed, request.max_lists, request.rating_runs
     written: list[Path] = []
     notes: list[str] = []
     failures: list[str] = []
-    for system in systems:
+    for system in request.systems:
         if stop_requested():  # each list is written whole, its ledger entry after: a safe point
             notes.append(f"stopped before {system}")
             break

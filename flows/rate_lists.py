@@ -1,7 +1,8 @@
 """`rate_lists` flow: recompute the rating periods new data touched, and every later one.
 
-A thin wrapper over `elopipe.rating.run.rate`, which decides from per-period input digests which
-periods changed; this flow runs it per system, one task each, on one writer connection.
+A thin wrapper over the rating job (`elopipe.jobs.rate`, over `elopipe.rating.run.rate`, which
+decides from per-period input digests which periods changed); this flow runs it per system, one
+task each, on one writer connection.
 """
 
 from __future__ import annotations
@@ -10,17 +11,15 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 
 # isort: split
 import datetime as dt
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from elopipe.rating.store_io import changed_list_dates
-from elopipe.rating.systems import DEFAULT_SYSTEMS
+from elopipe.jobs import rate as jobs
+from elopipe.jobs.requests import RateListsRequest, RateRequest
 from elopipe.runtime.interrupt import stop_requested
-from elopipe.store.connect import DEFAULT_DB, open_writer
 from flows._stages import stage_line, stage_start, stage_warning
 
 
@@ -43,50 +42,27 @@ class RateFlowSummary:
         return "; ".join(parts) or "no rating system requested"
 
 
-@task(name="rate", task_run_name="rate {system}", cache_policy=NO_CACHE, persist_result=False)
-def rate_system(
-    db: str, system: str, through: dt.date | None = None, no_moves: str | None = None, ro_from: str | None = None
-) -> tuple[Any, list[dt.date]]:
-    """Run `elopipe.rating.run.rate` for one system on a writer connection; return its
-    RateSummary and the list dates it rewrote. `no_moves`: the policy for the games of a results
-    export (`elopipe.rating.store_io.load_games`); None: ELOPIPE_NO_MOVES, else 'played'.
-    `ro_from`: where a FIDE system takes Ro from (`elopipe.rating.fide_ro`); None:
-    ELOPIPE_RO_FROM, else 'list'; the other systems have their own rules."""
-    from elopipe.rating.fide_params import SYSTEM_CLASS, ro_from_policy
-    from elopipe.rating.run import rate
-    from elopipe.rating.store_io import no_moves_policy
-
-    no_moves = no_moves_policy(no_moves)
-    fide: dict[str, Any] = {"ro_from": ro_from_policy(ro_from)} if system.partition("@")[0] in SYSTEM_CLASS else {}
-
-    with open_writer(db) as con:
-        summary = rate(con, system, through=through, no_moves=no_moves, **fide)
-        # FIDE reports exactly which lists it rewrote; other engines rewrite from first_changed on
-        exact = getattr(summary, "changed_lists", None)
-        if exact is not None:
-            return summary, sorted(exact)
-        return summary, changed_list_dates(con, system, getattr(summary, "first_changed", None))
+@task(name="rate", task_run_name="rate {request.system}", cache_policy=NO_CACHE, persist_result=False)
+def rate_system(request: RateRequest) -> tuple[Any, list[dt.date]]:
+    """The rating job (`elopipe.jobs.rate.rate_system`) for one system; its RateSummary and the
+    list dates it rewrote."""
+    outcome = jobs.rate_system(request)
+    return outcome.summary, outcome.changed
 
 
 @flow(name="rate_lists", validate_parameters=False)
-def rate_lists(
-    db: str | os.PathLike[str] = DEFAULT_DB,
-    systems: list[str] | tuple[str, ...] = DEFAULT_SYSTEMS,
-    through: dt.date | None = None,
-    no_moves: str | None = None,
-    ro_from: str | None = None,
-) -> RateFlowSummary:
-    """Rate every system in `systems` (e.g. 'fide', 'ffe') up to the list of `through` (None: all
-    data), the FIDE systems taking Ro as `ro_from` says (`rate_system`). A stop request
-    (elopipe.runtime.interrupt) ends it between two systems: the systems not reached are not in
-    the summary. Raises whatever the engine raises for an unknown system
+def rate_lists(request: RateListsRequest) -> RateFlowSummary:
+    """Rate every system in `request.systems` (e.g. 'fide', 'ffe') up to the list of
+    `request.through` (None: all data), under the run's policies (`elopipe.jobs.rate.system_request`).
+    A stop request (elopipe.runtime.interrupt) ends it between two systems: the systems not
+    reached are not in the summary. Raises whatever the engine raises for an unknown system
     (ValueError/KeyError)."""
     out = RateFlowSummary()
-    for system in systems:
+    for system in request.systems:
         if stop_requested():  # each system's rating is its own transaction: a safe point between two
             break
         stage_start("rate", system)
-        out.summaries[system], out.changed[system] = rate_system(os.fspath(db), system, through, no_moves, ro_from)
+        out.summaries[system], out.changed[system] = rate_system(jobs.system_request(request, system))
         for line in getattr(out.summaries[system], "failed_events", None) or []:
             stage_warning("rate", line)  # a tournament left unrated: the other events were rated
         if line := ro_far_line(system, out.summaries[system]):

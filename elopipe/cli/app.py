@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
+from elopipe.jobs.store import StoreFullError, StorePathError, disk_full_message, is_disk_full, is_interrupt
 from elopipe.runtime.errors import ElopipeError, first_line
-from elopipe.store.connect import StoreFullError, StorePathError, disk_full_message, is_disk_full, is_interrupt
 
 
 class _Group(TyperGroup):

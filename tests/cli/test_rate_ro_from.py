@@ -104,10 +104,13 @@ def test_elopipe_ro_from_is_a_standing_choice_and_other_values_are_refused(store
 
 
 def test_the_flow_carries_the_policy_to_the_fide_systems_only(store: Path) -> None:
+    from elopipe.jobs.rate import system_request
+    from elopipe.jobs.requests import RateListsRequest
     from flows.rate_lists import rate_system
 
     db = copy_of(store, "flow.duckdb")
-    summary, changed = rate_system.fn(str(db), "fide", None, None, "file")
+    run = RateListsRequest(str(db), ("fide", "ffe"), ro_from="file")
+    summary, changed = rate_system.fn(system_request(run, "fide"))
     assert changed and summary.ro_from == "file" and _policies(db) == ["file"]
-    ffe, _ = rate_system.fn(str(db), "ffe", None, None, "file")  # FFE takes Ro by its own rules
+    ffe, _ = rate_system.fn(system_request(run, "ffe"))  # FFE takes Ro by its own rules
     assert ffe.ro_from is None

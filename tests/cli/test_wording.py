@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-import elopipe.cli.commands.lists as lists_cmd
+import elopipe.store.connect as connect
 from elopipe.cli.main import app
 from tests.helpers.publish_store import build_store
 
@@ -26,7 +26,7 @@ XML = (
 def test_a_ctrl_c_after_lists_import_committed_says_it_is_stored(tmp_path: Path, monkeypatch) -> None:
     f, db = tmp_path / "standard_aug22frl.xml", tmp_path / "g.duckdb"
     f.write_text(XML)
-    real = lists_cmd.open_writer
+    real = connect.open_writer
 
     @contextlib.contextmanager
     def writer_interrupted_at_close(*args: object, **kwargs: object) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -34,7 +34,7 @@ def test_a_ctrl_c_after_lists_import_committed_says_it_is_stored(tmp_path: Path,
             yield con
         raise KeyboardInterrupt  # Ctrl-C while the store closes, after the import's COMMIT
 
-    monkeypatch.setattr(lists_cmd, "open_writer", writer_interrupted_at_close)
+    monkeypatch.setattr(connect, "open_writer", writer_interrupted_at_close)
     res = CliRunner().invoke(app, ["lists", "import", str(f), "--system", "fide", "--db", str(db)])
     out = " ".join(res.output.split())
     assert res.exit_code == 0, res.output

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from elopipe.jobs.requests import IngestRequest
 from elopipe.runtime.interrupt import clear_stop, request_stop
 from elopipe.store.connect import open_reader
 from tests.helpers.paths import REPO
@@ -34,11 +35,11 @@ def test_parallel_parse_loads_exactly_what_a_serial_parse_loads(tmp_path: Path, 
     import elopipe.ingest.parse_pool as pp
     import flows.ingest_files as fi
 
-    serial = fi.ingest_files([str(SAMPLE)], str(tmp_path / "serial.duckdb"))
+    serial = fi.ingest_files(IngestRequest((str(SAMPLE),), str(tmp_path / "serial.duckdb")))
     assert serial.parallel_workers == 0  # sample_pgn is small: processes would not pay
     monkeypatch.setattr(pp, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(pp, "BATCH_FILES", 3)  # several batches: parse of the next overlaps the write
-    parallel = fi.ingest_files([str(SAMPLE)], str(tmp_path / "parallel.duckdb"))
+    parallel = fi.ingest_files(IngestRequest((str(SAMPLE),), str(tmp_path / "parallel.duckdb")))
     assert parallel.parallel_workers >= 2
 
     assert [f.name for f in parallel.files] == [f.name for f in serial.files]
@@ -72,7 +73,7 @@ def test_stop_request_ends_after_the_current_batchs_transaction(tmp_path: Path, 
     monkeypatch.setattr(ingest, "load_batch", load_then_ctrl_c)
     db = tmp_path / "store.duckdb"
     try:
-        summary = fi.ingest_files([str(inbox)], str(db))
+        summary = fi.ingest_files(IngestRequest((str(inbox),), str(db)))
     finally:
         clear_stop()
     assert summary.stopped
@@ -82,7 +83,7 @@ def test_stop_request_ends_after_the_current_batchs_transaction(tmp_path: Path, 
     assert games == summary.files[0].n_games > 0
 
     monkeypatch.setattr(ingest, "load_batch", real_load)
-    rest = fi.ingest_files([str(inbox)], str(db))  # the next run picks up the others, skips the first
+    rest = fi.ingest_files(IngestRequest((str(inbox),), str(db)))  # the next run picks up the others, skips the first
     assert [f.status for f in rest.files].count("skipped") == 1
     assert len(_store_facts(db)[0]) == len(names)
 
@@ -122,7 +123,7 @@ def test_a_dead_parser_process_rejects_its_file_with_the_reason_and_the_rest_sti
         shutil.copy(SAMPLE / name, inbox / name)
     monkeypatch.setattr(pp, "pool_size", lambda sources: 2)
     monkeypatch.setattr(pp, "make_pool", lambda workers: DeadPool())
-    summary = fi.ingest_files([str(inbox)], str(tmp_path / "store.duckdb"))
+    summary = fi.ingest_files(IngestRequest((str(inbox),), str(tmp_path / "store.duckdb")))
     dead = [f for f in summary.files if f.status == "rejected"]
     alive = [f for f in summary.files if f.status == "loaded"]
     assert len(dead) == 1 and "parser process died" in (dead[0].reason or "")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from elopipe.jobs.requests import RunRequest
 from elopipe.store.connect import open_reader
 from tests.helpers.paths import REPO
 
@@ -32,7 +33,7 @@ def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None
 
     db, out = tmp_path / "store.duckdb", tmp_path / "out"
     # 12 lists keep the test short; the default (every changed list) runs in the CLI tests.
-    summary = pipeline([str(SAMPLE)], str(db), ["fide"], str(out), max_lists=12)
+    summary = pipeline(RunRequest((str(SAMPLE),), str(db), ("fide",), str(out), max_lists=12))
 
     assert summary.ingest.count("loaded") + summary.ingest.count("partial") == len(summary.ingest.files) > 0
     assert summary.ingest.games > 1000
@@ -56,7 +57,7 @@ def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None
 
     # Same files again: nothing new is loaded, no list changes, and outputs are left as they are.
     mtimes = {p: p.stat().st_mtime_ns for p in lists}
-    again = pipeline([str(SAMPLE)], str(db), ["fide"], str(out), max_lists=12)
+    again = pipeline(RunRequest((str(SAMPLE),), str(db), ("fide",), str(out), max_lists=12))
     assert again.ingest.count("skipped") == len(again.ingest.files)
     assert again.rating is not None and again.rating.changed["fide"] == []
     assert again.published == []

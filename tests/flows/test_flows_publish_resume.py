@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import elopipe.publish.atomic as atomic
+from elopipe.jobs.requests import RunRequest
 from elopipe.publish.plan import pending_dates, published_dates
 from elopipe.store.connect import open_reader
 from tests.helpers.paths import REPO, TEST_DATA
@@ -48,7 +49,7 @@ def test_run_after_a_full_disk_writes_every_missing_list(tmp_path: Path, monkeyp
         real(path)
 
     monkeypatch.setattr(atomic, "_fsync", fsync)
-    first = pipeline(FILES, str(db), ["fide"], str(out))
+    first = pipeline(RunRequest(tuple(FILES), str(db), ("fide",), str(out)))
     dates = _list_dates(db)
     assert len(dates) >= 3, dates
     assert first.rating is not None and first.rating.changed["fide"]
@@ -63,7 +64,7 @@ def test_run_after_a_full_disk_writes_every_missing_list(tmp_path: Path, monkeyp
     assert not [p for p in out.rglob("*") if atomic.TMP_MARK in p.name]
 
     monkeypatch.undo()
-    again = pipeline(FILES, str(db), ["fide"], str(out))
+    again = pipeline(RunRequest(tuple(FILES), str(db), ("fide",), str(out)))
     assert again.rating is not None and again.rating.changed["fide"] == [], "nothing changed in the store"
     assert again.publish_failures == []
     lists = {p.name for p in again.published if p.parent.name == "lists"}
@@ -72,7 +73,7 @@ def test_run_after_a_full_disk_writes_every_missing_list(tmp_path: Path, monkeyp
     assert {d.isoformat() for d in published_dates(out, db, "fide")} == set(dates)
     assert pending_dates(out, db, "fide") == set()
 
-    third = pipeline(FILES, str(db), ["fide"], str(out))
+    third = pipeline(RunRequest(tuple(FILES), str(db), ("fide",), str(out)))
     assert third.published == [], "once finished, an unchanged store publishes nothing"
 
 
@@ -86,14 +87,14 @@ def test_run_publishes_the_lists_a_rate_on_its_own_changed(tmp_path: Path) -> No
     from flows.pipeline import pipeline
 
     db, out = tmp_path / "store.duckdb", tmp_path / "out"
-    pipeline(FILES[:1], str(db), ["fide"], str(out))
+    pipeline(RunRequest(tuple(FILES[:1]), str(db), ("fide",), str(out)))
     runner = CliRunner()
     for args in (["ingest", FILES[1]], ["rate", "--system", "fide"]):
         res = runner.invoke(app, [*args, "--db", str(db)])
         assert res.exit_code == 0, res.output
     stale = {p.name: p.read_bytes() for p in (out / "lists").glob("*.csv")}
 
-    again = pipeline(FILES, str(db), ["fide"], str(out))
+    again = pipeline(RunRequest(tuple(FILES), str(db), ("fide",), str(out)))
     assert again.rating is not None and again.rating.changed["fide"] == []
     assert again.published, "the lists the rate on its own changed were not published"
     dates = _list_dates(db)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import typer
 
+from elopipe.jobs.requests import PublishListsRequest, RunRequest
 from elopipe.runtime.interrupt import clear_stop, request_stop
 from elopipe.store.connect import open_reader
 from tests.helpers.paths import REPO
@@ -36,7 +37,7 @@ def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_
     monkeypatch.setattr(rating, "rate", rate_then_ctrl_c)
     db, out = tmp_path / "store.duckdb", tmp_path / "out"
     try:
-        summary = pipeline([str(SMALL)], str(db), ["fide", "fide-rapid"], str(out))
+        summary = pipeline(RunRequest((str(SMALL),), str(db), ("fide", "fide-rapid"), str(out)))
     finally:
         clear_stop()
 
@@ -57,7 +58,7 @@ def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_
 
     # The next run rates the rest and publishes what the stopped one did not.
     monkeypatch.setattr(rating, "rate", real_rate)
-    again = pipeline([str(SMALL)], str(db), ["fide", "fide-rapid"], str(out))
+    again = pipeline(RunRequest((str(SMALL),), str(db), ("fide", "fide-rapid"), str(out)))
     assert not again.interrupted and again.published
 
 
@@ -68,10 +69,12 @@ def test_a_publish_whose_changed_list_is_not_in_the_store_says_so(
     from flows.publish import publish
 
     db, out = tmp_path / "store.duckdb", tmp_path / "out"
-    pipeline([str(SMALL)], str(db), ["fide"], str(out))
+    pipeline(RunRequest((str(SMALL),), str(db), ("fide",), str(out)))
     missing = dt.date(2001, 1, 1)
     with caplog.at_level("INFO", logger="elopipe.stages"):
-        written, failures = publish(str(db), ["fide", "fide-blitz"], str(out), {"fide": [missing], "fide-blitz": []})
+        written, failures = publish(
+            PublishListsRequest(str(db), ("fide", "fide-blitz"), str(out), {"fide": [missing], "fide-blitz": []})
+        )
 
     assert written == [] and failures == []
     lines = [r.getMessage() for r in caplog.records if r.name == "elopipe.stages"]

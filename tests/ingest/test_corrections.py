@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
+from elopipe.jobs.requests import IngestRequest
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.small_pgn import event_pgn
 from tests.helpers.store_rows import db_rows
@@ -114,10 +115,10 @@ def test_the_ingest_flow_warns_of_removed_games_in_the_watch_log(
 
     f, db = tmp_path / "league.pgn", tmp_path / "s.duckdb"
     f.write_text(event_pgn("Club League", [1, 2, 3], "2022.05.07", "Dublin IRL"))
-    fi.ingest_files([str(f)], str(db))
+    fi.ingest_files(IngestRequest((str(f),), str(db)))
     f.write_text(event_pgn("Club League", [1, 2], "2022.05.07", "Dublin IRL"))
     with caplog.at_level(logging.INFO, logger=STAGE_LOGGER):
-        fi.ingest_files([str(f)], str(db))
+        fi.ingest_files(IngestRequest((str(f),), str(db)))
     said = [r.getMessage() for r in caplog.records if r.name == STAGE_LOGGER]
     assert any("corrected" in s and "4 games of the earlier version" in s for s in said), said
     assert any("4 games removed by a correction" in s for s in said), said

@@ -19,6 +19,7 @@ from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
 from elopipe.ingest.scaleout import ScaleOutError, check_reachable, spec_from
 from elopipe.ingest.units import Unit, UnitParser, WorkerCannotSee, run_unit
+from elopipe.jobs.requests import Cluster, IngestRequest
 from elopipe.read.sources import Source
 from tests.helpers.paths import REPO
 from tests.helpers.store_rows import store_tables
@@ -63,7 +64,8 @@ def local_subset(tmp_path_factory) -> dict[str, list[tuple]]:
 def _on_cluster(address: str, db: Path, stage: str | None = None, files=ALL_FILES):
     from flows.ingest_files import ingest_flow
 
-    return ingest_flow(address)([str(p) for p in files], str(db), False, address, stage, 2)
+    cluster = Cluster(address, stage, 2)
+    return ingest_flow(cluster)(IngestRequest(tuple(str(p) for p in files), str(db), cluster=cluster))
 
 
 def _assert_same_store(db: Path, expected: dict[str, list[tuple]]) -> None:

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
 from elopipe.ingest.watcher import FileOutcome
+from elopipe.jobs.requests import RunRequest
 from elopipe.read.parse import parse_source
 from elopipe.read.sources import Source, discover
 from tests.helpers.paths import REPO
@@ -229,7 +230,9 @@ def test_the_pipeline_takes_a_file_name_that_is_not_utf8(tmp_path: Path) -> None
     odd = os.fsdecode(bytes(tmp_path) + b"/x\xe9.pgn")
     shutil.copy(DATA / "pgn" / "anastasian-lewis.pgn", odd)
     assert path_from_param(path_param(odd)) == odd and path_param(str(PGN)) == str(PGN)
-    summary = pipeline([path_param(odd), path_param(PGN)], str(tmp_path / "s.duckdb"), ["elo"], str(tmp_path / "out"))
+    summary = pipeline(
+        RunRequest((path_param(odd), path_param(PGN)), str(tmp_path / "s.duckdb"), ("elo",), str(tmp_path / "out"))
+    )
     assert sorted(f.status for f in summary.ingest.files) == ["loaded", "loaded"]
     assert str(tmp_path / "x\\xe9.pgn") in [f.name for f in summary.ingest.files]
 

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.ingest import loader
 from elopipe.ingest.driver import ingest_paths
+from elopipe.jobs.requests import RunRequest
 from tests.helpers.paths import REPO
 from tests.helpers.store_rows import db_rows
 
@@ -123,7 +124,7 @@ def test_run_on_a_full_disk_stops_after_ingest_with_one_warning_and_leaves_the_f
     monkeypatch.setattr(loader, "_load", full_for("wchcand22.pgn"))
     db = tmp_path / "s.duckdb"
     files = [PGN / "dortmund.pgn", PGN / "wchcand22.pgn"]
-    summary = pipeline([str(f) for f in files], str(db), ["elo"], str(tmp_path / "out"))
+    summary = pipeline(RunRequest(tuple(str(f) for f in files), str(db), ("elo",), str(tmp_path / "out")))
     assert summary.stopped and "is full" in summary.ingest.failure
     # the file that did not fit has no outcome: a watched inbox keeps it for the next batch
     assert [Path(f.name).name for f in summary.ingest.files] == ["dortmund.pgn"]

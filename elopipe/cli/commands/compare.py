@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, print_table
-from elopipe.store.connect import DEFAULT_DB, open_reader
+from elopipe.jobs.requests import CompareRequest
+from elopipe.jobs.store import DEFAULT_DB
 
 if TYPE_CHECKING:  # Polars is imported inside the command: the first line must come within a second
     import polars as pl
@@ -39,17 +40,14 @@ def compare_command(
 ) -> None:
     """Compare two lists of one date: both ratings, the difference, both ranks, games counted on
     each side and the main cause of each difference; a summary and the ten largest movers each way."""
-    from elopipe.publish.compare import compare, resolve, write_outputs
+    from elopipe.jobs.lists import compare_sides
+    from elopipe.publish.compare import write_outputs
 
-    date = _date(list_date)
-    con = open_reader(db)
-    try:
-        side_a, side_b, date = resolve(con, a, b, date)
-        # the sides and the date first: on a large store the comparison itself takes a while
-        console.print(f"{side_a} (A) against {side_b} (B), list of {date}")
-        cmp = compare(con, side_a, side_b, date)
-    finally:
-        con.close()
+    request = CompareRequest(db, a, b, _date(list_date))
+    # the sides and the date first: on a large store the comparison itself takes a while
+    cmp = compare_sides(
+        request, lambda side_a, side_b, date: console.print(f"{side_a} (A) against {side_b} (B), list of {date}")
+    )
     s = cmp.summary
     console.print(
         f"players compared: {s.compared:,}; changed: {s.changed:,}; mean |B − A|: {s.mean_abs_diff} points; "

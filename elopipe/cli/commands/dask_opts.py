@@ -27,6 +27,7 @@ from elopipe.ingest.scaleout import (
     spec_from,
     worker_count,
 )
+from elopipe.jobs.requests import Cluster
 
 DASK_FLAG = "--dask"
 
@@ -110,9 +111,8 @@ def cluster_address(spec: DaskSpec | None) -> Iterator[DaskSpec | None]:
             yield DaskSpec(address, worker_count(spec.workers), spec.stage)
 
 
-def cluster_args(spec: DaskSpec | None) -> tuple[str | None, str | None, int]:
-    """The `dask_address`, `stage` and `dask_workers` arguments of the flows for `spec` (once
-    `cluster_address` gave it an address)."""
-    if spec is None:
-        return None, None, 0
-    return spec.address, spec.stage, spec.workers or 0
+def cluster_of(spec: DaskSpec | None) -> Cluster | None:
+    """The cluster the jobs' requests name for `spec` (once `cluster_address` gave it an address)."""
+    if spec is None or spec.address is None:
+        return None
+    return Cluster(spec.address, spec.stage, spec.workers or 0)

@@ -7,7 +7,8 @@ from pathlib import Path
 import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console
-from elopipe.store.connect import DEFAULT_DB, open_reader
+from elopipe.jobs.requests import ExportRequest
+from elopipe.jobs.store import DEFAULT_DB
 
 
 @app.command()
@@ -16,11 +17,7 @@ def export(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Write every table as Parquet, partitioned by system and list date where it applies."""
-    from elopipe.publish.export import export_parquet
+    from elopipe.jobs.lists import export as export_job
 
-    con = open_reader(db)
-    try:
-        paths = export_parquet(con, parquet)
-    finally:
-        con.close()
+    paths = export_job(ExportRequest(db, parquet))
     console.print(f"{len(paths)} tables exported to {parquet}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,10 +11,18 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
-from elopipe.cli.commands.dask_opts import cluster_address, dask_option, dask_spec, dask_workers_option, stage_option
+from elopipe.cli.commands.dask_opts import (
+    cluster_address,
+    cluster_of,
+    dask_option,
+    dask_spec,
+    dask_workers_option,
+    stage_option,
+)
+from elopipe.jobs.requests import IngestRequest
+from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
 from elopipe.runtime.heartbeat import Heartbeat
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
 if TYPE_CHECKING:
     from elopipe.ingest.driver import IngestSummary
@@ -43,7 +52,8 @@ def ingest(
     stage: Path | None = stage_option,
 ) -> None:
     """Read PGN and TRF files into the store. Exit 0: all loaded; 1: some partial or rejected; 2: usage."""
-    from elopipe.ingest.driver import ingest_paths
+    from elopipe.jobs.ingest import ingest as ingest_job
+    from elopipe.read.sources import path_param
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
@@ -51,17 +61,15 @@ def ingest(
         raise typer.Exit(2)
     spec = dask_spec(dask, dask_workers, stage)
     if spec is not None:
-        summary = _ingest_on_cluster(paths, db, validate_moves, wait, spec)
+        request = IngestRequest(tuple(path_param(p.resolve()) for p in paths), str(db.resolve()), validate_moves, wait)
+        summary = _ingest_on_cluster(request, db, spec)
     else:
         # on a terminal a progress bar; elsewhere (a pipe, a log) a line every few seconds
         with ProgressLines(enabled=not quiet and not console.is_terminal) as lines:
-            summary = ingest_paths(
-                list(paths),
-                db,
-                validate_moves=validate_moves,
+            summary = ingest_job(
+                IngestRequest(tuple(path_param(p) for p in paths), str(db), validate_moves, wait),
                 progress=not quiet and console.is_terminal,
                 on_wait=lambda msg: err_console.print(f"{msg}", style="yellow"),
-                wait=wait,
                 on_file=lines.file_done,
                 on_sources=lines.start,
             )
@@ -130,16 +138,15 @@ class ProgressLines:
         )
 
 
-def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: float, spec: DaskSpec) -> IngestSummary:
+def _ingest_on_cluster(request: IngestRequest, db: Path, spec: DaskSpec) -> IngestSummary:
     """`ingest` with `--dask`: the `ingest_files` flow on Prefect's Dask task runner (the parse
     tasks run on the cluster; this process is the store's one writer)."""
     import logging
     import os
 
-    from elopipe.read.sources import path_param
+    from elopipe.jobs.store import write_lock
     from elopipe.runtime.errors import first_line
     from elopipe.runtime.interrupt import graceful_stop
-    from elopipe.store.connect import write_lock
     from flows.prefect_env import STAGE_LOGGER, configure, local_run_settings, prefect_api
 
     # This command prints its own table and summary: the flow's stage lines and Prefect's
@@ -151,7 +158,7 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
         # taken here, with the waiting said on the terminal; the flow re-enters it
         with (
             prefect_api() as api,  # the temporary server boots while the flows load
-            write_lock(db, timeout=wait, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")),
+            write_lock(db, timeout=request.wait, on_wait=lambda msg: err_console.print(f"{msg}", style="yellow")),
             cluster_address(spec) as running,
             graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
@@ -159,16 +166,8 @@ def _ingest_on_cluster(paths: list[Path], db: Path, validate_moves: bool, wait: 
             from flows.ingest_files import ingest_flow
 
             api.wait_ready()
-            assert running is not None  # `spec` is set, so `cluster_address` gives one
-            return ingest_flow(running.address)(
-                [path_param(p.resolve()) for p in paths],
-                str(db.resolve()),
-                validate_moves,
-                running.address,
-                running.stage,
-                running.workers or 0,
-                wait,
-            )
+            cluster = cluster_of(running)
+            return ingest_flow(cluster)(dataclasses.replace(request, cluster=cluster))
     except StoreBusyError:
         raise
     except KeyboardInterrupt:

@@ -10,9 +10,10 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.jobs.requests import ListCompareRequest, ListImportRequest
+from elopipe.jobs.store import DEFAULT_DB
 from elopipe.publish.csvsafe import write_csv
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
 
 if TYPE_CHECKING:
     from elopipe.official.list_import import ListImportResult
@@ -45,13 +46,13 @@ def import_cmd(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Import an official list as the list in force on its date (replaces that date's rows)."""
-    from elopipe.official.list_import import import_list
-    from elopipe.store.connect import is_interrupt
+    from elopipe.jobs.lists import import_official
+    from elopipe.jobs.store import is_interrupt
 
     committed: list[ListImportResult] = []
+    request = ListImportRequest(db, file, system, _date(list_date))
     try:
-        with open_writer(db, on_wait=lambda m: err_console.print(f"{m}", style="yellow")) as con:
-            committed.append(import_list(con, file, system, _date(list_date)))
+        import_official(request, lambda m: err_console.print(f"{m}", style="yellow"), committed.append)
         _print_import(committed[0], file, db)
     except BaseException as exc:
         # a Ctrl-C once the import committed (closing the store, printing) stops nothing: say so
@@ -121,14 +122,9 @@ def compare_cmd(
     """Compare the store's computed list for a date with an official list: matches, differences
     (official − computed) with their causes (missing_tournament, extra_tournament, k_mismatch,
     base_correction, unknown), players on one side only."""
-    from elopipe.official.list_compare import compare_lists
+    from elopipe.jobs.lists import compare_official
 
-    when = _date(list_date)
-    con = open_reader(db)
-    try:
-        cmp = compare_lists(con, system, when, file)
-    finally:
-        con.close()
+    cmp = compare_official(ListCompareRequest(db, file, system, _date(list_date)))
     counts = cmp.counts()
     if cmp.skips.height:
         from elopipe.official.list_import import SKIP_REASONS

@@ -9,12 +9,14 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.jobs.requests import PlayerRequest
+from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:  # imported inside the command: the first line must come within a second
-    import duckdb
+    import polars as pl
 
+    from elopipe.jobs.player import PlayerView
     from elopipe.publish.history_compare import PlayerComparison
 
 
@@ -37,43 +39,35 @@ def player(
 ) -> None:
     """A player's rating history: per list rating, games, K, change, tournaments; chart + HTML.
     With --compare B: both sides' ratings, B − A and games on each side per list, two lines on the chart."""
-    from elopipe.cli.commands.report import check_held, check_system
-    from elopipe.publish.history import find_player, player_info, tournaments_frame, write_player_page
-    from elopipe.publish.history_compare import player_comparison
+    from elopipe.cli.commands.report import check_system
+    from elopipe.jobs.player import player as player_job
 
     if chart not in ("png", "svg"):
         err_console.print("--chart must be png or svg", style="red")
         raise typer.Exit(2)
     check_system(system)
-    con = open_reader(db)
+    request = PlayerRequest(db, ref, system, compare, out, chart, all_months)
     try:
-        check_held(con, system)
-        pid = find_player(con, ref)
-        info = player_info(con, pid)
-        cmp = None if compare is None else player_comparison(con, pid, system, compare)
-        if cmp is None:
-            _history_table(con, pid, system, str(info["name"]), all_months)
-        else:
-            _compare_table(cmp, str(info["name"]), all_months)
-        tours = tournaments_frame(con, pid)
-        console.print(f"{plural(tours.height, 'tournament')} played: " + "; ".join(str(n) for n in tours["name"]))
-        paths = write_player_page(
-            con, pid, system, out / "players" / system, chart_format=chart, all_months=all_months, compare=cmp
-        )
+        paths = player_job(request, lambda view: _show(view, system, all_months))
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
-    finally:
-        con.close()
     for p in paths:
         console.print(f"written {p}")
 
 
-def _history_table(con: duckdb.DuckDBPyConnection, pid: int, system: str, name: str, all_months: bool) -> None:
-    """The player's lists under `system` (`history.history_frame`): rating, games, K, change, flags, tournaments."""
-    from elopipe.publish.history import history_frame
+def _show(view: PlayerView, system: str, all_months: bool) -> None:
+    if view.comparison is None:
+        assert view.history is not None  # the job gives one of the two
+        _history_table(view.history, system, view.name)
+    else:
+        _compare_table(view.comparison, view.name, all_months)
+    tours = view.tournaments
+    console.print(f"{plural(tours.height, 'tournament')} played: " + "; ".join(str(n) for n in tours["name"]))
 
-    hist = history_frame(con, pid, system, all_months=all_months)
+
+def _history_table(hist: pl.DataFrame, system: str, name: str) -> None:
+    """The player's lists under `system` (`history.history_frame`): rating, games, K, change, flags, tournaments."""
     table = Table(title=f"{name} ({system})")
     for col in ("list", "rating", "games", "K", "change", "flags", "tournaments rated"):
         table.add_column(col, justify="left" if col in ("list", "flags", "tournaments rated") else "right")

@@ -12,15 +12,13 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
-from elopipe.cli.commands.sql import wait_for_writer
-from elopipe.publish.csvsafe import write_csv
+from elopipe.jobs.requests import DiffRequest, PublishRequest
+from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:
-    import duckdb
-
     from elopipe.cli.commands.live_status import LiveStatus
+    from elopipe.jobs.publish import Diff
 
 
 @app.command()
@@ -50,12 +48,9 @@ def publish(
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
     from elopipe.cli.commands.live_status import LiveStatus
-    from elopipe.publish import LIST_FORMATS, write_list
+    from elopipe.jobs.publish import diff_lists, publish_lists
+    from elopipe.publish import LIST_FORMATS
     from elopipe.publish.atomic import describe
-    from elopipe.publish.lists import list_dates
-    from elopipe.publish.manifest import recording
-    from elopipe.publish.outputs import player_page_links
-    from elopipe.publish.plan import publish_recorded
 
     if list_date and all_lists:
         err_console.print("give --list-date or --all, not both", style="red")
@@ -76,43 +71,23 @@ def publish(
             err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
             raise typer.Exit(2) from None
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
-    if diff is None or _needs_db(diff):
-        wait_for_writer(db, wait)  # as `sql` and `ingest` do: an ingest or a run may be writing
-    con = open_reader(db) if diff is None or _needs_db(diff) else None
+    on_wait = functools.partial(err_console.print, style="yellow")
     try:
         if diff is not None:
-            _print_diff(con, system, diff[0], diff[1], out)
+            _print_diff(diff_lists(DiffRequest(db, system, diff[0], diff[1], out, wait), on_wait), system, diff)
             return
-        assert con is not None
-        if all_lists:
-            dates = list_dates(con, system)
-        if dates is None:
-            known = list_dates(con, system)
-            dates = known[-1:]
-        if not dates:
-            err_console.print(f"no rating list for system {system} in {db}", style="red")
-            raise typer.Exit(1)
-        # a publish left pending by a kill or a full disk is finished first (with --full, in the
-        # same pass as the lists asked for); a file whose content is unchanged is not rewritten
-        with recording(out) as manifest, LiveStatus(err_console) as live:
-            progress = functools.partial(_progress, live, system)
-            paths, resumed = publish_recorded(con, db, system, out, dates if full else [], progress=progress)
-            if not full:  # the player pages a full publish wrote stay linked from the list page
-                links = player_page_links(out, system)
-                for d in dates:
-                    paths.extend(write_list(con, system, d, out / "lists", fmts, links))
-        paths = list(dict.fromkeys(paths))
-        kept = len(paths) - len(changed := [p for p in paths if manifest.relative(p) in manifest.changed])
-        paths = changed
+        request = PublishRequest(
+            db, system, out, None if dates is None else tuple(dates), all_lists, tuple(fmts), full, wait
+        )
+        with LiveStatus(err_console) as live:
+            done = publish_lists(request, functools.partial(_progress, live, system), on_wait)
     except (LookupError, ValueError) as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     except OSError as exc:
         err_console.print(f"{describe(exc)}", style="red", soft_wrap=True)
         raise typer.Exit(1) from None
-    finally:
-        if con is not None:
-            con.close()
+    paths, kept, resumed = done.paths, done.kept, done.resumed
     if resumed:
         console.print(
             f"finished an interrupted publish: {plural(len(resumed), 'list')} ({resumed[0]} .. {resumed[-1]})"
@@ -130,22 +105,10 @@ def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
     live.progress(f"publish {system} {bar(done, total)} lists, reports and player pages")
 
 
-def _needs_db(diff: tuple[str, str]) -> bool:
-    for ref in diff:
-        try:
-            dt.date.fromisoformat(ref)
-            return True
-        except ValueError:
-            continue
-    return False
-
-
-def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, ref_b: str, out: Path) -> None:
-    from elopipe.publish.diff import diff_file_name, diff_lists
-
-    df = diff_lists(con, system, ref_a, ref_b)
+def _print_diff(done: Diff, system: str, refs: tuple[str, str]) -> None:
+    df = done.frame
     counts = {s: df.filter(df["status"] == s).height for s in ("new", "changed", "delisted", "dropped")}
-    table = Table(title=f"{system}: {ref_a} -> {ref_b}")
+    table = Table(title=f"{system}: {refs[0]} -> {refs[1]}")
     for col in ("status", "fide_id", "name", "rating_a", "rating_b", "delta", "games_b", "change_b"):
         table.add_column(col, justify="left" if col in ("status", "name") else "right")
     for r in df.filter(df["status"] != "unchanged").iter_rows(named=True):
@@ -162,7 +125,4 @@ def _print_diff(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, 
         )
     print_table(table)
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / diff_file_name(system, ref_a, ref_b)
-    write_csv(df, path)
-    console.print(f"diff written to {path}")
+    console.print(f"diff written to {done.path}")

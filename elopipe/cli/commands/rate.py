@@ -17,11 +17,12 @@ import typer
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option, takes_ro_from
+from elopipe.jobs.requests import RateRequest
+from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
 from elopipe.rating import systems
 from elopipe.rating.faults import REASON_PREFIX
-from elopipe.rating.run import parse_month, rate
-from elopipe.rating.scenarios import ScenarioError, missing_standard, scenario_system, split_system
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError, open_writer
+from elopipe.rating.run import parse_month
+from elopipe.rating.scenarios import ScenarioError, scenario_system, split_system
 
 
 @app.command("rate")
@@ -85,6 +86,49 @@ def rate_command(
     A scenario keeps its definition: run again without --rules or options, it is rated under
     its stored ones; other rules or options are refused.
     """
+    from elopipe.jobs.rate import rate_system
+    from elopipe.rating.param_checks import ParamError
+
+    request = _request(system, db, through, scenario, rules, v2022_cap_lower, unknown_tc, no_moves, ro_from, param)
+    system, month = request.system, request.through
+    try:
+        outcome = rate_system(request, on_wait=lambda m: err_console.print(m))
+    except (ScenarioError, ParamError) as exc:  # a scenario defined otherwise: a usage error, exit 2
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(exc.exit_code) from None
+    except (ValueError, StoreBusyError, FileNotFoundError) as exc:
+        err_console.print(f"error: {exc}", style="red")
+        raise typer.Exit(1) from None
+    if outcome.summary is None:
+        console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
+        return
+    summary, missing = outcome.summary, outcome.missing_standard
+    _print(summary, month)
+    if missing:
+        name = system.partition("@")[2]
+        err_console.print(
+            f"note: {system} credits standard ratings from {' or '.join(missing)}, which the store does not hold:"
+            f" no computed standard rating is credited (rate `--system {missing[0].partition('@')[0]}"
+            f" --scenario {name}` first to credit them)",
+            style="yellow",
+            soft_wrap=True,
+        )
+
+
+def _request(
+    system: str,
+    db: str,
+    through: str | None,
+    scenario: str | None,
+    rules: str | None,
+    v2022_cap_lower: bool,
+    unknown_tc: str | None,
+    no_moves: str | None,
+    ro_from: str | None,
+    param: list[str] | None,
+) -> RateRequest:
+    """The options of `rate`, checked, as the rating job's request; a bad one is a usage error:
+    one line, exit 2."""
     from elopipe.rating.param_checks import ParamError, parse_param, rules_name
 
     system = _system_key(system, scenario)
@@ -132,29 +176,7 @@ def rate_command(
     except ParamError as exc:
         err_console.print(f"error: {exc}", style="red")
         raise typer.Exit(2) from None
-    try:
-        with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
-            if not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
-                console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
-                return
-            summary = rate(con, system, through=month, rules=rules, defaults=defaults, **params)
-            missing = missing_standard(con, system)
-    except (ScenarioError, ParamError) as exc:  # a scenario defined otherwise: a usage error, exit 2
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(exc.exit_code) from None
-    except (ValueError, StoreBusyError, FileNotFoundError) as exc:
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(1) from None
-    _print(summary, month)
-    if missing:
-        name = system.partition("@")[2]
-        err_console.print(
-            f"note: {system} credits standard ratings from {' or '.join(missing)}, which the store does not hold:"
-            f" no computed standard rating is credited (rate `--system {missing[0].partition('@')[0]}"
-            f" --scenario {name}` first to credit them)",
-            style="yellow",
-            soft_wrap=True,
-        )
+    return RateRequest(db, system, month, rules, params, defaults, skip_empty=True)
 
 
 # What the command's own options set: never an engine option (`rate(con, system, ...)`)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -9,11 +10,12 @@ import typer
 from rich.text import Text
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.jobs.requests import ReportRequest
+from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, open_reader
 
 if TYPE_CHECKING:  # imported inside the commands: the first line must come within a second
-    import duckdb
+    from elopipe.jobs.report import TournamentView
 
 
 @app.command()
@@ -30,93 +32,58 @@ def report(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
-    import polars as pl
-
-    from elopipe.identity.events import event_of
-    from elopipe.publish.legend import legend
-    from elopipe.publish.norms_report import norm_section, section_lines
-    from elopipe.publish.report_header import HEADER_FIELDS, report_header
-    from elopipe.publish.reports import (
-        canonical_event,
-        ffe_frame,
-        match_tournament,
-        nothing_rated_reason,
-        performance_frame,
-        rated_tournaments,
-        rich_ffe_table,
-        rich_table,
-        tournament_info,
-        write_report,
-    )
+    from elopipe.jobs.report import NothingRated
+    from elopipe.jobs.report import report as report_job
+    from elopipe.publish.reports import rich_table
 
     if (tournament is None) == (not all_rated):
         err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
     check_system(system)
-    con = open_reader(db)
-    target = out / "reports" / system
+    request = ReportRequest(db, system, None if all_rated else tournament, out)
     try:
-        if all_rated:
-            ids = rated_tournaments(con, system)
-        else:
-            assert tournament is not None  # checked above: --tournament is given without --all
-            asked = match_tournament(con, tournament)
-            canonical = canonical_event(con, asked) or asked
-            ids = [event_of(con, canonical)]
-            if canonical != asked:
-                err_console.print(
-                    f"tournament {asked} is a duplicate export of tournament {canonical}: reporting {canonical}",
-                    style="yellow",
-                )
-            if ids[0] != canonical:
-                err_console.print(
-                    f"tournament {canonical} is a part of event {ids[0]}, held in several files: reporting the event",
-                    style="yellow",
-                )
-        if not ids:
-            err_console.print(
-                f"nothing is rated under {system!r} in {db}: run `elopipe rate --system {system}` first", style="red"
-            )
-            raise typer.Exit(1)
-        written = []
-        for tid in ids:
-            if not all_rated:
-                name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
-                why = nothing_rated_reason(con, tid, system)
-                if why is not None:
-                    if why.participants:
-                        print_table(rich_table(performance_frame(con, tid, system), f"{name} – participants"))
-                    err_console.print(Text(f"{why.text}; no report written"), style="yellow")
-                    raise typer.Exit(1)
-                header = report_header(con, tid, system)
-                console.print(Text(name, style="bold"))
-                fields = [f"{label}: {header[key]}" for key, label in HEADER_FIELDS if key in header]
-                console.print(Text("  ".join(fields)))
-                # numbers and names are never cut: the table may be wider than a narrow terminal
-                ffe = ffe_frame(con, tid, system)
-                perf = performance_frame(con, tid, system)
-                if ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
-                    print_table(rich_ffe_table(ffe, f"{name} – {system}"))
-                    # the FFE working has rated players only: the others and why, as in the FIDE table
-                    for r in perf.filter(pl.col("no_rating_reason").is_not_null()).iter_rows(named=True):
-                        console.print(Text(f"  SNo {r['start_rank']} {r['name']}: {r['no_rating_reason']}"))
-                else:
-                    print_table(rich_table(perf, f"{name} – {system}"))
-                norm_lines = section_lines(norm_section(con, tid, system))
-                if norm_lines:
-                    console.print(Text("Norms (FIDE B.01): made, missed by one clause or half a point, or undecided"))
-                for line in norm_lines:
-                    console.print(Text(line))
-                if show_legend:
-                    for term, meaning in legend(system):
-                        console.print(Text(f"  {term}: {meaning}", style="dim"))
-            written.extend(write_report(con, tid, system, target))
+        done = report_job(request, lambda note: err_console.print(note, style="yellow"), _show(system, show_legend))
+    except NothingRated as exc:
+        if exc.participants is not None:
+            print_table(rich_table(exc.participants, f"{exc.name} – participants"))
+        err_console.print(Text(f"{exc}; no report written"), style="yellow")
+        raise typer.Exit(1) from None
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
-    finally:
-        con.close()
-    console.print(f"{plural(len(ids), 'report')}, {plural(len(written), 'file')} written under {target}")
+    console.print(f"{plural(len(done.ids), 'report')}, {plural(len(done.written), 'file')} written under {done.target}")
+
+
+def _show(system: str, show_legend: bool) -> Callable[[TournamentView], None]:
+    """How `report` prints one tournament: its name, header, table (numbers and names are never
+    cut: the table may be wider than a narrow terminal), Norms section and legend."""
+
+    def show(view: TournamentView) -> None:
+        import polars as pl
+
+        from elopipe.publish.legend import legend
+        from elopipe.publish.report_header import HEADER_FIELDS
+        from elopipe.publish.reports import rich_ffe_table, rich_table
+
+        console.print(Text(view.name, style="bold"))
+        fields = [f"{label}: {view.header[key]}" for key, label in HEADER_FIELDS if key in view.header]
+        console.print(Text("  ".join(fields)))
+        if view.ffe.height:  # FFE systems: X, p, Z, P, method (no We/K/Chg/Rp)
+            print_table(rich_ffe_table(view.ffe, f"{view.name} – {system}"))
+            # the FFE working has rated players only: the others and why, as in the FIDE table
+            for r in view.perf.filter(pl.col("no_rating_reason").is_not_null()).iter_rows(named=True):
+                console.print(Text(f"  SNo {r['start_rank']} {r['name']}: {r['no_rating_reason']}"))
+        else:
+            print_table(rich_table(view.perf, f"{view.name} – {system}"))
+        if view.norm_lines:
+            console.print(Text("Norms (FIDE B.01): made, missed by one clause or half a point, or undecided"))
+        for line in view.norm_lines:
+            console.print(Text(line))
+        if show_legend:
+            for term, meaning in legend(system):
+                console.print(Text(f"  {term}: {meaning}", style="dim"))
+
+    return show
 
 
 def check_system(system: str) -> None:
@@ -129,14 +96,4 @@ def check_system(system: str) -> None:
     base, _ = scenarios.split_system(system)
     if base not in systems.names():
         err_console.print(f"unknown rating system {system!r}: use one of {', '.join(systems.names())}", style="red")
-        raise typer.Exit(2)
-
-
-def check_held(con: duckdb.DuckDBPyConnection, system: str) -> None:
-    """Refuse a system (or scenario) of which the store holds no list: one line naming the ones it
-    holds, exit 2."""
-    held = [r[0] for r in con.execute("SELECT DISTINCT system FROM rating_lists ORDER BY system").fetchall()]
-    if system not in held:
-        has = f"systems it has: {', '.join(held)}" if held else "it holds no list yet: run `elopipe rate` first"
-        err_console.print(f"the store has no list for {system!r}; {has}", style="red")
         raise typer.Exit(2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import time
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ import typer
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
-    cluster_args,
+    cluster_of,
     dask_option,
     dask_spec,
     dask_workers_option,
@@ -22,11 +23,12 @@ from elopipe.cli.commands.dask_opts import (
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option
 from elopipe.ingest.scaleout import DaskSpec
+from elopipe.jobs.requests import RunRequest
+from elopipe.jobs.store import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 from elopipe.rating import systems as registry
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
 
 if TYPE_CHECKING:
     from elopipe.cli.commands.live_status import LiveStatus
@@ -134,7 +136,7 @@ def run(
     exit_if_api_unreachable()
 
     from elopipe.cli.commands.live_status import LiveStatus
-    from elopipe.store.connect import write_lock
+    from elopipe.jobs.store import write_lock
 
     # The first line comes before Prefect is imported or started (that takes seconds).
     with LiveStatus(err_console) as live:
@@ -142,28 +144,20 @@ def run(
         # The lock is taken before Prefect starts (the flow re-enters it in this process): a busy
         # store is reported at once, in one line, without Prefect's start-up or its traceback.
         with write_lock(db, timeout=lock_timeout, on_wait=lambda msg: live.line(msg, "yellow")):
-            job = RunJob(
-                paths, db, out, systems, through_date, validate_moves, lock_timeout, max_lists, spec, policy, ro_policy
+            request = RunRequest(
+                tuple(path_param(p.resolve()) for p in paths),
+                str(db.resolve()),
+                tuple(systems),
+                str(out.resolve()),
+                through_date,
+                validate_moves,
+                lock_timeout,
+                max_lists,
+                policy,
+                ro_policy,
             )
-            summary, timing = _run_pipeline(job, live, verbose)
+            summary, timing = _run_pipeline(request, spec, live, verbose)
     _report(summary, db, timing)
-
-
-@dataclass(frozen=True)
-class RunJob:
-    """The arguments of one `run`, checked."""
-
-    paths: list[Path]
-    db: Path
-    out: Path
-    systems: list[str]
-    through: dt.date | None
-    validate_moves: bool
-    lock_timeout: float | None
-    max_lists: int | None
-    spec: DaskSpec | None
-    no_moves: str
-    ro_from: str = "list"
 
 
 @dataclass(frozen=True)
@@ -176,10 +170,12 @@ class Timing:
     end: float
 
 
-def _run_pipeline(job: RunJob, live: LiveStatus, verbose: bool) -> tuple[PipelineSummary, Timing]:
+def _run_pipeline(
+    request: RunRequest, spec: DaskSpec | None, live: LiveStatus, verbose: bool
+) -> tuple[PipelineSummary, Timing]:
     """`run` once the store's write lock is held: Prefect's API (a temporary server, started now,
-    unless one is configured), then the `pipeline` flow; parsing on the Dask cluster of
-    `job.spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
+    unless one is configured), then the `pipeline` flow on `request`; parsing on the Dask cluster
+    of `spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
     second one aborts at once."""
     from elopipe.runtime.interrupt import graceful_stop, stop_requested
     from flows.prefect_env import configure, local_run_settings, prefect_api, quiet_prefect_console
@@ -202,20 +198,8 @@ def _run_pipeline(job: RunJob, live: LiveStatus, verbose: bool) -> tuple[Pipelin
             if stop_requested():  # Ctrl-C while Prefect started: nothing read yet
                 err_console.print("stopped (Ctrl-C) before any file was read", style="yellow")
                 raise typer.Exit(130)
-            with local_run_settings(), cluster_address(job.spec) as cluster:
-                summary = pipeline(
-                    [path_param(p.resolve()) for p in job.paths],
-                    str(job.db.resolve()),
-                    job.systems,
-                    str(job.out.resolve()),
-                    job.through,
-                    job.validate_moves,
-                    job.lock_timeout,
-                    job.max_lists,
-                    *cluster_args(cluster),
-                    no_moves=job.no_moves,
-                    ro_from=job.ro_from,
-                )
+            with local_run_settings(), cluster_address(spec) as cluster:
+                summary = pipeline(dataclasses.replace(request, cluster=cluster_of(cluster)))
     except (ElopipeError, typer.Exit):
         raise  # the CLI prints it (elopipe.cli.app); an Exit is a status already said
     except KeyboardInterrupt:

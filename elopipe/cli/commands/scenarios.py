@@ -14,7 +14,8 @@ import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
-from elopipe.store.connect import DEFAULT_DB, open_reader, open_writer
+from elopipe.jobs.requests import ScenarioRequest
+from elopipe.jobs.store import DEFAULT_DB
 
 scenarios_app = typer.Typer(
     help="What-if scenarios made by `elopipe rate --scenario NAME`: list, show, drop.", no_args_is_help=True
@@ -28,13 +29,9 @@ _NAME = typer.Argument(..., help="The scenario's NAME (all its systems) or one S
 @scenarios_app.command("list")
 def list_scenarios(db: Path = _DB) -> None:
     """Every scenario: its system, rules, options, and the lists it holds."""
-    from elopipe.rating.scenarios import overview
+    from elopipe.jobs.players import scenarios
 
-    con = open_reader(db)
-    try:
-        df = overview(con)
-    finally:
-        con.close()
+    df = scenarios(ScenarioRequest(db))
     if df.height == 0:
         console.print(f"no scenario in {db} (make one with `elopipe rate --system fide --scenario NAME --rules V2017`)")
         return
@@ -59,13 +56,9 @@ def list_scenarios(db: Path = _DB) -> None:
 @scenarios_app.command("show")
 def show(name: str = _NAME, db: Path = _DB) -> None:
     """A scenario's definition (base system, rules, options, through, when made) and its lists."""
-    from elopipe.rating.scenarios import overview
+    from elopipe.jobs.players import scenarios
 
-    con = open_reader(db)
-    try:
-        df = overview(con, name)
-    finally:
-        con.close()
+    df = scenarios(ScenarioRequest(db, name))
     if df.height == 0:
         raise _no_such(name, db)
     for r in df.iter_rows(named=True):
@@ -90,12 +83,12 @@ def drop(name: str = _NAME, db: Path = _DB) -> None:
 
     Every table keyed by system loses the scenario's rows; the official lists are never touched.
     """
-    from elopipe.rating import scenarios
+    from elopipe.jobs.players import drop_scenario
+    from elopipe.rating.scenarios import NoSuchScenario
 
     try:
-        with open_writer(db, on_wait=lambda m: err_console.print(m)) as con:
-            deleted = scenarios.drop(con, name)
-    except scenarios.NoSuchScenario:
+        deleted = drop_scenario(ScenarioRequest(db, name), lambda m: err_console.print(m))
+    except NoSuchScenario:
         raise _no_such(name, db) from None
     total = sum(deleted.values())
     detail = ", ".join(f"{t} {n}" for t, n in sorted(deleted.items()))

@@ -15,7 +15,7 @@ import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
-from elopipe.store.connect import DEFAULT_DB, check_store_path
+from elopipe.jobs.store import DEFAULT_DB, check_store_path
 
 if TYPE_CHECKING:
     from prefect.runner import Runner

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import sys
-import time
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, plain_console
+from elopipe.jobs.requests import SqlRequest
+from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, StoreBusyError
 
 
 @app.command()
@@ -34,13 +35,13 @@ def sql(
     lets one process write a file or several read it, not both: while an ingest or run writes,
     the query waits (`--wait`).
     """
+    from elopipe.jobs.sql import query as run_query
     from elopipe.publish.sqlcli import (
         FORMATS,
         QueryError,
         QueryInterrupted,
         check_query,
         fetch_batches,
-        open_query,
         write_csv,
         write_json,
     )
@@ -48,10 +49,10 @@ def sql(
     if fmt not in FORMATS:
         err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
         raise typer.Exit(2)
-    check_query(query)
-    wait_for_writer(db, wait)
+    check_query(query)  # before waiting: a query refused is refused at once
+    on_wait = functools.partial(err_console.print, style="yellow")
     try:
-        with open_query(db, query, timeout=timeout or None) as (cols, cur):
+        with run_query(SqlRequest(db, query, timeout or None, wait), on_wait) as (cols, cur):
             if fmt == "csv":
                 write_csv(sys.stdout, cols, fetch_batches(cur) if cols else [])
             elif fmt == "json":
@@ -64,28 +65,6 @@ def sql(
     except QueryError as exc:
         err_console.print(f"query failed: {exc}", style="red")
         raise typer.Exit(1) from None
-
-
-def wait_for_writer(db: Path, wait: float) -> None:
-    """Return once `db` can be opened read-only, or after `wait` seconds (the query then reports
-    the busy store). A missing store is left to the query to report. Also `publish --wait`."""
-    from elopipe.store.connect import open_reader
-
-    deadline = time.monotonic() + wait
-    told = False
-    while True:
-        try:
-            open_reader(db).close()
-            return
-        except StoreBusyError:
-            if time.monotonic() >= deadline:
-                return
-            if not told:
-                err_console.print(f"another process is writing {db}: waiting up to {wait:g} s ...", style="yellow")
-                told = True
-            time.sleep(0.5)
-        except Exception:  # missing, not a store: the query says so
-            return
 
 
 def _print_table(cols: list[str], cur: object, limit: int) -> None:

@@ -13,7 +13,7 @@ import typer
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
-    cluster_args,
+    cluster_of,
     dask_option,
     dask_spec,
     dask_workers_option,
@@ -29,10 +29,11 @@ from elopipe.cli.commands.run import (
     parse_through,
 )
 from elopipe.ingest.scaleout import DaskSpec
+from elopipe.jobs.requests import RunRequest
+from elopipe.jobs.store import DEFAULT_DB, check_store
 from elopipe.read.sources import path_param
 from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.runtime.words import plural
-from elopipe.store.connect import DEFAULT_DB, check_store
 
 if TYPE_CHECKING:
     from elopipe.cli.commands.live_status import LiveStatus
@@ -157,11 +158,11 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
 
         def run_batch(files: list[Path]) -> dict[Path, FileOutcome]:
             live.line(f"{plural(len(files), 'new file')}: {', '.join(f.name for f in files)}")
-            address, stage_dir, workers = cluster_args(cluster)
-            summary = pipeline(
-                [path_param(f) for f in files], args.db, args.systems, args.out, args.through,
-                max_lists=args.max_lists, dask_address=address, stage=stage_dir, dask_workers=workers,
+            request = RunRequest(
+                tuple(path_param(f) for f in files), args.db, tuple(args.systems), args.out, args.through,
+                max_lists=args.max_lists, cluster=cluster_of(cluster),
             )  # fmt: skip
+            summary = pipeline(request)
             live.step(waiting)
             return outcomes_by_path(files, summary.ingest.files)
 

@@ -1,0 +1,80 @@
+"""The player job: a player's rating history (against another side when asked), read-only, and
+his page with its chart under `OUT/players/SYSTEM` (`elopipe.publish.history`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from elopipe.jobs.requests import PlayerRequest
+from elopipe.runtime.errors import ElopipeError
+
+if TYPE_CHECKING:
+    import duckdb
+    import polars as pl
+
+    from elopipe.publish.history_compare import PlayerComparison
+
+
+class SystemNotHeld(ElopipeError):
+    """A system (or scenario) of which the store holds no list: a usage error."""
+
+    exit_code = 2
+
+
+def check_held(con: duckdb.DuckDBPyConnection, system: str) -> None:
+    """Raise `SystemNotHeld`, naming the systems the store holds, when it holds no list of `system`."""
+    held = [r[0] for r in con.execute("SELECT DISTINCT system FROM rating_lists ORDER BY system").fetchall()]
+    if system not in held:
+        has = f"systems it has: {', '.join(held)}" if held else "it holds no list yet: run `elopipe rate` first"
+        raise SystemNotHeld(f"the store has no list for {system!r}; {has}")
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """A player's history as the terminal shows it: his `name`; `history`, his lists under the
+    system (`history.history_frame`), or `comparison` against another side; the `tournaments`
+    he played (`history.tournaments_frame`)."""
+
+    name: str
+    history: pl.DataFrame | None
+    comparison: PlayerComparison | None
+    tournaments: pl.DataFrame
+
+
+def player(request: PlayerRequest, show: Callable[[PlayerView], None]) -> list[Path]:
+    """Find the player `request.ref`, hand his history to `show`, then write his page and chart;
+    returns the files written. Raises `SystemNotHeld`, and LookupError for a player the store
+    does not hold (or a side of `--compare` it does not)."""
+    from elopipe.publish.history import (
+        find_player,
+        history_frame,
+        player_info,
+        tournaments_frame,
+        write_player_page,
+    )
+    from elopipe.publish.history_compare import player_comparison
+    from elopipe.store.connect import open_reader
+
+    system = request.system
+    con = open_reader(request.db)
+    try:
+        check_held(con, system)
+        pid = find_player(con, request.ref)
+        info = player_info(con, pid)
+        cmp = None if request.compare is None else player_comparison(con, pid, system, request.compare)
+        hist = history_frame(con, pid, system, all_months=request.all_months) if cmp is None else None
+        show(PlayerView(str(info["name"]), hist, cmp, tournaments_frame(con, pid)))
+        return write_player_page(
+            con,
+            pid,
+            system,
+            request.out / "players" / system,
+            chart_format=request.chart,
+            all_months=request.all_months,
+            compare=cmp,
+        )
+    finally:
+        con.close()

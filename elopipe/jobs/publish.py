@@ -1,0 +1,141 @@
+"""The publish jobs: a system's lists (and, as `run` publishes them, reports and player pages)
+into an output folder, two lists compared, and one system's changed lists for the `publish`
+flow. Each owns its store connection."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from elopipe.jobs.requests import DiffRequest, PublishRequest
+from elopipe.jobs.store import wait_for_writer
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from elopipe.publish.plan import SystemPublish
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Published:
+    """What `publish_lists` wrote: the files whose content changed, in order; how many it found
+    unchanged (`kept`, not rewritten); the lists of an interrupted publish it finished."""
+
+    paths: list[Path]
+    kept: int
+    resumed: list[dt.date]
+
+
+def publish_lists(
+    request: PublishRequest, progress: Progress | None = None, on_wait: Callable[[str], None] | None = None
+) -> Published:
+    """Publish `request.system`'s lists (`PublishRequest`) on a read-only connection, after
+    waiting up to `request.wait` seconds for a process writing the store; a publish left pending
+    by a kill or a full disk is finished first (with `full`, in the same pass as the lists asked
+    for); a file whose content is unchanged is not rewritten (`elopipe.publish.manifest`).
+    `progress(done, total)` hears how far a full publish is, `on_wait` of a writer. Raises LookupError when the system
+    has no list (or none of a date asked for), ValueError for a bad list, OSError when a file
+    cannot be written."""
+    from elopipe.publish import write_list
+    from elopipe.publish.lists import list_dates
+    from elopipe.publish.manifest import recording
+    from elopipe.publish.outputs import player_page_links
+    from elopipe.publish.plan import publish_recorded
+    from elopipe.store.connect import open_reader
+
+    db, system, out = request.db, request.system, request.out
+    wait_for_writer(db, request.wait, on_wait or _ignore)  # an ingest or a run may be writing
+    con = open_reader(db)
+    try:
+        dates = list(request.dates) if request.dates is not None else None
+        if request.all_lists:
+            dates = list_dates(con, system)
+        if dates is None:
+            dates = list_dates(con, system)[-1:]
+        if not dates:
+            raise LookupError(f"no rating list for system {system} in {db}")
+        with recording(out) as manifest:
+            paths, resumed = publish_recorded(con, db, system, out, dates if request.full else [], progress=progress)
+            if not request.full:  # the player pages a full publish wrote stay linked from the list page
+                links = player_page_links(out, system)
+                for d in dates:
+                    paths.extend(write_list(con, system, d, out / "lists", list(request.formats), links))
+    finally:
+        con.close()
+    paths = list(dict.fromkeys(paths))
+    changed = [p for p in paths if manifest.relative(p) in manifest.changed]
+    return Published(changed, len(paths) - len(changed), resumed)
+
+
+def needs_store(diff: tuple[str, str]) -> bool:
+    """Whether a `--diff` names a list date of the store (else two published files)."""
+    for ref in diff:
+        try:
+            dt.date.fromisoformat(ref)
+            return True
+        except ValueError:
+            continue
+    return False
+
+
+@dataclass(frozen=True)
+class Diff:
+    """Two lists compared (`elopipe.publish.diff.diff_lists`: one row per player, its `status`)
+    and the CSV it was written to."""
+
+    frame: pl.DataFrame
+    path: Path
+
+
+def diff_lists(request: DiffRequest, on_wait: Callable[[str], None] | None = None) -> Diff:
+    """Compare two lists (`DiffRequest`), reading the store (read-only) only when a side is one
+    of its list dates, and write the differences as CSV into `request.out`. Raises LookupError
+    or ValueError for a list that is not there."""
+    from elopipe.publish.csvsafe import write_csv
+    from elopipe.publish.diff import diff_file_name
+    from elopipe.publish.diff import diff_lists as compare_lists
+    from elopipe.store.connect import open_reader
+
+    con = None
+    if needs_store((request.ref_a, request.ref_b)):
+        wait_for_writer(request.db, request.wait, on_wait or _ignore)
+        con = open_reader(request.db)
+    try:
+        df = compare_lists(con, request.system, request.ref_a, request.ref_b)
+    finally:
+        if con is not None:
+            con.close()
+    request.out.mkdir(parents=True, exist_ok=True)
+    path = request.out / diff_file_name(request.system, request.ref_a, request.ref_b)
+    write_csv(df, path)
+    return Diff(df, path)
+
+
+def publish_changed(
+    db: str,
+    system: str,
+    out: str,
+    changed: list[dt.date] | None,
+    max_lists: int | None,
+    own_run: int | None,
+    progress: Progress | None = None,
+) -> SystemPublish:
+    """One system's part of the `publish` flow (`elopipe.publish.plan.publish_changed`). A writer
+    connection, not a reader: inside `pipeline` this process already holds the store's lock,
+    and DuckDB refuses a read-only connection next to a read-write one. Raises LookupError
+    when the system has no list, or none at one of `changed`; OSError when a file cannot be
+    written."""
+    from elopipe.publish import plan as publish_plan
+    from elopipe.store.connect import open_writer
+
+    with open_writer(db) as con:
+        return publish_plan.publish_changed(con, db, system, Path(out), changed, max_lists, own_run, progress=progress)
+
+
+def _ignore(_message: str) -> None:
+    pass

@@ -1,0 +1,115 @@
+"""The report job: a tournament's performance report (or every tournament's of a system) from
+the store, read-only, into `OUT/reports/SYSTEM` (`elopipe.publish.reports`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from elopipe.jobs.requests import ReportRequest
+from elopipe.runtime.errors import ElopipeError
+
+if TYPE_CHECKING:
+    import polars as pl
+
+
+@dataclass(frozen=True)
+class TournamentView:
+    """One tournament's report as the terminal shows it: its `name`, the `header` fields
+    (`elopipe.publish.report_header`), the FFE working (`ffe`: empty for the other systems), the
+    performance table (`perf`) and the lines of its Norms section."""
+
+    name: str
+    header: dict[str, Any]
+    ffe: pl.DataFrame
+    perf: pl.DataFrame
+    norm_lines: list[str]
+
+
+class NothingRated(ElopipeError):
+    """A tournament of which nothing is rated under the system: the reason (`str`), the
+    tournament's `name` and its `participants` table when it has participants (else None)."""
+
+    def __init__(self, text: str, name: str, participants: pl.DataFrame | None) -> None:
+        super().__init__(text)
+        self.name, self.participants = name, participants
+
+
+class NothingToReport(ElopipeError):
+    """`--all` on a system under which no tournament is rated."""
+
+
+@dataclass
+class Reported:
+    """The tournaments reported (`ids`) and the files written under `target`."""
+
+    ids: list[int]
+    target: Path
+    written: list[Path] = field(default_factory=list)
+
+
+def report(request: ReportRequest, on_note: Callable[[str], None], show: Callable[[TournamentView], None]) -> Reported:
+    """Write the report of `request.tournament` (or of every tournament rated under
+    `request.system` when None): `on_note` hears that the tournament asked for is a duplicate
+    export or a part of an event held in several files (the event is reported); `show` gets a
+    single tournament's report before its files are written. Raises LookupError for a
+    tournament the store does not hold, `NothingRated` when nothing of it is rated under the
+    system, `NothingToReport` when no tournament is."""
+    from elopipe.identity.events import event_of
+    from elopipe.publish.norms_report import norm_section, section_lines
+    from elopipe.publish.report_header import report_header
+    from elopipe.publish.reports import (
+        canonical_event,
+        ffe_frame,
+        match_tournament,
+        nothing_rated_reason,
+        performance_frame,
+        rated_tournaments,
+        tournament_info,
+        write_report,
+    )
+    from elopipe.store.connect import open_reader
+
+    system, db = request.system, request.db
+    con = open_reader(db)
+    done = Reported([], request.out / "reports" / system)
+    try:
+        if request.tournament is None:
+            done.ids = rated_tournaments(con, system)
+        else:
+            asked = match_tournament(con, request.tournament)
+            canonical = canonical_event(con, asked) or asked
+            done.ids = [event_of(con, canonical)]
+            if canonical != asked:
+                on_note(f"tournament {asked} is a duplicate export of tournament {canonical}: reporting {canonical}")
+            if done.ids[0] != canonical:
+                on_note(
+                    f"tournament {canonical} is a part of event {done.ids[0]}, held in several files:"
+                    " reporting the event"
+                )
+        if not done.ids:
+            raise NothingToReport(
+                f"nothing is rated under {system!r} in {db}: run `elopipe rate --system {system}` first"
+            )
+        for tid in done.ids:
+            if request.tournament is not None:
+                name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
+                why = nothing_rated_reason(con, tid, system)
+                if why is not None:
+                    participants = performance_frame(con, tid, system) if why.participants else None
+                    raise NothingRated(why.text, name, participants)
+                show(
+                    TournamentView(
+                        name,
+                        report_header(con, tid, system),
+                        ffe_frame(con, tid, system),
+                        performance_frame(con, tid, system),
+                        section_lines(norm_section(con, tid, system)),
+                    )
+                )
+            done.written.extend(write_report(con, tid, system, done.target))
+    finally:
+        con.close()
+    return done
