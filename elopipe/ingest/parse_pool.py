@@ -26,11 +26,12 @@ from elopipe.read.sources import Source
 from elopipe.runtime.lifeline import exit_with
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
-# TRF files below this many bytes in all are parsed in this process. The pool costs about 1 CPU-s
-# on a FIDE month of TRF (750 files, 5.6 MB, 3.6 CPU-s of parsing): the forkserver imports the
-# readers with Polars, and the parsed files (6 times their size when pickled) come back through
-# pipes. Parsed here, the month costs that much less CPU; its parsing no longer overlaps the
-# loading (about 3 s more wall on 2 idle cores): the CPU is what a shared machine has least of.
+# TRF files below this many bytes in all are parsed in this process. On a FIDE month of TRF (750
+# files, 5.6 MB, about 3.8 CPU-s of parsing) the pool cost 1.5-2.4 CPU-s of 11 (bench/federation.py):
+# the forkserver imports the readers with Polars, and the parsed files come back pickled (43 MB,
+# 8 times their size). Parsed here, the next batch is no longer parsed while this one is written:
+# on idle cores that may cost up to the parsing's time in wall seconds (on the shared 2-core
+# machine, where CPU is what is short, back-to-back runs were not slower).
 TRF_IN_PROCESS_BYTES = 8_000_000
 BATCH_FILES = 256
 # Parsed PGN takes several times its size in memory, and two batches are held at once (one being
