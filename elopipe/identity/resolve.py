@@ -15,6 +15,7 @@ resolution rule but a merge `consolidate` makes: one game in two sources under t
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
@@ -581,7 +582,9 @@ class _TokenIndex:
         return out
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _full_tokens(key: str) -> frozenset[str]:
+    # cached: each spelling is indexed in two token indexes and looked up again by name
     return frozenset(t for t in key.split(" ") if len(t) > ABBREV_MAX)
 
 

@@ -2,7 +2,8 @@
 
 Parsing (`elopipe.read.parse.parse_source`: bytes -> `ParsedSource`) is pure and picklable. When the
 sources are big enough for processes to pay for their start (`PARALLEL_MIN_BYTES`, more than one
-file and core), they are parsed in a process pool; otherwise in this process. Sources are
+file and core; for TRF files `TRF_IN_PROCESS_BYTES`), they are parsed in a process pool; otherwise
+in this process. Sources are
 grouped into batches of at most `BATCH_FILES` files and `BATCH_BYTES` bytes (a larger file is a
 batch of its own): the loader writes one batch per transaction while the pool parses the next.
 """
@@ -26,6 +27,13 @@ from elopipe.read.sources import Source
 from elopipe.runtime.lifeline import exit_with
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
+# TRF files below this many bytes in all are parsed in this process. On a FIDE month of TRF (750
+# files, 5.6 MB, about 3.8 CPU-s of parsing) the pool cost 1.5-2.4 CPU-s of 11 (bench/federation.py):
+# the forkserver imports the readers with Polars, and the parsed files come back pickled (43 MB,
+# 8 times their size). Parsed here, the next batch is no longer parsed while this one is written:
+# on idle cores that may cost up to the parsing's time in wall seconds (on the shared 2-core
+# machine, where CPU is what is short, back-to-back runs were not slower).
+TRF_IN_PROCESS_BYTES = 8_000_000
 BATCH_FILES = 256
 # Parsed PGN takes several times its size in memory, and two batches are held at once (one being
 # written, the next being parsed): 64 MB keeps that well under a gigabyte.
@@ -62,7 +70,10 @@ def pool_size(sources: Sequence[Source]) -> int:
     cores = os.cpu_count() or 1
     if cores < 2 or len(sources) < 2:
         return 0
-    if sum(_size(s) for s in sources) < PARALLEL_MIN_BYTES:
+    total = sum(_size(s) for s in sources)
+    if total < PARALLEL_MIN_BYTES:
+        return 0
+    if total < TRF_IN_PROCESS_BYTES and all(s.suffix == ".trf" for s in sources):
         return 0
     return min(cores, len(sources))
 
