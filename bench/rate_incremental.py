@@ -57,7 +57,13 @@ def main() -> int:
     if not ingested.exists():
         part = args.work / f"ingesting_{tag}.duckdb"
         part.unlink(missing_ok=True)
-        for m in range(1, args.months + 1):
+        # the store of the most months already ingested, when there is one, and the months after it
+        have = [
+            m for m in range(args.months - 1, 0, -1) if (args.work / f"ingested_s{args.scale:g}_m{m}.duckdb").exists()
+        ]
+        if have:
+            shutil.copyfile(args.work / f"ingested_s{args.scale:g}_m{have[0]}.duckdb", part)
+        for m in range(have[0] + 1 if have else 1, args.months + 1):
             run = fed.measure(f"ingest month {m}", [*cli, "ingest", "-q", str(work.month_dir(m)), "--db", str(part)],
                               args.work)  # fmt: skip
             print(f"  ingest month {m}: {run.cpu:.1f} CPU-s; {run.last_line}", flush=True)

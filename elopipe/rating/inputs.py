@@ -7,7 +7,7 @@ reading a row into Python: for each input table the row count, and the sum and t
 rows' hashes (order-independent; the sum keeps two equal rows from cancelling), together with
 the run's options, the date `elopipe.read.dates.latest_plausible` (which bounds the dates read)
 and the bytes of the rating and reading code (a new version re-rates). `outputs` digests the
-system's own period digests and list rows, so a preview (``--through``), a dropped scenario or
+system's own period digests and list rows (and counts its other result rows), so a preview (``--through``), a dropped scenario or
 a hand edit of its results is seen too.
 
 After a full run (no ``through``) `save` keeps both digests and the run's summary in
@@ -100,9 +100,13 @@ def fingerprint(con: duckdb.DuckDBPyConnection, system: str, rules: str | None, 
 def outputs(con: duckdb.DuckDBPyConnection, system: str) -> str:
     """Digest of `system`'s own stored period digests and list rows."""
     key = system.replace("'", "''")
-    sql = " UNION ALL ".join(
-        _table_digest(t, f"system = '{key}'") for t in ("rating_period_digests", "rating_lists", "rating_changes")
-    )
+    # the lists and period digests row by row; the other result tables by their counts
+    parts = [_table_digest(t, f"system = '{key}'") for t in ("rating_period_digests", "rating_lists")]
+    parts += [
+        f"SELECT '{t}' AS part, count(*)::VARCHAR AS h FROM {t} WHERE system = '{key}'"
+        for t in ("rating_changes", "tournament_ratings", "rating_discrepancies", "ffe_details")
+    ]
+    sql = " UNION ALL ".join(parts)
     return hashlib.sha1(repr(sorted(con.execute(sql).fetchall())).encode()).hexdigest()
 
 
