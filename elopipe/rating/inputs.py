@@ -7,8 +7,9 @@ reading a row into Python: for each input table the row count, and the sum and t
 rows' hashes (order-independent; the sum keeps two equal rows from cancelling), together with
 the run's options, the date `elopipe.read.dates.latest_plausible` (which bounds the dates read)
 and the bytes of the rating and reading code (a new version re-rates). `outputs` digests the
-system's own period digests and list rows (and counts its other result rows), so a preview (``--through``), a dropped scenario or
-a hand edit of its results is seen too.
+system's own period digests and list rows (and counts its other result rows), so a preview
+(``--through``), a dropped scenario or a hand edit of its results makes the engine run (its
+period digests then decide what it rewrites).
 
 After a full run (no ``through``) `save` keeps both digests and the run's summary in
 ``rating_inputs``; the next run whose digests are the same returns that summary without loading
@@ -54,8 +55,8 @@ INPUT_TABLES = (
 )
 # the companion systems whose lists a system reads (standard ratings credited to rapid/blitz players)
 _COMPANIONS = {"fide-rapid": ("fide",), "fide-blitz": ("fide",), "ffe-rapid": ("ffe", "fide")}
-# the packages whose code decides a list (the readers' rate-of-play rules, the store's views)
-_CODE = ("rating", "read", "store")
+# the packages whose code decides a list or its summary (the readers' rate-of-play rules, the store's views)
+_CODE = ("rating", "read", "store", "runtime")
 
 
 def _table_digest(table: str, where: str = "") -> str:
@@ -69,7 +70,7 @@ def _table_digest(table: str, where: str = "") -> str:
 
 @cache
 def code_digest() -> str:
-    """SHA-1 of elopipe's rating, reading and store modules and data files (sorted by path)."""
+    """SHA-1 of the modules and data files of elopipe's packages named in `_CODE`, by path."""
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha1()
     for pkg in _CODE:

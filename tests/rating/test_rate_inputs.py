@@ -11,6 +11,7 @@ import pytest
 
 from elopipe.identity import decisions
 from elopipe.ingest.driver import ingest_paths
+from elopipe.rating import inputs
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import SHARED_DATA
@@ -150,3 +151,25 @@ def test_a_preview_is_not_kept_as_the_last_full_run(tmp_path):
     assert db_rows(db, "SELECT count(*) FROM rating_inputs WHERE system = 'fide'")[0][0] == 0
     _rate(db, "fide")  # computes (the digests were forgotten), then keeps them
     assert db_rows(db, "SELECT count(*) FROM rating_inputs WHERE system = 'fide'")[0][0] == 1
+
+
+def test_a_hand_edit_of_the_lists_is_seen_and_the_rapid_digest_reads_the_standard_lists(tmp_path):
+    db = tmp_path / "h.duckdb"
+    ingest_paths(FIRST, db)
+    _rate(db, "fide")
+    with open_writer(db) as con:
+        rapid = inputs.fingerprint(con, "fide-rapid", None, {})
+        standard = inputs.fingerprint(con, "fide", None, {})
+        con.execute(
+            "DELETE FROM rating_lists WHERE system = 'fide' AND (list_date, player_id) IN"
+            " (SELECT (list_date, player_id) FROM rating_lists WHERE system = 'fide' ORDER BY ALL LIMIT 1)"
+        )
+        # the standard lists seed unrated rapid players: rapid's inputs changed, standard's did not
+        assert inputs.fingerprint(con, "fide-rapid", None, {}) != rapid
+        assert inputs.fingerprint(con, "fide", None, {}) == standard
+    kept = "SELECT outputs FROM rating_inputs WHERE system = 'fide'"
+    left = db_rows(db, kept)
+    # its own lists are not as its last run left them: the engine runs (its period digests decide
+    # what to rewrite) and the digest of what it leaves is kept anew
+    _rate(db, "fide")
+    assert db_rows(db, kept) != left
