@@ -57,6 +57,8 @@ INPUT_TABLES = (
 _COMPANIONS = {"fide-rapid": ("fide",), "fide-blitz": ("fide",), "ffe-rapid": ("ffe", "fide")}
 # the packages whose code decides a list or its summary (the readers' rate-of-play rules, the store's views)
 _CODE = ("rating", "read", "store", "runtime")
+# the system's result tables whose rows `outputs` counts (its lists and period digests it hashes)
+_COUNTED = ("rating_changes", "tournament_ratings", "rating_discrepancies", "ffe_details")
 
 
 def _table_digest(table: str, where: str = "") -> str:
@@ -105,7 +107,7 @@ def outputs(con: duckdb.DuckDBPyConnection, system: str) -> str:
     parts = [_table_digest(t, f"system = '{key}'") for t in ("rating_period_digests", "rating_lists")]
     parts += [
         f"SELECT '{t}' AS part, count(*)::VARCHAR AS h FROM {t} WHERE system = '{key}'"
-        for t in ("rating_changes", "tournament_ratings", "rating_discrepancies", "ffe_details")
+        for t in (*_COUNTED, "rating_skips", "rate_of_play", "title_norms")
     ]
     sql = " UNION ALL ".join(parts)
     return hashlib.sha1(repr(sorted(con.execute(sql).fetchall())).encode()).hexdigest()

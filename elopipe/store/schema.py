@@ -314,7 +314,7 @@ TABLES: dict[str, str] = {
         outputs        VARCHAR NOT NULL,     -- sha1 of the system's period digests, lists and changes as that run left them
         summary        VARCHAR NOT NULL,     -- that run's summary (JSON), printed again by a run that finds nothing changed
         run_id         INTEGER,              -- rating_runs.run_id of that run (NULL: it wrote nothing)
-        saved_at       TIMESTAMP NOT NULL
+        saved_at       TIMESTAMP NOT NULL    -- when they were kept (UTC)
     """,
     "rating_skips": """
         system         VARCHAR NOT NULL,
