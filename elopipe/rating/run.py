@@ -2,7 +2,9 @@
 
 The function of each system comes from `elopipe.rating.systems`.  For the FIDE systems
 (`elopipe.rating.fide_run`) only the earliest affected list and every later one are
-rewritten; re-running with nothing new writes nothing.
+rewritten; re-running with nothing new writes nothing.  Every system first compares a digest of
+what it reads with the one its last full run kept (`elopipe.rating.inputs`): when they agree,
+the engine does not run and the last summary is returned.
 
 A scenario 'BASE@NAME' (`elopipe.rating.scenarios`) is rated with BASE's rules and the given
 rules and options, stored under its own key, and its definition recorded in ``scenarios``;
@@ -19,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from elopipe.rating import param_checks, scenarios, systems
+from elopipe.rating import inputs, param_checks, scenarios, systems
 from elopipe.rating.summary import RateSummary
 
 
@@ -73,7 +75,18 @@ def rate(
         rules, params = scenarios.resolve(con, system, rules, params, defaults or {})
     removed = scenarios.remove_unfinished(con, system) if name is not None else []
     fn = systems.get(system)
-    summary: RateSummary = fn(con, system=system, through=through, rules=rules, **params)
+    # what the run reads, digested before it runs (`elopipe.rating.inputs`): the same as after the
+    # last full run, and its results as that run left them, nothing can change
+    read = inputs.fingerprint(con, system, rules, params)
+    kept = inputs.unchanged(con, system, read) if through is None and not removed else None
+    if kept is not None:
+        summary: RateSummary = kept
+    else:
+        summary = fn(con, system=system, through=through, rules=rules, **params)
+        if through is None and isinstance(summary, RateSummary):
+            inputs.save(con, system, read, summary)
+        else:
+            inputs.forget(con, system)
     summary.removed_runs = removed
     if name is not None:
         scenarios.record(con, system, rules=rules, params=params, through=through)

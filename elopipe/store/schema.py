@@ -308,6 +308,14 @@ TABLES: dict[str, str] = {
         run_id         INTEGER,              -- rating_runs.run_id that computed the period
         PRIMARY KEY (system, list_date)
     """,
+    "rating_inputs": """
+        system         VARCHAR PRIMARY KEY,  -- as rating_lists.system
+        inputs         VARCHAR NOT NULL,     -- sha1 of what the last full run read: every input table's count and row hashes, the companion system's lists, the options, the code (elopipe.rating.inputs)
+        outputs        VARCHAR NOT NULL,     -- sha1 of the system's period digests, lists and changes as that run left them
+        summary        VARCHAR NOT NULL,     -- that run's summary (JSON), printed again by a run that finds nothing changed
+        run_id         INTEGER,              -- rating_runs.run_id of that run (NULL: it wrote nothing)
+        saved_at       TIMESTAMP NOT NULL    -- when they were kept (UTC)
+    """,
     "rating_skips": """
         system         VARCHAR NOT NULL,
         tournament_id  INTEGER NOT NULL,

@@ -1,0 +1,175 @@
+"""Incremental rating (issue 27): every list an incremental run leaves equals the from-scratch one,
+and a run that finds its inputs unchanged (`elopipe.rating.inputs`) writes nothing; a correction
+(a players merge, a TRF replacing another) is never taken for "nothing changed"."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from elopipe.identity import decisions
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating import inputs
+from elopipe.rating.run import rate
+from elopipe.store.connect import open_writer
+from tests.helpers.paths import SHARED_DATA
+from tests.helpers.store_rows import db_rows
+
+TRF, PGN = SHARED_DATA / "trf", SHARED_DATA / "pgn"
+# later events first (2011 from May on, a 2022 PGN), then earlier ones (February 2011, 2010, 2008)
+FIRST = [
+    TRF / "irl_kilkenny_masters_2011_gms_national_ids.trf",
+    TRF / "irl_galway_major_2011_partial_birthdates.trf",
+    PGN / "fide_candidates_2022_madrid_spain.pgn",
+]
+LATER = [
+    TRF / "irl_bunratty_masters_2011_crlf.trf",
+    TRF / "irl_bunratty_major_2011_crlf.trf",
+    TRF / "irl_bunratty_challengers_2011_crlf.trf",
+    TRF / "irl_gonzaga_classic_2008_fide_ids.trf",
+    PGN / "wchcand22.pgn",
+]
+SYSTEMS = ("fide", "ffe", "elo", "glicko2")
+RESULTS = ("rating_lists", "rating_changes", "tournament_ratings", "rating_discrepancies", "ffe_details")
+
+pytestmark = pytest.mark.skipif(not TRF.exists(), reason="../shared/data is not available")
+
+
+def _rate(db: Path, system: str):
+    with open_writer(db) as con:
+        return rate(con, system)
+
+
+def _results(db: Path, system: str) -> dict[str, list[tuple]]:
+    """Every stored result row of `system`, run ids left out (ids of players, events and games
+    are the same in two stores that ingested the same files in the same order)."""
+    out = {}
+    for table in RESULTS:
+        cols = [r[0] for r in db_rows(db, f"DESCRIBE {table}") if r[0] != "run_id"]
+        out[table] = db_rows(db, f"SELECT {', '.join(cols)} FROM {table} WHERE system = ? ORDER BY ALL", [system])
+    return out
+
+
+def _runs(db: Path) -> int:
+    return int(db_rows(db, "SELECT count(*) FROM rating_runs")[0][0])
+
+
+def _same_summary(a, b) -> None:
+    for field in ("lists", "first_list", "last_list", "players_rated", "new_ratings", "games_counted", "not_counted"):
+        assert getattr(a, field) == getattr(b, field), field
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_incremental_runs_store_the_from_scratch_lists(tmp_path, system):
+    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    ingest_paths(FIRST, inc)
+    _rate(inc, system)
+    ingest_paths(LATER, inc)  # lands in periods before the lists already stored
+    computed = _rate(inc, system)
+    assert computed.first_changed is not None
+    ingest_paths(FIRST, full)
+    ingest_paths(LATER, full)
+    scratch = _rate(full, system)
+    assert _results(inc, system)["rating_lists"], "no list computed"
+    assert _results(inc, system) == _results(full, system)
+    # nothing new: the engine does not run, nothing is written, the summary is the last run's
+    runs = _runs(inc)
+    again = _rate(inc, system)
+    assert again.first_changed is None and again.lists_written == 0 and again.changed_lists == []
+    assert _runs(inc) == runs
+    _same_summary(again, scratch)
+    assert _results(inc, system) == _results(full, system)
+
+
+def test_a_players_merge_rerates_and_matches_from_scratch(tmp_path):
+    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    for db in (inc, full):
+        ingest_paths(FIRST + LATER, db)
+    _rate(inc, "fide")
+    # two rated players without FIDE ID of events that share no player entry
+    pair = db_rows(
+        inc,
+        """
+        SELECT a.player_id, b.player_id FROM
+          (SELECT DISTINCT player_id, tournament_id FROM rating_changes WHERE system = 'fide' AND counted) a,
+          (SELECT DISTINCT player_id, tournament_id FROM rating_changes WHERE system = 'fide' AND counted) b,
+          players pa, players pb
+        WHERE pa.player_id = a.player_id AND pb.player_id = b.player_id
+          AND pa.fide_id IS NULL AND pb.fide_id IS NULL AND pa.national_id IS NULL AND pb.national_id IS NULL
+          AND a.tournament_id < b.tournament_id
+          AND NOT EXISTS (SELECT 1 FROM tournament_players x JOIN tournament_players y USING (tournament_id)
+                          WHERE x.player_id = a.player_id AND y.player_id = b.player_id)
+        ORDER BY 1, 2 LIMIT 1
+        """,
+    )
+    assert pair, "no pair of players to merge"
+    kept, merged = pair[0]
+    for db in (inc, full):
+        with open_writer(db) as con:
+            decisions.merge_players(con, kept, merged, "test: one person")
+    again = _rate(inc, "fide")
+    assert again.first_changed is not None
+    _rate(full, "fide")
+    assert _results(inc, "fide") == _results(full, "fide")
+
+
+def test_a_trf_replacing_another_rerates_and_matches_from_scratch(tmp_path):
+    work = tmp_path / "files"
+    work.mkdir()
+    trf = work / "galway.trf"
+    shutil.copyfile(FIRST[1], trf)
+    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    ingest_paths([FIRST[0], trf], inc)
+    _rate(inc, "fide")
+    assert _rate(inc, "fide").first_changed is None
+    # the organiser's correction: one game's result reversed, the same file name
+    lines = trf.read_bytes().split(b"\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith(b"001") and b" 1 " in line[91:])
+    at = lines[row].index(b" 1 ", 91)
+    lines[row] = lines[row][:at] + b" 0 " + lines[row][at + 3 :]
+    trf.write_bytes(b"\n".join(lines))
+    ingest_paths([trf], inc)
+    assert db_rows(inc, "SELECT count(*) FROM source_files WHERE status = 'replaced'")[0][0] == 1
+    again = _rate(inc, "fide")
+    assert again.first_changed is not None
+    ingest_paths([FIRST[0], trf], full)
+    _rate(full, "fide")
+    # the replaced file's rows are gone from `inc`: compare by what the lists say, not by ids
+    sql = """SELECT l.list_date, coalesce(p.fide_id::VARCHAR, p.name) AS who, l.rating, l.games, l.k, l.change, l.flags
+             FROM rating_lists l JOIN players p USING (player_id) WHERE l.system = 'fide' ORDER BY ALL"""
+    assert db_rows(inc, sql) == db_rows(full, sql)
+
+
+def test_a_preview_is_not_kept_as_the_last_full_run(tmp_path):
+    db = tmp_path / "p.duckdb"
+    ingest_paths(FIRST + LATER, db)
+    _rate(db, "fide")
+    with open_writer(db) as con:
+        rate(con, "fide", through="2011-06")
+    assert db_rows(db, "SELECT count(*) FROM rating_inputs WHERE system = 'fide'")[0][0] == 0
+    _rate(db, "fide")  # computes (the digests were forgotten), then keeps them
+    assert db_rows(db, "SELECT count(*) FROM rating_inputs WHERE system = 'fide'")[0][0] == 1
+
+
+def test_a_hand_edit_of_the_lists_is_seen_and_the_rapid_digest_reads_the_standard_lists(tmp_path):
+    db = tmp_path / "h.duckdb"
+    ingest_paths(FIRST, db)
+    _rate(db, "fide")
+    with open_writer(db) as con:
+        rapid = inputs.fingerprint(con, "fide-rapid", None, {})
+        standard = inputs.fingerprint(con, "fide", None, {})
+        con.execute(
+            "DELETE FROM rating_lists WHERE system = 'fide' AND (list_date, player_id) IN"
+            " (SELECT (list_date, player_id) FROM rating_lists WHERE system = 'fide' ORDER BY ALL LIMIT 1)"
+        )
+        # the standard lists seed unrated rapid players: rapid's inputs changed, standard's did not
+        assert inputs.fingerprint(con, "fide-rapid", None, {}) != rapid
+        assert inputs.fingerprint(con, "fide", None, {}) == standard
+    kept = "SELECT outputs FROM rating_inputs WHERE system = 'fide'"
+    left = db_rows(db, kept)
+    # its own lists are not as its last run left them: the engine runs (its period digests decide
+    # what to rewrite) and the digest of what it leaves is kept anew
+    _rate(db, "fide")
+    assert db_rows(db, kept) != left
