@@ -180,7 +180,7 @@ def run(code: str, *args: str, src: Path | None = None) -> tuple[float, float, s
     if proc.returncode:
         sys.exit(f"step failed:\n{proc.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, proc.stdout.strip().splitlines()[-1]
+    return wall, cpu, (proc.stdout.strip().splitlines() or [""])[-1]  # the build prints nothing
 
 
 def new_event(src: Path, dest: Path, months: int = 12) -> Path:
