@@ -36,6 +36,7 @@ def report(
     from elopipe.publish.legend import legend
     from elopipe.publish.norms_report import norm_section, section_lines
     from elopipe.publish.report_header import HEADER_FIELDS, report_header
+    from elopipe.publish.report_tables import rich_ffe_table, rich_table
     from elopipe.publish.reports import (
         canonical_event,
         ffe_frame,
@@ -43,8 +44,6 @@ def report(
         nothing_rated_reason,
         performance_frame,
         rated_tournaments,
-        rich_ffe_table,
-        rich_table,
         tournament_info,
         write_report,
     )
