@@ -114,9 +114,10 @@ h AS (
     UNION ALL SELECT tid, hash('rc', rc) FROM rc
     UNION ALL SELECT rc.tid, hash('g', g) FROM rc JOIN games g USING (game_id)
     UNION ALL SELECT tid, hash('tn', tn) FROM tn
-    UNION ALL SELECT ev.tid, hash('skip', s) FROM ev JOIN rating_skips s
+    -- rating_skips and rate_of_play carry the run that wrote them: only what a report shows is hashed
+    UNION ALL SELECT ev.tid, hash('skip', s.reason, s.n_games) FROM ev JOIN rating_skips s
         ON s.tournament_id = ev.tid AND s.system = $system
-    UNION ALL SELECT p.tid, hash('rop', r) FROM parts p JOIN rate_of_play r
+    UNION ALL SELECT p.tid, hash('rop', r.rate_class, r.source, r.evidence, r.n_games) FROM parts p JOIN rate_of_play r
         ON r.tournament_id = p.part AND r.system = $system
     UNION ALL SELECT tr.tid, hash('rl', rl) FROM tr JOIN rating_lists rl
         ON rl.system = tr.system AND rl.list_date = tr.list_date AND rl.player_id = tr.player_id

@@ -182,3 +182,28 @@ def test_every_stored_input_of_a_page_is_in_its_digest(
         assert lists2 != lists
     # the pages the change does not reach keep their digests
     assert any(reports2[t] == reports[t] for t in reports if t != tid)
+
+
+def test_the_run_that_wrote_a_row_is_no_input(stores: tuple[Path, Path], tmp_path: Path) -> None:
+    """A later rating run rewrites an event's rate of play and skips under its own run_id: the
+    report shows neither run, so its digest stays (else every report would be made again)."""
+    _, after = stores
+    db = tmp_path / "store.duckdb"
+    shutil.copyfile(after, db)
+
+    def digests() -> dict[int, str]:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return report_digests(con, "fide", rated_tournaments(con, "fide"))
+        finally:
+            con.close()
+
+    before = digests()
+    con = duckdb.connect(str(db))
+    try:
+        assert con.execute("SELECT count(*) FROM rate_of_play WHERE system = 'fide'").fetchall()[0][0] > 0
+        con.execute("UPDATE rate_of_play SET run_id = run_id + 100")
+        con.execute("UPDATE rating_skips SET run_id = run_id + 100")
+    finally:
+        con.close()
+    assert digests() == before
