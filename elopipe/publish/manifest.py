@@ -4,7 +4,13 @@
 there, its content digest (BLAKE2b, 128 bits, hex), size in bytes and modification time in
 nanoseconds:
 
-    {"version": 1, "files": {"lists/fide_2024-01-01.csv": ["9f…", 48213, 1733450000123456789], ...}}
+    {"version": 1, "files": {"lists/fide_2024-01-01.csv": ["9f…", 48213, 1733450000123456789], ...},
+     "inputs": {"report:fide:554": ["c3…", ["reports/fide/554_x.players.csv", ...]], ...}}
+
+`inputs` records, for each page made of several files (a report, a player page, a list in its
+formats), the digest of the stored rows it was made from (`elopipe.publish.inputs`) and its
+files. A publish that finds the same digest, and each of those files as the manifest recorded
+it, does not make the page again (`Manifest.fresh`): the files are the ones it would write.
 
 While a manifest is `recording` a folder, every file written under it through
 `elopipe.publish.atomic.write_bytes` (lists, reports, player pages, charts, indexes) is compared
@@ -51,7 +57,7 @@ class Manifest:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
-        self.entries: dict[str, tuple[str, int, int]] = _load(self.root / MANIFEST)
+        self.entries, self.inputs = _load(self.root / MANIFEST)
         self.written = 0
         self.kept = 0
         self.changed: set[str] = set()
@@ -106,6 +112,35 @@ class Manifest:
                 self._dirty = True
         return same
 
+    def fresh(self, key: str, digest: str) -> list[Path] | None:
+        """The files of page `key` when it was last made from inputs of `digest` and each of its
+        files is as the manifest recorded it (same size and modification time); else None."""
+        with self._lock:
+            entry = self.inputs.get(key)
+            if entry is None or entry[0] != digest:
+                return None
+            recorded = [(rel, self.entries.get(rel)) for rel in entry[1]]
+        paths = []
+        for rel, file in recorded:
+            path = self.root / rel
+            try:
+                st = path.stat()
+            except OSError:
+                return None
+            if file is None or (file[1], file[2]) != (st.st_size, st.st_mtime_ns):
+                return None
+            paths.append(path)
+        with self._lock:
+            self.kept += len(paths)
+        return paths
+
+    def made(self, key: str, digest: str, paths: list[Path]) -> None:
+        """Record that page `key`, made from inputs of `digest`, is the files `paths`."""
+        rels = [r for r in (self.relative(p) for p in paths) if r is not None]
+        with self._lock:
+            self.inputs[key] = (digest, rels)
+            self._dirty = True
+
     def save(self, force: bool = True) -> None:
         """Write the manifest (not flushed to disk: a lost one only costs a comparison); without
         `force` only when `SAVE_EVERY_SECONDS` have passed since the last save. A manifest that
@@ -114,30 +149,37 @@ class Manifest:
             if not self._dirty or (not force and time.monotonic() - self._saved_at < SAVE_EVERY_SECONDS):
                 return
             files = {k: list(v) for k, v in sorted(self.entries.items())}
+            inputs = {k: [v[0], list(v[1])] for k, v in sorted(self.inputs.items())}
             self._dirty = False
             self._saved_at = time.monotonic()
-        text = json.dumps({"version": _VERSION, "files": files}, separators=(",", ":"))
+        text = json.dumps({"version": _VERSION, "files": files, "inputs": inputs}, separators=(",", ":"))
         with contextlib.suppress(OSError):
             write_unrecorded(self.root / MANIFEST, text.encode("utf-8"), durable=False)
 
 
-def _load(path: Path) -> dict[str, tuple[str, int, int]]:
-    """The entries of the manifest at `path`; empty when it is missing, unreadable or not ours."""
+def _load(path: Path) -> tuple[dict[str, tuple[str, int, int]], dict[str, tuple[str, list[str]]]]:
+    """The file entries and the page inputs of the manifest at `path`; empty when it is missing,
+    unreadable or not ours."""
     if not path.is_file():  # a FIFO or folder under our name would hang or fail the read
-        return {}
+        return {}, {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     files = data.get("files") if isinstance(data, dict) and data.get("version") == _VERSION else None
     if not isinstance(files, dict):
-        return {}
+        return {}, {}
     out: dict[str, tuple[str, int, int]] = {}
     for rel, entry in files.items():
         if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
             if isinstance(entry[1], int) and isinstance(entry[2], int):
                 out[str(rel)] = (entry[0], entry[1], entry[2])
-    return out
+    inputs: dict[str, tuple[str, list[str]]] = {}
+    raw = data.get("inputs")
+    for key, entry in (raw if isinstance(raw, dict) else {}).items():
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], list):
+            inputs[str(key)] = (entry[0], [str(r) for r in entry[1]])
+    return out, inputs
 
 
 def active() -> Manifest | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import datetime as dt
 import io
 import os
@@ -17,9 +18,10 @@ from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
 from elopipe.publish.history import write_player_page
 from elopipe.publish.index import TOP_INDEX, write_index
+from elopipe.publish.inputs import list_digests, player_digests, report_digests
 from elopipe.publish.list_html import list_html
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
-from elopipe.publish.manifest import recording
+from elopipe.publish.manifest import Manifest, recording
 from elopipe.publish.reports import tournaments_by_list, write_report
 from elopipe.publish.workers import Ticker, Workers, default_workers
 
@@ -96,7 +98,9 @@ def publish_outputs(
     index. `on_list(date)` is called once a list's files and reports are written (the last list
     only after the index), so a caller can record how far an interrupted publish got.
     Every file is written atomically (`elopipe.publish.atomic`), and only when its content
-    changed (`elopipe.publish.manifest`): an unchanged file keeps its inode and time.
+    changed (`elopipe.publish.manifest`): an unchanged file keeps its inode and time. A page
+    (a report, a player page, a list's files) whose stored inputs have the digest the folder's
+    manifest recorded for it (`elopipe.publish.inputs`), its files untouched, is not made again.
     `workers`: threads (`elopipe.publish.workers`; None: one per core, 1: serial); the files are
     the same whatever their number. `progress(done, total)` is called now and then with the
     pages, lists and reports done and to do (`workers.Ticker`).
@@ -121,19 +125,32 @@ def publish_outputs(
     links: dict[int, str] = {}
     total = len(top) + len(dates) + len(seen)
     n = default_workers() if workers is None else workers
-    with recording(out), Workers(con, n) as pool, Ticker(total, progress) as ticker:
-        pages = [pool.submit(write_player_page, pid, system, out / "players" / system) for pid in top]
-        for pid, page in zip(top, pages, strict=True):
-            written = page.result()
+    report_keys = report_digests(con, system, sorted(seen))
+    player_keys = player_digests(con, system, top)
+    with recording(out) as manifest, Workers(con, n) as pool, Ticker(total, progress) as ticker:
+
+        def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
+            return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
+
+        pages = [
+            page("player", pid, player_keys.get(pid), write_player_page, pid, system, out / "players" / system)
+            for pid in top
+        ]
+        for pid, job in zip(top, pages, strict=True):
+            written = job.result()
             ticker.advance()
             paths.extend(written)
             html = next(p for p in written if p.suffix == ".html")
             links[pid] = f"../players/{system}/{html.name}"
+        list_keys = list_digests(con, system, dates, links)
         jobs = [
             (
                 d,
-                pool.submit(write_list, system, d, out / "lists", LIST_FORMATS, links),
-                [pool.submit(write_report, tid, system, out / "reports" / system) for tid in reports[d]],
+                page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links),
+                [
+                    page("report", tid, report_keys.get(tid), write_report, tid, system, out / "reports" / system)
+                    for tid in reports[d]
+                ],
             )
             for d in dates
         ]
@@ -147,6 +164,32 @@ def publish_outputs(
             if on_list is not None:
                 on_list(d)
     return paths
+
+
+Job = cf.Future[list[Path]]
+
+
+def _page(
+    pool: Workers, manifest: Manifest, key: str, digest: str | None, fn: Callable[..., list[Path]], *args: object
+) -> Job:
+    """The files of page `key`: those the manifest holds when they were made from inputs of
+    `digest` (`Manifest.fresh`: nothing is made), else `fn(cursor, *args)` on a worker, recorded
+    with `digest` once made."""
+    if digest is not None:
+        paths = manifest.fresh(key, digest)
+        if paths is not None:
+            done: Job = cf.Future()
+            done.set_result(paths)
+            return done
+    job = pool.submit(fn, *args)
+    if digest is not None:
+
+        def record(j: Job) -> None:
+            if j.exception() is None:
+                manifest.made(key, digest, j.result())
+
+        job.add_done_callback(record)
+    return job
 
 
 _PLAYER_PAGE = re.compile(r"^(\d+)_.+\.html$")

@@ -48,6 +48,8 @@ t AS (SELECT min(first_day) AS first_day FROM tournaments WHERE tournament_id IN
 rated AS (
     SELECT DISTINCT rl.player_id FROM rating_lists rl, t
     WHERE rl.system = $system AND rl.rating IS NOT NULL AND rl.list_date <= t.first_day
+      -- only the event's players are looked up: not a pass over every list of the system
+      AND rl.player_id IN (SELECT player_id FROM sides UNION SELECT opponent_id FROM sides)
 ),
 played AS (  -- why each game played was not rated: the rating's own word, else the ratings in force
     SELECT r.player_id,
@@ -60,6 +62,14 @@ played AS (  -- why each game played was not rated: the rating's own word, else 
     LEFT JOIN rated me ON me.player_id = r.player_id
     LEFT JOIN rated opp ON opp.player_id = r.opponent_id
     WHERE r.played AND r.opponent_id IS NOT NULL
+),
+why AS (  -- counted once per player (a correlated count per player and reason cost a scan each)
+    SELECT player_id,
+           count(*) FILTER (WHERE why = 'both_unrated') AS n_both_unrated,
+           count(*) FILTER (WHERE why = 'unrated_opponent') AS n_unrated_opponent,
+           count(*) FILTER (WHERE why = 'incompatible') AS n_incompatible,
+           count(*) FILTER (WHERE why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible')) AS n_other
+    FROM played GROUP BY player_id
 )
 SELECT r.player_id,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) NOT IN ('H', 'F', 'U', 'Z', '')) AS n_forfeit,
@@ -68,13 +78,11 @@ SELECT r.player_id,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'U') AS n_pab,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'Z') AS n_bye_z,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = '') AS n_not_paired,
-       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'both_unrated') AS n_both_unrated,
-       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'unrated_opponent')
-           AS n_unrated_opponent,
-       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id AND p.why = 'incompatible') AS n_incompatible,
-       (SELECT count(*) FROM played p WHERE p.player_id = r.player_id
-          AND p.why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible')) AS n_other
-FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r
+       COALESCE(any_value(w.n_both_unrated), 0) AS n_both_unrated,
+       COALESCE(any_value(w.n_unrated_opponent), 0) AS n_unrated_opponent,
+       COALESCE(any_value(w.n_incompatible), 0) AS n_incompatible,
+       COALESCE(any_value(w.n_other), 0) AS n_other
+FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r LEFT JOIN why w USING (player_id)
 GROUP BY r.player_id
 """
 

@@ -31,9 +31,6 @@ from typing import NamedTuple
 
 import duckdb
 import polars as pl
-from rich import box
-from rich.table import Table
-from rich.text import Text
 
 from elopipe.identity.events import PARTS, event_of
 from elopipe.publish.atomic import write_text
@@ -44,7 +41,7 @@ from elopipe.publish.legend import report_legend
 from elopipe.publish.norms_report import norm_section, section_frame
 from elopipe.publish.participants import round_reasons, ru_note, skip_reason
 from elopipe.publish.report_header import HEADER_FIELDS, report_header
-from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr, ro_text
+from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr
 from elopipe.runtime.errors import ElopipeError
 
 PERFORMANCE_COLUMNS = [
@@ -331,7 +328,7 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
                    ON op.tournament_id = e.tournament_id AND op.player_id = e.opponent_id
             WHERE e.tournament_id = ? AND e.system = ?
         )
-        ORDER BY start_rank NULLS LAST, player, player_id, round NULLS LAST, kind
+        ORDER BY start_rank NULLS LAST, player, player_id, round NULLS LAST, kind, {", ".join(_GAME_TIES)}
         """,
         params=[tournament_id, system],
     ).pl()
@@ -339,7 +336,12 @@ def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
         return df
     return _fill_start_numbers(
         df, start_numbers(con, tournament_id), {"start_rank": "player_id", "opponent_start_rank": "opponent_id"}
-    ).sort(["start_rank", "player", "player_id", "round", "kind"], nulls_last=True, maintain_order=True)
+    ).sort(["start_rank", "player", "player_id", "round", "kind", *_GAME_TIES], nulls_last=True, maintain_order=True)
+
+
+# the games of one player and round in the order of their file (a knockout's rapid and blitz
+# games share the round's number): without it their order, and a report's bytes, would vary
+_GAME_TIES = ("file_name", "line", "opponent_id", "colour")
 
 
 def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
@@ -370,90 +372,6 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
     return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
         ["start_rank", "name"], nulls_last=True, maintain_order=True
     )
-
-
-def rich_table(perf: pl.DataFrame, title: str) -> Table:
-    """The performance rows as a rich Table for the terminal.
-
-    Title and cells are `rich.text.Text`, so a name such as `[/i]Evil` is shown as written
-    whatever Console prints the table (never read as markup or emoji codes)."""
-    table = Table(title=Text(title), show_lines=False, box=box.SIMPLE_HEAD)
-    heads = ["SNo", "Name", "Fed", "Title", "Ro", "src", "Rtg", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)"]
-    for h in [*heads, "Chg", "Rp"]:
-        if h == "Name":
-            table.add_column(h, no_wrap=True, max_width=30, overflow="ellipsis")
-        elif h in ("Fed", "Title", "src"):
-            table.add_column(h, no_wrap=True)
-        else:
-            table.add_column(h, justify="right", no_wrap=True)
-    table.add_column("Ru / note")
-
-    def s(v: object) -> str:
-        return "" if v is None else str(v)
-
-    for r in perf.iter_rows(named=True):
-        chg = r["change_rounded"]
-        _add_text_row(
-            table,
-            s(r["start_rank"]),
-            s(r["name"]),
-            s(r["federation"]),
-            s(r["title"]),
-            ro_text(r["ro"], r["ro_mark"]),
-            s(r["ro_source"]),
-            s(r["file_rating"]),
-            s(r["n"]),
-            s(r["score"]),
-            s(r["ra"]),
-            s(r["we"]),
-            s(r["w_we"]),
-            s(r["k"]),
-            s(r["k_w_we"]),
-            "" if chg is None or r["unrated"] else f"{chg:+d}",
-            s(r["rp"]),
-            s(r["note"]),
-        )
-    return table
-
-
-def rich_ffe_table(ffe: pl.DataFrame, title: str) -> Table:
-    """The FFE period working (`ffe_frame` rows) as a rich Table for the terminal: Ro and its
-    source, compatible/incompatible games, X (mean opponent rating), p (score fraction), Z,
-    P (performance), the method and the new rating (FFE rules, spec A.3-A.6). The FIDE
-    columns We/K/Chg/Rp do not exist in FFE rating."""
-    table = Table(title=Text(title), show_lines=False, box=box.SIMPLE_HEAD)
-    heads = ["SNo", "Name", "List", "Ro", "src", "N", "N inc.", "X", "p", "Z", "P", "method", "New"]
-    for h in heads:
-        if h == "Name":
-            table.add_column(h, no_wrap=True, max_width=30, overflow="ellipsis")
-        else:
-            table.add_column(h, justify="left" if h in ("src", "method") else "right", no_wrap=True)
-
-    def s(v: object) -> str:
-        return "" if v is None else str(v)
-
-    for r in ffe.iter_rows(named=True):
-        _add_text_row(
-            table,
-            s(r["start_rank"]),
-            s(r["name"]),
-            s(r["list_date"]),
-            s(r["r_old"]),
-            s(r["r_source"]),
-            s(r["n_compatible"]),
-            s(r["n_incompatible"]),
-            s(r["x"]),
-            s(r["p"]),
-            s(r["z"]),
-            s(r["perf"]),
-            s(r["method"]),
-            s(r["r_new"]),
-        )
-    return table
-
-
-def _add_text_row(table: Table, *cells: str) -> None:
-    table.add_row(*(Text(c) for c in cells))
 
 
 def report_stem(con: duckdb.DuckDBPyConnection, tournament_id: int) -> str:

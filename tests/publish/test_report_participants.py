@@ -17,11 +17,11 @@ from elopipe.cli.main import app
 from elopipe.publish.legend import legend, report_legend
 from elopipe.publish.participants import ru_note
 from elopipe.publish.report_header import report_header
+from elopipe.publish.report_tables import rich_table
 from elopipe.publish.reports import (
     NothingToReport,
     nothing_rated_reason,
     performance_frame,
-    rich_table,
     write_report,
 )
 from tests.helpers.publish_store import build_store

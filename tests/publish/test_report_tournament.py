@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.publish.crosstable import crosstable
+from elopipe.publish.report_tables import rich_table
 from elopipe.publish.reports import (
     find_tournament,
     games_frame,
     performance_frame,
-    rich_table,
     write_report,
 )
 from tests.helpers.publish_store import TOURNAMENT_RATINGS, build_store

@@ -34,7 +34,7 @@ def report(
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
     from elopipe.jobs.report import NothingRated
     from elopipe.jobs.report import report as report_job
-    from elopipe.publish.reports import rich_table
+    from elopipe.publish.report_tables import rich_table
 
     if (tournament is None) == (not all_rated):
         err_console.print("give --tournament ID|NAME or --all", style="red")
@@ -63,7 +63,7 @@ def _show(system: str, show_legend: bool) -> Callable[[TournamentView], None]:
 
         from elopipe.publish.legend import legend
         from elopipe.publish.report_header import HEADER_FIELDS
-        from elopipe.publish.reports import rich_ffe_table, rich_table
+        from elopipe.publish.report_tables import rich_ffe_table, rich_table
 
         console.print(Text(view.name, style="bold"))
         fields = [f"{label}: {view.header[key]}" for key, label in HEADER_FIELDS if key in view.header]

@@ -1,0 +1,209 @@
+"""A page whose stored inputs did not change is not made again (elopipe.publish.inputs), and the
+folder then holds, byte for byte, what a publish of the same store into an empty folder writes.
+Real TRF files from ../shared/data, rated under FIDE rules; a new file is added between two
+publishes, as `elopipe run` and the drop folder add them."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from elopipe.publish.inputs import list_digests, player_digests, report_digests
+from elopipe.publish.lists import list_dates
+from elopipe.publish.manifest import MANIFEST, recording
+from elopipe.publish.outputs import publish_outputs, top_players
+from elopipe.publish.plan import LEDGER
+from elopipe.publish.reports import rated_tournaments
+from tests.helpers.paths import SHARED_DATA
+
+TRF = SHARED_DATA / "trf"
+# a Spanish open and an Irish season whose players have FIDE IDs (ranked lists, player pages with
+# charts); the added file is a later Irish event of some of the same players: it changes ratings,
+# players' facts and later lists
+FIRST = [
+    "esp_open_gros_2010_javafo_trfx_round5_partial.trf",
+    "irl_armstrong_cup_2010_11_team_league_013.trf",
+    "irl_bunratty_masters_2011_crlf.trf",
+]
+ADDED = "irl_kilkenny_masters_2011_gms_national_ids.trf"
+BOOKKEEPING = {MANIFEST, LEDGER}
+
+
+def _build(db: Path, files: list[str]) -> None:
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.rating.run import rate
+    from elopipe.store.connect import open_writer
+
+    ingest_paths([TRF / f for f in files], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the store of `FIRST`, a copy of it to which `ADDED` was then added and rated)."""
+    folder = tmp_path_factory.mktemp("inputs")
+    before, after = folder / "before.duckdb", folder / "after.duckdb"
+    _build(before, FIRST)
+    shutil.copyfile(before, after)
+    _build(after, [ADDED])
+    return before, after
+
+
+def _publish(db: Path, out: Path) -> tuple[list[Path], int, int]:
+    """Publish every list of `db` into `out`: (paths, files written, files kept)."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        with recording(out) as manifest:
+            paths = publish_outputs(con, "fide", out, list_dates(con, "fide"), workers=2)
+            return paths, manifest.written, manifest.kept
+    finally:
+        con.close()
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(out).as_posix(): p.read_bytes()
+        for p in sorted(out.rglob("*"))
+        if p.is_file() and p.name not in BOOKKEEPING
+    }
+
+
+def _stamps(out: Path) -> dict[str, tuple[int, int]]:
+    return {
+        p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()
+    }
+
+
+def test_a_publish_after_a_new_file_holds_what_a_fresh_publish_writes(
+    stores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    before, after = stores
+    out = tmp_path / "out"
+    _publish(before, out)
+    stamps = _stamps(out)
+
+    paths, _, _ = _publish(after, out)
+    fresh_paths, _, _ = _publish(after, tmp_path / "fresh")
+    fresh = _files(tmp_path / "fresh")
+    held = _files(out)
+    assert fresh, "the fresh publish wrote nothing"
+    # every file a fresh publish writes is in the folder with the same bytes; the folder may hold
+    # more (a page of the first store that the second no longer makes is never removed)
+    assert {name: held.get(name) for name in fresh} == fresh
+    assert sorted(p.relative_to(out) for p in paths) == sorted(p.relative_to(tmp_path / "fresh") for p in fresh_paths)
+    # some pages were not made again: their files kept their inode and time
+    kept = [name for name, stamp in _stamps(out).items() if stamps.get(name) == stamp and name not in BOOKKEEPING]
+    assert any(name.startswith("reports/fide/") for name in kept)
+
+
+def test_publishing_an_unchanged_store_again_makes_no_page(stores: tuple[Path, Path], tmp_path: Path) -> None:
+    _, after = stores
+    out = tmp_path / "out"
+    paths, written, _ = _publish(after, out)
+    assert written == len(set(paths)) > 0
+
+    import elopipe.publish.outputs as outputs
+
+    def never(*args: object) -> list[Path]:
+        raise AssertionError(f"a page was made again: {args[1:3]}")
+
+    real = (outputs.write_report, outputs.write_player_page, outputs.write_list)
+    outputs.write_report = outputs.write_player_page = outputs.write_list = never  # type: ignore[assignment]
+    try:
+        again, written, kept = _publish(after, out)
+    finally:
+        outputs.write_report, outputs.write_player_page, outputs.write_list = real
+    assert written == 0
+    assert sorted(set(again)) == sorted(set(paths))
+    assert kept >= len(set(paths)) - 2  # all but the indexes, which are made each time
+
+
+def test_a_page_whose_file_was_touched_is_made_again(stores: tuple[Path, Path], tmp_path: Path) -> None:
+    _, after = stores
+    out = tmp_path / "out"
+    _publish(after, out)
+    report = next(p for p in sorted((out / "reports" / "fide").glob("*.players.csv")))
+    content = report.read_bytes()
+    report.write_bytes(b"edited by hand\n")
+    _publish(after, out)
+    assert report.read_bytes() == content
+
+
+@pytest.mark.parametrize(
+    ("table", "change"),
+    [
+        ("players", "UPDATE players SET title = COALESCE(title, '') || 'x' WHERE player_id = $pid"),
+        ("players", "UPDATE players SET name = name || ' Jr' WHERE player_id = $pid"),
+        ("rating_changes", "UPDATE rating_changes SET rc = rc + 1 WHERE player_id = $pid"),
+        ("tournament_players", "UPDATE tournament_players SET rating_in_file = 1 WHERE player_id = $pid"),
+        ("rating_lists", "UPDATE rating_lists SET rating = rating + 1 WHERE player_id = $pid"),
+        ("tournaments", "UPDATE tournaments SET city = 'Ennis' WHERE tournament_id = $tid"),
+    ],
+)
+def test_every_stored_input_of_a_page_is_in_its_digest(
+    stores: tuple[Path, Path], tmp_path: Path, table: str, change: str
+) -> None:
+    _, after = stores
+    db = tmp_path / "store.duckdb"
+    shutil.copyfile(after, db)
+
+    def digests() -> tuple[dict[int, str], dict[int, str], dict[object, str]]:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            dates = list_dates(con, "fide")
+            top = top_players(con, "fide", dates)
+            return (
+                report_digests(con, "fide", rated_tournaments(con, "fide")),
+                player_digests(con, "fide", top),
+                dict(list_digests(con, "fide", dates, {})),
+            )
+        finally:
+            con.close()
+
+    reports, players, lists = digests()
+    con = duckdb.connect(str(db))
+    try:
+        pid = top_players(con, "fide", list_dates(con, "fide"))[0]
+        tid = con.execute("SELECT min(tournament_id) FROM tournament_ratings WHERE player_id = ?", [pid]).fetchall()[0][
+            0
+        ]
+        con.execute(change, {"tid": tid} if "$tid" in change else {"pid": pid})
+    finally:
+        con.close()
+    reports2, players2, lists2 = digests()
+    assert reports2[tid] != reports[tid], f"a change to {table} left the report's digest as it was"
+    if table != "rating_changes":  # a player page reads no game's Rc
+        assert players2[pid] != players[pid], f"a change to {table} left the player page's digest as it was"
+    if table in ("players", "rating_lists"):
+        assert lists2 != lists
+    # the pages the change does not reach keep their digests
+    assert any(reports2[t] == reports[t] for t in reports if t != tid)
+
+
+def test_the_run_that_wrote_a_row_is_no_input(stores: tuple[Path, Path], tmp_path: Path) -> None:
+    """A later rating run rewrites an event's rate of play and skips under its own run_id: the
+    report shows neither run, so its digest stays (else every report would be made again)."""
+    _, after = stores
+    db = tmp_path / "store.duckdb"
+    shutil.copyfile(after, db)
+
+    def digests() -> dict[int, str]:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return report_digests(con, "fide", rated_tournaments(con, "fide"))
+        finally:
+            con.close()
+
+    before = digests()
+    con = duckdb.connect(str(db))
+    try:
+        assert con.execute("SELECT count(*) FROM rate_of_play WHERE system = 'fide'").fetchall()[0][0] > 0
+        con.execute("UPDATE rate_of_play SET run_id = run_id + 100")
+        con.execute("UPDATE rating_skips SET run_id = run_id + 100")
+    finally:
+        con.close()
+    assert digests() == before
