@@ -123,50 +123,75 @@ def publish_outputs(
 
     paths: list[Path] = []
     links: dict[int, str] = {}
-    total = len(top) + len(dates) + len(seen)
     n = default_workers() if workers is None else workers
-    report_keys = report_digests(con, system, sorted(seen))
     player_keys = player_digests(con, system, top)
-    with recording(out) as manifest, Workers(con, n) as pool, Ticker(total, progress) as ticker:
+    with recording(out) as manifest, Workers(con, n) as pool:
+        # reports an earlier publish left in this folder, of tournaments no list here rates: a
+        # new file can change what they show (a player's title, federation or name)
+        earlier = earlier_reports(con, manifest, system, seen)
+        report_keys = report_digests(con, system, sorted(seen | set(earlier)))
 
-        def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
-            return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
+        total = len(top) + len(dates) + len(seen) + len(earlier)
+        with Ticker(total, progress) as ticker:
 
-        pages = [
-            page("player", pid, player_keys.get(pid), write_player_page, pid, system, out / "players" / system)
-            for pid in top
-        ]
-        for pid, job in zip(top, pages, strict=True):
-            written = job.result()
-            ticker.advance()
-            paths.extend(written)
-            html = next(p for p in written if p.suffix == ".html")
-            links[pid] = f"../players/{system}/{html.name}"
-        list_keys = list_digests(con, system, dates, links)
-        jobs = [
-            (
-                d,
-                page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links),
-                [
-                    page("report", tid, report_keys.get(tid), write_report, tid, system, out / "reports" / system)
-                    for tid in reports[d]
-                ],
-            )
-            for d in dates
-        ]
-        for d, files, reported in jobs:
-            for job in (files, *reported):
-                paths.extend(job.result())
+            def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
+                return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
+
+            def report(tid: int) -> Job:
+                return page("report", tid, report_keys.get(tid), write_report, tid, system, out / "reports" / system)
+
+            pages = [
+                page("player", pid, player_keys.get(pid), write_player_page, pid, system, out / "players" / system)
+                for pid in top
+            ]
+            for pid, job in zip(top, pages, strict=True):
+                written = job.result()
                 ticker.advance()
-            if d == dates[-1]:
-                index = write_index(con, system, out)
-                paths.extend([index, out / TOP_INDEX])  # write_index rewrites the top page too
-            if on_list is not None:
-                on_list(d)
+                paths.extend(written)
+                html = next(p for p in written if p.suffix == ".html")
+                links[pid] = f"../players/{system}/{html.name}"
+            list_keys = list_digests(con, system, dates, links)
+            jobs = [
+                (
+                    d,
+                    page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links),
+                    [report(tid) for tid in reports[d]],
+                )
+                for d in dates
+            ]
+            for d, files, reported in jobs:
+                for job in (files, *reported):
+                    paths.extend(job.result())
+                    ticker.advance()
+                if d == dates[-1]:
+                    for job in [report(tid) for tid in earlier]:
+                        paths.extend(job.result())
+                        ticker.advance()
+                    index = write_index(con, system, out)
+                    paths.extend([index, out / TOP_INDEX])  # write_index rewrites the top page too
+                if on_list is not None:
+                    on_list(d)
     return paths
 
 
 Job = cf.Future[list[Path]]
+
+
+def earlier_reports(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str, seen: set[int]) -> list[int]:
+    """The tournaments, outside `seen`, whose `system` report the folder's manifest records and
+    which are still rated under `system` (`tournament_ratings`), ascending: their reports are
+    checked again (`_page`: made again only when their stored inputs changed)."""
+    prefix = f"report:{system}:"
+    ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
+    ids -= seen
+    if not ids:
+        return []
+    rows = con.execute(
+        "SELECT DISTINCT tournament_id FROM tournament_ratings WHERE system = ? AND tournament_id IN"
+        " (SELECT unnest(?::INTEGER[])) ORDER BY tournament_id",
+        [system, sorted(ids)],
+    ).fetchall()
+    return [int(r[0]) for r in rows]
 
 
 def _page(

@@ -207,3 +207,48 @@ def test_the_run_that_wrote_a_row_is_no_input(stores: tuple[Path, Path], tmp_pat
     finally:
         con.close()
     assert digests() == before
+
+
+def test_an_earlier_report_in_the_folder_follows_a_change_of_its_players(
+    stores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A publish of the latest list alone still makes again the reports an earlier publish left
+    in the folder when what they show changed (here a player's title, as a new file can give
+    it); the others keep their files."""
+    _, after = stores
+    db = tmp_path / "store.duckdb"
+    shutil.copyfile(after, db)
+    out = tmp_path / "out"
+    _publish(db, out)
+    con = duckdb.connect(str(db))
+    try:
+        dates = list_dates(con, "fide")
+        first, latest = dates[0], dates[-1]
+        tid, pid = con.execute(
+            "SELECT tr.tournament_id, min(tr.player_id) FROM tournament_ratings tr"
+            " JOIN tournament_players tp USING (tournament_id, player_id) JOIN players p USING (player_id)"
+            " WHERE tr.list_date = ? AND tr.system = 'fide' AND tp.title IS NULL AND p.title IS NULL"
+            " AND tr.tournament_id NOT IN"
+            " (SELECT tournament_id FROM tournament_ratings WHERE list_date = ? AND system = 'fide')"
+            " GROUP BY tr.tournament_id ORDER BY tr.tournament_id LIMIT 1",
+            [first, latest],
+        ).fetchall()[0]
+        con.execute("UPDATE players SET title = 'FM' WHERE player_id = ?", [pid])
+    finally:
+        con.close()
+    report = next((out / "reports" / "fide").glob(f"{tid}_*.players.csv"))
+    old = report.read_bytes()
+    stamps = _stamps(out)
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        publish_outputs(con, "fide", out, [latest], workers=2)
+    finally:
+        con.close()
+    fresh = tmp_path / "fresh"
+    _publish(db, fresh)
+    assert report.read_bytes() == (fresh / report.relative_to(out)).read_bytes() != old
+    assert b",FM," in report.read_bytes()
+    # an earlier report none of whose players changed kept its file
+    kept = [n for n, s in _stamps(out).items() if n.startswith("reports/fide/") and stamps.get(n) == s]
+    assert kept
