@@ -13,11 +13,11 @@ import pytest
 
 from elopipe.publish.inputs import list_digests, player_digests, report_digests
 from elopipe.publish.lists import list_dates
-from elopipe.publish.manifest import MANIFEST, recording
+from elopipe.publish.manifest import recording
 from elopipe.publish.outputs import publish_outputs, top_players
-from elopipe.publish.plan import LEDGER
 from elopipe.publish.reports import rated_tournaments
 from tests.helpers.paths import SHARED_DATA
+from tests.helpers.published import file_stamps, published_files
 
 TRF = SHARED_DATA / "trf"
 # a Spanish open and an Irish season whose players have FIDE IDs (ranked lists, player pages with
@@ -29,7 +29,6 @@ FIRST = [
     "irl_bunratty_masters_2011_crlf.trf",
 ]
 ADDED = "irl_kilkenny_masters_2011_gms_national_ids.trf"
-BOOKKEEPING = {MANIFEST, LEDGER}
 
 
 def _build(db: Path, files: list[str]) -> None:
@@ -64,39 +63,25 @@ def _publish(db: Path, out: Path) -> tuple[list[Path], int, int]:
         con.close()
 
 
-def _files(out: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(out).as_posix(): p.read_bytes()
-        for p in sorted(out.rglob("*"))
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
-
-
-def _stamps(out: Path) -> dict[str, tuple[int, int]]:
-    return {
-        p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in out.rglob("*") if p.is_file()
-    }
-
-
 def test_a_publish_after_a_new_file_holds_what_a_fresh_publish_writes(
     stores: tuple[Path, Path], tmp_path: Path
 ) -> None:
     before, after = stores
     out = tmp_path / "out"
     _publish(before, out)
-    stamps = _stamps(out)
+    stamps = file_stamps(out)
 
     paths, _, _ = _publish(after, out)
     fresh_paths, _, _ = _publish(after, tmp_path / "fresh")
-    fresh = _files(tmp_path / "fresh")
-    held = _files(out)
+    fresh = published_files(tmp_path / "fresh")
+    held = published_files(out)
     assert fresh, "the fresh publish wrote nothing"
     # every file a fresh publish writes is in the folder with the same bytes; the folder may hold
     # more (a page of the first store that the second no longer makes is never removed)
     assert {name: held.get(name) for name in fresh} == fresh
     assert sorted(p.relative_to(out) for p in paths) == sorted(p.relative_to(tmp_path / "fresh") for p in fresh_paths)
     # some pages were not made again: their files kept their inode and time
-    kept = [name for name, stamp in _stamps(out).items() if stamps.get(name) == stamp and name not in BOOKKEEPING]
+    kept = [name for name, stamp in file_stamps(out).items() if stamps.get(name) == stamp]
     assert any(name.startswith("reports/fide/") for name in kept)
 
 
@@ -238,7 +223,7 @@ def test_an_earlier_report_in_the_folder_follows_a_change_of_its_players(
         con.close()
     report = next((out / "reports" / "fide").glob(f"{tid}_*.players.csv"))
     old = report.read_bytes()
-    stamps = _stamps(out)
+    stamps = file_stamps(out)
 
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -250,5 +235,5 @@ def test_an_earlier_report_in_the_folder_follows_a_change_of_its_players(
     assert report.read_bytes() == (fresh / report.relative_to(out)).read_bytes() != old
     assert b",FM," in report.read_bytes()
     # an earlier report none of whose players changed kept its file
-    kept = [n for n, s in _stamps(out).items() if n.startswith("reports/fide/") and stamps.get(n) == s]
+    kept = [n for n, s in file_stamps(out).items() if n.startswith("reports/fide/") and stamps.get(n) == s]
     assert kept

@@ -15,15 +15,14 @@ import pytest
 from elopipe.publish.lists import list_dates
 from elopipe.publish.manifest import MANIFEST, recording
 from elopipe.publish.outputs import publish_outputs
-from elopipe.publish.plan import LEDGER
 from elopipe.publish.workers import Ticker, bar
 from tests.helpers.paths import SHARED_DATA
+from tests.helpers.published import file_stamps, published_files
 
 # two events whose players have FIDE IDs (ranked lists, top players' pages and charts); the tests
 # publish the last lists, the second event's and those before it
 FILES = ["esp_torneo_san_viator_2018_vega_137players.trf", "fra_sharly_trf26_individual_nrs_240_byes.trf"]
 LISTS = 4
-BOOKKEEPING = {MANIFEST, LEDGER}
 
 
 @pytest.fixture(scope="module")
@@ -68,31 +67,13 @@ def _publish(db: Path, out: Path, dates: list[dt.date], workers: int | None = No
         con.close()
 
 
-def _files(out: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(out).as_posix(): p.read_bytes()
-        for p in sorted(out.rglob("*"))
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
-
-
-def _stamps(out: Path) -> dict[str, tuple[int, int]]:
-    """(inode, modification time in ns) of every file: a file written again (atomically, under a
-    new inode) differs, whatever the clock says."""
-    return {
-        p.relative_to(out).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
-        for p in out.rglob("*")
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
-
-
 def test_a_parallel_publish_writes_the_files_of_a_serial_one(db: Path, tmp_path: Path) -> None:
     dates = _dates(db)
     serial, _ = _publish(db, tmp_path / "serial", dates, workers=1)
     parallel, _ = _publish(db, tmp_path / "parallel", dates, workers=3)
-    files = _files(tmp_path / "serial")
+    files = published_files(tmp_path / "serial")
     assert any(name.startswith("reports/fide/") for name in files) and any(n.endswith(".png") for n in files)
-    assert _files(tmp_path / "parallel") == files
+    assert published_files(tmp_path / "parallel") == files
     # the same paths, in the same order (the order a serial publish writes them)
     assert [p.relative_to(tmp_path / "parallel") for p in parallel] == [
         p.relative_to(tmp_path / "serial") for p in serial
@@ -104,18 +85,18 @@ def test_publishing_unchanged_content_writes_nothing(db: Path, tmp_path: Path) -
     dates = _dates(db)
     paths, written = _publish(db, out, dates)
     assert written == len(set(paths)) > 0
-    before, content = _stamps(out), _files(out)
+    before, content = file_stamps(out), published_files(out)
 
     again, written = _publish(db, out, dates)
     assert written == 0
     assert set(again) == set(paths)
-    assert _stamps(out) == before, "a file with unchanged content was written again"
-    assert _files(out) == content
+    assert file_stamps(out) == before, "a file with unchanged content was written again"
+    assert published_files(out) == content
 
     # a folder without its manifest (published before manifests were kept) is taken over as it is
     (out / MANIFEST).unlink()
     _, written = _publish(db, out, dates)
-    assert written == 0 and _stamps(out) == before
+    assert written == 0 and file_stamps(out) == before
     assert (out / MANIFEST).is_file()
 
 
@@ -123,7 +104,7 @@ def test_a_changed_list_rewrites_its_files_and_only_what_changed(db: Path, tmp_p
     out = tmp_path / "out"
     dates = _dates(db)
     _publish(db, out, dates)
-    before = _stamps(out)
+    before = file_stamps(out)
     last = dates[-1]
     con = duckdb.connect(str(db))
     try:  # the latest list changes: one player's rating is a point higher
@@ -140,7 +121,7 @@ def test_a_changed_list_rewrites_its_files_and_only_what_changed(db: Path, tmp_p
         con.close()
 
     _, written = _publish(db, out, dates)
-    after = _stamps(out)
+    after = file_stamps(out)
     rewritten = {name for name in after if after[name] != before.get(name)}
     stem = f"lists/fide_{last.isoformat()}"
     assert {f"{stem}.{fmt}" for fmt in ("csv", "parquet", "txt", "html")} <= rewritten
@@ -148,7 +129,7 @@ def test_a_changed_list_rewrites_its_files_and_only_what_changed(db: Path, tmp_p
     assert not any(name.startswith(f"lists/fide_{d.isoformat()}") for d in dates[:-1] for name in rewritten)
     # what is in the folder is what a publish into an empty folder writes
     _publish(db, tmp_path / "fresh", dates)
-    assert _files(out) == _files(tmp_path / "fresh")
+    assert published_files(out) == published_files(tmp_path / "fresh")
 
 
 def test_the_users_files_in_the_output_folder_are_never_touched(db: Path, tmp_path: Path) -> None:
