@@ -8,19 +8,19 @@ blank result) and pairings whose sides disagree get a `GameRec` with `played=Fal
 `unplayed_code` (the code on White's row) AND one `UnplayedRec` per side; byes and absences
 (`H F U Z`, blank) are `UnplayedRec`s only. Every block of every row thus lands in exactly
 one place: a played game, or an unplayed round. Scores are Decimal on the 1/½/0 scale.
+
+The blocks are read per row by `elopipe.read.trf.blocks`; the checks of the paired rounds against
+240 records, declared points and the one-PAB rule are in `elopipe.read.trf.round_checks`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
-from elopipe.read.field_bounds import ROUND_MAX
-from elopipe.read.records import GameRec, PlayerRec, TournamentRec, UnplayedRec
+from elopipe.read.records import GameRec, TournamentRec, UnplayedRec
+from elopipe.read.trf.blocks import Block, TrfRow
 from elopipe.read.trf.codes import (
-    ALL_CODES,
     CODE_SCORE,
     FORFEIT_CODES,
     MIRROR,
@@ -28,106 +28,11 @@ from elopipe.read.trf.codes import (
     NO_OPPONENT_EXPECTED,
     RATED_CODES,
     UNRATED_GAME_CODES,
-    ZERO,
     result_from_scores,
 )
+from elopipe.read.trf.fields import TOURNAMENT_REF, decimal_or_none
 from elopipe.read.trf.issues import IssueLog, shown
-
-TOURNAMENT_REF = 1
-
-
-def int_or_none(text: str) -> int | None:
-    s = text.strip()
-    # isascii: str.isdigit() also accepts '²' and other digits int() refuses
-    return int(s) if s.isascii() and s.isdigit() else None
-
-
-def decimal_or_none(text: str) -> Decimal | None:
-    s = text.strip().replace(",", ".")
-    if not s:
-        return None
-    try:
-        value = Decimal(s)
-    except InvalidOperation:
-        return None
-    # 'NaN', 'Inf' and exponents ('1e99') are not points written in a 4-column field
-    return value if value.is_finite() and "e" not in s.lower() else None
-
-
-def column(line: str, first: int, last: int) -> str:
-    """Columns first..last, 1-based inclusive; beyond the end of the line is blank (§2)."""
-    return line[first - 1 : last].ljust(last - first + 1)
-
-
-@dataclass
-class Block:
-    """One round block of a `001` row (cols 82+10r .. 89+10r)."""
-
-    rank: int
-    round: int
-    opponent: int | None  # None = 0000 / blank
-    colour: str | None  # 'w' | 'b' | None ('-' or blank)
-    code: str  # upper-cased result character; ' ' when blank
-    raw: str
-    line: int
-
-    @property
-    def empty(self) -> bool:
-        return not self.raw.strip()
-
-
-@dataclass
-class TrfRow:
-    """One `001` row: the player, its round blocks, its line number and raw text."""
-
-    player: PlayerRec
-    blocks: list[Block]
-    line: int
-    raw: str
-
-
-def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]:
-    """The round blocks of one `001` row (round r at cols 82+10r .. 89+10r, §5); bad ones get code '?'."""
-    body = line.rstrip()
-    n = max(0, (len(body) - 91 + 9) // 10)
-    if n > ROUND_MAX:
-        issues.add("trf_too_many_rounds", f"{n} round blocks: blocks after round {ROUND_MAX} not read", no, "error")
-        n = ROUND_MAX
-    blocks: list[Block] = []
-    for r in range(1, n + 1):
-        raw = column(line, 82 + 10 * r, 89 + 10 * r)
-        tail = column(line, 90 + 10 * r, 91 + 10 * r)
-        if tail.strip():
-            issues.add(
-                "trf_block_overflow",
-                f"round {r}: characters in cols {90 + 10 * r}-{91 + 10 * r}",
-                no,
-                "warning",
-                line,
-            )
-        opp_txt = raw[0:4].strip()
-        opponent = None
-        if opp_txt:
-            if opp_txt.isascii() and opp_txt.isdigit():
-                opponent = int(opp_txt) or None
-            else:
-                issues.add("trf_bad_block", f"round {r}: opponent {shown(opp_txt)} not a number", no, "error", line)
-                blocks.append(Block(rank, r, None, None, "?", raw, no))
-                continue
-        colour_ch = raw[5]
-        colour = colour_ch.lower() if colour_ch in "wbWB" else None
-        if colour_ch not in "wbWB- ":
-            issues.add("trf_bad_block", f"round {r}: colour {shown(colour_ch)} not w/b/-", no, "error", line)
-        elif colour_ch in "WB":
-            issues.quirk("trf_colour_upper", "colour written in upper case", no, line, "info")
-        code = raw[7].upper()
-        if code != " " and code not in ALL_CODES:
-            issues.add("trf_bad_block", f"round {r}: result code {shown(raw[7])} unknown", no, "error", line)
-            code = "?"
-        if raw[4] != " " or raw[6] != " ":
-            issues.add("trf_bad_block", f"round {r}: block {shown(raw)} off the 10-column grid", no, "warning", line)
-        blocks.append(Block(rank, r, opponent, colour, code, raw, no))
-    return blocks
+from elopipe.read.trf.round_checks import check_240, check_one_pab_per_round, check_points
 
 
 class RoundResolver:
@@ -160,27 +65,12 @@ class RoundResolver:
     def resolve(self) -> tuple[list[GameRec], list[UnplayedRec]]:
         """Games and unplayed rounds of the whole file, checked against 240 records and declared points."""
         games, unplayed = self._pairings()
-        self._check_240(unplayed)
-        self._check_points(unplayed, games)
-        self._check_one_pab_per_round(unplayed)
+        if not self.is_team:  # in team files the 240 numbers are team pairing numbers; kept raw in extra
+            check_240(unplayed, self.byes_240, self.rows, self.issues, self.bye_score)
+        check_points(unplayed, games, self.rows, self.tour, self.issues)
+        if not self.is_team:  # team files give one PAB per board
+            check_one_pab_per_round(unplayed, self.rows, self.issues)
         return games, unplayed
-
-    def _check_one_pab_per_round(self, unplayed: list[UnplayedRec]) -> None:
-        """At most one pairing-allocated bye per round (§8.3); team files give one per board."""
-        if self.is_team:
-            return
-        per_round: dict[int, list[int]] = defaultdict(list)
-        for u in unplayed:
-            if u.code == "U":
-                per_round[u.round].append(u.player_ref)
-        for rnd, players in sorted(per_round.items()):
-            if len(players) > 1:
-                self.issues.add(
-                    "trf_several_pab",
-                    f"round {rnd}: {len(players)} pairing-allocated byes (U) for players {players}",
-                    self.rows[players[0]].line,
-                    "info",
-                )
 
     def _pairings(self) -> tuple[list[GameRec], list[UnplayedRec]]:
         n_rounds = self.rounds_in_blocks
@@ -429,77 +319,6 @@ class RoundResolver:
             game = self._game(a, fake, code, mirror, False, flags)
         game.result_raw = f"{code}/?" if a.colour != "b" else f"?/{code}"
         return game
-
-    def _check_240(self, unplayed: list[UnplayedRec]) -> None:
-        """TRF-2026 240 byes are repeated in the 001 rows; a bye only in 240 is added."""
-        if self.is_team:
-            return  # in team files the 240 numbers are team pairing numbers; kept raw in extra
-        by_key = {(u.player_ref, u.round): u for u in unplayed}
-        for no, entry in self.byes_240:
-            kind, rnd_txt, rank_txt = entry.split(":")
-            rnd, rank = int(rnd_txt), int(rank_txt)
-            if rank not in self.rows:
-                self.issues.add("trf_240_unknown_player", f"240 bye for unknown start rank {rank}", no)
-                continue
-            u = by_key.get((rank, rnd))
-            if u is None or u.code == " ":
-                if u is not None:
-                    unplayed.remove(u)
-                new = UnplayedRec(TOURNAMENT_REF, rank, rnd, kind, self.bye_score(kind), None, no)
-                unplayed.append(new)
-                self.issues.add(
-                    "trf_240_only", f"round {rnd}: {kind} bye of player {rank} only in record 240; added", no, "info"
-                )
-            elif u.code != kind:
-                self.issues.add(
-                    "trf_240_disagree",
-                    f"round {rnd}: record 240 says {kind} for player {rank}, the 001 row says {shown(u.code)}",
-                    no,
-                )
-        unplayed.sort(key=lambda u: (u.round, u.player_ref))
-
-    def _check_points(self, unplayed: list[UnplayedRec], games: list[GameRec]) -> None:
-        """Declared points (cols 81-84) against the round blocks under 1/½/0 (§8.4); informational."""
-        if "scoring" in self.tour.extra:
-            return  # non-default scoring: standings points are on another scale
-        computed: dict[int, Decimal] = defaultdict(lambda: ZERO)
-        unknown: dict[int, int] = defaultdict(int)
-        for g in games:
-            if g.played:
-                computed[g.white_ref or 0] += g.white_score or ZERO
-                computed[g.black_ref or 0] += g.black_score or ZERO
-        for u in unplayed:
-            if u.score is None:
-                if u.code != "*":
-                    unknown[u.player_ref] += 1
-            else:
-                computed[u.player_ref] += u.score
-        declared = {r: row.player.points for r, row in self.rows.items() if row.player.points is not None}
-        if not declared:
-            return
-        has_results = any(computed.values())
-        if has_results and all(v == 0 for v in declared.values()):
-            self.issues.add(
-                "trf_points_all_zero",
-                "declared points are 0.0 for every player although the rounds have results",
-                None,
-                "warning",
-            )
-            return
-        mismatches = 0
-        for rank, pts in sorted(declared.items()):
-            calc = computed[rank]
-            if pts != calc:
-                mismatches += 1
-                note = f" ({unknown[rank]} round(s) of unknown value)" if unknown[rank] else ""
-                self.issues.add(
-                    "trf_points_mismatch",
-                    f"player {rank}: declared points {pts}, round blocks give {calc}{note}",
-                    self.rows[rank].line,
-                    "info",
-                )
-        if mismatches:
-            self.tour.extra["points_mismatch_players"] = mismatches
 
 
 def _pab_score(scoring: dict[str, str]) -> Decimal | None:
