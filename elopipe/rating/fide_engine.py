@@ -75,7 +75,7 @@ from elopipe.rating.fide_period import (
 from elopipe.rating.fide_ro import RO_SOURCE
 
 if TYPE_CHECKING:
-    from elopipe.rating.fide_period import CastSchema, Schema
+    from elopipe.rating.fide_frames import CastSchema, Schema
 
 
 def run_periods(

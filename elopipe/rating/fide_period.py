@@ -33,15 +33,13 @@ from elopipe.rating.lookup import IdLookup
 from elopipe.rating.periods import get_scheme
 
 if TYPE_CHECKING:
-    from elopipe.rating.fide_frames import CastSchema, Schema
+    from elopipe.rating.fide_frames import CastSchema
 
 __all__ = [
     "LIST_SCHEMA",
     "POOL_SCHEMA",
     "STATE_SCHEMA",
-    "CastSchema",
     "Lists",
-    "Schema",
     "by_player",
     "empty",
     "one_period",
