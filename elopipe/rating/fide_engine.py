@@ -5,11 +5,12 @@ chapter).  Periods: `elopipe.rating.periods` (FIDE lists on the 1st of the month
 is rated on the first list whose closing date, list date − 3 days, is on or after its end
 date; it uses the list in force on its start date, B.02 7.1.3 and spec §3.1).
 
-The engine is in five modules, in the order the data takes: `fide_params` (parameters,
-inputs, outputs, the rules version of each event), `fide_prepare` (the store's frames to
-player-sides by period), `fide_period` (one period, step by step), `fide_initial` (pooled
-games and Ru of unrated players) and this module (`run_periods`, the period loop, and
-`to_contract`, the store's columns).
+The engine's modules, in the order the data takes: `fide_params` (parameters, inputs,
+outputs, the rules version of each event), `fide_prepare` (the store's frames to player-sides by
+period), `fide_period` (one period, step by step: `fide_in_force` the ratings in force and
+bootstraps, `fide_k` K, `fide_changes` D, PD and the change, `fide_initial` pooled games and Ru
+of unrated players, `fide_close` the close of the list; `fide_frames` the frames they share) and
+this module (`run_periods`, the period loop, and `to_contract`, the store's columns).
 
 How one period (list t) is computed (`fide_period.one_period`), with no per-game Python loop:
 
@@ -74,7 +75,7 @@ from elopipe.rating.fide_period import (
 from elopipe.rating.fide_ro import RO_SOURCE
 
 if TYPE_CHECKING:
-    from elopipe.rating.fide_period import CastSchema, Schema
+    from elopipe.rating.fide_frames import CastSchema, Schema
 
 
 def run_periods(

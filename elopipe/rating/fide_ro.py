@@ -4,7 +4,7 @@ B.02 7.1.3: "The rating list in force at the start of the tournament shall be us
 player's rating on that list, and Rc his opponent's. The store knows that list from an imported
 official list (`official_lists`, `elopipe lists import`) or from the lists it computed itself,
 which drift from FIDE's when the store lacks the players' other games; a player it never rated
-starts from the rating the organiser's file gives (a bootstrap, `fide_period._bootstrap`).
+starts from the rating the organiser's file gives (a bootstrap, `fide_in_force.bootstrap`).
 
 Every Ro carries its source (``rating_changes.ro_source``, ``tournament_ratings.ro_source``, one of
 `RO_SOURCES`): 'official' (the player's row on an imported official list), 'computed' (a list the
@@ -74,7 +74,7 @@ def by_file(ev: pl.DataFrame, prep: Prepared, params: FideParams) -> pl.DataFram
 def plain_by_file(
     pairs: pl.DataFrame, prep: Prepared, params: FideParams, latest_ids: pl.Series | None, latest: dt.date | None
 ) -> pl.DataFrame | None:
-    """Under the 'file' policy, the plain pairs (rated on the latest list, `fide_period._in_force`)
+    """Under the 'file' policy, the plain pairs (rated on the latest list, `fide_in_force.in_force`)
     whose rating in force becomes the file's: `pairs` (tp_key, tournament_id, player_id, in_force,
     file_rating, file_id, store_rating: the current rating) of players with a FIDE ID, less those
     the latest list, an imported official one of the event's date, lists. Rows in the columns of
@@ -129,7 +129,7 @@ def side_default(latest_ids: pl.Series | None) -> pl.Expr:
 
 
 def rebase(ev: pl.DataFrame, known: pl.DataFrame) -> tuple[pl.DataFrame, int]:
-    """Under the 'file' policy: the period's state (`known`, `fide_period.STATE_SCHEMA` and
+    """Under the 'file' policy: the period's state (`known`, `fide_frames.STATE_SCHEMA` and
     ``__changed``) with each rated player whose Ro the file gave (``by_file``) rated as the file of
     his event with the latest list in force says (ties: the lower rating; the 2400 and 2300 marks
     follow it), so that the period's change applies to it. Returns (the state, how many players

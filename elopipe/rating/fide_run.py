@@ -88,8 +88,13 @@ def code_fingerprint() -> str:
     import elopipe.rating as pkg
     from elopipe.rating import (
         fide,
+        fide_changes,
+        fide_close,
         fide_engine,
+        fide_frames,
+        fide_in_force,
         fide_initial,
+        fide_k,
         fide_params,
         fide_period,
         fide_prepare,
@@ -103,7 +108,8 @@ def code_fingerprint() -> str:
     from elopipe.read import rate_evidence, rate_of_play
 
     h = hashlib.sha1()
-    engine = (fide_params, fide_prepare, fide_period, fide_initial, fide_ro, fide_engine)
+    engine = [fide_params, fide_prepare, fide_frames, fide_period, fide_in_force, fide_k, fide_changes]
+    engine += [fide_close, fide_initial, fide_ro, fide_engine]
     for module in (fide, *engine, periods, tables, rounding, rate_of_play, rate_evidence, lookup, store_io):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"

@@ -3,7 +3,7 @@
 8.3.3 gives K 40 to "a player new to the rating list" until he has completed events with 30
 games. A player who was on the list, fell below the floor (7.2.1) and was rated again from 5
 pooled games is not new to it: his earlier rated games count toward the 30, and a history the
-store does not know counts as at least 30 (`elopipe.rating.fide_period._k_base`).
+store does not know counts as at least 30 (`elopipe.rating.fide_k.k_base`).
 """
 
 from __future__ import annotations
