@@ -55,9 +55,9 @@ def rate_system(request: RateRequest, on_wait: Callable[[str], None] | None = No
 def system_request(lists: RateListsRequest, system: str) -> RateRequest:
     """One system's request of a `rate_lists` run: its `no_moves` policy (None: ELOPIPE_NO_MOVES,
     else 'played'; `elopipe.rating.store_io.load_games`) and, for a FIDE system, where Ro comes
-    from (None: ELOPIPE_RO_FROM, else 'list'; `elopipe.rating.fide_ro`); the other systems have
+    from (None: ELOPIPE_RO_FROM, else 'list'; `elopipe.rating.fide.ro`); the other systems have
     their own rules."""
-    from elopipe.rating.fide_params import SYSTEM_CLASS, ro_from_policy
+    from elopipe.rating.fide.params import SYSTEM_CLASS, ro_from_policy
     from elopipe.rating.store_io import no_moves_policy
 
     params: dict[str, object] = {"no_moves": no_moves_policy(lists.no_moves)}

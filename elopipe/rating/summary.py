@@ -32,7 +32,7 @@ class RateSummary:
     players whose Ro in an event is `RO_MARK_POINTS` or more from the rating the event's file
     gives them, ro_far_entries: those (event, player) rows, ro_far_worst: the largest of them
     (`RoFar`, largest first; FIDE systems); ro_from: the run's Ro policy
-    (`elopipe.rating.fide_params.RO_FROM_POLICIES`; None: a system without one);
+    (`elopipe.rating.fide.params.RO_FROM_POLICIES`; None: a system without one);
     removed_runs: the runs of a scenario that a stopped run left, removed before this one
     (`elopipe.rating.scenarios.remove_unfinished`).
     """
@@ -71,7 +71,7 @@ RO_MARK_POINTS = 50
 @dataclass(frozen=True)
 class RoFar:
     """One event entry whose Ro is `RO_MARK_POINTS` or more from the file's rating: the player's
-    name, the event's, Ro and where it came from (`elopipe.rating.fide_ro.RO_SOURCES`), the
+    name, the event's, Ro and where it came from (`elopipe.rating.fide.ro.RO_SOURCES`), the
     file's rating; `diff` = Ro − file rating, rating points."""
 
     name: str

@@ -26,13 +26,13 @@ RateFn = Callable[..., Any]
 DEFAULT_SYSTEMS: tuple[str, ...] = ("fide", "fide-rapid", "fide-blitz")
 
 _BUILTIN: dict[str, str] = {
-    "fide": "elopipe.rating.fide_run:rate_fide",
-    "fide-rapid": "elopipe.rating.fide_run:rate_fide",
-    "fide-blitz": "elopipe.rating.fide_run:rate_fide",
-    "ffe": "elopipe.rating.ffe_run:rate_ffe",
-    "ffe-rapid": "elopipe.rating.ffe_run:rate_ffe",
-    "elo": "elopipe.rating.elo_run:rate_elo",
-    "glicko2": "elopipe.rating.elo_run:rate_glicko2",
+    "fide": "elopipe.rating.fide.run:rate_fide",
+    "fide-rapid": "elopipe.rating.fide.run:rate_fide",
+    "fide-blitz": "elopipe.rating.fide.run:rate_fide",
+    "ffe": "elopipe.rating.ffe.run:rate_ffe",
+    "ffe-rapid": "elopipe.rating.ffe.run:rate_ffe",
+    "elo": "elopipe.rating.generic.run:rate_elo",
+    "glicko2": "elopipe.rating.generic.run:rate_glicko2",
 }
 _REGISTRY: dict[str, RateFn | str] = dict(_BUILTIN)
 

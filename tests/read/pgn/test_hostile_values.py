@@ -12,7 +12,9 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating import elo_run, ffe_run, fide_run
+from elopipe.rating.ffe import run as ffe_run
+from elopipe.rating.fide import run as fide_run
+from elopipe.rating.generic import run as elo_run
 from elopipe.rating.periods import get_scheme, per_event_calendar
 from elopipe.rating.run import rate
 from elopipe.read.dates import latest_plausible
