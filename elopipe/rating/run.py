@@ -83,7 +83,7 @@ def rate(
         summary: RateSummary = kept
     else:
         summary = fn(con, system=system, through=through, rules=rules, **params)
-        if through is None and isinstance(summary, RateSummary):
+        if through is None:
             inputs.save(con, system, read, summary)
         else:
             inputs.forget(con, system)

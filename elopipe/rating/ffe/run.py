@@ -31,41 +31,22 @@ latest 'ffe' list of the store, else the latest 'fide' list.
 from __future__ import annotations
 
 import datetime as dt
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, scenarios, store_io
+from elopipe.rating import full_run, scenarios, store_io
 from elopipe.rating.ffe.ages import category_expr, season_year, young_expr
 from elopipe.rating.ffe.classic import CLASSIC, FfeRules, dp_table_frame, rate_period
 from elopipe.rating.ffe.rapid import RAPID
-from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, refuse_before, scope_skips
+from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, refuse_before
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary, summary_from_frames
+from elopipe.rating.summary import RateSummary
 
 if TYPE_CHECKING:
     from polars.expr.whenthen import ChainedThen, Then
-
-
-@dataclass
-class FfeRunSummary:
-    """Counts of one run (for the CLI and the report)."""
-
-    system: str
-    lists: int = 0
-    first_list: dt.date | None = None
-    last_list: dt.date | None = None
-    players_rated: int = 0
-    new_ratings: int = 0
-    archived: int = 0
-    games_counted: int = 0
-    games_not_counted: dict[str, int] = field(default_factory=dict)
-    events_skipped: dict[str, int] = field(default_factory=dict)
-    run_id: int | None = None
 
 
 def _first_per_player(p: pl.DataFrame, col: str, where: pl.Expr | None = None) -> pl.DataFrame:
@@ -107,7 +88,7 @@ def run_ffe(
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
     store_as: str | None = None,
-) -> tuple[FfeRunSummary, dict[str, pl.DataFrame]]:
+) -> tuple[RateSummary, dict[str, pl.DataFrame]]:
     """Rate every period of the store with `rules` and write the results (when `write`).
 
     `unknown_tc`: rate class assumed for a game whose time control is unknown ('standard'
@@ -129,14 +110,11 @@ def run_ffe(
         no_moves=no_moves,
     )
     rows = refuse_before(rows, rules.rating_from)
-    key = store_as or rules.system
-    summary = FfeRunSummary(system=key)
-    rows, failed = faults.leave_out(rows, exclude)
-    skips = pl.concat([scope_skips(rows), failed])
-    summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
+    summary = RateSummary(store_as or rules.system)
+    rows, skips = full_run.leave_out(rows, summary, exclude)
     # events out of scope (online, in progress, before the national rating ...) open no period
     in_scope = rows.filter(~pl.col("reason").is_in(list(SCOPE_REASONS)).fill_null(False))
-    std = _standard_lists(con, key) if rules.credit_standard else None
+    std = _standard_lists(con, summary.system) if rules.credit_standard else None
     exact = rules.z_mode == "table" and rules.unrated_opponents == "ignore"
     num_dtype = pl.Int64 if exact else pl.Float64
     dp = dp_table_frame() if rules.z_mode == "table" else None
@@ -186,7 +164,6 @@ def run_ffe(
             if method == "archived":
                 archives[pid] = (apn, int(an), season + rules.archive_seasons)
         summary.new_ratings += res.filter(pl.col("method").str.starts_with("first")).height
-        summary.archived += res.filter(pl.col("method") == "archived").height
 
         out_details.append(_details_frame(res, ld))
         out_changes.append(_changes_frame(gout, period, players, ld))
@@ -202,24 +179,11 @@ def run_ffe(
     # the lists stored, not the periods looked at (a period whose games all go uncounted stores no list)
     stored = frames["rating_lists"]
     stored_dates = sorted(stored.get_column("list_date").unique().to_list()) if stored.height else []
-    summary.lists = len(stored_dates)
-    summary.first_list = stored_dates[0] if stored_dates else None
-    summary.last_list = stored_dates[-1] if stored_dates else None
-    summary.players_rated = len(national)
-    ch = frames["rating_changes"]
-    if ch.height:
-        summary.games_counted = ch.filter(pl.col("counted")).height
-        summary.games_not_counted = dict(ch.filter(~pl.col("counted")).group_by("reason").len().iter_rows())
+    full_run.count(summary, frames, stored_dates, rated_only=True)
     if write:
-        run_id = store_io.start_run(
-            con, key, params={**rules.as_params(), "fide_priority": fide_priority,
-                                       "unknown_tc": unknown_tc, "by_event_end": by_event_end,
-                                       "no_moves": no_moves}
-        )  # fmt: skip
-        store_io.write_results(con, key, None, frames, run_id=run_id, through=through)
-        store_io.save_skips(con, key, skips, run_id)
-        store_io.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)
-        summary.run_id = run_id
+        params = {**rules.as_params(), "fide_priority": fide_priority, "unknown_tc": unknown_tc,
+                  "by_event_end": by_event_end, "no_moves": no_moves}  # fmt: skip
+        full_run.write(con, summary, frames, skips, params, through)
     return summary, frames
 
 
@@ -269,19 +233,16 @@ def rate_ffe(
     base_system, _ = scenarios.split_system(system)
     if base_system not in ("ffe", "ffe-rapid"):
         raise ValueError(f"rate_ffe rates 'ffe' or 'ffe-rapid', not {system!r}")
-    started = time.monotonic()
     base = RAPID if base_system == "ffe-rapid" else CLASSIC
     r = rules_with_params(base, rules, params)
     run_opts = {k: v for k, v in params.items() if k in _RUN_OPTIONS and v is not None}
-    (s, frames), failed = faults.isolate(
+    return full_run.rate(
+        con,
+        system,
         lambda exclude, write: run_ffe(
             con, r, through=through, write=write, exclude=exclude, store_as=system, **run_opts
         ),
-        lambda: faults.tournament_order(con),
     )
-    summary = summary_from_frames(system, s, frames, started, rated_only=True)
-    summary.failed_events = faults.failed_lines(con, system, failed)
-    return summary
 
 
 # ---- helpers -------------------------------------------------------------------------

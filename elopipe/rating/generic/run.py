@@ -25,47 +25,26 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, TypedDict
 
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, scenarios, store_io
-from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, scope_skips
+from elopipe.rating import full_run, scenarios
+from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows
 from elopipe.rating.generic.elo import KSchedule, expected_score, round_one_decimal
 from elopipe.rating.generic.glicko import GlickoParams, rate_periods
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary, summary_from_frames
+from elopipe.rating.rounding import round_decimal
+from elopipe.rating.summary import RateSummary
 
 ELO_PERIODS = ("month", "tournament", "game")
 
 
-@dataclass
-class RunSummary:
-    """Counts of one run."""
-
-    system: str
-    lists: int = 0
-    first_list: dt.date | None = None
-    last_list: dt.date | None = None
-    players: int = 0
-    games_counted: int = 0
-    games_not_counted: dict[str, int] = field(default_factory=dict)
-    events_skipped: dict[str, int] = field(default_factory=dict)
-    run_id: int | None = None
-
-
 def _two_decimals(x: float) -> Decimal:
     return Decimal(x).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-
-
-def _int_half_up(x: Decimal | float) -> int:
-    d = x if isinstance(x, Decimal) else Decimal(x)
-    return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 class _RowOptions(TypedDict):
@@ -117,31 +96,6 @@ def _not_counted(rows: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
-def _write(
-    con: duckdb.DuckDBPyConnection,
-    system: str,
-    frames: dict[str, pl.DataFrame],
-    skips: pl.DataFrame,
-    params: dict[str, Any],
-    summary: RunSummary,
-    through: dt.date | None,
-) -> None:
-    run_id = store_io.start_run(con, system, params=params)
-    store_io.write_results(con, system, None, frames, run_id=run_id, through=through)
-    store_io.save_skips(con, system, skips, run_id)
-    store_io.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)
-    summary.run_id = run_id
-
-
-def _summarise(summary: RunSummary, changes: pl.DataFrame, list_dates: list[dt.date]) -> None:
-    summary.lists = len(list_dates)
-    summary.first_list = list_dates[0] if list_dates else None
-    summary.last_list = list_dates[-1] if list_dates else None
-    if changes.height:
-        summary.games_counted = changes.filter(pl.col("counted")).height
-        summary.games_not_counted = dict(changes.filter(~pl.col("counted")).group_by("reason").len().iter_rows())
-
-
 # ---- generic Elo -----------------------------------------------------------------------
 
 
@@ -158,7 +112,7 @@ def run_elo(
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
     store_as: str = "elo",
-) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
+) -> tuple[RateSummary, dict[str, pl.DataFrame]]:
     """Generic K-factor Elo (seed 001) over the store; see the module docstring.
 
     In 'month' and 'tournament' periods every game of the period uses the ratings at its
@@ -169,13 +123,8 @@ def run_elo(
     key written ('elo', or a scenario 'elo@x', `elopipe.rating.scenarios`).
     """
     schedule = k if isinstance(k, KSchedule) else KSchedule(default=int(k))
-    rows = _rows(con, period, rate_class, unknown_tc, no_moves)
-    if through is not None:
-        rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
-    rows, failed = faults.leave_out(rows, exclude)
-    skips = pl.concat([scope_skips(rows), failed])
-    summary = RunSummary(store_as)
-    summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
+    summary = RateSummary(store_as)
+    rows, skips = full_run.leave_out(_rows(con, period, rate_class, unknown_tc, no_moves), summary, exclude, through)
     ratable = rows.filter(pl.col("reason").is_null())
     starts = _starting_values(rows)
     rating: dict[int, Decimal] = {}
@@ -213,9 +162,9 @@ def run_elo(
                 change_rows.append(
                     {
                         "list_date": ld, "tournament_id": tid, "game_id": gid, "player_id": pid,
-                        "opponent_id": oid, "ro": _int_half_up(start[pid]),
-                        "rc": _int_half_up(start[oid]),
-                        "d_raw": _int_half_up(start[pid]) - _int_half_up(start[oid]),
+                        "opponent_id": oid, "ro": round_decimal(start[pid]),
+                        "rc": round_decimal(start[oid]),
+                        "d_raw": round_decimal(start[pid]) - round_decimal(start[oid]),
                         "pd": float(_two_decimals(e)), "score": sc,
                         "w_minus_pd": float(_two_decimals(sc - e)),
                         "k": ks[pid], "counted": True, "reason": None, "tc_assumed": tca,
@@ -232,9 +181,9 @@ def run_elo(
             n, ch, kk = played.get(pid, [0, None, None])
             list_rows.append(
                 {
-                    "list_date": ld, "player_id": pid, "rating": _int_half_up(rating[pid]),
+                    "list_date": ld, "player_id": pid, "rating": round_decimal(rating[pid]),
                     "rating_exact": float(rating[pid]), "games": n, "total_games": total[pid],
-                    "k": kk, "change": _int_half_up(ch) if ch is not None else None,
+                    "k": kk, "change": round_decimal(ch) if ch is not None else None,
                     "flags": "new" if source[pid] == "new" else None,
                     "source": "computed",
                 }
@@ -252,12 +201,11 @@ def run_elo(
         "rating_changes": changes,
         "tournament_ratings": _event_rows(changes),
     }
-    summary.players = len(rating)
-    _summarise(summary, changes, list_dates)
+    full_run.count(summary, frames, list_dates)
     if write:
         params = {"k": str(schedule), "period": period, "default_rating": default_rating,
                   "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves}  # fmt: skip
-        _write(con, store_as, frames, skips, params, summary, through)
+        full_run.write(con, summary, frames, skips, params, through)
     return summary, frames
 
 
@@ -301,7 +249,7 @@ def run_glicko2(
     write: bool = True,
     exclude: Mapping[int, str] | None = None,
     store_as: str = "glicko2",
-) -> tuple[RunSummary, dict[str, pl.DataFrame]]:
+) -> tuple[RateSummary, dict[str, pl.DataFrame]]:
     """Glicko-2 over monthly periods (see `elopipe.rating.generic.glicko`); lists are written for the
     months that have games, and an idle player's RD grows once per elapsed month.
     `exclude`: tournaments left out, {tournament_id: reason} (`elopipe.rating.faults`).
@@ -311,12 +259,8 @@ def run_glicko2(
         con, scheme=get_scheme(params.period_scheme), rate_class=rate_class,
         unknown_tc=unknown_tc, no_moves=no_moves, skip_online=False,
     )  # fmt: skip
-    if through is not None:
-        rows = rows.filter(pl.col("list_date").is_null() | (pl.col("list_date") <= through))
-    rows, failed = faults.leave_out(rows, exclude)
-    skips = pl.concat([scope_skips(rows), failed])
-    summary = RunSummary("glicko2")
-    summary.events_skipped = dict(skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).iter_rows())
+    summary = RateSummary(store_as)
+    rows, skips = full_run.leave_out(rows, summary, exclude, through)
     ratable = rows.filter(pl.col("reason").is_null())
     starts = _starting_values(rows) if params.use_file_rating else {}
     start = pl.DataFrame(
@@ -383,12 +327,11 @@ def run_glicko2(
         "rating_changes": changes,
         "tournament_ratings": _event_rows(changes),
     }
-    summary.players = res.get_column("player_id").n_unique() if res.height else 0
-    _summarise(summary, changes, list_dates)
+    full_run.count(summary, frames, list_dates)
     if write:
-        _write(con, store_as, frames, skips,
-               {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves},
-               summary, through)  # fmt: skip
+        full_run.write(con, summary, frames, skips,
+                       {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves},
+                       through)  # fmt: skip
     return summary, frames
 
 
@@ -429,7 +372,6 @@ def rate_elo(
     if rules is not None:
         raise ValueError("elo: --rules does not apply (use k / period options)")
     _check(system, params)
-    started = time.monotonic()
     opts = {k: v for k, v in params.items() if v is not None}
     k = opts.pop("k", 20)
     if isinstance(k, str):
@@ -438,15 +380,13 @@ def rate_elo(
         opts["rate_class"] = None
     if "period" in opts and opts["period"] not in ELO_PERIODS:
         raise ValueError(f"elo: period must be one of {ELO_PERIODS}")
-    (s, frames), failed = faults.isolate(
+    return full_run.rate(
+        con,
+        system,
         lambda exclude, write: run_elo(
             con, k=k, through=through, write=write, exclude=exclude, store_as=system, **opts
         ),
-        lambda: faults.tournament_order(con),
     )
-    summary = summary_from_frames(system, s, frames, started)
-    summary.failed_events = faults.failed_lines(con, system, failed)
-    return summary
 
 
 def rate_glicko2(
@@ -464,18 +404,15 @@ def rate_glicko2(
         raise ValueError("glicko2: --rules does not apply")
     fields = set(GlickoParams.__dataclass_fields__) - {"period_scheme"}
     _check(system, params)
-    started = time.monotonic()
     opts = {k: v for k, v in params.items() if v is not None}
     gp = GlickoParams(**{k: v for k, v in opts.items() if k in fields})
     rest = {k: v for k, v in opts.items() if k not in fields}
     if rest.get("rate_class") == "any":
         rest["rate_class"] = None
-    (s, frames), failed = faults.isolate(
+    return full_run.rate(
+        con,
+        system,
         lambda exclude, write: run_glicko2(
             con, gp, through=through, write=write, exclude=exclude, store_as=system, **rest
         ),
-        lambda: faults.tournament_order(con),
     )
-    summary = summary_from_frames(system, s, frames, started)
-    summary.failed_events = faults.failed_lines(con, system, failed)
-    return summary

@@ -58,7 +58,7 @@ def test_seed_example_through_the_store(v1_store):
     inc = why.filter(pl.col("game_id") == 3).row(0, named=True)
     assert (inc["ro"], inc["rc"], inc["d_raw"], inc["counted"]) == (1600, 2000, -400, False)
     assert skips.select("tournament_id", "reason").rows() == [(2, "not_this_rate_class")]
-    assert summary.games_not_counted["incompatible"] == 2  # both sides of 1 vs 2000
+    assert summary.not_counted["incompatible"] == 2  # both sides of 1 vs 2000
     # the estimated 1499E is never a rating: player 7 does not appear on the list
     with open_writer(v1_store) as con:
         assert q(con, "SELECT * FROM rating_lists WHERE player_id = 7").height == 0

@@ -43,7 +43,7 @@ def test_seed001_month_period_gives_1763_4(seed_store):
     assert (first["ro"], first["rc"], first["pd"], first["counted"]) == (1750, 1810, Decimal("0.41"), True)
     forfeit = ch.filter(pl.col("game_id") == 3)
     assert forfeit["reason"].to_list() == ["forfeit", "forfeit"] and not forfeit["counted"].any()
-    assert summary.games_not_counted == {"forfeit": 2}
+    assert summary.not_counted == {"forfeit": 2}
 
 
 def test_seed001_single_win_in_game_mode_gives_1761_7(seed_store):
