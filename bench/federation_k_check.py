@@ -3,7 +3,7 @@
 FIDE B.02 8.3.3 gives K 40 to "a player new to the rating list" until he has completed events with
 30 games. elopipe reads it as: a player who was on the list, fell below the floor (7.2.1) and was
 rated again from pooled games is not new to it; his games before the fall count toward the 30, and
-a history the store does not know counts as at least 30 (`elopipe.rating.fide_k.k_base`).
+a history the store does not know counts as at least 30 (`elopipe.rating.fide.k.k_base`).
 
 This script derives that K from the published list rows alone (``rating_lists``: flags, games,
 ratings; ``players.birth_year``), never from the engine's state or ``total_games``: for every row

@@ -1,4 +1,4 @@
-"""Benchmark: what the title norms (`elopipe.rating.norms_store.refresh`) add to a FIDE rating run.
+"""Benchmark: what the title norms (`elopipe.rating.fide.norms_store.refresh`) add to a FIDE rating run.
 
 Ingests the files named on the command line into a store in a temporary directory, then, from
 the same ingested store each time, runs `rate(con, "fide")` from scratch twice with the norms
@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating import norms_store
+from elopipe.rating.fide import norms_store
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 

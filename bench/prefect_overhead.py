@@ -57,7 +57,7 @@ import sys
 from pathlib import Path
 from elopipe.ingest.driver import ingest_paths
 from elopipe.publish import plan
-from elopipe.rating.fide_params import SYSTEM_CLASS, ro_from_policy
+from elopipe.rating.fide.params import SYSTEM_CLASS, ro_from_policy
 from elopipe.rating.run import rate
 from elopipe.rating.store_io import changed_list_dates, no_moves_policy
 from elopipe.rating.systems import DEFAULT_SYSTEMS

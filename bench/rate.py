@@ -6,9 +6,9 @@ in the month, use the October list and are rated on the November list).  Every p
 game is rated, every game is played.
 
 Timed, in the same run:
-* engine: `fide_prepare.prepare` + `fide_engine.run_periods` on in-memory frames (what `elopipe rate`
+* engine: `fide.prepare.prepare` + `fide.engine.run_periods` on in-memory frames (what `elopipe rate`
   does between reading and writing the store);
-* baseline: `fide_reference.rate_month_python`, a straightforward loop over the games that
+* baseline: `fide.reference.rate_month_python`, a straightforward loop over the games that
   produces the same month (per-side changes, per-event sums, the full new list).
 Both results are compared player by player.  Goals: engine ≤ 3 s, ratio ≥ 20x.  Wall seconds and
 CPU seconds of this process (`time.process_time`: every Polars thread counts) are both given, the
@@ -31,10 +31,10 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from elopipe.rating.fide_engine import run_periods  # noqa: E402
-from elopipe.rating.fide_params import EngineInputs, FideParams  # noqa: E402
-from elopipe.rating.fide_prepare import prepare  # noqa: E402
-from elopipe.rating.fide_reference import rate_month_python  # noqa: E402
+from elopipe.rating.fide.engine import run_periods  # noqa: E402
+from elopipe.rating.fide.params import EngineInputs, FideParams  # noqa: E402
+from elopipe.rating.fide.prepare import prepare  # noqa: E402
+from elopipe.rating.fide.reference import rate_month_python  # noqa: E402
 from elopipe.rating.periods import get_scheme  # noqa: E402
 
 BASE = dt.date(2025, 10, 1)

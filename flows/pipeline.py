@@ -78,7 +78,7 @@ def pipeline(request: RunRequest) -> PipelineSummary:
         if not (stop_requested() or ing.failure):  # a full disk: rating would need the same disk
             summary.rating = rate_lists(request.rating())
         if summary.rating is not None and not stop_requested():
-            runs = {s: getattr(r, "run_id", None) for s, r in summary.rating.summaries.items()}
+            runs = {s: r.run_id if r is not None else None for s, r in summary.rating.summaries.items()}
             summary.published, summary.publish_failures = publish(request.publishing(summary.rating.changed, runs))
         summary.interrupted = stop_requested()
         if summary.interrupted or ing.failure:

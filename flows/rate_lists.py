@@ -12,7 +12,7 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 # isort: split
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
@@ -22,12 +22,16 @@ from elopipe.jobs.requests import RateListsRequest, RateRequest
 from elopipe.runtime.interrupt import stop_requested
 from flows._stages import stage_line, stage_start, stage_warning
 
+if TYPE_CHECKING:
+    from elopipe.rating.summary import RateSummary
+
 
 @dataclass
 class RateFlowSummary:
-    """Per system: the engine's own summary and the list dates whose content changed."""
+    """Per system: its `RateSummary` (None: the store held no game to rate) and the list dates
+    whose content changed."""
 
-    summaries: dict[str, Any] = field(default_factory=dict)
+    summaries: dict[str, RateSummary | None] = field(default_factory=dict)
     changed: dict[str, list[dt.date]] = field(default_factory=dict)
 
     def line(self) -> str:
@@ -43,7 +47,7 @@ class RateFlowSummary:
 
 
 @task(name="rate", task_run_name="rate {request.system}", cache_policy=NO_CACHE, persist_result=False)
-def rate_system(request: RateRequest) -> tuple[Any, list[dt.date]]:
+def rate_system(request: RateRequest) -> tuple[RateSummary | None, list[dt.date]]:
     """The rating job (`elopipe.jobs.rate.rate_system`) for one system; its RateSummary and the
     list dates it rewrote."""
     outcome = jobs.rate_system(request)
@@ -62,21 +66,24 @@ def rate_lists(request: RateListsRequest) -> RateFlowSummary:
         if stop_requested():  # each system's rating is its own transaction: a safe point between two
             break
         stage_start("rate", system)
-        out.summaries[system], out.changed[system] = rate_system(jobs.system_request(request, system))
-        for line in getattr(out.summaries[system], "failed_events", None) or []:
-            stage_warning("rate", line)  # a tournament left unrated: the other events were rated
-        if line := ro_far_line(system, out.summaries[system]):
-            stage_warning("rate", line)
+        summary, out.changed[system] = rate_system(jobs.system_request(request, system))
+        out.summaries[system] = summary
+        if summary is None:
+            continue
+        for failed in summary.failed_events:
+            stage_warning("rate", failed)  # a tournament left unrated: the other events were rated
+        if far := ro_far_line(system, summary):
+            stage_warning("rate", far)
     stage_line("rate", out.line())
     return out
 
 
-def ro_far_line(system: str, summary: Any) -> str | None:
+def ro_far_line(system: str, summary: RateSummary) -> str | None:
     """One warning when players' Ro lies far from their file's rating (`RateSummary.ro_far`), naming
     the largest gap and what fixes it; None when there is none."""
     from elopipe.rating.summary import RO_MARK_POINTS
 
-    players, worst = getattr(summary, "ro_far", 0), getattr(summary, "ro_far_worst", None)
+    players, worst = summary.ro_far, summary.ro_far_worst
     if not players or not worst:
         return None
     w = worst[0]

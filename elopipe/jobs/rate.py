@@ -6,9 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from elopipe.jobs.requests import RateListsRequest, RateRequest
+
+if TYPE_CHECKING:
+    from elopipe.rating.summary import RateSummary
 
 
 @dataclass(frozen=True)
@@ -18,7 +21,7 @@ class RateOutcome:
     `missing_standard`: for a rapid or blitz scenario, the standard systems it would credit
     and the store does not hold (`elopipe.rating.scenarios.missing_standard`)."""
 
-    summary: Any
+    summary: RateSummary | None
     changed: list[dt.date] = field(default_factory=list)
     missing_standard: list[str] = field(default_factory=list)
 
@@ -44,20 +47,19 @@ def rate_system(request: RateRequest, on_wait: Callable[[str], None] | None = No
             **request.params,
         )
         # FIDE reports exactly which lists it rewrote; other engines rewrite from first_changed on
-        exact = getattr(summary, "changed_lists", None)
-        if exact is not None:
-            changed = sorted(exact)
+        if summary.changed_lists is not None:
+            changed = sorted(summary.changed_lists)
         else:
-            changed = changed_list_dates(con, request.system, getattr(summary, "first_changed", None))
+            changed = changed_list_dates(con, request.system, summary.first_changed)
         return RateOutcome(summary, changed, missing_standard(con, request.system))
 
 
 def system_request(lists: RateListsRequest, system: str) -> RateRequest:
     """One system's request of a `rate_lists` run: its `no_moves` policy (None: ELOPIPE_NO_MOVES,
     else 'played'; `elopipe.rating.store_io.load_games`) and, for a FIDE system, where Ro comes
-    from (None: ELOPIPE_RO_FROM, else 'list'; `elopipe.rating.fide_ro`); the other systems have
+    from (None: ELOPIPE_RO_FROM, else 'list'; `elopipe.rating.fide.ro`); the other systems have
     their own rules."""
-    from elopipe.rating.fide_params import SYSTEM_CLASS, ro_from_policy
+    from elopipe.rating.fide.params import SYSTEM_CLASS, ro_from_policy
     from elopipe.rating.store_io import no_moves_policy
 
     params: dict[str, object] = {"no_moves": no_moves_policy(lists.no_moves)}

@@ -113,7 +113,7 @@ def player_info(con: duckdb.DuckDBPyConnection, player_id: int) -> dict[str, obj
 _HISTORY_SQL = """
 WITH h AS (
     SELECT list_date, rating, games, total_games, k, change, flags, tournaments,
-           -- 'adj2024:+N': the 1 March 2024 adjustment added N (elopipe.rating.fide_close.close_list)
+           -- 'adj2024:+N': the 1 March 2024 adjustment added N (elopipe.rating.fide.close.close_list)
            TRY_CAST(regexp_extract(COALESCE(flags, ''), 'adj2024:\\+?(-?[0-9]+)', 1) AS INTEGER) AS adj,
            nullif(trim(regexp_replace(COALESCE(flags, ''), ',?adj2024:[^,]*', '', 'g'), ','), '') AS plain_flags
     FROM v_player_history WHERE player_id = $pid AND system = $system

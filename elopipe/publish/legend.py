@@ -1,10 +1,10 @@
 """What each column of a tournament report means, per rating system, with the rule it comes from.
 
 FIDE: Rating Regulations B.02 (2024 text; older lists follow the version in force, see
-`elopipe.rating.fide`): 8.1.1 (dp table), 8.1.2 (PD table), 8.3 (the change), 7.1.4 and 8.2
+`elopipe.rating.fide.b02`): 8.1.1 (dp table), 8.1.2 (PD table), 8.3 (the change), 7.1.4 and 8.2
 (initial ratings). FFE: the classic national Elo and the E02 rapid rating, as specified in
-`ffe-rating-rules.md` Part A (sections A.2-A.6) and Part B.2 (`elopipe.rating.ffe`,
-`elopipe.rating.ffe_rapid`); the thresholds shown are the system's own parameters.
+`ffe-rating-rules.md` Part A (sections A.2-A.6) and Part B.2 (`elopipe.rating.ffe.classic`,
+`elopipe.rating.ffe.rapid`); the thresholds shown are the system's own parameters.
 """
 
 from __future__ import annotations
@@ -135,8 +135,8 @@ def legend(system: str) -> list[tuple[str, str]]:
     for 'ffe' and 'ffe-rapid' (thresholds from that system's `FfeRules`), FIDE's terms for
     every other system (their performance table has the same columns)."""
     if system in ("ffe", "ffe-rapid"):
-        from elopipe.rating.ffe import CLASSIC
-        from elopipe.rating.ffe_rapid import RAPID
+        from elopipe.rating.ffe.classic import CLASSIC
+        from elopipe.rating.ffe.rapid import RAPID
 
         r = RAPID if system == "ffe-rapid" else CLASSIC
         return _ffe_legend(

@@ -45,7 +45,7 @@ HTML_COLUMNS = [
 TITLE_ORDER = ("GM", "IM", "FM", "CM", "WGM", "WIM", "WFM", "WCM")
 
 # the flags every list may show, then those of one system's lists (`lists.display_flags`, the
-# engines' `rating_lists.flags`: FIDE `rating.fide_close._list_plan`, FFE `rating.ffe_run`)
+# engines' `rating_lists.flags`: FIDE `rating.fide.close._list_plan`, FFE `rating.ffe.run`)
 _COMMON_FLAGS = [
     (["i"], "inactive: no rated game in the last 12 months (FIDE B.02 7.2.2); the rating stays as it was"),
     (["w"], "woman"),

@@ -8,7 +8,7 @@ player's sex is left out). For each: the norm type, games, points, Ra, p, dp, Rp
 with its clause and what would have made it, and the opponents as the norm counted them (round,
 name, title, federation, rating; the opponent raised to the rating floor marked, B.01 1.4.6c;
 rounds left out under 1.4.1e/f or 1.4.2 marked). The decisions come from `v_norms`, the
-opponents from `elopipe.rating.norms_store.evaluate_events` (the same rules on the same store).
+opponents from `elopipe.rating.fide.norms_store.evaluate_events` (the same rules on the same store).
 
 `norm_section` rows (dicts): player_id, name, federation, title, norm, decision, clause, reason,
 hint, games, points (Decimal), ra, p, dp, rp, dropped (list of rounds), opponents (list of dicts:
@@ -25,7 +25,7 @@ import duckdb
 import polars as pl
 
 from elopipe.identity.events import PARTS
-from elopipe.rating import norms, norms_store
+from elopipe.rating.fide import norms, norms_store
 
 #: The columns of `<stem>.norms.csv` (one row per player and norm listed).
 CSV_COLUMNS = ["name", "federation", "title", "norm", "decision", "clause", "reason", "hint", "games", "points"]

@@ -348,7 +348,7 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
     """FFE period working (`ffe_details`) of the tournament's rated players, for the list the
     tournament was rated on: r_old, r_source ('F'/'N'/'E'), compatible and incompatible game
     counts, X (mean rating of compatible opponents), p, Z (dp, clamped to ±470), P = X + Z,
-    method, r_new (FFE rules, see `elopipe.rating.ffe`). Empty for other systems.
+    method, r_new (FFE rules, see `elopipe.rating.ffe.classic`). Empty for other systems.
     """
     df: pl.DataFrame = con.sql(
         """

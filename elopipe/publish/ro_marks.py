@@ -2,7 +2,7 @@
 
 FIDE B.02 (2024) 7.1.3: Ro is the rating on the list in force at the event's start. The store
 knows that list from an imported official list or from its own computed lists, which drift when
-it lacks the players' other games (`elopipe.rating.fide_ro`). A report says, per row, where its Ro
+it lacks the players' other games (`elopipe.rating.fide.ro`). A report says, per row, where its Ro
 came from (``ro_source``: 'official', 'computed', 'file', 'standard') and marks with `MARK` a Ro
 `RO_MARK_POINTS` or more from the rating the organiser's file gives (``file_rating``, the
 crosstable's Rtg), so that a reader sees which expectations rest on a drifted list.

@@ -14,7 +14,8 @@ import datetime as dt
 import math
 import re
 
-from elopipe.rating import fide, systems
+from elopipe.rating import systems
+from elopipe.rating.fide import b02
 from elopipe.runtime.errors import ElopipeError
 
 
@@ -34,17 +35,17 @@ DATES = frozenset({"rating_from"})
 # is refused before any engine runs: a negative K or tau has no meaning, and a huge one
 # (k=1e308) overflows the exact Decimal arithmetic of the engines.
 NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
-    # elo (elopipe.rating.elo_run): K in rating points, ratings in rating points
+    # elo (elopipe.rating.generic.run): K in rating points, ratings in rating points
     "k": (False, 0, False, 1000),
     "default_rating": (False, 0, True, 4000),
-    # glicko2 (elopipe.rating.glicko.GlickoParams)
+    # glicko2 (elopipe.rating.generic.glicko.GlickoParams)
     "initial_rating": (False, 0, True, 4000),
     "initial_rd": (False, 0, False, 1000),
     "rd_max": (False, 0, False, 1000),
     "file_rating_rd": (False, 0, False, 1000),
     "initial_volatility": (False, 0, False, 1),
     "tau": (False, 0, False, 10),
-    # ffe (elopipe.rating.ffe.FfeRules)
+    # ffe (elopipe.rating.ffe.classic.FfeRules)
     "compat_limit": (True, 0, True, 4000),
     "threshold": (True, 0, True, 1000),
     "floor": (True, 0, True, 4000),
@@ -56,8 +57,8 @@ _RATE_CLASSES = ("standard", "rapid", "blitz")
 
 def choices(key: str) -> tuple[str, ...] | None:
     """The values option `key` accepts when it is a choice, else None. Sources: the engines'
-    own checks (`elo_run.ELO_PERIODS`, `ffe.FfeRules`, `ffe_ages.CATEGORIES` (spec A.5),
-    `store_io.NO_MOVES_POLICIES`, `fide_params.RO_FROM_POLICIES`, `periods.SCHEMES`)."""
+    own checks (`generic.run.ELO_PERIODS`, `ffe.classic.FfeRules`, `ffe.ages.CATEGORIES` (spec A.5),
+    `store_io.NO_MOVES_POLICIES`, `fide.params.RO_FROM_POLICIES`, `periods.SCHEMES`)."""
     if key == "unknown_tc":
         return _RATE_CLASSES
     if key == "rate_class":  # elo, glicko2: 'any' rates every rate of play
@@ -67,7 +68,7 @@ def choices(key: str) -> tuple[str, ...] | None:
     if key == "unrated_opponents":
         return ("ignore", "iterative")
     if key == "period":
-        from elopipe.rating.elo_run import ELO_PERIODS
+        from elopipe.rating.generic.run import ELO_PERIODS
 
         return ELO_PERIODS
     if key == "no_moves":
@@ -75,7 +76,7 @@ def choices(key: str) -> tuple[str, ...] | None:
 
         return NO_MOVES_POLICIES
     if key == "ro_from":
-        from elopipe.rating.fide_params import RO_FROM_POLICIES
+        from elopipe.rating.fide.params import RO_FROM_POLICIES
 
         return RO_FROM_POLICIES
     if key == "period_scheme":
@@ -83,7 +84,7 @@ def choices(key: str) -> tuple[str, ...] | None:
 
         return tuple(SCHEMES)
     if key == "young_max_category":
-        from elopipe.rating.ffe_ages import CATEGORIES
+        from elopipe.rating.ffe.ages import CATEGORIES
 
         return tuple(c[1] for c in CATEGORIES[:7]) + tuple(c[0] for c in CATEGORIES[:7])
     return None
@@ -97,7 +98,7 @@ def rules_name(system: str, text: str) -> str:
     base = systems.base_of(system).strip().lower()
     if base.startswith("fide"):
         try:
-            return fide.version_name(text)
+            return b02.version_name(text)
         except ValueError as exc:
             raise ParamError(str(exc)) from None
     if base.startswith("ffe"):
@@ -150,7 +151,7 @@ def check_param(key: str, value: object) -> object:
     checked rule by rule), else ParamError saying what is expected. Other options are returned
     unchanged."""
     if key == "k" and isinstance(value, str):
-        from elopipe.rating.elo import KSchedule
+        from elopipe.rating.generic.elo import KSchedule
 
         try:
             sched = KSchedule.parse(value)

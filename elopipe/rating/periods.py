@@ -73,7 +73,7 @@ def fide_closing_days(list_date: dt.date) -> int:
     """Days between a FIDE list's closing date and the list: 7 in the bi-monthly era ("The
     closing date ... 7 days before", FIDE news of 13 July 2009), 3 since (B.02 7.1.3; the
     2014 text). The quarterly lists closed "usually one month before": too loose a rule to
-    rate by, and those periods are not rated (`fide.RATED_FROM`)."""
+    rate by, and those periods are not rated (`fide.b02.RATED_FROM`)."""
     if FIDE_BIMONTHLY_FROM < list_date < FIDE_MONTHLY_FROM:
         return 7
     return 3

@@ -1,7 +1,7 @@
 """`rate(con, system, ...)`: compute a rating system's lists and store what changed.
 
 The function of each system comes from `elopipe.rating.systems`.  For the FIDE systems
-(`elopipe.rating.fide_run`) only the earliest affected list and every later one are
+(`elopipe.rating.fide.run`) only the earliest affected list and every later one are
 rewritten; re-running with nothing new writes nothing.  Every system first compares a digest of
 what it reads with the one its last full run kept (`elopipe.rating.inputs`): when they agree,
 the engine does not run and the last summary is returned.
@@ -83,7 +83,7 @@ def rate(
         summary: RateSummary = kept
     else:
         summary = fn(con, system=system, through=through, rules=rules, **params)
-        if through is None and isinstance(summary, RateSummary):
+        if through is None:
             inputs.save(con, system, read, summary)
         else:
             inputs.forget(con, system)

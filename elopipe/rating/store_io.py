@@ -448,7 +448,7 @@ def write_results(
     `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
     `through` (a preview, ``rate --through``): rows dated after it are kept, in every table
     (`replace_all` included). `stale`: list dates whose rows are kept but whose period digests
-    are deleted, so that the next run without `through` recomputes them (`elopipe.rating.fide_run`).
+    are deleted, so that the next run without `through` recomputes them (`elopipe.rating.fide.run`).
     Raises ValueError for an unknown table or column; the transaction is rolled back on
     any error.
     """
@@ -538,7 +538,7 @@ def save_rate_of_play(
     con: duckdb.DuckDBPyConnection, system: str, rows: pl.DataFrame | None, run_id: int | None
 ) -> None:
     """Replace `system`'s ``rate_of_play`` with `rows` (tournament_id, rate_class, source,
-    evidence, n_games: `fide_prepare._rate_of_play`); None leaves the table as it is."""
+    evidence, n_games: `fide.prepare._rate_of_play`); None leaves the table as it is."""
     if rows is None:
         return
     con.execute("DELETE FROM rate_of_play WHERE system = ?", [system])

@@ -1,11 +1,10 @@
-"""What a rating run reports back (`elopipe.rating.run.rate`)."""
+"""What a rating run reports back (`elopipe.rating.run.rate`): one `RateSummary`, whatever the engine
+(`elopipe.rating.systems.RateFn`)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import time
 from dataclasses import dataclass, field
-from typing import Any
 
 import polars as pl
 
@@ -32,7 +31,7 @@ class RateSummary:
     players whose Ro in an event is `RO_MARK_POINTS` or more from the rating the event's file
     gives them, ro_far_entries: those (event, player) rows, ro_far_worst: the largest of them
     (`RoFar`, largest first; FIDE systems); ro_from: the run's Ro policy
-    (`elopipe.rating.fide_params.RO_FROM_POLICIES`; None: a system without one);
+    (`elopipe.rating.fide.params.RO_FROM_POLICIES`; None: a system without one);
     removed_runs: the runs of a scenario that a stopped run left, removed before this one
     (`elopipe.rating.scenarios.remove_unfinished`).
     """
@@ -71,7 +70,7 @@ RO_MARK_POINTS = 50
 @dataclass(frozen=True)
 class RoFar:
     """One event entry whose Ro is `RO_MARK_POINTS` or more from the file's rating: the player's
-    name, the event's, Ro and where it came from (`elopipe.rating.fide_ro.RO_SOURCES`), the
+    name, the event's, Ro and where it came from (`elopipe.rating.fide.ro.RO_SOURCES`), the
     file's rating; `diff` = Ro − file rating, rating points."""
 
     name: str
@@ -110,37 +109,3 @@ def ro_far(summary: RateSummary, tr: pl.DataFrame, players: pl.DataFrame, events
         )  # fmt: skip
         for r in top.iter_rows(named=True)
     ]
-
-
-def summary_from_frames(
-    system: str, run: Any, frames: dict[str, pl.DataFrame], started: float, rated_only: bool = False
-) -> RateSummary:
-    """The RateSummary of an engine that recomputes and writes every list (FFE, Elo, Glicko-2).
-
-    `run` is the engine's own run summary (run_id, lists, first_list, last_list, games_counted,
-    games_not_counted, events_skipped, and new_ratings when it counts them); `frames` holds its
-    'rating_lists' and 'rating_changes'; `started` is a time.monotonic() reading. `rated_only`:
-    count only players with a rating on the last list (FFE lists carry unrated rows)."""
-    lists = frames["rating_lists"]
-    last = lists.filter(pl.col("list_date") == run.last_list) if lists.height else lists
-    if rated_only and last.height:
-        last = last.filter(pl.col("rating").is_not_null())
-    ch = frames["rating_changes"]
-    return RateSummary(
-        system=system,
-        run_id=run.run_id,
-        lists=run.lists,
-        first_list=run.first_list,
-        last_list=run.last_list,
-        first_changed=run.first_list,
-        lists_written=run.lists,
-        players_rated=last.height,
-        new_ratings=getattr(run, "new_ratings", 0),
-        games_counted=run.games_counted,
-        not_counted=run.games_not_counted,
-        events_skipped=run.events_skipped,
-        unknown_tc_games=(
-            ch.filter(pl.col("tc_assumed").fill_null(False)).get_column("game_id").n_unique() if ch.height else 0
-        ),
-        seconds=time.monotonic() - started,
-    )

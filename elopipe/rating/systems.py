@@ -1,9 +1,8 @@
 """Registry of rating systems: system name → the function that rates it.
 
-A rating function has the signature
-``fn(con, *, system: str, through: date | None, rules: str | None, **params) -> summary``
-and writes the store contract for `system` (see `elopipe.rating.store_io`).  The summary is
-a `elopipe.rating.summary.RateSummary` (or an object with the same role).
+A rating function is a `RateFn`: ``fn(con, *, system, through, rules, **params) -> RateSummary``;
+it writes the store contract for `system` (see `elopipe.rating.store_io`) and reports its counts
+in the one `elopipe.rating.summary.RateSummary`.
 
 Entries are registered lazily (module path + attribute) so that importing the registry
 does not import every engine.  Other engines add themselves here with `register` or by
@@ -16,23 +15,45 @@ stores its rows under the scenario's key.  Each built-in engine module also has
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-RateFn = Callable[..., Any]
+if TYPE_CHECKING:
+    import duckdb
+
+    from elopipe.rating.summary import RateSummary
+
+
+class RateFn(Protocol):
+    """A rating engine: rates `system` (a system name, or a scenario 'BASE@NAME' stored under
+    that key) over the store behind `con` (a writer connection) up to the list of `through`
+    (None: all; the stored lists after it are kept), under the rules version `rules` (None: the
+    system's own choice) and the engine options `params`; writes the store contract and returns
+    the run's `RateSummary`. Raises ValueError for an option or rules value it does not know."""
+
+    def __call__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        *,
+        system: str,
+        through: dt.date | None = None,
+        rules: str | None = None,
+        **params: Any,
+    ) -> RateSummary: ...
+
 
 # What `run`, `watch`, `serve` and the Prefect flows rate when no system is named.
 DEFAULT_SYSTEMS: tuple[str, ...] = ("fide", "fide-rapid", "fide-blitz")
 
 _BUILTIN: dict[str, str] = {
-    "fide": "elopipe.rating.fide_run:rate_fide",
-    "fide-rapid": "elopipe.rating.fide_run:rate_fide",
-    "fide-blitz": "elopipe.rating.fide_run:rate_fide",
-    "ffe": "elopipe.rating.ffe_run:rate_ffe",
-    "ffe-rapid": "elopipe.rating.ffe_run:rate_ffe",
-    "elo": "elopipe.rating.elo_run:rate_elo",
-    "glicko2": "elopipe.rating.elo_run:rate_glicko2",
+    "fide": "elopipe.rating.fide.run:rate_fide",
+    "fide-rapid": "elopipe.rating.fide.run:rate_fide",
+    "fide-blitz": "elopipe.rating.fide.run:rate_fide",
+    "ffe": "elopipe.rating.ffe.run:rate_ffe",
+    "ffe-rapid": "elopipe.rating.ffe.run:rate_ffe",
+    "elo": "elopipe.rating.generic.run:rate_elo",
+    "glicko2": "elopipe.rating.generic.run:rate_glicko2",
 }
 _REGISTRY: dict[str, RateFn | str] = dict(_BUILTIN)
 

@@ -37,7 +37,7 @@ Rules and their sources:
   name: simultaneous exhibitions, blindfold games, exhibition and consultation games, odds
   games, Chess960/Freestyle (`NEVER_RATED_NAMES`, source ``name``).  Bullet (3 minutes or
   less) is a class of its own, on no list.  The ``Variant`` tag is read per game by the rating
-  (`elopipe.rating.fide_prepare._unrated_reason`).
+  (`elopipe.rating.fide.prepare._unrated_reason`).
 * **Assumed.**  An event with no such evidence takes the rate of `--unknown-tc` (default
   standard), and says so: source ``assumed``.
 

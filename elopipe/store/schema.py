@@ -286,7 +286,7 @@ TABLES: dict[str, str] = {
         list_date      DATE NOT NULL,
         tournament_id  INTEGER NOT NULL,
         player_id      INTEGER NOT NULL,
-        rules_version  VARCHAR,              -- 'V2009' | 'V2011' | 'V2012' | 'V2014' | 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment): elopipe.rating.fide
+        rules_version  VARCHAR,              -- 'V2009' | 'V2011' | 'V2012' | 'V2014' | 'V2017' | 'V2022' | 'V2024' | 'V2024A' (2025-10 amendment): elopipe.rating.fide.b02
         ro             INTEGER,              -- NULL for an unrated player
         ro_source      VARCHAR,              -- where Ro came from, as rating_changes.ro_source
         file_rating    INTEGER,              -- the rating the organiser's file gives the player (TRF 001, else the lowest PGN Elo tag); a report marks a Ro 50 or more points from it
@@ -409,7 +409,7 @@ TABLES: dict[str, str] = {
 
 TABLE_DOCS: dict[str, str] = {
     "title_norms": "FIDE title norms (GM, IM, WGM, WIM; B.01) of every player of every FIDE standard event rated: "
-    "one row per list, event, player and norm type, written with the rating (elopipe.rating.norms_store). Read it "
+    "one row per list, event, player and norm type, written with the rating (elopipe.rating.fide.norms_store). Read it "
     "through v_norms.",
     "source_files": "The ingest ledger: one row per file (or archive member) ever seen, keyed by the sha256 of its bytes. "
     "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced') "

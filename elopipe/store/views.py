@@ -180,7 +180,7 @@ VIEWS: dict[str, str] = {
     """,
 }
 
-# FIDE title norms (issue 29): one row per player, event and norm type (elopipe.rating.norms_store).
+# FIDE title norms (issue 29): one row per player, event and norm type (elopipe.rating.fide.norms_store).
 VIEWS["v_norms"] = """
     SELECT n.system, n.list_date, n.tournament_id, t.name AS tournament, t.first_day, t.last_day, t.rounds,
            n.player_id, p.name, p.fide_id, n.norm, n.era, n.decision, n.clause, n.reason, n.hint, n.failed,

@@ -8,10 +8,10 @@ import itertools
 import duckdb
 import polars as pl
 
-from elopipe.rating.fide_engine import run_periods, to_contract
-from elopipe.rating.fide_params import EngineResult, FideParams
-from elopipe.rating.fide_prepare import prepare
-from elopipe.rating.fide_run import load_inputs
+from elopipe.rating.fide.engine import run_periods, to_contract
+from elopipe.rating.fide.params import EngineResult, FideParams
+from elopipe.rating.fide.prepare import prepare
+from elopipe.rating.fide.run import load_inputs
 from elopipe.rating.periods import get_scheme
 from elopipe.store.schema import ensure_schema
 

@@ -2,7 +2,7 @@
 the players who made a norm or missed one by a single clause or half a point, in the terminal,
 the HTML and `<stem>.norms.csv`.
 
-The event is the hand-made round robin of `tests/rating/test_norms_store.py`: the applicant
+The event is the hand-made round robin of `tests/rating/fide/test_norms_store.py`: the applicant
 (player 10, IM, FRA) scores 7/9 against eight GMs rated 2500 and player 9, unrated and untitled,
 who counts 1400 in 2024 and is raised to the GM floor 2200: Ra (8·2500 + 2200) / 9 = 2466.7 →
 2467; 78 % → dp 220; Rp 2687: a GM norm.
@@ -22,7 +22,7 @@ from elopipe.publish.norms_report import norm_section, section_lines
 from elopipe.publish.reports import write_report
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
-from tests.rating.test_norms_store import rr_trf
+from tests.rating.fide.test_norms_store import rr_trf
 
 
 def _store(tmp_path: Path) -> Path:

@@ -10,8 +10,9 @@ from decimal import Decimal
 
 import pytest
 
-from elopipe.rating import fide, param_checks, systems
-from elopipe.rating.fide_calc import fide_period
+from elopipe.rating import param_checks, systems
+from elopipe.rating.fide import b02
+from elopipe.rating.fide.calc import fide_period
 from elopipe.rating.param_checks import ParamError, check_param, parse_param, rules_name
 from elopipe.rating.run import parse_month
 
@@ -101,7 +102,7 @@ def test_every_engine_option_has_a_kind(system: str) -> None:
 def test_rules_names_fold_everywhere() -> None:
     assert rules_name("fide@x", "v2017") == rules_name("fide-rapid", " V2017 ") == "V2017"
     assert rules_name("ffe@x", "Table") == "table"
-    assert fide.version_name("v2024") == "V2024"
+    assert b02.version_name("v2024") == "V2024"
     assert fide_period(1800, [(1800, Decimal(1))], on=dt.date(2024, 6, 1), rules="v2022").rules == "V2022"
     for system, text, says in (
         ("fide", "V1999", "unknown FIDE rules version V1999; known: V2017, V2022, V2024"),

@@ -13,7 +13,7 @@ import pytest
 
 from elopipe.ingest.driver import ingest_paths
 from elopipe.rating import param_checks, scenarios
-from elopipe.rating.fide_run import load_inputs
+from elopipe.rating.fide.run import load_inputs
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import REPO

@@ -1,5 +1,5 @@
 """`elopipe elo`: the quick calculator of one player's period: generic Elo of seed 001 (logistic,
-the default) or, with `--fide`, FIDE's table 8.1.2 and 400-point rule (`elopipe.rating.fide_calc`)."""
+the default) or, with `--fide`, FIDE's table 8.1.2 and 400-point rule (`elopipe.rating.fide.calc`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from elopipe.cli.app import app, console, err_console
-from elopipe.rating.elo import DEFAULT_K, RATING_MAX, KSchedule, calculator, expected_score
+from elopipe.rating.generic.elo import DEFAULT_K, RATING_MAX, KSchedule, calculator, expected_score
 
 
 @app.command("elo")
@@ -101,8 +101,8 @@ def _fide(
     ever_2400: bool,
 ) -> None:
     """`elopipe elo --fide`: one period of a rated player by FIDE B.02 (`fide_period`)."""
-    from elopipe.rating.elo import parse_vs
-    from elopipe.rating.fide_calc import fide_period
+    from elopipe.rating.fide.calc import fide_period
+    from elopipe.rating.generic.elo import parse_vs
 
     try:
         if rating != int(rating):
@@ -157,8 +157,8 @@ def _period_date(on: str | None, rules: str | None) -> dt.date:
     """The period's date of `--date` (default today). ValueError, in the user's words, for a date
     not written YYYY-MM-DD, one after the last list date elopipe takes (`read.dates.LAST_LIST_DATE`),
     or one before FIDE's rules elopipe can confirm (1 July 2009, as `rate`
-    refuses: `elopipe.rating.fide` RATED_FROM) unless `--rules` forces a version."""
-    from elopipe.rating.fide import RATED_FROM
+    refuses: `elopipe.rating.fide.b02` RATED_FROM) unless `--rules` forces a version."""
+    from elopipe.rating.fide.b02 import RATED_FROM
     from elopipe.read.dates import LAST_LIST_DATE
 
     if on is None:
@@ -184,7 +184,7 @@ def _version_label(name: str) -> str:
     """The rules version as `--rules` names it: V2024A is V2024 as amended from 1 Oct 2025 (the
     amendment belongs to the V2024 chapter: `--rules V2024` applies it from that date on); the
     versions before V2017 (V2009, V2011, V2012, V2014) come only by date, and say so."""
-    from elopipe.rating.fide import VERSION_NAMES
+    from elopipe.rating.fide.b02 import VERSION_NAMES
 
     if name == "V2024A":
         return "V2024 as amended from 1 Oct 2025"

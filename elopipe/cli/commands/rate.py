@@ -10,7 +10,7 @@ values are checked by kind before the store is opened (`elopipe.rating.param_che
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -23,6 +23,7 @@ from elopipe.rating import systems
 from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month
 from elopipe.rating.scenarios import ScenarioError, scenario_system, split_system
+from elopipe.rating.summary import RateSummary
 
 
 @app.command("rate")
@@ -236,15 +237,13 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
 _LABELS = {"fide": "FIDE", "fide-rapid": "FIDE", "fide-blitz": "FIDE", "ffe": "FFE", "ffe-rapid": "FFE"}
 
 
-def _print_ro_far(s: object) -> None:
+def _print_ro_far(s: RateSummary) -> None:
     """How many players' Ro is far from their file's rating, the largest gaps, and what fixes
     them (`RateSummary.ro_far`); nothing when there is none."""
     from elopipe.rating.summary import RO_MARK_POINTS
     from elopipe.runtime.words import plural
 
-    players: int = getattr(s, "ro_far", 0)
-    entries: int = getattr(s, "ro_far_entries", 0)
-    worst = getattr(s, "ro_far_worst", None)
+    players, entries = s.ro_far, s.ro_far_entries
     if not players:
         return
     console.print(
@@ -252,7 +251,7 @@ def _print_ro_far(s: object) -> None:
         f" ({plural(entries, 'event entry', 'event entries')}); the largest:",
         highlight=False,
     )
-    for w in worst or []:
+    for w in s.ro_far_worst:
         console.print(
             f"  {w.name} – {w.event}: Ro {w.ro} ({w.source}), file {w.file_rating}, {w.diff:+d}",
             markup=False,
@@ -263,7 +262,7 @@ def _print_ro_far(s: object) -> None:
     why = (
         f"  with --ro-from file, these Ro are a list's: the player has no FIDE ID in the store, or an imported"
         f" official list rates him; {fix}"
-        if getattr(s, "ro_from", None) == "file"
+        if s.ro_from == "file"
         else f"  the store's lists lack these players' other games: {fix}, or rate with `--ro-from file` to start"
         " each event from the file's rating"
     )
@@ -289,40 +288,33 @@ def _print_assumed(events: list[tuple[str, int]]) -> None:
         )
 
 
-def _print(s: object, through: dt.date | None) -> None:
+def _print(s: RateSummary, through: dt.date | None) -> None:
     from elopipe.runtime.words import plural
 
-    def get(name: str, default: object = None) -> Any:
-        return getattr(s, name, default)
-
-    if not get("lists", 0) and through is not None:
-        console.print(f"{get('system')}: no list falls on or before {through:%Y-%m} (--through)")
-    elif not get("lists", 0):
-        console.print(f"{get('system')}: no list (no game of the store is rated under this system)")
+    if not s.lists and through is not None:
+        console.print(f"{s.system}: no list falls on or before {through:%Y-%m} (--through)")
+    elif not s.lists:
+        console.print(f"{s.system}: no list (no game of the store is rated under this system)")
     else:
         console.print(
-            f"{get('system')}: {plural(get('lists', 0), 'list')}"
-            f" ({get('first_list')} .. {get('last_list')}),"
-            f" {plural(get('players_rated', 0), 'player')} rated on the last list"
+            f"{s.system}: {plural(s.lists, 'list')}"
+            f" ({s.first_list} .. {s.last_list}),"
+            f" {plural(s.players_rated, 'player')} rated on the last list"
         )
-    first = get("first_changed")
-    if first is None and hasattr(s, "first_changed"):
+    if s.first_changed is None:
         console.print("nothing changed since the last run; nothing written")
-    elif first is not None:
-        console.print(f"rewritten from {first}: {plural(get('lists_written', 0), 'list')}")
-    for label, attr in (
-        ("new ratings", "new_ratings"),
-        ("game sides counted", "games_counted"),
-        ("games with unknown rate of play (assumed: no time control, name, site or day says)", "unknown_tc_games"),
-        ("file rating != list in force (rating_discrepancies)", "discrepancies"),
-    ):
-        if hasattr(s, attr):
-            console.print(f"{label}: {get(attr)}")
-        if attr == "unknown_tc_games":
-            _print_assumed(get("assumed_events") or [])
-    for label, attr in (("not counted", "not_counted"), ("events skipped", "events_skipped")):
+    else:
+        console.print(f"rewritten from {s.first_changed}: {plural(s.lists_written, 'list')}")
+    console.print(f"new ratings: {s.new_ratings}")
+    console.print(f"game sides counted: {s.games_counted}")
+    console.print(
+        f"games with unknown rate of play (assumed: no time control, name, site or day says): {s.unknown_tc_games}"
+    )
+    _print_assumed(s.assumed_events)
+    console.print(f"file rating != list in force (rating_discrepancies): {s.discrepancies}")
+    for label, counts in (("not counted", s.not_counted), ("events skipped", s.events_skipped)):
         d: dict[str, int] = {}
-        for k, v in (get(attr) or {}).items():
+        for k, v in counts.items():
             # one count for the events whose rating failed: their lines below say why
             k = "rating_failed" if k.startswith(REASON_PREFIX) else k
             # an event in progress names its unfinished round: the ingest's line gave it, one count here
@@ -330,27 +322,27 @@ def _print(s: object, through: dt.date | None) -> None:
             d[k] = d.get(k, 0) + v
         if d:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
-    for line in get("failed_events") or []:
+    for line in s.failed_events:
         err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     _print_ro_far(s)
-    kept = get("kept_lists") or []
+    kept = s.kept_lists
     if kept:
         console.print(
             f"preview: {len(kept)} later lists kept as they were ({kept[0]} .. {kept[-1]}), not recomputed;"
             " `elopipe rate` without --through recomputes them"
         )
-    base, _, name = str(get("system")).partition("@")
-    removed = get("removed_runs") or []
+    base, _, name = s.system.partition("@")
+    removed = s.removed_runs
     if removed:
         runs = ", ".join(str(r) for r in removed)
         err_console.print(
-            f"removed an unfinished run of {get('system')} (rating_runs run_id {runs}), left by a"
+            f"removed an unfinished run of {s.system} (rating_runs run_id {runs}), left by a"
             " `rate --scenario` stopped before it stored its lists",
             style="yellow",
             soft_wrap=True,
         )
     if name:
         console.print(
-            f"scenario {name}: stored as system {get('system')}; the {base} lists are unchanged"
+            f"scenario {name}: stored as system {s.system}; the {base} lists are unchanged"
             f" (elopipe scenarios show {name})"
         )

@@ -1,5 +1,5 @@
 """`--ro-from list|file`, shared by `rate` and `run`: where a player's Ro comes from in the FIDE
-systems (`elopipe.rating.fide_ro`; FIDE B.02 7.1.3, the list in force at the event's start)."""
+systems (`elopipe.rating.fide.ro`; FIDE B.02 7.1.3, the list in force at the event's start)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,14 @@ RO_FROM_HELP = (
 
 ro_from_option = typer.Option(None, "--ro-from", help=RO_FROM_HELP, metavar="list|file")
 
-# the systems whose engine takes the policy (`elopipe.rating.fide_params.FideParams.ro_from`)
+# the systems whose engine takes the policy (`elopipe.rating.fide.params.FideParams.ro_from`)
 FIDE_SYSTEMS = ("fide", "fide-rapid", "fide-blitz")
 
 
 def checked_ro_from(value: str | None) -> str:
-    """The policy (`fide_params.ro_from_policy`: `value`, else ELOPIPE_RO_FROM, else list); a
+    """The policy (`fide.params.ro_from_policy`: `value`, else ELOPIPE_RO_FROM, else list); a
     usage error, exit 2, for another value."""
-    from elopipe.rating.fide_params import ro_from_policy
+    from elopipe.rating.fide.params import ro_from_policy
 
     return checked_policy("--ro-from", value, ro_from_policy)
 

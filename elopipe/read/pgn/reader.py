@@ -54,7 +54,7 @@ result with no moves in a file that shows moves, `_Reader._settle_moveless`) get
 unknown (flag 'moves_unknown'); byes (one player empty or '?', or Termination 'bye') get
 `unplayed_code='bye'` plus an `UnplayedRec`. Which games the rating leaves out is decided from
 the store's columns (played, unplayed_code, scores, ply count, variant), not from flags: see
-`elopipe.rating.fide_prepare._unrated_reason`.
+`elopipe.rating.fide.prepare._unrated_reason`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating import elo_run, ffe_run, fide_run
+from elopipe.rating import full_run
+from elopipe.rating.fide import run as fide_run
 from elopipe.rating.periods import get_scheme, per_event_calendar
 from elopipe.rating.run import rate
 from elopipe.read.dates import latest_plausible
@@ -239,10 +240,8 @@ def test_a_tournament_that_breaks_the_engine_is_named_and_the_rest_is_rated(tmp_
     bad = _bad_id(db)
     if system == "fide":
         monkeypatch.setattr(fide_run, "run_periods", _fail_on(bad, fide_run.run_periods))
-    elif system == "ffe":
-        monkeypatch.setattr(ffe_run, "scope_skips", _fail_on(bad, ffe_run.scope_skips))
-    else:
-        monkeypatch.setattr(elo_run, "scope_skips", _fail_on(bad, elo_run.scope_skips))
+    else:  # ffe, elo, glicko2: their drivers leave events out through `full_run`
+        monkeypatch.setattr(full_run, "scope_skips", _fail_on(bad, full_run.scope_skips))
     result = runner.invoke(app, ["rate", "--system", system, "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output and "RuntimeError" not in result.output

@@ -1,0 +1,539 @@
+"""Title norms of rated events, from the store (FIDE B.01; the rules: `elopipe.rating.fide.norms`).
+
+What a norm needs, read in sets (one query per kind, for every event asked):
+
+* the games: `rating_changes` of the FIDE standard system (the games the rating considered,
+  played over the board: forfeits and byes never count, 1.4.2c) with the round and the score;
+  the opponent's rating is `rc`, the rating in force at the event's start (1.4.6a), NULL for an
+  unrated opponent; in an event over 30 days the rating of the list in force on the game's day
+  (1.1.4), from the imported official list, else the computed one;
+* titles, federations and sex: the imported official FIDE list in force (the later source
+  overrides), else the tournament entry (TRF 001, PGN WhiteTitle/WhiteFed tags); a federation or
+  sex, else the player's (`players`). A title is only the list's or the event's own: it is known
+  when the player is on an official list, the event is a TRF (its 001 rows always carry the
+  title field, blank for none) or the event's file gives titles to anyone; a title another
+  event gave the player may be later than this one, so it is not used;
+* per event: the rounds, the round-robin shape (every pair of players met once: RR; twice:
+  DRR), 1.4.2b (an unrated player who scored nothing against rated ones, round robins only),
+  the 1.4.3d counts, and whether the event could be a national championship (every participant
+  of known federation from the host federation: 1.4.3a/b, 'unknown' rather than a guess).
+
+`evaluate_events` returns one row per (event, player, norm type) with the decision and the
+figures; `games_frame` the counted games of each applicant (the report's IT1 lines);
+`refresh` rewrites the `title_norms` rows of the lists a rating run rewrote.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import hashlib
+import itertools
+import sys
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from elopipe.rating import tables
+from elopipe.rating.fide import norm_search, norms, norms_sets
+from elopipe.rating.fide.norm_search import best_outcome
+from elopipe.store.frames import registered
+
+STANDARD = "fide"
+
+NORM_SCHEMA: dict[str, Any] = {
+    "system": pl.Utf8,
+    "list_date": pl.Date,
+    "tournament_id": pl.Int32,
+    "player_id": pl.Int32,
+    "norm": pl.Utf8,
+    "era": pl.Utf8,
+    "decision": pl.Utf8,
+    "clause": pl.Utf8,
+    "reason": pl.Utf8,
+    "hint": pl.Utf8,
+    "failed": pl.List(pl.Utf8),
+    "single_miss": pl.Boolean,
+    "half_point": pl.Boolean,
+    "holds_title": pl.Boolean,
+    "games": pl.Int32,
+    "points_x2": pl.Int32,
+    "ra": pl.Int32,
+    "p": pl.Int32,
+    "dp": pl.Int32,
+    "rp": pl.Int32,
+    "raised_id": pl.Int32,
+    "raised_from": pl.Int32,
+    "title_holders": pl.Int32,
+    "norm_titles": pl.Int32,
+    "feds": pl.Int32,
+    "own_fed": pl.Int32,
+    "top_fed": pl.Utf8,
+    "top_count": pl.Int32,
+    "dropped": pl.List(pl.Int32),
+    "exemption": pl.Utf8,
+    "code": pl.Utf8,
+}
+
+_GAMES_SQL = """
+WITH ev AS (
+    SELECT t.tournament_id, t.first_day, t.last_day,
+           COALESCE(date_diff('day', t.first_day, t.last_day) + 1 > 30, FALSE) AS long_event
+    FROM tournaments t WHERE t.tournament_id IN (SELECT tournament_id FROM _norm_events)
+),
+sides AS (
+    SELECT c.list_date, c.tournament_id, c.player_id, c.opponent_id, g.round, g.game_date,
+           CAST(2 * c.score AS INTEGER) AS points_x2, c.ro, c.rc, e.long_event, e.first_day,
+           COALESCE(CASE WHEN e.long_event THEN g.game_date END, e.first_day) AS asof_day
+    FROM rating_changes c
+    JOIN games g USING (game_id)
+    JOIN ev e ON e.tournament_id = c.tournament_id
+    WHERE c.system = $system AND g.played AND c.score IS NOT NULL AND c.opponent_id IS NOT NULL
+),
+official AS (SELECT * FROM official_lists WHERE system = 'fide' AND player_id IS NOT NULL),
+computed AS (SELECT player_id, list_date, rating FROM rating_lists WHERE system = $system)
+SELECT s.list_date, s.tournament_id, s.player_id, s.opponent_id, s.round, s.points_x2, s.ro,
+       CASE WHEN s.long_event THEN COALESCE(o.rating, cl.rating, s.rc) ELSE s.rc END AS rating,
+       o.player_id IS NOT NULL AS on_list, o.title AS list_title, o.federation AS list_fed
+FROM sides s
+ASOF LEFT JOIN official o ON o.player_id = s.opponent_id AND o.list_date <= s.asof_day
+ASOF LEFT JOIN computed cl ON cl.player_id = s.opponent_id AND cl.list_date <= s.asof_day
+"""
+
+_ENTRIES_SQL = """
+WITH ev AS (
+    SELECT tournament_id, first_day FROM tournaments
+    WHERE tournament_id IN (SELECT tournament_id FROM _norm_events)
+),
+entry AS (
+    SELECT e.tournament_id, tp.player_id,
+           any_value(tp.title) FILTER (WHERE tp.title IS NOT NULL) AS tp_title,
+           any_value(tp.federation) FILTER (WHERE tp.federation IS NOT NULL) AS tp_fed,
+           any_value(tp.sex) FILTER (WHERE tp.sex IS NOT NULL) AS tp_sex,
+           any_value(tp.start_rank) AS start_rank,
+           any_value(tp.name_as_written) AS name_as_written,
+           bool_or(t.source_format = 'trf') AS from_trf,
+           min(e.first_day) AS first_day
+    FROM ev e
+    JOIN tournaments t ON COALESCE(t.event_id, t.tournament_id) = e.tournament_id
+    JOIN tournament_players tp ON tp.tournament_id = t.tournament_id
+    GROUP BY ALL
+),
+official AS (SELECT * FROM official_lists WHERE system = 'fide' AND player_id IS NOT NULL)
+SELECT en.tournament_id, en.player_id, en.start_rank, COALESCE(en.name_as_written, p.name) AS name,
+       p.fide_id, o.player_id IS NOT NULL AS on_list,
+       CASE WHEN o.player_id IS NOT NULL THEN COALESCE(o.title, '') ELSE en.tp_title END AS title,
+       COALESCE(o.federation, en.tp_fed, p.federation) AS federation,
+       COALESCE(o.sex, en.tp_sex, p.sex) AS sex,
+       en.from_trf, en.tp_title
+FROM entry en
+JOIN players p ON p.player_id = en.player_id
+ASOF LEFT JOIN official o ON o.player_id = en.player_id AND o.list_date <= en.first_day
+"""
+
+_UNPLAYED_SQL = """
+SELECT COALESCE(t.event_id, t.tournament_id) AS tournament_id, u.player_id, u.round, u.code, u.opponent_id
+FROM unplayed_rounds u JOIN tournaments t USING (tournament_id)
+WHERE COALESCE(t.event_id, t.tournament_id) IN (SELECT tournament_id FROM _norm_events)
+UNION ALL
+SELECT COALESCE(t.event_id, t.tournament_id), p.player_id, g.round,
+       CASE WHEN p.score = 1 THEN '+' ELSE '-' END, p.opponent_id
+FROM canonical_games g JOIN tournaments t USING (tournament_id)
+CROSS JOIN LATERAL (SELECT g.white_id AS player_id, g.white_score AS score, g.black_id AS opponent_id
+                    UNION ALL SELECT g.black_id, g.black_score, g.white_id) p
+WHERE NOT g.played AND COALESCE(t.event_id, t.tournament_id) IN (SELECT tournament_id FROM _norm_events)
+"""
+
+
+def _events(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    frame: pl.DataFrame = con.sql(
+        """
+        SELECT tournament_id, name, first_day, last_day, rounds, federation AS host, is_team,
+               COALESCE(date_diff('day', first_day, last_day) + 1 > 30, FALSE) AS long_event
+        FROM tournaments WHERE tournament_id IN (SELECT tournament_id FROM _norm_events)
+        """
+    ).pl()
+    return frame
+
+
+def load(
+    con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD
+) -> dict[str, pl.DataFrame]:
+    """The frames a norm needs for `tournament_ids` (events, rated under `system`): 'events',
+    'games' (one row per applicant and counted game), 'entries' (title, federation, sex of each
+    participant), 'unplayed' (byes and forfeits: round, TRF code)."""
+    ids = pl.DataFrame({"tournament_id": sorted(set(tournament_ids))}, schema={"tournament_id": pl.Int32})
+    with registered(con, "_norm_events", ids):
+        return {
+            "events": _events(con),
+            "games": con.sql(_GAMES_SQL, params={"system": system}).pl(),
+            "entries": con.sql(_ENTRIES_SQL).pl(),
+            "unplayed": con.sql(_UNPLAYED_SQL).pl(),
+        }
+
+
+def _shape(games: pl.DataFrame, unplayed: pl.DataFrame) -> pl.DataFrame:
+    """Per event: round_robin / double_rr (every pair of its players met once / twice; a forfeit
+    between two paired players is a meeting)."""
+    cols = ["tournament_id", "player_id", "opponent_id", "round"]
+    paired = pl.concat(
+        [
+            games.select(cols),
+            unplayed.filter(pl.col("opponent_id").is_not_null()).select(cols).cast(games.select(cols).schema),
+        ]
+    )
+    pairs = paired.select(
+        "tournament_id",
+        pl.min_horizontal("player_id", "opponent_id").alias("a"),
+        pl.max_horizontal("player_id", "opponent_id").alias("b"),
+        "round",
+    ).unique()
+    met = pairs.group_by("tournament_id", "a", "b").len()
+    players = pl.concat(
+        [pairs.select("tournament_id", pl.col("a").alias("p")), pairs.select("tournament_id", pl.col("b").alias("p"))]
+    )
+    n = players.unique().group_by("tournament_id").len("n")
+    return (
+        met.group_by("tournament_id")
+        .agg(pl.len().alias("pairs"), pl.col("len").min().alias("lo"), pl.col("len").max().alias("hi"))
+        .join(n, on="tournament_id")
+        .with_columns(
+            full=(pl.col("pairs") == pl.col("n") * (pl.col("n") - 1) // 2)
+            & (pl.col("lo") == pl.col("hi"))
+            & (pl.col("n") >= 3)
+        )
+        .select(
+            "tournament_id",
+            (pl.col("full") & (pl.col("hi") <= 2)).alias("round_robin"),
+            (pl.col("full") & (pl.col("hi") == 2)).alias("double_rr"),
+        )
+    )
+
+
+def _zero_vs_rated(games: pl.DataFrame) -> pl.DataFrame:
+    """1.4.2b: (tournament_id, player_id) of unrated players who scored nothing against rated
+    opponents (at least one such game)."""
+    return (
+        games.filter(pl.col("ro").is_null() & pl.col("rc_known"))
+        .group_by("tournament_id", "player_id")
+        .agg(pl.col("points_x2").sum().alias("pts"))
+        .filter(pl.col("pts") == 0)
+        .select("tournament_id", pl.col("player_id").alias("opponent_id"), pl.lit(True).alias("zero_vs_rated"))
+    )
+
+
+def _swiss_exemption(
+    ev: pl.DataFrame, entries: pl.DataFrame, games: pl.DataFrame, unplayed: pl.DataFrame
+) -> pl.DataFrame:
+    """1.4.3d per event: True when every round has ≥ 20 FIDE-rated players not from the host
+    federation (nor FID/NON), of ≥ 3 federations, ≥ 10 of them GM/IM/WGM/WIM, counting only those
+    who missed at most one round (a pairing-allocated bye 'U' or a forfeit win is no miss)."""
+    present = pl.concat(
+        [
+            games.select("tournament_id", "player_id", "round"),
+            unplayed.filter(pl.col("code").is_in(["U", "+"])).select("tournament_id", "player_id", "round"),
+        ]
+    ).unique()
+    rated = games.filter(pl.col("ro").is_not_null()).select("tournament_id", "player_id").unique()
+    base = (
+        present.join(rated, on=["tournament_id", "player_id"])
+        .join(entries.select("tournament_id", "player_id", "federation", "title"), on=["tournament_id", "player_id"])
+        .join(ev.select("tournament_id", "host", "rounds", "round_robin"), on="tournament_id")
+        .filter(
+            ~pl.col("round_robin")
+            & pl.col("federation").is_not_null()
+            & pl.col("host").is_not_null()
+            & (pl.col("federation") != pl.col("host"))
+            & ~pl.col("federation").is_in([norms.NO_FEDERATION, norms.NOT_FIDE])
+        )
+    )
+    keep = base.group_by("tournament_id", "player_id").agg(pl.len().alias("here"), pl.col("rounds").first())
+    keep = keep.filter(pl.col("here") >= pl.col("rounds") - 1).select("tournament_id", "player_id")
+    per_round = (
+        base.join(keep, on=["tournament_id", "player_id"])
+        .group_by("tournament_id", "round")
+        .agg(
+            pl.len().alias("players"),
+            pl.col("federation").n_unique().alias("feds"),
+            pl.col("title").is_in(list(norms.MASTER_TITLES)).sum().alias("masters"),
+        )
+    )
+    return (
+        per_round.group_by("tournament_id")
+        .agg(
+            pl.len().alias("rounds_seen"),
+            ((pl.col("players") >= 20) & (pl.col("feds") >= 3) & (pl.col("masters") >= 10)).all().alias("ok"),
+        )
+        .join(ev.select("tournament_id", "rounds"), on="tournament_id")
+        .select("tournament_id", (pl.col("ok") & (pl.col("rounds_seen") >= pl.col("rounds"))).alias("swiss_143d"))
+    )
+
+
+def _prepare(frames: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(events with their facts, games with the opponent's title/federation and 1.4.2 exclusion,
+    per-applicant facts)."""
+    ev, games, entries, unplayed = (frames[k] for k in ("events", "games", "entries", "unplayed"))
+    games = games.with_columns(rc_known=pl.col("rating").is_not_null())
+    shape = _shape(games, unplayed)
+    ev = ev.join(shape, on="tournament_id", how="left").with_columns(
+        pl.col("round_robin").fill_null(False),
+        pl.col("double_rr").fill_null(False),
+    )
+    max_round = (
+        pl.concat([games.select("tournament_id", "round"), unplayed.select("tournament_id", "round")])
+        .group_by("tournament_id")
+        .agg(pl.col("round").max().alias("max_round"))
+    )
+    ev = ev.join(max_round, on="tournament_id", how="left").with_columns(
+        pl.max_horizontal(pl.col("rounds").cast(pl.Int64), pl.col("max_round").cast(pl.Int64)).alias("rounds")
+    )
+    titles_in_file = entries.group_by("tournament_id").agg(
+        (pl.col("from_trf").any() | pl.col("tp_title").is_not_null().any()).alias("titles_in_file")
+    )
+    entries = entries.join(titles_in_file, on="tournament_id", how="left")
+    # a title is known on an official list, or where the event's file gives titles (blank: none)
+    entries = entries.with_columns(
+        pl.when(pl.col("on_list") | pl.col("titles_in_file"))
+        .then(pl.col("title").fill_null(""))
+        .otherwise(None)
+        .alias("title")
+    )
+    national = (
+        entries.join(ev.select("tournament_id", "host"), on="tournament_id")
+        .group_by("tournament_id")
+        .agg(
+            (
+                pl.col("host").is_not_null().all()
+                & (pl.col("federation").is_null() | (pl.col("federation") == pl.col("host"))).all()
+            ).alias("maybe_national")
+        )
+    )
+    ev = (
+        ev.join(national, on="tournament_id", how="left")
+        .join(_swiss_exemption(ev, entries, games, unplayed), on="tournament_id", how="left")
+        .with_columns(pl.col("maybe_national").fill_null(False), pl.col("swiss_143d").fill_null(False))
+    )
+    opp = entries.select(
+        "tournament_id",
+        pl.col("player_id").alias("opponent_id"),
+        pl.col("title").alias("opp_title"),
+        pl.col("federation").alias("opp_fed"),
+    )
+    games = (
+        games.join(opp, on=["tournament_id", "opponent_id"], how="left")
+        .join(_zero_vs_rated(games), on=["tournament_id", "opponent_id"], how="left")
+        .join(ev.select("tournament_id", "round_robin"), on="tournament_id")
+        .with_columns(
+            # an official list's title and federation (in force on the game's day) override the entry's
+            pl.when(pl.col("on_list"))
+            .then(pl.col("list_title").fill_null(""))
+            .otherwise(pl.col("opp_title"))
+            .alias("opp_title"),
+            pl.coalesce("list_fed", "opp_fed").alias("opp_fed"),
+            pl.when(pl.col("opp_fed") == norms.NOT_FIDE)
+            .then(pl.lit("1.4.2a"))
+            .when(pl.col("round_robin") & pl.col("zero_vs_rated").fill_null(False) & pl.col("rating").is_null())
+            .then(pl.lit("1.4.2b"))
+            .alias("excluded"),
+        )
+    )
+    byes = (
+        unplayed.filter(pl.col("code").is_in(["U", "+"]))
+        .group_by("tournament_id", "player_id")
+        .agg(pl.col("round").n_unique().alias("byes"))
+    )
+    applicants = entries.join(byes, on=["tournament_id", "player_id"], how="left").with_columns(
+        pl.col("byes").fill_null(0)
+    )
+    return ev, games, applicants
+
+
+def evaluate_events(
+    con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD, *, set_based: bool = True
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every norm type for every rated player of `tournament_ids` under `system`.
+
+    Returns (norms, games): `norms` with the columns of `NORM_SCHEMA` (one row per event,
+    player with a rated game and norm type; `points_x2` in half points, `p` whole percent);
+    `games` the applicant's games (tournament_id, player_id, round, opponent_id, points_x2,
+    rating, opp_title, opp_fed, excluded). The rows whose decision needs no search are decided
+    in sets (`elopipe.rating.fide.norms_sets`), the others per applicant; `set_based=False` decides
+    every row per applicant (the reference the set-based rows are tested against)."""
+    frames = load(con, tournament_ids, system)
+    ev, games, applicants = _prepare(frames)
+    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "code"}
+    parts = []
+    rest = games
+    if set_based:
+        decided, keys = norms_sets.decide(system, ev, games, applicants)
+        parts.append(decided.select(list(schema)).cast(schema))  # type: ignore[arg-type]
+        rest = games.join(keys, on=["tournament_id", "player_id"], how="semi")
+    parts.append(_decide_each(system, ev, rest, applicants, schema))
+    out = pl.concat(parts).with_columns(pl.lit(code_fingerprint()).alias("code"))
+    return out.sort("tournament_id", "player_id", "norm"), games
+
+
+def _decide_each(
+    system: str, ev: pl.DataFrame, games: pl.DataFrame, applicants: pl.DataFrame, schema: dict[str, Any]
+) -> pl.DataFrame:
+    """The rows of the applicants of `games`, decided one by one (`_decide`)."""
+    rows: list[dict[str, Any]] = []
+    if games.height:
+        ev_by_id = {r["tournament_id"]: r for r in ev.iter_rows(named=True)}
+        keys = games.select("tournament_id", "player_id").unique()
+        facts = {
+            (r["tournament_id"], r["player_id"]): r
+            for r in applicants.join(keys, on=["tournament_id", "player_id"], how="semi").iter_rows(named=True)
+        }
+        # the rules run per applicant, on his handful of games: one pass over the sorted rows
+        cols = ["tournament_id", "player_id", "list_date", "round", "opponent_id", "points_x2", "rating"]
+        cols += ["opp_title", "opp_fed", "excluded"]
+        ordered = games.select(cols).sort("tournament_id", "player_id", "round").iter_rows(named=True)
+        for (tid, pid), part in itertools.groupby(ordered, key=lambda r: (r["tournament_id"], r["player_id"])):
+            rows.extend(_decide(system, ev_by_id[tid], facts.get((tid, pid), {}), int(pid), list(part)))
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def _decide(
+    system: str, e: dict[str, Any], f: dict[str, Any], pid: int, part: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    era = norms.era_for(e["first_day"])
+    list_date = part[0]["list_date"]
+    title = f.get("title") or ""
+    base: dict[str, Any] = {
+        "system": system,
+        "list_date": list_date,
+        "tournament_id": e["tournament_id"],
+        "player_id": pid,
+    }
+    if isinstance(era, str):
+        return [
+            {**base, "norm": n, "era": None, "decision": era.split(":")[0], "reason": era, "failed": [], "dropped": [],
+             "holds_title": norms.holds_title(title, n), "games": len(part),
+             "points_x2": sum(int(r["points_x2"]) for r in part)}
+            for n in norms.NORM_TYPES
+        ]  # fmt: skip
+    national = bool(e["maybe_national"]) and f.get("federation") == e["host"]
+    event = norms.Event(
+        rounds=int(e["rounds"] or 0),
+        round_robin=bool(e["round_robin"]),
+        double_rr=bool(e["double_rr"]),
+        exemption="1.4.3d" if e["swiss_143d"] else None,
+        maybe_national=national,
+        maybe_team=bool(e["is_team"]),
+    )
+    applicant = norms.Applicant(
+        player_id=pid, federation=f.get("federation"), sex=f.get("sex"), title=title, byes=int(f.get("byes") or 0)
+    )
+    games = [
+        norms.Game(
+            round=int(r["round"] or 0),
+            opponent_id=int(r["opponent_id"]),
+            points_x2=int(r["points_x2"]),
+            rating=r["rating"],
+            title=r["opp_title"],
+            federation=r["opp_fed"],
+            excluded=r["excluded"],
+        )
+        for r in part
+    ]
+    out = []
+    for n in norms.NORM_TYPES:
+        o = best_outcome(games, event, applicant, n, era)
+        out.append(
+            {
+                **base,
+                "norm": n,
+                "era": era.name,
+                "decision": o.decision,
+                "clause": o.clause,
+                "reason": o.reason,
+                "hint": o.hint or None,
+                "failed": o.failed,
+                "single_miss": o.decision == "missed" and len(o.failed) == 1,
+                "half_point": norms.half_point_short(o, n),
+                "holds_title": norms.holds_title(title, n),
+                "games": o.games,
+                "points_x2": o.points_x2,
+                "ra": o.ra,
+                "p": o.p_x100,
+                "dp": o.dp,
+                "rp": o.rp,
+                "raised_id": o.raised_id,
+                "raised_from": o.raised_from,
+                "title_holders": o.title_holders,
+                "norm_titles": o.norm_titles,
+                "feds": o.feds,
+                "own_fed": o.own,
+                "top_fed": o.top_fed,
+                "top_count": o.top_count,
+                "dropped": list(o.dropped),
+                "exemption": o.exemption,
+            }
+        )
+    return out
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """SHA-1 of the norm rules' sources (`norms`, `norm_search`, `norms_sets`, this module) and the dp table:
+    rows decided by other code are decided again on the next run."""
+    h = hashlib.sha1()
+    for module in (norms, norm_search, norms_sets, sys.modules[__name__]):
+        h.update(Path(module.__file__ or "").read_bytes())
+    h.update(repr(tables.dp_table().rows()).encode())
+    return h.hexdigest()
+
+
+def refresh(
+    con: duckdb.DuckDBPyConnection, system: str, lists: Collection[dt.date], through: dt.date | None = None
+) -> int:
+    """Rewrite the `title_norms` rows of `system` dated one of `lists` (the lists a rating run
+    rewrote) from the events rated on them; when `system` has no norm row decided by this code
+    (`code_fingerprint`: a store rated before norms were kept, or by other norm rules), every rated
+    list up to `through`.
+    Only the FIDE standard system has norms. Returns the rows written."""
+    if system != STANDARD:
+        return 0
+    # a store rated before norms were kept, or by other norm rules, has no row of this code: its
+    # first run decides every rated list once (a probe that stops at the first row)
+    none_yet = not con.execute(
+        "SELECT 1 FROM title_norms WHERE system = ? AND code = ? LIMIT 1", [system, code_fingerprint()]
+    ).fetchall()
+    missing = (
+        con.execute(
+            "SELECT DISTINCT list_date FROM tournament_ratings WHERE system = ? AND list_date <= ?",
+            [system, through or dt.date.max],
+        ).fetchall()
+        if none_yet
+        else []
+    )
+    dates = sorted(set(lists) | {r[0] for r in missing})
+    if not dates:
+        return 0
+    tids = [
+        int(r[0])
+        for r in con.execute(
+            "SELECT DISTINCT tournament_id FROM tournament_ratings"
+            " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))",
+            [system, dates],
+        ).fetchall()
+    ]
+    rows = evaluate_events(con, tids, system)[0] if tids else pl.DataFrame(schema=NORM_SCHEMA)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(
+            "DELETE FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))", [system, dates]
+        )
+        if rows.height:
+            with registered(con, "_norms_rows", rows):
+                cols = ", ".join(NORM_SCHEMA)
+                con.execute(f"INSERT INTO title_norms ({cols}) SELECT {cols} FROM _norms_rows")
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return rows.height

@@ -1,0 +1,358 @@
+"""Run the FIDE engine ('fide', 'fide-rapid', 'fide-blitz') over the store, incrementally.
+
+Reads the store (`elopipe.rating.store_io`), computes every list in memory with
+`elopipe.rating.fide.engine`, and writes only what changed:
+
+* For every list date a digest of that period's inputs is computed: its player-sides (game,
+  players, scores, exclusion reason, event dates, rules version, rate class), the ratings
+  written in the files of its events, the birth years of its players, the official list of
+  that date, the run's parameters and a fingerprint of the rules' code and tables.
+* The earliest list whose digest differs from the one stored in ``rating_period_digests``
+  (or that is new, or that disappeared) is the first affected list: that list and every later
+  one are recomputed; earlier lists are kept.  A late file for an old period therefore
+  re-rates that period and all later ones.
+* Of the recomputed lists, only those whose rows (``rating_lists``, ``rating_changes``,
+  ``tournament_ratings``) differ from the stored ones are rewritten
+  (``write_results(lists=...)``); the others keep their rows, and their digests are
+  updated.  An event whose games are all between unrated players changes its own list only;
+  a game pooled by an unrated player changes every later list while the pool (26 months)
+  is shown on them.
+* When no digest differs, nothing is written (re-running with nothing new changes nothing).
+* A preview (``through``) computes and compares the lists up to it only and keeps the later
+  ones; when it rewrote a list, the later lists' digests are deleted (their rows kept), so the
+  next full run finds them changed and recomputes them.
+* A scenario ('fide@x', `elopipe.rating.scenarios`) runs the same way under its own key: its
+  digests, lists and Ro are its own.
+
+Because the engine is deterministic and every list depends only on the stored games, lists
+and files (never on ingestion order or on player/tournament ids), the in-memory recomputation
+of the unchanged earlier lists reproduces what is stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from elopipe.rating import faults, scenarios, store_io
+from elopipe.rating.fide import b02, norms_store
+from elopipe.rating.fide.engine import run_periods, to_contract
+from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
+from elopipe.rating.fide.prepare import prepare
+from elopipe.rating.periods import get_scheme
+from elopipe.rating.summary import RateSummary, ro_far
+
+RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
+
+
+def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "played") -> EngineInputs:
+    """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`).
+
+    `system`: the store key ('fide-rapid', or a scenario 'fide-rapid@x'). The official lists
+    are the base system's; a rapid or blitz scenario seeds unrated players from the standard
+    lists of the same scenario ('fide@x'), never from the plain computed ones
+    (`elopipe.rating.scenarios`)."""
+    base, _ = scenarios.split_system(system)
+    std = None
+    if base != "fide":
+        computed = store_io.load_lists(con, scenarios.companion(system, "fide")).select(
+            "player_id", "list_date", "rating"
+        )
+        official = store_io.load_official_lists(con, "fide").select("player_id", "list_date", "rating")
+        std = (
+            pl.concat([official, computed.cast(official.schema)])
+            .unique(["player_id", "list_date"], keep="first")
+            .filter(pl.col("rating").is_not_null())
+        )
+    return EngineInputs(
+        games=store_io.load_games(con, no_moves),
+        tournaments=store_io.load_tournaments(con),
+        tournament_players=store_io.load_tournament_players(con),
+        players=store_io.load_players(con),
+        official=store_io.load_official_lists(con, base),
+        standard_lists=std,
+    )
+
+
+def code_fingerprint() -> str:
+    """SHA-1 of the rule and engine sources and table data: a new version of the rules
+    re-rates everything on the next run. The sources are found by module, so a module that
+    moves keeps its place in the fingerprint."""
+    import elopipe.rating as pkg
+    from elopipe.rating import lookup, periods, rounding, store_io, tables
+    from elopipe.rating.fide import (
+        b02,
+        changes,
+        close,
+        engine,
+        frames,
+        in_force,
+        initial,
+        k,
+        params,
+        period,
+        prepare,
+        ro,
+    )
+    from elopipe.read import rate_evidence, rate_of_play
+
+    h = hashlib.sha1()
+    modules = (params, prepare, frames, period, in_force, k, changes, close, initial, ro, engine)
+    for module in (b02, *modules, periods, tables, rounding, rate_of_play, rate_evidence, lookup, store_io):
+        h.update(Path(module.__file__ or "").read_bytes())
+    data = Path(pkg.__file__ or "").parent / "data"
+    for name in ("table_8_1_1.csv", "table_8_1_2.csv"):
+        h.update((data / name).read_bytes())
+    return h.hexdigest()
+
+
+def period_digests(prep: Any, params: FideParams, list_dates: list[dt.date]) -> dict[dt.date, str]:
+    """Digest of each period's inputs (see the module docstring)."""
+    sides = prep.sides.join(
+        prep.file_ratings.select("tournament_id", "player_id", "file_rating"),
+        on=["tournament_id", "player_id"],
+        how="left",
+    ).join(prep.birth_years, on="player_id", how="left")
+    if prep.fide_ids is not None:
+        # the 'file' Ro policy concerns the players with a FIDE ID: an ID found later re-rates
+        sides = sides.with_columns(pl.col("player_id").is_in(prep.fide_ids.implode()).alias("__fide_id"))
+    # ids are store-internal; the digest must not depend on them only through order, and it
+    # does not: rows are hashed independently and sorted by hash.
+    per_sides = store_io.period_digests(sides.drop("tc_minutes"), by="list_date")
+    # imported official lists (a base list dated before the first period included) and, for
+    # rapid/blitz, the standard lists that seed unrated players
+    per_off = _digests_by_first_list(prep.official, list_dates)
+    per_std = _digests_by_first_list(prep.standard_lists, list_dates)
+    p = repr(sorted(params.as_dict().items())) + code_fingerprint()
+    out: dict[dt.date, str] = {}
+    for d in list_dates:
+        h = hashlib.sha1()
+        h.update(p.encode())
+        h.update(per_sides.get(d, "-").encode())
+        h.update(per_off.get(d, "-").encode())
+        h.update(per_std.get(d, "-").encode())
+        out[d] = h.hexdigest()
+    return out
+
+
+def _digests_by_first_list(df: pl.DataFrame | None, list_dates: list[dt.date]) -> dict[dt.date, str]:
+    """Digest of `df`'s rows (a ``list_date`` column) grouped under the first computed list
+    dated on or after their own date: a list dated x feeds every period from the first one
+    computed after x, so a change to it must make that period stale (the later ones are
+    recomputed with it).  Rows dated after the last list feed nothing."""
+    if df is None or df.height == 0 or not list_dates:
+        return {}
+    targets = pl.Series("t", sorted(list_dates), dtype=pl.Date)
+    idx = targets.search_sorted(df.get_column("list_date"), side="left")
+    keep = idx < targets.len()
+    rows = df.filter(keep).with_columns(targets.gather(idx.filter(keep)).alias("__first_list"))
+    return store_io.period_digests(rows, by="__first_list")
+
+
+def _first_changed(new: dict[dt.date, str], old: dict[dt.date, str]) -> dt.date | None:
+    changed = [d for d, h in new.items() if old.get(d) != h]
+    changed += [d for d in old if d not in new]
+    return min(changed) if changed else None
+
+
+def rate_fide(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    system: str = "fide",
+    through: dt.date | None = None,
+    rules: str | None = None,
+    **params: Any,
+) -> RateSummary:
+    """Compute the FIDE lists of `system` and store what changed.
+
+    `system`: 'fide', 'fide-rapid', 'fide-blitz', or a scenario of one ('fide@v2017': the
+    base's rules, rows stored under the scenario's key, `elopipe.rating.scenarios`).
+    `through`: last list date to compute (None: up to the last period with games). A preview:
+    the stored lists after it are kept; when a list up to it was rewritten, their period
+    digests are deleted (they may be stale), so the next run without `through` recomputes them.
+    `rules`: force 'V2017' | 'V2022' | 'V2024' (what-if runs).  Other keyword parameters go
+    to `FideParams` (v2022_cap_lower, unknown_tc, check_time_minimum, rating_from, no_moves).
+    Raises ValueError for an unknown system, version or parameter.
+    """
+    t0 = time.perf_counter()
+    base, _ = scenarios.split_system(system)
+    if base not in ("fide", "fide-rapid", "fide-blitz"):
+        raise ValueError(f"not a FIDE system: {system!r}")
+    if unknown := sorted(set(params) - set(param_keys(base))):
+        raise ValueError(f"unknown FIDE parameter {', '.join(unknown)}; known: {', '.join(param_keys(base))}")
+    fp = FideParams(system=base, rules=None if rules is None else b02.version_name(rules), **params)
+    if fp.unknown_tc not in ("standard", "rapid", "blitz"):
+        raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
+    inputs = load_inputs(con, system, fp.no_moves)
+    (prep, result), failed = faults.isolate(
+        lambda excluded, _write: _compute(inputs, fp, through, excluded), lambda: faults.tournament_order(con)
+    )
+    digests = period_digests(prep, fp, result.list_dates)
+    stored = store_io.load_digests(con, system)
+    # a preview (`through`) neither compares nor rewrites the lists after it
+    stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
+    first = _first_changed(digests, stored_cmp)
+    summary = _summarise(system, result)
+    ro_far(summary, result.tournament_ratings, inputs.players, inputs.tournaments)
+    summary.ro_from = fp.ro_from
+    summary.assumed_events = _assumed_events(result.rating_changes, inputs.tournaments)
+    summary.failed_events = faults.failed_lines(con, system, failed)
+    summary.changed_lists = []
+    touched: set[dt.date] = set()  # lists whose inputs or rows changed: their title norms are decided again
+    if first is not None:
+        new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
+        # lists no longer computed go; a preview keeps those after `through`
+        gone = {d for d in stored_cmp if d >= first and d not in digests}
+        rewrite = _lists_that_differ(con, system, first, new_frames, stored) | gone
+        # the kept later lists were computed from the lists rewritten now: the next full run redoes them
+        stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
+        new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
+        touched = set(new_digests) | rewrite
+        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+        frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
+        frames["rating_discrepancies"] = result.rating_discrepancies.filter(
+            pl.col("list_date") <= (through or dt.date.max)
+        )
+        store_io.write_results(
+            con,
+            system,
+            first,
+            frames,
+            digests=new_digests,
+            run_id=run_id,
+            replace_all=("rating_discrepancies",),
+            lists=rewrite,
+            through=through,
+            stale=stale,
+        )
+        store_io.save_skips(con, system, result.skips, run_id)
+        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
+        written = sorted(d for d in rewrite if d in digests)
+        store_io.finish_run(
+            con,
+            run_id,
+            first_list=written[0] if written else None,
+            last_list=result.list_dates[-1] if result.list_dates else None,
+            games_hash=hashlib.sha1("".join(digests.values()).encode()).hexdigest(),
+        )
+        summary.run_id = run_id
+        summary.changed_lists = written
+        summary.lists_written = len(written)
+        summary.first_changed = written[0] if written else (min(gone) if gone else None)
+    elif store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play):
+        # no list changed, but why events are left out or their rate of play did (e.g. an event
+        # none of whose games is on this list any more): record it
+        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+        store_io.save_skips(con, system, result.skips, run_id)
+        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
+        store_io.finish_run(con, run_id, first_list=None, last_list=None)
+        summary.run_id = run_id
+    # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
+    norms_store.refresh(con, system, sorted(touched), through)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def param_keys(system: str) -> list[str]:
+    """The engine options of `rate_fide` (`FideParams` fields but the system and its rules), sorted."""
+    return sorted({f.name for f in dataclasses.fields(FideParams)} - {"system", "rules"})
+
+
+def _compute(
+    inputs: EngineInputs, fp: FideParams, through: dt.date | None, excluded: Mapping[int, str]
+) -> tuple[Any, EngineResult]:
+    """prepare + run_periods + to_contract without the tournaments of `excluded`
+    ({tournament_id: reason}), which are added to the skips (`faults.isolate`)."""
+    if not excluded:
+        prep = prepare(inputs, fp, get_scheme("fide"))
+        return prep, to_contract(run_periods(prep, fp, through=through))
+    keep = ~pl.col("tournament_id").is_in(list(excluded))
+    left_out = faults.failed_skips(inputs.games, excluded)
+    inputs = dataclasses.replace(
+        inputs,
+        games=inputs.games.filter(keep),
+        tournaments=inputs.tournaments.filter(keep),
+        tournament_players=inputs.tournament_players.filter(keep),
+    )
+    prep = prepare(inputs, fp, get_scheme("fide"))
+    prep.skips = pl.concat([prep.skips, left_out.select(prep.skips.columns).cast(prep.skips.schema)])
+    return prep, to_contract(run_periods(prep, fp, through=through))
+
+
+def _list_hashes(frames: dict[str, pl.DataFrame]) -> dict[dt.date, str]:
+    """Per list date, a digest of its rows in every result table (decimals as floats, so
+    that the store's DECIMAL widths do not matter)."""
+    out: dict[dt.date, Any] = {}
+    for name in RESULT_KEYS:
+        df = frames[name]
+        df = df.with_columns(pl.col(pl.Decimal).cast(pl.Float64))
+        for d, h in store_io.period_digests(df, by="list_date").items():
+            out.setdefault(d, hashlib.sha1(b"rows")).update(f"{name}:{h};".encode())
+    return {d: h.hexdigest() for d, h in out.items()}
+
+
+def _lists_that_differ(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    first: dt.date,
+    new_frames: dict[str, pl.DataFrame],
+    stored_digests: dict[dt.date, str],
+) -> set[dt.date]:
+    """The computed lists from `first` on whose rows differ from the stored ones (or that
+    are not stored).  A change of inputs does not always change later lists: e.g. an event
+    whose games are all between unrated players adds rows to its own list only."""
+    dates = set(new_frames["rating_lists"].get_column("list_date").unique().to_list())
+    for f in new_frames.values():
+        dates |= set(f.get_column("list_date").unique().to_list())
+    if not any(d >= first for d in stored_digests):
+        return dates
+    old = {
+        k: store_io.load_results(con, system, k, f.columns, first).select(
+            [pl.col(c).cast(t) for c, t in f.schema.items()]
+        )
+        for k, f in new_frames.items()
+    }
+    a, b = _list_hashes(new_frames), _list_hashes(old)
+    return {d for d in dates if a.get(d) != b.get(d)}
+
+
+def _assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
+    """(name, games) of the events whose rated games took the assumed rate of play
+    (``tc_assumed``: nothing said it), the most games first, then by name."""
+    assumed = (
+        changes.filter(pl.col("tc_assumed").fill_null(False))
+        .group_by("tournament_id")
+        .agg(pl.col("game_id").n_unique().alias("n"))
+        .join(tournaments.select("tournament_id", "name"), on="tournament_id", how="left")
+        .with_columns(pl.col("name").fill_null("(no name)"))
+        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
+    )
+    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]
+
+
+def _summarise(system: str, result: EngineResult) -> RateSummary:
+    s = RateSummary(system=system)
+    s.lists = len(result.list_dates)
+    if result.list_dates:
+        s.first_list, s.last_list = result.list_dates[0], result.list_dates[-1]
+        last = result.rating_lists.filter(pl.col("list_date") == s.last_list)
+        s.players_rated = last.filter(pl.col("rating").is_not_null()).height
+    rl = result.rating_lists
+    s.new_ratings = rl.filter(pl.col("flags").fill_null("").str.contains(r"\bnew\b")).height
+    ch = result.rating_changes
+    s.games_counted = ch.filter(pl.col("counted")).height
+    s.not_counted = dict(ch.filter(~pl.col("counted")).group_by("reason").len().sort("reason").iter_rows())
+    s.events_skipped = dict(
+        result.skips.group_by("reason").agg(pl.col("tournament_id").n_unique()).sort("reason").iter_rows()
+    )
+    s.unknown_tc_games = ch.filter(pl.col("tc_assumed")).select(pl.col("game_id").n_unique()).item()
+    s.discrepancies = result.rating_discrepancies.height
+    return s

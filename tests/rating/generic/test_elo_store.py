@@ -1,0 +1,70 @@
+"""`--system elo` over a store built by direct inserts: seed 001 vectors, periods, reasons."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+import pytest
+
+from elopipe.rating import store_io
+from elopipe.rating.generic.elo import rate_period
+from elopipe.rating.generic.run import rate_elo, run_elo
+from elopipe.rating.run import rate
+from elopipe.store.connect import open_writer
+from tests.helpers.ffe_store import build_store, d
+
+
+@pytest.fixture
+def seed_store(tmp_path):
+    """1750 beats 1810 on 3 March and draws on 4 March (a two-game match); a forfeit on 5 March."""
+    ev = dict(tournament_id=1, name="Match", start=d("2024-03-03"), end=d("2024-03-05"),
+              time_control="5400+30", entries={1: (1750, None, None), 2: (1810, None, None),
+                                               3: (None, None, None)},
+              games=[(1, 1, 2, "1-0", d("2024-03-03"), True),
+                     (2, 2, 1, "1/2-1/2", d("2024-03-04"), True),
+                     (3, 1, 3, "1-0", d("2024-03-05"), False)])  # fmt: skip
+    return build_store(tmp_path / "e.duckdb", [(1, "A", 1980), (2, "B", 1980), (3, "C", 1990)], [ev])
+
+
+def test_seed001_month_period_gives_1763_4(seed_store):
+    with open_writer(seed_store) as con:
+        summary, frames = run_elo(con, k=20, period="month")
+        lst = store_io._pl(con, "SELECT player_id, rating, rating_exact, games, k, change "
+                                "FROM rating_lists WHERE system = 'elo' ORDER BY player_id")  # fmt: skip
+        ch = store_io._pl(con, "SELECT game_id, player_id, ro, rc, pd, score, counted, reason "
+                               "FROM rating_changes WHERE system = 'elo' ORDER BY game_id, player_id")  # fmt: skip
+    a = lst.filter(pl.col("player_id") == 1).row(0, named=True)
+    assert a["rating_exact"] == Decimal("1763.4") and a["rating"] == 1763  # +13.4 (seed 001)
+    assert (a["games"], a["k"], a["change"]) == (2, 20, 13)
+    b = lst.filter(pl.col("player_id") == 2).row(0, named=True)
+    assert b["rating_exact"] == Decimal("1796.6")
+    first = ch.filter((pl.col("game_id") == 1) & (pl.col("player_id") == 1)).row(0, named=True)
+    assert (first["ro"], first["rc"], first["pd"], first["counted"]) == (1750, 1810, Decimal("0.41"), True)
+    forfeit = ch.filter(pl.col("game_id") == 3)
+    assert forfeit["reason"].to_list() == ["forfeit", "forfeit"] and not forfeit["counted"].any()
+    assert summary.not_counted == {"forfeit": 2}
+
+
+def test_seed001_single_win_in_game_mode_gives_1761_7(seed_store):
+    with open_writer(seed_store) as con:
+        _s, frames = run_elo(con, k=20, period="game", write=False)
+    lists = frames["rating_lists"].filter(pl.col("player_id") == 1).sort("list_date")
+    assert lists["rating_exact"].to_list()[0] == pytest.approx(1761.7)  # after the win alone
+    # the draw is then rated from 1761.7 vs 1798.3, not from the start of a period
+    after_draw = rate_period(Decimal("1761.7"), [(Decimal("1798.3"), "D")], 20).new_rating
+    assert Decimal(str(lists["rating_exact"].to_list()[1])) == after_draw
+
+
+def test_tournament_period_and_k_schedule_through_registry(seed_store):
+    with open_writer(seed_store) as con:
+        s = rate(con, "elo", k="20,games<30:40", period="tournament")
+        row = store_io._pl(con, "SELECT rating_exact, k FROM rating_lists "
+                                "WHERE system = 'elo' AND player_id = 1").row(0)  # fmt: skip
+    assert s.lists == 1 and s.games_counted == 4
+    assert row == (Decimal("1776.8"), 40)  # 1750 + 40 x 0.6709 = +26.8
+
+
+def test_unknown_option_is_a_value_error(seed_store):
+    with open_writer(seed_store) as con, pytest.raises(ValueError):
+        rate_elo(con, colour="white")
