@@ -17,6 +17,7 @@ from elopipe.identity.facts import refresh_player_facts
 from elopipe.identity.resolve import CONFIDENCE, fuller
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
+from elopipe.store import write
 
 
 class IdentityError(ElopipeError, ValueError):
@@ -126,12 +127,7 @@ class Batch:
                 orient="row",
             )  # fmt: skip
             self.decisions = []
-            con.register("_decisions", rows)
-            con.execute(
-                "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
-                " SELECT merge_id, kept_id, merged_id, 'merge', decided_by, reason, now() FROM _decisions"
-            )
-            con.unregister("_decisions")
+            write.insert(con, "player_merges", rows, exprs={"decided_at": "now()"}, constants={"action": "merge"})
         if self.stale_names:
             refresh_display_names(con, self.stale_names)
             refresh_player_facts(con, self.stale_names)  # the kept players' entries grew
