@@ -110,8 +110,8 @@ class Batch:
         self.stale_names: set[int] = set()
         self.moved: dict[int, int] = {}
         self.decisions: list[tuple[int, int, str, str]] = []  # player_merges rows, in merge order
-        # a store without official lists has no row of theirs to move (nothing here adds one)
-        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM official_lists)").fetchall()[0][0])
+        # a store without official rows linked to a player has none to move (nothing here adds one)
+        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM v_official_entries)").fetchall()[0][0])
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
         import polars as pl
@@ -256,7 +256,7 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
                 FROM tournament_players
                 WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name_as_written, '')) <> ''
                 UNION ALL
-                SELECT player_id, name, TRUE, list_date FROM official_lists
+                SELECT player_id, name, TRUE, list_date FROM v_official_entries
                 WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name, '')) <> ''
             ),
             -- the ranking's first keys, taken first: a name on the player's latest official list
