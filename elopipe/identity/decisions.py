@@ -17,6 +17,7 @@ from elopipe.identity.facts import refresh_player_facts
 from elopipe.identity.resolve import CONFIDENCE, fuller
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
+from elopipe.store import write
 
 
 class IdentityError(ElopipeError, ValueError):
@@ -109,8 +110,8 @@ class Batch:
         self.stale_names: set[int] = set()
         self.moved: dict[int, int] = {}
         self.decisions: list[tuple[int, int, str, str]] = []  # player_merges rows, in merge order
-        # a store without official lists has no row of theirs to move (nothing here adds one)
-        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM official_lists)").fetchall()[0][0])
+        # a store without official rows linked to a player has none to move (nothing here adds one)
+        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM v_official_entries)").fetchall()[0][0])
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
         import polars as pl
@@ -126,12 +127,7 @@ class Batch:
                 orient="row",
             )  # fmt: skip
             self.decisions = []
-            con.register("_decisions", rows)
-            con.execute(
-                "INSERT INTO player_merges (merge_id, kept_id, merged_id, action, decided_by, reason, decided_at)"
-                " SELECT merge_id, kept_id, merged_id, 'merge', decided_by, reason, now() FROM _decisions"
-            )
-            con.unregister("_decisions")
+            write.insert(con, "player_merges", rows, exprs={"decided_at": "now()"}, constants={"action": "merge"})
         if self.stale_names:
             refresh_display_names(con, self.stale_names)
             refresh_player_facts(con, self.stale_names)  # the kept players' entries grew
@@ -260,7 +256,7 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
                 FROM tournament_players
                 WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name_as_written, '')) <> ''
                 UNION ALL
-                SELECT player_id, name, TRUE, list_date FROM official_lists
+                SELECT player_id, name, TRUE, list_date FROM v_official_entries
                 WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name, '')) <> ''
             ),
             -- the ranking's first keys, taken first: a name on the player's latest official list

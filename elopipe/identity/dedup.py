@@ -98,6 +98,7 @@ from elopipe.identity.nearby import (
     same_event,
     tournament_spans,
 )
+from elopipe.store import write
 from elopipe.store.frames import registered
 
 # Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
@@ -595,6 +596,5 @@ def _write_links(
         .otherwise(pl.lit("duplicate"))
         .alias("role"),
     )
-    with registered(con, "_game_sources_df", out):
-        con.execute("INSERT INTO game_sources BY NAME SELECT * FROM _game_sources_df")
+    write.insert(con, "game_sources", out)
     return g["comp"].n_unique()

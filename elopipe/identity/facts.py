@@ -37,9 +37,10 @@ def refresh_player_facts(
     * birth year, birth date: the largest the entries write, leaving out a value after the start
       of the entry's event (a typo such as 2030), as `rating.store_io.load_players` reads them;
       such a value only when nothing else gives one.
-    * a fact no entry gives: the player's latest imported official list giving it (`official_lists`;
-      its title, else its women's title), else none: a title only a deleted file or the entries
-      a split took away gave is not kept.
+    * a fact no entry gives: the player's latest imported official list giving it
+      (`official_lists`, through the view `v_official_entries`; its title, else its women's
+      title), else none: a title only a deleted file or the entries a split took away gave is not
+      kept.
     * FIDE ID, only where the player has none: the one FIDE ID its entries write, unless they
       write several or another player holds it (`players suspects` lists such pairs).
     A player with neither entry nor official list row keeps its row as it is. Set-based: one
@@ -87,7 +88,7 @@ def refresh_player_facts(
                        first(o.sex ORDER BY o.list_date DESC, o.sex) FILTER (WHERE o.sex IS NOT NULL) AS sex,
                        first(o.birth_year ORDER BY o.list_date DESC, o.birth_year)
                            FILTER (WHERE o.birth_year IS NOT NULL) AS birth_year
-                FROM official_lists o JOIN who USING (player_id) GROUP BY o.player_id
+                FROM v_official_entries o JOIN who USING (player_id) GROUP BY o.player_id
             )
             SELECT player_id, coalesce(ef.title, lf.title) AS title,
                    coalesce(ef.federation, lf.federation) AS federation, coalesce(ef.sex, lf.sex) AS sex,

@@ -2,7 +2,8 @@
 another player's?
 
 The stored lists were computed from the games' sides as they were then: each rated game has a
-`rating_changes` row (a game a rating period considered) naming its player and opponent. After a
+`rating_changes` row (a game a rating period considered) naming its player and opponent, read
+through the view `v_rated_sides` (rating sits above identity: the view names what is read). After a
 decision, a game of the players whose row names a player no longer on the game's sides has moved
 (to the kept player, or to the player split off), and every list from that game's period on
 changes; if none has, no list changes. The test is on the store's facts, as sets: the players'
@@ -61,7 +62,7 @@ class RatedSides:
             rows = self.con.execute(
                 f"""
                 SELECT rc.system, min(rc.list_date), count(DISTINCT rc.game_id)
-                FROM rating_changes rc JOIN {self._TABLE} USING (game_id) JOIN games g USING (game_id)
+                FROM v_rated_sides rc JOIN {self._TABLE} USING (game_id) JOIN games g USING (game_id)
                 WHERE rc.player_id NOT IN (g.white_id, g.black_id)
                    OR rc.opponent_id NOT IN (g.white_id, g.black_id)
                 GROUP BY 1 ORDER BY 1
@@ -75,14 +76,14 @@ class RatedSides:
 def moved_by_merges(con: duckdb.DuckDBPyConnection, merged_ids: list[int]) -> list[Rerate]:
     """Per system (alphabetical), the rated games whose `rating_changes` rows name one of the
     players `merged_ids` (merged away by an ingest's automatic merges: no game names them any
-    more); [] when none, or when nothing was ever rated. Read from `rating_changes` only, filtered
+    more); [] when none, or when nothing was ever rated. Read from `v_rated_sides` only, filtered
     on those players."""
     ids = sorted(set(merged_ids))
-    if not ids or not con.execute("SELECT EXISTS (SELECT 1 FROM rating_changes)").fetchall()[0][0]:
+    if not ids or not con.execute("SELECT EXISTS (SELECT 1 FROM v_rated_sides)").fetchall()[0][0]:
         return []
     rows = con.execute(
         """
-        SELECT system, min(list_date), count(DISTINCT game_id) FROM rating_changes
+        SELECT system, min(list_date), count(DISTINCT game_id) FROM v_rated_sides
         WHERE player_id IN (SELECT UNNEST($ids)) OR opponent_id IN (SELECT UNNEST($ids))
         GROUP BY 1 ORDER BY 1
         """,

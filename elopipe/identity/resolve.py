@@ -26,6 +26,7 @@ from elopipe.identity.nearby import dates_overlap, near_tournaments, same_event,
 from elopipe.identity.settle import Settling
 from elopipe.read.names import ABBREV_MAX, name_key, names_compatible
 from elopipe.read.records import PlayerRec
+from elopipe.store import write
 from elopipe.store.frames import registered
 
 # Rules in the order they are tried, with the confidence recorded for the link.
@@ -336,8 +337,7 @@ class _Writes:
                 "birth_year": pl.Int32, "title": pl.Utf8, "first_file_id": pl.Int64,
             },
         )  # fmt: skip
-        with registered(con, "_new_players", df):
-            con.execute(f"INSERT INTO players ({', '.join(_NEW_PLAYER_COLS)}) SELECT * FROM _new_players")
+        write.insert(con, "players", df)
         self.new = {}
         return real
 

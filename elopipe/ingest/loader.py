@@ -38,6 +38,7 @@ from elopipe.read.game_frame import games_frame
 from elopipe.read.records import IngestIssue
 from elopipe.runtime.errors import first_line
 from elopipe.runtime.words import plural
+from elopipe.store import write
 from elopipe.store.connect import StoreFullError, disk_full_message, is_disk_full, is_interrupt
 from elopipe.store.frames import registered
 
@@ -375,8 +376,7 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
     ledger.sort(key=lambda r: r[0])
     _insert_ledger(con, ledger)
     if issue_frames:
-        _insert(con, "ingest_errors", pl.concat(issue_frames),
-                "nextval('error_id_seq') AS error_id, *")  # fmt: skip
+        write.insert(con, "ingest_errors", pl.concat(issue_frames), exprs={"error_id": "nextval('error_id_seq')"})
     out = []
     for ps, r in zip(batch, results, strict=True):
         assert r is not None
@@ -411,7 +411,7 @@ _LEDGER_SCHEMA: dict[str, PolarsDataType] = {
 
 def _insert_ledger(con: duckdb.DuckDBPyConnection, rows: list[_LedgerRow]) -> None:
     if rows:
-        _insert(con, "source_files", pl.DataFrame(rows, schema=_LEDGER_SCHEMA, orient="row"))
+        write.insert(con, "source_files", pl.DataFrame(rows, schema=_LEDGER_SCHEMA, orient="row"))
 
 
 def _draw(con: duckdb.DuckDBPyConnection, sequence: str, n: int) -> list[int]:
@@ -419,15 +419,6 @@ def _draw(con: duckdb.DuckDBPyConnection, sequence: str, n: int) -> list[int]:
     if n == 0:
         return []
     return sorted(r[0] for r in con.execute(f"SELECT nextval('{sequence}') FROM range(?)", [n]).fetchall())
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame, select: str = "*") -> None:
-    """One INSERT of every row of `df` (columns by name)."""
-    if df.is_empty():
-        return
-    # Arrow string views, which DuckDB scans as they are: the default Arrow export copies every string
-    with registered(con, "_rows_df", df.to_arrow(compat_level=pl.CompatLevel.newest())):
-        con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _rows_df")
 
 
 def _load_contents(
@@ -447,8 +438,8 @@ def _load_contents(
         files.append((load_rows.FileRows(fid, ps.parsed, games_frame(ps.parsed.games), t_ids), res))
     batch_tids = {t for f, _ in files for t in f.t_ids.values()}
     merged: list[int] = []
-    _insert(con, "tournaments", load_rows.tournaments_frame([f for f, _ in files]),
-            "* REPLACE (CAST(extra AS JSON) AS extra)")  # fmt: skip
+    tournaments = load_rows.tournaments_frame([f for f, _ in files])
+    write.insert(con, "tournaments", tournaments, exprs={"extra": "CAST(extra AS JSON)"})
     # an officer's split is re-applied to a file's rows after it is resolved: one file a segment
     splits = con.execute("SELECT count(*) FROM player_merges WHERE action = 'split'").fetchall()[0][0]
     rest, window = files, len(files)
@@ -527,8 +518,8 @@ def _load_segment(
         res.n_unplayed = u.height
         unplayed.append(u)
         teams.append(load_rows.teams_frame(f.parsed, f.file_id, f.t_ids))
-    _insert(con, "tournament_players", pl.concat(entries))
-    _insert(con, "player_aliases", pl.concat(aliases))
+    write.insert(con, "tournament_players", pl.concat(entries))
+    write.insert(con, "player_aliases", pl.concat(aliases))
     games, counts = load_rows.games_rows(files)
     for (_, res), n in zip(segment, counts, strict=True):
         res.n_games = n
@@ -538,8 +529,8 @@ def _load_segment(
         f.games = f.games.clear()
         if len(f.parsed.games) >= OPTIMISTIC_GAMES:
             f.parsed.games = []  # stored: released before the steps below read them back from the store
-    _insert(con, "unplayed_rounds", pl.concat(unplayed))
-    _insert(con, "teams", pl.concat(teams))
+    write.insert(con, "unplayed_rounds", pl.concat(unplayed))
+    write.insert(con, "teams", pl.concat(teams))
     # issue 7: officer merges/splits survive re-ingest; the batch's games are re-linked after
     # the last segment, so consolidation need not re-link them itself
     file_ids = [f.file_id for f in files]
@@ -556,10 +547,12 @@ def _insert_games(con: duckdb.DuckDBPyConnection, df: pl.DataFrame) -> None:
         return
     ids = _draw(con, "game_id_seq", df.height)
     df = df.with_columns(pl.Series("game_id", ids, dtype=pl.Int64))
-    _insert(con, "games", df, _GAME_CASTS)
+    write.insert(con, "games", df, exprs=_GAME_CASTS)
 
 
-_GAME_CASTS = (
-    "* REPLACE (CAST(white_score AS DECIMAL(2,1)) AS white_score, CAST(black_score AS DECIMAL(2,1)) AS black_score,"
-    " CAST(NULLIF(headers, '{}') AS JSON) AS headers)"
-)
+# the frame's scores are floats (0, 0.5, 1) and its headers JSON text ('{}': none)
+_GAME_CASTS = {
+    "white_score": "CAST(white_score AS DECIMAL(2,1))",
+    "black_score": "CAST(black_score AS DECIMAL(2,1))",
+    "headers": "CAST(NULLIF(headers, '{}') AS JSON)",
+}

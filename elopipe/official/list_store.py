@@ -16,6 +16,7 @@ from elopipe.identity.decisions import refresh_display_names
 from elopipe.identity.facts import refresh_player_facts
 from elopipe.official.list_base import ListRead, register
 from elopipe.read.names import name_key_sql
+from elopipe.store import write
 
 
 @dataclass
@@ -79,11 +80,11 @@ def _store(con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: d
     )
     created = con.execute("SELECT count(*) FROM _ol_people").fetchall()[0][0]
     key = name_key_sql("COALESCE(name, '?')")
-    con.execute(
-        f"INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation, sex, birth_year, title)"
-        f" SELECT player_id, fide_id, national_id, COALESCE(name, '?'), {key}, federation, sex, birth_year, title"
-        f" FROM _ol_people"
+    people = con.sql(
+        f"SELECT player_id, fide_id, national_id, COALESCE(name, '?') AS name, {key} AS name_key, federation, sex,"
+        f" birth_year, title FROM _ol_people"
     )
+    write.insert(con, "players", people)
     # the list is the official record of birth year, federation, sex and identifiers where a
     # linked player had none (only the few players that lack something are touched)
     con.execute(
@@ -114,13 +115,18 @@ def _store(con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: d
             [when, systems],
         ).fetchall()
     ]
-    con.execute("DELETE FROM official_lists WHERE list_date = ? AND system IN (SELECT UNNEST(?))", [when, systems])
-    con.execute(
-        "INSERT INTO official_lists BY NAME SELECT o.system, ?::DATE AS list_date, o.fide_id, o.national_id, o.name,"
-        " o.federation, o.sex, o.title, o.w_title, o.o_title, o.foa_title, o.rating, o.rating_flag, o.games, o.k,"
-        " o.birth_year, o.flag, COALESCE(o.player_id, n.player_id) AS player_id, ? AS source_file, o.ever_2400,"
-        " o.category FROM _ol_new o LEFT JOIN _ol_people n ON o.player_id IS NULL AND n.person = o.person",
-        [when, source],
+    new_rows = con.sql(
+        "SELECT o.system, o.fide_id, o.national_id, o.name, o.federation, o.sex, o.title, o.w_title, o.o_title,"
+        " o.foa_title, o.rating, o.rating_flag, o.games, o.k, o.birth_year, o.flag,"
+        " COALESCE(o.player_id, n.player_id) AS player_id, o.ever_2400, o.category"
+        " FROM _ol_new o LEFT JOIN _ol_people n ON o.player_id IS NULL AND n.person = o.person"
+    )
+    write.replace(
+        con,
+        "official_lists",
+        new_rows,
+        {"list_date": when, "system": systems},
+        constants={"list_date": when, "source_file": source},
     )
     # the official spelling becomes the name shown for the store's players on this list (only
     # a spelling other than the name shown can change it: a monthly list touches few players),
@@ -144,12 +150,5 @@ def _store(con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: d
 
 def _store_skips(con: duckdb.DuckDBPyConnection, skips: pl.DataFrame, when: dt.date, source: str) -> None:
     """The file's skipped rows replace those of its previous import for the same list date."""
-    con.execute("DELETE FROM list_import_skips WHERE source_file = ? AND list_date = ?", [source, when])
-    if skips.height:
-        register(con, "_ol_skips", skips)
-        con.execute(
-            "INSERT INTO list_import_skips BY NAME SELECT ? AS source_file, ?::DATE AS list_date,"
-            " line, reason, detail, raw FROM _ol_skips",
-            [source, when],
-        )
-        con.unregister("_ol_skips")
+    key = {"source_file": source, "list_date": when}
+    write.replace(con, "list_import_skips", skips.select("line", "reason", "detail", "raw"), key, constants=key)

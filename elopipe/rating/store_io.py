@@ -44,7 +44,7 @@ import duckdb
 import polars as pl
 
 from elopipe.read.dates import DATE_MIN, latest_plausible
-from elopipe.store.frames import registered
+from elopipe.store import write
 
 RESULT_TABLES = (
     "rating_lists",
@@ -361,22 +361,6 @@ def period_digests(df: pl.DataFrame, by: str = "list_date") -> dict[dt.date, str
 # ---- writing ---------------------------------------------------------------
 
 
-def _table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
-    return [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
-
-
-def _insert(con: duckdb.DuckDBPyConnection, table: str, df: pl.DataFrame) -> None:
-    if df.height == 0:
-        return
-    cols = _table_columns(con, table)
-    extra = [c for c in df.columns if c not in cols]
-    if extra:
-        raise ValueError(f"{table}: columns not in the schema: {extra}")
-    names = ", ".join(df.columns)
-    with registered(con, "__elopipe_insert", df.to_arrow()):
-        con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM __elopipe_insert")
-
-
 def delete_from(
     con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date | None, through: dt.date | None = None
 ) -> None:
@@ -466,9 +450,7 @@ def write_results(
                 raise ValueError(f"not a result table: {table}")
             con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date <= ?", [system, through or dt.date.max])
         for table, df in frames.items():
-            if "system" not in df.columns:
-                df = df.with_columns(pl.lit(system).alias("system"))
-            _insert(con, table, df)
+            write.insert(con, table, df, constants={} if "system" in df.columns else {"system": system})
         if digests:
             dg = pl.DataFrame(
                 {
@@ -476,8 +458,8 @@ def write_results(
                     "digest": list(digests.values()),
                 },
                 schema={"list_date": pl.Date, "digest": pl.Utf8},
-            ).with_columns(pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id"))
-            _insert(con, "rating_period_digests", dg)
+            )
+            write.insert(con, "rating_period_digests", dg, constants={"system": system, "run_id": run_id})
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
@@ -523,15 +505,8 @@ def finish_run(
 
 def save_skips(con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame, run_id: int | None) -> None:
     """Replace `system`'s ``rating_skips`` with `skips` (tournament_id, reason, n_games)."""
-    con.execute("DELETE FROM rating_skips WHERE system = ?", [system])
-    if skips.height:
-        _insert(
-            con,
-            "rating_skips",
-            skips.select("tournament_id", "reason", "n_games").with_columns(
-                pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id")
-            ),
-        )
+    rows = skips.select("tournament_id", "reason", "n_games")
+    write.replace(con, "rating_skips", rows, {"system": system}, constants={"system": system, "run_id": run_id})
 
 
 def save_rate_of_play(
@@ -541,15 +516,8 @@ def save_rate_of_play(
     evidence, n_games: `fide.prepare._rate_of_play`); None leaves the table as it is."""
     if rows is None:
         return
-    con.execute("DELETE FROM rate_of_play WHERE system = ?", [system])
-    if rows.height:
-        _insert(
-            con,
-            "rate_of_play",
-            rows.select("tournament_id", "rate_class", "source", "evidence", "n_games").with_columns(
-                pl.lit(system).alias("system"), pl.lit(run_id, pl.Int64).alias("run_id")
-            ),
-        )
+    rows = rows.select("tournament_id", "rate_class", "source", "evidence", "n_games")
+    write.replace(con, "rate_of_play", rows, {"system": system}, constants={"system": system, "run_id": run_id})
 
 
 def event_rows_changed(

@@ -197,8 +197,31 @@ VIEWS["v_norms"] = """
 # Two sides' lists of one date player by player, with the cause of each difference (issue 18).
 VIEWS["v_compare"] = compare_sql()
 
+# ---- what identity reads of the tables higher layers own (issue 28, item 5) ----------------
+# identity sits below rating and official: it reads their tables through these views only, so
+# the columns it relies on are named here, documented and tested (tests/store/test_identity_views.py).
+# The sides of every game a rating run considered (`elopipe.identity.rerate`).
+VIEWS["v_rated_sides"] = """
+    SELECT system, list_date, game_id, player_id, opponent_id FROM rating_changes
+"""
+# What the imported official lists say of the store's players (`elopipe.identity.decisions`
+# display names, `elopipe.identity.facts`).
+VIEWS["v_official_entries"] = """
+    SELECT player_id, system, list_date, name, title, w_title, federation, sex, birth_year FROM official_lists
+    WHERE player_id IS NOT NULL
+"""
+
 # One paragraph per view for docs/schema.md (`elopipe.store.schema.render_markdown`).
 VIEW_DOCS: dict[str, str] = {
+    "v_rated_sides": "The sides of every game a rating run considered, as the run saw them: one row per "
+    "`rating_changes` row, columns system, list_date (the list the game was rated on), game_id, player_id, "
+    "opponent_id. Read by identity (`elopipe.identity.rerate`): after a merge or split, a rated game whose "
+    "player or opponent is no longer on the game's sides has moved, and the lists from its period on change.",
+    "v_official_entries": "What the imported official lists say of the store's players: one row per "
+    "`official_lists` row linked to a player, columns player_id, system, list_date, name, title, w_title, "
+    "federation, sex, birth_year. Read by identity: the name a player is shown under (the latest list's "
+    "spelling first, `elopipe.identity.decisions.refresh_display_names`) and a fact no entry of the player "
+    "gives (`elopipe.identity.facts`).",
     "v_norms": "FIDE title norms (B.01), one row per player, event and norm type (GM, IM, WGM, WIM) of every FIDE "
     "standard event rated: `decision` ('norm', 'missed', 'unknown' with the missing fact in `reason`, 'refused' "
     "before 1 July 2017, 'not_eligible'), `clause` (the first that fails, e.g. '1.4.5'), `reason` ('1.4.5: 2 GMs "

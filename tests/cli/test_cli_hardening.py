@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
+from decimal import Decimal
 from pathlib import Path
 
 import duckdb
@@ -14,7 +15,8 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from tests.helpers.paths import REPO
-from tests.helpers.publish_store import build_store
+from tests.helpers.publish_store import FEB, build_store
+from tests.helpers.store_build import add_rows
 
 EVIL = "[/i]Evil, Markup"
 EVIL_TOURNAMENT = "[x] Cup :smile: [/]"
@@ -377,16 +379,14 @@ def test_index_links_every_report_and_list_of_the_folder(db: Path, tmp_path: Pat
 
 def test_ffe_report_in_the_terminal_shows_the_ffe_working(db: Path, tmp_path: Path) -> None:
     rw = duckdb.connect(str(db))
-    rw.execute(
-        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 2, 1.5)"
-    )
-    rw.execute(
-        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible,"
-        " n_incompatible, x, p, z, perf, young, method, r_new, r_source)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 2100, 2, 0, 1777.50, 0.7500, 193.00, 1970.50,"
-        " FALSE, 'down', 2061, 'F')"
-    )
+    ffe = {"system": "ffe", "list_date": FEB}
+    add_rows(
+        rw,
+        tournament_ratings=[{**ffe, "tournament_id": 1, "player_id": 1, "n": 2, "score": Decimal("1.5")}],
+        ffe_details=[{**ffe, "player_id": 1, "r_old": 2100, "n_compatible": 2, "n_incompatible": 0,
+                      "x": Decimal("1777.50"), "p": Decimal("0.7500"), "z": Decimal("193.00"),
+                      "perf": Decimal("1970.50"), "young": False, "method": "down", "r_new": 2061, "r_source": "F"}],
+    )  # fmt: skip
     rw.close()
     res = CliRunner().invoke(
         app,
@@ -406,10 +406,11 @@ def test_ffe_report_in_the_terminal_shows_the_ffe_working(db: Path, tmp_path: Pa
 def test_player_found_by_a_spelling_from_a_source_file(db: Path, tmp_path: Path) -> None:
     con = duckdb.connect(str(db))
     con.execute("UPDATE players SET name = 'Ding Liren', name_key = 'ding liren' WHERE player_id = 5")
-    con.execute(
-        "INSERT INTO player_aliases (player_id, name_as_written, name_key, match_rule)"
-        " VALUES (5, 'DING Liren (CHN)', 'chn ding liren', 'fide_id')"
-    )
+    add_rows(
+        con,
+        player_aliases=[{"player_id": 5, "name_as_written": "DING Liren (CHN)", "name_key": "chn ding liren",
+                         "match_rule": "fide_id"}],
+    )  # fmt: skip
     con.close()
     for ref in ("Ding, Liren", "Liren Ding", "DING Liren (CHN)", "liren (chn"):
         res = _run("player", ref, "--db", str(db), "--out", str(tmp_path / "o"), "--chart", "svg")

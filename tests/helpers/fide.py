@@ -14,6 +14,7 @@ from elopipe.rating.fide.prepare import prepare
 from elopipe.rating.fide.run import load_inputs
 from elopipe.rating.periods import get_scheme
 from elopipe.store.schema import ensure_schema
+from tests.helpers.store_build import add_rows
 
 SCORES = {"W": ("1-0", 1.0, 0.0), "D": ("1/2-1/2", 0.5, 0.5), "L": ("0-1", 0.0, 1.0)}
 
@@ -34,10 +35,11 @@ class Scenario:
                 self.con.execute("UPDATE players SET birth_year = ? WHERE player_id = ?", [birth_year, pid])
             return
         self._players.add(pid)
-        self.con.execute(
-            "INSERT INTO players (player_id, name, name_key, birth_year, fide_id) VALUES (?, ?, ?, ?, ?)",
-            [pid, f"Player {pid}", f"player {pid}", birth_year, fide_id],
-        )
+        add_rows(
+            self.con,
+            players=[{"player_id": pid, "name": f"Player {pid}", "name_key": f"player {pid}",
+                      "birth_year": birth_year, "fide_id": fide_id}],
+        )  # fmt: skip
 
     def official(
         self,
@@ -49,11 +51,11 @@ class Scenario:
         system: str = "fide",
     ) -> None:
         self.player(pid)
-        self.con.execute(
-            "INSERT INTO official_lists (system, list_date, player_id, rating, k, birth_year) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [system, list_date, pid, rating, k, birth_year],
-        )
+        add_rows(
+            self.con,
+            official_lists=[{"system": system, "list_date": list_date, "player_id": pid, "rating": rating, "k": k,
+                             "birth_year": birth_year}],
+        )  # fmt: skip
 
     def event(
         self,
@@ -67,30 +69,27 @@ class Scenario:
         game_date: dt.date | None = None,
     ) -> int:
         tid = next(self._tid)
-        self.con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, "
-            "end_date, time_control, rate_class) VALUES (?, ?, 'trf', ?, ?, ?, ?, ?)",
-            [tid, tid, f"Event {tid}", start, end, time_control, rate_class],
-        )
         file_ratings = file_ratings or {}
-        seen: set[int] = set()
+        entries: dict[int, dict] = {}
+        rows = []
         for w, b, res in games:
             for p in (w, b):
                 self.player(p)
-                if p not in seen:
-                    seen.add(p)
-                    self.con.execute(
-                        "INSERT INTO tournament_players (tournament_id, player_id, "
-                        "rating_in_file, file_id) VALUES (?, ?, ?, ?)",
-                        [tid, p, file_ratings.get(p), tid],
-                    )
+                entries.setdefault(
+                    p, {"tournament_id": tid, "player_id": p, "rating_in_file": file_ratings.get(p), "file_id": tid}
+                )
             result, ws, bs = SCORES[res]
-            self.con.execute(
-                "INSERT INTO games (game_id, tournament_id, file_id, result, white_score, "
-                "black_score, played, white_id, black_id, game_date) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [next(self._gid), tid, tid, result, ws, bs, played, w, b, game_date or start],
-            )
+            rows.append({"game_id": next(self._gid), "tournament_id": tid, "file_id": tid, "result": result,
+                         "white_score": ws, "black_score": bs, "played": played, "white_id": w, "black_id": b,
+                         "game_date": game_date or start})  # fmt: skip
+        add_rows(
+            self.con,
+            tournaments=[{"tournament_id": tid, "file_id": tid, "source_format": "trf", "name": f"Event {tid}",
+                          "start_date": start, "end_date": end, "time_control": time_control,
+                          "rate_class": rate_class}],
+            tournament_players=list(entries.values()),
+            games=rows,
+        )  # fmt: skip
         return tid
 
     def run(self, system: str = "fide", through: dt.date | None = None, **params) -> EngineResult:

@@ -29,6 +29,7 @@ from pathlib import Path
 import duckdb
 
 from tests.helpers.publish_store import FEB, build_store
+from tests.helpers.store_build import add_rows
 
 EXTRA_PLAYERS = [
     # player_id, fide_id, national_id, name, federation, sex, birth_year, title, rating, flags
@@ -46,17 +47,15 @@ def build_list_store(path: Path) -> Path:
     build_store(path)
     con = duckdb.connect(str(path))
     try:
-        for pid, fid, nid, name, fed, sex, by, title, rating, flags in EXTRA_PLAYERS:
-            con.execute(
-                "INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation, sex, birth_year,"
-                " title) VALUES (?, ?, ?, ?, lower(?), ?, ?, ?, ?)",
-                [pid, fid, nid, name, name, fed, sex, by, title],
-            )
-            con.execute(
-                "INSERT INTO rating_lists (system, list_date, player_id, rating, games, total_games, k, change,"
-                " flags, source) VALUES ('fide', ?, ?, ?, 0, 40, 20, 0, ?, 'computed')",
-                [FEB, pid, rating, flags],
-            )
+        add_rows(
+            con,
+            players=[{"player_id": pid, "fide_id": fid, "national_id": nid, "name": name, "name_key": name.lower(),
+                      "federation": fed, "sex": sex, "birth_year": by, "title": title}
+                     for pid, fid, nid, name, fed, sex, by, title, _, _ in EXTRA_PLAYERS],
+            rating_lists=[{"system": "fide", "list_date": FEB, "player_id": pid, "rating": rating, "games": 0,
+                           "total_games": 40, "k": 20, "change": 0, "flags": flags, "source": "computed"}
+                          for pid, *_, rating, flags in EXTRA_PLAYERS],
+        )  # fmt: skip
     finally:
         con.close()
     return path

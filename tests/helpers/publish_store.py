@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 
 from elopipe.store.schema import ensure_schema
+from tests.helpers.store_build import add_rows
 
 JAN, FEB = dt.date(2024, 1, 1), dt.date(2024, 2, 1)
 
@@ -86,66 +87,44 @@ TOURNAMENT_RATINGS = [
 
 def build_store(path: Path) -> Path:
     """Create a store at `path` holding the scenario of this module; return the path."""
+    ratings_in_file = {1: 2100, 2: 1900, 3: 1500, 4: None}
+    points = {1: D(2.5), 2: D(1), 3: D(2), 4: D("0.5")}
     con = duckdb.connect(str(path))
     try:
         ensure_schema(con)
-        con.execute(
-            "INSERT INTO source_files (file_id, sha256, path, format, bytes, ingested_at, status)"
-            " VALUES (1, 'x', '/data/trf/spring_open.trf', 'trf', 100, now(), 'loaded')"
-        )
-        con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, city,"
-            " start_date, end_date, rounds) VALUES (1, 1, 'trf', 'Spring Open 2024', 'Cork',"
-            " DATE '2024-01-10', DATE '2024-01-12', 3)"
-        )
-        for pid, fid, nid, name, fed, sex, by, title in PLAYERS:
-            con.execute(
-                "INSERT INTO players (player_id, fide_id, national_id, name, name_key, federation,"
-                " sex, birth_year, title) VALUES (?, ?, ?, ?, lower(?), ?, ?, ?, ?)",
-                [pid, fid, nid, name, name, fed, sex, by, title],
-            )
-        ratings_in_file = {1: 2100, 2: 1900, 3: 1500, 4: None}
-        points = {1: D(2.5), 2: D(1), 3: D(2), 4: D("0.5")}
-        for pid in (1, 2, 3, 4):
-            name = PLAYERS[pid - 1][3]
-            con.execute(
-                "INSERT INTO tournament_players (tournament_id, player_id, start_rank,"
-                " name_as_written, rating_in_file, points_in_file, final_rank, file_id, line)"
-                " VALUES (1, ?, ?, ?, ?, ?, NULL, 1, ?)",
-                [pid, pid, name, ratings_in_file[pid], points[pid], 4 + pid],
-            )
-        for gid, rnd, w, b, res, ws, bs, played, code, line in GAMES:
-            con.execute(
-                "INSERT INTO games (game_id, tournament_id, file_id, line, game_index, round,"
-                " round_label, white_id, black_id, result, white_score, black_score, played,"
-                " unplayed_code) VALUES (?, 1, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [gid, line, gid, rnd, str(rnd), w, b, res, ws, bs, played, code],
-            )
-        con.execute(
-            "INSERT INTO unplayed_rounds (tournament_id, player_id, round, code, score,"
-            " opponent_id, file_id, line) VALUES (1, 4, 4, 'H', 0.5, NULL, 1, 8)"
-        )
-        for ld, pid, rating, games, total, k, change, flags in LISTS:
-            con.execute(
-                "INSERT INTO rating_lists (system, list_date, player_id, rating, games,"
-                " total_games, k, change, flags, source) VALUES"
-                " ('fide', ?, ?, ?, ?, ?, ?, ?, ?, 'computed')",
-                [ld, pid, rating, games, total, k, change, flags],
-            )
-        for gid, pid, opp, ro, rc, draw, dused, pd, sc, wpd, k, counted, reason in CHANGES:
-            con.execute(
-                "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id,"
-                " opponent_id, ro, rc, d_raw, d_used, pd, score, w_minus_pd, k, counted, reason)"
-                " VALUES ('fide', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [FEB, gid, pid, opp, ro, rc, draw, dused, pd, sc, wpd, k, counted, reason],
-            )
-        for pid, ro, n, sc, ra, we, wwe, k, x100, rp, unrated, ru in TOURNAMENT_RATINGS:
-            con.execute(
-                "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id,"
-                " rules_version, ro, n, score, ra, we, w_we, k, change_x100, rp, unrated,"
-                " ru_provisional) VALUES ('fide', ?, 1, ?, 'V2024', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [FEB, pid, ro, n, sc, ra, we, wwe, k, x100, rp, unrated, ru],
-            )
+        add_rows(
+            con,
+            source_files=[{"file_id": 1, "sha256": "x", "path": "/data/trf/spring_open.trf", "format": "trf",
+                           "bytes": 100, "ingested_at": dt.datetime.now(), "status": "loaded"}],
+            tournaments=[{"tournament_id": 1, "file_id": 1, "source_format": "trf", "name": "Spring Open 2024",
+                          "city": "Cork", "start_date": dt.date(2024, 1, 10), "end_date": dt.date(2024, 1, 12),
+                          "rounds": 3}],
+            players=[{"player_id": pid, "fide_id": fid, "national_id": nid, "name": name, "name_key": name.lower(),
+                      "federation": fed, "sex": sex, "birth_year": by, "title": title}
+                     for pid, fid, nid, name, fed, sex, by, title in PLAYERS],
+            tournament_players=[{"tournament_id": 1, "player_id": pid, "start_rank": pid,
+                                 "name_as_written": PLAYERS[pid - 1][3], "rating_in_file": ratings_in_file[pid],
+                                 "points_in_file": points[pid], "final_rank": None, "file_id": 1, "line": 4 + pid}
+                                for pid in (1, 2, 3, 4)],
+            games=[{"game_id": gid, "tournament_id": 1, "file_id": 1, "line": line, "game_index": gid, "round": rnd,
+                    "round_label": str(rnd), "white_id": w, "black_id": b, "result": res, "white_score": ws,
+                    "black_score": bs, "played": played, "unplayed_code": code}
+                   for gid, rnd, w, b, res, ws, bs, played, code, line in GAMES],
+            unplayed_rounds=[{"tournament_id": 1, "player_id": 4, "round": 4, "code": "H", "score": D("0.5"),
+                              "opponent_id": None, "file_id": 1, "line": 8}],
+            rating_lists=[{"system": "fide", "list_date": ld, "player_id": pid, "rating": rating, "games": games,
+                           "total_games": total, "k": k, "change": change, "flags": flags, "source": "computed"}
+                          for ld, pid, rating, games, total, k, change, flags in LISTS],
+            rating_changes=[{"system": "fide", "list_date": FEB, "tournament_id": 1, "game_id": gid, "player_id": pid,
+                             "opponent_id": opp, "ro": ro, "rc": rc, "d_raw": draw, "d_used": dused, "pd": pd,
+                             "score": sc, "w_minus_pd": wpd, "k": k, "counted": counted, "reason": reason}
+                            for gid, pid, opp, ro, rc, draw, dused, pd, sc, wpd, k, counted, reason in CHANGES],
+            tournament_ratings=[{"system": "fide", "list_date": FEB, "tournament_id": 1, "player_id": pid,
+                                 "rules_version": "V2024", "ro": ro, "n": n, "score": sc, "ra": ra, "we": we,
+                                 "w_we": wwe, "k": k, "change_x100": x100, "rp": rp, "unrated": unrated,
+                                 "ru_provisional": ru}
+                                for pid, ro, n, sc, ra, we, wwe, k, x100, rp, unrated, ru in TOURNAMENT_RATINGS],
+        )  # fmt: skip
     finally:
         con.close()
     return path

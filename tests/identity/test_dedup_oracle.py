@@ -20,6 +20,7 @@ from elopipe.identity.nearby import tournament_spans
 from elopipe.ingest.driver import ingest_paths
 from elopipe.read.names import event_key
 from elopipe.store.schema import ensure_schema
+from tests.helpers.store_build import add_rows
 
 BASE = dt.date(2022, 6, 1)
 
@@ -31,31 +32,32 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     ensure_schema(con)
     n_t = rnd.randint(2, 6)
+    tournaments: list[dict] = []
+    games: list[dict] = []
     for t in range(1, n_t + 1):
         start = None if rnd.random() < 0.2 else BASE + dt.timedelta(days=rnd.choice([0, 1, 2, 10, 30]))
         end = start + dt.timedelta(days=5) if start else None
         name = rnd.choice(["Candidates", "Candidates 2022", "Open", "Other"])
         # event_key and the days of play as the loader writes them (dedup reads these columns)
-        con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, rate_class,"
-            " event_key, first_day, last_day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [t, t, rnd.choice(["pgn", "trf"]), name, start, end, rnd.choice([None, None, "standard", "rapid"]),
-             event_key(name), start, end],
-        )  # fmt: skip
+        tournaments.append({
+            "tournament_id": t, "file_id": t, "source_format": rnd.choice(["pgn", "trf"]), "name": name,
+            "start_date": start, "end_date": end, "rate_class": rnd.choice([None, None, "standard", "rapid"]),
+            "event_key": event_key(name), "first_day": start, "last_day": end,
+        })  # fmt: skip
     for gid in range(1, rnd.randint(5, 50) + 1):
         white, black = rnd.choice([(1, 2), (2, 1), (1, 3)])
         mhash = rnd.choice([None, "h1", "h2", "h3"])
         rnd_no = rnd.choice([None, 1, 1, 2])
         t = rnd.randint(1, n_t)
-        con.execute(
-            "INSERT INTO games (game_id, tournament_id, file_id, game_index, round, round_label, game_date,"
-            " date_precision, white_id, black_id, result, played, movetext_hash, ply_count)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?)",
-            [gid, t, t, rnd.randint(0, 5), rnd_no, str(rnd_no) if rnd_no else None,
-             rnd.choice([None, BASE, BASE + dt.timedelta(days=1), BASE + dt.timedelta(days=3)]),
-             rnd.choice(["day", "year", None]), white, black, rnd.choice(["1-0", "0-1", "1/2-1/2", "*"]),
-             mhash, rnd.choice([None, 12, 40, 41]) if mhash else None],
-        )  # fmt: skip
+        games.append({
+            "game_id": gid, "tournament_id": t, "file_id": t, "game_index": rnd.randint(0, 5), "round": rnd_no,
+            "round_label": str(rnd_no) if rnd_no else None,
+            "game_date": rnd.choice([None, BASE, BASE + dt.timedelta(days=1), BASE + dt.timedelta(days=3)]),
+            "date_precision": rnd.choice(["day", "year", None]), "white_id": white, "black_id": black,
+            "result": rnd.choice(["1-0", "0-1", "1/2-1/2", "*"]), "played": True, "movetext_hash": mhash,
+            "ply_count": rnd.choice([None, 12, 40, 41]) if mhash else None,
+        })  # fmt: skip
+    add_rows(con, tournaments=tournaments, games=games)
     return con
 
 

@@ -20,6 +20,7 @@ from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
 from elopipe.read.sources import Source
 from elopipe.store.schema import ensure_schema
 from tests.helpers.paths import REPO
+from tests.helpers.store_build import add_rows
 
 DATA = REPO.parent / "shared" / "data"
 REAL_FILES = [
@@ -329,14 +330,12 @@ def _random_store(rng) -> duckdb.DuckDBPyConnection:
     abbreviated and very long names (more full tokens than `_SUBSET_CAP`), some merged away."""
     con = _con()
     keys = ["open weekend", "open weekend", "open", "club", ""]
+    tournaments, players, entries = [], [], []
     for tid in range(1, 13):
         d0 = None if rng.random() < 0.15 else dt.date(2024, 3, 1) + dt.timedelta(days=rng.randint(0, 14))
         d1 = d0 + dt.timedelta(days=rng.randint(0, 3)) if d0 else None
-        con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, event_key, first_day, last_day)"
-            " VALUES (?, ?, 'pgn', 'x', ?, ?, ?)",
-            [tid, tid, rng.choice(keys), d0, d1],
-        )
+        tournaments.append({"tournament_id": tid, "file_id": tid, "source_format": "pgn", "name": "x",
+                            "event_key": rng.choice(keys), "first_day": d0, "last_day": d1})  # fmt: skip
     surnames, given = ["smith", "jones", "lee", "nguyen"], ["john", "james", "jane", "j", "ja", "m", "mary", "l"]
     long_tail = ["anna", "maria", "jose", "luis", "garcia", "perez", "lopez", "ruiz"]
     for pid in range(1, 61):
@@ -346,16 +345,12 @@ def _random_store(rng) -> duckdb.DuckDBPyConnection:
         key = " ".join(sorted(toks))
         fid = rng.choice([None, None, 100 + pid % 5])
         merged = rng.randint(1, pid - 1) if pid > 1 and rng.random() < 0.05 else None
-        con.execute(
-            "INSERT INTO players (player_id, fide_id, name, name_key, birth_year, merged_into)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [pid, fid, key, key, rng.choice([None, None, 1980, 1990]), merged],
-        )
+        players.append({"player_id": pid, "fide_id": fid, "name": key, "name_key": key,
+                        "birth_year": rng.choice([None, None, 1980, 1990]), "merged_into": merged})  # fmt: skip
     for tid in range(1, 13):
         for pid in rng.sample(range(1, 61), rng.randint(4, 10)):
-            con.execute(
-                "INSERT INTO tournament_players (tournament_id, player_id, file_id) VALUES (?, ?, ?)", [tid, pid, tid]
-            )
+            entries.append({"tournament_id": tid, "player_id": pid, "file_id": tid})
+    add_rows(con, tournaments=tournaments, players=players, tournament_players=entries)
     return con
 
 

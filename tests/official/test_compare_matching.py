@@ -13,21 +13,20 @@ from elopipe.official.list_compare import compare_lists
 from elopipe.read.names import name_key
 from elopipe.store.schema import ensure_schema
 from tests.helpers.official_lists import STD, fixed, memory_store
+from tests.helpers.store_build import add_rows
 
 APR = dt.date(2024, 4, 1)
 
 
 def _player(con, name: str, fide_id: int | None, national_id: str | None, born: int | None, rating: int):
     pid = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
-    con.execute(
-        "INSERT INTO players (player_id, fide_id, national_id, name, name_key, birth_year) VALUES (?, ?, ?, ?, ?, ?)",
-        [pid, fide_id, national_id, name, name_key(name), born],
-    )
-    con.execute(
-        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, k, source)"
-        " VALUES ('ffe', ?, ?, ?, 0, 20, 'computed')",
-        [APR, pid, rating],
-    )
+    add_rows(
+        con,
+        players=[{"player_id": pid, "fide_id": fide_id, "national_id": national_id, "name": name,
+                  "name_key": name_key(name), "birth_year": born}],
+        rating_lists=[{"system": "ffe", "list_date": APR, "player_id": pid, "rating": rating, "games": 0, "k": 20,
+                       "source": "computed"}],
+    )  # fmt: skip
     return pid
 
 
@@ -95,15 +94,13 @@ def test_compare_command_says_which_key_matched(tmp_path: Path) -> None:
 def test_fide_list_row_without_an_id_is_matched_by_name_and_birth_year(tmp_path: Path) -> None:
     con = memory_store()
     pid = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
-    con.execute(
-        "INSERT INTO players (player_id, fide_id, name, name_key, birth_year) VALUES (?, 42, 'Noid, Nora', ?, 1999)",
-        [pid, name_key("Noid, Nora")],
-    )
-    con.execute(
-        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, k, source)"
-        " VALUES ('fide', ?, ?, 1800, 0, 20, 'computed')",
-        [APR, pid],
-    )
+    add_rows(
+        con,
+        players=[{"player_id": pid, "fide_id": 42, "name": "Noid, Nora", "name_key": name_key("Noid, Nora"),
+                  "birth_year": 1999}],
+        rating_lists=[{"system": "fide", "list_date": APR, "player_id": pid, "rating": 1800, "games": 0, "k": 20,
+                       "source": "computed"}],
+    )  # fmt: skip
     f = tmp_path / "standard_apr24frl.txt"
     f.write_text(fixed(STD, [["", "Noid, Nora", "FRA", "F", "", "", "", "", "1800", "", "", "1999", "w"]]))
     report = compare_lists(con, "fide", APR, f).report

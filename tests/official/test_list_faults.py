@@ -17,6 +17,7 @@ from elopipe.official.list_faults import overflow_pattern
 from elopipe.official.list_fide_txt import txt_columns
 from elopipe.official.list_import import ListFormatError, import_list
 from tests.helpers.official_lists import FOA, STD, fixed, memory_store
+from tests.helpers.store_build import add_rows
 
 HEADER = fixed(STD, []).rstrip("\n")
 
@@ -286,13 +287,10 @@ def test_a_repeated_row_is_not_compared_and_is_counted(tmp_path: Path) -> None:
 
     f = _txt(tmp_path, "std_mar24.txt", [_std("1503014", "Carlsen, Magnus", "2830"), _std("1503014", "Again", "2000")])
     con = memory_store()
-    con.execute(
-        "INSERT INTO players (player_id, fide_id, name, name_key)"
-        " VALUES (1, 1503014, 'Carlsen, Magnus', 'carlsen magnus')"
-    )
-    con.execute(
-        "INSERT INTO rating_lists (system, list_date, player_id, rating, games)"
-        " VALUES ('fide', DATE '2024-03-01', 1, 2830, 0)"
+    add_rows(
+        con,
+        players=[{"player_id": 1, "fide_id": 1503014, "name": "Carlsen, Magnus", "name_key": "carlsen magnus"}],
+        rating_lists=[{"system": "fide", "list_date": dt.date(2024, 3, 1), "player_id": 1, "rating": 2830, "games": 0}],
     )
     cmp = compare_lists(con, "fide", dt.date(2024, 3, 1), f)
     assert cmp.skips.select("line", "reason").rows() == [(3, "duplicate_id")]

@@ -16,6 +16,7 @@ from elopipe.publish.compare import compare
 from elopipe.store.schema import ensure_schema
 from tests.helpers.official_lists import FOA, STD, fixed, memory_store
 from tests.helpers.paths import REPO
+from tests.helpers.store_build import add_rows
 
 # FIDE's standard-list layout (label, width); the header labels start the columns
 STD_ROWS = [
@@ -44,9 +45,7 @@ def test_fide_standard_txt(tmp_path: Path) -> None:
     f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
     con = memory_store()
     # a player already in the store (from a tournament file) is linked, not duplicated
-    con.execute(
-        "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (900, 1503014, 'Carlsen,M', 'carlsen m')"
-    )
+    add_rows(con, players=[{"player_id": 900, "fide_id": 1503014, "name": "Carlsen,M", "name_key": "carlsen m"}])
     res = import_list(con, f, "fide")
     assert res.list_date == dt.date(2024, 3, 1)  # from the file name
     assert res.rows == {"fide": 5} and res.players_linked == 1 and res.players_created == 4
@@ -218,15 +217,12 @@ def _computed(con, rows: list[tuple]) -> None:
         pid = con.execute("SELECT player_id FROM players WHERE fide_id = ?", [fid]).fetchone()
         if pid is None:
             pid = con.execute("SELECT nextval('player_id_seq')").fetchone()
-            con.execute(
-                "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (?, ?, ?, ?)",
-                [pid[0], fid, name, name.lower()],
-            )
-        con.execute(
-            "INSERT INTO rating_lists (system, list_date, player_id, rating, games, k, source)"
-            " VALUES ('fide', DATE '2024-04-01', ?, ?, ?, ?, 'computed')",
-            [pid[0], rating, games, k],
-        )
+            add_rows(con, players=[{"player_id": pid[0], "fide_id": fid, "name": name, "name_key": name.lower()}])
+        add_rows(
+            con,
+            rating_lists=[{"system": "fide", "list_date": dt.date(2024, 4, 1), "player_id": pid[0], "rating": rating,
+                           "games": games, "k": k, "source": "computed"}],
+        )  # fmt: skip
 
 
 OFFICIAL_APR = [
@@ -379,12 +375,10 @@ def test_an_imported_k10_below_2400_keeps_k10(tmp_path: Path) -> None:
 
 def test_a_name_only_a_replaced_list_gave_is_no_longer_shown(tmp_path: Path) -> None:
     con = memory_store()
-    con.execute(
-        "INSERT INTO players (player_id, fide_id, name, name_key) VALUES (900, 1503014, 'Carlsen,M', 'carlsen m')"
-    )
-    con.execute(
-        "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
-        " VALUES (1, 900, 'Carlsen,M', 1)"
+    add_rows(
+        con,
+        players=[{"player_id": 900, "fide_id": 1503014, "name": "Carlsen,M", "name_key": "carlsen m"}],
+        tournament_players=[{"tournament_id": 1, "player_id": 900, "name_as_written": "Carlsen,M", "file_id": 1}],
     )
     f = tmp_path / "standard_mar24frl.txt"
     f.write_text(fixed(STD, STD_ROWS), encoding="utf-8")
@@ -409,11 +403,11 @@ def test_the_latest_official_list_gives_the_name_after_a_name_change(tmp_path: P
             import_list(con, f, "fide")
         # a tournament entry with the old spelling does not bring it back
         pid = con.execute("SELECT player_id FROM players WHERE fide_id = 25000001").fetchall()[0][0]
-        con.execute(
-            "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
-            " VALUES (1, ?, 'Doe, Jane Elizabeth', 1)",
-            [pid],
-        )
+        add_rows(
+            con,
+            tournament_players=[{"tournament_id": 1, "player_id": pid, "name_as_written": "Doe, Jane Elizabeth",
+                                 "file_id": 1}],
+        )  # fmt: skip
         from elopipe.identity.decisions import refresh_display_names
 
         refresh_display_names(con, [pid])
@@ -469,11 +463,8 @@ def test_a_title_won_since_the_players_events_comes_from_the_imported_list(tmp_p
     jan.write_text(fixed(STD, [row]), encoding="utf-8")
     import_list(con, jan, "fide")
     pid = con.execute("SELECT player_id FROM players WHERE fide_id = 25000007").fetchone()[0]
-    con.execute(
-        "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
-        " VALUES (1, ?, 'Riser, Rita', 1)",
-        [pid],
-    )
+    add_rows(con, tournament_players=[{"tournament_id": 1, "player_id": pid, "name_as_written": "Riser, Rita",
+                                       "file_id": 1}])  # fmt: skip
     feb.write_text(fixed(STD, [[*row[:4], "IM", *row[5:]]]), encoding="utf-8")
     import_list(con, feb, "fide")
     assert con.execute("SELECT title FROM players WHERE player_id = ?", [pid]).fetchall() == [("IM",)]

@@ -16,6 +16,7 @@ from elopipe.rating.run import rate
 from elopipe.read.names import name_key
 from elopipe.store.schema import ensure_schema
 from tests.helpers.fide import Scenario
+from tests.helpers.store_build import add_rows
 
 NOV = dt.date(2025, 11, 1)  # V2024 as amended from 1 Oct 2025: no 400-point cap for a player rated 2650+
 DEC = dt.date(2025, 12, 1)
@@ -85,11 +86,15 @@ def test_a_computed_list_against_an_imported_official_list() -> None:
     rate(s.con, "fide")
     computed = dict(s.con.execute("SELECT player_id, rating FROM rating_lists WHERE list_date = ?", [DEC]).fetchall())
     # the official December list: player 2 as computed, player 5 five points off with one game more
-    s.con.execute(
-        "INSERT INTO official_lists (system, list_date, fide_id, name, rating, games, k, player_id) VALUES "
-        "('fide', ?, 1002, 'Player 2', ?, 1, 20, 2), ('fide', ?, 1005, 'Player 5', ?, 2, 20, 5)",
-        [DEC, computed[2], DEC, computed[5] + 5],
-    )
+    add_rows(
+        s.con,
+        official_lists=[
+            {"system": "fide", "list_date": DEC, "fide_id": 1002, "name": "Player 2", "rating": computed[2],
+             "games": 1, "k": 20, "player_id": 2},
+            {"system": "fide", "list_date": DEC, "fide_id": 1005, "name": "Player 5", "rating": computed[5] + 5,
+             "games": 2, "k": 20, "player_id": 5},
+        ],
+    )  # fmt: skip
     cmp = compare(s.con, "fide", "official")
     assert (cmp.side_b, cmp.list_date) == ("official:fide", DEC)
     p2, p5 = _row(cmp.rows, 2), _row(cmp.rows, 5)
@@ -107,14 +112,12 @@ def test_an_official_row_matched_by_name_and_birth_year() -> None:
     rate(s.con, "fide")
     rating = s.con.execute("SELECT rating FROM rating_lists WHERE list_date = ? AND player_id = 1", [DEC]).fetchall()
     # the import found no FIDE ID or national ID in the store and made player 50 for the row
-    s.con.execute(
-        "INSERT INTO players (player_id, name, name_key, birth_year) VALUES (50, 'PLAYER 1', 'player 1', 1990)"
-    )
-    s.con.execute(
-        "INSERT INTO official_lists (system, list_date, name, birth_year, rating, games, player_id) "
-        "VALUES ('fide', ?, 'PLAYER 1', 1990, ?, 2, 50)",
-        [DEC, rating[0][0]],
-    )
+    add_rows(
+        s.con,
+        players=[{"player_id": 50, "name": "PLAYER 1", "name_key": "player 1", "birth_year": 1990}],
+        official_lists=[{"system": "fide", "list_date": DEC, "name": "PLAYER 1", "birth_year": 1990,
+                         "rating": rating[0][0], "games": 2, "player_id": 50}],
+    )  # fmt: skip
     row = _row(compare(s.con, "fide", "official:fide").rows, 1)
     assert (row["match_key"], row["status"], row["rating_b"]) == ("name_birth_year", "same", rating[0][0])
 
@@ -125,8 +128,9 @@ def test_unknown_side_and_no_common_date_are_one_sentence() -> None:
     with pytest.raises(CompareError, match="the store has no list for 'ffe'; sides it has: fide"):
         compare(s.con, "fide", "ffe")
     with pytest.raises(CompareError, match="no list date in common"):
-        s.con.execute("INSERT INTO official_lists (system, list_date, player_id, rating) VALUES ('fide', ?, 1, 2700)",
-                      [dt.date(2020, 1, 1)])  # fmt: skip
+        add_rows(
+            s.con, official_lists=[{"system": "fide", "list_date": dt.date(2020, 1, 1), "player_id": 1, "rating": 2700}]
+        )
         compare(s.con, "fide", "official:fide")
 
 
@@ -240,12 +244,15 @@ def test_ranks_are_the_lists_own_ranks() -> None:
     rate(s.con, "fide")
     s.con.execute("UPDATE rating_lists SET flags = 'i' WHERE player_id = 5 AND list_date = ?", [DEC])
     # the official December list: player 3 inactive ('i'), a row no store player matches ranked first
-    s.con.execute(
-        "INSERT INTO official_lists (system, list_date, fide_id, name, rating, flag, player_id) VALUES "
-        "('fide', ?, 9999, 'Nobody', 2900, NULL, NULL), ('fide', ?, 2001, 'P1', 2010, NULL, 1),"
-        "('fide', ?, 2003, 'P3', 2030, 'i', 3), ('fide', ?, 2004, 'P4', 2040, NULL, 4)",
-        [DEC] * 4,
-    )
+    add_rows(
+        s.con,
+        official_lists=[
+            {"system": "fide", "list_date": DEC, "fide_id": fid, "name": name, "rating": r, "flag": flag,
+             "player_id": pid}
+            for fid, name, r, flag, pid in [(9999, "Nobody", 2900, None, None), (2001, "P1", 2010, None, 1),
+                                            (2003, "P3", 2030, "i", 3), (2004, "P4", 2040, None, 4)]
+        ],
+    )  # fmt: skip
     listed = dict(s.con.execute(
         "SELECT player_id, rank FROM v_rating_lists WHERE system = 'fide' AND list_date = ?", [DEC]
     ).fetchall())  # fmt: skip

@@ -16,6 +16,7 @@ from elopipe.cli.main import app
 from elopipe.publish.charts import ChartEvent, ChartStep, Series, render_series, series_figure
 from elopipe.publish.history import chart_marks, find_player, history_frame, tournaments_frame, write_player_page
 from tests.helpers.publish_store import FEB, JAN, build_store
+from tests.helpers.store_build import add_rows
 
 MAR, APR = dt.date(2024, 3, 1), dt.date(2024, 4, 1)
 
@@ -28,33 +29,25 @@ def _store(tmp_path: Path) -> Path:
     db = build_store(tmp_path / "s.duckdb")
     con = duckdb.connect(str(db))
     try:
-        con.execute(
-            "INSERT INTO rating_lists (system, list_date, player_id, rating, games, total_games, k, change, flags,"
-            " source) VALUES ('fide', ?, 3, 1732, 0, 14, 40, 0, 'i,adj2024:+178', 'computed'),"
-            " ('fide', ?, 3, 1732, 0, 14, 40, 0, 'i', 'computed'),"
-            " ('fide', ?, 1, 2096, 0, 42, 20, 0, 'adj2024:+0', 'computed')",
-            [MAR, APR, MAR],
-        )
-        con.execute(
-            "INSERT INTO players (player_id, name, name_key, merged_into) VALUES"
-            " (8, 'Golf,G', 'golf g', 7), (9, 'Ghostly, Gil', 'ghostly gil', NULL)"
-        )
-        con.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date)"
-            " VALUES (2, 1, 'pgn', 'Spring Open 2024', DATE '2024-01-10', DATE '2024-01-12')"
-        )
-        con.execute(
-            "INSERT INTO tournament_players (tournament_id, player_id, name_as_written, file_id)"
-            " VALUES (2, 3, 'Charlie, Chloe', 1)"
-        )
-        con.execute(
-            "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
-            " black_score, played) VALUES (30, 2, 1, 2, 3, 1, '1/2-1/2', 0.5, 0.5, TRUE)"
-        )
-        con.execute(
-            "INSERT INTO game_sources (game_id, source_game_id, file_id, match_rule, role)"
-            " VALUES (3, 30, 1, 'round_players', 'duplicate')"
-        )
+        add_rows(
+            con,
+            rating_lists=[
+                {"system": "fide", "list_date": d, "player_id": pid, "rating": r, "games": 0, "total_games": tg,
+                 "k": k, "change": 0, "flags": flags, "source": "computed"}
+                for d, pid, r, tg, k, flags in [(MAR, 3, 1732, 14, 40, "i,adj2024:+178"), (APR, 3, 1732, 14, 40, "i"),
+                                                (MAR, 1, 2096, 42, 20, "adj2024:+0")]
+            ],
+            players=[{"player_id": 8, "name": "Golf,G", "name_key": "golf g", "merged_into": 7},
+                     {"player_id": 9, "name": "Ghostly, Gil", "name_key": "ghostly gil", "merged_into": None}],
+            tournaments=[{"tournament_id": 2, "file_id": 1, "source_format": "pgn", "name": "Spring Open 2024",
+                          "start_date": dt.date(2024, 1, 10), "end_date": dt.date(2024, 1, 12)}],
+            tournament_players=[{"tournament_id": 2, "player_id": 3, "name_as_written": "Charlie, Chloe",
+                                 "file_id": 1}],
+            games=[{"game_id": 30, "tournament_id": 2, "file_id": 1, "round": 2, "white_id": 3, "black_id": 1,
+                    "result": "1/2-1/2", "white_score": 0.5, "black_score": 0.5, "played": True}],
+            game_sources=[{"game_id": 3, "source_game_id": 30, "file_id": 1, "match_rule": "round_players",
+                           "role": "duplicate"}],
+        )  # fmt: skip
     finally:
         con.close()
     return db
@@ -171,16 +164,17 @@ def test_pgn_event_points_come_from_the_games_and_missing_values_say_so(tmp_path
     # a PGN event (no start rank, no declared points): Charlie won one game and drew one there
     rw = duckdb.connect(str(_store(tmp_path)))
     try:
-        rw.execute(
-            "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date)"
-            " VALUES (5, 1, 'pgn', 'Summer Cup 2024', DATE '2024-06-01', DATE '2024-06-02')"
-        )
-        rw.execute("INSERT INTO tournament_players (tournament_id, player_id, file_id) VALUES (5, 3, 1), (5, 2, 1)")
-        rw.execute(
-            "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
-            " black_score, played) VALUES (50, 5, 1, 1, 3, 2, '1-0', 1, 0, TRUE),"
-            " (51, 5, 1, 2, 2, 3, '1/2-1/2', 0.5, 0.5, TRUE)"
-        )
+        add_rows(
+            rw,
+            tournaments=[{"tournament_id": 5, "file_id": 1, "source_format": "pgn", "name": "Summer Cup 2024",
+                          "start_date": dt.date(2024, 6, 1), "end_date": dt.date(2024, 6, 2)}],
+            tournament_players=[{"tournament_id": 5, "player_id": 3, "file_id": 1},
+                                {"tournament_id": 5, "player_id": 2, "file_id": 1}],
+            games=[{"game_id": 50, "tournament_id": 5, "file_id": 1, "round": 1, "white_id": 3, "black_id": 2,
+                    "result": "1-0", "white_score": 1, "black_score": 0, "played": True},
+                   {"game_id": 51, "tournament_id": 5, "file_id": 1, "round": 2, "white_id": 2, "black_id": 3,
+                    "result": "1/2-1/2", "white_score": 0.5, "black_score": 0.5, "played": True}],
+        )  # fmt: skip
         rw.execute("UPDATE players SET title = 'WFM' WHERE player_id = 3")
     finally:
         rw.close()

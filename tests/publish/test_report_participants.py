@@ -3,6 +3,7 @@ was rated (the hand-made store of `tests.helpers.publish_store`, plus a few rows
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from decimal import Decimal
@@ -24,7 +25,8 @@ from elopipe.publish.reports import (
     performance_frame,
     write_report,
 )
-from tests.helpers.publish_store import build_store
+from tests.helpers.publish_store import FEB, build_store
+from tests.helpers.store_build import add_rows
 
 
 def _store(tmp_path: Path) -> Path:
@@ -34,14 +36,13 @@ def _store(tmp_path: Path) -> Path:
     db = build_store(tmp_path / "s.duckdb")
     con = duckdb.connect(str(db))
     try:
-        con.execute(
-            "INSERT INTO tournament_players (tournament_id, player_id, start_rank, name_as_written,"
-            " federation, title, rating_in_file, file_id, line) VALUES (1, 5, 5, 'Echo, Emil', 'FRA', 'FM', 1420, 1, 9)"
-        )
-        con.execute(
-            "INSERT INTO unplayed_rounds (tournament_id, player_id, round, code, score, file_id, line) VALUES"
-            " (1, 5, 1, '-', 0, 1, 9), (1, 5, 2, 'Z', 0, 1, 9), (1, 5, 3, 'Z', 0, 1, 9), (1, 5, 4, 'U', 1, 1, 9)"
-        )
+        add_rows(
+            con,
+            tournament_players=[{"tournament_id": 1, "player_id": 5, "start_rank": 5, "name_as_written": "Echo, Emil",
+                                 "federation": "FRA", "title": "FM", "rating_in_file": 1420, "file_id": 1, "line": 9}],
+            unplayed_rounds=[{"tournament_id": 1, "player_id": 5, "round": r, "code": c, "score": sc, "file_id": 1,
+                              "line": 9} for r, c, sc in [(1, "-", 0), (2, "Z", 0), (3, "Z", 0), (4, "U", 1)]],
+        )  # fmt: skip
         extra = json.dumps({"headers": {"112": ["Deputy One", "Deputy Two"]}})
         con.execute(
             "UPDATE tournaments SET federation = 'IRL', chief_arbiter = 'IA Chief Arbiter',"
@@ -164,18 +165,16 @@ def test_a_game_the_rating_left_out_is_named_by_its_reason(tmp_path: Path) -> No
     rw = duckdb.connect(str(db))
     # FFE: Echo's round-1 game was played after all, and left out as incompatible (spec A.3)
     rw.execute("DELETE FROM unplayed_rounds WHERE player_id = 5 AND round = 1")
-    rw.execute(
-        "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
-        " black_score, played) VALUES (40, 1, 1, 1, 5, 6, '0-1', 0, 1, TRUE)"
-    )
-    rw.execute(
-        "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id, opponent_id, ro, rc,"
-        " score, counted, reason) VALUES ('ffe', DATE '2024-02-01', 1, 40, 5, 6, 1420, 1800, 0, FALSE, 'incompatible')"
-    )
-    rw.execute(
-        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
-    )
+    add_rows(
+        rw,
+        games=[{"game_id": 40, "tournament_id": 1, "file_id": 1, "round": 1, "white_id": 5, "black_id": 6,
+                "result": "0-1", "white_score": 0, "black_score": 1, "played": True}],
+        rating_changes=[{"system": "ffe", "list_date": FEB, "tournament_id": 1, "game_id": 40, "player_id": 5,
+                         "opponent_id": 6, "ro": 1420, "rc": 1800, "score": 0, "counted": False,
+                         "reason": "incompatible"}],
+        tournament_ratings=[{"system": "ffe", "list_date": FEB, "tournament_id": 1, "player_id": 1, "n": 1,
+                             "score": 0.5}],
+    )  # fmt: skip
     rw.close()
     con = duckdb.connect(str(db), read_only=True)
     try:
@@ -224,19 +223,16 @@ def test_legends_explain_every_column_of_each_system() -> None:
 
 def test_ffe_report_html_has_the_ffe_legend(tmp_path: Path) -> None:
     rw = duckdb.connect(str(_store(tmp_path)))
-    rw.execute(
-        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
-    )
-    rw.execute(
-        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible, n_incompatible, x, p, z, perf,"
-        " young, method, r_new, r_source) VALUES ('ffe', DATE '2024-02-01', 1, 2100, 1, 0, 1500, 0.5, 0, 1500,"
-        " FALSE, 'down', 2050, 'F')"
-    )
-    rw.execute(
-        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, source)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 2050, 1, 'computed')"
-    )
+    add_rows(
+        rw,
+        tournament_ratings=[{"system": "ffe", "list_date": FEB, "tournament_id": 1, "player_id": 1, "n": 1,
+                             "score": 0.5}],
+        ffe_details=[{"system": "ffe", "list_date": FEB, "player_id": 1, "r_old": 2100, "n_compatible": 1,
+                      "n_incompatible": 0, "x": 1500, "p": 0.5, "z": 0, "perf": 1500, "young": False,
+                      "method": "down", "r_new": 2050, "r_source": "F"}],
+        rating_lists=[{"system": "ffe", "list_date": FEB, "player_id": 1, "rating": 2050, "games": 1,
+                       "source": "computed"}],
+    )  # fmt: skip
     try:
         html = write_report(rw, 1, "ffe", tmp_path / "o")[-1].read_text(encoding="utf-8")
     finally:
@@ -249,27 +245,21 @@ def test_nothing_rated_says_what_is_true_and_writes_nothing(tmp_path: Path) -> N
     db = _store(tmp_path)
     rw = duckdb.connect(str(db))
     # tournament 2: two players without a rating, rated by a run that rated nothing for them
-    rw.execute(
-        "INSERT INTO tournaments (tournament_id, file_id, source_format, name, start_date, end_date, first_day,"
-        " last_day, rounds) VALUES (2, 1, 'trf', 'Winter Cup', DATE '2024-01-05', DATE '2024-01-06',"
-        " DATE '2024-01-05', DATE '2024-01-06', 1)"
-    )
-    rw.execute(
-        "INSERT INTO tournament_players (tournament_id, player_id, start_rank, name_as_written, file_id)"
-        " VALUES (2, 6, 1, 'Foxtrot, Fay', 1), (2, 7, 2, 'Golf, Gus', 1)"
-    )
-    rw.execute(
-        "INSERT INTO games (game_id, tournament_id, file_id, round, white_id, black_id, result, white_score,"
-        " black_score, played) VALUES (20, 2, 1, 1, 6, 7, '1-0', 1, 0, TRUE)"
-    )
-    rw.execute(
-        "INSERT INTO rating_skips (system, tournament_id, reason, n_games)"
-        " VALUES ('fide-rapid', 1, 'rate_class:standard', 6)"
-    )
-    rw.execute(
-        "INSERT INTO rating_lists (system, list_date, player_id, rating, games, source)"
-        " VALUES ('fide-rapid', DATE '2024-02-01', 1, 2000, 0, 'computed')"
-    )
+    day1, day2 = dt.date(2024, 1, 5), dt.date(2024, 1, 6)
+    add_rows(
+        rw,
+        tournaments=[{"tournament_id": 2, "file_id": 1, "source_format": "trf", "name": "Winter Cup",
+                      "start_date": day1, "end_date": day2, "first_day": day1, "last_day": day2, "rounds": 1}],
+        tournament_players=[{"tournament_id": 2, "player_id": 6, "start_rank": 1, "name_as_written": "Foxtrot, Fay",
+                             "file_id": 1},
+                            {"tournament_id": 2, "player_id": 7, "start_rank": 2, "name_as_written": "Golf, Gus",
+                             "file_id": 1}],
+        games=[{"game_id": 20, "tournament_id": 2, "file_id": 1, "round": 1, "white_id": 6, "black_id": 7,
+                "result": "1-0", "white_score": 1, "black_score": 0, "played": True}],
+        rating_skips=[{"system": "fide-rapid", "tournament_id": 1, "reason": "rate_class:standard", "n_games": 6}],
+        rating_lists=[{"system": "fide-rapid", "list_date": FEB, "player_id": 1, "rating": 2000, "games": 0,
+                       "source": "computed"}],
+    )  # fmt: skip
     rw.close()
     con = duckdb.connect(str(db), read_only=True)
     try:

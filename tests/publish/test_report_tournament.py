@@ -19,7 +19,8 @@ from elopipe.publish.reports import (
     performance_frame,
     write_report,
 )
-from tests.helpers.publish_store import TOURNAMENT_RATINGS, build_store
+from tests.helpers.publish_store import FEB, TOURNAMENT_RATINGS, build_store
+from tests.helpers.store_build import add_rows
 
 
 @pytest.fixture
@@ -129,22 +130,19 @@ def test_report_command(tmp_path: Path) -> None:
 def test_ffe_report_has_period_working_and_incompatible_games(tmp_path: Path) -> None:
     db = build_store(tmp_path / "s.duckdb")
     rw = duckdb.connect(str(db))
-    rw.execute(
-        "INSERT INTO tournament_ratings (system, list_date, tournament_id, player_id, n, score)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 1, 1, 0.5)"
-    )
-    rw.execute(
-        "INSERT INTO ffe_details (system, list_date, player_id, r_old, n_compatible,"
-        " n_incompatible, x, p, z, perf, young, method, r_new, r_source)"
-        " VALUES ('ffe', DATE '2024-02-01', 1, 2100, 1, 1, 1500.00, 0.5000, 0.00, 1500.00,"
-        " FALSE, 'down', 2050, 'F')"
-    )
-    rw.execute(
-        "INSERT INTO rating_changes (system, list_date, tournament_id, game_id, player_id,"
-        " opponent_id, ro, rc, d_raw, score, counted, reason) VALUES"
-        " ('ffe', DATE '2024-02-01', 1, 1, 1, 2, 2100, 1500, 600, 1, FALSE, 'incompatible'),"
-        " ('ffe', DATE '2024-02-01', 1, 3, 1, 3, 2100, 1500, 600, 0.5, TRUE, NULL)"
-    )
+    ffe = {"system": "ffe", "list_date": FEB}
+    add_rows(
+        rw,
+        tournament_ratings=[{**ffe, "tournament_id": 1, "player_id": 1, "n": 1, "score": Decimal("0.5")}],
+        ffe_details=[{**ffe, "player_id": 1, "r_old": 2100, "n_compatible": 1, "n_incompatible": 1,
+                      "x": Decimal("1500.00"), "p": Decimal("0.5000"), "z": Decimal("0.00"),
+                      "perf": Decimal("1500.00"), "young": False,
+                      "method": "down", "r_new": 2050, "r_source": "F"}],
+        rating_changes=[{**ffe, "tournament_id": 1, "game_id": g, "player_id": 1, "opponent_id": o, "ro": 2100,
+                         "rc": 1500, "d_raw": 600, "score": sc, "counted": counted, "reason": why}
+                        for g, o, sc, counted, why in [(1, 2, Decimal(1), False, "incompatible"),
+                                                       (3, 3, Decimal("0.5"), True, None)]],
+    )  # fmt: skip
     rw.close()
     con = duckdb.connect(str(db), read_only=True)
     try:

@@ -6,6 +6,7 @@ import datetime as dt
 import duckdb
 
 from elopipe.store.schema import ensure_schema
+from tests.helpers.store_build import add_rows
 
 D = dt.date(2025, 10, 1)
 
@@ -14,17 +15,13 @@ def _store(rows: list[tuple[int, str, int | None, str | None, str | None, int, s
     """rows: player_id, name, fide_id, national_id, federation, rating, flags."""
     con = duckdb.connect()
     ensure_schema(con)
-    for pid, name, fid, nid, fed, rating, flags in rows:
-        con.execute(
-            "INSERT INTO players (player_id, name, name_key, fide_id, national_id, federation)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            [pid, name, name.lower(), fid, nid, fed],
-        )
-        con.execute(
-            "INSERT INTO rating_lists (system, list_date, player_id, rating, games, k, change, flags, source)"
-            " VALUES (?, ?, ?, ?, 0, 20, 0, ?, 'computed')",
-            [system, D, pid, rating, flags],
-        )
+    add_rows(
+        con,
+        players=[{"player_id": pid, "name": name, "name_key": name.lower(), "fide_id": fid, "national_id": nid,
+                  "federation": fed} for pid, name, fid, nid, fed, _, _ in rows],
+        rating_lists=[{"system": system, "list_date": D, "player_id": pid, "rating": rating, "games": 0, "k": 20,
+                       "change": 0, "flags": flags, "source": "computed"} for pid, *_, rating, flags in rows],
+    )  # fmt: skip
     return con
 
 

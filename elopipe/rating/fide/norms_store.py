@@ -40,6 +40,7 @@ import polars as pl
 from elopipe.rating import tables
 from elopipe.rating.fide import norm_search, norms, norms_sets
 from elopipe.rating.fide.norm_search import best_outcome
+from elopipe.store import write
 from elopipe.store.frames import registered
 
 STANDARD = "fide"
@@ -528,10 +529,7 @@ def refresh(
         con.execute(
             "DELETE FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))", [system, dates]
         )
-        if rows.height:
-            with registered(con, "_norms_rows", rows):
-                cols = ", ".join(NORM_SCHEMA)
-                con.execute(f"INSERT INTO title_norms ({cols}) SELECT {cols} FROM _norms_rows")
+        write.insert(con, "title_norms", rows.select(list(NORM_SCHEMA)))
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
