@@ -40,7 +40,7 @@ _SIDES = (("White", "WhiteFideId", "white_rating"), ("Black", "BlackFideId", "bl
 
 
 class _Reader(Protocol):
-    """What `assign` uses of the PGN reader."""
+    """What `assign` uses of the PGN reader's refs (`file_refs.FileRefs`)."""
 
     _t_cache: dict[tuple[Any, ...], int]
     _p_cache: dict[tuple[Any, ...], int]
@@ -55,17 +55,16 @@ class _Reader(Protocol):
         self, tref: int, side: str, name: str, fid: str | None, elo: str | None,
         tags_of: Callable[[], dict[str, str]], line: int, gi: int,
     ) -> int: ...  # fmt: skip
-    def _raw_game(self, rg: RawGame, start_line: int, gi: int) -> int: ...
 
 
 def assign(
-    reader: _Reader, res: Any, fast: pl.DataFrame, raw_games: list[RawGame], lines: list[int], gi: int,
-    refs: dict[str, list[int]],
+    reader: _Reader, read_one: Callable[[RawGame, int, int], int], res: Any, fast: pl.DataFrame,
+    raw_games: list[RawGame], lines: list[int], gi: int, refs: dict[str, list[int]],
 ) -> int | None:  # fmt: skip
     """Read the chunk `raw_games` (their start `lines`, game indexes from `gi`): the fast games
     (`fast`: `res.games` filtered on `fast`, with a `year` column) appended to `refs` in file
-    order, the others read one by one. Returns the next game index, or None (nothing done) when
-    a fast game has no Event tag."""
+    order, the others read one by one (`read_one`: the builder's `_raw_game`). Returns the next
+    game index, or None (nothing done) when a fast game has no Event tag."""
     import polars as pl
 
     if fast.get_column("Event").null_count():
@@ -92,7 +91,7 @@ def assign(
             prev = tid_of_row.get(g - 1)
             if prev is not None:
                 reader._prev_tref = tref_of[prev]
-            extra += reader._raw_game(raw_games[g], lines[g], gi + g + extra) - 1
+            extra += read_one(raw_games[g], lines[g], gi + g + extra) - 1
             extra_at.append(g)
             extra_n.append(extra)
         elif kind == 0:  # a tournament key's first game
