@@ -57,7 +57,7 @@ class GameBuilder:
         self.last_piece = True  # the text ends where the file ends
         self.any_tags = False
         self._headerless_tokens: list[list[bytes]] = []
-        # moveless games (flag 'no_moves', settled by `_settle_moveless`) and whether any game shows a move
+        # moveless games (flag 'no_moves', settled by `finish.settle_moveless`) and whether any game shows a move
         self.moveless = 0
         self.shows_moves = False
         self._date_cache: dict[str, tuple[dt.date | None, str, str | None]] = {}
@@ -288,13 +288,13 @@ class GameBuilder:
     ) -> tuple[bool, str | None]:
         """(played, unplayed_code) of a game: a forfeit by its result form or its Termination; a
         decisive or drawn game with fewer than two plies is flagged (a moveless one is settled by
-        the whole file, `_settle_moveless`)."""
+        the whole file, `finish.settle_moveless`)."""
         if form.forfeit or unplayed_termination(term_l):
             flags.append("double_forfeit" if result == "0-0" else "forfeit")
             return False, "forfeit"
         if ply < 2 and result in ("1-0", "0-1", "1/2-1/2") and not fen:
             if ply == 0 and not n_bad:
-                flags.append("no_moves")  # played or not: the whole file decides (`_settle_moveless`)
+                flags.append("no_moves")  # played or not: the whole file decides (`finish.settle_moveless`)
                 self.moveless += 1
             elif ply == 0 and result != "1/2-1/2":
                 self.issue("movetext_unreadable", "movetext present but no SAN move recognised", line, gi)

@@ -49,7 +49,7 @@ is prepared again with them.
 Results are data (pgn_results): the Result tag and the movetext marker are both normalised;
 a disagreement is flagged `result_conflict`; forfeits (`+:-`, `1-0 (forfeit)`, `0-0`, a
 Termination that says the game was not played, `pgn_results.unplayed_termination`; a decisive
-result with no moves in a file that shows moves, `_Reader._settle_moveless`) get
+result with no moves in a file that shows moves, `finish.settle_moveless`) get
 `played=False, unplayed_code='forfeit'`; a results export's moveless games are played, moves
 unknown (flag 'moves_unknown'); byes (one player empty or '?', or Termination 'bye') get
 `unplayed_code='bye'` plus an `UnplayedRec`. Which games the rating leaves out is decided from
@@ -59,13 +59,9 @@ the store's columns (played, unplayed_code, scores, ply count, variant), not fro
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
 import re
-import sys
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -73,12 +69,18 @@ import numpy as np
 
 from elopipe.read.control_chars import has_controls_utf8
 from elopipe.read.execution import Executor, Pending, Spread, submit
-from elopipe.read.field_bounds import (
-    GAMES_PER_PLAYER_PLAUSIBLE,
-)
 from elopipe.read.pgn import split
 from elopipe.read.pgn.builder import GameBuilder
+from elopipe.read.pgn.finish import finish
 from elopipe.read.pgn.movetext import HASH_FORM, hash_forms, san_words
+from elopipe.read.pgn.pieces import (
+    PieceState,
+    export_chunk,
+    merge_chunk,
+    merge_piece,
+    pack_games,
+    piece_state,
+)
 from elopipe.read.pgn.results import (
     SCORES,
 )
@@ -92,7 +94,7 @@ from elopipe.read.pgn.text_prep import line_at, needs_fixes, prepare, text_colum
 from elopipe.read.pgn.values import (
     VALUE_RULES,
 )
-from elopipe.read.records import GameRec, GameTable, IngestIssue, ParsedFile, PlayerRec, TournamentRec, UnplayedRec
+from elopipe.read.records import GameRec, GameTable, IngestIssue, ParsedFile
 from elopipe.runtime.errors import ElopipeError, first_line
 
 if TYPE_CHECKING:  # Polars is imported where the column path runs: `import elopipe` stays quick
@@ -218,30 +220,6 @@ def read_pgn_chunks(
             gc.enable()
 
 
-@dataclass
-class PieceState:
-    """What a reader of one piece of a file (`read_pgn_piece`) leaves for `merge_pieces`:
-    picklable, refs its own (0-based, in the order the piece met them), game indexes from 0,
-    line numbers the file's."""
-
-    used: int  # game indexes used
-    games: Any  # pl.DataFrame with `game_frame.GAME_FRAME_SCHEMA`
-    any_tags: bool
-    issues: list[IngestIssue]
-    unplayed: list[UnplayedRec]
-    tournaments: list[TournamentRec]  # by ref
-    t_keys: list[tuple[Any, ...]]  # each tournament's identity (`_Reader.t_refs`), by ref
-    players: list[PlayerRec]  # by ref
-    p_keys: list[tuple[Any, ...]]  # each player's identity (`_Reader.p_refs`), by ref
-    t_dates: dict[int, list[dt.date]]  # by tournament ref: the earliest and the latest game date
-    t_tc: dict[int, set[str]]
-    t_rounds: dict[int, int]
-    headerless: list[list[bytes]]  # the moves of the first games without tags
-    moveless: int = 0  # games flagged 'no_moves' (`_Reader._settle_moveless`)
-    shows_moves: bool = False  # a game of the piece shows a move
-    failure: str | None = None  # the reader failed: on what (see `_reader_failed`)
-
-
 def read_pgn_piece(
     text: str | None,
     utf8: bytes | None,
@@ -264,7 +242,7 @@ def read_pgn_piece(
         reader = _Reader(None, validate_moves, source_name, executor=executor)
         reader.line_base = line_base
         used = reader._read_piece(text, utf8, maybe_mojibake, last)
-        return reader._piece_state(used)
+        return piece_state(reader.b, used)
     except Exception as exc:  # a reader bug: the file is reported (`merge_pieces`), never a crash
         return PieceState(
             0, None, False, [], [], [], [], [], [], {}, {}, {}, [], failure=first_line(exc, "internal error")
@@ -289,7 +267,7 @@ def merge_pieces(states: Sequence[PieceState], source_name: str = "") -> ParsedF
         reader = _Reader(None, False, source_name)
         frames = []
         for st in states:
-            frames.append(reader._merge_piece(st))
+            frames.append(merge_piece(reader.b, st, reader.gi_base))
             reader.gi_base += st.used
         n_games = sum(f.height for f in frames)
         if n_games:
@@ -302,22 +280,6 @@ def merge_pieces(states: Sequence[PieceState], source_name: str = "") -> ParsedF
     finally:
         if was_enabled:
             gc.enable()
-
-
-def _remap(frame: Any, t_map: list[int], p_map: list[int], gi_shift: int) -> Any:
-    """`frame` (a piece's games) with its refs mapped (old ref i -> map[i]) and game indexes shifted."""
-    import polars as pl
-
-    c = pl.col
-    exprs = []
-    if t_map != list(range(len(t_map))):
-        exprs.append(c.tournament_ref.replace_strict(range(len(t_map)), t_map, return_dtype=pl.Int32))
-    if p_map != list(range(len(p_map))):
-        for col in ("white_ref", "black_ref"):  # a null ref (no player) stays null
-            exprs.append(c(col).replace_strict(range(len(p_map)), p_map, return_dtype=pl.Int32))
-    if gi_shift:
-        exprs.append((c.game_index + gi_shift).cast(pl.Int32))
-    return frame.with_columns(exprs) if exprs and frame.height else frame
 
 
 _MIN_CHUNK_GAMES = 5000  # below this many games per worker, forking costs more than it saves
@@ -341,62 +303,8 @@ def _read_chunk(parent: Any, raw_games: list[RawGame], start: int, end: int) -> 
         parent.b.last_piece,
     )
     used = reader._process(raw_games[start:end])
-    res = reader._export(used)
-    return (*res[:2], _pack_games(res[2]), *res[3:])
-
-
-_GAME_FIELDS = tuple(f.name for f in fields(GameRec))
-
-
-def _pack_games(games: list[GameRec]) -> tuple[list[Any], ...]:
-    """Games as one list per field: a worker's games cross the process boundary as columns,
-    which pickle and unpickle several times faster than as objects. Header names are interned so
-    that pickle writes each once."""
-    intern = sys.intern
-    for g in games:
-        if g.headers:
-            g.headers = {intern(k): v for k, v in g.headers.items()}
-    return tuple([getattr(g, name) for g in games] for name in _GAME_FIELDS)
-
-
-def _unpack_games(cols: tuple[list[Any], ...]) -> list[GameRec]:
-    return [GameRec(*values) for values in zip(*cols, strict=True)]
-
-
-_REF_COLUMNS = ("white_ref", "black_ref", "line", "game_index")
-
-
-def _records_columns(games: list[GameRec]) -> dict[str, list[Any]]:
-    return {c: [getattr(g, c) for g in games] for c in _REF_COLUMNS}
-
-
-def _ref_columns(cols: dict[str, list[Any]]) -> Any:
-    """White and black refs, line and game index of games given as lists, as a Polars frame."""
-    import polars as pl
-
-    schema = dict.fromkeys(_REF_COLUMNS, pl.Int64)
-    if not cols or "line" not in cols:
-        return pl.DataFrame(schema=schema)
-    return pl.DataFrame({c: cols[c] for c in _REF_COLUMNS}, schema=schema)
-
-
-def _game_beyond(games: Any, refs: set[int]) -> dict[int, tuple[int | None, int | None]]:
-    """For each player ref in `refs`: (line, game index) of its game number
-    `GAMES_PER_PLAYER_PLAUSIBLE` + 1, the games taken by game index (a game without one counts as
-    0) and then in the order given. One pass over the games, whatever the number of refs."""
-    import polars as pl
-
-    rows = games.cast(dict.fromkeys(_REF_COLUMNS, pl.Int64)).with_row_index("pos")
-    sides = [rows.select("pos", "line", "game_index", ref=pl.col(side)) for side in ("white_ref", "black_ref")]
-    hits = (
-        pl.concat(sides)
-        .filter(pl.col("ref").is_in(sorted(refs)))
-        .unique(["pos", "ref"])  # a player on both sides of one game: one game
-        .sort(pl.col("game_index").fill_null(0), "pos")
-        .group_by("ref")
-        .agg(pl.col("line").get(GAMES_PER_PLAYER_PLAUSIBLE), pl.col("game_index").get(GAMES_PER_PLAYER_PLAUSIBLE))
-    )
-    return {ref: (line, gi) for ref, line, gi in hits.iter_rows()}
+    res = export_chunk(reader.b, used)
+    return (*res[:2], pack_games(res[2]), *res[3:])
 
 
 # False: every game is read one by one, as before the column path existed (tests compare both)
@@ -494,7 +402,7 @@ class _Reader:
         self._source = (text, utf8)
         self.unchecked_utf8 = text is None  # the bytes were not decoded by the caller
         self.b.text = self._prepare(text, utf8, quick=self.quick) if text is not None or utf8 is not None else b""
-        # the column path's refs and its games read one by one (`_implausible_games`)
+        # the column path's refs and its games read one by one (`finish.implausible_games`)
         self._fast_refs: dict[str, list[int]] | None = None
         self._slow_games: list[GameRec] = []
 
@@ -538,7 +446,7 @@ class _Reader:
             self.gi_base += used
             self.line_base += utf8.count(b"\n") if text is None else text.count("\n")  # type: ignore[union-attr]
         self.b.text = b""
-        self._fast_refs = None  # of the last piece: `_implausible_games` counts the games of all
+        self._fast_refs = None  # of the last piece: `finish.implausible_games` counts the games of all
         if lagging is not None:
             frames.append(games_frame(lagging))
         if frames:
@@ -590,118 +498,8 @@ class _Reader:
         return self._process(raw_games)
 
     def _finish(self) -> ParsedFile:
-        """The whole-file checks and the tournaments' and players' final form, once every game
-        is read."""
-        if not self.b.any_tags and not self.b.out.games:
-            self.b.out.rejected_reason = "not PGN: no tag pairs and no moves"
-        elif not self.b.any_tags and not self.b._headerless_has_legal_moves():
-            self.b.out.rejected_reason = "not PGN: no tag pairs and no legal moves"
-            self.b.out.games = []
-            self.b.refs._players.clear()
-            self.b.out.unplayed.clear()
-            self.b.out.tournaments.clear()
-        if self.b.out.games and not self.b.refs._players and self.b.out.rejected_reason is None:
-            self.b.issue(
-                "no_players",
-                f"{len(self.b.out.games)} game(s) but no White or Black player in the whole file: nothing to rate",
-                None,
-                None,
-                "error",
-            )
-        self.b.refs._finish_tournaments()
-        self._implausible_games()
-        self.b.out.results_only = bool(self.b.out.games) and not self.b.shows_moves
-        if self.b.moveless:
-            self._settle_moveless()
-        self.b.out.players = sorted(self.b.refs._players.values(), key=lambda p: p.ref)
-        return self.b.out
-
-    def _settle_moveless(self) -> None:
-        """The file decides what its moveless games are (a result, no move, nothing marking them
-        unplayed: flag 'no_moves').
-
-        In a results export (no game of the file shows a move: `ParsedFile.results_only`) the
-        moves are unknown, not absent: the games are played, flag 'moves_unknown', ply count NULL;
-        whether they are rated is the rating's policy (`--no-moves`). In a file that shows moves
-        elsewhere, the moves shown are the moves played: a decisive game is a forfeit
-        (pgn-faults.md 12), a draw has fewer than two plies and is not rated (pgn-faults.md 13)."""
-        import polars as pl
-
-        from elopipe.read.game_frame import games_frame
-
-        frame = games_frame(self.b.out.games)
-        # a bye (`_odd_players`) is no game whatever the file shows
-        moveless = frame.get_column("flags").list.contains("no_moves").fill_null(False) & frame.get_column("played")
-        decisive = pl.col("result").is_in(["1-0", "0-1"])
-        if self.b.out.results_only:
-            self.b.issue(
-                "results_export",
-                f"no game of the file shows a move: a results export; its {moveless.sum()} games with a result"
-                " are stored as played, moves unknown (rated unless the rating's --no-moves policy says otherwise)",
-                None,
-                None,
-                "info",
-            )
-            settled = frame.with_columns(
-                pl.when(moveless).then(pl.lit(None, pl.Int32)).otherwise(pl.col("ply_count")).alias("ply_count"),
-                pl.when(moveless).then(pl.lit(["moves_unknown"])).otherwise(pl.col("flags")).alias("flags"),
-            )
-        else:
-            for line, gi, result in frame.filter(moveless).select("line", "game_index", "result").iter_rows():
-                if result == "1/2-1/2":
-                    self.b.issue("fewer_than_two_plies", "no move shown in a file that shows moves: not rated", line,
-                               gi, "info")  # fmt: skip
-                else:
-                    self.b.issue("forfeit_no_moves", "decisive result with no moves: stored as a forfeit", line, gi,
-                               "info")  # fmt: skip
-            tag = pl.when(decisive).then(pl.lit("forfeit")).otherwise(pl.lit("fewer_than_two_plies"))
-            settled = frame.with_columns(
-                pl.when(moveless & decisive).then(False).otherwise(pl.col("played")).alias("played"),
-                pl.when(moveless & decisive).then(pl.lit("forfeit")).otherwise(pl.col("unplayed_code"))
-                .alias("unplayed_code"),
-                pl.when(moveless).then(pl.concat_list(tag, pl.lit("no_moves"))).otherwise(pl.col("flags"))
-                .alias("flags"),
-            )  # fmt: skip
-        self.b.out.games = GameTable(settled, settled.height)
-
-    def _implausible_games(self) -> None:
-        """Warn (games kept) about a player with more games in one event than any real event
-        gives (`field_bounds.GAMES_PER_PLAYER_PLAUSIBLE`), at the first game beyond it."""
-        fast = self._fast_refs
-        slow: list[GameRec] = self._slow_games if fast is not None else self.b.out.games  # type: ignore[assignment]
-        frame = None
-        if isinstance(self.b.out.games, GameTable) and fast is None:  # read in pieces: every piece's games
-            frame = self.b.out.games.frame
-            fast = {c: frame.get_column(c).to_list() for c in ("white_ref", "black_ref")}
-            slow = []
-        counts: Counter[int | None] = Counter()
-        if fast is not None:
-            counts.update(fast["white_ref"])
-            counts.update(fast["black_ref"])
-        counts.update(g.white_ref for g in slow)
-        counts.update(g.black_ref for g in slow)
-        many = {ref for ref, n in counts.items() if ref is not None and n > GAMES_PER_PLAYER_PLAUSIBLE}
-        if not many:
-            return
-        import polars as pl
-
-        if frame is not None:
-            columns = frame.select(_REF_COLUMNS).cast(dict.fromkeys(_REF_COLUMNS, pl.Int64))
-        else:
-            columns = _ref_columns(fast or {})
-        beyond = _game_beyond(pl.concat([_ref_columns(_records_columns(slow)), columns]), many)
-        for ref in sorted(many):
-            line, gi = beyond[ref]
-            player = self.b.refs._players[ref]
-            event = next((t.name for t in self.b.out.tournaments if t.ref == player.tournament_ref), None)
-            self.b.issue(
-                "implausible_games",
-                f"{player.name!r} has {counts[ref]} games in event {event!r}: more than "
-                f"{GAMES_PER_PLAYER_PLAUSIBLE}, which no real event gives (a merged or generated file?); "
-                "loaded as written",
-                line,
-                gi,
-            )
+        """The whole-file checks, once every game is read (`finish.finish`)."""
+        return finish(self.b, self._fast_refs, self._slow_games)
 
     def _process(self, raw_games: list[RawGame]) -> int:
         """Read `raw_games` (a run of consecutive games); game indexes start at `gi_base`. Returns
@@ -813,68 +611,8 @@ class _Reader:
             nxt = chunk_refs.assign(self.b.refs, self.b._raw_game, res, fast, raw_games, lines, gi, refs)
             if nxt is not None:
                 return self._chunk_done(res, fast, nxt)
-        fast_mask = games.get_column("fast").to_list()
-        t_cols = ["Event", "Site", "EventDate", "year"]
-        need = set()
-        for cols in (t_cols, [*t_cols, "White", "WhiteFideId"], [*t_cols, "Black", "BlackFideId"]):
-            # hashed keys: a collision only means a dict is built later, on demand (tags_of)
-            need.update(fast.filter(pl.struct(cols).hash().is_first_distinct()).get_column("g").to_list())
-        dicts: dict[int, dict[str, str]] = res.tag_dicts(sorted(need))
-        names = (
-            "g", "Event", "Site", "EventDate", "year", "White", "Black", "WhiteFideId", "BlackFideId", "WhiteElo",
-            "BlackElo", "game_date", "event_date", "event_precision", "time_control", "round",
-        )  # fmt: skip
-        rows = zip(*(fast.get_column(c).to_list() for c in names), strict=True)
-        t_cache, t_dates, t_tc, t_rounds = (
-            self.b.refs._t_cache,
-            self.b.refs.t_dates,
-            self.b.refs.t_tc,
-            self.b.refs.t_rounds,
-        )
-        p_cache, players, player = self.b.refs._p_cache, self.b.refs._players, self.b.refs._player
-
-        def tags_of(g: int) -> dict[str, str]:
-            # a hash collision in `need` only means this game's dict is built now
-            tags = dicts.get(g)
-            if tags is None:
-                tags = dicts[g] = res.tag_dicts([g])[g]
-            return tags
-
-        trefs, wrefs, brefs = refs["tournament_ref"], refs["white_ref"], refs["black_ref"]
-        fast_lines, gis = refs["line"], refs["game_index"]
-        for rg, is_fast, ln in zip(raw_games, fast_mask, lines, strict=True):
-            if not is_fast:
-                gi += self.b._raw_game(rg, ln, gi)
-                continue
-            g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, edate, eprec, tc, rnd = next(
-                rows
-            )
-            tkey = (event, site, edate_raw, year, None if event is not None else self.b.refs._prev_tref)
-            tref = t_cache.get(tkey)
-            if tref is None:
-                tref = t_cache[tkey] = self.b.refs._tournament(tags_of(g), gdate, edate, eprec)
-            self.b.refs._prev_tref = tref
-            if gdate is not None:
-                t_dates[tref].append(gdate)
-            if tc:
-                t_tc.setdefault(tref, set()).add(tc)
-            # `_player`, with its usual case (a player met before, rating known; a fast game's FIDE ID
-            # is valid or a placeholder) inline
-            wref = p_cache.get((tref, white, wfid))
-            if wref is None or (welo and players[wref].rating is None):
-                wref = player(tref, "White", white, wfid, welo, partial(tags_of, g), ln, gi)
-            bref = p_cache.get((tref, black, bfid))
-            if bref is None or (belo and players[bref].rating is None):
-                bref = player(tref, "Black", black, bfid, belo, partial(tags_of, g), ln, gi)
-            if rnd is not None and rnd > t_rounds.get(tref, 0):
-                t_rounds[tref] = rnd
-            trefs.append(tref)
-            wrefs.append(wref)
-            brefs.append(bref)
-            fast_lines.append(ln)
-            gis.append(gi)
-            gi += 1
-        return self._chunk_done(res, fast, gi)
+        nxt = chunk_refs.assign_loop(self.b.refs, self.b._raw_game, res, fast, raw_games, lines, gi, refs)
+        return self._chunk_done(res, fast, nxt)
 
     def _chunk_done(self, res: Any, fast: Any, gi: int) -> tuple[int, Any]:
         """What `_columns_chunk` returns once the chunk is read."""
@@ -909,153 +647,5 @@ class _Reader:
         for chunk, res in zip(chunks[1:], results, strict=True):
             if res is None:
                 res = job(*chunk)
-            gi_next += self._merge(res, gi_next)
+            gi_next += merge_chunk(self.b, res, gi_next)
         return gi_next - self.gi_base
-
-    def _export(self, used: int) -> tuple[Any, ...]:
-        return (
-            used,
-            self.b.any_tags,
-            self.b.out.games,
-            self.b.out.issues,
-            self.b.out.unplayed,
-            self.b.out.tournaments,
-            self.b.refs.t_refs,
-            self.b.refs._players,
-            self.b.refs.p_refs,
-            dict(self.b.refs.t_dates),
-            self.b.refs.t_tc,
-            self.b.refs.t_rounds,
-            self.b._headerless_tokens,
-            self.b.moveless,
-            self.b.shows_moves,
-        )
-
-    def _merge(self, res: tuple[Any, ...], gi_shift: int) -> int:
-        used: int
-        used, any_tags, cols, issues, unplayed, tournaments, t_refs, players, p_refs, t_dates, t_tc, t_rounds = res[:12]
-        hl, moveless, shows_moves = res[12:]
-        games = _unpack_games(cols)
-        self.b.any_tags = self.b.any_tags or any_tags
-        self.b.moveless += moveless
-        self.b.shows_moves = self.b.shows_moves or shows_moves
-        t_map: dict[int, int] = {}
-        for key, ref in t_refs.items():
-            new = self.b.refs.t_refs.get(key)
-            if new is None:
-                new = self.b.refs.t_refs[key] = len(self.b.refs.t_refs)
-                t = tournaments[ref]
-                t.ref = new
-                self.b.out.tournaments.append(t)
-            t_map[ref] = new
-        p_map: dict[int, int] = {}
-        for (tref, who), ref in p_refs.items():
-            key = (t_map[tref], who)
-            new = self.b.refs.p_refs.get(key)
-            p = players[ref]
-            if new is None:
-                new = self.b.refs.p_refs[key] = len(self.b.refs.p_refs)
-                p.ref, p.tournament_ref = new, key[0]
-                self.b.refs._players[new] = p
-            elif self.b.refs._players[new].rating is None and p.rating is not None:
-                self.b.refs._players[new].rating = p.rating
-            p_map[ref] = new
-        for g in games:
-            g.tournament_ref = t_map[g.tournament_ref]
-            if g.white_ref is not None:
-                g.white_ref = p_map[g.white_ref]
-            if g.black_ref is not None:
-                g.black_ref = p_map[g.black_ref]
-            assert g.game_index is not None  # the reader numbers every game it reads
-            g.game_index += gi_shift
-        self.b._games.extend(games)
-        for u in unplayed:
-            u.tournament_ref = t_map[u.tournament_ref]
-            u.player_ref = p_map[u.player_ref]
-            if u.opponent_ref is not None:
-                u.opponent_ref = p_map[u.opponent_ref]
-        self.b.out.unplayed.extend(unplayed)
-        for i in issues:
-            if i.game_index is not None:
-                i.game_index += gi_shift
-        self.b.out.issues.extend(issues)
-        for ref, dates in t_dates.items():
-            self.b.refs.t_dates[t_map[ref]].extend(dates)
-        for ref, tcs in t_tc.items():
-            self.b.refs.t_tc.setdefault(t_map[ref], set()).update(tcs)
-        for ref, rnd in t_rounds.items():
-            if rnd > self.b.refs.t_rounds.get(t_map[ref], 0):
-                self.b.refs.t_rounds[t_map[ref]] = rnd
-        self.b._headerless_tokens.extend(hl)
-        self.b.refs._prev_tref = None  # the chunk's last game is not this reader's: no event to continue
-        return used
-
-    def _piece_state(self, used: int) -> PieceState:
-        """This reader's state once it read one piece (`read_pgn_piece`)."""
-        from elopipe.read.game_frame import games_frame
-
-        return PieceState(
-            used=used,
-            games=games_frame(self.b.out.games),
-            any_tags=self.b.any_tags,
-            issues=self.b.out.issues,
-            unplayed=self.b.out.unplayed,
-            tournaments=self.b.out.tournaments,
-            t_keys=list(self.b.refs.t_refs),
-            players=[self.b.refs._players[ref] for ref in range(len(self.b.refs.p_refs))],
-            p_keys=list(self.b.refs.p_refs),
-            # all that `_finish_tournaments` takes of the dates: not one date per game
-            t_dates={ref: [min(ds), max(ds)] for ref, ds in self.b.refs.t_dates.items() if ds},
-            t_tc=self.b.refs.t_tc,
-            t_rounds=self.b.refs.t_rounds,
-            headerless=self.b._headerless_tokens[:3],  # `_headerless_has_legal_moves` looks at no more
-            moveless=self.b.moveless,
-            shows_moves=self.b.shows_moves,
-        )
-
-    def _merge_piece(self, st: PieceState) -> Any:
-        """Add the state of the next piece (`read_pgn_piece`; game indexes start at `gi_base`) as if
-        this reader had read it: tournaments and players first met there get the next refs, a player
-        met before gets the rating the piece found if it had none (as `_player` does). Returns the
-        piece's games frame remapped. The piece's objects are copied where changed, never changed."""
-        self.b.any_tags = self.b.any_tags or st.any_tags
-        self.b.moveless += st.moveless
-        self.b.shows_moves = self.b.shows_moves or st.shows_moves
-        t_map: list[int] = []
-        for key, t in zip(st.t_keys, st.tournaments, strict=True):
-            new = self.b.refs.t_refs.get(key)
-            if new is None:
-                new = self.b.refs.t_refs[key] = len(self.b.refs.t_refs)
-                # a copy even when its ref stays: `_finish_tournaments` fills in its dates
-                self.b.out.tournaments.append(replace(t, ref=new))
-            t_map.append(new)
-        p_map: list[int] = []
-        for (tref, who), p in zip(st.p_keys, st.players, strict=True):
-            key = (t_map[tref], who)
-            new = self.b.refs.p_refs.get(key)
-            if new is None:
-                new = self.b.refs.p_refs[key] = len(self.b.refs.p_refs)
-                same = p.ref == new and p.tournament_ref == key[0]
-                self.b.refs._players[new] = p if same else replace(p, ref=new, tournament_ref=key[0])
-            elif self.b.refs._players[new].rating is None and p.rating is not None:
-                self.b.refs._players[new] = replace(self.b.refs._players[new], rating=p.rating)
-            p_map.append(new)
-        shift = self.gi_base
-        self.b.out.issues.extend(
-            i if not shift or i.game_index is None else replace(i, game_index=i.game_index + shift) for i in st.issues
-        )
-        for u in st.unplayed:
-            opp = p_map[u.opponent_ref] if u.opponent_ref is not None else None
-            self.b.out.unplayed.append(
-                replace(u, tournament_ref=t_map[u.tournament_ref], player_ref=p_map[u.player_ref], opponent_ref=opp)
-            )
-        for ref, dates in st.t_dates.items():
-            self.b.refs.t_dates[t_map[ref]].extend(dates)
-        for ref, tcs in st.t_tc.items():
-            self.b.refs.t_tc.setdefault(t_map[ref], set()).update(tcs)
-        for ref, rnd in st.t_rounds.items():
-            if rnd > self.b.refs.t_rounds.get(t_map[ref], 0):
-                self.b.refs.t_rounds[t_map[ref]] = rnd
-        self.b._headerless_tokens.extend(st.headerless)
-        self.b.refs._prev_tref = None
-        return _remap(st.games, t_map, p_map, shift)
