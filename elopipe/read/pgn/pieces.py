@@ -3,8 +3,9 @@ if it had read that part itself: refs renumbered in file order, game indexes shi
 
 Two kinds of parts: a *piece* of a large file (streaming, Dask: `PieceState`, `piece_state`,
 `merge_piece`; read by `reader.read_pgn_piece`, joined by `reader.merge_pieces`), and a *range*
-of the games of one text read by a worker process (`export_chunk`, `merge_chunk`;
-`read_pgn(workers=N)`).
+of the games of one text read by a worker process (`piece_state(..., packed=True)`,
+`merge_chunk`; `read_pgn(workers=N)`). Both leave a `PieceState` and are joined by one
+`merge_state`; only their games differ (a frame, or records packed as columns).
 """
 
 from __future__ import annotations
@@ -42,13 +43,14 @@ class PieceState:
     failure: str | None = None  # the reader failed: on what (see `_reader_failed`)
 
 
-def piece_state(b: GameBuilder, used: int) -> PieceState:
-    """This reader's state once it read one piece (`read_pgn_piece`)."""
+def piece_state(b: GameBuilder, used: int, packed: bool = False) -> PieceState:
+    """This reader's state once it read one piece (`read_pgn_piece`), or, `packed`, a range of
+    the games of a text (`read_pgn(workers=N)`: its games as `pack_games` gives them)."""
     from elopipe.read.game_frame import games_frame
 
     return PieceState(
         used=used,
-        games=games_frame(b.out.games),
+        games=pack_games(b._games) if packed else games_frame(b.out.games),
         any_tags=b.any_tags,
         issues=b.out.issues,
         unplayed=b.out.unplayed,
@@ -67,10 +69,18 @@ def piece_state(b: GameBuilder, used: int) -> PieceState:
 
 
 def merge_piece(b: GameBuilder, st: PieceState, shift: int) -> Any:
-    """Add the state of the next piece (`read_pgn_piece`; game indexes start at `shift`) to `b` as if
-    `b` had read it: tournaments and players first met there get the next refs, a player
-    met before gets the rating the piece found if it had none (as `_player` does). Returns the
-    piece's games frame remapped. The piece's objects are copied where changed, never changed."""
+    """Add the state of the next piece (`read_pgn_piece`; game indexes start at `shift`) to `b`
+    (`merge_state`); returns the piece's games frame remapped."""
+    t_map, p_map = merge_state(b, st, shift)
+    return _remap(st.games, t_map, p_map, shift)
+
+
+def merge_state(b: GameBuilder, st: PieceState, shift: int) -> tuple[list[int], list[int]]:
+    """Add the state of the next part of a file (game indexes start at `shift`) to `b` as if `b`
+    had read it, but for its games: tournaments and players first met there get the next refs, a
+    player met before gets the rating the part found if it had none (as `_player` does). Returns
+    the maps of the part's tournament and player refs (old ref i -> map[i]). The part's objects
+    are copied where changed, never changed."""
     b.any_tags = b.any_tags or st.any_tags
     b.moveless += st.moveless
     b.shows_moves = b.shows_moves or st.shows_moves
@@ -109,8 +119,8 @@ def merge_piece(b: GameBuilder, st: PieceState, shift: int) -> Any:
         if rnd > b.refs.t_rounds.get(t_map[ref], 0):
             b.refs.t_rounds[t_map[ref]] = rnd
     b._headerless_tokens.extend(st.headerless)
-    b.refs._prev_tref = None
-    return _remap(st.games, t_map, p_map, shift)
+    b.refs._prev_tref = None  # the part's last game is not this reader's: no event to continue
+    return t_map, p_map
 
 
 def _remap(frame: Any, t_map: list[int], p_map: list[int], gi_shift: int) -> Any:
@@ -147,58 +157,12 @@ def unpack_games(cols: tuple[list[Any], ...]) -> list[GameRec]:
     return [GameRec(*values) for values in zip(*cols, strict=True)]
 
 
-def export_chunk(b: GameBuilder, used: int) -> tuple[Any, ...]:
-    """The state a worker's reader leaves for `merge_chunk` once it read its range of games."""
-    return (
-        used,
-        b.any_tags,
-        b.out.games,
-        b.out.issues,
-        b.out.unplayed,
-        b.out.tournaments,
-        b.refs.t_refs,
-        b.refs._players,
-        b.refs.p_refs,
-        dict(b.refs.t_dates),
-        b.refs.t_tc,
-        b.refs.t_rounds,
-        b._headerless_tokens,
-        b.moveless,
-        b.shows_moves,
-    )
-
-
-def merge_chunk(b: GameBuilder, res: tuple[Any, ...], gi_shift: int) -> int:
-    """Add a worker's state (`export_chunk`; its game indexes start at `gi_shift`) to `b`, as if
-    `b` had read its games; returns how many game indexes they used."""
-    used: int
-    used, any_tags, cols, issues, unplayed, tournaments, t_refs, players, p_refs, t_dates, t_tc, t_rounds = res[:12]
-    hl, moveless, shows_moves = res[12:]
-    games = unpack_games(cols)
-    b.any_tags = b.any_tags or any_tags
-    b.moveless += moveless
-    b.shows_moves = b.shows_moves or shows_moves
-    t_map: dict[int, int] = {}
-    for key, ref in t_refs.items():
-        new = b.refs.t_refs.get(key)
-        if new is None:
-            new = b.refs.t_refs[key] = len(b.refs.t_refs)
-            t = tournaments[ref]
-            t.ref = new
-            b.out.tournaments.append(t)
-        t_map[ref] = new
-    p_map: dict[int, int] = {}
-    for (tref, who), ref in p_refs.items():
-        key = (t_map[tref], who)
-        new = b.refs.p_refs.get(key)
-        p = players[ref]
-        if new is None:
-            new = b.refs.p_refs[key] = len(b.refs.p_refs)
-            p.ref, p.tournament_ref = new, key[0]
-            b.refs._players[new] = p
-        elif b.refs._players[new].rating is None and p.rating is not None:
-            b.refs._players[new].rating = p.rating
-        p_map[ref] = new
+def merge_chunk(b: GameBuilder, st: PieceState, gi_shift: int) -> int:
+    """Add the state of a worker's range of games (`piece_state(..., packed=True)`; its game
+    indexes start at `gi_shift`) to `b` as `merge_piece` adds a piece's, its games appended to
+    `b`'s records; returns how many game indexes they used."""
+    t_map, p_map = merge_state(b, st, gi_shift)
+    games = unpack_games(st.games)
     for g in games:
         g.tournament_ref = t_map[g.tournament_ref]
         if g.white_ref is not None:
@@ -208,23 +172,4 @@ def merge_chunk(b: GameBuilder, res: tuple[Any, ...], gi_shift: int) -> int:
         assert g.game_index is not None  # the reader numbers every game it reads
         g.game_index += gi_shift
     b._games.extend(games)
-    for u in unplayed:
-        u.tournament_ref = t_map[u.tournament_ref]
-        u.player_ref = p_map[u.player_ref]
-        if u.opponent_ref is not None:
-            u.opponent_ref = p_map[u.opponent_ref]
-    b.out.unplayed.extend(unplayed)
-    for i in issues:
-        if i.game_index is not None:
-            i.game_index += gi_shift
-    b.out.issues.extend(issues)
-    for ref, dates in t_dates.items():
-        b.refs.t_dates[t_map[ref]].extend(dates)
-    for ref, tcs in t_tc.items():
-        b.refs.t_tc.setdefault(t_map[ref], set()).update(tcs)
-    for ref, rnd in t_rounds.items():
-        if rnd > b.refs.t_rounds.get(t_map[ref], 0):
-            b.refs.t_rounds[t_map[ref]] = rnd
-    b._headerless_tokens.extend(hl)
-    b.refs._prev_tref = None  # the chunk's last game is not this reader's: no event to continue
-    return used
+    return st.used

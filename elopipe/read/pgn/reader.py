@@ -75,10 +75,8 @@ from elopipe.read.pgn.finish import finish
 from elopipe.read.pgn.movetext import HASH_FORM, hash_forms, san_words
 from elopipe.read.pgn.pieces import (
     PieceState,
-    export_chunk,
     merge_chunk,
     merge_piece,
-    pack_games,
     piece_state,
 )
 from elopipe.read.pgn.results import (
@@ -292,7 +290,7 @@ def _chunks(n_games: int, workers: int) -> list[tuple[int, int]]:
     return [(bounds[i], bounds[i + 1]) for i in range(k)]
 
 
-def _read_chunk(parent: Any, raw_games: list[RawGame], start: int, end: int) -> tuple[Any, ...]:
+def _read_chunk(parent: Any, raw_games: list[RawGame], start: int, end: int) -> PieceState:
     """Read raw games [start, end) of the parent's text with a fresh reader; return its state
     (in a process `read_pgn`'s `spread` forked: the parent's text is inherited, not sent)."""
     reader = _Reader(None, parent.b.validate, parent.source)
@@ -303,8 +301,7 @@ def _read_chunk(parent: Any, raw_games: list[RawGame], start: int, end: int) -> 
         parent.b.last_piece,
     )
     used = reader._process(raw_games[start:end])
-    res = export_chunk(reader.b, used)
-    return (*res[:2], pack_games(res[2]), *res[3:])
+    return piece_state(reader.b, used, packed=True)
 
 
 # False: every game is read one by one, as before the column path existed (tests compare both)
@@ -638,7 +635,7 @@ class _Reader:
         merged in file order. A chunk `spread` did not read (or no `spread`) is read here."""
         first = raw_games[chunks[0][0] : chunks[0][1]]
         job = partial(_read_chunk, self, raw_games)
-        results: list[tuple[Any, ...] | None]
+        results: list[PieceState | None]
         if self.spread is None:
             used, results = self._process(first), [None] * (len(chunks) - 1)
         else:
