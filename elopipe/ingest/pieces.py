@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from elopipe.ingest.execution import threads
 from elopipe.read.parse import ParsedSource, too_many_controls, unreadable
 from elopipe.read.pgn import streaming
-from elopipe.read.pgn.reader import PieceState, merge_pieces, read_pgn_piece
+from elopipe.read.pgn.pieces import PieceState
+from elopipe.read.pgn.reader import merge_pieces, read_pgn_piece
 from elopipe.read.records import GameTable
 from elopipe.read.sources import Source
 

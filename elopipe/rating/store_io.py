@@ -100,7 +100,7 @@ EVENT_TOURNAMENTS = """(
 
 
 # What a game of a results export (moves unknown: flag 'moves_unknown', see
-# `elopipe.read.pgn.reader._Reader._settle_moveless`) is to the rating: the `--no-moves` policy.
+# `elopipe.read.pgn.finish.settle_moveless`) is to the rating: the `--no-moves` policy.
 NO_MOVES_POLICIES = ("played", "forfeit", "unrated")
 
 

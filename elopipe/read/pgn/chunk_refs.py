@@ -33,14 +33,14 @@ if TYPE_CHECKING:
     from elopipe.read.pgn.split import RawGame
     from elopipe.read.records import PlayerRec
 
-__all__ = ["assign"]
+__all__ = ["assign", "assign_loop"]
 
 _T_COLS = ["Event", "Site", "EventDate", "year"]
 _SIDES = (("White", "WhiteFideId", "white_rating"), ("Black", "BlackFideId", "black_rating"))
 
 
 class _Reader(Protocol):
-    """What `assign` uses of the PGN reader."""
+    """What `assign` uses of the PGN reader's refs (`file_refs.FileRefs`)."""
 
     _t_cache: dict[tuple[Any, ...], int]
     _p_cache: dict[tuple[Any, ...], int]
@@ -55,17 +55,16 @@ class _Reader(Protocol):
         self, tref: int, side: str, name: str, fid: str | None, elo: str | None,
         tags_of: Callable[[], dict[str, str]], line: int, gi: int,
     ) -> int: ...  # fmt: skip
-    def _raw_game(self, rg: RawGame, start_line: int, gi: int) -> int: ...
 
 
 def assign(
-    reader: _Reader, res: Any, fast: pl.DataFrame, raw_games: list[RawGame], lines: list[int], gi: int,
-    refs: dict[str, list[int]],
+    reader: _Reader, read_one: Callable[[RawGame, int, int], int], res: Any, fast: pl.DataFrame,
+    raw_games: list[RawGame], lines: list[int], gi: int, refs: dict[str, list[int]],
 ) -> int | None:  # fmt: skip
     """Read the chunk `raw_games` (their start `lines`, game indexes from `gi`): the fast games
     (`fast`: `res.games` filtered on `fast`, with a `year` column) appended to `refs` in file
-    order, the others read one by one. Returns the next game index, or None (nothing done) when
-    a fast game has no Event tag."""
+    order, the others read one by one (`read_one`: the builder's `_raw_game`). Returns the next
+    game index, or None (nothing done) when a fast game has no Event tag."""
     import polars as pl
 
     if fast.get_column("Event").null_count():
@@ -92,7 +91,7 @@ def assign(
             prev = tid_of_row.get(g - 1)
             if prev is not None:
                 reader._prev_tref = tref_of[prev]
-            extra += reader._raw_game(raw_games[g], lines[g], gi + g + extra) - 1
+            extra += read_one(raw_games[g], lines[g], gi + g + extra) - 1
             extra_at.append(g)
             extra_n.append(extra)
         elif kind == 0:  # a tournament key's first game
@@ -129,6 +128,77 @@ def assign(
         reader._prev_tref = tref_of[tid_of_row[int(g_fast[-1])]]
     _tournament_facts(reader, fast)
     return gi + used
+
+
+def assign_loop(
+    reader: _Reader, read_one: Callable[[RawGame, int, int], int], res: Any, fast: pl.DataFrame,
+    raw_games: list[RawGame], lines: list[int], gi: int, refs: dict[str, list[int]],
+) -> int:  # fmt: skip
+    """`assign` by a loop over every game of the chunk (`USE_CHUNK_REFS = False` in the reader, or
+    a fast game without an Event tag): the same refs, records and issues. Returns the next game
+    index."""
+    import polars as pl
+
+    fast_mask = res.games.get_column("fast").to_list()
+    t_cols = ["Event", "Site", "EventDate", "year"]
+    need = set()
+    for cols in (t_cols, [*t_cols, "White", "WhiteFideId"], [*t_cols, "Black", "BlackFideId"]):
+        # hashed keys: a collision only means a dict is built later, on demand (tags_of)
+        need.update(fast.filter(pl.struct(cols).hash().is_first_distinct()).get_column("g").to_list())
+    dicts: dict[int, dict[str, str]] = res.tag_dicts(sorted(need))
+    names = (
+        "g", "Event", "Site", "EventDate", "year", "White", "Black", "WhiteFideId", "BlackFideId", "WhiteElo",
+        "BlackElo", "game_date", "event_date", "event_precision", "time_control", "round",
+    )  # fmt: skip
+    rows = zip(*(fast.get_column(c).to_list() for c in names), strict=True)
+    t_cache, t_dates, t_tc, t_rounds = (
+        reader._t_cache,
+        reader.t_dates,
+        reader.t_tc,
+        reader.t_rounds,
+    )
+    p_cache, players, player = reader._p_cache, reader._players, reader._player
+
+    def tags_of(g: int) -> dict[str, str]:
+        # a hash collision in `need` only means this game's dict is built now
+        tags = dicts.get(g)
+        if tags is None:
+            tags = dicts[g] = res.tag_dicts([g])[g]
+        return tags
+
+    trefs, wrefs, brefs = refs["tournament_ref"], refs["white_ref"], refs["black_ref"]
+    fast_lines, gis = refs["line"], refs["game_index"]
+    for rg, is_fast, ln in zip(raw_games, fast_mask, lines, strict=True):
+        if not is_fast:
+            gi += read_one(rg, ln, gi)
+            continue
+        g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, edate, eprec, tc, rnd = next(rows)
+        tkey = (event, site, edate_raw, year, None if event is not None else reader._prev_tref)
+        tref = t_cache.get(tkey)
+        if tref is None:
+            tref = t_cache[tkey] = reader._tournament(tags_of(g), gdate, edate, eprec)
+        reader._prev_tref = tref
+        if gdate is not None:
+            t_dates[tref].append(gdate)
+        if tc:
+            t_tc.setdefault(tref, set()).add(tc)
+        # `_player`, with its usual case (a player met before, rating known; a fast game's FIDE ID
+        # is valid or a placeholder) inline
+        wref = p_cache.get((tref, white, wfid))
+        if wref is None or (welo and players[wref].rating is None):
+            wref = player(tref, "White", white, wfid, welo, partial(tags_of, g), ln, gi)
+        bref = p_cache.get((tref, black, bfid))
+        if bref is None or (belo and players[bref].rating is None):
+            bref = player(tref, "Black", black, bfid, belo, partial(tags_of, g), ln, gi)
+        if rnd is not None and rnd > t_rounds.get(tref, 0):
+            t_rounds[tref] = rnd
+        trefs.append(tref)
+        wrefs.append(wref)
+        brefs.append(bref)
+        fast_lines.append(ln)
+        gis.append(gi)
+        gi += 1
+    return gi
 
 
 def _with_keys(fast: pl.DataFrame) -> pl.DataFrame:

@@ -47,7 +47,7 @@ __all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
 # one tag as `tags.TAG_FAST` reads it, alone on its line
 _TAG_LINE = r'(?m)^\[[A-Za-z0-9_]+ "[^"\\\n]*"\]$'
-# what `_strip_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
+# what `game_parts.strip_tag_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
 _CONTROL = r"[\x00-\x09\x0b-\x1f\x7f-\x9f]"
 # ASCII whitespace, as `bytes.split()` splits (Rust's \s would also accept NBSP)
 _WS = r"[ \t\n\r\x0b\x0c]"
@@ -82,7 +82,7 @@ def _movetext(m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
 
 
 def _hash_text(pre: pl.Expr) -> pl.Expr:
-    """The hash forms of a clean movetext joined by one space (see `pgn_reader._hash_form`)."""
+    """The hash forms of a clean movetext joined by one space (see `movetext._hash_form`)."""
     return (
         pre.str.replace(rf"{_WS}*{_MARKER}{_WS}*$", "")
         .str.replace_all(rf"[0-9]+\.+{_WS}*", "")

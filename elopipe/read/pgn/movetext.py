@@ -7,6 +7,7 @@ The SAN grammar is written once (`SAN_PIECES`, `FILES`, `RANKS`, `PROMOTIONS`, `
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from elopipe.read.pgn.results import (
@@ -212,3 +213,9 @@ _WORD_OR_DOT = re.compile(rb"[^\s.]+\.?")
 def _blank(pattern: re.Pattern[bytes], s: bytes) -> bytes:
     """`pattern`'s matches in `s` replaced by spaces of the same length, their newlines kept."""
     return pattern.sub(lambda m: blanks(m.group()), s)
+
+
+def hash_forms(forms: list[bytes]) -> str | None:
+    """`movetext_hash` of SAN words in their `HASH_FORM`: sha1 hex of them joined by one space;
+    None when there are none."""
+    return hashlib.sha1(b" ".join(forms)).hexdigest() if forms else None

@@ -169,22 +169,25 @@ def scan(source: Source, cut_bytes: int | None = None, executor: Executor | None
 
 class _Cutter:
     """Where to cut a file into pieces of at most about `size` bytes, found as the bytes go by:
-    `cuts` gets (offset, newlines before) of each piece but the first."""
+    `cuts` gets (offset, newlines before) of each piece but the first. The one loop that finds
+    cut points, for `scan` (offsets only) and `pieces` (`keep`: `feed` returns the bytes of each
+    piece it completes, `rest` the last piece's)."""
 
-    def __init__(self, cuts: list[tuple[int, int]], size: int) -> None:
-        self.cuts, self.size, self.want = cuts, size, size
+    def __init__(self, cuts: list[tuple[int, int]], size: int, keep: bool = False) -> None:
+        self.cuts, self.size, self.want, self.keep = cuts, size, size, keep
         self.parts: list[bytes] = []
         self.n = 0  # bytes in `parts`
         self.offset = 0  # of `parts` in the stream
         self.lines = 0  # newlines before `offset`
 
-    def feed(self, block: bytes) -> None:
+    def feed(self, block: bytes) -> list[bytes]:
         self.parts.append(block)
         self.n += len(block)
         if self.n < self.want:
-            return
+            return []
         data = b"".join(self.parts)
         pos = 0  # where the current piece starts in `data`
+        done: list[bytes] = []
         # a block may hold many pieces: each ends at the last game start within `want` bytes
         while len(data) - pos >= self.want:
             cut = find_cut(data, pos, pos + self.want)
@@ -193,9 +196,16 @@ class _Cutter:
                 continue
             self.lines += data.count(b"\n", pos, cut)
             self.cuts.append((self.offset + cut, self.lines))
+            if self.keep:
+                done.append(data[pos:cut])
             pos, self.want = cut, self.size
         self.offset += pos
         self.parts, self.n = [data[pos:] if pos else data], len(data) - pos
+        return done
+
+    def rest(self) -> bytes:
+        """The bytes after the last cut."""
+        return b"".join(self.parts)
 
 
 def _nul_block(sc: Scan, block: bytes) -> bytes:
@@ -260,32 +270,23 @@ def pieces(
     """The file in pieces of about `chunk_bytes` (default `CHUNK_BYTES`), each cut by
     `find_cut`, as (text, utf8) pairs for `pgn_reader.read_pgn_chunks`: (None, bytes) for UTF-8
     with LF line ends, else the text decoded with `sc.encoding` and CRLF turned into LF. NULs are
-    removed. A piece grows until a cut is found. An error while reading (the file changed since
-    `scan` started, ...) ends the pieces and is appended to `errors`."""
+    removed. A piece grows until a cut is found (`_Cutter`: the loop `scan` cuts with). An error
+    while reading (the file changed since `scan` started, ...) ends the pieces and is appended to
+    `errors`."""
     size = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     encoding = sc.encoding
-    parts: list[bytes] = []
-    n = 0
-    want = size
+    cutter = _Cutter([], size, keep=True)
     first = True
     try:
         for block in source.blocks():
             if sc.n_nul:
                 block = block.replace(b"\x00", b"")
-            parts.append(block)
-            n += len(block)
-            if n < want:
-                continue
-            data = b"".join(parts)
-            cut = find_cut(data)
-            if cut is None:
-                parts, want = [data], 2 * n  # no game starts here yet: read on
-                continue
-            yield _decode(data[:cut], encoding, sc, first)
-            first = False
-            parts, n, want = [data[cut:]], len(data) - cut, size
-        if n:
-            yield _decode(b"".join(parts), encoding, sc, first)
+            for piece in cutter.feed(block):
+                yield _decode(piece, encoding, sc, first)
+                first = False
+        rest = cutter.rest()
+        if rest:
+            yield _decode(rest, encoding, sc, first)
         st = os.stat(source.path)
         if (st.st_size, st.st_mtime_ns) != sc.stat:  # since the scan: its facts are not this text's
             raise SourceError(CHANGED)

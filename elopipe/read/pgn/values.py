@@ -35,7 +35,7 @@ ODD_NAMES = PLACEHOLDERS | BYE_NAMES
 
 
 def parse_round(label: str) -> tuple[int | None, int | None, str | None]:
-    """(round, board, problem) of a Round label; see `_Reader._round`."""
+    """(round, board, problem) of a Round label; see `GameBuilder._round`."""
     s = label.strip()
     if s in PLACEHOLDERS:
         return None, None, None
@@ -71,7 +71,7 @@ def date_unreadable(v: str | None) -> TypeGuard[str]:
 
 
 def _date_rule(v: str) -> tuple[dt.date | None, str, bool]:
-    """(date, precision, warns) of a Date value as `_Reader._date` and `_game` treat it."""
+    """(date, precision, warns) of a Date value as `GameBuilder._date` and `_game` treat it."""
     d, prec, _ = parse_game_date(v.strip()) if v else (None, "none", None)
     return d, prec, d is None and date_unreadable(v)
 
