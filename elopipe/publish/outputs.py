@@ -130,6 +130,11 @@ def publish_outputs(
         # new file can change what they show (a player's title, federation or name)
         earlier = earlier_reports(con, manifest, system, seen)
         report_keys = report_digests(con, system, sorted(seen | set(earlier)))
+        # only those whose inputs changed are made and named among the paths: the others are
+        # no part of this publish
+        earlier = [
+            t for t in earlier if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
+        ]
 
         total = len(top) + len(dates) + len(seen) + len(earlier)
         with Ticker(total, progress) as ticker:
@@ -179,8 +184,8 @@ Job = cf.Future[list[Path]]
 
 def earlier_reports(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str, seen: set[int]) -> list[int]:
     """The tournaments, outside `seen`, whose `system` report the folder's manifest records and
-    which are still rated under `system` (`tournament_ratings`), ascending: their reports are
-    checked again (`_page`: made again only when their stored inputs changed)."""
+    which are still rated under `system` (`tournament_ratings`), ascending: the caller makes
+    again those whose stored inputs changed."""
     prefix = f"report:{system}:"
     ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
     ids -= seen
