@@ -515,23 +515,28 @@ def refresh(
     dates = sorted(set(lists) | {r[0] for r in missing})
     if not dates:
         return 0
-    tids = [
-        int(r[0])
-        for r in con.execute(
-            "SELECT DISTINCT tournament_id FROM tournament_ratings"
-            " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))",
-            [system, dates],
-        ).fetchall()
-    ]
-    rows = evaluate_events(con, tids, system)[0] if tids else pl.DataFrame(schema=NORM_SCHEMA)
+    # an event's norms read its own rows only: deciding them list by list bounds the memory by
+    # the largest list's events, not by the history (issue 27)
+    by_list: dict[dt.date, list[int]] = {}
+    for d, tid in con.execute(
+        "SELECT DISTINCT list_date, tournament_id FROM tournament_ratings"
+        " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) ORDER BY 1, 2",
+        [system, dates],
+    ).fetchall():
+        by_list.setdefault(d, []).append(int(tid))
+    written = 0
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(
             "DELETE FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))", [system, dates]
         )
-        write.insert(con, "title_norms", rows.select(list(NORM_SCHEMA)))
+        for tids in by_list.values():
+            rows = evaluate_events(con, tids, system)[0]
+            if rows.height:
+                write.insert(con, "title_norms", rows.select(list(NORM_SCHEMA)))
+            written += rows.height
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return rows.height
+    return written

@@ -247,6 +247,7 @@ def rate_fide(
         summary.changed_lists = written
         summary.lists_written = len(written)
         summary.first_changed = written[0] if written else (min(gone) if gone else None)
+        del new_frames, frames
     elif store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play):
         # no list changed, but why events are left out or their rate of play did (e.g. an event
         # none of whose games is on this list any more): record it
@@ -255,6 +256,11 @@ def rate_fide(
         store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
         store_io.finish_run(con, run_id, first_list=None, last_list=None)
         summary.run_id = run_id
+    # the engine's frames are written: free them before the norms read the store (issue 27)
+    inputs = dataclasses.replace(
+        inputs, games=inputs.games.clear(), tournament_players=inputs.tournament_players.clear()
+    )
+    del prep, result
     # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
     norms_store.refresh(con, system, sorted(touched), through)
     summary.seconds = time.perf_counter() - t0

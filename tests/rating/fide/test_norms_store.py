@@ -421,3 +421,25 @@ def test_rows_of_other_norm_code_are_decided_again(tmp_path: Path) -> None:
         assert con.execute("SELECT DISTINCT code, min(rp) > 0 FROM title_norms GROUP BY 1").fetchall() == [
             (norms_store.code_fingerprint(), True)
         ]
+
+
+def test_norms_decided_list_by_list_are_those_of_all_events_at_once(tmp_path: Path) -> None:
+    """`refresh` decides the events of each list apart (issue 27: memory bounded by a list, not
+    by the history); every row is the one an evaluation of all the events at once gives."""
+    from elopipe.rating.fide import norms_store
+    from elopipe.store.frames import registered
+    from tests.helpers.paths import SHARED_DATA
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([SHARED_DATA / "trf"], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+        cols = ", ".join(norms_store.NORM_SCHEMA)
+        stored = sorted(con.execute(f"SELECT {cols} FROM title_norms").fetchall(), key=repr)
+        lists = con.execute("SELECT count(DISTINCT list_date) FROM title_norms").fetchall()[0][0]
+        tids = [r[0] for r in con.execute("SELECT DISTINCT tournament_id FROM tournament_ratings").fetchall()]
+        at_once = norms_store.evaluate_events(con, tids, "fide")[0]
+        with registered(con, "_at_once", at_once):
+            expected = sorted(con.execute(f"SELECT {cols} FROM _at_once").fetchall(), key=repr)
+    assert lists > 1
+    assert stored == expected
