@@ -215,7 +215,8 @@ def _page(
     if digest is not None:
 
         def record(j: Job) -> None:
-            if j.exception() is None:
+            # a job cancelled by Ctrl-C made nothing (and `exception()` would raise)
+            if not j.cancelled() and j.exception() is None:
                 manifest.made(key, digest, j.result())
 
         job.add_done_callback(record)
