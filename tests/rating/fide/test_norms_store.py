@@ -390,15 +390,21 @@ def test_pgn_titles_known_only_for_players_on_the_official_list(tmp_path: Path) 
     assert got == [("unknown", "unknown: the title of 4 opponent(s) (1.4.5)")]
 
 
-def test_an_older_store_gets_its_norms_once_then_only_what_changes(tmp_path: Path) -> None:
-    from elopipe.rating.fide import norms_store
-
+def _rated_round_robin(tmp_path: Path) -> Path:
+    """The store of the round robin `rr_trf()`, rated under FIDE rules."""
     f = tmp_path / "event.trf"
     f.write_text(rr_trf(), encoding="utf-8")
     db = tmp_path / "s.duckdb"
     ingest_paths([f], db)
     with open_writer(db) as con:
         rate(con, "fide")
+    return db
+
+
+def test_an_older_store_gets_its_norms_once_then_only_what_changes(tmp_path: Path) -> None:
+    from elopipe.rating.fide import norms_store
+
+    with open_writer(_rated_round_robin(tmp_path)) as con:
         rows = con.execute("SELECT count(*) FROM title_norms").fetchall()[0][0]
         assert rows == 40  # 10 players x 4 norms
         con.execute("DELETE FROM title_norms").fetchall()  # a store rated before norms were kept
@@ -410,12 +416,7 @@ def test_an_older_store_gets_its_norms_once_then_only_what_changes(tmp_path: Pat
 def test_rows_of_other_norm_code_are_decided_again(tmp_path: Path) -> None:
     from elopipe.rating.fide import norms_store
 
-    f = tmp_path / "event.trf"
-    f.write_text(rr_trf(), encoding="utf-8")
-    db = tmp_path / "s.duckdb"
-    ingest_paths([f], db)
-    with open_writer(db) as con:
-        rate(con, "fide")
+    with open_writer(_rated_round_robin(tmp_path)) as con:
         con.execute("UPDATE title_norms SET code = 'older rules', rp = 0").fetchall()
         assert norms_store.refresh(con, "fide", []) == 40
         assert con.execute("SELECT DISTINCT code, min(rp) > 0 FROM title_norms GROUP BY 1").fetchall() == [
