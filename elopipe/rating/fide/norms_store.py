@@ -352,6 +352,10 @@ def _prepare(frames: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFram
     return ev, games, applicants
 
 
+BATCH_ENTRIES = 20_000
+"""The most event entries (`tournament_ratings` rows) whose norms `refresh` decides at once."""
+
+
 def evaluate_events(
     con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD, *, set_based: bool = True
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -515,22 +519,29 @@ def refresh(
     dates = sorted(set(lists) | {r[0] for r in missing})
     if not dates:
         return 0
-    # an event's norms read its own rows only: deciding them list by list bounds the memory by
-    # the largest list's events, not by the history (issue 27)
-    by_list: dict[dt.date, list[int]] = {}
-    for d, tid in con.execute(
-        "SELECT DISTINCT list_date, tournament_id FROM tournament_ratings"
-        " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) ORDER BY 1, 2",
+    # an event's norms read its own rows only: deciding them in batches of whole events, each
+    # of at most BATCH_ENTRIES entries (or one larger event), bounds the memory by the batch,
+    # not by the history (issue 27), while a history of small lists is not decided list by list
+    batches: list[list[int]] = [[]]
+    size = 0
+    for tid, entries in con.execute(
+        "SELECT tournament_id, count(*) FROM tournament_ratings"
+        " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) GROUP BY list_date, tournament_id"
+        " ORDER BY list_date, tournament_id",
         [system, dates],
     ).fetchall():
-        by_list.setdefault(d, []).append(int(tid))
+        if batches[-1] and size + entries > BATCH_ENTRIES:
+            batches.append([])
+            size = 0
+        batches[-1].append(int(tid))
+        size += entries
     written = 0
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(
             "DELETE FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))", [system, dates]
         )
-        for tids in by_list.values():
+        for tids in filter(None, batches):
             rows = evaluate_events(con, tids, system)[0]
             if rows.height:
                 write.insert(con, "title_norms", rows.select(list(NORM_SCHEMA)))

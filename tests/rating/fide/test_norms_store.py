@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
@@ -424,23 +425,38 @@ def test_rows_of_other_norm_code_are_decided_again(tmp_path: Path) -> None:
         ]
 
 
-def test_norms_decided_list_by_list_are_those_of_all_events_at_once(tmp_path: Path) -> None:
-    """`refresh` decides the events of each list apart (issue 27: memory bounded by a list, not
-    by the history); every row is the one an evaluation of all the events at once gives."""
+def test_norms_decided_in_batches_are_those_of_all_events_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`refresh` decides the events in batches of a bounded number of entries (issue 27: memory
+    bounded by a batch, not by the history); every row is the one an evaluation of all the
+    events at once gives."""
     from elopipe.rating.fide import norms_store
     from elopipe.store.frames import registered
     from tests.helpers.paths import SHARED_DATA
 
     db = tmp_path / "s.duckdb"
     ingest_paths([SHARED_DATA / "trf"], db)
+    batches: list[int] = []
+    evaluate = norms_store.evaluate_events
+
+    def spy(con: duckdb.DuckDBPyConnection, tids: list[int], system: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+        batches.append(len(tids))
+        return evaluate(con, tids, system)
+
+    monkeypatch.setattr(norms_store, "BATCH_ENTRIES", 150)
+    monkeypatch.setattr(norms_store, "evaluate_events", spy)
     with open_writer(db) as con:
         rate(con, "fide")
         cols = ", ".join(norms_store.NORM_SCHEMA)
         stored = sorted(con.execute(f"SELECT {cols} FROM title_norms").fetchall(), key=repr)
-        lists = con.execute("SELECT count(DISTINCT list_date) FROM title_norms").fetchall()[0][0]
+        sizes = con.execute(
+            "SELECT max(n) FROM (SELECT count(*) AS n FROM tournament_ratings GROUP BY tournament_id)"
+        ).fetchall()[0][0]
         tids = [r[0] for r in con.execute("SELECT DISTINCT tournament_id FROM tournament_ratings").fetchall()]
-        at_once = norms_store.evaluate_events(con, tids, "fide")[0]
+        at_once = evaluate(con, tids, "fide")[0]
         with registered(con, "_at_once", at_once):
             expected = sorted(con.execute(f"SELECT {cols} FROM _at_once").fetchall(), key=repr)
-    assert lists > 1
+    # several batches, of several events where they fit, and one event alone when it is larger
+    assert len(batches) > 1 and sum(batches) == len(tids) and max(batches) > 1 and sizes > 150
     assert stored == expected
