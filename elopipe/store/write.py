@@ -38,7 +38,7 @@ class StoreWriteError(ElopipeError, ValueError):
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """The columns of `table` (or view), in the schema's order."""
-    return [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+    return list(con.table(table).columns)
 
 
 def insert(
@@ -64,7 +64,8 @@ def insert(
         return
     exprs, constants = dict(exprs or {}), dict(constants or {})
     given = rows.columns
-    unknown = [c for c in [*given, *exprs, *constants] if c not in table_columns(con, table)]
+    known = set(table_columns(con, table))
+    unknown = [c for c in [*given, *exprs, *constants] if c not in known]
     if unknown:
         raise StoreWriteError(f"{table}: columns not in the schema: {unknown}")
     # computed columns first, then the frame's own (less those they replace)
@@ -84,7 +85,8 @@ def delete_where(con: duckdb.DuckDBPyConnection, table: str, key: Mapping[str, A
     select every row)."""
     if not key:
         raise StoreWriteError(f"{table}: a delete needs a key")
-    unknown = [c for c in key if c not in table_columns(con, table)]
+    known = set(table_columns(con, table))
+    unknown = [c for c in key if c not in known]
     if unknown:
         raise StoreWriteError(f"{table}: columns not in the schema: {unknown}")
     conds, params = [], []
