@@ -18,7 +18,7 @@ from tests.helpers.paths import SHARED_DATA
 from tests.helpers.store_rows import db_rows, store_tables
 
 TATA = SHARED_DATA / "pgn" / "tata2018.pgn"  # Tata Steel A of several years, players by name only
-N_GAMES = 60
+N_GAMES = 40
 
 
 def split_games(src: Path, out: Path, n: int, rename: dict[int, tuple[str, str]] | None = None) -> list[Path]:
@@ -75,7 +75,7 @@ def test_one_game_files_of_recurring_players_are_consolidated_once_and_equal_one
 ) -> None:
     paths = split_games(TATA, tmp_path / "live", N_GAMES)
     calls = _batch_and_one_by_one(tmp_path, paths, monkeypatch)
-    # one segment: the identity steps ran once for the 60 files (once a file before)
+    # one segment: the identity steps ran once for the 40 files (once a file before)
     assert calls == [N_GAMES]
     players = db_rows(tmp_path / "batch.duckdb", "SELECT count(*) FROM players WHERE merged_into IS NULL")[0][0]
     written = {n for p in paths for n in re.findall(r'\[(?:White|Black) "([^"]+)"\]', p.read_text())}
