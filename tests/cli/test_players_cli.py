@@ -4,6 +4,7 @@ re-rate is needed, both spellings and the evidence of a suspect, no Python value
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -17,17 +18,25 @@ CANDIDATES = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"
 IRISH = REPO / "sample_pgn" / "irl_irish_intermediate_champs_2011_latin1_crlf.trf"
 
 
-@pytest.fixture
-def rated_store(tmp_path: Path) -> Path:
-    """Two events (Candidates 2022, Irish 2011) ingested and rated for FIDE."""
+@pytest.fixture(scope="module")
+def _rated_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from elopipe.ingest.driver import ingest_paths
     from elopipe.rating.run import rate
 
-    db = tmp_path / "s.duckdb"
+    db = tmp_path_factory.mktemp("rated") / "s.duckdb"
     ingest_paths([CANDIDATES, IRISH], db)
     con = duckdb.connect(str(db))
     rate(con, "fide")
     con.close()
+    return db
+
+
+@pytest.fixture
+def rated_store(_rated_once: Path, tmp_path: Path) -> Path:
+    """Two events (Candidates 2022, Irish 2011) ingested and rated for FIDE: a copy of the
+    module's store for each test, which may change it."""
+    db = tmp_path / "s.duckdb"
+    shutil.copyfile(_rated_once, db)
     return db
 
 
