@@ -38,7 +38,9 @@ class StoreWriteError(ElopipeError, ValueError):
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
     """The columns of `table` (or view), in the schema's order."""
-    return list(con.table(table).columns)
+    # a statement, not a relation (`con.table`): it also ends a result the caller left unfetched,
+    # which DuckDB would otherwise refuse the `register` that follows over
+    return [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
 
 
 def insert(
