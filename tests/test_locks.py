@@ -56,3 +56,11 @@ def test_the_run_lock_takes_the_dev_locks_versions() -> None:
     dev = _pins("dev.txt")
     other = {name: sorted(map(str, v)) for name, v in _pins("run.txt").items() if not v <= dev.get(name, set())}
     assert other == {}, f"requirements/run.txt pins versions dev.txt does not: {other}; run scripts/lock"
+
+
+def test_the_installer_lock_is_the_lock_tools_version() -> None:
+    """`scripts/test.sh` installs with the uv of `requirements/tools.txt`: the version
+    `scripts/lock` compiles with (`UV_VERSION`), pinned with its hashes."""
+    (version,) = re.findall(r"^UV_VERSION=(\S+)$", (REPO / "scripts" / "lock").read_text(encoding="utf-8"), re.M)
+    assert _pins("tools.txt") == {"uv": {Version(version)}}
+    assert f"uv=={version}" in (REPO / "requirements" / "tools.in").read_text(encoding="utf-8")
