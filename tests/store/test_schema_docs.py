@@ -41,5 +41,24 @@ def test_a_store_made_before_a_column_existed_gets_it_null():
         " VALUES (1, 'x', 'a.pgn', 'pgn', 1, now(), 'loaded')"
     )
     con.execute("ALTER TABLE source_files DROP COLUMN results_only")
+    con.execute("DROP TABLE store_schema")  # as an older store has none
     ensure_schema(con)
     assert con.execute("SELECT file_id, results_only FROM source_files").fetchall() == [(1, None)]
+
+
+def test_a_store_that_records_this_schema_is_not_checked_again_and_another_is():
+    """`store_schema` holds the fingerprint of the schema its last writer made sure of: the next
+    open of the same code skips the checks (about 0.3 CPU-s an open); a store made by other code
+    (another fingerprint, or none: an older store) gets every check and the current fingerprint."""
+    from elopipe.store.schema import fingerprint
+
+    con = duckdb.connect()
+    ensure_schema(con)
+    assert con.execute("SELECT fingerprint FROM store_schema").fetchall() == [(fingerprint(),)]
+    con.execute("DROP VIEW canonical_games")
+    ensure_schema(con)  # current: nothing checked, so the view stays dropped
+    assert not con.execute("SELECT 1 FROM duckdb_views() WHERE view_name = 'canonical_games'").fetchall()
+    con.execute("UPDATE store_schema SET fingerprint = 'made by another version'")
+    ensure_schema(con)
+    assert con.execute("SELECT 1 FROM duckdb_views() WHERE view_name = 'canonical_games'").fetchall()
+    assert con.execute("SELECT fingerprint FROM store_schema").fetchall() == [(fingerprint(),)]
