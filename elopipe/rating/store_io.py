@@ -61,6 +61,11 @@ def _pl(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
     return frame
 
 
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+    """The rows of `sql` (with its `params`) as a Polars frame."""
+    return _pl(con, sql, params)
+
+
 # ---- reading ---------------------------------------------------------------
 
 

@@ -120,20 +120,15 @@ def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str) -> pl.DataFrame
     """Per event (tournament_id Int64, digest Utf8): its games, entries and row as `store_io` reads
     them and the facts the engine reads (`store_io.load_players`: FIDE ID, birth year and date) of
     the players of its games and entries."""
+    # each game and entry hashed with its players' facts: no set of (event, player) pairs to build
     sql = f"""
-        WITH gm AS ({store_io.games_sql(no_moves)}),
-        tp AS ({store_io.TOURNAMENT_PLAYERS_SQL}),
-        tr AS ({store_io.tournaments_sql()}),
-        pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM ({store_io.PLAYERS_SQL})),
-        ep AS (SELECT DISTINCT tournament_id, player_id FROM (
-                 SELECT tournament_id, white_id AS player_id FROM gm
-                 UNION ALL SELECT tournament_id, black_id FROM gm
-                 UNION ALL SELECT tournament_id, player_id FROM tp) WHERE player_id IS NOT NULL),
+        WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM ({store_io.PLAYERS_SQL})),
         parts AS (
-            SELECT tournament_id, hash('g', gm) AS h FROM gm
-            UNION ALL SELECT tournament_id, hash('e', tp) FROM tp
-            UNION ALL SELECT tournament_id, hash('t', tr) FROM tr
-            UNION ALL SELECT ep.tournament_id, hash('p', pf.h) FROM ep JOIN pf USING (player_id))
+            SELECT gm.tournament_id, hash('g', gm, w.h, b.h) AS h FROM ({store_io.games_sql(no_moves)}) gm
+            LEFT JOIN pf w ON w.player_id = gm.white_id LEFT JOIN pf b ON b.player_id = gm.black_id
+            UNION ALL SELECT tp.tournament_id, hash('e', tp, f.h) FROM ({store_io.TOURNAMENT_PLAYERS_SQL}) tp
+            LEFT JOIN pf f ON f.player_id = tp.player_id
+            UNION ALL SELECT tr.tournament_id, hash('t', tr) FROM ({store_io.tournaments_sql()}) tr)
         SELECT tournament_id::BIGINT AS tournament_id,
                count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest
         FROM parts GROUP BY 1
@@ -157,10 +152,13 @@ def inputs_by_period(
     # the events no period holds (no dates): every period reads their rows (skips, rate of play)
     nowhere = sorted(ev.filter(pl.col("list_date").is_null()).get_column("digest").to_list())
     glob = hashlib.sha1((g + "|" + ",".join(nowhere)).encode()).hexdigest()
-    out: dict[dt.date, str] = {}
-    for (d,), grp in ev.filter(pl.col("list_date").is_not_null()).group_by("list_date"):
-        joined = ",".join(sorted(grp.get_column("digest").to_list()))
-        out[d] = hashlib.sha1(f"{glob}|{joined}".encode()).hexdigest()
+    per = (
+        ev.filter(pl.col("list_date").is_not_null())
+        .sort("digest")
+        .group_by("list_date", maintain_order=True)
+        .agg(pl.col("digest").str.join(","))
+    )
+    out = {d: hashlib.sha1(f"{glob}|{joined}".encode()).hexdigest() for d, joined in per.iter_rows()}
     return out, hashlib.sha1(f"{glob}|".encode()).hexdigest()
 
 
@@ -268,20 +266,20 @@ def load(
     from ``rating_lists``, the imported ones before the first list from `official`."""
     cols = ", ".join(STATE_SCHEMA)
     state = by_player(
-        store_io._pl(
+        store_io.query(
             con,
             f"SELECT {cols} FROM rating_checkpoint_rows WHERE system = ? AND part = 'state' AND list_date < ?"
             " QUALIFY row_number() OVER (PARTITION BY player_id ORDER BY list_date DESC) = 1 ORDER BY player_id",
             [system, start],
         ).cast(STATE_SCHEMA)  # type: ignore[arg-type]
     )
-    pool = store_io._pl(
+    pool = store_io.query(
         con,
         f"SELECT {', '.join(POOL_SCHEMA)} FROM rating_checkpoint_rows WHERE system = ? AND part = 'pool'"
         " AND list_date < ? ORDER BY list_date, player_id, tournament_id",
         [system, start],
     ).cast(POOL_SCHEMA)  # type: ignore[arg-type]
-    boots = store_io._pl(
+    boots = store_io.query(
         con,
         "SELECT player_id, boot_date, boot_rating, list_date AS boot_period FROM rating_checkpoint_rows"
         " WHERE system = ? AND part = 'boot' AND list_date < ? ORDER BY list_date, player_id",
@@ -295,7 +293,7 @@ def load(
     lo = eligible[-1] if eligible else before[0]
     wanted = [d for d in before if d >= lo]
     computed = [d for d in wanted if d >= first]
-    rows = store_io._pl(
+    rows = store_io.query(
         con,
         "SELECT list_date, player_id::BIGINT AS player_id, rating::BIGINT AS rating FROM rating_lists"
         " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) ORDER BY list_date, player_id",

@@ -121,7 +121,7 @@ def summary_from_store(
     ).fetchall()
     s.events_skipped = {r: int(n) for r, n in rows}
     s.discrepancies = int(one("count(*)", "rating_discrepancies")[0][0])
-    far = store_io._pl(
+    far = store_io.query(
         con,
         "SELECT tournament_id::BIGINT AS tournament_id, player_id::BIGINT AS player_id, ro::BIGINT AS ro,"
         " ro_source, file_rating::BIGINT AS file_rating FROM tournament_ratings WHERE system = ?"
@@ -129,7 +129,7 @@ def summary_from_store(
         [system],
     )
     ro_far(s, far, players, tournaments)
-    assumed = store_io._pl(
+    assumed = store_io.query(
         con,
         "SELECT tournament_id::BIGINT AS tournament_id, game_id::BIGINT AS game_id, tc_assumed"
         " FROM rating_changes WHERE system = ? AND tc_assumed",

@@ -27,6 +27,14 @@ Reads the store (`elopipe.rating.store_io`), computes every list in memory with
 Because the engine is deterministic and every list depends only on the stored games, lists
 and files (never on ingestion order or on player/tournament ids), the in-memory recomputation
 of the unchanged earlier lists reproduces what is stored.
+
+A run without ``through`` does not recompute them when it can help it: it resumes from the
+engine's state kept after the list before the first period whose events changed
+(`elopipe.rating.fide.checkpoint`, `elopipe.rating.fide.resume`) and reads only the games of
+that period onward; the digests above then decide, from that period on, what it rewrites.
+Every run that computes from the first period (none kept yet, or one not to be trusted:
+``RateSummary.full_reason``) keeps the checkpoints of every period; a preview, or a run that
+left events out, removes them.
 """
 
 from __future__ import annotations
