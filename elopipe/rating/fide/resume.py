@@ -38,17 +38,24 @@ from elopipe.rating.summary import RO_MARK_POINTS, RateSummary, ro_far
 @dataclass
 class Plan:
     """Where a run starts. tournaments: `store_io.load_tournaments`; periods: each event's period
-    (tournament_id, list_date; null: none); inputs, empty: `checkpoint.inputs_by_period`; start:
+    (tournament_id, list_date; null: none); inputs, empty: `checkpoint.inputs_by_period` (None
+    when no checkpoint is kept: `digest` after the run, when the engine's frames are freed); start:
     the first period to compute (None: every period, `reason` says why); lists: the kept list
     dates, in order."""
 
     tournaments: pl.DataFrame
     periods: pl.DataFrame
-    inputs: dict[dt.date, str]
-    empty: str
+    inputs: dict[dt.date, str] | None = None
+    empty: str = ""
     start: dt.date | None = None
     reason: str = ""
     lists: list[dt.date] = dataclasses.field(default_factory=list)
+
+    def digest(self, con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> tuple[dict[dt.date, str], str]:
+        """`inputs` and `empty`, digested now if they were not yet."""
+        if self.inputs is None:
+            self.inputs, self.empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), self.periods)
+        return self.inputs, self.empty
 
 
 def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
@@ -60,14 +67,14 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
         end_col="eff_end",
         start_col="eff_start",
     ).select("tournament_id", "list_date")
-    by_period, empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), periods)
-    p = Plan(tours, periods, by_period, empty)
+    p = Plan(tours, periods)
     kept = checkpoint.stored(con, system)
     lists = sorted(d for d, (_, h) in kept.items() if h is not None)
     p.lists = lists
     if not lists:
         p.reason = "no checkpoint of the engine's state is kept (first run, a preview, or events left out)"
         return p
+    by_period, empty = p.digest(con, system, fp)
     if lists != scheme.lists_between(lists[0], lists[-1]):
         p.reason = "the kept checkpoints miss a period"
         return p

@@ -239,17 +239,18 @@ def rate_fide(
     summary.changed_lists = done.written
     summary.lists_written = len(done.written)
     summary.first_changed = done.first_changed
-    if plan is not None and not failed:
-        checkpoint.save(
-            con, system, None, recorder, plan.inputs, plan.empty, result.rating_lists, result.list_dates, done.run_id
-        )
-    else:
-        checkpoint.drop(con, system)
-    # the engine's frames are written: free them before the norms read the store (issue 27)
+    lists, list_dates = result.rating_lists, result.list_dates
+    # the engine's frames are written: free them before the checkpoint and the norms read the store (issue 27)
     inputs = dataclasses.replace(
         inputs, games=inputs.games.clear(), tournament_players=inputs.tournament_players.clear()
     )
-    del prep, result, recorder
+    del prep, result
+    if plan is not None and not failed:
+        by_period, empty = plan.digest(con, system, fp)
+        checkpoint.save(con, system, None, recorder, by_period, empty, lists, list_dates, done.run_id)
+    else:
+        checkpoint.drop(con, system)
+    del recorder, lists
     # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
     norms_store.refresh(con, system, sorted(done.touched), through)
     summary.seconds = time.perf_counter() - t0
@@ -383,9 +384,8 @@ def _resumed(
     games_hash = hashlib.sha1("".join(every[d] for d in sorted(every)).encode()).hexdigest()
     after = {d: h for d, h in stored.items() if d >= start}
     done = store_changes(con, system, fp, rules, prep, result, digests, after, None, games_hash=games_hash, keep=keep)
-    checkpoint.save(
-        con, system, start, recorder, p.inputs, p.empty, result.rating_lists, result.list_dates, done.run_id
-    )
+    by_period, empty = p.digest(con, system, fp)
+    checkpoint.save(con, system, start, recorder, by_period, empty, result.rating_lists, result.list_dates, done.run_id)
     dates = [d for d in p.lists if d < start] + result.list_dates
     summary = resume.summary_from_store(con, system, dates, inputs.players, p.tournaments)
     summary.run_id = done.run_id
