@@ -127,6 +127,8 @@ def unchanged(con: duckdb.DuckDBPyConnection, system: str, inputs: str) -> RateS
     summary.changed_lists = []
     summary.kept_lists = []
     summary.removed_runs = []
+    summary.resumed_from = None
+    summary.full_reason = None
     return summary
 
 
@@ -152,7 +154,7 @@ def forget(con: duckdb.DuckDBPyConnection, system: str) -> None:
     con.execute("DELETE FROM rating_inputs WHERE system = ?", [system])
 
 
-_DATES = ("first_list", "last_list", "first_changed")
+_DATES = ("first_list", "last_list", "first_changed", "resumed_from")
 _DATE_LISTS = ("changed_lists", "kept_lists")
 
 

@@ -61,6 +61,11 @@ def _pl(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = Non
     return frame
 
 
+def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> pl.DataFrame:
+    """The rows of `sql` (with its `params`) as a Polars frame."""
+    return _pl(con, sql, params)
+
+
 # ---- reading ---------------------------------------------------------------
 
 
@@ -118,7 +123,9 @@ def check_no_moves(policy: str) -> str:
     return policy
 
 
-def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.DataFrame:
+def load_games(
+    con: duckdb.DuckDBPyConnection, no_moves: str = "played", events: Collection[int] | None = None
+) -> pl.DataFrame:
     """The canonical games (view ``canonical_games``), one row per game; tournament_id is the
     event's (`EVENT_GAMES`).
 
@@ -135,14 +142,28 @@ def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.D
     played, a draw has no moves: neither is rated) or 'unrated' (has_moves FALSE: kept, not
     rated). A PGN game shown with fewer than two plies in a file that shows moves is never rated
     (FIDE: both players must have made a move; pgn-faults.md 12 and 13). Raises ValueError
-    for another policy.
+    for another policy. `events`: only the games of these events (None: all).
     """
+    return _pl(con, f"SELECT * FROM ({games_sql(no_moves)}) {_only(events)} ORDER BY game_id", _ids(events))
+
+
+def _only(events: Collection[int] | None) -> str:
+    """SQL: a WHERE clause keeping the rows of `events` (event ids; None: every row)."""
+    return "" if events is None else "WHERE tournament_id IN (SELECT unnest(?::BIGINT[]))"
+
+
+def _ids(events: Collection[int] | None) -> list[Any] | None:
+    return None if events is None else [sorted(events)]
+
+
+def games_sql(no_moves: str = "played") -> str:
+    """The query of `load_games` (its columns, no order): what a rating run reads of each game,
+    also digested per event (`elopipe.rating.fide.checkpoint`). Raises ValueError for an
+    unknown `no_moves` policy."""
     check_no_moves(no_moves)
     unknown = "list_contains(flags, 'moves_unknown')"
     forfeit = f"{unknown} AND result IN ('1-0', '0-1')" if no_moves == "forfeit" else "FALSE"
-    return _pl(
-        con,
-        f"""
+    return f"""
         SELECT game_id::BIGINT AS game_id, tournament_id::BIGINT AS tournament_id,
                white_id::BIGINT AS white_id, black_id::BIGINT AS black_id,
                white_score::DOUBLE AS white_score, black_score::DOUBLE AS black_score,
@@ -161,9 +182,29 @@ def load_games(con: duckdb.DuckDBPyConnection, no_moves: str = "played") -> pl.D
                black_rating_in_file::BIGINT AS black_rating_in_file,
                file_id::BIGINT AS file_id, line::BIGINT AS line
         FROM {EVENT_GAMES}
-        ORDER BY game_id
-        """,
-    )
+        """
+
+
+def tournaments_sql() -> str:
+    """The query of `load_tournaments` before its computed dates (its stored columns, no order;
+    the plausible dates are today's)."""
+    return f"""
+        WITH g AS (
+            SELECT tournament_id, min({_plausible("game_date")}) AS first_game,
+                   max({_plausible("game_date")}) AS last_game, count(*) AS n_games
+            FROM {EVENT_GAMES} GROUP BY tournament_id
+        )
+        SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
+               {_plausible("t.start_date")} AS start_date, {_plausible("t.end_date")} AS end_date,
+               g.first_game, g.last_game,
+               t.time_control, t.rate_class, t.is_team,
+               coalesce(g.n_games, 0)::BIGINT AS n_games,
+               json_extract_string(t.extra, '$.platform') AS platform,
+               json_extract_string(t.extra, '$.in_progress') AS in_progress,
+               coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site,
+               t.source_format
+        FROM {EVENT_TOURNAMENTS} t LEFT JOIN g USING (tournament_id)
+        """
 
 
 def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
@@ -183,27 +224,7 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     progress: its unfinished round; null: complete).
     Dates outside `elopipe.read.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
     """
-    df = _pl(
-        con,
-        f"""
-        WITH g AS (
-            SELECT tournament_id, min({_plausible("game_date")}) AS first_game,
-                   max({_plausible("game_date")}) AS last_game, count(*) AS n_games
-            FROM {EVENT_GAMES} GROUP BY tournament_id
-        )
-        SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
-               {_plausible("t.start_date")} AS start_date, {_plausible("t.end_date")} AS end_date,
-               g.first_game, g.last_game,
-               t.time_control, t.rate_class, t.is_team,
-               coalesce(g.n_games, 0)::BIGINT AS n_games,
-               json_extract_string(t.extra, '$.platform') AS platform,
-               json_extract_string(t.extra, '$.in_progress') AS in_progress,
-               coalesce(json_extract_string(t.extra, '$.Site'), t.city) AS site,
-               t.source_format
-        FROM {EVENT_TOURNAMENTS} t LEFT JOIN g USING (tournament_id)
-        ORDER BY t.tournament_id
-        """,
-    )
+    df = _pl(con, tournaments_sql() + " ORDER BY t.tournament_id")
     return df.with_columns(
         pl.coalesce("end_date", "last_game", "start_date").alias("eff_end"),
         pl.when(pl.col("end_date").is_not_null())
@@ -219,40 +240,32 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     )
 
 
-def load_tournament_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """Per-event player rows (`EVENT_PLAYERS`: one per event and player).
+def load_tournament_players(con: duckdb.DuckDBPyConnection, events: Collection[int] | None = None) -> pl.DataFrame:
+    """Per-event player rows (`EVENT_PLAYERS`: one per event and player); `events`: only those of
+    these events (None: all).
 
     Columns: tournament_id Int64, player_id Int64, start_rank Int64, rating_in_file Int64
     (null = unrated; 0 is turned into null), fide_id_in_file Int64, birth_year Int64,
     sex Utf8, federation Utf8, title Utf8, file_id Int64, line Int64.
     """
-    return _pl(
-        con,
-        f"""
-        SELECT tournament_id::BIGINT AS tournament_id, player_id::BIGINT AS player_id,
-               start_rank::BIGINT AS start_rank,
-               nullif(rating_in_file, 0)::BIGINT AS rating_in_file,
-               nullif(fide_id_in_file, 0)::BIGINT AS fide_id_in_file,
-               birth_year::BIGINT AS birth_year, sex, federation, title,
-               file_id::BIGINT AS file_id, line::BIGINT AS line
-        FROM {EVENT_PLAYERS}
-        ORDER BY tournament_id, player_id
-        """,
-    )
+    sql = f"SELECT * FROM ({TOURNAMENT_PLAYERS_SQL}) {_only(events)} ORDER BY tournament_id, player_id"
+    return _pl(con, sql, _ids(events))
 
 
-def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
-    """The players. Columns: player_id Int64, fide_id Int64, name Utf8, federation Utf8,
-    sex Utf8, birth_year Int64, birth_date Date, title Utf8.
+# the query of `load_tournament_players` (its columns, no order)
+TOURNAMENT_PLAYERS_SQL = f"""
+    SELECT tournament_id::BIGINT AS tournament_id, player_id::BIGINT AS player_id,
+           start_rank::BIGINT AS start_rank,
+           nullif(rating_in_file, 0)::BIGINT AS rating_in_file,
+           nullif(fide_id_in_file, 0)::BIGINT AS fide_id_in_file,
+           birth_year::BIGINT AS birth_year, sex, federation, title,
+           file_id::BIGINT AS file_id, line::BIGINT AS line
+    FROM {EVENT_PLAYERS}
+    """
 
-    Birth year and date are the largest year and latest date the player's tournament entries
-    write, leaving out values after the entry's event (typos such as 2030 must not hide a valid
-    one); else those of the player row (`identity.facts`: the entries' facts, else an official
-    list's). The stored files decide, not which of them came first, and a corrected file
-    replaces its entries.  The FIDE junior rule (B.02 8.3.3) reads them."""
-    return _pl(
-        con,
-        """
+
+# the query of `load_players` (its columns, no order)
+PLAYERS_SQL = """
         SELECT p.player_id::BIGINT AS player_id, nullif(p.fide_id, 0)::BIGINT AS fide_id, p.name,
                p.federation, p.sex,
                coalesce(f.birth_year, p.birth_year, year(p.birth_date))::BIGINT AS birth_year,
@@ -265,24 +278,24 @@ def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
                                                         OR tp.birth_date <= t.start_date) AS birth_date
                    FROM tournament_players tp LEFT JOIN tournaments t USING (tournament_id)
                    GROUP BY tp.player_id) f USING (player_id)
-        WHERE p.merged_into IS NULL ORDER BY p.player_id
-        """,
-    )
-
-
-def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataFrame:
-    """Imported official lists of `system` resolved to store players.
-
-    Columns: list_date Date, player_id Int64 (rows whose player is not in the store are
-    matched by fide_id, else dropped here — they cannot play in stored games; one row per
-    player and list: duplicates keep the highest rating),
-    rating Int64, games Int64, k Int64 (null when 0/blank = unknown), birth_year Int64,
-    flag Utf8, sex Utf8, rating_flag Utf8, ever_2400 Boolean (the list says the player reached
-    2400 or has K 10: FIDE B.02 8.3.3 keeps K = 10 for ever).
+        WHERE p.merged_into IS NULL
     """
-    return _pl(
-        con,
-        """
+
+
+def load_players(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+    """The players. Columns: player_id Int64, fide_id Int64, name Utf8, federation Utf8,
+    sex Utf8, birth_year Int64, birth_date Date, title Utf8.
+
+    Birth year and date are the largest year and latest date the player's tournament entries
+    write, leaving out values after the entry's event (typos such as 2030 must not hide a valid
+    one); else those of the player row (`identity.facts`: the entries' facts, else an official
+    list's). The stored files decide, not which of them came first, and a corrected file
+    replaces its entries.  The FIDE junior rule (B.02 8.3.3) reads them."""
+    return _pl(con, PLAYERS_SQL + " ORDER BY p.player_id")
+
+
+# the query of `load_official_lists` (its columns, no order; one parameter: the system)
+OFFICIAL_LISTS_SQL = """
         SELECT o.list_date,
                coalesce(o.player_id, p.player_id)::BIGINT AS player_id,
                nullif(o.rating, 0)::BIGINT AS rating, o.games::BIGINT AS games,
@@ -297,10 +310,20 @@ def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataF
         QUALIFY row_number() OVER (
             PARTITION BY o.list_date, coalesce(o.player_id, p.player_id)
             ORDER BY o.rating DESC NULLS LAST, o.k NULLS LAST) = 1
-        ORDER BY o.list_date, 2
-        """,
-        [system],
-    )
+    """
+
+
+def load_official_lists(con: duckdb.DuckDBPyConnection, system: str) -> pl.DataFrame:
+    """Imported official lists of `system` resolved to store players.
+
+    Columns: list_date Date, player_id Int64 (rows whose player is not in the store are
+    matched by fide_id, else dropped here — they cannot play in stored games; one row per
+    player and list: duplicates keep the highest rating),
+    rating Int64, games Int64, k Int64 (null when 0/blank = unknown), birth_year Int64,
+    flag Utf8, sex Utf8, rating_flag Utf8, ever_2400 Boolean (the list says the player reached
+    2400 or has K 10: FIDE B.02 8.3.3 keeps K = 10 for ever).
+    """
+    return _pl(con, OFFICIAL_LISTS_SQL + " ORDER BY o.list_date, 2", [system])
 
 
 def load_lists(
@@ -503,34 +526,86 @@ def finish_run(
     )
 
 
-def save_skips(con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame, run_id: int | None) -> None:
-    """Replace `system`'s ``rating_skips`` with `skips` (tournament_id, reason, n_games)."""
+def save_skips(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    skips: pl.DataFrame,
+    run_id: int | None,
+    keep: Collection[int] | None = None,
+) -> None:
+    """Replace `system`'s ``rating_skips`` with `skips` (tournament_id, reason, n_games); `keep`:
+    the events whose stored rows stay (a run resumed from a checkpoint: the events of the periods
+    before it), every other row is replaced."""
     rows = skips.select("tournament_id", "reason", "n_games")
-    write.replace(con, "rating_skips", rows, {"system": system}, constants={"system": system, "run_id": run_id})
+    _replace_events(con, "rating_skips", system, rows, run_id, keep)
+
+
+def _replace_events(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    system: str,
+    rows: pl.DataFrame,
+    run_id: int | None,
+    keep: Collection[int] | None,
+) -> None:
+    """`system`'s rows of `table` replaced by `rows`, but those of the events of `keep` (None: none
+    kept). `run_id`: the run's (None: `table` has no run_id column)."""
+    constants: dict[str, Any] = {"system": system} if run_id is None else {"system": system, "run_id": run_id}
+    if keep is None:
+        write.replace(con, table, rows, {"system": system}, constants=constants)
+        return
+    con.execute(
+        f"DELETE FROM {table} WHERE system = ? AND tournament_id NOT IN (SELECT unnest(?::BIGINT[]))",
+        [system, sorted(keep)],
+    )
+    write.insert(con, table, rows, constants=constants)
 
 
 def save_rate_of_play(
-    con: duckdb.DuckDBPyConnection, system: str, rows: pl.DataFrame | None, run_id: int | None
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    rows: pl.DataFrame | None,
+    run_id: int | None,
+    keep: Collection[int] | None = None,
 ) -> None:
     """Replace `system`'s ``rate_of_play`` with `rows` (tournament_id, rate_class, source,
-    evidence, n_games: `fide.prepare._rate_of_play`); None leaves the table as it is."""
+    evidence, n_games: `fide.prepare._rate_of_play`); None leaves the table as it is; `keep`: as
+    for `save_skips`."""
     if rows is None:
         return
     rows = rows.select("tournament_id", "rate_class", "source", "evidence", "n_games")
-    write.replace(con, "rate_of_play", rows, {"system": system}, constants={"system": system, "run_id": run_id})
+    _replace_events(con, "rate_of_play", system, rows, run_id, keep)
+
+
+def replace_discrepancies(
+    con: duckdb.DuckDBPyConnection, system: str, rows: pl.DataFrame, keep: Collection[int]
+) -> None:
+    """`system`'s ``rating_discrepancies`` replaced by `rows` but those of the events of `keep`
+    (dated by the list in force at an event's start, they are kept by event, not by date)."""
+    _replace_events(con, "rating_discrepancies", system, rows, None, keep)
 
 
 def event_rows_changed(
-    con: duckdb.DuckDBPyConnection, system: str, skips: pl.DataFrame, rate_of_play: pl.DataFrame | None
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    skips: pl.DataFrame,
+    rate_of_play: pl.DataFrame | None,
+    keep: Collection[int] | None = None,
 ) -> bool:
     """True when `system`'s stored ``rating_skips`` or ``rate_of_play`` rows differ from these
     (a run that changed no list may still have changed why an event is left out, or what its
-    rate of play is: e.g. an event all of whose games left the list)."""
+    rate of play is: e.g. an event all of whose games left the list); `keep`: events whose stored
+    rows are not compared (`save_skips`)."""
     pairs = [("rating_skips", skips, ["tournament_id", "reason", "n_games"])]
     if rate_of_play is not None:
         pairs.append(("rate_of_play", rate_of_play, ["tournament_id", "rate_class", "source", "evidence", "n_games"]))
     for table, new, cols in pairs:
-        old = _pl(con, f"SELECT {', '.join(cols)} FROM {table} WHERE system = ?", [system])
+        where = "system = ?"
+        params: list[Any] = [system]
+        if keep is not None:
+            where += " AND tournament_id NOT IN (SELECT unnest(?::BIGINT[]))"
+            params.append(sorted(keep))
+        old = _pl(con, f"SELECT {', '.join(cols)} FROM {table} WHERE {where}", params)
         new = new.select(cols)
         if old.height != new.height:
             return True

@@ -33,7 +33,10 @@ class RateSummary:
     (`RoFar`, largest first; FIDE systems); ro_from: the run's Ro policy
     (`elopipe.rating.fide.params.RO_FROM_POLICIES`; None: a system without one);
     removed_runs: the runs of a scenario that a stopped run left, removed before this one
-    (`elopipe.rating.scenarios.remove_unfinished`).
+    (`elopipe.rating.scenarios.remove_unfinished`); resumed_from: the first period a FIDE run
+    computed, resuming from the checkpoint before it (`elopipe.rating.fide.resume`; None: it did
+    not resume); full_reason: why a FIDE run computed every period instead (None: it resumed, or
+    the engine did not run).
     """
 
     system: str
@@ -60,6 +63,8 @@ class RateSummary:
     ro_far_worst: list[RoFar] = field(default_factory=list)
     ro_from: str | None = None
     removed_runs: list[int] = field(default_factory=list)
+    resumed_from: dt.date | None = None
+    full_reason: str | None = None
 
 
 # A Ro this far from the rating the organiser's file gives is marked in reports and counted by

@@ -312,6 +312,35 @@ TABLES: dict[str, str] = {
         run_id         INTEGER,              -- rating_runs.run_id that computed the period
         PRIMARY KEY (system, list_date)
     """,
+    "rating_checkpoints": """
+        system         VARCHAR NOT NULL,     -- as rating_lists.system (FIDE systems and their scenarios)
+        list_date      DATE NOT NULL,        -- a rating period: a list computed, or a period whose events are not rated (before rating_from)
+        inputs         VARCHAR NOT NULL,     -- sha1 of what the period's events give the engine (games, entries, event rows, their players' facts) and of what every period reads (options, code, official lists): elopipe.rating.fide.checkpoint
+        list_hash      VARCHAR,              -- count and hash sums of the list's (player_id, rating) rows as written; NULL: no list computed for the period
+        run_id         INTEGER,              -- rating_runs.run_id that wrote it
+        PRIMARY KEY (system, list_date)
+    """,
+    "rating_checkpoint_rows": """
+        system         VARCHAR NOT NULL,     -- as rating_lists.system
+        list_date      DATE NOT NULL,        -- the period after which the row holds
+        part           VARCHAR NOT NULL,     -- 'state': the player's state after the period, when it changed in it; 'pool': a game the unrated player pooled in the period (B.02 7.1.4); 'boot': the player started from his file's rating in the period
+        player_id      BIGINT NOT NULL,
+        rating         BIGINT,               -- state: rating after the period (NULL: unrated)
+        total_games    BIGINT,               -- state: rated games since first on a list (NULL: unknown, counts as 30 or more)
+        ever_2400      BOOLEAN,              -- state: reached 2400 (K 10, B.02 8.3.3)
+        ever_2300      BOOLEAN,              -- state: reached 2300 (no junior K 40, B.02 8.3.3)
+        birth_year     BIGINT,               -- state: birth year the engine holds
+        last_active    DATE,                 -- state: last list on which the player had a rated game (inactivity, B.02 7.2.2)
+        pool_from      DATE,                 -- state: games pooled from this date (after a fall below the floor, B.02 7.2.1)
+        k_official     BIGINT,               -- state: K of an imported official list, until the next period
+        first_rated    DATE,                 -- state: first list with a rating
+        tournament_id  BIGINT,               -- pool: the event of the game
+        eff_start      DATE,                 -- pool: the event's start
+        rc             BIGINT,               -- pool: the opponent's rating
+        score_x100     BIGINT,               -- pool: the score, hundredths
+        boot_date      DATE,                 -- boot: the list in force the file's rating stands for
+        boot_rating    BIGINT                -- boot: the file's rating
+    """,
     "rating_inputs": """
         system         VARCHAR PRIMARY KEY,  -- as rating_lists.system
         inputs         VARCHAR NOT NULL,     -- sha1 of what the last full run read: every input table's count and row hashes, the companion system's lists, the options, the code (elopipe.rating.inputs)
@@ -444,6 +473,13 @@ TABLE_DOCS: dict[str, str] = {
     "rate_of_play": "Per system and event, the rate of play its games were given and where it came from (time"
     " control, name, site, rounds per day, or assumed), with the evidence: elopipe.read.rate_evidence. One row per"
     " (event, class, source); written by the FIDE systems' runs.",
+    "rating_checkpoints": "Per FIDE system and rating period, the digest of its inputs and of its stored list, so that "
+    "`rate` after new data starts from the first period the data touches, from the engine's state kept in "
+    "rating_checkpoint_rows (elopipe.rating.fide.checkpoint); written by every run that computes the lists from the first "
+    "period, removed by a preview or a run that left events out.",
+    "rating_checkpoint_rows": "What the FIDE engine carries from a period to the next, as it stood after each period: "
+    "the players whose state changed in it, the games unrated players pooled in it, the players started from a file's "
+    "rating in it (elopipe.rating.fide.checkpoint). The state before period t is each player's latest row before t.",
     "rating_discrepancies": "Ratings written in files that disagree with the list in force at the tournament's start.",
     "scenarios": "What-if scenarios (`elopipe rate --scenario NAME`): their rows are stored under the system "
     "'BASE@NAME' and never replace the plain system's lists (elopipe.rating.scenarios).",

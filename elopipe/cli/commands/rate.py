@@ -305,6 +305,10 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
         console.print("nothing changed since the last run; nothing written")
     else:
         console.print(f"rewritten from {s.first_changed}: {plural(s.lists_written, 'list')}")
+    if s.resumed_from is not None:
+        console.print(f"computed from {s.resumed_from:%Y-%m} on, from the state kept after the list before it")
+    elif s.full_reason:
+        console.print(f"computed from the first period: {s.full_reason}")
     console.print(f"new ratings: {s.new_ratings}")
     console.print(f"game sides counted: {s.games_counted}")
     console.print(

@@ -61,6 +61,7 @@ from typing import cast as type_cast
 
 import polars as pl
 
+from elopipe.rating.fide.checkpoint import Recorder, Resume
 from elopipe.rating.fide.params import EngineResult, FideParams, Prepared
 from elopipe.rating.fide.period import (
     LIST_SCHEMA,
@@ -82,18 +83,30 @@ def run_periods(
     prep: Prepared,
     params: FideParams,
     through: dt.date | None = None,
+    *,
+    resume: Resume | None = None,
+    recorder: Recorder | None = None,
 ) -> EngineResult:
     """Compute every list of `prep.list_dates` (up to `through`) in order.
 
     Python iterates over periods only; each period is a handful of Polars joins and
     group-bys over its player-sides, and one join into the full list of players.
+    `resume`: start from a kept checkpoint (`checkpoint.Resume`: `prep.list_dates` then begin
+    with its `start`) rather than from an empty state; `recorder`: collects what each period
+    carries to the next (`checkpoint.Recorder`).
     """
     list_dates = [d for d in prep.list_dates if through is None or d <= through]
     sides_all = prep.sides
     official = prep.official
     state = empty(STATE_SCHEMA)
     lists = Lists()
-    if list_dates and official.height:
+    pool = empty(POOL_SCHEMA)
+    prev_list: dt.date | None = None
+    if resume is not None:
+        state, pool, lists, prev_list = resume.state, resume.pool, resume.lists, resume.prev_list
+        if recorder is not None:
+            recorder.begin(state)
+    elif list_dates and official.height:
         first = list_dates[0]
         all_dates = official.get_column("list_date").unique().to_list()
         dates = sorted(d for d in all_dates if d < first)
@@ -115,7 +128,6 @@ def run_periods(
     out_changes: list[pl.DataFrame] = []
     out_tr: list[pl.DataFrame] = []
     out_disc: list[pl.DataFrame] = []
-    pool = empty(POOL_SCHEMA)
     periods = sides_all.get_column("list_date").unique().to_list()
     if len(periods) == 1:
         # one period (a month rated on its own): the frame itself, without a copy
@@ -128,8 +140,8 @@ def run_periods(
         for d in list_dates
         if d in off_dates
     }
-    prev_list: dt.date | None = None
     for t in list_dates:
+        pool_before, boots_before = pool.height, lists.boots.height
         state, pool, frames = one_period(
             t,
             prev_list,
@@ -147,6 +159,8 @@ def run_periods(
         for out, f in ((out_changes, changes_t), (out_tr, tr_t), (out_disc, disc_t)):
             if f is not None:
                 out.append(f)
+        if recorder is not None:
+            recorder.period(t, state, pool.slice(pool_before), lists.boots.slice(boots_before))
         prev_list = t
 
     return EngineResult(

@@ -27,6 +27,14 @@ Reads the store (`elopipe.rating.store_io`), computes every list in memory with
 Because the engine is deterministic and every list depends only on the stored games, lists
 and files (never on ingestion order or on player/tournament ids), the in-memory recomputation
 of the unchanged earlier lists reproduces what is stored.
+
+A run without ``through`` does not recompute them when it can help it: it resumes from the
+engine's state kept after the list before the first period whose events changed
+(`elopipe.rating.fide.checkpoint`, `elopipe.rating.fide.resume`) and reads only the games of
+that period onward; the digests above then decide, from that period on, what it rewrites.
+Every run that computes from the first period (none kept yet, or one not to be trusted:
+``RateSummary.full_reason``) keeps the checkpoints of every period; a preview, or a run that
+left events out, removes them.
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ import dataclasses
 import datetime as dt
 import hashlib
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +52,7 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import faults, scenarios, store_io
-from elopipe.rating.fide import b02, norms_store
+from elopipe.rating.fide import b02, checkpoint, norms_store, resume
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare
@@ -53,8 +62,17 @@ from elopipe.rating.summary import RateSummary, ro_far
 RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
 
 
-def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "played") -> EngineInputs:
-    """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`).
+def load_inputs(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    no_moves: str = "played",
+    *,
+    events: Collection[int] | None = None,
+    tournaments: pl.DataFrame | None = None,
+) -> EngineInputs:
+    """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`);
+    `events`: only the games and entries of these events (None: all); `tournaments`: the events
+    as `store_io.load_tournaments` read them (None: read here).
 
     `system`: the store key ('fide-rapid', or a scenario 'fide-rapid@x'). The official lists
     are the base system's; a rapid or blitz scenario seeds unrated players from the standard
@@ -73,9 +91,9 @@ def load_inputs(con: duckdb.DuckDBPyConnection, system: str, no_moves: str = "pl
             .filter(pl.col("rating").is_not_null())
         )
     return EngineInputs(
-        games=store_io.load_games(con, no_moves),
-        tournaments=store_io.load_tournaments(con),
-        tournament_players=store_io.load_tournament_players(con),
+        games=store_io.load_games(con, no_moves, events),
+        tournaments=store_io.load_tournaments(con) if tournaments is None else tournaments,
+        tournament_players=store_io.load_tournament_players(con, events),
         players=store_io.load_players(con),
         official=store_io.load_official_lists(con, base),
         standard_lists=std,
@@ -175,11 +193,14 @@ def rate_fide(
 
     `system`: 'fide', 'fide-rapid', 'fide-blitz', or a scenario of one ('fide@v2017': the
     base's rules, rows stored under the scenario's key, `elopipe.rating.scenarios`).
-    `through`: last list date to compute (None: up to the last period with games). A preview:
+    `through`: last list to compute (None: up to the last period with games). A preview:
     the stored lists after it are kept; when a list up to it was rewritten, their period
     digests are deleted (they may be stale), so the next run without `through` recomputes them.
     `rules`: force 'V2017' | 'V2022' | 'V2024' (what-if runs).  Other keyword parameters go
     to `FideParams` (v2022_cap_lower, unknown_tc, check_time_minimum, rating_from, no_moves).
+    A run without `through` first tries to resume from the checkpoint before the first period
+    its new data touches (`elopipe.rating.fide.resume`); else it computes every period, and
+    says why in ``RateSummary.full_reason``.
     Raises ValueError for an unknown system, version or parameter.
     """
     t0 = time.perf_counter()
@@ -191,79 +212,190 @@ def rate_fide(
     fp = FideParams(system=base, rules=None if rules is None else b02.version_name(rules), **params)
     if fp.unknown_tc not in ("standard", "rapid", "blitz"):
         raise ValueError(f"unknown_tc must be standard, rapid or blitz, not {fp.unknown_tc!r}")
-    inputs = load_inputs(con, system, fp.no_moves)
-    (prep, result), failed = faults.isolate(
+    plan = None
+    why = "a preview (--through) computes every period up to it"
+    if through is None:
+        plan = resume.plan(con, system, fp)
+        resumed = _resumed(con, system, fp, rules, plan) if plan.start is not None else None
+        if resumed is not None:
+            resumed.seconds = time.perf_counter() - t0
+            return resumed
+        why = plan.reason
+    inputs = load_inputs(con, system, fp.no_moves, tournaments=None if plan is None else plan.tournaments)
+    (prep, result, recorder), failed = faults.isolate(
         lambda excluded, _write: _compute(inputs, fp, through, excluded), lambda: faults.tournament_order(con)
     )
     digests = period_digests(prep, fp, result.list_dates)
     stored = store_io.load_digests(con, system)
-    # a preview (`through`) neither compares nor rewrites the lists after it
-    stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
-    first = _first_changed(digests, stored_cmp)
     summary = _summarise(system, result)
+    summary.full_reason = why
     ro_far(summary, result.tournament_ratings, inputs.players, inputs.tournaments)
     summary.ro_from = fp.ro_from
-    summary.assumed_events = _assumed_events(result.rating_changes, inputs.tournaments)
+    summary.assumed_events = resume.assumed_events(result.rating_changes, inputs.tournaments)
     summary.failed_events = faults.failed_lines(con, system, failed)
-    summary.changed_lists = []
-    touched: set[dt.date] = set()  # lists whose inputs or rows changed: their title norms are decided again
-    if first is not None:
-        new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
-        # lists no longer computed go; a preview keeps those after `through`
-        gone = {d for d in stored_cmp if d >= first and d not in digests}
-        rewrite = _lists_that_differ(con, system, first, new_frames, stored) | gone
-        # the kept later lists were computed from the lists rewritten now: the next full run redoes them
-        stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
-        new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
-        touched = set(new_digests) | rewrite
-        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
-        frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
-        frames["rating_discrepancies"] = result.rating_discrepancies.filter(
-            pl.col("list_date") <= (through or dt.date.max)
-        )
-        store_io.write_results(
-            con,
-            system,
-            first,
-            frames,
-            digests=new_digests,
-            run_id=run_id,
-            replace_all=("rating_discrepancies",),
-            lists=rewrite,
-            through=through,
-            stale=stale,
-        )
-        store_io.save_skips(con, system, result.skips, run_id)
-        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
-        written = sorted(d for d in rewrite if d in digests)
-        store_io.finish_run(
-            con,
-            run_id,
-            first_list=written[0] if written else None,
-            last_list=result.list_dates[-1] if result.list_dates else None,
-            games_hash=hashlib.sha1("".join(digests.values()).encode()).hexdigest(),
-        )
-        summary.run_id = run_id
-        summary.changed_lists = written
-        summary.lists_written = len(written)
-        summary.first_changed = written[0] if written else (min(gone) if gone else None)
-        del new_frames, frames
-    elif store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play):
-        # no list changed, but why events are left out or their rate of play did (e.g. an event
-        # none of whose games is on this list any more): record it
-        run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
-        store_io.save_skips(con, system, result.skips, run_id)
-        store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id)
-        store_io.finish_run(con, run_id, first_list=None, last_list=None)
-        summary.run_id = run_id
-    # the engine's frames are written: free them before the norms read the store (issue 27)
+    games_hash = hashlib.sha1("".join(digests.values()).encode()).hexdigest()
+    done = store_changes(con, system, fp, rules, prep, result, digests, stored, through, games_hash=games_hash)
+    summary.run_id = done.run_id
+    summary.changed_lists = done.written
+    summary.lists_written = len(done.written)
+    summary.first_changed = done.first_changed
+    lists, list_dates = result.rating_lists, result.list_dates
+    # the engine's frames are written: free them before the checkpoint and the norms read the store (issue 27)
     inputs = dataclasses.replace(
         inputs, games=inputs.games.clear(), tournament_players=inputs.tournament_players.clear()
     )
     del prep, result
+    if plan is not None and not failed:
+        by_period, empty = plan.digest(con, system, fp)
+        checkpoint.save(con, system, None, recorder, by_period, empty, lists, list_dates, done.run_id)
+    else:
+        checkpoint.drop(con, system)
+    del recorder, lists
     # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
-    norms_store.refresh(con, system, sorted(touched), through)
+    norms_store.refresh(con, system, sorted(done.touched), through)
     summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+@dataclass
+class Stored:
+    """What `store_changes` wrote: its run (None: none), the lists rewritten, the first list
+    rewritten or removed (None: none), the lists whose title norms are decided again."""
+
+    run_id: int | None
+    written: list[dt.date]
+    first_changed: dt.date | None
+    touched: set[dt.date]
+
+
+def store_changes(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    fp: FideParams,
+    rules: str | None,
+    prep: Any,
+    result: EngineResult,
+    digests: dict[dt.date, str],
+    stored: dict[dt.date, str],
+    through: dt.date | None,
+    *,
+    games_hash: str,
+    keep: Collection[int] | None = None,
+) -> Stored:
+    """Write the lists of `result` whose period digests (`digests`) differ from the `stored`
+    ones, or whose rows differ from the stored rows (see the module docstring), with the run's
+    events left out and rates of play. `keep`: a resumed run's (`elopipe.rating.fide.resume`):
+    the events of the periods before it, whose rows of ``rating_discrepancies``, ``rating_skips``
+    and ``rate_of_play`` stay; `stored` then holds the digests from its first period on."""
+    # a preview (`through`) neither compares nor rewrites the lists after it
+    stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
+    first = _first_changed(digests, stored_cmp)
+    if first is None:
+        run_id = None
+        if store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play, keep):
+            # no list changed, but why events are left out or their rate of play did (e.g. an event
+            # none of whose games is on this list any more): record it
+            run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+            store_io.save_skips(con, system, result.skips, run_id, keep)
+            store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id, keep)
+            store_io.finish_run(con, run_id, first_list=None, last_list=None)
+        return Stored(run_id, [], None, set())
+    new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
+    # lists no longer computed go; a preview keeps those after `through`
+    gone = {d for d in stored_cmp if d >= first and d not in digests}
+    rewrite = _lists_that_differ(con, system, first, new_frames, stored) | gone
+    # the kept later lists were computed from the lists rewritten now: the next full run redoes them
+    stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
+    new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
+    run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+    frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
+    if keep is None:
+        frames["rating_discrepancies"] = result.rating_discrepancies.filter(
+            pl.col("list_date") <= (through or dt.date.max)
+        )
+    store_io.write_results(
+        con,
+        system,
+        first,
+        frames,
+        digests=new_digests,
+        run_id=run_id,
+        replace_all=("rating_discrepancies",) if keep is None else (),
+        lists=rewrite,
+        through=through,
+        stale=stale,
+    )
+    if keep is not None:
+        store_io.replace_discrepancies(con, system, result.rating_discrepancies, keep)
+    store_io.save_skips(con, system, result.skips, run_id, keep)
+    store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id, keep)
+    written = sorted(d for d in rewrite if d in digests)
+    store_io.finish_run(
+        con,
+        run_id,
+        first_list=written[0] if written else None,
+        last_list=result.list_dates[-1] if result.list_dates else None,
+        games_hash=games_hash,
+    )
+    first_changed = written[0] if written else (min(gone) if gone else None)
+    return Stored(run_id, written, first_changed, set(new_digests) | rewrite)
+
+
+def _resumed(
+    con: duckdb.DuckDBPyConnection, system: str, fp: FideParams, rules: str | None, p: resume.Plan
+) -> RateSummary | None:
+    """Rate `system` from `p.start` on (`elopipe.rating.fide.resume`); None when it cannot
+    (`p.reason` then says why: the caller computes every period)."""
+    assert p.start is not None
+    start, scheme = p.start, get_scheme("fide")
+    prev = scheme.previous_list(start)
+    at = pl.col("list_date")
+    events = p.periods.filter(at.is_null() | (at >= start)).get_column("tournament_id").to_list()
+    keep = p.periods.filter(at < start).get_column("tournament_id").to_list()
+    # the earlier events are no part of the run (their rate of play, skips and rows stay)
+    tours = p.tournaments.filter(pl.col("tournament_id").is_in(events))
+    inputs = load_inputs(con, system, fp.no_moves, events=events, tournaments=tours)
+    prep = prepare(inputs, fp, scheme)
+    periods = prep.sides.get_column("list_date").drop_nulls()
+    if periods.is_empty() or periods.max() is None:
+        p.reason = f"no rated game from {start:%Y-%m} on"
+        return None
+    last: dt.date = periods.max()  # type: ignore[assignment]
+    prep.list_dates = scheme.lists_between(start, last)
+    in_force = prep.sides.get_column("in_force").drop_nulls()
+    earliest: dt.date = in_force.min() if in_force.len() else start  # type: ignore[assignment]
+    kept = checkpoint.load(con, system, start, prev, p.lists, prep.official, earliest)
+    recorder = checkpoint.Recorder()
+    try:
+        result = to_contract(run_periods(prep, fp, resume=kept, recorder=recorder))
+    except Exception as exc:  # noqa: BLE001 - the run from the first period isolates the culprit
+        p.reason = f"the run from {start:%Y-%m} failed ({type(exc).__name__}); computing every period"
+        return None
+    # the official lists dated up to the previous list are digested into the earlier periods
+    official = prep.official.filter(at > prev)
+    std = prep.standard_lists.filter(at > prev) if prep.standard_lists is not None else None
+    digests = period_digests(
+        dataclasses.replace(prep, official=official, standard_lists=std),
+        fp,
+        result.list_dates,
+    )
+    stored = store_io.load_digests(con, system)
+    every = {d: h for d, h in stored.items() if d < start} | digests
+    games_hash = hashlib.sha1("".join(every[d] for d in sorted(every)).encode()).hexdigest()
+    after = {d: h for d, h in stored.items() if d >= start}
+    done = store_changes(con, system, fp, rules, prep, result, digests, after, None, games_hash=games_hash, keep=keep)
+    by_period, empty = p.digest(con, system, fp)
+    checkpoint.save(con, system, start, recorder, by_period, empty, result.rating_lists, result.list_dates, done.run_id)
+    dates = [d for d in p.lists if d < start] + result.list_dates
+    summary = resume.summary_from_store(con, system, dates, inputs.players, p.tournaments)
+    summary.run_id = done.run_id
+    summary.changed_lists = done.written
+    summary.lists_written = len(done.written)
+    summary.first_changed = done.first_changed
+    summary.resumed_from = start
+    summary.ro_from = fp.ro_from
+    del prep, result, recorder, inputs
+    norms_store.refresh(con, system, sorted(done.touched), None)
     return summary
 
 
@@ -274,12 +406,14 @@ def param_keys(system: str) -> list[str]:
 
 def _compute(
     inputs: EngineInputs, fp: FideParams, through: dt.date | None, excluded: Mapping[int, str]
-) -> tuple[Any, EngineResult]:
+) -> tuple[Any, EngineResult, checkpoint.Recorder]:
     """prepare + run_periods + to_contract without the tournaments of `excluded`
-    ({tournament_id: reason}), which are added to the skips (`faults.isolate`)."""
+    ({tournament_id: reason}), which are added to the skips (`faults.isolate`); the recorder holds
+    what each period carried to the next (`checkpoint.Recorder`)."""
+    recorder = checkpoint.Recorder()
     if not excluded:
         prep = prepare(inputs, fp, get_scheme("fide"))
-        return prep, to_contract(run_periods(prep, fp, through=through))
+        return prep, to_contract(run_periods(prep, fp, through=through, recorder=recorder)), recorder
     keep = ~pl.col("tournament_id").is_in(list(excluded))
     left_out = faults.failed_skips(inputs.games, excluded)
     inputs = dataclasses.replace(
@@ -290,7 +424,7 @@ def _compute(
     )
     prep = prepare(inputs, fp, get_scheme("fide"))
     prep.skips = pl.concat([prep.skips, left_out.select(prep.skips.columns).cast(prep.skips.schema)])
-    return prep, to_contract(run_periods(prep, fp, through=through))
+    return prep, to_contract(run_periods(prep, fp, through=through, recorder=recorder)), recorder
 
 
 def _list_hashes(frames: dict[str, pl.DataFrame]) -> dict[dt.date, str]:
@@ -328,20 +462,6 @@ def _lists_that_differ(
     }
     a, b = _list_hashes(new_frames), _list_hashes(old)
     return {d for d in dates if a.get(d) != b.get(d)}
-
-
-def _assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
-    """(name, games) of the events whose rated games took the assumed rate of play
-    (``tc_assumed``: nothing said it), the most games first, then by name."""
-    assumed = (
-        changes.filter(pl.col("tc_assumed").fill_null(False))
-        .group_by("tournament_id")
-        .agg(pl.col("game_id").n_unique().alias("n"))
-        .join(tournaments.select("tournament_id", "name"), on="tournament_id", how="left")
-        .with_columns(pl.col("name").fill_null("(no name)"))
-        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
-    )
-    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]
 
 
 def _summarise(system: str, result: EngineResult) -> RateSummary:

@@ -1,0 +1,160 @@
+"""A FIDE run resumed from the checkpoint before the first period its new data touches (issue 27).
+
+`plan` digests what each period's events give the engine (`checkpoint.inputs_by_period`, in
+DuckDB, without reading a game into Python) and compares the digests with those the last run
+kept (``rating_checkpoints``). The first period whose digest differs, or the period after the
+last list when the new data comes later, is where the run starts: `run` reads the games and
+entries of the events of that period and the later ones only, the engine's state before it
+(`checkpoint.load`) and the lists still in force, computes the lists from there
+(`engine.run_periods`), writes the lists whose rows changed (`run.store_changes`: the earlier
+lists, events left out and rates of play stay), keeps the new checkpoints and counts the
+summary from the store.
+
+Whenever the checkpoint cannot be trusted the run computes every period (`plan.reason` says
+why, ``RateSummary.full_reason``): no checkpoint (a store rated by an older version, after a
+preview or a run that left events out), new data in the first period, a period missing, a stored
+list whose rows are not those the checkpoint saw (a hand edit), no rated game from the start on,
+or a failure of the resumed computation. Every list it writes is the list a computation from the
+first period gives: the periods before the start have the same inputs, so the same state.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from elopipe.rating import store_io
+from elopipe.rating.fide import checkpoint
+from elopipe.rating.fide.params import FideParams
+from elopipe.rating.periods import get_scheme
+from elopipe.rating.summary import RO_MARK_POINTS, RateSummary, ro_far
+
+
+@dataclass
+class Plan:
+    """Where a run starts. tournaments: `store_io.load_tournaments`; periods: each event's period
+    (tournament_id, list_date; null: none); inputs, empty: `checkpoint.inputs_by_period` (None
+    when no checkpoint is kept: `digest` after the run, when the engine's frames are freed); start:
+    the first period to compute (None: every period, `reason` says why); lists: the kept list
+    dates, in order."""
+
+    tournaments: pl.DataFrame
+    periods: pl.DataFrame
+    inputs: dict[dt.date, str] | None = None
+    empty: str = ""
+    start: dt.date | None = None
+    reason: str = ""
+    lists: list[dt.date] = dataclasses.field(default_factory=list)
+
+    def digest(self, con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> tuple[dict[dt.date, str], str]:
+        """`inputs` and `empty`, digested now if they were not yet."""
+        if self.inputs is None:
+            self.inputs, self.empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), self.periods)
+        return self.inputs, self.empty
+
+
+def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
+    """Digest each period's inputs and find where the run can start (`Plan`)."""
+    scheme = get_scheme("fide")
+    tours = store_io.load_tournaments(con)
+    periods = scheme.assign(
+        tours.select("tournament_id", "eff_start", "eff_end", "date_source", "n_games"),
+        end_col="eff_end",
+        start_col="eff_start",
+    ).select("tournament_id", "list_date")
+    p = Plan(tours, periods)
+    kept = checkpoint.stored(con, system)
+    lists = sorted(d for d, (_, h) in kept.items() if h is not None)
+    p.lists = lists
+    if not lists:
+        p.reason = "no checkpoint of the engine's state is kept (first run, a preview, or events left out)"
+        return p
+    by_period, empty = p.digest(con, system, fp)
+    if lists != scheme.lists_between(lists[0], lists[-1]):
+        p.reason = "the kept checkpoints miss a period"
+        return p
+    changed = {d for d, (i, _) in kept.items() if i != by_period.get(d, empty)}
+    changed |= {d for d in by_period if d not in kept}
+    if not changed:
+        p.reason = "no period's inputs changed, but the stored results did"
+        return p
+    start = min(min(changed), scheme.next_list(lists[-1] + dt.timedelta(days=1)))
+    if start <= lists[0]:
+        p.reason = "the changes reach the first period"
+        return p
+    before = [d for d in lists if d < start]
+    if checkpoint.list_hashes(con, system, before) != {d: kept[d][1] for d in before}:
+        p.reason = "a stored list was changed since it was computed"
+        return p
+    p.start = start
+    return p
+
+
+def summary_from_store(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    list_dates: list[dt.date],
+    players: pl.DataFrame,
+    tournaments: pl.DataFrame,
+) -> RateSummary:
+    """The counts of `run.rate_fide`'s summary from `system`'s stored results (every list, the
+    earlier ones kept and the later ones just written): what a run from the first period counts.
+    `list_dates`: every list; `players`, `tournaments`: the store's (`store_io`), for the names."""
+    s = RateSummary(system=system)
+    s.lists = len(list_dates)
+    if list_dates:
+        s.first_list, s.last_list = list_dates[0], list_dates[-1]
+    q = "SELECT {} FROM {} WHERE system = ?"
+
+    def one(what: str, table: str, *extra: Any) -> Any:
+        return con.execute(q.format(what, table) + (" AND list_date = ?" if extra else ""), [system, *extra]).fetchall()
+
+    if list_dates:
+        s.players_rated = int(one("count(rating)", "rating_lists", s.last_list)[0][0])
+    s.new_ratings = int(one(r"count(*) FILTER (WHERE regexp_matches(flags, '\bnew\b'))", "rating_lists")[0][0])
+    counted, tc = one("count(*) FILTER (WHERE counted), count(DISTINCT game_id) FILTER (WHERE tc_assumed)",
+                      "rating_changes")[0]  # fmt: skip
+    s.games_counted, s.unknown_tc_games = int(counted), int(tc)
+    rows = con.execute(q.format("reason, count(*)", "rating_changes") + " AND NOT counted GROUP BY 1 ORDER BY 1",
+                       [system]).fetchall()  # fmt: skip
+    s.not_counted = {r: int(n) for r, n in rows}
+    rows = con.execute(
+        q.format("reason, count(DISTINCT tournament_id)", "rating_skips") + " GROUP BY 1 ORDER BY 1", [system]
+    ).fetchall()
+    s.events_skipped = {r: int(n) for r, n in rows}
+    s.discrepancies = int(one("count(*)", "rating_discrepancies")[0][0])
+    far = store_io.query(
+        con,
+        "SELECT tournament_id::BIGINT AS tournament_id, player_id::BIGINT AS player_id, ro::BIGINT AS ro,"
+        " ro_source, file_rating::BIGINT AS file_rating FROM tournament_ratings WHERE system = ?"
+        f" AND abs(ro - file_rating) >= {RO_MARK_POINTS}",
+        [system],
+    )
+    ro_far(s, far, players, tournaments)
+    assumed = store_io.query(
+        con,
+        "SELECT tournament_id::BIGINT AS tournament_id, game_id::BIGINT AS game_id, tc_assumed"
+        " FROM rating_changes WHERE system = ? AND tc_assumed",
+        [system],
+    )
+    s.assumed_events = assumed_events(assumed, tournaments)
+    return s
+
+
+def assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
+    """(name, games) of the events whose rated games took the assumed rate of play
+    (``tc_assumed``: nothing said it), the most games first, then by name."""
+    assumed = (
+        changes.filter(pl.col("tc_assumed").fill_null(False))
+        .group_by("tournament_id")
+        .agg(pl.col("game_id").n_unique().alias("n"))
+        .join(tournaments.select("tournament_id", "name"), on="tournament_id", how="left")
+        .with_columns(pl.col("name").fill_null("(no name)"))
+        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
+    )
+    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]

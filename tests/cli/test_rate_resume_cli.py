@@ -1,0 +1,36 @@
+"""`rate` says how a FIDE run computed its lists (issue 27): from the first period and why, or
+resumed from the state kept before the first period new data touched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from elopipe.ingest.driver import ingest_paths
+from tests.helpers.paths import SHARED_DATA
+
+TRF = SHARED_DATA / "trf"
+
+pytestmark = pytest.mark.skipif(not TRF.exists(), reason="../shared/data is not available")
+
+
+def _rate(db: Path) -> str:
+    res = CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_rate_says_whether_it_resumed(tmp_path: Path) -> None:
+    db = tmp_path / "s.duckdb"
+    ingest_paths([TRF / "irl_bunratty_masters_2011_crlf.trf", TRF / "irl_galway_major_2011_partial_birthdates.trf"], db)
+    assert "computed from the first period: no checkpoint" in _rate(db)
+    ingest_paths([TRF / "irl_kilkenny_masters_2011_gms_national_ids.trf"], db)
+    out = _rate(db)
+    assert "computed from 2012-01 on, from the state kept after the list before it" in out
+    assert "computed from the first period" not in out
+    # nothing new: the engine does not run, and says neither
+    again = _rate(db)
+    assert "nothing changed since the last run" in again and "computed from" not in again

@@ -1,0 +1,205 @@
+"""A FIDE run resumed from a checkpoint (`elopipe.rating.fide.resume`, issue 27) stores the lists a
+run from the first period stores, on real Irish TRF files of 2011 (lists of May, July, September and
+November 2011 and January 2012) and variants made from them: a new file after the last period, a new
+file in the last period, a late file in an earlier period, a corrected file, a players merge, a hand
+edit of a list, the 'file' Ro policy. Each case also says which way the run went."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+
+from elopipe.identity import decisions
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating.run import rate
+from elopipe.rating.summary import RateSummary
+from elopipe.store.connect import open_writer
+from tests.helpers.paths import SHARED_DATA
+from tests.helpers.store_rows import db_rows
+
+TRF = SHARED_DATA / "trf"
+BUNRATTY = TRF / "irl_bunratty_masters_2011_crlf.trf"  # February 2011: the first list, May 2011
+JUNIOR = TRF / "irl_irish_junior_champs_2011_crlf.trf"  # July 2011
+INTERMEDIATE = TRF / "irl_irish_intermediate_champs_2011_latin1_crlf.trf"  # July 2011, beside the junior
+GALWAY = TRF / "irl_galway_major_2011_partial_birthdates.trf"  # September-October 2011
+KILKENNY = TRF / "irl_kilkenny_masters_2011_gms_national_ids.trf"  # November 2011
+TABLES = (
+    "rating_lists",
+    "rating_changes",
+    "tournament_ratings",
+    "rating_discrepancies",
+    "rating_skips",
+    "rate_of_play",
+)
+COUNTS = (
+    "lists", "first_list", "last_list", "players_rated", "new_ratings", "games_counted", "not_counted",
+    "events_skipped", "unknown_tc_games", "discrepancies", "ro_far", "ro_far_entries", "assumed_events",
+)  # fmt: skip
+
+pytestmark = pytest.mark.skipif(not TRF.exists(), reason="../shared/data is not available")
+
+
+def _rate(db: Path, **params: object) -> RateSummary:
+    with open_writer(db) as con:
+        return rate(con, "fide", **params)
+
+
+def _rows(db: Path, where: str = "") -> dict[str, list[tuple]]:
+    """Every stored row of the system's results, run ids left out; `where`: only the rows of the
+    dated tables it keeps."""
+    out = {}
+    for table in TABLES if not where else TABLES[:4]:
+        cols = [r[0] for r in db_rows(db, f"DESCRIBE {table}") if r[0] != "run_id"]
+        out[table] = db_rows(db, f"SELECT {', '.join(cols)} FROM {table} WHERE system = 'fide' {where} ORDER BY ALL")
+    return out
+
+
+def _same_as_scratch(tmp_path: Path, inc: Path, batches: list[list[Path]], resumed: RateSummary, **params: object):
+    """A store that ingested the same `batches` in order and rated once holds the same rows, and
+    `resumed`'s counts are its run's."""
+    full = tmp_path / "full.duckdb"
+    for batch in batches:
+        ingest_paths(batch, full)
+    scratch = _rate(full, **params)
+    assert scratch.full_reason is not None and scratch.resumed_from is None
+    assert _rows(inc) == _rows(full)
+    assert _rows(inc)["rating_lists"], "no list computed"
+    for field in COUNTS:
+        assert getattr(resumed, field) == getattr(scratch, field), field
+
+
+def test_a_new_file_after_the_last_period_resumes_after_it(tmp_path):
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths([BUNRATTY, GALWAY], inc)
+    first = _rate(inc)
+    assert first.resumed_from is None and first.full_reason and "no checkpoint" in first.full_reason
+    ingest_paths([KILKENNY], inc)
+    again = _rate(inc)
+    assert again.resumed_from == dt.date(2012, 1, 1) and again.full_reason is None
+    assert again.changed_lists == [dt.date(2012, 1, 1)]
+    _same_as_scratch(tmp_path, inc, [[BUNRATTY, GALWAY], [KILKENNY]], again)
+
+
+def test_a_new_file_in_the_last_period_resumes_from_it(tmp_path):
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths([BUNRATTY, JUNIOR], inc)
+    _rate(inc)
+    last = db_rows(inc, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'")[0][0]
+    ingest_paths([INTERMEDIATE], inc)
+    again = _rate(inc)
+    assert again.resumed_from == last
+    _same_as_scratch(tmp_path, inc, [[BUNRATTY, JUNIOR], [INTERMEDIATE]], again)
+
+
+def test_a_late_file_in_an_earlier_period_resumes_from_its_period(tmp_path):
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths([BUNRATTY, GALWAY, KILKENNY], inc)
+    _rate(inc)
+    ingest_paths([JUNIOR], inc)
+    again = _rate(inc)
+    # the junior championship (July 2011) is rated on the September list; the later lists follow
+    assert again.resumed_from == dt.date(2011, 9, 1)
+    assert again.changed_lists and min(again.changed_lists) >= dt.date(2011, 9, 1)
+    _same_as_scratch(tmp_path, inc, [[BUNRATTY, GALWAY, KILKENNY], [JUNIOR]], again)
+
+
+def test_a_corrected_file_resumes_from_its_period(tmp_path):
+    work = tmp_path / "files"
+    work.mkdir()
+    galway = work / "galway.trf"
+    shutil.copyfile(GALWAY, galway)
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths([BUNRATTY, galway, KILKENNY], inc)
+    _rate(inc)
+    # the organiser's correction: one game's result reversed, the same file name
+    lines = galway.read_bytes().split(b"\n")
+    row = next(i for i, line in enumerate(lines) if line.startswith(b"001") and b" 1 " in line[91:])
+    at = lines[row].index(b" 1 ", 91)
+    lines[row] = lines[row][:at] + b" 0 " + lines[row][at + 3 :]
+    galway.write_bytes(b"\n".join(lines))
+    ingest_paths([galway], inc)
+    assert db_rows(inc, "SELECT count(*) FROM source_files WHERE status = 'replaced'")[0][0] == 1
+    again = _rate(inc)
+    assert again.resumed_from is not None and again.resumed_from > dt.date(2011, 5, 1)
+    full = tmp_path / "full.duckdb"
+    ingest_paths([BUNRATTY, galway, KILKENNY], full)
+    _rate(full)
+    # the replaced file's rows are gone from `inc`: compare by what the lists say, not by ids
+    sql = """SELECT l.list_date, coalesce(p.fide_id::VARCHAR, p.name) AS who, l.rating, l.games, l.k, l.change,
+                    l.flags, l.total_games FROM rating_lists l JOIN players p USING (player_id)
+             WHERE l.system = 'fide' ORDER BY ALL"""
+    assert db_rows(inc, sql) == db_rows(full, sql)
+
+
+def test_a_players_merge_matches_from_scratch(tmp_path):
+    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    for db in (inc, full):
+        ingest_paths([BUNRATTY, GALWAY, KILKENNY], db)
+    _rate(inc)
+    # two players of the later events whose IDs do not tell them apart, who never met (the first
+    # list, May 2011, is kept)
+    pair = db_rows(
+        inc,
+        """
+        SELECT a.player_id, b.player_id FROM
+          (SELECT DISTINCT player_id, tournament_id FROM rating_changes WHERE system = 'fide'
+             AND list_date > DATE '2011-05-01') a,
+          (SELECT DISTINCT player_id, tournament_id FROM rating_changes WHERE system = 'fide'
+             AND list_date > DATE '2011-05-01') b,
+          players pa, players pb
+        WHERE pa.player_id = a.player_id AND pb.player_id = b.player_id
+          AND (pa.fide_id IS NULL OR pb.fide_id IS NULL) AND (pa.national_id IS NULL OR pb.national_id IS NULL)
+          AND a.tournament_id < b.tournament_id
+          AND NOT EXISTS (SELECT 1 FROM tournament_players x JOIN tournament_players y USING (tournament_id)
+                          WHERE x.player_id = a.player_id AND y.player_id = b.player_id)
+          AND NOT EXISTS (SELECT 1 FROM rating_changes c WHERE c.system = 'fide' AND c.list_date = DATE '2011-05-01'
+                          AND c.player_id IN (a.player_id, b.player_id))
+        ORDER BY 1, 2 LIMIT 1
+        """,
+    )
+    assert pair, "no pair of players to merge"
+    kept, merged = pair[0]
+    for db in (inc, full):
+        with open_writer(db) as con:
+            decisions.merge_players(con, kept, merged, "test: one person")
+    again = _rate(inc)
+    assert again.resumed_from is not None and again.first_changed is not None
+    scratch = _rate(full)
+    assert scratch.resumed_from is None
+    assert _rows(inc) == _rows(full)
+    for field in COUNTS:
+        assert getattr(again, field) == getattr(scratch, field), field
+
+
+def test_a_hand_edited_list_is_never_read_as_the_engines(tmp_path):
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths([BUNRATTY, JUNIOR, GALWAY], inc)
+    _rate(inc)
+    edited = "list_date = DATE '2011-11-01'"
+    with open_writer(inc) as con:
+        con.execute(f"UPDATE rating_lists SET rating = rating + 100 WHERE system = 'fide' AND {edited}")
+    ingest_paths([KILKENNY], inc)
+    again = _rate(inc)
+    assert again.resumed_from is None and again.full_reason == "a stored list was changed since it was computed"
+    full = tmp_path / "full.duckdb"
+    ingest_paths([BUNRATTY, JUNIOR, GALWAY], full)
+    ingest_paths([KILKENNY], full)
+    _rate(full)
+    # the list computed after the edited one is the engine's, not one computed from the edit
+    assert _rows(inc, f"AND NOT {edited}") == _rows(full, f"AND NOT {edited}")
+
+
+def test_the_file_ro_policy_resumes_and_a_change_of_policy_does_not(tmp_path):
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths([BUNRATTY, GALWAY], inc)
+    _rate(inc, ro_from="file")
+    ingest_paths([KILKENNY], inc)
+    again = _rate(inc, ro_from="file")
+    assert again.resumed_from == dt.date(2012, 1, 1) and again.ro_from == "file"
+    _same_as_scratch(tmp_path, inc, [[BUNRATTY, GALWAY], [KILKENNY]], again, ro_from="file")
+    # another policy changes what every period reads: every period is computed again
+    other = _rate(inc)
+    assert other.resumed_from is None and other.full_reason == "the changes reach the first period"
