@@ -34,7 +34,7 @@ import duckdb
 import polars as pl
 
 from elopipe.runtime.errors import ElopipeError
-from elopipe.store import schema
+from elopipe.store import schema, write
 
 SEP = "@"
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -262,14 +262,9 @@ def remove_unfinished(con: duckdb.DuckDBPyConnection, system: str) -> list[int]:
         ).fetchall()
     ]
     if runs:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with write.transaction(con):
             for table in system_tables(con):
                 con.execute(f"DELETE FROM {table} WHERE system = ?", [system])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     return runs
 
 
@@ -308,18 +303,13 @@ def drop(con: duckdb.DuckDBPyConnection, ref: str) -> dict[str, int]:
     if not systems:
         raise NoSuchScenario(f"no scenario {key!r} in the store (see `elopipe scenarios list`)")
     deleted: dict[str, int] = {}
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with write.transaction(con):
         for table in system_tables(con):
             n = con.execute(f"DELETE FROM {table} WHERE system IN (SELECT unnest(?::VARCHAR[]))", [systems]).fetchall()[
                 0
             ][0]
             if n:
                 deleted[table] = int(n)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return deleted
 
 

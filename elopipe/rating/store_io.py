@@ -462,8 +462,7 @@ def write_results(
     unknown = set(frames) - set(RESULT_TABLES)
     if unknown:
         raise ValueError(f"not a result table: {sorted(unknown)}")
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with write.transaction(con):
         if lists is None:
             delete_from(con, system, from_list, through)
         else:
@@ -483,10 +482,6 @@ def write_results(
                 schema={"list_date": pl.Date, "digest": pl.Utf8},
             )
             write.insert(con, "rating_period_digests", dg, constants={"system": system, "run_id": run_id})
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def start_run(

@@ -17,8 +17,9 @@ aborted, as any failed statement aborts it.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import duckdb
@@ -34,6 +35,19 @@ _names = itertools.count()
 class StoreWriteError(ElopipeError, ValueError):
     """Rows that do not fit the table they are written to: a column the table does not have.
     A ValueError too, which the writers raised before."""
+
+
+@contextlib.contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """The block's statements as one transaction: committed when the block ends, rolled back when
+    it raises (a Ctrl-C too), and the error raised again."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

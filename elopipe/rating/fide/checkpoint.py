@@ -237,17 +237,12 @@ def save(
     if recorder.boots:
         boots = pl.concat(recorder.boots).rename({"boot_period": "list_date"})
         rows.append(boots.with_columns(pl.lit("boot").alias("part")))
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with write.transaction(con):
         for table in ("rating_checkpoints", "rating_checkpoint_rows"):
             con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date >= ?", [system, lo])
         write.insert(con, "rating_checkpoints", meta, constants={"system": system, "run_id": run_id})
         for frame in rows:
             write.insert(con, "rating_checkpoint_rows", frame, constants={"system": system})
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
 
 
 def load(

@@ -536,8 +536,7 @@ def refresh(
         batches[-1].append(int(tid))
         size += entries
     written = 0
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with write.transaction(con):
         con.execute(
             "DELETE FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))", [system, dates]
         )
@@ -546,8 +545,4 @@ def refresh(
             if rows.height:
                 write.insert(con, "title_norms", rows.select(list(NORM_SCHEMA)))
             written += rows.height
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return written
