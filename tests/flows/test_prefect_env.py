@@ -31,6 +31,51 @@ def test_quiet_by_default_and_a_user_setting_wins(monkeypatch: pytest.MonkeyPatc
     assert os.environ[LEVEL] == "DEBUG"
 
 
+def test_loading_prefect_pauses_the_collector_then_freezes_what_was_loaded() -> None:
+    """Prefect's import runs without cyclic collections, and what it built is left out of every
+    later one (frozen); the collector is back on afterwards, and stays off if it was off."""
+    import gc
+
+    assert gc.isenabled()
+    before = gc.get_freeze_count()
+    with prefect_env.loading_prefect():
+        assert not gc.isenabled()
+        loaded = [[] for _ in range(10)]  # objects the collector tracks, made while loading
+    assert gc.isenabled()
+    assert gc.get_freeze_count() >= before + len(loaded)
+    gc.unfreeze()  # the test process's heap back as it was for the other tests
+    gc.disable()
+    try:
+        with prefect_env.loading_prefect():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.unfreeze()
+        gc.enable()
+
+
+SERVER_APP = """
+import gc, sys
+from flows import prefect_env
+
+app = prefect_env.server_app()
+assert "prefect.server.api.server" in sys.modules and type(app).__name__ == "FastAPI"
+assert gc.isenabled() and gc.get_freeze_count() > 100_000  # Prefect's server code, frozen
+print("ok")
+"""
+
+
+@pytest.mark.slow
+def test_the_temporary_servers_app_is_prefects_built_with_the_collector_paused(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
+    env["PREFECT_HOME"] = str(tmp_path / "home")
+    proc = subprocess.run([sys.executable, "-c", SERVER_APP], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
 TEMPORARY_SERVER = """
 import json, os, sys, urllib.request
 from elopipe.runtime import lifeline

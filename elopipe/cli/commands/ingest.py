@@ -147,7 +147,7 @@ def _ingest_on_cluster(request: IngestRequest, db: Path, spec: DaskSpec) -> Inge
     from elopipe.jobs.store import write_lock
     from elopipe.runtime.errors import first_line
     from elopipe.runtime.interrupt import graceful_stop
-    from flows.prefect_env import STAGE_LOGGER, configure, local_run_settings, prefect_api
+    from flows.prefect_env import STAGE_LOGGER, configure, loading_prefect, local_run_settings, prefect_api
 
     # This command prints its own table and summary: the flow's stage lines and Prefect's
     # warnings about the same files would repeat them. Errors still show.
@@ -163,7 +163,8 @@ def _ingest_on_cluster(request: IngestRequest, db: Path, spec: DaskSpec) -> Inge
             graceful_stop(on_first=lambda msg: err_console.print(f"{msg}", style="yellow")),
             local_run_settings(),
         ):
-            from flows.ingest_files import ingest_flow
+            with loading_prefect():
+                from flows.ingest_files import ingest_flow
 
             api.wait_ready()
             cluster = cluster_of(running)

@@ -178,7 +178,7 @@ def _run_pipeline(
     of `spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
     second one aborts at once."""
     from elopipe.runtime.interrupt import graceful_stop, stop_requested
-    from flows.prefect_env import configure, local_run_settings, prefect_api, quiet_prefect_console
+    from flows.prefect_env import configure, loading_prefect, local_run_settings, prefect_api, quiet_prefect_console
 
     start = time.time()
     configure(quiet=not verbose)
@@ -189,7 +189,8 @@ def _run_pipeline(
             prefect_api() as api,
         ):
             live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
-            from flows.pipeline import pipeline
+            with loading_prefect():
+                from flows.pipeline import pipeline
 
             quiet_prefect_console(everything=not verbose)
             imported = time.time()

@@ -138,15 +138,16 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
     from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder, outcomes_by_path
     from elopipe.ingest.watcher import watch as watch_loop
     from elopipe.runtime.interrupt import stop_requested
-    from flows.prefect_env import local_run_settings, quiet_prefect_console
+    from flows.prefect_env import loading_prefect, local_run_settings, quiet_prefect_console
 
     for name in (PROCESSED, QUARANTINE):
         inbox_folder(args.inbox, name)
-    from flows.pipeline import pipeline
+    with loading_prefect():
+        from flows.pipeline import pipeline
 
+        _load_stage_modules()
     quiet_prefect_console(everything=not verbose)
     _show_watcher_warnings(live)
-    _load_stage_modules()
     api.wait_ready()
     if stop_requested():
         return None
