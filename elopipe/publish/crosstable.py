@@ -46,7 +46,7 @@ _PLAYERS_SQL = f"""
         """
 
 
-def _numbered(players: list[tuple[int, int | None]]) -> dict[int, int]:
+def numbered_starts(players: list[tuple[int, int | None]]) -> dict[int, int]:
     """player_id -> start number: the stored start rank, else the next free number in the
     order of `players` (rating then name)."""
     sno: dict[int, int] = {}
@@ -68,13 +68,13 @@ def start_numbers(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[in
     the TRF start rank, else (PGN) a number by rating then name. The report's players, games
     and FFE files use these numbers too, so all of them agree with the crosstable."""
     players = con.execute(_PLAYERS_SQL, [tournament_id]).fetchall()
-    return _numbered([(r[0], r[1]) for r in players])
+    return numbered_starts([(r[0], r[1]) for r in players])
 
 
 def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list[str], pl.DataFrame]:
     """Round labels and the crosstable of `tournament_id` (columns: see the module docstring)."""
     players = con.execute(_PLAYERS_SQL, [tournament_id]).fetchall()
-    sno = _numbered([(r[0], r[1]) for r in players])
+    sno = numbered_starts([(r[0], r[1]) for r in players])
 
     games = con.execute(
         f"""
@@ -145,7 +145,8 @@ def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list
     if df.height and df["final_rank"].null_count() == df.height:
         ranks = df["points"].cast(pl.Float64).rank(method="min", descending=True).cast(pl.Int64)
         df = df.with_columns(ranks.alias("final_rank"))
-    return labels, df.sort(["final_rank", "start_rank"], nulls_last=True)
+    # ties kept in the players' order: an unstable sort made a report's bytes vary between publishes
+    return labels, df.sort(["final_rank", "start_rank"], nulls_last=True, maintain_order=True)
 
 
 def with_ro(cross: pl.DataFrame, perf: pl.DataFrame) -> pl.DataFrame:
