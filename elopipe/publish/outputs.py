@@ -125,20 +125,24 @@ def publish_outputs(
     paths: list[Path] = []
     links: dict[int, str] = {}
     n = default_workers() if workers is None else workers
-    player_keys = player_digests(con, system, top)
-    with recording(out) as manifest, Workers(con, n) as pool:
-        # reports an earlier publish left in this folder, of tournaments no list here rates: a
-        # new file can change what they show (a player's title, federation or name)
-        earlier = earlier_reports(con, manifest, system, seen)
-        report_keys = report_digests(con, system, sorted(seen | set(earlier)))
-        # only those whose inputs changed are made and named among the paths: the others are
-        # no part of this publish
-        earlier = [
-            t for t in earlier if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
-        ]
+    # progress from the first query on: the digests and the manifest of a federation's folder take
+    # seconds, and a log must not go quiet (the reports of earlier publishes are counted once known)
+    with Ticker(len(top) + len(dates) + len(seen), progress) as ticker:
+        player_keys = player_digests(con, system, top)
+        with recording(out) as manifest, Workers(con, n) as pool:
+            # reports an earlier publish left in this folder, of tournaments no list here rates: a
+            # new file can change what they show (a player's title, federation or name)
+            earlier = earlier_reports(con, manifest, system, seen)
+            report_keys = report_digests(con, system, sorted(seen | set(earlier)))
+            # only those whose inputs changed are made and named among the paths: the others are
+            # no part of this publish
+            earlier = [
+                t
+                for t in earlier
+                if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
+            ]
 
-        total = len(top) + len(dates) + len(seen) + len(earlier)
-        with Ticker(total, progress) as ticker:
+            ticker.total += len(earlier)
 
             def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
                 return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
