@@ -69,6 +69,19 @@ def test_a_report_written_from_the_set_has_the_same_bytes(con, system: str, tmp_
             assert a.read_bytes() == b.read_bytes(), a.name
 
 
+def test_every_report_of_a_system_is_the_report_written_alone(con, tmp_path: Path) -> None:
+    """`elopipe report --system ffe` (no tournament) reads its reports' rows set-wise."""
+    from elopipe.jobs.report import report
+    from elopipe.jobs.requests import ReportRequest
+
+    db = Path(con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()[0])
+    done = report(ReportRequest(db, "ffe", None, tmp_path / "all"), lambda _note: None, lambda _view: None)
+    assert done.ids == rated_tournaments(con, "ffe")
+    for tid in done.ids:
+        for alone in write_report(con, tid, "ffe", tmp_path / "alone"):
+            assert (done.target / alone.name).read_bytes() == alone.read_bytes(), alone.name
+
+
 def test_games_tied_on_round_and_line_come_in_list_order(con) -> None:
     """The team league is rated over two FFE lists: a player's unplayed round recorded on one line
     of the file has a row on each list, ordered by list (before, the order could vary)."""
