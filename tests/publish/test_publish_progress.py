@@ -59,3 +59,32 @@ def test_progress_is_told_while_the_report_digests_are_taken(db: Path, tmp_path:
     assert calls[0][0] == 0  # told before any page was made
     done, total = calls[-1]
     assert done == total and total >= len(dates)  # the last call counts every page
+
+
+def test_a_quiet_publish_prints_a_line_at_least_every_five_seconds_off_a_terminal(monkeypatch) -> None:
+    """A job that keeps the count still for 30 s: the ticker's heartbeat and the status's plain
+    lines (a pipe, not a terminal) leave no gap over 3.5 s on an idle machine, so a loaded one
+    (threads late by a second) still prints a line within 5 s. With a heartbeat of 2 s every other
+    beat fell within the status's 3 s and the lines came 4 s apart (5 s on a loaded machine).
+    Driven by a clock of its own, beat by beat as the heartbeat's thread would (every quarter of
+    its period), not by the wall clock."""
+    import io
+
+    from rich.console import Console
+
+    from elopipe.cli.commands import live_status
+    from elopipe.publish import workers
+
+    now = [0.0]
+    monkeypatch.setattr(workers.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(live_status.time, "monotonic", lambda: now[0])
+    printed: list[float] = []
+    status = live_status.LiveStatus(Console(file=io.StringIO(), force_terminal=False))
+    monkeypatch.setattr(status, "line", lambda text, style=None: printed.append(now[0]))
+    ticker = workers.Ticker(10, lambda done, total: status.progress(workers.bar(done, total)))
+    step = ticker._heartbeat / 4
+    while now[0] < 30.0:
+        now[0] += step
+        ticker._beat()
+    gaps = [b - a for a, b in zip([0.0, *printed], printed, strict=False)]
+    assert len(printed) >= 8 and max(gaps) <= 3.5, gaps
