@@ -11,7 +11,8 @@ parts (`elopipe.identity.events.PARTS`): `rid` is the event asked for.
 `ReportRows` holds, per tournament_id: `performance` (the columns of
 `reports.performance_frame` before the reasons, notes and start numbers are added), `games`
 (`reports.GAME_COLUMNS`, before the start numbers), `reasons` (`participants.round_reasons`),
-`headers` (`report_header.report_header`), `start_numbers` (`crosstable.start_numbers`) and
+`headers` (`report_header.report_header`), `start_numbers` (`crosstable.start_numbers`), `cross`
+(the rows of `crosstable.crosstable`) and
 `norms` (`norms_report.norm_section`).
 """
 
@@ -23,7 +24,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.publish.crosstable import numbered_starts
+from elopipe.publish.crosstable import CrossRows, cross_rows_of, numbered_starts
 from elopipe.publish.norms_report import norm_sections
 from elopipe.publish.participants import NO_REASONS, round_reasons_of
 from elopipe.publish.report_header import report_headers
@@ -109,16 +110,6 @@ _GAMES_SQL = f"""
     ORDER BY rid, start_rank NULLS LAST, player, player_id, round NULLS LAST, kind, {", ".join(GAME_TIES)}
 """
 
-_PLAYERS_SQL = f"""
-    WITH {_EVENTS}
-    SELECT ev.rid, tp.player_id, tp.start_rank
-    FROM tournament_players tp JOIN ev USING (tournament_id) JOIN players p USING (player_id)
-    -- a player of several parts of one event (elopipe.identity.events): the first part's entry
-    QUALIFY row_number() OVER (PARTITION BY ev.rid, tp.player_id ORDER BY tp.tournament_id) = 1
-    ORDER BY ev.rid, tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST,
-             COALESCE(tp.name_as_written, p.name)
-"""
-
 
 def _split(frame: pl.DataFrame) -> dict[int, pl.DataFrame]:
     """{rid: its rows, in order, without the rid column}."""
@@ -138,6 +129,7 @@ class ReportRows:
     reasons: dict[int, pl.DataFrame]
     headers: dict[int, dict[str, str]]
     start_numbers: dict[int, dict[int, int]]
+    cross: dict[int, CrossRows]
     norms: dict[int, list[dict[str, Any]]]
     _perf_schema: pl.Schema
     _games_schema: pl.Schema
@@ -159,16 +151,15 @@ def fetch_report_rows(con: duckdb.DuckDBPyConnection, system: str, tournament_id
     params: dict[str, object] = {"tids": tids, "system": system}
     perf = con.sql(_performance_sql(con), params=params).pl()
     games = con.sql(_GAMES_SQL, params=params).pl()
-    starts: dict[int, list[tuple[int, int | None]]] = {}
-    for rid, pid, start_rank in con.execute(_PLAYERS_SQL, {"tids": tids}).fetchall():
-        starts.setdefault(int(rid), []).append((int(pid), start_rank))
+    cross = cross_rows_of(con, tids)
     return ReportRows(
         system,
         _split(perf),
         _split(games),
         round_reasons_of(con, tids, system),
         report_headers(con, tids, system),
-        {rid: numbered_starts(players) for rid, players in starts.items()},
+        {rid: numbered_starts([(r[0], r[1]) for r in c.players]) for rid, c in cross.items()},
+        cross,
         norm_sections(con, tids, system),
         perf.drop("rid").schema,
         games.drop("rid").schema,

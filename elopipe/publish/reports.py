@@ -34,7 +34,7 @@ import polars as pl
 
 from elopipe.identity.events import PARTS, event_of
 from elopipe.publish.atomic import write_text
-from elopipe.publish.crosstable import crosstable, start_numbers, with_ro
+from elopipe.publish.crosstable import CrossRows, crosstable, start_numbers, with_ro
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 from elopipe.publish.legend import report_legend
@@ -396,7 +396,7 @@ def write_report(
     rows = rows or fetch_report_rows(con, system, [tournament_id])
     perf = performance_frame(con, tournament_id, system, rows)
     games = games_frame(con, tournament_id, system, rows)
-    labels, cross = crosstable(con, tournament_id)
+    labels, cross = crosstable(con, tournament_id, rows.cross.get(tournament_id, CrossRows([], [], [])))
     cross = with_ro(cross, perf)
     ffe = ffe_frame(con, tournament_id, system, rows)
     out_dir.mkdir(parents=True, exist_ok=True)
