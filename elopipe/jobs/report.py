@@ -59,7 +59,9 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
     system, `NothingToReport` when no tournament is."""
     from elopipe.identity.events import event_of
     from elopipe.publish.norms_report import norm_section, section_lines
+    from elopipe.publish.outputs import REPORT_ROWS_CHUNK
     from elopipe.publish.report_header import report_header
+    from elopipe.publish.report_rows import fetch_report_rows
     from elopipe.publish.reports import (
         canonical_event,
         ffe_frame,
@@ -93,7 +95,10 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
             raise NothingToReport(
                 f"nothing is rated under {system!r} in {db}: run `elopipe rate --system {system}` first"
             )
-        for tid in done.ids:
+        rows = None
+        for i, tid in enumerate(done.ids):
+            if request.tournament is None and i % REPORT_ROWS_CHUNK == 0:  # every report: read set-wise
+                rows = fetch_report_rows(con, system, done.ids[i : i + REPORT_ROWS_CHUNK])
             if request.tournament is not None:
                 name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
                 why = nothing_rated_reason(con, tid, system)
@@ -109,7 +114,7 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
                         section_lines(norm_section(con, tid, system)),
                     )
                 )
-            done.written.extend(write_report(con, tid, system, done.target))
+            done.written.extend(write_report(con, tid, system, done.target, rows))
     finally:
         con.close()
     return done

@@ -16,11 +16,10 @@ used and its mark (`with_ro`).
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any, NamedTuple
 
 import duckdb
 import polars as pl
-
-from elopipe.identity.events import PARTS
 
 _RESULT = {Decimal("1"): "1", Decimal("0.5"): "½", Decimal("0"): "0"}
 
@@ -35,18 +34,39 @@ def _score_text(score: Decimal | None, played: bool, code: str | None) -> str:
     return _RESULT.get(Decimal(score), str(score))
 
 
+# each report's (`rid`: the event asked for, its parts elopipe.identity.events.PARTS) players,
+# games and unplayed rounds, for many reports in one query each (`$tids`)
+_EVENTS = """ev AS (
+    SELECT coalesce(event_id, tournament_id) AS rid, tournament_id FROM tournaments
+    WHERE coalesce(event_id, tournament_id) IN (SELECT unnest($tids::INTEGER[]))
+)"""
+
 _PLAYERS_SQL = f"""
-        SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name,
+        WITH {_EVENTS}
+        SELECT ev.rid, tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name,
                tp.rating_in_file, tp.points_in_file, tp.final_rank
-        FROM tournament_players tp JOIN players p USING (player_id)
-        WHERE tp.tournament_id IN {PARTS}
+        FROM tournament_players tp JOIN ev USING (tournament_id) JOIN players p USING (player_id)
         -- a player of several parts of one event (elopipe.identity.events): the first part's entry
-        QUALIFY row_number() OVER (PARTITION BY tp.player_id ORDER BY tp.tournament_id) = 1
-        ORDER BY tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST, name
+        QUALIFY row_number() OVER (PARTITION BY ev.rid, tp.player_id ORDER BY tp.tournament_id) = 1
+        ORDER BY ev.rid, tp.start_rank NULLS LAST, tp.rating_in_file DESC NULLS LAST, name
+        """
+
+_GAMES_SQL = f"""
+        WITH {_EVENTS}
+        SELECT ev.rid, round, white_id, black_id, white_score, black_score, played, unplayed_code
+        FROM canonical_games JOIN ev USING (tournament_id)
+        ORDER BY ev.rid, round NULLS LAST, game_index, game_id
+        """
+
+_UNPLAYED_SQL = f"""
+        WITH {_EVENTS}
+        SELECT ev.rid, player_id, round, code, score, opponent_id
+        FROM unplayed_rounds JOIN ev USING (tournament_id)
+        ORDER BY ev.rid, round
         """
 
 
-def _numbered(players: list[tuple[int, int | None]]) -> dict[int, int]:
+def numbered_starts(players: list[tuple[int, int | None]]) -> dict[int, int]:
     """player_id -> start number: the stored start rank, else the next free number in the
     order of `players` (rating then name)."""
     sno: dict[int, int] = {}
@@ -67,28 +87,49 @@ def start_numbers(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[in
     """player_id -> start number of every player of `tournament_id`, as in `crosstable()`:
     the TRF start rank, else (PGN) a number by rating then name. The report's players, games
     and FFE files use these numbers too, so all of them agree with the crosstable."""
-    players = con.execute(_PLAYERS_SQL, [tournament_id]).fetchall()
-    return _numbered([(r[0], r[1]) for r in players])
+    return numbered_starts([(r[0], r[1]) for r in cross_rows(con, tournament_id).players])
 
 
-def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list[str], pl.DataFrame]:
-    """Round labels and the crosstable of `tournament_id` (columns: see the module docstring)."""
-    players = con.execute(_PLAYERS_SQL, [tournament_id]).fetchall()
-    sno = _numbered([(r[0], r[1]) for r in players])
+class CrossRows(NamedTuple):
+    """The stored rows a crosstable is drawn from: its players (player_id, start_rank, name,
+    rating_in_file, points_in_file, final_rank, in `_PLAYERS_SQL`'s order), games (round,
+    white_id, black_id, white_score, black_score, played, unplayed_code, by round, game_index,
+    game_id) and unplayed rounds (player_id, round, code, score, opponent_id, by round)."""
 
-    games = con.execute(
-        f"""
-        SELECT round, white_id, black_id, white_score, black_score, played, unplayed_code
-        FROM canonical_games WHERE tournament_id IN {PARTS}
-        ORDER BY round NULLS LAST, game_index, game_id
-        """,
-        [tournament_id],
-    ).fetchall()
-    unplayed = con.execute(
-        f"SELECT player_id, round, code, score, opponent_id FROM unplayed_rounds WHERE tournament_id IN {PARTS}"
-        " ORDER BY round",
-        [tournament_id],
-    ).fetchall()
+    players: list[tuple[Any, ...]]
+    games: list[tuple[Any, ...]]
+    unplayed: list[tuple[Any, ...]]
+
+
+def cross_rows(con: duckdb.DuckDBPyConnection, tournament_id: int) -> CrossRows:
+    """The `CrossRows` of `tournament_id` (an event and its parts)."""
+    return cross_rows_of(con, [tournament_id]).get(tournament_id, CrossRows([], [], []))
+
+
+def cross_rows_of(con: duckdb.DuckDBPyConnection, tournament_ids: list[int]) -> dict[int, CrossRows]:
+    """{tournament_id: its `CrossRows`} of `tournament_ids`, in three queries whatever their
+    number; an event with no player is absent."""
+    params = {"tids": sorted(set(tournament_ids))}
+    found: list[dict[int, list[tuple[Any, ...]]]] = []
+    for sql in (_PLAYERS_SQL, _GAMES_SQL, _UNPLAYED_SQL):
+        by_event: dict[int, list[tuple[Any, ...]]] = {}
+        for rid, *row in con.execute(sql, params).fetchall():
+            by_event.setdefault(int(rid), []).append(tuple(row))
+        found.append(by_event)
+    players, games, unplayed = found
+    return {
+        rid: CrossRows(players.get(rid, []), games.get(rid, []), unplayed.get(rid, []))
+        for rid in sorted(set(players) | set(games) | set(unplayed))
+    }
+
+
+def crosstable(
+    con: duckdb.DuckDBPyConnection, tournament_id: int, source: CrossRows | None = None
+) -> tuple[list[str], pl.DataFrame]:
+    """Round labels and the crosstable of `tournament_id` (columns: see the module docstring),
+    from `source` when given (read set-wise for many reports: `elopipe.publish.report_rows`)."""
+    players, games, unplayed = source or cross_rows(con, tournament_id)
+    sno = numbered_starts([(r[0], r[1]) for r in players])
 
     cells: dict[int, dict[str, str]] = {pid: {} for pid in sno}
     scores: dict[int, Decimal] = {pid: Decimal(0) for pid in sno}
@@ -145,7 +186,8 @@ def crosstable(con: duckdb.DuckDBPyConnection, tournament_id: int) -> tuple[list
     if df.height and df["final_rank"].null_count() == df.height:
         ranks = df["points"].cast(pl.Float64).rank(method="min", descending=True).cast(pl.Int64)
         df = df.with_columns(ranks.alias("final_rank"))
-    return labels, df.sort(["final_rank", "start_rank"], nulls_last=True)
+    # ties kept in the players' order: an unstable sort made a report's bytes vary between publishes
+    return labels, df.sort(["final_rank", "start_rank"], nulls_last=True, maintain_order=True)
 
 
 def with_ro(cross: pl.DataFrame, perf: pl.DataFrame) -> pl.DataFrame:

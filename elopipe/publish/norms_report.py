@@ -24,7 +24,6 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.identity.events import PARTS
 from elopipe.rating.fide import norms, norms_store
 
 #: The columns of `<stem>.norms.csv` (one row per player and norm listed).
@@ -32,49 +31,72 @@ CSV_COLUMNS = ["name", "federation", "title", "norm", "decision", "clause", "rea
 CSV_COLUMNS += ["ra", "p", "dp", "rp", "dropped"]
 
 
-def _listed(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+def _listed(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str) -> dict[int, pl.DataFrame]:
     frame: pl.DataFrame = con.sql(
         """
-        SELECT player_id, name, norm, decision, clause, reason, hint, games, points, ra, p, dp, rp, raised_id,
-               raised_from, dropped, era
+        SELECT tournament_id, player_id, name, norm, decision, clause, reason, hint, games, points, ra, p, dp, rp,
+               raised_id, raised_from, dropped, era
         FROM v_norms
-        WHERE tournament_id = ? AND system = ? AND NOT holds_title
+        WHERE tournament_id IN (SELECT unnest(?::INTEGER[])) AND system = ? AND NOT holds_title
           AND (decision = 'norm' OR (decision = 'missed' AND (single_miss OR half_point))
                -- a women's norm undecided for want of the player's sex is no news (PGN files give none)
                OR (decision = 'unknown' AND reason NOT LIKE '%applicant''s sex%'))
-        ORDER BY decision = 'norm' DESC, decision = 'unknown' DESC, rp DESC NULLS LAST, name, norm
+        ORDER BY tournament_id, decision = 'norm' DESC, decision = 'unknown' DESC, rp DESC NULLS LAST, name, norm
         """,
-        params=[tournament_id, system],
+        params=[tournament_ids, system],
     ).pl()
-    return frame
+    parts = frame.partition_by("tournament_id", as_dict=True, maintain_order=True)
+    return {int(k[0]): v.drop("tournament_id") for k, v in parts.items()}
 
 
-def _entries(con: duckdb.DuckDBPyConnection, tournament_id: int) -> dict[int, dict[str, Any]]:
+def _entries(con: duckdb.DuckDBPyConnection, tournament_ids: list[int]) -> dict[int, dict[int, dict[str, Any]]]:
     rows = con.execute(
-        f"""
-        SELECT tp.player_id, any_value(COALESCE(tp.name_as_written, p.name)),
+        """
+        SELECT e.rid, tp.player_id, any_value(COALESCE(tp.name_as_written, p.name)),
                any_value(COALESCE(tp.federation, p.federation)), any_value(tp.title)
         FROM tournament_players tp JOIN players p USING (player_id)
-        WHERE tp.tournament_id IN {PARTS}
-        GROUP BY tp.player_id
+        JOIN (SELECT coalesce(event_id, tournament_id) AS rid, tournament_id FROM tournaments) e USING (tournament_id)
+        WHERE e.rid IN (SELECT unnest(?::INTEGER[]))
+        GROUP BY e.rid, tp.player_id
         """,
-        [tournament_id],
+        [tournament_ids],
     ).fetchall()
-    return {int(r[0]): {"name": r[1], "federation": r[2], "title": r[3]} for r in rows}
+    out: dict[int, dict[int, dict[str, Any]]] = {}
+    for rid, pid, name, federation, title in rows:
+        out.setdefault(int(rid), {})[int(pid)] = {"name": name, "federation": federation, "title": title}
+    return out
 
 
 def norm_section(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> list[dict[str, Any]]:
     """The players and norms the section lists (module docstring), best first; [] when none, or
     for a system other than FIDE standard."""
-    if system != norms_store.STANDARD:
-        return []
-    listed = _listed(con, tournament_id, system)
-    if listed.height == 0:
-        return []
-    _, games = norms_store.evaluate_events(con, [tournament_id], system)
-    who = _entries(con, tournament_id)
+    return norm_sections(con, [tournament_id], system).get(tournament_id, [])
+
+
+def norm_sections(
+    con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str
+) -> dict[int, list[dict[str, Any]]]:
+    """`norm_section` of each of `tournament_ids`, read and decided for all of them at once:
+    {tournament_id: its rows}; an event with none is absent."""
+    if system != norms_store.STANDARD or not tournament_ids:
+        return {}
+    listed = _listed(con, sorted(set(tournament_ids)), system)
+    if not listed:
+        return {}
+    _, games = norms_store.evaluate_events(con, sorted(listed), system)
+    entries = _entries(con, sorted(listed))
+    by_event = games.partition_by("tournament_id", as_dict=True)
+    empty = games.clear()
+    return {tid: _section(rows, by_event.get((tid,), empty), entries.get(tid, {})) for tid, rows in listed.items()}
+
+
+def _section(listed: pl.DataFrame, games: pl.DataFrame, who: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One event's section from its `listed` rows, its applicants' `games` and its entries."""
     by_player: dict[int, list[dict[str, Any]]] = {}
-    for g in games.sort("round").iter_rows(named=True):
+    # a knockout's games of one round against one opponent by points: in a fixed order, so a
+    # report's bytes do not vary between publishes
+    order = ["round", "opponent_id", "points_x2", "excluded"]
+    for g in games.sort(order, nulls_last=True, maintain_order=True).iter_rows(named=True):
         by_player.setdefault(int(g["player_id"]), []).append(g)
     out = []
     for r in listed.iter_rows(named=True):

@@ -22,6 +22,7 @@ from elopipe.publish.inputs import list_digests, player_digests, report_digests
 from elopipe.publish.list_html import list_html
 from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
 from elopipe.publish.manifest import Manifest, recording
+from elopipe.publish.report_rows import ReportRows, fetch_report_rows
 from elopipe.publish.reports import tournaments_by_list, write_report
 from elopipe.publish.workers import Ticker, Workers, default_workers
 
@@ -124,31 +125,44 @@ def publish_outputs(
     paths: list[Path] = []
     links: dict[int, str] = {}
     n = default_workers() if workers is None else workers
-    player_keys = player_digests(con, system, top)
-    with recording(out) as manifest, Workers(con, n) as pool:
-        # reports an earlier publish left in this folder, of tournaments no list here rates: a
-        # new file can change what they show (a player's title, federation or name)
-        earlier = earlier_reports(con, manifest, system, seen)
-        report_keys = report_digests(con, system, sorted(seen | set(earlier)))
-        # only those whose inputs changed are made and named among the paths: the others are
-        # no part of this publish
-        earlier = [
-            t for t in earlier if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
-        ]
+    # progress from the first query on: the digests and the manifest of a federation's folder take
+    # seconds, and a log must not go quiet (the reports of earlier publishes are counted once known)
+    with Ticker(len(top) + len(dates) + len(seen), progress) as ticker:
+        player_keys = player_digests(con, system, top)
+        with recording(out) as manifest, Workers(con, n) as pool:
+            # reports an earlier publish left in this folder, of tournaments no list here rates: a
+            # new file can change what they show (a player's title, federation or name)
+            earlier = earlier_reports(con, manifest, system, seen)
+            report_keys = report_digests(con, system, sorted(seen | set(earlier)))
+            # only those whose inputs changed are made and named among the paths: the others are
+            # no part of this publish
+            earlier = [
+                t
+                for t in earlier
+                if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
+            ]
 
-        total = len(top) + len(dates) + len(seen) + len(earlier)
-        with Ticker(total, progress) as ticker:
+            ticker.total += len(earlier)
 
             def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
                 return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
-
-            def report(tid: int) -> Job:
-                return page("report", tid, report_keys.get(tid), write_report, tid, system, out / "reports" / system)
 
             pages = [
                 page("player", pid, player_keys.get(pid), write_player_page, pid, system, out / "players" / system)
                 for pid in top
             ]
+            # the reports to make, their stored rows read set-wise while the player pages are drawn
+            kept = {t: manifest.fresh(f"report:{system}:{t}", report_keys[t]) for t in seen if t in report_keys}
+            rows = _report_rows(con, system, [t for t in sorted(seen) if kept.get(t) is None] + earlier)
+
+            def report(tid: int) -> Job:
+                key, folder = f"report:{system}:{tid}", out / "reports" / system
+                paths = kept.get(tid)
+                if paths is not None:
+                    return _done(paths)
+                digest = report_keys.get(tid)
+                return _made(pool, manifest, key, digest, write_report, tid, system, folder, rows.get(tid))
+
             for pid, job in zip(top, pages, strict=True):
                 written = job.result()
                 ticker.advance()
@@ -208,9 +222,20 @@ def _page(
     if digest is not None:
         paths = manifest.fresh(key, digest)
         if paths is not None:
-            done: Job = cf.Future()
-            done.set_result(paths)
-            return done
+            return _done(paths)
+    return _made(pool, manifest, key, digest, fn, *args)
+
+
+def _done(paths: list[Path]) -> Job:
+    done: Job = cf.Future()
+    done.set_result(paths)
+    return done
+
+
+def _made(
+    pool: Workers, manifest: Manifest, key: str, digest: str | None, fn: Callable[..., list[Path]], *args: object
+) -> Job:
+    """`fn(cursor, *args)` on a worker, its files recorded as page `key`'s with `digest` once made."""
     job = pool.submit(fn, *args)
     if digest is not None:
 
@@ -221,6 +246,21 @@ def _page(
 
         job.add_done_callback(record)
     return job
+
+
+# reports whose stored rows are read in one go: a federation's month (some 750 events) in two
+REPORT_ROWS_CHUNK = 500
+
+
+def _report_rows(con: duckdb.DuckDBPyConnection, system: str, tids: list[int]) -> dict[int, ReportRows]:
+    """{tournament_id: the `ReportRows` holding its report's rows} for `tids`, read set-wise
+    (`report_rows`) in chunks of `REPORT_ROWS_CHUNK`."""
+    out: dict[int, ReportRows] = {}
+    for i in range(0, len(tids), REPORT_ROWS_CHUNK):
+        chunk = tids[i : i + REPORT_ROWS_CHUNK]
+        rows = fetch_report_rows(con, system, chunk)
+        out.update(dict.fromkeys(chunk, rows))
+    return out
 
 
 _PLAYER_PAGE = re.compile(r"^(\d+)_.+\.html$")

@@ -22,56 +22,58 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from elopipe.identity.events import PARTS
-
-# per player of the event: counts of each kind of round, from games and unplayed rounds
-# the event's parts (elopipe.identity.events.PARTS) with a named parameter: the query names its two
-_EVENT = PARTS.replace("?", "$tid")
-
-_ROUNDS_SQL = f"""
-WITH sides AS (
-    SELECT game_id, white_id AS player_id, black_id AS opponent_id, round, played, unplayed_code
-    FROM canonical_games WHERE tournament_id IN {_EVENT} AND white_id IS NOT NULL
+# per report (`rid`: the event asked for, its parts elopipe.identity.events.PARTS) and player of
+# the event: counts of each kind of round, from games and unplayed rounds; for many reports in one
+# query (`$tids`), each report's rows as the query of that report alone would give them
+_ROUNDS_SQL = """
+WITH ev AS (
+    SELECT coalesce(event_id, tournament_id) AS rid, tournament_id FROM tournaments
+    WHERE coalesce(event_id, tournament_id) IN (SELECT unnest($tids::INTEGER[]))
+),
+sides AS (
+    SELECT ev.rid, game_id, white_id AS player_id, black_id AS opponent_id, round, played, unplayed_code
+    FROM canonical_games g JOIN ev USING (tournament_id) WHERE white_id IS NOT NULL
     UNION ALL
-    SELECT game_id, black_id, white_id, round, played, unplayed_code
-    FROM canonical_games WHERE tournament_id IN {_EVENT} AND black_id IS NOT NULL
+    SELECT ev.rid, game_id, black_id, white_id, round, played, unplayed_code
+    FROM canonical_games g JOIN ev USING (tournament_id) WHERE black_id IS NOT NULL
 ),
 byes AS (
-    SELECT NULL::BIGINT AS game_id, u.player_id, NULL::INTEGER AS opponent_id, u.round, FALSE AS played,
+    SELECT ev.rid, NULL::BIGINT AS game_id, u.player_id, NULL::INTEGER AS opponent_id, u.round, FALSE AS played,
            u.code AS unplayed_code
-    FROM unplayed_rounds u
-    WHERE u.tournament_id IN {_EVENT}
-      AND NOT EXISTS (SELECT 1 FROM sides s WHERE s.player_id = u.player_id AND s.round = u.round)
+    FROM unplayed_rounds u JOIN ev USING (tournament_id)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM sides s WHERE s.rid = ev.rid AND s.player_id = u.player_id AND s.round = u.round)
 ),
-t AS (SELECT min(first_day) AS first_day FROM tournaments WHERE tournament_id IN {_EVENT}),
+t AS (SELECT ev.rid, min(first_day) AS first_day FROM tournaments JOIN ev USING (tournament_id) GROUP BY ev.rid),
 -- a rating in force at the event's start: a rated row on a list before its first day
+looked AS (SELECT rid, player_id FROM sides UNION SELECT rid, opponent_id FROM sides),
 rated AS (
-    SELECT DISTINCT rl.player_id FROM rating_lists rl, t
+    SELECT DISTINCT t.rid, rl.player_id
+    -- only the events' players are looked up: not a pass over every list of the system
+    FROM looked x JOIN t USING (rid) JOIN rating_lists rl ON rl.player_id = x.player_id
     WHERE rl.system = $system AND rl.rating IS NOT NULL AND rl.list_date <= t.first_day
-      -- only the event's players are looked up: not a pass over every list of the system
-      AND rl.player_id IN (SELECT player_id FROM sides UNION SELECT opponent_id FROM sides)
 ),
 played AS (  -- why each game played was not rated: the rating's own word, else the ratings in force
-    SELECT r.player_id,
+    SELECT r.rid, r.player_id,
            CASE WHEN c.reason IS NOT NULL THEN c.reason
                 WHEN me.player_id IS NULL AND opp.player_id IS NULL THEN 'both_unrated'
                 WHEN opp.player_id IS NULL THEN 'unrated_opponent'
                 ELSE 'not_rated' END AS why
     FROM sides r
     LEFT JOIN rating_changes c ON c.system = $system AND c.game_id = r.game_id AND c.player_id = r.player_id
-    LEFT JOIN rated me ON me.player_id = r.player_id
-    LEFT JOIN rated opp ON opp.player_id = r.opponent_id
+    LEFT JOIN rated me ON me.rid = r.rid AND me.player_id = r.player_id
+    LEFT JOIN rated opp ON opp.rid = r.rid AND opp.player_id = r.opponent_id
     WHERE r.played AND r.opponent_id IS NOT NULL
 ),
 why AS (  -- counted once per player (a correlated count per player and reason cost a scan each)
-    SELECT player_id,
+    SELECT rid, player_id,
            count(*) FILTER (WHERE why = 'both_unrated') AS n_both_unrated,
            count(*) FILTER (WHERE why = 'unrated_opponent') AS n_unrated_opponent,
            count(*) FILTER (WHERE why = 'incompatible') AS n_incompatible,
            count(*) FILTER (WHERE why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible')) AS n_other
-    FROM played GROUP BY player_id
+    FROM played GROUP BY rid, player_id
 )
-SELECT r.player_id,
+SELECT r.rid, r.player_id,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) NOT IN ('H', 'F', 'U', 'Z', '')) AS n_forfeit,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'H') AS n_bye_h,
        count(*) FILTER (WHERE NOT r.played AND trim(r.unplayed_code) = 'F') AS n_bye_f,
@@ -82,8 +84,9 @@ SELECT r.player_id,
        COALESCE(any_value(w.n_unrated_opponent), 0) AS n_unrated_opponent,
        COALESCE(any_value(w.n_incompatible), 0) AS n_incompatible,
        COALESCE(any_value(w.n_other), 0) AS n_other
-FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r LEFT JOIN why w USING (player_id)
-GROUP BY r.player_id
+FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r LEFT JOIN why w USING (rid, player_id)
+GROUP BY r.rid, r.player_id
+ORDER BY r.rid, r.player_id
 """
 
 _SKIP_WORDS = {
@@ -135,13 +138,22 @@ def _plural(n: pl.Expr, one: str, many: str) -> pl.Expr:
     return pl.when(n > 0).then(n.cast(pl.Utf8) + pl.when(n == 1).then(pl.lit(" " + one)).otherwise(pl.lit(" " + many)))
 
 
+NO_REASONS = {"player_id": pl.Int64, "no_rating_reason": pl.Utf8}
+
+
 def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
     """Per player of the event: `player_id` Int64 and `no_rating_reason` String, the player's
     rounds in words ('1 forfeit, 6 zero-point byes (Z)'), as the reason no game of theirs was
     rated. Only meaningful for players without a `tournament_ratings` row."""
-    counts: pl.DataFrame = con.sql(_ROUNDS_SQL, params={"tid": tournament_id, "system": system}).pl()
+    return round_reasons_of(con, [tournament_id], system).get(tournament_id, pl.DataFrame(schema=NO_REASONS))
+
+
+def round_reasons_of(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str) -> dict[int, pl.DataFrame]:
+    """`round_reasons` of each of `tournament_ids`, in one query: {tournament_id: frame}; an
+    event with no round is absent."""
+    counts: pl.DataFrame = con.sql(_ROUNDS_SQL, params={"tids": sorted(set(tournament_ids)), "system": system}).pl()
     if counts.height == 0:
-        return pl.DataFrame(schema={"player_id": pl.Int64, "no_rating_reason": pl.Utf8})
+        return {}
     parts = [
         _plural(pl.col("n_forfeit"), "forfeit", "forfeits"),
         _plural(pl.col("n_bye_h"), "half-point bye (H)", "half-point byes (H)"),
@@ -163,13 +175,15 @@ def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: st
         pl.when(pl.col("n_other") > 0).then(pl.format("{} game(s) played, not rated", pl.col("n_other"))),
     ]
     words = pl.concat_str(parts, separator=", ", ignore_nulls=True)
-    return counts.select(
+    reasons = counts.select(
+        pl.col("rid"),
         pl.col("player_id").cast(pl.Int64),
         pl.when(words != "")
         .then(pl.lit("no rated game: ") + words)
         .otherwise(pl.lit("no game"))
         .alias("no_rating_reason"),
     )
+    return {int(k[0]): v.drop("rid") for k, v in reasons.partition_by("rid", as_dict=True, maintain_order=True).items()}
 
 
 def ru_note() -> pl.Expr:

@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import duckdb
 
-from elopipe.identity.events import PARTS
-
 # A city written 'Madrid ESP' (PGN's Site tag: "City, Region" with the IOC code) or
 # 'Frankfurt (Main) /GER' (a TRF 022 field) carries the federation: the header shows the city
 # alone and that code as the federation, unless the file's federation (032, EventCountry) says
 # another, when the city stays as written.
 _CITY_FED = r"^(.+?)[\s,/]+([A-Z]{3})$"
 
+# One row per report asked for (`rid`, in `$tids`: an event and its parts, PARTS), as the
+# event's own query would give it
 _HEADER_SQL = f"""
 WITH given AS (
-    SELECT *, nullif(trim(federation), '') AS fed_given,
+    SELECT *, coalesce(event_id, tournament_id) AS rid, nullif(trim(federation), '') AS fed_given,
            nullif(regexp_extract(trim(city), '{_CITY_FED}', 2), '') AS city_fed
-    FROM tournaments WHERE tournament_id IN {PARTS}
+    FROM tournaments WHERE coalesce(event_id, tournament_id) IN (SELECT unnest($tids::INTEGER[]))
 ),
 parts AS (
     SELECT * REPLACE (
@@ -35,19 +35,24 @@ parts AS (
     FROM given
 ),
 tc AS (  -- PGN: the time control most games carry
-    SELECT time_control FROM canonical_games
-    WHERE tournament_id IN (SELECT tournament_id FROM parts) AND nullif(trim(time_control), '') IS NOT NULL
-    GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1
+    SELECT p.rid, g.time_control AS tc_value FROM canonical_games g JOIN parts p USING (tournament_id)
+    WHERE nullif(trim(g.time_control), '') IS NOT NULL
+    GROUP BY 1, 2 QUALIFY row_number() OVER (PARTITION BY p.rid ORDER BY count(*) DESC, g.time_control) = 1
+),
+files AS (
+    SELECT p.rid, string_agg(DISTINCT regexp_extract(f.path, '[^/\\\\]+$'), ', ') AS files
+    FROM source_files f JOIN (SELECT DISTINCT rid, file_id FROM parts) p USING (file_id) GROUP BY 1
 )
 SELECT
-    (SELECT name FROM parts ORDER BY tournament_id LIMIT 1) AS name,
+    parts.rid,
+    first(name ORDER BY tournament_id) AS name,
     string_agg(DISTINCT nullif(trim(city), ''), ' / ') AS city,
     string_agg(DISTINCT nullif(trim(federation), ''), ' / ') AS federation,
     min(COALESCE(start_date, first_day)) AS start_date,
     max(COALESCE(end_date, last_day)) AS end_date,
     max(COALESCE(rounds, (SELECT max(round) FROM canonical_games g WHERE g.tournament_id = parts.tournament_id)))
         AS rounds,
-    COALESCE(any_value(nullif(trim(time_control), '')), (SELECT time_control FROM tc)) AS time_control,
+    COALESCE(any_value(nullif(trim(time_control), '')), any_value(tc.tc_value)) AS time_control,
     any_value(rate_class) AS rate_class,
     string_agg(DISTINCT nullif(trim(chief_arbiter), ''), ' / ') AS chief_arbiter,
     -- 112 may be given once or several times (a JSON text or list)
@@ -55,9 +60,9 @@ SELECT
         WHEN 'ARRAY' THEN array_to_string(json_extract_string(extra, '$.headers."112"[*]'), ', ')
         ELSE json_extract_string(extra, '$.headers."112"') END), ''), ' / ') AS deputy_arbiter,
     string_agg(DISTINCT nullif(trim(tournament_type), ''), ' / ') AS tournament_type,
-    (SELECT string_agg(DISTINCT regexp_extract(f.path, '[^/\\\\]+$'), ', ') FROM source_files f
-      WHERE f.file_id IN (SELECT file_id FROM parts)) AS files
-FROM parts
+    any_value(files.files) AS files
+FROM parts LEFT JOIN tc USING (rid) LEFT JOIN files USING (rid)
+GROUP BY parts.rid
 """
 
 #: (key of `report_header`, label shown), in the order a report shows them
@@ -84,27 +89,38 @@ _SOURCE_WORDS = {
 }
 
 
-def _rate_of_play(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> str | None:
-    """The rate of play the rating of `system` gave the event's games and where it came from
-    (table ``rate_of_play``, `elopipe.read.rate_evidence`), the most games first, or None
-    when that system recorded none (another system, or a store rated before the table)."""
+def _rates_of_play(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str) -> dict[int, str]:
+    """{tournament_id: the rate of play the rating of `system` gave the event's games and where it
+    came from} (table ``rate_of_play``, `elopipe.read.rate_evidence`), the most games first; an
+    event that system recorded none for (another system, or a store rated before the table) is
+    absent."""
     try:
         rows = con.execute(
-            f"""SELECT rate_class, source, evidence, n_games FROM rate_of_play
-                WHERE system = ? AND tournament_id IN {PARTS} ORDER BY n_games DESC, source""",
-            [system, tournament_id],
+            """SELECT e.rid, r.rate_class, r.source, r.evidence, r.n_games FROM rate_of_play r
+               JOIN (SELECT coalesce(event_id, tournament_id) AS rid, tournament_id FROM tournaments) e
+                 USING (tournament_id)
+               WHERE r.system = ? AND e.rid IN (SELECT unnest(?::INTEGER[]))
+               ORDER BY e.rid, r.n_games DESC, r.source""",
+            [system, sorted(set(tournament_ids))],
         ).fetchall()
     except duckdb.CatalogException:  # a store older than the table, opened read-only
-        return None
-    parts = []
-    for cls, source, evidence, n in rows:
-        what = cls or "never rated"
-        where = _SOURCE_WORDS.get(source, source)
-        text = f"{what}, {where}" + (f" ({evidence})" if evidence and source != "assumed" else "")
-        if source == "assumed":
-            text += " (no time control in the files, and neither the name, the site nor the rounds a day say it)"
-        parts.append(text + (f": {n} games" if len(rows) > 1 else ""))
-    return "; ".join(parts) or None
+        return {}
+    by_event: dict[int, list[tuple[str | None, str, str | None, int]]] = {}
+    for rid, *row in rows:
+        by_event.setdefault(int(rid), []).append((row[0], row[1], row[2], row[3]))
+    out: dict[int, str] = {}
+    for rid, event_rows in by_event.items():
+        parts = []
+        for cls, source, evidence, n in event_rows:
+            what = cls or "never rated"
+            where = _SOURCE_WORDS.get(source, source)
+            text = f"{what}, {where}" + (f" ({evidence})" if evidence and source != "assumed" else "")
+            if source == "assumed":
+                text += " (no time control in the files, and neither the name, the site nor the rounds a day say it)"
+            parts.append(text + (f": {n} games" if len(event_rows) > 1 else ""))
+        if parts:
+            out[rid] = "; ".join(parts)
+    return out
 
 
 def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str | None = None) -> dict[str, str]:
@@ -112,15 +128,28 @@ def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int, system: st
     do not give is absent (never an empty or placeholder value). `dates` reads
     'YYYY-MM-DD – YYYY-MM-DD' (one date when the event lasted a day). With `system`, 'rate_class'
     says the rate of play that system's rating gave the games and where it came from (time
-    control, name, site, rounds a day, or assumed: `_rate_of_play`)."""
-    cur = con.execute(_HEADER_SQL, [tournament_id])
-    rows = cur.fetchall()
-    if not rows:
-        return {}
-    values = dict(zip([d[0] for d in cur.description], rows[0], strict=True))
-    start, end = values.pop("start_date"), values.pop("end_date")
-    if start or end:
-        values["dates"] = str(start or end) if start == end or not (start and end) else f"{start} – {end}"
-    if system is not None:
-        values["rate_class"] = _rate_of_play(con, tournament_id, system) or values.get("rate_class")
-    return {k: str(v) for k, v in values.items() if v is not None and str(v).strip()}
+    control, name, site, rounds a day, or assumed: `_rates_of_play`)."""
+    return report_headers(con, [tournament_id], system).get(tournament_id, {})
+
+
+def report_headers(
+    con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str | None = None
+) -> dict[int, dict[str, str]]:
+    """`report_header` of each of `tournament_ids`, in two queries: {tournament_id: header}; an
+    event with no part is absent."""
+    tids = sorted(set(tournament_ids))
+    cur = con.execute(_HEADER_SQL, {"tids": tids})
+    names = [d[0] for d in cur.description]
+    rows = cur.fetchall()  # before the next query: `execute` returns the connection itself
+    rates = _rates_of_play(con, tids, system) if system is not None else {}
+    out: dict[int, dict[str, str]] = {}
+    for row in rows:
+        values = dict(zip(names, row, strict=True))
+        rid = int(values.pop("rid"))
+        start, end = values.pop("start_date"), values.pop("end_date")
+        if start or end:
+            values["dates"] = str(start or end) if start == end or not (start and end) else f"{start} – {end}"
+        if system is not None:
+            values["rate_class"] = rates.get(rid) or values.get("rate_class")
+        out[rid] = {k: str(v) for k, v in values.items() if v is not None and str(v).strip()}
+    return out

@@ -34,13 +34,14 @@ import polars as pl
 
 from elopipe.identity.events import PARTS, event_of
 from elopipe.publish.atomic import write_text
-from elopipe.publish.crosstable import crosstable, start_numbers, with_ro
+from elopipe.publish.crosstable import CrossRows, crosstable, start_numbers, with_ro
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 from elopipe.publish.legend import report_legend
-from elopipe.publish.norms_report import norm_section, section_frame
-from elopipe.publish.participants import round_reasons, ru_note, skip_reason
-from elopipe.publish.report_header import HEADER_FIELDS, report_header
+from elopipe.publish.norms_report import section_frame
+from elopipe.publish.participants import ru_note, skip_reason
+from elopipe.publish.report_header import HEADER_FIELDS
+from elopipe.publish.report_rows import GAME_TIES, ReportRows, fetch_report_rows
 from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr
 from elopipe.runtime.errors import ElopipeError
 
@@ -70,32 +71,6 @@ PERFORMANCE_COLUMNS = [
     "ru_provisional",
     "no_rating_reason",
     "note",
-]
-
-GAME_COLUMNS = [
-    "list_date",
-    "player_id",
-    "player",
-    "start_rank",
-    "kind",
-    "round",
-    "colour",
-    "opponent_id",
-    "opponent",
-    "opponent_start_rank",
-    "rc",
-    "d_raw",
-    "d_used",
-    "capped",
-    "pd",
-    "score",
-    "w_minus_pd",
-    "k_w_minus_pd",
-    "counted",
-    "reason",
-    "unplayed_code",
-    "file_name",
-    "line",
 ]
 
 
@@ -249,40 +224,20 @@ def tournaments_by_list(
     return {d: [int(t) for t in tids] for d, tids in rows}
 
 
-def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+def performance_frame(
+    con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, rows: ReportRows | None = None
+) -> pl.DataFrame:
     """One row per participant of the event (every `tournament_players` entry of its parts),
     by start rank then name (columns: module docstring). A player without a stored start rank
     (PGN) gets the crosstable's start number. A participant the rating wrote no row for has
     null rating columns, n 0 and `no_rating_reason` (`elopipe.publish.participants`); `note`
     is the Ru column in words (`participants.ru_note`). A store rated before Ro had its source
-    (its view has no ``ro_source``) reports none, and marks nothing, until it is rated again."""
-    have = {d[0] for d in con.execute("SELECT * FROM v_tournament_performance LIMIT 0").description}
-    src, file_rating = ("perf.ro_source", "perf.file_rating") if "ro_source" in have else ("NULL", "NULL::INTEGER")
-    df = con.sql(
-        f"""
-        WITH entries AS (
-            SELECT tp.player_id, tp.start_rank, COALESCE(tp.name_as_written, p.name) AS name, p.fide_id,
-                   COALESCE(tp.federation, p.federation) AS federation, COALESCE(tp.title, p.title) AS title,
-                   tp.rating_in_file
-            FROM tournament_players tp JOIN players p USING (player_id)
-            WHERE tp.tournament_id IN {PARTS}
-            QUALIFY row_number() OVER (PARTITION BY tp.player_id ORDER BY tp.tournament_id) = 1
-        ),
-        perf AS (SELECT * FROM v_tournament_performance WHERE tournament_id = ? AND system = ?)
-        SELECT perf.list_date, COALESCE(perf.start_rank, e.start_rank) AS start_rank,
-               COALESCE(perf.player_id, e.player_id) AS player_id, COALESCE(e.name, perf.name) AS name,
-               COALESCE(perf.fide_id, e.fide_id) AS fide_id, e.federation, e.title,
-               perf.ro, {src}::VARCHAR AS ro_source, COALESCE({file_rating}, e.rating_in_file) AS file_rating,
-               COALESCE(perf.n, 0) AS n, perf.score, perf.ra, perf.we, perf.w_we, perf.k,
-               perf.k_w_we, perf.change_rounded, perf.rp, perf.unrated, perf.pooled_games,
-               perf.ru_provisional, perf.player_id IS NULL AS no_row
-        FROM entries e FULL JOIN perf ON perf.player_id = e.player_id
-        """,
-        params=[tournament_id, tournament_id, system],
-    ).pl()
-    reasons = round_reasons(con, tournament_id, system)
+    (its view has no ``ro_source``) reports none, and marks nothing, until it is rated again.
+    `rows`: the rows of a set of reports holding this one (`report_rows`; None: read them)."""
+    rows = rows or fetch_report_rows(con, system, [tournament_id])
+    df = rows.performance_of(tournament_id)
     skipped = skip_reason(con, tournament_id, system)
-    df = df.join(reasons, on="player_id", how="left").with_columns(
+    df = df.join(rows.reasons_of(tournament_id), on="player_id", how="left").with_columns(
         pl.when(pl.col("no_row"))
         .then(
             pl.lit(f"event not rated: {skipped}")
@@ -292,7 +247,7 @@ def performance_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system
         .alias("no_rating_reason")
     )
     df = df.with_columns(ru_note().alias("note"), ro_mark_expr().alias("ro_mark")).select(PERFORMANCE_COLUMNS)
-    return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
+    return _fill_start_numbers(df, rows.start_numbers.get(tournament_id, {}), {"start_rank": "player_id"}).sort(
         ["start_rank", "name", "player_id", "list_date"], nulls_last=True, maintain_order=True
     )
 
@@ -313,42 +268,31 @@ def _fill_start_numbers(df: pl.DataFrame, sno: dict[int, int], columns: dict[str
     )
 
 
-def games_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+def games_frame(
+    con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, rows: ReportRows | None = None
+) -> pl.DataFrame:
     """Per-game rows of every rated player (columns: module docstring), by player and round.
-    Start ranks missing in the store (PGN) are the crosstable's start numbers."""
-    df: pl.DataFrame = con.sql(
-        f"""
-        SELECT {", ".join(GAME_COLUMNS)} FROM (
-            SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,
-                   regexp_extract(e.file_path, '[^/\\\\]+$') AS file_name
-            FROM v_change_explained e
-            LEFT JOIN tournament_players tp
-                   ON tp.tournament_id = e.tournament_id AND tp.player_id = e.player_id
-            LEFT JOIN tournament_players op
-                   ON op.tournament_id = e.tournament_id AND op.player_id = e.opponent_id
-            WHERE e.tournament_id = ? AND e.system = ?
-        )
-        ORDER BY start_rank NULLS LAST, player, player_id, round NULLS LAST, kind, {", ".join(_GAME_TIES)}
-        """,
-        params=[tournament_id, system],
-    ).pl()
+    Start ranks missing in the store (PGN) are the crosstable's start numbers. `rows` as in
+    `performance_frame`."""
+    rows = rows or fetch_report_rows(con, system, [tournament_id])
+    df = rows.games_of(tournament_id)
     if df.height == 0:
         return df
     return _fill_start_numbers(
-        df, start_numbers(con, tournament_id), {"start_rank": "player_id", "opponent_start_rank": "opponent_id"}
-    ).sort(["start_rank", "player", "player_id", "round", "kind", *_GAME_TIES], nulls_last=True, maintain_order=True)
+        df,
+        rows.start_numbers.get(tournament_id, {}),
+        {"start_rank": "player_id", "opponent_start_rank": "opponent_id"},
+    ).sort(["start_rank", "player", "player_id", "round", "kind", *GAME_TIES], nulls_last=True, maintain_order=True)
 
 
-# the games of one player and round in the order of their file (a knockout's rapid and blitz
-# games share the round's number): without it their order, and a report's bytes, would vary
-_GAME_TIES = ("file_name", "line", "opponent_id", "colour")
-
-
-def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
+def ffe_frame(
+    con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, rows: ReportRows | None = None
+) -> pl.DataFrame:
     """FFE period working (`ffe_details`) of the tournament's rated players, for the list the
     tournament was rated on: r_old, r_source ('F'/'N'/'E'), compatible and incompatible game
     counts, X (mean rating of compatible opponents), p, Z (dp, clamped to ±470), P = X + Z,
     method, r_new (FFE rules, see `elopipe.rating.ffe.classic`). Empty for other systems.
+    `rows`: as in `performance_frame`, for the start numbers (None: read them).
     """
     df: pl.DataFrame = con.sql(
         """
@@ -369,7 +313,8 @@ def ffe_frame(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -
     ).pl()
     if df.height == 0:
         return df
-    return _fill_start_numbers(df, start_numbers(con, tournament_id), {"start_rank": "player_id"}).sort(
+    sno = rows.start_numbers.get(tournament_id, {}) if rows is not None else start_numbers(con, tournament_id)
+    return _fill_start_numbers(df, sno, {"start_rank": "player_id"}).sort(
         ["start_rank", "name"], nulls_last=True, maintain_order=True
     )
 
@@ -427,7 +372,9 @@ def nothing_rated_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, sys
     )
 
 
-def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, out_dir: Path) -> list[Path]:
+def write_report(
+    con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, out_dir: Path, rows: ReportRows | None = None
+) -> list[Path]:
     """Write the report of `tournament_id` under `system` into `out_dir`.
 
     Files: `<stem>.players.csv` (a row per participant, columns `PERFORMANCE_COLUMNS`),
@@ -436,6 +383,8 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     (`elopipe.publish.norms_report`), and `<stem>.html` (all of them, standalone, with the event's header and
     the legend of the system's columns and the crosstable's, `legend.report_legend`). Returns the
     paths, the HTML last.
+    `rows`: the stored rows of a set of reports holding this one (`report_rows.fetch_report_rows`,
+    read set-wise by a publish; None: read them for this report alone).
     Raises LookupError if the tournament does not exist, `NothingToReport` (nothing written)
     when no player of it is rated under `system`.
     """
@@ -444,11 +393,12 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     if why is not None:
         raise NothingToReport(why.text)
     stem = report_stem(con, tournament_id)
-    perf = performance_frame(con, tournament_id, system)
-    games = games_frame(con, tournament_id, system)
-    labels, cross = crosstable(con, tournament_id)
+    rows = rows or fetch_report_rows(con, system, [tournament_id])
+    perf = performance_frame(con, tournament_id, system, rows)
+    games = games_frame(con, tournament_id, system, rows)
+    labels, cross = crosstable(con, tournament_id, rows.cross.get(tournament_id, CrossRows([], [], [])))
     cross = with_ro(cross, perf)
-    ffe = ffe_frame(con, tournament_id, system)
+    ffe = ffe_frame(con, tournament_id, system, rows)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     paths = [
@@ -460,7 +410,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     if ffe.height:
         paths.insert(3, out_dir / f"{stem}.ffe.csv")
         write_csv(ffe, paths[3])
-    norm_rows = norm_section(con, tournament_id, system)
+    norm_rows = rows.norms.get(tournament_id, [])
     if norm_rows:
         paths.insert(-1, out_dir / f"{stem}.norms.csv")
         write_csv(section_frame(norm_rows), paths[-2])
@@ -471,7 +421,7 @@ def write_report(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str
     games_by_player: dict[int, list[dict[str, object]]] = {}
     for g in games.iter_rows(named=True):
         games_by_player.setdefault(g["player_id"], []).append(g)
-    header = report_header(con, tournament_id, system)
+    header = rows.headers.get(tournament_id, {})
     html = render(
         "report.html.j2",
         title=f"{info.get('name') or tournament_id} – {system_label(system)} rating report",

@@ -93,7 +93,7 @@ class Ticker:
     context manager."""
 
     def __init__(
-        self, total: int, emit: Callable[[int, int], None] | None, every: float = 0.5, heartbeat: float = 2.0
+        self, total: int, emit: Callable[[int, int], None] | None, every: float = 0.5, heartbeat: float = 1.0
     ) -> None:
         self.total = total
         self.done = 0

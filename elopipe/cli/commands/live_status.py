@@ -66,7 +66,9 @@ class LiveStatus:
 
     def progress(self, text: str) -> None:
         """How far a stage got: the status line on a terminal; otherwise a plain line, at most
-        one every `PROGRESS_LINE_SECONDS` (the stage sends one at least every two seconds)."""
+        one every `PROGRESS_LINE_SECONDS` (the stage sends one at least every second, so a line
+        comes every 3 to 4 seconds: with a heartbeat of 2 s, every other one fell within the 3 s
+        and the lines came 4 to 5 s apart)."""
         if self._status is not None:
             self._status.update(text)
         elif time.monotonic() - self._progress_at >= PROGRESS_LINE_SECONDS:
