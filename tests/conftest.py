@@ -57,10 +57,12 @@ def dask_cluster(prefect_harness: str) -> Iterator[str]:
 _ONE_PROCESS = {"prefect_harness", "dask_cluster"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`-n 2 --dist loadgroup`, as scripts/test.sh runs), every test that needs
     the Prefect server or the Dask cluster runs in one worker, so the session still starts ONE
-    of each; the other tests spread over the workers."""
+    of each; the other tests spread over the workers. It runs first: xdist's own hook turns the
+    mark into the `@prefect` suffix that groups the tests, and sees only marks already added."""
     for item in items:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("prefect"))
