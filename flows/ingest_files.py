@@ -21,17 +21,32 @@ from elopipe.ingest.scaleout import stage_folder
 from elopipe.jobs.ingest import ingest
 from elopipe.jobs.requests import Cluster, IngestRequest
 from elopipe.runtime.interrupt import stop_requested
-from flows._stages import stage_line, stage_warning
+from elopipe.runtime.words import bar, plural
+from flows._stages import stage_line, stage_progress, stage_warning
 
 if TYPE_CHECKING:
     from prefect.task_runners import TaskRunner
 
 
-def _warn_rejected(result: FileResult) -> None:
-    if result.status == "rejected":
-        stage_warning("ingest", f"rejected {result.name}: {result.reason}")
-    elif result.removed_games:  # a correction that deletes stored games says so (the watch log)
-        stage_warning("ingest", result.correction_line() or "")
+class _FileLines:
+    """Each stored file: its warning if rejected or correcting, and the stage's progress (files
+    stored out of those found, games)."""
+
+    def __init__(self) -> None:
+        self.total = self.files = self.games = 0
+
+    def sources(self, total: int) -> None:
+        self.total = total
+
+    def file_done(self, result: FileResult) -> None:
+        if result.status == "rejected":
+            stage_warning("ingest", f"rejected {result.name}: {result.reason}")
+        elif result.removed_games:  # a correction that deletes stored games says so (the watch log)
+            stage_warning("ingest", result.correction_line() or "")
+        self.files += 1
+        self.games += result.n_games
+        total = max(self.total, self.files)
+        stage_progress("ingest", f"{bar(self.files, total)} files, {plural(self.games, 'game', thousands=True)}")
 
 
 @flow(name="ingest_files", validate_parameters=False)
@@ -51,9 +66,11 @@ def ingest_files(request: IngestRequest) -> IngestSummary:
             from flows.dask_parse import cluster_parser
 
             parser = cluster_parser(run_stage, request.validate_moves, cluster.workers)
+        lines = _FileLines()
         summary = ingest(
             request,
-            on_file=_warn_rejected,
+            on_file=lines.file_done,
+            on_sources=lines.sources,
             # another program holding DuckDB's own lock (a long `elopipe sql` query): said, not silent
             on_wait=lambda msg: stage_warning("ingest", msg),
             stop=stop_requested,

@@ -27,9 +27,8 @@ from elopipe.jobs import publish as jobs
 from elopipe.jobs.requests import PublishListsRequest
 from elopipe.publish import plan as publish_plan
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
-from elopipe.publish.workers import bar
 from elopipe.runtime.interrupt import stop_requested
-from elopipe.runtime.words import plural
+from elopipe.runtime.words import bar, plural
 from flows._stages import stage_line, stage_progress, stage_start, stage_warning
 
 __all__ = ["DEFAULT_MAX_LISTS", "NotPublished", "publish", "publish_system"]

@@ -137,9 +137,3 @@ class Ticker:
             quiet = time.monotonic() - self._last >= self._heartbeat
         if quiet:
             self._send(force=True)
-
-
-def bar(done: int, total: int, width: int = 20) -> str:
-    """'[#####---------------] 250/1,000': `done` of `total` as a text bar."""
-    filled = width * done // total if total else width
-    return f"[{'#' * filled}{'-' * (width - filled)}] {done:,}/{total:,}"

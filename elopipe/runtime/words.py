@@ -8,3 +8,9 @@ def plural(n: int, word: str, many: str | None = None, *, thousands: bool = Fals
     `thousands` writes 1,234."""
     count = f"{n:,}" if thousands else str(n)
     return f"{count} {word if n == 1 else (many or word + 's')}"
+
+
+def bar(done: int, total: int, width: int = 20) -> str:
+    """'[#####---------------] 250/1,000': `done` of `total` as a text bar."""
+    filled = width * done // total if total else width
+    return f"[{'#' * filled}{'-' * (width - filled)}] {done:,}/{total:,}"

@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from elopipe.cli.commands import live_status
-from elopipe.cli.commands.live_status import PROGRESS_LINE_SECONDS, LiveStatus
+from elopipe.cli.commands.live_status import PROGRESS_LINE_SECONDS, QUIET_LINE_SECONDS, LiveStatus
 from flows.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
 
 
@@ -27,3 +27,43 @@ def test_progress_off_a_terminal_is_a_line_every_few_seconds(monkeypatch: pytest
         logger.info("publish: fide: 30 files -> out")
     lines = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()]
     assert lines == ["publish: fide 1/30", "publish: fide 11/30", "publish: fide: 30 files -> out"]
+
+
+def test_a_busy_step_that_stays_quiet_off_a_terminal_says_it_is_still_working(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(live_status.time, "monotonic", lambda: now[0])
+    out = io.StringIO()
+    live = LiveStatus(Console(file=out, force_terminal=False, width=200))
+    live.step("rate: fide ...")
+    live._still_working()  # nothing yet: the step was just said
+    now[0] += QUIET_LINE_SECONDS - 1
+    live.line("ingest: 3 files loaded")
+    now[0] += QUIET_LINE_SECONDS - 1
+    live._still_working()  # nothing: a line came within QUIET_LINE_SECONDS
+    now[0] += 1
+    live._still_working()
+    live._still_working()  # said just now: not twice
+    now[0] += 65 - 2 * (QUIET_LINE_SECONDS - 1) - 1
+    live._still_working()
+    lines = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines == [
+        "rate: fide ...",
+        "ingest: 3 files loaded",
+        f"rate: fide (still working, 0m {2 * int(QUIET_LINE_SECONDS) - 1:02d}s)",
+        "rate: fide (still working, 1m 05s)",
+    ]
+
+
+def test_waiting_for_files_is_not_a_busy_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(live_status.time, "monotonic", lambda: now[0])
+    out = io.StringIO()
+    live = LiveStatus(Console(file=out, force_terminal=False, width=200))
+    live.step("rate: fide ...")
+    live.step("waiting for files in inbox", busy=False)
+    now[0] += 10 * QUIET_LINE_SECONDS
+    live._still_working()
+    lines = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines == ["rate: fide ...", "waiting for files in inbox"]

@@ -69,6 +69,8 @@ def test_run_says_what_it_does_from_its_first_line_in_elopipes_words(tmp_path: P
         "publish: fide ...", "publish: fide-rapid ...", "publish: fide-blitz ...",
     ]  # fmt: skip
     assert any(line.startswith("ingest: rejected ") and "notes.txt" in line for line in lines), lines
+    # the ingest's progress off a terminal: files stored out of those found (the first one is said)
+    assert any(line.startswith("ingest: [") and "/2 files, " in line for line in lines), lines
     assert "publish: fide: " in proc.stderr and "fide-blitz: no list in the store" in proc.stderr
     for internal in INTERNALS:
         assert internal not in proc.stderr + proc.stdout, proc.stderr

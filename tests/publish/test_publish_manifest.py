@@ -15,7 +15,8 @@ import pytest
 from elopipe.publish.lists import list_dates
 from elopipe.publish.manifest import MANIFEST, recording
 from elopipe.publish.outputs import publish_outputs
-from elopipe.publish.workers import Ticker, bar
+from elopipe.publish.workers import Ticker
+from elopipe.runtime.words import bar
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.published import file_stamps, published_files
 

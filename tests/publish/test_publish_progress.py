@@ -74,6 +74,7 @@ def test_a_quiet_publish_prints_a_line_at_least_every_five_seconds_off_a_termina
 
     from elopipe.cli.commands import live_status
     from elopipe.publish import workers
+    from elopipe.runtime.words import bar
 
     now = [0.0]
     monkeypatch.setattr(workers.time, "monotonic", lambda: now[0])
@@ -81,7 +82,7 @@ def test_a_quiet_publish_prints_a_line_at_least_every_five_seconds_off_a_termina
     printed: list[float] = []
     status = live_status.LiveStatus(Console(file=io.StringIO(), force_terminal=False))
     monkeypatch.setattr(status, "line", lambda text, style=None: printed.append(now[0]))
-    ticker = workers.Ticker(10, lambda done, total: status.progress(workers.bar(done, total)))
+    ticker = workers.Ticker(10, lambda done, total: status.progress(bar(done, total)))
     step = ticker._heartbeat / 4
     while now[0] < 30.0:
         now[0] += step

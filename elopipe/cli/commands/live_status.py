@@ -17,10 +17,14 @@ from typing import Any
 
 from rich.console import Console
 
+from elopipe.runtime.heartbeat import Heartbeat
 from flows.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
 
 # Off a terminal, a stage's progress (a bar) is a line at most this often
 PROGRESS_LINE_SECONDS = 3.0
+# Off a terminal, a busy step that said nothing for this long gets a "still working" line: a
+# log must show a line at least every 5 s (one file of a big ingest, a system's rating).
+QUIET_LINE_SECONDS = 4.0
 
 
 class LiveStatus:
@@ -34,6 +38,9 @@ class LiveStatus:
         self._handler = _StageLines(self)
         self._set_aside: list[logging.Handler] = []
         self._progress_at = 0.0
+        self._said_at = time.monotonic()
+        self._busy: tuple[str, float] | None = None  # the busy step and when it began
+        self._keep_alive = Heartbeat(1.0, self._still_working, enabled=not console.is_terminal)
 
     def __enter__(self) -> LiveStatus:
         logger = logging.getLogger(STAGE_LOGGER)
@@ -46,9 +53,11 @@ class LiveStatus:
         if self.console.is_terminal:
             self._status = self.console.status("", spinner="dots")
             self._status.start()
+        self._keep_alive.__enter__()
         return self
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self._keep_alive.__exit__()
         if self._status is not None:
             self._status.stop()
             self._status = None
@@ -57,8 +66,11 @@ class LiveStatus:
         for handler in self._set_aside:
             logger.addHandler(handler)
 
-    def step(self, text: str) -> None:
-        """What is being done now: the status line on a terminal, a plain line otherwise."""
+    def step(self, text: str, busy: bool = True) -> None:
+        """What is being done now: the status line on a terminal, a plain line otherwise. Off a
+        terminal, a `busy` step that stays quiet for `QUIET_LINE_SECONDS` gets a line saying it
+        is still at work; `busy=False` (waiting for files) does not."""
+        self._busy = (text, time.monotonic()) if busy else None
         if self._status is not None:
             self._status.update(text)
         else:
@@ -77,7 +89,15 @@ class LiveStatus:
 
     def line(self, text: str, style: str | None = None) -> None:
         """A line that stays, stamped with the time of day."""
+        self._said_at = time.monotonic()
         self.console.print(f"{time.strftime('%H:%M:%S')} | {text}", style=style, soft_wrap=True, markup=False)
+
+    def _still_working(self) -> None:
+        busy, now = self._busy, time.monotonic()
+        if busy is not None and now - self._said_at >= QUIET_LINE_SECONDS:
+            text, began = busy
+            seconds = int(now - began)
+            self.line(f"{text.removesuffix(' ...')} (still working, {seconds // 60}m {seconds % 60:02d}s)")
 
 
 class _StageLines(logging.Handler):

@@ -100,7 +100,7 @@ def publish(
 
 
 def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
-    from elopipe.publish.workers import bar
+    from elopipe.runtime.words import bar
 
     live.progress(f"publish {system} {bar(done, total)} lists, reports and player pages")
 

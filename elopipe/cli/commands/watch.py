@@ -164,11 +164,11 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
                 max_lists=args.max_lists, cluster=cluster_of(cluster),
             )  # fmt: skip
             summary = pipeline(request)
-            live.step(waiting)
+            live.step(waiting, busy=False)
             return outcomes_by_path(files, summary.ingest.files)
 
         live.line(f"ready: loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}")
-        live.step(waiting)
+        live.step(waiting, busy=False)
         return watch_loop(inbox, run_batch, interval=args.interval, incomplete_wait=args.incomplete_wait)
 
 
