@@ -67,3 +67,23 @@ def test_waiting_for_files_is_not_a_busy_step(monkeypatch: pytest.MonkeyPatch) -
     live._still_working()
     lines = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()]
     assert lines == ["rate: fide ...", "waiting for files in inbox"]
+
+
+def test_after_a_stage_said_how_it_went_a_quiet_spell_is_still_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(live_status.time, "monotonic", lambda: now[0])
+    out = io.StringIO()
+    logger = logging.getLogger(STAGE_LOGGER)
+    with LiveStatus(Console(file=out, force_terminal=False, width=200)) as live:
+        logger.info("ingest: 2 paths ...", extra={STEP_ATTR: True})
+        logger.warning("ingest: rejected notes.txt: not a PGN or TRF file")
+        logger.info("ingest: 1 file loaded")
+        now[0] += QUIET_LINE_SECONDS
+        live._still_working()
+    lines = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines == [
+        "ingest: 2 paths ...",
+        "ingest: rejected notes.txt: not a PGN or TRF file",
+        "ingest: 1 file loaded",
+        f"still working (0m {int(QUIET_LINE_SECONDS):02d}s)",
+    ]

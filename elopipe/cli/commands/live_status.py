@@ -92,12 +92,19 @@ class LiveStatus:
         self._said_at = time.monotonic()
         self.console.print(f"{time.strftime('%H:%M:%S')} | {text}", style=style, soft_wrap=True, markup=False)
 
+    def step_done(self) -> None:
+        """The busy step ended (its stage said how it went); until the next step, a quiet spell
+        off a terminal still gets a plain "still working" line."""
+        if self._busy is not None:
+            self._busy = ("", time.monotonic())
+
     def _still_working(self) -> None:
         busy, now = self._busy, time.monotonic()
         if busy is not None and now - self._said_at >= QUIET_LINE_SECONDS:
             text, began = busy
             seconds = int(now - began)
-            self.line(f"{text.removesuffix(' ...')} (still working, {seconds // 60}m {seconds % 60:02d}s)")
+            took = f"{seconds // 60}m {seconds % 60:02d}s"
+            self.line(f"{text.removesuffix(' ...')} (still working, {took})" if text else f"still working ({took})")
 
 
 class _StageLines(logging.Handler):
@@ -114,5 +121,8 @@ class _StageLines(logging.Handler):
             self._live.progress(text)
         elif getattr(record, STEP_ATTR, False):
             self._live.step(text)
-        else:
-            self._live.line(text, "yellow" if record.levelno >= logging.WARNING else None)
+        elif record.levelno >= logging.WARNING:
+            self._live.line(text, "yellow")
+        else:  # a stage's closing line: its step is over, the next one not yet said
+            self._live.line(text)
+            self._live.step_done()
