@@ -18,13 +18,15 @@ COMMAND_MODULES = [
 ]  # fmt: skip
 
 
-def load_app() -> Any:
-    """The Typer application with every command registered."""
+def load_app(command: str | None = None) -> Any:
+    """The Typer application with every command registered, or only `command`'s (a name of
+    `COMMAND_MODULES`): a command's run then imports no other command's modules (publishing's,
+    Prefect's), a few tenths of a CPU second of every `elopipe rate` or `ingest`."""
     import importlib
 
     from elopipe.cli.app import app
 
-    for name in COMMAND_MODULES:
+    for name in [command] if command in COMMAND_MODULES else COMMAND_MODULES:
         importlib.import_module(f"elopipe.cli.commands.{name}")
     return app
 
@@ -50,7 +52,8 @@ def main() -> None:
 
         sys.argv[1:] = optional_dask_value(sys.argv[1:])
     try:
-        sys.exit(load_app()())
+        # `elopipe CMD ...`: only CMD is registered (its --help is its own); else, the whole list
+        sys.exit(load_app(sys.argv[1] if len(sys.argv) > 1 else None)())
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C)", file=sys.stderr)
         sys.exit(130)

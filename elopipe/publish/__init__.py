@@ -24,6 +24,21 @@ Modules: `lists` (list frames), `list_html` (the list page), `index` (the index 
 `crosstable`, `history` + `charts`, `diff`, `export` (Parquet), `sqlcli`, `outputs`, `atomic`.
 """
 
-from elopipe.publish.outputs import LIST_FORMATS, publish_outputs, write_list
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from elopipe.publish.outputs import LIST_FORMATS, publish_outputs, write_list
 
 __all__ = ["LIST_FORMATS", "publish_outputs", "write_list"]
+
+
+def __getattr__(name: str) -> Any:
+    # the writers (templates, charts) load on first use: `plan`'s constants, which every rate and
+    # ingest request reads (`elopipe.jobs.requests`), must not cost their import
+    if name in __all__:
+        from elopipe.publish import outputs
+
+        return getattr(outputs, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,8 @@ Writing (needs a writer connection, see `elopipe.store.connect.open_writer`):
   `system` with ``list_date >= from_list`` from the result tables and insert `frames`
   (a dict table name → frame; columns missing from a frame are stored NULL; extra
   columns raise ValueError).
-  With ``lists=``, only the rows of those list dates are replaced (`delete_lists`).
+  With ``lists=``, only the rows of those list dates are replaced, and of the keyed tables only
+  the rows that differ (`elopipe.rating.result_rows`).
 * `load_results(con, system, table, columns, from_list)` — stored results, to compare.
 * `start_run` / `finish_run` — one ``rating_runs`` row per run.
 * `save_digests`, `save_skips`.
@@ -43,6 +44,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from elopipe.rating import result_rows
 from elopipe.read.dates import DATE_MIN, latest_plausible
 from elopipe.store import write
 
@@ -401,12 +403,13 @@ def delete_lists(
     system: str,
     lists: Collection[dt.date],
     digest_lists: Collection[dt.date] = (),
+    keep: Collection[str] = (),
 ) -> None:
-    """Delete the result rows of `system` dated one of `lists`, and the period digests
-    dated one of `lists` or `digest_lists`."""
+    """Delete the result rows of `system` dated one of `lists` (but those of the tables in `keep`),
+    and the period digests dated one of `lists` or `digest_lists`."""
     dates = sorted(set(lists))
     if dates:
-        for table in RESULT_TABLES:
+        for table in (t for t in RESULT_TABLES if t not in keep):
             con.execute(
                 f"DELETE FROM {table} WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))",
                 [system, dates],
@@ -451,7 +454,8 @@ def write_results(
     replaced (e.g. ``rating_discrepancies``, dated by the list in force at an event's start,
     which can precede the list the event is rated on).
     `lists`: when given, only the rows dated one of these lists are replaced (`from_list`
-    is then ignored); the digests of `digests` replace the stored ones of their dates.
+    is then ignored; in the tables of `result_rows.KEYS` only the rows that differ are written);
+    the digests of `digests` replace the stored ones of their dates.
     `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
     `through` (a preview, ``rate --through``): rows dated after it are kept, in every table
     (`replace_all` included). `stale`: list dates whose rows are kept but whose period digests
@@ -463,16 +467,20 @@ def write_results(
     if unknown:
         raise ValueError(f"not a result table: {sorted(unknown)}")
     with write.transaction(con):
+        by_rows = set(frames) & set(result_rows.KEYS) if lists is not None else set()
         if lists is None:
             delete_from(con, system, from_list, through)
         else:
-            delete_lists(con, system, lists, digest_lists=[*(digests or ()), *stale])
+            delete_lists(con, system, lists, digest_lists=[*(digests or ()), *stale], keep=by_rows)
         for table in replace_all:
             if table not in RESULT_TABLES:
                 raise ValueError(f"not a result table: {table}")
             con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date <= ?", [system, through or dt.date.max])
         for table, df in frames.items():
-            write.insert(con, table, df, constants={} if "system" in df.columns else {"system": system})
+            if table in by_rows:  # only the rows that differ: a new event rewrites its own rows, not its list
+                result_rows.replace_changed(con, system, table, df, lists or ())
+            else:
+                write.insert(con, table, df, constants={} if "system" in df.columns else {"system": system})
         if digests:
             dg = pl.DataFrame(
                 {

@@ -37,15 +37,17 @@ class ParsedSource:
 
 def detect_format(suffix: str, text: str) -> str:
     """'pgn' or 'trf' from the suffix, or by content for .txt and anything else; 'unknown' if neither."""
-    from elopipe.read.pgn.reader import looks_like_pgn
-    from elopipe.read.trf.reader import looks_like_trf
-
     if suffix == ".pgn":
         return "pgn"
     if suffix == ".trf":
         return "trf"
+    # the readers are imported when needed: the PGN reader's tables cost a TRF's ingest 0.2 CPU-s
+    from elopipe.read.trf.reader import looks_like_trf
+
     if looks_like_trf(text):
         return "trf"
+    from elopipe.read.pgn.reader import looks_like_pgn
+
     if looks_like_pgn(text):
         return "pgn"
     return "unknown"
@@ -212,12 +214,13 @@ def _read(
 ) -> ParsedSource:
     """Read `text` (None: the undecoded bytes `data`, PGN only) with the reader of `fmt`. A reader
     bug is recorded as a rejected file; raises pgn_reader.NotUtf8 only when `text` is None."""
-    from elopipe.read.pgn.reader import NotUtf8
-
+    # only the PGN reader raises NotUtf8; a TRF never imports it (its tables cost 0.2 CPU-s)
+    not_utf8: tuple[type[Exception], ...] = ()
     try:
         if fmt == "pgn":
-            from elopipe.read.pgn.reader import read_pgn
+            from elopipe.read.pgn.reader import NotUtf8, read_pgn
 
+            not_utf8 = (NotUtf8,)
             # the file's bytes are the text's UTF-8 when it was UTF-8 with LF line ends: no re-encoding
             same = text is None or (encoding == "utf-8" and newline in ("LF", None))
             parsed = read_pgn(
@@ -233,7 +236,7 @@ def _read(
             from elopipe.read.trf.reader import read_trf
 
             parsed = read_trf(text or "", source_name=source.display)
-    except NotUtf8:
+    except not_utf8:
         raise
     except Exception as exc:  # a reader bug must not lose the file: record it as rejected
         return ParsedSource(source, None, len(data), fmt, encoding, newline, None, f"reader failed: {exc!r}")

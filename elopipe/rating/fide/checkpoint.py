@@ -15,7 +15,7 @@ The engine's loop (`engine.run_periods`) carries, from list t − 1 to list t:
   hand is never read as the engine's.
 
 ``rating_checkpoints.inputs`` digests, per period, what its events give the engine (`inputs_by_period`):
-each event's games, entries and row as `store_io` reads them and the facts of its players,
+each event's games as `store_io` reads them, its stored rows and entries and the facts of its players,
 together with what every period reads (the options, the code, the imported official lists, for
 rapid and blitz the standard lists, the events no period holds). A period whose digest is the
 stored one gives the engine what it gave the run that kept its checkpoint.
@@ -117,18 +117,23 @@ def _global_digest(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[
 
 
 def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str) -> pl.DataFrame:
-    """Per event (tournament_id Int64, digest Utf8): its games, entries and row as `store_io` reads
-    them and the facts the engine reads (`store_io.load_players`: FIDE ID, birth year and date) of
-    the players of its games and entries."""
-    # each game and entry hashed with its players' facts: no set of (event, player) pairs to build
+    """Per event (tournament_id Int64, digest Utf8): its games as `store_io` reads them, the stored
+    rows of its parts (``tournaments``) and of their entries (``tournament_players``), and the facts
+    the engine reads (`store_io.load_players`: FIDE ID, birth year and date) of the players of its
+    games and entries."""
+    # each game and entry hashed with its players' facts: no set of (event, player) pairs to build.
+    # The parts and entries are hashed as stored, every column: what `store_io` derives from them
+    # (an event's first entry of a player, its dates, the dates and count of its games, which the
+    # games' own rows give) changes only with them, and without the views' window and second pass
+    # over the games the digest costs half (issue 27).
     sql = f"""
         WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM ({store_io.PLAYERS_SQL})),
         parts AS (
             SELECT gm.tournament_id, hash('g', gm, w.h, b.h) AS h FROM ({store_io.games_sql(no_moves)}) gm
             LEFT JOIN pf w ON w.player_id = gm.white_id LEFT JOIN pf b ON b.player_id = gm.black_id
-            UNION ALL SELECT tp.tournament_id, hash('e', tp, f.h) FROM ({store_io.TOURNAMENT_PLAYERS_SQL}) tp
-            LEFT JOIN pf f ON f.player_id = tp.player_id
-            UNION ALL SELECT tr.tournament_id, hash('t', tr) FROM ({store_io.tournaments_sql()}) tr)
+            UNION ALL SELECT coalesce(t.event_id, tp.tournament_id), hash('e', tp, f.h) FROM tournament_players tp
+            JOIN tournaments t USING (tournament_id) LEFT JOIN pf f ON f.player_id = tp.player_id
+            UNION ALL SELECT coalesce(t.event_id, t.tournament_id), hash('t', t) FROM tournaments t)
         SELECT tournament_id::BIGINT AS tournament_id,
                count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest
         FROM parts GROUP BY 1

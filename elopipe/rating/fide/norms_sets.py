@@ -23,6 +23,7 @@ per-applicant rules.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import functools
 
@@ -44,9 +45,8 @@ SCORE_CLAUSES = frozenset({"1.4.8", "1.4.8b"})
 def _p_min_array() -> pl.Series:
     """For a needed dp t (index t − dp(0), t clipped to dp(0) … dp(100) + 1): the smallest p
     (whole percent) with dp(p) ≥ t, 101 when none (dp grows with p, table 8.1.1)."""
-    out = []
-    for t in range(_DP_LOW, _DP_HIGH + 2):
-        out.append(next((p for p in range(101) if dp(p) >= t), 101))
+    dps = [dp(p) for p in range(101)]  # non-decreasing: the first p reaching t is a bisection
+    out = [bisect.bisect_left(dps, t) for t in range(_DP_LOW, _DP_HIGH + 2)]
     return pl.Series("p_min", out, dtype=pl.Int64)
 
 

@@ -95,7 +95,9 @@ sides AS (
     WHERE c.system = $system AND g.played AND c.score IS NOT NULL AND c.opponent_id IS NOT NULL
 ),
 official AS (SELECT * FROM official_lists WHERE system = 'fide' AND player_id IS NOT NULL),
-computed AS (SELECT player_id, list_date, rating FROM rating_lists WHERE system = $system)
+-- read for the opponents of a long event only (the others take rc): the join then sorts their rows, not every list's
+computed AS (SELECT player_id, list_date, rating FROM rating_lists WHERE system = $system
+             AND player_id IN (SELECT opponent_id FROM sides WHERE long_event))
 SELECT s.list_date, s.tournament_id, s.player_id, s.opponent_id, s.round, s.points_x2, s.ro,
        CASE WHEN s.long_event THEN COALESCE(o.rating, cl.rating, s.rc) ELSE s.rc END AS rating,
        o.player_id IS NOT NULL AS on_list, o.title AS list_title, o.federation AS list_fed

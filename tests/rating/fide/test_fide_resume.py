@@ -33,6 +33,7 @@ TABLES = (
     "rating_discrepancies",
     "rating_skips",
     "rate_of_play",
+    "title_norms",
 )
 COUNTS = (
     "lists", "first_list", "last_list", "players_rated", "new_ratings", "games_counted", "not_counted",

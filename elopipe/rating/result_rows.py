@@ -1,0 +1,72 @@
+"""Replace a rating list's stored rows by writing only those that differ (issue 27).
+
+A new event on a list changes the rows of its players and of their games only: rewriting the
+list's tens of thousands of rows (and DuckDB's checkpoint of them when the store closes) cost an
+incremental rate more than computing it. `replace_changed` writes the new rows into a temporary
+table of the same columns (so each value has the type the store gives it), compares them group by
+group with the stored rows of the same lists (`KEYS`: a player on a list, a player in an event)
+and, in the groups that differ, deletes the stored rows and inserts the new ones. The table then
+holds exactly the rows a delete of those lists and an insert of `frame` would leave.
+
+A group is compared by its row count and the sum and XOR of its rows' hashes (DuckDB's `hash`),
+as the period digests are (`elopipe.rating.fide.checkpoint`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Collection
+
+import duckdb
+import polars as pl
+
+from elopipe.store import write
+
+KEYS: dict[str, tuple[str, ...]] = {
+    "rating_lists": ("list_date", "player_id"),
+    "rating_changes": ("list_date", "tournament_id", "player_id"),
+    "tournament_ratings": ("list_date", "tournament_id", "player_id"),
+}
+"""The result tables written row group by row group, and the columns of a group (with ``system``)."""
+
+_names = itertools.count()
+
+
+def _groups(source: str, key: str, where: str) -> str:
+    return (
+        f"SELECT {key}, count(*) AS n, sum(hash(x)::HUGEINT) AS s, bit_xor(hash(x)) AS b "
+        f"FROM {source} x {where} GROUP BY ALL"
+    )
+
+
+def replace_changed(
+    con: duckdb.DuckDBPyConnection, system: str, table: str, frame: pl.DataFrame, lists: Collection[dt.date]
+) -> int:
+    """Make `system`'s rows of `table` (one of `KEYS`) dated one of `lists` those of `frame`
+    (rows dated one of `lists`; its columns, any subset of the table's, by name; ``system`` is
+    filled in when absent), writing only the groups that differ. Runs in the caller's
+    transaction (its temporary tables go with a rollback). Returns the number of groups rewritten.
+    Raises KeyError for a table not in `KEYS`; `write.StoreWriteError` for a column the table
+    does not have."""
+    key = ", ".join(KEYS[table])
+    dates = sorted(set(lists))
+    new = f"__elopipe_new_{table}_{next(_names)}"
+    # same columns and types as the table, so that a new row and its stored twin hash alike
+    con.execute(f"CREATE TEMP TABLE {new} AS FROM {table} LIMIT 0")
+    write.insert(con, new, frame, constants={} if "system" in frame.columns else {"system": system})
+    stored = "WHERE system = $system AND list_date IN (SELECT unnest($dates::DATE[]))"
+    diff = (
+        f"SELECT {key} FROM ({_groups(new, key, '')}) a FULL JOIN ({_groups(table, key, stored)}) b "
+        f"USING ({key}) WHERE a.n IS DISTINCT FROM b.n OR a.s IS DISTINCT FROM b.s OR a.b IS DISTINCT FROM b.b"
+    )
+    changed = f"__elopipe_changed_{table}_{next(_names)}"
+    con.execute(f"CREATE TEMP TABLE {changed} AS {diff}", {"system": system, "dates": dates})
+    on = " AND ".join(f"t.{c} = c.{c}" for c in KEYS[table])
+    con.execute(f"DELETE FROM {table} t USING {changed} c WHERE t.system = $system AND {on}", {"system": system})
+    con.execute(f"INSERT INTO {table} BY NAME SELECT n.* FROM {new} n SEMI JOIN {changed} c USING ({key})")
+    rewritten: int = con.execute(f"SELECT count(*) FROM {changed}").fetchall()[0][0]
+    # on an error the caller's rollback drops them with the rest
+    con.execute(f"DROP TABLE {changed}")
+    con.execute(f"DROP TABLE {new}")
+    return rewritten

@@ -1,0 +1,78 @@
+"""`result_rows.replace_changed` leaves exactly the rows a delete of the lists and an insert of the
+new rows leave, and rewrites only the groups that differ; on the results of a real Irish TRF
+(Bunratty Masters 2011) rated, then variants of its stored rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from elopipe.ingest.driver import ingest_paths
+from elopipe.rating import result_rows
+from elopipe.rating.run import rate
+from elopipe.store import write
+from elopipe.store.connect import open_writer
+from tests.helpers.paths import SHARED_DATA
+
+BUNRATTY = SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf"
+
+pytestmark = pytest.mark.skipif(not BUNRATTY.exists(), reason="../shared/data is not available")
+
+
+def _rows(con, table: str) -> list[tuple]:
+    return con.execute(f"SELECT * FROM {table} WHERE system = 'fide' ORDER BY ALL").fetchall()
+
+
+@pytest.fixture(scope="module")
+def rated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("rows") / "s.duckdb"
+    ingest_paths([BUNRATTY], db)
+    with open_writer(db) as con:
+        rate(con, "fide")
+    return db
+
+
+@pytest.mark.parametrize("table", sorted(result_rows.KEYS))
+def test_only_differing_groups_are_rewritten_and_the_rows_are_those_of_a_full_rewrite(
+    rated: Path, tmp_path: Path, table: str
+) -> None:
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(rated.read_bytes())
+    with open_writer(db) as con:
+        stored = con.sql(f"SELECT * EXCLUDE (system) FROM {table} WHERE system = 'fide'").pl()
+        dates = stored.get_column("list_date").unique().to_list()
+        keys = list(result_rows.KEYS[table])
+        groups = stored.select(keys).unique().sort(keys)
+        assert groups.height >= 4, "too few rows to vary"
+        changed, dropped, doubled = groups.slice(0, 1), groups.slice(1, 1), groups.slice(2, 1)
+        num = {"rating_lists": "games", "rating_changes": "game_id", "tournament_ratings": "n"}[table]  # never NULL
+        new = pl.concat(
+            [
+                stored.join(changed, on=keys, how="semi").with_columns(pl.col(num) + 1),
+                stored.join(pl.concat([changed, dropped]), on=keys, how="anti"),
+                # a group that holds its rows twice differs from the stored one (multisets, not sets)
+                stored.join(doubled, on=keys, how="semi"),
+            ]
+        )
+        if table == "rating_lists":  # its primary key allows one row per player and list
+            new = new.unique(keys, keep="first")
+            expected_groups = 2
+        else:
+            expected_groups = 3
+        # what a delete of the lists and an insert of `new` leave, then undone
+        con.execute("BEGIN TRANSACTION")
+        con.execute(f"DELETE FROM {table} WHERE system = 'fide'")
+        write.insert(con, table, new, constants={"system": "fide"})
+        expected = _rows(con, table)
+        con.execute("ROLLBACK")
+        assert _rows(con, table) != expected
+        with write.transaction(con):
+            rewritten = result_rows.replace_changed(con, "fide", table, new, dates)
+        assert _rows(con, table) == expected
+        assert rewritten == expected_groups
+        with write.transaction(con):
+            assert result_rows.replace_changed(con, "fide", table, new, dates) == 0
+        assert _rows(con, table) == expected
+        assert not con.execute("SELECT * FROM duckdb_tables() WHERE temporary").fetchall()
