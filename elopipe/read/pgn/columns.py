@@ -58,8 +58,6 @@ _CLEAN = rf"^{_WS}*(?:(?:[0-9]+\.+{_WS}*)?{_SAN}[+#]?[!?]{{0,2}}{_WS}+)*{_MARKER
 _TWO_MOVES = rf"{_SAN}[+#]?[!?]{{0,2}}{_WS}+(?:[0-9]+\.+{_WS}*)?{_SAN}"
 _VARIATION_DEPTH = 4
 _ASCII = r"^[\x00-\x7f]*$"
-_JSON_FROM = [' "]\n', "[", ' "', '"]\n']
-_JSON_TO = [' ", ', '"', '": "', '", ']
 
 # the tags the columns are computed from
 GAME_TAGS = (
@@ -178,9 +176,17 @@ class Analysis:
 def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
     """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
     `h`: tag section): the columns only the loader needs, computed on the executor."""
-    # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
-    # (first in the list: a value that ends with a space, whose ` "` is not the separator)
-    json = "{" + pl.col.h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
+    # one `[Name "value"]` per line, a value without `"`, `\\` or control characters, a section
+    # with one `[` a line (`analyse`): literal replacements make the JSON. Each line's end goes
+    # first, to a NUL (never in such a section), so that the one `"` left on a line is the
+    # separator's, whatever the value ends with.
+    json = (
+        pl.col.h.str.replace_all('"]\n', "\x00", literal=True)
+        .str.replace_all(' "', '": "', literal=True)
+        .str.replace_all("[", '"', literal=True)
+        .str.replace_all("\x00", '", ', literal=True)
+    )
+    json = "{" + json.str.strip_suffix(", ") + "}"
     forms = _hash_text(fast.get_column("pre"))
     sha1 = hashlib.sha1
     digests = [sha1(f).hexdigest() if f else None for f in forms.cast(pl.Binary).to_list()]
