@@ -92,10 +92,10 @@ def _movetext(m: pl.Series) -> tuple[pl.Series, pl.Series]:
 
 
 def _piece_forms() -> tuple[list[str], list[str]]:
-    """Literal rewrites that reduce a clean piece move to its piece and destination (the hash form,
-    `movetext._hash_form`), applied before the destination: the piece with its departure (file,
-    rank or square) and the next character (the destination's file, or `x`) becomes the piece
-    and that file ('Nbd' -> 'Nd', 'Nbx' -> 'N', 'Qh4e' -> 'Qe'), a capture 'Nx' the piece. No
+    """Literal rewrites that reduce a clean piece move to its hash form, the piece and its
+    destination (`movetext._hash_form`): the piece with its departure (file, rank or square) and
+    the next character (the destination's file, or `x`) becomes the piece and that file ('Nbd'
+    -> 'Nd', 'Nbx' -> 'N', 'Qh4e' -> 'Qe'), a capture 'Nx' the piece. No
     pattern is the prefix of another, and in a clean movetext a piece letter followed by two more
     characters other than whitespace starts a piece move, so the rewrites meet nothing else."""
     after = [*FILES, "x"]
@@ -176,8 +176,8 @@ class Analysis:
 def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
     """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
     `h`: tag section): the columns only the loader needs, computed on the executor."""
-    # one `[Name "value"]` per line, a value without `"`, `\\` or control characters, a section
-    # with one `[` a line (`analyse`): literal replacements make the JSON. Each line's end goes
+    # one `[Name "value"]` per line, a value without a quote, a backslash or a control character,
+    # one `[` a line (`analyse`'s checks): literal replacements make the JSON. Each line's end goes
     # first, to a NUL (never in such a section), so that the one `"` left on a line is the
     # separator's, whatever the value ends with.
     json = (
