@@ -39,7 +39,7 @@ import polars as pl
 
 from elopipe.read.execution import Executor, Pending, submit
 from elopipe.read.field_bounds import PLY_MAX
-from elopipe.read.pgn.movetext import san_regex
+from elopipe.read.pgn.movetext import FILES, RANKS, SAN_PIECES, san_regex
 from elopipe.read.pgn.results import unplayed_termination_expr
 from elopipe.read.pgn.tags import TAG_FAST  # the tag regex of the one-by-one path
 
@@ -58,8 +58,6 @@ _CLEAN = rf"^{_WS}*(?:(?:[0-9]+\.+{_WS}*)?{_SAN}[+#]?[!?]{{0,2}}{_WS}+)*{_MARKER
 _TWO_MOVES = rf"{_SAN}[+#]?[!?]{{0,2}}{_WS}+(?:[0-9]+\.+{_WS}*)?{_SAN}"
 _VARIATION_DEPTH = 4
 _ASCII = r"^[\x00-\x7f]*$"
-_JSON_FROM = [' "]\n', "[", ' "', '"]\n']
-_JSON_TO = [' ", ', '"', '": "', '", ']
 
 # the tags the columns are computed from
 GAME_TAGS = (
@@ -68,33 +66,77 @@ GAME_TAGS = (
 )  # fmt: skip
 
 
-def _movetext(m: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+# what `_skim` blanks or checks before the words: comments, `;` comments, variations, NAGs (a `)`
+# alone is left as it is and fails `_CLEAN`). Most movetexts hold none: only those that do are
+# blanked, which spares seven regex passes over the others.
+_TO_BLANK = r"[{};(\$]"
+
+
+def _movetext(m: pl.Series) -> tuple[pl.Series, pl.Series]:
     """(braces ok, movetext with comments, `;` comments, variations and NAGs blanked as `_skim`
     does). The movetext is clean when the braces are ok and the blanked text matches `_CLEAN`
     (which leaves no `(`, `)`, `{` or `}`)."""
-    pre = m.str.replace_all(r"\{[^}]*\}", " ")
+    odd = m.str.contains(_TO_BLANK).fill_null(False).arg_true()
+    braces_ok = pl.repeat(True, m.len(), dtype=pl.Boolean, eager=True).alias("braces_ok")
+    if odd.is_empty():
+        return braces_ok, m.rename("pre")
+    sub = m.gather(odd)
+    pre = sub.str.replace_all(r"\{[^}]*\}", " ")
     pre = pre.str.replace_all(r";[^\n]*", " ")
     for _ in range(_VARIATION_DEPTH):
         pre = pre.str.replace_all(r"\([^()]*\)", " ")
     pre = pre.str.replace_all(r"\$[0-9]*", " ")
     # what `_skim` needs to find no `{` or `}` left once the `{...}` comments are gone
-    return m.str.contains(r"^[^{}]*(?:\{[^}]*\}[^{}]*)*$"), pre
+    braces_ok.scatter(odd, sub.str.contains(r"^[^{}]*(?:\{[^}]*\}[^{}]*)*$"))
+    return braces_ok, m.clone().rename("pre").scatter(odd, pre)
 
 
-def _hash_text(pre: pl.Expr) -> pl.Expr:
-    """The hash forms of a clean movetext joined by one space (see `movetext._hash_form`)."""
-    return (
+def _piece_forms() -> tuple[list[str], list[str]]:
+    """Literal rewrites that reduce a clean piece move to its hash form, the piece and its
+    destination (`movetext._hash_form`): the piece with its departure (file, rank or square) and
+    the next character (the destination's file, or `x`) becomes the piece and that file ('Nbd'
+    -> 'Nd', 'Nbx' -> 'N', 'Qh4e' -> 'Qe'), a capture 'Nx' the piece. No
+    pattern is the prefix of another, and in a clean movetext a piece letter followed by two more
+    characters other than whitespace starts a piece move, so the rewrites meet nothing else."""
+    after = [*FILES, "x"]
+    departures = [*FILES, *RANKS, *(f + r for f in FILES for r in RANKS)]
+    patterns, forms = [], []
+    for piece in SAN_PIECES:
+        patterns.append(piece + "x")
+        forms.append(piece)
+        for dep in departures:
+            for c in after:
+                patterns.append(piece + dep + c)
+                forms.append(piece + c.replace("x", ""))
+    return patterns, forms
+
+
+_PIECE_FROM, _PIECE_TO = _piece_forms()
+
+
+def _where(s: pl.Series, rows: pl.Series, fn: Callable[[pl.Series], pl.Series]) -> pl.Series:
+    """`s` with `fn` applied to the rows where `rows` is true only (a pass over those alone)."""
+    idx = rows.fill_null(False).arg_true()
+    return s if idx.is_empty() else s.scatter(idx, fn(s.gather(idx)))
+
+
+def _hash_text(pre: pl.Series) -> pl.Series:
+    """The hash forms of clean movetexts joined by one space (see `movetext._hash_form`). Runs of
+    whitespace other than single spaces and newlines are rewritten in the rows that hold them only."""
+    s = (
         pre.str.replace(rf"{_WS}*{_MARKER}{_WS}*$", "")
         .str.replace_all(rf"[0-9]+\.+{_WS}*", "")
         .str.replace_all(r"[+#!?]", "")
-        # "Nxe5" -> "Ne5" by literal replacement; the regex with groups then meets only the rarer
-        # disambiguations ("Nbd7", "R1xe2", "Qh4e1")
-        .str.replace_many(["Kx", "Qx", "Rx", "Bx", "Nx"], ["K", "Q", "R", "B", "N"])
-        .str.replace_all(r"([KQRBN])[a-h1-8]{1,2}x?([a-h][1-8])", "$1$2")
-        .str.replace_all(r"([a-h][18])([QRBN])", "$1=$2")
-        .str.replace_all(rf"{_WS}{{2,}}|[\t\n\r\x0b\x0c]", " ")
-        .str.strip_chars(" ")
+        # "Nxe5" -> "Ne5", "Nbd7" -> "Nd7", "R1xe2" -> "Re2" by literal replacement (a regex with
+        # groups costs twice as much)
+        .str.replace_many(_PIECE_FROM, _PIECE_TO, leftmost=True)
+        # a newline is a space in the hash text; the rewrites below never touch whitespace
+        .str.replace_all("\n", " ", literal=True)
     )
+    s = s.str.replace_all(r"([a-h][18])([QRBN])", "$1=$2")
+    odd_space = s.str.contains("  ", literal=True) | s.str.contains(r"[\t\r\x0b\x0c]")
+    s = _where(s, odd_space, lambda t: t.str.replace_all(rf"{_WS}{{2,}}|[\t\r\x0b\x0c]", " "))
+    return s.str.strip_chars(" ")
 
 
 def _map(frame: pl.DataFrame, name: str, fn: Callable[[str], tuple[Any, ...]], dtypes: list[Any]) -> list[pl.Expr]:
@@ -134,22 +176,29 @@ class Analysis:
 def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
     """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
     `h`: tag section): the columns only the loader needs, computed on the executor."""
-    # one `[Name "value"]` per line, each line ending with `"]`: literal replacements make the JSON
-    # (first in the list: a value that ends with a space, whose ` "` is not the separator)
-    json = "{" + pl.col.h.str.replace_many(_JSON_FROM, _JSON_TO, leftmost=True).str.strip_suffix(", ") + "}"
-    forms = fast.lazy().select("g", _hash_text(pl.col.pre).alias("f"), json.alias("json")).collect(engine="streaming")
+    # one `[Name "value"]` per line, a value without a quote, a backslash or a control character,
+    # one `[` a line (`analyse`'s checks): literal replacements make the JSON. Each line's end goes
+    # first, to a NUL (never in such a section), so that the one `"` left on a line is the
+    # separator's, whatever the value ends with.
+    json = (
+        pl.col.h.str.replace_all('"]\n', "\x00", literal=True)
+        .str.replace_all(' "', '": "', literal=True)
+        .str.replace_all("[", '"', literal=True)
+        .str.replace_all("\x00", '", ', literal=True)
+    )
+    json = "{" + json.str.strip_suffix(", ") + "}"
+    forms = _hash_text(fast.get_column("pre"))
     sha1 = hashlib.sha1
-    digests = [sha1(f.encode()).hexdigest() if f else None for f in forms.get_column("f").to_list()]
-    f = pl.col.f
-    return forms.select(
+    digests = [sha1(f).hexdigest() if f else None for f in forms.cast(pl.Binary).to_list()]
+    return fast.select(
         "g",
         pl.Series("movetext_hash", digests, dtype=pl.String),
-        pl.when(f == "")
+        pl.when(forms == "")
         .then(0)
-        .otherwise(f.str.count_matches(" ", literal=True) + 1)
+        .otherwise(forms.str.count_matches(" ", literal=True) + 1)
         .cast(pl.Int32)
         .alias("ply_count"),
-        "json",
+        json.alias("json"),
     )
 
 
@@ -202,14 +251,14 @@ def analyse(
     )
     if ascii_headers:
         header_ok = header_ok & h.str.contains(_ASCII)
-    braces_ok, pre = _movetext(pl.col.m)
+    braces_ok, pre = _movetext(raw.get_column("m"))
     names = h.str.extract_all(r"\[[A-Za-z0-9_]+ ")
     fast = (
-        raw.lazy()
+        raw.select("h", pre, braces_ok)
+        .lazy()
         .with_row_index("g")
         .filter(header_ok)
-        .filter(braces_ok)
-        .with_columns(pre.alias("pre"))
+        .filter("braces_ok")
         .filter(pl.col.pre.str.contains(_CLEAN))
         .select(
             pl.col.g.cast(pl.Int64),

@@ -63,9 +63,8 @@ import gc
 import re
 from collections.abc import Iterable, Sequence
 from functools import partial
+from itertools import accumulate, repeat
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from elopipe.read.control_chars import has_controls_utf8
 from elopipe.read.execution import Executor, Pending, Spread, submit
@@ -363,9 +362,11 @@ def _fast_frame(fast: pl.DataFrame, refs: dict[str, list[int]], slow: list[GameR
     return frame
 
 
-def _newline_offsets(data: bytes) -> Any:
-    """The offsets of the newlines of `data` (numpy int64 array)."""
-    return np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+def _newlines_before(data: bytes, starts: list[int]) -> list[int]:
+    """How many newlines `data` holds before each of `starts` (increasing offsets): one count
+    (in C) from each start to the next, rather than an array of every newline of the text."""
+    counts = map(data.count, repeat(b"\n"), [0, *starts[:-1]], starts)
+    return list(accumulate(counts))
 
 
 class _Reader:
@@ -390,7 +391,6 @@ class _Reader:
         self.source = source_name
         self.workers = workers
         self.ins_lines: list[int] = []
-        self.newlines: Pending[Any] | None = None  # `_newline_offsets(text)`, on the executor
         self.known_mojibake: bool | None = None  # given for the whole file (`run_chunks`)
         self.line_base = 0  # lines and game indexes of the pieces read before (`run_chunks`)
         self.gi_base = 0
@@ -460,7 +460,6 @@ class _Reader:
         self._source = (text, utf8)
         self.unchecked_utf8 = text is None
         self.ins_lines = []
-        self.newlines = None
         self.known_mojibake = maybe_mojibake
         self.b.text = self._prepare(text, utf8, quick=self.quick)
         return self._read_text()
@@ -477,7 +476,6 @@ class _Reader:
                 raise NotUtf8("the bytes are not UTF-8") from None
         if isinstance(started, str):  # the text needs the fixes the quick preparation left out
             self.b.text = self._prepare(*self._source)
-            self.newlines = None  # of the text before the fixes
             raw_games, movetexts = split_movetexts(self.b.text)
             columns = text_columns(raw_games, movetexts)
             started = (raw_games, self._analyse_parts(columns, 0)) if columns is not None else None
@@ -518,9 +516,6 @@ class _Reader:
         background thread) as soon as it is split: the raw games and the analysis jobs
         (first game, end, future). 'fixes' when a part holds what the quick preparation left out,
         'not utf-8' when its bytes are not UTF-8 (nothing is read then)."""
-        # numpy works without the GIL: the newline offsets (for line numbers) are found while the
-        # text is split
-        self.newlines = submit(self.executor, _newline_offsets, self.b.text)
         raw_games: list[RawGame] = []
         jobs: list[tuple[int, int, Pending[Any]]] = []
         for part_raw, part_movetexts in split_parts(self.b.text, None):
@@ -621,13 +616,12 @@ class _Reader:
 
     def _start_lines(self, raw_games: list[RawGame]) -> list[int]:
         """The line (1-based, in the caller's text) where each raw game starts."""
-        newlines = self.newlines.result() if self.newlines is not None else _newline_offsets(self.b.text)
         # newlines before a position in the "\n"-prefixed text = its 1-based line
-        counts = np.searchsorted(newlines, np.fromiter((rg.header_start for rg in raw_games), np.int64, len(raw_games)))
+        counts = _newlines_before(self.b.text, [rg.header_start for rg in raw_games])
         if not self.ins_lines:
-            lines: list[int] = (counts + self.line_base).tolist()
-            return lines
-        return [self._line_at(n) + self.line_base for n in counts.tolist()]
+            base = self.line_base
+            return [n + base for n in counts] if base else counts
+        return [self._line_at(n) + self.line_base for n in counts]
 
     # -- reading in ranges (read_pgn(workers=N), the others by `spread`) --
     def _run_parallel(self, raw_games: list[RawGame], chunks: list[tuple[int, int]]) -> int:
