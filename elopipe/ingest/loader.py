@@ -34,8 +34,8 @@ from elopipe.identity import consolidate, decisions, dedup, events, facts, rerat
 from elopipe.identity.rerate import Rerate
 from elopipe.ingest import corrections
 from elopipe.ingest import rows as load_rows
-from elopipe.read.game_frame import games_frame
-from elopipe.read.records import IngestIssue
+from elopipe.read.game_frame import build_frames, games_frame
+from elopipe.read.records import GameTable, IngestIssue
 from elopipe.runtime.errors import first_line
 from elopipe.runtime.words import plural
 from elopipe.store import write
@@ -431,6 +431,7 @@ def _load_contents(
     n_t = sum(len(ps.parsed.tournaments) for _, ps, _, _ in contents if ps.parsed is not None)
     t_pool = iter(_draw(con, "tournament_id_seq", n_t))
     files: list[tuple[load_rows.FileRows, FileResult]] = []
+    build_frames([ps.parsed.games for _, ps, _, _ in contents if ps.parsed and isinstance(ps.parsed.games, GameTable)])
     for fid, ps, res, _ in contents:
         assert ps.parsed is not None
         t_ids = {t.ref: next(t_pool) for t in ps.parsed.tournaments}

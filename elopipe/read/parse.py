@@ -14,11 +14,14 @@ import zipfile
 from dataclasses import dataclass
 
 from elopipe.read.execution import Executor, Spread, submit
-from elopipe.read.game_frame import records_frame
+from elopipe.read.game_frame import records_table
 from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
 from elopipe.read.sources import Source, SourceError
 from elopipe.read.textio import decode_bytes, wide_bom
+
+# inputs of at least this many bytes are hashed on the executor while they are parsed
+HASH_BESIDE_BYTES = 1_000_000
 
 
 @dataclass
@@ -37,13 +40,14 @@ class ParsedSource:
 
 def detect_format(suffix: str, text: str) -> str:
     """'pgn' or 'trf' from the suffix, or by content for .txt and anything else; 'unknown' if neither."""
-    from elopipe.read.pgn.reader import looks_like_pgn
-    from elopipe.read.trf.reader import looks_like_trf
-
     if suffix == ".pgn":
         return "pgn"
     if suffix == ".trf":
         return "trf"
+    # imported here: a TRF ingest need not load the PGN reader (and numpy with it)
+    from elopipe.read.pgn.reader import looks_like_pgn
+    from elopipe.read.trf.reader import looks_like_trf
+
     if looks_like_trf(text):
         return "trf"
     if looks_like_pgn(text):
@@ -69,8 +73,9 @@ def parse_source(
             return _parse_large_pgn(source, run)
     except _READ_ERRORS as exc:
         return unreadable(source, exc)
-    # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
-    hashing = submit(executor, _sha256, data)
+    # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed;
+    # a small one is hashed here (handing a few kilobytes to a thread costs more than hashing them)
+    hashing = submit(executor if len(data) >= HASH_BESIDE_BYTES else None, _sha256, data)
     ps = _parse_bytes(source, data, run)
     ps.sha256 = hashing.result()
     return ps
@@ -212,8 +217,6 @@ def _read(
 ) -> ParsedSource:
     """Read `text` (None: the undecoded bytes `data`, PGN only) with the reader of `fmt`. A reader
     bug is recorded as a rejected file; raises pgn_reader.NotUtf8 only when `text` is None."""
-    from elopipe.read.pgn.reader import NotUtf8
-
     try:
         if fmt == "pgn":
             from elopipe.read.pgn.reader import read_pgn
@@ -233,15 +236,19 @@ def _read(
             from elopipe.read.trf.reader import read_trf
 
             parsed = read_trf(text or "", source_name=source.display)
-    except NotUtf8:
-        raise
     except Exception as exc:  # a reader bug must not lose the file: record it as rejected
+        if fmt == "pgn":
+            from elopipe.read.pgn.reader import NotUtf8
+
+            if isinstance(exc, NotUtf8):
+                raise
         return ParsedSource(source, None, len(data), fmt, encoding, newline, None, f"reader failed: {exc!r}")
     if nul_issue is not None:
         parsed.issues.insert(0, nul_issue)
     if not isinstance(parsed.games, GameTable):
-        # the games as the frame the loader inserts, built here: in a parser process when there is one
-        parsed.games = GameTable(records_frame(list(parsed.games)), len(parsed.games))
+        # the games as the frame the loader inserts: built when a parser process sends them (the
+        # table is pickled with its frame), else by the loader for its whole batch at once
+        parsed.games = records_table(list(parsed.games))
     return ParsedSource(source, None, len(data), fmt, encoding, newline, parsed, parsed.rejected_reason)
 
 
