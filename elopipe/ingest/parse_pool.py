@@ -35,7 +35,10 @@ PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs mo
 # on idle cores that may cost up to the parsing's time in wall seconds (on the shared 2-core
 # machine, where CPU is what is short, back-to-back runs were not slower).
 TRF_IN_PROCESS_BYTES = 8_000_000
-BATCH_FILES = 256
+# A FIDE month of TRF (750 files, 7 MB) is one batch: the steps each batch runs against the
+# tournaments near its own (identity, same-game evidence, dedup) read again those of the month's
+# earlier batches, and three batches of 256 cost 1 CPU-s more than one (bench/federation.py).
+BATCH_FILES = 1024
 # Parsed PGN takes several times its size in memory, and two batches are held at once (one being
 # written, the next being parsed): 64 MB keeps that well under a gigabyte.
 BATCH_BYTES = 64_000_000
