@@ -7,6 +7,7 @@ traceback. `from elopipe.cli.main import app` still gives the Typer application 
 
 from __future__ import annotations
 
+import gc
 import signal
 import sys
 from typing import Any
@@ -62,6 +63,9 @@ def main() -> None:
         # must not turn its exit into a silent kill
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         _flush_stdout()
+        # What the command leaves is released with the process: the interpreter's last cyclic
+        # collection need not walk it first (0.3 of a TRF month's 8 CPU-s, bench/federation.py).
+        gc.freeze()
         raise
 
 

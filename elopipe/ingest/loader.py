@@ -34,8 +34,8 @@ from elopipe.identity import consolidate, decisions, dedup, events, facts, rerat
 from elopipe.identity.rerate import Rerate
 from elopipe.ingest import corrections
 from elopipe.ingest import rows as load_rows
-from elopipe.read.game_frame import games_frame
-from elopipe.read.records import IngestIssue
+from elopipe.read.game_frame import build_frames, games_frame
+from elopipe.read.records import GameTable, IngestIssue
 from elopipe.runtime.errors import first_line
 from elopipe.runtime.words import plural
 from elopipe.store import write
@@ -431,6 +431,7 @@ def _load_contents(
     n_t = sum(len(ps.parsed.tournaments) for _, ps, _, _ in contents if ps.parsed is not None)
     t_pool = iter(_draw(con, "tournament_id_seq", n_t))
     files: list[tuple[load_rows.FileRows, FileResult]] = []
+    build_frames([ps.parsed.games for _, ps, _, _ in contents if ps.parsed and isinstance(ps.parsed.games, GameTable)])
     for fid, ps, res, _ in contents:
         assert ps.parsed is not None
         t_ids = {t.ref: next(t_pool) for t in ps.parsed.tournaments}
@@ -506,20 +507,24 @@ def _load_segment(
     officers' decisions, consolidate its players and refresh their facts. Returns the players
     consolidation merged away."""
     files = [f for f, _ in segment]
-    entries, aliases, unplayed, teams = [], [], [], []
+    entries: list[load_rows.Row] = []
+    aliases: list[load_rows.Row] = []
+    unplayed: list[load_rows.Row] = []
+    teams: list[load_rows.Row] = []
     for (f, res), link in zip(segment, links, strict=True):
         f.pid = {k: v.player_id for k, v in link.items()}
         res.player_ids = set(f.pid.values())
         res.n_players = len(res.player_ids)
-        e, a = load_rows.entry_frames(f.parsed, f.file_id, f.t_ids, link)
-        entries.append(e)
-        aliases.append(a)
-        u = load_rows.unplayed_frame(f.parsed, f.file_id, f.t_ids, f.pid)
-        res.n_unplayed = u.height
-        unplayed.append(u)
-        teams.append(load_rows.teams_frame(f.parsed, f.file_id, f.t_ids))
-    write.insert(con, "tournament_players", pl.concat(entries))
-    write.insert(con, "player_aliases", pl.concat(aliases))
+        e, a = load_rows.entry_rows(f.parsed, f.file_id, f.t_ids, link)
+        entries += e
+        aliases += a
+        u = load_rows.unplayed_rows(f.parsed, f.file_id, f.t_ids, f.pid)
+        res.n_unplayed = len(u)
+        unplayed += u
+        teams += load_rows.team_rows(f.parsed, f.file_id, f.t_ids)
+    # one frame a table for the segment (not one a file)
+    write.insert(con, "tournament_players", load_rows.table_frame("tournament_players", entries))
+    write.insert(con, "player_aliases", load_rows.table_frame("player_aliases", aliases))
     games, counts = load_rows.games_rows(files)
     for (_, res), n in zip(segment, counts, strict=True):
         res.n_games = n
@@ -529,8 +534,8 @@ def _load_segment(
         f.games = f.games.clear()
         if len(f.parsed.games) >= OPTIMISTIC_GAMES:
             f.parsed.games = []  # stored: released before the steps below read them back from the store
-    write.insert(con, "unplayed_rounds", pl.concat(unplayed))
-    write.insert(con, "teams", pl.concat(teams))
+    write.insert(con, "unplayed_rounds", load_rows.table_frame("unplayed_rounds", unplayed))
+    write.insert(con, "teams", load_rows.table_frame("teams", teams))
     # issue 7: officer merges/splits survive re-ingest; the batch's games are re-linked after
     # the last segment, so consolidation need not re-link them itself
     file_ids = [f.file_id for f in files]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import functools
+import gc
 import multiprocessing
 import os
 import signal
@@ -34,7 +35,10 @@ PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs mo
 # on idle cores that may cost up to the parsing's time in wall seconds (on the shared 2-core
 # machine, where CPU is what is short, back-to-back runs were not slower).
 TRF_IN_PROCESS_BYTES = 8_000_000
-BATCH_FILES = 256
+# A FIDE month of TRF (750 files, 7 MB) is one batch: the steps each batch runs against the
+# tournaments near its own (identity, same-game evidence, dedup) read again those of the month's
+# earlier batches, and three batches of 256 cost 1 CPU-s more than one (bench/federation.py).
+BATCH_FILES = 1024
 # Parsed PGN takes several times its size in memory, and two batches are held at once (one being
 # written, the next being parsed): 64 MB keeps that well under a gigabyte.
 BATCH_BYTES = 64_000_000
@@ -188,9 +192,21 @@ class Parser:
         parsed while the caller writes this one."""
         if self.pool is None:
             for batch in batches(self.sources):
-                yield [parse(s, self.validate_moves, self.workers) for s in batch]
+                yield self._parse_here(batch)
             return
         yield from one_ahead(batches(self.sources), lambda batch: [(s, self._submit(s)) for s in batch], self._results)
+
+    def _parse_here(self, batch: list[Source]) -> list[ParsedSource]:
+        """`batch` parsed in this process. The collector is paused meanwhile, as the loader
+        pauses it: the readers' records are many small objects without cycles, and its passes
+        over them (a sixth of a TRF month's parsing) free nothing."""
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return [parse(s, self.validate_moves, self.workers) for s in batch]
+        finally:
+            if was_enabled:
+                gc.enable()
 
     def _submit(self, source: Source) -> cf.Future[ParsedSource]:
         """`source` submitted to the pool; a pool broken by a worker that died is replaced first."""

@@ -112,14 +112,24 @@ _ENTRY_SCHEMA: dict[str, PolarsDataType] = {
 }
 
 
-def entry_frames(
+Row = tuple[object, ...]
+
+
+def table_frame(table: str, rows: list[Row]) -> pl.DataFrame:
+    """`rows` (of `entry_rows`, `unplayed_rows` or `team_rows`, one file's or a whole batch's) as
+    the frame of `table`: 'tournament_players', 'player_aliases', 'unplayed_rounds' or 'teams'.
+    One frame for a batch: a frame costs about as much to make for ten rows as for ten thousand."""
+    return pl.DataFrame(rows, schema=_ROW_SCHEMAS[table], orient="row")
+
+
+def entry_rows(
     parsed: ParsedFile, file_id: int, t_ids: Mapping[int, int], links: Mapping[tuple[int, int], Resolution]
-) -> tuple[pl.DataFrame, pl.DataFrame]:
+) -> tuple[list[Row], list[Row]]:
     """(`tournament_players` rows, `player_aliases` rows) of the file. `links`: the players'
     resolutions (resolve.resolve_batch). Two entries of one tournament resolved to one player
     (a PGN spelling twice) give one `tournament_players` row, the first; every entry is an alias."""
-    entries: dict[tuple[int, int], tuple[object, ...]] = {}
-    aliases = []
+    entries: dict[tuple[int, int], Row] = {}
+    aliases: list[Row] = []
     for p in parsed.players:
         if p.tournament_ref not in t_ids:
             continue
@@ -137,10 +147,7 @@ def entry_frames(
             p.national_rating_flag, p.federation, p.title, p.sex, p.birth_date, by,
             float(p.points) if p.points is not None else None, p.final_rank, p.team, file_id, p.line,
         )  # fmt: skip
-    return (
-        pl.DataFrame(list(entries.values()), schema=_ENTRY_SCHEMA, orient="row"),
-        pl.DataFrame(aliases, schema=_ALIAS_SCHEMA, orient="row"),
-    )
+    return list(entries.values()), aliases
 
 
 _ALIAS_SCHEMA: dict[str, PolarsDataType] = {
@@ -162,11 +169,15 @@ def games_rows(files: list[FileRows]) -> tuple[pl.DataFrame, list[int]]:
     """(`games` rows of the batch but `game_id`, in file order; the number of games of each
     file). Games of a tournament that was not stored are left out. File-local refs become ids
     through mapping frames (joins), so a large batch costs no Python loop over its games."""
-    frames = [
-        f.games.with_columns(pos=pl.lit(pos, dtype=pl.Int32), file_id=pl.lit(f.file_id, dtype=pl.Int32))
-        for pos, f in enumerate(files)
-    ]
-    frame = pl.concat(frames, how="vertical_relaxed") if len(frames) > 1 else frames[0]
+    # each game's file, as a position and an id, made once for the batch (not a frame per file:
+    # a month of TRF is 750 files)
+    heights = [f.games.height for f in files]
+    frame = pl.concat([f.games for f in files], how="vertical_relaxed") if len(files) > 1 else files[0].games
+    frame = frame.with_columns(
+        pl.Series("pos", [pos for pos, h in enumerate(heights) for _ in range(h)], dtype=pl.Int32),
+        pl.Series("file_id", [f.file_id for f, h in zip(files, heights, strict=True) for _ in range(h)],
+                  dtype=pl.Int32),
+    )  # fmt: skip
     tmap = pl.DataFrame(
         [(pos, ref, tid) for pos, f in enumerate(files) for ref, tid in f.t_ids.items()],
         schema={"pos": pl.Int32, "tournament_ref": pl.Int32, "tournament_id": pl.Int32},
@@ -200,11 +211,11 @@ def games_rows(files: list[FileRows]) -> tuple[pl.DataFrame, list[int]]:
     return df.drop("pos"), [counts.get(pos, 0) for pos in range(len(files))]
 
 
-def unplayed_frame(
+def unplayed_rows(
     parsed: ParsedFile, file_id: int, t_ids: Mapping[int, int], pid: Mapping[tuple[int, int], int]
-) -> pl.DataFrame:
+) -> list[Row]:
     """`unplayed_rounds` rows of the file (byes, forfeits and absences of its stored players)."""
-    rows = [
+    return [
         (
             t_ids[u.tournament_ref],
             pid.get((u.tournament_ref, u.player_ref)),
@@ -218,18 +229,16 @@ def unplayed_frame(
         for u in parsed.unplayed
         if u.tournament_ref in t_ids and (u.tournament_ref, u.player_ref) in pid
     ]
-    return pl.DataFrame(rows, schema=_UNPLAYED_SCHEMA, orient="row")
 
 
-def teams_frame(parsed: ParsedFile, file_id: int, t_ids: Mapping[int, int]) -> pl.DataFrame:
+def team_rows(parsed: ParsedFile, file_id: int, t_ids: Mapping[int, int]) -> list[Row]:
     """`teams` rows of the file."""
-    rows = [
+    return [
         (t_ids[t.tournament_ref], t.team_no, t.name, t.record, t.member_ranks,
          float(t.points) if t.points is not None else None, file_id, t.line)
         for t in parsed.teams
         if t.tournament_ref in t_ids
     ]  # fmt: skip
-    return pl.DataFrame(rows, schema=_TEAM_SCHEMA, orient="row")
 
 
 _ISSUE_SCHEMA: dict[str, PolarsDataType] = {
@@ -278,4 +287,10 @@ _TEAM_SCHEMA: dict[str, PolarsDataType] = {
     "points": pl.Float64,
     "file_id": pl.Int32,
     "line": pl.Int32,
+}
+_ROW_SCHEMAS: dict[str, dict[str, PolarsDataType]] = {
+    "tournament_players": _ENTRY_SCHEMA,
+    "player_aliases": _ALIAS_SCHEMA,
+    "unplayed_rounds": _UNPLAYED_SCHEMA,
+    "teams": _TEAM_SCHEMA,
 }

@@ -8,6 +8,7 @@ says how much of it is real.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 
 from elopipe.runtime.errors import ElopipeError
@@ -245,6 +246,7 @@ def trf_date_candidates(text: str | None, prefer: str = "ymd") -> list[tuple[dt.
     return out
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a month of TRF rows repeats its birth dates
 def parse_trf_date(text: str | None, prefer: str = "ymd") -> tuple[dt.date | None, str]:
     """Parse any date form found in TRF files to (date, precision).
 

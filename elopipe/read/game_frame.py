@@ -14,7 +14,7 @@ import polars as pl
 
 from elopipe.read.records import GAME_FRAME_COLUMNS, GameRec, GameTable
 
-__all__ = ["GAME_FRAME_SCHEMA", "games_frame", "records_frame"]
+__all__ = ["GAME_FRAME_SCHEMA", "build_frames", "games_frame", "records_frame", "records_table"]
 
 GAME_FRAME_SCHEMA = pl.Schema(
     {
@@ -34,6 +34,27 @@ def games_frame(games: Sequence[GameRec]) -> pl.DataFrame:
     if isinstance(games, GameTable):
         return games.frame
     return records_frame(list(games))
+
+
+def records_table(games: list[GameRec]) -> GameTable:
+    """`games` as a `GameTable` that keeps them; its frame (`records_frame`) is built on first
+    use, or with the other tables of a batch by `build_frames`."""
+    return GameTable(lambda: records_frame(games), records=games)
+
+
+def build_frames(tables: Sequence[GameTable]) -> None:
+    """Build the pending frames of `tables` (made by `records_table`) in one `records_frame`, each
+    table getting its slice (no copy). The same frames as built one by one; a frame costs about
+    as much to make for a hundred games as for ten thousand, so a batch of small files (a month
+    of TRF) pays that once rather than once a file."""
+    pending = [t for t in tables if t.frame_pending]
+    if len(pending) < 2:
+        return
+    frame = records_frame([g for t in pending for g in t.records()])
+    start = 0
+    for t in pending:
+        t.set_frame(frame.slice(start, len(t)))
+        start += len(t)
 
 
 def records_frame(games: list[GameRec]) -> pl.DataFrame:

@@ -141,22 +141,24 @@ def _event_key(name: str) -> str:
     return " ".join(sorted(parts - _EVENT_STOP))
 
 
-def _surname_splits(written: str) -> list[tuple[str, list[str]]]:
-    """The (surname, given-name tokens) readings of a written name, folded: the part before the
-    comma of 'So, Wesley' / 'So,W'; without a comma, the last word or the first ('Wesley So',
-    'So Wesley'). Hyphens and dots separate given names ('Duda, J.-K.' gives 'j', 'k')."""
+@functools.lru_cache(maxsize=1 << 16)
+def _surname_splits(written: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The (surname without spaces, given-name tokens) readings of a written name, folded: the
+    part before the comma of 'So, Wesley' / 'So,W'; without a comma, the last word or the first
+    ('Wesley So', 'So Wesley'). Hyphens and dots separate given names ('Duda, J.-K.' gives 'j',
+    'k'). Cached: `same_game` compares the spellings of one day's games, the same names many times."""
     if "," in written:
         sur, _, given = written.partition(",")
         readings = [(fold(sur), fold(given).replace(",", " ").split())]
     else:
         words = fold(written).split()
         if len(words) < 2:
-            return []
+            return ()
         readings = [(words[-1], words[:-1]), (" ".join(words[1:]), words[:1]), (words[0], words[1:])]
-    return [(s, g) for s, g in readings if s and g]
+    return tuple((s.replace(" ", ""), tuple(g)) for s, g in readings if s and g)
 
 
-def _given_agree(a: list[str], b: list[str]) -> bool:
+def _given_agree(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Given names agree: in order, of each two tokens one begins the other ('w' ~ 'wesley',
     'hi' ~ 'hikaru', 'geo' ~ 'georg', 'j k' ~ 'jan krzysztof'); the longer list's extra names
     are unknown to the other source, not a contradiction."""
@@ -173,8 +175,4 @@ def same_surname_initials(a: str, b: str) -> bool:
     with nothing but itself."""
     if name_key(a) == name_key(b):
         return bool(name_key(a))
-    return any(
-        sa.replace(" ", "") == sb.replace(" ", "") and _given_agree(ga, gb)
-        for sa, ga in _surname_splits(a)
-        for sb, gb in _surname_splits(b)
-    )
+    return any(sa == sb and _given_agree(ga, gb) for sa, ga in _surname_splits(a) for sb, gb in _surname_splits(b))

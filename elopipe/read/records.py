@@ -128,19 +128,35 @@ class GameTable(Sequence[GameRec]):
     The frame may be given as a function that builds it on first use (with the number of games):
     the reader's last columns (movetext hashes) are then still computed in a background thread
     while the loader resolves players. It is also a read-only sequence of `GameRec`, built from
-    the frame on first use, for callers that want records (tests, small tools).
+    the frame on first use, for callers that want records (tests, small tools). A table made
+    from a reader's `records` (with the function that transposes them) keeps them: its frame is
+    built on first use, or with those of a whole batch (`read.game_frame.build_frames`).
     """
 
-    def __init__(self, frame: pl.DataFrame | Callable[[], pl.DataFrame], n_games: int | None = None) -> None:
+    def __init__(
+        self,
+        frame: pl.DataFrame | Callable[[], pl.DataFrame],
+        n_games: int | None = None,
+        records: list[GameRec] | None = None,
+    ) -> None:
         self._frame = frame
-        self._n = n_games
-        self._records: list[GameRec] | None = None
+        self._n = n_games if records is None else len(records)
+        self._records: list[GameRec] | None = records
 
     @property
     def frame(self) -> pl.DataFrame:
         if callable(self._frame):
             self._frame = self._frame()
         return self._frame
+
+    @property
+    def frame_pending(self) -> bool:
+        """Whether the frame is still to be built (a function, not a frame yet)."""
+        return callable(self._frame)
+
+    def set_frame(self, frame: pl.DataFrame) -> None:
+        """Give the table its frame, built elsewhere from the same games in the same order."""
+        self._frame = frame
 
     def __getstate__(self) -> dict[str, Any]:  # pickled with its frame built
         return {"_frame": self.frame, "_n": self._n, "_records": None}

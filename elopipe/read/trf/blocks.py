@@ -4,16 +4,16 @@ opponent, colour and result code. Read here, one row at a time; paired across ro
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from elopipe.read.field_bounds import ROUND_MAX
 from elopipe.read.records import PlayerRec
 from elopipe.read.trf.codes import ALL_CODES
-from elopipe.read.trf.fields import column
 from elopipe.read.trf.issues import IssueLog, shown
 
 
-@dataclass
+@dataclass(slots=True)
 class Block:
     """One round block of a `001` row (cols 82+10r .. 89+10r)."""
 
@@ -24,10 +24,7 @@ class Block:
     code: str  # upper-cased result character; ' ' when blank
     raw: str
     line: int
-
-    @property
-    def empty(self) -> bool:
-        return not self.raw.strip()
+    empty: bool  # nothing written in the block's columns (`raw` blank)
 
 
 @dataclass
@@ -47,11 +44,13 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
     if n > ROUND_MAX:
         issues.add("trf_too_many_rounds", f"{n} round blocks: blocks after round {ROUND_MAX} not read", no, "error")
         n = ROUND_MAX
+    # blank beyond the end of the line (§2), as `column` reads it: cols 82+10r .. 91+10r of every round
+    padded = line.ljust(91 + 10 * n)
     blocks: list[Block] = []
     for r in range(1, n + 1):
-        raw = column(line, 82 + 10 * r, 89 + 10 * r)
-        tail = column(line, 90 + 10 * r, 91 + 10 * r)
-        if tail.strip():
+        at = 81 + 10 * r
+        raw = padded[at : at + 8]
+        if padded[at + 8 : at + 10].strip():
             issues.add(
                 "trf_block_overflow",
                 f"round {r}: characters in cols {90 + 10 * r}-{91 + 10 * r}",
@@ -59,26 +58,50 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
                 "warning",
                 line,
             )
-        opp_txt = raw[0:4].strip()
-        opponent = None
-        if opp_txt:
-            if opp_txt.isascii() and opp_txt.isdigit():
-                opponent = int(opp_txt) or None
-            else:
-                issues.add("trf_bad_block", f"round {r}: opponent {shown(opp_txt)} not a number", no, "error", line)
-                blocks.append(Block(rank, r, None, None, "?", raw, no))
-                continue
-        colour_ch = raw[5]
-        colour = colour_ch.lower() if colour_ch in "wbWB" else None
-        if colour_ch not in "wbWB- ":
-            issues.add("trf_bad_block", f"round {r}: colour {shown(colour_ch)} not w/b/-", no, "error", line)
-        elif colour_ch in "WB":
-            issues.quirk("trf_colour_upper", "colour written in upper case", no, line, "info")
-        code = raw[7].upper()
-        if code != " " and code not in ALL_CODES:
-            issues.add("trf_bad_block", f"round {r}: result code {shown(raw[7])} unknown", no, "error", line)
-            code = "?"
-        if raw[4] != " " or raw[6] != " ":
-            issues.add("trf_bad_block", f"round {r}: block {shown(raw)} off the 10-column grid", no, "warning", line)
-        blocks.append(Block(rank, r, opponent, colour, code, raw, no))
+        clean = _clean_block(raw)
+        if clean is not None:
+            blocks.append(Block(rank, r, clean[0], clean[1], clean[2], raw, no, clean[3]))
+        else:
+            blocks.append(_odd_block(no, line, rank, r, raw, issues))
     return blocks
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _clean_block(raw: str) -> tuple[int | None, str | None, str, bool] | None:
+    """(opponent, colour, code, empty) of a block `_odd_block` reads without an issue: an opponent of
+    digits or blank, colour `w`, `b`, `-` or blank, a known result code or blank, blanks between;
+    None for any other. Cached: a file's blocks repeat (a month of TRF holds a few thousand
+    distinct ones among hundreds of thousands)."""
+    opp_txt = raw[0:4].strip()
+    if opp_txt and not (opp_txt.isascii() and opp_txt.isdigit()):
+        return None
+    colour_ch, code = raw[5], raw[7].upper()
+    if colour_ch not in "wb- " or raw[4] != " " or raw[6] != " " or (code != " " and code not in ALL_CODES):
+        return None
+    opponent = (int(opp_txt) or None) if opp_txt else None
+    return opponent, colour_ch if colour_ch in "wb" else None, code, not raw.strip()
+
+
+def _odd_block(no: int, line: str, rank: int, r: int, raw: str, issues: IssueLog) -> Block:
+    """Block `r` of a row when `_clean_block` refuses it, each fault an issue."""
+    opp_txt = raw[0:4].strip()
+    opponent = None
+    if opp_txt:
+        if opp_txt.isascii() and opp_txt.isdigit():
+            opponent = int(opp_txt) or None
+        else:
+            issues.add("trf_bad_block", f"round {r}: opponent {shown(opp_txt)} not a number", no, "error", line)
+            return Block(rank, r, None, None, "?", raw, no, not raw.strip())
+    colour_ch = raw[5]
+    colour = colour_ch.lower() if colour_ch in "wbWB" else None
+    if colour_ch not in "wbWB- ":
+        issues.add("trf_bad_block", f"round {r}: colour {shown(colour_ch)} not w/b/-", no, "error", line)
+    elif colour_ch in "WB":
+        issues.quirk("trf_colour_upper", "colour written in upper case", no, line, "info")
+    code = raw[7].upper()
+    if code != " " and code not in ALL_CODES:
+        issues.add("trf_bad_block", f"round {r}: result code {shown(raw[7])} unknown", no, "error", line)
+        code = "?"
+    if raw[4] != " " or raw[6] != " ":
+        issues.add("trf_bad_block", f"round {r}: block {shown(raw)} off the 10-column grid", no, "warning", line)
+    return Block(rank, r, opponent, colour, code, raw, no, not raw.strip())

@@ -11,6 +11,7 @@ rank is not read.
 
 from __future__ import annotations
 
+import operator
 import re
 
 from elopipe.read.dates import parse_trf_date
@@ -25,6 +26,9 @@ from elopipe.read.trf.issues import IssueLog, shown
 #: A FIDE ID below this is a national (e.g. Irish ICU) number written in the FIDE-ID column
 #: (trf-format.md §9, heuristic of the ICU parser): kept as national_id, not as fide_id.
 MIN_FIDE_ID = 100000
+# the columns between the fields of a `001` row (4, 9, 14, 48, 53, 57, 69, 80, 85, 90, 91), 0-based
+_SEPARATORS = operator.itemgetter(3, 8, 13, 47, 52, 56, 68, 79, 84, 89, 90)
+_BLANK_SEPARATORS = (" ",) * 11
 _BLOCK_OK = re.compile(r"^[ 0-9]{4} [wbWB\- ] [10=+\-WDLHFUZwdlhfuz ]$")
 
 
@@ -112,9 +116,7 @@ class PlayerRows:
         self.row_order.append(rank)
 
     def _check_grid(self, no: int, line: str) -> None:
-        separators = (4, 9, 14, 48, 53, 57, 69, 80, 85, 90, 91)
-        bad = [c for c in separators if column(line, c, c) != " "]
-        if bad:
+        if _SEPARATORS(line.ljust(91)) != _BLANK_SEPARATORS:
             self.issues.quirk(
                 "trf_off_grid",
                 "001 row has characters in columns that should be blank (fields may overflow)",

@@ -309,7 +309,7 @@ class RoundResolver:
                 self.rows[a.rank].raw,
             )
         flags = ["trf_one_sided"] + (["trf_forfeit"] if code in FORFEIT_CODES else [])
-        fake = Block(opp, a.round, a.rank, None, mirror, "", opp_row.line)
+        fake = Block(opp, a.round, a.rank, None, mirror, "", opp_row.line, True)
         if a.colour == "b":
             game = self._game(fake, a, mirror, code, False, flags)
             game.unplayed_code = mirror
