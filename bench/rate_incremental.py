@@ -13,7 +13,8 @@ never rated, reused by later runs). Then, each step an ``elopipe`` subprocess me
 
 Every ratio is against the ``scratch`` of the same run. With ``--scratch-only``, only the first
 step runs (the memory comparison of 3, 6 and 12 months: peak RSS and CPU-s of a from-scratch
-re-rate, extrapolated linearly in games to a 25M-game history).
+re-rate, extrapolated linearly in games to a 25M-game history); the kept ingested store is then
+enough, the months' files need not be generated here, and the games counted are its played games.
 
 Usage: ``.venv/bin/python bench/rate_incremental.py --work /tmp/x [--months 3] [--scale 1]
 [--system fide] [--scratch-only]``. To measure another checkout with this environment, run it
@@ -37,6 +38,14 @@ MB = 1_000_000
 HISTORY_GAMES = 25_000_000
 
 
+def _played_games(db: Path) -> int:
+    """The played games of the store `db` (what the months' metadata count as games), read-only."""
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        return int(con.execute("SELECT count(*) FROM canonical_games WHERE played").fetchall()[0][0])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, required=True, help="folder of the kept ingested store")
@@ -47,13 +56,14 @@ def main() -> int:
     ap.add_argument("--scratch-only", action="store_true", help="only the from-scratch re-rate")
     args = ap.parse_args()
     work = fd.Workload(args.scale, args.seed)
-    for m in range(1, args.months + 1):
-        if work.month_meta(m) is None:
-            ap.error(f"month {m} is not generated: run bench/federation.py --generate-only --months {args.months}")
     cli = [sys.executable, "-c", fd.CLI]
     args.work.mkdir(parents=True, exist_ok=True)
     tag = f"s{args.scale:g}_m{args.months}"
     ingested = args.work / f"ingested_{tag}.duckdb"
+    # a kept ingested store is enough for --scratch-only: the months' files need not be here
+    for m in range(1, args.months + 1):
+        if work.month_meta(m) is None and not (args.scratch_only and ingested.exists()):
+            ap.error(f"month {m} is not generated: run bench/federation.py --generate-only --months {args.months}")
     if not ingested.exists():
         part = args.work / f"ingesting_{tag}.duckdb"
         part.unlink(missing_ok=True)
@@ -68,7 +78,7 @@ def main() -> int:
                               args.work)  # fmt: skip
             print(f"  ingest month {m}: {run.cpu:.1f} CPU-s; {run.last_line}", flush=True)
         part.rename(ingested)
-    games = sum((work.month_meta(m) or {}).get("games", 0) for m in range(1, args.months + 1))
+    games = _played_games(ingested)
     db = args.work / f"rated_{tag}_{args.system}.duckdb"
     shutil.copyfile(ingested, db)
     rate = [*cli, "rate", "--system", args.system, "--db", str(db)]

@@ -4,9 +4,13 @@ Runs `elopipe.rating.run.rate` in this process on a copy of an ingested store (`
 written: the copy goes to ``--work``) and wraps the phases of `elopipe.rating.fide.run.rate_fide`:
 ``load_inputs`` (the store's frames), ``_compute`` (prepare + every period + the store's columns),
 ``period_digests``, ``_summarise``, ``_lists_that_differ``, ``store_io.write_results``,
-``save_skips``, ``save_rate_of_play`` and ``norms_store.refresh`` (the title norms). For each
-phase: the resident set (VmRSS) before and after it, the process's peak (VmHWM) after it and the
-CPU seconds of this process (`time.process_time`) it took. The phase that raised the peak is the
+``save_skips``, ``save_rate_of_play`` and ``norms_store.refresh`` (the title norms); in a run in
+windows of periods (`elopipe.rating.fide.windows`), ``store_io.load_games`` and
+``load_tournament_players`` (a window's inputs), ``windows._compute`` (prepare + the window's
+periods), ``checkpoint.save`` and ``resume.summary_from_store``. For each phase (the calls of a
+phase made once a window on one line): the resident set (VmRSS) before its first call and after its
+last, the process's peak (VmHWM) after it and the CPU seconds of this process
+(`time.process_time`) it took. The phase that raised the peak is the
 one to bound; the last line gives the peak and CPU-s per game against the run's own total.
 
 Tracemalloc sees no Polars or DuckDB buffer, hence /proc. The figures of `bench/rate_incremental.py
@@ -59,7 +63,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from elopipe.rating import store_io
-    from elopipe.rating.fide import norms_store
+    from elopipe.rating.fide import checkpoint, norms_store, resume
     from elopipe.rating.fide import run as fide_run
     from elopipe.rating.run import rate
     from elopipe.store.connect import open_writer
@@ -67,9 +71,18 @@ def main() -> int:
     rows: list[tuple[str, int, int, int, float]] = []
     for name in ("load_inputs", "_compute", "period_digests", "_summarise", "_lists_that_differ"):
         _wrap(fide_run, name, rows)
-    for name in ("write_results", "save_skips", "save_rate_of_play"):
+    for name in ("write_results", "save_skips", "save_rate_of_play", "load_games", "load_tournament_players"):
         _wrap(store_io, name, rows)
     _wrap(norms_store, "refresh", rows)
+    _wrap(checkpoint, "save", rows)
+    _wrap(resume, "plan", rows)
+    try:  # a run in windows of periods (issue 27): its engine step, once a window
+        from elopipe.rating.fide import windows
+    except ImportError:  # a checkout before it
+        pass
+    else:
+        _wrap(windows, "_compute", rows)
+        _wrap(resume, "summary_from_store", rows)
 
     args.work.mkdir(parents=True, exist_ok=True)
     db = args.work / f"phases_{args.system}.duckdb"
@@ -81,9 +94,15 @@ def main() -> int:
     cpu = time.process_time() - c0
     peak = _status()[1]
     print(f"rate --system {args.system} from scratch, {games:,} games; RSS at start {start} MB")
-    print(f"{'phase':32} {'RSS before':>10} {'after':>7} {'peak':>7} {'CPU s':>7} {'CPU %':>6}")
+    print(f"{'phase (calls)':32} {'RSS before':>10} {'after':>7} {'peak':>7} {'CPU s':>7} {'CPU %':>6}")
+    # a phase called once a window is one line: RSS before its first call, after its last
+    phases: dict[str, list[Any]] = {}
     for label, before, after, top, secs in rows:
-        print(f"{label:32} {before:10} {after:7} {top:7} {secs:7.2f} {secs / cpu:6.1%}")
+        seen = phases.setdefault(label, [0, before, after, top, 0.0])
+        seen[0] += 1
+        seen[2], seen[3], seen[4] = after, max(seen[3], top), seen[4] + secs
+    for label, (calls, before, after, top, secs) in phases.items():
+        print(f"{f'{label} ({calls})':32} {before:10} {after:7} {top:7} {secs:7.2f} {secs / cpu:6.1%}")
     print(f"whole: peak {peak} MB ({peak * 1024 * 1024 / max(games, 1):.0f} bytes per game), {cpu:.2f} CPU-s")
     return 0
 

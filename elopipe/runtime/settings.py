@@ -19,6 +19,12 @@ BYTE_SETTINGS = {
 }
 
 
+# the counts elopipe reads from the environment, and what each one sets
+COUNT_SETTINGS = {
+    "ELOPIPE_RATE_WINDOW_GAMES": "games a FIDE rating from the first period holds in memory at once",
+}
+
+
 class SettingError(ElopipeError, ValueError):
     """An environment variable of elopipe holds a value it cannot use (a usage error: exit 2)."""
 
@@ -28,17 +34,27 @@ class SettingError(ElopipeError, ValueError):
 def env_bytes(name: str, default: int) -> int:
     """The byte count in the environment variable `name` (a whole number, 1 or more; `_` may
     group digits), or `default` when it is unset or blank. Raises SettingError otherwise."""
-    value = _bytes_in(name)
+    value = _number_in(name)
+    return default if value is None else value
+
+
+def env_count(name: str, default: int) -> int:
+    """The count in the environment variable `name` (a whole number, 1 or more; `_` may group
+    digits), or `default` when it is unset or blank. Raises SettingError otherwise."""
+    value = _number_in(name, COUNT_SETTINGS.get(name, "a count"), "")
     return default if value is None else value
 
 
 def check_environment() -> None:
-    """Raise SettingError for the first variable of `BYTE_SETTINGS` set to an unusable value."""
+    """Raise SettingError for the first variable of `BYTE_SETTINGS` or `COUNT_SETTINGS` set to an
+    unusable value."""
     for name in BYTE_SETTINGS:
-        _bytes_in(name)
+        _number_in(name)
+    for name in COUNT_SETTINGS:
+        env_count(name, 1)
 
 
-def _bytes_in(name: str) -> int | None:
+def _number_in(name: str, what: str | None = None, unit: str = " of bytes") -> int | None:
     text = os.environ.get(name, "").strip()
     if not text:
         return None
@@ -49,7 +65,7 @@ def _bytes_in(name: str) -> int | None:
     if value < 1:
         shown = text[:40].encode("unicode_escape").decode("ascii")
         raise SettingError(
-            f"{name} ({BYTE_SETTINGS.get(name, 'a byte count')}) must be a whole number of bytes, 1 or more,"
+            f"{name} ({what or BYTE_SETTINGS.get(name, 'a byte count')}) must be a whole number{unit}, 1 or more,"
             f" not {shown}; unset it for the default"
         )
     return value

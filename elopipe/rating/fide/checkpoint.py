@@ -85,6 +85,10 @@ class Recorder:
         if boots_added.height:
             self.boots.append(boots_added)
 
+    def after(self, state: pl.DataFrame, pool: pl.DataFrame, lists: Lists) -> None:
+        """The engine's state after its last period: kept by nothing here; a run in windows of
+        periods carries it to the next window (`elopipe.rating.fide.windows`)."""
+
 
 def _row_hashes(state: pl.DataFrame) -> pl.DataFrame:
     return state.select("player_id", state.select(list(STATE_SCHEMA)).hash_rows(seed=7).alias("h"))

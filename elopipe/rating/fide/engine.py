@@ -162,6 +162,8 @@ def run_periods(
         if recorder is not None:
             recorder.period(t, state, pool.slice(pool_before), lists.boots.slice(boots_before))
         prev_list = t
+    if recorder is not None:
+        recorder.after(state, pool, lists)
 
     return EngineResult(
         rating_lists=_concat(out_lists, LIST_SCHEMA),

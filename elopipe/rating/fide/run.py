@@ -52,7 +52,7 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import faults, scenarios, store_io
-from elopipe.rating.fide import b02, checkpoint, norms_store, resume
+from elopipe.rating.fide import b02, checkpoint, norms_store, resume, windows
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare
@@ -221,6 +221,12 @@ def rate_fide(
             resumed.seconds = time.perf_counter() - t0
             return resumed
         why = plan.reason
+        # a history larger than a window is computed window by window, in bounded memory
+        windowed = windows.rate_in_windows(con, system, fp, rules, plan, load_inputs, period_digests)
+        if windowed is not None:
+            windowed.full_reason = why
+            windowed.seconds = time.perf_counter() - t0
+            return windowed
     inputs = load_inputs(con, system, fp.no_moves, tournaments=None if plan is None else plan.tournaments)
     (prep, result, recorder), failed = faults.isolate(
         lambda excluded, _write: _compute(inputs, fp, through, excluded), lambda: faults.tournament_order(con)
