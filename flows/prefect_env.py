@@ -40,7 +40,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from flows.prefect_server import TemporaryServer
+from flows.prefect_server import CLIENT_ENV, TemporaryServer
 from flows.prefect_server import loading_prefect as loading_prefect  # the CLI's one adapter: re-exported
 
 STAGE_LOGGER = "elopipe.stages"
@@ -337,8 +337,9 @@ def prefect_api(fork: bool = False) -> Iterator[PrefectApi]:
     if url:
         yield PrefectApi(url, None)
         return
+    previous = {key: os.environ.get(key) for key in ("PREFECT_API_URL", *CLIENT_ENV)}
+    os.environ.update(CLIENT_ENV)  # before a new interpreter starts, or Prefect is imported and forked
     server = TemporaryServer(fork=fork)
-    previous = os.environ.get("PREFECT_API_URL")
     os.environ["PREFECT_API_URL"] = _own_api_url = server.api_url
     try:
         with contextlib.ExitStack() as stack:
@@ -350,8 +351,9 @@ def prefect_api(fork: bool = False) -> Iterator[PrefectApi]:
     finally:
         _drain_prefect_senders()  # before the server goes: they would retry it for a minute at exit
         _own_api_url = None
-        if previous is None:
-            os.environ.pop("PREFECT_API_URL", None)
-        else:
-            os.environ["PREFECT_API_URL"] = previous
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         server.stop()

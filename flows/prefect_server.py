@@ -44,6 +44,11 @@ from elopipe.runtime.errors import ElopipeError
 # What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
 # no UI, the services an ephemeral server needs only.
 _SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+# Set in the command's environment while it uses its own temporary server, before Prefect is
+# imported (the forked server reads its settings then too): that server has no UI, and a browser's
+# CSRF token means nothing to it, so Prefect's clients need not ask for one (each new client asked:
+# five requests of a warm `run`, each answered "CSRF protection is disabled").
+CLIENT_ENV = {"PREFECT_SERVER_CSRF_PROTECTION_ENABLED": "false", "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED": "false"}
 _ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): (.+)$")  # "sqlite3.OperationalError: ..."
 # The forked server's exit status when uvicorn returned without having started (as `uvicorn` exits).
 _NOT_STARTED = 3
@@ -78,10 +83,11 @@ def loading_prefect() -> Iterator[None]:
 
 def server_app() -> Any:
     """The ASGI app `TemporaryServer` runs (uvicorn's factory): Prefect's own, imported and built
-    in `loading_prefect()`."""
+    in `loading_prefect()`: two blocks, so that the full collection `create_app` runs at its end
+    (PREFECT__SERVER_FINAL) walks only what building the app made, not the frozen server code."""
     with loading_prefect():
         from prefect.server.api.server import create_app
-
+    with loading_prefect():
         return create_app()
 
 

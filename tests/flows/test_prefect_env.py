@@ -147,9 +147,14 @@ with prefect_env.prefect_api(fork=True) as api:
     assert os.getsid(pid) == pid != os.getsid(0)  # its own session: a Ctrl-C in the terminal is ours
     from prefect.client.orchestration import get_client
 
+    from prefect.settings import PREFECT_CLIENT_CSRF_SUPPORT_ENABLED
+
     with get_client(sync_client=True) as client:
         assert client.hello().status_code == 200
+    # a server with no UI: Prefect's clients ask it for no CSRF token (a request each)
+    assert PREFECT_CLIENT_CSRF_SUPPORT_ENABLED.value() is False
 assert not lifeline.alive(pid) and "PREFECT_API_URL" not in os.environ
+assert "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED" not in os.environ
 print("ok")
 """
 
