@@ -10,9 +10,9 @@ Two ways to start it:
 - **a new interpreter** (`python -m elopipe.runtime.lifeline PID -m uvicorn ...`), at once: it boots
   on another core while the command loads its flows. It imports Prefect itself.
 - **forked** from the command once it has imported Prefect (`TemporaryServer(fork=True)`, then
-  `launch()`): the child starts with Prefect loaded, so Prefect's import (about 0.8 CPU-s, the part
-  of the server's start-up the command shares) is paid once instead of twice; it then loads only
-  the server's own code. The fork happens before the command opens its store or starts a thread
+  `launch()`): the child starts with Prefect (and FastAPI) loaded, so their import (about 0.9
+  CPU-s, the part of the server's start-up the command shares) is paid once instead of twice; it
+  then loads only the server's own code. The fork happens before the command opens its store or starts a thread
   of its own; the child keeps none of the command's open files (the store's lock file included:
   only its log, /dev/null and its listening socket) nor its signal handlers. A status line that
   animates on a terminal pauses across the fork (elopipe.cli.commands.live_status).
@@ -142,9 +142,11 @@ class _ForkedServer:
 
 class TemporaryServer:
     """Prefect's API server in a child process (see the module docstring). Without `fork`, the
-    child starts now; with `fork`, at `launch()`, which imports Prefect first."""
+    child starts now; with `fork`, at `launch()`, which imports Prefect first (on Linux only:
+    elsewhere a fork after such imports is not safe, as multiprocessing says on macOS)."""
 
     def __init__(self, fork: bool = False) -> None:
+        fork = fork and sys.platform == "linux"
         self._log: IO[bytes] = tempfile.TemporaryFile()
         # The port is taken now: the command points PREFECT_API_URL at it before Prefect is imported.
         self._socket: socket.socket | None = socket.socket()
@@ -179,7 +181,10 @@ class TemporaryServer:
         if self.process is not None or self._socket is None:
             return
         with loading_prefect():
-            import prefect  # noqa: F401  (what the server shares with this process, loaded once)
+            # What the server shares with this process, loaded once: Prefect, and FastAPI (the
+            # server's web framework; Prefect's client encodes a flow's parameters with it).
+            import fastapi  # noqa: F401
+            import prefect  # noqa: F401
         for stream in (sys.stdout, sys.stderr):  # nothing of ours left in a buffer the child copies
             with contextlib.suppress(Exception):
                 stream.flush()

@@ -138,7 +138,7 @@ with prefect_env.prefect_api(fork=True) as api:
     assert os.environ["PREFECT_API_URL"] == api.url and "prefect" not in sys.modules
     api.launch()
     pid = api.server.process.pid
-    assert "prefect" in sys.modules and "prefect.server.api.server" not in sys.modules
+    assert "prefect" in sys.modules and "fastapi" in sys.modules and "prefect.server.api.server" not in sys.modules
     api.wait_ready()
     assert prefect_server.answers(api.url + "/health")
     # the child keeps none of this process's files: the lock file's description is ours alone
