@@ -12,16 +12,16 @@ Logging: Prefect's console handler shows warnings and errors only; its API handl
 every INFO line to the server, so the Prefect UI keeps the full log of a run. Our own stage lines
 ("ingest: 12 files loaded ...") go through the `elopipe.stages` logger, printed one per stage.
 
-Server: with `PREFECT_API_URL` unset, `run` and `watch` start Prefect's API server themselves
-(`prefect_api()`: the uvicorn command Prefect's own temporary server runs, its app built by
-`server_app()`, storing runs in
-`PREFECT_HOME`, default `~/.prefect`) the moment they begin, and point `PREFECT_API_URL` at it
-before Prefect is imported: the server boots on another core while this process loads the flows,
-this process never imports Prefect's server code, and `watch` keeps one server for its whole life.
-Its first start on a fresh home runs the database migrations, which takes longer than Prefect's
-default 20 s start-up timeout on a slow machine, so we raise it. The server ends with this
-process, even after a `kill -9` (elopipe.runtime.lifeline). When Prefect starts its temporary
-server itself (other commands), `temporary_server_dies_with_us()` does the same for it.
+Server: with `PREFECT_API_URL` unset, `run`, `watch` and `ingest` start Prefect's API server
+themselves (`prefect_api()`, flows.prefect_server: Prefect's own app, as its temporary server runs
+it, storing runs in `PREFECT_HOME`, default `~/.prefect`) and point `PREFECT_API_URL` at it
+before Prefect is imported. `watch` and `ingest` start a new interpreter the moment they begin
+(it boots on another core while this process loads the flows, and `watch` keeps one server for
+its whole life); `run` forks it once it has imported Prefect, which the server then does not
+import again. Its first start on a fresh home runs the database migrations, which takes longer
+than Prefect's default 20 s start-up timeout on a slow machine, so we raise it. The server ends
+with this process, even after a `kill -9` (elopipe.runtime.lifeline). When Prefect starts its
+temporary server itself (other commands), `temporary_server_dies_with_us()` does the same for it.
 Schedules need a real server (`prefect server start`); `api_status()` says whether one is
 reachable.
 """
@@ -29,23 +29,19 @@ reachable.
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 import os
-import re
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import types
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 
-from elopipe.runtime.errors import ElopipeError
+from flows.prefect_server import CLIENT_ENV, TemporaryServer
+from flows.prefect_server import loading_prefect as loading_prefect  # the CLI's one adapter: re-exported
 
 STAGE_LOGGER = "elopipe.stages"
 # A record on STAGE_LOGGER with this attribute says a stage begins (the CLI's live status shows it).
@@ -138,28 +134,6 @@ def _install_stage_handler() -> None:
     logger.setLevel(logging.INFO)
     # Stage lines are ours; Prefect's root handler must not print them a second time.
     logger.propagate = False
-
-
-@contextlib.contextmanager
-def loading_prefect() -> Iterator[None]:
-    """Import Prefect (and what else the block imports) with Python's cyclic garbage collector
-    paused, then freeze what was loaded.
-
-    Importing Prefect builds thousands of Pydantic models and FastAPI routes: the collector, run
-    every 700 new objects, walks that growing heap again and again, and every full collection
-    after it (during the job, at exit) walks it once more. Frozen (`gc.freeze`), those
-    long-lived objects are left out of all later collections. Measured with
-    bench/prefect_overhead.py: about 0.4 CPU-s of `run`'s import of the flows and 0.5 of the
-    temporary server's start. The price: cycles made during the import stay in memory (a few MB).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
 
 
 @dataclass(frozen=True)
@@ -297,11 +271,6 @@ def api_for_workers() -> Iterator[None]:
 # The URL of the temporary server `prefect_api()` started, while it runs.
 _own_api_url: str | None = None
 
-# What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
-# no UI, the services an ephemeral server needs only.
-_SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): (.+)$")  # "sqlite3.OperationalError: ..."
-
 
 def configured_api_url() -> str | None:
     """The Prefect API this process is pointed at: PREFECT_API_URL in the environment, the active
@@ -319,89 +288,6 @@ def _users_server() -> bool:
     return bool(url) and url != _own_api_url
 
 
-class PrefectServerError(ElopipeError, RuntimeError):
-    """Prefect's temporary API server did not start."""
-
-
-class TemporaryServer:
-    """Prefect's API server (uvicorn, as Prefect's temporary server runs it) in a child process
-    that ends with this one (elopipe.runtime.lifeline), in its own session: a Ctrl-C in the
-    terminal is this process's to handle, and the server must answer until the run has stopped."""
-
-    def __init__(self) -> None:
-        self._log: IO[bytes] = tempfile.TemporaryFile()
-        self.port = 0
-        self.process = self._launch()
-
-    @property
-    def api_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/api"
-
-    def _launch(self) -> subprocess.Popen[bytes]:
-        with socket.socket() as sock:  # a free port
-            sock.bind(("127.0.0.1", 0))
-            self.port = sock.getsockname()[1]
-        command = ["-m", "uvicorn", "--factory", "flows.prefect_env:server_app", "--host", "127.0.0.1"]
-        command += ["--port", str(self.port), "--log-level", "error", "--lifespan", "on"]
-        return subprocess.Popen(
-            [sys.executable, "-m", "elopipe.runtime.lifeline", str(os.getpid()), *command],
-            env={**os.environ, **_SERVER_ENV},
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=self._log,
-            start_new_session=True,
-        )
-
-    def wait_ready(self, timeout: float | None = None) -> None:
-        """Wait until the server answers GET /health. Raises PrefectServerError, with the last line
-        of the server's output, if it exits or does not answer within `timeout` seconds (default
-        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)."""
-        limit = timeout or float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS") or 120)
-        deadline = time.monotonic() + limit
-        while True:
-            code = self.process.poll()
-            if code is not None:  # 3: its port was taken between our look and its start
-                why = self._last_line()
-                raise PrefectServerError(f"Prefect's temporary server stopped at start-up (exit {code}): {why}")
-            if _answers(self.api_url + "/health"):
-                return
-            if time.monotonic() > deadline:
-                raise PrefectServerError(
-                    f"Prefect's temporary server did not answer within {limit:g} s "
-                    "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)"
-                )
-            time.sleep(0.1)
-
-    def _last_line(self) -> str:
-        """The message of the last error the server printed, without its traceback or class."""
-        self._log.seek(0)
-        lines = self._log.read().decode("utf-8", "replace").splitlines()
-        for line in reversed(lines):
-            if found := _ERROR_LINE.match(line.strip()):
-                return re.sub(r"^\([\w.]+\)\s*", "", found[1])  # SQLAlchemy's "(sqlite3.OperationalError) ..."
-        return "it gave no reason"
-
-    def stop(self) -> None:
-        """End the server (SIGTERM, then SIGKILL after 5 s) and wait for it."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self._log.close()
-
-
-def server_app() -> Any:
-    """The ASGI app `TemporaryServer` runs (uvicorn's factory): Prefect's own, imported and built
-    in `loading_prefect()`."""
-    with loading_prefect():
-        from prefect.server.api.server import create_app
-
-        return create_app()
-
-
 def _drain_prefect_senders(timeout: float = 10) -> None:
     """Send what Prefect's background senders hold (run logs, events) to the API now."""
     if "prefect.logging.handlers" in sys.modules:
@@ -414,14 +300,6 @@ def _drain_prefect_senders(timeout: float = 10) -> None:
         EventsWorker.drain_all(timeout=timeout, at_exit=False)
 
 
-def _answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=1) as resp:  # noqa: S310 - our own loopback server
-            return bool(resp.status == 200)
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
-
-
 @dataclass
 class PrefectApi:
     """The API a command's flows use. `server`: the temporary server `prefect_api()` started,
@@ -430,28 +308,38 @@ class PrefectApi:
     url: str
     server: TemporaryServer | None
 
+    def launch(self) -> None:
+        """Start a server `prefect_api(fork=True)` left to start: import Prefect, then fork it
+        (flows.prefect_server). Nothing to do otherwise."""
+        if self.server is not None:
+            self.server.launch()
+
     def wait_ready(self) -> None:
-        """Wait for the temporary server (see TemporaryServer.wait_ready); at once otherwise."""
+        """Wait for the temporary server (see TemporaryServer.wait_ready; a server not launched yet
+        is launched first); at once otherwise."""
         if self.server is not None:
             self.server.wait_ready()
 
 
 @contextlib.contextmanager
-def prefect_api() -> Iterator[PrefectApi]:
+def prefect_api(fork: bool = False) -> Iterator[PrefectApi]:
     """The Prefect API for a command's whole life (see the module docstring).
 
     A configured server (PREFECT_API_URL, the profile) is used as it is. Otherwise a temporary
-    server starts now, in the background (`PrefectApi.wait_ready()` waits for it), and
-    PREFECT_API_URL points at it until the block ends, when the server stops. Call it before
-    importing Prefect; if Prefect is imported already, its settings are pointed there too.
+    server starts now, in the background (`PrefectApi.wait_ready()` waits for it), or with `fork`
+    at `PrefectApi.launch()`, forked from this process once Prefect is imported (call it before
+    this process opens its store or starts a thread: see flows.prefect_server); PREFECT_API_URL
+    points at it until the block ends, when the server stops. Call it before importing Prefect;
+    if Prefect is imported already, its settings are pointed there too.
     """
     global _own_api_url
     url = configured_api_url()
     if url:
         yield PrefectApi(url, None)
         return
-    server = TemporaryServer()
-    previous = os.environ.get("PREFECT_API_URL")
+    previous = {key: os.environ.get(key) for key in ("PREFECT_API_URL", *CLIENT_ENV)}
+    os.environ.update(CLIENT_ENV)  # before a new interpreter starts, or Prefect is imported and forked
+    server = TemporaryServer(fork=fork)
     os.environ["PREFECT_API_URL"] = _own_api_url = server.api_url
     try:
         with contextlib.ExitStack() as stack:
@@ -463,8 +351,9 @@ def prefect_api() -> Iterator[PrefectApi]:
     finally:
         _drain_prefect_senders()  # before the server goes: they would retry it for a minute at exit
         _own_api_url = None
-        if previous is None:
-            os.environ.pop("PREFECT_API_URL", None)
-        else:
-            os.environ["PREFECT_API_URL"] = previous
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         server.stop()

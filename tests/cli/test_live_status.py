@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import threading
 
 import pytest
 from rich.console import Console
@@ -87,3 +88,30 @@ def test_after_a_stage_said_how_it_went_a_quiet_spell_is_still_said(monkeypatch:
         "ingest: 1 file loaded",
         f"still working (0m {int(QUIET_LINE_SECONDS):02d}s)",
     ]
+
+
+def _redrawing_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if type(t).__module__ == "rich.live"]
+
+
+def test_the_status_line_stops_across_a_fork_and_comes_back_in_the_parent_only() -> None:
+    """On a terminal a thread of rich's redraws the status line; a fork while it writes would
+    leave the child (a forked Prefect server) with the terminal's stream locked. Before each fork
+    it is stopped; after it, it starts again in the parent, never in the child."""
+    with LiveStatus(Console(file=io.StringIO(), force_terminal=True, width=80)) as live:
+        live.step("starting Prefect ...")
+        assert _redrawing_threads()
+        live_status._stop_for_fork()
+        for thread in _redrawing_threads():
+            thread.join(5)
+        assert not _redrawing_threads()
+        live_status._start_after_fork()
+        assert _redrawing_threads()
+        live_status._stop_for_fork()
+        live_status._forget_after_fork()  # as in the child: nothing to draw there
+        assert live_status._animated == []
+        live_status._start_after_fork()
+        for thread in _redrawing_threads():
+            thread.join(5)
+        assert not _redrawing_threads()
+    assert live_status._animated == []

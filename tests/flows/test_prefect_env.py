@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from flows import prefect_env
+from flows import prefect_env, prefect_server
 
 LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
@@ -56,9 +56,9 @@ def test_loading_prefect_pauses_the_collector_then_freezes_what_was_loaded() -> 
 
 SERVER_APP = """
 import gc, sys
-from flows import prefect_env
+from flows import prefect_server
 
-app = prefect_env.server_app()
+app = prefect_server.server_app()
 assert "prefect.server.api.server" in sys.modules and type(app).__name__ == "FastAPI"
 assert gc.isenabled() and gc.get_freeze_count() > 100_000  # Prefect's server code, frozen
 print("ok")
@@ -79,13 +79,13 @@ def test_the_temporary_servers_app_is_prefects_built_with_the_collector_paused(t
 TEMPORARY_SERVER = """
 import json, os, sys, urllib.request
 from elopipe.runtime import lifeline
-from flows import prefect_env
+from flows import prefect_env, prefect_server
 
 with prefect_env.prefect_api() as api:
     assert "prefect" not in sys.modules  # started before Prefect is imported, without its server code
     assert os.environ["PREFECT_API_URL"] == api.url and api.server is not None
     api.wait_ready()
-    assert prefect_env._answers(api.url + "/health")
+    assert prefect_server.answers(api.url + "/health")
     from prefect.client.orchestration import get_client
 
     with get_client(sync_client=True) as client:  # Prefect's client finds it through PREFECT_API_URL
@@ -119,8 +119,73 @@ def test_a_server_that_cannot_start_is_one_line(tmp_path, monkeypatch: pytest.Mo
     monkeypatch.setattr(prefect_env, "configured_api_url", lambda: None)
     # A database URL Prefect's server cannot open: it stops at start-up.
     monkeypatch.setenv("PREFECT_API_DATABASE_CONNECTION_URL", "sqlite+aiosqlite:////nonexistent/folder/prefect.db")
-    with pytest.raises(prefect_env.PrefectServerError) as failed, prefect_env.prefect_api() as api:
+    with pytest.raises(prefect_server.PrefectServerError) as failed, prefect_env.prefect_api() as api:
         api.wait_ready()
     message = str(failed.value)
     assert message.startswith("Prefect's temporary server stopped at start-up (exit ")
+    assert message.endswith("): unable to open database file"), message  # no traceback, no class name
+
+
+FORKED_SERVER = """
+import fcntl, os, sys
+from elopipe.runtime import lifeline
+from flows import prefect_env, prefect_server
+
+lock = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)  # as the store's write lock is held during `run`
+fcntl.flock(lock, fcntl.LOCK_EX)
+with prefect_env.prefect_api(fork=True) as api:
+    assert api.server is not None and api.server.process is None  # not started before launch()
+    assert os.environ["PREFECT_API_URL"] == api.url and "prefect" not in sys.modules
+    api.launch()
+    pid = api.server.process.pid
+    assert "prefect" in sys.modules and "fastapi" in sys.modules and "prefect.server.api.server" not in sys.modules
+    api.wait_ready()
+    assert prefect_server.answers(api.url + "/health")
+    # the child keeps none of this process's files: the lock file's description is ours alone
+    held = {os.path.realpath(f"/proc/{pid}/fd/" + fd) for fd in os.listdir(f"/proc/{pid}/fd")}
+    assert os.path.realpath(sys.argv[1]) not in held, held
+    assert os.getsid(pid) == pid != os.getsid(0)  # its own session: a Ctrl-C in the terminal is ours
+    from prefect.client.orchestration import get_client
+
+    from prefect.settings import PREFECT_CLIENT_CSRF_SUPPORT_ENABLED
+
+    with get_client(sync_client=True) as client:
+        assert client.hello().status_code == 200
+    # a server with no UI: Prefect's clients ask it for no CSRF token (a request each)
+    assert PREFECT_CLIENT_CSRF_SUPPORT_ENABLED.value() is False
+assert not lifeline.alive(pid) and "PREFECT_API_URL" not in os.environ
+assert "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED" not in os.environ
+print("ok")
+"""
+
+FORKED_SERVER_FAILS = """
+from flows import prefect_env, prefect_server
+
+try:
+    with prefect_env.prefect_api(fork=True) as api:
+        api.wait_ready()
+except prefect_server.PrefectServerError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.slow
+def test_run_forks_its_server_after_importing_prefect_and_the_server_keeps_none_of_its_files(tmp_path) -> None:
+    """`prefect_api(fork=True)` (elopipe run): the server is forked once Prefect is imported, and
+    does not import it again; the fork keeps no file of the command (the store's lock would
+    outlive a killed run), runs in its own session and ends with the block; a failed start is
+    one line, as with a new interpreter."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
+    env["PREFECT_HOME"] = str(tmp_path / "home")
+    run = {"env": env, "capture_output": True, "text": True, "timeout": 300}
+    proc = subprocess.run([sys.executable, "-c", FORKED_SERVER, str(tmp_path / "s.duckdb.lock")], **run)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    # A database URL Prefect's server cannot open: it stops at start-up.
+    env["PREFECT_API_DATABASE_CONNECTION_URL"] = "sqlite+aiosqlite:////nonexistent/folder/prefect.db"
+    proc = subprocess.run([sys.executable, "-c", FORKED_SERVER_FAILS], **run)
+    message = proc.stdout.strip()
+    assert message.startswith("Prefect's temporary server stopped at start-up (exit "), proc.stdout + proc.stderr
     assert message.endswith("): unable to open database file"), message  # no traceback, no class name

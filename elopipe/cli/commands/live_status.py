@@ -6,11 +6,18 @@ warnings (the `elopipe.stages` logger, flows/_stages.py) are printed through it,
 words: no Prefect run names, levels or logger names.
 
 Imports nothing heavy: the first line of a command must not wait for Polars or Prefect.
+
+A status line on a terminal is redrawn by a thread of rich's; a process forked while that thread
+writes would inherit the terminal's stream locked (a forked Prefect server, flows.prefect_server,
+then hangs on its first line of log). Around every fork of this process the status line stops,
+and comes back after it in this process only.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from types import TracebackType
 from typing import Any
@@ -53,12 +60,15 @@ class LiveStatus:
         if self.console.is_terminal:
             self._status = self.console.status("", spinner="dots")
             self._status.start()
+            _animated.append(self)
         self._keep_alive.__enter__()
         return self
 
     def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
         self._keep_alive.__exit__()
         if self._status is not None:
+            if self in _animated:  # a forked child forgot it
+                _animated.remove(self)
             self._status.stop()
             self._status = None
         logger = logging.getLogger(STAGE_LOGGER)
@@ -104,7 +114,39 @@ class LiveStatus:
             text, began = busy
             seconds = int(now - began)
             took = f"{seconds // 60}m {seconds % 60:02d}s"
-            self.line(f"{text.removesuffix(' ...')} (still working, {took})" if text else f"still working ({took})")
+            with _keeping_alive:  # never mid-line when `run` forks its Prefect server
+                self.line(f"{text.removesuffix(' ...')} (still working, {took})" if text else f"still working ({took})")
+
+
+# The open LiveStatus objects whose status line a thread redraws (see the module docstring).
+_animated: list[LiveStatus] = []
+
+
+# Held while the keep-alive thread prints, and across a fork: a child forked mid-line would
+# inherit the standard error's lock held by a thread it does not have.
+_keeping_alive = threading.Lock()
+
+
+def _stop_for_fork() -> None:
+    _keeping_alive.acquire()
+    for live in _animated:
+        if live._status is not None:  # stopped under rich's lock: its thread writes nothing after
+            live._status.stop()
+
+
+def _start_after_fork() -> None:
+    _keeping_alive.release()
+    for live in _animated:
+        if live._status is not None:
+            live._status.start()
+
+
+def _forget_after_fork() -> None:
+    _keeping_alive.release()
+    _animated.clear()  # the child never draws the parent's status line
+
+
+os.register_at_fork(before=_stop_for_fork, after_in_parent=_start_after_fork, after_in_child=_forget_after_fork)
 
 
 class _StageLines(logging.Handler):

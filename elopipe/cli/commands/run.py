@@ -186,9 +186,10 @@ def _run_pipeline(
     try:
         with (
             graceful_stop(on_first=lambda _msg: live.line(stop_message, "yellow")),
-            prefect_api() as api,
+            prefect_api(fork=True) as api,  # forked once Prefect is imported: it shares that import
         ):
             live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
+            api.launch()
             with loading_prefect():
                 from flows.pipeline import pipeline
 

@@ -1,0 +1,284 @@
+"""Prefect's temporary API server, as `run`, `watch` and `ingest` start it (flows.prefect_env.prefect_api).
+
+It is Prefect's own app (`server_app()`: uvicorn with the app Prefect's temporary server runs,
+no UI, the services an ephemeral server needs) in a child process that ends with this one, even
+after a `kill -9` (elopipe.runtime.lifeline), in its own session: a Ctrl-C in the terminal is the
+command's to handle, and the server must answer until the run has stopped.
+
+Two ways to start it:
+
+- **a new interpreter** (`python -m elopipe.runtime.lifeline PID -m uvicorn ...`), at once: it boots
+  on another core while the command loads its flows. It imports Prefect itself.
+- **forked** from the command once it has imported Prefect (`TemporaryServer(fork=True)`, then
+  `launch()`): the child starts with Prefect (and FastAPI) loaded, so their import (about 0.9
+  CPU-s, the part of the server's start-up the command shares) is paid once instead of twice; it
+  then loads only the server's own code. The fork happens before the command opens its store or starts a thread
+  of its own; the child keeps none of the command's open files (the store's lock file included:
+  only its log, /dev/null and its listening socket) nor its signal handlers. A status line that
+  animates on a terminal pauses across the fork (elopipe.cli.commands.live_status).
+
+This module imports Prefect only inside its functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import IO, Any, NoReturn, Protocol
+
+from elopipe.runtime import lifeline
+from elopipe.runtime.errors import ElopipeError
+
+# What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
+# no UI, the services an ephemeral server needs only.
+_SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+# Set in the command's environment while it uses its own temporary server, before Prefect is
+# imported (the forked server reads its settings then too): that server has no UI, and a browser's
+# CSRF token means nothing to it, so Prefect's clients need not ask for one (each new client asked:
+# five requests of a warm `run`, each answered "CSRF protection is disabled").
+CLIENT_ENV = {"PREFECT_SERVER_CSRF_PROTECTION_ENABLED": "false", "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED": "false"}
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): (.+)$")  # "sqlite3.OperationalError: ..."
+# The forked server's exit status when uvicorn returned without having started (as `uvicorn` exits).
+_NOT_STARTED = 3
+
+
+class PrefectServerError(ElopipeError, RuntimeError):
+    """Prefect's temporary API server did not start."""
+
+
+@contextlib.contextmanager
+def loading_prefect() -> Iterator[None]:
+    """Import Prefect (and what else the block imports) with Python's cyclic garbage collector
+    paused, then freeze what was loaded.
+
+    Importing Prefect builds thousands of Pydantic models and FastAPI routes: the collector, run
+    every 700 new objects, walks that growing heap again and again, and every full collection
+    after it (during the job, at exit) walks it once more. Frozen (`gc.freeze`), those
+    long-lived objects are left out of all later collections (and a forked server does not copy
+    the pages a collection would touch). Measured with bench/prefect_overhead.py: about 0.4 CPU-s
+    of `run`'s import of the flows and 0.5 of the temporary server's start. The price: cycles made
+    during the import stay in memory (a few MB).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def server_app() -> Any:
+    """The ASGI app `TemporaryServer` runs (uvicorn's factory): Prefect's own, imported and built
+    in `loading_prefect()`: two blocks, so that the full collection `create_app` runs at its end
+    (PREFECT__SERVER_FINAL) walks only what building the app made, not the frozen server code."""
+    with loading_prefect():
+        from prefect.server.api.server import create_app
+    with loading_prefect():
+        return create_app()
+
+
+class _Process(Protocol):
+    """What TemporaryServer asks of its child: subprocess.Popen's, or `_ForkedServer`'s."""
+
+    pid: int
+
+    def poll(self) -> int | None: ...
+    def terminate(self) -> None: ...
+    def kill(self) -> None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+class _ForkedServer:
+    """The forked server process, with the part of subprocess.Popen's interface TemporaryServer uses."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: gone, status unknown
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def _signal(self, sig: int) -> None:
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
+
+    def terminate(self) -> None:
+        self._signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        self._signal(signal.SIGKILL)
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"forked server {self.pid}", timeout or 0)
+            time.sleep(0.05)
+        return code
+
+
+class TemporaryServer:
+    """Prefect's API server in a child process (see the module docstring). Without `fork`, the
+    child starts now; with `fork`, at `launch()`, which imports Prefect first (on Linux only:
+    elsewhere a fork after such imports is not safe, as multiprocessing says on macOS)."""
+
+    def __init__(self, fork: bool = False) -> None:
+        fork = fork and sys.platform == "linux"
+        self._log: IO[bytes] = tempfile.TemporaryFile()
+        # The port is taken now: the command points PREFECT_API_URL at it before Prefect is imported.
+        self._socket: socket.socket | None = socket.socket()
+        self._socket.bind(("127.0.0.1", 0))
+        self.port: int = self._socket.getsockname()[1]
+        self.process: _Process | None = None
+        if not fork:
+            self._socket.close()  # the new interpreter binds the port itself
+            self._socket = None
+            self.process = self._launch()
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def _launch(self) -> subprocess.Popen[bytes]:
+        command = ["-m", "uvicorn", "--factory", "flows.prefect_server:server_app", "--host", "127.0.0.1"]
+        command += ["--port", str(self.port), "--log-level", "error", "--lifespan", "on"]
+        return subprocess.Popen(
+            [sys.executable, "-m", "elopipe.runtime.lifeline", str(os.getpid()), *command],
+            env={**os.environ, **_SERVER_ENV},
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=self._log,
+            start_new_session=True,
+        )
+
+    def launch(self) -> None:
+        """Start a forked server: import Prefect here (in `loading_prefect()`), then fork the child
+        that serves (it inherits the loaded modules and the bound port). Nothing to do when the
+        server was started at construction or already launched."""
+        if self.process is not None or self._socket is None:
+            return
+        with loading_prefect():
+            # What the server shares with this process, loaded once: Prefect, and FastAPI (the
+            # server's web framework; Prefect's client encodes a flow's parameters with it).
+            import fastapi  # noqa: F401
+            import prefect  # noqa: F401
+        for stream in (sys.stdout, sys.stderr):  # nothing of ours left in a buffer the child copies
+            with contextlib.suppress(Exception):
+                stream.flush()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            _serve_forked(self._socket, self._log.fileno(), parent)
+        self._socket.close()
+        self._socket = None
+        self.process = _ForkedServer(pid)
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Wait until the server answers GET /health. Raises PrefectServerError, with the last line
+        of the server's output, if it exits or does not answer within `timeout` seconds (default
+        PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)."""
+        self.launch()
+        assert self.process is not None
+        limit = timeout or float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS") or 120)
+        deadline = time.monotonic() + limit
+        while True:
+            code = self.process.poll()
+            if code is not None:  # 3: its port was taken between our look and its start
+                why = self._last_line()
+                raise PrefectServerError(f"Prefect's temporary server stopped at start-up (exit {code}): {why}")
+            if answers(self.api_url + "/health"):
+                return
+            if time.monotonic() > deadline:
+                raise PrefectServerError(
+                    f"Prefect's temporary server did not answer within {limit:g} s "
+                    "(PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)"
+                )
+            time.sleep(0.1)
+
+    def _last_line(self) -> str:
+        """The message of the last error the server printed, without its traceback or class."""
+        self._log.seek(0)
+        lines = self._log.read().decode("utf-8", "replace").splitlines()
+        for line in reversed(lines):
+            if found := _ERROR_LINE.match(line.strip()):
+                return re.sub(r"^\([\w.]+\)\s*", "", found[1])  # SQLAlchemy's "(sqlite3.OperationalError) ..."
+        return "it gave no reason"
+
+    def stop(self) -> None:
+        """End the server (SIGTERM, then SIGKILL after 5 s) and wait for it."""
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+
+
+def _serve_forked(sock: socket.socket, log_fd: int, parent: int) -> NoReturn:
+    """The forked server's whole life: its own session, output into `log_fd`, no file of the
+    command's open but `sock`, the command's signal handlers gone; uvicorn serves `server_app()`
+    on `sock` until it is stopped or the command ends (elopipe.runtime.lifeline). Never returns."""
+    code = 1
+    try:
+        os.setsid()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(log_fd, 1)
+        os.dup2(log_fd, 2)
+        keep = sock.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, 1 << 20)
+        os.environ.update(_SERVER_ENV)
+        lifeline.exit_with(parent)
+        import uvicorn
+
+        server = uvicorn.Server(uvicorn.Config(server_app, factory=True, log_level="error", lifespan="on"))
+        server.run(sockets=[sock])
+        code = 0 if server.started else _NOT_STARTED
+    except BaseException:  # noqa: B036 - the child must never return into the command's code
+        with contextlib.suppress(Exception):
+            traceback.print_exc()  # into the log, where wait_ready finds the reason
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+
+
+def answers(url: str) -> bool:
+    """True when GET `url` answers 200 within a second."""
+    try:
+        with urllib.request.urlopen(url, timeout=1) as resp:  # noqa: S310 - our own loopback server
+            return bool(resp.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
