@@ -128,25 +128,25 @@ _keeping_alive = threading.Lock()
 
 
 def _stop_for_fork() -> None:
-    _keeping_alive.acquire()
     for live in _animated:
         if live._status is not None:  # stopped under rich's lock: its thread writes nothing after
             live._status.stop()
 
 
 def _start_after_fork() -> None:
-    _keeping_alive.release()
     for live in _animated:
         if live._status is not None:
             live._status.start()
 
 
 def _forget_after_fork() -> None:
-    _keeping_alive.release()
     _animated.clear()  # the child never draws the parent's status line
 
 
 os.register_at_fork(before=_stop_for_fork, after_in_parent=_start_after_fork, after_in_child=_forget_after_fork)
+os.register_at_fork(
+    before=_keeping_alive.acquire, after_in_parent=_keeping_alive.release, after_in_child=_keeping_alive.release
+)
 
 
 class _StageLines(logging.Handler):
