@@ -170,8 +170,10 @@ def test_publish_outputs_writes_lists_reports_and_charts(con, tmp_path: Path) ->
         assert f"lists/fide_2024-02-01.{fmt}" in rel
     assert "reports/fide/1_spring-open-2024.html" in rel
     assert "reports/fide/1_spring-open-2024.players.csv" in rel
-    pngs = [r for r in rel if r.endswith(".png")]
-    assert len(pngs) == 4  # every rated player of the list is in the top 10
+    charts = [r for r in rel if r.endswith(".svg")]
+    assert len(charts) == 4 and not any(
+        r.endswith(".png") for r in rel
+    )  # every rated player of the list is in the top 10
     assert all(p.exists() for p in paths)
     assert "index-fide.html" in rel
     with pytest.raises(LookupError):
@@ -240,7 +242,7 @@ def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert (out / "index-fide.html").exists()
     assert (out / "reports" / "fide" / "1_spring-open-2024.games.csv").exists()
-    assert len(list((out / "players" / "fide").glob("*.png"))) == 4
+    assert len(list((out / "players" / "fide").glob("*.svg"))) == 4
     res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "2023-05-01"])
     assert res.exit_code == 1 and "no rating list" in res.output
     res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "May 2023"])
@@ -353,5 +355,5 @@ def test_publish_full_writes_what_the_readme_says(tmp_path: Path) -> None:
         f"reports/fide/1_spring-open-2024.{f}" for f in ("crosstable.csv", "games.csv", "html", "players.csv")
     ]
     pages = [r for r in rel if r.startswith("players/")]
-    assert len(pages) == 8 and all(p.endswith((".html", ".png")) for p in pages)  # 4 ranked players: HTML + chart
+    assert len(pages) == 8 and all(p.endswith((".html", ".svg")) for p in pages)  # 4 ranked players: HTML + chart
     assert "index-fide.html" in rel and "index.html" in rel and len(rel) == 4 + 4 + 8 + 2
