@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.publish import publish_outputs, write_list
 from elopipe.publish.diff import diff_lists
-from elopipe.publish.fidetxt import rating_header, to_fide_txt
+from elopipe.publish.fidetxt import format_line, rating_header, to_fide_txt
 from elopipe.publish.list_html import flag_legend, list_html, title_order
 from elopipe.publish.lists import display_flags, list_dates, rating_list
 from tests.helpers.publish_store import FEB, JAN, build_store
@@ -90,6 +90,30 @@ def test_fide_txt_columns_match_fides_layout(con) -> None:
     assert anna[126:132].strip() == "1990"
     assert anna[132:].strip() == "w"
     assert rating_header(dt.date(2025, 1, 1)) == "JAN25"
+
+
+def test_fide_txt_lines_are_each_rows_fixed_width_line(con) -> None:
+    """The list's lines, built column-wise, are `format_line` of each row: cut and padded by
+    characters (an accented or over-long name, a missing ID or title), the end's blanks off."""
+    listed = rating_list(con, "fide")
+    edge = listed.head(1).with_columns(
+        pl.lit("Ñáñez-Þórsdóttir, Zoë " + "x" * 60).alias("name"),
+        pl.lit(None, pl.Int64).alias("fide_id").cast(listed["fide_id"].dtype),
+        pl.lit(None, pl.String).alias("title"),
+        pl.lit(None, pl.String).alias("sex"),
+        pl.lit(None, pl.String).alias("fide_flag").cast(listed["fide_flag"].dtype),
+    )
+    for df in (listed, pl.concat([listed, edge])):
+        lines = to_fide_txt(df, FEB).splitlines()
+        assert len(lines) == df.height + 1
+        for row, line in zip(df.iter_rows(named=True), lines[1:], strict=True):
+            title = row["title"] or ""
+            tit, wtit = ("", title) if title.upper().startswith("W") else (title, "")
+            sex = {"m": "M", "w": "F"}.get(row["sex"] or "", "")
+            values = [row["fide_id"], row["name"], row["federation"], sex, tit, wtit, "", ""]
+            values += [row["rating"], row["games"], row["k"], row["birth_year"], row["fide_flag"]]
+            assert line == format_line(values)
+    assert to_fide_txt(listed.head(0), FEB) == lines[0] + "\n"
 
 
 def test_write_list_every_format(con, tmp_path: Path) -> None:
