@@ -116,24 +116,33 @@ class Manifest:
     def fresh(self, key: str, digest: str) -> list[Path] | None:
         """The files of page `key` when it was last made from inputs of `digest` and each of its
         files is as the manifest recorded it (same size and modification time); else None."""
+        rels = self._fresh(key, digest)
+        if rels is None:
+            return None
+        with self._lock:
+            self.kept += len(rels)
+        return [self.root / rel for rel in rels]
+
+    def is_fresh(self, key: str, digest: str) -> bool:
+        """`fresh` as a yes or no, the files not counted as kept: for the pages a publish only
+        checks (a folder's earlier reports, thousands of them on a federation's folder)."""
+        return self._fresh(key, digest) is not None
+
+    def _fresh(self, key: str, digest: str) -> list[str] | None:
         with self._lock:
             entry = self.inputs.get(key)
             if entry is None or entry[0] != digest:
                 return None
             recorded = [(rel, self.entries.get(rel)) for rel in entry[1]]
-        paths = []
+        root = str(self.root)
         for rel, file in recorded:
-            path = self.root / rel
-            try:
-                st = path.stat()
+            try:  # os.stat on a string: a pathlib.Path per file costs more than the stat
+                st = os.stat(os.path.join(root, rel))
             except OSError:
                 return None
             if file is None or (file[1], file[2]) != (st.st_size, st.st_mtime_ns):
                 return None
-            paths.append(path)
-        with self._lock:
-            self.kept += len(paths)
-        return paths
+        return [rel for rel, _ in recorded]
 
     def made(self, key: str, digest: str, paths: list[Path]) -> None:
         """Record that page `key`, made from inputs of `digest`, is the files `paths`. A file the

@@ -140,9 +140,7 @@ def publish_outputs(
             # only those whose inputs changed are made and named among the paths: the others are
             # no part of this publish
             earlier = [
-                t
-                for t in earlier
-                if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
+                t for t in earlier if t in report_keys and not manifest.is_fresh(f"report:{system}:{t}", report_keys[t])
             ]
 
             ticker.total += len(earlier)
