@@ -258,6 +258,18 @@ def test_html_list_survives_markup_in_names(tmp_path: Path, name: str) -> None:
     assert name in [r[3] for r in json.loads(payload)]
 
 
+def test_json_for_script_escapes_exactly_the_five_characters() -> None:
+    from elopipe.publish.html import json_for_script
+
+    value = [["</script>", "<!--", "a & b", "x\u2028y\u2029z", "Ñáñez", None, 3]]
+    text = json_for_script(value)
+    assert not set("<>&\u2028\u2029") & set(text)
+    assert json.loads(text) == value
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(
+        {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+    )
+
+
 def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     db = build_store(tmp_path / "s.duckdb")
     runner = CliRunner()
