@@ -11,9 +11,9 @@ under fide, fide-rapid, fide-blitz and ffe), each step in a fresh process:
 - **new TRF**: a TRF (`--trf`), made a new event (renamed, `--months` later), ingested and rated,
   then its changed lists published into that folder as `run` does (`plan.publish_changed`);
   only this publish is measured;
-- **charts**: the top players' rating charts drawn by matplotlib as PNG and as SVG, and as an SVG
-  filled into a text template (`TEMPLATE_SVG`: the same frame, step line, titled markers and
-  axes, no matplotlib), CPU-ms each.
+- **charts**: the top players' rating charts drawn by matplotlib as PNG and as SVG from the
+  template a publish uses (`elopipe.publish.chart_svg`), CPU-ms each (alone, on any store:
+  `bench/publish_chart.py`).
 
 For each step: files published and files written, wall seconds, CPU seconds of the step's
 process and its children (DuckDB's threads count: they are the process's), and files per
@@ -142,64 +142,13 @@ for pid in top_players(con, "fide", list_dates(con, "fide")):
 series = series[:n]
 render_series(series[:1], "warm-up", "png")  # matplotlib's import and fonts, paid once
 cost = {}
-for fmt in ("png", "svg", "template"):
+for fmt in ("png", "svg"):
     start, size = time.process_time(), 0
     for s in series:
-        size += len(template_svg(s, "chart") if fmt == "template" else render_series([s], "chart", fmt).data)
+        size += len(render_series([s], "chart", fmt).data)
     cost[fmt] = [(time.process_time() - start) / len(series), size / len(series)]
 print(json.dumps({"charts": len(series), **cost}))
 """
-
-# A chart as an SVG filled into a text template, the way a page could draw it without matplotlib:
-# the same 700 x 320 frame, step line, a marker per rated tournament with its hover title, the
-# rating axis's ticks and the years. Measured against matplotlib's PNG and SVG (`--charts`).
-TEMPLATE_SVG = """
-import datetime as dt
-from html import escape
-
-FRAME = (
-    '<svg xmlns="http://www.w3.org/2000/svg" width="700" height="320" viewBox="0 0 700 320">'
-    '<rect width="700" height="320" fill="#fff"/>'
-    '<text x="350" y="20" text-anchor="middle" font-size="14">{title}</text>'
-    '<g stroke="#ddd">{grid}</g><g font-size="10" fill="#333">{labels}</g>'
-    '<path d="{path}" fill="none" stroke="#1f5fa8" stroke-width="1.6"/>{marks}</svg>'
-)
-MARK = '<g><title>{title}</title><path d="M{x:.1f} {y0:.1f}l4 4-4 4-4-4z" fill="#c0392b"/></g>'
-
-
-def template_svg(series, title):
-    points = [(d.toordinal(), r) for d, r in zip(series.dates, series.ratings) if r is not None]
-    points += [(e.day.toordinal(), e.rating) for e in series.events]
-    if not points:
-        return b""
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    x1, y1 = max(x1, x0 + 90), max(y1, y0 + 50)
-    def sx(x):
-        return 70 + 610 * (x - x0) / (x1 - x0)
-    def sy(y):
-        return 256 - 220 * (y - y0) / (y1 - y0)
-    path, last = [], None
-    for d, r in zip(series.dates, series.ratings):
-        if r is None:
-            last = None
-            continue
-        x, y = sx(d.toordinal()), sy(r)
-        path.append(f"M{x:.1f} {y:.1f}" if last is None else f"H{x:.1f}V{y:.1f}")
-        last = y
-    step = max(10, round((y1 - y0) / 5, -1))
-    ticks = [y0 + i * step for i in range(int((y1 - y0) // step) + 1)]
-    grid = "".join(f'<line x1="70" x2="680" y1="{sy(t):.1f}" y2="{sy(t):.1f}"/>' for t in ticks)
-    labels = "".join(f'<text x="64" y="{sy(t) + 3:.1f}" text-anchor="end">{t:.0f}</text>' for t in ticks)
-    years = sorted({d.year for d in series.dates})
-    jan = [(y, dt.date(y, 1, 1).toordinal()) for y in years]
-    labels += "".join(f'<text x="{sx(x):.1f}" y="275">{y}</text>' for y, x in jan if x0 <= x <= x1)
-    marks = "".join(
-        MARK.format(title=escape(e.title), x=sx(e.day.toordinal()), y0=sy(e.rating) - 4) for e in series.events
-    )
-    return FRAME.format(title=escape(title), grid=grid, labels=labels, path="".join(path), marks=marks).encode()
-"""
-CHARTS = TEMPLATE_SVG + CHARTS
 
 
 @dataclass
@@ -324,10 +273,8 @@ def main() -> None:
         if args.charts:
             _, _, line = run(CHARTS, str(db), str(args.charts))
             c = json.loads(line)
-            png, svg, tpl = (
-                f"{1000 * c[f][0]:.1f} CPU-ms, {c[f][1] / 1024:.0f} KB" for f in ("png", "svg", "template")
-            )
-            print(f"{c['charts']} player charts, each: matplotlib PNG {png}; matplotlib SVG {svg}; template SVG {tpl}")
+            png, svg = (f"{1000 * c[f][0]:.1f} CPU-ms, {c[f][1] / 1024:.0f} KB" for f in ("png", "svg"))
+            print(f"{c['charts']} player charts, each: matplotlib PNG {png}; template SVG {svg}")
         print(f"cores {os.cpu_count()}, load {os.getloadavg()[0]:.1f}; store {db}")
         print(
             f"{'step':<14} {'published':>9} {'written':>8} {'wall s':>8} {'CPU-s':>8} {'files/s':>8} {'f/CPU-s':>8}"

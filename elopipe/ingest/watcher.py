@@ -3,8 +3,12 @@
 Plain library, no Prefect: `elopipe watch` runs `watch()` with a batch function that calls the
 `pipeline` flow, and the scheduled `drop_folder` flow uses `collect_arrived()` + `file_away()`.
 
-- A file has *arrived* when its size and mtime are the same on two polls in a row (a copy or
-  download still in progress changes one of them). Names ending in `.part`, `.tmp`,
+- A file has *arrived* when its size and mtime are the same on two polls in a row at least
+  `interval` seconds apart (a copy or download still in progress changes one of them). `watch()`
+  looks at once when an entry of the inbox is added, renamed or removed (the folder's own
+  modification time, read every `NOTICE_SECONDS`), and again as soon as a file it saw can have
+  held still for `interval`: a file that lands is taken about `interval` seconds later, not up
+  to twice that. Names ending in `.part`, `.tmp`,
   `.crdownload`, and dot files, are never taken: browsers and `rsync` write under those names
   and rename at the end. Only regular files directly in the inbox are looked at: a symbolic
   link or a FIFO is left where it is, and named once in a warning.
@@ -138,6 +142,7 @@ def looks_complete(path: Path) -> bool:
 class _Seen:
     sig: Signature
     since: float  # time.monotonic() from which the file has held this signature
+    looked: float  # time.monotonic() of the first poll that saw this signature
     waiting: bool = False  # the user was told it looks incomplete
 
 
@@ -146,12 +151,15 @@ class ArrivalTracker:
     """Remembers each candidate's (size, mtime) from the previous poll.
 
     `incomplete_wait`: seconds a file that `looks_complete()` rejects must hold still before it
-    is taken anyway (with a warning). `taken` holds the signature each file returned by the last
-    poll had, to tell later whether it changed (see `run_batch_and_file`).
+    is taken anyway (with a warning). `settle`: the least time between the two polls that must
+    see the same signature (0: any two polls in a row; `watch()` polls more often than its
+    interval, and gives it). `taken` holds the signature each file returned by the last poll
+    had, to tell later whether it changed (see `run_batch_and_file`).
     """
 
     inbox: Path
     incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT
+    settle: float = 0.0
     taken: dict[Path, Signature] = field(default_factory=dict)
     _seen: dict[Path, _Seen] = field(default_factory=dict)
     _refused: set[Path] = field(default_factory=set)
@@ -192,7 +200,9 @@ class ArrivalTracker:
             prev = self._seen.get(path)
             if prev is None or prev.sig != sig:
                 # unchanged since its mtime, as far as we know (a future mtime counts as now)
-                seen[path] = _Seen(sig, now - min(max(0.0, wall - sig[1] / 1e9), self.incomplete_wait))
+                seen[path] = _Seen(sig, now - min(max(0.0, wall - sig[1] / 1e9), self.incomplete_wait), now)
+            elif now - prev.looked < self.settle:
+                seen[path] = prev  # seen too recently to tell that it holds still
             elif looks_complete(path):
                 arrived.append(path)
             elif now - prev.since >= self.incomplete_wait:
@@ -216,6 +226,12 @@ class ArrivalTracker:
         self._seen = seen
         self.taken = {p: current[p] for p in arrived}
         return sorted(arrived)
+
+    def due(self) -> float | None:
+        """The `time.monotonic()` at which a file seen but not taken has held its signature for
+        `settle` seconds since it was first seen (None: no such file): a poll then can take it."""
+        waits = [s.looked + self.settle for s in self._seen.values() if not s.waiting]
+        return min(waits) if waits else None
 
 
 def _incomplete_why(path: Path) -> str:
@@ -401,11 +417,13 @@ def watch(
     inbox = Path(inbox).resolve()
     inbox_folder(inbox, PROCESSED)
     inbox_folder(inbox, QUARANTINE)
-    tracker = ArrivalTracker(inbox, incomplete_wait)
+    tracker = ArrivalTracker(inbox, incomplete_wait, settle=interval)
     filed = FiledAway(inbox, recheck_seconds)
     stats = WatchStats()
     while not stop_requested():
         stats.returned += filed.return_changed()
+        # the folder's time before the look: an entry added during the look or the batch wakes the next
+        stamp, looked = folder_stamp(inbox), time.monotonic()
         arrived = tracker.poll()
         if arrived:
             run_batch_and_file(inbox, arrived, run_batch, stats, tracker.taken, filed)
@@ -413,9 +431,38 @@ def watch(
                 break
         elif on_idle is not None:
             on_idle()
-        if wait_or_stop(interval):
+        if wait_for_news(inbox, stamp, looked + interval, tracker.due()):
             break
     return stats
+
+
+# how often `watch()` reads the inbox folder's modification time between two looks
+NOTICE_SECONDS = 0.05
+
+
+def folder_stamp(inbox: Path) -> int | None:
+    """The modification time of the folder `inbox` (ns; None: unreadable): it moves when an entry
+    is added, renamed or removed."""
+    try:
+        return os.stat(inbox).st_mtime_ns
+    except OSError:
+        return None
+
+
+def wait_for_news(inbox: Path, stamp: int | None, next_look: float, due: float | None) -> bool:
+    """Wait until the next look of `watch()`: at `next_look` (its interval), when a file seen
+    can be taken (`due`), or as soon as an entry of `inbox` is added, renamed or removed (its
+    `folder_stamp` is no longer `stamp`), whichever comes first. A stat of one folder every
+    `NOTICE_SECONDS` costs next to nothing. Returns True when a stop was requested."""
+    until = next_look if due is None else min(next_look, due)
+    while True:
+        left = until - time.monotonic()
+        if left <= 0:
+            return stop_requested()
+        if wait_or_stop(min(left, NOTICE_SECONDS)):
+            return True
+        if folder_stamp(inbox) != stamp:
+            return False
 
 
 class FileResultLike(Protocol):

@@ -1,4 +1,5 @@
-"""Rating-history charts with matplotlib's Agg backend (no display, safe in worker threads).
+"""Rating-history charts: PNG with matplotlib's Agg backend (no display, safe in worker threads),
+SVG from a template (`chart_svg`: the same drawing in a few ms, where matplotlib takes some 95).
 
 A `Figure` is built directly (not through pyplot), so no global state is touched. The rating is
 a step line (a list's rating holds until the next list); each rated tournament is a marker at
@@ -14,75 +15,27 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import re
 from collections.abc import Sequence
-from html import escape
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from elopipe.publish.chart_data import (
+    MAX_NAMED,
+    MIN_SPAN,
+    STYLES,
+    Chart,
+    ChartEvent,
+    ChartStep,
+    Hotspot,
+    Series,
+    Style,
+    x_range,
+)
+from elopipe.publish.chart_svg import svg_chart
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
     from matplotlib.text import Annotation
-
-
-class ChartEvent(NamedTuple):
-    """A rated tournament on the chart: its last day, the rating drawn (Ro, rating points) and
-    the hover title."""
-
-    day: dt.date
-    rating: int
-    title: str
-
-
-class ChartStep(NamedTuple):
-    """A labelled jump of the rating at `day`, from `before` to `after` rating points."""
-
-    day: dt.date
-    before: int
-    after: int
-    label: str
-
-
-class Hotspot(NamedTuple):
-    """Where a marker is on the image, in percent of its width (`left`) and height (`top`) from
-    the top-left corner, and its hover title."""
-
-    left: float
-    top: float
-    title: str
-
-
-class Series(NamedTuple):
-    """One rating line: list dates and ratings (rating points, None: unrated, a gap), the rated
-    tournaments marked on it, its labelled steps, its `label` in the legend (None: no legend, a
-    chart of one line) and `points`: a dot on each list (a side of few lists far apart, such as
-    the official lists a store holds)."""
-
-    dates: list[dt.date]
-    ratings: list[int | None]
-    events: Sequence[ChartEvent] = ()
-    steps: Sequence[ChartStep] = ()
-    label: str | None = None
-    points: bool = False
-
-
-class _Style(NamedTuple):
-    line: str
-    dashes: str
-    marker: str
-    marker_colour: str
-
-
-# The first line solid blue with red diamonds, the second dashed green with purple squares: two
-# identical lines stay both visible (the dashes over the solid line)
-_STYLES = (_Style("#1f5fa8", "-", "D", "#c0392b"), _Style("#1e8449", "--", "s", "#7d3c98"))
-
-
-class Chart(NamedTuple):
-    """The chart's bytes (PNG or SVG) and its markers' places (`Hotspot`)."""
-
-    data: bytes
-    hotspots: list[Hotspot]
 
 
 def render_series(series: list[Series], title: str, fmt: str = "png") -> Chart:
@@ -95,29 +48,20 @@ def render_series(series: list[Series], title: str, fmt: str = "png") -> Chart:
     length."""
     if fmt not in {"png", "svg"}:
         raise ValueError(f"chart format must be png or svg, not {fmt!r}")
+    _check(series)
+    if fmt == "svg":  # a few ms from a template, where matplotlib takes some 95 (chart_svg)
+        return svg_chart(series, title, STYLES)
     fig = series_figure(series, title)
     buf = io.BytesIO()
     fig.savefig(buf, format=fmt)
-    data = buf.getvalue()
-    events = [e for s in series for e in s.events]
-    if fmt == "svg":
-        titles = {f"event-{i}": e.title for i, e in enumerate(events)}
-        titles |= {f"step-{i}": st.label for i, st in enumerate(st for s in series for st in s.steps)}
-        titles |= {f"series-{i}": s.label for i, s in enumerate(series) if s.label}
-        data = _svg_titles(data, titles)
-    return Chart(data, _hotspots(fig, events))
+    return Chart(buf.getvalue(), _hotspots(fig, [e for s in series for e in s.events]))
 
 
-def _svg_titles(svg: bytes, titles: dict[str, str]) -> bytes:
-    """`svg` with a `<title>` first in each group whose id is a key of `titles`."""
-
-    def add(m: re.Match[str]) -> str:
-        return f"{m.group(0)}\n   <title>{escape(titles[m.group(1)])}</title>"
-
-    text = svg.decode("utf-8")
-    groups = r'<g id="((?:event|step|series)-\d+)">'
-    text = re.sub(groups, lambda m: add(m) if m.group(1) in titles else m.group(0), text)
-    return text.encode("utf-8")
+def _check(series: list[Series]) -> None:
+    if not 1 <= len(series) <= len(STYLES):
+        raise ValueError(f"a chart draws 1 to {len(STYLES)} rating lines, not {len(series)}")
+    if any(len(s.dates) != len(s.ratings) for s in series):
+        raise ValueError("dates and ratings differ in length")
 
 
 def _hotspots(fig: Figure, events: list[ChartEvent]) -> list[Hotspot]:
@@ -140,36 +84,11 @@ def _num(day: dt.date) -> float:
     return float(date2num(day))  # type: ignore[no-untyped-call]  # matplotlib ships no types for it
 
 
-# A history shorter than this gets a window of this width centred on it: matplotlib would
-# otherwise widen a single date to years on both sides (an axis running far into the future).
-MIN_SPAN = dt.timedelta(days=90)
-
-# Names are written next to the markers up to this many events; more would overlap (the hover
-# titles still name every one)
-MAX_NAMED = 6
-
-
-def x_range(dates: list[dt.date]) -> tuple[dt.date, dt.date] | None:
-    """The x-axis window for `dates`: None (matplotlib's own) when they span at least
-    `MIN_SPAN`, else `MIN_SPAN` centred on them (a one-list history shows about a month and a
-    half either side)."""
-    if not dates:
-        return None
-    lo, hi = min(dates), max(dates)
-    if hi - lo >= MIN_SPAN:
-        return None
-    pad = (MIN_SPAN - (hi - lo)) / 2
-    return lo - pad, hi + pad
-
-
 def series_figure(series: list[Series], title: str) -> Figure:
     """The matplotlib Figure of `render_series` (one Axes; the lines in order, gid 'series-N').
     Raises ValueError for no line, more than two, or a line whose dates and ratings differ in
     length."""
-    if not 1 <= len(series) <= len(_STYLES):
-        raise ValueError(f"a chart draws 1 to {len(_STYLES)} rating lines, not {len(series)}")
-    if any(len(s.dates) != len(s.ratings) for s in series):
-        raise ValueError("dates and ratings differ in length")
+    _check(series)
     # imported here: matplotlib costs ~0.3 s, which every `elopipe` command would otherwise pay
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -180,7 +99,7 @@ def series_figure(series: list[Series], title: str) -> Figure:
     n_events = n_steps = 0
     names: list[Annotation] = []
     drawn_steps: set[tuple[dt.date, int, int]] = set()
-    for i, (s, style) in enumerate(zip(series, _STYLES, strict=False)):
+    for i, (s, style) in enumerate(zip(series, STYLES, strict=False)):
         ys = [float("nan") if r is None else r for r in s.ratings]
         # dates go through matplotlib's date converter; its stubs only list numbers and arrays
         ax.step(
@@ -243,7 +162,7 @@ def _draw_marks(
     ax: Axes,
     events: Sequence[ChartEvent],
     steps: Sequence[ChartStep],
-    style: _Style,
+    style: Style,
     first: tuple[int, int],
     named: bool,
     drawn_steps: set[tuple[dt.date, int, int]],
@@ -281,3 +200,17 @@ def _draw_marks(
         )
         names.append(label)
     return names
+
+
+__all__ = [
+    "MAX_NAMED",
+    "MIN_SPAN",
+    "Chart",
+    "ChartEvent",
+    "ChartStep",
+    "Hotspot",
+    "Series",
+    "render_series",
+    "series_figure",
+    "x_range",
+]

@@ -279,9 +279,9 @@ def write_player_page(
     all_months: bool = False,
     compare: PlayerComparison | None = None,
 ) -> list[Path]:
-    """Write `<id>_<name>.<png|svg>` (rating chart, `player_series`) and `<id>_<name>.html`
-    (history page with the chart embedded, its tournaments' markers titled) into `out_dir`;
-    return the paths. No chart is written for a player with nothing rated under `system`.
+    """Write `<id>_<name>.<png|svg>` (rating chart, `player_series`, in `chart_format`) and
+    `<id>_<name>.html` (history page with that chart embedded, its tournaments' markers titled)
+    into `out_dir`; return the paths. No chart is written for a player with nothing rated under `system`.
     The history table skips lists without games unless `all_months` (`history_frame`).
     With `compare` (`history_compare.player_comparison` of this player, A = `system`) the files
     are `<id>_<name>-vs-<B>.*`: the chart draws both sides' lines, labelled with their side keys,
@@ -303,13 +303,13 @@ def write_player_page(
         chart_title = f"{info['name']}: {compare.side_a} against {compare.side_b}"
         series_b = compare.official_series() if compare.official_b else player_series(con, player_id, compare.side_b)
         lines = compare.lines(series_a, series_b)
-    png = render_series(lines, chart_title, "png") if lines else None
+    chart = render_series(lines, chart_title, chart_format) if lines else None
     paths: list[Path] = []
-    if png is not None:
+    if chart is not None:
         chart_path = out_dir / f"{stem}.{chart_format}"
-        chart = png if chart_format == "png" else render_series(lines, chart_title, chart_format)
         write_bytes(chart_path, chart.data)
         paths.append(chart_path)
+    mime = "image/png" if chart_format == "png" else "image/svg+xml"
     html = render(
         "player.html.j2",
         title=title,
@@ -318,8 +318,8 @@ def write_player_page(
         history=list(hist.iter_rows(named=True)),
         all_months=all_months,
         tournaments=list(tournaments_frame(con, player_id).iter_rows(named=True)),
-        chart_png=base64.b64encode(png.data).decode("ascii") if png else None,
-        hotspots=png.hotspots if png else [],
+        chart_src=f"data:{mime};base64,{base64.b64encode(chart.data).decode('ascii')}" if chart else None,
+        hotspots=chart.hotspots if chart else [],
         compare=None
         if compare is None
         else {

@@ -58,10 +58,15 @@ def render(template: str, **context: Any) -> str:
 # may spell these characters as \u escapes (the same string once parsed), so none of those
 # sequences can appear; U+2028/U+2029 are escaped too, as a JavaScript literal (`cols`) predating
 # ES2019 would end a line there.
-_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# Five `str.replace` passes, not `str.translate`: on a list page's 5 MB of JSON they take some
+# 10 ms where a translation table takes 300, under Python's interpreter lock
+_SCRIPT_SAFE = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
 
 
 def json_for_script(value: object) -> str:
     """`value` as JSON text safe to embed in an HTML <script> element (data block or JavaScript
     literal): no '<', '>' or '&' appears in it, nor U+2028/U+2029; JSON.parse gives `value` back."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(_SCRIPT_SAFE)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, escaped in _SCRIPT_SAFE:
+        text = text.replace(char, escaped)
+    return text

@@ -182,13 +182,15 @@ SELECT pid, sum(h::HUGEINT)::VARCHAR, count(*) FROM h GROUP BY pid
 """
 
 
-def player_digests(con: duckdb.DuckDBPyConnection, system: str, player_ids: list[int]) -> dict[int, str]:
-    """{player_id: digest of the rows the player's page under `system` reads} (module
-    docstring), for all of `player_ids` in one query."""
+def player_digests(
+    con: duckdb.DuckDBPyConnection, system: str, player_ids: list[int], chart: str = "svg"
+) -> dict[int, str]:
+    """{player_id: digest of the rows the player's page under `system` reads and of its `chart`
+    format} (module docstring), for all of `player_ids` in one query."""
     if not player_ids:
         return {}
     rows = con.execute(_PLAYER_SQL, {"pids": sorted(set(player_ids)), "system": system}).fetchall()
-    return _finish(f"player:{system}", [(int(r[0]), str(r[1]), int(r[2])) for r in rows])
+    return _finish(f"player:{system}:{chart}", [(int(r[0]), str(r[1]), int(r[2])) for r in rows])
 
 
 def list_digests(

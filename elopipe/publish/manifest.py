@@ -32,6 +32,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -115,31 +116,73 @@ class Manifest:
     def fresh(self, key: str, digest: str) -> list[Path] | None:
         """The files of page `key` when it was last made from inputs of `digest` and each of its
         files is as the manifest recorded it (same size and modification time); else None."""
+        rels = self._fresh(key, digest)
+        if rels is None:
+            return None
+        with self._lock:
+            self.kept += len(rels)
+        return [self.root / rel for rel in rels]
+
+    def is_fresh(self, key: str, digest: str) -> bool:
+        """`fresh` as a yes or no, the files not counted as kept: for the pages a publish only
+        checks (a folder's earlier reports, thousands of them on a federation's folder)."""
+        return self._fresh(key, digest) is not None
+
+    def _fresh(self, key: str, digest: str) -> list[str] | None:
         with self._lock:
             entry = self.inputs.get(key)
             if entry is None or entry[0] != digest:
                 return None
             recorded = [(rel, self.entries.get(rel)) for rel in entry[1]]
-        paths = []
+        root = str(self.root)
         for rel, file in recorded:
-            path = self.root / rel
-            try:
-                st = path.stat()
+            try:  # os.stat on a string: a pathlib.Path per file costs more than the stat
+                st = os.stat(os.path.join(root, rel))
             except OSError:
                 return None
             if file is None or (file[1], file[2]) != (st.st_size, st.st_mtime_ns):
                 return None
-            paths.append(path)
-        with self._lock:
-            self.kept += len(paths)
-        return paths
+        return [rel for rel, _ in recorded]
 
     def made(self, key: str, digest: str, paths: list[Path]) -> None:
-        """Record that page `key`, made from inputs of `digest`, is the files `paths`."""
+        """Record that page `key`, made from inputs of `digest`, is the files `paths`. A file the
+        page was made of before and is no longer (a chart now drawn in another format, a report
+        under a tournament's new name) is removed when it is as elopipe wrote it (`stale`)."""
         rels = [r for r in (self.relative(p) for p in paths) if r is not None]
         with self._lock:
+            before = self.inputs.get(key)
             self.inputs[key] = (digest, rels)
             self._dirty = True
+        if before is not None:
+            self.stale(sorted(set(before[1]) - set(rels)))
+
+    def stale(self, rels: list[str]) -> list[str]:
+        """Remove the files `rels` (relative to the folder) that elopipe wrote and nobody changed
+        since: the manifest records them with their size and modification time as they are now.
+        Any other file, and a file another page still names, is left where it is; the entries of
+        the files looked at are dropped. Returns the files removed."""
+        removed = []
+        for rel in rels:
+            path = self.root / rel
+            with self._lock:
+                entry = self.entries.get(rel)
+                named = any(rel in files for _, files in self.inputs.values())
+                if named:
+                    continue
+                self.entries.pop(rel, None)
+                self._dirty = True
+            try:
+                st = path.lstat()
+            except OSError:
+                continue
+            ours = (
+                entry is not None and stat.S_ISREG(st.st_mode) and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)
+            )
+            if ours:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    removed.append(rel)
+        return removed
 
     def save(self, force: bool = True) -> None:
         """Write the manifest (not flushed to disk: a lost one only costs a comparison); without

@@ -37,7 +37,7 @@ def _listed(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: s
         SELECT tournament_id, player_id, name, norm, decision, clause, reason, hint, games, points, ra, p, dp, rp,
                raised_id, raised_from, dropped, era
         FROM v_norms
-        WHERE tournament_id IN (SELECT unnest(?::INTEGER[])) AND system = ? AND NOT holds_title
+        WHERE list_contains(?::INTEGER[], tournament_id) AND system = ? AND NOT holds_title
           AND (decision = 'norm' OR (decision = 'missed' AND (single_miss OR half_point))
                -- a women's norm undecided for want of the player's sex is no news (PGN files give none)
                OR (decision = 'unknown' AND reason NOT LIKE '%applicant''s sex%'))

@@ -28,6 +28,9 @@ from elopipe.publish.workers import Ticker, Workers, default_workers
 
 LIST_FORMATS = ("csv", "parquet", "txt", "html")
 TOP_PLAYERS = 10
+# the player pages' chart: SVG from a template costs a few ms where matplotlib's PNG costs some 95
+# (bench/publish_chart.py); a folder's PNGs of earlier publishes go when their pages are made again
+PLAYER_CHART = "svg"
 
 
 def list_stem(system: str, list_date: dt.date) -> str:
@@ -92,7 +95,7 @@ def publish_outputs(
 
     Layout under `out_dir`: `lists/<system>_<date>.{csv,parquet,txt,html}`,
     `reports/<system>/<id>_<name>.{players.csv,games.csv,crosstable.csv,html}`,
-    `players/<system>/<id>_<name>.{png,html}`, `index-<system>.html` (see `write_index`: it
+    `players/<system>/<id>_<name>.{svg,html}`, `index-<system>.html` (see `write_index`: it
     links every page of the folder, also those of earlier runs) and `index.html`, the top page
     linking every system's index.
     Order: the player pages, then list by list its files and its tournaments' reports, then the
@@ -128,7 +131,7 @@ def publish_outputs(
     # progress from the first query on: the digests and the manifest of a federation's folder take
     # seconds, and a log must not go quiet (the reports of earlier publishes are counted once known)
     with Ticker(len(top) + len(dates) + len(seen), progress) as ticker:
-        player_keys = player_digests(con, system, top)
+        player_keys = player_digests(con, system, top, PLAYER_CHART)
         with recording(out) as manifest, Workers(con, n) as pool:
             # reports an earlier publish left in this folder, of tournaments no list here rates: a
             # new file can change what they show (a player's title, federation or name)
@@ -137,9 +140,7 @@ def publish_outputs(
             # only those whose inputs changed are made and named among the paths: the others are
             # no part of this publish
             earlier = [
-                t
-                for t in earlier
-                if t in report_keys and manifest.fresh(f"report:{system}:{t}", report_keys[t]) is None
+                t for t in earlier if t in report_keys and not manifest.is_fresh(f"report:{system}:{t}", report_keys[t])
             ]
 
             ticker.total += len(earlier)
@@ -148,7 +149,7 @@ def publish_outputs(
                 return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
 
             pages = [
-                page("player", pid, player_keys.get(pid), write_player_page, pid, system, out / "players" / system)
+                page("player", pid, player_keys.get(pid), _player_page, pid, system, out / "players" / system)
                 for pid in top
             ]
             # the reports to make, their stored rows read set-wise while the player pages are drawn
@@ -194,6 +195,10 @@ def publish_outputs(
 
 
 Job = cf.Future[list[Path]]
+
+
+def _player_page(con: duckdb.DuckDBPyConnection, player_id: int, system: str, folder: Path) -> list[Path]:
+    return write_player_page(con, player_id, system, folder, chart_format=PLAYER_CHART)
 
 
 def earlier_reports(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str, seen: set[int]) -> list[int]:

@@ -393,3 +393,37 @@ def test_processed_or_quarantine_as_a_symlink_stops_the_watch_before_any_move(tm
         assert (inbox / "ok.pgn").exists()
     assert list(victim.iterdir()) == []
     assert inbox_folder(tmp_path / "fresh", PROCESSED).is_dir()
+
+
+def test_arrival_needs_two_equal_polls_the_settle_time_apart(tmp_path: Path) -> None:
+    """`watch()` looks more often than its interval (on a change of the folder, and when a file
+    is due): a file is still taken only once two polls at least `settle` seconds apart saw it
+    unchanged, however many polls came between."""
+    tracker = ArrivalTracker(tmp_path, settle=3600.0)
+    f = tmp_path / "a.trf"
+    f.write_text("012 x\n")
+    assert tracker.poll() == [] and tracker.due() is not None
+    assert tracker.poll() == []  # the same signature, but seen an instant ago
+    first_due = tracker.due()
+    with f.open("a") as fh:
+        fh.write("more\n")
+    os.utime(f, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert tracker.poll() == []
+    assert tracker.due() is not None and first_due is not None and tracker.due() > first_due  # seen anew
+    quick = ArrivalTracker(tmp_path, settle=0.0)
+    assert quick.poll() == [] and quick.poll() == [f]
+
+
+def test_the_watch_looks_as_soon_as_a_file_lands(tmp_path: Path) -> None:
+    """Between two looks an interval apart, the watch wakes when an entry of the inbox is added
+    (the folder's modification time), so a file's first look comes when it lands."""
+    from elopipe.ingest.watcher import folder_stamp, wait_for_news
+
+    woke: list[bool] = []
+    stamp = folder_stamp(tmp_path)
+    waiter = threading.Thread(target=lambda: woke.append(wait_for_news(tmp_path, stamp, time.monotonic() + 3600, None)))
+    waiter.start()
+    (tmp_path / ".landing.part").write_text("012 x\n")
+    (tmp_path / ".landing.part").rename(tmp_path / "landed.trf")
+    waiter.join(600)  # long before the hour it would otherwise wait
+    assert woke == [False]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.publish import publish_outputs, write_list
 from elopipe.publish.diff import diff_lists
-from elopipe.publish.fidetxt import rating_header, to_fide_txt
+from elopipe.publish.fidetxt import format_line, rating_header, to_fide_txt
 from elopipe.publish.list_html import flag_legend, list_html, title_order
 from elopipe.publish.lists import display_flags, list_dates, rating_list
 from tests.helpers.publish_store import FEB, JAN, build_store
@@ -90,6 +90,30 @@ def test_fide_txt_columns_match_fides_layout(con) -> None:
     assert anna[126:132].strip() == "1990"
     assert anna[132:].strip() == "w"
     assert rating_header(dt.date(2025, 1, 1)) == "JAN25"
+
+
+def test_fide_txt_lines_are_each_rows_fixed_width_line(con) -> None:
+    """The list's lines, built column-wise, are `format_line` of each row: cut and padded by
+    characters (an accented or over-long name, a missing ID or title), the end's blanks off."""
+    listed = rating_list(con, "fide")
+    edge = listed.head(1).with_columns(
+        pl.lit("Ñáñez-Þórsdóttir, Zoë " + "x" * 60).alias("name"),
+        pl.lit(None, pl.Int64).alias("fide_id").cast(listed["fide_id"].dtype),
+        pl.lit(None, pl.String).alias("title"),
+        pl.lit(None, pl.String).alias("sex"),
+        pl.lit(None, pl.String).alias("fide_flag").cast(listed["fide_flag"].dtype),
+    )
+    for df in (listed, pl.concat([listed, edge])):
+        lines = to_fide_txt(df, FEB).splitlines()
+        assert len(lines) == df.height + 1
+        for row, line in zip(df.iter_rows(named=True), lines[1:], strict=True):
+            title = row["title"] or ""
+            tit, wtit = ("", title) if title.upper().startswith("W") else (title, "")
+            sex = {"m": "M", "w": "F"}.get(row["sex"] or "", "")
+            values = [row["fide_id"], row["name"], row["federation"], sex, tit, wtit, "", ""]
+            values += [row["rating"], row["games"], row["k"], row["birth_year"], row["fide_flag"]]
+            assert line == format_line(values)
+    assert to_fide_txt(listed.head(0), FEB) == lines[0] + "\n"
 
 
 def test_write_list_every_format(con, tmp_path: Path) -> None:
@@ -170,8 +194,10 @@ def test_publish_outputs_writes_lists_reports_and_charts(con, tmp_path: Path) ->
         assert f"lists/fide_2024-02-01.{fmt}" in rel
     assert "reports/fide/1_spring-open-2024.html" in rel
     assert "reports/fide/1_spring-open-2024.players.csv" in rel
-    pngs = [r for r in rel if r.endswith(".png")]
-    assert len(pngs) == 4  # every rated player of the list is in the top 10
+    charts = [r for r in rel if r.endswith(".svg")]
+    assert len(charts) == 4 and not any(
+        r.endswith(".png") for r in rel
+    )  # every rated player of the list is in the top 10
     assert all(p.exists() for p in paths)
     assert "index-fide.html" in rel
     with pytest.raises(LookupError):
@@ -232,6 +258,18 @@ def test_html_list_survives_markup_in_names(tmp_path: Path, name: str) -> None:
     assert name in [r[3] for r in json.loads(payload)]
 
 
+def test_json_for_script_escapes_exactly_the_five_characters() -> None:
+    from elopipe.publish.html import json_for_script
+
+    value = [["</script>", "<!--", "a & b", "x\u2028y\u2029z", "Ñáñez", None, 3]]
+    text = json_for_script(value)
+    assert not set("<>&\u2028\u2029") & set(text)
+    assert json.loads(text) == value
+    assert text == json.dumps(value, ensure_ascii=False, separators=(",", ":")).translate(
+        {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+    )
+
+
 def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     db = build_store(tmp_path / "s.duckdb")
     runner = CliRunner()
@@ -240,7 +278,7 @@ def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert (out / "index-fide.html").exists()
     assert (out / "reports" / "fide" / "1_spring-open-2024.games.csv").exists()
-    assert len(list((out / "players" / "fide").glob("*.png"))) == 4
+    assert len(list((out / "players" / "fide").glob("*.svg"))) == 4
     res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "2023-05-01"])
     assert res.exit_code == 1 and "no rating list" in res.output
     res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "May 2023"])
@@ -353,5 +391,5 @@ def test_publish_full_writes_what_the_readme_says(tmp_path: Path) -> None:
         f"reports/fide/1_spring-open-2024.{f}" for f in ("crosstable.csv", "games.csv", "html", "players.csv")
     ]
     pages = [r for r in rel if r.startswith("players/")]
-    assert len(pages) == 8 and all(p.endswith((".html", ".png")) for p in pages)  # 4 ranked players: HTML + chart
+    assert len(pages) == 8 and all(p.endswith((".html", ".svg")) for p in pages)  # 4 ranked players: HTML + chart
     assert "index-fide.html" in rel and "index.html" in rel and len(rel) == 4 + 4 + 8 + 2

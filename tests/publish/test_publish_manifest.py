@@ -73,7 +73,7 @@ def test_a_parallel_publish_writes_the_files_of_a_serial_one(db: Path, tmp_path:
     serial, _ = _publish(db, tmp_path / "serial", dates, workers=1)
     parallel, _ = _publish(db, tmp_path / "parallel", dates, workers=3)
     files = published_files(tmp_path / "serial")
-    assert any(name.startswith("reports/fide/") for name in files) and any(n.endswith(".png") for n in files)
+    assert any(name.startswith("reports/fide/") for name in files) and any(n.endswith(".svg") for n in files)
     assert published_files(tmp_path / "parallel") == files
     # the same paths, in the same order (the order a serial publish writes them)
     assert [p.relative_to(tmp_path / "parallel") for p in parallel] == [
@@ -185,3 +185,37 @@ def test_a_file_changed_by_hand_is_written_again(db: Path, tmp_path: Path) -> No
     os.utime(target, ns=(0, 0))
     _, written = _publish(db, out, dates)
     assert written == 1 and target.read_bytes() == good
+
+
+def test_charts_switched_to_svg_leave_no_png_elopipe_wrote_and_keep_the_users(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder an earlier elopipe published with PNG charts, published again with SVG charts,
+    holds what a publish into an empty folder writes: the PNGs elopipe wrote are gone (the
+    pages embed the new charts), a PNG of the user's is left, and so is one elopipe wrote but
+    the user changed since."""
+    import elopipe.publish.outputs as outputs
+
+    dates = _dates(db)
+    out, edited_out = tmp_path / "out", tmp_path / "edited"
+    monkeypatch.setattr(outputs, "PLAYER_CHART", "png")
+    for folder in (out, edited_out):
+        _publish(db, folder, dates)
+    (png,) = (out / "players" / "fide").glob("*.png")
+    mine = out / "players" / "fide" / "photo.png"
+    mine.write_bytes(b"\x89PNG not really")
+    edited = edited_out / png.relative_to(out)
+    edited.write_bytes(edited.read_bytes() + b"\n")
+
+    monkeypatch.setattr(outputs, "PLAYER_CHART", "svg")
+    for folder in (out, edited_out):
+        _publish(db, folder, dates)
+    assert sorted((out / "players" / "fide").glob("*.png")) == [mine]
+    assert mine.read_bytes() == b"\x89PNG not really"
+    assert edited.is_file() and png.with_suffix(".svg").is_file()
+    pages = sorted((out / "players" / "fide").glob("*.html"))
+    assert pages and all("data:image/svg+xml;base64," in p.read_text(encoding="utf-8") for p in pages)
+
+    _publish(db, tmp_path / "fresh", dates)
+    mine.unlink()
+    assert published_files(out) == published_files(tmp_path / "fresh")

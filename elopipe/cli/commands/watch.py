@@ -175,9 +175,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
 def _load_stage_modules() -> None:
     """Import, while Prefect's server starts, what the first batch would otherwise import on first
     use (about a second of a small file's latency): Prefect's flow and task engines, the rating
-    and publishing modules and the charts' matplotlib (elopipe.publish.charts)."""
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import matplotlib.figure  # noqa: F401
+    and publishing modules (a publish draws its charts as SVG, without matplotlib)."""
     import prefect.flow_engine  # noqa: F401
     import prefect.task_engine  # noqa: F401
 
