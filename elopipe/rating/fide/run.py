@@ -54,12 +54,11 @@ import polars as pl
 from elopipe.rating import faults, scenarios, store_io
 from elopipe.rating.fide import b02, checkpoint, norms_store, resume, windows
 from elopipe.rating.fide.engine import run_periods, to_contract
+from elopipe.rating.fide.list_digests import RESULT_KEYS, list_hashes
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary, ro_far
-
-RESULT_KEYS = ("rating_lists", "rating_changes", "tournament_ratings")
 
 
 def load_inputs(
@@ -433,18 +432,6 @@ def _compute(
     return prep, to_contract(run_periods(prep, fp, through=through, recorder=recorder)), recorder
 
 
-def _list_hashes(frames: dict[str, pl.DataFrame]) -> dict[dt.date, str]:
-    """Per list date, a digest of its rows in every result table (decimals as floats, so
-    that the store's DECIMAL widths do not matter)."""
-    out: dict[dt.date, Any] = {}
-    for name in RESULT_KEYS:
-        df = frames[name]
-        df = df.with_columns(pl.col(pl.Decimal).cast(pl.Float64))
-        for d, h in store_io.period_digests(df, by="list_date").items():
-            out.setdefault(d, hashlib.sha1(b"rows")).update(f"{name}:{h};".encode())
-    return {d: h.hexdigest() for d, h in out.items()}
-
-
 def _lists_that_differ(
     con: duckdb.DuckDBPyConnection,
     system: str,
@@ -466,7 +453,7 @@ def _lists_that_differ(
         )
         for k, f in new_frames.items()
     }
-    a, b = _list_hashes(new_frames), _list_hashes(old)
+    a, b = list_hashes(new_frames), list_hashes(old)
     return {d for d in dates if a.get(d) != b.get(d)}
 
 

@@ -52,6 +52,7 @@ from elopipe.rating import faults, store_io
 from elopipe.rating.fide import checkpoint, norms_store, resume
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.frames import LIST_SCHEMA, POOL_SCHEMA, Lists, empty
+from elopipe.rating.fide.list_digests import RESULT_KEYS, list_hashes
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams, Prepared
 from elopipe.rating.fide.prepare import prepare
 from elopipe.rating.periods import get_scheme
@@ -66,7 +67,6 @@ WINDOW_SETTING = "ELOPIPE_RATE_WINDOW_GAMES"
 #: the digest of each period's inputs (`run.period_digests`)
 DigestFn = Callable[[Prepared, FideParams, list[dt.date]], dict[dt.date, str]]
 
-_RESULTS = ("rating_lists", "rating_changes", "tournament_ratings")
 
 # each event's range of game ids (`store_io.EVENT_GAMES`: the games of its parts; the raw table,
 # a superset of the canonical games)
@@ -242,7 +242,7 @@ class _Writer:
         if self.first is None:
             return set()
         first = self.first
-        frames = {k: getattr(w.result, k).filter(pl.col("list_date") >= first) for k in _RESULTS}
+        frames = {k: getattr(w.result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
         gone = {d for d in stored if d >= first and d not in digests}
         rewrite = self._differ(frames, max(first, span[0]), span[1]) | gone
         new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
@@ -269,7 +269,7 @@ class _Writer:
             sql = f"SELECT {', '.join(f.columns)} FROM {k} WHERE system = ? AND list_date BETWEEN ? AND ?"
             rows = store_io.query(self.con, sql, [self.system, lo, hi])
             old[k] = rows.select([pl.col(c).cast(t) for c, t in f.schema.items()])
-        a, b = _list_hashes(frames), _list_hashes(old)
+        a, b = list_hashes(frames), list_hashes(old)
         return {d for d in dates if a.get(d) != b.get(d)}
 
     def rest(self, last: dt.date | None, keep: list[int]) -> set[dt.date]:
@@ -309,17 +309,6 @@ class _Writer:
     @property
     def first_changed(self) -> dt.date | None:
         return self.written[0] if self.written else (min(self.gone) if self.gone else None)
-
-
-def _list_hashes(frames: dict[str, pl.DataFrame]) -> dict[dt.date, str]:
-    """Per list date, a digest of its rows in every result table (decimals as floats, so that the
-    store's DECIMAL widths do not matter), as `run._list_hashes`."""
-    out: dict[dt.date, hashlib._Hash] = {}
-    for name in _RESULTS:
-        df = frames[name].with_columns(pl.col(pl.Decimal).cast(pl.Float64))
-        for d, h in store_io.period_digests(df, by="list_date").items():
-            out.setdefault(d, hashlib.sha1(b"rows")).update(f"{name}:{h};".encode())
-    return {d: h.hexdigest() for d, h in out.items()}
 
 
 def rate_in_windows(
