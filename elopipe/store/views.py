@@ -12,12 +12,13 @@ from elopipe.store.compare_view import compare_sql
 VIEWS: dict[str, str] = {
     # The games the rating engines read: every game that game_sources does not mark as
     # another source row of a canonical game (cross-source deduplication, issue 7).
+    # An anti-join on the links that hide a row, not a correlated NOT EXISTS: DuckDB turns the
+    # latter into a mark join over every game even when no link exists (0.022 -> 0.004 CPU-s for
+    # a count per event over 375k games, issue 27); the rows are the same.
     "canonical_games": """
         SELECT g.* FROM games g
-        WHERE NOT EXISTS (
-            SELECT 1 FROM game_sources s
-            WHERE s.source_game_id = g.game_id AND s.game_id <> g.game_id
-        )
+        ANTI JOIN (SELECT source_game_id FROM game_sources WHERE game_id <> source_game_id) s
+            ON s.source_game_id = g.game_id
     """,
     # ---- publishing (issue 5) -------------------------------------------------
     # Every rating list of every system, one row per player with a rating. `rank` is the rank

@@ -14,11 +14,12 @@ The engine's loop (`engine.run_periods`) carries, from list t − 1 to list t:
   ``official_lists``), whose rows each checkpoint digests (``list_hash``) so that a list edited by
   hand is never read as the engine's.
 
-``rating_checkpoints.inputs`` digests, per period, what its events give the engine (`inputs_by_period`):
-each event's games as `store_io` reads them, its stored rows and entries and the facts of its players,
-together with what every period reads (the options, the code, the imported official lists, for
-rapid and blitz the standard lists, the events no period holds). A period whose digest is the
-stored one gives the engine what it gave the run that kept its checkpoint.
+``rating_checkpoints.inputs`` digests, per period, what its events give the engine
+(`inputs_by_period`): each event's games (the stored columns `store_io` reads, and what hides one
+from ``canonical_games``), its stored rows and entries and the facts of its players, together with
+what every period reads (the options, the code, the imported official lists, for rapid and blitz
+the standard lists, the events no period holds). A period whose digest is the stored one gives the
+engine what it gave the run that kept its checkpoint.
 """
 
 from __future__ import annotations
@@ -120,25 +121,42 @@ def _global_digest(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[
     return h.hexdigest()
 
 
+# The stored columns of ``games`` that `store_io.games_sql` reads, raw: what it derives from them
+# (plausible dates, the no-moves policy, has_moves) is a function of them and of what the global
+# digest holds (the options, `latest_plausible`). Whether a game has moves or tags is all it reads
+# of its movetext hash and headers.
+_GAME_COLUMNS = (
+    "g.game_id, g.tournament_id, g.white_id, g.black_id, g.white_score, g.black_score, g.result, g.played,"
+    " g.unplayed_code, g.game_date, g.date_precision, g.round, g.ply_count, g.flags, g.movetext_hash IS NULL,"
+    " g.headers IS NULL, g.time_control, g.variant, g.white_rating_in_file, g.black_rating_in_file, g.file_id, g.line"
+)
+
+
 def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str) -> pl.DataFrame:
-    """Per event (tournament_id Int64, digest Utf8): its games as `store_io` reads them, the stored
-    rows of its parts (``tournaments``) and of their entries (``tournament_players``), and the facts
-    the engine reads (`store_io.load_players`: FIDE ID, birth year and date) of the players of its
-    games and entries."""
-    # each game and entry hashed with its players' facts: no set of (event, player) pairs to build.
-    # The parts and entries are hashed as stored, every column: what `store_io` derives from them
-    # (an event's first entry of a player, its dates, the dates and count of its games, which the
-    # games' own rows give) changes only with them, and without the views' window and second pass
-    # over the games the digest costs half (issue 27).
+    """Per event (tournament_id Int64, digest Utf8): its games and what makes one of them no
+    canonical game (the ``game_sources`` rows that hide it: `store_io.games_sql` reads the view
+    ``canonical_games``), the stored rows of its parts (``tournaments``) and of their entries
+    (``tournament_players``), and the facts the engine reads (`store_io.load_players`: FIDE ID,
+    birth year and date) of the players of its games and entries. `no_moves` goes into every
+    period's digest with the options (`inputs_by_period`); it is checked here (ValueError)."""
+    store_io.check_no_moves(no_moves)
+    # Rows hashed as stored, every column the rating reads: the view's anti-join over game_sources
+    # and the derived columns cost more than the hashing (0.14 -> 0.06 CPU-s on 375k games, issue
+    # 27). Each game and entry is hashed with its players' facts: no set of (event, player) pairs.
     sql = f"""
         WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM ({store_io.PLAYERS_SQL})),
+        ev AS (SELECT tournament_id, coalesce(event_id, tournament_id) AS event_id FROM tournaments),
         parts AS (
-            SELECT gm.tournament_id, hash('g', gm, w.h, b.h) AS h FROM ({store_io.games_sql(no_moves)}) gm
-            LEFT JOIN pf w ON w.player_id = gm.white_id LEFT JOIN pf b ON b.player_id = gm.black_id
+            SELECT coalesce(e.event_id, g.tournament_id) AS event_id, hash('g', {_GAME_COLUMNS}, w.h, b.h) AS h
+            FROM games g LEFT JOIN ev e USING (tournament_id)
+            LEFT JOIN pf w ON w.player_id = g.white_id LEFT JOIN pf b ON b.player_id = g.black_id
+            UNION ALL SELECT coalesce(e.event_id, g.tournament_id), hash('s', s.game_id, s.source_game_id)
+            FROM game_sources s JOIN games g ON g.game_id = s.source_game_id LEFT JOIN ev e USING (tournament_id)
+            WHERE s.game_id <> s.source_game_id
             UNION ALL SELECT coalesce(t.event_id, tp.tournament_id), hash('e', tp, f.h) FROM tournament_players tp
             JOIN tournaments t USING (tournament_id) LEFT JOIN pf f ON f.player_id = tp.player_id
             UNION ALL SELECT coalesce(t.event_id, t.tournament_id), hash('t', t) FROM tournaments t)
-        SELECT tournament_id::BIGINT AS tournament_id,
+        SELECT event_id::BIGINT AS tournament_id,
                count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest
         FROM parts GROUP BY 1
     """

@@ -79,8 +79,16 @@ NORM_SCHEMA: dict[str, Any] = {
     "code": pl.Utf8,
 }
 
-_GAMES_SQL = """
-WITH ev AS (
+# the files (parts) of the events asked for: their games and byes are read by tournament_id first,
+# not over the whole store and then filtered by event (issue 27: an incremental run's norms)
+_PARTS = (
+    "SELECT tournament_id FROM tournaments"
+    " WHERE COALESCE(event_id, tournament_id) IN (SELECT tournament_id FROM _norm_events)"
+)
+
+_GAMES_SQL = f"""
+WITH parts AS ({_PARTS}),
+ev AS (
     SELECT t.tournament_id, t.first_day, t.last_day,
            COALESCE(date_diff('day', t.first_day, t.last_day) + 1 > 30, FALSE) AS long_event
     FROM tournaments t WHERE t.tournament_id IN (SELECT tournament_id FROM _norm_events)
@@ -90,7 +98,7 @@ sides AS (
            CAST(2 * c.score AS INTEGER) AS points_x2, c.ro, c.rc, e.long_event, e.first_day,
            COALESCE(CASE WHEN e.long_event THEN g.game_date END, e.first_day) AS asof_day
     FROM rating_changes c
-    JOIN games g USING (game_id)
+    JOIN (SELECT * FROM games WHERE tournament_id IN (SELECT tournament_id FROM parts)) g USING (game_id)
     JOIN ev e ON e.tournament_id = c.tournament_id
     WHERE c.system = $system AND g.played AND c.score IS NOT NULL AND c.opponent_id IS NOT NULL
 ),
@@ -137,14 +145,15 @@ JOIN players p ON p.player_id = en.player_id
 ASOF LEFT JOIN official o ON o.player_id = en.player_id AND o.list_date <= en.first_day
 """
 
-_UNPLAYED_SQL = """
+_UNPLAYED_SQL = f"""
 SELECT COALESCE(t.event_id, t.tournament_id) AS tournament_id, u.player_id, u.round, u.code, u.opponent_id
-FROM unplayed_rounds u JOIN tournaments t USING (tournament_id)
+FROM (SELECT * FROM unplayed_rounds WHERE tournament_id IN ({_PARTS})) u JOIN tournaments t USING (tournament_id)
 WHERE COALESCE(t.event_id, t.tournament_id) IN (SELECT tournament_id FROM _norm_events)
 UNION ALL
 SELECT COALESCE(t.event_id, t.tournament_id), p.player_id, g.round,
        CASE WHEN p.score = 1 THEN '+' ELSE '-' END, p.opponent_id
-FROM canonical_games g JOIN tournaments t USING (tournament_id)
+FROM (SELECT * FROM canonical_games WHERE NOT played AND tournament_id IN ({_PARTS})) g
+JOIN tournaments t USING (tournament_id)
 CROSS JOIN LATERAL (SELECT g.white_id AS player_id, g.white_score AS score, g.black_id AS opponent_id
                     UNION ALL SELECT g.black_id, g.black_score, g.white_id) p
 WHERE NOT g.played AND COALESCE(t.event_id, t.tournament_id) IN (SELECT tournament_id FROM _norm_events)

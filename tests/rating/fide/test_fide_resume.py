@@ -1,8 +1,9 @@
 """A FIDE run resumed from a checkpoint (`elopipe.rating.fide.resume`, issue 27) stores the lists a
 run from the first period stores, on real Irish TRF files of 2011 (lists of May, July, September and
 November 2011 and January 2012) and variants made from them: a new file after the last period, a new
-file in the last period, a late file in an earlier period, a corrected file, a players merge, a hand
-edit of a list, the 'file' Ro policy. Each case also says which way the run went."""
+file in the last period, a late file in an earlier period, a corrected file, a players merge, a game
+found to be another source's, a hand edit of a list, the 'file' Ro policy. Each case also says which
+way the run went."""
 
 from __future__ import annotations
 
@@ -168,6 +169,38 @@ def test_a_players_merge_matches_from_scratch(tmp_path):
             decisions.merge_players(con, kept, merged, "test: one person")
     again = _rate(inc)
     assert again.resumed_from is not None and again.first_changed is not None
+    scratch = _rate(full)
+    assert scratch.resumed_from is None
+    assert _rows(inc) == _rows(full)
+    for field in COUNTS:
+        assert getattr(again, field) == getattr(scratch, field), field
+
+
+def test_a_game_found_to_be_another_sources_resumes_from_its_period(tmp_path):
+    # the plan digests games as stored: a game that a game_sources row marks as another source
+    # row of a canonical game leaves canonical_games, and its period is computed again
+    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
+    for db in (inc, full):
+        ingest_paths([BUNRATTY, GALWAY, KILKENNY], db)
+    _rate(inc)
+    rows = db_rows(
+        inc,
+        """SELECT c.game_id, c.list_date FROM rating_changes c WHERE c.system = 'fide' AND c.counted
+           AND c.list_date > DATE '2011-05-01' ORDER BY c.list_date, c.game_id LIMIT 1""",
+    )
+    assert rows, "no rated game after the first list"
+    hidden, period = rows[0]
+    other = db_rows(inc, f"SELECT min(game_id) FROM games WHERE game_id <> {hidden}")[0][0]
+    for db in (inc, full):
+        with open_writer(db) as con:
+            con.execute(
+                "INSERT INTO game_sources (game_id, source_game_id, file_id, match_rule, role)"
+                " SELECT ?, game_id, file_id, 'test', 'duplicate' FROM games WHERE game_id = ?",
+                [other, hidden],
+            )
+    again = _rate(inc)
+    assert again.resumed_from == period and again.full_reason is None
+    assert not db_rows(inc, f"SELECT 1 FROM rating_changes WHERE system = 'fide' AND game_id = {hidden}")
     scratch = _rate(full)
     assert scratch.resumed_from is None
     assert _rows(inc) == _rows(full)
