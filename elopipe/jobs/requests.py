@@ -169,7 +169,7 @@ class PlayerRequest:
     system: str = "fide"
     compare: str | None = None
     out: Path = Path("out")
-    chart: str = "png"
+    chart: str = "svg"
     all_months: bool = False
 
 

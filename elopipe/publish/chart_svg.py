@@ -109,6 +109,17 @@ def _step_path(ax: _Axes, dates: list[dt.date], ratings: list[int | None]) -> st
     return " ".join(parts)
 
 
+def _lone_points(ratings: list[int | None]) -> list[tuple[int, int]]:
+    """(index, rating) of the rated lists with no rated neighbour: a step line through them has
+    no length, so they are drawn as dots (a player on a single list)."""
+    rated = [r is not None for r in ratings]
+    return [
+        (i, r)
+        for i, r in enumerate(ratings)
+        if r is not None and not (i > 0 and rated[i - 1]) and not (i + 1 < len(rated) and rated[i + 1])
+    ]
+
+
 def _marker(shape: str, x: float, y: float, colour: str) -> str:
     r = 5 * PT * 0.65  # matplotlib's markersize 5 (points), its diamond drawn a little larger
     if shape == "D":
@@ -159,6 +170,9 @@ def svg_chart(series: Sequence[Series], title: str, styles: Sequence[Style]) -> 
             for d, r in zip(s.dates, s.ratings, strict=True):
                 if r is not None:
                     out.append(f' <circle cx="{_f(ax.x(d))}" cy="{_f(ax.y(r))}" r="2.1" fill="{line}"/>')
+        else:
+            for k, r in _lone_points(s.ratings):
+                out.append(f' <circle cx="{_f(ax.x(s.dates[k]))}" cy="{_f(ax.y(r))}" r="3" fill="{line}"/>')
         out.append("</g>")
         for k, e in enumerate(s.events):
             x, y = ax.x(e.day), ax.y(e.rating)

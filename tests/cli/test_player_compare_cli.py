@@ -30,7 +30,9 @@ def test_compared_with_the_same_system_prints_zero_differences(db: Path, tmp_pat
         ["2026-01-01", "2696", "2696", "0", "1", "1"],
     ]
     assert "lists rating the player on both sides: 2; B − A not zero on 0" in res.output
-    assert (tmp_path / "players" / "fide" / "1_player-1-vs-fide.png").exists()
+    # the default chart is the SVG published pages have
+    assert (tmp_path / "players" / "fide" / "1_player-1-vs-fide.svg").exists()
+    assert not list((tmp_path / "players" / "fide").glob("*.png"))
 
 
 def test_fide_against_a_scenario_in_the_terminal(db: Path, tmp_path: Path) -> None:

@@ -129,6 +129,21 @@ def test_chart_svg_titles_markers_and_the_adjustment_step() -> None:
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_player_on_a_single_list_has_a_dot_where_the_line_would_be() -> None:
+    """A step line through one list has no length: the SVG draws that list's rating as a dot
+    (Rapport on the Candidates' one list showed only the event's marker)."""
+    events = [ChartEvent(dt.date(2022, 7, 4), 2764, "Candidates 2022: Ro 2764")]
+    svg = render_series([Series([FEB], [2751], events)], "x", "svg").data.decode("utf-8")
+    series = svg.split('<g id="series-0">', 1)[1].split("</g>", 1)[0]
+    (dot,) = re.findall(r'<circle cx="[\d.]+" cy="([\d.]+)" r="3"', series)
+    (marker_y,) = re.findall(r'<g id="event-0">\s*<title>[^<]*</title>\s*<path d="M[\d.]+ ([\d.]+)', svg)
+    assert float(dot) > float(marker_y) - 3  # the list's 2751 sits below the event's Ro 2764
+    two = render_series([Series([JAN, FEB, MAR], [1500, None, 1554], [])], "x", "svg").data.decode("utf-8")
+    assert two.count('r="3"') == 2  # an unrated list between two rated ones: two dots
+    joined = render_series([Series([JAN, FEB], [1500, 1554], [])], "x", "svg").data.decode("utf-8")
+    assert 'r="3"' not in joined  # a line of two lists needs none
+
+
 def test_chart_names_stay_inside_the_plot() -> None:
     # Firouzja's chart: a long name at the last list, at the top of the axis, and one at the
     # first, at the bottom; matplotlib would write both from the marker rightwards, off the figure

@@ -31,7 +31,7 @@ def player(
         help="Draw and tabulate the history under B too: a system, a scenario (fide@v2017) or official[:SYSTEM].",
     ),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder (players/<system>/ inside)."),
-    chart: str = typer.Option("png", "--chart", help="Chart format: png or svg."),
+    chart: str = typer.Option("svg", "--chart", help="Chart format: svg (as published pages have) or png."),
     all_months: bool = typer.Option(
         False, "--all-months", help="Show every list, also those without a rated game where the rating did not move."
     ),
