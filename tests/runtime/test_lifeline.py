@@ -132,7 +132,9 @@ def test_kill_9_of_run_leaves_no_server_and_no_parse_workers(tmp_path: Path) -> 
         while time.monotonic() < deadline and proc.poll() is None:
             procs = _descendants(proc.pid)
             cmds = [cmd for _, cmd in procs.values()]
-            server = any("uvicorn" in c for c in cmds)
+            # `run` forks its server once Prefect is imported (flows/prefect_server.py): a child
+            # with the command's own command line; `watch` starts one by `-m uvicorn`
+            server = any("uvicorn" in c or (f"{ELOPIPE} run " in c and "forkserver" not in c) for c in cmds)
             workers = sum("multiprocessing.forkserver" in c for c in cmds)  # the forkserver and its workers
             if server and workers >= 2:
                 break
