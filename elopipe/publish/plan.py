@@ -240,8 +240,14 @@ def publish_changed(
     Only the files whose content changed are written (elopipe.publish.manifest).
     Raises LookupError when the system has no list; OSError when a file cannot be written (the
     lists not written stay pending, and the next call writes them)."""
+    from elopipe.publish.lists import list_dates
+
     newest = last_run(con, system)
     dates = None if changed is None else sorted(set(changed) | set(missed_lists(con, out, db, system, own_run)))
+    if dates is not None:
+        # a changed date whose rows are all in rating_changes (every player of it still unrated)
+        # has no list to publish; it must not hold back the system's other lists
+        dates = sorted(set(dates) & set(list_dates(con, system)))
     missed = [] if dates is None or changed is None else sorted(set(dates) - set(changed))
     if dates is not None and not dates and not pending_dates(out, db, system):
         if has_published(out, db, system):

@@ -3,6 +3,7 @@ never left half-written under its final name (issue 12, item 6). Library calls, 
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import json
 import os
@@ -19,6 +20,7 @@ from typer.testing import CliRunner
 
 import elopipe.publish.atomic as atomic
 from elopipe.publish import write_list
+from elopipe.publish.lists import list_dates
 from elopipe.publish.manifest import MANIFEST
 from elopipe.publish.plan import LEDGER, pending_dates, publish_changed, publish_recorded, published_dates
 from elopipe.publish.workers import default_workers
@@ -225,3 +227,20 @@ def test_lists_of_a_rating_run_no_publish_took_are_published_next(store: Path, t
     _rating_run(store, 3, JAN, FEB)
     assert publish([], 3).unchanged
     assert publish([], None).unchanged
+
+
+def test_a_changed_date_with_no_list_rows_does_not_hold_back_the_other_lists(store: Path, tmp_path: Path) -> None:
+    """A rating run can change a date whose rows are all in rating_changes (every player of it
+    still unrated: two Irish 2011 majors gave 2011-05-01 so): there is no list of that date to
+    publish, and the system's changed lists are published all the same (it stopped the whole
+    system's publish, and the next run's too)."""
+    out = tmp_path / "out"
+    listless = dt.date(2023, 12, 1)
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        assert listless not in set(list_dates(con, "fide"))
+        done = publish_changed(con, store, "fide", out, [listless, JAN, FEB], None, None)
+    finally:
+        con.close()
+    assert published_dates(out, store, "fide") == {JAN, FEB}
+    assert {p.name for p in done.paths if p.parent.name == "lists"} >= {"fide_2024-01-01.csv", "fide_2024-02-01.csv"}
