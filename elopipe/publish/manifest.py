@@ -214,6 +214,8 @@ def _load(path: Path) -> tuple[dict[str, tuple[str, int, int]], dict[str, tuple[
         return {}, {}
     out: dict[str, tuple[str, int, int]] = {}
     for rel, entry in files.items():
+        if not _inside(str(rel)):  # an edited manifest never makes elopipe touch another file
+            continue
         if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
             if isinstance(entry[1], int) and isinstance(entry[2], int):
                 out[str(rel)] = (entry[0], entry[1], entry[2])
@@ -221,8 +223,15 @@ def _load(path: Path) -> tuple[dict[str, tuple[str, int, int]], dict[str, tuple[
     raw = data.get("inputs")
     for key, entry in (raw if isinstance(raw, dict) else {}).items():
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], list):
-            inputs[str(key)] = (entry[0], [str(r) for r in entry[1]])
+            inputs[str(key)] = (entry[0], [str(r) for r in entry[1] if _inside(str(r))])
     return out, inputs
+
+
+def _inside(rel: str) -> bool:
+    """Whether `rel` names a file under the folder: relative, with no `..` part (what `relative`
+    records; anything else was written by hand)."""
+    parts = rel.split("/")
+    return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts
 
 
 def active() -> Manifest | None:

@@ -219,3 +219,29 @@ def test_charts_switched_to_svg_leave_no_png_elopipe_wrote_and_keep_the_users(
     _publish(db, tmp_path / "fresh", dates)
     mine.unlink()
     assert published_files(out) == published_files(tmp_path / "fresh")
+
+
+def test_a_manifest_edited_to_name_files_outside_the_folder_never_removes_them(tmp_path: Path) -> None:
+    """The manifest lives in the output folder, which others can write: entries that point out of
+    it (`../x`, an absolute path) are not elopipe's files, whatever size and time they record."""
+    import json
+
+    from elopipe.publish.manifest import Manifest
+
+    out = tmp_path / "out"
+    out.mkdir()
+    victims = [tmp_path / "victim.txt", tmp_path / "elsewhere" / "victim2.txt"]
+    victims[1].parent.mkdir()
+    files: dict[str, list[object]] = {}
+    for victim in victims:
+        victim.write_text("the user's\n", encoding="utf-8")
+        st = victim.stat()
+        rel = "../victim.txt" if victim.parent == tmp_path else str(victim)
+        files[rel] = ["0" * 40, st.st_size, st.st_mtime_ns]
+    inputs = {"player:fide:1": ["forged", list(files)]}
+    (out / MANIFEST).write_text(json.dumps({"version": 1, "files": files, "inputs": inputs}), encoding="utf-8")
+    manifest = Manifest(out)
+    assert manifest.entries == {} and manifest.inputs == {"player:fide:1": ("forged", [])}
+    manifest.made("player:fide:1", "new", [])
+    assert manifest.stale(list(files)) == []
+    assert all(v.read_text(encoding="utf-8") == "the user's\n" for v in victims)
