@@ -8,10 +8,10 @@ Plain library, no Prefect: `elopipe watch` runs `watch()` with a batch function 
   looks at once when an entry of the inbox is added, renamed or removed (the folder's own
   modification time, read every `NOTICE_SECONDS`), and again as soon as a file it saw can have
   held still for `interval`: a file that lands is taken about `interval` seconds later, not up
-  to twice that. Names ending in `.part`, `.tmp`,
-  `.crdownload`, and dot files, are never taken: browsers and `rsync` write under those names
-  and rename at the end. Only regular files directly in the inbox are looked at: a symbolic
-  link or a FIFO is left where it is, and named once in a warning.
+  to twice that. Names ending in `TEMP_SUFFIXES` (`.part`, `.tmp`, `.crdownload`, `.partial`,
+  `.download`, `.filepart`, `~`), and dot files, are never taken: browsers, uploaders and
+  `rsync` write under those names and rename at the end. Only regular files directly in the
+  inbox are looked at: a symbolic link or a FIFO is left where it is, and named once in a warning.
 - A copy can stall for longer than two polls. A file that looks cut short (`looks_complete`: a
   PGN whose last game has no result marker, a TRF whose last line has no line break, a zip
   without its central directory) is taken only once it has stayed unchanged for
@@ -47,7 +47,10 @@ from elopipe.read.sources import SYMLINK, not_regular, text_path
 from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.interrupt import stop_requested, wait_or_stop
 
-TEMP_SUFFIXES = (".part", ".tmp", ".crdownload")
+# What uploaders and browsers write under until they rename the file at the end: rsync and
+# curl's `.part`, `.tmp`, Chrome's `.crdownload`, Firefox's `.partial`, Safari's `.download`,
+# WinSCP's `.filepart`; and an editor's backup `~`.
+TEMP_SUFFIXES = (".part", ".tmp", ".crdownload", ".partial", ".download", ".filepart", "~")
 PROCESSED = "processed"
 QUARANTINE = "quarantine"
 REASON_SUFFIX = ".reason.txt"

@@ -149,7 +149,18 @@ def test_arrival_needs_two_equal_polls(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "taken"),
-    [("a.pgn", True), ("a.PGN", True), ("a.pgn.part", False), ("a.TMP", False), ("a.crdownload", False), (".a", False)],
+    [
+        ("a.pgn", True),
+        ("a.PGN", True),
+        ("a.pgn.part", False),
+        ("a.TMP", False),
+        ("a.crdownload", False),
+        (".a", False),
+        ("a.trf.filepart", False),
+        ("a.pgn.partial", False),
+        ("a.pgn.download", False),
+        ("a.trf~", False),
+    ],  # fmt: skip
 )
 def test_temporary_and_hidden_names_are_ignored(tmp_path: Path, name: str, taken: bool) -> None:
     (tmp_path / name).write_text("x")

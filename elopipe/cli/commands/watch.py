@@ -67,9 +67,10 @@ def watch(
     Each batch of arrived files runs the `pipeline` flow, then every file moves to
     INBOX/processed/ (loaded, partial, or already in the store) or INBOX/quarantine/ with a
     .reason.txt (rejected). A file counts as arrived when its size and mtime hold still over two
-    looks, and, if it looks cut short, for --incomplete-wait seconds; .part/.tmp/.crdownload and
-    dot files are ignored. A file that changes while it is loaded stays in the inbox, and one that
-    changes after it was moved comes back to it: either is loaded again, as a correction. Ctrl-C
+    looks, and, if it looks cut short, for --incomplete-wait seconds; upload names (.part,
+    .tmp, .crdownload, .partial, .download, .filepart, ~) and dot files are ignored. A file
+    that changes while it is loaded stays in the inbox, and one that changes after it was moved
+    comes back to it: either is loaded again, as a correction. Ctrl-C
     finishes the current batch's transaction and exits (status 130). Runs appear in the Prefect UI
     when a server is configured; without one a temporary local server runs for the whole watch."""
     check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
