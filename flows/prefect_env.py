@@ -357,3 +357,11 @@ def prefect_api(fork: bool = False) -> Iterator[PrefectApi]:
             else:
                 os.environ[key] = value
         server.stop()
+
+
+def is_termination(exc: BaseException) -> bool:
+    """Whether `exc` is Prefect's TerminationSignal: a SIGTERM came while a flow ran (Prefect's
+    own handler then raises it, after handing the signal to the one it replaced)."""
+    from prefect.exceptions import TerminationSignal
+
+    return isinstance(exc, TerminationSignal)

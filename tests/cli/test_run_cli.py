@@ -115,3 +115,36 @@ def test_a_ctrl_c_while_prefect_starts_is_exit_130_not_a_failure(tmp_path: Path,
     assert res.exit_code == 130, res.output
     assert "stopped (Ctrl-C) before any file was read" in res.output
     assert "failed" not in res.output
+
+
+def test_a_sigterm_while_a_stage_runs_ends_the_run_in_one_line(tmp_path: Path, prefect_harness: str) -> None:
+    """A service manager's SIGTERM while a flow runs, where Prefect's own handler raises its
+    TerminationSignal: one line and status 130, as a Ctrl-C (was a 129-line traceback, exit 1)."""
+    import signal
+
+    proc = subprocess.Popen(
+        [ELOPIPE, "run", str(REPO / "sample_pgn"), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")],
+        env={**os.environ, "PREFECT_API_URL": prefect_harness},
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    seen: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # waits on the run's own lines
+            seen.append(line)
+            if "| rate: fide ..." in line:
+                proc.send_signal(signal.SIGTERM)
+                break
+        stdout, rest = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    stderr = "".join(seen) + rest
+    assert proc.returncode == 130, stderr
+    assert "stopped (SIGTERM)" in stderr or "stopped (Ctrl-C)" in stderr + stdout, stderr
+    for internal in INTERNALS + ("TerminationSignal",):
+        assert internal not in stderr + stdout, stderr

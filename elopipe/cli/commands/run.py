@@ -178,7 +178,14 @@ def _run_pipeline(
     of `spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
     second one aborts at once."""
     from elopipe.runtime.interrupt import graceful_stop, stop_requested
-    from flows.prefect_env import configure, loading_prefect, local_run_settings, prefect_api, quiet_prefect_console
+    from flows.prefect_env import (
+        configure,
+        is_termination,
+        loading_prefect,
+        local_run_settings,
+        prefect_api,
+        quiet_prefect_console,
+    )
 
     start = time.time()
     configure(quiet=not verbose)
@@ -217,6 +224,12 @@ def _run_pipeline(
             f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", style="red"
         )
         raise typer.Exit(1) from None
+    except BaseException as exc:
+        if not is_termination(exc):
+            raise
+        # a SIGTERM while a flow ran: Prefect's handler stops the flow where it is
+        err_console.print("stopped (SIGTERM): what was committed stays; the next run rates and publishes the rest")
+        raise typer.Exit(130) from None
     return summary, Timing(start, imported, api_ready, time.time())
 
 

@@ -106,6 +106,14 @@ def watch(
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
         err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
+    except BaseException as exc:  # re-raised unless it is Prefect's SIGTERM
+        from flows.prefect_env import is_termination
+
+        if not is_termination(exc):
+            raise
+        # a SIGTERM while a flow ran: Prefect's handler stops the flow where it is
+        err_console.print("stopped (SIGTERM): every file loaded so far is committed, the rest stay in the inbox")
+        raise typer.Exit(130) from None
     if stats is not None:
         console.print(
             f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
