@@ -222,6 +222,20 @@ class SystemPublish:
     kept: int = 0  # files published again with the same content, left untouched (elopipe.publish.manifest)
 
 
+def _listless(con: duckdb.DuckDBPyConnection, system: str, dates: set[dt.date]) -> set[dt.date]:
+    """Of `dates` (none of them a list of `system`), those the rating computed with no list row:
+    every player of the period still unrated, its rows all in rating_changes. There is nothing to
+    publish for them, and they must not hold back the system's other lists; a date absent from
+    both tables is left to `publish_recorded` to refuse."""
+    if not dates:
+        return set()
+    rows = con.execute(
+        "SELECT DISTINCT list_date FROM rating_changes WHERE system = ? AND list_date IN (SELECT unnest(?))",
+        [system, sorted(dates)],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
 def publish_changed(
     con: duckdb.DuckDBPyConnection,
     db: str | os.PathLike[str],
@@ -245,9 +259,7 @@ def publish_changed(
     newest = last_run(con, system)
     dates = None if changed is None else sorted(set(changed) | set(missed_lists(con, out, db, system, own_run)))
     if dates is not None:
-        # a changed date whose rows are all in rating_changes (every player of it still unrated)
-        # has no list to publish; it must not hold back the system's other lists
-        dates = sorted(set(dates) & set(list_dates(con, system)))
+        dates = sorted(set(dates) - _listless(con, system, set(dates) - set(list_dates(con, system))))
     missed = [] if dates is None or changed is None else sorted(set(dates) - set(changed))
     if dates is not None and not dates and not pending_dates(out, db, system):
         if has_published(out, db, system):
