@@ -5,11 +5,14 @@ force at its start), with the reason a game is not rated and the events left out
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+from collections.abc import Mapping
 from typing import cast
 
 import polars as pl
 
+from elopipe.rating import faults
 from elopipe.rating.fide.params import SYSTEM_CLASS, EngineInputs, FideParams, Prepared, pair_key, version_expr
 from elopipe.rating.periods import PeriodScheme, get_scheme
 from elopipe.read.rate_evidence import classify_games
@@ -286,3 +289,23 @@ def _file_ratings(sides: pl.DataFrame, inputs: EngineInputs) -> pl.DataFrame:
         pl.coalesce("file_id", "t_file").alias("file_id"),
     )
     return file_ratings
+
+
+def prepare_without(
+    inputs: EngineInputs, params: FideParams, excluded: Mapping[int, str], scheme: PeriodScheme | None = None
+) -> Prepared:
+    """`prepare` without the tournaments of `excluded` ({tournament_id: reason}: those the engine
+    failed on, `faults.isolate`), which are added to its skips with their reasons."""
+    if not excluded:
+        return prepare(inputs, params, scheme)
+    keep = ~pl.col("tournament_id").is_in(list(excluded))
+    left_out = faults.failed_skips(inputs.games, excluded)
+    inputs = dataclasses.replace(
+        inputs,
+        games=inputs.games.filter(keep),
+        tournaments=inputs.tournaments.filter(keep),
+        tournament_players=inputs.tournament_players.filter(keep),
+    )
+    prep = prepare(inputs, params, scheme)
+    prep.skips = pl.concat([prep.skips, left_out.select(prep.skips.columns).cast(prep.skips.schema)])
+    return prep

@@ -56,7 +56,7 @@ from elopipe.rating.fide import b02, checkpoint, norms_store, resume, windows
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.list_digests import RESULT_KEYS, list_hashes
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
-from elopipe.rating.fide.prepare import prepare
+from elopipe.rating.fide.prepare import prepare, prepare_without
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary, ro_far
 
@@ -416,19 +416,7 @@ def _compute(
     ({tournament_id: reason}), which are added to the skips (`faults.isolate`); the recorder holds
     what each period carried to the next (`checkpoint.Recorder`)."""
     recorder = checkpoint.Recorder()
-    if not excluded:
-        prep = prepare(inputs, fp, get_scheme("fide"))
-        return prep, to_contract(run_periods(prep, fp, through=through, recorder=recorder)), recorder
-    keep = ~pl.col("tournament_id").is_in(list(excluded))
-    left_out = faults.failed_skips(inputs.games, excluded)
-    inputs = dataclasses.replace(
-        inputs,
-        games=inputs.games.filter(keep),
-        tournaments=inputs.tournaments.filter(keep),
-        tournament_players=inputs.tournament_players.filter(keep),
-    )
-    prep = prepare(inputs, fp, get_scheme("fide"))
-    prep.skips = pl.concat([prep.skips, left_out.select(prep.skips.columns).cast(prep.skips.schema)])
+    prep = prepare_without(inputs, fp, excluded, get_scheme("fide"))
     return prep, to_contract(run_periods(prep, fp, through=through, recorder=recorder)), recorder
 
 

@@ -54,7 +54,7 @@ from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.frames import LIST_SCHEMA, POOL_SCHEMA, Lists, empty
 from elopipe.rating.fide.list_digests import RESULT_KEYS, list_hashes
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams, Prepared
-from elopipe.rating.fide.prepare import prepare
+from elopipe.rating.fide.prepare import prepare_without
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary
 from elopipe.runtime.settings import env_count
@@ -175,20 +175,8 @@ class _Window:
 def _compute(inputs: EngineInputs, fp: FideParams, carry: _Carry, excluded: Mapping[int, str]) -> _Window:
     """The window of `inputs` without the events of `excluded` (`faults.isolate`: recorded as left
     out), from the state of `carry` (the previous window's; `carry.last` None: the first)."""
-    left_out = None
-    if excluded:
-        keep = ~pl.col("tournament_id").is_in(list(excluded))
-        left_out = faults.failed_skips(inputs.games, excluded)
-        inputs = dataclasses.replace(
-            inputs,
-            games=inputs.games.filter(keep),
-            tournaments=inputs.tournaments.filter(keep),
-            tournament_players=inputs.tournament_players.filter(keep),
-        )
     scheme = get_scheme("fide")
-    prep = prepare(inputs, fp, scheme)
-    if left_out is not None:
-        prep.skips = pl.concat([prep.skips, left_out.select(prep.skips.columns).cast(prep.skips.schema)])
+    prep = prepare_without(inputs, fp, excluded, scheme)
     nxt = carry.next_window()
     if not prep.list_dates:  # no rated game: the lists of its periods are computed with the next window's
         return _Window(prep, None, [], nxt)
