@@ -22,8 +22,12 @@ rewriting it). Anything else is written atomically, as before.
 
 The manifest only saves work: a lost or stale entry makes elopipe compare the file's bytes, never
 skip a changed file. It is written without flushing to disk, at the end of a publish and now and
-then during a long one. Files elopipe did not write are never read, removed or overwritten,
-unless they sit under one of the names elopipe publishes (as before manifests).
+then during a long one. Files elopipe did not write are never removed or overwritten. One that
+sits under a name elopipe publishes, with other bytes than elopipe's, and that the manifest does
+not record as elopipe wrote it (the user's own file, or elopipe's file edited by hand) is first
+kept under `.elopipe-kept/` with the same relative name (a hard link, else a copy; `.1`, `.2`, ...
+when that name is taken), then the name gets elopipe's content; `Manifest.set_aside` lists them
+for the user's message.
 """
 
 from __future__ import annotations
@@ -32,15 +36,18 @@ import contextlib
 import hashlib
 import json
 import os
+import shutil
 import stat
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from elopipe.publish.atomic import RECORDER, write_unrecorded
+from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
 
 MANIFEST = ".elopipe-manifest.json"
+# where a file elopipe cannot show it wrote is kept before its name gets elopipe's content
+KEPT = ".elopipe-kept"
 _VERSION = 1
 # a long publish saves the manifest at most this often (it is a few hundred KB on a big folder)
 SAVE_EVERY_SECONDS = 5.0
@@ -54,7 +61,9 @@ def digest(data: bytes) -> str:
 class Manifest:
     """The manifest of one output folder (`root`), loaded from disk; thread-safe. `written` and
     `kept` count the files written and the unchanged ones left as they were since it was loaded;
-    `changed` holds the former (paths relative to the folder)."""
+    `changed` holds the former (paths relative to the folder); `set_aside` the (name, kept as)
+    pairs of the files that were not elopipe's and were kept before being replaced (module
+    docstring), relative to the folder."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
@@ -62,6 +71,7 @@ class Manifest:
         self.written = 0
         self.kept = 0
         self.changed: set[str] = set()
+        self.set_aside: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         self._dirty = False
         self._saved_at = time.monotonic()
@@ -83,6 +93,7 @@ class Manifest:
             with self._lock:
                 self.kept += 1
             return False
+        self._keep_if_not_ours(path, rel)
         write_unrecorded(path, data, durable)
         st = path.stat()
         with self._lock:
@@ -112,6 +123,35 @@ class Manifest:
                 self.entries[rel] = (key, st.st_size, st.st_mtime_ns)
                 self._dirty = True
         return same
+
+    def _keep_if_not_ours(self, path: Path, rel: str) -> None:
+        """Keep the regular file at `path` under `KEPT` unless the manifest records it as
+        elopipe wrote it (same size and modification time). Raises WriteError when it cannot be
+        kept: elopipe then does not write over it."""
+        try:
+            st = path.lstat()
+        except OSError:
+            return
+        with self._lock:
+            entry = self.entries.get(rel)
+        if not stat.S_ISREG(st.st_mode) or (entry is not None and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)):
+            return
+        target = self.root / KEPT / rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with self._lock:  # two threads never pick the same free name
+                n = 0
+                while os.path.lexists(target):
+                    n += 1
+                    target = self.root / KEPT / f"{rel}.{n}"
+                try:
+                    os.link(path, target)
+                except OSError:  # a file system without hard links
+                    shutil.copy2(path, target)
+                self.set_aside.append((rel, target.relative_to(self.root).as_posix()))
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            raise WriteError(f"{path}: not written by elopipe, and it could not be kept ({why})") from exc
 
     def fresh(self, key: str, digest: str) -> list[Path] | None:
         """The files of page `key` when it was last made from inputs of `digest` and each of its
@@ -256,3 +296,18 @@ def recording(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
     finally:
         RECORDER.reset(token)
         manifest.save()
+
+
+def set_aside_line(pairs: list[tuple[str, str]], shown: int = 3) -> str:
+    """One line for the user about the files kept under `KEPT` before elopipe wrote their names
+    (`Manifest.set_aside`); empty when there are none."""
+    if not pairs:
+        return ""
+    names = ", ".join(f"{rel} -> {kept}" for rel, kept in pairs[:shown])
+    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
+    many = (
+        "file elopipe had not written (or one edited by hand) was"
+        if len(pairs) == 1
+        else "files elopipe had not written (or edited by hand) were"
+    )
+    return f"{len(pairs)} {many} kept before publishing over it: {names}{more}"

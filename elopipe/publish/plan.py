@@ -220,6 +220,7 @@ class SystemPublish:
     held_back: int = 0  # changed lists left in the store only (max_lists)
     unchanged: bool = False  # nothing to write
     kept: int = 0  # files published again with the same content, left untouched (elopipe.publish.manifest)
+    set_aside: list[tuple[str, str]] = field(default_factory=list)  # not elopipe's, kept first (manifest.KEPT)
 
 
 def _listless(con: duckdb.DuckDBPyConnection, system: str, dates: set[dt.date]) -> set[dt.date]:
@@ -277,4 +278,4 @@ def publish_changed(
         paths, resumed = publish_recorded(con, db, system, out, dates, run_id, progress)
         paths = list(dict.fromkeys(paths))
         kept = sum(manifest.relative(p) not in manifest.changed for p in paths)
-    return SystemPublish(paths, resumed, missed, held_back, kept=kept)
+    return SystemPublish(paths, resumed, missed, held_back, kept=kept, set_aside=manifest.set_aside)

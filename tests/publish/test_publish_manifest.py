@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from elopipe.publish.lists import list_dates
-from elopipe.publish.manifest import MANIFEST, recording
+from elopipe.publish.manifest import KEPT, MANIFEST, recording, set_aside_line
 from elopipe.publish.outputs import publish_outputs
 from elopipe.publish.workers import Ticker
 from elopipe.runtime.words import bar
@@ -185,6 +185,41 @@ def test_a_file_changed_by_hand_is_written_again(db: Path, tmp_path: Path) -> No
     os.utime(target, ns=(0, 0))
     _, written = _publish(db, out, dates)
     assert written == 1 and target.read_bytes() == good
+    # the hand-edited bytes are not lost: kept under .elopipe-kept with the same name
+    assert (out / KEPT / "lists" / target.name).read_bytes() == good.replace(b",", b";")
+
+
+def test_a_users_file_under_a_name_elopipe_publishes_is_kept_before_it_is_written(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    dates = _dates(db)[-1:]
+    name = f"lists/fide_{dates[0].isoformat()}.csv"
+    mine = b"my own selection\n"
+    (out / "lists").mkdir(parents=True)
+    (out / name).write_bytes(mine)
+    (out / KEPT / name).parent.mkdir(parents=True)
+    (out / KEPT / name).write_bytes(b"kept by an earlier publish\n")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        with recording(out) as manifest:
+            publish_outputs(con, "fide", out, dates)
+    finally:
+        con.close()
+    assert manifest.set_aside == [(name, f"{KEPT}/{name}.1")]
+    assert (out / KEPT / f"{name}.1").read_bytes() == mine
+    assert (out / KEPT / name).read_bytes() == b"kept by an earlier publish\n"
+    assert (out / name).read_bytes() == published_files(_fresh_publish(db, tmp_path / "fresh", dates))[name]
+    assert set_aside_line(manifest.set_aside) == (
+        f"1 file elopipe had not written (or one edited by hand) was kept before publishing over it: "
+        f"{name} -> {KEPT}/{name}.1"
+    )
+    # elopipe's own file, as it wrote it, is replaced without a copy
+    _publish(db, out, dates)
+    assert sorted(p.name for p in (out / KEPT / "lists").iterdir()) == [Path(name).name, f"{Path(name).name}.1"]
+
+
+def _fresh_publish(db: Path, out: Path, dates: list[dt.date]) -> Path:
+    _publish(db, out, dates)
+    return out
 
 
 def test_charts_switched_to_svg_leave_no_png_elopipe_wrote_and_keep_the_users(

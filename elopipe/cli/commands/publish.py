@@ -97,6 +97,10 @@ def publish(
         console.print(f"  {p}")
     if len(paths) > 12:
         console.print(f"  ... and {len(paths) - 12} more")
+    if done.set_aside:
+        from elopipe.publish.manifest import set_aside_line
+
+        err_console.print(set_aside_line(done.set_aside), style="yellow", soft_wrap=True)
 
 
 def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
