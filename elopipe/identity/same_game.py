@@ -27,6 +27,9 @@ games between players whose surnames differ are never evidence: the names must a
 Cost: the batch's games joined with the games of the tournaments near the batch's on the days the
 batch played, by equality joins: on the date, result, round and a name word (two letters or more)
 each colour's players share, or on equal moves; the name test runs in Python on those few pairs.
+A game always meets itself (and the copies of itself in its own tournament) on those keys: the
+batch's rows whose keys only games of their own tournament, or only games between their own two
+players, share are left out before the join, so that it pairs the few others.
 Errors: none raised on data; SQL errors propagate (the loader rolls back).
 """
 
