@@ -21,7 +21,8 @@ because the ingest uses every core while the baseline uses one, so another busy 
 only the ingest's side. The issue-2 floor is ingest / baseline >= 0.7 by wall time; issue 27's
 goal is >= 1.0 by CPU. ``--check`` exits 1 when the wall floor is missed.
 
-Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--workers W] [--no-ingest] [--check]``.
+Usage: ``.venv/bin/python bench/ingest.py [--games N] [--rounds K] [--workers W] [--no-ingest] [--cache DIR]
+[--check]``.
 """
 
 from __future__ import annotations
@@ -50,8 +51,8 @@ DATA = ROOT / "bench" / "_data" / "pgn"
 FLOOR = 0.7
 
 
-def build_input(min_games: int) -> tuple[Path, int]:
-    """The concatenated PGN (cached) and its game count as python-chess counts them."""
+def build_input(min_games: int, data: Path = DATA) -> tuple[Path, int]:
+    """The concatenated PGN (cached in `data`) and its game count as python-chess counts them."""
     sources = sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn")
     if not sources:
         sys.exit(f"no PGN files in {SHARED_PGN}")
@@ -62,8 +63,8 @@ def build_input(min_games: int) -> tuple[Path, int]:
     chunk = "".join(texts)
     per_copy = _count_headers(io.StringIO(chunk))
     copies = -(-min_games // per_copy)
-    DATA.mkdir(parents=True, exist_ok=True)
-    path = DATA / f"concat_{per_copy}x{copies}.pgn"
+    data.mkdir(parents=True, exist_ok=True)
+    path = data / f"concat_{per_copy}x{copies}.pgn"
     meta = path.with_suffix(".json")
     if not (path.exists() and meta.exists() and json.loads(meta.read_text()).get("bytes") == path.stat().st_size):
         with path.open("w", encoding="utf-8", newline="\n") as fh:
@@ -129,12 +130,15 @@ def main() -> int:
     ap.add_argument(
         "--workers", type=int, default=1, help="also time read_pgn and the ingest with this many worker processes"
     )
+    ap.add_argument(
+        "--cache", type=Path, default=DATA, help=f"folder of the built input (default {DATA.relative_to(ROOT)})"
+    )
     ap.add_argument("--check", action="store_true", help=f"exit 1 when ingest/baseline < {FLOOR}")
     args = ap.parse_args()
 
-    path, expected = build_input(args.games)
+    path, expected = build_input(args.games, args.cache)
     size_mb = path.stat().st_size / 1e6
-    print(f"input: {path.relative_to(ROOT)} ({size_mb:.1f} MB, {expected:,} games by python-chess)")
+    print(f"input: {path} ({size_mb:.1f} MB, {expected:,} games by python-chess)")
     try:  # import every module the ingest path needs before the clocks start
         import elopipe.ingest.driver  # noqa: F401
         import elopipe.read.trf.reader  # noqa: F401

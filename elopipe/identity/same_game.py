@@ -27,6 +27,9 @@ games between players whose surnames differ are never evidence: the names must a
 Cost: the batch's games joined with the games of the tournaments near the batch's on the days the
 batch played, by equality joins: on the date, result, round and a name word (two letters or more)
 each colour's players share, or on equal moves; the name test runs in Python on those few pairs.
+A game always meets itself (and the copies of itself in its own tournament) on those keys: the
+batch's rows whose keys only games of their own tournament, or only games between their own two
+players, share are left out before the join, so that it pairs the few others.
 Errors: none raised on data; SQL errors propagate (the loader rolls back).
 """
 
@@ -69,17 +72,36 @@ nk AS MATERIALIZED (SELECT n.*, w.tok AS wt, k.tok AS kt FROM n JOIN tok w ON w.
        JOIN tok k ON k.player_id = n.black_id),
 -- games with long enough moves, filtered before their join: games without moves (a TRF's)
 -- share one date and result by the thousand, and a join on those alone would pair them all
-bl AS (SELECT * FROM b WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
-nl AS (SELECT * FROM n WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
+bl AS MATERIALIZED (SELECT * FROM b WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
+nl AS MATERIALIZED (SELECT * FROM n WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
+-- two games of one tournament, or with the same players, are never a pair (`m` says so again):
+-- tested in the joins, where a game meets itself (and each copy of itself). Before the join on
+-- the name words, the batch's rows are kept only where the games sharing their date, result,
+-- round and words are not all of their tournament, nor all between their two players: most
+-- games meet only themselves, and the join then pairs the few others
+kn AS (SELECT game_date, result, round, wt, kt, min(tournament_id) AS t_lo, max(tournament_id) AS t_hi,
+              min(white_id) AS w_lo, max(white_id) AS w_hi, min(black_id) AS k_lo, max(black_id) AS k_hi
+       FROM nk GROUP BY ALL),
+bko AS MATERIALIZED (SELECT bk.* FROM bk JOIN kn USING (game_date, result, round, wt, kt)
+        WHERE NOT (kn.t_lo = bk.tournament_id AND kn.t_hi = bk.tournament_id)
+          AND NOT (kn.w_lo = bk.white_id AND kn.w_hi = bk.white_id AND kn.k_lo = bk.black_id
+                   AND kn.k_hi = bk.black_id)),
 pairs AS (
-    SELECT bk.game_id AS ga, nk.game_id AS gb FROM bk JOIN nk
+    SELECT bk.game_id AS ga, nk.game_id AS gb FROM bko AS bk JOIN nk
       ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round AND bk.wt = nk.wt
      AND bk.kt = nk.kt
-    WHERE bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash
-    UNION  -- a round missing on one side: equal moves, long enough
+    WHERE (bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash)
+      AND bk.tournament_id <> nk.tournament_id AND (bk.white_id <> nk.white_id OR bk.black_id <> nk.black_id)
+    UNION  -- a round missing on one side: equal moves, long enough (one join a side, each small)
     SELECT bl.game_id, nl.game_id FROM bl JOIN nl ON bl.movetext_hash = nl.movetext_hash
      AND bl.game_date = nl.game_date AND bl.result = nl.result
-    WHERE bl.round IS NULL OR nl.round IS NULL
+    WHERE bl.round IS NULL
+      AND bl.tournament_id <> nl.tournament_id AND (bl.white_id <> nl.white_id OR bl.black_id <> nl.black_id)
+    UNION
+    SELECT bl.game_id, nl.game_id FROM bl JOIN nl ON bl.movetext_hash = nl.movetext_hash
+     AND bl.game_date = nl.game_date AND bl.result = nl.result
+    WHERE nl.round IS NULL
+      AND bl.tournament_id <> nl.tournament_id AND (bl.white_id <> nl.white_id OR bl.black_id <> nl.black_id)
 ),
 m AS (
     SELECT b.game_id AS ga, n.game_id AS gb, b.tournament_id AS ta, n.tournament_id AS tb,
