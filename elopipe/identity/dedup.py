@@ -99,7 +99,7 @@ from elopipe.identity.nearby import (
     tournament_spans,
 )
 from elopipe.store import write
-from elopipe.store.frames import registered
+from elopipe.store.frames import registered, to_polars
 
 # Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
 SHORT_PLIES = 20
@@ -387,8 +387,9 @@ _CLASS_KEY = [
 
 def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
     # event_games: every game of the tournament, also those without both players
-    frame: pl.DataFrame = con.sql(
-        """
+    frame = to_polars(
+        con.sql(
+            """
         WITH sel AS (SELECT UNNEST(?) AS tournament_id),
         n AS (SELECT tournament_id, count(*) AS event_games FROM games
               WHERE tournament_id IN (SELECT tournament_id FROM sel) GROUP BY 1)
@@ -400,8 +401,9 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
         WHERE g.tournament_id IN (SELECT tournament_id FROM sel) AND g.white_id IS NOT NULL
           AND g.black_id IS NOT NULL
         """,
-        params=[sorted(tids)],
-    ).pl()
+            params=[sorted(tids)],
+        )
+    )
     return frame
 
 

@@ -41,30 +41,44 @@ def _groups(source: str, key: str, where: str) -> str:
 
 
 def replace_changed(
-    con: duckdb.DuckDBPyConnection, system: str, table: str, frame: pl.DataFrame, lists: Collection[dt.date]
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    table: str,
+    frame: pl.DataFrame,
+    lists: Collection[dt.date],
+    *,
+    key: tuple[str, ...] | None = None,
+    events: Collection[int] | None = None,
 ) -> int:
     """Make `system`'s rows of `table` (one of `KEYS`) dated one of `lists` those of `frame`
     (rows dated one of `lists`; its columns, any subset of the table's, by name; ``system`` is
     filled in when absent), writing only the groups that differ. Runs in the caller's
     transaction (its temporary tables go with a rollback). Returns the number of groups rewritten.
-    Raises KeyError for a table not in `KEYS`; `write.StoreWriteError` for a column the table
-    does not have."""
-    key = ", ".join(KEYS[table])
+    `key`: the columns of a group, for another table (`KEYS`' by default); `events`: only the
+    stored rows of these tournaments are compared and replaced (None: every one of `lists`).
+    Raises KeyError for a table not in `KEYS` without a `key`; `write.StoreWriteError` for a
+    column the table does not have."""
+    cols = KEYS[table] if key is None else key
+    key_sql = ", ".join(cols)
     dates = sorted(set(lists))
     new = f"__elopipe_new_{table}_{next(_names)}"
     # same columns and types as the table, so that a new row and its stored twin hash alike
     con.execute(f"CREATE TEMP TABLE {new} AS FROM {table} LIMIT 0")
     write.insert(con, new, frame, constants={} if "system" in frame.columns else {"system": system})
     stored = "WHERE system = $system AND list_date IN (SELECT unnest($dates::DATE[]))"
+    params: dict[str, object] = {"system": system, "dates": dates}
+    if events is not None:
+        stored += " AND tournament_id IN (SELECT unnest($events::INTEGER[]))"
+        params["events"] = sorted(set(events))
     diff = (
-        f"SELECT {key} FROM ({_groups(new, key, '')}) a FULL JOIN ({_groups(table, key, stored)}) b "
-        f"USING ({key}) WHERE a.n IS DISTINCT FROM b.n OR a.s IS DISTINCT FROM b.s OR a.b IS DISTINCT FROM b.b"
+        f"SELECT {key_sql} FROM ({_groups(new, key_sql, '')}) a FULL JOIN ({_groups(table, key_sql, stored)}) b "
+        f"USING ({key_sql}) WHERE a.n IS DISTINCT FROM b.n OR a.s IS DISTINCT FROM b.s OR a.b IS DISTINCT FROM b.b"
     )
     changed = f"__elopipe_changed_{table}_{next(_names)}"
-    con.execute(f"CREATE TEMP TABLE {changed} AS {diff}", {"system": system, "dates": dates})
-    on = " AND ".join(f"t.{c} = c.{c}" for c in KEYS[table])
+    con.execute(f"CREATE TEMP TABLE {changed} AS {diff}", params)
+    on = " AND ".join(f"t.{c} = c.{c}" for c in cols)
     con.execute(f"DELETE FROM {table} t USING {changed} c WHERE t.system = $system AND {on}", {"system": system})
-    con.execute(f"INSERT INTO {table} BY NAME SELECT n.* FROM {new} n SEMI JOIN {changed} c USING ({key})")
+    con.execute(f"INSERT INTO {table} BY NAME SELECT n.* FROM {new} n SEMI JOIN {changed} c USING ({key_sql})")
     rewritten: int = con.execute(f"SELECT count(*) FROM {changed}").fetchall()[0][0]
     # on an error the caller's rollback drops them with the rest
     con.execute(f"DROP TABLE {changed}")

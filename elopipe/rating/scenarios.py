@@ -35,6 +35,7 @@ import polars as pl
 
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store import schema, write
+from elopipe.store.frames import to_polars
 
 SEP = "@"
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,31}")
@@ -220,8 +221,9 @@ def overview(con: duckdb.DuckDBPyConnection, name: str | None = None) -> pl.Data
             con.execute(f"CREATE TABLE {table} ({schema.TABLES[table]})")
     if name is not None:
         where, params = f"WHERE {_MATCH}", {"name": _folded_ref(name)}
-    frame: pl.DataFrame = con.sql(
-        f"""
+    frame = to_polars(
+        con.sql(
+            f"""
         WITH l AS (SELECT system, count(DISTINCT list_date) AS lists, min(list_date) AS first_list,
                           max(list_date) AS last_list
                    FROM rating_lists WHERE contains(system, '{SEP}') GROUP BY system),
@@ -242,8 +244,9 @@ def overview(con: duckdb.DuckDBPyConnection, name: str | None = None) -> pl.Data
         FROM s LEFT JOIN l USING (system) {where}
         ORDER BY s.name, s.system
         """,
-        params=params or None,
-    ).pl()
+            params=params or None,
+        )
+    )
     return frame
 
 

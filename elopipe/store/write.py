@@ -89,8 +89,7 @@ def insert(
     own = [c for c in given if c not in exprs and c not in constants]
     select = ", ".join([*computed, *own])
     view = f"__elopipe_rows_{next(_names)}"
-    source = rows.to_arrow(compat_level=pl.CompatLevel.newest()) if isinstance(rows, pl.DataFrame) else rows
-    with registered(con, view, source):
+    with registered(con, view, rows):
         con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM {view}", list(constants.values()))
 
 

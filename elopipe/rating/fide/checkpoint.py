@@ -38,7 +38,7 @@ from elopipe.rating import inputs, scenarios, store_io
 from elopipe.rating.fide.frames import POOL_SCHEMA, STATE_SCHEMA, Lists, by_player
 from elopipe.read.dates import latest_plausible
 from elopipe.store import write
-from elopipe.store.frames import registered
+from elopipe.store.frames import registered, to_polars
 
 _BOOT_COLUMNS = ("player_id", "boot_date", "boot_rating", "boot_period")
 
@@ -160,7 +160,7 @@ def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str) -> pl.DataFrame
                count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest
         FROM parts GROUP BY 1
     """
-    frame: pl.DataFrame = con.sql(sql).pl()
+    frame = to_polars(con.sql(sql))
     return frame
 
 

@@ -117,9 +117,10 @@ def summary_from_store(
     if list_dates:
         s.players_rated = int(one("count(rating)", "rating_lists", s.last_list)[0][0])
     s.new_ratings = int(one(r"count(*) FILTER (WHERE regexp_matches(flags, '\bnew\b'))", "rating_lists")[0][0])
-    counted, tc = one("count(*) FILTER (WHERE counted), count(DISTINCT game_id) FILTER (WHERE tc_assumed)",
-                      "rating_changes")[0]  # fmt: skip
-    s.games_counted, s.unknown_tc_games = int(counted), int(tc)
+    # two queries: a DISTINCT under a FILTER hashes every row's game (0.10 CPU-s on 3 months, not 0.01)
+    s.games_counted = int(one("count(*) FILTER (WHERE counted)", "rating_changes")[0][0])
+    s.unknown_tc_games = int(con.execute(q.format("count(DISTINCT game_id)", "rating_changes") + " AND tc_assumed",
+                                         [system]).fetchall()[0][0])  # fmt: skip
     rows = con.execute(q.format("reason, count(*)", "rating_changes") + " AND NOT counted GROUP BY 1 ORDER BY 1",
                        [system]).fetchall()  # fmt: skip
     s.not_counted = {r: int(n) for r, n in rows}

@@ -460,3 +460,22 @@ def test_norms_decided_in_batches_are_those_of_all_events_at_once(
     # several batches, of several events where they fit, and one event alone when it is larger
     assert len(batches) > 1 and sum(batches) == len(tids) and max(batches) > 1 and sizes > 150
     assert stored == expected
+
+
+def test_refresh_rewrites_only_the_events_whose_rows_differ(tmp_path: Path) -> None:
+    """An event's norm rows are written again only when they differ from the stored ones (issue
+    27: DuckDB's checkpoint rewrote every row of a list's events); the rows are those a full
+    rewrite leaves."""
+    from elopipe.rating.fide import norms_store
+
+    with open_writer(_rated_round_robin(tmp_path)) as con:
+        cols = ", ".join(norms_store.NORM_SCHEMA)
+        stored = con.execute(f"SELECT rowid, {cols} FROM title_norms ORDER BY ALL").fetchall()
+        dates = sorted({r[0] for r in con.execute("SELECT list_date FROM title_norms").fetchall()})
+        assert norms_store.refresh(con, "fide", dates) == 40
+        assert con.execute(f"SELECT rowid, {cols} FROM title_norms ORDER BY ALL").fetchall() == stored
+        con.execute("UPDATE title_norms SET rp = 0 WHERE player_id = (SELECT max(player_id) FROM title_norms)")
+        con.execute("INSERT INTO title_norms SELECT * REPLACE (tournament_id + 1000 AS tournament_id) FROM title_norms")
+        assert norms_store.refresh(con, "fide", dates) == 40
+        again = con.execute(f"SELECT {cols} FROM title_norms ORDER BY ALL").fetchall()
+        assert again == [r[1:] for r in sorted(stored, key=lambda r: r[1:])]
