@@ -58,11 +58,38 @@ SERVER_APP = """
 import gc, sys
 from flows import prefect_server
 
+from datetime import timedelta
+
 app = prefect_server.server_app()
 assert "prefect.server.api.server" in sys.modules and type(app).__name__ == "FastAPI"
 assert gc.isenabled() and gc.get_freeze_count() > 100_000  # Prefect's server code, frozen
+from prefect.server.api import background_workers, server
+from prefect.settings import Settings
+
+# the routers a command calls come first, and every router of Prefect's API is still there
+used = list(prefect_server._ROUTERS_USED)
+assert [r.prefix for r in server.API_ROUTERS[: len(used)]] == used
+assert len({id(r) for r in server.API_ROUTERS}) == len(server.API_ROUTERS) > len(used) + 20
+# the background worker looks every 2 s; the settings' cache key is Prefect's own again
+assert background_workers.Worker.keywords == {
+    "minimum_check_interval": timedelta(seconds=2), "scheduling_resolution": timedelta(seconds=2)
+}
+assert Settings().hash_key() != "elopipe-temporary-server"
 print("ok")
 """
+
+
+class _Router:
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+
+def test_the_routers_a_command_calls_come_first_the_others_keep_their_order() -> None:
+    routers = tuple(_Router(p) for p in ["/flows", "/deployments", "/logs", "", "/events", "/ui/flows", "", "/admin"])
+    ordered = prefect_server._routers_used_first(routers)
+    assert sorted(map(id, ordered)) == sorted(map(id, routers))  # the same routers, none lost or added
+    assert [r.prefix for r in ordered] == ["/logs", "/flows", "/admin", "/events", "/deployments", "", "/ui/flows", ""]
+    assert [r for r in ordered if r.prefix == ""] == [routers[3], routers[6]]  # in Prefect's order
 
 
 @pytest.mark.slow
