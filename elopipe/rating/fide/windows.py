@@ -58,6 +58,7 @@ from elopipe.rating.fide.prepare import prepare_without
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary
 from elopipe.runtime.settings import env_count
+from elopipe.store import cache
 
 #: games of one window by default: two FIDE-sized months of a large federation (125k games each),
 #: about 500 MB at the peak of a run; ELOPIPE_RATE_WINDOW_GAMES sets another bound
@@ -325,7 +326,10 @@ def rate_in_windows(
     background = con.execute("SELECT current_setting('allocator_background_threads')").fetchall()[0][0]
     con.execute("SET allocator_background_threads = true")
     try:
-        return _rate(con, system, fp, rules, plan, windows, load, digest)
+        # the store's blocks a window read are not read again: dropped after each (about 100 MB
+        # at the end of a 12-month federation store, which the cache would otherwise keep)
+        with cache.released(con) as release:
+            return _rate(con, system, fp, rules, plan, windows, load, digest, release)
     finally:
         con.execute(f"SET allocator_background_threads = {bool(background)}")
 
@@ -339,14 +343,16 @@ def _rate(
     windows: list[Window],
     load: Callable[..., EngineInputs],
     digest: DigestFn,
+    release: Callable[[], None],
 ) -> RateSummary:
-    """`rate_in_windows` of `windows` (two or more)."""
+    """`rate_in_windows` of `windows` (two or more); `release` after each window (`cache.released`)."""
     base = load(con, system, fp.no_moves, events=[], tournaments=plan.tournaments.clear())
     by_period, empty_digest = plan.digest(con, system, fp)
     run = _Run(con, system, fp, plan, base, _Writer(con, system, fp, rules, store_io.load_digests(con, system)))
     try:
         for win in windows:
             run.window(win, digest, by_period, empty_digest)
+            release()
         # title norms (B.01) of the lists gone: their rows go
         norms_store.refresh(con, system, sorted(run.writer.rest(run.carry.last, run.done)), None)
         if run.carry.last is None:  # no rated game: the periods' inputs are kept all the same
