@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterator
 
 import duckdb
 
-#: the memory limit set for an instant to make DuckDB drop what it can of its cache
-_RELEASE_LIMIT = "1MB"
+#: the memory limit set for an instant to make DuckDB drop every block it can (it then says it could
+#: not free the rest: what it cannot drop without a temporary directory)
+_RELEASE_LIMIT = "0B"
 
 
 def _setting(con: duckdb.DuckDBPyConnection, name: str) -> str:
@@ -64,7 +65,7 @@ def _release(con: duckdb.DuckDBPyConnection) -> None:
     try:
         con.execute(f"SET memory_limit = {_quoted(_RELEASE_LIMIT)}")
     except duckdb.OutOfMemoryException:
-        pass  # what DuckDB could drop is dropped; the rest (temporary tables, changes not yet checkpointed) stays
+        pass  # what DuckDB could drop is dropped; the rest (temporary tables, say) stays
     finally:
         # the default is a share of the machine's memory, which the setting shows rounded: reset it
         con.execute("RESET memory_limit")
