@@ -61,10 +61,18 @@ def replace_changed(
     cols = KEYS[table] if key is None else key
     key_sql = ", ".join(cols)
     dates = sorted(set(lists))
+    constants = {} if "system" in frame.columns else {"system": system}
+    if not _stored_any(con, system, table, dates):
+        # nothing stored on these lists (a run from scratch): every group differs, and the rows go
+        # in as the comparison below would insert them (a column the frame lacks is NULL, not its
+        # default) without a temporary copy of the frame
+        lacking = [c for c in write.table_columns(con, table) if c not in frame.columns and c not in constants]
+        write.insert(con, table, frame, exprs=dict.fromkeys(lacking, "NULL"), constants=constants)
+        return frame.select(cols).n_unique() if frame.height else 0
     new = f"__elopipe_new_{table}_{next(_names)}"
     # same columns and types as the table, so that a new row and its stored twin hash alike
     con.execute(f"CREATE TEMP TABLE {new} AS FROM {table} LIMIT 0")
-    write.insert(con, new, frame, constants={} if "system" in frame.columns else {"system": system})
+    write.insert(con, new, frame, constants=constants)
     stored = "WHERE system = $system AND list_date IN (SELECT unnest($dates::DATE[]))"
     params: dict[str, object] = {"system": system, "dates": dates}
     if events is not None:
@@ -84,3 +92,9 @@ def replace_changed(
     con.execute(f"DROP TABLE {changed}")
     con.execute(f"DROP TABLE {new}")
     return rewritten
+
+
+def _stored_any(con: duckdb.DuckDBPyConnection, system: str, table: str, dates: list[dt.date]) -> bool:
+    """Whether `table` holds a row of `system` dated one of `dates`."""
+    sql = f"SELECT 1 FROM {table} WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) LIMIT 1"
+    return bool(con.execute(sql, [system, dates]).fetchall())

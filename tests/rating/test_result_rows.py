@@ -76,3 +76,33 @@ def test_only_differing_groups_are_rewritten_and_the_rows_are_those_of_a_full_re
             assert result_rows.replace_changed(con, "fide", table, new, dates) == 0
         assert _rows(con, table) == expected
         assert not con.execute("SELECT * FROM duckdb_tables() WHERE temporary").fetchall()
+
+
+@pytest.mark.parametrize("table", sorted(result_rows.KEYS))
+def test_lists_with_nothing_stored_get_the_rows_and_count_of_the_comparison(
+    rated: Path, tmp_path: Path, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run from scratch (no row stored on its lists) inserts the rows without the comparison's
+    temporary tables: the same rows, and the same number of groups, as the comparison leaves."""
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(rated.read_bytes())
+    with open_writer(db) as con:
+        stored = con.sql(f"SELECT * EXCLUDE (system) FROM {table} WHERE system = 'fide'").pl()
+        dates = stored.get_column("list_date").unique().to_list()
+        groups = stored.select(result_rows.KEYS[table]).n_unique()
+        leave: dict[bool, tuple[list[tuple], int]] = {}
+        for compared in (False, True):
+            monkeypatch.setattr(result_rows, "_stored_any", lambda *_a, compared=compared: compared)
+            con.execute("BEGIN TRANSACTION")
+            con.execute(f"DELETE FROM {table} WHERE system = 'fide'")
+            rewritten = result_rows.replace_changed(con, "fide", table, stored, dates)
+            leave[compared] = (_rows(con, table), rewritten)
+            assert not con.execute("SELECT * FROM duckdb_tables() WHERE temporary").fetchall()
+            con.execute("ROLLBACK")
+        assert leave[False] == leave[True]
+        assert leave[False][1] == groups > 0
+        assert len(leave[False][0]) == stored.height
+        monkeypatch.undo()
+        # and the probe sees the stored rows, of these lists only
+        assert result_rows._stored_any(con, "fide", table, dates)
+        assert not result_rows._stored_any(con, "fide", table, [min(dates).replace(year=1990)])
