@@ -430,7 +430,10 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
     df = df.with_row_index("pos")
     classes = df.group_by(_CLASS_KEY, maintain_order=True).agg(pl.col("pos"), pl.len().alias("n"))
     classes = classes.with_row_index("cls")
-    cands = _candidate_pairs(classes, events, near_pairs(con, tids, tids))
+    # the tournament pairs serve only games with moves: a batch of TRF files has none
+    has_moves = bool(classes["movetext_hash"].is_not_null().any())
+    near = near_pairs(con, tids, tids) if has_moves else pl.DataFrame(schema={"ta": pl.Int64, "tb": pl.Int64})
+    cands = _candidate_pairs(classes, events, near)
     # one class of several rows with moves: rows of one tournament and round with the same moves
     repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
     reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))

@@ -82,8 +82,8 @@ def near_pairs(con: duckdb.DuckDBPyConnection, left: Iterable[int], right: Itera
     """The pairs of a tournament of `left` and another of `right` that can be sources of one event
     or whose days overlap (`NEAR_PAIRS_SQL`): columns ta, tb (Int64), both orders when both are
     on both sides. Their number follows the tournaments near each other, not len(left) x len(right)."""
-    rows = con.execute(NEAR_PAIRS_SQL, {"left": sorted(set(left)), "right": sorted(set(right))}).fetchall()
-    return pl.DataFrame(rows, schema={"ta": pl.Int64, "tb": pl.Int64}, orient="row")
+    frame: pl.DataFrame = con.sql(NEAR_PAIRS_SQL, params={"left": sorted(set(left)), "right": sorted(set(right))}).pl()
+    return frame.select(pl.col("ta").cast(pl.Int64), pl.col("tb").cast(pl.Int64))
 
 
 def dates_overlap(

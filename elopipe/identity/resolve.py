@@ -144,10 +144,15 @@ class _BatchResolver:
             "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, p.name_key, p.federation,"
             " p.birth_year FROM players p WHERE "
         )
+        # a row met again (a player found by FIDE ID and by name key) is one `_Index.add` skips:
+        # skipped here, before making its `_Known` (a FIDE month meets 30k players twice)
+        seen: set[tuple[object, ...]] = set()
         for col, values in (("fide_id", fids), ("national_id", nids), ("name_key", keys)):
             if values:
                 for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
-                    self.index.add(_Known(*r))
+                    if r not in seen:
+                        seen.add(r)
+                        self.index.add(_Known(*r))
         if keys:  # every spelling already linked to a player is a way to find that player
             # a spelling equal to the player's own name key was found by the query above: only the
             # others, each once (a player has one alias row per entry: a year holds dozens)

@@ -27,9 +27,12 @@ games between players whose surnames differ are never evidence: the names must a
 Cost: the batch's games joined with the games of the tournaments near the batch's on the days the
 batch played, by equality joins: on the date, result, round and a name word (two letters or more)
 each colour's players share, or on equal moves; the name test runs in Python on those few pairs.
-A game always meets itself (and the copies of itself in its own tournament) on those keys: the
-batch's rows whose keys only games of their own tournament, or only games between their own two
-players, share are left out before the join, so that it pairs the few others.
+Pairs whose identifiers, birth years or rates of play contradict are left out in SQL, and games
+whose four players carry a FIDE ID are joined on those IDs first (a FIDE month: 0.9 -> 0.2 CPU-s).
+A game always meets itself (and the copies of itself in its own tournament) on the name words'
+keys: the batch's rows whose keys only games of their own tournament, or only games between their
+own two players, share are left out before that join, so that it pairs the few others (a PGN
+archive of repeated games: 1.0 -> 0.5 CPU-s).
 Errors: none raised on data; SQL errors propagate (the loader rolls back).
 """
 
@@ -45,63 +48,129 @@ from elopipe.read.names import same_surname_initials
 
 RULE = "same_game"
 
+
+def _agree(a: str, b: str) -> str:
+    """SQL condition: games `a` and `b` (rows of `b`/`n` below) have no rate classes known on both
+    sides and different, and, for each colour, no FIDE ID, national ID or birth year known on
+    both sides and different: `same_game_pairs` would reject the pair anyway (`_no_contradiction`;
+    a player is never in contradiction with himself), so it is dropped before the costly joins."""
+    colours = [f"NOT coalesce({a}.{c}{x} <> {b}.{c}{x}, false)" for c in ("w", "k") for x in ("fi", "ni", "yi")]
+    return " AND ".join([f"NOT coalesce({a}.rc <> {b}.rc, false)", *colours])
+
+
+def _tokens(name: str, games: str) -> str:
+    """A CTE `name`: the rows of `games`, one per name word of its white (wt) and black (kt) player."""
+    return (
+        f"{name} AS (SELECT g.*, w.tok AS wt, k.tok AS kt FROM {games} g JOIN tok w ON w.player_id = g.white_id"
+        f" JOIN tok k ON k.player_id = g.black_id)"
+    )
+
+
+def _others(name: str, side: str, other: str) -> str:
+    """A CTE `name`: the rows of `side` (rows of `_tokens`) that share their day, result, round and
+    name words with a game of `other` from another tournament and between other players. The
+    others can pair with no game of `other` (the pair needs another tournament and a colour whose
+    players differ); most rows meet only themselves, so the join that follows pairs the few left."""
+    return (
+        f"{name} AS MATERIALIZED (SELECT s.* FROM {side} s JOIN (SELECT game_date, result, round, wt, kt,"
+        " min(tournament_id) AS t_lo, max(tournament_id) AS t_hi, min(white_id) AS w_lo, max(white_id) AS w_hi,"
+        f" min(black_id) AS k_lo, max(black_id) AS k_hi FROM {other} GROUP BY ALL) o"
+        " USING (game_date, result, round, wt, kt)"
+        " WHERE NOT (o.t_lo = s.tournament_id AND o.t_hi = s.tournament_id)"
+        " AND NOT (o.w_lo = s.white_id AND o.w_hi = s.white_id AND o.k_lo = s.black_id AND o.k_hi = s.black_id))"
+    )
+
+
+# Two games of one day, result, round and players' name words, in two tournaments; and their
+# moves, where both have them, equal
+_SAME_GAME = (
+    "bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round AND bk.wt = nk.wt"
+    " AND bk.kt = nk.kt AND bk.tournament_id <> nk.tournament_id"
+)
+_MOVES = "(bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash)"
+
 # Per game pair and colour whose players differ: the two entries as written, and the game's
 # facts for the evidence. `b`: a game of the batch's files; `n`: a game of a tournament near.
-_SQL = """
-WITH b AS (
+_SQL = f"""
+WITH b0 AS (
     SELECT game_id, tournament_id, white_id, black_id, round, game_date, result, movetext_hash, ply_count
     FROM games WHERE file_id IN (SELECT UNNEST($files)) AND date_precision = 'day' AND result <> '*' AND played
       AND white_id IS NOT NULL AND black_id IS NOT NULL
 ),
-n AS (  -- only the days the batch played: the join does not grow with the neighbours' other days
+n0 AS (  -- only the days the batch played: the join does not grow with the neighbours' other days
     SELECT game_id, tournament_id, white_id, black_id, round, game_date, result, movetext_hash, ply_count
-    FROM games WHERE tournament_id IN (SELECT UNNEST($near)) AND game_date IN (SELECT game_date FROM b)
+    FROM games WHERE tournament_id IN (SELECT UNNEST($near)) AND game_date IN (SELECT game_date FROM b0)
       AND date_precision = 'day' AND played AND white_id IS NOT NULL AND black_id IS NOT NULL
 ),
+-- each player's identifiers and birth year, 0 and '' read as unknown (`_no_contradiction`)
+f AS (
+    SELECT player_id, nullif(fide_id, 0) AS fi, nullif(national_id, '') AS ni, nullif(birth_year, 0) AS yi
+    FROM players WHERE player_id IN (SELECT white_id FROM b0 UNION SELECT black_id FROM b0
+                                     UNION SELECT white_id FROM n0 UNION SELECT black_id FROM n0)
+),
+b AS (SELECT b0.*, w.fi AS wfi, w.ni AS wni, w.yi AS wyi, k.fi AS kfi, k.ni AS kni, k.yi AS kyi,
+             nullif(t.rate_class, '') AS rc
+      FROM b0 JOIN f w ON w.player_id = b0.white_id JOIN f k ON k.player_id = b0.black_id
+      JOIN tournaments t ON t.tournament_id = b0.tournament_id),
+n AS (SELECT n0.*, w.fi AS wfi, w.ni AS wni, w.yi AS wyi, k.fi AS kfi, k.ni AS kni, k.yi AS kyi,
+             nullif(t.rate_class, '') AS rc
+      FROM n0 JOIN f w ON w.player_id = n0.white_id JOIN f k ON k.player_id = n0.black_id
+      JOIN tournaments t ON t.tournament_id = n0.tournament_id),
+-- games whose four players all carry a FIDE ID (most games): joined on them, an equality the pair
+-- needs anyway (`_agree`)
+pf AS (
+    SELECT bk.game_id AS ga, nk.game_id AS gb, bk.white_id AS wa, nk.white_id AS wb, bk.black_id AS ba,
+           nk.black_id AS bb
+    FROM b bk JOIN n nk ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round
+     AND bk.wfi = nk.wfi AND bk.kfi = nk.kfi AND bk.tournament_id <> nk.tournament_id
+    WHERE {_MOVES} AND {_agree("bk", "nk")}
+),
+-- the other games (a player without FIDE ID), each side with the games of the other side's day,
+-- round and result only
+bu AS (SELECT * FROM b WHERE wfi IS NULL OR kfi IS NULL),
+nu AS (SELECT * FROM n WHERE wfi IS NULL OR kfi IS NULL),
+bx AS (SELECT * FROM b WHERE EXISTS (SELECT 1 FROM nu WHERE nu.game_date = b.game_date AND nu.round = b.round
+                                     AND nu.result = b.result)),
+nx AS (SELECT * FROM n WHERE EXISTS (SELECT 1 FROM bu WHERE bu.game_date = n.game_date AND bu.round = n.round
+                                     AND bu.result = n.result)),
 -- each player's name words of two letters or more (a surname): both colours must share one, so
 -- the join pairs the few games of namesakes, never every two games of one day and round
 tok AS (
     SELECT player_id, UNNEST(list_distinct(list_filter(string_split(name_key, ' '), lambda t: length(t) >= 2)))
            AS tok
-    FROM players WHERE player_id IN (SELECT white_id FROM b UNION SELECT black_id FROM b
-                                     UNION SELECT white_id FROM n UNION SELECT black_id FROM n)
+    FROM players WHERE player_id IN (SELECT wa FROM pf UNION SELECT wb FROM pf UNION SELECT ba FROM pf
+                                     UNION SELECT bb FROM pf UNION SELECT white_id FROM bu
+                                     UNION SELECT black_id FROM bu UNION SELECT white_id FROM nu
+                                     UNION SELECT black_id FROM nu UNION SELECT white_id FROM bx
+                                     UNION SELECT black_id FROM bx UNION SELECT white_id FROM nx
+                                     UNION SELECT black_id FROM nx)
 ),
-bk AS MATERIALIZED (SELECT b.*, w.tok AS wt, k.tok AS kt FROM b JOIN tok w ON w.player_id = b.white_id
-       JOIN tok k ON k.player_id = b.black_id),
-nk AS MATERIALIZED (SELECT n.*, w.tok AS wt, k.tok AS kt FROM n JOIN tok w ON w.player_id = n.white_id
-       JOIN tok k ON k.player_id = n.black_id),
+{_tokens("buk", "bu")},
+{_tokens("nuk", "nu")},
+{_tokens("bxk", "bx")},
+{_tokens("nxk", "nx")},
+{_others("buo", "buk", "nxk")},
+{_others("bxo", "bxk", "nuk")},
 -- games with long enough moves, filtered before their join: games without moves (a TRF's)
 -- share one date and result by the thousand, and a join on those alone would pair them all
 bl AS MATERIALIZED (SELECT * FROM b WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
 nl AS MATERIALIZED (SELECT * FROM n WHERE movetext_hash IS NOT NULL AND ply_count >= $short),
--- two games of one tournament, or with the same players, are never a pair (`m` says so again):
--- tested in the joins, where a game meets itself (and each copy of itself). Before the join on
--- the name words, the batch's rows are kept only where the games sharing their date, result,
--- round and words are not all of their tournament, nor all between their two players: most
--- games meet only themselves, and the join then pairs the few others
-kn AS (SELECT game_date, result, round, wt, kt, min(tournament_id) AS t_lo, max(tournament_id) AS t_hi,
-              min(white_id) AS w_lo, max(white_id) AS w_hi, min(black_id) AS k_lo, max(black_id) AS k_hi
-       FROM nk GROUP BY ALL),
-bko AS MATERIALIZED (SELECT bk.* FROM bk JOIN kn USING (game_date, result, round, wt, kt)
-        WHERE NOT (kn.t_lo = bk.tournament_id AND kn.t_hi = bk.tournament_id)
-          AND NOT (kn.w_lo = bk.white_id AND kn.w_hi = bk.white_id AND kn.k_lo = bk.black_id
-                   AND kn.k_hi = bk.black_id)),
 pairs AS (
-    SELECT bk.game_id AS ga, nk.game_id AS gb FROM bko AS bk JOIN nk
-      ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round AND bk.wt = nk.wt
-     AND bk.kt = nk.kt
-    WHERE (bk.movetext_hash IS NULL OR nk.movetext_hash IS NULL OR bk.movetext_hash = nk.movetext_hash)
-      AND bk.tournament_id <> nk.tournament_id AND (bk.white_id <> nk.white_id OR bk.black_id <> nk.black_id)
+    SELECT DISTINCT pf.ga, pf.gb FROM pf  -- each colour's players share a name word
+    JOIN tok w1 ON w1.player_id = pf.wa JOIN tok w2 ON w2.player_id = pf.wb AND w2.tok = w1.tok
+    JOIN tok k1 ON k1.player_id = pf.ba JOIN tok k2 ON k2.player_id = pf.bb AND k2.tok = k1.tok
+    UNION
+    SELECT bk.game_id, nk.game_id FROM buo bk JOIN nxk nk ON {_SAME_GAME} WHERE {_MOVES} AND {_agree("bk", "nk")}
+    UNION
+    SELECT bk.game_id, nk.game_id FROM bxo bk JOIN nuk nk ON {_SAME_GAME} WHERE {_MOVES} AND {_agree("bk", "nk")}
     UNION  -- a round missing on one side: equal moves, long enough (one join a side, each small)
     SELECT bl.game_id, nl.game_id FROM bl JOIN nl ON bl.movetext_hash = nl.movetext_hash
-     AND bl.game_date = nl.game_date AND bl.result = nl.result
-    WHERE bl.round IS NULL
-      AND bl.tournament_id <> nl.tournament_id AND (bl.white_id <> nl.white_id OR bl.black_id <> nl.black_id)
+     AND bl.game_date = nl.game_date AND bl.result = nl.result AND bl.tournament_id <> nl.tournament_id
+    WHERE bl.round IS NULL AND {_agree("bl", "nl")}
     UNION
     SELECT bl.game_id, nl.game_id FROM bl JOIN nl ON bl.movetext_hash = nl.movetext_hash
-     AND bl.game_date = nl.game_date AND bl.result = nl.result
-    WHERE nl.round IS NULL
-      AND bl.tournament_id <> nl.tournament_id AND (bl.white_id <> nl.white_id OR bl.black_id <> nl.black_id)
+     AND bl.game_date = nl.game_date AND bl.result = nl.result AND bl.tournament_id <> nl.tournament_id
+    WHERE nl.round IS NULL AND {_agree("bl", "nl")}
 ),
 m AS (
     SELECT b.game_id AS ga, n.game_id AS gb, b.tournament_id AS ta, n.tournament_id AS tb,

@@ -200,3 +200,39 @@ def test_names_the_link_joined_agree_by_surname(tmp_path: Path) -> None:
     for kept, other in pairs:
         assert same_surname_initials(kept, other), (kept, other)
         assert name_key(kept) != name_key(other)
+
+
+def _with_fide_ids(src: Path, out: Path, first_id: int) -> Path:
+    """`src` with a WhiteFideId/BlackFideId tag for every player: `first_id` + the rank of his
+    surname among the file's surnames (so that two spellings of one player get one ID)."""
+    text = src.read_text(encoding="utf-8")
+    surnames = sorted({m[1].split(",")[0].strip() for m in re.finditer(r'\[(?:White|Black) "([^"]*)"\]', text)})
+    ids = {s: first_id + i for i, s in enumerate(surnames)}
+
+    def tag(m: re.Match[str]) -> str:
+        return f'{m[0]}\n[{m[1]}FideId "{ids[m[2].split(",")[0].strip()]}"]'
+
+    out.write_text(re.sub(r'\[(White|Black) "([^"]*)"\]', tag, text), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(("organiser_ids", "merged"), [(None, True), (1_000_000, False)])
+def test_fide_ids_on_one_side_link_and_other_ids_on_both_sides_keep_apart(
+    tmp_path: Path, organiser_ids: int | None, merged: bool
+) -> None:
+    """The abbreviated variant's players carry FIDE IDs. Against the organiser's file without
+    IDs, the games still make its players one; against the organiser's file whose players carry
+    other FIDE IDs, they are other people: no merge, every game counted on its own."""
+    variant = _with_fide_ids(_abbreviated_variant(tmp_path), tmp_path / "variant_ids.pgn", 2_000_000)
+    organiser = NORWAY if organiser_ids is None else _with_fide_ids(NORWAY, tmp_path / "norway_ids.pgn", organiser_ids)
+    db = tmp_path / "s.duckdb"
+    ingest_paths([organiser, variant], db)
+    n = len(_games(NORWAY))
+    assert db_rows(db, "SELECT count(*) FROM players WHERE fide_id >= 2000000")[0][0] == 10
+    merges = db_rows(db, "SELECT count(*) FROM player_merges WHERE decided_by = 'rule:same_game'")[0][0]
+    live = db_rows(db, "SELECT count(*) FROM players WHERE merged_into IS NULL")[0][0]
+    canonical = db_rows(db, "SELECT count(*) FROM canonical_games")[0][0]
+    if merged:
+        assert (merges >= 9, live, canonical) == (True, 10, n)
+    else:
+        assert (merges, live, canonical) == (0, 20, 2 * n)
