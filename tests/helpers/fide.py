@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 
-import duckdb
 import polars as pl
 
 from elopipe.rating.fide.engine import run_periods, to_contract
@@ -13,7 +12,7 @@ from elopipe.rating.fide.params import EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare
 from elopipe.rating.fide.run import load_inputs
 from elopipe.rating.periods import get_scheme
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 from tests.helpers.store_build import add_rows
 
 SCORES = {"W": ("1-0", 1.0, 0.0), "D": ("1/2-1/2", 0.5, 0.5), "L": ("0-1", 0.0, 1.0)}
@@ -23,8 +22,7 @@ class Scenario:
     """Players are ints (player_id); games are (white, black, 'W'|'D'|'L' for white)."""
 
     def __init__(self) -> None:
-        self.con = duckdb.connect()
-        ensure_schema(self.con)
+        self.con = schema_connect()
         self._gid = itertools.count(1)
         self._tid = itertools.count(1)
         self._players: set[int] = set()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import duckdb
 
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 
 STD = [("ID Number", 15), ("Name", 61), ("Fed", 4), ("Sex", 4), ("Tit", 5), ("WTit", 5), ("OTit", 15),
        ("FOA", 4), ("SRtng", 6), ("SGm", 4), ("SK", 3), ("B-day", 6), ("Flag", 4)]  # fmt: skip
@@ -21,6 +21,5 @@ def fixed(layout, rows: list[list[str]]) -> str:
 
 def memory_store() -> duckdb.DuckDBPyConnection:
     """An empty store in memory, with the schema."""
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     return con

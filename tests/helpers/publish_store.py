@@ -18,9 +18,7 @@ import datetime as dt
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
-
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 from tests.helpers.store_build import add_rows
 
 JAN, FEB = dt.date(2024, 1, 1), dt.date(2024, 2, 1)
@@ -89,9 +87,8 @@ def build_store(path: Path) -> Path:
     """Create a store at `path` holding the scenario of this module; return the path."""
     ratings_in_file = {1: 2100, 2: 1900, 3: 1500, 4: None}
     points = {1: D(2.5), 2: D(1), 3: D(2), 4: D("0.5")}
-    con = duckdb.connect(str(path))
+    con = schema_connect(path)
     try:
-        ensure_schema(con)
         add_rows(
             con,
             source_files=[{"file_id": 1, "sha256": "x", "path": "/data/trf/spring_open.trf", "format": "trf",

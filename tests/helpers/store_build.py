@@ -20,7 +20,7 @@ import duckdb
 import polars as pl
 
 from elopipe.store import write
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 
 Row = Mapping[str, Any]
 
@@ -41,9 +41,8 @@ def add_rows(con: duckdb.DuckDBPyConnection, **tables: Sequence[Row]) -> None:
 def build_store(directory: Path, name: str = "store.duckdb", **tables: Sequence[Row]) -> Path:
     """A new store file `directory/name` with the schema and the given rows (`add_rows`); its path."""
     db = directory / name
-    con = duckdb.connect(str(db))
+    con = schema_connect(db)
     try:
-        ensure_schema(con)
         add_rows(con, **tables)
     finally:
         con.close()

@@ -16,8 +16,8 @@ from elopipe.ingest.loader import load_parsed_source
 from elopipe.read.parse import ParsedSource
 from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
 from elopipe.read.sources import Source
-from elopipe.store.schema import ensure_schema
 from tests.helpers.paths import REPO
+from tests.helpers.schema_store import schema_connect
 
 DATA = REPO.parent / "shared" / "data"
 CAND_TWIC = DATA / "pgn" / "wchcand22.pgn"
@@ -119,8 +119,7 @@ def test_trf_alone_and_trf_plus_pgn_give_the_same_canonical_games(tmp_path: Path
 
 
 def _store() -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     return con
 
 

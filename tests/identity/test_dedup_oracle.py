@@ -19,7 +19,7 @@ from elopipe.identity import dedup
 from elopipe.identity.nearby import tournament_spans
 from elopipe.ingest.driver import ingest_paths
 from elopipe.read.names import event_key
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 from tests.helpers.store_build import add_rows
 
 BASE = dt.date(2022, 6, 1)
@@ -29,8 +29,7 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
     """A store with a few tournaments (same or other event, overlapping dates or not) and games
     among three pairings, with random rounds, hashes, results, plies and dates."""
     rnd = random.Random(seed)
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     n_t = rnd.randint(2, 6)
     tournaments: list[dict] = []
     games: list[dict] = []
@@ -164,8 +163,7 @@ def test_relinking_each_tournament_as_it_arrives_gives_the_full_relink(seed: int
     games = full.sql("SELECT * FROM games").pl()
     dedup.relink_all(full)
     expected = sorted(full.execute("SELECT * FROM game_sources").fetchall())
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     con.register("_t", tournaments)
     con.register("_g", games)
     order = tournaments["tournament_id"].to_list()

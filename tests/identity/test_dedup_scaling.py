@@ -15,8 +15,8 @@ from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.ingest.loader import load_parsed_source
 from elopipe.read.parse import parse_source
 from elopipe.read.sources import Source
-from elopipe.store.schema import ensure_schema
 from tests.helpers.paths import REPO
+from tests.helpers.schema_store import schema_connect
 
 REAL = REPO.parent / "shared" / "data" / "pgn" / "wchcand22.pgn"
 pytestmark = pytest.mark.skipif(not REAL.exists(), reason="shared data not present")
@@ -52,8 +52,7 @@ def _club(n: int, extra: tuple[str, str]) -> str:
 def _ingest_twice(tmp_path: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[duckdb.DuckDBPyConnection, list]:
     """A store holding the `n` weekly events from two files (two sources of each event); returns
     it and the class pairs `dedup._candidate_pairs` gave while loading the second file."""
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     seen: list = []
     real = dedup._candidate_pairs
 

@@ -17,14 +17,13 @@ from elopipe.read.names import fold, name_key, name_key_sql, names_compatible
 from elopipe.read.parse import ParsedSource
 from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
 from elopipe.read.sources import Source
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 
 D0, D1 = dt.date(2024, 1, 5), dt.date(2024, 1, 7)
 
 
 def _con() -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     return con
 
 

@@ -18,8 +18,8 @@ from elopipe.read import names
 from elopipe.read.parse import ParsedSource, parse_source
 from elopipe.read.records import GameRec, ParsedFile, PlayerRec, TournamentRec
 from elopipe.read.sources import Source
-from elopipe.store.schema import ensure_schema
 from tests.helpers.paths import REPO
+from tests.helpers.schema_store import schema_connect
 from tests.helpers.store_build import add_rows
 
 DATA = REPO.parent / "shared" / "data"
@@ -36,8 +36,7 @@ D0, D1 = dt.date(2024, 1, 5), dt.date(2024, 1, 7)
 
 
 def _con() -> duckdb.DuckDBPyConnection:
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     return con
 
 

@@ -14,6 +14,7 @@ from elopipe.ingest.driver import ingest_paths
 from elopipe.rating import inputs
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
+from tests.helpers.ingested import ingested, rated
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.store_rows import db_rows
 
@@ -64,13 +65,11 @@ def _same_summary(a, b) -> None:
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_incremental_runs_store_the_from_scratch_lists(tmp_path, system):
     inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
-    ingest_paths(FIRST, inc)
-    _rate(inc, system)
+    rated(inc, [FIRST], system)
     ingest_paths(LATER, inc)  # lands in periods before the lists already stored
     computed = _rate(inc, system)
     assert computed.first_changed is not None
-    ingest_paths(FIRST, full)
-    ingest_paths(LATER, full)
+    ingested(full, FIRST, LATER)
     scratch = _rate(full, system)
     assert _results(inc, system)["rating_lists"], "no list computed"
     assert _results(inc, system) == _results(full, system)
@@ -85,9 +84,8 @@ def test_incremental_runs_store_the_from_scratch_lists(tmp_path, system):
 
 def test_a_players_merge_rerates_and_matches_from_scratch(tmp_path):
     inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
-    for db in (inc, full):
-        ingest_paths(FIRST + LATER, db)
-    _rate(inc, "fide")
+    ingested(full, FIRST + LATER)
+    rated(inc, [FIRST + LATER], "fide")
     # two rated players without FIDE ID of events that share no player entry
     pair = db_rows(
         inc,
@@ -144,8 +142,7 @@ def test_a_trf_replacing_another_rerates_and_matches_from_scratch(tmp_path):
 
 def test_a_preview_is_not_kept_as_the_last_full_run(tmp_path):
     db = tmp_path / "p.duckdb"
-    ingest_paths(FIRST + LATER, db)
-    _rate(db, "fide")
+    rated(db, [FIRST + LATER], "fide")
     with open_writer(db) as con:
         rate(con, "fide", through="2011-06")
     assert db_rows(db, "SELECT count(*) FROM rating_inputs WHERE system = 'fide'")[0][0] == 0
@@ -155,8 +152,7 @@ def test_a_preview_is_not_kept_as_the_last_full_run(tmp_path):
 
 def test_a_hand_edit_of_the_lists_is_seen_and_the_rapid_digest_reads_the_standard_lists(tmp_path):
     db = tmp_path / "h.duckdb"
-    ingest_paths(FIRST, db)
-    _rate(db, "fide")
+    rated(db, [FIRST], "fide")
     with open_writer(db) as con:
         rapid = inputs.fingerprint(con, "fide-rapid", None, {})
         standard = inputs.fingerprint(con, "fide", None, {})

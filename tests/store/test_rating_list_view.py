@@ -3,9 +3,7 @@ rank, and the players shown apart because they lack the list's ID."""
 
 import datetime as dt
 
-import duckdb
-
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 from tests.helpers.store_build import add_rows
 
 D = dt.date(2025, 10, 1)
@@ -13,8 +11,7 @@ D = dt.date(2025, 10, 1)
 
 def _store(rows: list[tuple[int, str, int | None, str | None, str | None, int, str | None]], system: str):
     """rows: player_id, name, fide_id, national_id, federation, rating, flags."""
-    con = duckdb.connect()
-    ensure_schema(con)
+    con = schema_connect()
     add_rows(
         con,
         players=[{"player_id": pid, "name": name, "name_key": name.lower(), "fide_id": fid, "national_id": nid,

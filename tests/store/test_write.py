@@ -11,13 +11,12 @@ import pytest
 
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store import write
-from elopipe.store.schema import ensure_schema
+from tests.helpers.schema_store import schema_connect
 
 
 @pytest.fixture
 def con() -> duckdb.DuckDBPyConnection:
-    c = duckdb.connect()
-    ensure_schema(c)
+    c = schema_connect()
     return c
 
 

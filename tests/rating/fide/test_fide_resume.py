@@ -18,6 +18,7 @@ from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
 from elopipe.rating.summary import RateSummary
 from elopipe.store.connect import open_writer
+from tests.helpers.ingested import ingested, rated
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.store_rows import db_rows
 
@@ -62,9 +63,7 @@ def _rows(db: Path, where: str = "") -> dict[str, list[tuple]]:
 def _same_as_scratch(tmp_path: Path, inc: Path, batches: list[list[Path]], resumed: RateSummary, **params: object):
     """A store that ingested the same `batches` in order and rated once holds the same rows, and
     `resumed`'s counts are its run's."""
-    full = tmp_path / "full.duckdb"
-    for batch in batches:
-        ingest_paths(batch, full)
+    full = ingested(tmp_path / "full.duckdb", *batches)
     scratch = _rate(full, **params)
     assert scratch.full_reason is not None and scratch.resumed_from is None
     assert _rows(inc) == _rows(full)
@@ -75,8 +74,7 @@ def _same_as_scratch(tmp_path: Path, inc: Path, batches: list[list[Path]], resum
 
 def test_a_new_file_after_the_last_period_resumes_after_it(tmp_path):
     inc = tmp_path / "inc.duckdb"
-    ingest_paths([BUNRATTY, GALWAY], inc)
-    first = _rate(inc)
+    first = rated(inc, [[BUNRATTY, GALWAY]], "fide")
     assert first.resumed_from is None and first.full_reason and "no checkpoint" in first.full_reason
     ingest_paths([KILKENNY], inc)
     again = _rate(inc)
@@ -87,8 +85,7 @@ def test_a_new_file_after_the_last_period_resumes_after_it(tmp_path):
 
 def test_a_new_file_in_the_last_period_resumes_from_it(tmp_path):
     inc = tmp_path / "inc.duckdb"
-    ingest_paths([BUNRATTY, JUNIOR], inc)
-    _rate(inc)
+    rated(inc, [[BUNRATTY, JUNIOR]], "fide")
     last = db_rows(inc, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'")[0][0]
     ingest_paths([INTERMEDIATE], inc)
     again = _rate(inc)
@@ -98,8 +95,7 @@ def test_a_new_file_in_the_last_period_resumes_from_it(tmp_path):
 
 def test_a_late_file_in_an_earlier_period_resumes_from_its_period(tmp_path):
     inc = tmp_path / "inc.duckdb"
-    ingest_paths([BUNRATTY, GALWAY, KILKENNY], inc)
-    _rate(inc)
+    rated(inc, [[BUNRATTY, GALWAY, KILKENNY]], "fide")
     ingest_paths([JUNIOR], inc)
     again = _rate(inc)
     # the junior championship (July 2011) is rated on the September list; the later lists follow
@@ -138,9 +134,8 @@ def test_a_corrected_file_resumes_from_its_period(tmp_path):
 
 def test_a_players_merge_matches_from_scratch(tmp_path):
     inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
-    for db in (inc, full):
-        ingest_paths([BUNRATTY, GALWAY, KILKENNY], db)
-    _rate(inc)
+    ingested(full, [BUNRATTY, GALWAY, KILKENNY])
+    rated(inc, [[BUNRATTY, GALWAY, KILKENNY]], "fide")
     # two players of the later events whose IDs do not tell them apart, who never met (the first
     # list, May 2011, is kept)
     pair = db_rows(
@@ -180,9 +175,8 @@ def test_a_game_found_to_be_another_sources_resumes_from_its_period(tmp_path):
     # the plan digests games as stored: a game that a game_sources row marks as another source
     # row of a canonical game leaves canonical_games, and its period is computed again
     inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
-    for db in (inc, full):
-        ingest_paths([BUNRATTY, GALWAY, KILKENNY], db)
-    _rate(inc)
+    ingested(full, [BUNRATTY, GALWAY, KILKENNY])
+    rated(inc, [[BUNRATTY, GALWAY, KILKENNY]], "fide")
     rows = db_rows(
         inc,
         """SELECT c.game_id, c.list_date FROM rating_changes c WHERE c.system = 'fide' AND c.counted
@@ -210,17 +204,14 @@ def test_a_game_found_to_be_another_sources_resumes_from_its_period(tmp_path):
 
 def test_a_hand_edited_list_is_never_read_as_the_engines(tmp_path):
     inc = tmp_path / "inc.duckdb"
-    ingest_paths([BUNRATTY, JUNIOR, GALWAY], inc)
-    _rate(inc)
+    rated(inc, [[BUNRATTY, JUNIOR, GALWAY]], "fide")
     edited = "list_date = DATE '2011-11-01'"
     with open_writer(inc) as con:
         con.execute(f"UPDATE rating_lists SET rating = rating + 100 WHERE system = 'fide' AND {edited}")
     ingest_paths([KILKENNY], inc)
     again = _rate(inc)
     assert again.resumed_from is None and again.full_reason == "a stored list was changed since it was computed"
-    full = tmp_path / "full.duckdb"
-    ingest_paths([BUNRATTY, JUNIOR, GALWAY], full)
-    ingest_paths([KILKENNY], full)
+    full = ingested(tmp_path / "full.duckdb", [BUNRATTY, JUNIOR, GALWAY], [KILKENNY])
     _rate(full)
     # the list computed after the edited one is the engine's, not one computed from the edit
     assert _rows(inc, f"AND NOT {edited}") == _rows(full, f"AND NOT {edited}")
@@ -228,8 +219,7 @@ def test_a_hand_edited_list_is_never_read_as_the_engines(tmp_path):
 
 def test_the_file_ro_policy_resumes_and_a_change_of_policy_does_not(tmp_path):
     inc = tmp_path / "inc.duckdb"
-    ingest_paths([BUNRATTY, GALWAY], inc)
-    _rate(inc, ro_from="file")
+    rated(inc, [[BUNRATTY, GALWAY]], "fide", ro_from="file")
     ingest_paths([KILKENNY], inc)
     again = _rate(inc, ro_from="file")
     assert again.resumed_from == dt.date(2012, 1, 1) and again.ro_from == "file"

@@ -21,6 +21,7 @@ from elopipe.rating.run import rate
 from elopipe.rating.summary import RateSummary
 from elopipe.runtime.settings import SettingError, check_environment
 from elopipe.store.connect import open_writer
+from tests.helpers.ingested import ingested
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.store_rows import db_rows, store_tables
 
@@ -70,8 +71,7 @@ def _counts(summary: RateSummary) -> dict[str, object]:
 def _rate_both(tmp_path: Path, monkeypatch, steps, files: list[Path]) -> tuple[list, list]:
     """The summaries of `steps(con)` (a list of `rate` calls) on two copies of a store of `files`:
     in one piece, then one period a window."""
-    src = tmp_path / "src.duckdb"
-    ingest_paths(files, src)
+    src = ingested(tmp_path / "src.duckdb", files)
     out = []
     for name, window in (("one", None), ("windows", "1")):
         db = tmp_path / f"{name}.duckdb"
@@ -121,8 +121,7 @@ def test_a_preview_a_rerate_and_another_policy_in_windows_store_what_one_run_sto
 @needs_data
 def test_a_run_after_a_run_in_windows_resumes_from_its_checkpoints(tmp_path, monkeypatch):
     monkeypatch.setenv(windows.WINDOW_SETTING, "1")
-    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
-    ingest_paths(IRISH, inc)
+    inc = ingested(tmp_path / "inc.duckdb", IRISH)
     with open_writer(inc) as con:
         assert rate(con, "fide").full_reason is not None
     ingest_paths([KILKENNY], inc)
@@ -130,8 +129,7 @@ def test_a_run_after_a_run_in_windows_resumes_from_its_checkpoints(tmp_path, mon
         again = rate(con, "fide")
     assert again.resumed_from == dt.date(2012, 1, 1) and again.changed_lists == [dt.date(2012, 1, 1)]
     monkeypatch.delenv(windows.WINDOW_SETTING)
-    ingest_paths(IRISH, full)
-    ingest_paths([KILKENNY], full)
+    full = ingested(tmp_path / "full.duckdb", IRISH, [KILKENNY])
     with open_writer(full) as con:
         rate(con, "fide")
     for table in ("rating_lists", "rating_changes", "tournament_ratings", "title_norms", "rating_checkpoints"):
@@ -142,8 +140,7 @@ def test_a_run_after_a_run_in_windows_resumes_from_its_checkpoints(tmp_path, mon
 
 @needs_data
 def test_an_event_the_engine_fails_on_is_left_out_in_its_window(tmp_path, monkeypatch):
-    src = tmp_path / "src.duckdb"
-    ingest_paths([*IRISH, KILKENNY], src)
+    src = ingested(tmp_path / "src.duckdb", [*IRISH, KILKENNY])
     galway = db_rows(src, "SELECT tournament_id FROM tournaments WHERE name ILIKE '%galway%'")[0][0]
 
     def failing(run_periods):
