@@ -9,11 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elopipe.ingest.driver import ingest_paths
 from elopipe.rating import result_rows
-from elopipe.rating.run import rate
 from elopipe.store import write
 from elopipe.store.connect import open_writer
+from tests.helpers.ingested import rated as rated_store
 from tests.helpers.paths import SHARED_DATA
 
 BUNRATTY = SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf"
@@ -28,9 +27,7 @@ def _rows(con, table: str) -> list[tuple]:
 @pytest.fixture(scope="module")
 def rated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("rows") / "s.duckdb"
-    ingest_paths([BUNRATTY], db)
-    with open_writer(db) as con:
-        rate(con, "fide")
+    rated_store(db, [[BUNRATTY]], "fide")
     return db
 
 

@@ -13,11 +13,10 @@ import duckdb
 import polars as pl
 import pytest
 
-from elopipe.ingest.driver import ingest_paths
-from elopipe.rating.run import rate
 from elopipe.store import write
 from elopipe.store.connect import open_writer
 from elopipe.store.frames import registered, to_polars
+from tests.helpers.ingested import rated as rated_store
 from tests.helpers.paths import SHARED_DATA
 
 BUNRATTY = SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf"
@@ -28,9 +27,7 @@ pytestmark = pytest.mark.skipif(not BUNRATTY.exists(), reason="../shared/data is
 @pytest.fixture(scope="module")
 def rated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("frames") / "s.duckdb"
-    ingest_paths([BUNRATTY], db)
-    with open_writer(db) as con:
-        rate(con, "fide")
+    rated_store(db, [[BUNRATTY]], "fide")
     return db
 
 
