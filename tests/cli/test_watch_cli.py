@@ -63,7 +63,7 @@ def test_watch_processes_drops_and_stops_cleanly_on_ctrl_c(tmp_path: Path, prefe
     first = f"| watch: {inbox} -> store {db}, outputs {out} (fide, fide-rapid, fide-blitz)"
     assert stderr.splitlines()[0].endswith(first), stderr
     assert "ready: loaded ->" in stderr
-    assert "stopped: 1 batches, 1 processed, 1 quarantined" in stdout, stdout
+    assert "stopped: 1 batch, 1 processed, 1 quarantined" in stdout, stdout
     for internal in ("Flow run '", "Task run '", "Crash detected", "KeyboardInterrupt"):
         assert internal not in stderr, stderr
     assert "neither PGN nor TRF" in (inbox / "quarantine" / "notes.txt.reason.txt").read_text(encoding="utf-8")

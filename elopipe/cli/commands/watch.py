@@ -116,7 +116,8 @@ def watch(
         raise typer.Exit(130) from None
     if stats is not None:
         console.print(
-            f"stopped: {stats.batches} batches, {stats.processed} processed, {stats.quarantined} quarantined"
+            f"stopped: {plural(stats.batches, 'batch', 'batches')}, {stats.processed} processed,"
+            f" {stats.quarantined} quarantined"
             + (f", {stats.left} left in the inbox" if stats.left else "")
             + (f", {stats.changed} changed while loaded (loaded again)" if stats.changed else "")
             + (f", {stats.returned} changed after the move (moved back)" if stats.returned else ""),
