@@ -37,17 +37,35 @@ class StoreWriteError(ElopipeError, ValueError):
     A ValueError too, which the writers raised before."""
 
 
+# connections (by id) inside a `transaction` block, and how deep
+_OPEN: dict[int, int] = {}
+
+
 @contextlib.contextmanager
 def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """The block's statements as one transaction: committed when the block ends, rolled back when
-    it raises (a Ctrl-C too), and the error raised again."""
+    it raises (a Ctrl-C too), and the error raised again. Inside another `transaction` block of
+    the same connection, the block is part of that transaction (DuckDB has no nested ones): what
+    must commit together (a window's lists, its checkpoint and its title norms) wraps writers
+    that each open a transaction of their own."""
+    key = id(con)
+    if _OPEN.get(key):
+        _OPEN[key] += 1
+        try:
+            yield
+        finally:
+            _OPEN[key] -= 1
+        return
     con.execute("BEGIN TRANSACTION")
+    _OPEN[key] = 1
     try:
         yield
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    finally:
+        _OPEN.pop(key, None)
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

@@ -59,6 +59,7 @@ from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare, prepare_without
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary, ro_far
+from elopipe.store import write
 
 
 def load_inputs(
@@ -239,25 +240,28 @@ def rate_fide(
     summary.assumed_events = resume.assumed_events(result.rating_changes, inputs.tournaments)
     summary.failed_events = faults.failed_lines(con, system, failed)
     games_hash = hashlib.sha1("".join(digests.values()).encode()).hexdigest()
-    done = store_changes(con, system, fp, rules, prep, result, digests, stored, through, games_hash=games_hash)
-    summary.run_id = done.run_id
-    summary.changed_lists = done.written
-    summary.lists_written = len(done.written)
-    summary.first_changed = done.first_changed
-    lists, list_dates = result.rating_lists, result.list_dates
-    # the engine's frames are written: free them before the checkpoint and the norms read the store (issue 27)
-    inputs = dataclasses.replace(
-        inputs, games=inputs.games.clear(), tournament_players=inputs.tournament_players.clear()
-    )
-    del prep, result
-    if plan is not None and not failed:
-        by_period, empty = plan.digest(con, system, fp)
-        checkpoint.save(con, system, None, recorder, by_period, empty, lists, list_dates, done.run_id)
-    else:
-        checkpoint.drop(con, system)
-    del recorder, lists
-    # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
-    norms_store.refresh(con, system, sorted(done.touched), through)
+    # the lists, the checkpoint and the title norms commit together (a run stopped between them
+    # would leave lists whose norms are never decided)
+    with write.transaction(con):
+        done = store_changes(con, system, fp, rules, prep, result, digests, stored, through, games_hash=games_hash)
+        summary.run_id = done.run_id
+        summary.changed_lists = done.written
+        summary.lists_written = len(done.written)
+        summary.first_changed = done.first_changed
+        lists, list_dates = result.rating_lists, result.list_dates
+        # the engine's frames are written: free them before the checkpoint and the norms read the store (issue 27)
+        inputs = dataclasses.replace(
+            inputs, games=inputs.games.clear(), tournament_players=inputs.tournament_players.clear()
+        )
+        del prep, result
+        if plan is not None and not failed:
+            by_period, empty = plan.digest(con, system, fp)
+            checkpoint.save(con, system, None, recorder, by_period, empty, lists, list_dates, done.run_id)
+        else:
+            checkpoint.drop(con, system)
+        del recorder, lists
+        # title norms (B.01) of the events on those lists (and, once, of a store rated before norms were kept)
+        norms_store.refresh(con, system, sorted(done.touched), through)
     summary.seconds = time.perf_counter() - t0
     return summary
 
@@ -388,19 +392,25 @@ def _resumed(
     every = {d: h for d, h in stored.items() if d < start} | digests
     games_hash = hashlib.sha1("".join(every[d] for d in sorted(every)).encode()).hexdigest()
     after = {d: h for d, h in stored.items() if d >= start}
-    done = store_changes(con, system, fp, rules, prep, result, digests, after, None, games_hash=games_hash, keep=keep)
-    by_period, empty = p.digest(con, system, fp)
-    checkpoint.save(con, system, start, recorder, by_period, empty, result.rating_lists, result.list_dates, done.run_id)
-    dates = [d for d in p.lists if d < start] + result.list_dates
-    summary = resume.summary_from_store(con, system, dates, inputs.players, p.tournaments)
-    summary.run_id = done.run_id
-    summary.changed_lists = done.written
-    summary.lists_written = len(done.written)
-    summary.first_changed = done.first_changed
-    summary.resumed_from = start
-    summary.ro_from = fp.ro_from
-    del prep, result, recorder, inputs
-    norms_store.refresh(con, system, sorted(done.touched), None)
+    # the lists, the checkpoint and the title norms commit together (`rate` above)
+    with write.transaction(con):
+        done = store_changes(
+            con, system, fp, rules, prep, result, digests, after, None, games_hash=games_hash, keep=keep
+        )
+        by_period, empty = p.digest(con, system, fp)
+        checkpoint.save(
+            con, system, start, recorder, by_period, empty, result.rating_lists, result.list_dates, done.run_id
+        )
+        dates = [d for d in p.lists if d < start] + result.list_dates
+        summary = resume.summary_from_store(con, system, dates, inputs.players, p.tournaments)
+        summary.run_id = done.run_id
+        summary.changed_lists = done.written
+        summary.lists_written = len(done.written)
+        summary.first_changed = done.first_changed
+        summary.resumed_from = start
+        summary.ro_from = fp.ro_from
+        del prep, result, recorder, inputs
+        norms_store.refresh(con, system, sorted(done.touched), None)
     return summary
 
 

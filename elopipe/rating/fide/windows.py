@@ -63,7 +63,7 @@ from elopipe.rating.fide.prepare import prepare_without
 from elopipe.rating.periods import get_scheme
 from elopipe.rating.summary import RateSummary
 from elopipe.runtime.settings import env_count
-from elopipe.store import cache
+from elopipe.store import cache, write
 
 #: games of one window by default: two FIDE-sized months of a large federation (125k games each),
 #: about 500 MB at the peak of a run; ELOPIPE_RATE_WINDOW_GAMES sets another bound
@@ -408,29 +408,41 @@ class _Run:
     def window(self, win: Window, digest: DigestFn, by_period: dict[dt.date, str], empty_digest: str) -> None:
         """Read, compute and store window `win` (`by_period`, `empty_digest`: the inputs digests of
         the checkpoints, `checkpoint.inputs_by_period`)."""
-        con, fp = self.con, self.fp
         self.carry.prune(win.in_force_from)
         w = self._compute(win)
         self.skips.append(w.prep.skips)
         if w.prep.rate_of_play is not None:
             self.rates.append(w.prep.rate_of_play)
         if w.result is not None:
-            prev = self.carry.last
-            lo = dt.date.min if prev is None else prev + dt.timedelta(days=1)
-            digests = digest(_digested(w.prep, prev), fp, w.list_dates)
-            touched = self.writer.window(w, digests, (lo, w.list_dates[-1]), self.done)
-            start = None if prev is None else w.list_dates[0]
-            checkpoint.save(con, self.system, start, w.carry, by_period, empty_digest,
-                            w.result.rating_lists, w.list_dates, None)  # fmt: skip
-            self.list_dates += w.list_dates
-            # the recorded rows are kept: the next window needs the state after this one only
-            w.carry.state, w.carry.pool, w.carry.boots = [], [], []
-            self.carry = w.carry
+            held = [w]  # `_store` frees the window's frames before the norms read the store
             del w
-            # title norms (B.01) of the window's rewritten lists: an event's norms read its own rows
-            # and the lists up to it, all stored now; one transaction a window bounds its memory
-            norms_store.refresh(con, self.system, sorted(touched), None)
+            # the window's lists, its checkpoint and its title norms commit together: a run stopped
+            # between them would resume after lists whose norms were never decided
+            with write.transaction(self.con):
+                self._store(held, digest, by_period, empty_digest)
         self.done += win.events
+
+    def _store(self, held: list[_Window], digest: DigestFn, by_period: dict[dt.date, str], empty_digest: str) -> None:
+        """Write the window in `held` (taken from it): its lists, checkpoint and title norms, in the
+        caller's transaction."""
+        con, fp = self.con, self.fp
+        w = held.pop()
+        assert w.result is not None
+        prev = self.carry.last
+        lo = dt.date.min if prev is None else prev + dt.timedelta(days=1)
+        digests = digest(_digested(w.prep, prev), fp, w.list_dates)
+        touched = self.writer.window(w, digests, (lo, w.list_dates[-1]), self.done)
+        start = None if prev is None else w.list_dates[0]
+        checkpoint.save(con, self.system, start, w.carry, by_period, empty_digest,
+                        w.result.rating_lists, w.list_dates, None)  # fmt: skip
+        self.list_dates += w.list_dates
+        # the recorded rows are kept: the next window needs the state after this one only
+        w.carry.state, w.carry.pool, w.carry.boots = [], [], []
+        self.carry = w.carry
+        del w
+        # title norms (B.01) of the window's rewritten lists: an event's norms read its own rows
+        # and the lists up to it, all written now; one transaction a window bounds its memory
+        norms_store.refresh(con, self.system, sorted(touched), None)
 
     def _games(self, events: list[int]) -> pl.DataFrame:
         """`store_io.load_games` of `events`, the scan narrowed to their range of game ids (a store

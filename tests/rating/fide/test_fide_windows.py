@@ -132,10 +132,46 @@ def test_a_run_after_a_run_in_windows_resumes_from_its_checkpoints(tmp_path, mon
     full = ingested(tmp_path / "full.duckdb", IRISH, [KILKENNY])
     with open_writer(full) as con:
         rate(con, "fide")
-    for table in ("rating_lists", "rating_changes", "tournament_ratings", "title_norms", "rating_checkpoints"):
-        cols = ", ".join(r[0] for r in db_rows(full, f"DESCRIBE {table}") if r[0] != "run_id")
+    _same_rows(inc, full, ("rating_lists", "rating_changes", "tournament_ratings", "title_norms", "rating_checkpoints"))
+
+
+def _same_rows(a: Path, b: Path, tables: tuple[str, ...]) -> None:
+    for table in tables:
+        cols = ", ".join(r[0] for r in db_rows(b, f"DESCRIBE {table}") if r[0] != "run_id")
         sql = f"SELECT {cols} FROM {table} WHERE system = 'fide' ORDER BY ALL"
-        assert db_rows(inc, sql) == db_rows(full, sql), table
+        assert db_rows(a, sql) == db_rows(b, sql), table
+
+
+@needs_data
+def test_a_run_in_windows_stopped_while_deciding_title_norms_resumes_to_what_one_run_stores(tmp_path, monkeypatch):
+    """A window's lists, checkpoint and title norms commit together: a run stopped while a window's
+    norms are decided (a Ctrl-C, a kill) keeps none of that window, and the next run stores the
+    norms a run in one piece stores (they were lost for good when the norms committed last)."""
+    src = ingested(tmp_path / "src.duckdb", [*IRISH, KILKENNY])
+    one, stopped = tmp_path / "one.duckdb", tmp_path / "stopped.duckdb"
+    shutil.copyfile(src, one)
+    shutil.copyfile(src, stopped)
+    with open_writer(one) as con:
+        rate(con, "fide")
+    assert db_rows(one, "SELECT count(*) FROM title_norms WHERE system = 'fide'")[0][0] > 0
+    monkeypatch.setenv(windows.WINDOW_SETTING, "1")
+    refresh, calls = windows.norms_store.refresh, []
+
+    def stop_in_the_second_window(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return refresh(*args, **kwargs)
+
+    monkeypatch.setattr(windows.norms_store, "refresh", stop_in_the_second_window)
+    with open_writer(stopped) as con, pytest.raises(KeyboardInterrupt):
+        rate(con, "fide")
+    monkeypatch.setattr(windows.norms_store, "refresh", refresh)
+    first = db_rows(stopped, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'")[0][0]
+    assert first == db_rows(stopped, "SELECT max(list_date) FROM title_norms WHERE system = 'fide'")[0][0]
+    with open_writer(stopped) as con:
+        rate(con, "fide")
+    _same_rows(stopped, one, ("rating_lists", "rating_changes", "tournament_ratings", "title_norms"))
 
 
 @needs_data
