@@ -146,8 +146,11 @@ def remove_stale(folders: list[Path]) -> int:
     n = 0
     for folder in folders:
         for tmp in folder.glob(f".*{TMP_MARK}*"):
+            # only a name `_tmp_name` gives, a regular file: `.notes.elopipe-tmp-abc` is the user's
             pid = tmp.name.rsplit(TMP_MARK, 1)[1]
-            if pid.isdigit() and int(pid) != os.getpid() and alive(int(pid)):
+            if not (pid.isascii() and pid.isdigit()) or not tmp.is_file() or tmp.is_symlink():
+                continue
+            if int(pid) != os.getpid() and alive(int(pid)):
                 continue
             with contextlib.suppress(OSError):
                 tmp.unlink()

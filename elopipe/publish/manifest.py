@@ -33,6 +33,7 @@ for the user's message.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -48,6 +49,8 @@ from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
 MANIFEST = ".elopipe-manifest.json"
 # where a file elopipe cannot show it wrote is kept before its name gets elopipe's content
 KEPT = ".elopipe-kept"
+# held while a publish writes into the folder (`recording`)
+LOCK = ".elopipe-publish.lock"
 _VERSION = 1
 # a long publish saves the manifest at most this often (it is a few hundred KB on a big folder)
 SAVE_EVERY_SECONDS = 5.0
@@ -104,15 +107,17 @@ class Manifest:
         return True
 
     def _unchanged(self, path: Path, rel: str, key: str, data: bytes) -> bool:
-        try:
-            st = path.stat()
+        try:  # lstat: a link is never read through (its target is a path the user did not name)
+            st = path.lstat()
         except OSError:
+            return False
+        if not stat.S_ISREG(st.st_mode):
             return False
         with self._lock:
             entry = self.entries.get(rel)
         if entry == (key, st.st_size, st.st_mtime_ns):
             return True
-        if not path.is_file() or st.st_size != len(data):
+        if st.st_size != len(data):
             return False
         try:
             same = path.read_bytes() == data
@@ -125,29 +130,42 @@ class Manifest:
         return same
 
     def _keep_if_not_ours(self, path: Path, rel: str) -> None:
-        """Keep the regular file at `path` under `KEPT` unless the manifest records it as
-        elopipe wrote it (same size and modification time). Raises WriteError when it cannot be
-        kept: elopipe then does not write over it."""
+        """Keep what is at `path` under `KEPT` (a file as it is; a link as a link, a FIFO: moved)
+        unless the manifest records it as elopipe wrote it (same size and modification time); a
+        folder is left where it is. Raises WriteError when it cannot be kept (`KEPT`, or a folder
+        in it, a link or a file): elopipe then does not write over it."""
         try:
             st = path.lstat()
         except OSError:
             return
         with self._lock:
             entry = self.entries.get(rel)
-        if not stat.S_ISREG(st.st_mode) or (entry is not None and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)):
+        regular = stat.S_ISREG(st.st_mode)
+        ours = regular and entry is not None and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)
+        if ours or stat.S_ISDIR(st.st_mode):  # a folder under the name: the write fails in one line
             return
         target = self.root / KEPT / rel
         try:
+            kept_root = _real_folder(self.root / KEPT)
+            known = target.parent
+            while not os.path.lexists(known):  # what exists of the path is checked before a mkdir
+                known = known.parent
+            real = os.path.realpath(known)
+            if real != kept_root and not real.startswith(kept_root + os.sep):
+                raise OSError(0, f"{known} leads out of {self.root / KEPT}")
             target.parent.mkdir(parents=True, exist_ok=True)
             with self._lock:  # two threads never pick the same free name
                 n = 0
                 while os.path.lexists(target):
                     n += 1
                     target = self.root / KEPT / f"{rel}.{n}"
-                try:
-                    os.link(path, target)
-                except OSError:  # a file system without hard links
-                    shutil.copy2(path, target)
+                if not regular:  # a link (kept as a link, never followed), a FIFO: moved aside
+                    os.rename(path, target)
+                else:
+                    try:
+                        os.link(path, target, follow_symlinks=False)
+                    except OSError:  # a file system without hard links
+                        shutil.copy2(path, target)
                 self.set_aside.append((rel, target.relative_to(self.root).as_posix()))
         except OSError as exc:
             why = exc.strerror or str(exc)
@@ -216,7 +234,10 @@ class Manifest:
             except OSError:
                 continue
             ours = (
-                entry is not None and stat.S_ISREG(st.st_mode) and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)
+                entry is not None
+                and stat.S_ISREG(st.st_mode)
+                and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)
+                and _holds(path, entry[0])
             )
             if ours:
                 with contextlib.suppress(OSError):
@@ -268,10 +289,35 @@ def _load(path: Path) -> tuple[dict[str, tuple[str, int, int]], dict[str, tuple[
 
 
 def _inside(rel: str) -> bool:
-    """Whether `rel` names a file under the folder: relative, with no `..` part (what `relative`
-    records; anything else was written by hand)."""
+    """Whether `rel` names a file under the folder: relative, with no `..` part, not under
+    `KEPT` nor one of elopipe's own `.elopipe-` files (what `relative` records; anything else was
+    written by hand)."""
     parts = rel.split("/")
-    return bool(rel) and not os.path.isabs(rel) and ".." not in parts and "" not in parts
+    return (
+        bool(rel)
+        and not os.path.isabs(rel)
+        and ".." not in parts
+        and "" not in parts
+        and not any(part.startswith(".elopipe-") for part in parts)
+    )
+
+
+def _holds(path: Path, key: str) -> bool:
+    """Whether the file at `path` holds the bytes of digest `key` (read only before a removal)."""
+    try:
+        return digest(path.read_bytes()) == key
+    except OSError:
+        return False
+
+
+def _real_folder(path: Path) -> str:
+    """`path` made if missing, as a real path; OSError when it is a link or not a folder."""
+    with contextlib.suppress(FileExistsError):
+        path.mkdir()
+    st = path.lstat()
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(0, f"{path} is not a folder (a link or a file): nothing is kept there")
+    return os.path.realpath(path)
 
 
 def active() -> Manifest | None:
@@ -289,13 +335,32 @@ def recording(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
     if current is not None and current.root == Path(os.path.abspath(out_dir)):
         yield current
         return
-    manifest = Manifest(Path(out_dir))
-    token = RECORDER.set(manifest)
+    with _folder_lock(Path(out_dir)):
+        manifest = Manifest(Path(out_dir))
+        token = RECORDER.set(manifest)
+        try:
+            yield manifest
+        finally:
+            RECORDER.reset(token)
+            manifest.save()
+
+
+@contextlib.contextmanager
+def _folder_lock(root: Path) -> Iterator[None]:
+    """Hold `root`'s `LOCK` file (an advisory lock, gone with the process even after a kill): two
+    publishes into one folder take turns, so that neither takes the other's files for the user's.
+    A folder where the lock cannot be made is published without it (the writes then say why)."""
     try:
-        yield manifest
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
-        RECORDER.reset(token)
-        manifest.save()
+        os.close(fd)
 
 
 def set_aside_line(pairs: list[tuple[str, str]], shown: int = 3) -> str:

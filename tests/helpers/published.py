@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from elopipe.publish.manifest import MANIFEST
+from elopipe.publish.manifest import LOCK, MANIFEST
 from elopipe.publish.plan import LEDGER
 
-BOOKKEEPING = {MANIFEST, LEDGER}
+BOOKKEEPING = {MANIFEST, LEDGER, LOCK}
 
 
 def published_files(out: Path) -> dict[str, bytes]:

@@ -280,3 +280,85 @@ def test_a_manifest_edited_to_name_files_outside_the_folder_never_removes_them(t
     manifest.made("player:fide:1", "new", [])
     assert manifest.stale(list(files)) == []
     assert all(v.read_text(encoding="utf-8") == "the user's\n" for v in victims)
+
+
+def test_a_link_at_a_published_name_is_kept_as_a_link_and_never_followed(db: Path, tmp_path: Path) -> None:
+    out, outside = tmp_path / "out", tmp_path / "outside.csv"
+    dates = _dates(db)[-1:]
+    name = f"lists/fide_{dates[0].isoformat()}.csv"
+    outside.write_bytes(b"not elopipe's, outside the folder\n")
+    (out / "lists").mkdir(parents=True)
+    (out / name).symlink_to(outside)
+    _publish(db, out, dates)
+    kept = out / KEPT / name
+    assert kept.is_symlink() and os.readlink(kept) == str(outside)
+    assert outside.read_bytes() == b"not elopipe's, outside the folder\n"
+    assert not (out / name).is_symlink()
+    assert (out / name).read_bytes() == published_files(_fresh_publish(db, tmp_path / "fresh", dates))[name]
+
+
+def test_a_kept_folder_that_leads_elsewhere_is_refused_and_the_users_file_stays(db: Path, tmp_path: Path) -> None:
+    from elopipe.publish.atomic import WriteError
+
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    dates = _dates(db)[-1:]
+    name = f"lists/fide_{dates[0].isoformat()}.csv"
+    elsewhere.mkdir()
+    (out / "lists").mkdir(parents=True)
+    (out / KEPT).symlink_to(elsewhere)
+    (out / name).write_bytes(b"mine\n")
+    with pytest.raises(WriteError, match="not written by elopipe, and it could not be kept"):
+        _publish(db, out, dates)
+    assert (out / name).read_bytes() == b"mine\n"
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_hand_edited_manifest_never_makes_a_publish_remove_a_users_file_or_a_kept_one(
+    db: Path, tmp_path: Path
+) -> None:
+    import json
+
+    out = tmp_path / "out"
+    dates = _dates(db)[-1:]
+    _publish(db, out, dates)
+    mine, kept = out / "lists" / "mynotes.csv", out / KEPT / "index.html"
+    mine.write_bytes(b"my notes\n")
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"kept for the user\n")
+    manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    key = next(k for k in manifest["inputs"] if k.startswith("list:"))
+    for path in (mine, kept):
+        rel, st = path.relative_to(out).as_posix(), path.stat()
+        manifest["files"][rel] = ["00" * 16, st.st_size, st.st_mtime_ns]  # size and time match, bytes do not
+        manifest["inputs"][key][1].append(rel)
+    manifest["inputs"][key][0] = "ff" * 16  # the page is made again: its old files are looked at
+    (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    _publish(db, out, dates)
+    assert mine.read_bytes() == b"my notes\n" and kept.read_bytes() == b"kept for the user\n"
+
+
+def test_a_publish_holds_the_folders_lock_and_leaves_the_users_look_alike_temporary_files(
+    db: Path, tmp_path: Path
+) -> None:
+    import fcntl
+
+    from elopipe.publish.atomic import remove_stale
+    from elopipe.publish.manifest import LOCK
+
+    out = tmp_path / "out"
+    out.mkdir()
+    notes = out / ".notes.elopipe-tmp-abc"
+    notes.write_bytes(b"my notes\n")
+    assert remove_stale([out]) == 0 and notes.read_bytes() == b"my notes\n"
+    with recording(out):
+        fd = os.open(out / LOCK, os.O_RDWR)
+        try:  # another publish into this folder waits for this one
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        finally:
+            os.close(fd)
+    fd = os.open(out / LOCK, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free once the publish ended
+    finally:
+        os.close(fd)
