@@ -58,8 +58,8 @@ def _number_in(name: str, what: str | None = None, unit: str = " of bytes") -> i
     text = os.environ.get(name, "").strip()
     if not text:
         return None
-    try:
-        value = int(text)
+    try:  # ASCII digits only: int() also reads other scripts' digits ('٣')
+        value = int(text) if text.isascii() else 0
     except ValueError:
         value = 0
     if value < 1:

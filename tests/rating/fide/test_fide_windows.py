@@ -237,7 +237,7 @@ def test_the_window_size_is_a_whole_number_of_games(monkeypatch):
     assert windows.window_games() == windows.WINDOW_GAMES
     monkeypatch.setenv(windows.WINDOW_SETTING, "50_000")
     assert windows.window_games() == 50_000
-    for bad in ("0", "many", "-5"):
+    for bad in ("0", "many", "-5", "\u0663"):  # an Arabic-Indic 3 is no ASCII whole number
         monkeypatch.setenv(windows.WINDOW_SETTING, bad)
         with pytest.raises(SettingError, match=f"{windows.WINDOW_SETTING} .*whole number, 1 or more"):
             check_environment()
