@@ -58,6 +58,16 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C)", file=sys.stderr)
         sys.exit(130)
+    except Exception as exc:
+        # DuckDB failing under a command that did not expect it (a store's folder made read-only
+        # while its lock file stays): one line, not a traceback; the module test keeps DuckDB's
+        # import out of every command's start
+        if not type(exc).__module__.lstrip("_").startswith("duckdb"):
+            raise
+        from elopipe.runtime.errors import first_line
+
+        print(f"the store could not be read or written: {first_line(exc)}", file=sys.stderr)
+        sys.exit(1)
     except SystemExit:
         # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
         # must not turn its exit into a silent kill

@@ -62,7 +62,10 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        # a COMMIT that failed (the store's folder not writable) has ended the transaction: its
+        # error, not the ROLLBACK's, is the one to tell
+        with contextlib.suppress(duckdb.Error):
+            con.execute("ROLLBACK")
         raise
     finally:
         _OPEN.pop(key, None)

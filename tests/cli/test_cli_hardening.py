@@ -573,3 +573,29 @@ def test_rate_counts_one_list_in_the_singular(db: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "ffe: 1 list (2024-05-01 .. 2024-05-01), 3 players rated on the last list" in res.output
     assert "rewritten from 2024-05-01: 1 list\n" in res.output
+
+
+def test_a_store_error_no_command_expected_is_one_line_and_exit_1(monkeypatch, capsys) -> None:
+    """A DuckDB error no command expected (a COMMIT refused when the store's folder was made
+    read-only while its lock file stays) is one line naming the reason, not a traceback."""
+    import elopipe.cli.main as cli_main
+    from elopipe.store import write
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+
+    def failing_command() -> None:
+        with write.transaction(con):
+            con.execute("INSERT INTO t VALUES (1), (1)")  # the error raised inside the transaction
+
+    monkeypatch.setattr(cli_main, "load_app", lambda name: failing_command)
+    monkeypatch.setattr(sys, "argv", ["elopipe", "rate"])
+    with pytest.raises(SystemExit) as stop:
+        cli_main.main()
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "the store could not be read or written: Constraint Error: PRIMARY KEY or UNIQUE constraint violation:"
+        ' duplicate key "1"\n'
+    ), err
+    assert "Traceback" not in err
