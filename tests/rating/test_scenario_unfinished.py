@@ -1,6 +1,8 @@
 """A `rate --scenario` killed between its writes (issue 26, item 8): the `rating_runs` row written
 first stayed with no list and no `scenarios` row; the next run kept it and `scenarios list` did
-not show it. The crash is simulated where it fell: the lists' write raises after the run's row."""
+not show it. The run's row and its lists now commit together, so a kill at the lists' write leaves
+nothing (first test); a store an earlier elopipe left that way (the row committed alone) is still
+shown and cleaned up (the others)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,7 @@ def _run(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
-@pytest.fixture
-def killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A store whose scenario `x` was killed after its rating_runs row, before its lists."""
+def test_a_kill_at_the_lists_write_leaves_no_run_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "s.duckdb"
     ingest_paths([TRF], db)
 
@@ -35,6 +35,21 @@ def killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         m.setattr(store_io, "write_results", killed_here)
         res = _run("rate", "--system", "fide", "--scenario", "x", "--rules", "V2017", "--db", str(db))
     assert res.exit_code == 130, res.output
+    assert db_rows(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(0,)]
+    assert db_rows(db, "SELECT count(*) FROM scenarios") == [(0,)]
+    assert db_rows(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@x'") == [(0,)]
+
+
+@pytest.fixture
+def killed(tmp_path: Path) -> Path:
+    """A store whose scenario `x` an earlier elopipe killed after its rating_runs row (committed on
+    its own), before its lists."""
+    from elopipe.store.connect import open_writer
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([TRF], db)
+    with open_writer(db) as con:
+        store_io.start_run(con, "fide@x", rules_forced="V2017", params={})
     assert db_rows(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(1,)]
     assert db_rows(db, "SELECT count(*) FROM scenarios") == [(0,)]
     assert db_rows(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@x'") == [(0,)]
