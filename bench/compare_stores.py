@@ -31,8 +31,8 @@ def _columns(con: duckdb.DuckDBPyConnection, db: str, table: str) -> list[tuple[
 def compare(a: str, b: str) -> int:
     """Tables that differ between stores `a` and `b` (printed), 0 when none."""
     con = duckdb.connect()
-    con.execute(f"ATTACH '{a}' AS a (READ_ONLY)")
-    con.execute(f"ATTACH '{b}' AS b (READ_ONLY)")
+    con.execute("ATTACH ? AS a (READ_ONLY)", [str(a)])
+    con.execute("ATTACH ? AS b (READ_ONLY)", [str(b)])
     tables = [
         r[0]
         for r in con.execute(
