@@ -132,10 +132,17 @@ def test_a_corrected_file_resumes_from_its_period(tmp_path):
     assert db_rows(inc, sql) == db_rows(full, sql)
 
 
-def test_a_players_merge_matches_from_scratch(tmp_path):
+def _rated_and_not(tmp_path: Path) -> tuple[Path, Path]:
+    """Two stores of the Irish files: `inc` rated under fide (to be changed and resumed), `full`
+    only ingested (to be changed the same way and rated from scratch)."""
     inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
     ingested(full, [BUNRATTY, GALWAY, KILKENNY])
     rated(inc, [[BUNRATTY, GALWAY, KILKENNY]], "fide")
+    return inc, full
+
+
+def test_a_players_merge_matches_from_scratch(tmp_path):
+    inc, full = _rated_and_not(tmp_path)
     # two players of the later events whose IDs do not tell them apart, who never met (the first
     # list, May 2011, is kept)
     pair = db_rows(
@@ -174,9 +181,7 @@ def test_a_players_merge_matches_from_scratch(tmp_path):
 def test_a_game_found_to_be_another_sources_resumes_from_its_period(tmp_path):
     # the plan digests games as stored: a game that a game_sources row marks as another source
     # row of a canonical game leaves canonical_games, and its period is computed again
-    inc, full = tmp_path / "inc.duckdb", tmp_path / "full.duckdb"
-    ingested(full, [BUNRATTY, GALWAY, KILKENNY])
-    rated(inc, [[BUNRATTY, GALWAY, KILKENNY]], "fide")
+    inc, full = _rated_and_not(tmp_path)
     rows = db_rows(
         inc,
         """SELECT c.game_id, c.list_date FROM rating_changes c WHERE c.system = 'fide' AND c.counted
