@@ -84,53 +84,89 @@ def open_query(
     cursor to fetch rows from (closed on exit).
 
     `timeout` (seconds, None = no limit) interrupts the query, fetching included, when it
-    runs longer: a dashboard or script never hangs on a runaway query.
+    runs longer: a dashboard or script never hangs on a runaway query. Ctrl-C (in the main
+    thread) interrupts it too.
 
     Raises UsageError (empty query, several statements), FileNotFoundError (no database),
     elopipe.store.connect.StoreBusyError (DuckDB refused to open it), QueryError (DuckDB rejected
-    the query, with its message, or the timeout stopped it).
+    the query, with its message, or the timeout stopped it), QueryInterrupted (Ctrl-C stopped it).
     """
     check_query(query)
     con = open_reader(db, external_access=False)
-    timer = threading.Timer(timeout, con.interrupt) if timeout else None
+    stopper = _Stopper(con)
+    timer = threading.Timer(timeout, stopper.stop) if timeout else None
     if timer is not None:
         timer.daemon = True
         timer.start()
-    with _ctrl_c_interrupts(con) as stopped:
-        try:
+    try:
+        with _ctrl_c_stops(stopper) as ctrl_c:
             try:
-                cur = con.execute(query)
-            except duckdb.Error as exc:
-                raise QueryError(_explain(exc)) from exc
-            cols = [] if cur.description is None else [d[0] for d in cur.description]
-            yield cols, cur
-        except QueryError:
-            if stopped.is_set():
-                raise QueryInterrupted("the query was stopped (Ctrl-C)") from None
-            raise
-        finally:
-            if timer is not None:
-                timer.cancel()
-            con.close()
+                try:
+                    cur = con.execute(query)
+                except duckdb.Error as exc:
+                    raise QueryError(_explain(exc)) from exc
+                cols = [] if cur.description is None else [d[0] for d in cur.description]
+                yield cols, cur
+            except QueryError:
+                if ctrl_c.is_set():
+                    raise QueryInterrupted("the query was stopped (Ctrl-C)") from None
+                raise
+    finally:
+        if timer is not None:
+            timer.cancel()
+        stopper.end()
+        con.close()
+
+
+class _Stopper:
+    """Interrupts the query on a connection from any thread, however early: a stop (timeout or
+    Ctrl-C) can come before DuckDB has begun the query, when an interrupt has nothing to stop
+    (and DuckDB clears it as a query begins). So after `stop()` a thread interrupts again every
+    50 ms until `end()`, which the owner calls before closing the connection."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self._con = con
+        self._lock = threading.Lock()
+        self._ended = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def stop(self) -> None:
+        with self._lock:
+            if self._thread is None and not self._ended.is_set():
+                self._thread = threading.Thread(target=self._interrupt, name="elopipe-stop-query", daemon=True)
+                self._thread.start()
+
+    def end(self) -> None:
+        with self._lock:
+            self._ended.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _interrupt(self) -> None:
+        while True:
+            self._con.interrupt()
+            if self._ended.wait(0.05):
+                return
 
 
 @contextlib.contextmanager
-def _ctrl_c_interrupts(con: duckdb.DuckDBPyConnection) -> Iterator[threading.Event]:
-    """While the block runs, Ctrl-C interrupts the DuckDB query (which otherwise runs on in C++
-    and ignores the signal) and sets the yielded event. Main thread only; elsewhere the event
-    stays unset and signals are left alone."""
-    stopped = threading.Event()
+def _ctrl_c_stops(stopper: _Stopper) -> Iterator[threading.Event]:
+    """While the block runs, Ctrl-C stops the DuckDB query (which otherwise runs on in C++ and
+    ignores the signal) and sets the yielded event. Main thread only; elsewhere the event stays
+    unset and signals are left alone."""
+    pressed = threading.Event()
     if threading.current_thread() is not threading.main_thread():
-        yield stopped
+        yield pressed
         return
 
     def on_sigint(_signum: int, _frame: object) -> None:
-        stopped.set()
-        con.interrupt()
+        pressed.set()
+        stopper.stop()
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
-        yield stopped
+        yield pressed
     finally:
         signal.signal(signal.SIGINT, previous)
 
