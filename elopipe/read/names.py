@@ -16,6 +16,8 @@ import functools
 import re
 import unicodedata
 
+from elopipe.read.given_names import forms_of
+
 # Letters NFKD does not decompose into ASCII.
 _FOLD = str.maketrans(
     {
@@ -160,9 +162,18 @@ def _surname_splits(written: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 def _given_agree(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     """Given names agree: in order, of each two tokens one begins the other ('w' ~ 'wesley',
-    'hi' ~ 'hikaru', 'geo' ~ 'georg', 'j k' ~ 'jan krzysztof'); the longer list's extra names
+    'hi' ~ 'hikaru', 'geo' ~ 'georg', 'j k' ~ 'jan krzysztof'), also through a familiar form
+    ('tony' ~ 'anthony', 'a' ~ 'tony': `elopipe.read.given_names`); the longer list's extra names
     are unknown to the other source, not a contradiction."""
-    return all(t.startswith(u) or u.startswith(t) for t, u in zip(a, b, strict=False))
+    return all(_token_agree(t, u) for t, u in zip(a, b, strict=False))
+
+
+def _token_agree(t: str, u: str) -> bool:
+    if t.startswith(u) or u.startswith(t):
+        return True
+    # one step only: a form of one name, or its initials, is the other name ('ted' ~ 'edward',
+    # 'ted' ~ 'theodore'), but two names that share a form are not one ('edward' / 'theodore')
+    return any(x.startswith(u) for x in forms_of(t)) or any(y.startswith(t) for y in forms_of(u))
 
 
 def same_surname_initials(a: str, b: str) -> bool:
@@ -172,7 +183,8 @@ def same_surname_initials(a: str, b: str) -> bool:
     `names_compatible` (a two-letter surname, an initial of three letters): it is used only with
     the evidence of a game both sources hold (`elopipe.identity.same_game`), never alone.
     'So,W' and 'Sokolov,W', 'Wang,Hao' and 'Wang,Hua' do not agree; a surname alone ('So') agrees
-    with nothing but itself."""
+    with nothing but itself. A familiar form agrees with the full name ('Kosten, Tony' ~
+    'Kosten, Anthony')."""
     if name_key(a) == name_key(b):
         return bool(name_key(a))
     return any(sa == sb and _given_agree(ga, gb) for sa, ga in _surname_splits(a) for sb, gb in _surname_splits(b))

@@ -74,6 +74,15 @@ def _counted_twice(db: Path) -> int:
         ("Wang,Hao", "Wang,Hua", False),
         ("Smith,J", "Smith, Anne", False),
         ("So", "So, Wesley", False),
+        ("Kosten, Tony", "Kosten, Anthony", True),
+        ("Fox,A", "Fox, Tony", True),
+        ("Dvoretsky, Misha", "Dvoretsky, Mikhail", True),
+        ("Fox, Tony", "Fox, Robert", False),
+        ("Smith, Bob", "Smith, Bill", False),
+        ("Brown, Ted", "Brown, Edward", True),
+        ("Brown, Edward", "Brown, Theodore", False),
+        ("Moe, Henry", "Moe, Halvard", False),
+        ("Ivanov, Alexander", "Ivanov, Alexandra", False),
     ],
 )
 def test_surname_and_initials_agree(a: str, b: str, same: bool) -> None:
@@ -236,3 +245,23 @@ def test_fide_ids_on_one_side_link_and_other_ids_on_both_sides_keep_apart(
         assert (merges >= 9, live, canonical) == (True, 10, n)
     else:
         assert (merges, live, canonical) == (0, 20, 2 * n)
+
+
+def test_one_event_in_two_trfs_with_a_familiar_given_name_counts_once(tmp_path: Path) -> None:
+    """The organiser's TRF writes 'Kosten, Tony' and 'Fox, Anthony'; another copy of the event
+    writes 'Kosten, Anthony' and 'Fox, Tony': two players each, and their games twice, before."""
+    src = SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf"
+    text = src.read_bytes()
+    renamed = text.replace(b"Kosten, Tony    ", b"Kosten, Anthony ").replace(b"Fox, Anthony ", b"Fox, Tony    ")
+    assert renamed != text and len(renamed) == len(text)
+    (tmp_path / "copy.trf").write_bytes(renamed)
+    db = tmp_path / "s.duckdb"
+    ingest_paths([src], db)
+    once = db_rows(db, "SELECT count(*) FROM canonical_games")[0][0]
+    ingest_paths([tmp_path / "copy.trf"], db)
+    assert db_rows(db, "SELECT count(*) FROM canonical_games")[0][0] == once
+    live = db_rows(
+        db,
+        "SELECT name FROM players WHERE merged_into IS NULL AND (name LIKE 'Kosten%' OR name LIKE 'Fox%') ORDER BY 1",
+    )
+    assert len(live) == 2, live
