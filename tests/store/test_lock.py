@@ -17,32 +17,42 @@ import pytest
 from elopipe.store.connect import StoreBusyError, holds_write_lock, open_reader, open_writer, write_lock
 from tests.helpers.paths import REPO
 
-# A writer in its own process: takes the lock, inserts its tag, reports, then holds for a while.
+# A writer in its own process: takes the lock, inserts its tag, reports, then holds the lock
+# until a line comes on its stdin (`hold`), never for a time: a loaded machine can take seconds
+# to start the next process.
 WRITER = textwrap.dedent(
     """
     import sys, time
     from elopipe.store.connect import open_writer
-    db, tag, hold = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    db, tag, hold = sys.argv[1], sys.argv[2], sys.argv[3] == "hold"
     def waiting(msg):
         print("WAITING " + msg, flush=True)
     with open_writer(db, on_wait=waiting) as con:
         con.execute("CREATE TABLE IF NOT EXISTS lock_probe (tag VARCHAR, pid INTEGER, t DOUBLE)")
         con.execute("INSERT INTO lock_probe VALUES (?, ?, ?)", [tag, __import__('os').getpid(), time.time()])
         print("LOCKED", flush=True)
-        time.sleep(hold)
+        if hold:
+            sys.stdin.readline()
     print("RELEASED", flush=True)
     """
 )
 
 
-def _start_writer(db: Path, tag: str, hold: float) -> subprocess.Popen[str]:
+def _start_writer(db: Path, tag: str, hold: bool) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(db), tag, str(hold)],
+        [sys.executable, "-c", WRITER, str(db), tag, "hold" if hold else "go"],
         cwd=REPO,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _release(proc: subprocess.Popen[str]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write("release\n")
+    proc.stdin.close()
 
 
 def _read_until(proc: subprocess.Popen[str], word: str, timeout: float = 30.0) -> list[str]:
@@ -69,7 +79,7 @@ def _read_until(proc: subprocess.Popen[str], word: str, timeout: float = 30.0) -
 
 def test_second_process_fails_fast_then_waits_and_both_writes_land(tmp_path: Path) -> None:
     db = tmp_path / "store.duckdb"
-    first = _start_writer(db, "first", hold=2.0)
+    first = _start_writer(db, "first", hold=True)
     try:
         _read_until(first, "LOCKED")
         # This process, with no patience: a clear error, not a DuckDB crash.
@@ -77,9 +87,11 @@ def test_second_process_fails_fast_then_waits_and_both_writes_land(tmp_path: Pat
             with open_writer(db, timeout=0):
                 pass
         # A second process that waits: it says so, then gets the lock after the first lets go.
-        second = _start_writer(db, "second", hold=0.0)
-        lines = _read_until(second, "LOCKED")
-        assert any(line.startswith("WAITING") and f"pid {first.pid}" in line for line in lines), lines
+        second = _start_writer(db, "second", hold=False)
+        waited = _read_until(second, "WAITING")
+        assert f"pid {first.pid}" in waited[-1], waited
+        _release(first)
+        _read_until(second, "LOCKED")
         assert second.wait(30) == 0
         assert first.wait(30) == 0
     finally:
@@ -97,7 +109,7 @@ def test_second_process_fails_fast_then_waits_and_both_writes_land(tmp_path: Pat
 
 def test_lock_of_a_killed_process_is_released(tmp_path: Path) -> None:
     db = tmp_path / "store.duckdb"
-    holder = _start_writer(db, "killed", hold=60.0)
+    holder = _start_writer(db, "killed", hold=True)
     try:
         _read_until(holder, "LOCKED")
         with pytest.raises(StoreBusyError):
