@@ -171,12 +171,14 @@ def test_sql_waits_while_another_process_writes(tmp_path: Path) -> None:
     con = duckdb.connect(str(db))
     ensure_schema(con)  # an elopipe store (a foreign database is refused), with a table of the test's
     con.execute("CREATE TABLE t AS SELECT 42 AS x").close()
+    # a writer that closes the store when a line comes on its stdin
     holder = subprocess.Popen(
         [
             sys.executable,
             "-c",
-            f"import duckdb, time; c = duckdb.connect({str(db)!r}); print('open', flush=True); time.sleep(3)",
+            f"import duckdb, sys; c = duckdb.connect({str(db)!r}); print('open', flush=True); sys.stdin.readline()",
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -186,11 +188,25 @@ def test_sql_waits_while_another_process_writes(tmp_path: Path) -> None:
         busy_out = " ".join(busy.output.split())
         assert busy.exit_code == 1
         assert re.search(rf"being written by another program \(\S+, PID {holder.pid}\)", busy_out), busy_out
-        t0 = time.monotonic()
-        res = CliRunner().invoke(app, ["sql", "SELECT x FROM t", "--db", str(db), "--format", "csv", "--wait", "30"])
-        assert res.exit_code == 0, res.output
-        assert "42" in res.output and "waiting" in res.output and time.monotonic() - t0 >= 1
+        elopipe = Path(sys.executable).with_name("elopipe")
+        waiter = subprocess.Popen(
+            [str(elopipe), "sql", "SELECT x FROM t", "--db", str(db), "--format", "csv", "--wait", "30"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert waiter.stderr is not None
+        said = waiter.stderr.readline()
+        assert "waiting" in said, said  # it waits for the writer, and says so; then the writer ends
+        assert holder.stdin is not None
+        holder.stdin.write("done\n")
+        holder.stdin.close()
+        out, err = waiter.communicate(timeout=120)
+        assert waiter.returncode == 0, err
+        assert out.splitlines() == ["x", "42"]
     finally:
+        if holder.poll() is None:
+            holder.kill()
         holder.wait(timeout=30)
 
 

@@ -8,7 +8,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from pathlib import Path
 
 import duckdb
@@ -128,22 +127,26 @@ def test_lock_of_a_killed_process_is_released(tmp_path: Path) -> None:
 def test_duckdb_lock_held_by_another_program_is_retried_then_reported(tmp_path: Path) -> None:
     db = tmp_path / "store.duckdb"
     duckdb.connect(str(db)).close()
-    # A program that opens the file with DuckDB directly, bypassing elopipe's lock file.
-    script = (
-        "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-        "print('OPEN', flush=True); time.sleep(float(sys.argv[2]))"
+    # A program that opens the file with DuckDB directly, bypassing elopipe's lock file; it
+    # closes it when a line comes on its stdin.
+    script = "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('OPEN', flush=True); sys.stdin.readline()"
+    other = subprocess.Popen(
+        [sys.executable, "-c", script, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
-    other = subprocess.Popen([sys.executable, "-c", script, str(db), "1.5"], stdout=subprocess.PIPE, text=True)
     try:
         _read_until(other, "OPEN")
         with pytest.raises(StoreBusyError, match="held open by another program"):
             with open_writer(db, timeout=0.3):
                 pass
         messages: list[str] = []
-        t0 = time.monotonic()
-        with open_writer(db, timeout=30, on_wait=messages.append) as con:
+
+        def waiting(message: str) -> None:  # it waits, says so, and the other program lets go
+            messages.append(message)
+            if len(messages) == 1:
+                _release(other)
+
+        with open_writer(db, timeout=30, on_wait=waiting) as con:
             con.execute("CREATE TABLE ok AS SELECT 1 AS x")
-        assert time.monotonic() - t0 >= 0.5  # it did wait for the other program to close the file
         assert messages and f"PID {other.pid}" in messages[0]
     finally:
         if other.poll() is None:
