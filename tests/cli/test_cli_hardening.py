@@ -481,7 +481,8 @@ def test_run_on_a_busy_store_fails_at_once_without_prefect(tmp_path: Path) -> No
     db = tmp_path / "busy.duckdb"
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time\nfrom elopipe.store.connect import write_lock\n"
-         f"with write_lock({str(db)!r}):\n    print('held', flush=True)\n    time.sleep(20)"],
+         f"with write_lock({str(db)!r}):\n    print('held', flush=True)\n    sys.stdin.readline()"],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )  # fmt: skip

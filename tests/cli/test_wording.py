@@ -62,7 +62,8 @@ def test_publish_waits_for_a_writer_as_long_as_wait_says(tmp_path: Path) -> None
     db = build_store(tmp_path / "s.duckdb")
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); time.sleep(60)", str(db)],
+         "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); sys.stdin.readline()", str(db)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )  # fmt: skip

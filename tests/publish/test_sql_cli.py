@@ -84,9 +84,10 @@ def test_busy_store_fails_clearly(db: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); time.sleep(30)",
+            "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('ok', flush=True); sys.stdin.readline()",
             str(db),
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -216,10 +217,11 @@ def _hold_open_read_only(db: Path) -> subprocess.Popen:
         [
             sys.executable,
             "-c",
-            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], read_only=True); print('ok', flush=True);"
-            " time.sleep(60)",
+            "import duckdb, sys; c = duckdb.connect(sys.argv[1], read_only=True); print('ok', flush=True);"
+            " sys.stdin.readline()",
             str(db),
         ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
     )
