@@ -415,7 +415,8 @@ TABLES: dict[str, str] = {
         top_count      INTEGER,              -- its opponents (1.4.4: at most 2/3)
         dropped        INTEGER[],            -- rounds left out under 1.4.1e/f to make the norm
         exemption      VARCHAR,              -- '1.4.3d' when the Swiss exemption waives 1.4.3 and 1.4.4
-        code           VARCHAR               -- fingerprint of the norm rules' code that decided the row (other code: decided again on the next run)
+        code           VARCHAR,              -- fingerprint of the norm rules' code that decided the row (other code: decided again on the next run)
+        inputs         VARCHAR               -- digest of what the event's norms were decided from (its games, entries, byes, the rules' code) and of its rows: while both hold, a rating run does not decide them again; NULL: decided again on the next run
     """,
     "ffe_details": """
         system         VARCHAR NOT NULL,     -- 'ffe' | 'ffe-rapid'

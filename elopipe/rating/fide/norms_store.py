@@ -77,6 +77,7 @@ NORM_SCHEMA: dict[str, Any] = {
     "dropped": pl.List(pl.Int32),
     "exemption": pl.Utf8,
     "code": pl.Utf8,
+    "inputs": pl.Utf8,
 }
 
 # the files (parts) of the events asked for: their games and byes are read by tournament_id first,
@@ -370,19 +371,26 @@ BATCH_ENTRIES = 20_000
 
 
 def evaluate_events(
-    con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD, *, set_based: bool = True
+    con: duckdb.DuckDBPyConnection,
+    tournament_ids: Collection[int],
+    system: str = STANDARD,
+    *,
+    set_based: bool = True,
+    frames: dict[str, pl.DataFrame] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Every norm type for every rated player of `tournament_ids` under `system`.
 
     Returns (norms, games): `norms` with the columns of `NORM_SCHEMA` (one row per event,
-    player with a rated game and norm type; `points_x2` in half points, `p` whole percent);
+    player with a rated game and norm type; `points_x2` in half points, `p` whole percent;
+    `inputs` the event's `input_digests` and the digest of its rows, `_with_inputs`);
     `games` the applicant's games (tournament_id, player_id, round, opponent_id, points_x2,
     rating, opp_title, opp_fed, excluded). The rows whose decision needs no search are decided
     in sets (`elopipe.rating.fide.norms_sets`), the others per applicant; `set_based=False` decides
-    every row per applicant (the reference the set-based rows are tested against)."""
-    frames = load(con, tournament_ids, system)
+    every row per applicant (the reference the set-based rows are tested against). `frames`:
+    what `load` read of these events (None: read here)."""
+    frames = load(con, tournament_ids, system) if frames is None else frames
     ev, games, applicants = _prepare(frames)
-    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "code"}
+    schema = {k: v for k, v in NORM_SCHEMA.items() if k not in ("code", "inputs")}
     parts = []
     rest = games
     if set_based:
@@ -391,7 +399,93 @@ def evaluate_events(
         rest = games.join(keys, on=["tournament_id", "player_id"], how="semi")
     parts.append(_decide_each(system, ev, rest, applicants, schema))
     out = pl.concat(parts).with_columns(pl.lit(code_fingerprint()).alias("code"))
+    out = _with_inputs(out, input_digests(frames))
     return out.sort("tournament_id", "player_id", "norm"), games
+
+
+# the frames of `load`, in the order their digests are joined
+_FRAMES = ("events", "games", "entries", "unplayed")
+
+
+def _group_digests(df: pl.DataFrame, by: list[str], seed: int) -> pl.DataFrame:
+    """Per group of `by`: 'rows:sum:xor' of its rows' hashes (Polars `hash_rows`, `seed`, the other
+    columns in name order): order-independent, and two equal rows do not cancel."""
+    cols = sorted(c for c in df.columns if c not in by)
+    h = df.select(cols).hash_rows(seed=seed).alias("__h")
+    return (
+        df.select(by)
+        .with_columns(h)
+        .group_by(by)
+        .agg(pl.len().alias("n"), pl.col("__h").sum().alias("s"), pl.col("__h").bitwise_xor().alias("x"))
+        .select(*by, pl.format("{}:{}:{}", "n", "s", "x").alias("digest"))
+    )
+
+
+def input_digests(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Per event of `frames` (`load`'s): tournament_id (Int32), inputs (Utf8), a digest of
+    everything its norms are decided from (its rows in every frame, the norm rules' code): an
+    event's rows are a function of these alone (they are decided event by event, whatever the
+    batch), so the same digest gives the same rows."""
+    ids = frames["events"].select(pl.col("tournament_id").cast(pl.Int32))
+    for i, name in enumerate(_FRAMES):
+        f = frames[name].with_columns(pl.col("tournament_id").cast(pl.Int32))
+        part = _group_digests(f, ["tournament_id"], seed=i + 1).rename({"digest": name})
+        ids = ids.join(part, on="tournament_id", how="left")
+    return ids.select(
+        "tournament_id",
+        pl.concat_str([pl.lit(code_fingerprint()), *(pl.col(n).fill_null("-") for n in _FRAMES)], separator="|")
+        .map_batches(_sha1, return_dtype=pl.Utf8)
+        .alias("inputs"),
+    )
+
+
+def _sha1(texts: pl.Series) -> pl.Series:
+    return pl.Series([hashlib.sha1(t.encode()).hexdigest() for t in texts.to_list()], dtype=pl.Utf8)
+
+
+def _with_inputs(rows: pl.DataFrame, inputs: pl.DataFrame) -> pl.DataFrame:
+    """`rows` (`NORM_SCHEMA` but ``inputs``) with ``inputs``: the event's input digest, '/', and
+    the digest of its rows on their list (`_group_digests` of every other column): `refresh` keeps
+    an event's stored rows only when they still carry both (a hand edit of a row is seen)."""
+    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "inputs"}
+    rows = rows.select(list(schema)).cast(schema)  # type: ignore[arg-type]
+    out = _group_digests(rows, list(_NORM_GROUP), seed=len(_FRAMES) + 1)
+    return (
+        rows.join(out, on=list(_NORM_GROUP), how="left")
+        .join(inputs, on="tournament_id", how="left")
+        .with_columns(pl.concat_str(["inputs", "digest"], separator="/").alias("inputs"))
+        .select(list(NORM_SCHEMA))
+    )
+
+
+def _unchanged(con: duckdb.DuckDBPyConnection, system: str, dates: list[dt.date], inputs: pl.DataFrame) -> set[int]:
+    """The events of `inputs` (`input_digests`) whose stored rows on `dates` are those deciding
+    them again would write: one list, every row carrying the event's input digest and the digest
+    of the rows as stored (`_with_inputs`). An event without a stored row is never among them."""
+    ids = inputs.get_column("tournament_id").to_list()
+    cols = ", ".join(NORM_SCHEMA)
+    stored = to_polars(
+        con.sql(
+            f"SELECT {cols} FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
+            " AND tournament_id IN (SELECT unnest(?::INTEGER[]))",
+            params=[system, dates, ids],
+        )
+    )
+    if not stored.height:
+        return set()
+    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "inputs"}
+    out = _group_digests(stored.select(list(schema)).cast(schema), list(_NORM_GROUP), seed=len(_FRAMES) + 1)  # type: ignore[arg-type]
+    marks = stored.group_by(list(_NORM_GROUP)).agg(
+        pl.col("inputs").n_unique().alias("marks"), pl.col("inputs").first().alias("mark")
+    )
+    groups = (
+        marks.join(out, on=list(_NORM_GROUP))
+        .join(inputs.rename({"inputs": "now"}), on="tournament_id")
+        .with_columns(same=(pl.col("marks") == 1) & (pl.col("mark") == pl.concat_str(["now", "digest"], separator="/")))
+        .group_by("tournament_id")
+        .agg(pl.len().alias("lists"), pl.col("same").all().alias("same"))
+    )
+    return set(groups.filter((pl.col("lists") == 1) & pl.col("same")).get_column("tournament_id").to_list())
 
 
 def _decide_each(
@@ -566,7 +660,17 @@ def refresh(
             [system, dates, [t for tids in batches for t in tids]],
         )
         for tids in filter(None, batches):
-            rows = evaluate_events(con, tids, system)[0].select(list(NORM_SCHEMA))
+            frames = load(con, tids, system)
+            if compare:
+                # an event whose inputs did not change keeps its rows: a new event on a list of 70
+                # decides one event, not 70 (issue 27)
+                same = _unchanged(con, system, dates, input_digests(frames))
+                if same:
+                    tids = [t for t in tids if t not in same]
+                    frames = {k: f.filter(~pl.col("tournament_id").is_in(sorted(same))) for k, f in frames.items()}
+                if not tids:
+                    continue
+            rows = evaluate_events(con, tids, system, frames=frames)[0].select(list(NORM_SCHEMA))
             if compare:
                 result_rows.replace_changed(con, system, "title_norms", rows, dates, key=_NORM_GROUP, events=tids)
             else:
