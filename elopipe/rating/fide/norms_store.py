@@ -77,7 +77,6 @@ NORM_SCHEMA: dict[str, Any] = {
     "dropped": pl.List(pl.Int32),
     "exemption": pl.Utf8,
     "code": pl.Utf8,
-    "inputs": pl.Utf8,
 }
 
 # the files (parts) of the events asked for: their games and byes are read by tournament_id first,
@@ -381,8 +380,7 @@ def evaluate_events(
     """Every norm type for every rated player of `tournament_ids` under `system`.
 
     Returns (norms, games): `norms` with the columns of `NORM_SCHEMA` (one row per event,
-    player with a rated game and norm type; `points_x2` in half points, `p` whole percent;
-    `inputs` the event's `input_digests` and the digest of its rows, `_with_inputs`);
+    player with a rated game and norm type; `points_x2` in half points, `p` whole percent);
     `games` the applicant's games (tournament_id, player_id, round, opponent_id, points_x2,
     rating, opp_title, opp_fed, excluded). The rows whose decision needs no search are decided
     in sets (`elopipe.rating.fide.norms_sets`), the others per applicant; `set_based=False` decides
@@ -390,7 +388,7 @@ def evaluate_events(
     what `load` read of these events (None: read here)."""
     frames = load(con, tournament_ids, system) if frames is None else frames
     ev, games, applicants = _prepare(frames)
-    schema = {k: v for k, v in NORM_SCHEMA.items() if k not in ("code", "inputs")}
+    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "code"}
     parts = []
     rest = games
     if set_based:
@@ -399,7 +397,6 @@ def evaluate_events(
         rest = games.join(keys, on=["tournament_id", "player_id"], how="semi")
     parts.append(_decide_each(system, ev, rest, applicants, schema))
     out = pl.concat(parts).with_columns(pl.lit(code_fingerprint()).alias("code"))
-    out = _with_inputs(out, input_digests(frames))
     return out.sort("tournament_id", "player_id", "norm"), games
 
 
@@ -443,49 +440,44 @@ def _sha1(texts: pl.Series) -> pl.Series:
     return pl.Series([hashlib.sha1(t.encode()).hexdigest() for t in texts.to_list()], dtype=pl.Utf8)
 
 
-def _with_inputs(rows: pl.DataFrame, inputs: pl.DataFrame) -> pl.DataFrame:
-    """`rows` (`NORM_SCHEMA` but ``inputs``) with ``inputs``: the event's input digest, '/', and
-    the digest of its rows on their list (`_group_digests` of every other column): `refresh` keeps
-    an event's stored rows only when they still carry both (a hand edit of a row is seen)."""
-    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "inputs"}
-    rows = rows.select(list(schema)).cast(schema)  # type: ignore[arg-type]
-    out = _group_digests(rows, list(_NORM_GROUP), seed=len(_FRAMES) + 1)
+def _marks(rows: pl.DataFrame, inputs: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
+    """The ``title_norm_inputs`` rows of the events of `pairs` (list_date, tournament_id: where each is
+    rated): the event's input digest (`input_digests`), '/', and the digest of its `rows`
+    (`NORM_SCHEMA`) on that list, empty for none (`_group_digests`)."""
+    out = _group_digests(rows.select(list(NORM_SCHEMA)).cast(NORM_SCHEMA), list(_NORM_GROUP), seed=len(_FRAMES) + 1)  # type: ignore[arg-type]
     return (
-        rows.join(out, on=list(_NORM_GROUP), how="left")
+        pairs.join(out, on=list(_NORM_GROUP), how="left")
         .join(inputs, on="tournament_id", how="left")
-        .with_columns(pl.concat_str(["inputs", "digest"], separator="/").alias("inputs"))
-        .select(list(NORM_SCHEMA))
-    )
-
-
-def _unchanged(con: duckdb.DuckDBPyConnection, system: str, dates: list[dt.date], inputs: pl.DataFrame) -> set[int]:
-    """The events of `inputs` (`input_digests`) whose stored rows on `dates` are those deciding
-    them again would write: one list, every row carrying the event's input digest and the digest
-    of the rows as stored (`_with_inputs`). An event without a stored row is never among them."""
-    ids = inputs.get_column("tournament_id").to_list()
-    cols = ", ".join(NORM_SCHEMA)
-    stored = to_polars(
-        con.sql(
-            f"SELECT {cols} FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
-            " AND tournament_id IN (SELECT unnest(?::INTEGER[]))",
-            params=[system, dates, ids],
+        .select(
+            *_NORM_GROUP,
+            pl.concat_str([pl.col("inputs").fill_null("-"), pl.col("digest").fill_null("")], separator="/").alias(
+                "inputs"
+            ),
         )
     )
-    if not stored.height:
-        return set()
-    schema = {k: v for k, v in NORM_SCHEMA.items() if k != "inputs"}
-    out = _group_digests(stored.select(list(schema)).cast(schema), list(_NORM_GROUP), seed=len(_FRAMES) + 1)  # type: ignore[arg-type]
-    marks = stored.group_by(list(_NORM_GROUP)).agg(
-        pl.col("inputs").n_unique().alias("marks"), pl.col("inputs").first().alias("mark")
+
+
+def _unchanged(
+    con: duckdb.DuckDBPyConnection, system: str, dates: list[dt.date], inputs: pl.DataFrame, pairs: pl.DataFrame
+) -> set[int]:
+    """The events of `pairs` (list_date, tournament_id: where each is rated) whose stored rows are
+    those deciding them again would write: the ``title_norm_inputs`` row of each of its pairs is
+    the `_marks` of its inputs now (`input_digests`) and of its rows as stored, and it has no row
+    on another of `dates`. A hand edit or a removal of its rows, or of its mark, decides it again."""
+    ids = sorted(set(pairs.get_column("tournament_id").to_list()))
+    where = (
+        "WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
+        " AND tournament_id IN (SELECT unnest(?::INTEGER[]))"
     )
-    groups = (
-        marks.join(out, on=list(_NORM_GROUP))
-        .join(inputs.rename({"inputs": "now"}), on="tournament_id")
-        .with_columns(same=(pl.col("marks") == 1) & (pl.col("mark") == pl.concat_str(["now", "digest"], separator="/")))
-        .group_by("tournament_id")
-        .agg(pl.len().alias("lists"), pl.col("same").all().alias("same"))
-    )
-    return set(groups.filter((pl.col("lists") == 1) & pl.col("same")).get_column("tournament_id").to_list())
+    cols = ", ".join(NORM_SCHEMA)
+    stored = to_polars(con.sql(f"SELECT {cols} FROM title_norms {where}", params=[system, dates, ids]))
+    kept = to_polars(con.sql(f"SELECT list_date, tournament_id, inputs AS kept FROM title_norm_inputs {where}",
+                             params=[system, dates, ids]))  # fmt: skip
+    now = _marks(stored, inputs, pairs).join(kept, on=list(_NORM_GROUP), how="left")
+    same = now.group_by("tournament_id").agg((pl.col("inputs") == pl.col("kept")).fill_null(False).all().alias("ok"))
+    elsewhere = stored.select(_NORM_GROUP).unique().join(pairs, on=list(_NORM_GROUP), how="anti")
+    ok = same.filter("ok").join(elsewhere, on="tournament_id", how="anti")
+    return set(ok.get_column("tournament_id").to_list())
 
 
 def _decide_each(
@@ -610,9 +602,10 @@ def refresh(
     """Rewrite the `title_norms` rows of `system` dated one of `lists` (the lists a rating run
     rewrote) from the events rated on them; when `system` has no norm row decided by this code
     (`code_fingerprint`: a store rated before norms were kept, or by other norm rules), every rated
-    list up to `through`. The rows of an event are written only when they differ from its stored
-    ones (`result_rows.replace_changed`); the table then holds what a delete of those lists and an
-    insert of every row decided would leave.
+    list up to `through`. An event is decided again only when what it is decided from or its stored
+    rows changed (``title_norm_inputs``, `_unchanged`), and its rows are written only when they
+    differ from the stored ones (`result_rows.replace_changed`); the table then holds what a delete
+    of those lists and an insert of every row decided would leave.
     Only the FIDE standard system has norms. Returns the rows decided."""
     if system != STANDARD:
         return 0
@@ -637,8 +630,9 @@ def refresh(
     # not by the history (issue 27), while a history of small lists is not decided list by list
     batches: list[list[int]] = [[]]
     size = 0
-    for tid, entries in con.execute(
-        "SELECT tournament_id, count(*) FROM tournament_ratings"
+    where: list[tuple[dt.date, int]] = []
+    for day, tid, entries in con.execute(
+        "SELECT list_date, tournament_id, count(*) FROM tournament_ratings"
         " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) GROUP BY list_date, tournament_id"
         " ORDER BY list_date, tournament_id",
         [system, dates],
@@ -647,27 +641,33 @@ def refresh(
             batches.append([])
             size = 0
         batches[-1].append(int(tid))
+        where.append((day, int(tid)))
         size += entries
+    rated = pl.DataFrame(where, schema={"list_date": pl.Date, "tournament_id": pl.Int32}, orient="row")
     decided = 0
-    stored = "FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
+    stored = "WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
     with write.transaction(con):
         # an event's rows are replaced only when they differ: rewriting a list's unchanged rows made
         # DuckDB's checkpoint at close rewrite their row groups (0.18 CPU-s for a new TRF on 3 months);
         # lists without a stored row (a first run) take the rows as they come
-        compare = bool(con.execute(f"SELECT 1 {stored} LIMIT 1", [system, dates]).fetchall())
-        con.execute(
-            f"DELETE {stored} AND tournament_id NOT IN (SELECT unnest(?::INTEGER[]))",
-            [system, dates, [t for tids in batches for t in tids]],
-        )
+        compare = bool(con.execute(f"SELECT 1 FROM title_norms {stored} LIMIT 1", [system, dates]).fetchall())
+        for table in ("title_norms", "title_norm_inputs"):
+            con.execute(
+                f"DELETE FROM {table} {stored} AND tournament_id NOT IN (SELECT unnest(?::INTEGER[]))",
+                [system, dates, [t for tids in batches for t in tids]],
+            )
         for tids in filter(None, batches):
             frames = load(con, tids, system)
+            inputs = input_digests(frames)
+            pairs = rated.filter(pl.col("tournament_id").is_in(tids))
             if compare:
-                # an event whose inputs did not change keeps its rows: a new event on a list of 70
-                # decides one event, not 70 (issue 27)
-                same = _unchanged(con, system, dates, input_digests(frames))
+                # an event whose inputs and rows did not change keeps them: a new event on a list of
+                # 70 decides one event, not 70 (issue 27)
+                same = _unchanged(con, system, dates, inputs, pairs)
                 if same:
                     tids = [t for t in tids if t not in same]
                     frames = {k: f.filter(~pl.col("tournament_id").is_in(sorted(same))) for k, f in frames.items()}
+                    pairs = pairs.filter(pl.col("tournament_id").is_in(tids))
                 if not tids:
                     continue
             rows = evaluate_events(con, tids, system, frames=frames)[0].select(list(NORM_SCHEMA))
@@ -675,5 +675,10 @@ def refresh(
                 result_rows.replace_changed(con, system, "title_norms", rows, dates, key=_NORM_GROUP, events=tids)
             else:
                 write.insert(con, "title_norms", rows)
+            con.execute(
+                f"DELETE FROM title_norm_inputs {stored} AND tournament_id IN (SELECT unnest(?::INTEGER[]))",
+                [system, dates, tids],
+            )
+            write.insert(con, "title_norm_inputs", _marks(rows, inputs, pairs), constants={"system": system})
             decided += rows.height
     return decided

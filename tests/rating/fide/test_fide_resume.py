@@ -36,6 +36,7 @@ TABLES = (
     "rating_skips",
     "rate_of_play",
     "title_norms",
+    "title_norm_inputs",
 )
 COUNTS = (
     "lists", "first_list", "last_list", "players_rated", "new_ratings", "games_counted", "not_counted",
