@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import duckdb
 import polars as pl
@@ -58,6 +59,60 @@ def replace_changed(
     stored rows of these tournaments are compared and replaced (None: every one of `lists`).
     Raises KeyError for a table not in `KEYS` without a `key`; `write.StoreWriteError` for a
     column the table does not have."""
+    return stage(con, system, table, frame, lists, key=key, events=events).apply()
+
+
+@dataclass
+class Staged:
+    """The groups of `table` that differ between a frame and the stored rows (`stage`), not yet
+    written: `dates`, the list dates of those groups; `groups`, how many. `apply` writes them."""
+
+    con: duckdb.DuckDBPyConnection
+    system: str
+    table: str
+    cols: tuple[str, ...]
+    dates: set[dt.date]
+    groups: int
+    frame: pl.DataFrame | None = None  # nothing stored: the rows go in as they are
+    new: str = ""  # else the temporary tables of the new rows and of the changed groups
+    changed: str = ""
+
+    def apply(self) -> int:
+        """Delete the stored rows of the changed groups and insert the new ones; returns `groups`."""
+        con, table = self.con, self.table
+        if self.frame is not None:
+            constants = {} if "system" in self.frame.columns else {"system": self.system}
+            lacking = [c for c in write.table_columns(con, table) if c not in self.frame.columns and c not in constants]
+            write.insert(con, table, self.frame, exprs=dict.fromkeys(lacking, "NULL"), constants=constants)
+            return self.groups
+        on = " AND ".join(f"t.{c} = c.{c}" for c in self.cols)
+        con.execute(
+            f"DELETE FROM {table} t USING {self.changed} c WHERE t.system = $system AND {on}", {"system": self.system}
+        )
+        con.execute(
+            f"INSERT INTO {table} BY NAME SELECT n.* FROM {self.new} n SEMI JOIN {self.changed} c "
+            f"USING ({', '.join(self.cols)})"
+        )
+        # on an error the caller's rollback drops them with the rest
+        con.execute(f"DROP TABLE {self.changed}")
+        con.execute(f"DROP TABLE {self.new}")
+        return self.groups
+
+
+def stage(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    table: str,
+    frame: pl.DataFrame,
+    lists: Collection[dt.date],
+    *,
+    key: tuple[str, ...] | None = None,
+    events: Collection[int] | None = None,
+) -> Staged:
+    """Compare `frame` with `system`'s stored rows of `table` as `replace_changed` does (same
+    arguments), writing nothing but its temporary tables: the caller learns which lists differ
+    (`Staged.dates`) before `Staged.apply` writes them, so a list is compared once (issue 27).
+    Runs in the caller's transaction; every `Staged` must be applied before it commits."""
     cols = KEYS[table] if key is None else key
     key_sql = ", ".join(cols)
     dates = sorted(set(lists))
@@ -66,9 +121,9 @@ def replace_changed(
         # nothing stored on these lists (a run from scratch): every group differs, and the rows go
         # in as the comparison below would insert them (a column the frame lacks is NULL, not its
         # default) without a temporary copy of the frame
-        lacking = [c for c in write.table_columns(con, table) if c not in frame.columns and c not in constants]
-        write.insert(con, table, frame, exprs=dict.fromkeys(lacking, "NULL"), constants=constants)
-        return frame.select(cols).n_unique() if frame.height else 0
+        groups = frame.select(cols).n_unique() if frame.height else 0
+        found = set(frame.get_column("list_date").unique().to_list()) if frame.height else set()
+        return Staged(con, system, table, cols, found, groups, frame=frame)
     new = f"__elopipe_new_{table}_{next(_names)}"
     # same columns and types as the table, so that a new row and its stored twin hash alike
     con.execute(f"CREATE TEMP TABLE {new} AS FROM {table} LIMIT 0")
@@ -84,14 +139,9 @@ def replace_changed(
     )
     changed = f"__elopipe_changed_{table}_{next(_names)}"
     con.execute(f"CREATE TEMP TABLE {changed} AS {diff}", params)
-    on = " AND ".join(f"t.{c} = c.{c}" for c in cols)
-    con.execute(f"DELETE FROM {table} t USING {changed} c WHERE t.system = $system AND {on}", {"system": system})
-    con.execute(f"INSERT INTO {table} BY NAME SELECT n.* FROM {new} n SEMI JOIN {changed} c USING ({key_sql})")
-    rewritten: int = con.execute(f"SELECT count(*) FROM {changed}").fetchall()[0][0]
-    # on an error the caller's rollback drops them with the rest
-    con.execute(f"DROP TABLE {changed}")
-    con.execute(f"DROP TABLE {new}")
-    return rewritten
+    rows = con.execute(f"SELECT list_date, count(*) FROM {changed} GROUP BY 1").fetchall()
+    groups = sum(int(n) for _, n in rows)
+    return Staged(con, system, table, cols, {d for d, _ in rows}, groups, new=new, changed=changed)
 
 
 def _stored_any(con: duckdb.DuckDBPyConnection, system: str, table: str, dates: list[dt.date]) -> bool:

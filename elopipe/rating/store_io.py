@@ -449,6 +449,7 @@ def write_results(
     lists: Collection[dt.date] | None = None,
     through: dt.date | None = None,
     stale: Collection[dt.date] = (),
+    staged: Mapping[str, result_rows.Staged] | None = None,
 ) -> None:
     """Replace `system`'s results from `from_list` on, in one transaction.
 
@@ -464,6 +465,9 @@ def write_results(
     `through` (a preview, ``rate --through``): rows dated after it are kept, in every table
     (`replace_all` included). `stale`: list dates whose rows are kept but whose period digests
     are deleted, so that the next run without `through` recomputes them (`elopipe.rating.fide.run`).
+    `staged`: tables of `result_rows.KEYS` whose rows were already compared with the stored ones
+    (`result_rows.stage`, their changed groups all dated one of `lists`): those groups are written,
+    the `frames` of these tables are not compared again.
     Raises ValueError for an unknown table or column; the transaction is rolled back on
     any error.
     """
@@ -481,7 +485,9 @@ def write_results(
                 raise ValueError(f"not a result table: {table}")
             con.execute(f"DELETE FROM {table} WHERE system = ? AND list_date <= ?", [system, through or dt.date.max])
         for table, df in frames.items():
-            if table in by_rows:  # only the rows that differ: a new event rewrites its own rows, not its list
+            if table in by_rows and staged is not None and table in staged:
+                staged[table].apply()
+            elif table in by_rows:  # only the rows that differ: a new event rewrites its own rows, not its list
                 result_rows.replace_changed(con, system, table, df, lists or ())
             else:
                 write.insert(con, table, df, constants={} if "system" in df.columns else {"system": system})

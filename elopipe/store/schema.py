@@ -417,6 +417,12 @@ TABLES: dict[str, str] = {
         exemption      VARCHAR,              -- '1.4.3d' when the Swiss exemption waives 1.4.3 and 1.4.4
         code           VARCHAR               -- fingerprint of the norm rules' code that decided the row (other code: decided again on the next run)
     """,
+    "title_norm_inputs": """
+        system         VARCHAR NOT NULL,     -- 'fide'
+        list_date      DATE NOT NULL,        -- the list the event was rated on
+        tournament_id  INTEGER NOT NULL,
+        inputs         VARCHAR NOT NULL      -- digest of what the event's norms were decided from (its games, entries, byes and facts, the rules' code), '/', digest of its title_norms rows as written
+    """,
     "ffe_details": """
         system         VARCHAR NOT NULL,     -- 'ffe' | 'ffe-rapid'
         list_date      DATE NOT NULL,
@@ -449,6 +455,8 @@ TABLE_DOCS: dict[str, str] = {
     "title_norms": "FIDE title norms (GM, IM, WGM, WIM; B.01) of every player of every FIDE standard event rated: "
     "one row per list, event, player and norm type, written with the rating (elopipe.rating.fide.norms_store). Read it "
     "through v_norms.",
+    "title_norm_inputs": "One row per event whose title norms were decided (elopipe.rating.fide.norms_store): while "
+    "both digests still hold, a rating run keeps the event's title_norms rows instead of deciding them again.",
     "source_files": "The ingest ledger: one row per file (or archive member) ever seen, keyed by the sha256 of its bytes. "
     "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced') "
     "when it corrects it: the same event and most of its games (elopipe.ingest.corrections); else both are kept.",

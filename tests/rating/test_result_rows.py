@@ -103,3 +103,36 @@ def test_lists_with_nothing_stored_get_the_rows_and_count_of_the_comparison(
         # and the probe sees the stored rows, of these lists only
         assert result_rows._stored_any(con, "fide", table, dates)
         assert not result_rows._stored_any(con, "fide", table, [min(dates).replace(year=1990)])
+
+
+def test_a_staged_comparison_names_the_lists_that_differ_before_writing(rated: Path, tmp_path: Path) -> None:
+    """`stage` compares without writing (a run learns which lists differ, issue 27): the lists of
+    the changed groups, none when the rows are the stored ones; `apply` then leaves what
+    `replace_changed` leaves, and no temporary table."""
+    db = tmp_path / "s.duckdb"
+    db.write_bytes(rated.read_bytes())
+    table = "tournament_ratings"
+    with open_writer(db) as con:
+        stored = con.sql(f"SELECT * EXCLUDE (system) FROM {table} WHERE system = 'fide'").pl()
+        dates = stored.get_column("list_date").unique().to_list()
+        before = _rows(con, table)
+        with write.transaction(con):
+            same = result_rows.stage(con, "fide", table, stored, dates)
+            assert (same.dates, same.groups) == (set(), 0)
+            assert _rows(con, table) == before  # nothing written yet
+            assert same.apply() == 0
+        assert _rows(con, table) == before
+        one = stored.sort("player_id").head(1).get_column("player_id")
+        new = stored.with_columns(
+            pl.when(pl.col("player_id").is_in(one)).then(pl.col("n") + 1).otherwise("n").alias("n")
+        )
+        with write.transaction(con):
+            staged = result_rows.stage(con, "fide", table, new, dates)
+            assert staged.dates == set(new.filter(pl.col("player_id").is_in(one)).get_column("list_date").to_list())
+            assert _rows(con, table) == before
+            assert staged.apply() == staged.groups > 0
+        after = _rows(con, table)
+        with write.transaction(con):
+            assert result_rows.replace_changed(con, "fide", table, new, dates) == 0
+        assert _rows(con, table) == after != before
+        assert not con.execute("SELECT * FROM duckdb_tables() WHERE temporary").fetchall()

@@ -370,7 +370,12 @@ BATCH_ENTRIES = 20_000
 
 
 def evaluate_events(
-    con: duckdb.DuckDBPyConnection, tournament_ids: Collection[int], system: str = STANDARD, *, set_based: bool = True
+    con: duckdb.DuckDBPyConnection,
+    tournament_ids: Collection[int],
+    system: str = STANDARD,
+    *,
+    set_based: bool = True,
+    frames: dict[str, pl.DataFrame] | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Every norm type for every rated player of `tournament_ids` under `system`.
 
@@ -379,8 +384,9 @@ def evaluate_events(
     `games` the applicant's games (tournament_id, player_id, round, opponent_id, points_x2,
     rating, opp_title, opp_fed, excluded). The rows whose decision needs no search are decided
     in sets (`elopipe.rating.fide.norms_sets`), the others per applicant; `set_based=False` decides
-    every row per applicant (the reference the set-based rows are tested against)."""
-    frames = load(con, tournament_ids, system)
+    every row per applicant (the reference the set-based rows are tested against). `frames`:
+    what `load` read of these events (None: read here)."""
+    frames = load(con, tournament_ids, system) if frames is None else frames
     ev, games, applicants = _prepare(frames)
     schema = {k: v for k, v in NORM_SCHEMA.items() if k != "code"}
     parts = []
@@ -392,6 +398,86 @@ def evaluate_events(
     parts.append(_decide_each(system, ev, rest, applicants, schema))
     out = pl.concat(parts).with_columns(pl.lit(code_fingerprint()).alias("code"))
     return out.sort("tournament_id", "player_id", "norm"), games
+
+
+# the frames of `load`, in the order their digests are joined
+_FRAMES = ("events", "games", "entries", "unplayed")
+
+
+def _group_digests(df: pl.DataFrame, by: list[str], seed: int) -> pl.DataFrame:
+    """Per group of `by`: 'rows:sum:xor' of its rows' hashes (Polars `hash_rows`, `seed`, the other
+    columns in name order): order-independent, and two equal rows do not cancel."""
+    cols = sorted(c for c in df.columns if c not in by)
+    h = df.select(cols).hash_rows(seed=seed).alias("__h")
+    return (
+        df.select(by)
+        .with_columns(h)
+        .group_by(by)
+        .agg(pl.len().alias("n"), pl.col("__h").sum().alias("s"), pl.col("__h").bitwise_xor().alias("x"))
+        .select(*by, pl.format("{}:{}:{}", "n", "s", "x").alias("digest"))
+    )
+
+
+def input_digests(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """Per event of `frames` (`load`'s): tournament_id (Int32), inputs (Utf8), a digest of
+    everything its norms are decided from (its rows in every frame, the norm rules' code): an
+    event's rows are a function of these alone (they are decided event by event, whatever the
+    batch), so the same digest gives the same rows."""
+    ids = frames["events"].select(pl.col("tournament_id").cast(pl.Int32))
+    for i, name in enumerate(_FRAMES):
+        f = frames[name].with_columns(pl.col("tournament_id").cast(pl.Int32))
+        part = _group_digests(f, ["tournament_id"], seed=i + 1).rename({"digest": name})
+        ids = ids.join(part, on="tournament_id", how="left")
+    return ids.select(
+        "tournament_id",
+        pl.concat_str([pl.lit(code_fingerprint()), *(pl.col(n).fill_null("-") for n in _FRAMES)], separator="|")
+        .map_batches(_sha1, return_dtype=pl.Utf8)
+        .alias("inputs"),
+    )
+
+
+def _sha1(texts: pl.Series) -> pl.Series:
+    return pl.Series([hashlib.sha1(t.encode()).hexdigest() for t in texts.to_list()], dtype=pl.Utf8)
+
+
+def _marks(rows: pl.DataFrame, inputs: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
+    """The ``title_norm_inputs`` rows of the events of `pairs` (list_date, tournament_id: where each is
+    rated): the event's input digest (`input_digests`), '/', and the digest of its `rows`
+    (`NORM_SCHEMA`) on that list, empty for none (`_group_digests`)."""
+    out = _group_digests(rows.select(list(NORM_SCHEMA)).cast(NORM_SCHEMA), list(_NORM_GROUP), seed=len(_FRAMES) + 1)  # type: ignore[arg-type]
+    return (
+        pairs.join(out, on=list(_NORM_GROUP), how="left")
+        .join(inputs, on="tournament_id", how="left")
+        .select(
+            *_NORM_GROUP,
+            pl.concat_str([pl.col("inputs").fill_null("-"), pl.col("digest").fill_null("")], separator="/").alias(
+                "inputs"
+            ),
+        )
+    )
+
+
+def _unchanged(
+    con: duckdb.DuckDBPyConnection, system: str, dates: list[dt.date], inputs: pl.DataFrame, pairs: pl.DataFrame
+) -> set[int]:
+    """The events of `pairs` (list_date, tournament_id: where each is rated) whose stored rows are
+    those deciding them again would write: the ``title_norm_inputs`` row of each of its pairs is
+    the `_marks` of its inputs now (`input_digests`) and of its rows as stored, and it has no row
+    on another of `dates`. A hand edit or a removal of its rows, or of its mark, decides it again."""
+    ids = sorted(set(pairs.get_column("tournament_id").to_list()))
+    where = (
+        "WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
+        " AND tournament_id IN (SELECT unnest(?::INTEGER[]))"
+    )
+    cols = ", ".join(NORM_SCHEMA)
+    stored = to_polars(con.sql(f"SELECT {cols} FROM title_norms {where}", params=[system, dates, ids]))
+    kept = to_polars(con.sql(f"SELECT list_date, tournament_id, inputs AS kept FROM title_norm_inputs {where}",
+                             params=[system, dates, ids]))  # fmt: skip
+    now = _marks(stored, inputs, pairs).join(kept, on=list(_NORM_GROUP), how="left")
+    same = now.group_by("tournament_id").agg((pl.col("inputs") == pl.col("kept")).fill_null(False).all().alias("ok"))
+    elsewhere = stored.select(_NORM_GROUP).unique().join(pairs, on=list(_NORM_GROUP), how="anti")
+    ok = same.filter("ok").join(elsewhere, on="tournament_id", how="anti")
+    return set(ok.get_column("tournament_id").to_list())
 
 
 def _decide_each(
@@ -516,9 +602,10 @@ def refresh(
     """Rewrite the `title_norms` rows of `system` dated one of `lists` (the lists a rating run
     rewrote) from the events rated on them; when `system` has no norm row decided by this code
     (`code_fingerprint`: a store rated before norms were kept, or by other norm rules), every rated
-    list up to `through`. The rows of an event are written only when they differ from its stored
-    ones (`result_rows.replace_changed`); the table then holds what a delete of those lists and an
-    insert of every row decided would leave.
+    list up to `through`. An event is decided again only when what it is decided from or its stored
+    rows changed (``title_norm_inputs``, `_unchanged`), and its rows are written only when they
+    differ from the stored ones (`result_rows.replace_changed`); the table then holds what a delete
+    of those lists and an insert of every row decided would leave.
     Only the FIDE standard system has norms. Returns the rows decided."""
     if system != STANDARD:
         return 0
@@ -543,8 +630,9 @@ def refresh(
     # not by the history (issue 27), while a history of small lists is not decided list by list
     batches: list[list[int]] = [[]]
     size = 0
-    for tid, entries in con.execute(
-        "SELECT tournament_id, count(*) FROM tournament_ratings"
+    where: list[tuple[dt.date, int]] = []
+    for day, tid, entries in con.execute(
+        "SELECT list_date, tournament_id, count(*) FROM tournament_ratings"
         " WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[])) GROUP BY list_date, tournament_id"
         " ORDER BY list_date, tournament_id",
         [system, dates],
@@ -553,23 +641,44 @@ def refresh(
             batches.append([])
             size = 0
         batches[-1].append(int(tid))
+        where.append((day, int(tid)))
         size += entries
+    rated = pl.DataFrame(where, schema={"list_date": pl.Date, "tournament_id": pl.Int32}, orient="row")
     decided = 0
-    stored = "FROM title_norms WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
+    stored = "WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))"
     with write.transaction(con):
         # an event's rows are replaced only when they differ: rewriting a list's unchanged rows made
         # DuckDB's checkpoint at close rewrite their row groups (0.18 CPU-s for a new TRF on 3 months);
         # lists without a stored row (a first run) take the rows as they come
-        compare = bool(con.execute(f"SELECT 1 {stored} LIMIT 1", [system, dates]).fetchall())
-        con.execute(
-            f"DELETE {stored} AND tournament_id NOT IN (SELECT unnest(?::INTEGER[]))",
-            [system, dates, [t for tids in batches for t in tids]],
-        )
+        compare = bool(con.execute(f"SELECT 1 FROM title_norms {stored} LIMIT 1", [system, dates]).fetchall())
+        for table in ("title_norms", "title_norm_inputs"):
+            con.execute(
+                f"DELETE FROM {table} {stored} AND tournament_id NOT IN (SELECT unnest(?::INTEGER[]))",
+                [system, dates, [t for tids in batches for t in tids]],
+            )
         for tids in filter(None, batches):
-            rows = evaluate_events(con, tids, system)[0].select(list(NORM_SCHEMA))
+            frames = load(con, tids, system)
+            inputs = input_digests(frames)
+            pairs = rated.filter(pl.col("tournament_id").is_in(tids))
+            if compare:
+                # an event whose inputs and rows did not change keeps them: a new event on a list of
+                # 70 decides one event, not 70 (issue 27)
+                same = _unchanged(con, system, dates, inputs, pairs)
+                if same:
+                    tids = [t for t in tids if t not in same]
+                    frames = {k: f.filter(~pl.col("tournament_id").is_in(sorted(same))) for k, f in frames.items()}
+                    pairs = pairs.filter(pl.col("tournament_id").is_in(tids))
+                if not tids:
+                    continue
+            rows = evaluate_events(con, tids, system, frames=frames)[0].select(list(NORM_SCHEMA))
             if compare:
                 result_rows.replace_changed(con, system, "title_norms", rows, dates, key=_NORM_GROUP, events=tids)
             else:
                 write.insert(con, "title_norms", rows)
+            con.execute(
+                f"DELETE FROM title_norm_inputs {stored} AND tournament_id IN (SELECT unnest(?::INTEGER[]))",
+                [system, dates, tids],
+            )
+            write.insert(con, "title_norm_inputs", _marks(rows, inputs, pairs), constants={"system": system})
             decided += rows.height
     return decided

@@ -51,10 +51,10 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, scenarios, store_io
+from elopipe.rating import faults, result_rows, scenarios, store_io
 from elopipe.rating.fide import b02, checkpoint, norms_store, resume, windows
 from elopipe.rating.fide.engine import run_periods, to_contract
-from elopipe.rating.fide.list_digests import RESULT_KEYS, list_hashes
+from elopipe.rating.fide.list_digests import RESULT_KEYS
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare, prepare_without
 from elopipe.rating.periods import get_scheme
@@ -312,7 +312,8 @@ def store_changes(
     new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
     # lists no longer computed go; a preview keeps those after `through`
     gone = {d for d in stored_cmp if d >= first and d not in digests}
-    rewrite = _lists_that_differ(con, system, first, new_frames, stored) | gone
+    rewrite, staged = _lists_that_differ(con, system, first, new_frames, stored)
+    rewrite |= gone
     # the kept later lists were computed from the lists rewritten now: the next full run redoes them
     stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
     new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
@@ -333,6 +334,7 @@ def store_changes(
         lists=rewrite,
         through=through,
         stale=stale,
+        staged=staged,
     )
     if keep is not None:
         store_io.replace_discrepancies(con, system, result.rating_discrepancies, keep)
@@ -436,23 +438,20 @@ def _lists_that_differ(
     first: dt.date,
     new_frames: dict[str, pl.DataFrame],
     stored_digests: dict[dt.date, str],
-) -> set[dt.date]:
+) -> tuple[set[dt.date], dict[str, result_rows.Staged] | None]:
     """The computed lists from `first` on whose rows differ from the stored ones (or that
-    are not stored).  A change of inputs does not always change later lists: e.g. an event
-    whose games are all between unrated players adds rows to its own list only."""
-    dates = set(new_frames["rating_lists"].get_column("list_date").unique().to_list())
+    are not stored), and the comparison of each table's rows with the stored ones, staged for
+    `store_io.write_results` (None: nothing stored from `first` on, every list is written).
+    A change of inputs does not always change later lists: e.g. an event whose games are all
+    between unrated players adds rows to its own list only. The rows are compared once, group
+    by group, in DuckDB (`result_rows.stage`): a list differs when one of its groups does."""
+    dates: set[dt.date] = set()
     for f in new_frames.values():
         dates |= set(f.get_column("list_date").unique().to_list())
     if not any(d >= first for d in stored_digests):
-        return dates
-    old = {
-        k: store_io.load_results(con, system, k, f.columns, first).select(
-            [pl.col(c).cast(t) for c, t in f.schema.items()]
-        )
-        for k, f in new_frames.items()
-    }
-    a, b = list_hashes(new_frames), list_hashes(old)
-    return {d for d in dates if a.get(d) != b.get(d)}
+        return dates, None
+    staged = {k: result_rows.stage(con, system, k, f, dates) for k, f in new_frames.items()}
+    return {d for s in staged.values() for d in s.dates}, staged
 
 
 def _summarise(system: str, result: EngineResult) -> RateSummary:

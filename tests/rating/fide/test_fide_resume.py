@@ -36,6 +36,7 @@ TABLES = (
     "rating_skips",
     "rate_of_play",
     "title_norms",
+    "title_norm_inputs",
 )
 COUNTS = (
     "lists", "first_list", "last_list", "players_rated", "new_ratings", "games_counted", "not_counted",
@@ -83,13 +84,30 @@ def test_a_new_file_after_the_last_period_resumes_after_it(tmp_path):
     _same_as_scratch(tmp_path, inc, [[BUNRATTY, GALWAY], [KILKENNY]], again)
 
 
-def test_a_new_file_in_the_last_period_resumes_from_it(tmp_path):
+def test_a_new_file_in_the_last_period_resumes_from_it(tmp_path, monkeypatch):
+    """... and decides again the title norms of its own event only: the junior championship
+    beside it on the same list keeps its rows (issue 27), which are those a run from scratch stores."""
+    from elopipe.rating.fide import norms_store
+
     inc = tmp_path / "inc.duckdb"
     rated(inc, [[BUNRATTY, JUNIOR]], "fide")
     last = db_rows(inc, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'")[0][0]
+    junior = db_rows(inc, f"SELECT DISTINCT tournament_id FROM title_norms WHERE list_date = '{last}'")
+    assert junior, "no norm row of the junior championship: nothing would be kept"
     ingest_paths([INTERMEDIATE], inc)
+    decided: list[int] = []
+    evaluate = norms_store.evaluate_events
+
+    def spy(con, tids, system, **kw):
+        decided.extend(tids)
+        return evaluate(con, tids, system, **kw)
+
+    monkeypatch.setattr(norms_store, "evaluate_events", spy)
     again = _rate(inc)
+    monkeypatch.undo()
     assert again.resumed_from == last
+    new = db_rows(inc, f"SELECT DISTINCT tournament_id FROM tournament_ratings WHERE list_date = '{last}'")
+    assert decided and sorted(decided) == sorted(t for (t,) in new if (t,) not in junior)
     _same_as_scratch(tmp_path, inc, [[BUNRATTY, JUNIOR], [INTERMEDIATE]], again)
 
 

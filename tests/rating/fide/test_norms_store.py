@@ -12,6 +12,7 @@ IM).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import polars as pl
@@ -440,9 +441,11 @@ def test_norms_decided_in_batches_are_those_of_all_events_at_once(
     batches: list[int] = []
     evaluate = norms_store.evaluate_events
 
-    def spy(con: duckdb.DuckDBPyConnection, tids: list[int], system: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    def spy(
+        con: duckdb.DuckDBPyConnection, tids: list[int], system: str, **kw: Any
+    ) -> tuple[pl.DataFrame, pl.DataFrame]:
         batches.append(len(tids))
-        return evaluate(con, tids, system)
+        return evaluate(con, tids, system, **kw)
 
     monkeypatch.setattr(norms_store, "BATCH_ENTRIES", 150)
     monkeypatch.setattr(norms_store, "evaluate_events", spy)
@@ -464,18 +467,41 @@ def test_norms_decided_in_batches_are_those_of_all_events_at_once(
 
 def test_refresh_rewrites_only_the_events_whose_rows_differ(tmp_path: Path) -> None:
     """An event's norm rows are written again only when they differ from the stored ones (issue
-    27: DuckDB's checkpoint rewrote every row of a list's events); the rows are those a full
-    rewrite leaves."""
+    27: DuckDB's checkpoint rewrote every row of a list's events), and decided again only when
+    its inputs or its stored rows changed; the rows are those a full rewrite leaves."""
     from elopipe.rating.fide import norms_store
 
     with open_writer(_rated_round_robin(tmp_path)) as con:
         cols = ", ".join(norms_store.NORM_SCHEMA)
         stored = con.execute(f"SELECT rowid, {cols} FROM title_norms ORDER BY ALL").fetchall()
         dates = sorted({r[0] for r in con.execute("SELECT list_date FROM title_norms").fetchall()})
-        assert norms_store.refresh(con, "fide", dates) == 40
+        assert norms_store.refresh(con, "fide", dates) == 0  # nothing changed: nothing decided
         assert con.execute(f"SELECT rowid, {cols} FROM title_norms ORDER BY ALL").fetchall() == stored
         con.execute("UPDATE title_norms SET rp = 0 WHERE player_id = (SELECT max(player_id) FROM title_norms)")
         con.execute("INSERT INTO title_norms SELECT * REPLACE (tournament_id + 1000 AS tournament_id) FROM title_norms")
         assert norms_store.refresh(con, "fide", dates) == 40
         again = con.execute(f"SELECT {cols} FROM title_norms ORDER BY ALL").fetchall()
         assert again == [r[1:] for r in sorted(stored, key=lambda r: r[1:])]
+
+
+def test_an_event_whose_facts_changed_is_decided_again(tmp_path: Path) -> None:
+    """An event's rows are kept only while what they were decided from is unchanged (the digest in
+    ``inputs``): a title changed in its file (ratings and lists unchanged) decides it again, and its
+    rows are those an evaluation of the store as it now is gives."""
+    from elopipe.rating.fide import norms_store
+    from elopipe.store.frames import registered
+
+    with open_writer(_rated_round_robin(tmp_path)) as con:
+        cols = ", ".join(norms_store.NORM_SCHEMA)
+        before = con.execute(f"SELECT {cols} FROM title_norms ORDER BY ALL").fetchall()
+        dates = sorted({r[0] for r in con.execute("SELECT list_date FROM title_norms").fetchall()})
+        assert norms_store.refresh(con, "fide", dates) == 0
+        assert con.execute(
+            "UPDATE tournament_players SET title = 'IM' WHERE start_rank = 2 AND title = 'GM'"
+        ).fetchall() == [(1,)]
+        assert norms_store.refresh(con, "fide", dates) == 40
+        after = con.execute(f"SELECT {cols} FROM title_norms ORDER BY ALL").fetchall()
+        tids = [r[0] for r in con.execute("SELECT DISTINCT tournament_id FROM tournament_ratings").fetchall()]
+        with registered(con, "_now", norms_store.evaluate_events(con, tids, "fide")[0]):
+            expected = con.execute(f"SELECT {cols} FROM _now ORDER BY ALL").fetchall()
+    assert after == expected != before
