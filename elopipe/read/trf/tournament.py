@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from elopipe.read.field_bounds import EVENT_ROUNDS_PLAUSIBLE, ROUND_MAX
-from elopipe.read.records import GameRec, TournamentRec
+from elopipe.read.records import TournamentRec
 from elopipe.read.trf.blocks import TrfRow
 from elopipe.read.trf.event_dates import EventDates
 from elopipe.read.trf.fields import TOURNAMENT_REF
@@ -176,9 +176,10 @@ class TournamentBuilder:
                 "warning",
             )
 
-    def in_progress(self, games: list[GameRec]) -> None:
+    def in_progress(self, games: list[list[object]]) -> None:
         """Mark an event still in progress (`progress.unfinished_round`): `extra.in_progress` says
-        which round, and the rating leaves the event out until a complete file replaces it."""
+        which round, and the rating leaves the event out until a complete file replaces it. `games`:
+        rows of `game_rows.COLUMNS`."""
         t = self.tour
         declared = t.rounds if t.extra.get("rounds_source") in ("142", "XXR") else None
         unfinished = unfinished_round(games, declared)
