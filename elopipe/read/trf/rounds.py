@@ -79,7 +79,8 @@ class RoundResolver:
     def _pairings(self) -> tuple[list[list[object]], list[UnplayedRec]]:
         n_rounds = self.rounds_in_blocks
         unplayed: list[UnplayedRec] = []
-        sides: dict[tuple[int, int], Block] = {}  # (round, rank) -> block with an opponent
+        # per round, {rank: block with an opponent}, ranks in increasing order (rows are read so)
+        sides: list[dict[int, Block]] = [{} for _ in range(n_rounds + 1)]
         for rank in sorted(self.rows):
             row = self.rows[rank]
             # a row's blocks are rounds 1, 2, ... in order (`parse_blocks`); past its last, none
@@ -123,25 +124,25 @@ class RoundResolver:
                         UnplayedRec(TOURNAMENT_REF, rank, r, b.code, CODE_SCORE[b.code], b.opponent, b.line)
                     )
                     continue
-                sides[(r, rank)] = b
+                sides[r][rank] = b
             for r in range(len(row.blocks) + 1, n_rounds + 1):
                 unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, " ", None, None, row.line))
         games: list[list[object]] = []
-        done: set[tuple[int, int]] = set()
-        for (r, rank), a in sorted(sides.items()):
-            if (r, rank) in done:
-                continue
-            done.add((r, rank))
-            opp = a.opponent
-            assert opp is not None
-            other = sides.get((r, opp))
-            if other is not None and other.opponent == rank:
-                done.add((r, opp))
-                games.append(self._two_sided(a, other, unplayed))
-            else:
-                game = self._one_sided(a, unplayed)
-                if game is not None:
-                    games.append(game)
+        for in_round in sides:  # by round, then rank
+            done: set[int] = set()
+            for rank, a in in_round.items():
+                if rank in done:
+                    continue
+                opp = a.opponent
+                assert opp is not None
+                other = in_round.get(opp)
+                if other is not None and other.opponent == rank:
+                    done.add(opp)
+                    games.append(self._two_sided(a, other, unplayed))
+                else:
+                    game = self._one_sided(a, unplayed)
+                    if game is not None:
+                        games.append(game)
         games.sort(key=_board_order)
         for i, g in enumerate(games):
             g.append(i)  # game_index

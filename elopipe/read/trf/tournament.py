@@ -90,8 +90,9 @@ class TournamentBuilder:
                     self.head.header_lines.get(tag),
                     "warning",
                 )
+        # a row's blocks are in round order: its last written one is the last round it has
         blocks_max = max(
-            (b.round for row in rows.values() for b in row.blocks if not b.empty),
+            (next((b.round for b in reversed(row.blocks) if not b.empty), 0) for row in rows.values()),
             default=0,
         )
         self.rounds_in_blocks = blocks_max
