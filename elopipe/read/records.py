@@ -138,10 +138,18 @@ class GameTable(Sequence[GameRec]):
         frame: pl.DataFrame | Callable[[], pl.DataFrame],
         n_games: int | None = None,
         records: list[GameRec] | None = None,
+        rows: tuple[tuple[str, ...], list[list[object]]] | None = None,
     ) -> None:
         self._frame = frame
         self._n = n_games if records is None else len(records)
         self._records: list[GameRec] | None = records
+        self._rows = rows
+
+    @property
+    def rows(self) -> tuple[tuple[str, ...], list[list[object]]] | None:
+        """(columns, rows) of a table made from rows (`read.game_frame.rows_table`) whose frame is
+        still to be built; None otherwise."""
+        return self._rows if self.frame_pending else None
 
     @property
     def frame(self) -> pl.DataFrame:
@@ -159,7 +167,7 @@ class GameTable(Sequence[GameRec]):
         self._frame = frame
 
     def __getstate__(self) -> dict[str, Any]:  # pickled with its frame built
-        return {"_frame": self.frame, "_n": self._n, "_records": None}
+        return {"_frame": self.frame, "_n": self._n, "_records": None, "_rows": None}
 
     def records(self) -> list[GameRec]:
         if self._records is None:

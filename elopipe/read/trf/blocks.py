@@ -49,8 +49,8 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
     blocks: list[Block] = []
     for r in range(1, n + 1):
         at = 81 + 10 * r
-        raw = padded[at : at + 8]
-        if padded[at + 8 : at + 10].strip():
+        clean, overflow = _read_block(padded[at : at + 10])
+        if overflow:
             issues.add(
                 "trf_block_overflow",
                 f"round {r}: characters in cols {90 + 10 * r}-{91 + 10 * r}",
@@ -58,20 +58,28 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
                 "warning",
                 line,
             )
-        clean = _clean_block(raw)
         if clean is not None:
-            blocks.append(Block(rank, r, clean[0], clean[1], clean[2], raw, no, clean[3]))
+            blocks.append(Block(rank, r, clean[0], clean[1], clean[2], clean[3], no, clean[4]))
         else:
-            blocks.append(_odd_block(no, line, rank, r, raw, issues))
+            blocks.append(_odd_block(no, line, rank, r, padded[at : at + 8], issues))
     return blocks
 
 
 @functools.lru_cache(maxsize=1 << 15)
+def _read_block(cols: str) -> tuple[tuple[int | None, str | None, str, str, bool] | None, bool]:
+    """(the block's (opponent, colour, code, raw, empty) when `_clean_block` reads it, else None;
+    whether its two columns after the block hold characters) of the 10 columns of one round.
+    Cached: a month of TRF holds a few thousand distinct ones among hundreds of thousands, and a
+    row's blocks are read once each."""
+    raw = cols[:8]
+    clean = _clean_block(raw)
+    return (None if clean is None else (clean[0], clean[1], clean[2], raw, clean[3])), bool(cols[8:].strip())
+
+
 def _clean_block(raw: str) -> tuple[int | None, str | None, str, bool] | None:
     """(opponent, colour, code, empty) of a block `_odd_block` reads without an issue: an opponent of
     digits or blank, colour `w`, `b`, `-` or blank, a known result code or blank, blanks between;
-    None for any other. Cached: a file's blocks repeat (a month of TRF holds a few thousand
-    distinct ones among hundreds of thousands)."""
+    None for any other."""
     opp_txt = raw[0:4].strip()
     if opp_txt and not (opp_txt.isascii() and opp_txt.isdigit()):
         return None

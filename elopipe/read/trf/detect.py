@@ -8,6 +8,9 @@ from elopipe.read.trf.fields import digits
 
 __all__ = ["is_ruler_line", "looks_like_trf"]
 
+_CAPITAL_RUN = re.compile(r"([A-Z])\1{3,}")
+_RUN = re.compile(r"([A-Z0-9])\1{2,}")
+
 
 def is_ruler_line(line: str) -> bool:
     """True for the column rulers some writers put between records (trf-format.md §2).
@@ -29,8 +32,8 @@ def is_ruler_line(line: str) -> bool:
     if len(s) >= 4 and s[0].isalpha() and s[0].isupper() and s[0] == s[1] == s[2] and s[3] == " ":
         return True
     # other letter rulers ('    SSSS sTTT NNNN...'): mostly runs of 3+ equal capitals or digits
-    if re.search(r"([A-Z])\1{3,}", s):
-        in_runs = sum(len(m.group()) for m in re.finditer(r"([A-Z0-9])\1{2,}", s))
+    if _CAPITAL_RUN.search(s):
+        in_runs = sum(len(m.group()) for m in _RUN.finditer(s))
         return in_runs >= 0.6 * len(s.replace(" ", ""))
     return False
 

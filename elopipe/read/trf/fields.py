@@ -3,6 +3,7 @@ record reader shares. Nothing here raises: a field that is not a number is `None
 
 from __future__ import annotations
 
+import functools
 from decimal import Decimal, InvalidOperation
 
 #: The one tournament of a TRF file: every record of the file refers to it.
@@ -20,7 +21,9 @@ def int_or_none(text: str) -> int | None:
     return int(s) if s.isascii() and s.isdigit() else None
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def decimal_or_none(text: str) -> Decimal | None:
+    # cached: points columns repeat (' 4.5' on thousands of rows), and a Decimal is immutable
     s = text.strip().replace(",", ".")
     if not s:
         return None

@@ -52,7 +52,7 @@ class PlayerRows:
                 "trf_pipe_row", "001 row with '|' fields (Vega .tdf, not TRF) not read", no, line, severity="error"
             )
             return
-        rank = int_or_none(column(line, 5, 8))
+        rank = int_or_none(line[4:8])
         if rank is None or rank == 0:
             self.issues.add(
                 "trf_bad_start_rank", "001 row without a start rank in cols 5-8; not read", no, "error", line
@@ -68,8 +68,16 @@ class PlayerRows:
             )
             return
         line = self._realign(no, line)
-        self._check_grid(no, line)
-        name = column(line, 15, 47).strip()
+        # every field below sits in cols 1..91: read from the row padded with blanks (§2), as `column` reads it
+        cols = line.ljust(91)
+        if _SEPARATORS(cols) != _BLANK_SEPARATORS:
+            self.issues.quirk(
+                "trf_off_grid",
+                "001 row has characters in columns that should be blank (fields may overflow)",
+                no,
+                line,
+            )
+        name = cols[14:47].strip()
         if not name:
             self.issues.add("trf_no_name", f"player {rank} has no name", no, "warning", line)
         player = PlayerRec(
@@ -79,18 +87,19 @@ class PlayerRows:
             start_rank=rank,
             line=no,
         )
-        self._sex(no, line, player)
-        self._title(no, line, player)
-        self._rating(no, line, player)
-        fed = column(line, 54, 56).strip().upper()
+        if cols[9] != " ":
+            self._sex(no, line, cols[9], player)
+        self._title(no, line, cols[10:13].strip(), player)
+        self._rating(no, line, cols[48:52].strip(), player)
+        fed = cols[53:56].strip().upper()
         if fed in FIDE_FEDERATIONS:
             player.federation = fed
         elif fed:
             # a club/region code would contradict the player's federation in other files
             self.odd_federations.setdefault(fed, []).append(no)
-        self._ids(no, line, player)
-        self._birth(no, line, player)
-        pts_text = column(line, 81, 84)
+        self._ids(no, line, cols[57:68].strip(), player)
+        self._birth(no, line, cols[69:79].strip(), player)
+        pts_text = cols[80:84]
         player.points = decimal_or_none(pts_text)
         if pts_text.strip() and player.points is None:
             self.issues.add("trf_bad_points", f"points {shown(pts_text.strip())} not a number", no, "warning", line)
@@ -103,7 +112,7 @@ class PlayerRows:
                 line,
             )
             player.points = None
-        rank_text = column(line, 86, 89)
+        rank_text = cols[85:89]
         final = int_or_none(rank_text)
         if rank_text.strip() and final is None:
             self.issues.add("trf_bad_rank", f"rank {shown(rank_text.strip())} not a number", no, "warning", line)
@@ -115,18 +124,9 @@ class PlayerRows:
         self.rows[rank] = TrfRow(player, blocks, no, line)
         self.row_order.append(rank)
 
-    def _check_grid(self, no: int, line: str) -> None:
-        if _SEPARATORS(line.ljust(91)) != _BLANK_SEPARATORS:
-            self.issues.quirk(
-                "trf_off_grid",
-                "001 row has characters in columns that should be blank (fields may overflow)",
-                no,
-                line,
-            )
-
     def _realign(self, no: int, line: str) -> str:
         """Undo a byte-counting writer (§9): with a multibyte name, later fields sit k chars left."""
-        if column(line, 15, 47).isascii() or len(line.rstrip()) < 95:
+        if line[14:47].isascii() or len(line.rstrip()) < 95:
             return line
 
         def valid(candidate: str) -> int:
@@ -155,10 +155,8 @@ class PlayerRows:
             return line[: 47 - best_k] + " " * best_k + line[47 - best_k :]
         return line
 
-    def _sex(self, no: int, line: str, player: PlayerRec) -> None:
-        s = column(line, 10, 10)
-        if s == " ":
-            return
+    def _sex(self, no: int, line: str, s: str, player: PlayerRec) -> None:
+        """Col 10 of `line`, `s`, not blank."""
         player.sex = SEXES.get(s)
         if s not in ("m", "w"):
             if player.sex:
@@ -166,8 +164,8 @@ class PlayerRows:
             else:
                 self.issues.quirk("trf_sex_unknown", f"sex {shown(s)} not understood; stored as unknown", no, line)
 
-    def _title(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = column(line, 11, 13).strip()
+    def _title(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
+        """Cols 11-13 of `line`, stripped: `raw`."""
         if not raw:
             return
         title = TITLES.get(raw.upper())
@@ -181,8 +179,8 @@ class PlayerRows:
             )
         player.title = title
 
-    def _rating(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = column(line, 49, 52).strip()
+    def _rating(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
+        """Cols 49-52 of `line`, stripped: `raw`."""
         if not raw:
             return
         if not digits(raw):
@@ -221,8 +219,8 @@ class PlayerRows:
             return
         player.rating = value or None
 
-    def _ids(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = column(line, 58, 68).strip()
+    def _ids(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
+        """Cols 58-68 of `line`, stripped: `raw`."""
         if is_placeholder_id(raw):
             if raw and raw.strip("0"):  # blank and zeros are the format's own "no ID"
                 self.issues.quirk(
@@ -259,8 +257,8 @@ class PlayerRows:
             return
         player.fide_id = value
 
-    def _birth(self, no: int, line: str, player: PlayerRec) -> None:
-        raw = column(line, 70, 79).strip()
+    def _birth(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
+        """Cols 70-79 of `line`, stripped: `raw`."""
         if not raw:
             return
         value, precision = parse_trf_date(raw)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from elopipe.read.records import GameRec
+from elopipe.read.trf import game_rows as G
 
 SCHEDULED = "trf_scheduled"
 
@@ -46,22 +46,24 @@ class Unfinished:
         return f"round {self.round}{of} is paired with no result on {self.waiting} of {self.boards} boards"
 
 
-def unfinished_round(games: list[GameRec], declared: int | None) -> Unfinished | None:
+def unfinished_round(games: list[list[object]], declared: int | None) -> Unfinished | None:
     """The round that shows the event in progress (see the module docstring), or None when the
-    file reports a complete event. `games`: the file's games as `RoundResolver` gives them;
-    `declared`: the rounds the header declares (142 / XXR), None if it does not. Never raises."""
+    file reports a complete event. `games`: the file's games as `RoundResolver` gives them (rows
+    of `game_rows.COLUMNS`); `declared`: the rounds the header declares (142 / XXR), None if it
+    does not. Never raises."""
     waiting: Counter[int] = Counter()
     decided: Counter[int] = Counter()
     first_line: dict[int, int] = {}
     for g in games:
-        if g.round is None or g.white_ref is None or g.black_ref is None:
+        rnd, line = g[G.ROUND], g[G.LINE]
+        if not isinstance(rnd, int) or g[G.WHITE_REF] is None or g[G.BLACK_REF] is None:
             continue
-        if SCHEDULED in g.flags:
-            waiting[g.round] += 1
-            if g.line is not None:
-                first_line[g.round] = min(first_line.get(g.round, g.line), g.line)
+        if SCHEDULED in g[G.FLAGS]:  # type: ignore[operator]
+            waiting[rnd] += 1
+            if isinstance(line, int):
+                first_line[rnd] = min(first_line.get(rnd, line), line)
         else:
-            decided[g.round] += 1
+            decided[rnd] += 1
     if not waiting:
         return None
     last = max(max(waiting), max(decided, default=0))

@@ -27,7 +27,9 @@ from __future__ import annotations
 from typing import Any
 
 from elopipe.read.control_chars import ANY_CONTROL, blank_controls
+from elopipe.read.game_frame import rows_table
 from elopipe.read.records import IngestIssue, ParsedFile
+from elopipe.read.trf import game_rows
 from elopipe.read.trf.detect import is_ruler_line, looks_like_trf
 from elopipe.read.trf.event_dates import EventDates
 from elopipe.read.trf.fields import digits
@@ -68,7 +70,7 @@ class _TrfReader:
     def read(self) -> ParsedFile:
         has_controls = ANY_CONTROL.search(self.text) is not None
         for no, line in enumerate(self.text.split("\n"), start=1):
-            if not line.strip():
+            if not line or line.isspace():  # blank (strip() would copy every line)
                 continue
             if line.startswith("###"):
                 self.n_comments += 1
@@ -162,7 +164,7 @@ class _TrfReader:
         self.event.in_progress(games)
         out.tournaments = [tour]
         out.players = players
-        out.games = games
+        out.games = rows_table(game_rows.COLUMNS, games)
         out.unplayed = unplayed
         out.teams = self.teams.teams
         out.issues = self.issues.flush()

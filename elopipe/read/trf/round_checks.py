@@ -9,7 +9,8 @@ from collections import defaultdict
 from collections.abc import Callable
 from decimal import Decimal
 
-from elopipe.read.records import GameRec, TournamentRec, UnplayedRec
+from elopipe.read.records import TournamentRec, UnplayedRec
+from elopipe.read.trf import game_rows as G
 from elopipe.read.trf.blocks import TrfRow
 from elopipe.read.trf.codes import ZERO
 from elopipe.read.trf.fields import TOURNAMENT_REF
@@ -52,7 +53,7 @@ def check_240(
 
 def check_points(
     unplayed: list[UnplayedRec],
-    games: list[GameRec],
+    games: list[list[object]],
     rows: dict[int, TrfRow],
     tour: TournamentRec,
     issues: IssueLog,
@@ -63,10 +64,10 @@ def check_points(
         return  # non-default scoring: standings points are on another scale
     computed: dict[int, Decimal] = defaultdict(lambda: ZERO)
     unknown: dict[int, int] = defaultdict(int)
-    for g in games:
-        if g.played:
-            computed[g.white_ref or 0] += g.white_score or ZERO
-            computed[g.black_ref or 0] += g.black_score or ZERO
+    for g in games:  # rows of `game_rows.COLUMNS`
+        if g[G.PLAYED]:
+            computed[g[G.WHITE_REF] or 0] += g[G.WHITE_SCORE] or ZERO  # type: ignore[index, operator]
+            computed[g[G.BLACK_REF] or 0] += g[G.BLACK_SCORE] or ZERO  # type: ignore[index, operator]
     for u in unplayed:
         if u.score is None:
             if u.code != "*":

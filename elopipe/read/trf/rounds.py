@@ -16,9 +16,11 @@ The blocks are read per row by `elopipe.read.trf.blocks`; the checks of the pair
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from decimal import Decimal
 
-from elopipe.read.records import GameRec, TournamentRec, UnplayedRec
+from elopipe.read.records import TournamentRec, UnplayedRec
+from elopipe.read.trf import game_rows as G
 from elopipe.read.trf.blocks import Block, TrfRow
 from elopipe.read.trf.codes import (
     CODE_SCORE,
@@ -55,6 +57,7 @@ class RoundResolver:
         self.byes_240 = byes_240
         self.is_team = tour.is_team
         self.pab_score = _pab_score(tour.extra.get("scoring", {}))
+        self._dates: dict[int, tuple[dt.date | None, str]] = {}  # round -> (date, precision) of its games
 
     def bye_score(self, code: str) -> Decimal | None:
         """Value of a bye code on the 1/½/0 scale; 'U' follows 162 P / XXS PAB when they say otherwise (§5)."""
@@ -62,8 +65,9 @@ class RoundResolver:
             return self.pab_score
         return CODE_SCORE.get(code)
 
-    def resolve(self) -> tuple[list[GameRec], list[UnplayedRec]]:
-        """Games and unplayed rounds of the whole file, checked against 240 records and declared points."""
+    def resolve(self) -> tuple[list[list[object]], list[UnplayedRec]]:
+        """Games (rows of `game_rows.COLUMNS`, in round and board order) and unplayed rounds of the
+        whole file, checked against 240 records and declared points."""
         games, unplayed = self._pairings()
         if not self.is_team:  # in team files the 240 numbers are team pairing numbers; kept raw in extra
             check_240(unplayed, self.byes_240, self.rows, self.issues, self.bye_score)
@@ -72,16 +76,17 @@ class RoundResolver:
             check_one_pab_per_round(unplayed, self.rows, self.issues)
         return games, unplayed
 
-    def _pairings(self) -> tuple[list[GameRec], list[UnplayedRec]]:
+    def _pairings(self) -> tuple[list[list[object]], list[UnplayedRec]]:
         n_rounds = self.rounds_in_blocks
         unplayed: list[UnplayedRec] = []
-        sides: dict[tuple[int, int], Block] = {}  # (round, rank) -> block with an opponent
+        # per round, {rank: block with an opponent}, ranks in increasing order (rows are read so)
+        sides: list[dict[int, Block]] = [{} for _ in range(n_rounds + 1)]
         for rank in sorted(self.rows):
             row = self.rows[rank]
-            by_round = {b.round: b for b in row.blocks}
-            for r in range(1, n_rounds + 1):
-                b = by_round.get(r)
-                if b is None or b.empty:
+            # a row's blocks are rounds 1, 2, ... in order (`parse_blocks`); past its last, none
+            for b in row.blocks[:n_rounds]:
+                r = b.round
+                if b.empty:
                     # a round the player was not in (§5: positional; blank = not paired)
                     unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, " ", None, None, row.line))
                     continue
@@ -119,26 +124,28 @@ class RoundResolver:
                         UnplayedRec(TOURNAMENT_REF, rank, r, b.code, CODE_SCORE[b.code], b.opponent, b.line)
                     )
                     continue
-                sides[(r, rank)] = b
-        games: list[GameRec] = []
-        done: set[tuple[int, int]] = set()
-        for (r, rank), a in sorted(sides.items()):
-            if (r, rank) in done:
-                continue
-            done.add((r, rank))
-            opp = a.opponent
-            assert opp is not None
-            b = sides.get((r, opp))
-            if b is not None and b.opponent == rank:
-                done.add((r, opp))
-                games.append(self._two_sided(a, b, unplayed))
-            else:
-                game = self._one_sided(a, unplayed)
-                if game is not None:
-                    games.append(game)
-        games.sort(key=lambda g: (g.round or 0, min(g.white_ref or 0, g.black_ref or 0)))
+                sides[r][rank] = b
+            for r in range(len(row.blocks) + 1, n_rounds + 1):
+                unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, " ", None, None, row.line))
+        games: list[list[object]] = []
+        for in_round in sides:  # by round, then rank
+            done: set[int] = set()
+            for rank, a in in_round.items():
+                if rank in done:
+                    continue
+                opp = a.opponent
+                assert opp is not None
+                other = in_round.get(opp)
+                if other is not None and other.opponent == rank:
+                    done.add(opp)
+                    games.append(self._two_sided(a, other, unplayed))
+                else:
+                    game = self._one_sided(a, unplayed)
+                    if game is not None:
+                        games.append(game)
+        games.sort(key=_board_order)
         for i, g in enumerate(games):
-            g.game_index = i
+            g.append(i)  # game_index
         unplayed.sort(key=lambda u: (u.round, u.player_ref))
         return games, unplayed
 
@@ -173,40 +180,28 @@ class RoundResolver:
         black_code: str,
         played: bool,
         flags: list[str],
-    ) -> GameRec:
+    ) -> list[object]:
+        """The game's row (`game_rows.COLUMNS` but its game_index)."""
         r = white.round
-        ws = CODE_SCORE.get(white_code)
-        bs = CODE_SCORE.get(black_code)
-        result = result_from_scores(ws, bs)
-        if result == "*":
-            ws = bs = None
+        ws, bs, result, result_raw = _scores(white_code, black_code)
         white_ref = white.rank
         black_ref = black.rank if black is not None else white.opponent
+        when = self._dates.get(r)
+        if when is None:
+            when = self._dates[r] = self._date_of(r)
+        wp = self.rows[white_ref].player
+        bp = self.rows[black_ref].player if black_ref in self.rows else None
+        return [TOURNAMENT_REF, white_ref, black_ref, result, result_raw, ws, bs, played,
+                None if played else white_code, r, str(r), when[0], when[1], wp.rating,
+                bp.rating if bp else None, flags, white.line]  # fmt: skip
+
+    def _date_of(self, r: int) -> tuple[dt.date | None, str]:
+        """(date, precision) of the games of round `r`."""
         date = self.round_dates.get(r)
         precision = "day" if date else "none"
         if date is None and self.tour.start_date and self.tour.start_date == self.tour.end_date:
             date, precision = self.tour.start_date, "day"  # one-day event
-        wp = self.rows[white_ref].player
-        bp = self.rows[black_ref].player if black_ref in self.rows else None
-        return GameRec(
-            tournament_ref=TOURNAMENT_REF,
-            white_ref=white_ref,
-            black_ref=black_ref,
-            result=result,
-            result_raw=f"{white_code}/{black_code}",
-            white_score=ws,
-            black_score=bs,
-            played=played,
-            unplayed_code=None if played else white_code,
-            round=r,
-            round_label=str(r),
-            game_date=date,
-            date_precision=precision,
-            white_rating=wp.rating,
-            black_rating=bp.rating if bp else None,
-            flags=flags,
-            line=white.line,
-        )
+        return date, precision
 
     def _orient(self, a: Block, b: Block) -> tuple[Block, Block, list[str]]:
         """(white, black, flags) from the colours of the two sides."""
@@ -226,7 +221,7 @@ class RoundResolver:
             UnplayedRec(TOURNAMENT_REF, blk.rank, blk.round, code, CODE_SCORE.get(code), blk.opponent, blk.line)
         )
 
-    def _two_sided(self, a: Block, b: Block, unplayed: list[UnplayedRec]) -> GameRec:
+    def _two_sided(self, a: Block, b: Block, unplayed: list[UnplayedRec]) -> list[object]:
         white, black, flags = self._orient(a, b)
         wc = white.code if white.code != " " else "*"
         bc = black.code if black.code != " " else "*"
@@ -269,11 +264,11 @@ class RoundResolver:
             ws, bs = CODE_SCORE.get(wc), CODE_SCORE.get(bc)
             if ws is None or bs is None or ws + bs != 1:
                 game = self._game(white, black, wc, bc, False, flags)
-                game.result, game.white_score, game.black_score = "*", None, None
+                game[G.RESULT], game[G.WHITE_SCORE], game[G.BLACK_SCORE] = "*", None, None
                 return game
         return self._game(white, black, wc, bc, False, flags)
 
-    def _one_sided(self, a: Block, unplayed: list[UnplayedRec]) -> GameRec | None:
+    def _one_sided(self, a: Block, unplayed: list[UnplayedRec]) -> list[object] | None:
         """A names B in round r but B's block does not name A (§8.2: flag, do not invent)."""
         self._side_unplayed(a, unplayed)
         opp = a.opponent
@@ -312,13 +307,31 @@ class RoundResolver:
         fake = Block(opp, a.round, a.rank, None, mirror, "", opp_row.line, True)
         if a.colour == "b":
             game = self._game(fake, a, mirror, code, False, flags)
-            game.unplayed_code = mirror
+            game[G.UNPLAYED_CODE] = mirror
         else:
             if a.colour is None:
                 flags.append("trf_colour_unknown")
             game = self._game(a, fake, code, mirror, False, flags)
-        game.result_raw = f"{code}/?" if a.colour != "b" else f"?/{code}"
+        game[G.RESULT_RAW] = f"{code}/?" if a.colour != "b" else f"?/{code}"
         return game
+
+
+def _board_order(g: list[object]) -> tuple[int, int]:
+    """Games in round order, then by the lower start rank of the two players."""
+    r, w, b = g[G.ROUND], g[G.WHITE_REF], g[G.BLACK_REF]
+    return (r or 0, min(w or 0, b or 0))  # type: ignore[return-value, call-overload]
+
+
+@functools.lru_cache(maxsize=256)
+def _scores(white_code: str, black_code: str) -> tuple[Decimal | None, Decimal | None, str, str]:
+    """(white score, black score, result, result_raw) of a game written with these codes (scores
+    None when the result is '*')."""
+    ws = CODE_SCORE.get(white_code)
+    bs = CODE_SCORE.get(black_code)
+    result = result_from_scores(ws, bs)
+    if result == "*":
+        ws = bs = None
+    return ws, bs, result, f"{white_code}/{black_code}"
 
 
 def _pab_score(scoring: dict[str, str]) -> Decimal | None:

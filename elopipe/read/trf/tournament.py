@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from elopipe.read.field_bounds import EVENT_ROUNDS_PLAUSIBLE, ROUND_MAX
-from elopipe.read.records import GameRec, TournamentRec
+from elopipe.read.records import TournamentRec
 from elopipe.read.trf.blocks import TrfRow
 from elopipe.read.trf.event_dates import EventDates
 from elopipe.read.trf.fields import TOURNAMENT_REF
@@ -90,8 +90,9 @@ class TournamentBuilder:
                     self.head.header_lines.get(tag),
                     "warning",
                 )
+        # a row's blocks are in round order: its last written one is the last round it has
         blocks_max = max(
-            (b.round for row in rows.values() for b in row.blocks if not b.empty),
+            (next((b.round for b in reversed(row.blocks) if not b.empty), 0) for row in rows.values()),
             default=0,
         )
         self.rounds_in_blocks = blocks_max
@@ -176,9 +177,10 @@ class TournamentBuilder:
                 "warning",
             )
 
-    def in_progress(self, games: list[GameRec]) -> None:
+    def in_progress(self, games: list[list[object]]) -> None:
         """Mark an event still in progress (`progress.unfinished_round`): `extra.in_progress` says
-        which round, and the rating leaves the event out until a complete file replaces it."""
+        which round, and the rating leaves the event out until a complete file replaces it. `games`:
+        rows of `game_rows.COLUMNS`."""
         t = self.tour
         declared = t.rounds if t.extra.get("rounds_source") in ("142", "XXR") else None
         unfinished = unfinished_round(games, declared)
