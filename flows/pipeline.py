@@ -4,9 +4,9 @@ The three stages are the bodies of the `ingest_files`, `rate_lists` and `publish
 this flow run, not as subflows: the UI shows one `pipeline` run whose task runs are `ingest`, `rate
 SYSTEM` and `publish SYSTEM` (each with its state and duration) and whose log holds every stage
 line. A subflow costs a flow run of its own (its states through the API's orchestration, a parent
-task run, the engine's set-up): three of them were about 1 CPU-s of a warm `run` on sample_pgn/
-(bench/prefect_ab.py), a quarter of Prefect's share. With a Dask cluster the ingest stays a
-subflow: its parse tasks run on that flow's task runner.
+task run, the engine's set-up): three of them were 0.3 to 1 CPU-s of a warm `run` on sample_pgn/
+(bench/prefect_ab.py; more on a loaded machine). With a Dask cluster the ingest stays a subflow:
+its parse tasks run on that flow's task runner.
 
 It holds the store's write lock for the whole run (elopipe.jobs.store.write_lock, re-entered by each
 stage), so a second run on the same DuckDB file waits with a message instead of interleaving
