@@ -13,7 +13,8 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 # isort: split
 from typing import TYPE_CHECKING, Any
 
-from prefect import Flow, flow
+from prefect import Flow, flow, task
+from prefect.cache_policies import NO_CACHE
 
 from elopipe.ingest.driver import IngestSummary
 from elopipe.ingest.loader import FileResult
@@ -89,6 +90,22 @@ def ingest_files(request: IngestRequest) -> IngestSummary:
         summary.files = [f for f in summary.files if f.reason != summary.failure]
     stage_line("ingest", summary.line())
     return summary
+
+
+# No cache and no stored result: the summary goes straight back to the calling flow.
+@task(name="ingest", task_run_name="ingest", cache_policy=NO_CACHE, persist_result=False)
+def ingest_task(request: IngestRequest) -> IngestSummary:
+    """`ingest_files`' body as a task of the flow run that calls it (`pipeline`): a task run in the
+    UI, with its state, duration and lines, without a flow run of its own (see flows.pipeline)."""
+    return ingest_files.fn(request)
+
+
+def ingest_step(request: IngestRequest) -> IngestSummary:
+    """`pipeline`'s ingest: `ingest_task`; with `request.cluster`, the `ingest_files` flow on that
+    cluster's task runner (a subflow: the parse tasks need the flow's Dask task runner)."""
+    if request.cluster is None:
+        return ingest_task(request)
+    return ingest_flow(request.cluster)(request)
 
 
 def ingest_flow(cluster: Cluster | None) -> Flow[..., IngestSummary]:

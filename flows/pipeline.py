@@ -1,4 +1,12 @@
-"""`pipeline` flow, the main job: ingest -> rate -> publish, as three subflows.
+"""`pipeline` flow, the main job: ingest -> rate -> publish, in one flow run.
+
+The three stages are the bodies of the `ingest_files`, `rate_lists` and `publish` flows, run in
+this flow run, not as subflows: the UI shows one `pipeline` run whose task runs are `ingest`, `rate
+SYSTEM` and `publish SYSTEM` (each with its state and duration) and whose log holds every stage
+line. A subflow costs a flow run of its own (its states through the API's orchestration, a parent
+task run, the engine's set-up): three of them were 0.3 to 1 CPU-s of a warm `run` on sample_pgn/
+(bench/prefect_ab.py; more on a loaded machine). With a Dask cluster the ingest stays a subflow:
+its parse tasks run on that flow's task runner.
 
 It holds the store's write lock for the whole run (elopipe.jobs.store.write_lock, re-entered by each
 stage), so a second run on the same DuckDB file waits with a message instead of interleaving
@@ -23,7 +31,7 @@ from elopipe.jobs.requests import RunRequest
 from elopipe.jobs.store import write_lock
 from elopipe.runtime.interrupt import stop_requested
 from flows._stages import stage_line, stage_start, stage_warning
-from flows.ingest_files import ingest_flow
+from flows.ingest_files import ingest_step
 from flows.publish import publish
 from flows.rate_lists import RateFlowSummary, rate_lists
 
@@ -73,13 +81,13 @@ def pipeline(request: RunRequest) -> PipelineSummary:
     with write_lock(db, timeout=request.lock_timeout, on_wait=lambda msg: stage_warning("pipeline", msg)):
         paths = request.paths
         stage_start("ingest", f"{len(paths)} path{'s' if len(paths) != 1 else ''}")
-        ing = ingest_flow(request.cluster)(request.ingest())
+        ing = ingest_step(request.ingest())
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
         if not (stop_requested() or ing.failure):  # a full disk: rating would need the same disk
-            summary.rating = rate_lists(request.rating())
+            summary.rating = rate_lists.fn(request.rating())
         if summary.rating is not None and not stop_requested():
             runs = {s: r.run_id if r is not None else None for s, r in summary.rating.summaries.items()}
-            summary.published, summary.publish_failures = publish(request.publishing(summary.rating.changed, runs))
+            summary.published, summary.publish_failures = publish.fn(request.publishing(summary.rating.changed, runs))
         summary.interrupted = stop_requested()
         if summary.interrupted or ing.failure:
             summary.stopped = True

@@ -22,6 +22,7 @@ This module imports Prefect only inside its functions.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import gc
@@ -42,6 +43,7 @@ from typing import IO, Any, NoReturn, Protocol
 
 from elopipe.runtime import lifeline
 from elopipe.runtime.errors import ElopipeError
+from flows import prefect_migrations
 
 # What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
 # no UI, the services an ephemeral server needs only.
@@ -91,7 +93,9 @@ def server_app() -> Any:
     Built for the one command it serves, with what it never uses left undone (measured with
     bench/prefect_ab.py): its routers ordered so that a request finds its route before the
     routers the command never calls (`_routers_used_first`), no cache key for an app built
-    once (`_one_app`), and its background tasks' queue looked at less often (`_patient_worker`)."""
+    once (`_one_app`), its background tasks' queue looked at less often and no listener for
+    cancellations (`_patient_worker`); forked by `run`, no database migrations when a start that
+    ran them left the database as it is (flows.prefect_migrations)."""
     with loading_prefect():
         from prefect.server.api import background_workers, server
     server.API_ROUTERS = _routers_used_first(server.API_ROUTERS)
@@ -129,11 +133,25 @@ def _patient_worker() -> Any:
     of a deleted run, old events) and the services a temporary server does not run; none is
     waited for by a flow run. Each look runs a script on docket's in-memory queue: an idle
     server used about 0.9% of a core, 0.55% so (so a `run` that lasts a minute on a loaded
-    machine spends about 0.2 CPU-s less)."""
+    machine spends about 0.2 CPU-s less); without the cancellation listener, about 0.3%."""
     import docket
 
+    class _Worker(docket.Worker):
+        async def _cancellation_listener(self) -> None:
+            """No listener for cancellations: Prefect's server never cancels a docket task, and the
+            listener looks for one 10 times a second through a thread (about 2 ms of CPU per second
+            of a run). Says it is ready and waits for the worker to stop; docket's own listener when
+            the worker is not as this expects (another docket version)."""
+            session = getattr(self, "_processing_session", None)
+            ready, stopping = getattr(session, "cancellation_ready", None), getattr(session, "stopping", None)
+            if not (isinstance(ready, asyncio.Event) and isinstance(stopping, asyncio.Event)):
+                await super()._cancellation_listener()
+                return
+            ready.set()
+            await stopping.wait()
+
     every = timedelta(seconds=_WORKER_CHECK_SECONDS)
-    return functools.partial(docket.Worker, minimum_check_interval=every, scheduling_resolution=every)
+    return functools.partial(_Worker, minimum_check_interval=every, scheduling_resolution=every)
 
 
 @contextlib.contextmanager
@@ -213,6 +231,8 @@ class TemporaryServer:
         self._socket.bind(("127.0.0.1", 0))
         self.port: int = self._socket.getsockname()[1]
         self.process: _Process | None = None
+        # a forked server that ran the migrations: once it answers, say so (flows.prefect_migrations)
+        self._record_migrated = False
         if not fork:
             self._socket.close()  # the new interpreter binds the port itself
             self._socket = None
@@ -249,13 +269,16 @@ class TemporaryServer:
             import jinja2  # noqa: F401
             import prefect  # noqa: F401
             import pydantic.v1  # noqa: F401
+        # the database as a start that migrated it left it: this start need not migrate it again
+        migrate = not prefect_migrations.at_head()
         for stream in (sys.stdout, sys.stderr):  # nothing of ours left in a buffer the child copies
             with contextlib.suppress(Exception):
                 stream.flush()
         parent = os.getpid()
         pid = os.fork()
         if pid == 0:
-            _serve_forked(self._socket, self._log.fileno(), parent)
+            _serve_forked(self._socket, self._log.fileno(), parent, migrate)
+        self._record_migrated = migrate
         self._socket.close()
         self._socket = None
         self.process = _ForkedServer(pid)
@@ -274,6 +297,9 @@ class TemporaryServer:
                 why = self._last_line()
                 raise PrefectServerError(f"Prefect's temporary server stopped at start-up (exit {code}): {why}")
             if answers(self.api_url + "/health"):
+                if self._record_migrated:
+                    prefect_migrations.record_at_head()
+                    self._record_migrated = False
                 return
             if time.monotonic() > deadline:
                 raise PrefectServerError(
@@ -306,10 +332,11 @@ class TemporaryServer:
         self._log.close()
 
 
-def _serve_forked(sock: socket.socket, log_fd: int, parent: int) -> NoReturn:
+def _serve_forked(sock: socket.socket, log_fd: int, parent: int, migrate: bool) -> NoReturn:
     """The forked server's whole life: its own session, output into `log_fd`, no file of the
     command's open but `sock`, the command's signal handlers gone; uvicorn serves `server_app()`
-    on `sock` until it is stopped or the command ends (elopipe.runtime.lifeline). Never returns."""
+    on `sock` until it is stopped or the command ends (elopipe.runtime.lifeline); without
+    `migrate`, it does not run the database migrations. Never returns."""
     code = 1
     try:
         os.setsid()
@@ -325,9 +352,13 @@ def _serve_forked(sock: socket.socket, log_fd: int, parent: int) -> NoReturn:
         os.environ.update(_SERVER_ENV)
         lifeline.exit_with(parent)
         import uvicorn
+        from prefect.settings import PREFECT_API_DATABASE_MIGRATE_ON_START, temporary_settings
 
         server = uvicorn.Server(uvicorn.Config(server_app, factory=True, log_level="error", lifespan="on"))
-        server.run(sockets=[sock])
+        with contextlib.ExitStack() as settings:
+            if not migrate:
+                settings.enter_context(temporary_settings(updates={PREFECT_API_DATABASE_MIGRATE_ON_START: False}))
+            server.run(sockets=[sock])
         code = 0 if server.started else _NOT_STARTED
     except BaseException:  # noqa: B036 - the child must never return into the command's code
         with contextlib.suppress(Exception):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from uuid import UUID
 
 import pytest
 
@@ -15,17 +17,24 @@ pytestmark = pytest.mark.usefixtures("prefect_harness")
 SAMPLE = REPO / "sample_pgn"
 
 
-def _flow_runs_by_name() -> dict[str, list[str]]:
-    """Flow name -> state types of its runs, from the Prefect API."""
+def _task_runs_of(flow_run_id: UUID, names: set[str]) -> dict[str, str]:
+    """Task-run name -> state type of the task runs of flow run `flow_run_id`, once `names` are all
+    there in a final state (the server records task runs from their events, a moment after
+    the flow run ends); what it holds after a minute otherwise."""
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
+    only_this_run = FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+    deadline = time.monotonic() + 60
     with get_client(sync_client=True) as client:
-        runs = client.read_flow_runs(limit=200)
-        names = {f.id: f.name for f in client.read_flows(limit=200)}
-    out: dict[str, list[str]] = {}
-    for r in runs:
-        out.setdefault(names.get(r.flow_id, "?"), []).append(r.state_type.value if r.state_type else "?")
-    return out
+        while True:
+            runs = client.read_task_runs(flow_run_filter=only_this_run, limit=200)
+            found = {r.name: r.state_type.value if r.state_type else "?" for r in runs}
+            if names <= found.keys() and all(found[n] in ("COMPLETED", "FAILED", "CRASHED") for n in names):
+                return found
+            if time.monotonic() > deadline:
+                return found
+            time.sleep(0.2)
 
 
 def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None:
@@ -33,7 +42,9 @@ def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None
 
     db, out = tmp_path / "store.duckdb", tmp_path / "out"
     # 12 lists keep the test short; the default (every changed list) runs in the CLI tests.
-    summary = pipeline(RunRequest((str(SAMPLE),), str(db), ("fide",), str(out), max_lists=12))
+    state = pipeline(RunRequest((str(SAMPLE),), str(db), ("fide",), str(out), max_lists=12), return_state=True)
+    assert state.is_completed(), state
+    summary = state.result()
 
     assert summary.ingest.count("loaded") + summary.ingest.count("partial") == len(summary.ingest.files) > 0
     assert summary.ingest.games > 1000
@@ -51,9 +62,11 @@ def test_pipeline_on_sample_pgn_writes_lists_and_reports(tmp_path: Path) -> None
     finally:
         con.close()
     assert n_lists >= 1
-    by_name = _flow_runs_by_name()
-    for name in ("pipeline", "ingest_files", "rate_lists", "publish"):
-        assert "COMPLETED" in by_name.get(name, []), (name, by_name)
+    # One flow run: its stages are its task runs (no subflow, which would add a task run of its own).
+    flow_run_id = state.state_details.flow_run_id
+    assert flow_run_id is not None
+    stages = {"ingest", "rate fide", "publish fide"}
+    assert _task_runs_of(flow_run_id, stages) == dict.fromkeys(stages, "COMPLETED")
 
     # Same files again: nothing new is loaded, no list changes, and outputs are left as they are.
     mtimes = {p: p.stat().st_mtime_ns for p in lists}

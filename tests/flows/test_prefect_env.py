@@ -74,6 +74,10 @@ assert len({id(r) for r in server.API_ROUTERS}) == len(server.API_ROUTERS) > len
 assert background_workers.Worker.keywords == {
     "minimum_check_interval": timedelta(seconds=2), "scheduling_resolution": timedelta(seconds=2)
 }
+# docket's worker, without its cancellation listener (Prefect's server cancels no docket task)
+import docket
+assert issubclass(background_workers.Worker.func, docket.Worker)
+assert background_workers.Worker.func._cancellation_listener is not docket.Worker._cancellation_listener
 assert Settings().hash_key() != "elopipe-temporary-server"
 print("ok")
 """
