@@ -19,10 +19,16 @@ temporary Prefect server included) over the same span; the files the publish wro
 
 With `--baseline DIR` (another checkout, e.g. `git archive` of an older commit unpacked in DIR) the
 same is measured first with that checkout's elopipe, on its own copy; ratios are against it. CPU
-seconds say more than wall seconds on a shared machine.
+seconds say more than wall seconds on a shared machine. `--rounds N` measures N drops, the two
+builds interleaved (before, after, before, ...), and prints the medians.
+
+The set-up (a rate and a publish of some 9,000 files) costs minutes: with `--prepared DIR` each
+build's set-up is made once into `DIR/before` and `DIR/after` (kept), and every round drops into a
+copy of it (the store, and the output folder with its files' times, as the manifest trusts them).
+A build whose publish code changed (`elopipe.publish.inputs.code_fingerprint`) is prepared again.
 
 Usage: ``.venv/bin/python bench/publish_watch.py --db STORE [--systems fide] [--trf FILE]
-[--work DIR] [--baseline DIR] [--interval 1]``.
+[--work DIR] [--baseline DIR] [--interval 1] [--rounds N] [--prepared DIR]``.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import os
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -141,6 +148,30 @@ def prepare(label: str, src: Path | None, store: Path, work: Path, systems: str)
     )
 
 
+def _fingerprint(src: Path | None) -> str:
+    """The publish code's fingerprint of a build (`elopipe.publish.inputs.code_fingerprint`): a
+    folder published by another makes every page again."""
+    code = "from elopipe.publish.inputs import code_fingerprint; print(code_fingerprint())"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=src or ROOT, env=_env(src), check=False
+    )
+    return proc.stdout.strip()
+
+
+def prepared_copy(label: str, src: Path | None, store: Path, keep: Path, work: Path, systems: str) -> None:
+    """`work` as `prepare` leaves it, copied from `keep/label` (made there first when missing or
+    made by other publish code)."""
+    made, code = keep / label, _fingerprint(src)
+    stamp = made / "fingerprint"
+    if not (made / "store.duckdb").is_file() or not stamp.is_file() or stamp.read_text() != code:
+        shutil.rmtree(made, ignore_errors=True)
+        made.mkdir(parents=True)
+        prepare(label, src, store, made, systems)
+        stamp.write_text(code)
+    shutil.copyfile(made / "store.duckdb", work / "store.duckdb")
+    shutil.copytree(made / "out", work / "out", symlinks=True)  # copy2: the times the manifest records
+
+
 def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, interval: float) -> Drop:
     """One watch and one dropped file (module docstring)."""
     inbox, log = work / "inbox", work / "watch.log"
@@ -206,6 +237,17 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
     return Drop(label, wall, cpu, marks, summary)
 
 
+def _median(label: str, drops: list[Drop]) -> Drop:
+    """Each figure's median over `drops` (the split's parts each on its own)."""
+    keys = {k for d in drops for k in d.marks}
+    return Drop(
+        label,
+        statistics.median(d.wall for d in drops),
+        statistics.median(d.cpu for d in drops),
+        {k: statistics.median(d.marks.get(k, float("nan")) for d in drops) for k in keys},
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--db", type=Path, required=True, help="the store to copy (ingested, or rated)")
@@ -215,6 +257,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temporary one, removed)")
     ap.add_argument("--baseline", type=Path, help="first measure the elopipe of this checkout's folder")
     ap.add_argument("--interval", type=float, default=1.0, help="the watch's --interval (default 1 s)")
+    ap.add_argument("--rounds", type=int, default=1, help="drops per build, interleaved (default 1)")
+    ap.add_argument("--prepared", type=Path, help="make each build's set-up once in this folder, then copy it")
     args = ap.parse_args()
     if args.trf is None or not args.trf.is_file():
         ap.error("--trf: give the TRF to drop (none found under bench/_data/federation/*/extra_m03/)")
@@ -222,18 +266,28 @@ def main() -> None:
         ap.error(f"--work {args.work}: give a new or empty folder")
     work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-watch-"))
     drops: list[Drop] = []
+    builds = ([("before", args.baseline)] if args.baseline else []) + [("after", None)]
     try:
-        for label, src in ([("before", args.baseline)] if args.baseline else []) + [("after", None)]:
-            folder = work / label
-            folder.mkdir(parents=True)
-            prepare(label, src, args.db, folder, args.systems)
-            drops.append(drop(label, src, folder, args.systems, args.trf, args.interval))
-            print(f"  {drops[-1].row(None)}; {drops[-1].published}", flush=True)
+        for n in range(args.rounds):
+            for label, src in builds:
+                folder = work / (label if args.rounds == 1 else f"{label}{n + 1}")
+                folder.mkdir(parents=True)
+                if args.prepared is None:
+                    prepare(label, src, args.db, folder, args.systems)
+                else:
+                    prepared_copy(label, src, args.db, args.prepared, folder, args.systems)
+                drops.append(drop(label, src, folder, args.systems, args.trf, args.interval))
+                print(f"  {drops[-1].row(None)}; {drops[-1].published}", flush=True)
         load = os.getloadavg()[0]
         print(f"cores {os.cpu_count()}, load {load:.1f}; {args.trf.name} dropped; logs {work}/*/watch.log")
         print(f"{'watch':<8} {'wall s':>8} {'CPU-s':>8}  split (s)  [CPU and wall / first]")
         for d in drops:
             print(d.row(None if d is drops[0] else drops[0]))
+        if args.rounds > 1:
+            medians = [_median(label, [d for d in drops if d.label == label]) for label, _ in builds]
+            print("medians:")
+            for d in medians:
+                print(d.row(None if d is medians[0] else medians[0]))
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
