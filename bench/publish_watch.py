@@ -15,7 +15,8 @@ wall seconds from landing to `processed/`; their split read from the watch's own
 come (`N new file` -> `ingest:` -> `rate:` -> `publish:` -> the publish's summary line -> the
 file in `processed/`: the first part is the watch's two looks `--interval` apart, the last the
 flow's end and the move); the CPU seconds of the watch and every process under it (its
-temporary Prefect server included) over the same span; the files the publish wrote.
+temporary Prefect server included) over the same span, and of those under it alone (`others`:
+the server's share); the files the publish wrote.
 
 With `--baseline DIR` (another checkout, e.g. `git archive` of an older commit unpacked in DIR) the
 same is measured first with that checkout's elopipe, on its own copy; ratios are against it. CPU
@@ -82,6 +83,7 @@ class Drop:
     cpu: float
     marks: dict[str, float] = field(default_factory=dict)  # seconds after landing
     published: str = ""
+    others: float = float("nan")  # CPU seconds of the processes under the watch (Prefect's server)
 
     def split(self) -> str:
         order = ["new file", "ingest", "rate", "publish", "published", "processed"]
@@ -91,7 +93,7 @@ class Drop:
 
     def row(self, base: Drop | None) -> str:
         ratio = f"  {self.cpu / base.cpu:6.3f} {self.wall / base.wall:6.3f}" if base else ""
-        return f"{self.label:<8} {self.wall:>8.1f} {self.cpu:>8.1f}  {self.split()}{ratio}"
+        return f"{self.label:<8} {self.wall:>8.1f} {self.cpu:>8.1f} {self.others:>7.1f}  {self.split()}{ratio}"
 
 
 def _tree(pid: int) -> list[int]:
@@ -108,10 +110,11 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _cpu(pid: int) -> float:
-    """CPU seconds of `pid`'s process tree (each process's own and its reaped children's)."""
+def _cpu(pid: int, alone: bool = False) -> float:
+    """CPU seconds of `pid`'s process tree (each process's own and its reaped children's); with
+    `alone`, of `pid` itself (its own threads and its reaped children)."""
     total = 0
-    for p in _tree(pid):
+    for p in [pid] if alone else _tree(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -216,7 +219,7 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
     time.sleep(2 * interval)  # a first look at the empty inbox
     part = inbox / f".{trf.name}.part"
     shutil.copyfile(trf, part)
-    cpu0 = _cpu(proc.pid)
+    cpu0, own0 = _cpu(proc.pid), _cpu(proc.pid, alone=True)
     landed.append(time.perf_counter())
     part.rename(inbox / trf.name)
     done = inbox / "processed" / trf.name
@@ -224,6 +227,7 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
         time.sleep(0.05)
     wall = time.perf_counter() - landed[0]
     cpu = _cpu(proc.pid) - cpu0
+    others = cpu - (_cpu(proc.pid, alone=True) - own0)
     marks["processed"] = wall
     proc.send_signal(signal.SIGINT)
     try:
@@ -234,7 +238,7 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
     if not done.exists():
         sys.exit(f"{label}: {trf.name} never reached processed/; see {log}")
     summary = next((ln.split(" | ", 1)[-1].strip() for ln in lines if "publish:" in ln and " files" in ln), "")
-    return Drop(label, wall, cpu, marks, summary)
+    return Drop(label, wall, cpu, marks, summary, others)
 
 
 def _median(label: str, drops: list[Drop]) -> Drop:
@@ -245,6 +249,7 @@ def _median(label: str, drops: list[Drop]) -> Drop:
         statistics.median(d.wall for d in drops),
         statistics.median(d.cpu for d in drops),
         {k: statistics.median(d.marks.get(k, float("nan")) for d in drops) for k in keys},
+        others=statistics.median(d.others for d in drops),
     )
 
 
@@ -280,7 +285,7 @@ def main() -> None:
                 print(f"  {drops[-1].row(None)}; {drops[-1].published}", flush=True)
         load = os.getloadavg()[0]
         print(f"cores {os.cpu_count()}, load {load:.1f}; {args.trf.name} dropped; logs {work}/*/watch.log")
-        print(f"{'watch':<8} {'wall s':>8} {'CPU-s':>8}  split (s)  [CPU and wall / first]")
+        print(f"{'watch':<8} {'wall s':>8} {'CPU-s':>8} {'others':>7}  split (s)  [CPU and wall / first]")
         for d in drops:
             print(d.row(None if d is drops[0] else drops[0]))
         if args.rounds > 1:
