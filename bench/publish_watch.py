@@ -15,14 +15,21 @@ wall seconds from landing to `processed/`; their split read from the watch's own
 come (`N new file` -> `ingest:` -> `rate:` -> `publish:` -> the publish's summary line -> the
 file in `processed/`: the first part is the watch's two looks `--interval` apart, the last the
 flow's end and the move); the CPU seconds of the watch and every process under it (its
-temporary Prefect server included) over the same span; the files the publish wrote.
+temporary Prefect server included) over the same span, and of those under it alone (`others`:
+the server's share); the files the publish wrote.
 
 With `--baseline DIR` (another checkout, e.g. `git archive` of an older commit unpacked in DIR) the
 same is measured first with that checkout's elopipe, on its own copy; ratios are against it. CPU
-seconds say more than wall seconds on a shared machine.
+seconds say more than wall seconds on a shared machine. `--rounds N` measures N drops, the two
+builds interleaved (before, after, before, ...), and prints the medians.
+
+The set-up (a rate and a publish of some 9,000 files) costs minutes: with `--prepared DIR` each
+build's set-up is made once into `DIR/before` and `DIR/after` (kept), and every round drops into a
+copy of it (the store, and the output folder with its files' times, as the manifest trusts them).
+A build whose publish code changed (`elopipe.publish.inputs.code_fingerprint`) is prepared again.
 
 Usage: ``.venv/bin/python bench/publish_watch.py --db STORE [--systems fide] [--trf FILE]
-[--work DIR] [--baseline DIR] [--interval 1]``.
+[--work DIR] [--baseline DIR] [--interval 1] [--rounds N] [--prepared DIR]``.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import os
 import resource
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -75,6 +83,7 @@ class Drop:
     cpu: float
     marks: dict[str, float] = field(default_factory=dict)  # seconds after landing
     published: str = ""
+    others: float = float("nan")  # CPU seconds of the processes under the watch (Prefect's server)
 
     def split(self) -> str:
         order = ["new file", "ingest", "rate", "publish", "published", "processed"]
@@ -84,7 +93,7 @@ class Drop:
 
     def row(self, base: Drop | None) -> str:
         ratio = f"  {self.cpu / base.cpu:6.3f} {self.wall / base.wall:6.3f}" if base else ""
-        return f"{self.label:<8} {self.wall:>8.1f} {self.cpu:>8.1f}  {self.split()}{ratio}"
+        return f"{self.label:<8} {self.wall:>8.1f} {self.cpu:>8.1f} {self.others:>7.1f}  {self.split()}{ratio}"
 
 
 def _tree(pid: int) -> list[int]:
@@ -101,10 +110,11 @@ def _tree(pid: int) -> list[int]:
     return out
 
 
-def _cpu(pid: int) -> float:
-    """CPU seconds of `pid`'s process tree (each process's own and its reaped children's)."""
+def _cpu(pid: int, alone: bool = False) -> float:
+    """CPU seconds of `pid`'s process tree (each process's own and its reaped children's); with
+    `alone`, of `pid` itself (its own threads and its reaped children)."""
     total = 0
-    for p in _tree(pid):
+    for p in [pid] if alone else _tree(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -139,6 +149,30 @@ def prepare(label: str, src: Path | None, store: Path, work: Path, systems: str)
         f" {info['files']:,} files published",
         flush=True,
     )
+
+
+def _fingerprint(src: Path | None) -> str:
+    """The publish code's fingerprint of a build (`elopipe.publish.inputs.code_fingerprint`): a
+    folder published by another makes every page again."""
+    code = "from elopipe.publish.inputs import code_fingerprint; print(code_fingerprint())"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=src or ROOT, env=_env(src), check=False
+    )
+    return proc.stdout.strip()
+
+
+def prepared_copy(label: str, src: Path | None, store: Path, keep: Path, work: Path, systems: str) -> None:
+    """`work` as `prepare` leaves it, copied from `keep/label` (made there first when missing or
+    made by other publish code)."""
+    made, code = keep / label, _fingerprint(src)
+    stamp = made / "fingerprint"
+    if not (made / "store.duckdb").is_file() or not stamp.is_file() or stamp.read_text() != code:
+        shutil.rmtree(made, ignore_errors=True)
+        made.mkdir(parents=True)
+        prepare(label, src, store, made, systems)
+        stamp.write_text(code)
+    shutil.copyfile(made / "store.duckdb", work / "store.duckdb")
+    shutil.copytree(made / "out", work / "out", symlinks=True)  # copy2: the times the manifest records
 
 
 def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, interval: float) -> Drop:
@@ -185,7 +219,7 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
     time.sleep(2 * interval)  # a first look at the empty inbox
     part = inbox / f".{trf.name}.part"
     shutil.copyfile(trf, part)
-    cpu0 = _cpu(proc.pid)
+    cpu0, own0 = _cpu(proc.pid), _cpu(proc.pid, alone=True)
     landed.append(time.perf_counter())
     part.rename(inbox / trf.name)
     done = inbox / "processed" / trf.name
@@ -193,6 +227,7 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
         time.sleep(0.05)
     wall = time.perf_counter() - landed[0]
     cpu = _cpu(proc.pid) - cpu0
+    others = cpu - (_cpu(proc.pid, alone=True) - own0)
     marks["processed"] = wall
     proc.send_signal(signal.SIGINT)
     try:
@@ -203,7 +238,19 @@ def drop(label: str, src: Path | None, work: Path, systems: str, trf: Path, inte
     if not done.exists():
         sys.exit(f"{label}: {trf.name} never reached processed/; see {log}")
     summary = next((ln.split(" | ", 1)[-1].strip() for ln in lines if "publish:" in ln and " files" in ln), "")
-    return Drop(label, wall, cpu, marks, summary)
+    return Drop(label, wall, cpu, marks, summary, others)
+
+
+def _median(label: str, drops: list[Drop]) -> Drop:
+    """Each figure's median over `drops` (the split's parts each on its own)."""
+    keys = {k for d in drops for k in d.marks}
+    return Drop(
+        label,
+        statistics.median(d.wall for d in drops),
+        statistics.median(d.cpu for d in drops),
+        {k: statistics.median(d.marks.get(k, float("nan")) for d in drops) for k in keys},
+        others=statistics.median(d.others for d in drops),
+    )
 
 
 def main() -> None:
@@ -215,6 +262,8 @@ def main() -> None:
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temporary one, removed)")
     ap.add_argument("--baseline", type=Path, help="first measure the elopipe of this checkout's folder")
     ap.add_argument("--interval", type=float, default=1.0, help="the watch's --interval (default 1 s)")
+    ap.add_argument("--rounds", type=int, default=1, help="drops per build, interleaved (default 1)")
+    ap.add_argument("--prepared", type=Path, help="make each build's set-up once in this folder, then copy it")
     args = ap.parse_args()
     if args.trf is None or not args.trf.is_file():
         ap.error("--trf: give the TRF to drop (none found under bench/_data/federation/*/extra_m03/)")
@@ -222,18 +271,28 @@ def main() -> None:
         ap.error(f"--work {args.work}: give a new or empty folder")
     work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-watch-"))
     drops: list[Drop] = []
+    builds = ([("before", args.baseline)] if args.baseline else []) + [("after", None)]
     try:
-        for label, src in ([("before", args.baseline)] if args.baseline else []) + [("after", None)]:
-            folder = work / label
-            folder.mkdir(parents=True)
-            prepare(label, src, args.db, folder, args.systems)
-            drops.append(drop(label, src, folder, args.systems, args.trf, args.interval))
-            print(f"  {drops[-1].row(None)}; {drops[-1].published}", flush=True)
+        for n in range(args.rounds):
+            for label, src in builds:
+                folder = work / (label if args.rounds == 1 else f"{label}{n + 1}")
+                folder.mkdir(parents=True)
+                if args.prepared is None:
+                    prepare(label, src, args.db, folder, args.systems)
+                else:
+                    prepared_copy(label, src, args.db, args.prepared, folder, args.systems)
+                drops.append(drop(label, src, folder, args.systems, args.trf, args.interval))
+                print(f"  {drops[-1].row(None)}; {drops[-1].published}", flush=True)
         load = os.getloadavg()[0]
         print(f"cores {os.cpu_count()}, load {load:.1f}; {args.trf.name} dropped; logs {work}/*/watch.log")
-        print(f"{'watch':<8} {'wall s':>8} {'CPU-s':>8}  split (s)  [CPU and wall / first]")
+        print(f"{'watch':<8} {'wall s':>8} {'CPU-s':>8} {'others':>7}  split (s)  [CPU and wall / first]")
         for d in drops:
             print(d.row(None if d is drops[0] else drops[0]))
+        if args.rounds > 1:
+            medians = [_median(label, [d for d in drops if d.label == label]) for label, _ in builds]
+            print("medians:")
+            for d in medians:
+                print(d.row(None if d is medians[0] else medians[0]))
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)

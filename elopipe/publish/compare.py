@@ -38,6 +38,7 @@ from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store.compare_view import COMPARE_CAUSES, compare_sql
+from elopipe.store.frames import to_polars
 
 OFFICIAL = "official"
 #: Movers shown each way (largest rises, largest falls of B against A).
@@ -161,7 +162,7 @@ def compare(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date |
     """Compare side `a` with side `b` on `list_date` (default: see `resolve`); works on a
     read-only connection. Raises CompareError (see the module docstring)."""
     side_a, side_b, date = resolve(con, a, b, list_date)
-    rows = con.sql(compare_sql(_ONE_PAIR), params={"a": side_a, "b": side_b, "d": date}).pl()
+    rows = to_polars(con.sql(compare_sql(_ONE_PAIR), params={"a": side_a, "b": side_b, "d": date}))
     if rows.height == 0:
         raise CompareError(f"neither {side_a} nor {side_b} has a rated player on {date}")
     rows = rows.sort(

@@ -25,6 +25,7 @@ from elopipe.publish.compare import side_label
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import row_by_id, slug
 from elopipe.read.names import name_key, name_key_sql
+from elopipe.store.frames import to_polars
 
 if TYPE_CHECKING:
     from elopipe.publish.history_compare import PlayerComparison
@@ -149,7 +150,7 @@ def history_frame(
 def _full_history(con: duckdb.DuckDBPyConnection, player_id: int, system: str) -> pl.DataFrame:
     """Every list of the player (`history_frame` with all months) plus `idle` Boolean: no rated
     game and the rating did not move."""
-    frame: pl.DataFrame = con.sql(_HISTORY_SQL, params={"pid": player_id, "system": system}).pl()
+    frame: pl.DataFrame = to_polars(con.sql(_HISTORY_SQL, params={"pid": player_id, "system": system}))
     return frame
 
 
@@ -166,8 +167,9 @@ def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.Data
     parts of an event held in several files (`tournaments.event_id`) are the event. The
     start rank, rating and points are the player's entry in the event itself when there is one;
     `points` adds up the games when the file declares no points (PGN)."""
-    frame: pl.DataFrame = con.sql(
-        """
+    frame: pl.DataFrame = to_polars(
+        con.sql(
+            """
         WITH mine AS (
             SELECT tournament_id, start_rank, rating_in_file, points_in_file
             FROM tournament_players WHERE player_id = $pid
@@ -214,8 +216,9 @@ def tournaments_frame(con: duckdb.DuckDBPyConnection, player_id: int) -> pl.Data
         GROUP BY ev.event
         ORDER BY start_date NULLS LAST, tournament_id
         """,
-        params={"pid": player_id},
-    ).pl()
+            params={"pid": player_id},
+        )
+    )
     return frame
 
 

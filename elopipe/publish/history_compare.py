@@ -35,6 +35,7 @@ import polars as pl
 from elopipe.publish.charts import Series
 from elopipe.publish.compare import check_sides, resolve_side
 from elopipe.store.compare_view import sides_sql
+from elopipe.store.frames import to_polars
 
 _HISTORY_PAIR_SQL = """
 WITH sides AS ({sides}),
@@ -139,7 +140,7 @@ def player_comparison(con: duckdb.DuckDBPyConnection, player_id: int, a: str, b:
     no row of `a` or `b`."""
     side_a, side_b = resolve_side(a, b), resolve_side(b, a)
     check_sides(con, side_a, side_b)
-    rows = con.sql(
-        _HISTORY_PAIR_SQL.format(sides=sides_sql()), params={"a": side_a, "b": side_b, "pid": player_id}
-    ).pl()
+    rows = to_polars(
+        con.sql(_HISTORY_PAIR_SQL.format(sides=sides_sql()), params={"a": side_a, "b": side_b, "pid": player_id})
+    )
     return PlayerComparison(player_id, side_a, side_b, rows)

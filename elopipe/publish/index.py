@@ -25,6 +25,7 @@ import polars as pl
 
 from elopipe.publish.atomic import write_text
 from elopipe.publish.html import SYSTEM_LABELS, json_for_script, render, system_label
+from elopipe.store.frames import to_polars
 
 FORMAT_ORDER = ("html", "csv", "txt", "parquet")
 # reports shown on the page before "show all" (the rest are a click or a search away)
@@ -143,9 +144,14 @@ def _pages(con: duckdb.DuckDBPyConnection, folder: Path, href: str, table: str, 
     pages = [(int(m.group(1)), f.name, f.stem) for f in folder.glob("*.html") if (m := _PAGE.match(f.name))]
     frame = pl.DataFrame(pages, schema={"id": pl.Int64, "file": pl.String, "stem": pl.String}, orient="row")
     date = "start_date" if table == "tournaments" else "NULL::DATE"
-    known = con.sql(
-        f"SELECT {key}::BIGINT AS id, name, {date} AS date FROM {table} WHERE {key} IN (SELECT id FROM frame)"
-    ).pl()
+    # the ids as a parameter: a Polars frame scanned by name would import pyarrow
+    known = to_polars(
+        con.sql(
+            f"SELECT {key}::BIGINT AS id, name, {date} AS date FROM {table}"
+            f" WHERE {key} IN (SELECT unnest($ids::BIGINT[]))",
+            params={"ids": [p[0] for p in pages]},
+        )
+    )
     rows = (
         frame.join(known, on="id", how="left")
         .with_columns(
@@ -176,11 +182,13 @@ def _latest_players(
         },
         schema={"id": pl.Int64, "page": pl.String, "page_name": pl.String},
     )
-    frame = con.sql(
-        "SELECT player_id::BIGINT AS id, name, federation FROM v_rating_lists"
-        " WHERE system = ? AND list_date = ? ORDER BY name",
-        params=[system, day],
-    ).pl()
+    frame = to_polars(
+        con.sql(
+            "SELECT player_id::BIGINT AS id, name, federation FROM v_rating_lists"
+            " WHERE system = ? AND list_date = ? ORDER BY name",
+            params=[system, day],
+        )
+    )
     rows = frame.join(own, on="id", how="full", coalesce=True, maintain_order="left").select(
         pl.coalesce(pl.col.name, pl.col.page_name).fill_null(""),
         pl.col.federation.fill_null(""),

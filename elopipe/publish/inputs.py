@@ -123,7 +123,9 @@ h AS (
         ON rl.system = tr.system AND rl.list_date = tr.list_date AND rl.player_id = tr.player_id
     UNION ALL SELECT tr.tid, hash('ffe', d) FROM tr JOIN ffe_details d
         ON d.system = tr.system AND d.list_date = tr.list_date AND d.player_id = tr.player_id
-    UNION ALL SELECT w.tid, hash('p', p, r.since <= f.day) FROM who w JOIN players p ON p.player_id = w.player_id
+    -- rated before the first day or not: a player first rated on a later list is as one never rated
+    UNION ALL SELECT w.tid, hash('p', p, coalesce(r.since <= f.day, false)) FROM who w
+        JOIN players p ON p.player_id = w.player_id
         LEFT JOIN rated r ON r.player_id = w.player_id LEFT JOIN first_day f ON f.tid = w.tid
     UNION ALL SELECT fl.tid, hash('f', f.file_id, f.path, f.member) FROM files fl JOIN source_files f USING (file_id)
 )

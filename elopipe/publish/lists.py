@@ -51,6 +51,8 @@ import re
 import duckdb
 import polars as pl
 
+from elopipe.store.frames import to_polars
+
 LIST_COLUMNS = [
     "rank",
     "fed_rank",
@@ -131,16 +133,18 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
         list_date = latest_list_date(con, system)
         if list_date is None:
             raise LookupError(f"no rating list for system {system!r} in the store")
-    df: pl.DataFrame = con.sql(
-        """
+    df: pl.DataFrame = to_polars(
+        con.sql(
+            """
         SELECT rank, fed_rank, fide_id, national_id, name, federation, sex, title,
                CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, change,
                flags, fide_flag, inactive, no_id, player_id
         FROM v_rating_lists WHERE system = ? AND list_date = ?
         ORDER BY no_id, rating DESC, name, player_id
         """,
-        params=[system, list_date],
-    ).pl()
+            params=[system, list_date],
+        )
+    )
     if df.height == 0 and list_date not in list_dates(con, system):
         raise LookupError(f"no rating list for system {system!r} dated {list_date}")
     marker = no_id_flag(system)

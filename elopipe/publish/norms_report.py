@@ -25,6 +25,7 @@ import duckdb
 import polars as pl
 
 from elopipe.rating.fide import norms, norms_store
+from elopipe.store.frames import to_polars
 
 #: The columns of `<stem>.norms.csv` (one row per player and norm listed).
 CSV_COLUMNS = ["name", "federation", "title", "norm", "decision", "clause", "reason", "hint", "games", "points"]
@@ -32,8 +33,9 @@ CSV_COLUMNS += ["ra", "p", "dp", "rp", "dropped"]
 
 
 def _listed(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str) -> dict[int, pl.DataFrame]:
-    frame: pl.DataFrame = con.sql(
-        """
+    frame: pl.DataFrame = to_polars(
+        con.sql(
+            """
         SELECT tournament_id, player_id, name, norm, decision, clause, reason, hint, games, points, ra, p, dp, rp,
                raised_id, raised_from, dropped, era
         FROM v_norms
@@ -43,8 +45,9 @@ def _listed(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: s
                OR (decision = 'unknown' AND reason NOT LIKE '%applicant''s sex%'))
         ORDER BY tournament_id, decision = 'norm' DESC, decision = 'unknown' DESC, rp DESC NULLS LAST, name, norm
         """,
-        params=[tournament_ids, system],
-    ).pl()
+            params=[tournament_ids, system],
+        )
+    )
     parts = frame.partition_by("tournament_id", as_dict=True, maintain_order=True)
     return {int(k[0]): v.drop("tournament_id") for k, v in parts.items()}
 

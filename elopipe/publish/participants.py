@@ -22,6 +22,8 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from elopipe.store.frames import to_polars
+
 # per report (`rid`: the event asked for, its parts elopipe.identity.events.PARTS) and player of
 # the event: counts of each kind of round, from games and unplayed rounds; for many reports in one
 # query (`$tids`), each report's rows as the query of that report alone would give them
@@ -151,7 +153,9 @@ def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: st
 def round_reasons_of(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str) -> dict[int, pl.DataFrame]:
     """`round_reasons` of each of `tournament_ids`, in one query: {tournament_id: frame}; an
     event with no round is absent."""
-    counts: pl.DataFrame = con.sql(_ROUNDS_SQL, params={"tids": sorted(set(tournament_ids)), "system": system}).pl()
+    counts: pl.DataFrame = to_polars(
+        con.sql(_ROUNDS_SQL, params={"tids": sorted(set(tournament_ids)), "system": system})
+    )
     if counts.height == 0:
         return {}
     parts = [

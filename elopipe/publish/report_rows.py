@@ -28,6 +28,7 @@ from elopipe.publish.crosstable import CrossRows, cross_rows_of, numbered_starts
 from elopipe.publish.norms_report import norm_sections
 from elopipe.publish.participants import NO_REASONS, round_reasons_of
 from elopipe.publish.report_header import report_headers
+from elopipe.store.frames import to_polars
 
 GAME_COLUMNS = [
     "list_date",
@@ -153,8 +154,8 @@ def fetch_report_rows(con: duckdb.DuckDBPyConnection, system: str, tournament_id
     per kind whatever their number."""
     tids = sorted(set(tournament_ids))
     params: dict[str, object] = {"tids": tids, "system": system}
-    perf = con.sql(_performance_sql(con), params=params).pl()
-    games = con.sql(_GAMES_SQL, params=params).pl()
+    perf = to_polars(con.sql(_performance_sql(con), params=params))
+    games = to_polars(con.sql(_GAMES_SQL, params=params))
     cross = cross_rows_of(con, tids)
     return ReportRows(
         system,

@@ -44,6 +44,7 @@ from elopipe.publish.report_header import HEADER_FIELDS
 from elopipe.publish.report_rows import GAME_TIES, ReportRows, fetch_report_rows
 from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr
 from elopipe.runtime.errors import ElopipeError
+from elopipe.store.frames import to_polars
 
 PERFORMANCE_COLUMNS = [
     "list_date",
@@ -294,8 +295,9 @@ def ffe_frame(
     method, r_new (FFE rules, see `elopipe.rating.ffe.classic`). Empty for other systems.
     `rows`: as in `performance_frame`, for the start numbers (None: read them).
     """
-    df: pl.DataFrame = con.sql(
-        """
+    df: pl.DataFrame = to_polars(
+        con.sql(
+            """
         SELECT d.list_date, tp.start_rank, d.player_id,
                COALESCE(tp.name_as_written, p.name) AS name, d.r_old, d.r_source,
                d.n_compatible, d.n_incompatible, d.x, d.p, d.z, d.perf, d.young, d.method,
@@ -309,8 +311,9 @@ def ffe_frame(
         WHERE tr.tournament_id = ? AND d.system = ?
         ORDER BY tp.start_rank NULLS LAST, name
         """,
-        params=[tournament_id, system],
-    ).pl()
+            params=[tournament_id, system],
+        )
+    )
     if df.height == 0:
         return df
     sno = rows.start_numbers.get(tournament_id, {}) if rows is not None else start_numbers(con, tournament_id)

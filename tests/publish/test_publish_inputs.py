@@ -237,3 +237,52 @@ def test_an_earlier_report_in_the_folder_follows_a_change_of_its_players(
     # an earlier report none of whose players changed kept its file
     kept = [n for n, s in file_stamps(out).items() if n.startswith("reports/fide/") and stamps.get(n) == s]
     assert kept
+
+
+def test_a_player_first_rated_after_the_event_leaves_its_report_as_it_was(
+    stores: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A report shows whether each player was rated before the event's first day: a player
+    still unrated then, who gets a first rating on a later list (as a new file brings), leaves
+    the report's digest as it was (else a new file would make again every report of its newly
+    rated players); a first rating before the first day changes it."""
+    _, after = stores
+    db = tmp_path / "store.duckdb"
+    shutil.copyfile(after, db)
+
+    def digests() -> dict[int, str]:
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            return report_digests(con, "fide", rated_tournaments(con, "fide"))
+        finally:
+            con.close()
+
+    con = duckdb.connect(str(db))
+    try:
+        # a participant of a rated event who has no FIDE rating on any list
+        tid, pid = con.execute(
+            """
+            SELECT tp.tournament_id, min(tp.player_id) FROM tournament_players tp
+            WHERE tp.tournament_id IN (SELECT tournament_id FROM tournament_ratings WHERE system = 'fide')
+              AND tp.player_id NOT IN (SELECT player_id FROM rating_lists WHERE system = 'fide' AND rating IS NOT NULL)
+            GROUP BY 1 ORDER BY 1 LIMIT 1
+            """
+        ).fetchall()[0]
+    finally:
+        con.close()
+    before = digests()
+
+    def rate_on(day: str) -> None:
+        con = duckdb.connect(str(db))
+        try:
+            con.execute(
+                "INSERT INTO rating_lists (system, list_date, player_id, rating, games) VALUES ('fide', ?, ?, 1500, 0)",
+                [day, pid],
+            )
+        finally:
+            con.close()
+
+    rate_on("2099-01-01")
+    assert digests()[tid] == before[tid]
+    rate_on("1990-01-01")
+    assert digests()[tid] != before[tid]

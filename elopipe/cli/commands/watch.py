@@ -184,13 +184,18 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
 
 def _load_stage_modules() -> None:
     """Import, while Prefect's server starts, what the first batch would otherwise import on first
-    use (about a second of a small file's latency): Prefect's flow and task engines, the rating
-    and publishing modules (a publish draws its charts as SVG, without matplotlib)."""
+    use (about a second of a small file's latency): Prefect's flow and task engines, the TRF
+    reader, the FIDE engine, the rating and publishing modules (a publish draws its charts as
+    SVG, without matplotlib, and reads the store without pyarrow) and the slug's transliteration."""
     import prefect.flow_engine  # noqa: F401
     import prefect.task_engine  # noqa: F401
+    import slugify  # noqa: F401
 
+    import elopipe.ingest.execution  # noqa: F401
     import elopipe.publish.outputs  # noqa: F401
+    import elopipe.rating.fide.run  # noqa: F401
     import elopipe.rating.run  # noqa: F401
+    import elopipe.read.trf.reader  # noqa: F401
 
 
 class _ConsoleLines(logging.Handler):
