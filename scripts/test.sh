@@ -15,8 +15,12 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 PIP=(.venv/bin/python -m pip --disable-pip-version-check)
 "${PIP[@]}" install -q --require-hashes -r requirements/tools.txt
 UV=(.venv/bin/uv pip install --quiet --python .venv/bin/python)
-"${UV[@]}" --require-hashes -r requirements/dev.txt
+# Compiled to bytecode as pip compiles what it installs: where PYTHONDONTWRITEBYTECODE is set, a
+# package installed without it is compiled again by every process that imports it (Prefect: 1.4
+# CPU-s more per `elopipe run`, and the tests start hundreds of processes).
+"${UV[@]}" --compile-bytecode --require-hashes -r requirements/dev.txt
 "${UV[@]}" --no-deps --no-build-isolation -e .
+.venv/bin/python -m compileall -q elopipe flows
 "${PIP[@]}" check
 # The HTML report test renders pages in headless Chromium (Debian's package). Install it when we
 # can (root with apt); otherwise that one test is skipped with a message.
