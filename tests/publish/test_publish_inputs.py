@@ -169,6 +169,15 @@ def test_every_stored_input_of_a_page_is_in_its_digest(
     assert any(reports2[t] == reports[t] for t in reports if t != tid)
 
 
+def _report_digests(db: Path) -> dict[int, str]:
+    """{tournament id: report digest} of every FIDE-rated tournament of the store `db`."""
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return report_digests(con, "fide", rated_tournaments(con, "fide"))
+    finally:
+        con.close()
+
+
 def test_the_run_that_wrote_a_row_is_no_input(stores: tuple[Path, Path], tmp_path: Path) -> None:
     """A later rating run rewrites an event's rate of play and skips under its own run_id: the
     report shows neither run, so its digest stays (else every report would be made again)."""
@@ -176,14 +185,7 @@ def test_the_run_that_wrote_a_row_is_no_input(stores: tuple[Path, Path], tmp_pat
     db = tmp_path / "store.duckdb"
     shutil.copyfile(after, db)
 
-    def digests() -> dict[int, str]:
-        con = duckdb.connect(str(db), read_only=True)
-        try:
-            return report_digests(con, "fide", rated_tournaments(con, "fide"))
-        finally:
-            con.close()
-
-    before = digests()
+    before = _report_digests(db)
     con = duckdb.connect(str(db))
     try:
         assert con.execute("SELECT count(*) FROM rate_of_play WHERE system = 'fide'").fetchall()[0][0] > 0
@@ -191,7 +193,7 @@ def test_the_run_that_wrote_a_row_is_no_input(stores: tuple[Path, Path], tmp_pat
         con.execute("UPDATE rating_skips SET run_id = run_id + 100")
     finally:
         con.close()
-    assert digests() == before
+    assert _report_digests(db) == before
 
 
 def test_an_earlier_report_in_the_folder_follows_a_change_of_its_players(
@@ -250,13 +252,6 @@ def test_a_player_first_rated_after_the_event_leaves_its_report_as_it_was(
     db = tmp_path / "store.duckdb"
     shutil.copyfile(after, db)
 
-    def digests() -> dict[int, str]:
-        con = duckdb.connect(str(db), read_only=True)
-        try:
-            return report_digests(con, "fide", rated_tournaments(con, "fide"))
-        finally:
-            con.close()
-
     con = duckdb.connect(str(db))
     try:
         # a participant of a rated event who has no FIDE rating on any list
@@ -270,7 +265,7 @@ def test_a_player_first_rated_after_the_event_leaves_its_report_as_it_was(
         ).fetchall()[0]
     finally:
         con.close()
-    before = digests()
+    before = _report_digests(db)
 
     def rate_on(day: str) -> None:
         con = duckdb.connect(str(db))
@@ -283,6 +278,6 @@ def test_a_player_first_rated_after_the_event_leaves_its_report_as_it_was(
             con.close()
 
     rate_on("2099-01-01")
-    assert digests()[tid] == before[tid]
+    assert _report_digests(db)[tid] == before[tid]
     rate_on("1990-01-01")
-    assert digests()[tid] != before[tid]
+    assert _report_digests(db)[tid] != before[tid]
