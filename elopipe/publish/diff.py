@@ -2,7 +2,8 @@
 
 A list is given either as a list date of the store (with the system) or as a file that
 `elopipe publish` wrote (`.csv` or `.parquet`). Players are matched on player_id when both
-lists come from the store, else on FIDE ID, else on name.
+lists come from the store, else on FIDE ID, else on name (namesakes of one file, without a FIDE
+ID, on name and player_id).
 
 Statuses: 'new' (only in B), 'changed' (rating differs), 'dropped' (only in A),
 'delisted' (rated in A, in B's period but below the floor, so shown unrated: FIDE B.02
@@ -68,13 +69,29 @@ def diff_file_name(system: str, ref_a: str, ref_b: str) -> str:
 
 
 def _key(df: pl.DataFrame, use_player_id: bool) -> pl.Series:
+    """Each row's matching key: its player_id for two store lists; in a file its FIDE ID, else its
+    name, and a name two rows of the file share (namesakes without a FIDE ID) with the row's
+    player_id too, when the file has it, so that two namesakes are never paired crosswise."""
     if use_player_id:
         return df["player_id"].cast(pl.String)
-    fid = df["fide_id"].cast(pl.String) if "fide_id" in df.columns else None
+    fid = df["fide_id"].cast(pl.String) if "fide_id" in df.columns else pl.Series([None] * df.height, dtype=pl.String)
     name = df["name"].cast(pl.String)
-    if fid is None:
-        return "n:" + name
-    return df.select(pl.when(fid.is_not_null() & (fid != "")).then("f:" + fid).otherwise("n:" + name)).to_series()
+    pid = df["player_id"].cast(pl.String) if "player_id" in df.columns else None
+    keys = pl.DataFrame({"fid": fid, "name": name}).select(
+        pl.when(pl.col("fid").is_not_null() & (pl.col("fid") != ""))
+        .then("f:" + pl.col("fid"))
+        .otherwise("n:" + pl.col("name"))
+        .alias("key")
+    )
+    if pid is None:
+        return keys.to_series()
+    shared = keys.with_columns(pid.alias("pid")).select(
+        pl.when(pl.col("key").str.starts_with("n:") & pl.col("key").is_duplicated() & pl.col("pid").is_not_null())
+        .then(pl.col("key") + "#" + pl.col("pid"))
+        .otherwise(pl.col("key"))
+        .alias("key")
+    )
+    return shared.to_series()
 
 
 def _delisted(con: duckdb.DuckDBPyConnection | None, system: str, date_b: dt.date | None) -> set[int]:
@@ -114,20 +131,19 @@ def diff_lists(con: duckdb.DuckDBPyConnection | None, system: str, ref_a: str, r
     joined = pa.join(pb, on="key", how="full", coalesce=True, suffix="_b_side")
     for c in ("player_id", "fide_id", "name"):
         joined = joined.with_columns(pl.coalesce(c, f"{c}_b_side").alias(c)).drop(f"{c}_b_side")
-    statuses = []
-    for r in joined.iter_rows(named=True):
-        ra, rb = r["rating_a"], r["rating_b"]
-        in_a, in_b = ra is not None, rb is not None
-        if in_a and not in_b:
-            statuses.append("delisted" if r["player_id"] in delisted and by_pid else "dropped")
-        elif in_b and not in_a:
-            statuses.append("new")
-        elif ra != rb:
-            statuses.append("changed")
-        else:
-            statuses.append("unchanged")
+    in_a, in_b = pl.col("rating_a").is_not_null(), pl.col("rating_b").is_not_null()
+    dropped = pl.lit("dropped")
+    if by_pid and delisted:
+        dropped = pl.when(pl.col("player_id").is_in(sorted(delisted))).then(pl.lit("delisted")).otherwise(dropped)
     out = joined.with_columns(
-        pl.Series("status", statuses, dtype=pl.String),
+        pl.when(in_a & ~in_b)
+        .then(dropped)
+        .when(in_b & ~in_a)
+        .then(pl.lit("new"))
+        .when(pl.col("rating_a") != pl.col("rating_b"))
+        .then(pl.lit("changed"))
+        .otherwise(pl.lit("unchanged"))
+        .alias("status"),
         (pl.col("rating_b") - pl.col("rating_a")).cast(pl.Int32).alias("delta"),
     )
     order = {s: i for i, s in enumerate(STATUS_ORDER)}

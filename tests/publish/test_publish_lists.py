@@ -187,6 +187,20 @@ def test_diff_between_published_files(con, tmp_path: Path) -> None:
         diff_lists(None, "fide", str(tmp_path / "nope.csv"), str(b))
 
 
+def test_diff_of_files_keeps_namesakes_apart(tmp_path: Path) -> None:
+    """Two players of one name and no FIDE ID (two Denis O'Connells of an Irish league) are each
+    compared with himself, never crosswise (which showed +41 and -41 for players who did not play)."""
+    cols = "player_id,fide_id,name,rating\n"
+    a, b = tmp_path / "fide_2022-07-01.csv", tmp_path / "fide_2022-08-01.csv"
+    a.write_text(cols + '7,,"O\'Connell, Denis",1800\n9,,"O\'Connell, Denis",1759\n', encoding="utf-8")
+    b.write_text(cols + '9,,"O\'Connell, Denis",1759\n7,,"O\'Connell, Denis",1810\n', encoding="utf-8")
+    df = diff_lists(None, "fide", str(a), str(b)).sort("rating_a")
+    assert df.select("status", "rating_a", "rating_b", "delta").rows() == [
+        ("unchanged", 1759, 1759, 0),
+        ("changed", 1800, 1810, 10),
+    ]
+
+
 def test_publish_outputs_writes_lists_reports_and_charts(con, tmp_path: Path) -> None:
     paths = publish_outputs(con, "fide", tmp_path / "out")
     rel = sorted(str(p.relative_to(tmp_path / "out")) for p in paths)
