@@ -271,6 +271,10 @@ def test_a_scenario_run_again_keeps_its_definition_and_refuses_another(db: Path)
             ["--param", "rating_from=banana"],
             "error: --param rating_from=banana: rating_from must be a date YYYY-MM-DD, not 'banana'",
         ),
+        (
+            ["--param", "rating_from=2005-01-01"],
+            "error: FIDE's rules for fide events starting from 2005-01-01 to 2009-06-30 cannot be confirmed",
+        ),
         (["--unknown-tc", "bullet"], "error: --unknown-tc: unknown_tc must be one of standard, rapid, blitz"),
         (["--rules", "V1999"], "error: unknown FIDE rules version V1999; known: V2017, V2022, V2024"),
         (["--system", "glicko2", "--rules", "V2017"], "error: glicko2: --rules does not apply"),

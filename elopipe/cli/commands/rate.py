@@ -99,7 +99,7 @@ def rate_command(
         raise typer.Exit(exc.exit_code) from None
     except (ValueError, StoreBusyError, FileNotFoundError) as exc:
         err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(1) from None
+        raise typer.Exit(getattr(exc, "exit_code", 1)) from None
     if outcome.summary is None:
         console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
         return

@@ -13,6 +13,15 @@ import polars as pl
 from elopipe.rating import store_io
 from elopipe.rating.fide import b02
 from elopipe.read.dates import latest_plausible
+from elopipe.runtime.errors import ElopipeError
+
+
+class RatingFromError(ElopipeError, ValueError):
+    """A `rating_from` that is not a date, is after any list, or asks for periods whose rules
+    cannot be confirmed (a usage error)."""
+
+    exit_code = 2
+
 
 SYSTEM_CLASS = {"fide": "standard", "fide-rapid": "rapid", "fide-blitz": "blitz"}
 
@@ -41,9 +50,9 @@ class FideParams:
     each event from the rating the organiser's file gives (TRF 001, PGN WhiteElo / BlackElo),
     as Ro and as his opponents' Rc.
 
-    Raises ValueError for a rating_from that is not a date, or that is earlier than
-    `b02.RATED_FROM` without a forced version (naming the period refused), and for a
-    no_moves or ro_from policy that is not one of its choices.
+    Raises RatingFromError (a ValueError, a usage error) for a rating_from that is not a date, that is
+    after any list, or that is earlier than `b02.RATED_FROM` without a forced version (naming the
+    period refused); ValueError for a no_moves or ro_from policy that is not one of its choices.
     """
 
     system: str = "fide"
@@ -65,19 +74,19 @@ class FideParams:
             try:
                 value = dt.date.fromisoformat(self.rating_from)
             except ValueError:
-                raise ValueError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}") from None
+                raise RatingFromError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}") from None
             object.__setattr__(self, "rating_from", value)
         elif not isinstance(self.rating_from, dt.date):
-            raise ValueError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}")
+            raise RatingFromError(f"rating_from must be a date YYYY-MM-DD, not {self.rating_from!r}")
         if self.rating_from > latest_plausible():
-            raise ValueError(f"rating_from {self.rating_from.isoformat()} is after any list that can be computed")
+            raise RatingFromError(f"rating_from {self.rating_from.isoformat()} is after any list that can be computed")
         if self.rating_from < earliest and self.rules is None:
             why = (
                 "quarterly lists, a 350-point rule, K and floor of that era"
                 if self.system == "fide"
                 else "the rapid and blitz rules before 2018 were not checked"
             )
-            raise ValueError(
+            raise RatingFromError(
                 f"FIDE's rules for {self.system} events starting from {self.rating_from.isoformat()} to "
                 f"{(earliest - dt.timedelta(days=1)).isoformat()} cannot be confirmed ({why}): those periods are "
                 "not rated; force a rules version (--rules V2017) for a what-if run"
