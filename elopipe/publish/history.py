@@ -103,6 +103,8 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     if not rows:
         raise LookupError(f"no player matches {ref!r}")
     listing = "; ".join(f"{pid}: {name}" for pid, name in rows[:20])
+    if len(rows) > 20:
+        listing += f"; and {len(rows) - 20} more (give more of the name)"
     raise LookupError(f"{len(rows)} players match {ref!r}, give the id: {listing}")
 
 

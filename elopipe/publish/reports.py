@@ -99,8 +99,8 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
 
 
 def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
-    """The tournament_id for `ref`: an id, else a name (exact, then case-insensitive literal
-    substring: `%` and `_` match only themselves).
+    """The tournament_id for `ref`: an id, else a name (exact, then case- and accent-insensitive
+    literal substring: `%` and `_` match only themselves).
 
     When a name matches several tournaments of which only one holds canonical games (the others
     are duplicate exports of the same event), that one is taken.
@@ -120,8 +120,10 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     rows = (
         exact
         or con.execute(
-            # a literal substring: '%' and '_' in `ref` are characters, not LIKE wildcards
-            "SELECT tournament_id, name FROM tournaments WHERE contains(lower(name), lower(?)) ORDER BY tournament_id",
+            # a literal substring: '%' and '_' in `ref` are characters, not LIKE wildcards; accents
+            # aside ('Las Vegas' finds 'Läs Végas National Opeñ')
+            "SELECT tournament_id, name FROM tournaments"
+            " WHERE contains(strip_accents(lower(name)), strip_accents(lower(?))) ORDER BY tournament_id",
             [ref],
         ).fetchall()
     )

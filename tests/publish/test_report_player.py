@@ -64,3 +64,22 @@ def test_player_command(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "1554" in res.output and "Spring Open 2024" in res.output
     assert (tmp_path / "o" / "players" / "fide" / "3_charlie-chloe.svg").exists()
+
+
+def test_a_name_many_players_match_says_how_many_are_not_listed(tmp_path: Path) -> None:
+    from elopipe.ingest.driver import ingest_paths
+    from tests.helpers.paths import SHARED_DATA
+
+    db = tmp_path / "many.duckdb"
+    ingest_paths([SHARED_DATA / "trf" / "irl_bunratty_minor_2011_crlf_103players.trf"], db)
+    c = duckdb.connect(str(db), read_only=True)
+    try:
+        matching = c.execute("SELECT count(*) FROM players WHERE contains(lower(name), 'a')").fetchall()[0][0]
+        assert matching > 20
+        with pytest.raises(LookupError) as info:
+            find_player(c, "a")
+    finally:
+        c.close()
+    said = str(info.value)
+    assert said.startswith(f"{matching} players match 'a', give the id: ")
+    assert said.count(": ") == 21 and said.endswith(f"; and {matching - 20} more (give more of the name)")

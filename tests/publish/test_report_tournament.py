@@ -16,6 +16,7 @@ from elopipe.publish.report_tables import rich_table
 from elopipe.publish.reports import (
     find_tournament,
     games_frame,
+    match_tournament,
     performance_frame,
     write_report,
 )
@@ -199,3 +200,19 @@ def test_an_ambiguous_name_lists_each_tournaments_dates_and_file(tmp_path: Path)
         f" file wchcand22.pgn; {ids[1]}: FIDE Candidates 2022, 2024-06-17 .. 2024-07-04, file candidates_later.pgn"
         in out
     )
+
+
+def test_a_tournament_name_is_found_without_its_accents(tmp_path: Path) -> None:
+    from elopipe.ingest.driver import ingest_paths
+    from tests.helpers.paths import SHARED_DATA
+
+    db = tmp_path / "v.duckdb"
+    ingest_paths([SHARED_DATA / "trf" / "irl_las_vegas_sample_utf8_names.trf"], db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        (tid, name), *_ = con.execute("SELECT tournament_id, name FROM tournaments").fetchall()
+        assert name != "Las Vegas National Open"  # the file writes it with accents
+        assert match_tournament(con, "Las Vegas") == tid
+        assert match_tournament(con, "las vegas national open") == tid
+    finally:
+        con.close()
