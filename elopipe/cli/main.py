@@ -41,13 +41,17 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Run the CLI. Usage errors exit 2 (Click's convention); a Ctrl-C that a command does not
     handle itself ends with one line and exit 130, never a traceback."""
-    from elopipe.runtime.settings import SettingError, check_environment
-
     try:  # before the commands are imported: modules read these settings on import
-        check_environment()
-    except SettingError as exc:
-        print(exc, file=sys.stderr)
-        sys.exit(exc.exit_code)
+        from elopipe.runtime.settings import SettingError, check_environment
+
+        try:
+            check_environment()
+        except SettingError as exc:
+            print(exc, file=sys.stderr)
+            sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        sys.exit(130)
     if "--dask" in sys.argv:
         from elopipe.cli.commands.dask_opts import optional_dask_value
 

@@ -55,5 +55,7 @@ def wait_for_writer(db: str | os.PathLike[str], wait: float, on_wait: Callable[[
                 on_wait(f"another process is writing {db}: waiting up to {wait:g} s ...")
                 told = True
             time.sleep(0.5)
-        except Exception:  # missing, not a store: the query says so
+        except Exception as exc:  # missing, not a store: the query says so
+            if is_interrupt(exc):  # a Ctrl-C that came while DuckDB opened the file
+                raise KeyboardInterrupt from None
             return

@@ -19,6 +19,7 @@ import datetime as dt
 import decimal
 import io
 import json
+import math
 import os
 import signal
 import threading
@@ -87,11 +88,16 @@ def open_query(
     runs longer: a dashboard or script never hangs on a runaway query. Ctrl-C (in the main
     thread) interrupts it too.
 
-    Raises UsageError (empty query, several statements), FileNotFoundError (no database),
+    Raises UsageError (empty query, several statements, a `timeout` not a number of seconds),
+    FileNotFoundError (no database),
     elopipe.store.connect.StoreBusyError (DuckDB refused to open it), QueryError (DuckDB rejected
     the query, with its message, or the timeout stopped it), QueryInterrupted (Ctrl-C stopped it).
     """
     check_query(query)
+    if timeout is not None and (math.isnan(timeout) or timeout < 0):
+        raise UsageError(f"--timeout must be a number of seconds, 0 or more, not {timeout}")
+    if timeout is not None and timeout > threading.TIMEOUT_MAX:
+        timeout = None  # longer than a timer can wait (about 292 years): no limit
     con = open_reader(db, external_access=False)
     stopper = _Stopper(con)
     timer = threading.Timer(timeout, stopper.stop) if timeout else None

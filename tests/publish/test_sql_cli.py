@@ -165,6 +165,30 @@ def test_a_stop_before_the_query_begins_still_stops_it(db: Path, by: str, monkey
     assert ("Ctrl-C" if by == "ctrl-c" else "time limit") in str(info.value)
 
 
+@pytest.mark.parametrize(("value", "code"), [("inf", 0), ("1e300", 0), ("nan", 2)])
+def test_a_timeout_too_long_for_a_timer_is_no_limit_and_nan_is_refused(db: Path, value: str, code: int) -> None:
+    res = CliRunner().invoke(app, ["sql", Q, "--db", str(db), "--format", "csv", "--timeout", value])
+    assert res.exit_code == code, res.output
+    assert "Traceback" not in res.output and "Exception in thread" not in res.output
+    if code == 2:
+        assert res.output.strip() == "--timeout must be a number of seconds, 0 or more, not nan"
+    else:
+        assert res.output.splitlines()[0] == "name,rating"
+
+
+def test_a_ctrl_c_while_the_store_opens_is_not_lost(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB turns a Ctrl-C during its connect into its own error: the look for a writer must
+    pass it on, not take it for a store it cannot open (the query then ran to its end)."""
+    from elopipe.jobs import store as job_store
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("Query interrupted")
+
+    monkeypatch.setattr(job_store, "open_reader", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        job_store.wait_for_writer(db, 10, lambda _message: None)
+
+
 def test_sql_waits_while_another_process_writes(tmp_path: Path) -> None:
     """DuckDB lets one process write a file or several read it, not both: `sql` waits for the
     writer (`--wait`), or says the store is busy."""
