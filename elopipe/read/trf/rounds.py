@@ -81,10 +81,15 @@ class RoundResolver:
         unplayed: list[UnplayedRec] = []
         # per round, {rank: block with an opponent}, ranks in increasing order (rows are read so)
         sides: list[dict[int, Block]] = [{} for _ in range(n_rounds + 1)]
-        for rank in sorted(self.rows):
-            row = self.rows[rank]
+        rows = self.rows
+        for rank in sorted(rows):
+            row = rows[rank]
             # a row's blocks are rounds 1, 2, ... in order (`parse_blocks`); past its last, none
             for b in row.blocks[:n_rounds]:
+                opp = b.opponent
+                if opp is not None and opp != rank and b.code not in _NOT_PAIRED and opp in rows:
+                    sides[b.round][rank] = b  # most blocks: a pairing, as the checks below find it
+                    continue
                 r = b.round
                 if b.empty:
                     # a round the player was not in (§5: positional; blank = not paired)
@@ -322,6 +327,8 @@ class RoundResolver:
         return game
 
 
+# result codes of a block with an opponent that is no pairing: unreadable ('?'), a bye or an absence
+_NOT_PAIRED = frozenset("?HFUZ")
 # the colours of a pairing's two sides that tell White from Black (one 'w', one 'b')
 _WHITE_BLACK = frozenset({("w", "b"), ("b", "w")})
 
