@@ -375,9 +375,9 @@ class _Index:
         return out | (self.tokens.candidates(key) & same) if same else out
 
     def add(self, k: _Known) -> None:
-        same = self.by_pid.get(k.player_id, [])
-        if any(s.name_key == k.name_key and s.fide_id == k.fide_id and s.national_id == k.national_id
-               for s in same):  # fmt: skip
+        same = self.by_pid.get(k.player_id)
+        if same and any(s.name_key == k.name_key and s.fide_id == k.fide_id and s.national_id == k.national_id
+                        for s in same):  # fmt: skip
             return
         self.by_pid.setdefault(k.player_id, []).append(k)
         self._add_tokens(k.name_key, k.player_id, k.fide_id)
