@@ -375,9 +375,9 @@ class _Index:
         return out | (self.tokens.candidates(key) & same) if same else out
 
     def add(self, k: _Known) -> None:
-        same = self.by_pid.get(k.player_id, [])
-        if any(s.name_key == k.name_key and s.fide_id == k.fide_id and s.national_id == k.national_id
-               for s in same):  # fmt: skip
+        same = self.by_pid.get(k.player_id)
+        if same and any(s.name_key == k.name_key and s.fide_id == k.fide_id and s.national_id == k.national_id
+                        for s in same):  # fmt: skip
             return
         self.by_pid.setdefault(k.player_id, []).append(k)
         self._add_tokens(k.name_key, k.player_id, k.fide_id)
@@ -576,11 +576,17 @@ class _TokenIndex:
         full = _full_tokens(key)
         if not full:
             return set()
-        sets = sorted((self.by_token.get(t, set()) for t in full), key=len)
-        out = {pid for pid in sets[0] if all(pid in s for s in sets[1:])}  # holding all of them
-        tokens = sorted(full)
-        if len(tokens) > _SUBSET_TOKENS:  # a name of many words: every player sharing a full token (rare)
+        if len(full) > _SUBSET_TOKENS:  # a name of many words: every player sharing a full token (rare)
             return set().union(*(self.by_token.get(t, ()) for t in full))
+        # a token no spelling holds is in no full-token set of one: the subsets are of the others
+        # (a new player's rare surname: none to look up)
+        tokens = sorted(t for t in full if t in self.by_token)
+        if not tokens:
+            return set()
+        out: set[int] = set()
+        if len(tokens) == len(full):  # the players holding all of them
+            sets = sorted((self.by_token[t] for t in full), key=len)
+            out = {pid for pid in sets[0] if all(pid in s for s in sets[1:])}
         for n in range(1, len(tokens) + 1):
             for sub in itertools.combinations(tokens, n):
                 out |= self.by_full_tokens.get(frozenset(sub), set())

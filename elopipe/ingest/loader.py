@@ -418,7 +418,14 @@ def _draw(con: duckdb.DuckDBPyConnection, sequence: str, n: int) -> list[int]:
     """`n` values of `sequence`, in increasing order (one statement)."""
     if n == 0:
         return []
-    return sorted(r[0] for r in con.execute(f"SELECT nextval('{sequence}') FROM range(?)", [n]).fetchall())
+    # n distinct values from lo to hi with hi - lo + 1 = n are lo..hi: only a sequence that skipped
+    # values sends them all (a FIDE month's 125k game ids fetched as rows and sorted: 0.03 CPU-s, twice this)
+    lo, hi, values = con.execute(
+        f"SELECT min(v), max(v), CASE WHEN max(v) - min(v) + 1 = count(*) THEN NULL ELSE list(v ORDER BY v) END"
+        f" FROM (SELECT nextval('{sequence}') AS v FROM range(?))",
+        [n],
+    ).fetchall()[0]
+    return list(range(lo, hi + 1)) if values is None else list(values)
 
 
 def _load_contents(

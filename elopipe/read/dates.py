@@ -174,6 +174,17 @@ def trf_date_candidates(text: str | None, prefer: str = "ymd") -> list[tuple[dt.
     """
     if text is None:
         return []
+    return list(_trf_date_candidates(text, prefer))
+
+
+@functools.lru_cache(maxsize=1 << 12)  # a month of TRF files writes its few dozen days thousands of times
+def _trf_date_candidates(text: str, prefer: str) -> tuple[tuple[dt.date, str, str], ...]:
+    """`trf_date_candidates` of a text that is not None, as a tuple (cached: a tuple is immutable)."""
+    return tuple(_read_trf_date(text, prefer))
+
+
+def _read_trf_date(text: str, prefer: str) -> list[tuple[dt.date, str, str]]:
+    """`trf_date_candidates` of a text that is not None."""
     s = text.strip()
     if not s or set(s) <= set("0./- "):
         return []

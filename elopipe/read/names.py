@@ -44,6 +44,8 @@ _FOLD = str.maketrans(
 # nothing); everything else but the comma becomes a space.
 _NON_ALNUM = re.compile(r"[^\w, ]+|_+")
 _SPACES = re.compile(r"\s+")
+# lower-case ASCII words, one blank (or a comma and a blank) between them: already folded
+_FOLDED = re.compile(r"[a-z]+(?:,? [a-z]+)*")
 
 
 def fold(text: str) -> str:
@@ -51,6 +53,8 @@ def fold(text: str) -> str:
     Letters of other scripts are kept as they are (lower-cased where the script has case)."""
     if text.isascii():  # nothing to decompose or strip: the same result, without the loop per character
         text = text.lower()
+        if _FOLDED.fullmatch(text):  # 'smith, john': nothing below would change it
+            return text
     else:
         text = unicodedata.normalize("NFKD", text.translate(_FOLD))
         text = "".join(c for c in text if not unicodedata.combining(c)).lower()

@@ -71,8 +71,9 @@ def parse_source(
             return _parse_large_pgn(source, run)
     except _READ_ERRORS as exc:
         return unreadable(source, exc)
-    # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed
-    hashing = submit(executor, _sha256, data)
+    # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed; a
+    # small file's costs less here than a hand-over to a thread (a FIDE month of TRF: 750 of them)
+    hashing = submit(executor if len(data) >= _HASH_BESIDE_BYTES else None, _sha256, data)
     ps = _parse_bytes(source, data, run)
     ps.sha256 = hashing.result()
     return ps
@@ -88,6 +89,8 @@ class _Run:
     spread: Spread | None
 
 
+# from this size on, a file's digest is computed on the executor, beside its parsing
+_HASH_BESIDE_BYTES = 1_000_000
 _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
 
 

@@ -81,6 +81,23 @@ def test_fold_letters_nfkd_does_not_decompose() -> None:
     assert fold("Øystein Łukasz Æbelø Straße") == "oystein lukasz aebelo strasse"
 
 
+@pytest.mark.parametrize(
+    ("written", "folded"),
+    [
+        ("Smith, John", "smith, john"),  # already folded once lower-cased: returned as it is
+        ("smith john paul", "smith john paul"),
+        ("Smith,John", "smith,john"),
+        ("Smith ,  John ", "smith , john"),
+        (" smith", "smith"),
+        ("Smith-Jones, J.", "smith jones, j"),
+        ("O'Brien_2, Sean", "obrien 2, sean"),
+        ("Smith,, John", "smith,, john"),
+    ],
+)
+def test_fold_of_ascii_names_folded_or_not(written: str, folded: str) -> None:
+    assert fold(written) == folded
+
+
 def test_sql_name_key_equals_python_name_key() -> None:
     names = [
         "Carlsen, Magnus",

@@ -20,6 +20,8 @@ class EventDates:
     def __init__(self, head: HeaderRecords, issues: IssueLog) -> None:
         self.head = head
         self.issues = issues
+        # the day the plausible dates end with (`dates.latest_plausible`): asked once a file, not once a date
+        self.today = dt.date.today()
 
     def start_end(self, start: str | None, end: str | None) -> tuple[dt.date | None, dt.date | None]:
         """042/052 read together: two-digit-year forms are read in the order that gives a span of 0-400 days."""
@@ -56,9 +58,9 @@ class EventDates:
         """The readings of a date (042/052, a 132 round date: `what` names it) that can be real
         (`dates.implausible_reason`); when every reading is refused, a 'trf_date_implausible'
         warning at `line` and no reading."""
-        kept = [c for c in cands if implausible_reason(c[0]) is None]
+        kept = [c for c in cands if implausible_reason(c[0], self.today) is None]
         if cands and not kept:
-            why = implausible_reason(cands[0][0])
+            why = implausible_reason(cands[0][0], self.today)
             self.issues.add("trf_date_implausible", f"{what} {why}: not stored", line, "warning", raw)
         return kept
 

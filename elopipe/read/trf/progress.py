@@ -20,12 +20,14 @@ byes entered ahead): nothing is paired, and an event may end early.
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
 from dataclasses import dataclass
 
 from elopipe.read.trf import game_rows as G
 
 SCHEDULED = "trf_scheduled"
+_FLAGS = operator.itemgetter(G.FLAGS)
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ def unfinished_round(games: list[list[object]], declared: int | None) -> Unfinis
     file reports a complete event. `games`: the file's games as `RoundResolver` gives them (rows
     of `game_rows.COLUMNS`); `declared`: the rounds the header declares (142 / XXR), None if it
     does not. Never raises."""
+    if not any(SCHEDULED in flags for flags in map(_FLAGS, games)):
+        return None  # no board waits for a result (a complete file): the count below would find none
     waiting: Counter[int] = Counter()
     decided: Counter[int] = Counter()
     first_line: dict[int, int] = {}

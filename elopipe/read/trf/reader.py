@@ -30,7 +30,7 @@ from elopipe.read.control_chars import ANY_CONTROL, blank_controls
 from elopipe.read.game_frame import rows_table
 from elopipe.read.records import IngestIssue, ParsedFile
 from elopipe.read.trf import game_rows
-from elopipe.read.trf.detect import is_ruler_line, looks_like_trf
+from elopipe.read.trf.detect import has_capital_runs, is_ruler_line, looks_like_trf
 from elopipe.read.trf.event_dates import EventDates
 from elopipe.read.trf.fields import digits
 from elopipe.read.trf.headers import TRF26_RECORDS, HeaderRecords
@@ -69,6 +69,8 @@ class _TrfReader:
     # -- pass 1: dispatch lines --------------------------------------------------------
     def read(self) -> ParsedFile:
         has_controls = ANY_CONTROL.search(self.text) is not None
+        # searched once in the file, not in each line (a twentieth of the reading)
+        capital_runs = has_capital_runs(self.text)
         for no, line in enumerate(self.text.split("\n"), start=1):
             if not line or line.isspace():  # blank (strip() would copy every line)
                 continue
@@ -95,7 +97,7 @@ class _TrfReader:
                     shown(line)[1:-1],
                 )
                 line = blank_controls(line)
-            if is_ruler_line(line):
+            if is_ruler_line(line, capital_runs):
                 self.issues.quirk("trf_ruler_line", "column ruler line skipped", no, line, severity="info")
                 continue
             self._dispatch(no, line)

@@ -81,10 +81,15 @@ class RoundResolver:
         unplayed: list[UnplayedRec] = []
         # per round, {rank: block with an opponent}, ranks in increasing order (rows are read so)
         sides: list[dict[int, Block]] = [{} for _ in range(n_rounds + 1)]
-        for rank in sorted(self.rows):
-            row = self.rows[rank]
+        rows = self.rows
+        for rank in sorted(rows):
+            row = rows[rank]
             # a row's blocks are rounds 1, 2, ... in order (`parse_blocks`); past its last, none
             for b in row.blocks[:n_rounds]:
+                opp = b.opponent
+                if opp is not None and opp != rank and b.code not in _NOT_PAIRED and opp in rows:
+                    sides[b.round][rank] = b  # most blocks: a pairing, as the checks below find it
+                    continue
                 r = b.round
                 if b.empty:
                     # a round the player was not in (§5: positional; blank = not paired)
@@ -128,7 +133,10 @@ class RoundResolver:
             for r in range(len(row.blocks) + 1, n_rounds + 1):
                 unplayed.append(UnplayedRec(TOURNAMENT_REF, rank, r, " ", None, None, row.line))
         games: list[list[object]] = []
-        for in_round in sides:  # by round, then rank
+        # each game's place (round, then the lower start rank of its two players), made with it:
+        # a sort by a Python key function cost a twentieth of the reading
+        order: list[tuple[int, int]] = []
+        for r, in_round in enumerate(sides):  # by round, then rank
             done: set[int] = set()
             for rank, a in in_round.items():
                 if rank in done:
@@ -139,11 +147,14 @@ class RoundResolver:
                 if other is not None and other.opponent == rank:
                     done.add(opp)
                     games.append(self._two_sided(a, other, unplayed))
+                    order.append((r, rank if rank < opp else opp))
                 else:
                     game = self._one_sided(a, unplayed)
                     if game is not None:
                         games.append(game)
-        games.sort(key=_board_order)
+                        order.append((r, rank if rank < opp else opp))
+        # stable, as a sort of the games by their places is
+        games = [games[i] for i in sorted(range(len(games)), key=order.__getitem__)]
         for i, g in enumerate(games):
             g.append(i)  # game_index
         unplayed.sort(key=lambda u: (u.round, u.player_ref))
@@ -226,7 +237,7 @@ class RoundResolver:
         wc = white.code if white.code != " " else "*"
         bc = black.code if black.code != " " else "*"
         mirrored = MIRROR.get(wc) == bc
-        colours_ok = {white.colour, black.colour} == {"w", "b"}
+        colours_ok = (white.colour, black.colour) in _WHITE_BLACK
         if mirrored and wc in RATED_CODES and colours_ok:
             return self._game(white, black, wc, bc, True, [])
         # not a rated game: both sides keep their own unplayed round
@@ -316,10 +327,10 @@ class RoundResolver:
         return game
 
 
-def _board_order(g: list[object]) -> tuple[int, int]:
-    """Games in round order, then by the lower start rank of the two players."""
-    r, w, b = g[G.ROUND], g[G.WHITE_REF], g[G.BLACK_REF]
-    return (r or 0, min(w or 0, b or 0))  # type: ignore[return-value, call-overload]
+# result codes of a block with an opponent that is no pairing: unreadable ('?'), a bye or an absence
+_NOT_PAIRED = frozenset("?HFUZ")
+# the colours of a pairing's two sides that tell White from Black (one 'w', one 'b')
+_WHITE_BLACK = frozenset({("w", "b"), ("b", "w")})
 
 
 @functools.lru_cache(maxsize=256)

@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 
 from elopipe.read.textio import decode_bytes
+from elopipe.read.trf.detect import has_capital_runs
 from elopipe.read.trf.reader import is_ruler_line, looks_like_trf, read_trf
 from tests.helpers.trf_build import block, row, trf
 
@@ -185,6 +186,22 @@ def test_ruler_lines_are_recognised(line):
 )
 def test_records_are_not_rulers(line):
     assert not is_ruler_line(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "0123456789" * 11,
+        "DDD SSSS sTTT NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR FFF IIIIIIIIIII BBBB/BB/BB PPPP RRRR  1111 1 1",
+        "    SSSS sTTT NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN RRRR FFF",
+        "001    1 m    AAAA, Ann",
+        "001    1 m    Alpha, Ann",
+        "012 Open de Test",
+    ],
+)
+def test_a_file_without_capital_runs_skips_their_search_with_the_same_verdict(line):
+    # the reader searches the whole file once (`has_capital_runs`) and tells each line whether to look
+    assert is_ruler_line(line, has_capital_runs(trf(line))) == is_ruler_line(line)
 
 
 def test_ruler_starting_with_012_does_not_overwrite_the_name():
