@@ -29,7 +29,7 @@ from elopipe.runtime.lifeline import exit_with
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
 # TRF files below this many bytes in all are parsed in this process. On a FIDE month of TRF (750
-# files, 5.6 MB; its parsing then cost about 3.8 CPU-s, now about 1.2) the pool cost 1.5-2.4 CPU-s
+# files, 5.6 MB; its parsing then cost about 3.8 CPU-s, now about 0.9) the pool cost 1.5-2.4 CPU-s
 # of 11 (bench/federation.py):
 # the forkserver imports the readers with Polars, and the parsed files come back pickled (43 MB,
 # 8 times their size). Parsed here, the next batch is no longer parsed while this one is written:
