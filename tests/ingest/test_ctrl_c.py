@@ -63,6 +63,26 @@ def test_ctrl_c_stops_a_running_query_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in err and out == ""
 
 
+def test_ctrl_c_while_a_large_table_is_drawn_is_one_line(tmp_path: Path) -> None:
+    """The query has ended (the store is closed again) and the rows are being laid out as a
+    table: Ctrl-C stops that too, in one line."""
+    db = build_store(tmp_path / "s.duckdb")
+    wide = "SELECT a, md5(a::VARCHAR) AS h FROM range(150000) t(a)"
+    seen_open = []
+
+    def drawing(proc: subprocess.Popen) -> bool:
+        if _has_open(proc, db):
+            seen_open.append(True)
+            return False
+        return bool(seen_open)
+
+    # laying out 150,000 rows takes seconds: the signal comes well before the end
+    code, out, err = _interrupt(["sql", wide, "--db", str(db), "--limit", "150000"], drawing)
+    assert code == 130, err
+    assert err.strip() == "interrupted (Ctrl-C)", err
+    assert "Traceback" not in err
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_publish_is_one_line(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"

@@ -58,7 +58,11 @@ def sql(
             elif fmt == "json":
                 write_json(sys.stdout, cols, fetch_batches(cur) if cols else [])
             else:
-                _print_table(cols, cur, limit)
+                rows, more = _table_rows(cols, cur, limit)
+        if fmt == "table":
+            # drawn once the query is closed: a Ctrl-C while a large table is drawn is an
+            # ordinary one (one line, exit 130), no longer the query's, which has ended
+            _print_table(cols, rows, more)
     except QueryInterrupted as exc:
         err_console.print(f"{exc}", style="yellow")
         raise typer.Exit(130) from None
@@ -67,8 +71,9 @@ def sql(
         raise typer.Exit(1) from None
 
 
-def _print_table(cols: list[str], cur: object, limit: int) -> None:
-    from elopipe.publish.sqlcli import fetch_batches, text_cell
+def _table_rows(cols: list[str], cur: object, limit: int) -> tuple[list[tuple[object, ...]], int]:
+    """The first `limit` rows of `cur` and how many more it has."""
+    from elopipe.publish.sqlcli import fetch_batches
 
     rows: list[tuple[object, ...]] = []
     more = 0
@@ -77,6 +82,12 @@ def _print_table(cols: list[str], cur: object, limit: int) -> None:
             room = limit - len(rows)
             rows.extend(batch[:room])
             more += max(0, len(batch) - room)
+    return rows, more
+
+
+def _print_table(cols: list[str], rows: list[tuple[object, ...]], more: int) -> None:
+    from elopipe.publish.sqlcli import text_cell
+
     cells = [[text_cell(v) for v in r] for r in rows]  # LIST/STRUCT as JSON, never a Python repr
     table = Table(show_lines=False)
     for c in cols:
