@@ -167,6 +167,9 @@ def prepared_copy(label: str, src: Path | None, store: Path, keep: Path, work: P
     made, code = keep / label, _fingerprint(src)
     stamp = made / "fingerprint"
     if not (made / "store.duckdb").is_file() or not stamp.is_file() or stamp.read_text() != code:
+        if made.is_symlink() or (made.exists() and not stamp.is_file() and any(made.iterdir())):
+            # only a set-up this bench made (its stamp) is made again: never a folder of the user's
+            raise SystemExit(f"{made} exists and is not a set-up of this bench: give another --prepared")
         shutil.rmtree(made, ignore_errors=True)
         made.mkdir(parents=True)
         prepare(label, src, store, made, systems)
