@@ -360,8 +360,17 @@ def prefect_api(fork: bool = False) -> Iterator[PrefectApi]:
 
 
 def is_termination(exc: BaseException) -> bool:
-    """Whether `exc` is Prefect's TerminationSignal: a SIGTERM came while a flow ran (Prefect's
-    own handler then raises it, after handing the signal to the one it replaced)."""
+    """Whether `exc` is Prefect's TerminationSignal, or an error raised while one was handled: a
+    SIGTERM came while a flow ran (Prefect's own handler then raises it, after handing the signal
+    to the one it replaced). When it lands while a task run is still being created, Prefect's
+    clean-up raises its own error ("Task run is not set") with the signal as its context."""
     from prefect.exceptions import TerminationSignal
 
-    return isinstance(exc, TerminationSignal)
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, TerminationSignal):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False

@@ -220,3 +220,27 @@ def test_run_forks_its_server_after_importing_prefect_and_the_server_keeps_none_
     message = proc.stdout.strip()
     assert message.startswith("Prefect's temporary server stopped at start-up (exit "), proc.stdout + proc.stderr
     assert message.endswith("): unable to open database file"), message  # no traceback, no class name
+
+
+def test_an_error_raised_while_prefect_handled_a_sigterm_counts_as_the_sigterm() -> None:
+    """A SIGTERM landing while Prefect creates a task run: its clean-up raises "Task run is not
+    set" with the TerminationSignal as context; `run` must still say "stopped (SIGTERM)", exit 130
+    (CI saw "pipeline failed: Task run is not set", exit 1)."""
+    from prefect.exceptions import TerminationSignal
+
+    from flows.prefect_env import is_termination
+
+    def clean_up_after_signal() -> None:
+        try:
+            raise TerminationSignal(signal=15)
+        except TerminationSignal:
+            raise ValueError("Task run is not set")  # noqa: B904 - Prefect's own code does this
+
+    with pytest.raises(ValueError) as caught:
+        clean_up_after_signal()
+    assert is_termination(caught.value)
+    assert is_termination(TerminationSignal(signal=15))
+    assert not is_termination(ValueError("Task run is not set"))
+    unrelated = ValueError("outer")
+    unrelated.__context__ = KeyError("inner")
+    assert not is_termination(unrelated)

@@ -170,6 +170,9 @@ class Timing:
     end: float
 
 
+_SIGTERM_LINE = "stopped (SIGTERM): what was committed stays; the next run rates and publishes the rest"
+
+
 def _run_pipeline(
     request: RunRequest, spec: DaskSpec | None, live: LiveStatus, verbose: bool
 ) -> tuple[PipelineSummary, Timing]:
@@ -220,6 +223,9 @@ def _run_pipeline(
         if is_interrupt(exc):  # a second Ctrl-C met a DuckDB statement: its error, not KeyboardInterrupt
             err_console.print("aborted; every file loaded so far is committed", style="red")
             raise typer.Exit(130) from None
+        if is_termination(exc):  # Prefect's clean-up failed on the SIGTERM it was handling
+            err_console.print(_SIGTERM_LINE)
+            raise typer.Exit(130) from None
         err_console.print(
             f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", style="red"
         )
@@ -228,7 +234,7 @@ def _run_pipeline(
         if not is_termination(exc):
             raise
         # a SIGTERM while a flow ran: Prefect's handler stops the flow where it is
-        err_console.print("stopped (SIGTERM): what was committed stays; the next run rates and publishes the rest")
+        err_console.print(_SIGTERM_LINE)
         raise typer.Exit(130) from None
     return summary, Timing(start, imported, api_ready, time.time())
 

@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from flows.prefect_env import PrefectApi
 
 
+_SIGTERM_LINE = "stopped (SIGTERM): every file loaded so far is committed, the rest stay in the inbox"
+
+
 @app.command()
 def watch(
     inbox: Path = typer.Argument(..., help="The drop folder (created if missing)."),
@@ -104,6 +107,11 @@ def watch(
     except ElopipeError:
         raise  # the CLI prints it with its exit code (elopipe.cli.app); the files stay in the inbox
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
+        from flows.prefect_env import is_termination
+
+        if is_termination(exc):  # Prefect's clean-up failed on the SIGTERM it was handling
+            err_console.print(_SIGTERM_LINE)
+            raise typer.Exit(130) from None
         err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
     except BaseException as exc:  # re-raised unless it is Prefect's SIGTERM
@@ -112,7 +120,7 @@ def watch(
         if not is_termination(exc):
             raise
         # a SIGTERM while a flow ran: Prefect's handler stops the flow where it is
-        err_console.print("stopped (SIGTERM): every file loaded so far is committed, the rest stay in the inbox")
+        err_console.print(_SIGTERM_LINE)
         raise typer.Exit(130) from None
     if stats is not None:
         console.print(
