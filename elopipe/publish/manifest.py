@@ -171,14 +171,15 @@ class Manifest:
             why = exc.strerror or str(exc)
             raise WriteError(f"{path}: not written by elopipe, and it could not be kept ({why})") from exc
 
-    def fresh(self, key: str, digest: str) -> list[Path] | None:
+    def fresh(self, key: str, digest: str, count: bool = True) -> list[Path] | None:
         """The files of page `key` when it was last made from inputs of `digest` and each of its
-        files is as the manifest recorded it (same size and modification time); else None."""
+        files is as the manifest recorded it (same size and modification time); else None.
+        `count`: the files count as kept by this publish (not for a page it only links)."""
         rels = self._fresh(key, digest)
         if rels is None:
             return None
         with self._lock:
-            self.kept += len(rels)
+            self.kept += len(rels) if count else 0
         return [self.root / rel for rel in rels]
 
     def is_fresh(self, key: str, digest: str) -> bool:

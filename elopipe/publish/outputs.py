@@ -130,9 +130,18 @@ def publish_outputs(
     n = default_workers() if workers is None else workers
     # progress from the first query on: the digests and the manifest of a federation's folder take
     # seconds, and a log must not go quiet (the reports of earlier publishes are counted once known)
-    with Ticker(len(top) + len(dates) + len(seen), progress) as ticker:
-        player_keys = player_digests(con, system, top, PLAYER_CHART)
-        with recording(out) as manifest, Workers(con, n) as pool:
+    with Ticker(len(top) + len(dates) + len(seen), progress) as ticker, recording(out) as manifest:
+        # player pages an earlier publish made here, of players not at the top of these lists: a
+        # full publish of the folder's lists links them (they were at the top of another), so
+        # these lists link them too, and they are made again when what they show changed
+        others = earlier_players(manifest, system, set(top))
+        player_keys = player_digests(con, system, top + others, PLAYER_CHART)
+        linked: dict[int, list[Path]] = {}  # the earlier pages found unchanged: linked, not made
+        for pid in [pid for pid in others if pid in player_keys]:  # still in the store
+            linked[pid] = manifest.fresh(f"player:{system}:{pid}", player_keys[pid], count=False) or []
+        others = [pid for pid, found in linked.items() if not found]
+        ticker.total += len(others)
+        with Workers(con, n) as pool:
             # reports an earlier publish left in this folder, of tournaments no list here rates: a
             # new file can change what they show (a player's title, federation or name)
             earlier = earlier_reports(con, manifest, system, seen)
@@ -150,7 +159,7 @@ def publish_outputs(
 
             pages = [
                 page("player", pid, player_keys.get(pid), _player_page, pid, system, out / "players" / system)
-                for pid in top
+                for pid in top + others
             ]
             # the reports to make, their stored rows read set-wise while the player pages are drawn
             kept = {t: manifest.fresh(f"report:{system}:{t}", report_keys[t]) for t in seen if t in report_keys}
@@ -164,12 +173,16 @@ def publish_outputs(
                 digest = report_keys.get(tid)
                 return _made(pool, manifest, key, digest, write_report, tid, system, folder, rows.get(tid))
 
-            for pid, job in zip(top, pages, strict=True):
+            for pid, job in zip(top + others, pages, strict=True):
                 written = job.result()
                 ticker.advance()
                 paths.extend(written)
                 html = next(p for p in written if p.suffix == ".html")
                 links[pid] = f"../players/{system}/{html.name}"
+            for pid, found in linked.items():
+                for html in (p for p in found if p.suffix == ".html"):
+                    links[pid] = f"../players/{system}/{html.name}"
+            links = dict(sorted(links.items()))
             list_keys = list_digests(con, system, dates, links)
             jobs = [
                 (
@@ -199,6 +212,13 @@ Job = cf.Future[list[Path]]
 
 def _player_page(con: duckdb.DuckDBPyConnection, player_id: int, system: str, folder: Path) -> list[Path]:
     return write_player_page(con, player_id, system, folder, chart_format=PLAYER_CHART)
+
+
+def earlier_players(manifest: Manifest, system: str, top: set[int]) -> list[int]:
+    """The players, outside `top`, whose `system` page the folder's manifest records, ascending."""
+    prefix = f"player:{system}:"
+    ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
+    return sorted(ids - top)
 
 
 def earlier_reports(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str, seen: set[int]) -> list[int]:

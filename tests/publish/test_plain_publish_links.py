@@ -64,3 +64,29 @@ def test_a_plain_publish_that_finishes_a_killed_run_keeps_the_links(
     _publish(db, out)
     assert not pending_dates(out, db, "fide")
     assert _links(page) == full
+
+
+def test_a_publish_list_by_list_writes_what_one_publish_of_both_writes(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run` publishes only the lists a rate changed: JAN, then FEB once new data came. FEB's
+    page must link the pages JAN's publish made (Charlie: in JAN's top 3, 4th on FEB), as one
+    publish of both lists does, and those pages must show what changed in between (the list
+    page lacked the link, and Charlie's page kept her old title)."""
+    monkeypatch.setattr("elopipe.publish.outputs.TOP_PLAYERS", 3)
+    step, whole = tmp_path / "step", tmp_path / "whole"
+    _publish(db, step, "--full", "--list-date", JAN.isoformat())
+    con = duckdb.connect(str(db))
+    try:  # what a new file can change: a player's title
+        con.execute("UPDATE players SET title = 'WFM' WHERE player_id = 3")
+    finally:
+        con.close()
+    _publish(db, step, "--full", "--list-date", FEB.isoformat())
+    _publish(db, whole, "--full", "--all")
+    page = Path("lists") / f"fide_{FEB.isoformat()}.html"
+    assert any("/3_" in link for link in _links(whole / page))
+    assert (step / page).read_bytes() == (whole / page).read_bytes()
+    players = sorted(p.relative_to(whole) for p in (whole / "players").rglob("*.html"))
+    assert sorted(p.relative_to(step) for p in (step / "players").rglob("*.html")) == players
+    for rel in players:
+        assert (step / rel).read_bytes() == (whole / rel).read_bytes(), rel
