@@ -26,7 +26,7 @@ from prefect.cache_policies import NO_CACHE
 from elopipe.jobs import publish as jobs
 from elopipe.jobs.requests import PublishListsRequest
 from elopipe.publish import plan as publish_plan
-from elopipe.publish.manifest import set_aside_line
+from elopipe.publish.manifest import retired_line, set_aside_line
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.runtime.words import bar, plural
@@ -111,6 +111,8 @@ def publish(request: PublishListsRequest) -> tuple[list[Path], list[str]]:
             written.extend(result.paths)
             if result.set_aside:
                 stage_warning("publish", f"{system}: {set_aside_line(result.set_aside)}")
+            if result.retired:
+                stage_warning("publish", f"{system}: {retired_line(result.retired)}")
             extra = (
                 [f"{plural(result.held_back, 'older changed list')} kept in the store only"] if result.held_back else []
             )

@@ -26,12 +26,14 @@ class Published:
     """What `publish_lists` wrote: the files whose content changed, in order; how many it found
     unchanged (`kept`, not rewritten); the lists of an interrupted publish it finished; the files
     elopipe had not written that it kept under `.elopipe-kept/` before writing their names
-    ((name, kept as), relative to the folder: `elopipe.publish.manifest`)."""
+    ((name, kept as), relative to the folder: `elopipe.publish.manifest`); the files it removed
+    because the store no longer holds their event or player (`retired`)."""
 
     paths: list[Path]
     kept: int
     resumed: list[dt.date]
     set_aside: list[tuple[str, str]]
+    retired: list[str]
 
 
 def publish_lists(
@@ -72,7 +74,7 @@ def publish_lists(
         con.close()
     paths = list(dict.fromkeys(paths))
     changed = [p for p in paths if manifest.relative(p) in manifest.changed]
-    return Published(changed, len(paths) - len(changed), resumed, manifest.set_aside)
+    return Published(changed, len(paths) - len(changed), resumed, manifest.set_aside, manifest.retired)
 
 
 def needs_store(diff: tuple[str, str]) -> bool:

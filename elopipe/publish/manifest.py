@@ -66,7 +66,7 @@ class Manifest:
     `kept` count the files written and the unchanged ones left as they were since it was loaded;
     `changed` holds the former (paths relative to the folder); `set_aside` the (name, kept as)
     pairs of the files that were not elopipe's and were kept before being replaced (module
-    docstring), relative to the folder."""
+    docstring), relative to the folder; `retired` the files removed with their page (`retire`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
@@ -75,6 +75,7 @@ class Manifest:
         self.kept = 0
         self.changed: set[str] = set()
         self.set_aside: list[tuple[str, str]] = []
+        self.retired: list[str] = []
         self._lock = threading.Lock()
         self._dirty = False
         self._saved_at = time.monotonic()
@@ -214,6 +215,20 @@ class Manifest:
             self._dirty = True
         if before is not None:
             self.stale(sorted(set(before[1]) - set(rels)))
+
+    def retire(self, key: str) -> list[str]:
+        """Forget page `key`, whose subject (an event, a player) the store no longer holds, and
+        remove its files that are as elopipe wrote them (`stale`: a file edited since is left);
+        the files removed are added to `retired` and returned."""
+        with self._lock:
+            entry = self.inputs.pop(key, None)
+            self._dirty = True
+        if entry is None:
+            return []
+        removed = self.stale(list(entry[1]))
+        with self._lock:
+            self.retired.extend(removed)
+        return removed
 
     def stale(self, rels: list[str]) -> list[str]:
         """Remove the files `rels` (relative to the folder) that elopipe wrote and nobody changed
@@ -377,3 +392,16 @@ def set_aside_line(pairs: list[tuple[str, str]], shown: int = 3) -> str:
         else "files elopipe had not written (or edited by hand) were"
     )
     return f"{len(pairs)} {many} kept before publishing over it: {names}{more}"
+
+
+def retired_line(rels: list[str], shown: int = 3) -> str:
+    """One line for the user about the pages removed because the store no longer holds their
+    event or player (`Manifest.retired`); empty when there are none."""
+    if not rels:
+        return ""
+    names = ", ".join(rels[:shown]) + (f" and {len(rels) - shown} more" if len(rels) > shown else "")
+    files = "file" if len(rels) == 1 else "files"
+    return (
+        f"{len(rels)} {files} removed, of pages whose event or player the store no longer holds"
+        f" (a corrected file replaced it): {names}"
+    )

@@ -88,6 +88,7 @@ def publish_outputs(
     on_list: Callable[[dt.date], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
     workers: int | None = None,
+    retire_gone: bool = False,
 ) -> list[Path]:
     """Write the lists of `system` for `list_dates` (None = the latest list) in every format,
     a report for every tournament rated on those lists, and history pages with charts for
@@ -107,7 +108,10 @@ def publish_outputs(
     manifest recorded for it (`elopipe.publish.inputs`), its files untouched, is not made again.
     `workers`: threads (`elopipe.publish.workers`; None: one per core, 1: serial); the files are
     the same whatever their number. `progress(done, total)` is called now and then with the
-    pages, lists and reports done and to do (`workers.Ticker`).
+    pages, lists and reports done and to do (`workers.Ticker`). `retire_gone` (the folder was
+    published from this store): the reports and player pages the manifest records whose event or
+    player the store no longer holds are removed first (`Manifest.retire`), so that the index
+    stops counting them.
     Returns every path written or found unchanged. Raises LookupError when the system has no
     list; OSError when a file cannot be written (the files written so far stay).
     """
@@ -134,6 +138,8 @@ def publish_outputs(
         # player pages an earlier publish made here, of players not at the top of these lists: a
         # full publish of the folder's lists links them (they were at the top of another), so
         # these lists link them too, and they are made again when what they show changed
+        if retire_gone:
+            retire_gone_pages(con, manifest, system)
         others = earlier_players(manifest, system, set(top))
         player_keys = player_digests(con, system, top + others, PLAYER_CHART)
         linked: dict[int, list[Path]] = {}  # the earlier pages found unchanged: linked, not made
@@ -212,6 +218,22 @@ Job = cf.Future[list[Path]]
 
 def _player_page(con: duckdb.DuckDBPyConnection, player_id: int, system: str, folder: Path) -> list[Path]:
     return write_player_page(con, player_id, system, folder, chart_format=PLAYER_CHART)
+
+
+def retire_gone_pages(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str) -> None:
+    """Retire (`Manifest.retire`) the `system` reports and player pages the manifest records
+    whose tournament or player id the store no longer holds (a correction replaced the event,
+    or the player was merged into another): one query per kind, on the recorded ids only."""
+    for kind, table, column in (("report", "tournaments", "tournament_id"), ("player", "players", "player_id")):
+        prefix = f"{kind}:{system}:"
+        ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
+        if not ids:
+            continue
+        held = con.execute(
+            f"SELECT {column} FROM {table} WHERE {column} IN (SELECT unnest(?::BIGINT[]))", [sorted(ids)]
+        ).fetchall()
+        for gone in sorted(ids - {int(r[0]) for r in held}):
+            manifest.retire(f"{prefix}{gone}")
 
 
 def earlier_players(manifest: Manifest, system: str, top: set[int]) -> list[int]:

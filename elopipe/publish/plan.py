@@ -199,13 +199,20 @@ def publish_recorded(
     todo = sorted(set(dates) | pending)
     if not todo:
         return [], []
+    ours = _read(out).get("db") == os.path.realpath(db)  # before `begin` names this store
     begin(out, db, system, todo, run_id)
     remove_stale(output_folders(out, system))
     # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
     # only makes a list pending again (kill -9 loses none: the page cache outlives the process).
     last = todo[-1]
     paths = publish_outputs(
-        con, system, out, todo, on_list=lambda d: remember(out, db, system, [d], d == last), progress=progress
+        con,
+        system,
+        out,
+        todo,
+        on_list=lambda d: remember(out, db, system, [d], d == last),
+        progress=progress,
+        retire_gone=ours,
     )
     return paths, sorted(pending - set(dates))
 
@@ -221,6 +228,7 @@ class SystemPublish:
     unchanged: bool = False  # nothing to write
     kept: int = 0  # files published again with the same content, left untouched (elopipe.publish.manifest)
     set_aside: list[tuple[str, str]] = field(default_factory=list)  # not elopipe's, kept first (manifest.KEPT)
+    retired: list[str] = field(default_factory=list)  # removed: their event or player is gone (Manifest.retire)
 
 
 def _listless(con: duckdb.DuckDBPyConnection, system: str, dates: set[dt.date]) -> set[dt.date]:
@@ -278,4 +286,6 @@ def publish_changed(
         paths, resumed = publish_recorded(con, db, system, out, dates, run_id, progress)
         paths = list(dict.fromkeys(paths))
         kept = sum(manifest.relative(p) not in manifest.changed for p in paths)
-    return SystemPublish(paths, resumed, missed, held_back, kept=kept, set_aside=manifest.set_aside)
+    return SystemPublish(
+        paths, resumed, missed, held_back, kept=kept, set_aside=manifest.set_aside, retired=manifest.retired
+    )

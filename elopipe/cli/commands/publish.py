@@ -101,6 +101,10 @@ def publish(
         from elopipe.publish.manifest import set_aside_line
 
         err_console.print(set_aside_line(done.set_aside), style="yellow", soft_wrap=True)
+    if done.retired:
+        from elopipe.publish.manifest import retired_line
+
+        err_console.print(retired_line(done.retired), style="yellow", soft_wrap=True)
 
 
 def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:

@@ -1,0 +1,72 @@
+"""A publish removes the pages of an event a corrected file replaced (noted at stop 35: the index
+of ../shared/data counted 133 reports against 131 after a correction), and says so; a file the
+user edited since stays, and a folder another store wrote is left alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from tests.helpers.publish_store import build_store
+
+TABLES = ("tournaments", "tournament_players", "games", "unplayed_rounds", "rating_changes", "tournament_ratings")
+
+
+def _publish(db: Path, out: Path) -> str:
+    args = ["publish", "--system", "fide", "--db", str(db), "--out", str(out), "--full", "--all"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def _replace_event(db: Path) -> None:
+    """What a correction leaves: the event under a new id, the old one gone."""
+    con = duckdb.connect(str(db))
+    try:
+        for table in TABLES:
+            con.execute(f"UPDATE {table} SET tournament_id = 7 WHERE tournament_id = 1")
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "s.duckdb")
+
+
+def test_the_pages_of_a_replaced_event_are_removed_with_a_message(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _publish(db, out)
+    old = sorted((out / "reports" / "fide").glob("1_*"))
+    assert old
+    _replace_event(db)
+    said = _publish(db, out)
+    assert not [p for p in old if p.exists()]
+    assert sorted((out / "reports" / "fide").glob("7_*"))
+    assert "no longer holds" in said and old[0].name in said
+    index = (out / "index-fide.html").read_text(encoding="utf-8")
+    assert old[0].name not in index
+
+
+def test_a_report_edited_by_hand_stays(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _publish(db, out)
+    page = next((out / "reports" / "fide").glob("1_*.html"))
+    page.write_text(page.read_text(encoding="utf-8") + "<!-- my note -->", encoding="utf-8")
+    _replace_event(db)
+    _publish(db, out)
+    assert page.read_text(encoding="utf-8").endswith("<!-- my note -->")
+
+
+def test_a_folder_another_store_wrote_keeps_its_reports(db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _publish(db, out)
+    old = sorted((out / "reports" / "fide").glob("1_*"))
+    other = build_store(tmp_path / "other.duckdb")
+    _replace_event(other)
+    _publish(other, out)
+    assert all(p.exists() for p in old)
