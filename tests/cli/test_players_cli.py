@@ -128,6 +128,10 @@ def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) ->
     )
     # one player: the entry as written against his other spellings (never a blank player_b)
     assert f"│ {duda} │ Duda,J │ {duda} │ Duda, Jan-Krzysztof │ weak_link │" in out
+    # --weaker-than C adds the links below C: the 0.5 link is listed under 0.6, not under 0.4
+    res = CliRunner().invoke(app, ["players", "suspects", "--db", db, "--weaker-than", "0.4"])
+    assert res.exit_code == 0, res.output
+    assert "weak_link" not in res.output and "Crichton, Martin" in res.output
 
 
 GREEK = REPO / "sample_pgn" / "gre_friendship_cup_2024_team_swiss_greek_utf8.trf"

@@ -77,7 +77,12 @@ def split(
 @players_app.command("suspects")
 def suspects_cmd(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
-    min_confidence: float = typer.Option(0.6, "--min-confidence", help="Also list links weaker than this."),
+    min_confidence: float = typer.Option(
+        0.6,
+        "--weaker-than",
+        "--min-confidence",
+        help="Also list the identity links whose confidence is below this (0..1; higher lists more).",
+    ),
     limit: int = typer.Option(200, "--limit", help="Rows shown (0 = all)."),
 ) -> None:
     """List likely duplicate players and weak identity links, with the evidence."""
