@@ -115,3 +115,22 @@ def test_the_status_line_stops_across_a_fork_and_comes_back_in_the_parent_only()
             thread.join(5)
         assert not _redrawing_threads()
     assert live_status._animated == []
+
+
+def test_a_watch_shows_a_store_wide_rate_warning_once() -> None:
+    """`watch` rates the store after each batch: the same Ro warning came after every file. A
+    rate warning is shown once; a new one, and every other stage's warning, each time."""
+    out = io.StringIO()
+    logger = logging.getLogger(STAGE_LOGGER)
+    with LiveStatus(Console(file=out, force_terminal=False, width=200), warn_once=("rate",)):
+        for _batch in range(2):
+            logger.warning("rate: fide: 3 players have a Ro 50 or more points from their file")
+            logger.warning("publish: fide: 1 file kept before publishing over it")
+        logger.warning("rate: fide: 4 players have a Ro 50 or more points from their file")
+    lines = [line.split(" | ", 1)[1] for line in out.getvalue().splitlines()]
+    assert lines == [
+        "rate: fide: 3 players have a Ro 50 or more points from their file",
+        "publish: fide: 1 file kept before publishing over it",
+        "publish: fide: 1 file kept before publishing over it",
+        "rate: fide: 4 players have a Ro 50 or more points from their file",
+    ]

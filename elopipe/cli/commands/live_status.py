@@ -39,8 +39,13 @@ class LiveStatus:
     stays. While it is open it prints the stage logger's records (their own handlers are set
     aside, and put back at the end)."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, warn_once: tuple[str, ...] = ()) -> None:
+        """`warn_once`: the stages (`"rate"`) whose warnings are shown once while it is open: a
+        `watch` rates the whole store after each batch, and the same store-wide warnings (Ro far
+        from the files) came again after every file."""
         self.console = console
+        self.warn_once = tuple(f"{stage}: " for stage in warn_once)
+        self.warned: set[str] = set()
         self._status: Any = None  # rich.status.Status on a terminal
         self._handler = _StageLines(self)
         self._set_aside: list[logging.Handler] = []
@@ -164,6 +169,10 @@ class _StageLines(logging.Handler):
         elif getattr(record, STEP_ATTR, False):
             self._live.step(text)
         elif record.levelno >= logging.WARNING:
+            if text.startswith(self._live.warn_once):
+                if text in self._live.warned:
+                    return
+                self._live.warned.add(text)
             self._live.line(text, "yellow")
         else:  # a stage's closing line: its step is over, the next one not yet said
             self._live.line(text)

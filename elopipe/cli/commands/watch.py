@@ -93,7 +93,7 @@ def watch(
     stop_message = "stopping after the current batch's transaction (Ctrl-C again to abort now) ..."
     try:
         with (
-            LiveStatus(err_console) as live,
+            LiveStatus(err_console, warn_once=("rate",)) as live,
             graceful_stop(on_first=lambda _msg: live.line(stop_message, "yellow")),
             prefect_api() as api,  # one server for all batches, started now
         ):
