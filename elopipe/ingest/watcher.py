@@ -371,6 +371,7 @@ def run_batch_and_file(
     before = {p: (taken or {}).get(p) or _signature(p) for p in files}
     outcomes = run_batch(files)
     stats.batches += 1
+    processed: list[str] = []
     for path in files:
         outcome = outcomes.get(path)
         if outcome is None:
@@ -395,7 +396,10 @@ def run_batch_and_file(
             log.warning("quarantined %s: %s", path.name, outcome.reason)
         else:
             stats.processed += 1
-        log.debug("%s -> %s", path.name, target)
+            processed.append(path.name if target.name == path.name else f"{path.name} as {target.name}")
+    if processed:
+        shown = ", ".join(processed[:5]) + (f" and {len(processed) - 5} more" if len(processed) > 5 else "")
+        log.info("moved to %s: %s", inbox / PROCESSED, shown)
 
 
 def watch(

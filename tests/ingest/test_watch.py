@@ -178,6 +178,28 @@ def test_file_away_keeps_earlier_files_with_the_same_name(tmp_path: Path) -> Non
     assert "no rounds" in Path(str(second) + ".reason.txt").read_text()
 
 
+def test_a_batch_says_where_its_files_went(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A fresh user could not tell where `watch` had put a file: one line per batch names the
+    processed ones, and the new name of one that met an earlier file of its name."""
+    from elopipe.ingest.watcher import run_batch_and_file
+
+    (tmp_path / PROCESSED).mkdir()
+    (tmp_path / PROCESSED / "a.trf").write_text("earlier")
+    for name in ("a.trf", "b.pgn", "c.pgn"):
+        (tmp_path / name).write_text(name)
+    outcomes = {
+        tmp_path / "a.trf": FileOutcome("loaded", None),
+        tmp_path / "b.pgn": FileOutcome("skipped", None),
+        tmp_path / "c.pgn": FileOutcome("rejected", "no players"),
+    }
+    with caplog.at_level("INFO", logger="elopipe.ingest.watcher"):
+        run_batch_and_file(tmp_path, list(outcomes), lambda files: outcomes, WatchStats())
+    moved = [r.getMessage() for r in caplog.records if r.getMessage().startswith("moved to")]
+    renamed = next(p.name for p in (tmp_path / PROCESSED).iterdir() if p.name not in ("a.trf", "b.pgn"))
+    assert moved == [f"moved to {tmp_path / PROCESSED}: a.trf as {renamed}, b.pgn"]
+    assert (tmp_path / PROCESSED / renamed).read_text() == "a.trf"
+
+
 def test_outcomes_fold_archive_members_and_earlier_rejections(tmp_path: Path) -> None:
     from elopipe.ingest.loader import FileResult
 

@@ -207,15 +207,15 @@ def _load_stage_modules() -> None:
 
 
 class _ConsoleLines(logging.Handler):
-    """The watcher's warnings (quarantined, incomplete, changed files) as plain lines for the
-    officer, without Prefect's logger names and levels."""
+    """The watcher's lines (where a batch's files went) and warnings (quarantined, incomplete,
+    changed files) as plain lines for the officer, without Prefect's logger names and levels."""
 
     def __init__(self, live: LiveStatus) -> None:
-        super().__init__(logging.WARNING)
+        super().__init__(logging.INFO)
         self.live = live
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.live.line(record.getMessage(), "yellow")
+        self.live.line(record.getMessage(), "yellow" if record.levelno >= logging.WARNING else None)
 
 
 def _show_watcher_warnings(live: LiveStatus) -> None:
@@ -223,4 +223,5 @@ def _show_watcher_warnings(live: LiveStatus) -> None:
     for old in [h for h in logger.handlers if isinstance(h, _ConsoleLines)]:
         logger.removeHandler(old)
     logger.addHandler(_ConsoleLines(live))
+    logger.setLevel(logging.INFO)
     logger.propagate = False
