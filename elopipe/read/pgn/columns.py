@@ -213,17 +213,27 @@ def _strings(values: pl.Series | list[bytes]) -> pl.Series:
     return pl.Series(values, dtype=pl.Binary).cast(pl.String)
 
 
-def _tag_lines_once(h: pl.Series) -> pl.Series:
+def _tag_lines(h: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
     """Per tag section (ending with a newline, no control character, one `[` a line: checked
-    beside): whether each line is one `[Name "value"]` as `tags.TAG_FAST` reads it (nothing else)
-    and no name comes twice. Decided once per distinct list of names: a file's games hold few."""
+    beside), `names` (Int32): the number of its list of names when each line is one
+    `[Name "value"]` as `tags.TAG_FAST` reads it (nothing else) and no name comes twice, else
+    NULL; decided once per distinct list: a file's games hold few. And per such list (`names`),
+    the line (0-based, Int32, NULL when absent) of each of `GAME_TAGS` (`line_<tag>`)."""
     names = h.str.replace_all(_TAG_VALUE, _VALUE_MARK)
     good = [n for n in names.unique().drop_nulls().to_list() if _names_once(n)]
-    return names.is_in(pl.Series(good, dtype=pl.String).implode()).fill_null(False).rename("tags_once")
+    at = [{line[1:-1]: i for i, line in enumerate(n.split("\n")[:-1])} for n in good]
+    table = pl.DataFrame(
+        [pl.Series("names", range(len(good)), dtype=pl.Int32)]
+        + [pl.Series(f"line_{tag}", [a.get(tag) for a in at], dtype=pl.Int32) for tag in GAME_TAGS]
+    )
+    if not good:
+        return pl.repeat(None, h.len(), dtype=pl.Int32, eager=True).alias("names"), table
+    ids = names.replace_strict(good, table.get_column("names"), default=None, return_dtype=pl.Int32)
+    return ids.alias("names"), table
 
 
 def _names_once(names: str) -> bool:
-    """`names`: a tag section whose lines' ` "value"]` are `_VALUE_MARK` (`_tag_lines_once`)."""
+    """`names`: a tag section whose lines' ` "value"]` are `_VALUE_MARK` (`_tag_lines`)."""
     lines = names.split("\n")[:-1]
     return all(_NAME_LINE.fullmatch(line) for line in lines) and len(set(lines)) == len(lines)
 
@@ -264,20 +274,24 @@ def analyse(
     header_ok = (
         h.str.ends_with("\n")
         & (h.str.count_matches("\n", literal=True) == h.str.count_matches("[", literal=True))
-        & pl.col.tags_once
+        & pl.col.names.is_not_null()
         & (h.str.len_chars() <= 10_000)
         & ~h.str.contains(_CONTROL)
     )
     if ascii_headers:
         header_ok = header_ok & h.str.contains(_ASCII)
     braces_ok, pre = _movetext(raw.get_column("m"))
+    names, tag_lines = _tag_lines(raw.get_column("h"))
+    lines = pl.col.lines
     fast = (
-        raw.select("h", pre, braces_ok, _tag_lines_once(raw.get_column("h")))
+        raw.select("h", pre, braces_ok, names)
         .lazy()
         .with_row_index("g")
         .filter(header_ok)
         .filter("braces_ok")
         .filter(pl.col.pre.str.contains(_CLEAN))
+        .join(tag_lines.lazy(), on="names", how="left", maintain_order="left")
+        .with_columns(h.str.split("\n").alias("lines"))
         .select(
             pl.col.g.cast(pl.Int64),
             "h",
@@ -288,7 +302,14 @@ def analyse(
             pl.col.pre.str.contains(_TWO_MOVES).alias("two_moves"),
             pl.col.pre.str.len_bytes().alias("pre_bytes"),
             pl.lit(True).alias("fast"),
-            *(h.str.extract(rf'\[{tag} "([^"\n]*)"\]', 1).alias(tag) for tag in GAME_TAGS),
+            # each tag's value from its line (`_tag_lines`): `[Tag "` cut, then `"]`
+            *(
+                lines.list.get(pl.col(f"line_{tag}"), null_on_oob=True)
+                .str.slice(len(tag) + 3)
+                .str.strip_suffix('"]')
+                .alias(tag)
+                for tag in GAME_TAGS
+            ),
         )
         .collect(engine="streaming")
     )
