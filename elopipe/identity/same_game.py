@@ -32,7 +32,8 @@ whose four players carry a FIDE ID are joined on those IDs first (a FIDE month: 
 A game always meets itself (and the copies of itself in its own tournament) on the name words'
 keys: the batch's rows whose keys only games of their own tournament, or only games between their
 own two players, share are left out before that join, so that it pairs the few others (a PGN
-archive of repeated games: 1.0 -> 0.5 CPU-s).
+archive of repeated games: 1.0 -> 0.5 CPU-s); and a game enters that join only when a game of its
+day, round and result lies in another tournament (0.47 -> 0.36 CPU-s of SQL on that archive).
 Errors: none raised on data; SQL errors propagate (the loader rolls back).
 """
 
