@@ -31,6 +31,7 @@ one-by-one reader on every file of shared/data and on fuzzed movetexts
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -45,8 +46,11 @@ from elopipe.read.pgn.tags import TAG_FAST  # the tag regex of the one-by-one pa
 
 __all__ = ["GAME_TAGS", "Analysis", "analyse"]
 
-# one tag as `tags.TAG_FAST` reads it, alone on its line
-_TAG_LINE = r'(?m)^\[[A-Za-z0-9_]+ "[^"\\\n]*"\]$'
+# a line's ` "value"]` as `tags.TAG_FAST` reads it: what is left of a tag section once each is
+# rewritten to `_VALUE_MARK` (a control character, so never in a fast section) names its tags
+_TAG_VALUE = r'(?m) "[^"\\\n]*"\]$'
+_VALUE_MARK = "\x01"
+_NAME_LINE = re.compile(r"\[[A-Za-z0-9_]+\x01")
 # what `game_parts.strip_tag_controls` would change (CONTROL_RE), and tabs; the newline separates tag lines
 _CONTROL = r"[\x00-\x09\x0b-\x1f\x7f-\x9f]"
 # ASCII whitespace, as `bytes.split()` splits (Rust's \s would also accept NBSP)
@@ -177,16 +181,17 @@ def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
     """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
     `h`: tag section): the columns only the loader needs, computed on the executor."""
     # one `[Name "value"]` per line, a value without a quote, a backslash or a control character,
-    # one `[` a line (`analyse`'s checks): literal replacements make the JSON. Each line's end goes
-    # first, to a NUL (never in such a section), so that the one `"` left on a line is the
-    # separator's, whatever the value ends with.
+    # one `[` a line (`analyse`'s checks): literal replacements make the JSON. The ends of the lines
+    # go first (the last one's by a cut, the others' to a NUL, never in such a section), so that the
+    # one ` "` left on a line is the separator's, whatever the value ends with.
     json = (
-        pl.col.h.str.replace_all('"]\n', "\x00", literal=True)
+        pl.col.h.str.strip_suffix('"]\n')
+        .str.replace_all('"]\n[', "\x00", literal=True)
         .str.replace_all(' "', '": "', literal=True)
-        .str.replace_all("[", '"', literal=True)
-        .str.replace_all("\x00", '", ', literal=True)
+        .str.replace_all("\x00", '", "', literal=True)
+        .str.strip_prefix("[")
     )
-    json = "{" + json.str.strip_suffix(", ") + "}"
+    json = '{"' + json + '"}'
     forms = _hash_text(fast.get_column("pre"))
     sha1 = hashlib.sha1
     digests = [sha1(f).hexdigest() if f else None for f in forms.cast(pl.Binary).to_list()]
@@ -206,6 +211,31 @@ def _strings(values: pl.Series | list[bytes]) -> pl.Series:
     if isinstance(values, pl.Series):
         return values
     return pl.Series(values, dtype=pl.Binary).cast(pl.String)
+
+
+def _tag_lines(h: pl.Series) -> tuple[pl.Series, pl.DataFrame]:
+    """Per tag section (ending with a newline, no control character, one `[` a line: checked
+    beside), `names` (Int32): the number of its list of names when each line is one
+    `[Name "value"]` as `tags.TAG_FAST` reads it (nothing else) and no name comes twice, else
+    NULL; decided once per distinct list: a file's games hold few. And per such list (`names`),
+    the line (0-based, Int32, NULL when absent) of each of `GAME_TAGS` (`line_<tag>`)."""
+    names = h.str.replace_all(_TAG_VALUE, _VALUE_MARK)
+    good = [n for n in names.unique().drop_nulls().to_list() if _names_once(n)]
+    at = [{line[1:-1]: i for i, line in enumerate(n.split("\n")[:-1])} for n in good]
+    table = pl.DataFrame(
+        [pl.Series("names", range(len(good)), dtype=pl.Int32)]
+        + [pl.Series(f"line_{tag}", [a.get(tag) for a in at], dtype=pl.Int32) for tag in GAME_TAGS]
+    )
+    if not good:
+        return pl.repeat(None, h.len(), dtype=pl.Int32, eager=True).alias("names"), table
+    ids = names.replace_strict(good, table.get_column("names"), default=None, return_dtype=pl.Int32)
+    return ids.alias("names"), table
+
+
+def _names_once(names: str) -> bool:
+    """`names`: a tag section whose lines' ` "value"]` are `_VALUE_MARK` (`_tag_lines`)."""
+    lines = names.split("\n")[:-1]
+    return all(_NAME_LINE.fullmatch(line) for line in lines) and len(set(lines)) == len(lines)
 
 
 def analyse(
@@ -241,25 +271,27 @@ def analyse(
     except pl.exceptions.PolarsError:
         return None
     h = pl.col.h
-    lines = h.str.count_matches("\n", literal=True)
     header_ok = (
         h.str.ends_with("\n")
-        & (lines == h.str.count_matches("[", literal=True))
-        & (lines == h.str.count_matches(_TAG_LINE))  # each line one tag, nothing else
+        & (h.str.count_matches("\n", literal=True) == h.str.count_matches("[", literal=True))
+        & pl.col.names.is_not_null()
         & (h.str.len_chars() <= 10_000)
         & ~h.str.contains(_CONTROL)
     )
     if ascii_headers:
         header_ok = header_ok & h.str.contains(_ASCII)
     braces_ok, pre = _movetext(raw.get_column("m"))
-    names = h.str.extract_all(r"\[[A-Za-z0-9_]+ ")
+    names, tag_lines = _tag_lines(raw.get_column("h"))
+    lines = pl.col.lines
     fast = (
-        raw.select("h", pre, braces_ok)
+        raw.select("h", pre, braces_ok, names)
         .lazy()
         .with_row_index("g")
         .filter(header_ok)
         .filter("braces_ok")
         .filter(pl.col.pre.str.contains(_CLEAN))
+        .join(tag_lines.lazy(), on="names", how="left", maintain_order="left")
+        .with_columns(h.str.split("\n").alias("lines"))
         .select(
             pl.col.g.cast(pl.Int64),
             "h",
@@ -270,16 +302,21 @@ def analyse(
             pl.col.pre.str.contains(_TWO_MOVES).alias("two_moves"),
             pl.col.pre.str.len_bytes().alias("pre_bytes"),
             pl.lit(True).alias("fast"),
-            (names.list.n_unique() == names.list.len()).alias("once"),  # no tag name twice
-            *(h.str.extract(rf'\[{tag} "([^"\n]*)"\]', 1).alias(tag) for tag in GAME_TAGS),
+            # each tag's value from its line (`_tag_lines`): `[Tag "` cut, then `"]`
+            *(
+                lines.list.get(pl.col(f"line_{tag}"), null_on_oob=True)
+                .str.slice(len(tag) + 3)
+                .str.strip_suffix('"]')
+                .alias(tag)
+                for tag in GAME_TAGS
+            ),
         )
-        .filter("once")
         .collect(engine="streaming")
     )
     hashes = submit(executor, _hashes, fast.select("g", "pre", "h"))
     games = (
         pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
-        .join(fast.drop("h", "pre", "once"), on="g", how="left", maintain_order="left")
+        .join(fast.drop("h", "pre"), on="g", how="left", maintain_order="left")
         .with_columns(pl.col.fast.fill_null(False))
     )
     return Analysis(_derive(games, value_rules), fast.select("g", "h"), hashes)

@@ -207,6 +207,18 @@ def test_text_inside_a_tag_line_is_read_the_same(monkeypatch: pytest.MonkeyPatch
     assert fast.games[0].headers is not None and "Round" not in fast.games[0].headers
 
 
+@pytest.mark.parametrize(
+    "line",
+    ['[Round "1"', '[Annotator "a" "b"]', '[Annotator  "x"]', '[Annotator "x"]]', '[Annotator "x"] [Site "y"]',
+     '[Round "2"]', '[Annotator "a[b"]', '[Annotator "x" ]', '[Annotator ""]', '[Annotator " "]'],
+)  # fmt: skip
+def test_odd_tag_lines_read_the_same(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tag section with a line that is not one `[Name "value"]`, or a name twice (`[Round "2"]`
+    after `[Round "1"]`), is read one by one; the last two lines are plain tags."""
+    odd = _game({**_TAGS, "Result": "1-0"}, "1. e4 e5 1-0").replace('[Round "1"]\n', '[Round "1"]\n' + line + "\n")
+    _assert_same(odd + _game({**_TAGS, "Result": "0-1"}, "1. d4 d5 0-1"), monkeypatch)
+
+
 _EDIT_PIECES = ["[", "]", "{", "}", "(", ")", '"', "\\", "\n", "\n\n", ";", "%", "$", "1-0", "0-0", "[Event ",
                 "\ufeff", " ", "\t", "Nf3", "O-O"]  # fmt: skip
 
