@@ -611,7 +611,8 @@ def refresh(
     list up to `through`. An event is decided again only when what it is decided from or its stored
     rows changed (``title_norm_inputs``, `_unchanged`), and its rows are written only when they
     differ from the stored ones (`result_rows.replace_changed`); the table then holds what a delete
-    of those lists and an insert of every row decided would leave.
+    of those lists and an insert of every row decided would leave. A batch of fewer than
+    `SET_BASED_MIN` entries is decided by the per-applicant rules alone (the same rows).
     Only the FIDE standard system has norms. Returns the rows decided."""
     if system != STANDARD:
         return 0
