@@ -15,7 +15,8 @@ Every ratio is against the ``scratch`` of the same run. With ``--compiled``, eve
 elopipe's own modules from bytecode compiled beforehand, as an installed elopipe has them (and any
 machine after elopipe's first start): the package the steps import is copied to
 ``WORK/bytecode/elopipe``, compiled there (`compileall`) and put first on their ``PYTHONPATH``; the
-checkout is not written. Without it, on a machine that sets ``PYTHONDONTWRITEBYTECODE`` (as the
+checkout is not written, and a ``WORK/bytecode`` the bench did not make is left alone (it stops).
+Without it, on a machine that sets ``PYTHONDONTWRITEBYTECODE`` (as the
 benchmark machine does) each process compiles elopipe's modules again, about 0.07 CPU-s of every
 ``ingest`` and ``rate``. The summary says which. With ``--scratch-only``, only the first
 step runs (the memory comparison of 3, 6 and 12 months: peak RSS and CPU-s of a from-scratch
@@ -55,6 +56,9 @@ def _played_games(db: Path) -> int:
         return int(con.execute("SELECT count(*) FROM canonical_games WHERE played").fetchall()[0][0])
 
 
+_STAMP = ".rate-incremental-bytecode"
+
+
 def _compiled_copy(work: Path) -> Path:
     """Copy the elopipe package the steps import (this interpreter, this environment's
     PYTHONPATH, from `work`) to ``work/bytecode/elopipe`` and compile it there; returns the
@@ -64,9 +68,13 @@ def _compiled_copy(work: Path) -> Path:
         cwd=work, capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     root = work / "bytecode"
-    if root.exists():
-        shutil.rmtree(root)  # the bench's own folder under --work, made again from the checkout
+    stamp = root / _STAMP
+    if root.exists() or root.is_symlink():
+        if not stamp.is_file() or root.is_symlink():
+            raise SystemExit(f"{root} is not a copy this bench made (no {_STAMP} in it): use another --work")
+        shutil.rmtree(root)  # the bench's own copy, made again from the checkout
     shutil.copytree(where, root / "elopipe", ignore=shutil.ignore_patterns("__pycache__"))
+    stamp.write_text("made by bench/rate_incremental.py --compiled; removed and made again by its next run\n")
     if not compileall.compile_dir(root / "elopipe", quiet=1):
         raise SystemExit(f"could not compile {root / 'elopipe'}")
     return root
