@@ -16,12 +16,13 @@ Usage: ``.venv/bin/python bench/norms.py ../shared/data/pgn/olym22.pgn
 
 from __future__ import annotations
 
-import functools
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.fide import norms_store
@@ -31,13 +32,18 @@ from elopipe.store.connect import open_writer
 VARIANTS = {"baseline": "baseline      ", "each": "per applicant ", "shipped": "with norms    "}
 
 
+def _per_applicant(evaluate: Callable[..., Any]) -> Callable[..., Any]:
+    """`evaluate` deciding every batch per applicant, whatever its size (`refresh` chooses by size)."""
+    return lambda *a, **k: evaluate(*a, **{**k, "set_based": False})
+
+
 def _run(src: Path, dst: Path, variant: str) -> tuple[float, float, int]:
     shutil.copy(src, dst)
     real, evaluate = norms_store.refresh, norms_store.evaluate_events
     if variant == "baseline":
         norms_store.refresh = lambda *a, **k: 0  # type: ignore[assignment]
     if variant == "each":
-        norms_store.evaluate_events = functools.partial(evaluate, set_based=False)  # type: ignore[assignment]
+        norms_store.evaluate_events = _per_applicant(evaluate)  # type: ignore[assignment]
     try:
         with open_writer(dst) as con:
             t = time.process_time()
@@ -61,7 +67,8 @@ def _refresh_alone(db: Path) -> dict[bool, float]:
     with open_writer(db) as con:
         lists = [r[0] for r in con.execute("SELECT DISTINCT list_date FROM tournament_ratings").fetchall()]
         for set_based in (False, True) * 3:
-            norms_store.evaluate_events = functools.partial(evaluate, set_based=set_based)  # type: ignore[assignment]
+            if not set_based:
+                norms_store.evaluate_events = _per_applicant(evaluate)  # type: ignore[assignment]
             try:
                 t = time.process_time()
                 norms_store.refresh(con, "fide", lists)

@@ -186,14 +186,20 @@ sides AS (
            ba AS opp_a, bb AS opp_b FROM m
     UNION ALL
     SELECT ga, gb, ta, tb, ba, bb, game_date, result, round, long_moves, 'black', wa, wb FROM m
+),
+-- the entries of the pairs' tournaments only: joined whole, the store's entries were read and
+-- hashed for every batch, even one whose games pair with none (issue 27)
+tp AS (
+    SELECT tournament_id, player_id, name_as_written FROM tournament_players
+    WHERE tournament_id IN (SELECT ta FROM sides UNION SELECT tb FROM sides)
 )
 SELECT s.ga, s.gb, s.colour, s.pa, s.pb, xa.name_as_written, xb.name_as_written, s.game_date, s.result, s.round,
        s.long_moves, oa.name_as_written, s.ta, ta.name, s.tb, tb.name, ta.rate_class, tb.rate_class
 FROM sides s
 JOIN tournaments ta ON ta.tournament_id = s.ta JOIN tournaments tb ON tb.tournament_id = s.tb
-LEFT JOIN tournament_players xa ON xa.tournament_id = s.ta AND xa.player_id = s.pa
-LEFT JOIN tournament_players xb ON xb.tournament_id = s.tb AND xb.player_id = s.pb
-LEFT JOIN tournament_players oa ON oa.tournament_id = s.ta AND oa.player_id = s.opp_a
+LEFT JOIN tp xa ON xa.tournament_id = s.ta AND xa.player_id = s.pa
+LEFT JOIN tp xb ON xb.tournament_id = s.tb AND xb.player_id = s.pb
+LEFT JOIN tp oa ON oa.tournament_id = s.ta AND oa.player_id = s.opp_a
 ORDER BY s.ga, s.gb, s.colour
 """
 

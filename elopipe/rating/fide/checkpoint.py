@@ -132,19 +132,27 @@ _GAME_COLUMNS = (
 )
 
 
-def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str) -> pl.DataFrame:
+def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str, players: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per event (tournament_id Int64, digest Utf8): its games and what makes one of them no
     canonical game (the ``game_sources`` rows that hide it: `store_io.games_sql` reads the view
     ``canonical_games``), the stored rows of its parts (``tournaments``) and of their entries
     (``tournament_players``), and the facts the engine reads (`store_io.load_players`: FIDE ID,
     birth year and date) of the players of its games and entries. `no_moves` goes into every
-    period's digest with the options (`inputs_by_period`); it is checked here (ValueError)."""
+    period's digest with the options (`inputs_by_period`); it is checked here (ValueError).
+    `players`: `store_io.load_players` as read already (the same digests; None: read here)."""
     store_io.check_no_moves(no_moves)
+    if players is not None:
+        with registered(con, "_digest_players", players.select("player_id", "fide_id", "birth_year", "birth_date")):
+            return _event_digests(con, "_digest_players")
+    return _event_digests(con, f"({store_io.PLAYERS_SQL})")
+
+
+def _event_digests(con: duckdb.DuckDBPyConnection, players: str) -> pl.DataFrame:
     # Rows hashed as stored, every column the rating reads: the view's anti-join over game_sources
     # and the derived columns cost more than the hashing (0.14 -> 0.06 CPU-s on 375k games, issue
     # 27). Each game and entry is hashed with its players' facts: no set of (event, player) pairs.
     sql = f"""
-        WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM ({store_io.PLAYERS_SQL})),
+        WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM {players}),
         ev AS (SELECT tournament_id, coalesce(event_id, tournament_id) AS event_id FROM tournaments),
         parts AS (
             SELECT coalesce(e.event_id, g.tournament_id) AS event_id, hash('g', {_GAME_COLUMNS}, w.h, b.h) AS h
@@ -169,13 +177,16 @@ def inputs_by_period(
     system: str,
     params: Mapping[str, Any],
     periods: pl.DataFrame,
+    players: pl.DataFrame | None = None,
 ) -> tuple[dict[dt.date, str], str]:
     """({period: digest} of the periods that hold an event, the digest of a period without one).
 
     `periods`: every event's period (tournament_id, list_date; null: no period, its digest goes
-    into every period's). `params`: the run's options (`FideParams.as_dict`)."""
+    into every period's). `params`: the run's options (`FideParams.as_dict`). `players`: as
+    `event_digests` takes them."""
     g = _global_digest(con, system, params)
-    ev = event_digests(con, str(params.get("no_moves", "played"))).join(periods, on="tournament_id", how="left")
+    no_moves = str(params.get("no_moves", "played"))
+    ev = event_digests(con, no_moves, players).join(periods, on="tournament_id", how="left")
     # the events no period holds (no dates): every period reads their rows (skips, rate of play)
     nowhere = sorted(ev.filter(pl.col("list_date").is_null()).get_column("digest").to_list())
     glob = hashlib.sha1((g + "|" + ",".join(nowhere)).encode()).hexdigest()

@@ -368,6 +368,12 @@ def _prepare(frames: dict[str, pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFram
 BATCH_ENTRIES = 20_000
 """The most event entries (`tournament_ratings` rows) whose norms `refresh` decides at once."""
 
+SET_BASED_MIN = 200
+"""The fewest entries of a batch whose norms `refresh` decides in sets (`norms_sets`): the set-based
+pass has a fixed cost of about 0.06 CPU-s, the per-applicant rules about 0.25 ms an applicant, and
+both give the same rows (`tests/rating/fide/test_norms_sets.py`): below this, as one new event of
+100 players (issue 27), the per-applicant rules cost less."""
+
 
 def evaluate_events(
     con: duckdb.DuckDBPyConnection,
@@ -605,7 +611,8 @@ def refresh(
     list up to `through`. An event is decided again only when what it is decided from or its stored
     rows changed (``title_norm_inputs``, `_unchanged`), and its rows are written only when they
     differ from the stored ones (`result_rows.replace_changed`); the table then holds what a delete
-    of those lists and an insert of every row decided would leave.
+    of those lists and an insert of every row decided would leave. A batch of fewer than
+    `SET_BASED_MIN` entries is decided by the per-applicant rules alone (the same rows).
     Only the FIDE standard system has norms. Returns the rows decided."""
     if system != STANDARD:
         return 0
@@ -670,7 +677,8 @@ def refresh(
                     pairs = pairs.filter(pl.col("tournament_id").is_in(tids))
                 if not tids:
                     continue
-            rows = evaluate_events(con, tids, system, frames=frames)[0].select(list(NORM_SCHEMA))
+            set_based = frames["entries"].height >= SET_BASED_MIN
+            rows = evaluate_events(con, tids, system, frames=frames, set_based=set_based)[0].select(list(NORM_SCHEMA))
             if compare:
                 result_rows.replace_changed(con, system, "title_norms", rows, dates, key=_NORM_GROUP, events=tids)
             else:

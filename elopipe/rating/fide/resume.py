@@ -41,7 +41,8 @@ class Plan:
     (tournament_id, list_date; null: none); inputs, empty: `checkpoint.inputs_by_period` (None
     when no checkpoint is kept: `digest` after the run, when the engine's frames are freed); start:
     the first period to compute (None: every period, `reason` says why); lists: the kept list
-    dates, in order."""
+    dates, in order; players: `store_io.load_players` as the digests read them (None: not yet),
+    for a resumed run's engine (read once, not twice: issue 27)."""
 
     tournaments: pl.DataFrame
     periods: pl.DataFrame
@@ -50,11 +51,14 @@ class Plan:
     start: dt.date | None = None
     reason: str = ""
     lists: list[dt.date] = dataclasses.field(default_factory=list)
+    players: pl.DataFrame | None = None
 
     def digest(self, con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> tuple[dict[dt.date, str], str]:
         """`inputs` and `empty`, digested now if they were not yet."""
         if self.inputs is None:
-            self.inputs, self.empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), self.periods)
+            if self.players is None:
+                self.players = store_io.load_players(con)
+            self.inputs, self.empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), self.periods, self.players)
         return self.inputs, self.empty
 
 

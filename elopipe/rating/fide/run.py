@@ -69,10 +69,12 @@ def load_inputs(
     *,
     events: Collection[int] | None = None,
     tournaments: pl.DataFrame | None = None,
+    players: pl.DataFrame | None = None,
 ) -> EngineInputs:
     """Read everything the FIDE engine needs from the store (`no_moves`: `store_io.load_games`);
-    `events`: only the games and entries of these events (None: all); `tournaments`: the events
-    as `store_io.load_tournaments` read them (None: read here).
+    `events`: only the games and entries of these events (None: all); `tournaments`, `players`:
+    the events as `store_io.load_tournaments` read them, the players as `store_io.load_players`
+    (None: read here).
 
     `system`: the store key ('fide-rapid', or a scenario 'fide-rapid@x'). The official lists
     are the base system's; a rapid or blitz scenario seeds unrated players from the standard
@@ -94,7 +96,7 @@ def load_inputs(
         games=store_io.load_games(con, no_moves, events),
         tournaments=store_io.load_tournaments(con) if tournaments is None else tournaments,
         tournament_players=store_io.load_tournament_players(con, events),
-        players=store_io.load_players(con),
+        players=store_io.load_players(con) if players is None else players,
         official=store_io.load_official_lists(con, base),
         standard_lists=std,
     )
@@ -227,7 +229,15 @@ def rate_fide(
             windowed.full_reason = why
             windowed.seconds = time.perf_counter() - t0
             return windowed
-    inputs = load_inputs(con, system, fp.no_moves, tournaments=None if plan is None else plan.tournaments)
+    inputs = load_inputs(
+        con,
+        system,
+        fp.no_moves,
+        tournaments=None if plan is None else plan.tournaments,
+        players=None if plan is None else plan.players,
+    )
+    if plan is not None:
+        plan.players = None  # the engine's now: freed with its inputs
     (prep, result, recorder), failed = faults.isolate(
         lambda excluded, _write: _compute(inputs, fp, through, excluded), lambda: faults.tournament_order(con)
     )
@@ -365,7 +375,8 @@ def _resumed(
     keep = p.periods.filter(at < start).get_column("tournament_id").to_list()
     # the earlier events are no part of the run (their rate of play, skips and rows stay)
     tours = p.tournaments.filter(pl.col("tournament_id").is_in(events))
-    inputs = load_inputs(con, system, fp.no_moves, events=events, tournaments=tours)
+    inputs = load_inputs(con, system, fp.no_moves, events=events, tournaments=tours, players=p.players)
+    p.players = None  # the engine's now: freed with its inputs
     prep = prepare(inputs, fp, scheme)
     periods = prep.sides.get_column("list_date").drop_nulls()
     if periods.is_empty() or periods.max() is None:

@@ -351,8 +351,10 @@ def _rate(
     release: Callable[[], None],
 ) -> RateSummary:
     """`rate_in_windows` of `windows` (two or more); `release` after each window (`cache.released`)."""
-    base = load(con, system, fp.no_moves, events=[], tournaments=plan.tournaments.clear())
+    base = load(con, system, fp.no_moves, events=[], tournaments=plan.tournaments.clear(), players=plan.players)
+    plan.players = base.players  # the digests read the players the windows' engine reads
     by_period, empty_digest = plan.digest(con, system, fp)
+    plan.players = None
     run = _Run(con, system, fp, plan, base, _Writer(con, system, fp, rules, store_io.load_digests(con, system)))
     try:
         release()  # the blocks of the store-wide queries before (the events, the period digests)
