@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 
+from elopipe.identity.apart import apart_notes
 from elopipe.read.names import ABBREV_MAX, names_compatible
 
 # A surname shared by more players gives too many pairs to review one by one.
@@ -149,7 +150,8 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     evidence gives the entry's spelling, its tournaments and the spellings of the other entries),
     'reason', 'evidence' (a sentence)}. A pair that `merge_players` would refuse, both players
     having an entry in one tournament, says so in its evidence ("both have an entry in tournament N ...:
-    a merge is refused, check the file F"): an error of that file for the officer to correct.
+    a merge is refused, check the file F"): an error of that file for the officer to correct. A
+    pair kept apart by ratings far apart on the same days (`identity.apart`) says so too.
     Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
     person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
     played), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept apart because
@@ -164,6 +166,11 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     out = _dicts(con, _PAIRS)
     out += _abbreviated(con)
     _say_refused(con, out)
+    notes = apart_notes(con, [(r["player_a"], r["player_b"]) for r in out])
+    for r in out:
+        note = notes.get((r["player_a"], r["player_b"]))
+        if note:
+            r["evidence"] = f"{r['evidence']}; {note}"
     out += _dicts(con, _WEAK, {"min": min_confidence})
     out += _dicts(con, _SAME_GAME)
     return out
