@@ -35,6 +35,16 @@ def _challengers_with_short(tmp_path: Path, rating: int) -> Path:
     return out
 
 
+def _masters_with_fide_id(tmp_path: Path) -> Path:
+    """The masters section with GM Short's FIDE ID (400041) in columns 58-68, which it leaves blank."""
+    text = MASTERS.read_bytes()
+    gm = b"GM " + b"Short, Nigel".ljust(33) + b" 2658 ENG" + b" " * 12
+    assert text.count(gm) == 1
+    out = tmp_path / "masters_fide_id.trf"
+    out.write_bytes(text.replace(gm, gm[:-11] + b"400041".rjust(11)))
+    return out
+
+
 def _shorts(db: Path) -> list[tuple[int, int, str]]:
     """(tournament_id, player_id, match_rule) of the entries written 'Short, Nigel'."""
     return db_rows(
@@ -43,14 +53,17 @@ def _shorts(db: Path) -> list[tuple[int, int, str]]:
     )
 
 
-@pytest.mark.parametrize("one_batch", [False, True], ids=["masters then challengers", "one batch, minor first"])
+@pytest.mark.parametrize(
+    "one_batch", [False, True], ids=["masters then challengers", "one batch, minor first, GM with FIDE ID"]
+)
 def test_a_namesake_rated_far_apart_on_the_same_days_is_another_player(tmp_path: Path, one_batch: bool) -> None:
-    """Before: the challengers' entry was linked to the GM ('name_context': a player of the same
-    event's other sources; in one batch, merged by 'name' after it) and his games counted for him."""
+    """Before: one entry was linked to the other's player by 'name_context' (a player of the
+    same event's other sources), and the challengers' games counted for the GM."""
     minor = _challengers_with_short(tmp_path, 1800)
     db = tmp_path / "s.duckdb"
     if one_batch:
-        ingest_paths([minor, MASTERS], db)
+        ingest_paths([minor, _masters_with_fide_id(tmp_path)], db)
+        assert db_rows(db, "SELECT name_key FROM players WHERE fide_id = 400041") == [("nigel short",)]
     else:
         ingest_paths([MASTERS], db)
         ingest_paths([minor], db)
