@@ -82,12 +82,15 @@ ORDER BY CASE reason WHEN 'same_name_birth_year' THEN 0 WHEN 'same_name' THEN 1 
 # keeps those `_PAIRS` does not list (one of them has a FIDE ID, the other none). The rated
 # TRF entries of one rate class joined on the name key and the days, not every two players.
 _APART_NAMESAKES = f"""
-WITH e AS (
+WITH namesakes AS (  -- two live players or more: the only entries worth joining
+    SELECT player_id, name_key FROM players WHERE merged_into IS NULL AND name_key <> '' AND name_key IN (
+        SELECT name_key FROM players WHERE merged_into IS NULL GROUP BY 1 HAVING count(*) > 1)
+),
+e AS (
     SELECT p.player_id, p.name_key, tp.tournament_id, tp.rating_in_file AS r, t.rate_class, t.first_day AS d0,
            coalesce(t.last_day, t.first_day) AS d1
-    FROM tournament_players tp JOIN tournaments t USING (tournament_id) JOIN players p USING (player_id)
-    WHERE p.merged_into IS NULL AND p.name_key <> '' AND tp.start_rank IS NOT NULL AND tp.rating_in_file > 0
-      AND t.rate_class IS NOT NULL AND t.first_day IS NOT NULL
+    FROM namesakes p JOIN tournament_players tp USING (player_id) JOIN tournaments t USING (tournament_id)
+    WHERE tp.start_rank IS NOT NULL AND tp.rating_in_file > 0 AND t.rate_class IS NOT NULL AND t.first_day IS NOT NULL
 ),
 pr AS (
     SELECT DISTINCT x.player_id AS a, y.player_id AS b FROM e x JOIN e y
