@@ -10,6 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from elopipe.identity import dedup, same_game
+from elopipe.identity.apart import any_apart, rated_entries
 from elopipe.identity.decisions import Batch, IdentityError, merge_into
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
@@ -156,7 +157,8 @@ def _merge_pairs(
     `reasons[(kept, other)]` when given, else 'automatic: <rule>'); returns the (kept, merged)
     ids merged. A pair is taken at its players' current ids (a pair met after one of its
     players was merged applies to the player it was merged into) and skipped when both are one
-    player already, when an officer split them, or when they share a tournament. Those checks
+    player already, when an officer split them, when they share a tournament, or, for a merge by
+    name ('name', 'initials_context'), when their TRF ratings are `apart`. Those checks
     read the store once for all the pairs, then follow this call's merges in memory."""
     ids = sorted({x for k, o, _ in pairs for x in (k, o)})
     final = {x: x for x in ids}
@@ -172,6 +174,8 @@ def _merge_pairs(
         [sorted(set(final.values()))],
     ).fetchall():
         tours.setdefault(pid, set()).add(tid)
+    by_name = any(rule in _NAME_RULES for _, _, rule in pairs)
+    rated = rated_entries(con, set(final.values())) if by_name else {}
     split_pairs = {
         frozenset(r)
         for r in con.execute("SELECT kept_id, merged_id FROM player_merges WHERE action = 'split'").fetchall()
@@ -184,6 +188,8 @@ def _merge_pairs(
             continue
         if tours.get(kept, set()) & tours.get(other, set()):
             continue  # two entries of one tournament are two people
+        if rule in _NAME_RULES and any_apart(rated.get(kept, ()), rated.get(other, ())):
+            continue  # the same name, ratings far apart on the same days: two people
         try:
             merge_into(con, kept, other, reason, f"rule:{rule}", batch)
         except IdentityError:
@@ -192,8 +198,13 @@ def _merge_pairs(
             if f == other:
                 final[x] = kept
         tours.setdefault(kept, set()).update(tours.pop(other, set()))
+        rated.setdefault(kept, []).extend(rated.pop(other, []))
         done.append((kept, other))
     return done
+
+
+# merges on a name's evidence alone, which ratings far apart refute (`identity.apart`)
+_NAME_RULES = ("name", "initials_context")
 
 
 def _kept_first(a: _PlayerRow, b: _PlayerRow) -> tuple[_PlayerRow, _PlayerRow]:

@@ -8,7 +8,8 @@ matching lives in this package only. Issue 7; officers' complaints about one per
 Match order and confidence (`RULES`, recorded per link in `player_aliases.match_rule` /
 `confidence`): FIDE ID 1.0 > national ID (FFE licence) 0.98 > name + birth year 0.9 > name +
 federation 0.8 > name within the same event's other sources 0.7 > initials within the event 0.6 >
-name alone, the only such player 0.5. Different FIDE IDs are never merged. `same_game` (0.9) is no
+name alone, the only such player 0.5. Different FIDE IDs are never merged, nor, by a name rule, two
+TRF entries rated 400 points apart or more on the same days (`identity.apart`). `same_game` (0.9) is no
 resolution rule but a merge `consolidate` makes: one game in two sources under two spellings
 (`identity.same_game`).
 """
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from elopipe.identity.apart import RatedEntry, apart, rated_entry
 from elopipe.identity.nearby import dates_overlap, near_tournaments, same_event, tournament_spans
 from elopipe.identity.settle import Settling
 from elopipe.read.names import ABBREV_MAX, name_key, names_compatible
@@ -97,7 +99,8 @@ def resolve_batch(
     5b. abbreviated name ('Carlsen,M' ~ 'Carlsen, Magnus') with exactly one compatible player in
     that context ('initials_context'); 5c. name key alone when one player in the store has it ('name').
     A candidate with a different FIDE ID, national ID or birth year is never taken; two entries of
-    one TRF tournament (two start ranks) are never the same player. Merged players resolve to the
+    one TRF tournament (two start ranks) are never the same player, nor, by name, two TRF entries
+    rated far apart on the same days (`identity.apart`). Merged players resolve to the
     player they were merged into.
 
     `file_tids`: the tournaments of a single file given without `tournament_ids` (its players'
@@ -222,7 +225,10 @@ class _BatchResolver:
                 tid = tournament_ids.get(p.tournament_ref)
                 ctx.add(context.get(tid, set()) if tid is not None else context.get(-1, set()))
                 ctx.add(file_context.get(p.tournament_ref, set()))
-            taken = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
+            taken: Container[int] = trf_taken.get(rep.tournament_ref, set()) if rep.start_rank is not None else set()
+            mine = self.events.entry(tournament_ids.get(rep.tournament_ref), rep.start_rank, rep.rating)
+            if mine is not None:
+                taken = _Refused(taken, mine, self.events)
             hit = self.index.find_by_name(rep, key, ctx, taken)
             feds = {p.federation for p in members if p.federation}  # one person's entries in this file
             if len(feds) > 1:
@@ -246,8 +252,20 @@ class _BatchResolver:
             tid = tournament_ids.get(p.tournament_ref)
             if tid is not None:
                 self.events.add_member(tid, out[(p.tournament_ref, p.ref)].player_id)
+                self.events.add_rated(tid, out[(p.tournament_ref, p.ref)].player_id, p.start_rank, p.rating)
         self.settling.touch(res.player_id for res in out.values())
         return out
+
+
+class _Refused:
+    """The players a written TRF entry cannot be: the other entries of its tournament (`taken`)
+    and those with an entry `apart` from it (`identity.apart`)."""
+
+    def __init__(self, taken: Container[int], entry: RatedEntry, events: _EventContext) -> None:
+        self.taken, self.entry, self.events = taken, entry, events
+
+    def __contains__(self, x: object) -> bool:
+        return x in self.taken or (isinstance(x, int) and self.events.apart(x, self.entry))
 
 
 class _SetUnion:
@@ -401,7 +419,9 @@ class _Index:
         """Conflicts with any identifier known for the player id (merged rows included)."""
         return any(_conflicts(s, p) for s in self.by_pid.get(k.player_id, [k]))
 
-    def find_by_name(self, p: PlayerRec, key: str, ctx: Container[int], taken: set[int]) -> tuple[_Known, str] | None:
+    def find_by_name(
+        self, p: PlayerRec, key: str, ctx: Container[int], taken: Container[int]
+    ) -> tuple[_Known, str] | None:
         if not key:  # a name with no letters at all ('?', '-') identifies nobody
             return None
         cands = _unique_ids(
@@ -487,17 +507,27 @@ class _EventContext:
         self.batch = set(tids)
         self.members: dict[int, set[int]] = {}
         self.tournaments_of: dict[int, set[int]] = {}  # player -> tournaments of `members`
+        self.rated: dict[int, list[RatedEntry]] = {}  # player -> his rated TRF entries in `members`
+        self.classes: dict[int, str | None] = dict(
+            con.execute(
+                "SELECT tournament_id, rate_class FROM tournaments WHERE tournament_id IN (SELECT UNNEST(?))",
+                [sorted(near)],
+            ).fetchall()
+            if near
+            else ()
+        )
         stored = sorted(near - self.batch)
         if stored:
             rows = con.execute(
                 "SELECT tp.tournament_id, COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id,"
-                " p.name_key, p.federation, p.birth_year FROM tournament_players tp"
+                " p.name_key, p.federation, p.birth_year, tp.start_rank, tp.rating_in_file FROM tournament_players tp"
                 " JOIN players p USING (player_id) WHERE tp.tournament_id IN (SELECT UNNEST(?))",
                 [stored],
             ).fetchall()
             for r in rows:
-                index.add(_Known(*r[1:]))
+                index.add(_Known(*r[1:7]))
                 self.add_member(r[0], r[1])
+                self.add_rated(r[0], r[1], r[7], r[8])
             # stored tournaments with no player still count as candidates (size 0)
             for t in stored:
                 self.members.setdefault(t, set())
@@ -509,6 +539,22 @@ class _EventContext:
     def add_member(self, tid: int, player_id: int) -> None:
         self.members.setdefault(tid, set()).add(player_id)
         self.tournaments_of.setdefault(player_id, set()).add(tid)
+
+    def entry(self, tid: int | None, start_rank: int | None, rating: int | None) -> RatedEntry | None:
+        """An entry of tournament `tid` as `identity.apart` evidence, or None."""
+        span = self.spans.get(tid) if tid is not None else None
+        if tid is None or span is None:
+            return None
+        return rated_entry(tid, start_rank, rating, self.classes.get(tid), span[1], span[2])
+
+    def add_rated(self, tid: int, player_id: int, start_rank: int | None, rating: int | None) -> None:
+        entry = self.entry(tid, start_rank, rating)
+        if entry is not None:
+            self.rated.setdefault(player_id, []).append(entry)
+
+    def apart(self, player_id: int, entry: RatedEntry) -> bool:
+        """Whether player `player_id` has an entry in these tournaments `apart` from `entry`."""
+        return any(apart(entry, e) for e in self.rated.get(player_id, ()))
 
     def context(self, tids: list[int], id_hits: dict[int, set[int]]) -> dict[int, set[int]]:
         """For each tournament of one file: ids of the players of the same event's other sources

@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 
+from elopipe.identity.apart import RATING_APART, apart_notes
 from elopipe.read.names import ABBREV_MAX, names_compatible
 
 # A surname shared by more players gives too many pairs to review one by one.
@@ -74,6 +75,38 @@ SELECT * FROM (SELECT * FROM by_name UNION ALL SELECT * FROM by_id)
 WHERE NOT EXISTS (SELECT 1 FROM splits s WHERE s.a = player_a AND s.b = player_b)
 ORDER BY CASE reason WHEN 'same_name_birth_year' THEN 0 WHEN 'same_name' THEN 1 WHEN 'same_national_id' THEN 2
          ELSE 3 END, player_a, player_b
+"""
+
+# namesakes whose TRF entries are `identity.apart`: a link
+# by name was refused, and the officer sees why (the ratings, added by `apart_notes`); `suspects`
+# keeps those `_PAIRS` does not list (one of them has a FIDE ID, the other none). The rated
+# TRF entries of one rate class joined on the name key and the days, not every two players.
+_APART_NAMESAKES = f"""
+WITH namesakes AS (  -- two live players or more: the only entries worth joining
+    SELECT player_id, name_key FROM players WHERE merged_into IS NULL AND name_key <> '' AND name_key IN (
+        SELECT name_key FROM players WHERE merged_into IS NULL GROUP BY 1 HAVING count(*) > 1)
+),
+e AS (
+    SELECT p.player_id, p.name_key, tp.tournament_id, tp.rating_in_file AS r, t.rate_class, t.first_day AS d0,
+           coalesce(t.last_day, t.first_day) AS d1
+    FROM namesakes p JOIN tournament_players tp USING (player_id) JOIN tournaments t USING (tournament_id)
+    WHERE tp.start_rank IS NOT NULL AND tp.rating_in_file > 0 AND t.rate_class IS NOT NULL AND t.first_day IS NOT NULL
+),
+pr AS (
+    SELECT DISTINCT x.player_id AS a, y.player_id AS b FROM e x JOIN e y
+      ON x.name_key = y.name_key AND x.rate_class = y.rate_class AND x.player_id < y.player_id
+     AND x.tournament_id <> y.tournament_id AND x.d0 <= y.d1 AND y.d0 <= x.d1
+    WHERE abs(x.r - y.r) >= {RATING_APART}
+)
+SELECT a.player_id AS player_a, b.player_id AS player_b, a.name AS name_a, b.name AS name_b, 'same_name' AS reason,
+       concat_ws('; ', {_spelled("a.name", "b.name")}, {_both("a.birth_year", "b.birth_year", "born")},
+                 {_both("a.fide_id", "b.fide_id", "FIDE ID")}, {_both("a.federation", "b.federation", "federation")})
+           AS evidence
+FROM pr JOIN players a ON a.player_id = pr.a JOIN players b ON b.player_id = pr.b
+WHERE NOT COALESCE(a.fide_id <> b.fide_id, FALSE)
+  AND NOT EXISTS (SELECT 1 FROM player_merges m WHERE m.action = 'split'
+                  AND least(m.kept_id, m.merged_id) = pr.a AND greatest(m.kept_id, m.merged_id) = pr.b)
+ORDER BY 1, 2
 """
 
 # an alias linked below the confidence asked for: the entry's spelling against the spellings of
@@ -149,12 +182,14 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     evidence gives the entry's spelling, its tournaments and the spellings of the other entries),
     'reason', 'evidence' (a sentence)}. A pair that `merge_players` would refuse, both players
     having an entry in one tournament, says so in its evidence ("both have an entry in tournament N ...:
-    a merge is refused, check the file F"): an error of that file for the officer to correct.
+    a merge is refused, check the file F"): an error of that file for the officer to correct. A
+    pair kept apart by ratings far apart on the same days (`identity.apart`) says so too.
     Reasons: 'same_name_birth_year' (same name key and birth year, two players: two IDs for one
     person when the FIDE IDs differ), 'same_name' (same name key, neither has a FIDE ID, both
-    played), 'same_national_id' / 'same_fide_id' (one identifier on two players, kept apart because
-    e.g. the birth years differ), 'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both
-    in the store, one without a FIDE ID), 'weak_link' (an alias linked with confidence below
+    played; or FIDE IDs that do not differ and TRF entries `identity.apart`), 'same_national_id' /
+    'same_fide_id' (one identifier on two players, kept apart because e.g. the birth years differ),
+    'abbreviated_name' (e.g. 'Duda,J' and 'Duda, Jan-Krzysztof' both in the store, one without a
+    FIDE ID), 'weak_link' (an alias linked with confidence below
     `min_confidence`; player_b is player_a, name_a the entry's spelling and name_b the player's
     other spellings; a link between spellings of one name key, with no fact differing, is left
     out: it pairs the player with himself), 'same_game_link' (two players merged automatically
@@ -162,8 +197,15 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     the player kept, player_b the one merged into it, the evidence gives the games and the
     `players split` that undoes it). Merged players and pairs an officer split are left out."""
     out = _dicts(con, _PAIRS)
+    listed = {(r["player_a"], r["player_b"]) for r in out}
+    out += [r for r in _dicts(con, _APART_NAMESAKES) if (r["player_a"], r["player_b"]) not in listed]
     out += _abbreviated(con)
     _say_refused(con, out)
+    notes = apart_notes(con, [(r["player_a"], r["player_b"]) for r in out])
+    for r in out:
+        note = notes.get((r["player_a"], r["player_b"]))
+        if note:
+            r["evidence"] = f"{r['evidence']}; {note}"
     out += _dicts(con, _WEAK, {"min": min_confidence})
     out += _dicts(con, _SAME_GAME)
     return out
