@@ -14,6 +14,7 @@ from elopipe.identity.apart import any_apart, rated_entries
 from elopipe.identity.decisions import Batch, IdentityError, merge_into
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
+from elopipe.store.frames import id_frame, registered
 
 # a player row as these queries read it: (player_id, name_key, fide_id, national_id, birth_year)
 _PlayerRow = tuple[int, str, int | None, str | None, int | None]
@@ -228,10 +229,23 @@ def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list
     players' keys and joins players and aliases on `name_key`, so the cost follows those keys."""
     if not touched:
         return []
-    rows = con.execute(
-        """
+    with registered(con, "_name_seeds", id_frame(sorted(touched))):
+        rows = con.execute(_SAME_NAME_SQL).fetchall()
+    out = []
+    for r in rows:
+        a, b = r[:5], r[5:]
+        if _compatible_rows(a, b):
+            kept, other = _kept_first(a, b)
+            out.append((kept[0], other[0], "name"))
+    return out
+
+
+# the seeds as a registered frame `_name_seeds` (player_id): a batch's tens of thousands
+# (`id_frame`)
+_SAME_NAME_SQL = """
         WITH live AS (
-            SELECT player_id FROM players WHERE player_id IN (SELECT UNNEST(?)) AND merged_into IS NULL
+            SELECT player_id FROM players WHERE player_id IN (SELECT player_id FROM _name_seeds)
+              AND merged_into IS NULL
         ),
         keys AS (
             SELECT p.name_key FROM players p JOIN live USING (player_id) WHERE p.name_key <> ''
@@ -252,16 +266,7 @@ def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list
         FROM two JOIN players x ON x.player_id = two.a JOIN players y ON y.player_id = two.b
         WHERE x.name_key <> ''
         ORDER BY 1, 6
-        """,
-        [sorted(touched)],
-    ).fetchall()
-    out = []
-    for r in rows:
-        a, b = r[:5], r[5:]
-        if _compatible_rows(a, b):
-            kept, other = _kept_first(a, b)
-            out.append((kept[0], other[0], "name"))
-    return out
+"""
 
 
 # Names with more full tokens than this (hardly any) have their subsets of tokens not listed
@@ -370,22 +375,24 @@ def _initials_pairs(con: duckdb.DuckDBPyConnection, touched: set[int], anchors: 
     each other. Errors: SQL errors propagate."""
     if not touched or not anchors:
         return []
-    rows = con.execute(
-        f"""
-        WITH {_events_sql()}
-        seed1 AS (
-            SELECT DISTINCT ag.gid, tp.player_id FROM ag JOIN tournament_players tp ON tp.tournament_id = ag.anchor
-            WHERE tp.player_id IN (SELECT UNNEST($touched))
-        ),
-        near1 AS ({_near_pairs_sql("seed1")}),
-        seed2 AS (SELECT gid, player_id FROM seed1 UNION SELECT gid, y FROM near1),
-        near2 AS ({_near_pairs_sql("seed2")})
-        SELECT near2.gid, near2.x, near2.y, seed1.player_id IS NOT NULL
-        FROM near2 LEFT JOIN seed1 ON seed1.gid = near2.gid AND seed1.player_id = near2.x
-        ORDER BY 1, 2, 3
-        """,
-        {"anchors": sorted(anchors), "touched": sorted(touched)},
-    ).fetchall()
+    # the touched players as a registered frame: a batch's tens of thousands (`id_frame`)
+    with registered(con, "_initials_touched", id_frame(sorted(touched))):
+        rows = con.execute(
+            f"""
+            WITH {_events_sql()}
+            seed1 AS (
+                SELECT DISTINCT ag.gid, tp.player_id FROM ag JOIN tournament_players tp ON tp.tournament_id = ag.anchor
+                WHERE tp.player_id IN (SELECT player_id FROM _initials_touched)
+            ),
+            near1 AS ({_near_pairs_sql("seed1")}),
+            seed2 AS (SELECT gid, player_id FROM seed1 UNION SELECT gid, y FROM near1),
+            near2 AS ({_near_pairs_sql("seed2")})
+            SELECT near2.gid, near2.x, near2.y, seed1.player_id IS NOT NULL
+            FROM near2 LEFT JOIN seed1 ON seed1.gid = near2.gid AND seed1.player_id = near2.x
+            ORDER BY 1, 2, 3
+            """,
+            {"anchors": sorted(anchors)},
+        ).fetchall()
     cands: dict[tuple[int, int], list[int]] = {}
     seeds: list[tuple[int, int]] = []
     for gid, x, y, seed in rows:

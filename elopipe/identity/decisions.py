@@ -18,6 +18,7 @@ from elopipe.identity.resolve import CONFIDENCE, fuller
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store import write
+from elopipe.store.frames import id_frame, registered
 
 
 class IdentityError(ElopipeError, ValueError):
@@ -247,17 +248,23 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
     ids = sorted({int(i) for i in player_ids})
     if not ids:
         return 0
-    res = con.execute(
-        r"""
+    # the ids as a registered frame: a batch's tens of thousands, passed as a list, cost more to
+    # convert than the statement's joins on them
+    with registered(con, "_display_ids", id_frame(ids)):
+        res = con.execute(_DISPLAY_NAMES_SQL).fetchall()
+    return int(res[0][0]) if res else 0
+
+
+_DISPLAY_NAMES_SQL = r"""
         UPDATE players SET name = best.spelled
         FROM (
             WITH written AS (
                 SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
                 FROM tournament_players
-                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name_as_written, '')) <> ''
+                WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name_as_written, '')) <> ''
                 UNION ALL
                 SELECT player_id, name, TRUE, list_date FROM v_official_entries
-                WHERE player_id IN (SELECT UNNEST($ids)) AND trim(coalesce(name, '')) <> ''
+                WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name, '')) <> ''
             ),
             -- the ranking's first keys, taken first: a name on the player's latest official list
             -- beats every other, so a player on twelve monthly lists has one list's names to rank
@@ -288,10 +295,7 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
             ) WHERE r = 1
         ) best
         WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
-        """,
-        {"ids": ids},  # one list, converted once (a batch passes tens of thousands of ids)
-    ).fetchall()
-    return int(res[0][0]) if res else 0
+        """
 
 
 def _decider(decided_by: str) -> str:

@@ -142,7 +142,14 @@ def relink_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> i
     players) and of every tournament related to them (`related_tournaments`). Returns the number
     of clusters of two or more rows."""
     batch = set(tids)
-    return _relink(con, _related(con, batch)) if batch else 0
+    if not batch:
+        return 0
+    group, verdicts = _related_verdicts(con, batch)
+    # the verdicts of the pairs inside the batch are among those `_related_verdicts` took: when the group
+    # is the batch (no partner, no link: a month of new events), the re-link need not ask again
+    if group == batch:
+        return _relink(con, group, {pair: v for pair, v in verdicts.items() if pair[0] in group and pair[1] in group})
+    return _relink(con, group)
 
 
 def related_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
@@ -150,7 +157,7 @@ def related_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> 
     source of one event with one of them or shares equal moves with one (module docstring), and,
     repeatedly, every tournament already linked to one of those (its links are rewritten too)."""
     batch = set(tids)
-    return _related(con, batch) if batch else set()
+    return _related_verdicts(con, batch)[0] if batch else set()
 
 
 def relink_group(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
@@ -176,15 +183,17 @@ SELECT n.tournament_id FROM n JOIN b ON {_OVERLAP}
 """
 
 
-def _related(con: duckdb.DuckDBPyConnection, tids: set[int]) -> set[int]:
-    """`related_tournaments`: the batch, its partners by `_pair_verdicts` among the tournaments
-    near it, and the closure of the existing links of all these (`linked_tournaments`)."""
+def _related_verdicts(con: duckdb.DuckDBPyConnection, tids: set[int]) -> tuple[set[int], dict[tuple[int, int], str]]:
+    """(`related_tournaments`: the batch, its partners by `_pair_verdicts` among the tournaments
+    near it, and the closure of the existing links of all these (`linked_tournaments`); the
+    verdicts of the batch's tournaments against those near it, every pair inside the batch
+    included)."""
     near = near_tournaments(con, tids)
     dated = {r[0] for r in con.execute(_DATED_NEAR_SQL, {"tids": sorted(tids), "near": sorted(near)}).fetchall()}
     partners = _pair_verdicts(con, tids, dated | tids)
     # the group's rows lose their links before re-linking: a tournament linked to one of them
     # (a third source of the event, a link left by a replaced file) is re-linked too
-    return linked_tournaments(con, set(tids) | {t for pair in partners for t in pair})
+    return linked_tournaments(con, set(tids) | {t for pair in partners for t in pair}), partners
 
 
 def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
@@ -407,8 +416,9 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
     return frame
 
 
-def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
+def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple[int, int], str] | None = None) -> int:
     """Rebuild the `game_sources` rows of the games of `tids` (see the module docstring).
+    `verdicts`: `_pair_verdicts(con, tids, tids)` when the caller has them already.
 
     Rows are grouped into classes (equal on `_CLASS_KEY`, so `_match` gives the same answer for
     any row of a class); only the class pairs that can match (same players and round in
@@ -425,7 +435,9 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int]) -> int:
             )
     if df.is_empty():
         return 0
-    events = {pair for pair, verdict in _pair_verdicts(con, tids, tids).items() if verdict == "event"}
+    if verdicts is None:
+        verdicts = _pair_verdicts(con, tids, tids)
+    events = {pair for pair, verdict in verdicts.items() if verdict == "event"}
     spans = tournament_spans(con, tids)
     df = df.with_row_index("pos")
     classes = df.group_by(_CLASS_KEY, maintain_order=True).agg(pl.col("pos"), pl.len().alias("n"))

@@ -7,8 +7,10 @@ the join of split events.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import duckdb
 import polars as pl
@@ -33,15 +35,44 @@ def tournament_spans(
     return {r[0]: (r[1] or "", r[2], r[3]) for r in rows}
 
 
+# {tournaments: near_tournaments} of the connection being loaded, within `reused_near`
+_NEAR: contextvars.ContextVar[tuple[duckdb.DuckDBPyConnection, dict[frozenset[int], set[int]]] | None] = (
+    contextvars.ContextVar("near_tournaments", default=None)
+)
+
+
+@contextlib.contextmanager
+def reused_near(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within: `near_tournaments` of `con` is read once for the same tournaments. For a step that
+    does not change the tournaments' keys and days meanwhile: the loader's batch, whose player
+    resolution, same-game evidence and re-link each ask it of the batch's tournaments."""
+    token = _NEAR.set((con, {}))
+    try:
+        yield
+    finally:
+        _NEAR.reset(token)
+
+
 def near_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
     """The tournaments that can be sources of the same event as one of `tids`, or overlap one in
     dates (within `DATE_SLACK_DAYS`), `tids` included: the candidates of `same_event` (same
     event key, days overlapping or unknown) and `dates_overlap`, found by joins on
     `tournaments.event_key` and on the days of play, so the cost follows the tournaments near
-    these, not the store (an "Open" of every past month is not near this month's)."""
+    these, not the store (an "Open" of every past month is not near this month's). A new set
+    each call (callers may change it)."""
     ids = sorted(set(tids))
     if not ids:
         return set()
+    memo = _NEAR.get()
+    if memo is None or memo[0] is not con:
+        return _near(con, ids)
+    key = frozenset(ids)
+    if key not in memo[1]:
+        memo[1][key] = _near(con, ids)
+    return set(memo[1][key])
+
+
+def _near(con: duckdb.DuckDBPyConnection, ids: list[int]) -> set[int]:
     rows = con.execute(
         f"""
         WITH b AS (SELECT tournament_id, event_key, first_day, last_day FROM tournaments

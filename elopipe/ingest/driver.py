@@ -13,6 +13,7 @@ Three steps, usable separately:
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -165,6 +166,13 @@ def ingest_paths(
         summary.stopped = bool(disc.sources)
         return summary
     bar = _progress(disc.sources) if progress else None
+    # The collector is paused from a batch's parsing until the batch is written and released (the
+    # parser and the loader pause it too, each for its own step): re-enabled in between, its
+    # first pass walked every object of the parsed batch, still alive, and freed nothing (0.12 of
+    # a TRF month's 4 CPU-s). Once the batch is released, a pass over the youngest objects frees
+    # what cycles the batch left, and walks little.
+    collect = gc.isenabled()
+    gc.disable()
     try:
         with (
             open_writer(db, timeout=wait, on_wait=on_wait) as con,
@@ -177,6 +185,9 @@ def ingest_paths(
                 done = _write_batch(con, os.fspath(db), parsed, summary, on_file)
                 if bar is not None:
                     bar[0].advance(bar[1], len(parsed))
+                del parsed
+                if collect:
+                    gc.collect(0)
                 if not done:
                     break
                 if stop is not None and stop():
@@ -187,6 +198,8 @@ def ingest_paths(
             raise
         summary.failure = disk_full_message(os.fspath(db), "the next file")
     finally:
+        if collect:
+            gc.enable()
         if bar is not None:
             bar[0].stop()
     return summary

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from elopipe.identity import consolidate, decisions, dedup, events, facts, rerate, resolve
+from elopipe.identity import consolidate, decisions, dedup, events, facts, nearby, rerate, resolve
 from elopipe.identity.rerate import Rerate
 from elopipe.ingest import corrections
 from elopipe.ingest import rows as load_rows
@@ -451,15 +451,18 @@ def _load_contents(
     # an officer's split is re-applied to a file's rows after it is resolved: one file a segment
     splits = con.execute("SELECT count(*) FROM player_merges WHERE action = 'split'").fetchall()[0][0]
     rest, window = files, len(files)
-    while rest:
-        links = _resolve_segment(con, [f for f, _ in rest[:window]], settle=not splits)
-        merged += _load_segment(con, rest[: len(links)], links, batch_tids)
-        rest = rest[len(links) :]
-        # the next resolution reads the store for the files it may take: as far again as this
-        # segment went, so that files that each end a segment cost what they cost one by one
-        window = 2 * len(links)
-    # the same game from another source counts once
-    dedup.relink_tournaments(con, relink | batch_tids)
+    # the tournaments' keys and days stay as inserted until the batch ends: the steps below that
+    # ask which tournaments are near the batch's (resolution, same-game evidence, re-link) read it once
+    with nearby.reused_near(con):
+        while rest:
+            links = _resolve_segment(con, [f for f, _ in rest[:window]], settle=not splits)
+            merged += _load_segment(con, rest[: len(links)], links, batch_tids)
+            rest = rest[len(links) :]
+            # the next resolution reads the store for the files it may take: as far again as this
+            # segment went, so that files that each end a segment cost what they cost one by one
+            window = 2 * len(links)
+        # the same game from another source counts once
+        dedup.relink_tournaments(con, relink | batch_tids)
     if merged and files:
         # a game rated before under a player merged away now: those lists change (`players merge`'s test)
         files[0][1].rerate = rerate.moved_by_merges(con, merged)

@@ -9,7 +9,7 @@ DuckDB's ``register`` of a Polars frame and its ``.pl()`` import pyarrow and Num
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import duckdb
@@ -64,3 +64,10 @@ def registered(con: duckdb.DuckDBPyConnection, name: str, frame: Any) -> Iterato
             con.unregister(name)
         raise
     con.unregister(name)
+
+
+def id_frame(ids: Iterable[int], column: str = "player_id") -> pl.DataFrame:
+    """`ids` as a one-column frame (Int64) to lend to SQL (`registered`) in place of a list
+    parameter: DuckDB converts a Python list element by element (a TRF month's 28k player ids:
+    15-20 ms a statement), a frame's column at once."""
+    return pl.DataFrame({column: list(ids)}, schema={column: pl.Int64})

@@ -47,9 +47,11 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
     # blank beyond the end of the line (§2), as `column` reads it: cols 82+10r .. 91+10r of every round
     padded = line.ljust(91 + 10 * n)
     blocks: list[Block] = []
+    append = blocks.append  # a month of TRF holds 270k blocks: lookups hoisted
+    read = _read_block
     for r in range(1, n + 1):
         at = 81 + 10 * r
-        clean, overflow = _read_block(padded[at : at + 10])
+        clean, overflow = read(padded[at : at + 10])
         if overflow:
             issues.add(
                 "trf_block_overflow",
@@ -59,9 +61,10 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
                 line,
             )
         if clean is not None:
-            blocks.append(Block(rank, r, clean[0], clean[1], clean[2], clean[3], no, clean[4]))
+            opponent, colour, code, raw, empty = clean
+            append(Block(rank, r, opponent, colour, code, raw, no, empty))
         else:
-            blocks.append(_odd_block(no, line, rank, r, padded[at : at + 8], issues))
+            append(_odd_block(no, line, rank, r, padded[at : at + 8], issues))
     return blocks
 
 

@@ -233,6 +233,12 @@ class RoundResolver:
         )
 
     def _two_sided(self, a: Block, b: Block, unplayed: list[UnplayedRec]) -> list[object]:
+        # most pairings: one side 'w', the other 'b', mirrored results among 1 = 0 (a rated game),
+        # as the general path below decides it, without its flags and checks
+        if a.colour == "w" and b.colour == "b" or a.colour == "b" and b.colour == "w":
+            white, black = (a, b) if a.colour == "w" else (b, a)
+            if white.code in RATED_CODES and MIRROR[white.code] == black.code:
+                return self._game(white, black, white.code, black.code, True, [])
         white, black, flags = self._orient(a, b)
         wc = white.code if white.code != " " else "*"
         bc = black.code if black.code != " " else "*"
