@@ -76,6 +76,9 @@ class Manifest:
         self.changed: set[str] = set()
         self.set_aside: list[tuple[str, str]] = []
         self.retired: list[str] = []
+        # False while a store publishes into a folder another store has published into too:
+        # page ids are per store, so no file is removed (`made`, `retire`)
+        self.removes = True
         self._lock = threading.Lock()
         self._dirty = False
         self._saved_at = time.monotonic()
@@ -213,13 +216,15 @@ class Manifest:
             before = self.inputs.get(key)
             self.inputs[key] = (digest, rels)
             self._dirty = True
-        if before is not None:
+        if before is not None and self.removes:
             self.stale(sorted(set(before[1]) - set(rels)))
 
     def retire(self, key: str) -> list[str]:
         """Forget page `key`, whose subject (an event, a player) the store no longer holds, and
         remove its files that are as elopipe wrote them (`stale`: a file edited since is left);
         the files removed are added to `retired` and returned."""
+        if not self.removes:
+            return []
         with self._lock:
             entry = self.inputs.pop(key, None)
             self._dirty = True

@@ -88,7 +88,7 @@ def publish_outputs(
     on_list: Callable[[dt.date], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
     workers: int | None = None,
-    retire_gone: bool = False,
+    sole_store: bool = True,
 ) -> list[Path]:
     """Write the lists of `system` for `list_dates` (None = the latest list) in every format,
     a report for every tournament rated on those lists, and history pages with charts for
@@ -108,10 +108,11 @@ def publish_outputs(
     manifest recorded for it (`elopipe.publish.inputs`), its files untouched, is not made again.
     `workers`: threads (`elopipe.publish.workers`; None: one per core, 1: serial); the files are
     the same whatever their number. `progress(done, total)` is called now and then with the
-    pages, lists and reports done and to do (`workers.Ticker`). `retire_gone` (the folder was
-    published from this store): the reports and player pages the manifest records whose event or
-    player the store no longer holds are removed first (`Manifest.retire`), so that the index
-    stops counting them.
+    pages, lists and reports done and to do (`workers.Ticker`). `sole_store` (True: no other
+    store has published into the folder, `plan.sole_store`): the reports and player pages the manifest
+    records whose event or player the store no longer holds are removed first (`Manifest.retire`),
+    so that the index stops counting them, and a page made under a new name loses its old files;
+    otherwise no file is removed (another store's pages share these ids).
     Returns every path written or found unchanged. Raises LookupError when the system has no
     list; OSError when a file cannot be written (the files written so far stay).
     """
@@ -138,7 +139,8 @@ def publish_outputs(
         # player pages an earlier publish made here, of players not at the top of these lists: a
         # full publish of the folder's lists links them (they were at the top of another), so
         # these lists link them too, and they are made again when what they show changed
-        if retire_gone:
+        manifest.removes = sole_store
+        if sole_store:
             retire_gone_pages(con, manifest, system)
         others = earlier_players(manifest, system, set(top))
         player_keys = player_digests(con, system, top + others, PLAYER_CHART)
@@ -220,36 +222,39 @@ def _player_page(con: duckdb.DuckDBPyConnection, player_id: int, system: str, fo
     return write_player_page(con, player_id, system, folder, chart_format=PLAYER_CHART)
 
 
+def recorded_ids(manifest: Manifest, kind: str, system: str) -> set[int]:
+    """The ids of the `kind` ('report', 'player') pages of `system` the manifest records; a key
+    edited by hand into something else (not ASCII digits, beyond a 32-bit id) is ignored."""
+    prefix = f"{kind}:{system}:"
+    tails = (k[len(prefix) :] for k in manifest.inputs if k.startswith(prefix))
+    return {int(t) for t in tails if t.isascii() and t.isdigit() and len(t) <= 9}
+
+
 def retire_gone_pages(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str) -> None:
     """Retire (`Manifest.retire`) the `system` reports and player pages the manifest records
     whose tournament or player id the store no longer holds (a correction replaced the event,
     or the player was merged into another): one query per kind, on the recorded ids only."""
     for kind, table, column in (("report", "tournaments", "tournament_id"), ("player", "players", "player_id")):
-        prefix = f"{kind}:{system}:"
-        ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
+        ids = recorded_ids(manifest, kind, system)
         if not ids:
             continue
         held = con.execute(
             f"SELECT {column} FROM {table} WHERE {column} IN (SELECT unnest(?::BIGINT[]))", [sorted(ids)]
         ).fetchall()
         for gone in sorted(ids - {int(r[0]) for r in held}):
-            manifest.retire(f"{prefix}{gone}")
+            manifest.retire(f"{kind}:{system}:{gone}")
 
 
 def earlier_players(manifest: Manifest, system: str, top: set[int]) -> list[int]:
     """The players, outside `top`, whose `system` page the folder's manifest records, ascending."""
-    prefix = f"player:{system}:"
-    ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
-    return sorted(ids - top)
+    return sorted(recorded_ids(manifest, "player", system) - top)
 
 
 def earlier_reports(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str, seen: set[int]) -> list[int]:
     """The tournaments, outside `seen`, whose `system` report the folder's manifest records and
     which are still rated under `system` (`tournament_ratings`), ascending: the caller makes
     again those whose stored inputs changed."""
-    prefix = f"report:{system}:"
-    ids = {int(k[len(prefix) :]) for k in manifest.inputs if k.startswith(prefix) and k[len(prefix) :].isdigit()}
-    ids -= seen
+    ids = recorded_ids(manifest, "report", system) - seen
     if not ids:
         return []
     rows = con.execute(

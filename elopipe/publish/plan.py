@@ -67,13 +67,30 @@ def _ledger(out: Path, db: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     return {k: dict(data[k]) if mine and isinstance(data.get(k), dict) else {} for k in _SECTIONS}
 
 
+def _stores(data: dict[str, Any]) -> list[str]:
+    """Every store that has published into the folder, as the ledger `data` records them (a ledger
+    written before they were recorded names the last one only)."""
+    stores = data.get("stores")
+    if isinstance(stores, list) and all(isinstance(s, str) for s in stores):
+        return sorted(set(stores))
+    return [data["db"]] if isinstance(data.get("db"), str) else []
+
+
+def sole_store(out: Path, db: str | os.PathLike[str]) -> bool:
+    """Whether store `db` is the only one that has ever published into `out` (its ledger says so).
+    Only then may a publish remove files elopipe wrote there: another store's pages share its ids."""
+    return _stores(_read(out)) == [os.path.realpath(db)]
+
+
 def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any]], durable: bool = True) -> None:
     # Imported here: the rate flow imports this module, and needs none of the publish package.
     from elopipe.publish.atomic import write_text
 
     out.mkdir(parents=True, exist_ok=True)
     ledger["pending"] = {s: d for s, d in ledger["pending"].items() if d}
-    write_text(out / LEDGER, json.dumps({"db": os.path.realpath(db), **ledger}, indent=1), durable)
+    me = os.path.realpath(db)
+    stores = sorted({*_stores(_read(out)), me})
+    write_text(out / LEDGER, json.dumps({"db": me, "stores": stores, **ledger}, indent=1), durable)
 
 
 def _dates(values: list[str]) -> set[dt.date]:
@@ -199,7 +216,7 @@ def publish_recorded(
     todo = sorted(set(dates) | pending)
     if not todo:
         return [], []
-    ours = _read(out).get("db") == os.path.realpath(db)  # before `begin` names this store
+    sole = sole_store(out, db)  # before `begin` records this store
     begin(out, db, system, todo, run_id)
     remove_stale(output_folders(out, system))
     # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
@@ -212,7 +229,7 @@ def publish_recorded(
         todo,
         on_list=lambda d: remember(out, db, system, [d], d == last),
         progress=progress,
-        retire_gone=ours,
+        sole_store=sole,
     )
     return paths, sorted(pending - set(dates))
 

@@ -4,6 +4,7 @@ user edited since stays, and a folder another store wrote is left alone."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import duckdb
@@ -62,11 +63,36 @@ def test_a_report_edited_by_hand_stays(db: Path, tmp_path: Path) -> None:
     assert page.read_text(encoding="utf-8").endswith("<!-- my note -->")
 
 
-def test_a_folder_another_store_wrote_keeps_its_reports(db: Path, tmp_path: Path) -> None:
+def test_a_folder_two_stores_published_into_loses_no_file(db: Path, tmp_path: Path) -> None:
+    """Page ids are per store: a second store's publish (twice, so that the ledger names it last)
+    removed the first store's reports as gone and its player pages as renamed (a hostile tester)."""
     out = tmp_path / "out"
     _publish(db, out)
-    old = sorted((out / "reports" / "fide").glob("1_*"))
+    before = sorted(p for p in out.rglob("*") if p.is_file() and not p.name.startswith(".elopipe"))
     other = build_store(tmp_path / "other.duckdb")
     _replace_event(other)
-    _publish(other, out)
-    assert all(p.exists() for p in old)
+    con = duckdb.connect(str(other))
+    try:  # player 1 of the other store is another person: his page has another name
+        con.execute("UPDATE players SET name = 'Zulu, Zed' WHERE player_id = 1")
+    finally:
+        con.close()
+    for _ in range(2):
+        said = _publish(other, out)
+        assert "no longer holds" not in said
+    assert [p for p in before if not p.exists()] == []
+    _publish(db, out)  # and back: the first store removes nothing of the other's either
+    assert sorted((out / "players" / "fide").glob("1_zulu*"))
+
+
+def test_a_manifest_key_edited_by_hand_is_ignored(db: Path, tmp_path: Path) -> None:
+    """The manifest only saves work: a key that is no page id (a superscript digit, a number
+    beyond any id) stopped every publish into the folder with a Python error."""
+    out = tmp_path / "out"
+    _publish(db, out)
+    path = out / ".elopipe-manifest.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["inputs"]["report:fide:\u00b2"] = ["x", []]
+    data["inputs"]["player:fide:99999999999999999999999"] = ["x", []]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    said = _publish(db, out)
+    assert "Error" not in said and "invalid literal" not in said
