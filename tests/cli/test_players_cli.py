@@ -132,6 +132,9 @@ def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) ->
     res = CliRunner().invoke(app, ["players", "suspects", "--db", db, "--weaker-than", "0.4"])
     assert res.exit_code == 0, res.output
     assert "weak_link" not in res.output and "Crichton, Martin" in res.output
+    for odd in ("nan", "1.5", "-1"):  # NaN and values beyond 1 listed every player against himself
+        res = CliRunner().invoke(app, ["players", "suspects", "--db", db, "--weaker-than", odd])
+        assert res.exit_code == 2, (odd, res.output)
 
 
 GREEK = REPO / "sample_pgn" / "gre_friendship_cup_2024_team_swiss_greek_utf8.trf"

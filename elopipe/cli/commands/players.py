@@ -74,6 +74,12 @@ def split(
         console.print(line)
 
 
+def _not_nan(value: float) -> float:
+    if value != value:  # NaN: no confidence is below it, nor above
+        raise typer.BadParameter("must be a number from 0 to 1")
+    return value
+
+
 @players_app.command("suspects")
 def suspects_cmd(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
@@ -81,6 +87,9 @@ def suspects_cmd(
         0.6,
         "--weaker-than",
         "--min-confidence",
+        min=0.0,
+        max=1.0,
+        callback=_not_nan,
         help="Also list the identity links whose confidence is below this (0..1; higher lists more).",
     ),
     limit: int = typer.Option(200, "--limit", help="Rows shown (0 = all)."),
