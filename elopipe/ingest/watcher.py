@@ -43,6 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
+from elopipe.read.control_chars import escape_controls
 from elopipe.read.sources import SYMLINK, not_regular, text_path
 from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.interrupt import stop_requested, wait_or_stop
@@ -211,7 +212,7 @@ class ArrivalTracker:
             elif now - prev.since >= self.incomplete_wait:
                 log.warning(
                     "%s looks incomplete (%s) but has not changed for %.0f s: taking it as it is",
-                    path.name,
+                    shown(path.name),
                     _incomplete_why(path),
                     now - prev.since,
                 )
@@ -220,7 +221,7 @@ class ArrivalTracker:
                 if not prev.waiting:
                     log.warning(
                         "%s looks incomplete (%s): waiting up to %.0f s for the rest",
-                        path.name,
+                        shown(path.name),
                         _incomplete_why(path),
                         self.incomplete_wait,
                     )
@@ -256,18 +257,36 @@ def collect_arrived(
     return tracker.poll(), tracker.taken
 
 
+# A file name's limit on Linux and macOS file systems, in bytes
+NAME_MAX = 255
+
+
+def shown(name: str) -> str:
+    """A file name for a one-line message: bytes that are not UTF-8 and control characters (a
+    newline in a name would start a forged line) written \\xNN."""
+    return escape_controls(text_path(name))
+
+
 def unique_destination(folder: Path, name: str) -> Path:
     """`folder/name`, or `folder/<stem>.<UTC timestamp>[-n]<suffix>` if that exists already
-    (the same name dropped twice with different contents must not overwrite the first)."""
-    target = folder / name
-    if not target.exists() and not (folder / (name + REASON_SUFFIX)).exists():
-        return target
+    (the same name dropped twice with different contents must not overwrite the first), the stem
+    shortened when the name and its `.reason.txt` would pass the file system's `NAME_MAX` bytes
+    (a 246-byte name stopped `watch`)."""
+    if len(os.fsencode(name + REASON_SUFFIX)) <= NAME_MAX:
+        target = folder / name
+        if not target.exists() and not (folder / (name + REASON_SUFFIX)).exists():
+            return target
     stem, suffix = os.path.splitext(name)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     n = 0
     while True:
-        candidate = folder / f"{stem}.{stamp}{'-' + str(n) if n else ''}{suffix}"
-        if not candidate.exists():
+        tail = f".{stamp}{'-' + str(n) if n else ''}{suffix}"
+        room = NAME_MAX - len(os.fsencode(tail + REASON_SUFFIX))
+        cut = stem
+        while len(os.fsencode(cut)) > room:
+            cut = cut[:-1]
+        candidate = folder / f"{cut}{tail}"
+        if not candidate.exists() and not Path(str(candidate) + REASON_SUFFIX).exists():
             return candidate
         n += 1
 
@@ -298,7 +317,7 @@ def file_away(inbox: Path, path: Path, outcome: FileOutcome) -> Path:
     if outcome.goes_to == QUARANTINE:
         reason = outcome.reason or "rejected (no reason given)"
         Path(str(target) + REASON_SUFFIX).write_text(
-            f"{path.name}: {reason}\nquarantined at {datetime.now(UTC).isoformat(timespec='seconds')}\n",
+            f"{shown(path.name)}: {reason}\nquarantined at {datetime.now(UTC).isoformat(timespec='seconds')}\n",
             encoding="utf-8",
         )
     os.replace(path, target)
@@ -348,7 +367,7 @@ class FiledAway:
             moved += 1
             log.warning(
                 "%s changed in %s after it was loaded: moved back to the inbox, to be loaded again",
-                origin.name,
+                shown(origin.name),
                 target.parent.name,
             )
         return moved
@@ -385,7 +404,7 @@ def run_batch_and_file(
             log.warning(
                 "%s changed while it was being loaded: it stays in the inbox and is loaded again "
                 "(as a correction of what was read) once it holds still",
-                path.name,
+                shown(path.name),
             )
             continue
         target = file_away(inbox, path, outcome)
@@ -393,13 +412,14 @@ def run_batch_and_file(
             filed.add(target, path, now)
         if outcome.goes_to == QUARANTINE:
             stats.quarantined += 1
-            log.warning("quarantined %s: %s", path.name, outcome.reason)
+            log.warning("quarantined %s: %s", shown(path.name), outcome.reason)
         else:
             stats.processed += 1
-            processed.append(path.name if target.name == path.name else f"{path.name} as {target.name}")
+            name = shown(path.name)
+            processed.append(name if target.name == path.name else f"{name} as {shown(target.name)}")
     if processed:
-        shown = ", ".join(processed[:5]) + (f" and {len(processed) - 5} more" if len(processed) > 5 else "")
-        log.info("moved to %s: %s", inbox / PROCESSED, shown)
+        names = ", ".join(processed[:5]) + (f" and {len(processed) - 5} more" if len(processed) > 5 else "")
+        log.info("moved to %s: %s", shown(str(inbox / PROCESSED)), names)
 
 
 def watch(

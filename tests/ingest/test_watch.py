@@ -200,6 +200,33 @@ def test_a_batch_says_where_its_files_went(tmp_path: Path, caplog: pytest.LogCap
     assert (tmp_path / PROCESSED / renamed).read_text() == "a.trf"
 
 
+def test_a_long_or_odd_name_is_filed_and_shown_on_one_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A 246-byte name stopped `watch` (its `.reason.txt` and its dated twin passed the file
+    system's 255 bytes); a newline or bytes that are not UTF-8 in a name reached the terminal raw
+    (a forged line, surrogates). Found by a hostile tester."""
+    from elopipe.ingest.watcher import NAME_MAX, REASON_SUFFIX, run_batch_and_file
+
+    long_name = "z" * 246 + ".trf"
+    odd = "new\nline.trf"
+    not_utf8 = os.fsdecode(b"bad\xff.trf")
+    names = [long_name, odd, not_utf8]
+    (tmp_path / PROCESSED).mkdir()
+    (tmp_path / PROCESSED / long_name).write_text("earlier")  # its twin needs a dated name too
+    for name in names:
+        (tmp_path / name).write_text(name if name != not_utf8 else "x")
+    outcomes = {tmp_path / long_name: FileOutcome("loaded", None), tmp_path / odd: FileOutcome("loaded", None),
+                tmp_path / not_utf8: FileOutcome("rejected", "no players")}  # fmt: skip
+    with caplog.at_level("INFO", logger="elopipe.ingest.watcher"):
+        run_batch_and_file(tmp_path, list(outcomes), lambda files: outcomes, WatchStats())
+    assert not [n for n in names if (tmp_path / n).exists()]  # every file filed
+    filed = [p.name for p in (tmp_path / PROCESSED).iterdir()] + [p.name for p in (tmp_path / QUARANTINE).iterdir()]
+    assert all(len(os.fsencode(n)) <= NAME_MAX for n in filed)
+    assert any(n.endswith(REASON_SUFFIX) for n in filed)
+    said = [r.getMessage() for r in caplog.records]
+    assert all("\n" not in line and line.isprintable() for line in said), said
+    assert any("new\\x0aline.trf" in line for line in said) and any("bad\\xff.trf" in line for line in said)
+
+
 def test_outcomes_fold_archive_members_and_earlier_rejections(tmp_path: Path) -> None:
     from elopipe.ingest.loader import FileResult
 
