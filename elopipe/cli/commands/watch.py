@@ -107,10 +107,14 @@ def watch(
     except ElopipeError:
         raise  # the CLI prints it with its exit code (elopipe.cli.app); the files stay in the inbox
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
+        from elopipe.jobs.store import is_interrupt
         from flows.prefect_env import is_termination
 
         if is_termination(exc):  # Prefect's clean-up failed on the SIGTERM it was handling
             err_console.print(_SIGTERM_LINE)
+            raise typer.Exit(130) from None
+        if is_interrupt(exc):  # a stop met a DuckDB statement: its error, not KeyboardInterrupt
+            err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
             raise typer.Exit(130) from None
         err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
