@@ -165,6 +165,7 @@ def publish_outputs(
             def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
                 return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
 
+            hrefs_before = _recorded_hrefs(manifest, system, top + others)
             pages = [
                 page("player", pid, player_keys.get(pid), _player_page, pid, system, out / "players" / system)
                 for pid in top + others
@@ -191,7 +192,16 @@ def publish_outputs(
                 for html in (p for p in found if p.suffix == ".html"):
                     links[pid] = f"../players/{system}/{html.name}"
             links = dict(sorted(links.items()))
-            list_keys = list_digests(con, system, dates, links)
+            # lists published here before that show a player whose page is new or renamed: a
+            # publish of all the folder's lists links it, whatever order they came in
+            moved = sorted(pid for pid, href in links.items() if hrefs_before.get(pid) != href)
+            relink = _lists_showing(con, manifest, system, set(dates), moved)
+            ticker.total += len(relink)
+            list_keys = list_digests(con, system, dates + relink, links)
+            relinked = [
+                page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links)
+                for d in relink
+            ]
             jobs = [
                 (
                     d,
@@ -205,6 +215,9 @@ def publish_outputs(
                     paths.extend(job.result())
                     ticker.advance()
                 if d == dates[-1]:
+                    for job in relinked:
+                        paths.extend(job.result())
+                        ticker.advance()
                     for job in [report(tid) for tid in earlier]:
                         paths.extend(job.result())
                         ticker.advance()
@@ -220,6 +233,41 @@ Job = cf.Future[list[Path]]
 
 def _player_page(con: duckdb.DuckDBPyConnection, player_id: int, system: str, folder: Path) -> list[Path]:
     return write_player_page(con, player_id, system, folder, chart_format=PLAYER_CHART)
+
+
+def _recorded_hrefs(manifest: Manifest, system: str, pids: list[int]) -> dict[int, str]:
+    """{player_id: href from `lists/`} of the pages of `pids` as the manifest records them now."""
+    hrefs = {}
+    for pid in pids:
+        entry = manifest.inputs.get(f"player:{system}:{pid}")
+        for rel in entry[1] if entry else []:
+            if rel.endswith(".html"):
+                hrefs[pid] = f"../players/{system}/{Path(rel).name}"
+    return hrefs
+
+
+def _lists_showing(
+    con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str, skip: set[dt.date], pids: list[int]
+) -> list[dt.date]:
+    """The dates, outside `skip`, of the `system` lists the manifest records whose rows hold one
+    of `pids`, ascending: one query on those players' rows only."""
+    prefix = f"list:{system}:"
+    recorded = set()
+    for key in manifest.inputs:
+        if key.startswith(prefix):
+            try:
+                recorded.add(dt.date.fromisoformat(key[len(prefix) :]))
+            except ValueError:
+                continue  # a key edited by hand
+    recorded -= skip
+    if not pids or not recorded:
+        return []
+    rows = con.execute(
+        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND player_id IN (SELECT unnest(?::INTEGER[]))"
+        " AND list_date IN (SELECT unnest(?::DATE[])) ORDER BY list_date",
+        [system, pids, sorted(recorded)],
+    ).fetchall()
+    return [r[0] for r in rows]
 
 
 def recorded_ids(manifest: Manifest, kind: str, system: str) -> set[int]:

@@ -90,3 +90,18 @@ def test_a_publish_list_by_list_writes_what_one_publish_of_both_writes(
     assert sorted(p.relative_to(step) for p in (step / "players").rglob("*.html")) == players
     for rel in players:
         assert (step / rel).read_bytes() == (whole / rel).read_bytes(), rel
+
+
+def test_lists_published_in_any_order_link_what_one_publish_of_them_links(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FEB, then JAN: JAN's publish makes Charlie's page (in JAN's top 3, 4th on FEB), so FEB's
+    page, published before, must now link it too (a fresh user and a hostile tester found the
+    pages depended on the order)."""
+    monkeypatch.setattr("elopipe.publish.outputs.TOP_PLAYERS", 3)
+    step, whole = tmp_path / "step", tmp_path / "whole"
+    _publish(db, step, "--full", "--list-date", FEB.isoformat())
+    _publish(db, step, "--full", "--list-date", JAN.isoformat())
+    _publish(db, whole, "--full", "--all")
+    for page in (Path("lists") / f"fide_{d.isoformat()}.html" for d in (JAN, FEB)):
+        assert (step / page).read_bytes() == (whole / page).read_bytes(), page
