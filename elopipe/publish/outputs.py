@@ -165,7 +165,7 @@ def publish_outputs(
             def page(kind: str, key: object, digest: str | None, fn: Callable[..., list[Path]], *args: object) -> Job:
                 return _page(pool, manifest, f"{kind}:{system}:{key}", digest, fn, *args)
 
-            hrefs_before = _recorded_hrefs(manifest, system, top + others)
+            hrefs_before = _recorded_hrefs(manifest, system, [*top, *others, *linked])
             pages = [
                 page("player", pid, player_keys.get(pid), _player_page, pid, system, out / "players" / system)
                 for pid in top + others

@@ -34,3 +34,14 @@ def test_rate_says_whether_it_resumed(tmp_path: Path) -> None:
     # nothing new: the engine does not run, and says neither
     again = _rate(db)
     assert "nothing changed since the last run" in again and "computed from" not in again
+
+
+def test_a_first_rate_with_no_list_does_not_speak_of_a_last_run(tmp_path: Path) -> None:
+    """A store with no rapid game: `rate --system fide-rapid` said "nothing changed since the
+    last run" on its first run (a fresh user)."""
+    db = tmp_path / "s.duckdb"
+    ingest_paths([TRF / "irl_bunratty_masters_2011_crlf.trf"], db)
+    res = CliRunner().invoke(app, ["rate", "--system", "fide-rapid", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "no list" in res.output and "nothing written" in res.output
+    assert "since the last run" not in res.output

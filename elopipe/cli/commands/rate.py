@@ -301,7 +301,9 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
             f" ({s.first_list} .. {s.last_list}),"
             f" {plural(s.players_rated, 'player')} rated on the last list"
         )
-    if s.first_changed is None:
+    if s.first_changed is None and not s.lists:
+        console.print("nothing written")  # maybe no run before: "nothing changed since" would not hold
+    elif s.first_changed is None:
         console.print("nothing changed since the last run; nothing written")
     else:
         console.print(f"rewritten from {s.first_changed}: {plural(s.lists_written, 'list')}")
