@@ -136,18 +136,19 @@ def publish_outputs(
     # progress from the first query on: the digests and the manifest of a federation's folder take
     # seconds, and a log must not go quiet (the reports of earlier publishes are counted once known)
     with Ticker(len(top) + len(dates) + len(seen), progress) as ticker, recording(out) as manifest:
-        # player pages an earlier publish made here, of players not at the top of these lists: a
-        # full publish of the folder's lists links them (they were at the top of another), so
-        # these lists link them too, and they are made again when what they show changed
         manifest.removes = sole_store
         if sole_store:
             retire_gone_pages(con, manifest, system)
+        # player pages an earlier publish made here, of players not at the top of these lists: a
+        # full publish of the folder's lists links them (they were at the top of another), so
+        # these lists link them too, and they are made again when what they show changed
         others = earlier_players(manifest, system, set(top))
         player_keys = player_digests(con, system, top + others, PLAYER_CHART)
-        linked: dict[int, list[Path]] = {}  # the earlier pages found unchanged: linked, not made
-        for pid in [pid for pid in others if pid in player_keys]:  # still in the store
-            linked[pid] = manifest.fresh(f"player:{system}:{pid}", player_keys[pid], count=False) or []
-        others = [pid for pid, found in linked.items() if not found]
+        others = [pid for pid in others if pid in player_keys]  # still in the store
+        linked = {  # unchanged: linked, not made
+            pid for pid in others if manifest.fresh(f"player:{system}:{pid}", player_keys[pid], count=False)
+        }
+        others = [pid for pid in others if pid not in linked]
         ticker.total += len(others)
         with Workers(con, n) as pool:
             # reports an earlier publish left in this folder, of tournaments no list here rates: a
@@ -188,9 +189,7 @@ def publish_outputs(
                 paths.extend(written)
                 html = next(p for p in written if p.suffix == ".html")
                 links[pid] = f"../players/{system}/{html.name}"
-            for pid, found in linked.items():
-                for html in (p for p in found if p.suffix == ".html"):
-                    links[pid] = f"../players/{system}/{html.name}"
+            links.update((pid, hrefs_before[pid]) for pid in linked if pid in hrefs_before)
             links = dict(sorted(links.items()))
             # lists published here before that show a player whose page is new or renamed: a
             # publish of all the folder's lists links it, whatever order they came in
@@ -198,18 +197,12 @@ def publish_outputs(
             relink = _lists_showing(con, manifest, system, set(dates), moved)
             ticker.total += len(relink)
             list_keys = list_digests(con, system, dates + relink, links)
-            relinked = [
-                page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links)
-                for d in relink
-            ]
-            jobs = [
-                (
-                    d,
-                    page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links),
-                    [report(tid) for tid in reports[d]],
-                )
-                for d in dates
-            ]
+
+            def list_page(d: dt.date) -> Job:
+                return page("list", d, list_keys.get(d), write_list, system, d, out / "lists", LIST_FORMATS, links)
+
+            relinked = [list_page(d) for d in relink]
+            jobs = [(d, list_page(d), [report(tid) for tid in reports[d]]) for d in dates]
             for d, files, reported in jobs:
                 for job in (files, *reported):
                     paths.extend(job.result())
