@@ -24,8 +24,8 @@ class _Group(TyperGroup):
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
             return super().make_context(*args, **kwargs)
-        except KeyboardInterrupt:
-            _interrupted()
+        except KeyboardInterrupt as stop:
+            _interrupted(stop)
         except BrokenPipeError:
             stdout_closed()
         except SystemExit as exc:
@@ -42,8 +42,8 @@ class _Group(TyperGroup):
             # every command's own errors, in one place: the message, no traceback
             err_console.print(str(exc) or type(exc).__doc__ or "failed", style="red")
             raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            _interrupted()
+        except KeyboardInterrupt as stop:
+            _interrupted(stop)
         except BrokenPipeError:  # caught before OSError below: not "Broken pipe", exit 1
             stdout_closed()
         except SystemExit as exc:  # a sub-command group's --help (`players split --help | head -2`)
@@ -115,9 +115,11 @@ def _help_pipe_closed(exc: SystemExit) -> None:
         stdout_closed()
 
 
-def _interrupted() -> NoReturn:
-    # typer would exit 130 without a word; the user is told the command stopped
-    err_console.print("interrupted (Ctrl-C)", style="yellow")
+def _interrupted(stop: BaseException | None = None) -> NoReturn:
+    # typer would exit 130 without a word; the user is told the command stopped, and how
+    from elopipe.runtime.interrupt import Terminated
+
+    err_console.print("stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted (Ctrl-C)", style="yellow")
     raise typer.Exit(130) from None
 
 

@@ -40,7 +40,13 @@ def __getattr__(name: str) -> Any:
 
 def main() -> None:
     """Run the CLI. Usage errors exit 2 (Click's convention); a Ctrl-C that a command does not
-    handle itself ends with one line and exit 130, never a traceback."""
+    handle itself ends with one line and exit 130, never a traceback; so does a SIGTERM to `run` or
+    `watch` before their own handler is in place (README: "130 after Ctrl-C (or a SIGTERM, said in
+    one line)")."""
+    from elopipe.runtime.interrupt import early_sigterm
+
+    if sys.argv[1:2] in (["run"], ["watch"]):
+        early_sigterm()
     try:  # before the commands are imported: modules read these settings on import
         from elopipe.runtime.settings import SettingError, check_environment
 
@@ -49,9 +55,8 @@ def main() -> None:
         except SettingError as exc:
             print(exc, file=sys.stderr)
             sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        print("interrupted (Ctrl-C)", file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as stop:
+        _interrupted(stop)
     if "--dask" in sys.argv:
         from elopipe.cli.commands.dask_opts import optional_dask_value
 
@@ -59,9 +64,8 @@ def main() -> None:
     try:
         # `elopipe CMD ...`: only CMD is registered (its --help is its own); else, the whole list
         sys.exit(load_app(sys.argv[1] if len(sys.argv) > 1 else None)())
-    except KeyboardInterrupt:
-        print("interrupted (Ctrl-C)", file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as stop:
+        _interrupted(stop)
     except Exception as exc:
         # DuckDB failing under a command that did not expect it (a store's folder made read-only
         # while its lock file stays): one line, not a traceback; the module test keeps DuckDB's
@@ -76,11 +80,19 @@ def main() -> None:
         # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
         # must not turn its exit into a silent kill
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _flush_stdout()
         # What the command leaves is released with the process: the interpreter's last cyclic
         # collection need not walk it first (0.3 of a TRF month's 8 CPU-s, bench/federation.py).
         gc.freeze()
         raise
+
+
+def _interrupted(stop: KeyboardInterrupt) -> None:
+    from elopipe.runtime.interrupt import Terminated
+
+    print("stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted (Ctrl-C)", file=sys.stderr)
+    sys.exit(130)
 
 
 def _flush_stdout() -> None:

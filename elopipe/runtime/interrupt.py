@@ -6,16 +6,57 @@ between batches of files, between two systems' rating or publishing); a second C
 KeyboardInterrupt at once (DuckDB then rolls the open transaction back, so the store stays
 consistent either way). A process started with those signals blocked (the flow runs of
 `elopipe serve`) takes them once the handler is in place.
+
+`early_sigterm()` covers the time before that handler is in place (a command's first second, its
+imports): a SIGTERM then raises `Terminated`, a KeyboardInterrupt the entry point ends in one
+line (elopipe.cli.main), instead of a silent kill (status 143).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
 
 _stop = threading.Event()
+# the signal that asked for the stop: the lines the user sees name it (a service manager's SIGTERM
+# is not a Ctrl-C, and a second SIGTERM does not abort)
+_cause: list[int] = [signal.SIGINT]
+
+
+class Terminated(KeyboardInterrupt):
+    """A SIGTERM before a command's own handler was in place (`early_sigterm`)."""
+
+
+def early_sigterm() -> None:
+    """Until a command installs its own handler (`graceful_stop`), a SIGTERM raises `Terminated`
+    in this process. A child forked meanwhile (Prefect's server, a parse worker) inherits the
+    handler: there the signal does what it did before, end the process."""
+    owner = os.getpid()
+
+    def handler(signum: int, _frame: object) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def stop_cause() -> str:
+    """How the stop came, as the user knows it: 'SIGTERM', or 'Ctrl-C' (SIGINT or `request_stop`)."""
+    return "SIGTERM" if _cause[0] == signal.SIGTERM else "Ctrl-C"
+
+
+def stopping_line(what: str) -> str:
+    """The line said on the first stop: `what` ('stopping at the next safe point'), then how the
+    stop came and, after a Ctrl-C, how to abort at once (a second SIGTERM does not abort)."""
+    if _cause[0] == signal.SIGTERM:
+        return f"{what} (SIGTERM) ..."
+    return f"{what} (Ctrl-C again to abort now) ..."
 
 
 def stop_requested() -> bool:
@@ -30,6 +71,7 @@ def request_stop() -> None:
 
 def clear_stop() -> None:
     _stop.clear()
+    _cause[0] = signal.SIGINT
 
 
 def wait_or_stop(seconds: float) -> bool:
@@ -40,7 +82,8 @@ def wait_or_stop(seconds: float) -> bool:
 @contextlib.contextmanager
 def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[None]:
     """Install the two-step Ctrl-C handler for the duration of the block (main thread only;
-    elsewhere it does nothing). `on_first` gets a message for the user on the first signal."""
+    elsewhere it does nothing). `on_first` gets a message for the user on the first signal
+    (`stopping_line`; `stop_cause()` says which signal it was)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -49,9 +92,11 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
     def handler(signum: int, _frame: object) -> None:
         if _stop.is_set() and signum == signal.SIGINT:
             raise KeyboardInterrupt
+        if not _stop.is_set():
+            _cause[0] = signum
         _stop.set()
         if on_first is not None:
-            on_first("stopping after the current batch of files (press Ctrl-C again to abort now) ...")
+            on_first(stopping_line("stopping after the current batch of files"))
 
     signals = {signal.SIGINT, signal.SIGTERM}
     previous = {sig: signal.signal(sig, handler) for sig in signals}

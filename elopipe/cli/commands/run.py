@@ -180,7 +180,7 @@ def _run_pipeline(
     unless one is configured), then the `pipeline` flow on `request`; parsing on the Dask cluster
     of `spec` if given. A Ctrl-C stops it at the next safe point (exit 130, see `_report`); a
     second one aborts at once."""
-    from elopipe.runtime.interrupt import graceful_stop, stop_requested
+    from elopipe.runtime.interrupt import graceful_stop, stop_cause, stop_requested, stopping_line
     from flows.prefect_env import (
         configure,
         is_termination,
@@ -192,10 +192,9 @@ def _run_pipeline(
 
     start = time.time()
     configure(quiet=not verbose)
-    stop_message = "stopping at the next safe point (Ctrl-C again to abort now) ..."
     try:
         with (
-            graceful_stop(on_first=lambda _msg: live.line(stop_message, "yellow")),
+            graceful_stop(on_first=lambda _msg: live.line(stopping_line("stopping at the next safe point"), "yellow")),
             prefect_api(fork=True) as api,  # forked once Prefect is imported: it shares that import
         ):
             live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
@@ -208,7 +207,7 @@ def _run_pipeline(
             api.wait_ready()
             api_ready = time.time()
             if stop_requested():  # Ctrl-C while Prefect started: nothing read yet
-                err_console.print("stopped (Ctrl-C) before any file was read", style="yellow")
+                err_console.print(f"stopped ({stop_cause()}) before any file was read", style="yellow")
                 raise typer.Exit(130)
             with local_run_settings(), cluster_address(spec) as cluster:
                 summary = pipeline(dataclasses.replace(request, cluster=cluster_of(cluster)))
@@ -255,8 +254,11 @@ def _report(summary: PipelineSummary, db: Path, timing: Timing) -> None:
         style="dim",
     )
     if summary.interrupted:
+        from elopipe.runtime.interrupt import stop_cause
+
         err_console.print(
-            "stopped (Ctrl-C): what was committed stays; the next run rates and publishes the rest", style="yellow"
+            f"stopped ({stop_cause()}): what was committed stays; the next run rates and publishes the rest",
+            style="yellow",
         )
         raise typer.Exit(130)
     failed = summary.stopped or summary.publish_failures

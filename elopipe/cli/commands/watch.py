@@ -85,16 +85,16 @@ def watch(
     inbox.mkdir(parents=True, exist_ok=True)
     exit_if_api_unreachable()
     from elopipe.cli.commands.live_status import LiveStatus
-    from elopipe.runtime.interrupt import graceful_stop, stop_requested
+    from elopipe.runtime.interrupt import graceful_stop, stop_requested, stopping_line
     from flows.prefect_env import configure, prefect_api
 
     db_s, out_s = str(db.resolve()), str(out.resolve())
     configure(quiet=not verbose)
-    stop_message = "stopping after the current batch's transaction (Ctrl-C again to abort now) ..."
+    stop_what = "stopping after the current batch's transaction"
     try:
         with (
             LiveStatus(err_console, warn_once=("rate",)) as live,
-            graceful_stop(on_first=lambda _msg: live.line(stop_message, "yellow")),
+            graceful_stop(on_first=lambda _msg: live.line(stopping_line(stop_what), "yellow")),
             prefect_api() as api,  # one server for all batches, started now
         ):
             live.line(f"watch: {inbox} -> store {db_s}, outputs {out_s} ({', '.join(systems)})")

@@ -1,0 +1,105 @@
+"""A stop names the signal that asked for it; a SIGTERM before a command's own handler ends it in
+one line (elopipe.runtime.interrupt)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from elopipe.runtime import interrupt
+
+REPO = Path(__file__).resolve().parents[2]
+ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
+
+
+def test_a_sigterm_stop_is_said_as_sigterm_and_a_ctrl_c_as_ctrl_c() -> None:
+    lines: list[str] = []
+    try:
+        with interrupt.graceful_stop(on_first=lines.append):
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert interrupt.stop_requested()
+            assert interrupt.stop_cause() == "SIGTERM"
+            assert interrupt.stopping_line("stopping") == "stopping (SIGTERM) ..."
+        assert lines == ["stopping after the current batch of files (SIGTERM) ..."]
+        with interrupt.graceful_stop(on_first=lines.append):  # a new stop starts as a Ctrl-C's
+            assert not interrupt.stop_requested()
+            os.kill(os.getpid(), signal.SIGINT)
+            assert interrupt.stop_cause() == "Ctrl-C"
+            assert interrupt.stopping_line("stopping") == "stopping (Ctrl-C again to abort now) ..."
+            with pytest.raises(KeyboardInterrupt):  # a second Ctrl-C aborts at once
+                os.kill(os.getpid(), signal.SIGINT)
+    finally:
+        interrupt.clear_stop()
+
+
+def test_an_early_sigterm_raises_terminated_here_and_ends_a_forked_child_as_before() -> None:
+    """In the process that installed it, `Terminated`; in a child forked after (Prefect's server,
+    a parse worker), the signal's own action: the child ends with -SIGTERM, it does not raise into
+    the parent's code."""
+    code = textwrap.dedent(
+        """
+        import os, signal, sys
+        from elopipe.runtime.interrupt import Terminated, early_sigterm
+        early_sigterm()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+            except BaseException:
+                os._exit(3)
+            os._exit(4)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+        except Terminated:
+            print("parent terminated")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split("\n")[:2] == [f"child {-signal.SIGTERM}", "parent terminated"], out
+
+
+def test_a_sigterm_before_the_commands_handler_ends_it_in_one_line(tmp_path: Path) -> None:
+    """`run` stopped by a service manager while it waits for the store (before its own handler,
+    before Prefect): status 130 and one line naming SIGTERM (was a silent 143)."""
+    from elopipe.store.connect import write_lock
+
+    db = tmp_path / "s.duckdb"
+    with write_lock(db):  # another writer: the command waits for it, and says so
+        proc = subprocess.Popen(
+            [ELOPIPE, "run", str(REPO / "sample_pgn"), "--db", str(db), "--out", str(tmp_path / "out")],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stderr is not None
+            seen = [line for line in _until(proc.stderr, "waiting for another elopipe process")]
+            proc.send_signal(signal.SIGTERM)
+            stdout, rest = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    stderr = "".join(seen) + rest
+    assert proc.returncode == 130, stderr
+    # the status line may be said once more as it closes; then the one line of the stop
+    assert stderr.strip().splitlines()[-1] == "stopped (SIGTERM)", stderr
+    assert "Ctrl-C" not in stderr and "Traceback" not in stdout + stderr, stderr
+
+
+def _until(lines: Iterator[str], text: str) -> Iterator[str]:
+    for line in lines:
+        yield line
+        if text in line:
+            return
+    raise AssertionError(f"the command ended before it said {text!r}")
