@@ -85,7 +85,8 @@ def pipeline(request: RunRequest) -> PipelineSummary:
         summary = PipelineSummary(ingest=ing, out=out_p, body_started=started)
         if not (stop_requested() or ing.failure):  # a full disk: rating would need the same disk
             summary.rating = rate_lists.fn(request.rating())
-        if summary.rating is not None and not stop_requested():
+        # after a stop too: the publish flow then records the changed lists for the next run
+        if summary.rating is not None:
             runs = {s: r.run_id if r is not None else None for s, r in summary.rating.summaries.items()}
             summary.published, summary.publish_failures = publish.fn(request.publishing(summary.rating.changed, runs))
         summary.interrupted = stop_requested()

@@ -3,7 +3,9 @@
 Which lists (elopipe.publish.plan.publish_changed): every changed one, or with `max_lists` the
 most recent changed lists plus older changed ones this output folder already holds; the lists of
 rating runs this folder has not taken (a `rate` on its own, a run killed before publishing); and
-the lists an interrupted publish (a kill, a full disk) left unwritten, even when nothing changed.
+the lists an interrupted publish (a kill, a full disk) left unwritten, even when nothing changed;
+and the lists a run stopped before publishing (a Ctrl-C, a SIGTERM) had changed: the stop records
+them pending in the folder's ledger (`_stopped_before`).
 An output folder that has never received this store's lists for a system gets its latest list
 even when nothing changed, so a new `--out` is never left empty. A file that cannot be written
 ends that system's publish with one line naming the file and the reason; the flow goes on with
@@ -67,6 +69,17 @@ def publish_system(
         return describe(exc)
 
 
+def _stopped_before(request: PublishListsRequest, systems: tuple[str, ...] | list[str]) -> str:
+    """A stop before `systems` were published: their changed lists are recorded pending in the
+    output folder (elopipe.publish.plan.defer), so the next run writes them even though its rating
+    changes nothing. The note for the stage line."""
+    left = 0
+    for system in systems:
+        changed = list((request.changed or {}).get(system, []))
+        left += publish_plan.defer(Path(request.out), request.db, system, changed, request.max_lists)
+    return f"stopped before {systems[0]}" + (f" ({plural(left, 'list')} left for the next run)" if left else "")
+
+
 def _progress(system: str, done: int, total: int) -> None:
     stage_progress("publish", f"{system} {bar(done, total)} lists, reports and player pages")
 
@@ -85,9 +98,9 @@ def publish(request: PublishListsRequest) -> tuple[list[Path], list[str]]:
     written: list[Path] = []
     notes: list[str] = []
     failures: list[str] = []
-    for system in request.systems:
+    for i, system in enumerate(request.systems):
         if stop_requested():  # each list is written whole, its ledger entry after: a safe point
-            notes.append(f"stopped before {system}")
+            notes.append(_stopped_before(request, request.systems[i:]))
             break
         stage_start("publish", system)
         dates = None if changed is None else list(changed.get(system, []))

@@ -140,6 +140,19 @@ def remember(out: Path, db: str | os.PathLike[str], system: str, dates: list[dt.
     _save(out, db, ledger, durable)
 
 
+def defer(out: Path, db: str | os.PathLike[str], system: str, changed: list[dt.date], max_lists: int | None) -> int:
+    """Record as pending in `out` the lists a publish of `changed` would write (`select_dates`),
+    without writing a file: a run stopped after its rating leaves them to the next publish, which
+    writes pending lists even when nothing changed (a new folder has no other record of them).
+    Returns how many were recorded; a folder of another store's ledger, or none, gets one."""
+    if not changed:
+        return 0
+    dates, _ = select_dates(changed, published_dates(out, db, system), max_lists)
+    if dates:
+        begin(out, db, system, dates)
+    return len(dates)
+
+
 def forget_pending(out: Path, db: str | os.PathLike[str], system: str, dates: set[dt.date]) -> None:
     """Drop `dates` from the pending lists of `system` (lists the store no longer holds)."""
     ledger = _ledger(out, db)

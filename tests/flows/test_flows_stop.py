@@ -1,5 +1,6 @@
 """A stop request (Ctrl-C) after ingest: `pipeline` stops at the next safe point, between two
-systems' rating, and publishes nothing; `elopipe run` then exits 130. And a publish whose changed
+systems' rating, and publishes nothing, but records the lists it changed for the next run, which
+publishes them; `elopipe run` then exits 130. And a publish whose changed
 lists are not in the store says so, instead of "no list". Under the session's Prefect harness."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 import typer
 
 from elopipe.jobs.requests import PublishListsRequest, RunRequest
+from elopipe.publish.plan import LEDGER, pending_dates
 from elopipe.runtime.interrupt import clear_stop, request_stop
 from elopipe.store.connect import open_reader
 from tests.helpers.paths import REPO
@@ -18,6 +20,7 @@ from tests.helpers.paths import REPO
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 SMALL = REPO / "sample_pgn" / "wchcand22.pgn"
+EARLIER = REPO / "sample_pgn" / "wjun19.pgn"  # with SMALL, the fide lists from 2019-11 to 2022-08 change
 
 
 def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_nothing(
@@ -37,14 +40,17 @@ def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_
     monkeypatch.setattr(rating, "rate", rate_then_ctrl_c)
     db, out = tmp_path / "store.duckdb", tmp_path / "out"
     try:
-        summary = pipeline(RunRequest((str(SMALL),), str(db), ("fide", "fide-rapid"), str(out)))
+        summary = pipeline(RunRequest((str(EARLIER), str(SMALL)), str(db), ("fide", "fide-rapid"), str(out)))
     finally:
         clear_stop()
 
     assert summary.interrupted and summary.stopped
-    assert summary.ingest.count("loaded") == 1
+    assert summary.ingest.count("loaded") == 2
     assert summary.rating is not None and list(summary.rating.changed) == ["fide"]  # fide-rapid not reached
-    assert summary.published == [] and not out.exists()
+    # nothing published; the changed lists are recorded pending in the folder's ledger, for the next run
+    assert summary.published == [] and [p.name for p in out.iterdir()] == [LEDGER]
+    changed = summary.rating.changed["fide"]
+    assert len(changed) >= 2 and pending_dates(out, db, "fide") == set(changed)
     con = open_reader(db)
     try:
         systems = {r[0] for r in con.execute("SELECT DISTINCT system FROM rating_lists").fetchall()}
@@ -58,8 +64,12 @@ def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_
 
     # The next run rates the rest and publishes what the stopped one did not.
     monkeypatch.setattr(rating, "rate", real_rate)
-    again = pipeline(RunRequest((str(SMALL),), str(db), ("fide", "fide-rapid"), str(out)))
+    again = pipeline(RunRequest((str(EARLIER), str(SMALL)), str(db), ("fide", "fide-rapid"), str(out)))
     assert not again.interrupted and again.published
+    assert again.rating is not None and again.rating.changed["fide"] == []  # fide was rated before
+    # every list the stopped run changed, not only the latest (a new folder's first publish)
+    assert {f"fide_{d}.csv" for d in changed} <= {p.name for p in again.published}
+    assert pending_dates(out, db, "fide") == set()
 
 
 def test_a_publish_whose_changed_list_is_not_in_the_store_says_so(

@@ -253,3 +253,18 @@ def test_a_changed_date_with_no_list_rows_does_not_hold_back_the_other_lists(sto
         con.close()
     assert published_dates(out, store, "fide") == {JAN, FEB}
     assert {p.name for p in done.paths if p.parent.name == "lists"} >= {"fide_2024-01-01.csv", "fide_2024-02-01.csv"}
+
+
+def test_deferred_lists_are_pending_as_a_publish_would_pick_them(tmp_path: Path) -> None:
+    """`defer` (a run stopped after its rating) records what a publish of the changed lists would
+    write, `max_lists` and the folder's published lists included, and writes no list file."""
+    from elopipe.publish.plan import defer, remember
+
+    out, db = tmp_path / "out", tmp_path / "s.duckdb"
+    dates = [dt.date(2024, m, 1) for m in (1, 2, 3, 4)]
+    assert defer(out, db, "fide", [], 2) == 0 and not out.exists()
+    remember(out, db, "fide", [dates[0]])  # January is published in this folder
+    assert defer(out, db, "fide", dates, 2) == 3  # the two most recent, and January again
+    assert pending_dates(out, db, "fide") == {dates[0], dates[2], dates[3]}
+    assert published_dates(out, db, "fide") == set()  # pending until written again
+    assert [p.name for p in out.iterdir()] == [LEDGER]
