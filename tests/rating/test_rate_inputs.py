@@ -169,3 +169,35 @@ def test_a_hand_edit_of_the_lists_is_seen_and_the_rapid_digest_reads_the_standar
     # what to rewrite) and the digest of what it leaves is kept anew
     _rate(db, "fide")
     assert db_rows(db, kept) != left
+
+
+def test_a_resumed_fide_run_reads_the_events_once_and_sees_a_change_to_one_of_them(tmp_path, monkeypatch):
+    """`rate` digests the games event by event once (`event_inputs`): the fingerprint and the FIDE
+    plan's period digests both take that frame; a change to a game the rating reads, to an entry
+    or to an event's row changes the fingerprint, and the lists stay the from-scratch ones."""
+    from elopipe.rating import event_inputs
+
+    db = tmp_path / "e.duckdb"
+    rated(db, [FIRST[:2]], "fide")
+    ingest_paths(FIRST[2:], db)  # a 2022 event, after the 2011 ones
+    reads: list[int] = []
+    real = event_inputs._digests
+    monkeypatch.setattr(event_inputs, "_digests", lambda con, players: reads.append(1) or real(con, players))
+    summary = _rate(db, "fide")
+    assert summary.resumed_from is not None and len(reads) == 1
+    assert event_inputs.reused(object()) is None  # lent for that run only  # type: ignore[arg-type]
+    scratch = tmp_path / "s.duckdb"
+    rated(scratch, [FIRST], "fide")
+    assert _results(db, "fide") == _results(scratch, "fide")
+    edits = (
+        "UPDATE games SET round = round + 1 WHERE game_id = (SELECT min(game_id) FROM games)",
+        "UPDATE tournament_players SET rating_in_file = 2000 WHERE player_id ="
+        " (SELECT min(player_id) FROM tournament_players)",
+        "UPDATE tournaments SET end_date = end_date + 1"
+        " WHERE tournament_id = (SELECT min(tournament_id) FROM tournaments)",
+    )
+    for edit in edits:
+        with open_writer(db) as con:
+            before = inputs.fingerprint(con, "fide", None, {})
+            con.execute(edit)
+            assert inputs.fingerprint(con, "fide", None, {}) != before, edit
