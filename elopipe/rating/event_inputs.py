@@ -35,11 +35,13 @@ TABLES = ("games", "tournaments", "tournament_players")
 
 
 def digests(con: duckdb.DuckDBPyConnection, players: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Per event (tournament_id Int64, digest Utf8: count, sum and XOR of its rows' hashes): its
+    """Per event: tournament_id Int64; digest Utf8 (count, sum and XOR of its rows' hashes) of its
     games and what makes one of them no canonical game (the ``game_sources`` rows that hide it:
     `store_io.games_sql` reads the view ``canonical_games``), the stored rows of its parts
     (``tournaments``) and of their entries (``tournament_players``), and the facts the engine reads
-    (`store_io.load_players`: FIDE ID, birth year and date) of the players of its games and entries.
+    (`store_io.load_players`: FIDE ID, birth year and date) of the players of its games and entries;
+    first_game, last_game Date and n_games Int64 over its canonical games, as
+    `store_io.load_tournaments` counts them (`store_io.event_games_sql`): read in the same pass.
     A game or entry whose tournament is not stored counts under its own tournament_id.
     `players`: `store_io.load_players` as read already (the same digests; None: read here)."""
     if players is not None:
@@ -52,21 +54,30 @@ def _digests(con: duckdb.DuckDBPyConnection, players: str) -> pl.DataFrame:
     # Rows hashed as stored, every column the rating reads: the view's anti-join over game_sources
     # and the derived columns cost more than the hashing (0.14 -> 0.06 CPU-s on 375k games, issue
     # 27). Each game and entry is hashed with its players' facts: no set of (event, player) pairs.
+    # The dates and count of an event's canonical games come from the same pass over the games (a
+    # second one in `store_io.load_tournaments` cost 0.016 CPU-s on 375k games).
+    day = store_io.plausible_sql("g.game_date")
     sql = f"""
         WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM {players}),
         ev AS (SELECT tournament_id, coalesce(event_id, tournament_id) AS event_id FROM tournaments),
+        hidden AS (SELECT DISTINCT source_game_id FROM game_sources WHERE game_id <> source_game_id),
         parts AS (
-            SELECT coalesce(e.event_id, g.tournament_id) AS event_id, hash('g', {GAME_COLUMNS}, w.h, b.h) AS h
+            SELECT coalesce(e.event_id, g.tournament_id) AS event_id, hash('g', {GAME_COLUMNS}, w.h, b.h) AS h,
+                   x.source_game_id IS NULL AS canonical, {day} AS day
             FROM games g LEFT JOIN ev e USING (tournament_id)
             LEFT JOIN pf w ON w.player_id = g.white_id LEFT JOIN pf b ON b.player_id = g.black_id
-            UNION ALL SELECT coalesce(e.event_id, g.tournament_id), hash('s', s.game_id, s.source_game_id)
+            LEFT JOIN hidden x ON x.source_game_id = g.game_id
+            UNION ALL SELECT coalesce(e.event_id, g.tournament_id), hash('s', s.game_id, s.source_game_id), FALSE, NULL
             FROM game_sources s JOIN games g ON g.game_id = s.source_game_id LEFT JOIN ev e USING (tournament_id)
             WHERE s.game_id <> s.source_game_id
-            UNION ALL SELECT coalesce(t.event_id, tp.tournament_id), hash('e', tp, f.h) FROM tournament_players tp
-            LEFT JOIN tournaments t USING (tournament_id) LEFT JOIN pf f ON f.player_id = tp.player_id
-            UNION ALL SELECT coalesce(t.event_id, t.tournament_id), hash('t', t) FROM tournaments t)
+            UNION ALL SELECT coalesce(t.event_id, tp.tournament_id), hash('e', tp, f.h), FALSE, NULL
+            FROM tournament_players tp LEFT JOIN tournaments t USING (tournament_id)
+            LEFT JOIN pf f ON f.player_id = tp.player_id
+            UNION ALL SELECT coalesce(t.event_id, t.tournament_id), hash('t', t), FALSE, NULL FROM tournaments t)
         SELECT event_id::BIGINT AS tournament_id,
-               count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest
+               count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest,
+               min(day) FILTER (WHERE canonical) AS first_game, max(day) FILTER (WHERE canonical) AS last_game,
+               count(*) FILTER (WHERE canonical)::BIGINT AS n_games
         FROM parts GROUP BY 1
     """
     frame = to_polars(con.sql(sql))

@@ -201,3 +201,21 @@ def test_a_resumed_fide_run_reads_the_events_once_and_sees_a_change_to_one_of_th
             before = inputs.fingerprint(con, "fide", None, {})
             con.execute(edit)
             assert inputs.fingerprint(con, "fide", None, {}) != before, edit
+
+
+def test_the_events_game_dates_read_with_their_digests_are_those_load_tournaments_reads(tmp_path):
+    """`event_inputs.digests` counts each event's canonical games and their dates in its one pass:
+    `load_tournaments` given them returns what it reads itself, on a store where a PGN repeats the
+    games of another (``game_sources`` hides them) and events are held in several files."""
+    from elopipe.rating import event_inputs, store_io
+    from tests.identity.test_split_events import split_by_rounds
+
+    db = tmp_path / "d.duckdb"
+    ingested(db, FIRST + LATER)
+    ingest_paths(list(split_by_rounds(PGN / "wjun19.pgn", 2, tmp_path / "split")), db)
+    with open_writer(db) as con:
+        assert con.execute("SELECT count(*) FROM game_sources WHERE game_id <> source_game_id").fetchall()[0][0] > 0
+        assert con.execute("SELECT count(*) FROM tournaments WHERE event_id IS NOT NULL").fetchall()[0][0] > 0
+        own = store_io.load_tournaments(con)
+        given = store_io.load_tournaments(con, event_inputs.digests(con))
+    assert given.equals(own)
