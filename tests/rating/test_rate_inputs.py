@@ -172,19 +172,21 @@ def test_a_hand_edit_of_the_lists_is_seen_and_the_rapid_digest_reads_the_standar
 
 
 def test_a_resumed_fide_run_reads_the_events_once_and_sees_a_change_to_one_of_them(tmp_path, monkeypatch):
-    """`rate` digests the games event by event once (`event_inputs`): the fingerprint and the FIDE
-    plan's period digests both take that frame; a change to a game the rating reads, to an entry
-    or to an event's row changes the fingerprint, and the lists stay the from-scratch ones."""
+    """`rate` digests each event's rows once (`event_inputs.digests`): the fingerprint, the FIDE
+    plan's period digests and its events' dates all take that frame, the plan adding its players'
+    facts (`event_inputs.facts`, once); a change to a game the rating reads, to an entry or to an
+    event's row changes the fingerprint, and the lists stay the from-scratch ones."""
     from elopipe.rating import event_inputs
 
     db = tmp_path / "e.duckdb"
     rated(db, [FIRST[:2]], "fide")
     ingest_paths(FIRST[2:], db)  # a 2022 event, after the 2011 ones
-    reads: list[int] = []
-    real = event_inputs._digests
-    monkeypatch.setattr(event_inputs, "_digests", lambda con, players: reads.append(1) or real(con, players))
+    reads: list[str] = []
+    for name in ("digests", "facts"):
+        real = getattr(event_inputs, name)
+        monkeypatch.setattr(event_inputs, name, lambda *a, _f=real, _n=name, **k: reads.append(_n) or _f(*a, **k))
     summary = _rate(db, "fide")
-    assert summary.resumed_from is not None and len(reads) == 1
+    assert summary.resumed_from is not None and sorted(reads) == ["digests", "facts"]
     assert event_inputs.reused(object()) is None  # lent for that run only  # type: ignore[arg-type]
     scratch = tmp_path / "s.duckdb"
     rated(scratch, [FIRST], "fide")

@@ -122,13 +122,26 @@ def _global_digest(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[
 
 
 def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str, players: pl.DataFrame | None = None) -> pl.DataFrame:
-    """`event_inputs.digests` of the store behind `con` (`players`: as it takes them): the frame a
-    `elopipe.rating.run.rate` of this connection read already when it lends one
-    (`event_inputs.reused`), else read now. `no_moves` goes into every period's digest with the
-    options (`inputs_by_period`); it is checked here (ValueError)."""
+    """Per event (tournament_id Int64, digest Utf8): its rows (`event_inputs.digests`: the frame a
+    `elopipe.rating.run.rate` of this connection read already when it lends one,
+    `event_inputs.reused`, else read now) and the facts of its players (`event_inputs.facts`;
+    `players`: as it takes them). `no_moves` goes into every period's digest with the options
+    (`inputs_by_period`); it is checked here (ValueError)."""
     store_io.check_no_moves(no_moves)
-    frame = event_inputs.reused(con)
-    return frame if frame is not None else event_inputs.digests(con, players)
+    rows = event_inputs.reused(con)
+    if rows is None:
+        rows = event_inputs.digests(con)
+    # an event without a game or an entry has no facts: "-" stands for a side missing
+    return (
+        rows.select("tournament_id", "digest")
+        .join(event_inputs.facts(con, players), on="tournament_id", how="full", coalesce=True)
+        .select(
+            "tournament_id",
+            pl.concat_str(pl.col("digest").fill_null("-"), pl.col("facts").fill_null("-"), separator="/").alias(
+                "digest"
+            ),
+        )
+    )
 
 
 def inputs_by_period(

@@ -56,9 +56,7 @@ class Plan:
     def digest(self, con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> tuple[dict[dt.date, str], str]:
         """`inputs` and `empty`, digested now if they were not yet."""
         if self.inputs is None:
-            # the events as `rate` digested them need no players; else they are read once, here, and
-            # lent to a resumed run's engine
-            if self.players is None and event_inputs.reused(con) is None:
+            if self.players is None:
                 self.players = store_io.load_players(con)
             self.inputs, self.empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), self.periods, self.players)
         return self.inputs, self.empty
