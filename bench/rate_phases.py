@@ -7,8 +7,9 @@ written: the copy goes to ``--work``) and wraps the phases of `elopipe.rating.fi
 ``save_skips``, ``save_rate_of_play`` and ``norms_store.refresh`` (the title norms); in a run in
 windows of periods (`elopipe.rating.fide.windows`), ``store_io.load_games`` and
 ``load_tournament_players`` (a window's inputs), ``windows._compute`` (prepare + the window's
-periods), ``checkpoint.save`` and ``resume.summary_from_store``. For each phase (the calls of a
-phase made once a window on one line): the resident set (VmRSS) before its first call and after its
+periods), ``checkpoint.save`` and ``resume.summary_from_store``; ``event_inputs.digests`` (the
+events' digests, one pass over the games, where the checkout has it). For each phase (the calls of
+a phase made once a window on one line): the resident set (VmRSS) before its first call and after its
 last, the process's peak (VmHWM) after it and the CPU seconds of this process
 (`time.process_time`) it took. The phase that raised the peak is the
 one to bound; the last line gives the peak and CPU-s per game against the run's own total.
@@ -76,6 +77,12 @@ def main() -> int:
     _wrap(norms_store, "refresh", rows)
     _wrap(checkpoint, "save", rows)
     _wrap(resume, "plan", rows)
+    try:  # the one pass over the games that digests each event (issue 27), in a checkout that has it
+        from elopipe.rating import event_inputs
+    except ImportError:
+        pass
+    else:
+        _wrap(event_inputs, "digests", rows)
     try:  # a run in windows of periods (issue 27): its engine step, once a window
         from elopipe.rating.fide import windows
     except ImportError:  # a checkout before it

@@ -2,11 +2,13 @@
 
 A rating run reads the store's games, events, entries, players, identity decisions, imported
 official lists and, for a rapid system or a scenario, the lists of its companion system
-(`elopipe.rating.scenarios.companion`). `fingerprint` digests all of them in DuckDB without
-reading a row into Python: for each input table the row count, and the sum and the XOR of the
-rows' hashes (order-independent; the sum keeps two equal rows from cancelling), together with
-the run's options, the date `elopipe.read.dates.latest_plausible` (which bounds the dates read)
-and the bytes of the rating and reading code (a new version re-rates). `outputs` digests the
+(`elopipe.rating.scenarios.companion`). `fingerprint` digests all of them in DuckDB: the games
+(the columns a rating reads), events and entries event by event (`elopipe.rating.event_inputs`,
+the digests the FIDE engine's period digests then take without reading the games again), each
+other input table by its row count, and the sum and the XOR of the rows' hashes
+(order-independent; the sum keeps two equal rows from cancelling), together with the run's
+options, the date `elopipe.read.dates.latest_plausible` (which bounds the dates read) and the
+bytes of the rating and reading code (a new version re-rates). `outputs` digests the
 system's own period digests and list rows (and counts its other result rows), so a preview
 (``--through``), a dropped scenario or a hand edit of its results makes the engine run (its
 period digests then decide what it rewrites).
@@ -32,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import polars as pl
 
-from elopipe.rating import scenarios
+from elopipe.rating import event_inputs, scenarios
 from elopipe.rating.summary import RateSummary, RoFar
 from elopipe.read.dates import latest_plausible
 
@@ -83,10 +86,20 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def fingerprint(con: duckdb.DuckDBPyConnection, system: str, rules: str | None, params: Mapping[str, Any]) -> str:
-    """SHA-1 of everything a run of `system` with `rules` and `params` reads (module docstring)."""
+def fingerprint(
+    con: duckdb.DuckDBPyConnection,
+    system: str,
+    rules: str | None,
+    params: Mapping[str, Any],
+    events: pl.DataFrame | None = None,
+) -> str:
+    """SHA-1 of everything a run of `system` with `rules` and `params` reads (module docstring).
+    `events`: `event_inputs.digests` of the store (None: read here), which stand for the rows of
+    `event_inputs.TABLES`."""
     base, _ = scenarios.split_system(system)
-    parts = [_table_digest(t) for t in INPUT_TABLES]
+    if events is None:
+        events = event_inputs.digests(con)
+    parts = [_table_digest(t) for t in INPUT_TABLES if t not in event_inputs.TABLES]
     for other in _COMPANIONS.get(base, ()):
         key = scenarios.companion(system, other).replace("'", "''")
         parts.append(_table_digest("rating_lists", f"system = '{key}'"))
@@ -97,6 +110,8 @@ def fingerprint(con: duckdb.DuckDBPyConnection, system: str, rules: str | None, 
     h.update(latest_plausible().isoformat().encode())
     h.update(code_digest().encode())
     h.update(repr(rows).encode())
+    # one line per event, in id order (the ids are the store's: the same store, the same lines)
+    h.update(events.select("tournament_id", "digest").sort("tournament_id").write_csv().encode())
     return h.hexdigest()
 
 

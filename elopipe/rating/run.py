@@ -21,7 +21,7 @@ from typing import Any
 
 import duckdb
 
-from elopipe.rating import inputs, param_checks, scenarios, systems
+from elopipe.rating import event_inputs, inputs, param_checks, scenarios, systems
 from elopipe.rating.summary import RateSummary
 
 
@@ -77,12 +77,15 @@ def rate(
     fn = systems.get(system)
     # what the run reads, digested before it runs (`elopipe.rating.inputs`): the same as after the
     # last full run, and its results as that run left them, nothing can change
-    read = inputs.fingerprint(con, system, rules, params)
+    events = event_inputs.digests(con)
+    read = inputs.fingerprint(con, system, rules, params, events)
     kept = inputs.unchanged(con, system, read) if through is None and not removed else None
     if kept is not None:
         summary: RateSummary = kept
     else:
-        summary = fn(con, system=system, through=through, rules=rules, **params)
+        # the engine's period digests take the events digested once above (the run writes none of them)
+        with event_inputs.shared(con, events):
+            summary = fn(con, system=system, through=through, rules=rules, **params)
         if through is None:
             inputs.save(con, system, read, summary)
         else:

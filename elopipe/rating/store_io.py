@@ -48,7 +48,7 @@ import polars as pl
 from elopipe.rating import result_rows
 from elopipe.read.dates import DATE_MIN, latest_plausible
 from elopipe.store import write
-from elopipe.store.frames import to_polars
+from elopipe.store.frames import registered, to_polars
 
 RESULT_TABLES = (
     "rating_lists",
@@ -73,7 +73,7 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = N
 # ---- reading ---------------------------------------------------------------
 
 
-def _plausible(col: str) -> str:
+def plausible_sql(col: str) -> str:
     """SQL: `col` when it lies in DATE_MIN..latest_plausible() (`elopipe.read.dates`), else NULL.
 
     The readers refuse other dates; a store written by an older version may still hold one
@@ -81,6 +81,9 @@ def _plausible(col: str) -> str:
     """
     lo, hi = DATE_MIN.isoformat(), latest_plausible().isoformat()
     return f"CASE WHEN {col} BETWEEN DATE '{lo}' AND DATE '{hi}' THEN {col} END"
+
+
+_plausible = plausible_sql
 
 
 # The rating reads events, not files: a tournament that is a part of an event held in several
@@ -189,15 +192,22 @@ def games_sql(no_moves: str = "played") -> str:
         """
 
 
-def tournaments_sql() -> str:
-    """The query of `load_tournaments` before its computed dates (its stored columns, no order;
-    the plausible dates are today's)."""
+def event_games_sql() -> str:
+    """The query, per event (tournament_id: `EVENT_GAMES`), of first_game, last_game (Date: the
+    plausible dates of its canonical games, today's bounds) and n_games (their count)."""
     return f"""
-        WITH g AS (
-            SELECT tournament_id, min({_plausible("game_date")}) AS first_game,
-                   max({_plausible("game_date")}) AS last_game, count(*) AS n_games
-            FROM {EVENT_GAMES} GROUP BY tournament_id
-        )
+        SELECT tournament_id, min({_plausible("game_date")}) AS first_game,
+               max({_plausible("game_date")}) AS last_game, count(*) AS n_games
+        FROM {EVENT_GAMES} GROUP BY tournament_id
+        """
+
+
+def tournaments_sql(games: str | None = None) -> str:
+    """The query of `load_tournaments` before its computed dates (its stored columns, no order;
+    the plausible dates are today's). `games`: a relation holding `event_games_sql`'s rows, to
+    read in place of that query."""
+    return f"""
+        WITH g AS ({event_games_sql() if games is None else f"SELECT * FROM {games}"})
         SELECT t.tournament_id::BIGINT AS tournament_id, t.name, t.file_id::BIGINT AS file_id,
                {_plausible("t.start_date")} AS start_date, {_plausible("t.end_date")} AS end_date,
                g.first_game, g.last_game,
@@ -211,9 +221,11 @@ def tournaments_sql() -> str:
         """
 
 
-def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def load_tournaments(con: duckdb.DuckDBPyConnection, games: pl.DataFrame | None = None) -> pl.DataFrame:
     """Events with effective dates: one row per event (`EVENT_TOURNAMENTS`), the parts of one
-    event held in several files together.
+    event held in several files together. `games`: the rows of `event_games_sql` (tournament_id,
+    first_game, last_game, n_games; extra columns ignored) as read already
+    (`elopipe.rating.event_inputs.digests`), None: read here.
 
     Columns: tournament_id Int64, name Utf8, file_id Int64, start_date Date, end_date Date
     (as stored), first_game Date, last_game Date (over canonical games),
@@ -228,7 +240,12 @@ def load_tournaments(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     progress: its unfinished round; null: complete).
     Dates outside `elopipe.read.dates` DATE_MIN..latest_plausible() count as unknown (NULL).
     """
-    df = _pl(con, tournaments_sql() + " ORDER BY t.tournament_id")
+    if games is None:
+        df = _pl(con, tournaments_sql() + " ORDER BY t.tournament_id")
+    else:
+        cols = games.select("tournament_id", "first_game", "last_game", "n_games")
+        with registered(con, "_event_games", cols):
+            df = _pl(con, tournaments_sql("_event_games") + " ORDER BY t.tournament_id")
     return df.with_columns(
         pl.coalesce("end_date", "last_game", "start_date").alias("eff_end"),
         pl.when(pl.col("end_date").is_not_null())

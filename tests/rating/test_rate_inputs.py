@@ -169,3 +169,55 @@ def test_a_hand_edit_of_the_lists_is_seen_and_the_rapid_digest_reads_the_standar
     # what to rewrite) and the digest of what it leaves is kept anew
     _rate(db, "fide")
     assert db_rows(db, kept) != left
+
+
+def test_a_resumed_fide_run_reads_the_events_once_and_sees_a_change_to_one_of_them(tmp_path, monkeypatch):
+    """`rate` digests each event's rows once (`event_inputs.digests`): the fingerprint, the FIDE
+    plan's period digests and its events' dates all take that frame, the plan adding its players'
+    facts (`event_inputs.facts`, once); a change to a game the rating reads, to an entry or to an
+    event's row changes the fingerprint, and the lists stay the from-scratch ones."""
+    from elopipe.rating import event_inputs
+
+    db = tmp_path / "e.duckdb"
+    rated(db, [FIRST[:2]], "fide")
+    ingest_paths(FIRST[2:], db)  # a 2022 event, after the 2011 ones
+    reads: list[str] = []
+    for name in ("digests", "facts"):
+        real = getattr(event_inputs, name)
+        monkeypatch.setattr(event_inputs, name, lambda *a, _f=real, _n=name, **k: reads.append(_n) or _f(*a, **k))
+    summary = _rate(db, "fide")
+    assert summary.resumed_from is not None and sorted(reads) == ["digests", "facts"]
+    assert event_inputs.reused(object()) is None  # lent for that run only  # type: ignore[arg-type]
+    scratch = tmp_path / "s.duckdb"
+    rated(scratch, [FIRST], "fide")
+    assert _results(db, "fide") == _results(scratch, "fide")
+    edits = (
+        "UPDATE games SET round = round + 1 WHERE game_id = (SELECT min(game_id) FROM games)",
+        "UPDATE tournament_players SET rating_in_file = 2000 WHERE player_id ="
+        " (SELECT min(player_id) FROM tournament_players)",
+        "UPDATE tournaments SET end_date = end_date + 1"
+        " WHERE tournament_id = (SELECT min(tournament_id) FROM tournaments)",
+    )
+    for edit in edits:
+        with open_writer(db) as con:
+            before = inputs.fingerprint(con, "fide", None, {})
+            con.execute(edit)
+            assert inputs.fingerprint(con, "fide", None, {}) != before, edit
+
+
+def test_the_events_game_dates_read_with_their_digests_are_those_load_tournaments_reads(tmp_path):
+    """`event_inputs.digests` counts each event's canonical games and their dates in its one pass:
+    `load_tournaments` given them returns what it reads itself, on a store where a PGN repeats the
+    games of another (``game_sources`` hides them) and events are held in several files."""
+    from elopipe.rating import event_inputs, store_io
+    from tests.identity.test_split_events import split_by_rounds
+
+    db = tmp_path / "d.duckdb"
+    ingested(db, FIRST + LATER)
+    ingest_paths(list(split_by_rounds(PGN / "wjun19.pgn", 2, tmp_path / "split")), db)
+    with open_writer(db) as con:
+        assert con.execute("SELECT count(*) FROM game_sources WHERE game_id <> source_game_id").fetchall()[0][0] > 0
+        assert con.execute("SELECT count(*) FROM tournaments WHERE event_id IS NOT NULL").fetchall()[0][0] > 0
+        own = store_io.load_tournaments(con)
+        given = store_io.load_tournaments(con, event_inputs.digests(con))
+    assert given.equals(own)

@@ -34,11 +34,11 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import inputs, scenarios, store_io
+from elopipe.rating import event_inputs, inputs, scenarios, store_io
 from elopipe.rating.fide.frames import POOL_SCHEMA, STATE_SCHEMA, Lists, by_player
 from elopipe.read.dates import latest_plausible
 from elopipe.store import write
-from elopipe.store.frames import registered, to_polars
+from elopipe.store.frames import registered
 
 _BOOT_COLUMNS = ("player_id", "boot_date", "boot_rating", "boot_period")
 
@@ -121,55 +121,27 @@ def _global_digest(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[
     return h.hexdigest()
 
 
-# The stored columns of ``games`` that `store_io.games_sql` reads, raw: what it derives from them
-# (plausible dates, the no-moves policy, has_moves) is a function of them and of what the global
-# digest holds (the options, `latest_plausible`). Whether a game has moves or tags is all it reads
-# of its movetext hash and headers.
-_GAME_COLUMNS = (
-    "g.game_id, g.tournament_id, g.white_id, g.black_id, g.white_score, g.black_score, g.result, g.played,"
-    " g.unplayed_code, g.game_date, g.date_precision, g.round, g.ply_count, g.flags, g.movetext_hash IS NULL,"
-    " g.headers IS NULL, g.time_control, g.variant, g.white_rating_in_file, g.black_rating_in_file, g.file_id, g.line"
-)
-
-
 def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str, players: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Per event (tournament_id Int64, digest Utf8): its games and what makes one of them no
-    canonical game (the ``game_sources`` rows that hide it: `store_io.games_sql` reads the view
-    ``canonical_games``), the stored rows of its parts (``tournaments``) and of their entries
-    (``tournament_players``), and the facts the engine reads (`store_io.load_players`: FIDE ID,
-    birth year and date) of the players of its games and entries. `no_moves` goes into every
-    period's digest with the options (`inputs_by_period`); it is checked here (ValueError).
-    `players`: `store_io.load_players` as read already (the same digests; None: read here)."""
+    """Per event (tournament_id Int64, digest Utf8): its rows (`event_inputs.digests`: the frame a
+    `elopipe.rating.run.rate` of this connection read already when it lends one,
+    `event_inputs.reused`, else read now) and the facts of its players (`event_inputs.facts`;
+    `players`: as it takes them). `no_moves` goes into every period's digest with the options
+    (`inputs_by_period`); it is checked here (ValueError)."""
     store_io.check_no_moves(no_moves)
-    if players is not None:
-        with registered(con, "_digest_players", players.select("player_id", "fide_id", "birth_year", "birth_date")):
-            return _event_digests(con, "_digest_players")
-    return _event_digests(con, f"({store_io.PLAYERS_SQL})")
-
-
-def _event_digests(con: duckdb.DuckDBPyConnection, players: str) -> pl.DataFrame:
-    # Rows hashed as stored, every column the rating reads: the view's anti-join over game_sources
-    # and the derived columns cost more than the hashing (0.14 -> 0.06 CPU-s on 375k games, issue
-    # 27). Each game and entry is hashed with its players' facts: no set of (event, player) pairs.
-    sql = f"""
-        WITH pf AS (SELECT player_id, hash(fide_id, birth_year, birth_date) AS h FROM {players}),
-        ev AS (SELECT tournament_id, coalesce(event_id, tournament_id) AS event_id FROM tournaments),
-        parts AS (
-            SELECT coalesce(e.event_id, g.tournament_id) AS event_id, hash('g', {_GAME_COLUMNS}, w.h, b.h) AS h
-            FROM games g LEFT JOIN ev e USING (tournament_id)
-            LEFT JOIN pf w ON w.player_id = g.white_id LEFT JOIN pf b ON b.player_id = g.black_id
-            UNION ALL SELECT coalesce(e.event_id, g.tournament_id), hash('s', s.game_id, s.source_game_id)
-            FROM game_sources s JOIN games g ON g.game_id = s.source_game_id LEFT JOIN ev e USING (tournament_id)
-            WHERE s.game_id <> s.source_game_id
-            UNION ALL SELECT coalesce(t.event_id, tp.tournament_id), hash('e', tp, f.h) FROM tournament_players tp
-            JOIN tournaments t USING (tournament_id) LEFT JOIN pf f ON f.player_id = tp.player_id
-            UNION ALL SELECT coalesce(t.event_id, t.tournament_id), hash('t', t) FROM tournaments t)
-        SELECT event_id::BIGINT AS tournament_id,
-               count(*)::VARCHAR || ':' || sum(h::HUGEINT)::VARCHAR || ':' || bit_xor(h)::VARCHAR AS digest
-        FROM parts GROUP BY 1
-    """
-    frame = to_polars(con.sql(sql))
-    return frame
+    rows = event_inputs.reused(con)
+    if rows is None:
+        rows = event_inputs.digests(con)
+    # an event without a game or an entry has no facts: "-" stands for a side missing
+    return (
+        rows.select("tournament_id", "digest")
+        .join(event_inputs.facts(con, players), on="tournament_id", how="full", coalesce=True)
+        .select(
+            "tournament_id",
+            pl.concat_str(pl.col("digest").fill_null("-"), pl.col("facts").fill_null("-"), separator="/").alias(
+                "digest"
+            ),
+        )
+    )
 
 
 def inputs_by_period(

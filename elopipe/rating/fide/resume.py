@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import store_io
+from elopipe.rating import event_inputs, store_io
 from elopipe.rating.fide import checkpoint
 from elopipe.rating.fide.params import FideParams
 from elopipe.rating.periods import get_scheme
@@ -65,7 +65,8 @@ class Plan:
 def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
     """Digest each period's inputs and find where the run can start (`Plan`)."""
     scheme = get_scheme("fide")
-    tours = store_io.load_tournaments(con)
+    # the events' game dates as `rate` read them with their digests (one pass over the games), if it did
+    tours = store_io.load_tournaments(con, event_inputs.reused(con))
     periods = scheme.assign(
         tours.select("tournament_id", "eff_start", "eff_end", "date_source", "n_games"),
         end_col="eff_end",

@@ -52,7 +52,7 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import faults, result_rows, scenarios, store_io
-from elopipe.rating.fide import b02, checkpoint, norms_store, resume, windows
+from elopipe.rating.fide import b02, checkpoint, norms_store, resume
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.list_digests import RESULT_KEYS
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
@@ -223,7 +223,10 @@ def rate_fide(
             resumed.seconds = time.perf_counter() - t0
             return resumed
         why = plan.reason
-        # a history larger than a window is computed window by window, in bounded memory
+        # a history larger than a window is computed window by window, in bounded memory (imported
+        # here: a resumed run, the common one, does not compile it)
+        from elopipe.rating.fide import windows
+
         windowed = windows.rate_in_windows(con, system, fp, rules, plan, load_inputs, period_digests)
         if windowed is not None:
             windowed.full_reason = why

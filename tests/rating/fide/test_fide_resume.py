@@ -250,3 +250,29 @@ def test_the_file_ro_policy_resumes_and_a_change_of_policy_does_not(tmp_path):
     # another policy changes what every period reads: every period is computed again
     other = _rate(inc)
     assert other.resumed_from is None and other.full_reason == "the changes reach the first period"
+
+
+def test_a_players_fact_changed_in_the_store_resumes_from_the_period_of_his_games(tmp_path):
+    """A fact the engine reads of a player (`store_io.load_players`: here his birth date, no row of
+    an event changing) makes the periods of his games change (`event_inputs.facts`): the run
+    resumes from the first of them and stores what a from-scratch run of the same store stores."""
+    edit = (
+        "UPDATE players SET birth_date = DATE '2009-06-01' WHERE player_id = (SELECT min(tp.player_id)"
+        " FROM tournament_players tp JOIN tournaments t USING (tournament_id) WHERE t.end_date >= DATE '2011-11-01'"
+        " AND tp.player_id NOT IN (SELECT player_id FROM tournament_players tp2 JOIN tournaments t2"
+        " USING (tournament_id) WHERE t2.end_date < DATE '2011-11-01'))"
+    )
+    inc = tmp_path / "inc.duckdb"
+    rated(inc, [[BUNRATTY, GALWAY, KILKENNY]], "fide")
+    with open_writer(inc) as con:
+        con.execute(edit)
+    again = _rate(inc)
+    assert again.resumed_from is not None and again.resumed_from >= dt.date(2011, 11, 1)
+    full = ingested(tmp_path / "full.duckdb", [BUNRATTY, GALWAY, KILKENNY])
+    with open_writer(full) as con:
+        con.execute(edit)
+    scratch = _rate(full)
+    assert scratch.resumed_from is None
+    assert _rows(inc) == _rows(full)
+    for field in COUNTS:
+        assert getattr(again, field) == getattr(scratch, field), field
