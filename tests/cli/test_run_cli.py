@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from tests.helpers.paths import REPO
+from tests.helpers.signals import signal_at_line
 
 ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
 SMALL = REPO / "sample_pgn" / "fide_candidates_2022_madrid_spain.pgn"
@@ -122,29 +123,14 @@ def test_a_sigterm_while_a_stage_runs_ends_the_run_in_one_line(tmp_path: Path, p
     TerminationSignal: one line and status 130, as a Ctrl-C (was a 129-line traceback, exit 1)."""
     import signal
 
-    proc = subprocess.Popen(
+    status, stdout, stderr = signal_at_line(
         [ELOPIPE, "run", str(REPO / "sample_pgn"), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")],
+        "| rate: fide ...",
+        signal.SIGTERM,
+        tmp_path,
         env={**os.environ, "PREFECT_API_URL": prefect_harness},
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
     )
-    seen: list[str] = []
-    try:
-        assert proc.stderr is not None
-        for line in proc.stderr:  # waits on the run's own lines
-            seen.append(line)
-            if "| rate: fide ..." in line:
-                proc.send_signal(signal.SIGTERM)
-                break
-        stdout, rest = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    stderr = "".join(seen) + rest
-    assert proc.returncode == 130, stderr
+    assert status == 130, stderr
     assert "stopped (SIGTERM)" in stderr or "stopped (Ctrl-C)" in stderr + stdout, stderr
     for internal in INTERNALS + ("TerminationSignal",):
         assert internal not in stderr + stdout, stderr

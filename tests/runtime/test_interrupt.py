@@ -8,12 +8,12 @@ import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from elopipe.runtime import interrupt
+from tests.helpers.signals import signal_at_line
 
 REPO = Path(__file__).resolve().parents[2]
 ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
@@ -74,32 +74,13 @@ def test_a_sigterm_before_the_commands_handler_ends_it_in_one_line(tmp_path: Pat
 
     db = tmp_path / "s.duckdb"
     with write_lock(db):  # another writer: the command waits for it, and says so
-        proc = subprocess.Popen(
+        status, stdout, stderr = signal_at_line(
             [ELOPIPE, "run", str(REPO / "sample_pgn"), "--db", str(db), "--out", str(tmp_path / "out")],
-            cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            "waiting for another elopipe process",
+            signal.SIGTERM,
+            tmp_path,
         )
-        try:
-            assert proc.stderr is not None
-            seen = [line for line in _until(proc.stderr, "waiting for another elopipe process")]
-            proc.send_signal(signal.SIGTERM)
-            stdout, rest = proc.communicate(timeout=120)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-    stderr = "".join(seen) + rest
-    assert proc.returncode == 130, stderr
+    assert status == 130, stderr
     # the status line may be said once more as it closes; then the one line of the stop
     assert stderr.strip().splitlines()[-1] == "stopped (SIGTERM)", stderr
     assert "Ctrl-C" not in stderr and "Traceback" not in stdout + stderr, stderr
-
-
-def _until(lines: Iterator[str], text: str) -> Iterator[str]:
-    for line in lines:
-        yield line
-        if text in line:
-            return
-    raise AssertionError(f"the command ended before it said {text!r}")
