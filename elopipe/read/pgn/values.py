@@ -166,4 +166,3 @@ def memoized_rules(rules: dict[str, Any]) -> dict[str, Any]:
     """`rules` (`VALUE_RULES`) each applied at most once per value for as long as the result is
     kept (one file's read): the rules are pure functions of the value."""
     return {name: _Memo(rule) for name, rule in rules.items()}
-
