@@ -124,17 +124,11 @@ def _where(s: pl.Series, rows: pl.Series, fn: Callable[[pl.Series], pl.Series]) 
     return s if idx.is_empty() else s.scatter(idx, fn(s.gather(idx)))
 
 
-def _hash_text(pre: pl.Series, marker: pl.Series) -> pl.Series:
-    """The hash forms of clean movetexts joined by one space (see `movetext._hash_form`), given
-    their final markers (`analyse`). Runs of whitespace other than single spaces and newlines are
-    rewritten in the rows that hold them only."""
-    ws = " \t\n\r\x0b\x0c"  # `_WS`
+def _hash_text(pre: pl.Series) -> pl.Series:
+    """The hash forms of clean movetexts joined by one space (see `movetext._hash_form`). Runs of
+    whitespace other than single spaces and newlines are rewritten in the rows that hold them only."""
     s = (
-        # a clean movetext ends with whitespace, its marker, whitespace: cut by literal strips
-        # (what the regex `_WS*_MARKER_WS*$` removes, at a tenth of its cost)
-        pre.str.strip_chars_end(ws)
-        .str.strip_suffix(marker)
-        .str.strip_chars_end(ws)
+        pre.str.replace(rf"{_WS}*{_MARKER}{_WS}*$", "")
         .str.replace_all(rf"[0-9]+\.+{_WS}*", "")
         .str.replace_all(r"[+#!?]", "")
         # "Nxe5" -> "Ne5", "Nbd7" -> "Nd7", "R1xe2" -> "Re2" by literal replacement (a regex with
@@ -185,7 +179,7 @@ class Analysis:
 
 def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
     """(`g`, `movetext_hash`, `ply_count`, `json`) of the fast games (`g`, `pre`: clean movetext,
-    `h`: tag section, `marker`: its final marker): the columns only the loader needs, computed on the executor."""
+    `h`: tag section): the columns only the loader needs, computed on the executor."""
     # one `[Name "value"]` per line, a value without a quote, a backslash or a control character,
     # one `[` a line (`analyse`'s checks): literal replacements make the JSON. The ends of the lines
     # go first (the last one's by a cut, the others' to a NUL, never in such a section), so that the
@@ -198,7 +192,7 @@ def _hashes(fast: pl.DataFrame) -> pl.DataFrame:
         .str.strip_prefix("[")
     )
     json = '{"' + json + '"}'
-    forms = _hash_text(fast.get_column("pre"), fast.get_column("marker")).cast(pl.Binary).to_list()
+    forms = _hash_text(fast.get_column("pre")).cast(pl.Binary).to_list()
     sha1 = hashlib.sha1
     digests = [sha1(f).hexdigest() if f else None for f in forms]
     # the forms are joined by one space: a count of bytes in C, on the bytes sha1 needs anyway
@@ -318,7 +312,7 @@ def analyse(
         )
         .collect(engine="streaming")
     )
-    hashes = submit(executor, _hashes, fast.select("g", "pre", "h", "marker"))
+    hashes = submit(executor, _hashes, fast.select("g", "pre", "h"))
     games = (
         pl.DataFrame({"g": pl.arange(0, raw.height, eager=True, dtype=pl.Int64)})
         .join(fast.drop("h", "pre"), on="g", how="left", maintain_order="left")
