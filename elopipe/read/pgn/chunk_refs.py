@@ -37,6 +37,11 @@ __all__ = ["assign", "assign_loop"]
 
 _T_COLS = ["Event", "Site", "EventDate", "year"]
 _SIDES = (("White", "WhiteFideId", "white_rating"), ("Black", "BlackFideId", "black_rating"))
+# the columns of the fast games `assign` reads
+_USED = [
+    "g", *_T_COLS, "game_date", "event_date", "event_precision", "time_control", "round",
+    *(c for side in _SIDES for c in side), "WhiteElo", "BlackElo",
+]  # fmt: skip
 
 
 class _Reader(Protocol):
@@ -69,7 +74,8 @@ def assign(
 
     if fast.get_column("Event").null_count():
         return None
-    fast = _with_keys(fast)
+    # the columns used below only: every filter and join then copies a few columns, not all
+    fast = _with_keys(fast.select(_USED))
     events, player_keys = _events(fast, len(raw_games))
     dicts: dict[int, dict[str, str]] = res.tag_dicts(_prefetch(fast, reader))
 

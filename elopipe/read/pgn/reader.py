@@ -90,6 +90,7 @@ from elopipe.read.pgn.split import (
 from elopipe.read.pgn.text_prep import line_at, needs_fixes, prepare, text_columns
 from elopipe.read.pgn.values import (
     VALUE_RULES,
+    memoized_rules,
 )
 from elopipe.read.records import GameRec, GameTable, IngestIssue, ParsedFile
 from elopipe.runtime.errors import ElopipeError, first_line
@@ -386,6 +387,7 @@ class _Reader:
         spread: Spread | None = None,
     ) -> None:
         self.b = GameBuilder(validate_moves)
+        self.rules = memoized_rules(VALUE_RULES)  # one cache of the tag values' rules for the whole file
         self.executor = executor
         self.spread = spread
         self.source = source_name
@@ -542,7 +544,7 @@ class _Reader:
             (
                 offset + a,
                 offset + b,
-                submit(self.executor, analyse, headers.slice(a, b - a), movetexts.slice(a, b - a), VALUE_RULES),
+                submit(self.executor, analyse, headers.slice(a, b - a), movetexts.slice(a, b - a), self.rules),
             )
             for a, b in zip(bounds, bounds[1:], strict=False)
             if b > a

@@ -21,7 +21,10 @@ _TAG_LINE = r'\[[ \t]*[A-Za-z][A-Za-z0-9_]*(?:[ \t]*"|[ \t]+[^\s\]"][^\n]*\])[^\
 
 
 # Possessive: nothing follows the lines, so giving one back never helps (a quarter less time).
-_BLOCK = re.compile(rf"\n((?:{_TAG_LINE}(?:\n|\Z))++)".encode())
+# The first line is written out so that the pattern starts with the literal "\n[", which the
+# regex engine searches for; with "\n" alone it tried every line of the movetexts too (a tenth less).
+_TAG_LINE_REST = _TAG_LINE.removeprefix(r"\[")
+_BLOCK = re.compile(rf"\n(\[{_TAG_LINE_REST}(?:\n|\Z)(?:{_TAG_LINE}(?:\n|\Z))*+)".encode())
 
 
 _TAG_NAMES = re.compile(rb"(?m)^[ \t]*\[[ \t]*([A-Za-z][A-Za-z0-9_]*)")

@@ -32,10 +32,15 @@ _MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
 # byte (each decodes to a character whose UTF-8 starts with 0xC2..0xE2)
 _MOJIBAKE_HINT_1BYTE = re.compile(rb"[\xc2-\xc5\xd0\xd1][\x80-\xff]")
 # what `prepare(quick=True)` leaves out, as found in a raw game's tag section or movetext (each
-# starts at a line start): U+FEFF, a `%` line, an indented tag, a result marker with a tag after
-# it on its line (all a glued `[Event` rewrite needs). Separate patterns: each has a literal the
-# regex engine searches fast; one alternation of them scans byte by byte.
-_NEEDS_FIXES = ("\ufeff", r"(?:^|\n)%", r"(?:^|\n)[ \t]\[", rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\"")
+# starts at a line start): U+FEFF, a `%` line, an indented tag (`_LINE_STARTS`: literal
+# searches, a line start being the text's start or a newline), a result marker with a tag after
+# it on its line (`_GLUED_TAG`: all a glued `[Event` rewrite needs).
+_LINE_STARTS = ("%", " [", "\t[")
+_GLUED_TAG = rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\""
+# the two characters a `_GLUED_TAG` match ends with at its `[`: a marker's last one or a blank.
+# Every line of a tag section starts with `[`, so the regex engine met a candidate on every line
+# of the tag sections: these literals find the few sections that need the regex at all.
+_BEFORE_TAG = ["0[", "1[", "2[", "*[", " [", "\t["]
 
 
 @dataclass
@@ -139,6 +144,20 @@ def text_columns(raw_games: list[RawGame], movetexts: list[bytes]) -> tuple[pl.S
 def needs_fixes(columns: tuple[Any, Any]) -> bool:
     """True when a tag section or movetext holds what `prepare(quick=True)` left out. Together
     they hold every non-blank byte of the text."""
+    headers, movetexts = columns
+
+    def any_at_line_start(c: Any) -> bool:
+        return any(
+            bool(c.str.starts_with(start).any()) or bool(c.str.contains("\n" + start, literal=True).any())
+            for start in _LINE_STARTS
+        )
+
+    def any_glued(c: Any, prefilter: bool) -> bool:
+        if prefilter:
+            c = c.filter(c.str.contains_any(_BEFORE_TAG).fill_null(False))
+        return bool(c.str.contains(_GLUED_TAG).any())
+
     return any(
-        bool(c.str.contains(pattern, literal=k == 0).any()) for k, pattern in enumerate(_NEEDS_FIXES) for c in columns
+        bool(c.str.contains("\ufeff", literal=True).any()) or any_at_line_start(c) or any_glued(c, c is headers)
+        for c in (headers, movetexts)
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from elopipe.read.dates import parse_game_date
@@ -142,3 +143,26 @@ VALUE_RULES: dict[str, Any] = {
     "eco": lambda v: (None if v in PLACEHOLDERS else v,),
     "odd_name": lambda v: (v in ODD_NAMES,),
 }
+
+
+class _Memo:
+    """A rule with its results kept by value: the column path applies each rule once per distinct
+    value of a chunk, and a file's chunks share most of their values (names, dates, ratings)."""
+
+    __slots__ = ("cache", "rule")
+
+    def __init__(self, rule: Callable[[str], Any]) -> None:
+        self.rule = rule
+        self.cache: dict[str, Any] = {}
+
+    def __call__(self, v: str) -> Any:
+        r = self.cache.get(v)
+        if r is None:  # a rule returns a tuple, never None
+            r = self.cache[v] = self.rule(v)
+        return r
+
+
+def memoized_rules(rules: dict[str, Any]) -> dict[str, Any]:
+    """`rules` (`VALUE_RULES`) each applied at most once per value for as long as the result is
+    kept (one file's read): the rules are pure functions of the value."""
+    return {name: _Memo(rule) for name, rule in rules.items()}
