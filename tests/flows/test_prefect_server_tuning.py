@@ -1,0 +1,93 @@
+"""What elopipe leaves undone in Prefect for its temporary server and logging set-up
+(flows.prefect_logging, flows.prefect_server): the same values, routes and records as Prefect's own."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def test_the_logging_templates_variables_are_the_ones_prefect_writes_out() -> None:
+    from prefect.settings import get_current_settings
+
+    from flows.prefect_logging import SettingVariables
+
+    settings = get_current_settings()
+    full = settings.to_environment_variables(include_aliases=True)
+    lazy = SettingVariables(settings, {"include_aliases": True})
+    assert {name: lazy[name] for name in full} == full  # each one, worked out on its own
+    with pytest.raises(KeyError):
+        lazy["PREFECT_NO_SUCH_SETTING"]
+    other = SettingVariables(settings, {})  # other options: Prefect's full list, as it is
+    assert dict(other) == settings.to_environment_variables()
+
+
+def test_prefects_logging_configuration_is_the_same_with_the_variables_worked_out_lazily() -> None:
+    from prefect.logging import configuration
+
+    from flows.prefect_logging import fill_placeholders_lazily
+
+    fill_placeholders_lazily()  # flows/_env.py did it already: once is enough
+    fill_placeholders_lazily()
+    lazy = configuration.load_logging_config(configuration.DEFAULT_LOGGING_SETTINGS_PATH)
+    patched = configuration.get_current_settings  # type: ignore[attr-defined]
+    from prefect.settings import get_current_settings
+
+    try:
+        configuration.get_current_settings = get_current_settings  # type: ignore[attr-defined]
+        full = configuration.load_logging_config(configuration.DEFAULT_LOGGING_SETTINGS_PATH)
+    finally:
+        configuration.get_current_settings = patched  # type: ignore[attr-defined]
+    assert lazy == full
+    assert full["root"]["level"] and full["loggers"]["prefect.server"]["level"]
+
+
+RECORDED = """
+import sqlite3, sys
+from flows import prefect_env
+
+with prefect_env.prefect_api(fork=True) as api:
+    api.launch()
+    from prefect import flow, task
+    from prefect.cache_policies import NO_CACHE
+
+    @task(task_run_name="step {i}", cache_policy=NO_CACHE, persist_result=False)
+    def step(i: int) -> int:
+        return i
+
+    @flow(name="tuning-check")
+    def check() -> int:
+        return step(1) + step(2)
+
+    api.wait_ready()
+    from prefect.settings import get_current_settings
+
+    services = get_current_settings().server.services
+    assert services.task_run_recorder.batch_size > 1 and services.event_persister.batch_size > 20
+    assert check() == 3
+con = sqlite3.connect(sys.argv[1])
+run = con.execute("select id, state_type from flow_run where name is not null and flow_id in "
+                  "(select id from flow where name = 'tuning-check')").fetchall()
+tasks = con.execute("select name, state_type from task_run where flow_run_id = ? order by name",
+                    (run[0][0],)).fetchall()
+events = con.execute("select count(*) from events where event like 'prefect.task-run.%'").fetchone()[0]
+print(run[0][1], tasks, events)
+"""
+
+
+@pytest.mark.slow
+def test_the_temporary_server_writes_every_task_run_and_event_of_a_run_before_it_stops(tmp_path) -> None:
+    """Task runs and events are written in batches on elopipe's temporary server: all of them are in
+    its database once the command's block has ended (the server's last batch, at its stop)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
+    env["PREFECT_HOME"] = str(tmp_path / "home")
+    database = str(tmp_path / "home" / "prefect.db")
+    proc = subprocess.run(
+        [sys.executable, "-c", RECORDED, database], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "COMPLETED [('step 1', 'COMPLETED'), ('step 2', 'COMPLETED')] 6", proc.stdout
