@@ -116,10 +116,11 @@ def server_app() -> Any:
     bench/prefect_ab.py): its routers ordered so that a request finds its route before the
     routers the command never calls (`_routers_used_first`), no cache key for an app built
     once (`_one_app`), its background tasks' queue looked at less often and no listener for
-    cancellations (`_patient_worker`); forked by `run`, no database migrations
+    cancellations (`_patient_worker`), a route's request handling built when a request first
+    comes to its router (`_routes_built_when_used`); forked by `run`, no database migrations
     when a start that ran them left the database as it is (flows.prefect_migrations); its logging
     set up without serializing every setting (flows.prefect_logging)."""
-    with loading_prefect():
+    with loading_prefect(), _routes_built_when_used():
         # a new interpreter's first logging set-up is create_app's (a forked server's, its second)
         prefect_logging.fill_placeholders_lazily()
         from prefect.server.api import background_workers, server
@@ -127,6 +128,55 @@ def server_app() -> Any:
     background_workers.Worker = _patient_worker()  # type: ignore[attr-defined]  # its `from docket import Worker`
     with loading_prefect(), _one_app():
         return server.create_app()
+
+
+_DEFERRED = "_elopipe_deferred_route"
+
+
+@contextlib.contextmanager
+def _routes_built_when_used() -> Iterator[None]:
+    """FastAPI routes made in the block (Prefect's 186, as its API modules are imported) keep
+    their arguments and build the rest (parameters, body and response models, request handler)
+    the first time anything but their path or name is read.
+
+    FastAPI (0.137 and later) builds each route twice: when it is declared, and again, for the
+    app that includes its router, the first time a request is matched against that router
+    (`_routers_used_first`). The first build is never used by an included route: deferred, only
+    the routes of the routers a command calls (about 50) build it, as its router's requests read
+    them; the others never do. About 0.2 of the 1.3 CPU-s of the server's start. Reading `path`
+    and `name` builds nothing (FastAPI checks them when a router is included, as given or
+    derived from the endpoint as FastAPI does). Left as FastAPI is when it lacks the internals
+    this relies on (another FastAPI version)."""
+    from fastapi import routing
+    from starlette.routing import get_name
+
+    if not hasattr(routing, "_IncludedRouter"):
+        yield
+        return
+    route_class = routing.APIRoute
+    declared = route_class.__init__
+
+    def deferred(self: Any, path: str, endpoint: Any, **options: Any) -> None:
+        self.__dict__[_DEFERRED] = (path, endpoint, options)
+        self.path = path
+        name = options.get("name")
+        self.name = get_name(endpoint) if name is None else name
+
+    def build_when_read(self: Any, attribute: str) -> Any:
+        arguments = self.__dict__.pop(_DEFERRED, None)
+        if arguments is None:  # built (or never deferred): an attribute it does not have
+            raise AttributeError(attribute)
+        path, endpoint, options = arguments
+        declared(self, path, endpoint, **options)
+        return getattr(self, attribute)
+
+    route_class.__init__ = deferred  # type: ignore[method-assign]
+    route_class.__getattr__ = build_when_read  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        # routes made from now on are built at once; those made in the block build when read
+        route_class.__init__ = declared  # type: ignore[method-assign]
 
 
 # The routers of Prefect's API that a command's flow runs call (the paths under /api), the most

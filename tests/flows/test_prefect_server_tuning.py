@@ -6,6 +6,15 @@ from __future__ import annotations
 import os
 
 import pytest
+from pydantic import BaseModel
+
+from flows import prefect_server
+
+
+class Item(BaseModel):
+    """A request body (module level: FastAPI resolves an endpoint's annotations in its module)."""
+
+    name: str
 
 
 def test_the_logging_templates_variables_are_the_ones_prefect_writes_out() -> None:
@@ -41,6 +50,61 @@ def test_prefects_logging_configuration_is_the_same_with_the_variables_worked_ou
         configuration.get_current_settings = patched  # type: ignore[attr-defined]
     assert lazy == full
     assert full["root"]["level"] and full["loggers"]["prefect.server"]["level"]
+
+
+def test_routes_declared_for_the_server_are_built_only_when_their_router_is_first_used() -> None:
+    from fastapi import routing
+
+    had_getattr = "__getattr__" in vars(routing.APIRoute)
+    try:
+        _declare_include_and_call()
+    finally:  # a server process keeps the class as the block leaves it; this test process does not
+        if not had_getattr:
+            del routing.APIRoute.__getattr__  # type: ignore[attr-defined]
+
+
+def _declare_include_and_call() -> None:
+    from fastapi import APIRouter, FastAPI
+    from fastapi.dependencies.models import Dependant
+    from fastapi.testclient import TestClient
+
+    with prefect_server._routes_built_when_used():
+        used, unused = APIRouter(prefix="/used"), APIRouter(prefix="/unused")
+
+        @used.post("/items")
+        def add(item: Item) -> Item:
+            return Item(name=item.name.upper())
+
+        @used.get("/items/{n}", name="one item")
+        def one(n: int) -> dict[str, int]:
+            return {"n": n}
+
+        @unused.get("/never")
+        def never() -> None: ...
+
+    deferred = prefect_server._DEFERRED
+    routes = [*used.routes, *unused.routes]
+    assert all(deferred in vars(r) for r in routes)  # nothing built yet
+    assert [r.path for r in routes] == ["/used/items", "/used/items/{n}", "/unused/never"]  # as FastAPI has them
+    assert [r.name for r in routes] == ["add", "one item", "never"]
+    app = FastAPI()
+    app.include_router(used, prefix="")
+    app.include_router(unused)
+    assert all(deferred in vars(r) for r in routes)  # including them builds nothing either
+    client = TestClient(app)
+    assert client.post("/used/items", json={"name": "ro"}).json() == {"name": "RO"}
+    assert client.get("/used/items/7").json() == {"n": 7}
+    assert client.post("/used/items", json={"nom": 1}).status_code == 422  # its body model checks
+    assert deferred not in vars(used.routes[0]) and deferred in vars(unused.routes[0])
+    assert isinstance(unused.routes[0].dependant, Dependant)  # built when read
+    with pytest.raises(AttributeError):
+        _ = used.routes[0].no_such_attribute
+    later = APIRouter()
+
+    @later.get("/later")
+    def after() -> None: ...
+
+    assert deferred not in vars(later.routes[0])  # outside the block: built at once, as FastAPI does
 
 
 RECORDED = """
