@@ -64,9 +64,11 @@ def test_routes_declared_for_the_server_are_built_only_when_their_router_is_firs
 
 
 def _declare_include_and_call() -> None:
+    import asyncio
+
+    import httpx
     from fastapi import APIRouter, FastAPI
     from fastapi.dependencies.models import Dependant
-    from fastapi.testclient import TestClient
 
     with prefect_server._routes_built_when_used():
         used, unused = APIRouter(prefix="/used"), APIRouter(prefix="/unused")
@@ -91,10 +93,18 @@ def _declare_include_and_call() -> None:
     app.include_router(used, prefix="")
     app.include_router(unused)
     assert all(deferred in vars(r) for r in routes)  # including them builds nothing either
-    client = TestClient(app)
-    assert client.post("/used/items", json={"name": "ro"}).json() == {"name": "RO"}
-    assert client.get("/used/items/7").json() == {"n": 7}
-    assert client.post("/used/items", json={"nom": 1}).status_code == 422  # its body model checks
+
+    async def calls() -> list[httpx.Response]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+            return [
+                await client.post("/used/items", json={"name": "ro"}),
+                await client.get("/used/items/7"),
+                await client.post("/used/items", json={"nom": 1}),
+            ]
+
+    added, got, refused = asyncio.run(calls())
+    assert added.json() == {"name": "RO"} and got.json() == {"n": 7}
+    assert refused.status_code == 422  # its body model checks
     assert deferred not in vars(used.routes[0]) and deferred in vars(unused.routes[0])
     assert isinstance(unused.routes[0].dependant, Dependant)  # built when read
     with pytest.raises(AttributeError):
