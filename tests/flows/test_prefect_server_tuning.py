@@ -165,3 +165,31 @@ def test_the_temporary_server_writes_every_task_run_and_event_of_a_run_before_it
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "COMPLETED [('step 1', 'COMPLETED'), ('step 2', 'COMPLETED')] 6", proc.stdout
+
+
+def test_clients_of_our_own_server_load_no_certificates_and_skip_its_version_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ssl
+
+    from prefect._internal.version_checking import _is_api_version_check_cached
+    from prefect.client.orchestration import PrefectClient, SyncPrefectClient
+
+    from flows import prefect_env
+
+    for client_class in (PrefectClient, SyncPrefectClient):  # put back as Prefect has them after the test
+        monkeypatch.setattr(client_class, "__init__", client_class.__init__)
+    made: list[object] = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda *a, **k: made.append(k) or real(*a, **k))
+    ours = "http://127.0.0.1:9/api"
+    monkeypatch.setattr(prefect_env, "_own_api_url", ours)
+    prefect_env._clients_of_our_own_server(ours)
+    prefect_env._clients_of_our_own_server(ours)  # once is enough
+    SyncPrefectClient(ours)
+    PrefectClient(ours)
+    assert made == []  # no certificate store loaded for a plain-HTTP server of our own
+    assert _is_api_version_check_cached((ours + "/", prefect_env.prefect_version()))
+    SyncPrefectClient("https://prefect.example.org/api")  # any other server: verified as Prefect does
+    SyncPrefectClient(ours, httpx_settings={"verify": False})  # a caller's own choice: Prefect's handling
+    assert len(made) == 2  # each a context of Prefect's making
