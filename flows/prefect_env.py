@@ -316,9 +316,61 @@ class PrefectApi:
 
     def wait_ready(self) -> None:
         """Wait for the temporary server (see TemporaryServer.wait_ready; a server not launched yet
-        is launched first); at once otherwise."""
+        is launched first); at once otherwise. Imports Prefect: Prefect's clients of that server
+        then make no certificate store of their own and do not check its version
+        (`_clients_of_our_own_server`)."""
         if self.server is not None:
             self.server.wait_ready()
+            _clients_of_our_own_server(self.url)
+
+
+_PLAIN_HTTP = "_elopipe_plain_http"
+
+
+def _clients_of_our_own_server(url: str) -> None:
+    """Prefect's API clients of this process's own temporary server (`_own_api_url`, `url`: plain
+    HTTP on 127.0.0.1) get one TLS context with no certificate in it, which no request to it uses,
+    and take its Prefect version as checked: it is this interpreter's Prefect (Prefect checks it
+    once per client kind, two requests and one more TLS context).
+
+    Prefect makes a verifying TLS context for each API client it creates, loading certifi's ~150
+    certificate authorities each time: about 0.03 CPU-s per client, three clients in a `run`
+    (the engine's, the log sender's, the event sender's). The context given instead verifies
+    too (hostname and certificate, against no authority): were it ever used for HTTPS, it would
+    refuse the connection, never accept an unverified one. Clients of any other server, and
+    clients given a `verify` of their own, are made as Prefect makes them. Safe to call again."""
+    import ssl
+
+    from prefect.client.orchestration import PrefectClient, SyncPrefectClient
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    for client_class in (PrefectClient, SyncPrefectClient):
+        made_by_prefect = client_class.__init__
+        if getattr(made_by_prefect, _PLAIN_HTTP, False):
+            continue
+
+        def init(self: Any, api: Any, *args: Any, _prefects: Any = made_by_prefect, **kwargs: Any) -> None:
+            settings = kwargs.get("httpx_settings") or {}
+            own = _own_api_url
+            if own and own.startswith("http://") and api == own and "verify" not in settings:
+                kwargs["httpx_settings"] = {**settings, "verify": context}
+            _prefects(self, api, *args, **kwargs)
+
+        setattr(init, _PLAIN_HTTP, True)
+        client_class.__init__ = init  # type: ignore[method-assign]
+    try:  # Prefect's own once-per-process record of checked servers (the HTTP clients key it with a "/")
+        from prefect._internal.version_checking import _api_version_check_key, _cache_api_version_check
+    except ImportError:  # another Prefect: it checks, as it always did
+        return
+    for checked in (url, url.rstrip("/") + "/"):
+        _cache_api_version_check(_api_version_check_key(checked, prefect_version()))
+
+
+def prefect_version() -> str:
+    """The installed Prefect's version (imports Prefect)."""
+    import prefect
+
+    return str(prefect.__version__)
 
 
 @contextlib.contextmanager

@@ -43,16 +43,38 @@ from typing import IO, Any, NoReturn, Protocol
 
 from elopipe.runtime import lifeline
 from elopipe.runtime.errors import ElopipeError
-from flows import prefect_migrations
+from flows import prefect_logging, prefect_migrations
 
 # What Prefect's own temporary server runs with (prefect.server.api.server.SubprocessASGIServer):
-# no UI, the services an ephemeral server needs only.
-_SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+# no UI, the services an ephemeral server needs only. Read from the environment by the server
+# itself, after the fork.
+_SERVER_ENV = {
+    "PREFECT_UI_ENABLED": "0",
+    "PREFECT__SERVER_EPHEMERAL": "1",
+    "PREFECT__SERVER_FINAL": "1",
+    # docket's key-value store (py-key-value) checks the types of its own calls at run time with
+    # beartype, which rewrites each of its modules as it is imported: off, a few hundredths of a
+    # CPU second of every server start (warnings it would give are for its own developers).
+    "PY_KEY_VALUE_DISABLE_BEARTYPE": "true",
+}
 # Set in the command's environment while it uses its own temporary server, before Prefect is
-# imported (the forked server reads its settings then too): that server has no UI, and a browser's
-# CSRF token means nothing to it, so Prefect's clients need not ask for one (each new client asked:
-# five requests of a warm `run`, each answered "CSRF protection is disabled").
-CLIENT_ENV = {"PREFECT_SERVER_CSRF_PROTECTION_ENABLED": "false", "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED": "false"}
+# imported (Prefect's settings are read then; the forked server has them from there, a new
+# interpreter from its environment). They concern that server only, which has no UI: nobody
+# looks at its runs while they happen.
+CLIENT_ENV = {
+    # A browser's CSRF token means nothing to it, so Prefect's clients need not ask for one (each
+    # new client asked: five requests of a warm `run`, each answered "CSRF protection is disabled").
+    "PREFECT_SERVER_CSRF_PROTECTION_ENABLED": "false",
+    "PREFECT_CLIENT_CSRF_SUPPORT_ENABLED": "false",
+    # Task runs (recorded from the events a flow run sends) and events written to its database
+    # in one transaction every flush interval (5 s) and when it stops, not one per task-run event
+    # (Prefect's default batch for task runs is 1: 21 SQLite transactions in a warm `run`).
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "1000",
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "1000",
+    # No stream of events out to websocket subscribers (the UI's live feed): one consumer of
+    # every event less.
+    "PREFECT_SERVER_EVENTS_STREAM_OUT_ENABLED": "false",
+}
 _ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): (.+)$")  # "sqlite3.OperationalError: ..."
 # The forked server's exit status when uvicorn returned without having started (as `uvicorn` exits).
 _NOT_STARTED = 3
@@ -94,14 +116,67 @@ def server_app() -> Any:
     bench/prefect_ab.py): its routers ordered so that a request finds its route before the
     routers the command never calls (`_routers_used_first`), no cache key for an app built
     once (`_one_app`), its background tasks' queue looked at less often and no listener for
-    cancellations (`_patient_worker`); forked by `run`, no database migrations when a start that
-    ran them left the database as it is (flows.prefect_migrations)."""
-    with loading_prefect():
+    cancellations (`_patient_worker`), a route's request handling built when a request first
+    comes to its router (`_routes_built_when_used`); forked by `run`, no database migrations
+    when a start that ran them left the database as it is (flows.prefect_migrations); its logging
+    set up without serializing every setting (flows.prefect_logging)."""
+    with loading_prefect(), _routes_built_when_used():
+        # a new interpreter's first logging set-up is create_app's (a forked server's, its second)
+        prefect_logging.fill_placeholders_lazily()
         from prefect.server.api import background_workers, server
     server.API_ROUTERS = _routers_used_first(server.API_ROUTERS)
     background_workers.Worker = _patient_worker()  # type: ignore[attr-defined]  # its `from docket import Worker`
     with loading_prefect(), _one_app():
         return server.create_app()
+
+
+_DEFERRED = "_elopipe_deferred_route"
+
+
+@contextlib.contextmanager
+def _routes_built_when_used() -> Iterator[None]:
+    """FastAPI routes made in the block (Prefect's 186, as its API modules are imported) keep
+    their arguments and build the rest (parameters, body and response models, request handler)
+    the first time anything but their path or name is read.
+
+    FastAPI (0.137 and later) builds each route twice: when it is declared, and again, for the
+    app that includes its router, the first time a request is matched against that router
+    (`_routers_used_first`). The first build is never used by an included route: deferred, only
+    the routes of the routers a command calls (about 50) build it, as its router's requests read
+    them; the others never do. About 0.2 of the 1.3 CPU-s of the server's start. Reading `path`
+    and `name` builds nothing (FastAPI checks them when a router is included, as given or
+    derived from the endpoint as FastAPI does). Left as FastAPI is when it lacks the internals
+    this relies on (another FastAPI version)."""
+    from fastapi import routing
+    from starlette.routing import get_name
+
+    if not hasattr(routing, "_IncludedRouter"):
+        yield
+        return
+    route_class = routing.APIRoute
+    declared = route_class.__init__
+
+    def deferred(self: Any, path: str, endpoint: Any, **options: Any) -> None:
+        self.__dict__[_DEFERRED] = (path, endpoint, options)
+        self.path = path
+        name = options.get("name")
+        self.name = get_name(endpoint) if name is None else name
+
+    def build_when_read(self: Any, attribute: str) -> Any:
+        arguments = self.__dict__.pop(_DEFERRED, None)
+        if arguments is None:  # built (or never deferred): an attribute it does not have
+            raise AttributeError(attribute)
+        path, endpoint, options = arguments
+        declared(self, path, endpoint, **options)
+        return getattr(self, attribute)
+
+    route_class.__init__ = deferred  # type: ignore[method-assign]
+    route_class.__getattr__ = build_when_read  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        # routes made from now on are built at once; those made in the block build when read
+        route_class.__init__ = declared  # type: ignore[method-assign]
 
 
 # The routers of Prefect's API that a command's flow runs call (the paths under /api), the most
@@ -352,13 +427,14 @@ def _serve_forked(sock: socket.socket, log_fd: int, parent: int, migrate: bool) 
         os.environ.update(_SERVER_ENV)
         lifeline.exit_with(parent)
         import uvicorn
-        from prefect.settings import PREFECT_API_DATABASE_MIGRATE_ON_START, temporary_settings
+        from prefect.settings import get_current_settings
 
+        if not migrate:
+            # set on this process's own copy of the command's settings: a `temporary_settings` block
+            # would build all of them again (about 0.03 CPU-s)
+            get_current_settings().server.database.migrate_on_start = False
         server = uvicorn.Server(uvicorn.Config(server_app, factory=True, log_level="error", lifespan="on"))
-        with contextlib.ExitStack() as settings:
-            if not migrate:
-                settings.enter_context(temporary_settings(updates={PREFECT_API_DATABASE_MIGRATE_ON_START: False}))
-            server.run(sockets=[sock])
+        server.run(sockets=[sock])
         code = 0 if server.started else _NOT_STARTED
     except BaseException:  # noqa: B036 - the child must never return into the command's code
         with contextlib.suppress(Exception):
