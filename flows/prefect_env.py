@@ -100,14 +100,22 @@ def configure(quiet: bool = True) -> None:
 class _NotForTheTerminal(logging.Filter):
     """On Prefect's console handler: drops the stage lines elopipe prints itself (records with
     `elopipe_stage`) and, when `everything_from_prefect`, every record of Prefect's loggers (run
-    names, "Crash detected", tracebacks): the CLI ends a failed run with one line of its own."""
+    names, "Crash detected", tracebacks): the CLI ends a failed run with one line of its own.
+    Prefect's background services log under their class names ("EventsWorker - Still processing
+    items" after a Ctrl-C): a record is Prefect's by its logger or by the file that made it."""
 
     everything_from_prefect = False
+    prefect_dir = ""  # Prefect's package folder, with a trailing separator (`quiet_prefect_console`)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "elopipe_stage", False):
             return False
-        return not (self.everything_from_prefect and record.name.split(".")[0] == "prefect")
+        if not self.everything_from_prefect:
+            return True
+        return not (
+            record.name.split(".")[0] == "prefect"
+            or bool(self.prefect_dir and record.pathname.startswith(self.prefect_dir))
+        )
 
 
 _console_filter = _NotForTheTerminal()
@@ -117,7 +125,10 @@ def quiet_prefect_console(everything: bool = False) -> None:
     """Keep elopipe's stage lines off Prefect's console handler (they are printed once, by the
     stage logger); with `everything`, all of Prefect's own lines too (`run`/`watch` without -v).
     Call after Prefect is imported (it sets up its logging then); safe to call again."""
+    import prefect
+
     _console_filter.everything_from_prefect = everything
+    _console_filter.prefect_dir = os.path.join(os.path.dirname(prefect.__file__), "")
     for handler in logging.getLogger().handlers:
         if type(handler).__name__ == "PrefectConsoleHandler" and _console_filter not in handler.filters:
             handler.addFilter(_console_filter)

@@ -52,10 +52,8 @@ def stop_cause() -> str:
 
 
 def stopping_line(what: str) -> str:
-    """The line said on the first stop: `what` ('stopping at the next safe point'), then how the
-    stop came and, after a Ctrl-C, how to abort at once (a second SIGTERM does not abort)."""
-    if _cause[0] == signal.SIGTERM:
-        return f"{what} (SIGTERM) ..."
+    """The line said on a first Ctrl-C: `what` ('stopping at the next safe point'), and how to
+    abort at once."""
     return f"{what} (Ctrl-C again to abort now) ..."
 
 
@@ -82,8 +80,9 @@ def wait_or_stop(seconds: float) -> bool:
 @contextlib.contextmanager
 def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[None]:
     """Install the two-step Ctrl-C handler for the duration of the block (main thread only;
-    elsewhere it does nothing). `on_first` gets a message for the user on the first signal
-    (`stopping_line`; `stop_cause()` says which signal it was)."""
+    elsewhere it does nothing). `on_first` gets a message for the user on each Ctrl-C
+    (`stopping_line`); a SIGTERM is said once, by the line the command ends with (`stop_cause()`
+    names it): a service manager that sends one reads no progress."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -95,7 +94,7 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
         if not _stop.is_set():
             _cause[0] = signum
         _stop.set()
-        if on_first is not None:
+        if on_first is not None and signum != signal.SIGTERM:
             on_first(stopping_line("stopping after the current batch of files"))
 
     signals = {signal.SIGINT, signal.SIGTERM}

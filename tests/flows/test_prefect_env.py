@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 from flows import prefect_env, prefect_server
+from tests.helpers.paths import REPO
 
 LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
@@ -244,3 +246,28 @@ def test_an_error_raised_while_prefect_handled_a_sigterm_counts_as_the_sigterm()
     unrelated = ValueError("outer")
     unrelated.__context__ = KeyError("inner")
     assert not is_termination(unrelated)
+
+
+def test_prefects_service_lines_stay_off_the_terminal() -> None:
+    """Prefect's background services log under their class names ('EventsWorker - Still
+    processing items' after a Ctrl-C): off the terminal as Prefect's other lines, and elopipe's
+    own records still shown."""
+    import logging
+
+    import prefect
+
+    def record(name: str, path: str) -> logging.LogRecord:
+        return logging.LogRecord(name, logging.WARNING, path, 1, "Still processing items", None, None)
+
+    services = record("EventsWorker", str(Path(prefect.__file__).parent / "_internal" / "concurrency" / "services.py"))
+    ours = record("elopipe.ingest.watcher", str(REPO / "elopipe" / "ingest" / "watcher.py"))
+    keep = prefect_env._console_filter.everything_from_prefect
+    try:
+        prefect_env.quiet_prefect_console(everything=True)
+        assert not prefect_env._console_filter.filter(services)
+        assert not prefect_env._console_filter.filter(record("prefect.flow_runs", "x.py"))
+        assert prefect_env._console_filter.filter(ours)
+        prefect_env.quiet_prefect_console(everything=False)  # -v: Prefect's lines shown
+        assert prefect_env._console_filter.filter(services)
+    finally:
+        prefect_env.quiet_prefect_console(everything=keep)

@@ -41,7 +41,10 @@ if TYPE_CHECKING:
     from flows.prefect_env import PrefectApi
 
 
-_SIGTERM_LINE = "stopped (SIGTERM): every file loaded so far is committed, the rest stay in the inbox"
+_SIGTERM_LINE = (
+    "stopped (SIGTERM): every file loaded so far is committed; files not yet moved stay in the inbox"
+    " (the next watch takes them)"
+)
 
 
 @app.command()
@@ -102,7 +105,9 @@ def watch(
             args = WatchArgs(inbox, db_s, out_s, systems, through_date, max_lists, interval, incomplete_wait, spec)
             stats = _watch(args, api, live, verbose)
     except KeyboardInterrupt:
-        err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
+        err_console.print(
+            "aborted; every file loaded so far is committed; files not yet moved stay in the inbox", style="red"
+        )
         raise typer.Exit(130) from None
     except ElopipeError:
         raise  # the CLI prints it with its exit code (elopipe.cli.app); the files stay in the inbox
@@ -114,7 +119,9 @@ def watch(
             err_console.print(_SIGTERM_LINE)
             raise typer.Exit(130) from None
         if is_interrupt(exc):  # a stop met a DuckDB statement: its error, not KeyboardInterrupt
-            err_console.print("aborted; every file loaded so far is committed, the rest stay in the inbox", style="red")
+            err_console.print(
+                "aborted; every file loaded so far is committed; files not yet moved stay in the inbox", style="red"
+            )
             raise typer.Exit(130) from None
         err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
         raise typer.Exit(1) from None
