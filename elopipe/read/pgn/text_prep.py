@@ -32,10 +32,14 @@ _MOJIBAKE_HINT = re.compile(rb"\xc3[\x82-\x85\x90\x91][\xc2-\xe2]")
 # byte (each decodes to a character whose UTF-8 starts with 0xC2..0xE2)
 _MOJIBAKE_HINT_1BYTE = re.compile(rb"[\xc2-\xc5\xd0\xd1][\x80-\xff]")
 # what `prepare(quick=True)` leaves out, as found in a raw game's tag section or movetext (each
-# starts at a line start): U+FEFF, a `%` line, an indented tag (`_LINE_STARTS`: literal
-# searches, a line start being the text's start or a newline), a result marker with a tag after
+# starts at a line start): U+FEFF, a `%` line (`_LINE_STARTS`: literal searches, a line start
+# being the text's start or a newline), an indented tag (`_INDENTED`), a result marker with a tag after
 # it on its line (`_GLUED_TAG`: all a glued `[Event` rewrite needs).
-_LINE_STARTS = ("%", " [", "\t[")
+_LINE_STARTS = ("%",)
+# an indented tag: blanks, however many, then `[` (looked for only in the rows with a line that
+# starts with a blank: the regex would meet a candidate on every line)
+_INDENTED = r"(?:^|\n)[ \t]+\["
+_BLANK_STARTS = ["\n ", "\n\t"]
 _GLUED_TAG = rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\""
 # the two characters a `_GLUED_TAG` match ends with at its `[`: a marker's last one or a blank.
 # Every line of a tag section starts with `[`, so the regex engine met a candidate on every line
@@ -76,7 +80,7 @@ def prepare(text: str | None, utf8: bytes | None, quick: bool, known_mojibake: b
         data = data.replace(b"\xef\xbb\xbf", b"")
     if b"\n%" in data:
         data = _PERCENT.sub(b"", data)
-    if b"\n [" in data or b"\n\t[" in data:
+    if b"\n " in data or b"\n\t" in data:  # a tag may be indented by any number of blanks
         data = _INDENTED_TAG.sub(b"", data)
     ins_lines: list[int] = []
     # an [Event tag not at a line start may be glued to the previous game's result
@@ -147,10 +151,13 @@ def needs_fixes(columns: tuple[Any, Any]) -> bool:
     headers, movetexts = columns
 
     def any_at_line_start(c: Any) -> bool:
-        return any(
+        if any(
             bool(c.str.starts_with(start).any()) or bool(c.str.contains("\n" + start, literal=True).any())
             for start in _LINE_STARTS
-        )
+        ):
+            return True
+        blank = c.str.contains_any(_BLANK_STARTS) | c.str.starts_with(" ") | c.str.starts_with("\t")
+        return bool(c.filter(blank.fill_null(False)).str.contains(_INDENTED).any())
 
     def any_glued(c: Any, prefilter: bool) -> bool:
         if prefilter:

@@ -340,3 +340,16 @@ def test_bytes_that_are_not_utf8_are_refused_whatever_the_fixes(
         data = data.replace(fix.encode(), fix.encode().replace(b"\n", b" \xfc\n"), 1)
     with pytest.raises(pgn_reader.NotUtf8):
         read_pgn(None, utf8=data)
+
+
+@pytest.mark.parametrize("indent", [" ", "  ", "\t ", " \t  "])
+def test_a_tag_section_indented_by_any_blanks_is_its_own_game(indent: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by a hostile test: a game whose tag lines were indented by two blanks or more was
+    read as movetext of the game before (one game lost, a result conflict on the other): only one
+    blank was looked for. Both paths read every game, with its own result."""
+    games = [_game({**_TAGS, "Round": str(r), "Result": "1-0"}, "1. e4 e5 2. Qh5 Nc6 1-0") for r in range(1, 5)]
+    games[2] = _game({**_TAGS, "Round": "3", "Result": "0-1"}, "1. e4 e5 2. Qh5 Nc6 0-1")
+    games[2] = "".join(indent + line if line.startswith("[") else line for line in games[2].splitlines(True))
+    fast = _assert_same("".join(games), monkeypatch)
+    assert len(fast.games) == 4
+    assert sorted((g.round, g.result) for g in fast.games) == [(1, "1-0"), (2, "1-0"), (3, "0-1"), (4, "1-0")]

@@ -15,7 +15,7 @@ from elopipe.read.pgn.values import VALUE_RULES, memoized_rules
 _PATTERNS = (
     "\ufeff",
     r"(?:^|\n)%",
-    r"(?:^|\n)[ \t]\[",
+    r"(?:^|\n)[ \t]+\[",  # any number of blanks: one only lost a game indented by two (hostile test)
     r'(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[[A-Za-z][A-Za-z0-9_]*[ \t]*"',
 )
 
@@ -37,6 +37,8 @@ def _columns(headers: list[str], movetexts: list[str]) -> tuple[pl.Series, pl.Se
         ('[Event "x"]\n', "1. e4\n% escape\n1-0", True),
         ('[Event "x"]\n', "1. e4 % not at a line start 1-0", False),
         (' [Event "x"]\n', "1. e4 1-0", True),
+        ('  [Event "x"]\n', "1. e4 1-0", True),
+        ('[Event "x"]\n', '1. e4 1-0\n\t [Event "y"]\n', True),
         ('[Event "x"]\n\t[Site "y"]\n', "1. e4 1-0", True),
         ('[Event "x"]\n', '1. e4 1-0 [Event "y"]\n', True),
         ('[Event "x"] 1-0 [Site "y"]\n', "1. e4 1-0", True),
