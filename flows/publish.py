@@ -5,7 +5,8 @@ most recent changed lists plus older changed ones this output folder already hol
 rating runs this folder has not taken (a `rate` on its own, a run killed before publishing); and
 the lists an interrupted publish (a kill, a full disk) left unwritten, even when nothing changed;
 and the lists a run stopped before publishing (a Ctrl-C, a SIGTERM) had changed: the stop records
-them pending in the folder's ledger (`_stopped_before`).
+them pending in the folder's ledger before the first list is written, so a run aborted in one
+system's publish leaves the other systems' lists to the next run as well.
 An output folder that has never received this store's lists for a system gets its latest list
 even when nothing changed, so a new `--out` is never left empty. A file that cannot be written
 ends that system's publish with one line naming the file and the reason; the flow goes on with
@@ -70,13 +71,10 @@ def publish_system(
 
 
 def _stopped_before(request: PublishListsRequest, systems: tuple[str, ...] | list[str]) -> str:
-    """A stop before `systems` were published: their changed lists are recorded pending in the
-    output folder (elopipe.publish.plan.defer), so the next run writes them even though its rating
-    changes nothing. The note for the stage line."""
-    left = 0
-    for system in systems:
-        changed = list((request.changed or {}).get(system, []))
-        left += publish_plan.defer(Path(request.out), request.db, system, changed, request.max_lists)
+    """The stage line's note for a stop before `systems` were published: their changed lists are
+    pending in the output folder (recorded before the first publish), and the next run writes
+    them even though its rating changes nothing."""
+    left = sum(len(publish_plan.pending_dates(Path(request.out), request.db, s)) for s in systems)
     return f"stopped before {systems[0]}" + (f" ({plural(left, 'list')} left for the next run)" if left else "")
 
 
@@ -98,6 +96,11 @@ def publish(request: PublishListsRequest) -> tuple[list[Path], list[str]]:
     written: list[Path] = []
     notes: list[str] = []
     failures: list[str] = []
+    # Every system's changed lists are recorded pending before the first is written: a run
+    # aborted in one system's publish (a second Ctrl-C, a kill) leaves the others' for the next
+    # run too, whose rating changes nothing.
+    for system in request.systems:
+        publish_plan.defer(out_p, db_s, system, list((changed or {}).get(system, [])), max_lists)
     for i, system in enumerate(request.systems):
         if stop_requested():  # each list is written whole, its ledger entry after: a safe point
             notes.append(_stopped_before(request, request.systems[i:]))

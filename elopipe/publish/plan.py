@@ -308,7 +308,9 @@ def publish_changed(
         dates = None  # a fresh output folder gets the latest list
     held_back = 0
     if dates is not None:
-        dates, held_back = select_dates(dates, published_dates(out, db, system), max_lists)
+        # a pending list is being written again (`defer` recorded it): kept as a published one is
+        held = published_dates(out, db, system) | pending_dates(out, db, system)
+        dates, held_back = select_dates(dates, held, max_lists)
     from elopipe.publish.manifest import recording
 
     with recording(out) as manifest:

@@ -72,6 +72,15 @@ def test_a_stop_during_rating_ends_the_run_before_the_next_system_and_publishes_
     assert pending_dates(out, db, "fide") == set()
 
 
+def pipeline_run(db: Path, out: Path):  # noqa: ANN201 - flows.pipeline.PipelineSummary
+    """`pipeline` on EARLIER and SMALL, FIDE standard only: its rating changes many lists."""
+    from flows.pipeline import pipeline
+
+    summary = pipeline(RunRequest((str(EARLIER), str(SMALL)), str(db), ("fide",), str(out)))
+    assert summary.rating is not None
+    return summary
+
+
 def test_a_publish_whose_changed_list_is_not_in_the_store_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -90,3 +99,27 @@ def test_a_publish_whose_changed_list_is_not_in_the_store_says_so(
     lines = [r.getMessage() for r in caplog.records if r.name == "elopipe.stages"]
     assert f"publish: fide: the rating changed 1 list, but no rating list for system 'fide' dated {missing}" in lines
     assert f"publish: fide: not published; fide-blitz: no list in the store -> {out}" in lines
+
+
+def test_an_abort_in_one_systems_publish_leaves_the_others_lists_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by a hostile test: a second Ctrl-C while the first system was published lost the
+    changed lists of the systems after it (the next run's rating changed nothing, and they were
+    never published). Every system's changed lists are pending before the first is written."""
+    import flows.publish as publish_flow
+
+    db = tmp_path / "store.duckdb"
+    first = pipeline_run(db, tmp_path / "first")
+    changed = first.rating.changed["fide"]
+    assert len(changed) >= 2
+
+    def aborted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt  # a second Ctrl-C while this system's lists are written
+
+    monkeypatch.setattr(publish_flow, "publish_system", aborted)
+    out = tmp_path / "out"
+    request = PublishListsRequest(str(db), ("fide-rapid", "fide"), str(out), {"fide-rapid": [], "fide": changed})
+    with pytest.raises(KeyboardInterrupt):
+        publish_flow.publish(request)
+    assert pending_dates(out, db, "fide") == set(changed)

@@ -170,6 +170,7 @@ class Timing:
     end: float
 
 
+_ABORTED_LINE = "aborted; what was committed stays, and the next run rates and publishes the rest"
 _SIGTERM_LINE = "stopped (SIGTERM): what was committed stays; the next run rates and publishes the rest"
 
 
@@ -214,13 +215,13 @@ def _run_pipeline(
     except (ElopipeError, typer.Exit):
         raise  # the CLI prints it (elopipe.cli.app); an Exit is a status already said
     except KeyboardInterrupt:
-        err_console.print("aborted; every file loaded so far is committed", style="red")
+        err_console.print(_ABORTED_LINE, style="red")
         raise typer.Exit(130) from None
     except Exception as exc:  # end with one clear line (Prefect's own log is in its UI, or -v)
         if is_disk_full(exc):
             raise  # the CLI says which disk is full, as for every command
         if is_interrupt(exc):  # a second Ctrl-C met a DuckDB statement: its error, not KeyboardInterrupt
-            err_console.print("aborted; every file loaded so far is committed", style="red")
+            err_console.print(_ABORTED_LINE, style="red")
             raise typer.Exit(130) from None
         if is_termination(exc):  # Prefect's clean-up failed on the SIGTERM it was handling
             err_console.print(_SIGTERM_LINE)
