@@ -36,7 +36,7 @@ import sys
 import types
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -325,13 +325,13 @@ class PrefectApi:
         if self.server is not None:
             self.server.launch()
 
-    def wait_ready(self) -> None:
+    def wait_ready(self, stop: Callable[[], bool] | None = None) -> None:
         """Wait for the temporary server (see TemporaryServer.wait_ready; a server not launched yet
-        is launched first); at once otherwise. Imports Prefect: Prefect's clients of that server
-        then make no certificate store of their own and do not check its version
-        (`_clients_of_our_own_server`)."""
+        is launched first), or until `stop()` is true; at once otherwise. Imports Prefect: Prefect's
+        clients of that server then make no certificate store of their own and do not check its
+        version (`_clients_of_our_own_server`)."""
         if self.server is not None:
-            self.server.wait_ready()
+            self.server.wait_ready(stop=stop)
             _clients_of_our_own_server(self.url)
 
 

@@ -37,7 +37,7 @@ import time
 import traceback
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import IO, Any, NoReturn, Protocol
 
@@ -358,15 +358,16 @@ class TemporaryServer:
         self._socket = None
         self.process = _ForkedServer(pid)
 
-    def wait_ready(self, timeout: float | None = None) -> None:
-        """Wait until the server answers GET /health. Raises PrefectServerError, with the last line
+    def wait_ready(self, timeout: float | None = None, stop: Callable[[], bool] | None = None) -> None:
+        """Wait until the server answers GET /health, or `stop()` is true (a Ctrl-C or a SIGTERM
+        while it starts: nothing waits on it then). Raises PrefectServerError, with the last line
         of the server's output, if it exits or does not answer within `timeout` seconds (default
         PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS)."""
         self.launch()
         assert self.process is not None
         limit = timeout or float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS") or 120)
         deadline = time.monotonic() + limit
-        while True:
+        while stop is None or not stop():
             code = self.process.poll()
             if code is not None:  # 3: its port was taken between our look and its start
                 why = self._last_line()

@@ -205,9 +205,9 @@ def _run_pipeline(
 
             quiet_prefect_console(everything=not verbose)
             imported = time.time()
-            api.wait_ready()
+            api.wait_ready(stop=stop_requested)
             api_ready = time.time()
-            if stop_requested():  # Ctrl-C while Prefect started: nothing read yet
+            if stop_requested():  # Ctrl-C while Prefect started: nothing read yet, nothing to wait for
                 err_console.print(f"stopped ({stop_cause()}) before any file was read", style="yellow")
                 raise typer.Exit(130)
             with local_run_settings(), cluster_address(spec) as cluster:

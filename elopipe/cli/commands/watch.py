@@ -142,6 +142,10 @@ def watch(
             + (f", {stats.returned} changed after the move (moved back)" if stats.returned else ""),
             soft_wrap=True,
         )
+    elif stop_requested():  # while Prefect started: no batch yet
+        from elopipe.runtime.interrupt import stop_cause
+
+        console.print(f"stopped ({stop_cause()}) before watching began; nothing was read")
     if stop_requested():
         raise typer.Exit(130)  # stopped by Ctrl-C (or SIGTERM), as a shell expects
 
@@ -177,7 +181,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
         _load_stage_modules()
     quiet_prefect_console(everything=not verbose)
     _show_watcher_warnings(live)
-    api.wait_ready()
+    api.wait_ready(stop=stop_requested)
     if stop_requested():
         return None
 
