@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -102,8 +103,8 @@ def test_a_ctrl_c_while_prefect_starts_is_exit_130_not_a_failure(tmp_path: Path,
 
     real_wait = prefect_env.PrefectApi.wait_ready
 
-    def wait_then_ctrl_c(api: prefect_env.PrefectApi) -> None:
-        real_wait(api)
+    def wait_then_ctrl_c(api: prefect_env.PrefectApi, stop: Callable[[], bool] | None = None) -> None:
+        real_wait(api, stop=stop)
         interrupt.request_stop()
 
     monkeypatch.setattr(prefect_env.PrefectApi, "wait_ready", wait_then_ctrl_c)
