@@ -117,9 +117,9 @@ def _help_pipe_closed(exc: SystemExit) -> None:
 
 def _interrupted(stop: BaseException | None = None) -> NoReturn:
     # typer would exit 130 without a word; the user is told the command stopped, and how
-    from elopipe.runtime.interrupt import Terminated
+    from elopipe.runtime.interrupt import interrupted_line
 
-    err_console.print("stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted (Ctrl-C)", style="yellow")
+    err_console.print(interrupted_line(stop), style="yellow")
     raise typer.Exit(130) from None
 
 

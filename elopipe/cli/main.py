@@ -89,9 +89,9 @@ def main() -> None:
 
 
 def _interrupted(stop: KeyboardInterrupt) -> None:
-    from elopipe.runtime.interrupt import Terminated
+    from elopipe.runtime.interrupt import interrupted_line
 
-    print("stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted (Ctrl-C)", file=sys.stderr)
+    print(interrupted_line(stop), file=sys.stderr)
     sys.exit(130)
 
 

@@ -46,6 +46,11 @@ def early_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
+def interrupted_line(stop: BaseException | None) -> str:
+    """The one line a command ends with when `stop` (a KeyboardInterrupt, or None) ended it."""
+    return "stopped (SIGTERM)" if isinstance(stop, Terminated) else "interrupted (Ctrl-C)"
+
+
 def stop_cause() -> str:
     """How the stop came, as the user knows it: 'SIGTERM', or 'Ctrl-C' (SIGINT or `request_stop`)."""
     return "SIGTERM" if _cause[0] == signal.SIGTERM else "Ctrl-C"
