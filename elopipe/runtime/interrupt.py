@@ -110,6 +110,9 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         for sig, old in previous.items():
-            signal.signal(sig, old)
+            # One it started deaf to is its parent's to act on (serve's runner stops the flow runs):
+            # restoring Python's default would let the terminal's Ctrl-C break the run's exit, a
+            # KeyboardInterrupt traceback from Prefect's atexit drain of its log and event workers.
+            signal.signal(sig, signal.SIG_IGN if sig in mask else old)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -66,6 +66,31 @@ def test_an_early_sigterm_raises_terminated_here_and_ends_a_forked_child_as_befo
     assert out.split("\n")[:2] == [f"child {-signal.SIGTERM}", "parent terminated"], out
 
 
+def test_a_flow_run_started_deaf_to_ctrl_c_stays_deaf_once_it_is_done() -> None:
+    """A flow run of `elopipe serve` starts with SIGINT blocked and takes it in `graceful_stop`;
+    once that block is over, a Ctrl-C to the terminal's group (serve's to act on) must not break
+    its exit. It reached a thread the run had started (Prefect's log and event workers) and came
+    back as a KeyboardInterrupt traceback from Prefect's atexit drain (a CI failure)."""
+    code = textwrap.dedent(
+        """
+        import os, signal, threading
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # as serve's runner starts a run
+        from elopipe.runtime import interrupt
+        done = threading.Event()
+        with interrupt.graceful_stop():
+            worker = threading.Thread(target=done.wait)  # started with SIGINT open, as Prefect's
+            worker.start()
+        os.kill(os.getpid(), signal.SIGINT)  # only the worker can take it
+        done.set()
+        worker.join()
+        print("exited", signal.getsignal(signal.SIGINT) is signal.SIG_IGN, interrupt.stop_requested())
+        """
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert (run.returncode, run.stdout.strip()) == (0, "exited True False"), run.stderr
+    assert "KeyboardInterrupt" not in run.stderr, run.stderr
+
+
 def test_a_sigterm_before_the_commands_handler_ends_it_in_one_line(tmp_path: Path) -> None:
     """`run` stopped by a service manager while it waits for the store (before its own handler,
     before Prefect): status 130 and one line naming SIGTERM (was a silent 143)."""
