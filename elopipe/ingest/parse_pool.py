@@ -25,6 +25,7 @@ from typing import TypeVar
 from elopipe.ingest.execution import parse
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source
+from elopipe.runtime.interrupt import ctrl_c_held
 from elopipe.runtime.lifeline import exit_with
 
 PARALLEL_MIN_BYTES = 2_000_000  # below this, starting worker processes costs more than it saves
@@ -143,15 +144,22 @@ def _start_forkserver_quietly() -> None:
     semaphores go, and Python prints that worker's start-up traceback on the standard error it
     inherited: the user's terminal. A worker's own errors come back through its futures, and a
     worker that dies is reported per file (`Parser._alone`), so nothing the user needs is lost."""
-    from multiprocessing import forkserver
+    from multiprocessing import forkserver, resource_tracker
 
     sys.stderr.flush()
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, set())
     try:
         os.dup2(devnull, 2)
+        # The tracker first: starting it unblocks SIGINT in this thread. Started with SIGINT
+        # blocked, the forkserver and every worker it forks never take the terminal's Ctrl-C: one
+        # that came as a worker started, before its initializer, killed it and broke the pool.
+        resource_tracker.ensure_running()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         forkserver.ensure_running()
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.dup2(saved, 2)
         os.close(saved)
         os.close(devnull)
@@ -159,9 +167,17 @@ def _start_forkserver_quietly() -> None:
 
 def _worker_init(parent: int) -> None:
     """A parser process: Ctrl-C is this process's parent's to handle (a terminal sends it to the
-    whole process group); it ends when the parent does (elopipe.runtime.lifeline)."""
+    whole process group; see `_start_forkserver_quietly`); it ends when the parent does
+    (elopipe.runtime.lifeline)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with(parent, 0.0)
+
+
+def _submit_whole(pool: cf.Executor, source: Source, validate_moves: bool) -> cf.Future[ParsedSource]:
+    """`parse(source)` submitted to `pool`, with a Ctrl-C held until the pool has recorded the
+    worker it may start for it (`ctrl_c_held`)."""
+    with ctrl_c_held():
+        return pool.submit(parse, source, validate_moves)
 
 
 class Parser:
@@ -213,11 +229,11 @@ class Parser:
         """`source` submitted to the pool; a pool broken by a worker that died is replaced first."""
         assert self.pool is not None
         try:
-            return self.pool.submit(parse, source, self.validate_moves)
+            return _submit_whole(self.pool, source, self.validate_moves)
         except BrokenProcessPool:
             self.pool.shutdown(cancel_futures=True)
             self.pool = make_pool(self.pool_workers)
-            return self.pool.submit(parse, source, self.validate_moves)
+            return _submit_whole(self.pool, source, self.validate_moves)
 
     def _results(self, pending: list[tuple[Source, cf.Future[ParsedSource]]]) -> list[ParsedSource]:
         out = []
@@ -235,7 +251,7 @@ class Parser:
             if self._retry is None:
                 self._retry = make_pool(1)
             try:
-                return self._retry.submit(parse, source, self.validate_moves).result()
+                return _submit_whole(self._retry, source, self.validate_moves).result()
             except BrokenProcessPool as exc:
                 self._retry.shutdown(cancel_futures=True)
                 self._retry = None

@@ -116,3 +116,25 @@ def graceful_stop(on_first: Callable[[str], None] | None = None) -> Iterator[Non
             # KeyboardInterrupt traceback from Prefect's atexit drain of its log and event workers.
             signal.signal(sig, signal.SIG_IGN if sig in mask else old)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextlib.contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """Hold a Ctrl-C that comes during the block until its end, where it acts as it would have
+    (KeyboardInterrupt, or the handler in place). For a step that must not be cut in two: a
+    process pool starting a worker, which a KeyboardInterrupt between the fork and its
+    bookkeeping left running unknown to the pool, whose shutdown then waited for ever. Main
+    thread only; elsewhere it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[object] = []
+    previous = signal.signal(signal.SIGINT, lambda _signum, frame: came.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if came and callable(previous):
+            previous(signal.SIGINT, came[0])
+        elif came and previous == signal.SIG_DFL:
+            signal.raise_signal(signal.SIGINT)

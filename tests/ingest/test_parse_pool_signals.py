@@ -1,0 +1,57 @@
+"""A terminal's Ctrl-C is the ingest's to handle, never a parse worker's: workers are started
+deaf to it, and a Ctrl-C that comes while the pool starts one waits until the pool has recorded
+it (elopipe.ingest.parse_pool; a CI run hung once, a parallel ingest stopped at its start)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+import elopipe.ingest.parse_pool as pp
+from elopipe.runtime.interrupt import ctrl_c_held
+
+
+def _blocked(pid: int) -> set[int]:
+    line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("SigBlk:"))
+    mask = int(line.split()[1], 16)
+    return {sig for sig in range(1, 65) if mask >> (sig - 1) & 1}
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the workers' signal masks in /proc")
+def test_parse_workers_are_started_with_ctrl_c_blocked() -> None:
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    pool = pp.make_pool(2)
+    try:
+        workers = {pool.submit(os.getpid).result() for _ in range(4)}
+        assert workers and os.getpid() not in workers
+        assert all(signal.SIGINT in _blocked(pid) for pid in workers)
+    finally:
+        pool.shutdown()
+    # this process takes Ctrl-C as before
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before
+    assert signal.SIGINT not in before
+
+
+def test_a_ctrl_c_held_over_a_step_comes_at_its_end() -> None:
+    finished = []
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            finished.append("the step")
+    assert finished == ["the step"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_ctrl_c_held_goes_to_the_handler_in_place() -> None:
+    taken: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: taken.append(signum))
+    try:
+        with ctrl_c_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            assert taken == []
+        assert taken == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, previous)
