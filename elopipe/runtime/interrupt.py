@@ -19,6 +19,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
+from types import FrameType
 
 _stop = threading.Event()
 # the signal that asked for the stop: the lines the user sees name it (a service manager's SIGTERM
@@ -128,7 +129,7 @@ def ctrl_c_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    came: list[object] = []
+    came: list[FrameType | None] = []
     previous = signal.signal(signal.SIGINT, lambda _signum, frame: came.append(frame))
     try:
         yield
