@@ -48,3 +48,28 @@ def stage_warning(stage: str, text: str) -> None:
     line = f"{stage}: {text}"
     _terminal.warning(line)
     _to_run_log(logging.WARNING, line)
+
+
+class _WatcherLines(logging.Handler):
+    """The drop folder's lines (`elopipe.ingest.watcher`: where a file went, why it was
+    quarantined or left) as `stage`'s lines, not in the format of Prefect's console handler
+    (its time in milliseconds, level and logger name)."""
+
+    def __init__(self, stage: str) -> None:
+        super().__init__(logging.INFO)
+        self.stage = stage
+
+    def emit(self, record: logging.LogRecord) -> None:
+        say = stage_warning if record.levelno >= logging.WARNING else stage_line
+        say(self.stage, record.getMessage())
+
+
+def watcher_lines_as(stage: str) -> None:
+    """Show the drop folder's lines as `stage`'s (a flow run of `elopipe serve`), unless this
+    process already shows them its own way (`elopipe watch` prints them plainly)."""
+    logger = logging.getLogger("elopipe.ingest.watcher")
+    if logger.handlers:
+        return
+    logger.addHandler(_WatcherLines(stage))
+    logger.setLevel(logging.INFO)
+    logger.propagate = False

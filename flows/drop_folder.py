@@ -30,7 +30,7 @@ from elopipe.jobs.store import DEFAULT_DB
 from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.read.sources import path_param
 from elopipe.runtime.interrupt import graceful_stop
-from flows._stages import stage_line
+from flows._stages import stage_line, watcher_lines_as
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS
 
@@ -48,6 +48,7 @@ def drop_folder(
 ) -> dict[str, int]:
     """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left, changed."""
     inbox_p = Path(inbox).resolve()
+    watcher_lines_as("drop_folder")
     arrived, taken = collect_arrived(inbox_p, settle_seconds, incomplete_wait)
     stats = WatchStats()
     if arrived:

@@ -115,6 +115,9 @@ def test_served_deployment_runs_when_triggered_and_ctrl_c_pauses_it(tmp_path: Pa
     assert proc.returncode == 130, output
     assert "stopped: the schedule of drop_folder/triggered is paused" in output
     assert not [w for w in INTERNALS if w in output], output
+    # the drop folder's lines in elopipe's words, as `watch` says them: no logger name or level
+    assert "| drop_folder: quarantined empty.pgn: empty file" in output, output
+    assert "elopipe.ingest.watcher" not in output and "WARNING" not in output, output
     assert _deployment("triggered").paused
     assert (inbox / "processed" / "wchcand22.pgn").exists()
     assert (inbox / "quarantine" / "empty.pgn").exists()
