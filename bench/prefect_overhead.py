@@ -59,7 +59,8 @@ from elopipe.ingest.driver import ingest_paths
 from elopipe.publish import plan
 from elopipe.rating.fide.params import SYSTEM_CLASS, ro_from_policy
 from elopipe.rating.run import rate
-from elopipe.rating.store_io import changed_list_dates, no_moves_policy
+from elopipe.rating.result_tables import changed_list_dates
+from elopipe.rating.store_io import no_moves_policy
 from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.store.connect import open_writer
 

@@ -94,7 +94,7 @@ import json, sys
 from pathlib import Path
 from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
-from elopipe.rating.store_io import changed_list_dates
+from elopipe.rating.result_tables import changed_list_dates
 from elopipe.store.connect import open_writer
 db, out, systems, trf = sys.argv[1], Path(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
 ingest_paths([trf], db)

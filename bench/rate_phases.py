@@ -3,7 +3,7 @@
 Runs `elopipe.rating.run.rate` in this process on a copy of an ingested store (``--db``, never
 written: the copy goes to ``--work``) and wraps the phases of `elopipe.rating.fide.run.rate_fide`:
 ``load_inputs`` (the store's frames), ``_compute`` (prepare + every period + the store's columns),
-``period_digests``, ``_summarise``, ``_lists_that_differ``, ``store_io.write_results``,
+``period_digests``, ``_summarise``, ``_lists_that_differ``, ``result_tables.write_results``,
 ``save_skips``, ``save_rate_of_play`` and ``norms_store.refresh`` (the title norms); in a run in
 windows of periods (`elopipe.rating.fide.windows`), ``store_io.load_games`` and
 ``load_tournament_players`` (a window's inputs), ``windows._compute`` (prepare + the window's
@@ -63,7 +63,7 @@ def main() -> int:
     ap.add_argument("--system", default="fide")
     args = ap.parse_args()
 
-    from elopipe.rating import store_io
+    from elopipe.rating import result_tables, store_io
     from elopipe.rating.fide import checkpoint, norms_store, resume
     from elopipe.rating.fide import run as fide_run
     from elopipe.rating.run import rate
@@ -72,7 +72,9 @@ def main() -> int:
     rows: list[tuple[str, int, int, int, float]] = []
     for name in ("load_inputs", "_compute", "period_digests", "_summarise", "_lists_that_differ"):
         _wrap(fide_run, name, rows)
-    for name in ("write_results", "save_skips", "save_rate_of_play", "load_games", "load_tournament_players"):
+    for name in ("write_results", "save_skips", "save_rate_of_play"):
+        _wrap(result_tables, name, rows)
+    for name in ("load_games", "load_tournament_players"):
         _wrap(store_io, name, rows)
     _wrap(norms_store, "refresh", rows)
     _wrap(checkpoint, "save", rows)

@@ -30,9 +30,9 @@ def rate_system(request: RateRequest, on_wait: Callable[[str], None] | None = No
     """Rate `request.system` in `request.db` (see `RateRequest`); `on_wait` hears of a store
     another process holds. Raises what `rate` raises: ValueError for an unknown system or
     parameter, `ParamError`, `ScenarioError`, StoreBusyError."""
+    from elopipe.rating.result_tables import changed_list_dates
     from elopipe.rating.run import rate
     from elopipe.rating.scenarios import missing_standard
-    from elopipe.rating.store_io import changed_list_dates
     from elopipe.store.connect import open_writer
 
     with open_writer(request.db, on_wait=on_wait) as con:

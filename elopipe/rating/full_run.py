@@ -1,6 +1,6 @@
 """What the engines that recompute and rewrite every list share (FFE, Elo, Glicko-2): the events
 left out, the run's counts in a `RateSummary`, the write of the store contract
-(`elopipe.rating.store_io.write_results`) and the registry entry's frame around a run (the
+(`elopipe.rating.result_tables.write_results`) and the registry entry's frame around a run (the
 events a run fails on are left out, `elopipe.rating.faults`)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, store_io
+from elopipe.rating import faults, result_tables
 from elopipe.rating.game_rows import scope_skips
 from elopipe.rating.summary import RateSummary
 
@@ -73,10 +73,10 @@ def write(
 ) -> None:
     """Store the run of ``summary.system``: its ``rating_runs`` row with `params`, the `frames`
     (the lists after `through` kept), the `skips`; sets ``summary.run_id``. Needs a writer."""
-    run_id = store_io.start_run(con, summary.system, params=params)
-    store_io.write_results(con, summary.system, None, frames, run_id=run_id, through=through)
-    store_io.save_skips(con, summary.system, skips, run_id)
-    store_io.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)
+    run_id = result_tables.start_run(con, summary.system, params=params)
+    result_tables.write_results(con, summary.system, None, frames, run_id=run_id, through=through)
+    result_tables.save_skips(con, summary.system, skips, run_id)
+    result_tables.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)
     summary.run_id = run_id
 
 

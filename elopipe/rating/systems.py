@@ -1,7 +1,7 @@
 """Registry of rating systems: system name → the function that rates it.
 
 A rating function is a `RateFn`: ``fn(con, *, system, through, rules, **params) -> RateSummary``;
-it writes the store contract for `system` (see `elopipe.rating.store_io`) and reports its counts
+it writes the store contract for `system` (see `elopipe.rating.result_tables`) and reports its counts
 in the one `elopipe.rating.summary.RateSummary`.
 
 Entries are registered lazily (module path + attribute) so that importing the registry

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import elopipe.rating.store_io as store_io
+import elopipe.rating.result_tables as result_tables
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
 from tests.helpers.paths import SHARED_DATA
@@ -32,7 +32,7 @@ def test_a_kill_at_the_lists_write_leaves_no_run_row(tmp_path: Path, monkeypatch
         raise KeyboardInterrupt  # as a kill -9 at this point: nothing after it runs
 
     with monkeypatch.context() as m:
-        m.setattr(store_io, "write_results", killed_here)
+        m.setattr(result_tables, "write_results", killed_here)
         res = _run("rate", "--system", "fide", "--scenario", "x", "--rules", "V2017", "--db", str(db))
     assert res.exit_code == 130, res.output
     assert db_rows(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(0,)]
@@ -49,7 +49,7 @@ def killed(tmp_path: Path) -> Path:
     db = tmp_path / "s.duckdb"
     ingest_paths([TRF], db)
     with open_writer(db) as con:
-        store_io.start_run(con, "fide@x", rules_forced="V2017", params={})
+        result_tables.start_run(con, "fide@x", rules_forced="V2017", params={})
     assert db_rows(db, "SELECT count(*) FROM rating_runs WHERE system = 'fide@x'") == [(1,)]
     assert db_rows(db, "SELECT count(*) FROM scenarios") == [(0,)]
     assert db_rows(db, "SELECT count(*) FROM rating_lists WHERE system = 'fide@x'") == [(0,)]

@@ -2,7 +2,7 @@
 
 Rules: `elopipe.rating.ffe.classic` (spec ffe-rating-rules.md Part A) and `elopipe.rating.ffe.rapid`
 (Part B.2). This module only feeds them and writes the store contract
-(`elopipe.rating.store_io.write_results`), keyed by ``system``:
+(`elopipe.rating.result_tables.write_results`), keyed by ``system``:
 
 * ``rating_lists``: at every list with games, every player rated so far (a full list:
   carried-forward ratings have games = 0), plus players holding an archive (rating NULL,

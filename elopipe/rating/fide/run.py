@@ -51,7 +51,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, result_rows, scenarios, store_io
+from elopipe.rating import faults, result_rows, result_tables, scenarios, store_io
 from elopipe.rating.fide import b02, checkpoint, norms_store, resume
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.list_digests import RESULT_KEYS
@@ -107,7 +107,7 @@ def code_fingerprint() -> str:
     re-rates everything on the next run. The sources are found by module, so a module that
     moves keeps its place in the fingerprint."""
     import elopipe.rating as pkg
-    from elopipe.rating import lookup, periods, rounding, store_io, tables
+    from elopipe.rating import lookup, periods, result_tables, rounding, store_io, tables
     from elopipe.rating.fide import (
         b02,
         changes,
@@ -126,7 +126,8 @@ def code_fingerprint() -> str:
 
     h = hashlib.sha1()
     modules = (params, prepare, frames, period, in_force, k, changes, close, initial, ro, engine)
-    for module in (b02, *modules, periods, tables, rounding, rate_of_play, rate_evidence, lookup, store_io):
+    shared = (periods, tables, rounding, rate_of_play, rate_evidence, lookup, store_io, result_tables)
+    for module in (b02, *modules, *shared):
         h.update(Path(module.__file__ or "").read_bytes())
     data = Path(pkg.__file__ or "").parent / "data"
     for name in ("table_8_1_1.csv", "table_8_1_2.csv"):
@@ -314,13 +315,13 @@ def store_changes(
     first = _first_changed(digests, stored_cmp)
     if first is None:
         run_id = None
-        if store_io.event_rows_changed(con, system, result.skips, prep.rate_of_play, keep):
+        if result_tables.event_rows_changed(con, system, result.skips, prep.rate_of_play, keep):
             # no list changed, but why events are left out or their rate of play did (e.g. an event
             # none of whose games is on this list any more): record it
-            run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
-            store_io.save_skips(con, system, result.skips, run_id, keep)
-            store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id, keep)
-            store_io.finish_run(con, run_id, first_list=None, last_list=None)
+            run_id = result_tables.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+            result_tables.save_skips(con, system, result.skips, run_id, keep)
+            result_tables.save_rate_of_play(con, system, prep.rate_of_play, run_id, keep)
+            result_tables.finish_run(con, run_id, first_list=None, last_list=None)
         return Stored(run_id, [], None, set())
     new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
     # lists no longer computed go; a preview keeps those after `through`
@@ -330,13 +331,13 @@ def store_changes(
     # the kept later lists were computed from the lists rewritten now: the next full run redoes them
     stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
     new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
-    run_id = store_io.start_run(con, system, rules_forced=rules, params=fp.as_dict())
+    run_id = result_tables.start_run(con, system, rules_forced=rules, params=fp.as_dict())
     frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in new_frames.items()}
     if keep is None:
         frames["rating_discrepancies"] = result.rating_discrepancies.filter(
             pl.col("list_date") <= (through or dt.date.max)
         )
-    store_io.write_results(
+    result_tables.write_results(
         con,
         system,
         first,
@@ -350,11 +351,11 @@ def store_changes(
         staged=staged,
     )
     if keep is not None:
-        store_io.replace_discrepancies(con, system, result.rating_discrepancies, keep)
-    store_io.save_skips(con, system, result.skips, run_id, keep)
-    store_io.save_rate_of_play(con, system, prep.rate_of_play, run_id, keep)
+        result_tables.replace_discrepancies(con, system, result.rating_discrepancies, keep)
+    result_tables.save_skips(con, system, result.skips, run_id, keep)
+    result_tables.save_rate_of_play(con, system, prep.rate_of_play, run_id, keep)
     written = sorted(d for d in rewrite if d in digests)
-    store_io.finish_run(
+    result_tables.finish_run(
         con,
         run_id,
         first_list=written[0] if written else None,
@@ -455,7 +456,7 @@ def _lists_that_differ(
 ) -> tuple[set[dt.date], dict[str, result_rows.Staged] | None]:
     """The computed lists from `first` on whose rows differ from the stored ones (or that
     are not stored), and the comparison of each table's rows with the stored ones, staged for
-    `store_io.write_results` (None: nothing stored from `first` on, every list is written).
+    `result_tables.write_results` (None: nothing stored from `first` on, every list is written).
     A change of inputs does not always change later lists: e.g. an event whose games are all
     between unrated players adds rows to its own list only. The rows are compared once, group
     by group, in DuckDB (`result_rows.stage`): a list differs when one of its groups does."""

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, store_io
+from elopipe.rating import faults, result_tables, store_io
 from elopipe.rating.fide import checkpoint, norms_store, resume
 from elopipe.rating.fide.engine import run_periods, to_contract
 from elopipe.rating.fide.frames import LIST_SCHEMA, POOL_SCHEMA, Lists, empty
@@ -218,7 +218,7 @@ class _Writer:
     def start(self) -> int:
         if self.run_id is None:
             params = self.fp.as_dict()
-            self.run_id = store_io.start_run(self.con, self.system, rules_forced=self.rules, params=params)
+            self.run_id = result_tables.start_run(self.con, self.system, rules_forced=self.rules, params=params)
         return self.run_id
 
     def window(
@@ -242,8 +242,10 @@ class _Writer:
         new_digests = {d: h for d, h in digests.items() if d >= first and (stored.get(d) != h or d in rewrite)}
         run_id = self.start()
         frames = {k: f.filter(pl.col("list_date").is_in(sorted(rewrite))) for k, f in frames.items()}
-        store_io.write_results(self.con, self.system, first, frames, digests=new_digests, run_id=run_id, lists=rewrite)
-        store_io.replace_discrepancies(self.con, self.system, w.result.rating_discrepancies, keep)
+        result_tables.write_results(
+            self.con, self.system, first, frames, digests=new_digests, run_id=run_id, lists=rewrite
+        )
+        result_tables.replace_discrepancies(self.con, self.system, w.result.rating_discrepancies, keep)
         self.written += sorted(d for d in rewrite if d in digests)
         self.gone |= gone
         return set(new_digests) | rewrite
@@ -275,10 +277,10 @@ class _Writer:
             return gone
         found = self.first is None
         self.first = min(gone) if found else self.first
-        store_io.write_results(self.con, self.system, self.first, {}, run_id=self.start(), lists=gone)
+        result_tables.write_results(self.con, self.system, self.first, {}, run_id=self.start(), lists=gone)
         if found:
             frame = pl.DataFrame(schema={"tournament_id": pl.Int64, "player_id": pl.Int64})
-            store_io.replace_discrepancies(self.con, self.system, frame, keep)
+            result_tables.replace_discrepancies(self.con, self.system, frame, keep)
         self.gone |= gone
         return gone
 
@@ -287,18 +289,18 @@ class _Writer:
         replaces them), and the run's row."""
         con, system = self.con, self.system
         if self.first is None:
-            if store_io.event_rows_changed(con, system, skips, rate_of_play):
+            if result_tables.event_rows_changed(con, system, skips, rate_of_play):
                 run_id = self.start()
-                store_io.save_skips(con, system, skips, run_id)
-                store_io.save_rate_of_play(con, system, rate_of_play, run_id)
-                store_io.finish_run(con, run_id, first_list=None, last_list=None)
+                result_tables.save_skips(con, system, skips, run_id)
+                result_tables.save_rate_of_play(con, system, rate_of_play, run_id)
+                result_tables.finish_run(con, run_id, first_list=None, last_list=None)
             return
         run_id = self.start()
-        store_io.save_skips(con, system, skips, run_id)
-        store_io.save_rate_of_play(con, system, rate_of_play, run_id)
+        result_tables.save_skips(con, system, skips, run_id)
+        result_tables.save_rate_of_play(con, system, rate_of_play, run_id)
         games_hash = hashlib.sha1("".join(self.digests).encode()).hexdigest()
         first = self.written[0] if self.written else None
-        store_io.finish_run(con, run_id, first_list=first, last_list=last_list, games_hash=games_hash)
+        result_tables.finish_run(con, run_id, first_list=first, last_list=last_list, games_hash=games_hash)
 
     @property
     def first_changed(self) -> dt.date | None:
@@ -371,7 +373,7 @@ def _rate(
         writer = run.writer
         if writer.run_id is not None:  # the publishing that follows learns what was written
             first, last = min(writer.written, default=None), max(writer.written, default=None)
-            store_io.finish_run(con, writer.run_id, first_list=first, last_list=last)
+            result_tables.finish_run(con, writer.run_id, first_list=first, last_list=last)
         raise
     writer = run.writer
     if run.failed:

@@ -1,7 +1,7 @@
 """Run the generic K-factor Elo ('elo', seed 001) and Glicko-2 ('glicko2') over the store.
 
 Rules: `elopipe.rating.generic.elo` and `elopipe.rating.generic.glicko`. This module feeds them the game rows
-of `elopipe.rating.game_rows` and writes the store contract (`store_io.write_results`):
+of `elopipe.rating.game_rows` and writes the store contract (`result_tables.write_results`):
 
 * ``rating_lists``: at every list with games, every player known so far (games = 0 when
   idle). 'elo': ``rating_exact`` (one decimal, the value the system keeps) and ``rating``
