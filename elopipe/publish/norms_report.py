@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating.fide import norms, norms_store
+from elopipe.rating.fide import norm_inputs, norms, norms_store
 from elopipe.store.frames import to_polars
 
 #: The columns of `<stem>.norms.csv` (one row per player and norm listed).
@@ -81,7 +81,7 @@ def norm_sections(
 ) -> dict[int, list[dict[str, Any]]]:
     """`norm_section` of each of `tournament_ids`, read and decided for all of them at once:
     {tournament_id: its rows}; an event with none is absent."""
-    if system != norms_store.STANDARD or not tournament_ids:
+    if system != norm_inputs.STANDARD or not tournament_ids:
         return {}
     listed = _listed(con, sorted(set(tournament_ids)), system)
     if not listed:

@@ -494,7 +494,7 @@ def decide(
     but `code` (any order, dtypes to cast); `rest` the (tournament_id, player_id) of the
     applicants whose four rows the per-applicant rules must decide.
 
-    `ev`, `games`, `applicants` are `norms_store._prepare`'s frames."""
+    `ev`, `games`, `applicants` are `norm_inputs.prepare`'s frames."""
     a = _applicants(ev, games, applicants)
     no_era = pl.col("first_day").is_null() | (pl.col("first_day") < norms.ERAS[-1].since)
     # the per-applicant rules date the row by its first round: certain when the rounds are

@@ -20,7 +20,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating.fide import norms_sets, norms_store
+from elopipe.rating.fide import norm_inputs, norms_sets, norms_store
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import SHARED_DATA
@@ -150,7 +150,7 @@ def test_generated_swiss_with_many_weak_players(tmp_path: Path) -> None:
     out = _assert_same(con)
     # the per-applicant rules are left the few who could make a norm (a tenth at most here)
     tids = out["tournament_id"].unique().to_list()
-    ev, games, applicants = norms_store._prepare(norms_store.load(con, tids))
+    ev, games, applicants = norm_inputs.prepare(norm_inputs.load(con, tids))
     rest = norms_sets.decide("fide", ev, games, applicants)[1]
     assert 0 < rest.height <= out.select("tournament_id", "player_id").n_unique() // 10
     assert set(out["decision"]) >= {"missed", "not_eligible", "norm"}

@@ -308,7 +308,7 @@ def _swiss(n_foreign: int, *, feds: int = 3, masters: int = 10, absent: dict[int
 
 def test_swiss_exemption_counts_every_round() -> None:
     # peer: TestRule_1_4_3d_eligibility (a missed round, two missed rounds, a PAB is no miss)
-    from elopipe.rating.fide.norms_store import _swiss_exemption
+    from elopipe.rating.fide.norm_inputs import _swiss_exemption
 
     def ok(*args, **kw) -> bool:
         return bool(_swiss_exemption(*_swiss(*args, **kw))["swiss_143d"][0])
@@ -330,7 +330,7 @@ def test_swiss_exemption_counts_every_round() -> None:
 def test_round_robin_shape_counts_a_forfeit_as_a_meeting() -> None:
     import polars as pl
 
-    from elopipe.rating.fide.norms_store import _shape
+    from elopipe.rating.fide.norm_inputs import _shape
 
     # 4 players, 3 rounds, all pairs met once; the pair (1, 2) by forfeit only
     played = [(1, 3, 1), (2, 4, 1), (1, 4, 2), (2, 3, 2), (3, 4, 3)]
