@@ -14,7 +14,8 @@ from typing import Any
 import duckdb
 
 from elopipe.identity.facts import refresh_player_facts
-from elopipe.identity.resolve import CONFIDENCE, fuller
+from elopipe.identity.known import fuller
+from elopipe.identity.resolve import CONFIDENCE
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store import write

@@ -16,20 +16,17 @@ resolution rule but a merge `consolidate` makes: one game in two sources under t
 
 from __future__ import annotations
 
-import functools
-import itertools
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 
 import duckdb
 
 from elopipe.identity.apart import RatedEntry, apart, rated_entry
+from elopipe.identity.known import Index, Known, Writes, birth_year
 from elopipe.identity.nearby import dates_overlap, near_tournaments, same_event, tournament_spans
 from elopipe.identity.settle import Settling
-from elopipe.read.names import ABBREV_MAX, name_key, names_compatible
+from elopipe.read.names import name_key
 from elopipe.read.records import PlayerRec
-from elopipe.store import write
-from elopipe.store.frames import registered
 
 # Rules in the order they are tried, with the confidence recorded for the link.
 RULES: list[tuple[str, float]] = [
@@ -53,20 +50,6 @@ class Resolution:
     player_id: int
     rule: str
     confidence: float
-
-
-@dataclass
-class _Known:
-    player_id: int
-    fide_id: int | None
-    national_id: str | None
-    name_key: str
-    federation: str | None
-    birth_year: int | None
-
-
-def _birth_year(p: PlayerRec) -> int | None:
-    return p.birth_year or (p.birth_date.year if p.birth_date else None)
 
 
 @dataclass
@@ -131,8 +114,8 @@ class _BatchResolver:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, files: list[FilePlayers], file_tids: list[int] | None):
         self.file_tids = file_tids
-        self.index = _Index()
-        self.writes = _Writes()
+        self.index = Index()
+        self.writes = Writes()
         self.settling = Settling(self.index)
         players = [p for f in files for p in f.players]
         self._load_known(con, players)
@@ -147,15 +130,15 @@ class _BatchResolver:
             "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, p.name_key, p.federation,"
             " p.birth_year FROM players p WHERE "
         )
-        # a row met again (a player found by FIDE ID and by name key) is one `_Index.add` skips:
-        # skipped here, before making its `_Known` (a FIDE month meets 30k players twice)
+        # a row met again (a player found by FIDE ID and by name key) is one `Index.add` skips:
+        # skipped here, before making its `Known` (a FIDE month meets 30k players twice)
         seen: set[tuple[object, ...]] = set()
         for col, values in (("fide_id", fids), ("national_id", nids), ("name_key", keys)):
             if values:
                 for r in con.execute(sql + f"p.{col} IN (SELECT UNNEST(?))", [values]).fetchall():
                     if r not in seen:
                         seen.add(r)
-                        self.index.add(_Known(*r))
+                        self.index.add(Known(*r))
         if keys:  # every spelling already linked to a player is a way to find that player
             # a spelling equal to the player's own name key was found by the query above: only the
             # others, each once (a player has one alias row per entry: a year holds dozens)
@@ -166,17 +149,17 @@ class _BatchResolver:
                 " WHERE a.name_key <> p.name_key",
                 [keys],
             ).fetchall():
-                self.index.add(_Known(*r))
+                self.index.add(Known(*r))
 
-    def _link(self, p: PlayerRec, known: _Known, rule: str, key: str | None) -> Resolution:
-        self.settling.facts(known, p.federation, _birth_year(p))
+    def _link(self, p: PlayerRec, known: Known, rule: str, key: str | None) -> Resolution:
+        self.settling.facts(known, p.federation, birth_year(p))
         name_key_before = known.name_key
         self.index.enrich(known, p, self.writes, key)
         if known.name_key != name_key_before or rule == "initials_context":
             self.settling.unsettled = True  # a fuller spelling, an abbreviation: consolidation may pair it
         if key and key != known.name_key:
             # the spelling is now an alias of the player: a later file finds it by that key
-            self.index.add(_Known(known.player_id, known.fide_id, known.national_id, key, known.federation,
+            self.index.add(Known(known.player_id, known.fide_id, known.national_id, key, known.federation,
                                   known.birth_year))  # fmt: skip
         return Resolution(known.player_id, rule, CONFIDENCE[rule])
 
@@ -213,7 +196,7 @@ class _BatchResolver:
             gk: tuple[str | int | None, ...] = (
                 ("trf", p.tournament_ref, p.ref)
                 if p.start_rank is not None
-                else (key, p.fide_id, p.national_id, _birth_year(p))
+                else (key, p.fide_id, p.national_id, birth_year(p))
             )
             groups.setdefault(gk, []).append(p)
         for members in groups.values():
@@ -286,211 +269,6 @@ class _SetUnion:
         return any(x in s for s in self.sets)
 
 
-_NEW_PLAYER_COLS = (
-    "player_id", "fide_id", "national_id", "name", "name_key", "federation", "sex", "birth_date", "birth_year",
-    "title", "first_file_id",
-)  # fmt: skip
-_UPDATE_TYPES = {
-    "fide_id": "BIGINT",
-    "national_id": "VARCHAR",
-    "birth_year": "INTEGER",
-    "federation": "VARCHAR",
-    "name_key": "VARCHAR",
-    "name": "VARCHAR",
-}
-
-
-class _Writes:
-    """The `players` rows a batch's resolution creates and the columns it fills, written in
-    bulk: new players get provisional ids (-1, -2, ...) until `flush` draws their ids from
-    `player_id_seq`, in creation order (the ids one INSERT per player would have given)."""
-
-    def __init__(self) -> None:
-        self.new: dict[int, dict[str, object]] = {}
-        self.updates: dict[int, dict[str, object]] = {}
-
-    def create(self, p: PlayerRec, key: str, file_id: int) -> _Known:
-        pid = -(len(self.new) + 1)
-        by = _birth_year(p)
-        self.new[pid] = dict(zip(_NEW_PLAYER_COLS, (
-            pid, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by, p.title,
-            file_id,
-        ), strict=True))  # fmt: skip
-        return _Known(pid, p.fide_id, p.national_id, key, p.federation, by)
-
-    def update(self, player_id: int, values: dict[str, object]) -> None:
-        row = self.new.get(player_id)
-        if row is not None:
-            row.update(values)
-        else:
-            self.updates.setdefault(player_id, {}).update(values)
-
-    def flush_updates(self, con: duckdb.DuckDBPyConnection) -> None:
-        """One UPDATE ... FROM per set of changed columns (last value written wins, as in a
-        sequence of single-row updates)."""
-        import polars as pl
-
-        by_cols: dict[tuple[str, ...], list[tuple[object, ...]]] = {}
-        for pid, values in self.updates.items():
-            cols = tuple(sorted(values))
-            by_cols.setdefault(cols, []).append((pid, *(values[c] for c in cols)))
-        self.updates = {}
-        for cols, rows in by_cols.items():
-            df = pl.DataFrame(rows, schema=["player_id", *cols], orient="row", infer_schema_length=None)
-            sets = ", ".join(f"{c} = CAST(u.{c} AS {_UPDATE_TYPES[c]})" for c in cols)
-            with registered(con, "_player_updates", df):
-                con.execute(f"UPDATE players SET {sets} FROM _player_updates u WHERE players.player_id = u.player_id")
-
-    def flush(self, con: duckdb.DuckDBPyConnection) -> dict[int, int]:
-        """Write everything; returns {provisional id: player_id}."""
-        self.flush_updates(con)
-        if not self.new:
-            return {}
-        import polars as pl
-
-        n = len(self.new)
-        ids = sorted(r[0] for r in con.execute("SELECT nextval('player_id_seq') FROM range(?)", [n]).fetchall())
-        real = {-(i + 1): ids[i] for i in range(n)}
-        rows = [row | {"player_id": real[prov]} for prov, row in sorted(self.new.items(), reverse=True)]
-        df = pl.DataFrame(
-            rows,
-            schema={
-                "player_id": pl.Int64, "fide_id": pl.Int64, "national_id": pl.Utf8, "name": pl.Utf8,
-                "name_key": pl.Utf8, "federation": pl.Utf8, "sex": pl.Utf8, "birth_date": pl.Date,
-                "birth_year": pl.Int32, "title": pl.Utf8, "first_file_id": pl.Int64,
-            },
-        )  # fmt: skip
-        write.insert(con, "players", df)
-        self.new = {}
-        return real
-
-
-class _Index:
-    def __init__(self) -> None:
-        self.by_fid: dict[int, _Known] = {}
-        self.by_nid: dict[str, _Known] = {}
-        self.by_key: dict[str, list[_Known]] = {}
-        self.by_pid: dict[int, list[_Known]] = {}
-        # candidates for an abbreviated name (`_TokenIndex`): among every player, and among those
-        # with a spelling without FIDE ID, the only ones a player with a FIDE ID can be linked to
-        # by name (with those carrying the same FIDE ID, `by_fid_all`)
-        self.tokens = _TokenIndex()
-        self.tokens_no_fid = _TokenIndex()
-        self.by_fid_all: dict[int, set[int]] = {}
-
-    def _add_tokens(self, key: str, player_id: int, fide_id: int | None) -> None:
-        self.tokens.add(key, player_id)
-        if not fide_id:
-            self.tokens_no_fid.add(key, player_id)
-
-    def abbreviation_candidates(self, key: str, fide_id: int | None = None) -> set[int]:
-        """Ids of the players with a spelling that may be `names_compatible` with `key` (a
-        superset); for a written player with `fide_id`, only those it does not conflict with."""
-        if not fide_id:
-            return self.tokens.candidates(key)
-        same = self.by_fid_all.get(fide_id)
-        out = self.tokens_no_fid.candidates(key)
-        return out | (self.tokens.candidates(key) & same) if same else out
-
-    def add(self, k: _Known) -> None:
-        same = self.by_pid.get(k.player_id)
-        if same and any(s.name_key == k.name_key and s.fide_id == k.fide_id and s.national_id == k.national_id
-                        for s in same):  # fmt: skip
-            return
-        self.by_pid.setdefault(k.player_id, []).append(k)
-        self._add_tokens(k.name_key, k.player_id, k.fide_id)
-        if k.fide_id:
-            self.by_fid.setdefault(k.fide_id, k)
-            self.by_fid_all.setdefault(k.fide_id, set()).add(k.player_id)
-        if k.national_id:
-            self.by_nid.setdefault(k.national_id, k)
-        self.by_key.setdefault(k.name_key, []).append(k)
-
-    def find_by_id(self, p: PlayerRec) -> tuple[_Known, str] | None:
-        if p.fide_id and p.fide_id in self.by_fid:
-            return self.by_fid[p.fide_id], "fide_id"
-        if p.national_id and p.national_id in self.by_nid:
-            cand = self.by_nid[p.national_id]
-            if not self.conflicts(cand, p):
-                return cand, "national_id"
-        return None
-
-    def conflicts(self, k: _Known, p: PlayerRec) -> bool:
-        """Conflicts with any identifier known for the player id (merged rows included)."""
-        return any(_conflicts(s, p) for s in self.by_pid.get(k.player_id, [k]))
-
-    def find_by_name(
-        self, p: PlayerRec, key: str, ctx: Container[int], taken: Container[int]
-    ) -> tuple[_Known, str] | None:
-        if not key:  # a name with no letters at all ('?', '-') identifies nobody
-            return None
-        cands = _unique_ids(
-            c for c in self.by_key.get(key, []) if c.player_id not in taken and not self.conflicts(c, p)
-        )
-        by = _birth_year(p)
-        if by:
-            same = _unique_ids(c for c in cands if c.birth_year == by)
-            if len(same) == 1:
-                return same[0], "name_birth_year"
-        if p.federation:
-            same = _unique_ids(c for c in cands if c.federation == p.federation)
-            if len(same) == 1:
-                return same[0], "name_federation"
-        in_ctx = [c for c in cands if c.player_id in ctx]
-        if len(in_ctx) == 1:
-            return in_ctx[0], "name_context"
-        if in_ctx:
-            return None
-        compatible = None
-        near = self.abbreviation_candidates(key, p.fide_id)
-        for pid in near:
-            if pid in taken or pid not in ctx:
-                continue
-            first = next(
-                (c for c in self.by_pid.get(pid, []) if names_compatible(c.name_key, key) and not self.conflicts(c, p)),
-                None,
-            )
-            if first is None:
-                continue
-            if compatible is not None:
-                return None  # two compatible players: ambiguous
-            compatible = first
-        if compatible is not None:
-            return compatible, "initials_context"
-        if len(cands) == 1:
-            return cands[0], "name"
-        return None
-
-    def enrich(self, k: _Known, p: PlayerRec, writes: _Writes, key: str | None = None) -> None:
-        """Fill identifiers the store lacked (a FIDE ID seen for the first time); keep the fullest
-        spelling as the player's name (see `fuller`), so it does not depend on the order of files."""
-        updates: dict[str, object] = {}
-        if p.fide_id and not k.fide_id:
-            k.fide_id = p.fide_id
-            self.by_fid.setdefault(p.fide_id, k)
-            self.by_fid_all.setdefault(p.fide_id, set()).add(k.player_id)
-            updates["fide_id"] = p.fide_id
-        if p.national_id and not k.national_id:
-            k.national_id = p.national_id
-            self.by_nid.setdefault(p.national_id, k)
-            updates["national_id"] = p.national_id
-        by = _birth_year(p)
-        if by and not k.birth_year:
-            k.birth_year = by
-            updates["birth_year"] = by
-        if p.federation and not k.federation:
-            k.federation = p.federation
-            updates["federation"] = p.federation
-        if key and key != k.name_key and fuller(key, k.name_key):
-            self.by_key.setdefault(key, []).append(k)
-            self._add_tokens(key, k.player_id, k.fide_id)
-            k.name_key = key
-            updates["name_key"] = key
-            updates["name"] = p.name
-        if updates:
-            writes.update(k.player_id, updates)
-
-
 class _EventContext:
     """Which players are in the other sources of a batch's events (`_BatchResolver`).
 
@@ -501,7 +279,7 @@ class _EventContext:
     once its file is resolved (`add_member`), as it would be in the store had the files been
     loaded one by one."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, tids: set[int], index: _Index) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, tids: set[int], index: Index) -> None:
         near = near_tournaments(con, tids) if tids else set()
         self.spans = tournament_spans(con, near) if near else {}
         self.batch = set(tids)
@@ -525,7 +303,7 @@ class _EventContext:
                 [stored],
             ).fetchall()
             for r in rows:
-                index.add(_Known(*r[1:7]))
+                index.add(Known(*r[1:7]))
                 self.add_member(r[0], r[1])
                 self.add_rated(r[0], r[1], r[7], r[8])
             # stored tournaments with no player still count as candidates (size 0)
@@ -594,79 +372,3 @@ class _EventContext:
         if len(tids) == 1 and tids[0] in out:
             out[-1] = out[tids[0]]
         return out
-
-
-_SUBSET_TOKENS = 6  # a name with more full tokens looks candidates up by any shared token
-
-
-class _TokenIndex:
-    """Player ids by the full (3+ letter) tokens of their spellings. Two names are
-    abbreviation-compatible only when the full tokens of the shorter are tokens of the longer
-    (`_covers`: abbreviations are at most two letters, and one exact full token is needed): the
-    candidates for a name are the players holding all its full tokens (`by_token`, intersected)
-    and those whose full tokens are a subset of its own (`by_full_tokens`, looked up per subset)."""
-
-    def __init__(self) -> None:
-        self.by_token: dict[str, set[int]] = {}
-        self.by_full_tokens: dict[frozenset[str], set[int]] = {}
-
-    def add(self, key: str, player_id: int) -> None:
-        full = _full_tokens(key)
-        for t in full:
-            self.by_token.setdefault(t, set()).add(player_id)
-        if full:
-            self.by_full_tokens.setdefault(full, set()).add(player_id)
-
-    def candidates(self, key: str) -> set[int]:
-        """Ids that may be `names_compatible` with `key` (a superset)."""
-        full = _full_tokens(key)
-        if not full:
-            return set()
-        if len(full) > _SUBSET_TOKENS:  # a name of many words: every player sharing a full token (rare)
-            return set().union(*(self.by_token.get(t, ()) for t in full))
-        # a token no spelling holds is in no full-token set of one: the subsets are of the others
-        # (a new player's rare surname: none to look up)
-        tokens = sorted(t for t in full if t in self.by_token)
-        if not tokens:
-            return set()
-        out: set[int] = set()
-        if len(tokens) == len(full):  # the players holding all of them
-            sets = sorted((self.by_token[t] for t in full), key=len)
-            out = {pid for pid in sets[0] if all(pid in s for s in sets[1:])}
-        for n in range(1, len(tokens) + 1):
-            for sub in itertools.combinations(tokens, n):
-                out |= self.by_full_tokens.get(frozenset(sub), set())
-        return out
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _full_tokens(key: str) -> frozenset[str]:
-    # cached: each spelling is indexed in two token indexes and looked up again by name
-    return frozenset(t for t in key.split(" ") if len(t) > ABBREV_MAX)
-
-
-def fuller(a: str, b: str) -> bool:
-    """True when name key `a` is the better display spelling than `b`: more full (3+ letter) name
-    parts, then longer, then alphabetically first (so the choice never depends on order)."""
-
-    def rank(k: str) -> tuple[int, int]:
-        return (sum(len(t) > ABBREV_MAX for t in k.split(" ")), len(k))
-
-    return rank(a) > rank(b) or (rank(a) == rank(b) and a < b)
-
-
-def _unique_ids(cands: Iterable[_Known]) -> list[_Known]:
-    seen: dict[int, _Known] = {}
-    for c in cands:
-        seen.setdefault(c.player_id, c)
-    return list(seen.values())
-
-
-def _conflicts(k: _Known, p: PlayerRec) -> bool:
-    """True when the two cannot be the same person: different FIDE IDs, national IDs or birth years."""
-    if k.fide_id and p.fide_id and k.fide_id != p.fide_id:
-        return True
-    if k.national_id and p.national_id and k.national_id != p.national_id:
-        return True
-    by = _birth_year(p)
-    return bool(k.birth_year and by and k.birth_year != by)

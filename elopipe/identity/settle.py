@@ -32,7 +32,7 @@ from elopipe.read.names import names_compatible
 
 
 class _Known(Protocol):
-    """A player as resolution knows it (`resolve._Known`)."""
+    """A player as resolution knows it (`known.Known`)."""
 
     @property
     def player_id(self) -> int: ...
@@ -49,7 +49,7 @@ class _Tokens(Protocol):
 
 
 class _Index(Protocol):
-    """Resolution's index of known players (`resolve._Index`)."""
+    """Resolution's index of known players (`known.Index`)."""
 
     @property
     def by_pid(self) -> Mapping[int, Sequence[_Known]]: ...
