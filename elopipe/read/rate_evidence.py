@@ -25,8 +25,10 @@ Rules and their sources:
   (5; real standard files show 4) rounds or more is therefore not standard, nor are a player's
   games on a day on which he played that many games of the event,
   nor are the games of two players who met `SAME_PAIR_PER_DAY_NOT_STANDARD` (3) times in a day
-  (a rapid or blitz match: a standard match plays a game a day): class ``fast``.  Counted per
-  day and player, so the tie-break day of a knockout event does not move its classical days.
+  (a rapid or blitz match: a standard match plays a game a day), nor, in a knockout event, the
+  two games or more of one pair in one round on a day after that round's first (a match's
+  tie-break): class ``fast``.  Counted per day and player, so the tie-break day of a knockout
+  event does not move its classical days.
   A PGN event's game dates count only when they fall on two days or more (a file that writes
   the event's date on every game says nothing about its days); TRF dates (line 132) are the
   rounds' own.  Source ``rounds_per_day``.
@@ -262,8 +264,9 @@ def _fast_games(games: pl.DataFrame, tournaments: pl.DataFrame) -> pl.DataFrame:
     """The games (game_id, ``__day_ev`` Utf8 saying why) played on a day that cannot be a
     standard day: the event played `ROUNDS_PER_DAY_NOT_STANDARD` (5) rounds or more that day
     (every game of the day, forfeits too), one of the players played that many games of the
-    event that day, or the same two players met `SAME_PAIR_PER_DAY_NOT_STANDARD` (3) times (a
-    rapid or blitz match; a standard match plays one game a day).
+    event that day, the same two players met `SAME_PAIR_PER_DAY_NOT_STANDARD` (3) times (a
+    rapid or blitz match; a standard match plays one game a day), or the day is a knockout
+    match's tie-break (`_tie_breaks`).
 
     Counts played games with a day-precise date (``game_day``); a PGN event's dates count only
     when its games fall on two days or more (see the module docstring).  Empty when the frames
@@ -319,7 +322,34 @@ def _fast_games(games: pl.DataFrame, tournaments: pl.DataFrame) -> pl.DataFrame:
     return (
         by_day.join(by_player, on="game_id", how="full", coalesce=True)
         .join(by_pair, on="game_id", how="full", coalesce=True)
-        .select("game_id", pl.coalesce("__ev_d", "__ev_p", "__ev_m").alias("__day_ev"))
+        .join(_tie_breaks(g), on="game_id", how="full", coalesce=True)
+        .select("game_id", pl.coalesce("__ev_d", "__ev_p", "__ev_m", "__ev_t").alias("__day_ev"))
+    )
+
+
+def _tie_breaks(g: pl.DataFrame) -> pl.DataFrame:
+    """The games (game_id, ``__ev_t``) of a knockout match's tie-break day: two games or more of
+    one pair in one round on a day after that round's first day (the FIDE World Cup 2023 final:
+    8.1 and 8.2 on two days, the rapid 8.3 and 8.4 on the third). A standard match plays a game
+    a day, and a round of a Swiss or round-robin pairs two players once: no standard game meets
+    this. Games without a round say nothing."""
+    match = ["tournament_id", "__round", "__lo", "__hi"]
+    return (
+        g.filter(pl.col("__round").is_not_null())
+        .with_columns(
+            pl.len().over(*match, "game_day").alias("__n"), pl.col("game_day").min().over(match).alias("__first")
+        )
+        .filter((pl.col("__n") >= 2) & (pl.col("game_day") > pl.col("__first")))
+        .select(
+            "game_id",
+            pl.format(
+                "{} games between the same two players on {}, after their games of round {} on {}: a tie-break",
+                "__n",
+                "game_day",
+                "__round",
+                "__first",
+            ).alias("__ev_t"),
+        )
     )
 
 

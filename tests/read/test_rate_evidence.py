@@ -203,6 +203,38 @@ def test_a_tie_break_day_is_fast_and_the_classical_days_stay_standard():
     assert ev == ["6 games by one player on 2021-07-27"]
 
 
+def test_a_two_game_tie_break_after_the_rounds_classical_days_is_fast():
+    # the FIDE World Cup 2023 final in Carlsen.pgn: 8.1 and 8.2 on two days, the rapid 8.3 and 8.4
+    # on the third (two games: under the three of a rapid match), then nothing more
+    days = [dt.date(2023, 8, 22), dt.date(2023, 8, 23), dt.date(2023, 8, 24)]
+    g, t = _frames(_knockout(1, days, [1, 1, 2]), [(1, "FIDE World Cup 2023", "Baku AZE", "pgn")])
+    g = g.with_columns(pl.lit(8, pl.Int64).alias("round"))
+    out = classify_games(g, t)
+    got = out.group_by("game_day", "rate_class", "rate_source").len().sort("game_day")
+    assert got.rows() == [
+        (days[0], "standard", "assumed", 1),
+        (days[1], "standard", "assumed", 1),
+        (days[2], "fast", "rounds_per_day", 2),
+    ]
+    ev = out.filter(pl.col("game_day") == days[2]).get_column("rate_evidence").unique().to_list()
+    assert ev == [
+        "2 games between the same two players on 2023-08-24, after their games of round 8 on 2023-08-22: a tie-break"
+    ]
+
+
+def test_two_games_of_one_pair_on_one_day_in_two_rounds_or_on_the_rounds_first_day_stay_standard():
+    # a double round-robin's two meetings are two rounds; a round's first day is no tie-break
+    day = dt.date(2011, 10, 1)
+    g, t = _frames(_knockout(1, [day], [2]), [(1, "Club Double Round Robin", "Galway", "trf")])
+    drr = g.with_columns(pl.Series("round", [3, 4], dtype=pl.Int64))
+    assert set(_by_game(classify_games(drr, t)).values()) == {("standard", "assumed")}
+    first = g.with_columns(pl.lit(1, pl.Int64).alias("round"))
+    assert set(_by_game(classify_games(first, t)).values()) == {("standard", "assumed")}
+    # without a round nothing is said
+    later = _frames(_knockout(1, [day, day + dt.timedelta(days=1)], [1, 2]), [(1, "Match", "Cork", "pgn")])
+    assert set(_by_game(classify_games(*later)).values()) == {("standard", "assumed")}
+
+
 def test_three_games_of_one_pair_in_a_day_are_a_rapid_match():
     # as the Oslo Esports Cup 2022 in Carlsen.pgn: three or four games a day against one opponent
     days = [dt.date(2022, 4, 22), dt.date(2022, 4, 23)]
