@@ -29,12 +29,14 @@ class RateOutcome:
 def rate_system(request: RateRequest, on_wait: Callable[[str], None] | None = None) -> RateOutcome:
     """Rate `request.system` in `request.db` (see `RateRequest`); `on_wait` hears of a store
     another process holds. Raises what `rate` raises: ValueError for an unknown system or
-    parameter, `ParamError`, `ScenarioError`, StoreBusyError."""
+    parameter, `ParamError`, `ScenarioError`, StoreBusyError, StoreMissingError when there is no
+    store at `request.db` (none is created)."""
     from elopipe.rating.result_tables import changed_list_dates
     from elopipe.rating.run import rate
     from elopipe.rating.scenarios import missing_standard
-    from elopipe.store.connect import open_writer
+    from elopipe.store.connect import open_writer, require_store
 
+    require_store(request.db)
     with open_writer(request.db, on_wait=on_wait) as con:
         if request.skip_empty and not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
             return RateOutcome(None)

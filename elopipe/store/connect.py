@@ -328,6 +328,15 @@ def _reason(exc: BaseException) -> str:
     return first_line(exc).removeprefix("IO Error: ")
 
 
+def require_store(db: str | os.PathLike[str]) -> None:
+    """Raise StoreMissingError if there is no store at `db` (a command that only reads or rates
+    what was ingested: a mistyped --db must not leave an empty store behind), StorePathError if
+    the path cannot be one. Creates nothing."""
+    check_store_path(db)
+    if not Path(db).exists():
+        raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
+
+
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:
     """Open `db` read-only. Raises FileNotFoundError if it does not exist, StorePathError if it
     is a folder or not a DuckDB file, StoreBusyError if DuckDB refuses (a writer in another
@@ -337,9 +346,7 @@ def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: boo
     then `lock_configuration`): queries see the store's tables and views but cannot read,
     write or attach any other file, nor load extensions (used by `elopipe sql`).
     """
-    check_store_path(db)
-    if not Path(db).exists():
-        raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
+    require_store(db)
     config: dict[str, str | bool | int | float | list[str]] = (
         {} if external_access else {"enable_external_access": False}
     )

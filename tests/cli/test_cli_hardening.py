@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
+from elopipe.store.connect import open_writer
 from tests.helpers.paths import REPO
 from tests.helpers.publish_store import FEB, build_store
 from tests.helpers.store_build import add_rows
@@ -182,7 +183,8 @@ def test_db_that_is_a_folder_or_not_duckdb_is_a_usage_error(tmp_path: Path, args
 def test_proc_files_and_unwritable_lock_are_clear_errors(tmp_path: Path) -> None:
     _usage_error(_run("sql", "SELECT 1", "--db", "/proc/self/status"), "not a DuckDB database")
     _usage_error(_run("rate", "--db", "/proc/self/status"), "not a DuckDB database")
-    _usage_error(_run("rate", "--db", "/proc/self/x.duckdb"), "cannot create the lock file")
+    sample = str(REPO / "sample_pgn" / "wchcand22.pgn")
+    _usage_error(_run("ingest", sample, "--db", "/proc/self/x.duckdb"), "cannot create the lock file")
 
 
 def test_reader_creates_nothing_and_writer_says_it_creates_the_folder(tmp_path: Path) -> None:
@@ -191,8 +193,10 @@ def test_reader_creates_nothing_and_writer_says_it_creates_the_folder(tmp_path: 
     assert res.exit_code == 1 and "no database" in res.output
     res = _run("report", "-t", "1", "--db", str(where))
     assert res.exit_code == 1 and "no database" in res.output
+    res = _run("rate", "--db", str(where))  # rates what was ingested: creates nothing either
+    assert res.exit_code == 1 and "no database" in res.output
     assert not (tmp_path / "no").exists()
-    res = _run("rate", "--db", str(where))
+    res = _run("ingest", str(REPO / "sample_pgn" / "wchcand22.pgn"), "--db", str(where))
     assert res.exit_code == 0, res.output
     assert f"created the folder {where.parent}" in _flat(res.output)
     assert where.exists()
@@ -228,7 +232,10 @@ def test_rate_accepts_valid_params(db: Path) -> None:
 
 @pytest.mark.parametrize("system", ["fide", "fide-rapid", "fide-blitz", "ffe", "ffe-rapid", "elo", "glicko2"])
 def test_rate_on_an_empty_store_says_no_games(tmp_path: Path, system: str) -> None:
-    res = _run("rate", "--system", system, "--db", str(tmp_path / "empty.duckdb"))
+    empty = tmp_path / "empty.duckdb"
+    with open_writer(empty):  # a store with no game (an ingest that found no file leaves one)
+        pass
+    res = _run("rate", "--system", system, "--db", str(empty))
     assert res.exit_code == 0, res.output
     assert "no games to rate" in res.output
 
@@ -527,6 +534,16 @@ def test_a_library_error_is_printed_once_with_its_exit_code(tmp_path: Path) -> N
     assert res.exit_code == 1
     assert res.output.count("no database at") == 1, res.output
     assert "Traceback" not in res.output and "StoreMissingError" not in res.output
+
+
+def test_rate_on_a_mistyped_store_says_so_and_creates_none(tmp_path: Path) -> None:
+    """`rate` reads what was ingested: a --db with no store is refused as `sql` refuses it, and no
+    empty store is left behind (a fresh user's finding: it said 'no games to rate', exit 0)."""
+    missing = tmp_path / "missing.duckdb"
+    res = _run("rate", "--system", "fide", "--db", str(missing))
+    assert res.exit_code == 1, res.output
+    assert res.output.count("no database at") == 1 and "Traceback" not in res.output, res.output
+    assert list(tmp_path.iterdir()) == []
 
 
 ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
