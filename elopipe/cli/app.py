@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -198,3 +199,17 @@ def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], 
         key = flag.removeprefix("--").replace("-", "_")
         err_console.print(f"error: {flag}: {str(exc).removeprefix(key + ' ')}", style="red")
         raise typer.Exit(2) from None
+
+
+def drop_folder_path(inbox: Path) -> Path:
+    """`inbox` (of `watch` and `serve`) resolved, and created when missing, which is said in a
+    line (a mistyped inbox must not be watched in silence); a path that is not a folder is a
+    usage error (exit 2)."""
+    inbox = inbox.resolve()
+    if inbox.exists() and not inbox.is_dir():
+        err_console.print(f"not a folder: {inbox}", style="red", soft_wrap=True)
+        raise typer.Exit(2)
+    if not inbox.exists():
+        inbox.mkdir(parents=True)
+        err_console.print(f"created the drop folder {inbox}", soft_wrap=True)
+    return inbox

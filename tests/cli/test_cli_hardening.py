@@ -546,6 +546,21 @@ def test_rate_on_a_mistyped_store_says_so_and_creates_none(tmp_path: Path) -> No
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_drop_folder_is_created_in_a_line_and_a_file_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """watch and serve: a mistyped inbox is not watched in silence (a fresh user's finding)."""
+    from elopipe.cli.app import drop_folder_path
+
+    inbox = tmp_path / "a" / "inbox"
+    assert drop_folder_path(inbox) == inbox.resolve() and inbox.is_dir()
+    assert f"created the drop folder {inbox.resolve()}" in capsys.readouterr().err
+    assert drop_folder_path(inbox) == inbox.resolve()
+    assert capsys.readouterr().err == ""  # an existing one is taken as it is
+    res = _run("watch", str(REPO / "README.md"), "--db", str(tmp_path / "s.duckdb"))
+    assert res.exit_code == 2 and "not a folder" in res.output, res.output
+
+
 ELOPIPE = str(Path(sys.executable).with_name("elopipe"))
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.jobs.store import DEFAULT_DB, check_store_path
 
@@ -67,7 +67,7 @@ def serve(
         typer.echo(NO_SERVER.format(detail=status.detail, inbox=inbox), err=True)  # plain: no wrapping
         raise typer.Exit(1)
 
-    inbox.mkdir(parents=True, exist_ok=True)
+    inbox = drop_folder_path(inbox)
     schedule = f"cron {cron!r}" if cron else f"every {interval:g} s"
     console.print(f"serving deployment drop_folder/{name} ({schedule}) on {status.url}; Ctrl-C to stop")
     configure()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
     cluster_of,
@@ -84,8 +84,7 @@ def watch(
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
     spec = dask_spec(dask, dask_workers, stage)
-    inbox = inbox.resolve()
-    inbox.mkdir(parents=True, exist_ok=True)
+    inbox = drop_folder_path(inbox)
     exit_if_api_unreachable()
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.runtime.interrupt import graceful_stop, stop_requested, stopping_line
