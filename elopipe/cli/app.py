@@ -201,15 +201,15 @@ def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], 
         raise typer.Exit(2) from None
 
 
-def drop_folder_path(inbox: Path) -> Path:
-    """`inbox` (of `watch` and `serve`) resolved, and created when missing, which is said in a
-    line (a mistyped inbox must not be watched in silence); a path that is not a folder is a
-    usage error (exit 2)."""
+def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:
+    """`inbox` (of `watch` and `serve`) resolved, and created when missing, with the line that
+    says so for the command to print after its first (a mistyped inbox must not be watched in
+    silence; None when it was there); a path that is not a folder is a usage error (exit 2)."""
     inbox = inbox.resolve()
     if inbox.exists() and not inbox.is_dir():
         err_console.print(f"not a folder: {inbox}", style="red", soft_wrap=True)
         raise typer.Exit(2)
-    if not inbox.exists():
-        inbox.mkdir(parents=True)
-        err_console.print(f"created the drop folder {inbox}", soft_wrap=True)
-    return inbox
+    if inbox.exists():
+        return inbox, None
+    inbox.mkdir(parents=True)
+    return inbox, f"created the drop folder {inbox}"

@@ -553,10 +553,10 @@ def test_a_drop_folder_is_created_in_a_line_and_a_file_is_refused(
     from elopipe.cli.app import drop_folder_path
 
     inbox = tmp_path / "a" / "inbox"
-    assert drop_folder_path(inbox) == inbox.resolve() and inbox.is_dir()
-    assert f"created the drop folder {inbox.resolve()}" in capsys.readouterr().err
-    assert drop_folder_path(inbox) == inbox.resolve()
-    assert capsys.readouterr().err == ""  # an existing one is taken as it is
+    assert drop_folder_path(inbox) == (inbox.resolve(), f"created the drop folder {inbox.resolve()}")
+    assert inbox.is_dir()
+    assert drop_folder_path(inbox) == (inbox.resolve(), None)  # an existing one is taken as it is
+    assert capsys.readouterr().err == ""  # said by the command, after its first line
     res = _run("watch", str(REPO / "README.md"), "--db", str(tmp_path / "s.duckdb"))
     assert res.exit_code == 2 and "not a folder" in res.output, res.output
 

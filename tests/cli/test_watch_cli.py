@@ -62,6 +62,7 @@ def test_watch_processes_drops_and_stops_cleanly_on_ctrl_c(tmp_path: Path, prefe
     assert proc.returncode == 130, stderr  # stopped by Ctrl-C, as a shell expects
     first = f"| watch: {inbox} -> store {db}, outputs {out} (fide, fide-rapid, fide-blitz)"
     assert stderr.splitlines()[0].endswith(first), stderr
+    assert f"created the drop folder {inbox}" in stderr.splitlines()[1], stderr  # the test's inbox was new
     assert "ready: loaded ->" in stderr
     assert "stopped: 1 batch, 1 processed, 1 quarantined" in stdout, stdout
     for internal in ("Flow run '", "Task run '", "Crash detected", "KeyboardInterrupt"):

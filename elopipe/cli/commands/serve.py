@@ -67,9 +67,11 @@ def serve(
         typer.echo(NO_SERVER.format(detail=status.detail, inbox=inbox), err=True)  # plain: no wrapping
         raise typer.Exit(1)
 
-    inbox = drop_folder_path(inbox)
+    inbox, created = drop_folder_path(inbox)
     schedule = f"cron {cron!r}" if cron else f"every {interval:g} s"
     console.print(f"serving deployment drop_folder/{name} ({schedule}) on {status.url}; Ctrl-C to stop")
+    if created:
+        console.print(created, soft_wrap=True)
     configure()
     runner = _runner(inbox, cron, interval, db, systems, out, name, settle)
     ctrl_c: list[float] = []

@@ -84,7 +84,7 @@ def watch(
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
     spec = dask_spec(dask, dask_workers, stage)
-    inbox = drop_folder_path(inbox)
+    inbox, created = drop_folder_path(inbox)
     exit_if_api_unreachable()
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.runtime.interrupt import graceful_stop, stop_requested, stopping_line
@@ -100,6 +100,8 @@ def watch(
             prefect_api() as api,  # one server for all batches, started now
         ):
             live.line(f"watch: {inbox} -> store {db_s}, outputs {out_s} ({', '.join(systems)})")
+            if created:
+                live.line(created)
             live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
             args = WatchArgs(inbox, db_s, out_s, systems, through_date, max_lists, interval, incomplete_wait, spec)
             stats = _watch(args, api, live, verbose)
