@@ -43,6 +43,13 @@ def stage_line(stage: str, text: str) -> None:
     _to_run_log(logging.INFO, line)
 
 
+def stage_notice(stage: str, text: str) -> None:
+    """Say `stage: text` on the terminal only. For a signal handler (the first Ctrl-C of a flow
+    run): the run log's worker takes locks that are not reentrant, and the code the signal
+    interrupted may hold one of them (a flow run of `serve` hung there)."""
+    _terminal.info(f"{stage}: {text}")
+
+
 def stage_warning(stage: str, text: str) -> None:
     """A warning of `stage`: on the terminal in elopipe's words, in the run's log as a warning."""
     line = f"{stage}: {text}"

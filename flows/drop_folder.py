@@ -30,7 +30,7 @@ from elopipe.jobs.store import DEFAULT_DB
 from elopipe.rating.systems import DEFAULT_SYSTEMS
 from elopipe.read.sources import path_param
 from elopipe.runtime.interrupt import graceful_stop
-from flows._stages import stage_line, watcher_lines_as
+from flows._stages import stage_line, stage_notice, watcher_lines_as
 from flows.pipeline import pipeline
 from flows.publish import DEFAULT_MAX_LISTS
 
@@ -62,7 +62,7 @@ def drop_folder(
 
         # `elopipe serve` runs this in a child process of the terminal's: a Ctrl-C reaches it too,
         # and stops it at the next safe point (files not reached stay in the inbox), not mid-write.
-        with graceful_stop(on_first=lambda _msg: stage_line("drop_folder", "stopping at the next safe point")):
+        with graceful_stop(on_first=lambda _msg: stage_notice("drop_folder", "stopping at the next safe point")):
             run_batch_and_file(inbox_p, arrived, run, stats, taken)
     counts = {
         "arrived": len(arrived),
