@@ -58,7 +58,7 @@ def drop_folder(
                 tuple(path_param(f) for f in files), db, tuple(systems), out, through, max_lists=max_lists
             )
             result = pipeline(request)
-            return outcomes_by_path(files, result.ingest.files)
+            return outcomes_by_path(files, result.ingest.files, stopped=result.stopped)
 
         # `elopipe serve` runs this in a child process of the terminal's: a Ctrl-C reaches it too,
         # and stops it at the next safe point (files not reached stay in the inbox), not mid-write.

@@ -418,8 +418,14 @@ def run_batch_and_file(
             name = shown(path.name)
             processed.append(name if target.name == path.name else f"{name} as {shown(target.name)}")
     if processed:
-        names = ", ".join(processed[:5]) + (f" and {len(processed) - 5} more" if len(processed) > 5 else "")
-        log.info("moved to %s: %s", shown(str(inbox / PROCESSED)), names)
+        log.info("moved to %s: %s", shown(str(inbox / PROCESSED)), _some(processed))
+    left = [shown(p.name) for p in files if p not in outcomes]
+    if left:
+        log.info("left in the inbox for the next run: %s", _some(left))
+
+
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def watch(
@@ -498,14 +504,20 @@ class FileResultLike(Protocol):
     reason: str | None
 
 
-def outcomes_by_path(paths: Iterable[Path], results: Iterable[FileResultLike]) -> dict[Path, FileOutcome]:
+def outcomes_by_path(
+    paths: Iterable[Path], results: Iterable[FileResultLike], stopped: bool = False
+) -> dict[Path, FileOutcome]:
     """Fold per-source ingest results (elopipe.ingest.loader.FileResult or anything with name, status,
     reason) into one outcome per dropped file.
 
     An archive yields several sources: it is rejected only when every member was rejected,
     partial when any member was partial or rejected, else loaded/skipped. A file skipped because
     the same bytes were rejected before is rejected again (back to quarantine, not processed).
-    A dropped file with no result at all is left out (the batch stopped before it).
+    A dropped file with no result at all is left out (the batch stopped before it). With
+    `stopped` (the batch's rating or publishing was cut short: a stop, a full disk), only the
+    rejected files have an outcome: the others stay in the inbox, and the next run takes them
+    again ('already in the store') and rates and publishes what this one left (moved to
+    processed/, nothing would have brought their lists out).
     """
     # results name files as stored (`text_path`: a name that is not UTF-8 has \\xNN escapes)
     wanted = {text_path(os.path.realpath(p)): Path(p) for p in paths}
@@ -533,4 +545,6 @@ def outcomes_by_path(paths: Iterable[Path], results: Iterable[FileResultLike]) -
             out[path] = FileOutcome("skipped", reasons or "already in the store")
         else:
             out[path] = FileOutcome("loaded", None)
+    if stopped:
+        return {p: o for p, o in out.items() if o.goes_to == QUARANTINE}
     return out

@@ -147,6 +147,8 @@ def test_ctrl_c_during_a_run_stops_it_at_a_safe_point(tmp_path: Path, prefect_ha
     assert "stopped: the schedule of drop_folder/busy is paused" in output
     assert not [w for w in INTERNALS if w in output], output
     assert _deployment("busy").paused
-    # The batch's transaction was committed whole: the file is in the store and filed away.
+    # The batch's transaction was committed whole: the file is in the store. Its lists were not
+    # all published, so it stays in the inbox: the next run takes it again and publishes them.
     assert _statuses(tmp_path / "store.duckdb") == {"wchcand22.pgn": "loaded"}
-    assert (inbox / "processed" / "wchcand22.pgn").exists()
+    assert (inbox / "wchcand22.pgn").exists() and not (inbox / "processed" / "wchcand22.pgn").exists()
+    assert "left in the inbox for the next run: wchcand22.pgn" in output, output

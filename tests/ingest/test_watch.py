@@ -24,6 +24,7 @@ from elopipe.ingest.watcher import (
     is_candidate,
     looks_complete,
     outcomes_by_path,
+    run_batch_and_file,
     watch,
 )
 from elopipe.runtime.interrupt import clear_stop, request_stop
@@ -240,6 +241,35 @@ def test_outcomes_fold_archive_members_and_earlier_rejections(tmp_path: Path) ->
     assert out[z] == FileOutcome("partial", "no players")
     assert out[p].status == "rejected"
     assert q not in out  # no result: the batch did not reach it, it stays in the inbox
+
+
+def test_a_batch_whose_rating_or_publishing_stopped_leaves_its_stored_files_for_the_next_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stop after the ingest committed: moved to processed/, nothing would bring the files'
+    lists out (the next watch or serve run saw no new file; a hostile tester's finding). They
+    stay in the inbox, and the rejected one is quarantined as usual."""
+    inbox, db = tmp_path / "inbox", tmp_path / "store.duckdb"
+    inbox.mkdir()
+    shutil.copy(GOOD, inbox / "good.pgn")
+    (inbox / "broken.pgn").write_bytes(b"\x00\x01garbage\x00" * 100)
+    files = sorted(inbox.glob("*.pgn"))
+
+    def stopped_after_ingest(batch: list[Path]) -> dict[Path, FileOutcome]:
+        summary = ingest_paths([str(f) for f in batch], db)
+        return outcomes_by_path(batch, summary.files, stopped=True)
+
+    stats = WatchStats()
+    with caplog.at_level("INFO", logger="elopipe.ingest.watcher"):
+        run_batch_and_file(inbox, files, stopped_after_ingest, stats)
+    assert (inbox / "good.pgn").exists() and not (inbox / PROCESSED / "good.pgn").exists()
+    assert (inbox / QUARANTINE / "broken.pgn").exists()
+    assert (stats.processed, stats.quarantined, stats.left) == (0, 1, 1)
+    assert "left in the inbox for the next run: good.pgn" in [r.getMessage() for r in caplog.records]
+    # the next run takes it again: already in the store, then processed
+    run_batch_and_file(inbox, [inbox / "good.pgn"], _ingest_batch(db), stats)
+    assert (inbox / PROCESSED / "good.pgn").exists()
+    assert _ledger(db)["good.pgn"][0] == "loaded"
 
 
 def test_file_dropped_during_a_batch_goes_to_the_next_batch(tmp_path: Path) -> None:

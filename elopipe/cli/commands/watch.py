@@ -199,7 +199,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
             )  # fmt: skip
             summary = pipeline(request)
             live.step(waiting, busy=False)
-            return outcomes_by_path(files, summary.ingest.files)
+            return outcomes_by_path(files, summary.ingest.files, stopped=summary.stopped)
 
         live.line(f"ready: loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}")
         live.step(waiting, busy=False)
