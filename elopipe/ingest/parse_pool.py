@@ -180,6 +180,16 @@ def _submit_whole(pool: cf.Executor, source: Source, validate_moves: bool) -> cf
         return pool.submit(parse, source, validate_moves)
 
 
+def _end_workers(pool: cf.Executor) -> None:
+    """Kill the worker processes of `pool` (pure parsers: nothing of theirs is kept). A
+    ProcessPoolExecutor has no public call for it before Python 3.14 (`kill_workers`): its
+    `_processes` is read, and nothing is done when it is not there."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.kill()
+
+
 class Parser:
     """Parses `sources` batch by batch (`parsed_batches`), one batch ahead of the caller.
 
@@ -199,10 +209,19 @@ class Parser:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for pool in (self.pool, self._retry):
-            if pool is not None:
-                pool.shutdown(cancel_futures=True)
-        self.pool = self._retry = None
+        """Shut the pools down, with a Ctrl-C held until they are (a second Ctrl-C inside a
+        shutdown left workers without their end-of-work sentinel, and the exit waited for them
+        for ever). Left by an exception (a Ctrl-C, a failure), the parsing in flight is not
+        wanted: the workers are ended, not waited for."""
+        failed = bool(exc) and exc[0] is not None
+        with ctrl_c_held():
+            for pool in (self.pool, self._retry):
+                if pool is None:
+                    continue
+                if failed:
+                    _end_workers(pool)
+                pool.shutdown(wait=not failed, cancel_futures=True)
+            self.pool = self._retry = None
 
     def parsed_batches(self) -> Iterator[list[ParsedSource]]:
         """The parsed sources, batch by batch, in order. With a pool, the next batch is being
