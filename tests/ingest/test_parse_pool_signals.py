@@ -55,3 +55,29 @@ def test_a_ctrl_c_held_goes_to_the_handler_in_place() -> None:
         assert taken == [signal.SIGINT]
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("leaving", ["by a Ctrl-C", "at the end"])
+def test_a_ctrl_c_inside_the_pools_shutdown_comes_after_it_and_leaves_no_worker(leaving: str) -> None:
+    """A second Ctrl-C that came inside the pool's shutdown cut it short: the workers never got
+    their end-of-work sentinel and the exit waited for them for ever (a hostile tester's double
+    Ctrl-C, 50 ms apart, hung 12 times in 15). Now the shutdown finishes, then the Ctrl-C comes."""
+    parser = pp.Parser([])
+    pool = pp.make_pool(2)
+    parser.pool = pool
+    assert len({pool.submit(os.getpid).result() for _ in range(4)}) >= 1
+    workers = list(pool._processes.values())
+    shutdown = pool.shutdown
+
+    def interrupted_shutdown(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the terminal's second Ctrl-C, just now
+        shutdown(*args, **kwargs)  # type: ignore[arg-type]
+
+    pool.shutdown = interrupted_shutdown  # type: ignore[method-assign]
+    exc = (KeyboardInterrupt, KeyboardInterrupt(), None) if leaving == "by a Ctrl-C" else (None, None, None)
+    with pytest.raises(KeyboardInterrupt):
+        parser.__exit__(*exc)
+    for worker in workers:
+        worker.join(60)  # a guard: a worker left waiting for its sentinel never ends
+    assert not [w for w in workers if w.is_alive()]
+    assert parser.pool is None
