@@ -32,6 +32,7 @@ from elopipe.read.sources import path_param
 from elopipe.runtime.interrupt import graceful_stop
 from flows._stages import stage_line, stage_notice, watcher_lines_as
 from flows.pipeline import pipeline
+from flows.prefect_env import quiet_prefect_console
 from flows.publish import DEFAULT_MAX_LISTS
 
 
@@ -49,6 +50,9 @@ def drop_folder(
     """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left, changed."""
     inbox_p = Path(inbox).resolve()
     watcher_lines_as("drop_folder")
+    # a flow run of `elopipe serve`: its terminal shows elopipe's lines; Prefect's own (a run
+    # cancelled by a stop: "Crash detected", task states) are in the UI
+    quiet_prefect_console(everything=True)
     arrived, taken = collect_arrived(inbox_p, settle_seconds, incomplete_wait)
     stats = WatchStats()
     if arrived:

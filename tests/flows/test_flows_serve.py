@@ -152,3 +152,26 @@ def test_ctrl_c_during_a_run_stops_it_at_a_safe_point(tmp_path: Path, prefect_ha
     assert _statuses(tmp_path / "store.duckdb") == {"wchcand22.pgn": "loaded"}
     assert (inbox / "wchcand22.pgn").exists() and not (inbox / "processed" / "wchcand22.pgn").exists()
     assert "left in the inbox for the next run: wchcand22.pgn" in output, output
+
+
+def test_sigterm_stops_serve_in_one_line_and_pauses_its_schedule(tmp_path: Path, prefect_harness: str) -> None:
+    """A service manager's stop: Prefect's runner exited 0 in silence (a hostile tester's finding);
+    serve says it stopped, with the signal's name, and exits 130 as `run` and `watch` do."""
+    from prefect.deployments import run_deployment
+
+    (tmp_path / "inbox").mkdir()
+    proc, log = _serve(tmp_path, prefect_harness, "termed", "--cron", "0 0 1 1 *")
+    try:
+        _wait_for(lambda: _deployed("termed"), proc, log)
+        # serving: a triggered run (of an empty inbox) has come and gone
+        flow_run = run_deployment("drop_folder/termed", timeout=300, poll_interval=1)
+        assert flow_run.state is not None and flow_run.state.is_completed(), log.read_text()[-4000:]
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(120)
+    finally:
+        _stop(proc)
+    output = log.read_text()
+    assert proc.returncode == 130, output
+    assert "stopped: the schedule of drop_folder/termed is paused (SIGTERM)" in output, output
+    assert not [w for w in INTERNALS if w in output], output
+    assert _deployment("termed").paused

@@ -16,6 +16,7 @@ import typer
 from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.jobs.store import DEFAULT_DB, check_store_path
+from elopipe.runtime.interrupt import Terminated
 
 if TYPE_CHECKING:
     from prefect.runner import Runner
@@ -75,16 +76,39 @@ def serve(
     configure()
     runner = _runner(inbox, cron, interval, db, systems, out, name, settle)
     ctrl_c: list[float] = []
+    terminated = said_on_sigterm(runner)
     try:
         with flow_runs_start_deaf_to_ctrl_c():
             asyncio.run(_serve_until_stopped(runner, ctrl_c))
-    except KeyboardInterrupt:  # before the runner started, or a second Ctrl-C cut its shutdown short
+    except KeyboardInterrupt as stop:  # before the runner started, or a second Ctrl-C cut its shutdown short
         said = "aborted; its schedule may still be active" if len(ctrl_c) > 1 else "stopped before serving began"
-        err_console.print(f"drop_folder/{name}: {said}", style="red")
+        why = " (SIGTERM)" if isinstance(stop, Terminated) else ""
+        err_console.print(f"drop_folder/{name}: {said}{why}", style="red")
         raise typer.Exit(130) from None
-    if ctrl_c:
-        console.print(f"stopped: the schedule of drop_folder/{name} is paused (Ctrl-C)")
+    if ctrl_c or terminated:
+        console.print(
+            f"stopped: the schedule of drop_folder/{name} is paused ({'SIGTERM' if terminated else 'Ctrl-C'})"
+        )
         raise typer.Exit(130)
+
+
+def said_on_sigterm(runner: Runner) -> list[bool]:
+    """A SIGTERM stops `runner` as Prefect's runner stops it (the runs in progress cancelled, the
+    schedule paused), but `serve` then says so and exits 130, as `run` and `watch` do; Prefect
+    exited 0 in silence. Before the runner started, it raises `Terminated` (one line). Returns the
+    list that gets True when a SIGTERM came."""
+    came: list[bool] = []
+    prefects = runner.handle_sigterm
+
+    def on_sigterm(*args: object) -> None:
+        came.append(True)
+        if not runner.started or runner.stopping:
+            raise Terminated
+        prefects(*args)
+
+    # Runner.start installs `self.handle_sigterm` as the handler: the instance's attribute is this
+    runner.handle_sigterm = on_sigterm  # type: ignore[method-assign]
+    return came
 
 
 def _runner(
