@@ -188,19 +188,23 @@ def _knockout(tid: int, days: list[dt.date], per_day: list[int]) -> list[tuple[i
     return out
 
 
-def test_a_tie_break_day_is_fast_and_the_classical_days_stay_standard():
-    # as the FIDE World Cup 2021 in Carlsen.pgn: one game a day, then 6 on the tie-break day
-    days = [dt.date(2021, 7, 25), dt.date(2021, 7, 26), dt.date(2021, 7, 27)]
-    g, t = _frames(_knockout(1, days, [1, 1, 6]), [(1, "FIDE World Cup 2021", "Krasnaya Polyana RUS", "pgn")])
-    out = classify_games(g, t)
+def _knockout_days(out: pl.DataFrame, days: list[dt.date], last: int) -> list[str]:
+    """Check a knockout round of `classify_games`' `out`: one standard game on each of the first
+    two `days`, `last` fast games on the third; the third day's evidence."""
     got = out.group_by("game_day", "rate_class", "rate_source").len().sort("game_day")
     assert got.rows() == [
         (days[0], "standard", "assumed", 1),
         (days[1], "standard", "assumed", 1),
-        (days[2], "fast", "rounds_per_day", 6),
+        (days[2], "fast", "rounds_per_day", last),
     ]
-    ev = out.filter(pl.col("game_day") == days[2]).get_column("rate_evidence").unique().to_list()
-    assert ev == ["6 games by one player on 2021-07-27"]
+    return out.filter(pl.col("game_day") == days[2]).get_column("rate_evidence").unique().to_list()
+
+
+def test_a_tie_break_day_is_fast_and_the_classical_days_stay_standard():
+    # as the FIDE World Cup 2021 in Carlsen.pgn: one game a day, then 6 on the tie-break day
+    days = [dt.date(2021, 7, 25), dt.date(2021, 7, 26), dt.date(2021, 7, 27)]
+    g, t = _frames(_knockout(1, days, [1, 1, 6]), [(1, "FIDE World Cup 2021", "Krasnaya Polyana RUS", "pgn")])
+    assert _knockout_days(classify_games(g, t), days, 6) == ["6 games by one player on 2021-07-27"]
 
 
 def test_a_two_game_tie_break_after_the_rounds_classical_days_is_fast():
@@ -209,15 +213,7 @@ def test_a_two_game_tie_break_after_the_rounds_classical_days_is_fast():
     days = [dt.date(2023, 8, 22), dt.date(2023, 8, 23), dt.date(2023, 8, 24)]
     g, t = _frames(_knockout(1, days, [1, 1, 2]), [(1, "FIDE World Cup 2023", "Baku AZE", "pgn")])
     g = g.with_columns(pl.lit(8, pl.Int64).alias("round"))
-    out = classify_games(g, t)
-    got = out.group_by("game_day", "rate_class", "rate_source").len().sort("game_day")
-    assert got.rows() == [
-        (days[0], "standard", "assumed", 1),
-        (days[1], "standard", "assumed", 1),
-        (days[2], "fast", "rounds_per_day", 2),
-    ]
-    ev = out.filter(pl.col("game_day") == days[2]).get_column("rate_evidence").unique().to_list()
-    assert ev == [
+    assert _knockout_days(classify_games(g, t), days, 2) == [
         "2 games between the same two players on 2023-08-24, after their games of round 8 on 2023-08-22: a tie-break"
     ]
 
