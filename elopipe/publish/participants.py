@@ -115,6 +115,7 @@ _KIND_WORDS = {
     "blindfold": "blindfold event",
     "exhibition": "exhibition",
     "odds": "odds game",
+    "armageddon": "armageddon (the players' times differ)",
     "chess960": "Chess960 (Freestyle) event",
 }
 

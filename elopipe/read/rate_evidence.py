@@ -37,7 +37,10 @@ Rules and their sources:
   NOT VERIFIED against the primary text): online play (the site names a platform, a URL or ends
   in ``INT``: `ONLINE_SITES`, source ``site``; the name says ``online``/``internet``), and by the
   name: simultaneous exhibitions, blindfold games, exhibition and consultation games, odds
-  games, Chess960/Freestyle (`NEVER_RATED_NAMES`, source ``name``).  Bullet (3 minutes or
+  games, Chess960/Freestyle (`NEVER_RATED_NAMES`, source ``name``).  Armageddon games too:
+  FIDE B.02 (2024) Rapid and Blitz chapter, "games where the players have different times are
+  not rated" (spec fide-rating-rules.md 11), and an armageddon gives White more time than Black,
+  who has draw odds.  Bullet (3 minutes or
   less) is a class of its own, on no list.  The ``Variant`` tag is read per game by the rating
   (`elopipe.rating.fide.prepare._unrated_reason`).
 * **Assumed.**  An event with no such evidence takes the rate of `--unknown-tc` (default
@@ -114,6 +117,8 @@ NEVER_RATED_NAMES: tuple[tuple[str, str], ...] = (
     (r"exhibition|exhibici[óo]n|exibi[çc][ãa]o|schaukampf|show\s?match|consultation|beratungspartien?", "exhibition"),
     (r"vs\.? the world", "exhibition"),
     (r"odds", "odds"),
+    # different times for the two players (and draw odds for Black): FIDE B.02 (2024) R&B
+    (r"armageddon", "armageddon"),
     (r"chess\s?960|schach\s?960|[ée]checs\s?960|ajedrez\s?960|960|fischer\s?random|fischerandom|freestyle", "chess960"),
     (r"online|on-line|internet", "online"),
 )
@@ -122,7 +127,7 @@ NEVER_RATED_NAMES: tuple[tuple[str, str], ...] = (
 NOT_A_RATE: tuple[str, ...] = (
     r"rapid city",  # South Dakota
     r"(?:sk |sc )?rapid wien",  # a Vienna club
-    r"draw odds",  # the Armageddon rule, read as blitz
+    r"draw odds",  # the Armageddon rule: the name's `armageddon` says it, not `odds`
     r"against all odds",
 )
 
@@ -191,7 +196,7 @@ def name_words(text: str | None) -> tuple[str, str] | None:
 @functools.lru_cache(maxsize=8192)
 def name_never_rated(name: str | None) -> tuple[str, str] | None:
     """(kind, the word) when the name says the event is never rated (`NEVER_RATED_NAMES`:
-    'simul', 'blindfold', 'exhibition', 'odds', 'chess960', 'online'), else None."""
+    'simul', 'blindfold', 'exhibition', 'odds', 'armageddon', 'chess960', 'online'), else None."""
     if not name:
         return None
     low = _clean(name)

@@ -93,9 +93,12 @@ def test_the_kinds_never_rated_are_read_in_the_name(name, kind):
     assert said is not None and said[0] == kind
 
 
-def test_armageddon_draw_odds_is_blitz_not_an_odds_game():
-    assert name_never_rated("Armageddon (draw odds)") is None
+def test_armageddon_is_blitz_never_rated_and_not_an_odds_game():
+    # FIDE B.02 (2024) R&B: games where the players have different times are not rated
+    assert name_never_rated("Armageddon (draw odds)") == ("armageddon", "armageddon")
+    assert name_never_rated("10th Norway Armageddon") == ("armageddon", "armageddon")
     assert name_rate("Armageddon (draw odds)") == ("blitz", "armageddon")
+    assert name_never_rated("Blitz with draw odds") is None
 
 
 @pytest.mark.parametrize(
