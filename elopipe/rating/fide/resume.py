@@ -90,7 +90,7 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
         return p
     start = min(min(changed), scheme.next_list(lists[-1] + dt.timedelta(days=1)))
     if start <= lists[0]:
-        p.reason = "the changes reach the first period"
+        p.reason = _first_period_reason(changed, lists)
         return p
     before = [d for d in lists if d < start]
     if checkpoint.list_hashes(con, system, before) != {d: kept[d][1] for d in before}:
@@ -98,6 +98,25 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
         return p
     p.start = start
     return p
+
+
+#: every period's inputs changed: what every period reads (`checkpoint.inputs_by_period`)
+EVERY_PERIOD = (
+    "every period's inputs changed (the options, an imported official list, the players' facts or"
+    " elopipe's rating code)"
+)
+
+
+def _first_period_reason(changed: set[dt.date], lists: list[dt.date]) -> str:
+    """Why a run computes from the first period (`lists[0]`) when the inputs of the periods `changed`
+    changed: all of them (`EVERY_PERIOD`), a period before the first list, or the first's: named,
+    so that the user who imported a list or merged players learns which."""
+    if changed >= set(lists):
+        return EVERY_PERIOD
+    if min(changed) < lists[0]:
+        return f"new data comes before the first list ({lists[0]:%Y-%m}), in the period of {min(changed):%Y-%m}"
+    first = f"the inputs of the first period ({lists[0]:%Y-%m}) changed"
+    return f"{first}: its games, events, players or identity decisions"
 
 
 def summary_from_store(

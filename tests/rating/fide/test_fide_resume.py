@@ -15,6 +15,7 @@ import pytest
 
 from elopipe.identity import decisions
 from elopipe.ingest.driver import ingest_paths
+from elopipe.rating.fide.resume import EVERY_PERIOD
 from elopipe.rating.run import rate
 from elopipe.rating.summary import RateSummary
 from elopipe.store.connect import open_writer
@@ -249,7 +250,7 @@ def test_the_file_ro_policy_resumes_and_a_change_of_policy_does_not(tmp_path):
     _same_as_scratch(tmp_path, inc, [[BUNRATTY, GALWAY], [KILKENNY]], again, ro_from="file")
     # another policy changes what every period reads: every period is computed again
     other = _rate(inc)
-    assert other.resumed_from is None and other.full_reason == "the changes reach the first period"
+    assert other.resumed_from is None and other.full_reason == EVERY_PERIOD
 
 
 def test_a_players_fact_changed_in_the_store_resumes_from_the_period_of_his_games(tmp_path):
@@ -276,3 +277,23 @@ def test_a_players_fact_changed_in_the_store_resumes_from_the_period_of_his_game
     assert _rows(inc) == _rows(full)
     for field in COUNTS:
         assert getattr(again, field) == getattr(scratch, field), field
+
+
+def test_new_data_before_the_first_list_says_so(tmp_path):
+    inc = tmp_path / "inc.duckdb"
+    rated(inc, [[GALWAY, KILKENNY]], "fide")
+    ingest_paths([BUNRATTY], inc)
+    again = _rate(inc)
+    assert again.resumed_from is None
+    assert again.full_reason == "new data comes before the first list (2011-11), in the period of 2011-05"
+    _same_as_scratch(tmp_path, inc, [[GALWAY, KILKENNY], [BUNRATTY]], again)
+
+
+def test_the_first_periods_own_change_is_named():
+    from elopipe.rating.fide.resume import _first_period_reason
+
+    lists = [dt.date(2011, 5, 1), dt.date(2011, 7, 1), dt.date(2011, 9, 1)]
+    assert _first_period_reason(set(lists), lists) == EVERY_PERIOD
+    assert _first_period_reason({lists[0]}, lists) == (
+        "the inputs of the first period (2011-05) changed: its games, events, players or identity decisions"
+    )
