@@ -91,6 +91,13 @@ class FileResult:
             line += f" {'was' if n == 1 else 'were'} removed"
         return line
 
+    def in_progress_line(self) -> str | None:
+        """'in progress: NAME: <its unfinished round>; not rated until ...', None when no event of
+        the file is still in progress."""
+        if not self.in_progress:
+            return None
+        return f"in progress: {self.name}: {self.in_progress}; not rated until a file with its results is loaded"
+
 
 def load_parsed_source(con: duckdb.DuckDBPyConnection, ps: ParsedSource) -> FileResult:
     """`load_batch` of one source; raises StoreFullError as it does."""

@@ -128,3 +128,24 @@ def test_a_dead_parser_process_rejects_its_file_with_the_reason_and_the_rest_sti
     alive = [f for f in summary.files if f.status == "loaded"]
     assert len(dead) == 1 and "parser process died" in (dead[0].reason or "")
     assert len(alive) == 1 and alive[0].n_games > 0
+
+
+def test_run_and_watch_say_an_event_in_progress_as_ingest_does(monkeypatch) -> None:
+    """`run` and `watch` (the ingest stage of their flows) give the line `elopipe ingest` gives
+    for a file whose event is still in progress: it is missing from the lists until complete."""
+    import flows.ingest_files as stage
+    from elopipe.ingest.loader import FileResult
+
+    said: list[tuple[str, str]] = []
+    monkeypatch.setattr(stage, "stage_warning", lambda name, line: said.append((name, line)))
+    monkeypatch.setattr(stage, "stage_progress", lambda name, line: None)
+    lines = stage._FileLines()
+    lines.file_done(FileResult(name="a.trf", status="loaded", in_progress="round 2 of 3 is paired with no result"))
+    lines.file_done(FileResult(name="b.trf", status="loaded"))
+    assert said == [
+        (
+            "ingest",
+            "in progress: a.trf: round 2 of 3 is paired with no result; "
+            "not rated until a file with its results is loaded",
+        )
+    ]

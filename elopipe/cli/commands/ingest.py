@@ -83,14 +83,9 @@ def ingest(
         print_file_problems(summary)
         for line in filter(None, (f.correction_line() for f in summary.files)):
             console.print(line, soft_wrap=True)
-    for f in summary.files:
-        if f.in_progress:
-            # said even when quiet: the event will be missing from the lists until it is complete
-            err_console.print(
-                f"in progress: {f.name}: {f.in_progress}; not rated until a file with its results is loaded",
-                style="yellow",
-                soft_wrap=True,
-            )
+    # said even when quiet: the event will be missing from the lists until it is complete
+    for line in filter(None, (f.in_progress_line() for f in summary.files)):
+        err_console.print(line, style="yellow", soft_wrap=True)
     for line in summary.rerate_lines():
         console.print(line, soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
