@@ -213,3 +213,24 @@ def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:
         return inbox, None
     inbox.mkdir(parents=True)
     return inbox, f"created the drop folder {inbox}"
+
+
+def check_out_folder(out: Path, doing: str) -> None:
+    """A usage error (one line, exit 2) when the output folder `out` cannot be written: it, or
+    the nearest folder above it that exists, is a file, or may not be written (permission, a
+    read-only file system). `doing` names the command's work: 'cannot {doing} {out}: ...'. Asked
+    before the command starts, instead of the system's 'Not a directory: out/lists' from its
+    first write."""
+    where = out
+    while not where.exists() and where != where.parent:  # the folder a missing `out` is made in
+        where = where.parent
+    reason = None
+    if not where.is_dir():
+        reason = "it is a file, not a folder" if where == out else f"{where} is a file, not a folder"
+    elif not os.access(where, os.W_OK | os.X_OK):
+        read_only = os.statvfs(where).f_flag & os.ST_RDONLY
+        reason = "the folder is on a read-only file system" if read_only else "permission denied"
+        reason += "" if where == out else f" in {where}"
+    if reason:
+        err_console.print(f"cannot {doing} {out}: {reason}", style="red")
+        raise typer.Exit(2)

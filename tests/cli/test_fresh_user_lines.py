@@ -42,3 +42,55 @@ def test_a_failed_query_is_one_line_without_duckdbs_class_name(db: Path, query: 
     assert len(lines) == 1 and lines[0].startswith("sql: the query failed: "), res.output
     assert words in lines[0] and position in lines[0], res.output
     assert "Error" not in res.output and "LINE" not in res.output and "^" not in res.output, res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["publish"], ["publish", "--full"], ["publish", "--diff", "2024-01-01", "2024-02-01"]],
+    ids=["lists", "full", "diff"],
+)
+def test_publish_to_a_file_says_it_is_a_file_not_a_folder(db: Path, tmp_path: Path, args: list[str]) -> None:
+    """`publish --out FILE` printed the system's words: 'Not a directory: FILE/lists' (exit 1)."""
+    out = tmp_path / "a_file"
+    out.write_text("keep me\n")
+    res = _run(*args, "--out", str(out), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: it is a file, not a folder\n")
+    inside = out / "lists"
+    res = _run(*args, "--out", str(inside), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {inside}: {out} is a file, not a folder\n")
+    assert out.read_text() == "keep me\n"
+
+
+def test_publish_where_it_may_not_write_says_permission_denied(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the user may not write (tests run as root too: the system's answer is stood in)."""
+    import os
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real = os.access
+
+    def access(path: Path, mode: int, **kw: object) -> bool:
+        return not (Path(path) == locked and mode & os.W_OK) and real(path, mode, **kw)
+
+    monkeypatch.setattr(os, "access", access)
+    res = _run("publish", "--out", str(locked), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {locked}: permission denied\n")
+    new = locked / "new" / "out"
+    res = _run("publish", "--out", str(new), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {new}: permission denied in {locked}\n")
+    assert list(locked.iterdir()) == []
+
+
+def test_an_output_folder_that_cannot_be_made_is_said_in_words(tmp_path: Path) -> None:
+    """A folder the check let through and the system refused to make (`/proc/x` as root)."""
+    import errno
+
+    from elopipe.cli.commands.publish import _write_failure
+
+    out = tmp_path / "out"
+    failed = OSError(errno.ENOENT, "No such file or directory", str(out / "lists"))
+    assert _write_failure(failed, out) == f"cannot publish to {out}: no such file or directory ({out / 'lists'})"
+    elsewhere = OSError(errno.ENOENT, "No such file or directory", str(tmp_path / "a.csv"))
+    assert _write_failure(elsewhere, out) == f"No such file or directory: {tmp_path / 'a.csv'}"
