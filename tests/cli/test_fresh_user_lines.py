@@ -94,3 +94,37 @@ def test_an_output_folder_that_cannot_be_made_is_said_in_words(tmp_path: Path) -
     assert _write_failure(failed, out) == f"cannot publish to {out}: no such file or directory ({out / 'lists'})"
     elsewhere = OSError(errno.ENOENT, "No such file or directory", str(tmp_path / "a.csv"))
     assert _write_failure(elsewhere, out) == f"No such file or directory: {tmp_path / 'a.csv'}"
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["rate", "--sytem", "fide"], "elopipe rate: no such option: --sytem; did you mean --system? (try --help)"),
+        (["rate", "--xyz"], "elopipe rate: no such option: --xyz (try --help)"),
+        (["rate", "--system"], "elopipe rate: option '--system' requires an argument (try --help)"),
+        (["sql"], "elopipe sql: missing argument 'query' (try --help)"),
+        (["sql", "SELECT 1", "x"], "elopipe sql: got unexpected extra argument(s) (x) (try --help)"),
+        (
+            ["sql", "SELECT 1", "--limit", "0"],
+            "elopipe sql: invalid value for '--limit': 0 is not in the range x>=1 (try --help)",
+        ),
+        (["players", "merge", "1"], "elopipe players merge: missing argument 'merged_id' (try --help)"),
+        (["frob"], "elopipe: no such command 'frob' (try --help)"),
+        (["--frob"], "elopipe: no such option: --frob (try --help)"),
+    ],
+)
+def test_a_usage_error_is_one_line_in_elopipes_style(args: list[str], line: str) -> None:
+    """Click's usage errors came as 'Usage: ...', 'Try ... --help' and a rich panel around the reason."""
+    res = _run(*args)
+    assert (res.exit_code, res.output) == (2, line + "\n"), res.output
+
+
+def test_a_store_path_that_is_a_folder_is_one_line_too(tmp_path: Path) -> None:
+    res = _run("sql", "SELECT 1", "--db", str(tmp_path))
+    assert res.exit_code == 2 and res.output.startswith("elopipe sql: invalid value for '--db': "), res.output
+    assert len(res.output.splitlines()) == 1 and "is a folder" in res.output, res.output
+
+
+def test_no_arguments_still_show_the_help() -> None:
+    res = _run()
+    assert res.exit_code == 2 and "Usage:" in res.output and "Commands" in res.output, res.output
