@@ -128,3 +128,29 @@ def test_a_store_path_that_is_a_folder_is_one_line_too(tmp_path: Path) -> None:
 def test_no_arguments_still_show_the_help() -> None:
     res = _run()
     assert res.exit_code == 2 and "Usage:" in res.output and "Commands" in res.output, res.output
+
+
+def test_a_name_finds_players_by_whole_words_of_their_name(db: Path, tmp_path: Path) -> None:
+    """'Nobody' found the player 'bboynobody' (a substring); a name now matches whole words of a
+    player's name or spelling, in any order ('Carlsen' and 'Magnus' find 'Carlsen, Magnus'), a
+    word of one or two letters may be an initial ('Carlsen, M')."""
+    import duckdb
+
+    from elopipe.publish.history import find_player
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = 'bboynobody', name_key = 'bboynobody' WHERE player_id = 4")
+    con.execute("UPDATE players SET name = 'Carlsen, Magnus', name_key = 'carlsen magnus' WHERE player_id = 5")
+    con.close()
+    ro = duckdb.connect(str(db), read_only=True)
+    try:
+        for ref in ("Carlsen", "magnus", "MAGNUS carlsen", "Carlsen, M", "M Carlsen", "100005"):
+            assert find_player(ro, ref) == 5, ref
+        assert find_player(ro, "bboynobody") == 4
+        for ref in ("Nobody", "boy", "Carl", "Magnu", "Carlsen, Ma Xyz"):
+            with pytest.raises(LookupError, match="no player matches"):
+                find_player(ro, ref)
+    finally:
+        ro.close()
+    res = _run("player", "Nobody", "--db", str(db), "--out", str(tmp_path / "o"))
+    assert (res.exit_code, res.output) == (1, "no player matches 'Nobody'\n")
