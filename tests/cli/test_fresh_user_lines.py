@@ -154,3 +154,14 @@ def test_a_name_finds_players_by_whole_words_of_their_name(db: Path, tmp_path: P
         ro.close()
     res = _run("player", "Nobody", "--db", str(db), "--out", str(tmp_path / "o"))
     assert (res.exit_code, res.output) == (1, "no player matches 'Nobody'\n")
+
+
+def test_a_ctrl_c_of_an_idle_watch_promises_no_batch() -> None:
+    """An idle `watch` answered Ctrl-C with 'stopping after the current batch's transaction'; with
+    no batch running it now says nothing at once and its last line says it stopped."""
+    from elopipe.cli.commands.watch import stopping_words
+
+    assert stopping_words(batch_running=True) == (
+        "stopping after the current batch's transaction (Ctrl-C again to abort now) ..."
+    )
+    assert stopping_words(batch_running=False) is None
