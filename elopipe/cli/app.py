@@ -17,14 +17,17 @@ from elopipe.runtime.errors import ElopipeError, first_line
 
 
 class _Group(TyperGroup):
-    """Shows a bad `--db` (a folder, not a DuckDB file, no lock file possible) as a usage
-    error, exit 2, whichever command met it; an `ElopipeError` as its message, with its exit code;
+    """Shows Click's usage errors (an unknown option, a missing argument, a bad value) and a bad
+    `--db` (a folder, not a DuckDB file, no lock file possible) as one line, exit 2, whichever
+    command met them (`usage_line`); an `ElopipeError` as its message, with its exit code;
     a system error on a path (an `--out` that is a file) as one line, exit 1; a Ctrl-C as one
     line, exit 130; a reader that closed the pipe (`| head`) without a word (`stdout_closed`)."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
             return super().make_context(*args, **kwargs)
+        except typer.TyperException as exc:  # `elopipe --frob`, `elopipe frob`
+            _usage_error(exc)
         except KeyboardInterrupt as stop:
             _interrupted(stop)
         except BrokenPipeError:
@@ -36,9 +39,12 @@ class _Group(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except typer.TyperException as exc:  # the command's options and arguments, parsed here
+            _usage_error(exc, ctx.invoked_subcommand)
         except StorePathError as exc:
-            # typer's own (vendored) click exception: shown as "Invalid value for '--db'", exit 2
-            raise typer.BadParameter(str(exc), param_hint="'--db'") from None
+            command = f"elopipe {ctx.invoked_subcommand}" if ctx.invoked_subcommand else "elopipe"
+            err_console.print(f"{command}: invalid value for '--db': {exc}", style="red")
+            raise typer.Exit(2) from None
         except ElopipeError as exc:
             # every command's own errors, in one place: the message, no traceback
             err_console.print(str(exc) or type(exc).__doc__ or "failed", style="red")
@@ -61,6 +67,35 @@ class _Group(TyperGroup):
             # any command's write (rate, publish, export): DuckDB rolled the store back
             err_console.print(_disk_full_line(exc), style="red")
             raise typer.Exit(1) from None
+
+
+def _usage_error(exc: typer.TyperException, command: str | None = None) -> NoReturn:
+    """Print Click's usage error `exc` as `usage_line` says it (of `command` when Click gave
+    the error no context) and exit with its status (2);
+    any other Click error is re-raised to typer, as is the help that `elopipe` alone printed
+    (typer names that error by its class name too: its help is printed as it is made)."""
+    if exc.exit_code != 2 or type(exc).__name__ == "NoArgsIsHelpError":
+        raise exc
+    err_console.print(usage_line(exc, command), style="red")
+    raise typer.Exit(exc.exit_code) from None
+
+
+def usage_line(exc: typer.TyperException, command: str | None = None) -> str:
+    """One line for a usage error, in elopipe's style instead of Click's usage, hint and rich
+    panel: the command, Click's reason, where to look ('elopipe rate: no such option: --sytem;
+    did you mean --system? (try --help)'). `command`: the sub-command's name, for an error
+    Click raised without its context (an option given without its value)."""
+    ctx = getattr(exc, "ctx", None)
+    names: list[str] = [command] if ctx is None and command else []
+    while ctx is not None and ctx.parent is not None:  # the root's name is how Python was started
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    possible = getattr(exc, "possibilities", None)  # an unknown option: Click's close matches
+    reason = exc.message if possible else exc.format_message()
+    reason = " ".join(reason.split()).removesuffix(".")
+    if possible:
+        reason += f"; did you mean {' or '.join(sorted(possible))}?"
+    return f"{' '.join(['elopipe', *names])}: {reason[:1].lower()}{reason[1:]} (try --help)"
 
 
 def _disk_full_line(exc: BaseException) -> str:
@@ -213,3 +248,24 @@ def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:
         return inbox, None
     inbox.mkdir(parents=True)
     return inbox, f"created the drop folder {inbox}"
+
+
+def check_out_folder(out: Path, doing: str) -> None:
+    """A usage error (one line, exit 2) when the output folder `out` cannot be written: it, or
+    the nearest folder above it that exists, is a file, or may not be written (permission, a
+    read-only file system). `doing` names the command's work: 'cannot {doing} {out}: ...'. Asked
+    before the command starts, instead of the system's 'Not a directory: out/lists' from its
+    first write."""
+    where = out
+    while not where.exists() and where != where.parent:  # the folder a missing `out` is made in
+        where = where.parent
+    reason = None
+    if not where.is_dir():
+        reason = "it is a file, not a folder" if where == out else f"{where} is a file, not a folder"
+    elif not os.access(where, os.W_OK | os.X_OK):
+        read_only = os.statvfs(where).f_flag & os.ST_RDONLY
+        reason = "the folder is on a read-only file system" if read_only else "permission denied"
+        reason += "" if where == out else f" in {where}"
+    if reason:
+        err_console.print(f"cannot {doing} {out}: {reason}", style="red")
+        raise typer.Exit(2)

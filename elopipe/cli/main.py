@@ -72,9 +72,9 @@ def main() -> None:
         # import out of every command's start
         if not type(exc).__module__.lstrip("_").startswith("duckdb"):
             raise
-        from elopipe.runtime.errors import first_line
+        from elopipe.runtime.errors import engine_message
 
-        print(f"the store could not be read or written: {first_line(exc)}", file=sys.stderr)
+        print(f"the store could not be read or written: {engine_message(exc)}", file=sys.stderr)
         sys.exit(1)
     except SystemExit:
         # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)

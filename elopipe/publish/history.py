@@ -24,7 +24,7 @@ from elopipe.publish.charts import ChartEvent, ChartStep, Series, render_series
 from elopipe.publish.compare import side_label
 from elopipe.publish.html import render, system_label
 from elopipe.publish.reports import row_by_id, slug
-from elopipe.read.names import name_key, name_key_sql
+from elopipe.read.names import ABBREV_MAX, name_key, name_key_sql
 from elopipe.store.frames import to_polars
 
 if TYPE_CHECKING:
@@ -43,14 +43,25 @@ ORDER BY 1
 """
 
 
+# SQL: every word of $key (the name asked for, `name_key`'s words) is a word of {words} (a
+# player's name), or, of one or two letters, an initial of one of them ('Carlsen, M'); one
+# word at least is whole, so a lone 'M' or a part of a word ('Nobody' in 'bboynobody') finds no one
+_WORDS_MATCH = f"""(
+    list_has_any({{words}}, $key)
+    AND list_bool_and(list_transform($key, lambda t: list_contains({{words}}, t)
+        OR (length(t) <= {ABBREV_MAX} AND list_bool_or(list_transform({{words}}, lambda w: starts_with(w, t))))))
+)"""
+
+
 def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     """The player_id for `ref`: a FIDE ID, national ID or player_id, else a name.
 
     Digits are tried as FIDE ID first, then as player_id. A name matches, in this order:
     the player's name exactly (case-insensitive), a spelling seen in a source file
     (`player_aliases.name_as_written`, `tournament_players.name_as_written`), the same
-    `identity.name_key` (order of the name parts, accents and case ignored), else a literal
-    substring of the name or of a spelling (`%` and `_` match only themselves).
+    `identity.name_key` (order of the name parts, accents and case ignored), else whole words
+    of the name or of a spelling (`_WORDS_MATCH`: 'Carlsen' or 'Magnus' finds 'Carlsen, Magnus',
+    'Nobody' does not find 'bboynobody').
     A player merged into another is that other one; a player with no tournament entry and on no
     list is never offered (`_OFFERED`).
     Raises LookupError (listing candidates) when nothing or more than one player matches.
@@ -71,9 +82,9 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         return int(rows[0][0])
     key = name_key(ref)
     # players.name, then every spelling seen in a file (player_aliases, tournament_players),
-    # then the order-independent name_key ('Ding, Liren' = 'Liren Ding'), then a literal
-    # substring ('%' and '_' in `ref` are characters, not LIKE wildcards)
-    stages = [
+    # then the order-independent name_key ('Ding, Liren' = 'Liren Ding'), then its words among
+    # the name's words
+    stages: list[tuple[str, dict[str, object]]] = [
         ("SELECT player_id FROM players WHERE lower(name) = lower($ref)", {"ref": ref}),
         (
             "SELECT player_id FROM player_aliases WHERE lower(name_as_written) = lower($ref)"
@@ -86,9 +97,11 @@ def find_player(con: duckdb.DuckDBPyConnection, ref: str) -> int:
             {"key": key},
         ),
         (
-            "SELECT player_id FROM players WHERE contains(lower(name), lower($ref))"
-            " UNION SELECT player_id FROM player_aliases WHERE contains(lower(name_as_written), lower($ref))",
-            {"ref": ref},
+            "SELECT player_id FROM players WHERE "
+            + _WORDS_MATCH.format(words=f"string_split(name_key, ' ') || string_split({name_key_sql('name')}, ' ')")
+            + " UNION SELECT player_id FROM player_aliases WHERE "
+            + _WORDS_MATCH.format(words="string_split(name_key, ' ')"),
+            {"key": key.split(" ")},
         ),
     ]
     rows = []

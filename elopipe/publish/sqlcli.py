@@ -29,7 +29,7 @@ from typing import Any, TextIO
 
 import duckdb
 
-from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.errors import ElopipeError, engine_message
 from elopipe.store.connect import open_reader
 
 FORMATS = ("table", "csv", "json")
@@ -66,7 +66,9 @@ def check_query(query: str) -> None:
 
 
 def _explain(exc: duckdb.Error) -> str:
-    msg = str(exc)
+    """DuckDB's refusal in one line (`engine_message`), with what elopipe sql allows when the
+    query wrote or reached outside the store."""
+    msg = engine_message(exc)
     low = msg.lower()
     if isinstance(exc, duckdb.InterruptException):
         return "the query was stopped: it ran longer than the time limit (--timeout)"

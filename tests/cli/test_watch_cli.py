@@ -65,6 +65,7 @@ def test_watch_processes_drops_and_stops_cleanly_on_ctrl_c(tmp_path: Path, prefe
     assert f"created the drop folder {inbox}" in stderr.splitlines()[1], stderr  # the test's inbox was new
     assert "ready: loaded ->" in stderr
     assert "stopped: 1 batch, 1 processed, 1 quarantined" in stdout, stdout
+    assert "stopping after" not in stderr, stderr  # the Ctrl-C came between batches: none to finish
     for internal in ("Flow run '", "Task run '", "Crash detected", "KeyboardInterrupt"):
         assert internal not in stderr, stderr
     assert "neither PGN nor TRF" in (inbox / "quarantine" / "notes.txt.reason.txt").read_text(encoding="utf-8")

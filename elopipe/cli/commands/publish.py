@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table
 from elopipe.jobs.requests import DiffRequest, PublishRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -50,7 +50,6 @@ def publish(
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.jobs.publish import diff_lists, publish_lists
     from elopipe.publish import LIST_FORMATS
-    from elopipe.publish.atomic import describe
 
     if list_date and all_lists:
         err_console.print("give --list-date or --all, not both", style="red")
@@ -71,6 +70,7 @@ def publish(
             err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
             raise typer.Exit(2) from None
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
+    check_out_folder(out, "publish to")
     on_wait = functools.partial(err_console.print, style="yellow")
     try:
         if diff is not None:
@@ -85,7 +85,7 @@ def publish(
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     except OSError as exc:
-        err_console.print(f"{describe(exc)}", style="red", soft_wrap=True)
+        err_console.print(_write_failure(exc, out), style="red", soft_wrap=True)
         raise typer.Exit(1) from None
     paths, kept, resumed = done.paths, done.kept, done.resumed
     if resumed:
@@ -105,6 +105,19 @@ def publish(
         from elopipe.publish.manifest import retired_line
 
         err_console.print(retired_line(done.retired), style="yellow", soft_wrap=True)
+
+
+def _write_failure(exc: OSError, out: Path) -> str:
+    """The line for a write that failed once `check_out_folder` let the command start: a folder
+    of `out` that could not be made is said as the output folder's failure, in words
+    ('cannot publish to /proc/x: no such file or directory'); a file's failure as `describe` says it."""
+    from elopipe.publish.atomic import WriteError, describe
+
+    if isinstance(exc, WriteError) or not exc.filename or not Path(exc.filename).is_relative_to(out):
+        return describe(exc)
+    reason = exc.strerror or "cannot be written"
+    where = "" if Path(exc.filename) == out else f" ({exc.filename})"
+    return f"cannot publish to {out}: {reason[:1].lower()}{reason[1:]}{where}"
 
 
 def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:

@@ -67,7 +67,7 @@ def sql(
         err_console.print(f"{exc}", style="yellow")
         raise typer.Exit(130) from None
     except QueryError as exc:
-        err_console.print(f"query failed: {exc}", style="red")
+        err_console.print(f"sql: the query failed: {exc}", style="red")
         raise typer.Exit(1) from None
 
 

@@ -77,7 +77,7 @@ def watch(
     .tmp, .crdownload, .partial, .download, .filepart, ~) and dot files are ignored. A file
     that changes while it is loaded stays in the inbox, and one that changes after it was moved
     comes back to it: either is loaded again, as a correction. Ctrl-C
-    finishes the current batch's transaction and exits (status 130). Runs appear in the Prefect UI
+    finishes the current batch's transaction, if one runs, and exits (status 130). Runs appear in the Prefect UI
     when a server is configured; without one a temporary local server runs for the whole watch."""
     check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
     systems = parse_systems(system)
@@ -87,16 +87,22 @@ def watch(
     inbox, created = drop_folder_path(inbox)
     exit_if_api_unreachable()
     from elopipe.cli.commands.live_status import LiveStatus
-    from elopipe.runtime.interrupt import graceful_stop, stop_requested, stopping_line
+    from elopipe.runtime.interrupt import graceful_stop, stop_requested
     from flows.prefect_env import configure, prefect_api
 
     db_s, out_s = str(db.resolve()), str(out.resolve())
     configure(quiet=not verbose)
-    stop_what = "stopping after the current batch's transaction"
+    batch = _Batch()
+
+    def on_first_stop(_msg: str) -> None:
+        words = stopping_words(batch.running)
+        if words:
+            live.line(words, "yellow")
+
     try:
         with (
             LiveStatus(err_console, warn_once=("rate",)) as live,
-            graceful_stop(on_first=lambda _msg: live.line(stopping_line(stop_what), "yellow")),
+            graceful_stop(on_first=on_first_stop),
             prefect_api() as api,  # one server for all batches, started now
         ):
             live.line(f"watch: {inbox} -> store {db_s}, outputs {out_s} ({', '.join(systems)})")
@@ -104,7 +110,7 @@ def watch(
                 live.line(created)
             live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
             args = WatchArgs(inbox, db_s, out_s, systems, through_date, max_lists, interval, incomplete_wait, spec)
-            stats = _watch(args, api, live, verbose)
+            stats = _watch(args, api, live, verbose, batch)
     except KeyboardInterrupt:
         err_console.print(
             "aborted; every file loaded so far is committed; files not yet moved stay in the inbox", style="red"
@@ -151,6 +157,22 @@ def watch(
         raise typer.Exit(130)  # stopped by Ctrl-C (or SIGTERM), as a shell expects
 
 
+@dataclass
+class _Batch:
+    """Whether a batch runs now: set around its flow run, read by the Ctrl-C handler."""
+
+    running: bool = False
+
+
+def stopping_words(batch_running: bool) -> str | None:
+    """What a first Ctrl-C gets said at once: while a batch runs, that the watch stops once its
+    transaction is committed, and how to abort; between batches, nothing (no batch to finish:
+    the watch stops at once, and its last line says so, 'stopped: 2 batches, ...')."""
+    from elopipe.runtime.interrupt import stopping_line
+
+    return stopping_line("stopping after the current batch's transaction") if batch_running else None
+
+
 @dataclass(frozen=True)
 class WatchArgs:
     """The arguments of one `watch`, checked."""
@@ -166,9 +188,9 @@ class WatchArgs:
     spec: DaskSpec | None
 
 
-def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) -> WatchStats | None:
-    """Load the flows, wait for Prefect's API, then watch until a stop is requested. None when
-    the stop came before the watching began."""
+def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, batch: _Batch) -> WatchStats | None:
+    """Load the flows, wait for Prefect's API, then watch until a stop is requested, `batch`
+    saying when a batch runs. None when the stop came before the watching began."""
     from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder, outcomes_by_path
     from elopipe.ingest.watcher import watch as watch_loop
     from elopipe.runtime.interrupt import stop_requested
@@ -197,7 +219,11 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool) ->
                 tuple(path_param(f) for f in files), args.db, tuple(args.systems), args.out, args.through,
                 max_lists=args.max_lists, cluster=cluster_of(cluster),
             )  # fmt: skip
-            summary = pipeline(request)
+            batch.running = True
+            try:
+                summary = pipeline(request)
+            finally:
+                batch.running = False
             live.step(waiting, busy=False)
             return outcomes_by_path(files, summary.ingest.files, stopped=summary.stopped)
 

@@ -1,0 +1,167 @@
+"""What a fresh user met at the terminal (issue 27): each bad input or stop is said in one line of
+plain words (no DuckDB class names, no OS error text, no rich panels), with the exit code the
+README gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from elopipe.cli.main import app
+from tests.helpers.publish_store import build_store
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "s.duckdb")
+
+
+def _run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(
+    ("query", "words", "position"),
+    [
+        ("SELECT x FROM players", 'Referenced column "x" not found in FROM clause!', "(line 1, column 8)"),
+        ("SELEC 1", 'syntax error at or near "SELEC"', "(line 1, column 1)"),
+        ("SELECT name,\n  nosuch\nFROM players", 'Referenced column "nosuch" not found', "(line 2, column 3)"),
+        ("SELECT * FROM nosuch", "Table with name nosuch does not exist!", "(line 1, column 15)"),
+        ("SELECT (SELECT 1 UNION SELECT 2)", "More than one row returned by a subquery", ""),
+        # DuckDB quotes a long line cut on the left ('LINE 1: ... c59, zz'): its carets give no column
+        ("SELECT " + ", ".join(f"{i} AS c{i}" for i in range(60)) + ", zz FROM players", '"zz" not found', "(line 1)"),
+    ],
+)
+def test_a_failed_query_is_one_line_without_duckdbs_class_name(db: Path, query: str, words: str, position: str) -> None:
+    """`sql` said 'query failed: Binder Error: ...' and drew DuckDB's caret block under the query."""
+    res = _run("sql", query, "--db", str(db))
+    assert res.exit_code == 1, res.output
+    lines = res.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sql: the query failed: "), res.output
+    assert words in lines[0] and position in lines[0], res.output
+    assert "Error" not in res.output and "LINE" not in res.output and "^" not in res.output, res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["publish"], ["publish", "--full"], ["publish", "--diff", "2024-01-01", "2024-02-01"]],
+    ids=["lists", "full", "diff"],
+)
+def test_publish_to_a_file_says_it_is_a_file_not_a_folder(db: Path, tmp_path: Path, args: list[str]) -> None:
+    """`publish --out FILE` printed the system's words: 'Not a directory: FILE/lists' (exit 1)."""
+    out = tmp_path / "a_file"
+    out.write_text("keep me\n")
+    res = _run(*args, "--out", str(out), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: it is a file, not a folder\n")
+    inside = out / "lists"
+    res = _run(*args, "--out", str(inside), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {inside}: {out} is a file, not a folder\n")
+    assert out.read_text() == "keep me\n"
+
+
+def test_publish_where_it_may_not_write_says_permission_denied(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the user may not write (tests run as root too: the system's answer is stood in)."""
+    import os
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real = os.access
+
+    def access(path: Path, mode: int, **kw: object) -> bool:
+        return not (Path(path) == locked and mode & os.W_OK) and real(path, mode, **kw)
+
+    monkeypatch.setattr(os, "access", access)
+    res = _run("publish", "--out", str(locked), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {locked}: permission denied\n")
+    new = locked / "new" / "out"
+    res = _run("publish", "--out", str(new), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {new}: permission denied in {locked}\n")
+    assert list(locked.iterdir()) == []
+
+
+def test_an_output_folder_that_cannot_be_made_is_said_in_words(tmp_path: Path) -> None:
+    """A folder the check let through and the system refused to make (`/proc/x` as root)."""
+    import errno
+
+    from elopipe.cli.commands.publish import _write_failure
+
+    out = tmp_path / "out"
+    failed = OSError(errno.ENOENT, "No such file or directory", str(out / "lists"))
+    assert _write_failure(failed, out) == f"cannot publish to {out}: no such file or directory ({out / 'lists'})"
+    elsewhere = OSError(errno.ENOENT, "No such file or directory", str(tmp_path / "a.csv"))
+    assert _write_failure(elsewhere, out) == f"No such file or directory: {tmp_path / 'a.csv'}"
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["rate", "--sytem", "fide"], "elopipe rate: no such option: --sytem; did you mean --system? (try --help)"),
+        (["rate", "--xyz"], "elopipe rate: no such option: --xyz (try --help)"),
+        (["rate", "--system"], "elopipe rate: option '--system' requires an argument (try --help)"),
+        (["sql"], "elopipe sql: missing argument 'query' (try --help)"),
+        (["sql", "SELECT 1", "x"], "elopipe sql: got unexpected extra argument(s) (x) (try --help)"),
+        (
+            ["sql", "SELECT 1", "--limit", "0"],
+            "elopipe sql: invalid value for '--limit': 0 is not in the range x>=1 (try --help)",
+        ),
+        (["players", "merge", "1"], "elopipe players merge: missing argument 'merged_id' (try --help)"),
+        (["frob"], "elopipe: no such command 'frob' (try --help)"),
+        (["--frob"], "elopipe: no such option: --frob (try --help)"),
+    ],
+)
+def test_a_usage_error_is_one_line_in_elopipes_style(args: list[str], line: str) -> None:
+    """Click's usage errors came as 'Usage: ...', 'Try ... --help' and a rich panel around the reason."""
+    res = _run(*args)
+    assert (res.exit_code, res.output) == (2, line + "\n"), res.output
+
+
+def test_a_store_path_that_is_a_folder_is_one_line_too(tmp_path: Path) -> None:
+    res = _run("sql", "SELECT 1", "--db", str(tmp_path))
+    assert res.exit_code == 2 and res.output.startswith("elopipe sql: invalid value for '--db': "), res.output
+    assert len(res.output.splitlines()) == 1 and "is a folder" in res.output, res.output
+
+
+def test_no_arguments_still_show_the_help() -> None:
+    res = _run()
+    assert res.exit_code == 2 and "Usage:" in res.output and "Commands" in res.output, res.output
+
+
+def test_a_name_finds_players_by_whole_words_of_their_name(db: Path, tmp_path: Path) -> None:
+    """'Nobody' found the player 'bboynobody' (a substring); a name now matches whole words of a
+    player's name or spelling, in any order ('Carlsen' and 'Magnus' find 'Carlsen, Magnus'), a
+    word of one or two letters may be an initial ('Carlsen, M')."""
+    import duckdb
+
+    from elopipe.publish.history import find_player
+
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE players SET name = 'bboynobody', name_key = 'bboynobody' WHERE player_id = 4")
+    con.execute("UPDATE players SET name = 'Carlsen, Magnus', name_key = 'carlsen magnus' WHERE player_id = 5")
+    con.close()
+    ro = duckdb.connect(str(db), read_only=True)
+    try:
+        for ref in ("Carlsen", "magnus", "MAGNUS carlsen", "Carlsen, M", "M Carlsen", "100005"):
+            assert find_player(ro, ref) == 5, ref
+        assert find_player(ro, "bboynobody") == 4
+        for ref in ("Nobody", "boy", "Carl", "Magnu", "Carlsen, Ma Xyz"):
+            with pytest.raises(LookupError, match="no player matches"):
+                find_player(ro, ref)
+    finally:
+        ro.close()
+    res = _run("player", "Nobody", "--db", str(db), "--out", str(tmp_path / "o"))
+    assert (res.exit_code, res.output) == (1, "no player matches 'Nobody'\n")
+
+
+def test_a_ctrl_c_of_an_idle_watch_promises_no_batch() -> None:
+    """An idle `watch` answered Ctrl-C with 'stopping after the current batch's transaction'; with
+    no batch running it now says nothing at once and its last line says it stopped."""
+    from elopipe.cli.commands.watch import stopping_words
+
+    assert stopping_words(batch_running=True) == (
+        "stopping after the current batch's transaction (Ctrl-C again to abort now) ..."
+    )
+    assert stopping_words(batch_running=False) is None
