@@ -165,3 +165,16 @@ def test_a_ctrl_c_of_an_idle_watch_promises_no_batch() -> None:
         "stopping after the current batch's transaction (Ctrl-C again to abort now) ..."
     )
     assert stopping_words(batch_running=False) is None
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_run_and_watch_refuse_an_out_that_is_a_file_before_any_work(tmp_path: Path, command: str) -> None:
+    """`run` ingested and rated, then failed to publish with the system's 'Not a directory'; the
+    folder is now checked first, as `publish` checks it: nothing is read or written."""
+    out = tmp_path / "a_file"
+    out.write_text("keep me\n")
+    db = tmp_path / "s.duckdb"
+    target = [str(tmp_path / "inbox")] if command == "watch" else [str(Path(__file__))]
+    res = _run(command, *target, "--out", str(out), "--db", str(db))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: it is a file, not a folder\n")
+    assert out.read_text() == "keep me\n" and not db.exists() and not (tmp_path / "inbox").exists()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, drop_folder_path, err_console
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
     cluster_of,
@@ -80,6 +80,7 @@ def watch(
     finishes the current batch's transaction, if one runs, and exits (status 130). Runs appear in the Prefect UI
     when a server is configured; without one a temporary local server runs for the whole watch."""
     check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
+    check_out_folder(out, "publish to")
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
