@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.ingest import loader
+from elopipe.ingest import segments
 from elopipe.ingest.driver import ingest_paths
 from elopipe.read import sources
 from elopipe.read.parse import parse_source
@@ -111,7 +111,7 @@ def test_store_of_a_file_read_in_pieces_is_the_store_of_a_whole_read(tmp_path, m
         monkeypatch.setattr(streaming, "CHUNK_BYTES", chunk)
         monkeypatch.setattr(streaming, "STREAM_BYTES", chunk)
         monkeypatch.setattr(sources, "BLOCK_BYTES", block)
-        monkeypatch.setattr(loader, "OPTIMISTIC_GAMES", large)
+        monkeypatch.setattr(segments, "OPTIMISTIC_GAMES", large)
         db = tmp_path / f"{label}.duckdb"
         summary = ingest_paths([src], db)
         assert [f.status for f in summary.files] == ["partial"]
