@@ -17,7 +17,7 @@ from prefect import Flow, flow, task
 from prefect.cache_policies import NO_CACHE
 
 from elopipe.ingest.driver import IngestSummary
-from elopipe.ingest.loader import FileResult
+from elopipe.ingest.ledger import FileResult
 from elopipe.ingest.scaleout import stage_folder
 from elopipe.jobs.ingest import ingest
 from elopipe.jobs.requests import Cluster, IngestRequest

@@ -6,7 +6,7 @@ final one. `relink_tournaments` finds them and writes `game_sources`; the `canon
 (what the rating engines read) then hides every source row that is not its cluster's canonical row.
 
 **Sources of one event: decided per pair of tournaments, on evidence, never on names.** Two
-tournaments A and B are sources of one event when all of these hold (`_one_event`):
+tournaments A and B are sources of one event when all of these hold (`event_sources.one_event`):
 
 * their dates are compatible: the days of play overlap within `identity.DATE_SLACK_DAYS`, or are
   unknown and the event keys are equal (`identity.same_event`);
@@ -36,7 +36,7 @@ are no evidence: `identity.event_key` drops numbers and months, so unrelated eve
 generic keys ("open", "weekend open"), while one event's files may carry different names.
 
 **Equal moves are evidence on their own**: identical movetexts of the same two players are no
-coincidence of pairing. Rows with equal movetext hashes of at least `SHORT_PLIES` plies link when
+coincidence of pairing. Rows with equal movetext hashes of at least `event_sources.SHORT_PLIES` plies link when
 their tournaments' dates and rates are compatible, one event or not. Shorter equal movetexts (a
 quick draw, a no-show after one move: the same two players can repeat them in another event)
 link only between sources of one event.
@@ -77,56 +77,25 @@ pairs found to be one event (or to share moves) and the tournaments already link
 re-linked, and only the class pairs those allow are compared row by row: the cost follows the
 batch and its neighbours, not the store.
 
+Where the parts live: `elopipe.identity.event_sources` gives the verdicts on pairs of tournaments
+(sources of one event, equal moves); `elopipe.identity.game_links` the rule by which two rows are
+one game, the canonical row and the `game_sources` write; this module finds the tournaments to
+re-link and the class pairs that can match, and clusters them.
+
 Errors: none raised on data; SQL errors propagate (the loader rolls back the file).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import duckdb
 import polars as pl
 
-from elopipe.identity.nearby import (
-    DATE_SLACK_DAYS,
-    NEAR_PAIRS_SQL,
-    dates_overlap,
-    near_pairs,
-    near_tournaments,
-    same_event,
-    tournament_spans,
-)
-from elopipe.store import write
+from elopipe.identity import event_sources
+from elopipe.identity.game_links import GameRow, match_rule, write_links
+from elopipe.identity.nearby import DATE_SLACK_DAYS, near_pairs, near_tournaments, tournament_spans
 from elopipe.store.frames import registered, to_polars
-
-# Equal movetexts shorter than this (plies) are no evidence on their own (module docstring).
-SHORT_PLIES = 20
-
-Span = tuple[str, dt.date | None, dt.date | None]  # `identity.tournament_spans`: (event key, first day, last day)
-
-
-@dataclass
-class _G:
-    game_id: int
-    tournament_id: int
-    file_id: int
-    fmt: str
-    round: int | None
-    white_id: int | None
-    black_id: int | None
-    result: str
-    movetext_hash: str | None
-    ply_count: int | None
-    game_date: dt.date | None
-    day_precise: bool
-    round_label: str | None
-    game_index: int | None
-    event_games: int = 0  # games of its tournament in its file: the fuller source of an event wins
-    event_name: str | None = None
-    event_start: dt.date | None = None
-    rate_class: str | None = None
 
 
 def relink_all(con: duckdb.DuckDBPyConnection) -> int:
@@ -168,7 +137,7 @@ def relink_group(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
 
 
 # `identity.near_tournaments` narrowed to the tournaments whose days of play allow one event with
-# one of the batch (`_compatible` without the rates): a namesake of another month or year is no
+# one of the batch (`event_sources.compatible` without the rates): a namesake of another month or year is no
 # candidate, so the games joined do not grow with the store's history.
 _SLACK = f"INTERVAL {DATE_SLACK_DAYS} DAY"
 _OVERLAP = f"n.first_day <= b.last_day + {_SLACK} AND b.first_day <= n.last_day + {_SLACK}"
@@ -184,13 +153,13 @@ SELECT n.tournament_id FROM n JOIN b ON {_OVERLAP}
 
 
 def _related_verdicts(con: duckdb.DuckDBPyConnection, tids: set[int]) -> tuple[set[int], dict[tuple[int, int], str]]:
-    """(`related_tournaments`: the batch, its partners by `_pair_verdicts` among the tournaments
+    """(`related_tournaments`: the batch, its partners by `event_sources.pair_verdicts` among the tournaments
     near it, and the closure of the existing links of all these (`linked_tournaments`); the
     verdicts of the batch's tournaments against those near it, every pair inside the batch
     included)."""
     near = near_tournaments(con, tids)
     dated = {r[0] for r in con.execute(_DATED_NEAR_SQL, {"tids": sorted(tids), "near": sorted(near)}).fetchall()}
-    partners = _pair_verdicts(con, tids, dated | tids)
+    partners = event_sources.pair_verdicts(con, tids, dated | tids)
     # the group's rows lose their links before re-linking: a tournament linked to one of them
     # (a third source of the event, a link left by a replaced file) is re-linked too
     return linked_tournaments(con, set(tids) | {t for pair in partners for t in pair}), partners
@@ -223,187 +192,7 @@ def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> s
     return group
 
 
-# Per pair of tournaments (lower id first) of `left` x `right` that share a pairing or moves: the
-# evidence of `_one_event`, as distinct (white, black, round) keys, and whether they share equal
-# movetexts of at least SHORT_PLIES plies that `_match` could link (same round, or one missing).
-# Only the pairs whose days allow one event (`identity.NEAR_PAIRS_SQL`) are joined: the others
-# fail `_compatible`, and a club's players meet again every week of the year.
-_PAIRS_SQL = f"""
-WITH np AS ({NEAR_PAIRS_SQL}),
-l AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
-           WHERE tournament_id IN (SELECT UNNEST($left)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
-r AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
-      WHERE tournament_id IN (SELECT UNNEST($right)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
-common AS (
-    SELECT least(l.tournament_id, r.tournament_id) AS ta, greatest(l.tournament_id, r.tournament_id) AS tb,
-           l.white_id, l.black_id, l.round,
-           bool_or(COALESCE(l.movetext_hash = r.movetext_hash, FALSE)
-                   OR (l.result = r.result AND l.result <> '*')) AS agree,
-           bool_or(COALESCE(l.movetext_hash = r.movetext_hash, FALSE)
-                   OR (l.result <> '*' AND r.result <> '*')) AS decided
-    FROM l JOIN np ON np.ta = l.tournament_id
-    JOIN r ON r.tournament_id = np.tb AND l.white_id = r.white_id AND l.black_id = r.black_id AND l.round = r.round
-    GROUP BY ALL
-),
-evidence AS (
-    SELECT ta, tb, count(*) AS common, count(*) FILTER (WHERE agree) AS agree,
-           count(*) FILTER (WHERE decided) AS decided
-    FROM common GROUP BY ALL
-),
-moves AS (
-    SELECT DISTINCT least(l.tournament_id, r.tournament_id) AS ta, greatest(l.tournament_id, r.tournament_id) AS tb
-    FROM l JOIN np ON np.ta = l.tournament_id
-    JOIN r ON r.tournament_id = np.tb AND l.white_id = r.white_id AND l.black_id = r.black_id
-     AND l.movetext_hash = r.movetext_hash
-    WHERE l.ply_count >= $short AND r.ply_count >= $short
-      AND (l.round IS NULL OR r.round IS NULL OR l.round = r.round)
-),
-pairs AS (
-    SELECT ta, tb, COALESCE(e.common, 0) AS common, COALESCE(e.agree, 0) AS agree,
-           COALESCE(e.decided, 0) AS decided, m.ta IS NOT NULL AS moves
-    FROM evidence e FULL JOIN moves m USING (ta, tb)
-),
-sizes AS (  -- from the rows read above: another read of games would scan the store
-    SELECT tournament_id, count(DISTINCT (white_id, black_id, round)) AS n
-    FROM (SELECT * FROM l UNION ALL SELECT * FROM r) WHERE round IS NOT NULL GROUP BY 1
-)
-SELECT p.ta, p.tb, p.common, p.agree, p.decided, COALESCE(sa.n, 0), COALESCE(sb.n, 0), p.moves,
-       a.event_key, a.first_day, a.last_day, a.rate_class, b.event_key, b.first_day, b.last_day, b.rate_class
-FROM pairs p
-JOIN tournaments a ON a.tournament_id = p.ta JOIN tournaments b ON b.tournament_id = p.tb
-LEFT JOIN sizes sa ON sa.tournament_id = p.ta LEFT JOIN sizes sb ON sb.tournament_id = p.tb
-"""
-
-
-# Whether `_PAIRS_SQL` can return a row: its evidence ('common' and 'moves') is games of two
-# tournaments with the same white and black players. Read first, from the two sides' pairings only:
-# a batch whose players met nobody again in the tournaments near it (a new event) skips the joins
-# of `_PAIRS_SQL`, whose plan costs ~0.015 CPU-s even on no rows (issue 27).
-_ANY_COMMON_SQL = """
-WITH l AS (SELECT DISTINCT tournament_id, white_id, black_id FROM games
-           WHERE tournament_id IN (SELECT UNNEST($left)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
-r AS (SELECT DISTINCT tournament_id, white_id, black_id FROM games
-      WHERE tournament_id IN (SELECT UNNEST($right)) AND white_id IS NOT NULL AND black_id IS NOT NULL)
-SELECT EXISTS (SELECT 1 FROM l JOIN r USING (white_id, black_id) WHERE l.tournament_id <> r.tournament_id)
-"""
-
-
-def _pair_verdicts(con: duckdb.DuckDBPyConnection, left: set[int], right: set[int]) -> dict[tuple[int, int], str]:
-    """{(lower id, higher id): 'event' | 'moves'} for the pairs of a tournament of `left` and one of
-    `right` that are sources of one event (`_one_event`), or else share equal movetexts of at
-    least `SHORT_PLIES` plies with compatible dates and rates. Evidence counted in one grouped
-    join of the two sides' games; the Python loop is over the pairs sharing a game only."""
-    if len(left | right) < 2 or not left or not right:
-        return {}  # a pair is two tournaments (`NEAR_PAIRS_SQL`)
-    params = {"left": sorted(left), "right": sorted(right)}
-    if not con.execute(_ANY_COMMON_SQL, params).fetchall()[0][0]:
-        return {}
-    rows = con.execute(_PAIRS_SQL, {**params, "short": SHORT_PLIES}).fetchall()
-    out: dict[tuple[int, int], str] = {}
-    for ta, tb, common, agree, decided, n_a, n_b, moves, *rest in rows:
-        span_a, span_b = (rest[0] or "", rest[1], rest[2]), (rest[4] or "", rest[5], rest[6])
-        if not _compatible(span_a, span_b, rest[3], rest[7]):
-            continue
-        if _one_event(common, agree, decided, n_a, n_b):
-            out[(ta, tb)] = "event"
-        elif moves:
-            out[(ta, tb)] = "moves"
-    return out
-
-
-def _one_event(common: int, agree: int, decided: int, games_a: int, games_b: int) -> bool:
-    """Whether two date- and rate-compatible tournaments are sources of one event, from their
-    evidence (module docstring): games in common (two at least, unless one side has a single
-    game), at least half of the decided ones agreeing, and a large share of the smaller side
-    (2 x common >= min(games of A, games of B))."""
-    smaller = min(games_a, games_b)
-    return common >= max(1, min(2, smaller)) and 2 * agree >= decided and 2 * common >= smaller
-
-
-def _compatible(a: Span, b: Span, rate_a: str | None, rate_b: str | None) -> bool:
-    """Dates and rates of play allow two tournaments to hold one game: days overlapping within
-    the slack (or unknown, same event key), and no two known, different rate classes unless the
-    keys are equal (one event's sources may disagree on the class: a TRF time control misread)."""
-    one_key = same_event(a, b)
-    if not one_key and rate_a and rate_b and rate_a != rate_b:
-        return False
-    return one_key or bool(dates_overlap(a[1], a[2], b[1], b[2]))
-
-
-def _short(g: _G) -> bool:
-    # an unknown length is not proof of a long game
-    return g.ply_count is None or g.ply_count < SHORT_PLIES
-
-
-def _match(a: _G, b: _G, spans: dict[int, Span], events: set[tuple[int, int]]) -> str | None:
-    """The rule by which two rows (same players) are one game, or None (module docstring).
-
-    `events`: the pairs of tournaments (lower id first) that are sources of one event
-    (`_one_event`); without it only equal moves, of at least `SHORT_PLIES` plies, link rows."""
-    both_moves = a.movetext_hash is not None and b.movetext_hash is not None
-    same_hash = both_moves and a.movetext_hash == b.movetext_hash
-    if a.tournament_id == b.tournament_id:
-        return "same_file_hash" if same_hash and a.round == b.round else None
-    sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
-    if sa is None or sb is None or not _compatible(sa, sb, a.rate_class, b.rate_class):
-        return None
-    if a.day_precise and b.day_precise and a.game_date and b.game_date:
-        if abs((a.game_date - b.game_date).days) > 1:
-            return None
-    one_event = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id)) in events
-    if not one_event and not (same_hash and not _short(a) and not _short(b)):
-        return None
-    if a.round is None or b.round is None:
-        return "hash_players" if same_hash else None
-    if a.round != b.round:
-        return None
-    if both_moves and not same_hash:
-        if "*" in (a.result, b.result):
-            return "round_players+broadcast"
-        # same length and result: the SAN is written differently ('Ngf3' for 'Nf3'), same game
-        if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:
-            return "round_players+plies"
-        return None
-    return "round_players+hash" if same_hash else "round_players"
-
-
-def _precedence(g: _G) -> tuple[bool, bool, int, bool, int, str, str, int, str, dt.date, str, int]:
-    # only content decides (the loader links before the file's ledger row exists, and ids
-    # depend on ingestion order): the event's name and start date, then the result, settle rows
-    # equal on the rest (two sources of one event that disagree on a result)
-    return (
-        g.result == "*",
-        g.fmt != "trf",
-        -g.event_games,
-        g.movetext_hash is None,
-        -(g.ply_count or 0),
-        g.movetext_hash or "",
-        g.round_label or "",
-        g.game_index if g.game_index is not None else 0,
-        g.event_name or "",
-        g.event_start or dt.date.min,
-        g.result,
-        g.game_id,
-    )
-
-
-# `_precedence` as a frame sort (the same keys in the same order)
-_PRECEDENCE_SORT = [
-    pl.col("result") == "*",
-    pl.col("source_format") != "trf",
-    -pl.col("event_games"),
-    pl.col("movetext_hash").is_null(),
-    -pl.col("ply_count").fill_null(0),
-    pl.col("movetext_hash").fill_null(""),
-    pl.col("round_label").fill_null(""),
-    pl.col("game_index").fill_null(0),
-    pl.col("event_name").fill_null(""),
-    pl.col("event_start").fill_null(dt.date.min),
-    pl.col("result"),
-    pl.col("game_id"),
-]
-
-# Columns that decide `_match`: rows equal on these (a "class") match other rows alike.
+# Columns that decide `match_rule`: rows equal on these (a "class") match other rows alike.
 _CLASS_KEY = [
     "white_id", "black_id", "tournament_id", "round", "movetext_hash", "result", "ply_count", "game_date",
     "day_precise", "rate_class",
@@ -434,11 +223,11 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
 
 def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple[int, int], str] | None = None) -> int:
     """Rebuild the `game_sources` rows of the games of `tids` (see the module docstring).
-    `verdicts`: `_pair_verdicts(con, tids, tids)` when the caller has them already.
+    `verdicts`: `event_sources.pair_verdicts(con, tids, tids)` when the caller has them already.
 
-    Rows are grouped into classes (equal on `_CLASS_KEY`, so `_match` gives the same answer for
+    Rows are grouped into classes (equal on `_CLASS_KEY`, so `match_rule` gives the same answer for
     any row of a class); only the class pairs that can match (same players and round in
-    tournaments of one event, or equal moves) are compared with `_match`, and the canonical row,
+    tournaments of one event, or equal moves) are compared with `match_rule`, and the canonical row,
     roles and rules of each cluster are computed on the frame."""
     df = _load_frame(con, tids)
     if df.height and con.execute("SELECT EXISTS (SELECT 1 FROM game_sources)").fetchall()[0][0]:
@@ -452,7 +241,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     if df.is_empty():
         return 0
     if verdicts is None:
-        verdicts = _pair_verdicts(con, tids, tids)
+        verdicts = event_sources.pair_verdicts(con, tids, tids)
     events = {pair for pair, verdict in verdicts.items() if verdict == "event"}
     spans = tournament_spans(con, tids)
     df = df.with_row_index("pos")
@@ -465,7 +254,7 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     # one class of several rows with moves: rows of one tournament and round with the same moves
     repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
     reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))
-    comp = _components([(a, b) for a, b in cands if _match(reps[a], reps[b], spans, events)], repeated)
+    comp = _components([(a, b) for a, b in cands if match_rule(reps[a], reps[b], spans, events)], repeated)
     if not comp:
         return 0
     rows = (
@@ -474,17 +263,17 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
         .explode("pos")
     )
     g = df.join(rows, on="pos")
-    return _write_links(con, g, reps, spans, events)
+    return write_links(con, g, reps, spans, events)
 
 
 _COMP_SCHEMA = {"cls": pl.UInt32, "comp": pl.UInt32}
 
 
 def _candidate_pairs(classes: pl.DataFrame, events: set[tuple[int, int]], near: pl.DataFrame) -> list[tuple[int, int]]:
-    """Class pairs (lower class first) that `_match` can link, found by joins: the same players
+    """Class pairs (lower class first) that `match_rule` can link, found by joins: the same players
     and round in two tournaments of one event, or equal moves of the same players in one round or
     with a round missing on one side, in one tournament or in two `near` (`identity.near_pairs`:
-    columns ta, tb; `_match` rejects two tournaments whose days allow no one event). Every other
+    columns ta, tb; `match_rule` rejects two tournaments whose days allow no one event). Every other
     pair is no match. Joined through the tournament pairs, so the pairs grow with the games of
     tournaments near each other, not with the square of a batch whose players recur."""
     c = classes.select("cls", "tournament_id", "white_id", "black_id", "round", "movetext_hash").with_columns(
@@ -522,15 +311,15 @@ def _across(c: pl.DataFrame, tpairs: pl.DataFrame, on: list[str], keep: pl.Expr 
     return j.select(pl.min_horizontal("cls", "cls_b").alias("cls"), pl.max_horizontal("cls", "cls_b").alias("cls_b"))
 
 
-def _reps(classes: pl.DataFrame, wanted: set[int]) -> dict[int, _G]:
-    """A `_G` standing for each wanted class (the `_CLASS_KEY` columns; the rest is not read by
-    `_match`)."""
+def _reps(classes: pl.DataFrame, wanted: set[int]) -> dict[int, GameRow]:
+    """A `GameRow` standing for each wanted class (the `_CLASS_KEY` columns; the rest is not read by
+    `match_rule`)."""
     sel = classes.filter(pl.col("cls").is_in(sorted(wanted)))
     cols = ("cls", "tournament_id", "round", "white_id", "black_id", "result", "movetext_hash", "ply_count",
             "game_date", "day_precise", "rate_class")  # fmt: skip
     # column lists zipped: a named dict per row costs more than the rest of the loop
     return {
-        c: _G(0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc)
+        c: GameRow(0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc)
         for c, tid, rnd, white, black, result, mh, plies, day, precise, rc in zip(
             *(sel[col].to_list() for col in cols), strict=True
         )
@@ -555,79 +344,3 @@ def _components(matched: list[tuple[int, int]], repeated: list[int]) -> dict[int
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
     return {c: find(c) for c in parent}
-
-
-def _write_links(
-    con: duckdb.DuckDBPyConnection,
-    g: pl.DataFrame,
-    reps: dict[int, _G],
-    spans: dict[int, Span],
-    events: set[tuple[int, int]],
-) -> int:
-    """Insert the `game_sources` rows of the clustered rows `g` (columns of `_load_frame`, plus
-    `pos`, `cls`, `comp`): canonical row by `_precedence`, roles, rules. Returns the clusters."""
-    g = g.with_columns(pl.col("pos").min().over("comp").alias("first")).sort([pl.col("first"), *_PRECEDENCE_SORT])
-    rank = pl.int_range(pl.len()).over("comp")
-    g = g.with_columns(rank.alias("rank")).with_columns(
-        pl.col("game_id").first().over("comp").alias("canon_id"),
-        pl.col("cls").first().over("comp").alias("canon_cls"),
-        pl.col("result").first().over("comp").alias("canon_result"),
-        pl.col("movetext_hash").first().over("comp").is_null().alias("canon_no_moves"),
-        pl.when((pl.col("rank") > 0) & pl.col("movetext_hash").is_not_null())
-        .then(pl.col("rank"))
-        .otherwise(None)
-        .min()
-        .over("comp")
-        .alias("mover_rank"),
-    )
-    has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
-    pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
-    pair_rule = pairs.with_columns(
-        pl.Series("rule", [_match(reps[a], reps[b], spans, events) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
-    )
-    g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
-        pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
-    )
-    missing = g.filter(pl.col("rule").is_null())
-    if missing.height:
-        # no direct match with the canonical row: the rule of the first row in precedence order
-        # that matches this one directly
-        members: dict[int, list[tuple[int, int]]] = {}
-        for comp, game_id, cls in (
-            g.filter(pl.col("comp").is_in(missing["comp"].unique().to_list()))
-            .select("comp", "game_id", "cls")
-            .iter_rows()
-        ):
-            members.setdefault(comp, []).append((game_id, cls))
-        fixed: dict[int, str] = {}
-        for comp, game_id, cls in missing.select("comp", "game_id", "cls").iter_rows():
-            fixed[game_id] = next(
-                (
-                    r
-                    for o_id, o_cls in members[comp]
-                    if o_id != game_id and (r := _match(reps[o_cls], reps[cls], spans, events))
-                ),
-                "cluster",
-            )
-        g = g.with_columns(pl.col("rule").fill_null(pl.col("game_id").replace_strict(fixed, default=None)))
-    rules = pl.col("rule")
-    differs = (
-        (pl.col("rank") > 0)
-        & (pl.col("result") != "*")
-        & (pl.col("canon_result") != "*")
-        & (pl.col("result") != pl.col("canon_result"))
-    )
-    out = g.select(
-        pl.col("canon_id").cast(pl.Int64).alias("game_id"),
-        pl.col("game_id").cast(pl.Int64).alias("source_game_id"),
-        pl.col("file_id").cast(pl.Int64),
-        pl.when(differs).then(rules + ";result_differs").otherwise(rules).alias("match_rule"),
-        pl.when(pl.col("rank") == 0)
-        .then(pl.when(has_mover).then(pl.lit("result")).otherwise(pl.lit("canonical")))
-        .when(has_mover & (pl.col("rank") == pl.col("mover_rank")))
-        .then(pl.lit("moves"))
-        .otherwise(pl.lit("duplicate"))
-        .alias("role"),
-    )
-    write.insert(con, "game_sources", out)
-    return g["comp"].n_unique()

@@ -91,7 +91,7 @@ def _near(con: duckdb.DuckDBPyConnection, ids: list[int]) -> set[int]:
 
 
 # The ordered pairs (ta of `$left`, tb of `$right`, ta <> tb) whose spans can hold one game
-# (`dedup._compatible` without the rates): `same_event` (same event key, days overlapping or
+# (`event_sources.compatible` without the rates): `same_event` (same event key, days overlapping or
 # unknown) or days overlapping (`dates_overlap`). An equi-join on the key and a range join on the
 # days, not all pairs: weekly events of one club pair with none of each other.
 NEAR_PAIRS_SQL = f"""

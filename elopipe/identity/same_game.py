@@ -12,7 +12,7 @@ are then one game for `dedup`.
 days of play are near, `identity.near_tournaments`):
 
 * the same day-precise date, the same final result (not ``*``), the same main round (or, when a
-  round is missing on one side, equal moves of at least `dedup.SHORT_PLIES` plies);
+  round is missing on one side, equal moves of at least `event_sources.SHORT_PLIES` plies);
 * the same moves, where both rows have moves (equal movetext hashes); no two known, different
   rates of play;
 * both colours' players are one player already, or written names of the same surname whose
@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from elopipe.identity.dedup import SHORT_PLIES
+from elopipe.identity.event_sources import SHORT_PLIES
 from elopipe.identity.nearby import near_tournaments
 from elopipe.read.names import same_surname_initials
 

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Protocol
 import duckdb
 
 from elopipe.identity import rerate
-from elopipe.ingest.loader import FileResult, load_batch
+from elopipe.ingest.ledger import FileResult
+from elopipe.ingest.loader import load_batch
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source, discover
 from elopipe.runtime.errors import ElopipeError

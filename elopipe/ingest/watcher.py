@@ -507,7 +507,7 @@ class FileResultLike(Protocol):
 def outcomes_by_path(
     paths: Iterable[Path], results: Iterable[FileResultLike], stopped: bool = False
 ) -> dict[Path, FileOutcome]:
-    """Fold per-source ingest results (elopipe.ingest.loader.FileResult or anything with name, status,
+    """Fold per-source ingest results (elopipe.ingest.ledger.FileResult or anything with name, status,
     reason) into one outcome per dropped file.
 
     An archive yields several sources: it is rejected only when every member was rejected,

@@ -11,7 +11,7 @@ from elopipe.read.sources import path_from_param
 
 if TYPE_CHECKING:
     from elopipe.ingest.driver import BatchParser, IngestSummary
-    from elopipe.ingest.loader import FileResult
+    from elopipe.ingest.ledger import FileResult
     from elopipe.read.sources import Source
 
 

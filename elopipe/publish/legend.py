@@ -135,7 +135,7 @@ def legend(system: str) -> list[tuple[str, str]]:
     for 'ffe' and 'ffe-rapid' (thresholds from that system's `FfeRules`), FIDE's terms for
     every other system (their performance table has the same columns)."""
     if system in ("ffe", "ffe-rapid"):
-        from elopipe.rating.ffe.classic import CLASSIC
+        from elopipe.rating.ffe.params import CLASSIC
         from elopipe.rating.ffe.rapid import RAPID
 
         r = RAPID if system == "ffe-rapid" else CLASSIC

@@ -45,7 +45,7 @@ NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
     "file_rating_rd": (False, 0, False, 1000),
     "initial_volatility": (False, 0, False, 1),
     "tau": (False, 0, False, 10),
-    # ffe (elopipe.rating.ffe.classic.FfeRules)
+    # ffe (elopipe.rating.ffe.params.FfeRules)
     "compat_limit": (True, 0, True, 4000),
     "threshold": (True, 0, True, 1000),
     "floor": (True, 0, True, 4000),
@@ -57,7 +57,7 @@ _RATE_CLASSES = ("standard", "rapid", "blitz")
 
 def choices(key: str) -> tuple[str, ...] | None:
     """The values option `key` accepts when it is a choice, else None. Sources: the engines'
-    own checks (`generic.run.ELO_PERIODS`, `ffe.classic.FfeRules`, `ffe.ages.CATEGORIES` (spec A.5),
+    own checks (`generic.run.ELO_PERIODS`, `ffe.params.FfeRules`, `ffe.ages.CATEGORIES` (spec A.5),
     `store_io.NO_MOVES_POLICIES`, `fide.params.RO_FROM_POLICIES`, `periods.SCHEMES`)."""
     if key == "unknown_tc":
         return _RATE_CLASSES

@@ -134,7 +134,7 @@ def test_run_and_watch_say_an_event_in_progress_as_ingest_does(monkeypatch) -> N
     """`run` and `watch` (the ingest stage of their flows) give the line `elopipe ingest` gives
     for a file whose event is still in progress: it is missing from the lists until complete."""
     import flows.ingest_files as stage
-    from elopipe.ingest.loader import FileResult
+    from elopipe.ingest.ledger import FileResult
 
     said: list[tuple[str, str]] = []
     monkeypatch.setattr(stage, "stage_warning", lambda name, line: said.append((name, line)))

@@ -1,4 +1,4 @@
-"""Dedup's set-based linking against its definition: every pair of rows compared with `_match`.
+"""Dedup's set-based linking against its definition: every pair of rows compared with `game_links.match_rule`.
 
 `dedup._relink` groups rows into match classes and compares classes only where a match is
 possible; these tests check it gives the links, canonical rows, roles and rules that comparing
@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.identity import dedup
+from elopipe.identity import dedup, game_links
 from elopipe.identity.nearby import tournament_spans
 from elopipe.ingest.driver import ingest_paths
 from elopipe.read.names import event_key
@@ -64,7 +64,7 @@ def _events_by_definition(games: list) -> set[tuple[int, int]]:
     """The pairs of tournaments that are sources of one event by the evidence rule (dedup's module
     docstring), counted on every pair of rows: the (white, black, round) keys both hold; a key
     agrees when a row of each has the same final result or equal moves, and is decided when a
-    row of each has a final result or they have equal moves. (`_match` checks dates and rates.)"""
+    row of each has a final result or they have equal moves. (`game_links.match_rule` checks dates and rates.)"""
     keys: dict[int, dict[tuple, list]] = {}
     for g in games:
         if g.round is not None:
@@ -91,8 +91,8 @@ def _events_by_definition(games: list) -> set[tuple[int, int]]:
 
 
 def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
-    """The links by definition: `_match` on every pair of a (white, black) bucket, clusters as
-    connected rows, canonical row by `_precedence`, a row's rule from the canonical row or else
+    """The links by definition: `game_links.match_rule` on every pair of a (white, black) bucket, clusters as
+    connected rows, canonical row by `game_links.precedence`, a row's rule from the canonical row or else
     from the first row (in precedence order) that matches it."""
     rows = con.execute(
         "SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,"
@@ -101,7 +101,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
         " t.name, t.start_date, t.rate_class"
         " FROM games g JOIN tournaments t USING (tournament_id) ORDER BY g.game_id"
     ).fetchall()
-    games = [dedup._G(*r) for r in rows]
+    games = [game_links.GameRow(*r) for r in rows]
     spans = tournament_spans(con)
     events = _events_by_definition(games)
     rule_of: dict[tuple[int, int], str] = {}
@@ -115,7 +115,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     for a in games:
         for b in games:
             if a.game_id < b.game_id and (a.white_id, a.black_id) == (b.white_id, b.black_id):
-                rule = dedup._match(a, b, spans, events)
+                rule = game_links.match_rule(a, b, spans, events)
                 if rule is not None:
                     rule_of[(a.game_id, b.game_id)] = rule_of[(b.game_id, a.game_id)] = rule
                     ra, rb = find(a.game_id), find(b.game_id)
@@ -129,7 +129,7 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
         if len(members) < 2:
             continue
         n += 1
-        members.sort(key=dedup._precedence)
+        members.sort(key=game_links.precedence)
         canon = members[0]
         mover = None
         if canon.movetext_hash is None:

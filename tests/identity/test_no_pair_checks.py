@@ -1,5 +1,5 @@
 """The checks that let a batch skip a query that can return no row (issue 27): the same-game
-evidence (`same_game._ANY_PAIR_SQL`), the tournament pairs' evidence (`dedup._ANY_COMMON_SQL`), the
+evidence (`same_game._ANY_PAIR_SQL`), the tournament pairs' evidence (`event_sources._ANY_COMMON_SQL`), the
 abbreviations within an event (`consolidate._ANY_EVENT_SQL`) and the parts of an event
 (`events.join_events`, one member). Each check says no only when the full
 query returns nothing (checked on every call of an ingest that merges and links across files), a
@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 import pytest
 
-from elopipe.identity import consolidate, dedup, events, same_game
+from elopipe.identity import consolidate, event_sources, events, same_game
 from elopipe.identity.nearby import near_tournaments
 from elopipe.ingest.driver import ingest_paths
 from tests.helpers.schema_store import schema_connect
@@ -27,7 +27,11 @@ _FAIL = "SELECT error('this query was to be skipped')"
 def _spy_checks(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[bool, bool]]]:
     """Record, on every call, (the check's answer, whether the full query returned a row)."""
     seen: dict[str, list[tuple[bool, bool]]] = {"same_game": [], "pairs": [], "initials": []}
-    pairs_of, verdicts_of, initials_of = same_game.same_game_pairs, dedup._pair_verdicts, consolidate._initials_pairs
+    pairs_of, verdicts_of, initials_of = (
+        same_game.same_game_pairs,
+        event_sources.pair_verdicts,
+        consolidate._initials_pairs,
+    )
 
     def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> Any:
         files = sorted(set(file_ids))
@@ -43,8 +47,8 @@ def _spy_checks(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[bool, b
     def pair_verdicts(con: duckdb.DuckDBPyConnection, left: set[int], right: set[int]) -> Any:
         if left and right:
             params = {"left": sorted(left), "right": sorted(right)}
-            check = con.execute(dedup._ANY_COMMON_SQL, params).fetchall()[0][0]
-            rows = con.execute(dedup._PAIRS_SQL, {**params, "short": dedup.SHORT_PLIES}).fetchall()
+            check = con.execute(event_sources._ANY_COMMON_SQL, params).fetchall()[0][0]
+            rows = con.execute(event_sources._PAIRS_SQL, {**params, "short": event_sources.SHORT_PLIES}).fetchall()
             seen["pairs"].append((bool(check), bool(rows)))
         return verdicts_of(con, left, right)
 
@@ -58,7 +62,7 @@ def _spy_checks(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[bool, b
 
     monkeypatch.setattr(same_game, "same_game_pairs", same_game_pairs)
     monkeypatch.setattr(consolidate, "_initials_pairs", initials_pairs)
-    monkeypatch.setattr(dedup, "_pair_verdicts", pair_verdicts)
+    monkeypatch.setattr(event_sources, "pair_verdicts", pair_verdicts)
     return seen
 
 
@@ -96,7 +100,7 @@ def test_a_new_event_alone_on_its_days_skips_the_pair_queries(tmp_path: Path, mo
     assert ingest_paths([_carlsen_norway_2022(tmp_path)], db).exit_code == 0
     # queries that fail if run: the ingest of an event no other source holds must not run them
     monkeypatch.setattr(same_game, "_SQL", _FAIL)
-    monkeypatch.setattr(dedup, "_PAIRS_SQL", _FAIL)
+    monkeypatch.setattr(event_sources, "_PAIRS_SQL", _FAIL)
     monkeypatch.setattr(events, "_PARTS_SQL", _FAIL)
     monkeypatch.setattr(consolidate, "_events_sql", lambda: "no SQL: the initials' joins were to be skipped")
     other = tmp_path / "other.pgn"

@@ -229,7 +229,7 @@ def test_a_long_or_odd_name_is_filed_and_shown_on_one_line(tmp_path: Path, caplo
 
 
 def test_outcomes_fold_archive_members_and_earlier_rejections(tmp_path: Path) -> None:
-    from elopipe.ingest.loader import FileResult
+    from elopipe.ingest.ledger import FileResult
 
     z, p, q = tmp_path / "a.zip", tmp_path / "b.pgn", tmp_path / "c.pgn"
     results = [

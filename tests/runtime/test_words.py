@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from elopipe.ingest.driver import IngestSummary
-from elopipe.ingest.loader import FileResult
+from elopipe.ingest.ledger import FileResult
 from elopipe.runtime.words import plural
 
 

@@ -9,7 +9,7 @@ import duckdb
 import polars as pl
 import pytest
 
-from elopipe.ingest import loader
+from elopipe.ingest import segments
 from elopipe.ingest.driver import ingest_paths
 from elopipe.store.connect import is_interrupt
 from elopipe.store.frames import registered
@@ -66,7 +66,7 @@ def test_a_ctrl_c_hidden_by_a_failed_cleanup_stops_the_batch_instead_of_loading_
         finally:
             con.execute("SELECT 1")  # fails: the transaction is aborted
 
-    monkeypatch.setattr(loader, "_insert_games", interrupted)
+    monkeypatch.setattr(segments, "_insert_games", interrupted)
     db = tmp_path / "s.duckdb"
     with pytest.raises(duckdb.Error) as caught:
         ingest_paths([PGN / "wchcand22.pgn", PGN / "wjun19.pgn"], db)

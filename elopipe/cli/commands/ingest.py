@@ -26,7 +26,7 @@ from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
     from elopipe.ingest.driver import IngestSummary
-    from elopipe.ingest.loader import FileResult
+    from elopipe.ingest.ledger import FileResult
     from elopipe.ingest.scaleout import DaskSpec
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from elopipe.rating.ffe.classic import FfeRules
+from elopipe.rating.ffe.params import FfeRules
 from elopipe.read import rate_of_play as timecontrol
 
 #: E02 parameters (spec G.1, right column).

@@ -19,7 +19,7 @@ Rules: `elopipe.rating.ffe.classic` (spec ffe-rating-rules.md Part A) and `elopi
 * ``tournament_ratings``: per event and player: n compatible games, score, Ra (mean of the
   compatible opponents, rounded half up), Ro.
 * ``rating_skips``: events out of scope (variant, rate of play, no dates, online, in progress, and
-  'before_rating_from': events before the national rating began, `elopipe.rating.ffe.classic`).
+  'before_rating_from': events before the national rating began, `elopipe.rating.ffe.params`).
 
 Ratings in force at a period's start (spec A.2): FIDE (the player's FIDE rating written in
 the file of their first event of the period, when `fide_priority`), else the national value
@@ -39,7 +39,9 @@ import polars as pl
 
 from elopipe.rating import full_run, scenarios, store_io
 from elopipe.rating.ffe.ages import category_expr, season_year, young_expr
-from elopipe.rating.ffe.classic import CLASSIC, FfeRules, dp_table_frame, rate_period
+from elopipe.rating.ffe.classic import rate_period
+from elopipe.rating.ffe.params import CLASSIC, FfeRules
+from elopipe.rating.ffe.performance import dp_table_frame
 from elopipe.rating.ffe.rapid import RAPID
 from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows, refuse_before
 from elopipe.rating.periods import get_scheme

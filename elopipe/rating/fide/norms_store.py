@@ -38,7 +38,7 @@ import duckdb
 import polars as pl
 
 from elopipe.rating import result_rows, tables
-from elopipe.rating.fide import norm_inputs, norm_search, norms, norms_sets
+from elopipe.rating.fide import norm_clauses, norm_inputs, norm_search, norms, norms_sets
 from elopipe.rating.fide.norm_inputs import STANDARD, load, prepare
 from elopipe.rating.fide.norm_search import best_outcome
 from elopipe.store import write
@@ -302,10 +302,10 @@ def _decide(
 
 @functools.cache
 def code_fingerprint() -> str:
-    """SHA-1 of the norm rules' sources (`norms`, `norm_search`, `norms_sets`, `norm_inputs`, this
-    module) and the dp table: rows decided by other code are decided again on the next run."""
+    """SHA-1 of the norm rules' sources (`norms`, `norm_search`, `norms_sets`, `norm_clauses`, `norm_inputs`,
+    this module) and the dp table: rows decided by other code are decided again on the next run."""
     h = hashlib.sha1()
-    for module in (norms, norm_search, norms_sets, norm_inputs, sys.modules[__name__]):
+    for module in (norms, norm_search, norms_sets, norm_clauses, norm_inputs, sys.modules[__name__]):
         h.update(Path(module.__file__ or "").read_bytes())
     h.update(repr(tables.dp_table().rows()).encode())
     return h.hexdigest()

@@ -140,7 +140,7 @@ def assign_loop(
     reader: _Reader, read_one: Callable[[RawGame, int, int], int], res: Any, fast: pl.DataFrame,
     raw_games: list[RawGame], lines: list[int], gi: int, refs: dict[str, list[int]],
 ) -> int:  # fmt: skip
-    """`assign` by a loop over every game of the chunk (`USE_CHUNK_REFS = False` in the reader, or
+    """`assign` by a loop over every game of the chunk (`read_loop.USE_CHUNK_REFS = False`, or
     a fast game without an Event tag): the same refs, records and issues. Returns the next game
     index."""
     import polars as pl

@@ -267,7 +267,7 @@ def blanks(b: bytes) -> bytes:
     return bytes(c if c == 10 else 32 for c in b)
 
 
-COLUMN_CHUNKS = 4  # a large file is analysed in up to this many chunks (see _Reader._run_columns)
+COLUMN_CHUNKS = 4  # a large file is analysed in up to this many chunks (see read_loop.ReadLoop._run_columns)
 
 
 COLUMN_CHUNK_GAMES = 15_000  # at least this many raw games per chunk

@@ -11,7 +11,9 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
-from elopipe.rating.ffe.classic import CLASSIC, logistic_z, rate_period, rate_player
+from elopipe.rating.ffe.classic import rate_period
+from elopipe.rating.ffe.params import CLASSIC
+from elopipe.rating.ffe.player_outcome import logistic_z, rate_player
 
 LOGISTIC = CLASSIC.with_options(z_mode="logistic")
 STRICT = CLASSIC.with_options(strict_boundary=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from elopipe.rating.ffe.classic import rate_period, rate_player
+from elopipe.rating.ffe.classic import rate_period
+from elopipe.rating.ffe.player_outcome import rate_player
 from elopipe.rating.ffe.rapid import RAPID, credit_standard_rating, is_rapid_time_control
 
 RAPID_LOGISTIC = RAPID.with_options(z_mode="logistic")

@@ -1,5 +1,5 @@
 """The FFE systems rate no event from before the national rating began (1 September 1977,
-`elopipe.rating.ffe.classic.NATIONAL_RATING_FROM`), and the run's summary counts the lists it stored
+`elopipe.rating.ffe.params.NATIONAL_RATING_FROM`), and the run's summary counts the lists it stored
 (issue 25 item 5)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import datetime as dt
 
 import duckdb
 
-from elopipe.rating.ffe.classic import NATIONAL_RATING_FROM
+from elopipe.rating.ffe.params import NATIONAL_RATING_FROM
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.ffe_store import build_store, d

@@ -17,6 +17,7 @@ from elopipe.rating.fide import run as fide_run
 from elopipe.rating.periods import get_scheme, per_event_calendar
 from elopipe.rating.run import rate
 from elopipe.read.dates import latest_plausible
+from elopipe.read.pgn import read_loop
 from elopipe.read.pgn import reader as pgn_reader
 from elopipe.read.trf.reader import read_trf
 from elopipe.store.connect import open_writer
@@ -62,7 +63,7 @@ def _huge_trf(rounds: int) -> str:
 @pytest.mark.parametrize("bad", ["9999.12.31", "0001.01.01", "2923.03.10"])
 @pytest.mark.parametrize("columns", [True, False])
 def test_an_out_of_range_pgn_date_is_a_warning_and_every_game_lands(tmp_path, monkeypatch, bad, columns):
-    monkeypatch.setattr(pgn_reader, "USE_COLUMNS", columns)
+    monkeypatch.setattr(read_loop, "USE_COLUMNS", columns)
     f = tmp_path / "dates.pgn"
     f.write_text(_game(date="2023.03.10") + _game(date=bad, rnd=2) + _game(date="2023.03.11", rnd=3))
     db = tmp_path / "s.duckdb"
@@ -81,7 +82,7 @@ def test_an_out_of_range_pgn_date_is_a_warning_and_every_game_lands(tmp_path, mo
 
 @pytest.mark.parametrize("columns", [True, False])
 def test_an_out_of_range_event_date_is_reported_and_not_stored(tmp_path, monkeypatch, columns):
-    monkeypatch.setattr(pgn_reader, "USE_COLUMNS", columns)
+    monkeypatch.setattr(read_loop, "USE_COLUMNS", columns)
     text = _game().replace('[Round "1"]', '[EventDate "9999.12.31"]\n[Round "1"]')
     pf = pgn_reader.read_pgn(text + _game(rnd=2))
     assert [(i.code, i.line, i.game_index) for i in pf.issues] == [("date_implausible", 1, 0)]
@@ -178,11 +179,11 @@ def test_a_player_with_over_a_thousand_games_in_one_pgn_event_is_flagged():
         for i in range(1001)
     )
     for columns in (True, False):
-        pgn_reader.USE_COLUMNS = columns
+        read_loop.USE_COLUMNS = columns
         try:
             pf = pgn_reader.read_pgn(text + _game(event="Other", white="Gamma, Cy", black="Delta, Di"))
         finally:
-            pgn_reader.USE_COLUMNS = True
+            read_loop.USE_COLUMNS = True
         flagged = [i for i in pf.issues if i.code == "implausible_games"]
         assert len(pf.games) == 1002
         assert {i.game_index for i in flagged} == {1000} and len(flagged) == 2

@@ -1,7 +1,7 @@
 """The column-wise PGN path (elopipe.read.pgn.columns) gives exactly what reading game by game gives.
 
 `read_pgn` reads the games `pgn_columns.analyse` vouches for as columns and the others one by
-one. Each test reads a text both ways (the one-by-one way with `pgn_reader.USE_COLUMNS` off: the
+one. Each test reads a text both ways (the one-by-one way with `read_loop.USE_COLUMNS` off: the
 reader as it was before the column path) and compares every part of the result: tournaments,
 players, games (all fields, refs included), byes, issues.
 """
@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elopipe.read.pgn import columns as pgn_columns
+from elopipe.read.pgn import read_loop
 from elopipe.read.pgn import reader as pgn_reader
 from elopipe.read.pgn import split as pgn_split
 from elopipe.read.pgn import values as pgn_values
@@ -34,7 +35,7 @@ PGN_FILES = sorted(
 
 def _one_by_one(text: str, monkeypatch: pytest.MonkeyPatch) -> ParsedFile:
     with monkeypatch.context() as m:
-        m.setattr(pgn_reader, "USE_COLUMNS", False)
+        m.setattr(read_loop, "USE_COLUMNS", False)
         return read_pgn(text)
 
 

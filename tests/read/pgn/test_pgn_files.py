@@ -212,7 +212,7 @@ def test_parallel_workers_give_the_same_result(monkeypatch: pytest.MonkeyPatch) 
     """Ranges of games are read in other processes only when moves are replayed (the column path
     reads the plain games otherwise): the same result as one reader, with the ingest's fork
     spread (elopipe.ingest.execution) and without one (every range read here)."""
-    import elopipe.read.pgn.reader as reader
+    import elopipe.read.pgn.read_loop as read_loop
     from elopipe.ingest.execution import fork_spread
 
     # the smallest files first: many files' kinds of game in few games
@@ -225,15 +225,15 @@ def test_parallel_workers_give_the_same_result(monkeypatch: pytest.MonkeyPatch) 
             break
         text += t
     one = read_pgn(text, validate_moves=True)
-    monkeypatch.setattr(reader, "_MIN_CHUNK_GAMES", 300)
+    monkeypatch.setattr(read_loop, "_MIN_CHUNK_GAMES", 300)
     ranges: list[int] = []
-    run_parallel = reader._Reader._run_parallel
+    run_parallel = read_loop.ReadLoop._run_parallel
 
     def counted(self: Any, raw_games: Any, chunks: list[tuple[int, int]]) -> int:
         ranges.append(len(chunks))
         return run_parallel(self, raw_games, chunks)
 
-    monkeypatch.setattr(reader._Reader, "_run_parallel", counted)
+    monkeypatch.setattr(read_loop.ReadLoop, "_run_parallel", counted)
     for spread in (fork_spread, None):
         three = read_pgn(text, validate_moves=True, workers=3, spread=spread)
         assert three.games == one.games

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from elopipe.read.pgn import read_loop
 from elopipe.read.pgn import reader as pgn_reader
 from elopipe.read.pgn.reader import read_pgn
 from elopipe.read.textio import decode_bytes
@@ -22,13 +23,13 @@ def test_a_small_text_is_read_one_by_one_with_the_column_paths_result(
     columns = read_pgn(text)
     monkeypatch.setattr(pgn_reader, "COLUMNS_MIN_BYTES", 256 * 1024)  # the default, over these texts
     started: list[bool] = []
-    real = pgn_reader._Reader._start_columns
+    real = read_loop.ReadLoop._start_columns
 
     def spy(self):  # type: ignore[no-untyped-def]
         started.append(True)
         return real(self)
 
-    monkeypatch.setattr(pgn_reader._Reader, "_start_columns", spy)
+    monkeypatch.setattr(read_loop.ReadLoop, "_start_columns", spy)
     small = read_pgn(text)
     assert started == []
     for part in ("tournaments", "players", "unplayed", "issues", "rejected_reason"):

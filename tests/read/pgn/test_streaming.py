@@ -10,11 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.ingest import loader
+from elopipe.ingest import segments
 from elopipe.ingest.driver import ingest_paths
 from elopipe.read import sources
 from elopipe.read.parse import parse_source
-from elopipe.read.pgn import reader as pgn_reader
+from elopipe.read.pgn import read_loop
 from elopipe.read.sources import Source
 from tests.helpers.store_rows import store_tables
 from tests.helpers.streaming import FILES, SHARED_PGN, assert_same, hostile_text
@@ -37,13 +37,13 @@ def _parse(path: Path, monkeypatch, chunk: int, block: int):
 def _recording_prepare(monkeypatch) -> list[int]:
     """The size of each text given to the PGN reader, recorded."""
     sizes: list[int] = []
-    prepare = pgn_reader._Reader._prepare
+    prepare = read_loop.ReadLoop._prepare
 
     def recording(self, text, utf8=None, quick=False):
         sizes.append(len(utf8) if utf8 is not None else len((text or "").encode("utf-8")))
         return prepare(self, text, utf8, quick)
 
-    monkeypatch.setattr(pgn_reader._Reader, "_prepare", recording)
+    monkeypatch.setattr(read_loop.ReadLoop, "_prepare", recording)
     return sizes
 
 
@@ -111,7 +111,7 @@ def test_store_of_a_file_read_in_pieces_is_the_store_of_a_whole_read(tmp_path, m
         monkeypatch.setattr(streaming, "CHUNK_BYTES", chunk)
         monkeypatch.setattr(streaming, "STREAM_BYTES", chunk)
         monkeypatch.setattr(sources, "BLOCK_BYTES", block)
-        monkeypatch.setattr(loader, "OPTIMISTIC_GAMES", large)
+        monkeypatch.setattr(segments, "OPTIMISTIC_GAMES", large)
         db = tmp_path / f"{label}.duckdb"
         summary = ingest_paths([src], db)
         assert [f.status for f in summary.files] == ["partial"]

@@ -1,0 +1,193 @@
+"""Which rows of two sources are one game, and the `game_sources` rows that say so.
+
+The rules (`elopipe.identity.dedup`'s docstring: "Two rows are the same game when", and the
+canonical row of a cluster): `match_rule` decides whether two rows of the same players are one
+game and by which rule (the ``game_sources.match_rule`` names); `precedence` orders a cluster's
+rows, canonical first, on content only; `write_links` writes a cluster's rows with their roles
+('canonical', 'result', 'moves', 'duplicate') and rules. `dedup` finds the clusters.
+
+Errors: none raised on data; SQL errors propagate (the loader rolls back the file).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from elopipe.identity.event_sources import SHORT_PLIES, Span, compatible
+from elopipe.store import write
+
+
+@dataclass
+class GameRow:
+    game_id: int
+    tournament_id: int
+    file_id: int
+    fmt: str
+    round: int | None
+    white_id: int | None
+    black_id: int | None
+    result: str
+    movetext_hash: str | None
+    ply_count: int | None
+    game_date: dt.date | None
+    day_precise: bool
+    round_label: str | None
+    game_index: int | None
+    event_games: int = 0  # games of its tournament in its file: the fuller source of an event wins
+    event_name: str | None = None
+    event_start: dt.date | None = None
+    rate_class: str | None = None
+
+
+def _short(g: GameRow) -> bool:
+    # an unknown length is not proof of a long game
+    return g.ply_count is None or g.ply_count < SHORT_PLIES
+
+
+def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple[int, int]]) -> str | None:
+    """The rule by which two rows (same players) are one game, or None (`elopipe.identity.dedup`'s docstring).
+
+    `events`: the pairs of tournaments (lower id first) that are sources of one event
+    (`event_sources.one_event`); without it only equal moves, of at least `SHORT_PLIES` plies, link rows."""
+    both_moves = a.movetext_hash is not None and b.movetext_hash is not None
+    same_hash = both_moves and a.movetext_hash == b.movetext_hash
+    if a.tournament_id == b.tournament_id:
+        return "same_file_hash" if same_hash and a.round == b.round else None
+    sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
+    if sa is None or sb is None or not compatible(sa, sb, a.rate_class, b.rate_class):
+        return None
+    if a.day_precise and b.day_precise and a.game_date and b.game_date:
+        if abs((a.game_date - b.game_date).days) > 1:
+            return None
+    one_event = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id)) in events
+    if not one_event and not (same_hash and not _short(a) and not _short(b)):
+        return None
+    if a.round is None or b.round is None:
+        return "hash_players" if same_hash else None
+    if a.round != b.round:
+        return None
+    if both_moves and not same_hash:
+        if "*" in (a.result, b.result):
+            return "round_players+broadcast"
+        # same length and result: the SAN is written differently ('Ngf3' for 'Nf3'), same game
+        if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:
+            return "round_players+plies"
+        return None
+    return "round_players+hash" if same_hash else "round_players"
+
+
+def precedence(g: GameRow) -> tuple[bool, bool, int, bool, int, str, str, int, str, dt.date, str, int]:
+    # only content decides (the loader links before the file's ledger row exists, and ids
+    # depend on ingestion order): the event's name and start date, then the result, settle rows
+    # equal on the rest (two sources of one event that disagree on a result)
+    return (
+        g.result == "*",
+        g.fmt != "trf",
+        -g.event_games,
+        g.movetext_hash is None,
+        -(g.ply_count or 0),
+        g.movetext_hash or "",
+        g.round_label or "",
+        g.game_index if g.game_index is not None else 0,
+        g.event_name or "",
+        g.event_start or dt.date.min,
+        g.result,
+        g.game_id,
+    )
+
+
+# `precedence` as a frame sort (the same keys in the same order)
+_PRECEDENCE_SORT = [
+    pl.col("result") == "*",
+    pl.col("source_format") != "trf",
+    -pl.col("event_games"),
+    pl.col("movetext_hash").is_null(),
+    -pl.col("ply_count").fill_null(0),
+    pl.col("movetext_hash").fill_null(""),
+    pl.col("round_label").fill_null(""),
+    pl.col("game_index").fill_null(0),
+    pl.col("event_name").fill_null(""),
+    pl.col("event_start").fill_null(dt.date.min),
+    pl.col("result"),
+    pl.col("game_id"),
+]
+
+
+def write_links(
+    con: duckdb.DuckDBPyConnection,
+    g: pl.DataFrame,
+    reps: dict[int, GameRow],
+    spans: dict[int, Span],
+    events: set[tuple[int, int]],
+) -> int:
+    """Insert the `game_sources` rows of the clustered rows `g` (columns of `dedup._load_frame`, plus
+    `pos`, `cls`, `comp`): canonical row by `precedence`, roles, rules. Returns the clusters."""
+    g = g.with_columns(pl.col("pos").min().over("comp").alias("first")).sort([pl.col("first"), *_PRECEDENCE_SORT])
+    rank = pl.int_range(pl.len()).over("comp")
+    g = g.with_columns(rank.alias("rank")).with_columns(
+        pl.col("game_id").first().over("comp").alias("canon_id"),
+        pl.col("cls").first().over("comp").alias("canon_cls"),
+        pl.col("result").first().over("comp").alias("canon_result"),
+        pl.col("movetext_hash").first().over("comp").is_null().alias("canon_no_moves"),
+        pl.when((pl.col("rank") > 0) & pl.col("movetext_hash").is_not_null())
+        .then(pl.col("rank"))
+        .otherwise(None)
+        .min()
+        .over("comp")
+        .alias("mover_rank"),
+    )
+    has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
+    pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
+    pair_rule = pairs.with_columns(
+        pl.Series("rule", [match_rule(reps[a], reps[b], spans, events) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
+    )
+    g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
+        pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
+    )
+    missing = g.filter(pl.col("rule").is_null())
+    if missing.height:
+        # no direct match with the canonical row: the rule of the first row in precedence order
+        # that matches this one directly
+        members: dict[int, list[tuple[int, int]]] = {}
+        for comp, game_id, cls in (
+            g.filter(pl.col("comp").is_in(missing["comp"].unique().to_list()))
+            .select("comp", "game_id", "cls")
+            .iter_rows()
+        ):
+            members.setdefault(comp, []).append((game_id, cls))
+        fixed: dict[int, str] = {}
+        for comp, game_id, cls in missing.select("comp", "game_id", "cls").iter_rows():
+            fixed[game_id] = next(
+                (
+                    r
+                    for o_id, o_cls in members[comp]
+                    if o_id != game_id and (r := match_rule(reps[o_cls], reps[cls], spans, events))
+                ),
+                "cluster",
+            )
+        g = g.with_columns(pl.col("rule").fill_null(pl.col("game_id").replace_strict(fixed, default=None)))
+    rules = pl.col("rule")
+    differs = (
+        (pl.col("rank") > 0)
+        & (pl.col("result") != "*")
+        & (pl.col("canon_result") != "*")
+        & (pl.col("result") != pl.col("canon_result"))
+    )
+    out = g.select(
+        pl.col("canon_id").cast(pl.Int64).alias("game_id"),
+        pl.col("game_id").cast(pl.Int64).alias("source_game_id"),
+        pl.col("file_id").cast(pl.Int64),
+        pl.when(differs).then(rules + ";result_differs").otherwise(rules).alias("match_rule"),
+        pl.when(pl.col("rank") == 0)
+        .then(pl.when(has_mover).then(pl.lit("result")).otherwise(pl.lit("canonical")))
+        .when(has_mover & (pl.col("rank") == pl.col("mover_rank")))
+        .then(pl.lit("moves"))
+        .otherwise(pl.lit("duplicate"))
+        .alias("role"),
+    )
+    write.insert(con, "game_sources", out)
+    return g["comp"].n_unique()
