@@ -109,15 +109,18 @@ def skip_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str)
     return "; ".join(_skip_words(r) for r in reasons) if reasons else None
 
 
-# the kinds of event never on a FIDE list (`elopipe.read.rate_evidence.NEVER_RATED_NAMES`)
+# the kinds of event never on a FIDE list (`elopipe.read.rate_evidence.NEVER_RATED_NAMES`), each
+# with its article
 _KIND_WORDS = {
-    "simul": "simultaneous exhibition",
-    "blindfold": "blindfold event",
-    "exhibition": "exhibition",
-    "odds": "odds game",
-    "armageddon": "armageddon (the players' times differ)",
-    "chess960": "Chess960 (Freestyle) event",
+    "simul": "a simultaneous exhibition",
+    "blindfold": "a blindfold event",
+    "exhibition": "an exhibition",
+    "odds": "an odds game",
+    "armageddon": "an armageddon event",
+    "chess960": "a Chess960 (Freestyle) event",
 }
+# why, where the kind does not say it (FIDE B.02 (2024) R&B: different times are not rated)
+_KIND_WHY = {"armageddon": ": its players have different times"}
 
 
 def _skip_words(reason: str) -> str:
@@ -129,7 +132,7 @@ def _skip_words(reason: str) -> str:
     if kind == "online":
         return f"online play ({'its name says so' if detail == 'name' else detail}) is not rated"
     if kind == "not_rated":
-        return f"a {_KIND_WORDS.get(detail, detail)} (its name says so) is never rated"
+        return f"{_KIND_WORDS.get(detail, 'a ' + detail)} (its name says so) is never rated{_KIND_WHY.get(detail, '')}"
     if kind == "in_progress":
         return f"the event is still in progress ({detail.strip()}): it is rated once a file with its results is loaded"
     if kind == "rating_failed":

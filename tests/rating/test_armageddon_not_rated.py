@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
+from elopipe.publish.participants import skip_reason
 from elopipe.rating.run import rate
 from tests.helpers.paths import SHARED_DATA
 
@@ -33,9 +34,12 @@ def test_armageddon_games_are_skipped_by_fide_blitz(tmp_path: Path) -> None:
             "SELECT rate_class, source, evidence FROM rate_of_play WHERE system = 'fide-blitz'"
         ).fetchall()
         changes = con.execute("SELECT count(*) FROM rating_changes WHERE system = 'fide-blitz'").fetchone()
+        said = skip_reason(con, 1, "fide-blitz")
     finally:
         con.close()
     assert games is not None and games[0] == 31
     assert dict(skips) == {"not_rated:armageddon": 31}
     assert evidence == [(None, "name", 'name "10th Norway Armageddon": armageddon')]
     assert changes == (0,)
+    # what `report` says of it
+    assert said == "an armageddon event (its name says so) is never rated: its players have different times"
