@@ -143,10 +143,11 @@ def load_game_rows(
         .then(pl.lit("variant"))
         .when(~class_ok)
         .then(pl.lit("not_this_rate_class"))
-        .when(pl.col("list_date").is_null())
-        .then(pl.lit("no_dates"))
+        # an event in progress first: its unplayed round has no dates, and every system says the same
         .when(pl.col("in_progress").is_not_null())
         .then(pl.lit("in_progress"))
+        .when(pl.col("list_date").is_null())
+        .then(pl.lit("no_dates"))
         .when(pl.col("white_id").is_null() | pl.col("black_id").is_null())
         .then(pl.lit("no_player"))
         .when(~pl.col("played").fill_null(False))

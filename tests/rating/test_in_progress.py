@@ -58,3 +58,16 @@ def test_an_event_in_progress_is_not_rated_until_complete(tmp_path: Path) -> Non
     _run("rate", "--system", "fide", "--db", db)
     assert db_rows(db, "SELECT count(*) FROM rating_skips WHERE system = 'fide'") == [(0,)]
     assert db_rows(db, "SELECT max(list_date) FROM rating_lists WHERE system = 'fide'") == [(dt.date(2026, 6, 1),)]
+
+
+def test_every_system_gives_an_event_in_progress_the_same_reason(tmp_path: Path) -> None:
+    """The Bilkent file pairs round 2 with no result and no date: `ffe` and `elo`, which date
+    each game, said `no_dates` where the FIDE systems said `in_progress` (a fresh user's finding)."""
+    bilkent = SHARED_DATA / "trf" / "tur_bilkent_round2_paired_unplayed_utf8.trf"
+    db = str(tmp_path / "s.duckdb")
+    _run("ingest", "--quiet", str(bilkent), "--db", db)
+    for system in ("fide", "ffe", "elo"):
+        _run("rate", "--system", system, "--db", db)
+    reasons = db_rows(db, "SELECT system, list(DISTINCT reason) FROM rating_skips GROUP BY 1 ORDER BY 1")
+    assert [s for s, _ in reasons] == ["elo", "ffe", "fide"]
+    assert all(len(r) == 1 and r[0].startswith("in_progress: round 2 of 6") for _, r in reasons), reasons
