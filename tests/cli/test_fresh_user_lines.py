@@ -178,3 +178,14 @@ def test_run_and_watch_refuse_an_out_that_is_a_file_before_any_work(tmp_path: Pa
     res = _run(command, *target, "--out", str(out), "--db", str(db))
     assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: it is a file, not a folder\n")
     assert out.read_text() == "keep me\n" and not db.exists() and not (tmp_path / "inbox").exists()
+
+
+def test_player_names_the_latest_ten_events_and_counts_the_earlier_ones() -> None:
+    """A player of 478 events got them all on one line of 10,000 characters."""
+    from elopipe.cli.commands.player import tournaments_line
+
+    names = [f"Event {i}" for i in range(1, 13)]
+    assert tournaments_line(names[:2]) == "2 tournaments played: Event 1; Event 2"
+    assert tournaments_line(names) == (
+        "12 tournaments played, the last 10: " + "; ".join(names[2:]) + "; and 2 earlier"
+    )

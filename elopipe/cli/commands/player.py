@@ -62,8 +62,22 @@ def _show(view: PlayerView, system: str, all_months: bool) -> None:
         _history_table(view.history, system, view.name)
     else:
         _compare_table(view.comparison, view.name, all_months)
-    tours = view.tournaments
-    console.print(f"{plural(tours.height, 'tournament')} played: " + "; ".join(str(n) for n in tours["name"]))
+    console.print(tournaments_line([str(n) for n in view.tournaments.get_column("name").to_list()]), soft_wrap=True)
+
+
+#: the latest events `tournaments_line` names; the page written beside lists them all
+LATEST_EVENTS = 10
+
+
+def tournaments_line(names: list[str]) -> str:
+    """'N tournaments played: a; b; ...' of the events `names` (by start date), the latest
+    `LATEST_EVENTS` of them when there are more ('... the last 10: ...; and 468 earlier'): a
+    federation player's whole history on one terminal line was 10,000 characters."""
+    played = f"{plural(len(names), 'tournament')} played"
+    if len(names) <= LATEST_EVENTS:
+        return f"{played}: " + "; ".join(names)
+    earlier = len(names) - LATEST_EVENTS
+    return f"{played}, the last {LATEST_EVENTS}: " + "; ".join(names[-LATEST_EVENTS:]) + f"; and {earlier} earlier"
 
 
 def _history_table(hist: pl.DataFrame, system: str, name: str) -> None:
