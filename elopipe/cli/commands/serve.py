@@ -203,7 +203,15 @@ def flow_runs_start_deaf_to_ctrl_c() -> Iterator[None]:
     the blocked signal, so the terminal's Ctrl-C cannot break one while it starts (a
     KeyboardInterrupt traceback); `drop_folder` takes it once its own handler is in place (see
     elopipe.runtime.interrupt.graceful_stop) and stops at its next safe point. A thread started
-    first, with SIGINT open, receives it for this process."""
+    first, with SIGINT open, receives it for this process.
+
+    The resource tracker is started first: the runner spawns each flow run, and the first spawn
+    started the tracker, whose start unblocks SIGINT in the thread that starts it (Python's
+    multiprocessing.resource_tracker): that run took the terminal's first Ctrl-C before its
+    handler was in place and crashed ("Crash detected" on the terminal)."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
     receiver = threading.Event()
     threading.Thread(target=receiver.wait, name="elopipe-sigint", daemon=True).start()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
