@@ -14,14 +14,23 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.cli.commands.serve import _runner, stop_polling
+from elopipe.cli.commands.serve import _register, _runner, stop_polling
 
 pytestmark = pytest.mark.slow
 
 
 def test_stop_polling_reaches_the_runners_scheduled_run_poller(prefect_harness: str, tmp_path: Path) -> None:
-    runner = _runner(
-        tmp_path / "inbox", None, 3600, tmp_path / "store.duckdb", ["fide"], tmp_path / "out", "private-attr", 2.0
+    runner = _runner("private-attr")
+    _register(
+        runner,
+        tmp_path / "inbox",
+        None,
+        3600,
+        tmp_path / "store.duckdb",
+        ["fide"],
+        tmp_path / "out",
+        "private-attr",
+        2.0,
     )
 
     async def poll_after_stop() -> tuple[bool, object, object]:

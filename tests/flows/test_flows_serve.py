@@ -175,3 +175,41 @@ def test_sigterm_stops_serve_in_one_line_and_pauses_its_schedule(tmp_path: Path,
     assert "stopped: the schedule of drop_folder/termed is paused (SIGTERM)" in output, output
     assert not [w for w in INTERNALS if w in output], output
     assert _deployment("termed").paused
+
+
+def _state(flow_run_id: object):  # noqa: ANN202 - Prefect's State
+    from prefect.client.orchestration import get_client
+
+    with get_client(sync_client=True) as client:
+        return client.read_flow_run(flow_run_id).state
+
+
+def test_a_second_ctrl_c_during_a_run_ends_serve_at_once_and_pauses_its_schedule(
+    tmp_path: Path, prefect_harness: str
+) -> None:
+    """Found by a hostile tester: it printed a CancelledError traceback from Prefect's control
+    channel and left the schedule active. The run here waits for its files to settle, for an
+    hour, deaf to Ctrl-C (a flow run takes it only once its stop handler is in place): it is in
+    progress whenever the second Ctrl-C comes."""
+    from prefect.deployments import run_deployment
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(SAMPLE / "wchcand22.pgn", inbox / "wchcand22.pgn")
+    proc, log = _serve(tmp_path, prefect_harness, "aborted", "--cron", "0 0 1 1 *", "--settle", "3600")
+    try:
+        _wait_for(lambda: _deployed("aborted"), proc, log)
+        flow_run = run_deployment("drop_folder/aborted", timeout=0)
+        _wait_for(lambda: _state(flow_run.id).is_running(), proc, log)
+        os.killpg(proc.pid, signal.SIGINT)
+        _wait_for(lambda: "stopping: no new runs" in log.read_text(), proc, log)
+        output = _ctrl_c(proc, log)
+    finally:
+        _stop(proc)
+
+    assert proc.returncode == 130, output
+    assert "stopped: the run was cut short; the schedule of drop_folder/aborted is paused (Ctrl-C)" in output, output
+    assert not [w for w in INTERNALS if w in output], output
+    assert _deployment("aborted").paused
+    assert _state(flow_run.id).is_cancelled()
+    assert (inbox / "wchcand22.pgn").exists()  # not taken: the next run takes it
