@@ -9,7 +9,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 from uuid import UUID
 
 import typer
@@ -51,8 +51,9 @@ def serve(
 
     Serves the `drop_folder` flow as a deployment with a schedule (default: every 10
     minutes). Needs a Prefect server (PREFECT_API_URL); runs show in its UI. At most one run at a
-    time. Ctrl-C (or SIGTERM) stops `serve` and pauses the schedule; a run in progress stops at its
-    next safe point (exit 130 after Ctrl-C). Without a server, use `elopipe watch`."""
+    time. Ctrl-C stops `serve` and pauses the schedule; a run in progress stops at its next safe
+    point (a second Ctrl-C, or a SIGTERM, cancels it at once). Exit 130 after a stop. Without a
+    server, use `elopipe watch`."""
     if cron and interval:
         err_console.print("give --cron or --interval, not both", style="red")
         raise typer.Exit(2)
@@ -78,15 +79,16 @@ def serve(
     runner = _runner(name)
     stop = ServeStop(runner)
     try:
+        # registered paused: a stop before the runner has started leaves it paused
         stop.deployment = _register(runner, inbox, cron, interval, db, systems, out, name, settle)
         with flow_runs_start_deaf_to_ctrl_c():
             asyncio.run(stop.serve())
-    except KeyboardInterrupt as came:  # before the runner started
+    except KeyboardInterrupt as came:  # before the event loop's handlers were in place
         if stop.deployment is None:
             raise  # not registered: elopipe.cli.main says "interrupted" in one line
-        why = " (SIGTERM)" if isinstance(came, Terminated) else ""
-        err_console.print(f"drop_folder/{name}: stopped before serving began{why}", style="red")
-        raise typer.Exit(130) from None
+        stop.causes.append("SIGTERM" if isinstance(came, Terminated) else "Ctrl-C")
+    except asyncio.CancelledError:  # a stop while the runner started: it never served
+        pass
     finally:
         # the stop is decided: a signal now must not cut the line below short
         signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -101,7 +103,8 @@ def serve(
 class ServeStop:
     """How `serve` stops `runner`, whenever the stop comes; every way leaves the schedule paused.
 
-    - before the runner has started: KeyboardInterrupt (`Terminated` for a SIGTERM);
+    - before the runner has started: its start is cancelled (the deployment was registered paused
+      and is resumed only once the runner has started, see `_runner`);
     - a first Ctrl-C while serving: no new run; the run in progress (the terminal's Ctrl-C reached
       it too) stops at its next safe point, then the runner stops, which pauses the schedule;
     - a second Ctrl-C, or a SIGTERM (a service manager's stop): the runner stops at once
@@ -118,6 +121,7 @@ class ServeStop:
         self.causes: list[str] = []  # "Ctrl-C" or "SIGTERM", one per signal that came
         self.cut_short = False  # a run was in progress when the runner was stopped at once
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task[Any] | None = None
         self._draining: asyncio.Task[None] | None = None
         self._stopping = False
         self._stop_task: asyncio.Task[None] | None = None
@@ -127,6 +131,7 @@ class ServeStop:
     async def serve(self) -> None:
         """Run the runner until it is stopped."""
         self._loop = loop = asyncio.get_running_loop()
+        self._main = asyncio.current_task()
         # The loop's own handler: it wakes the loop whichever thread the signal lands on (asyncio's
         # default one only cancels the main task, which Prefect's runner outlived: the schedule went on).
         loop.add_signal_handler(signal.SIGINT, self.came, "Ctrl-C")
@@ -139,7 +144,7 @@ class ServeStop:
 
     def _on_sigterm(self, *_args: object) -> None:
         loop = self._loop
-        if loop is None or not (self.runner.started or self._stopping):
+        if loop is None:  # before the event loop runs (Runner.start installs this handler in it)
             raise Terminated
         with contextlib.suppress(RuntimeError):  # the loop has closed: the stop is done
             loop.call_soon_threadsafe(self.came, "SIGTERM")
@@ -150,7 +155,10 @@ class ServeStop:
         if self._stopping:
             return
         if not self.runner.started:
-            raise KeyboardInterrupt
+            self._stopping = True
+            if self._main is not None:
+                self._main.cancel()
+            return
         if cause == "Ctrl-C" and self._draining is None:
             err_console.print(
                 "stopping: no new runs; a run in progress stops at its next safe point (Ctrl-C again to abort now) ...",
@@ -210,13 +218,24 @@ def _runs_in_progress() -> bool:
 
 def _runner(name: str) -> Runner:
     """Prefect's runner for deployment `name`, as `Flow.serve` builds it: at most one run at a
-    time, the schedule paused when it stops."""
+    time, the schedule paused when it stops; once it has started, it resumes the schedule of the
+    deployment `_register` registered paused."""
+    from prefect.client.orchestration import get_client
     from prefect.runner import Runner
 
     from flows.prefect_env import quiet_prefect_console
 
+    class ServeRunner(Runner):
+        async def __aenter__(self) -> Self:
+            await super().__aenter__()
+            # From here on a stop goes through Runner.astop, whose exit pauses the schedule again.
+            async with get_client() as client:
+                for deployment_id in self._deployment_registry.get_deployment_ids():
+                    await client.resume_deployment(deployment_id)
+            return self
+
     quiet_prefect_console(everything=True)
-    return Runner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store
+    return ServeRunner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store
 
 
 def _register(
@@ -230,7 +249,9 @@ def _register(
     name: str,
     settle: float,
 ) -> UUID:
-    """Register `drop_folder` as deployment `name` of `runner`. Returns its id."""
+    """Register `drop_folder` as deployment `name` of `runner`, paused (`_runner` resumes it once
+    the runner has started: a stop before that leaves no active schedule behind, which it did
+    when it came between this registration and the runner's start). Returns its id."""
     from prefect.types.entrypoint import EntrypointType
 
     from flows.drop_folder import drop_folder
@@ -243,6 +264,7 @@ def _register(
             name=name,
             cron=cron,
             interval=interval,
+            paused=True,
             parameters={
                 "inbox": str(inbox),
                 "db": str(db.resolve()),
