@@ -9,7 +9,8 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Self, cast
+from uuid import UUID
 
 import typer
 
@@ -50,8 +51,9 @@ def serve(
 
     Serves the `drop_folder` flow as a deployment with a schedule (default: every 10
     minutes). Needs a Prefect server (PREFECT_API_URL); runs show in its UI. At most one run at a
-    time. Ctrl-C (or SIGTERM) stops `serve` and pauses the schedule; a run in progress stops at its
-    next safe point (exit 130 after Ctrl-C). Without a server, use `elopipe watch`."""
+    time. Ctrl-C stops `serve` and pauses the schedule; a run in progress stops at its next safe
+    point (a second Ctrl-C, or a SIGTERM, cancels it at once). Exit 130 after a stop. Without a
+    server, use `elopipe watch`."""
     if cron and interval:
         err_console.print("give --cron or --interval, not both", style="red")
         raise typer.Exit(2)
@@ -74,44 +76,170 @@ def serve(
     if created:
         console.print(created, soft_wrap=True)
     configure()
-    runner = _runner(inbox, cron, interval, db, systems, out, name, settle)
-    ctrl_c: list[float] = []
-    terminated = said_on_sigterm(runner)
+    runner = _runner(name)
+    stop = ServeStop(runner)
     try:
+        # registered paused: a stop before the runner has started leaves it paused
+        stop.deployment = _register(runner, inbox, cron, interval, db, systems, out, name, settle)
         with flow_runs_start_deaf_to_ctrl_c():
-            asyncio.run(_serve_until_stopped(runner, ctrl_c))
-    except KeyboardInterrupt as stop:  # before the runner started, or a second Ctrl-C cut its shutdown short
-        said = "aborted; its schedule may still be active" if len(ctrl_c) > 1 else "stopped before serving began"
-        why = " (SIGTERM)" if isinstance(stop, Terminated) else ""
-        err_console.print(f"drop_folder/{name}: {said}{why}", style="red")
-        raise typer.Exit(130) from None
-    if ctrl_c or terminated:
-        console.print(
-            f"stopped: the schedule of drop_folder/{name} is paused ({'SIGTERM' if terminated else 'Ctrl-C'})"
-        )
+            asyncio.run(stop.serve())
+    except KeyboardInterrupt as came:  # before the event loop's handlers were in place
+        if stop.deployment is None:
+            raise  # not registered: elopipe.cli.main says "interrupted" in one line
+        stop.causes.append("SIGTERM" if isinstance(came, Terminated) else "Ctrl-C")
+    except asyncio.CancelledError:  # a stop while the runner started: it never served
+        pass
+    finally:
+        # the stop is decided: a signal now must not cut the line below short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if stop.causes:
+        cut = "the run was cut short; " if stop.cut_short else ""
+        cause = "SIGTERM" if "SIGTERM" in stop.causes else "Ctrl-C"
+        console.print(f"stopped: {cut}the schedule of drop_folder/{name} is paused ({cause})")
         raise typer.Exit(130)
 
 
-def said_on_sigterm(runner: Runner) -> list[bool]:
-    """A SIGTERM stops `runner` as Prefect's runner stops it (the runs in progress cancelled, the
-    schedule paused), but `serve` then says so and exits 130, as `run` and `watch` do; Prefect
-    exited 0 in silence. Before the runner started, it raises `Terminated` (one line). Returns the
-    list that gets True when a SIGTERM came."""
-    came: list[bool] = []
-    prefects = runner.handle_sigterm
+class ServeStop:
+    """How `serve` stops `runner`, whenever the stop comes; every way leaves the schedule paused.
 
-    def on_sigterm(*args: object) -> None:
-        came.append(True)
-        if not runner.started or runner.stopping:
+    - before the runner has started: its start is cancelled (the deployment was registered paused
+      and is resumed only once the runner has started, see `_runner`);
+    - a first Ctrl-C while serving: no new run; the run in progress (the terminal's Ctrl-C reached
+      it too) stops at its next safe point, then the runner stops, which pauses the schedule;
+    - a second Ctrl-C, or a SIGTERM (a service manager's stop): the runner stops at once
+      (`Runner.astop`: the run in progress is cancelled, the schedule paused);
+    - anything after that: ignored, the stop is under way.
+
+    Never a KeyboardInterrupt inside the event loop: asyncio then cancelled every task of
+    Prefect's runner, whose control channel printed a CancelledError traceback, and the schedule
+    stayed active (a hostile tester's finding)."""
+
+    def __init__(self, runner: Runner) -> None:
+        self.runner = runner
+        self.deployment: UUID | None = None  # once registered
+        self.causes: list[str] = []  # "Ctrl-C" or "SIGTERM", one per signal that came
+        self.cut_short = False  # a run was in progress when the runner was stopped at once
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task[Any] | None = None
+        self._draining: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._stop_task: asyncio.Task[None] | None = None
+        # Runner.start installs `self.handle_sigterm` as the handler: the instance's attribute is this
+        runner.handle_sigterm = self._on_sigterm  # type: ignore[method-assign]
+
+    async def serve(self) -> None:
+        """Run the runner until it is stopped."""
+        self._loop = loop = asyncio.get_running_loop()
+        self._main = asyncio.current_task()
+        # The loop's own handler: it wakes the loop whichever thread the signal lands on (asyncio's
+        # default one only cancels the main task, which Prefect's runner outlived: the schedule went on).
+        loop.add_signal_handler(signal.SIGINT, self.came, "Ctrl-C")
+        try:
+            await self.runner.start()
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+            if self.causes:  # stopped: one more Ctrl-C must not cut short what is left of it
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def _on_sigterm(self, *_args: object) -> None:
+        loop = self._loop
+        if loop is None:  # before the event loop runs (Runner.start installs this handler in it)
             raise Terminated
-        prefects(*args)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the stop is done
+            loop.call_soon_threadsafe(self.came, "SIGTERM")
 
-    # Runner.start installs `self.handle_sigterm` as the handler: the instance's attribute is this
-    runner.handle_sigterm = on_sigterm  # type: ignore[method-assign]
-    return came
+    def came(self, cause: str) -> None:
+        """A stop request (`cause`: "Ctrl-C" or "SIGTERM"), in the event loop."""
+        self.causes.append(cause)
+        if self._stopping:
+            return
+        if not self.runner.started:
+            self._stopping = True
+            if self._main is not None:
+                self._main.cancel()
+            return
+        if cause == "Ctrl-C" and self._draining is None:
+            err_console.print(
+                "stopping: no new runs; a run in progress stops at its next safe point (Ctrl-C again to abort now) ...",
+                style="yellow",
+            )
+            # Not Runner.astop() at once: it would kill the run in progress mid-stage.
+            stop_polling(self.runner)
+            self._draining = asyncio.get_running_loop().create_task(self._stop_after_runs())
+            return
+        if self._draining is not None:
+            self._draining.cancel()
+        self._stop_now(at_once=True)
+
+    async def _stop_after_runs(self) -> None:
+        while _runs_in_progress():
+            await asyncio.sleep(0.2)
+        self._stop_now()
+
+    def _stop_now(self, at_once: bool = False) -> None:
+        self._stopping = True
+        # its own task: a Ctrl-C cancelling the one that waited must not cut the runner's stop short
+        self._stop_task = asyncio.get_running_loop().create_task(self._astop(at_once))
+
+    async def _astop(self, at_once: bool) -> None:
+        if at_once and self.deployment is not None:
+            self.cut_short = await _runs_unfinished(self.deployment)
+        await self.runner.astop()
 
 
-def _runner(
+async def _runs_unfinished(deployment: UUID) -> bool:
+    """Whether a flow run of `deployment` is pending or running: the one a stop at once cancels
+    (its process outlives its Completed state a little: it is not one)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterId,
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+
+    async with get_client() as client:
+        count = await client.count_flow_runs(
+            deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment])),
+            flow_run_filter=FlowRunFilter(
+                state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.PENDING, StateType.RUNNING]))
+            ),
+        )
+    return count > 0
+
+
+def _runs_in_progress() -> bool:
+    # the runner starts each flow run as a multiprocessing child of this process
+    return any(p.is_alive() for p in multiprocessing.active_children())
+
+
+def _runner(name: str) -> Runner:
+    """Prefect's runner for deployment `name`, as `Flow.serve` builds it: at most one run at a
+    time, the schedule paused when it stops; once it has started, it resumes the schedule of the
+    deployment `_register` registered paused."""
+    from prefect.client.orchestration import get_client
+    from prefect.runner import Runner
+
+    from flows.prefect_env import quiet_prefect_console
+
+    class ServeRunner(Runner):
+        async def __aenter__(self) -> Self:
+            await super().__aenter__()
+            # From here on a stop goes through Runner.astop, whose exit pauses the schedule again.
+            async with get_client() as client:
+                for deployment_id in self._deployment_registry.get_deployment_ids():
+                    await client.resume_deployment(deployment_id)
+            return self
+
+    quiet_prefect_console(everything=True)
+    return ServeRunner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store
+
+
+def _register(
+    runner: Runner,
     inbox: Path,
     cron: str | None,
     interval: float | None,
@@ -120,62 +248,35 @@ def _runner(
     out: Path,
     name: str,
     settle: float,
-) -> Runner:
-    """Prefect's runner serving `drop_folder` as deployment `name`, as `Flow.serve` builds it:
-    at most one run at a time, the schedule paused when it stops."""
-    from prefect.runner import Runner
+) -> UUID:
+    """Register `drop_folder` as deployment `name` of `runner`, paused (`_runner` resumes it once
+    the runner has started: a stop before that leaves no active schedule behind, which it did
+    when it came between this registration and the runner's start). Returns its id."""
     from prefect.types.entrypoint import EntrypointType
 
     from flows.drop_folder import drop_folder
-    from flows.prefect_env import quiet_prefect_console
 
-    quiet_prefect_console(everything=True)
-    runner = Runner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store
-    runner.add_flow(
-        drop_folder,
-        name=name,
-        cron=cron,
-        interval=interval,
-        parameters={
-            "inbox": str(inbox),
-            "db": str(db.resolve()),
-            "systems": systems,
-            "out": str(out.resolve()),
-            "settle_seconds": settle,
-        },
-        tags=["elopipe"],
-        description=f"Ingest, rate and publish what arrives in {inbox}",
-        entrypoint_type=EntrypointType.MODULE_PATH,
+    # called from synchronous code, Prefect's `async_dispatch` runs it to its end: a UUID
+    return cast(
+        UUID,
+        runner.add_flow(
+            drop_folder,
+            name=name,
+            cron=cron,
+            interval=interval,
+            paused=True,
+            parameters={
+                "inbox": str(inbox),
+                "db": str(db.resolve()),
+                "systems": systems,
+                "out": str(out.resolve()),
+                "settle_seconds": settle,
+            },
+            tags=["elopipe"],
+            description=f"Ingest, rate and publish what arrives in {inbox}",
+            entrypoint_type=EntrypointType.MODULE_PATH,
+        ),
     )
-    return runner
-
-
-async def _serve_until_stopped(runner: Runner, ctrl_c: list[float]) -> None:
-    """Run `runner` until it is stopped. The first Ctrl-C lets no new run start, waits for the run
-    in progress (the terminal's Ctrl-C reached it too: it stops at its next safe point), then
-    stops the runner, which pauses the schedule; a second Ctrl-C raises KeyboardInterrupt."""
-    loop = asyncio.get_running_loop()
-    stopping: list[asyncio.Task[None]] = []
-
-    def on_ctrl_c() -> None:
-        ctrl_c.append(loop.time())
-        if len(ctrl_c) > 1 or not runner.started:
-            raise KeyboardInterrupt
-        err_console.print(
-            "stopping: no new runs; a run in progress stops at its next safe point (Ctrl-C again to abort now) ...",
-            style="yellow",
-        )
-        # Not Runner.astop() at once: it would kill the run in progress mid-stage.
-        stop_polling(runner)
-        stopping.append(loop.create_task(_stop_after_runs(runner)))
-
-    # The loop's own handler: it wakes the loop whichever thread the signal lands on (asyncio's
-    # default one only cancels the main task, which Prefect's runner outlived: the schedule went on).
-    loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
-    try:
-        await runner.start()
-    finally:
-        loop.remove_signal_handler(signal.SIGINT)
 
 
 def stop_polling(runner: Runner) -> bool:
@@ -190,20 +291,21 @@ def stop_polling(runner: Runner) -> bool:
     return True
 
 
-async def _stop_after_runs(runner: Runner) -> None:
-    # the runner starts each flow run as a multiprocessing child of this process
-    while any(p.is_alive() for p in multiprocessing.active_children()):
-        await asyncio.sleep(0.2)
-    await runner.astop()
-
-
 @contextlib.contextmanager
 def flow_runs_start_deaf_to_ctrl_c() -> Iterator[None]:
     """Block SIGINT in this thread for the block: the flow runs the runner starts from it inherit
     the blocked signal, so the terminal's Ctrl-C cannot break one while it starts (a
     KeyboardInterrupt traceback); `drop_folder` takes it once its own handler is in place (see
     elopipe.runtime.interrupt.graceful_stop) and stops at its next safe point. A thread started
-    first, with SIGINT open, receives it for this process."""
+    first, with SIGINT open, receives it for this process.
+
+    The resource tracker is started first: the runner spawns each flow run, and the first spawn
+    started the tracker, whose start unblocks SIGINT in the thread that starts it (Python's
+    multiprocessing.resource_tracker): that run took the terminal's first Ctrl-C before its
+    handler was in place and crashed ("Crash detected" on the terminal)."""
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
     receiver = threading.Event()
     threading.Thread(target=receiver.wait, name="elopipe-sigint", daemon=True).start()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
