@@ -27,13 +27,16 @@ class Published:
     unchanged (`kept`, not rewritten); the lists of an interrupted publish it finished; the files
     elopipe had not written that it kept under `.elopipe-kept/` before writing their names
     ((name, kept as), relative to the folder: `elopipe.publish.manifest`); the files it removed
-    because the store no longer holds their event or player (`retired`)."""
+    because the store no longer holds their event or player (`retired`); the latest list written
+    and the pairs of its players suspected to be one person (`publish.list_suspects`)."""
 
     paths: list[Path]
     kept: int
     resumed: list[dt.date]
     set_aside: list[tuple[str, str]]
     retired: list[str]
+    latest: dt.date
+    suspects: list[tuple[str, str]]
 
 
 def publish_lists(
@@ -47,6 +50,7 @@ def publish_lists(
     has no list (or none of a date asked for), ValueError for a bad list, OSError when a file
     cannot be written."""
     from elopipe.publish import write_list
+    from elopipe.publish.list_suspects import list_suspects
     from elopipe.publish.lists import list_dates
     from elopipe.publish.manifest import recording
     from elopipe.publish.outputs import player_page_links
@@ -70,11 +74,14 @@ def publish_lists(
                 links = player_page_links(out, system)
                 for d in dates:
                     paths.extend(write_list(con, system, d, out / "lists", list(request.formats), links))
+        suspected = list_suspects(con, system, dates[-1])
     finally:
         con.close()
     paths = list(dict.fromkeys(paths))
     changed = [p for p in paths if manifest.relative(p) in manifest.changed]
-    return Published(changed, len(paths) - len(changed), resumed, manifest.set_aside, manifest.retired)
+    return Published(
+        changed, len(paths) - len(changed), resumed, manifest.set_aside, manifest.retired, dates[-1], suspected
+    )
 
 
 def needs_store(diff: tuple[str, str]) -> bool:

@@ -105,6 +105,10 @@ def publish(
         from elopipe.publish.manifest import retired_line
 
         err_console.print(retired_line(done.retired), style="yellow", soft_wrap=True)
+    if done.suspects:
+        from elopipe.publish.list_suspects import suspects_line
+
+        err_console.print(suspects_line(done.latest, done.suspects), style="yellow", soft_wrap=True)
 
 
 def _write_failure(exc: OSError, out: Path) -> str:

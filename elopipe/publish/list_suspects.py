@@ -1,0 +1,52 @@
+"""Players a published list may hold twice: the pairs of `identity.suspects` whose two players
+are both on the list.
+
+Identity merges two spellings only when the evidence makes them one person (`identity.resolve`,
+`identity.consolidate`): 'Svidler,P' in a file of Carlsen's games and 'Svidler, Peter' with his
+FIDE ID in another file stay two players, since 'P' may be another Svidler. Both are then rated
+and listed. `publish` says so in one line, so that the officer reviews them
+(`elopipe players suspects`) before the list goes out, rather than a reader of the list finding
+one grandmaster twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+
+from elopipe.identity.suspects import suspects
+
+#: the kinds of pair likely to be one person: not a weak link (within one player), nor a bare
+#: same name (namesakes: the Irish files hold several, kept apart by their ratings, `identity.apart`)
+_TWO_PLAYERS = ("same_name_birth_year", "same_fide_id", "same_national_id", "abbreviated_name")
+
+
+def list_suspects(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date) -> list[tuple[str, str]]:
+    """The (name_a, name_b) of each `identity.suspects` pair of two players who both have a
+    rating on `system`'s list of `list_date` (`rating_lists`), in the order suspects gives them.
+    Reads the whole store's players (`suspects`: 0.3 CPU-s on a FIDE-sized 3-month store), so it
+    is for an officer's `publish`, not for every run. Errors: DuckDB's propagate."""
+    pairs = [p for p in suspects(con) if p["reason"] in _TWO_PLAYERS and p["player_a"] != p["player_b"]]
+    if not pairs:
+        return []
+    ids = sorted({p["player_a"] for p in pairs} | {p["player_b"] for p in pairs})
+    listed = {
+        r[0]
+        for r in con.execute(
+            "SELECT player_id FROM rating_lists WHERE system = ? AND list_date = ? AND rating IS NOT NULL"
+            " AND player_id IN (SELECT UNNEST(?))",
+            [system, list_date, ids],
+        ).fetchall()
+    }
+    return [(p["name_a"], p["name_b"]) for p in pairs if p["player_a"] in listed and p["player_b"] in listed]
+
+
+def suspects_line(list_date: dt.date, pairs: list[tuple[str, str]]) -> str:
+    """The line `publish` says of `list_suspects`' pairs: how many, the first three, what to do."""
+    shown = "; ".join(f"'{a}' / '{b}'" for a, b in pairs[:3]) + ("; ..." if len(pairs) > 3 else "")
+    pair = "1 pair of players on it is" if len(pairs) == 1 else f"{len(pairs)} pairs of players on it are"
+    return (
+        f"the list of {list_date} may hold a player twice: {pair} suspected to be one person ({shown});"
+        " `elopipe players suspects` gives the evidence, `elopipe players merge` joins a pair"
+    )
