@@ -188,6 +188,14 @@ def _end_workers(pool: cf.Executor) -> None:
     for process in list(processes.values()):
         if process.is_alive():
             process.kill()
+    # A worker killed while it wrote its result leaves half a message in the result pipe: the
+    # pool's manager thread then waits for the rest for ever, and so does the interpreter's exit
+    # (an ingest said 'interrupted (Ctrl-C)' and hung). With this process's own copy of the
+    # pipe's write end closed, the dead workers' were the last: the thread reads an end of file,
+    # takes the pool as broken and ends.
+    writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+    if writer is not None:
+        writer.close()
 
 
 class Parser:

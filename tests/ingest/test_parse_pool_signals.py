@@ -81,3 +81,31 @@ def test_a_ctrl_c_inside_the_pools_shutdown_comes_after_it_and_leaves_no_worker(
         worker.join(60)  # a guard: a worker left waiting for its sentinel never ends
     assert not [w for w in workers if w.is_alive()]
     assert parser.pool is None
+
+
+_HALF_A_RESULT = """
+import os, struct, sys
+import elopipe.ingest.parse_pool as pp
+
+if __name__ == "__main__":  # the workers import this module again
+    pool = pp.make_pool(1)
+    assert pool.submit(os.getpid).result() != os.getpid()  # a worker runs
+    # what a worker killed while it sends a large result leaves: the length of a message, and less
+    os.write(pool._result_queue._writer.fileno(), struct.pack("!i", 1_000_000) + b"half")
+    pp._end_workers(pool)
+    pool.shutdown(wait=False)
+    print("exiting", flush=True)
+"""
+
+
+def test_a_worker_killed_while_it_sends_its_result_does_not_hang_the_exit(tmp_path: Path) -> None:
+    """An ingest stopped by Ctrl-C said 'interrupted (Ctrl-C)' and never ended (a CI run, twice):
+    the pool's manager thread waited for the rest of a half-sent result, and the interpreter's
+    exit for that thread. The timeout is only the failure's bound."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "half.py"
+    script.write_text(_HALF_A_RESULT)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert (proc.returncode, proc.stdout) == (0, "exiting\n"), proc.stderr
