@@ -225,7 +225,8 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, ba
                 summary = pipeline(request)
             finally:
                 batch.running = False
-            live.step(waiting, busy=False)
+            if not stop_requested():  # a stopping watch watches no more
+                live.step(waiting, busy=False)
             return outcomes_by_path(files, summary.ingest.files, stopped=summary.stopped)
 
         live.line(f"ready: loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}")
