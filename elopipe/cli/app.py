@@ -56,6 +56,14 @@ class _Group(TyperGroup):
         except SystemExit as exc:  # a sub-command group's --help (`players split --help | head -2`)
             _help_pipe_closed(exc)
             raise
+        except RuntimeError as exc:
+            # pathlib's resolve() on a loop of symbolic links (Python 3.11; later ones raise OSError)
+            if not str(exc).startswith("Symlink loop from "):
+                raise
+            command = f"elopipe {ctx.invoked_subcommand}" if ctx.invoked_subcommand else "elopipe"
+            where = str(exc).removeprefix("Symlink loop from ").strip("'")
+            err_console.print(f"{command}: {where}: too many levels of symbolic links", style="red")
+            raise typer.Exit(2) from None
         except Exception as exc:
             if is_interrupt(exc):  # Ctrl-C met inside a DuckDB query (DuckDB's error, not KeyboardInterrupt)
                 _interrupted()
@@ -251,21 +259,42 @@ def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:
 
 
 def check_out_folder(out: Path, doing: str) -> None:
-    """A usage error (one line, exit 2) when the output folder `out` cannot be written: it, or
-    the nearest folder above it that exists, is a file, or may not be written (permission, a
-    read-only file system). `doing` names the command's work: 'cannot {doing} {out}: ...'. Asked
+    """A usage error (one line, exit 2) when the output folder `out` cannot be written
+    (`out_folder_problem`). `doing` names the command's work: 'cannot {doing} {out}: ...'. Asked
     before the command starts, instead of the system's 'Not a directory: out/lists' from its
-    first write."""
+    first write, after the work."""
+    reason = out_folder_problem(out)
+    if reason:
+        err_console.print(f"cannot {doing} {out}: {reason}", style="red", soft_wrap=True)
+        raise typer.Exit(2)
+
+
+def out_folder_problem(out: Path) -> str | None:
+    """Why the output folder `out` cannot be written, in words, or None: a loop of symbolic
+    links; it, or a folder on the way to it, is a link to nothing or a file; the nearest folder
+    that exists may not be written (permission, a read-only file system), or no folder can be
+    made in it (/proc). The last is tried: a folder is made there and removed at once."""
+    try:
+        out.resolve()
+    except (RuntimeError, OSError):  # Python 3.11 says a loop with RuntimeError
+        return "too many levels of symbolic links"
     where = out
     while not where.exists() and where != where.parent:  # the folder a missing `out` is made in
+        if where.is_symlink():
+            link = f"{where} is" if where != out else "it is"
+            return f"{link} a symbolic link to {os.readlink(where)}, which does not exist"
         where = where.parent
-    reason = None
+    said = "" if where == out else f" in {where}"
     if not where.is_dir():
-        reason = "it is a file, not a folder" if where == out else f"{where} is a file, not a folder"
-    elif not os.access(where, os.W_OK | os.X_OK):
+        return "it is a file, not a folder" if where == out else f"{where} is a file, not a folder"
+    if not os.access(where, os.W_OK | os.X_OK):
         read_only = os.statvfs(where).f_flag & os.ST_RDONLY
-        reason = "the folder is on a read-only file system" if read_only else "permission denied"
-        reason += "" if where == out else f" in {where}"
-    if reason:
-        err_console.print(f"cannot {doing} {out}: {reason}", style="red")
-        raise typer.Exit(2)
+        return ("the folder is on a read-only file system" if read_only else "permission denied") + said
+    if where != out:
+        import tempfile
+
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".elopipe-probe-", dir=where))
+        except OSError as exc:
+            return f"no folder can be made{said} ({(exc.strerror or 'refused').lower()})"
+    return None

@@ -189,3 +189,35 @@ def test_player_names_the_latest_ten_events_and_counts_the_earlier_ones() -> Non
     assert tournaments_line(names) == (
         "12 tournaments played, the last 10: " + "; ".join(names[2:]) + "; and 2 earlier"
     )
+
+
+def test_out_folders_that_cannot_be_made_are_one_line_before_any_work(db: Path, tmp_path: Path) -> None:
+    """A hostile tester's paths: a loop of symbolic links (a traceback from `run`), a link to
+    nothing (`run` made its target and published there), a folder no one can make (/proc)."""
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "dir")
+    cases = {
+        tmp_path / "loop1": "too many levels of symbolic links",
+        tmp_path / "dangling": f"it is a symbolic link to {tmp_path / 'nowhere' / 'dir'}, which does not exist",
+        tmp_path / "dangling" / "sub": (
+            f"{tmp_path / 'dangling'} is a symbolic link to {tmp_path / 'nowhere' / 'dir'}, which does not exist"
+        ),
+    }
+    if Path("/proc/self").is_dir():
+        cases[Path("/proc/elopipe-test")] = "no folder can be made in /proc (no such file or directory)"
+    for out, reason in cases.items():
+        res = _run("publish", "--out", str(out), "--db", str(db))
+        assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: {reason}\n")
+    assert not (tmp_path / "nowhere").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".elopipe-probe")]
+
+
+def test_a_store_path_in_a_loop_of_links_is_one_line(tmp_path: Path) -> None:
+    """`run --db LOOP` printed pathlib's RuntimeError with its traceback."""
+    (tmp_path / "loop1").symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
+    res = _run("watch", str(tmp_path / "inbox"), "--db", str(tmp_path / "loop1"), "--out", str(tmp_path / "out"))
+    assert res.exit_code == 2, res.output
+    assert res.output.endswith(f"elopipe watch: {tmp_path / 'loop1'}: too many levels of symbolic links\n"), res.output
+    assert "Traceback" not in res.output

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, print_table
 from elopipe.jobs.requests import CompareRequest
 from elopipe.jobs.store import DEFAULT_DB
 
@@ -43,6 +43,8 @@ def compare_command(
     from elopipe.jobs.lists import compare_sides
     from elopipe.publish.compare import write_outputs
 
+    if out is not None:
+        check_out_folder(out, "write the comparison to")
     request = CompareRequest(db, a, b, _date(list_date))
     # the sides and the date first: on a large store the comparison itself takes a while
     cmp = compare_sides(

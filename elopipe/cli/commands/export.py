@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console
 from elopipe.jobs.requests import ExportRequest
 from elopipe.jobs.store import DEFAULT_DB
 
@@ -19,5 +19,6 @@ def export(
     """Write every table as Parquet, partitioned by system and list date where it applies."""
     from elopipe.jobs.lists import export as export_job
 
+    check_out_folder(parquet, "export to")
     paths = export_job(ExportRequest(db, parquet))
     console.print(f"{len(paths)} tables exported to {parquet}")

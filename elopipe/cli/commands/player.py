@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table
 from elopipe.jobs.requests import PlayerRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -46,6 +46,7 @@ def player(
         err_console.print("--chart must be png or svg", style="red")
         raise typer.Exit(2)
     check_system(system)
+    check_out_folder(out, "write player pages to")
     request = PlayerRequest(db, ref, system, compare, out, chart, all_months)
     try:
         paths = player_job(request, lambda view: _show(view, system, all_months))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.text import Text
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table
 from elopipe.jobs.requests import ReportRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -40,6 +40,7 @@ def report(
         err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
     check_system(system)
+    check_out_folder(out, "write reports to")
     request = ReportRequest(db, system, None if all_rated else tournament, out)
     try:
         done = report_job(request, lambda note: err_console.print(note, style="yellow"), _show(system, show_legend))
