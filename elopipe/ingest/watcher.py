@@ -169,9 +169,12 @@ class ArrivalTracker:
     _refused: set[Path] = field(default_factory=set)
 
     def _refuse(self, path: Path) -> None:
-        """Say once that a symbolic link or a FIFO in the inbox is left alone: a link would read
-        whatever file it points to into the store."""
+        """Say once that a symbolic link, a FIFO or a folder in the inbox is left alone: a link
+        would read whatever file it points to into the store; a folder's files are not the
+        inbox's (nothing dropped is passed over in silence)."""
         why = not_regular(path)
+        if why is None and path.name not in (PROCESSED, QUARANTINE) and path.is_dir():
+            why = "a folder: watch takes the files at the top of the inbox (move them up, or `elopipe ingest` it)"
         if why is None or path.name.startswith(".") or path in self._refused:
             return
         self._refused.add(path)

@@ -466,6 +466,24 @@ def test_a_symlink_or_fifo_in_the_inbox_is_left_alone_and_named_once(tmp_path: P
     assert not is_candidate(inbox / "notes.pgn")
 
 
+def test_a_folder_dropped_in_the_inbox_is_named_once_not_passed_over_in_silence(tmp_path: Path, caplog) -> None:
+    """A hostile tester copied a folder of two PGNs into the inbox: nothing was said, ever."""
+    inbox = tmp_path / "inbox"
+    (inbox / "mybatch").mkdir(parents=True)
+    shutil.copy(GOOD, inbox / "mybatch" / "a.pgn")
+    (inbox / "processed").mkdir()
+    (inbox / "quarantine").mkdir()
+    tracker = ArrivalTracker(inbox)
+    with caplog.at_level("WARNING", logger="elopipe.ingest.watcher"):
+        for _ in range(3):
+            assert tracker.poll() == []
+    warned = [r.getMessage() for r in caplog.records]
+    assert warned == [
+        f"skipped {inbox / 'mybatch'}: a folder: watch takes the files at the top of the inbox"
+        " (move them up, or `elopipe ingest` it)"
+    ]
+
+
 def test_processed_or_quarantine_as_a_symlink_stops_the_watch_before_any_move(tmp_path: Path) -> None:
     from elopipe.ingest.watcher import InboxError, inbox_folder
 
