@@ -45,8 +45,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
+from elopipe.read.sources import OUTPUT_MARK
 
-MANIFEST = ".elopipe-manifest.json"
+MANIFEST = OUTPUT_MARK  # `elopipe.read.sources` leaves a folder holding it out of every input
 # where a file elopipe cannot show it wrote is kept before its name gets elopipe's content
 KEPT = ".elopipe-kept"
 # held while a publish writes into the folder (`recording`)

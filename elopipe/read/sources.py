@@ -271,8 +271,13 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
         if err.filename:
             found.append(Path(err.filename))
 
+    if (top / OUTPUT_MARK).is_file():
+        skipped.append((str(top.absolute()), OUTPUT_FOLDER))
+        return found
     for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        outputs = {d for d in dirs if (Path(root) / d / OUTPUT_MARK).is_file()}
+        skipped.extend((str((Path(root) / d).absolute()), OUTPUT_FOLDER) for d in sorted(outputs))
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in outputs)
         for name in dirs:  # os.walk lists a linked folder here but never goes into it
             why = not_regular(Path(root) / name)
             if why is not None:
@@ -287,6 +292,12 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
             else:
                 skipped.append((str(f.absolute()), _in_folder(why)))
     return sorted(set(found))
+
+
+#: the mark of a folder elopipe publishes into (`elopipe.publish.manifest` writes it): never read
+#: as input, so that `run DIR --out DIR/out` does not read its own lists back on the next run
+OUTPUT_MARK = ".elopipe-manifest.json"
+OUTPUT_FOLDER = f"elopipe's output folder (it holds {OUTPUT_MARK}), not read as input"
 
 
 def _in_folder(why: str) -> str:

@@ -221,3 +221,11 @@ def test_a_store_path_in_a_loop_of_links_is_one_line(tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     assert res.output.endswith(f"elopipe watch: {tmp_path / 'loop1'}: too many levels of symbolic links\n"), res.output
     assert "Traceback" not in res.output
+
+
+def test_watch_refuses_to_publish_into_its_drop_folder(tmp_path: Path) -> None:
+    """`watch INBOX --out INBOX` took its own pages as new files and quarantined them."""
+    inbox = tmp_path / "inbox"
+    res = _run("watch", str(inbox), "--out", str(inbox), "--db", str(tmp_path / "s.duckdb"))
+    assert (res.exit_code, res.output) == (2, f"cannot publish to {inbox}: it is the drop folder; give another --out\n")
+    assert not inbox.exists()

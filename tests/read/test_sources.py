@@ -74,3 +74,21 @@ def test_an_archive_inside_an_archive_is_rejected_in_plain_words(tmp_path: Path)
     for member in ("inner.zip", "inner.pgn.gz"):
         status, reason = reasons[member]
         assert status == "rejected" and "archives inside archives are not read" in (reason or ""), reasons
+
+
+def test_an_output_folder_of_elopipe_is_never_read_as_input(tmp_path: Path) -> None:
+    """`run DIR --out DIR/out` read its own published lists back on the next run (47 of them
+    rejected as 'neither PGN nor TRF', and kept in the ledger); a folder holding the publish
+    manifest is left out, and said, wherever it is under the folders named."""
+    from elopipe.read.sources import OUTPUT_FOLDER, OUTPUT_MARK
+
+    (tmp_path / "games.pgn").write_text('[Event "E"]\n\n1. e4 e5 1-0\n')
+    out = tmp_path / "out"
+    (out / "lists").mkdir(parents=True)
+    (out / OUTPUT_MARK).write_text("{}")
+    (out / "lists" / "fide_2024-01-01.txt").write_text("ID Name\n")
+    found = discover([tmp_path])
+    assert [s.display for s in found.sources] == [str(tmp_path / "games.pgn")]
+    assert (str(out.absolute()), OUTPUT_FOLDER) in found.refused
+    alone = discover([out])
+    assert alone.sources == [] and alone.refused == [(str(out.absolute()), OUTPUT_FOLDER)]

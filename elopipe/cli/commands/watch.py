@@ -81,6 +81,9 @@ def watch(
     when a server is configured; without one a temporary local server runs for the whole watch."""
     check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
     check_out_folder(out, "publish to")
+    if out.resolve() == inbox.resolve():  # its pages would be taken, and quarantined, as new files
+        err_console.print(f"cannot publish to {out}: it is the drop folder; give another --out", style="red")
+        raise typer.Exit(2)
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
