@@ -74,7 +74,7 @@ NAME_RULES: tuple[tuple[str, str], ...] = (
     (r"(?:hyper|ultra)?bullet", "bullet"),
     # blitz (Laws B.1)
     (r"blitz(?:schach|schaak|turnier|toernooi|meisterschaft|partien?)?", "blitz"),
-    (r"armageddon", "blitz"),
+    (r"armagedd?ons?", "blitz"),
     (r"lightning", "blitz"),
     (r"speed(?:\s?chess)?", "blitz"),
     (r"lampo", "blitz"),  # italian: torneo lampo
@@ -116,9 +116,10 @@ NEVER_RATED_NAMES: tuple[tuple[str, str], ...] = (
     (r"blindfold\w*|blindschach|blindschaak|(?:à|a) l'aveugle|a ciegas|alla cieca", "blindfold"),
     (r"exhibition|exhibici[óo]n|exibi[çc][ãa]o|schaukampf|show\s?match|consultation|beratungspartien?", "exhibition"),
     (r"vs\.? the world", "exhibition"),
+    # different times for the two players (and draw odds for Black): FIDE B.02 (2024) R&B; before
+    # `odds`: draw odds are the armageddon rule
+    (r"armagedd?ons?|draw[- ]odds", "armageddon"),
     (r"odds", "odds"),
-    # different times for the two players (and draw odds for Black): FIDE B.02 (2024) R&B
-    (r"armageddon", "armageddon"),
     (r"chess\s?960|schach\s?960|[ée]checs\s?960|ajedrez\s?960|960|fischer\s?random|fischerandom|freestyle", "chess960"),
     (r"online|on-line|internet", "online"),
 )
@@ -127,7 +128,6 @@ NEVER_RATED_NAMES: tuple[tuple[str, str], ...] = (
 NOT_A_RATE: tuple[str, ...] = (
     r"rapid city",  # South Dakota
     r"(?:sk |sc )?rapid wien",  # a Vienna club
-    r"draw odds",  # the Armageddon rule: the name's `armageddon` says it, not `odds`
     r"against all odds",
 )
 

@@ -98,7 +98,12 @@ def test_armageddon_is_blitz_never_rated_and_not_an_odds_game():
     assert name_never_rated("Armageddon (draw odds)") == ("armageddon", "armageddon")
     assert name_never_rated("10th Norway Armageddon") == ("armageddon", "armageddon")
     assert name_rate("Armageddon (draw odds)") == ("blitz", "armageddon")
-    assert name_never_rated("Blitz with draw odds") is None
+    # draw odds are the armageddon rule, whatever the name calls it; misspelt, still armageddon
+    assert name_never_rated("Blitz playoff with draw odds") == ("armageddon", "draw odds")
+    assert name_never_rated("Rapid - draw-odds for Black") == ("armageddon", "draw-odds")
+    assert name_never_rated("Armageddons") == ("armageddon", "armageddons")
+    assert name_never_rated("Norway Armagedon") == ("armageddon", "armagedon")
+    assert name_never_rated("Odds game") == ("odds", "odds")
 
 
 @pytest.mark.parametrize(
