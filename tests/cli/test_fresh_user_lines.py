@@ -229,3 +229,18 @@ def test_watch_refuses_to_publish_into_its_drop_folder(tmp_path: Path) -> None:
     res = _run("watch", str(inbox), "--out", str(inbox), "--db", str(tmp_path / "s.duckdb"))
     assert (res.exit_code, res.output) == (2, f"cannot publish to {inbox}: it is the drop folder; give another --out\n")
     assert not inbox.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["publish", "--system", "bogus"], "unknown rating system 'bogus': use one of "),
+        (["publish", "--diff", "a", "b"], "a is neither a list date (YYYY-MM-DD) nor a file"),
+        (["report", "-t", ""], "give --tournament ID|NAME or --all"),
+        (["players", "suspects", "--limit", "-1"], "elopipe players suspects: invalid value for '--limit'"),
+    ],
+)
+def test_usage_errors_a_hostile_tester_found_exit_2(db: Path, args: list[str], said: str) -> None:
+    """These exited 1 (or accepted -1 and showed 200 rows), unlike every other usage error."""
+    res = _run(*args, "--db", str(db))
+    assert res.exit_code == 2 and res.output.startswith(said) and res.output.count("\n") == 1, res.output

@@ -116,7 +116,7 @@ def compare_cmd(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     out: Path = typer.Option(None, "--out", help="Write the full report (CSV) here."),
     limit: int = typer.Option(
-        50, "--limit", help="Rows shown: the players who differ (largest first), then those on one side only."
+        50, "--limit", min=0, help="Rows shown: the players who differ (largest first), then those on one side only."
     ),
 ) -> None:
     """Compare the store's computed list for a date with an official list: matches, differences

@@ -92,7 +92,7 @@ def suspects_cmd(
         callback=_not_nan,
         help="Also list the identity links whose confidence is below this (0..1; higher lists more).",
     ),
-    limit: int = typer.Option(200, "--limit", help="Rows shown (0 = all)."),
+    limit: int = typer.Option(200, "--limit", min=0, help="Rows shown (0 = all)."),
 ) -> None:
     """List likely duplicate players and weak identity links, with the evidence."""
     from elopipe.jobs.players import suspects

@@ -48,6 +48,7 @@ def publish(
 ) -> None:
     """Publish rating lists (CSV, Parquet, FIDE-style TXT, HTML) or diff two lists."""
     from elopipe.cli.commands.live_status import LiveStatus
+    from elopipe.cli.commands.report import check_system
     from elopipe.jobs.publish import diff_lists, publish_lists
     from elopipe.publish import LIST_FORMATS
 
@@ -70,11 +71,17 @@ def publish(
             err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
             raise typer.Exit(2) from None
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
+    check_system(system)  # an unknown system is a usage error, as `report` says it
     check_out_folder(out, "publish to")
     on_wait = functools.partial(err_console.print, style="yellow")
     try:
         if diff is not None:
-            _print_diff(diff_lists(DiffRequest(db, system, diff[0], diff[1], out, wait), on_wait), system, diff)
+            try:
+                compared = diff_lists(DiffRequest(db, system, diff[0], diff[1], out, wait), on_wait)
+            except FileNotFoundError as exc:  # a side that is neither a list date nor a file: usage
+                err_console.print(f"{exc}", style="red")
+                raise typer.Exit(2) from None
+            _print_diff(compared, system, diff)
             return
         request = PublishRequest(
             db, system, out, None if dates is None else tuple(dates), all_lists, tuple(fmts), full, wait

@@ -36,7 +36,7 @@ def report(
     from elopipe.jobs.report import report as report_job
     from elopipe.publish.report_tables import rich_table
 
-    if (tournament is None) == (not all_rated):
+    if (tournament is None) == (not all_rated) or (tournament is not None and not tournament.strip()):
         err_console.print("give --tournament ID|NAME or --all", style="red")
         raise typer.Exit(2)
     check_system(system)
