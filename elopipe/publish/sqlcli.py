@@ -202,7 +202,8 @@ def run_query(db: str | os.PathLike[str], query: str) -> tuple[list[str], list[t
 
 def _plain(value: Any) -> Any:
     """`value` as JSON holds it: decimals as strings (exact), dates ISO 8601, BLOBs and
-    intervals in DuckDB's text form, UUIDs as text, LIST/STRUCT/MAP as arrays and objects."""
+    intervals in DuckDB's text form, UUIDs as text, LIST/STRUCT/MAP as arrays and objects, a
+    float that is no number ('nan', 'inf', '-inf') as text."""
     if isinstance(value, decimal.Decimal | uuid.UUID):
         return str(value)
     if isinstance(value, dt.date | dt.datetime | dt.time):
@@ -215,6 +216,8 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # 'nan', 'inf', '-inf' as DuckDB writes them: JSON has no such number
     return value
 
 

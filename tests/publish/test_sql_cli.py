@@ -290,3 +290,16 @@ def test_nested_values_are_written_as_a_csv_reader_expects(db: Path) -> None:
     res = runner.invoke(app, ["sql", NESTED, "--db", str(db)])
     assert res.exit_code == 0, res.output
     assert '["a", "b"]' in res.output and "['a'" not in res.output and "True" not in res.output
+
+
+def test_a_float_that_is_no_number_is_valid_json_and_the_same_text_in_csv(db: Path) -> None:
+    """`--format json` wrote NaN and Infinity, which no JSON reader takes (a hostile tester)."""
+    query = "SELECT 'NaN'::DOUBLE AS n, 'inf'::DOUBLE AS f, '-inf'::DOUBLE AS g, [1.5, 'nan'::DOUBLE] AS l"
+    runner = CliRunner()
+    res = runner.invoke(app, ["sql", query, "--db", str(db), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output, parse_constant=lambda c: pytest.fail(f"not JSON: {c}")) == [
+        {"n": "nan", "f": "inf", "g": "-inf", "l": [1.5, "nan"]}
+    ]
+    res = runner.invoke(app, ["sql", query, "--db", str(db), "--format", "csv"])
+    assert res.output.splitlines() == ["n,f,g,l", 'nan,inf,-inf,"[1.5, ""nan""]"']
