@@ -44,8 +44,9 @@ class _FileLines:
             stage_warning("ingest", f"rejected {result.name}: {result.reason}")
         elif result.removed_games:  # a correction that deletes stored games says so (the watch log)
             stage_warning("ingest", result.correction_line() or "")
-        if result.in_progress_line():  # its event is missing from the lists until it is complete
-            stage_warning("ingest", result.in_progress_line() or "")
+        in_progress = result.in_progress_line()
+        if in_progress:  # its event is missing from the lists until it is complete
+            stage_warning("ingest", in_progress)
         self.files += 1
         self.games += result.n_games
         total = max(self.total, self.files)

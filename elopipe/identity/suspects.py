@@ -174,7 +174,7 @@ ORDER BY 1, 3
 """
 
 
-def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> list[dict[str, Any]]:
+def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6, links: bool = True) -> list[dict[str, Any]]:
     """Likely duplicates and weak links for an officer to review, with the evidence.
 
     Each item: {'player_a' int, 'player_b' int, 'name_a', 'name_b' (the players' names as
@@ -195,7 +195,9 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
     out: it pairs the player with himself), 'same_game_link' (two players merged automatically
     because two sources hold the same games under two spellings, `identity.same_game`: player_a
     the player kept, player_b the one merged into it, the evidence gives the games and the
-    `players split` that undoes it). Merged players and pairs an officer split are left out."""
+    `players split` that undoes it). Merged players and pairs an officer split are left out.
+    `links` False: the pairs of two players only, without the weak and same-game links (one
+    player each), which are not read."""
     out = _dicts(con, _PAIRS)
     listed = {(r["player_a"], r["player_b"]) for r in out}
     out += [r for r in _dicts(con, _APART_NAMESAKES) if (r["player_a"], r["player_b"]) not in listed]
@@ -206,8 +208,9 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6) -> lis
         note = notes.get((r["player_a"], r["player_b"]))
         if note:
             r["evidence"] = f"{r['evidence']}; {note}"
-    out += _dicts(con, _WEAK, {"min": min_confidence})
-    out += _dicts(con, _SAME_GAME)
+    if links:
+        out += _dicts(con, _WEAK, {"min": min_confidence})
+        out += _dicts(con, _SAME_GAME)
     return out
 
 

@@ -27,7 +27,7 @@ def list_suspects(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.dat
     rating on `system`'s list of `list_date` (`rating_lists`), in the order suspects gives them.
     Reads the whole store's players (`suspects`: 0.3 CPU-s on a FIDE-sized 3-month store), so it
     is for an officer's `publish`, not for every run. Errors: DuckDB's propagate."""
-    pairs = [p for p in suspects(con) if p["reason"] in _TWO_PLAYERS and p["player_a"] != p["player_b"]]
+    pairs = [p for p in suspects(con, links=False) if p["reason"] in _TWO_PLAYERS and p["player_a"] != p["player_b"]]
     if not pairs:
         return []
     ids = sorted({p["player_a"] for p in pairs} | {p["player_b"] for p in pairs})
