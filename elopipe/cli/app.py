@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
+from typer.models import TyperPath
 
 from elopipe.jobs.store import StoreFullError, StorePathError, disk_full_message, is_disk_full, is_interrupt
 from elopipe.runtime.errors import ElopipeError, first_line
@@ -22,6 +24,12 @@ class _Group(TyperGroup):
     command met them (`usage_line`); an `ElopipeError` as its message, with its exit code;
     a system error on a path (an `--out` that is a file) as one line, exit 1; a Ctrl-C as one
     line, exit 130; a reader that closed the pipe (`| head`) without a word (`stdout_closed`)."""
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            refuse_empty_paths(cmd)
+        return cmd
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         try:  # parsing the options imports more of typer (pydantic): a Ctrl-C can come here
@@ -75,6 +83,25 @@ class _Group(TyperGroup):
             # any command's write (rate, publish, export): DuckDB rolled the store back
             err_console.print(_disk_full_line(exc), style="red")
             raise typer.Exit(1) from None
+
+
+def refuse_empty_paths(cmd: Any) -> None:
+    """Make an empty string given for a path of `cmd` (and of its sub-commands) a usage error.
+    Python reads "" as the current folder: `elopipe ingest "$INBOX"` with INBOX unset read every
+    file under the current folder, and `--out ""` published into it, a path nobody named."""
+    for sub in getattr(cmd, "commands", {}).values():
+        refuse_empty_paths(sub)
+    for param in cmd.params:
+        kind = param.type
+        if isinstance(kind, TyperPath) and not getattr(kind, "_refuses_empty", False):
+            kind.convert = partial(_non_empty_path, kind.convert, kind)
+            kind._refuses_empty = True
+
+
+def _non_empty_path(convert: Callable[..., Any], kind: TyperPath, value: Any, param: Any, ctx: Any) -> Any:
+    if isinstance(value, str) and not value:
+        kind.fail("an empty path; name a file or folder ('.' for the current folder)", param, ctx)
+    return convert(value, param, ctx)
 
 
 def _usage_error(exc: typer.TyperException, command: str | None = None) -> NoReturn:

@@ -75,3 +75,30 @@ def test_a_good_byte_count_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_bytes("ELOPIPE_CHUNK_BYTES", 5) == 1_000_000
     monkeypatch.setenv("ELOPIPE_CHUNK_BYTES", "")
     assert env_bytes("ELOPIPE_CHUNK_BYTES", 5) == 5
+
+
+EMPTY = "an empty path; name a file or folder ('.' for the current folder)"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["ingest", ""],
+        ["ingest", "g.pgn", "--db", ""],
+        ["run", "", "--db", "s.duckdb"],
+        ["rate", "--db", ""],
+        ["publish", "--db", "s.duckdb", "--out", ""],
+        ["players", "suspects", "--db", ""],
+    ],
+)
+def test_an_empty_path_is_a_usage_error_not_the_current_folder(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`elopipe ingest "$INBOX"` with INBOX unset read every file under the current folder, and
+    `--out ""` published into it: "" names no path."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.pgn").write_text('[White "A, B"]\n[Black "C, D"]\n[Result "1-0"]\n\n1. e4 1-0\n', encoding="utf-8")
+    line = _one_line(args)
+    assert line.endswith(f"{EMPTY} (try --help)"), line
+    assert line.startswith(f"elopipe {' '.join(a for a in args[:2] if a and not a.startswith('-') and a != 'g.pgn')}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.pgn"]  # nothing read, nothing written

@@ -10,6 +10,7 @@ values are checked by kind before the store is opened (`elopipe.rating.param_che
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -31,7 +32,7 @@ def rate_command(
     system: Annotated[
         str, typer.Option("--system", help="Rating system: fide, fide-rapid, fide-blitz, ffe, ...")
     ] = "fide",
-    db: Annotated[str, typer.Option("--db", help=DB_OPTION_HELP)] = DEFAULT_DB,
+    db: Annotated[Path, typer.Option("--db", help=DB_OPTION_HELP)] = Path(DEFAULT_DB),
     through: Annotated[
         str | None,
         typer.Option(
@@ -90,7 +91,7 @@ def rate_command(
     from elopipe.jobs.rate import rate_system
     from elopipe.rating.param_checks import ParamError
 
-    request = _request(system, db, through, scenario, rules, v2022_cap_lower, unknown_tc, no_moves, ro_from, param)
+    request = _request(system, str(db), through, scenario, rules, v2022_cap_lower, unknown_tc, no_moves, ro_from, param)
     system, month = request.system, request.through
     try:
         outcome = rate_system(request, on_wait=lambda m: err_console.print(m))
