@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -85,6 +84,15 @@ class _Group(TyperGroup):
             raise typer.Exit(1) from None
 
 
+class _NonEmptyPath(TyperPath):
+    """A path parameter that refuses "" (`refuse_empty_paths`)."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("an empty path; name a file or folder ('.' for the current folder)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def refuse_empty_paths(cmd: Any) -> None:
     """Make an empty string given for a path of `cmd` (and of its sub-commands) a usage error.
     Python reads "" as the current folder: `elopipe ingest "$INBOX"` with INBOX unset read every
@@ -92,16 +100,8 @@ def refuse_empty_paths(cmd: Any) -> None:
     for sub in getattr(cmd, "commands", {}).values():
         refuse_empty_paths(sub)
     for param in cmd.params:
-        kind = param.type
-        if isinstance(kind, TyperPath) and not getattr(kind, "_refuses_empty", False):
-            kind.convert = partial(_non_empty_path, kind.convert, kind)
-            kind._refuses_empty = True
-
-
-def _non_empty_path(convert: Callable[..., Any], kind: TyperPath, value: Any, param: Any, ctx: Any) -> Any:
-    if isinstance(value, str) and not value:
-        kind.fail("an empty path; name a file or folder ('.' for the current folder)", param, ctx)
-    return convert(value, param, ctx)
+        if type(param.type) is TyperPath:  # Typer's type of every `Path` parameter, made per command
+            param.type.__class__ = _NonEmptyPath
 
 
 def _usage_error(exc: typer.TyperException, command: str | None = None) -> NoReturn:
