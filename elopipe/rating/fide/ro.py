@@ -32,7 +32,7 @@ import datetime as dt
 
 import polars as pl
 
-from elopipe.rating.fide.params import FideParams, Prepared
+from elopipe.rating.fide.params import FideParams, Prepared, rules_by_version
 
 RO_SOURCES = ("official", "computed", "file", "standard")
 # the engine keeps the source as an Enum (a byte a side); the store holds it as text (`to_contract`)
@@ -59,13 +59,25 @@ def official_flags(
     return k.with_columns(on.alias("on_official"), (on & pl.lit(list_date == in_force)).alias("official_of_date"))
 
 
+def file_rating_usable(params: FideParams) -> pl.Expr:
+    """True where the rating a file writes (``file_rating``) can be a FIDE rating at the event
+    (``version``, its rules): at least the floor of that version. FIDE publishes no rating below
+    it (B.02 (2009) and (2011): 1200 until June 2012; then 1000; (2024) 7.1.4: 1400), so a file's
+    1010 at a 2011 event is a national rating or a mistake, and the player is unrated there: it
+    is never his Ro, nor his opponents' Rc. It stays the file's rating (``file_rating``) in the
+    store and the reports."""
+    floors = {name: rs.floor for name, rs in rules_by_version(params).items()}
+    floor = pl.col("version").replace_strict(floors, default=None, return_dtype=pl.Int64)
+    return (pl.col("file_rating") >= floor).fill_null(False)
+
+
 def by_file(ev: pl.DataFrame, prep: Prepared, params: FideParams) -> pl.DataFrame:
     """Under the 'file' policy, the pairs of a player with a FIDE ID and a file rating whom no
     official list of that date lists take the file's rating as their rating in force (``r_if``,
     flag ``by_file``); under 'list', `ev` with ``by_file`` False."""
     if params.ro_from != "file":
         return ev.with_columns(pl.lit(False).alias("by_file"))
-    take = pl.col("file_rating").is_not_null() & listed(prep.fide_ids) & ~pl.col("official_of_date").fill_null(False)
+    take = file_rating_usable(params) & listed(prep.fide_ids) & ~pl.col("official_of_date").fill_null(False)
     return ev.with_columns(take.alias("by_file")).with_columns(
         pl.when(pl.col("by_file")).then(pl.col("file_rating")).otherwise(pl.col("r_if")).alias("r_if")
     )
@@ -85,7 +97,7 @@ def plain_by_file(
     rows = pairs.filter(listed(prep.fide_ids)).with_columns(
         on.alias("on_official"), (on & (pl.col("in_force") == pl.lit(latest, pl.Date))).alias("official_of_date")
     )
-    rows = rows.filter(~pl.col("official_of_date"))
+    rows = rows.filter(~pl.col("official_of_date") & file_rating_usable(params))
     if rows.height == 0:
         return None
     return rows.with_columns(

@@ -80,3 +80,28 @@ def test_the_file_policy_starts_each_event_from_the_file() -> None:
 def test_an_unknown_policy_is_refused() -> None:
     with pytest.raises(ValueError, match="ro_from must be list or file, not 'fide'"):
         Scenario().run(ro_from="fide")
+
+
+@pytest.mark.parametrize("policy", ["list", "file"])
+def test_a_file_rating_below_the_floor_of_its_era_is_no_rating(policy: str) -> None:
+    """FIDE published no rating below 1200 until June 2012 (B.02 (2011)): a file's 1100 at a 2011
+    event is a national rating or a mistake. The player is unrated there, so his games give his
+    opponents nothing (an unrated opponent) and he is on no list; 1200 is a rating. Found on
+    the Galway 2011 TRF, whose 1097 and 1151 moved Hensey by -17 where FIDE's rules give +1."""
+    s = Scenario()
+    for p in (1, 2, 3):
+        s.player(p, birth_year=1980, fide_id=1000 + p)
+    tid = s.event(
+        D(2011, 8, 10), D(2011, 8, 12), [(1, 2, "W"), (1, 3, "L")], file_ratings={1: 1400, 2: 1100, 3: 1200}
+    )
+    r = s.run(ro_from=policy)
+    games = r.rating_changes.filter(r.rating_changes["tournament_id"] == tid)
+    below = row(games, player_id=1, opponent_id=2)
+    assert (below["rc"], below["counted"]) == (None, False)
+    at_floor = row(games, player_id=1, opponent_id=3)
+    assert (at_floor["rc"], at_floor["counted"]) == (1200, True)
+    two = row(r.tournament_ratings, tournament_id=tid, player_id=2)
+    assert (two["ro"], two["file_rating"]) == (None, 1100)
+    assert r.rating_lists.filter(r.rating_lists["player_id"] == 2)["rating"].drop_nulls().len() == 0
+    # 1400 beat by 1200: K 15 (B.02 (2011)), D 200, PD 0.76: -0.76 x 15 = -11.40
+    assert row(r.tournament_ratings, tournament_id=tid, player_id=1)["change_x100"] == -1140
