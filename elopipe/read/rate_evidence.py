@@ -21,7 +21,7 @@ Rules and their sources:
 * **Rounds per day.**  Standard play allows no more than three rounds a day and 12 hours of
   play (FIDE B.02 rate of play; the FRBE's transcription of B.02 says "no more than three rounds
   per day" — NOT VERIFIED against the 2024 wording, which keeps the 12 hours, spec
-  fide-rating-rules.md 6.1).  A day on which the event played `ROUNDS_PER_DAY_NOT_STANDARD`
+  fide-rating-rules.md 6.1; `elopipe.read.schedule_evidence`).  A day on which the event played `ROUNDS_PER_DAY_NOT_STANDARD`
   (5; real standard files show 4) rounds or more is therefore not standard, nor are a player's
   games on a day on which he played that many games of the event,
   nor are the games of two players who met `SAME_PAIR_PER_DAY_NOT_STANDARD` (3) times in a day
@@ -40,7 +40,11 @@ Rules and their sources:
   games, Chess960/Freestyle (`NEVER_RATED_NAMES`, source ``name``).  Armageddon games too:
   FIDE B.02 (2024) Rapid and Blitz chapter, "games where the players have different times are
   not rated" (spec fide-rating-rules.md 11), and an armageddon gives White more time than Black,
-  who has draw odds.  Bullet (3 minutes or
+  who has draw odds.  A simultaneous exhibition is known by its games too: one player against
+  `SIMUL_OPPONENTS` (3) opponents or more in one round of the event on one day, each of whom plays
+  no other game of that round (a round pairs each player once; a simul's boards are one round),
+  where neither a time control nor the name says the rate (source ``rounds_per_day``; the Play
+  Live Challenge 2016 of Carlsen.pgn, 11 boards in round 3).  Bullet (3 minutes or
   less) is a class of its own, on no list.  The ``Variant`` tag is read per game by the rating
   (`elopipe.rating.fide.prepare._unrated_reason`).
 * **Assumed.**  An event with no such evidence takes the rate of `--unknown-tc` (default
@@ -58,6 +62,7 @@ import re
 import polars as pl
 
 from elopipe.read.rate_of_play import RATE_CLASSES, classify_minutes, pgn_minutes, text_minutes
+from elopipe.read.schedule_evidence import fast_games, simul_games
 
 #: Where a game's class came from, most trusted first.
 SOURCES = ("time_control", "name", "site", "rounds_per_day", "assumed")
@@ -104,7 +109,7 @@ NAME_RULES: tuple[tuple[str, str], ...] = (
     (r"szybki\w*", "rapid"),  # polish: szachy szybkie, w szachach szybkich
     (r"быстр\w*|рапид\w*", "rapid"),  # russian
     # a tie-break: rapid or blitz
-    (r"tb|tie[- ]?breaks?|stichkampf|desempate", FAST),
+    (r"tb|tie[- ]?breaks?|play[- ]?offs?|stichkampf|desempate", FAST),
     # standard, said in so many words
     (r"classical", "standard"),
 )
@@ -257,106 +262,6 @@ def online_platform_expr(site: str = "site", platform: str = "platform") -> pl.E
 
 # ---- rounds per day -------------------------------------------------------------------------
 
-#: Games of one player on one day from which his games that day are not standard. B.02 allows
-#: three rounds a day, but real files show four (irl_galway_major_2011: rounds 2-5 on 1 October
-#: 2011 at 90 minutes + 10 s), so the bar is five: no real standard game is read as fast.
-ROUNDS_PER_DAY_NOT_STANDARD = 5
-#: Games between the same two players on one day from which they are a rapid or blitz match.
-SAME_PAIR_PER_DAY_NOT_STANDARD = 3
-
-
-def _fast_games(games: pl.DataFrame, tournaments: pl.DataFrame) -> pl.DataFrame:
-    """The games (game_id, ``__day_ev`` Utf8 saying why) played on a day that cannot be a
-    standard day: the event played `ROUNDS_PER_DAY_NOT_STANDARD` (5) rounds or more that day
-    (every game of the day, forfeits too), one of the players played that many games of the
-    event that day, the same two players met `SAME_PAIR_PER_DAY_NOT_STANDARD` (3) times (a
-    rapid or blitz match; a standard match plays one game a day), or the day is a knockout
-    match's tie-break (`_tie_breaks`).
-
-    Counts played games with a day-precise date (``game_day``); a PGN event's dates count only
-    when its games fall on two days or more (see the module docstring).  Empty when the frames
-    lack the columns (callers that build their own frames)."""
-    empty = pl.DataFrame(schema={"game_id": pl.Int64, "__day_ev": pl.Utf8})
-    if not {"game_id", "game_day", "white_id", "black_id"} <= set(games.columns) or games.height == 0:
-        return empty
-    day = ["tournament_id", "game_day"]
-    rnd = pl.col("round") if "round" in games.columns else pl.lit(None, pl.Int64)
-    played = pl.col("played").fill_null(False) if "played" in games.columns else pl.lit(True)
-    dated = games.filter(pl.col("game_day").is_not_null()).select(
-        pl.col("game_id").cast(pl.Int64),
-        pl.col("tournament_id").cast(pl.Int64),
-        "game_day",
-        rnd.cast(pl.Int64).alias("__round"),
-        played.alias("__played"),
-        pl.min_horizontal("white_id", "black_id").alias("__lo"),
-        pl.max_horizontal("white_id", "black_id").alias("__hi"),
-    )
-    dated = dated.with_columns(pl.col("game_day").n_unique().over("tournament_id").alias("__days"))
-    if "source_format" in tournaments.columns:
-        fmt = tournaments.select(pl.col("tournament_id").cast(pl.Int64), "source_format")
-        dated = dated.join(fmt, on="tournament_id", how="left")
-        dated = dated.filter((pl.col("source_format").fill_null("") == "trf") | (pl.col("__days") >= 2))
-    else:
-        dated = dated.filter(pl.col("__days") >= 2)
-    g = dated.filter(pl.col("__played") & pl.col("__lo").is_not_null() & (pl.col("__lo") != pl.col("__hi")))
-    if g.height == 0:
-        return empty
-    rounds = pl.col("__round").drop_nulls()
-    by_day = (
-        g.group_by(day)
-        .agg(rounds.n_unique().alias("__n"), rounds.min().alias("__a"), rounds.max().alias("__b"))
-        .filter(pl.col("__n") >= ROUNDS_PER_DAY_NOT_STANDARD)
-    )
-    by_day = dated.join(by_day, on=day).select(
-        "game_id", pl.format("rounds {} to {} on {}", "__a", "__b", "game_day").alias("__ev_d")
-    )
-    sides = pl.concat([g.select("game_id", *day, pl.col(c).alias("__p")) for c in ("__lo", "__hi")])
-    by_player = (
-        sides.with_columns(pl.len().over(*day, "__p").alias("__n"))
-        .filter(pl.col("__n") >= ROUNDS_PER_DAY_NOT_STANDARD)
-        .group_by("game_id")
-        .agg(pl.col("__n").max(), pl.col("game_day").first())
-        .select("game_id", pl.format("{} games by one player on {}", "__n", "game_day").alias("__ev_p"))
-    )
-    by_pair = g.with_columns(pl.len().over(*day, "__lo", "__hi").alias("__n")).filter(
-        pl.col("__n") >= SAME_PAIR_PER_DAY_NOT_STANDARD
-    )
-    by_pair = by_pair.select(
-        "game_id", pl.format("{} games between the same two players on {}", "__n", "game_day").alias("__ev_m")
-    )
-    return (
-        by_day.join(by_player, on="game_id", how="full", coalesce=True)
-        .join(by_pair, on="game_id", how="full", coalesce=True)
-        .join(_tie_breaks(g), on="game_id", how="full", coalesce=True)
-        .select("game_id", pl.coalesce("__ev_d", "__ev_p", "__ev_m", "__ev_t").alias("__day_ev"))
-    )
-
-
-def _tie_breaks(g: pl.DataFrame) -> pl.DataFrame:
-    """The games (game_id, ``__ev_t``) of a knockout match's tie-break day: two games or more of
-    one pair in one round on a day after that round's first day (the FIDE World Cup 2023 final:
-    8.1 and 8.2 on two days, the rapid 8.3 and 8.4 on the third). A standard match plays a game
-    a day, and a round of a Swiss or round-robin pairs two players once: no standard game meets
-    this. Games without a round say nothing."""
-    match = ["tournament_id", "__round", "__lo", "__hi"]
-    return (
-        g.filter(pl.col("__round").is_not_null())
-        .with_columns(
-            pl.len().over(*match, "game_day").alias("__n"), pl.col("game_day").min().over(match).alias("__first")
-        )
-        .filter((pl.col("__n") >= 2) & (pl.col("game_day") > pl.col("__first")))
-        .select(
-            "game_id",
-            pl.format(
-                "{} games between the same two players on {}, after their games of round {} on {}: a tie-break",
-                "__n",
-                "game_day",
-                "__round",
-                "__first",
-            ).alias("__ev_t"),
-        )
-    )
-
 
 def _event_evidence(tournaments: pl.DataFrame) -> pl.DataFrame:
     """Per tournament: what its name says (``__name_cls``, ``__name_ev``) and why it is never
@@ -484,13 +389,22 @@ def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str 
         # no game carries a time control (TRF files): nothing to look up per game
         g_min = pl.lit(None, pl.Float64)
     out = out.join(t.rename({"tournament_id": "__tid"}), on="__tid", how="left")
-    days = _fast_games(games, tournaments)
+    days = fast_games(games, tournaments)
     if days.height:
         out = out.join(days, on="game_id", how="left")
         day_ev = pl.col("__day_ev")
     else:
         day_ev = pl.lit(None, pl.Utf8)
     g_cls = _minutes_class(g_min)
+    simul = simul_games(games)
+    if simul.height:
+        said = g_cls.is_not_null() | pl.col("__t_res").is_not_null() | pl.col("__name_cls").is_not_null()
+        is_simul = pl.col("never_rated").is_null() & pl.col("__simul_ev").is_not_null() & ~said
+        out = out.join(simul, on="game_id", how="left").with_columns(
+            pl.when(is_simul).then(pl.lit("not_rated:simul")).otherwise(pl.col("never_rated")).alias("never_rated"),
+            pl.when(is_simul).then(pl.lit("rounds_per_day")).otherwise(pl.col("__never_src")).alias("__never_src"),
+            pl.when(is_simul).then(pl.col("__simul_ev")).otherwise(pl.col("__never_ev")).alias("__never_ev"),
+        )
     source = (
         pl.when(pl.col("never_rated").is_not_null())
         .then(pl.col("__never_src"))
@@ -526,5 +440,5 @@ def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str 
         evidence.alias("rate_evidence"),
     ).drop(
         "__tid", "__g_min", "__t_min", "__t_res", "__t_ev", "__name_cls", "__name_ev", "__never_src", "__never_ev",
-        "__day_ev", strict=False,
+        "__day_ev", "__simul_ev", strict=False,
     )  # fmt: skip

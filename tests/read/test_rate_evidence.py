@@ -38,6 +38,10 @@ SAYS = [
     ("Croatia GCT Rapid & Blitz 2019", "fast"),
     # a tie-break named with its rate is of that rate
     ("World Blitz TB 2019", "blitz"),
+    # a play-off is a tie-break (Carlsen.pgn: "4th Final Master Playoff 2011", two games the day
+    # after the last round)
+    ("4th Final Master Playoff 2011", "fast"),
+    ("US Championship Play-off", "fast"),
     ("GCT Rapid TB Paris 2017", "rapid"),
     ("5th Final Masters Blitz Tie-Break", "blitz"),
 ]
@@ -265,3 +269,50 @@ def test_one_date_on_every_game_of_a_pgn_event_says_nothing_but_a_trf_round_date
     # TRF line 132 gives each round its own date: nine rounds on one day are not standard
     g, t = _frames(pgn_games, [(1, "XXX Torneo San Viator", "Madrid", "trf")])
     assert set(classify_games(g, t).get_column("rate_class")) == {"fast"}
+
+
+def test_one_player_against_many_opponents_in_one_round_is_a_simul_never_rated():
+    # the Play Live Challenge 2016 of Carlsen.pgn: Carlsen (1) against 11 players in round 3, each
+    # of whom plays only that game of the round; no time control, no word in the name
+    day = dt.date(2016, 9, 22)
+    games = [(g, 1, None, day, 1, 10 + g) for g in range(11)]
+    g, t = _frames(games, [(1, "Play Live Challenge 2016", "Oslo NOR", "pgn")])
+    out = classify_games(g.with_columns(pl.lit(3, pl.Int64).alias("round")), t)
+    assert set(out.get_column("never_rated")) == {"not_rated:simul"}
+    assert set(out.get_column("rate_source")) == {"rounds_per_day"}
+    assert set(out.get_column("rate_evidence")) == {
+        "one player against 11 opponents in round 3 on 2016-09-22, each of whom plays no other game of that round:"
+        " a simultaneous exhibition"
+    }
+
+
+def test_one_round_on_every_game_of_a_round_robin_is_no_simul():
+    # a source that writes round 1 on every game: every player plays many games of that "round"
+    day = dt.date(2014, 3, 6)
+    players = [1, 2, 3, 4]
+    games = [(10 * a + b, 1, None, day, a, b) for a in players for b in players if a < b]
+    g, t = _frames(games, [(1, "Four Player Festa", "Caxias do Sul BRA", "pgn")])
+    out = classify_games(g.with_columns(pl.lit(1, pl.Int64).alias("round")), t)
+    assert out.get_column("never_rated").null_count() == out.height
+    # a Swiss round pairs each player once; two opponents, or games on two days, are no simul
+    two = [(1, 1, None, day, 1, 10), (2, 1, None, day, 1, 11), (3, 1, None, day, 2, 12)]
+    g, t = _frames(two, [(1, "Open", "Cork", "pgn")])
+    assert (
+        classify_games(g.with_columns(pl.lit(1, pl.Int64).alias("round")), t).get_column("never_rated").null_count()
+        == 3
+    )
+    apart = [(g, 1, None, day + dt.timedelta(days=g), 1, 10 + g) for g in range(3)]
+    g, t = _frames(apart, [(1, "Open", "Cork", "pgn")])
+    assert (
+        classify_games(g.with_columns(pl.lit(1, pl.Int64).alias("round")), t).get_column("never_rated").null_count()
+        == 3
+    )
+
+
+def test_a_simul_whose_name_or_time_control_says_the_rate_keeps_it():
+    day = dt.date(2016, 9, 22)
+    games = [(g, 1, None, day, 1, 10 + g) for g in range(4)]
+    g, t = _frames(games, [(1, "Clock Blitz Challenge", "Oslo NOR", "pgn")])
+    out = classify_games(g.with_columns(pl.lit(2, pl.Int64).alias("round")), t)
+    assert out.get_column("never_rated").null_count() == 4
+    assert set(out.get_column("rate_class")) == {"blitz"}
