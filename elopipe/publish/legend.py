@@ -37,12 +37,21 @@ FIDE_LEGEND: list[tuple[str, str]] = [
     ("Ra", "average rating of the rated opponents, rounded (B.02 8.1)"),
     ("We", "expected score: the sum of PD over the games (B.02 8.3.1)"),
     ("W−We", "score above (+) or below (−) expectation"),
-    ("K", "development coefficient: 40, 20 or 10, capped so that K × N ≤ 700 in the period (B.02 8.3.3)"),
+    (
+        "K",
+        "development coefficient of the rules in force at the event (B.02 8.3.3): from July 2014 40, 20 or 10, "
+        "and from July 2017 capped so that K × N ≤ 700 in the period; 25, 15 or 10 until June 2011, then 30, 15 "
+        "or 10; rapid and blitz: 20 until 2021, then as standard",
+    ),
     (
         "K×(W−We)",
         "rating change earned here, unrounded; the period's sum is rounded once, halves away from zero (B.02 8.3.4)",
     ),
-    ("Change", "that change rounded, as the list shows it"),
+    (
+        "Change",
+        "that change rounded; the list adds up all the player's events of the period and rounds once "
+        "(B.02 8.3.4), so with two events in one period its change is not the sum of these",
+    ),
     ("Rp", "performance rating: Ra + dp(p), p = W / N, dp from table 8.1.1 (B.02 8.1.1)"),
     (
         "Ru / note",

@@ -22,6 +22,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from elopipe.rating.fide.b02 import RULES
 from elopipe.store.frames import to_polars
 
 # per report (`rid`: the event asked for, its parts elopipe.identity.events.PARTS) and player of
@@ -145,6 +146,8 @@ def _plural(n: pl.Expr, one: str, many: str) -> pl.Expr:
 
 
 NO_REASONS = {"player_id": pl.Int64, "no_rating_reason": pl.Utf8}
+#: FIDE rules versions under which no initial rating is computed (their rule cannot be confirmed)
+NO_INITIAL_RATING = tuple(name for name, rules in RULES.items() if rules.initial_rule == "unconfirmed")
 
 
 def round_reasons(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> pl.DataFrame:
@@ -198,9 +201,11 @@ def ru_note() -> pl.Expr:
     """The Ru column of a performance row, in words: for an unrated player rated here, the games
     pooled so far and Ru (B.02 7.1.4, 8.2), or why there is none yet; for a player without a
     rated game, `no_rating_reason`; else null. Reads the columns unrated, score, pooled_games,
-    ru_provisional, no_rating_reason."""
+    ru_provisional, no_rating_reason, rules_version (the event's FIDE rules: before July 2014
+    no initial rating is computed, `elopipe.rating.fide.b02`)."""
     pooled = pl.col("pooled_games")
     ru = pl.col("ru_provisional")
+    no_initial = pl.col("rules_version").is_in(list(NO_INITIAL_RATING)).fill_null(False)
     return (
         pl.when(pl.col("no_rating_reason").is_not_null())
         .then(pl.col("no_rating_reason"))
@@ -212,5 +217,13 @@ def ru_note() -> pl.Expr:
         .then(pl.lit("0 points in a first event: disregarded (B.02 8.2.1), nothing pooled"))
         .when(pooled.is_null())
         .then(pl.lit("no game pooled yet"))
+        .when(no_initial)
+        .then(
+            pl.format(
+                "{} games pooled; no initial rating is computed under the rules before July 2014 (they cannot be"
+                " confirmed)",
+                pooled,
+            )
+        )
         .otherwise(pl.format("{} games pooled, no Ru yet (too few games, or Ru below the floor)", pooled))
     )

@@ -76,6 +76,7 @@ def _performance_sql(con: duckdb.DuckDBPyConnection) -> str:
     # A store rated before Ro had its source (its view has no ro_source) reports none
     have = {d[0] for d in con.execute("SELECT * FROM v_tournament_performance LIMIT 0").description}
     src, file_rating = ("perf.ro_source", "perf.file_rating") if "ro_source" in have else ("NULL", "NULL::INTEGER")
+    rules = "perf.rules_version" if "rules_version" in have else "NULL"
     return f"""
         WITH {_EVENTS},
         entries AS (
@@ -96,7 +97,7 @@ def _performance_sql(con: duckdb.DuckDBPyConnection) -> str:
                perf.ro, {src}::VARCHAR AS ro_source, COALESCE({file_rating}, e.rating_in_file) AS file_rating,
                COALESCE(perf.n, 0) AS n, perf.score, perf.ra, perf.we, perf.w_we, perf.k,
                perf.k_w_we, perf.change_rounded, perf.rp, perf.unrated, perf.pooled_games,
-               perf.ru_provisional, perf.player_id IS NULL AS no_row
+               perf.ru_provisional, {rules}::VARCHAR AS rules_version, perf.player_id IS NULL AS no_row
         FROM entries e FULL JOIN perf ON perf.tournament_id = e.rid AND perf.player_id = e.player_id
         """
 

@@ -21,7 +21,8 @@ Rules and their sources:
 * **Rounds per day.**  Standard play allows no more than three rounds a day and 12 hours of
   play (FIDE B.02 rate of play; the FRBE's transcription of B.02 says "no more than three rounds
   per day" — NOT VERIFIED against the 2024 wording, which keeps the 12 hours, spec
-  fide-rating-rules.md 6.1; `elopipe.read.schedule_evidence`).  A day on which the event played `ROUNDS_PER_DAY_NOT_STANDARD`
+  fide-rating-rules.md 6.1; `elopipe.read.schedule_evidence`).  A day on which the event played
+  `ROUNDS_PER_DAY_NOT_STANDARD`
   (5; real standard files show 4) rounds or more is therefore not standard, nor are a player's
   games on a day on which he played that many games of the event,
   nor are the games of two players who met `SAME_PAIR_PER_DAY_NOT_STANDARD` (3) times in a day

@@ -190,11 +190,13 @@ def test_a_game_the_rating_left_out_is_named_by_its_reason(tmp_path: Path) -> No
 def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
     rows = pl.DataFrame(
         {
-            "unrated": [True, True, True, False, None],
-            "score": [Decimal("0"), Decimal("2"), Decimal("1"), Decimal("1"), None],
-            "pooled_games": [None, 5, 3, None, None],
-            "ru_provisional": [None, None, 1450, None, None],
-            "no_rating_reason": [None, None, None, None, "no rated game: 2 forfeits"],
+            "unrated": [True, True, True, False, None, True],
+            "score": [Decimal("0"), Decimal("2"), Decimal("1"), Decimal("1"), None, Decimal("3")],
+            "pooled_games": [None, 5, 3, None, None, 5],
+            "ru_provisional": [None, None, 1450, None, None, None],
+            "no_rating_reason": [None, None, None, None, "no rated game: 2 forfeits", None],
+            # a 2011 event: no initial rating is computed under the rules before July 2014
+            "rules_version": ["V2017", "V2024", "V2017", "V2017", None, "V2011"],
         }
     )
     assert rows.select(ru_note().alias("note"))["note"].to_list() == [
@@ -203,6 +205,7 @@ def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
         "Ru 1450 so far, 3 games pooled",
         None,
         "no rated game: 2 forfeits",
+        "5 games pooled; no initial rating is computed under the rules before July 2014 (they cannot be confirmed)",
     ]
 
 
@@ -211,6 +214,8 @@ def test_legends_explain_every_column_of_each_system() -> None:
     for term in ("Ro", "N", "W", "Ra", "We", "W−We", "K", "K×(W−We)", "Rp", "Rc", "D used", "PD", "W−PD"):
         assert term in fide, term
     assert "8.1.2" in fide["PD"] and "400" in fide["D used"] and "8.3.3" in fide["K"]
+    # the K of every era, and the list's change rounded once for the period (B.02 8.3.4)
+    assert "25, 15 or 10 until June 2011" in fide["K"] and "8.3.4" in fide["Change"]
     ffe = dict(legend("ffe"))
     for term in ("X", "p", "Z", "P", "src", "N inc.", "method"):
         assert term in ffe, term

@@ -91,9 +91,7 @@ def test_a_file_rating_below_the_floor_of_its_era_is_no_rating(policy: str) -> N
     s = Scenario()
     for p in (1, 2, 3):
         s.player(p, birth_year=1980, fide_id=1000 + p)
-    tid = s.event(
-        D(2011, 8, 10), D(2011, 8, 12), [(1, 2, "W"), (1, 3, "L")], file_ratings={1: 1400, 2: 1100, 3: 1200}
-    )
+    tid = s.event(D(2011, 8, 10), D(2011, 8, 12), [(1, 2, "W"), (1, 3, "L")], file_ratings={1: 1400, 2: 1100, 3: 1200})
     r = s.run(ro_from=policy)
     games = r.rating_changes.filter(r.rating_changes["tournament_id"] == tid)
     below = row(games, player_id=1, opponent_id=2)
