@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from tests.helpers.paths import SHARED_DATA
+
 
 def block(opponent: int | str | None, colour: str = "-", result: str = " ") -> str:
     """One 8-character round block: opponent (right-aligned, '0000' when 0), colour, result."""
@@ -60,3 +64,19 @@ def results_in_round(text: str, rnd: int, skip: int = 0) -> str:
                 line = line[: pos + 7] + ("1" if colour == "w" else "0") + line[pos + 8 :]
         out.append(line)
     return "\n".join(out)
+
+
+GROS = "esp_open_gros_2010_javafo_trfx_round5_partial.trf"
+
+
+def gros_played_rounds(folder: Path) -> Path:
+    """Gros 2010 (shared/data/trf) written to `folder` under its own name as the complete event
+    of its 4 played rounds: the file declares 9 (``XXR 9``) and enters round-5 byes ahead, an
+    event in progress (`elopipe.read.trf.progress`), never rated. Declaring 4 rounds makes it
+    complete; its games and byes are the file's."""
+    src = SHARED_DATA / "trf" / GROS
+    data = src.read_bytes()
+    assert data.count(b"\nXXR 9") == 1, "the Gros file changed"
+    out = folder / GROS
+    out.write_bytes(data.replace(b"\nXXR 9", b"\nXXR 4"))
+    return out

@@ -18,13 +18,14 @@ from elopipe.publish.outputs import publish_outputs, top_players
 from elopipe.publish.reports import rated_tournaments
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.published import file_stamps, published_files
+from tests.helpers.trf_build import GROS, gros_played_rounds
 
 TRF = SHARED_DATA / "trf"
 # a Spanish open and an Irish season whose players have FIDE IDs (ranked lists, player pages with
 # charts); the added file is a later Irish event of some of the same players: it changes ratings,
 # players' facts and later lists
 FIRST = [
-    "esp_open_gros_2010_javafo_trfx_round5_partial.trf",
+    GROS,
     "irl_armstrong_cup_2010_11_team_league_013.trf",
     "irl_bunratty_masters_2011_crlf.trf",
 ]
@@ -36,7 +37,8 @@ def _build(db: Path, files: list[str]) -> None:
     from elopipe.rating.run import rate
     from elopipe.store.connect import open_writer
 
-    ingest_paths([TRF / f for f in files], db)
+    # Gros 2010's 4 played rounds as a complete event (the file stands in progress)
+    ingest_paths([gros_played_rounds(db.parent) if f == GROS else TRF / f for f in files], db)
     with open_writer(db) as con:
         rate(con, "fide")
 

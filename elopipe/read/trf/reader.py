@@ -163,7 +163,7 @@ class _TrfReader:
         round_dates = self.event.dates.round_dates(tour)
         resolver = RoundResolver(rows, tour, self.issues, round_dates, self.event.rounds_in_blocks, self.head.byes_240)
         games, unplayed = resolver.resolve()
-        self.event.in_progress(games)
+        self.event.in_progress(games, unplayed)
         out.tournaments = [tour]
         out.players = players
         out.games = rows_table(game_rows.COLUMNS, games)

@@ -9,10 +9,11 @@ marked (`elopipe.read.trf.progress`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from elopipe.read.field_bounds import EVENT_ROUNDS_PLAUSIBLE, ROUND_MAX
-from elopipe.read.records import TournamentRec
+from elopipe.read.records import TournamentRec, UnplayedRec
 from elopipe.read.trf.blocks import TrfRow
 from elopipe.read.trf.event_dates import EventDates
 from elopipe.read.trf.fields import TOURNAMENT_REF
@@ -177,13 +178,13 @@ class TournamentBuilder:
                 "warning",
             )
 
-    def in_progress(self, games: list[list[object]]) -> None:
+    def in_progress(self, games: list[list[object]], unplayed: Sequence[UnplayedRec] = ()) -> None:
         """Mark an event still in progress (`progress.unfinished_round`): `extra.in_progress` says
         which round, and the rating leaves the event out until a complete file replaces it. `games`:
-        rows of `game_rows.COLUMNS`."""
+        rows of `game_rows.COLUMNS`; `unplayed`: the byes and absences."""
         t = self.tour
         declared = t.rounds if t.extra.get("rounds_source") in ("142", "XXR") else None
-        unfinished = unfinished_round(games, declared)
+        unfinished = unfinished_round(games, declared, unplayed)
         if unfinished is None:
             return
         t.extra["in_progress"] = unfinished.describe()

@@ -16,7 +16,8 @@ FILES = sorted(DATA.glob("*.trf")) if DATA.is_dir() else []
 pytestmark = pytest.mark.skipif(not FILES, reason="shared/data/trf not present")
 SHARLY = "fra_sharly_trf26_team_310_in_progress.trf"
 BILKENT = "tur_bilkent_round2_paired_unplayed_utf8.trf"
-IN_PROGRESS = {SHARLY, BILKENT}
+GROS = "esp_open_gros_2010_javafo_trfx_round5_partial.trf"
+IN_PROGRESS = {SHARLY, BILKENT, GROS}
 
 
 def text_of(name: str) -> str:
@@ -49,11 +50,26 @@ def test_bilkent_round_2_paired_unplayed_is_in_progress() -> None:
 
 @pytest.mark.parametrize("path", [f for f in FILES if f.name not in IN_PROGRESS], ids=lambda f: f.name[:40])
 def test_the_other_real_files_are_complete(path) -> None:
-    """Gros 2010 among them: 4 of 9 rounds played, round-5 byes entered ahead, but no board paired
-    and waiting; the lichess export that declares 21 rounds and played 20 likewise."""
+    """The lichess export that declares 21 rounds and played 20 among them: nothing is paired and
+    waiting, and no round is prepared: an event may end early."""
     p = read_trf(decode_bytes(path.read_bytes()).text, path.name)
     assert in_progress(p) is None
     assert not [i for i in p.issues if i.code == "trf_in_progress"]
+
+
+def test_gros_with_round_5_byes_entered_ahead_is_in_progress() -> None:
+    """JaVaFo's Gros 2010 sample (SOURCES.md: an in-progress file): 4 of its 9 declared rounds
+    played, then round 5 holds only the absences entered ahead (one H, two Z), no pairing: the
+    arbiter is preparing round 5."""
+    p = read_trf(text_of(GROS), GROS)
+    assert in_progress(p) == "round 5 of 9 is not paired yet: 3 byes are entered ahead"
+    (issue,) = [i for i in p.issues if i.code == "trf_in_progress"]
+    assert issue.severity == "warning" and "not rated until a file with its results is loaded" in issue.message
+    # declared as the 4 rounds it played, the same file is complete
+    assert in_progress(read_trf(text_of(GROS).replace("XXR 9", "XXR 4"), GROS)) is None
+    # round-5 blocks left empty (no entry ahead): nothing is prepared, and an event may end early
+    blank = text_of(GROS).replace("0000 - H", " " * 8).replace("0000 - Z", " " * 8)
+    assert in_progress(read_trf(blank, GROS)) is None
 
 
 def test_the_sharly_file_with_its_round_2_results_is_complete() -> None:
