@@ -70,6 +70,19 @@ def pgn_minutes(tc: str | None) -> float | None:
 
 
 _HMM = re.compile(r"\b(\d{1,2}):(\d{2})\b")
+# '1h30' (French, Spanish: an hour and thirty minutes) -> '1:30'; 'G/90', 'G90' (game in 90
+# minutes) -> '90'
+_H_MIN = re.compile(r"(?<![\d.])(\d{1,2})\s*h\s*(\d{2})(?![\d])", re.IGNORECASE)
+_GAME_IN = re.compile(r"(?<![^\W_])g\s*/?\s*(?=\d)", re.IGNORECASE)
+
+
+def time_text(text: str) -> str:
+    """A time-control text with the ways of writing hours and minutes that the readers do not
+    parse rewritten: '1h30' -> '1:30' (hours and minutes), 'G/90' and 'G90' -> '90' (a game in
+    90 minutes). Pure text; `text_minutes` and the TRF reader's class both read it."""
+    return _GAME_IN.sub("", _H_MIN.sub(lambda m: f"{m.group(1)}:{m.group(2)}", text))
+
+
 _INC = re.compile(r"(\d+(?:\.\d+)?)\s*(?:''|\"|s\b|sec\w*|seconds?|secondes?)")
 _INC_BARE = re.compile(r"(?:\+|plus)\s*(\d+)\s*(?:per move|from move\s*\d*|/move|s/move|$)")
 _MOVES = re.compile(r"(?:\b\d+\s*(?:moves?|mv|coups?)\b|x\s*\d+|\b\d+\s*/(?=\s*\d)|move\s*\d+)")
@@ -86,7 +99,7 @@ def text_minutes(text: str | None) -> float | None:
     """
     if text is None:
         return None
-    t = text.strip().lower()
+    t = time_text(text.strip().lower())
     if not t:
         return None
     compact = t.replace(" ", "")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from elopipe.read.rate_evidence import FAST, name_words
-from elopipe.read.rate_of_play import classify_minutes
+from elopipe.read.rate_of_play import classify_minutes, time_text
 
 _STANDARD_WORDS = re.compile(r"(?<![^\W_])(?:standard|classical|classic)(?![^\W_])")
 _ENCODED = re.compile(r"^(?:(\d+)/)?(\d+)(?:\+(\d+))?(?::.*)?$")  # TRF26 222 / PGN: seconds
@@ -65,6 +65,7 @@ def rate_class_from_text(text: str | None) -> str | None:
     by_word = rate_class_from_keywords(text)
     if by_word:
         return by_word
+    text = time_text(text)
     compact = text.strip()
     enc = re.fullmatch(r"(?:\d+/)?(\d+)\+\d+(?::\S*)?", compact)
     # '5400+30', '180+2': seconds, as TRF26 222 writes it; a smaller base ('90+30', '15+10') is

@@ -406,3 +406,25 @@ def test_time_control_text_of_line_122(text, cls):
     from elopipe.read.trf.time_control import rate_class_from_text
 
     assert rate_class_from_text(text) == cls
+
+
+@pytest.mark.parametrize(
+    "text,cls",
+    [
+        # hours and minutes as French and Spanish files write them, and a game in N minutes: they
+        # read as a minute and 30, rapid or blitz, and a standard event went to the rapid list
+        ("1h30+30s", "standard"),
+        ("1h30", "standard"),
+        ("Cadence 1h30 + 30s", "standard"),
+        ("2h + 30s", "standard"),
+        ("G/90+30", "standard"),
+        ("G/30", "rapid"),
+        ("G5", "blitz"),
+    ],
+)
+def test_hours_and_minutes_and_a_game_in_n_minutes(text, cls):
+    from elopipe.read.rate_of_play import classify_text
+    from elopipe.read.trf.time_control import rate_class_from_text
+
+    assert rate_class_from_text(text) == cls
+    assert classify_text(text) == cls  # the rate of play's reading of the same text agrees
