@@ -64,6 +64,8 @@ class _Group(TyperGroup):
             _help_pipe_closed(exc)
             raise
         except RuntimeError as exc:
+            if is_interrupt(exc):  # DuckDB's 'Query interrupted' from a Ctrl-C, as a RuntimeError
+                _interrupted()
             # pathlib's resolve() on a loop of symbolic links (Python 3.11; later ones raise OSError)
             if not str(exc).startswith("Symlink loop from "):
                 raise

@@ -630,3 +630,22 @@ def test_a_store_error_no_command_expected_is_one_line_and_exit_1(monkeypatch, c
         'the store could not be read or written: PRIMARY KEY or UNIQUE constraint violation: duplicate key "1"\n'
     ), err
     assert "Traceback" not in err
+
+
+def test_a_ctrl_c_duckdb_reports_as_a_runtime_error_is_one_line_exit_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB turns a Ctrl-C during a query (identity's joins in an ingest, a publish's reads)
+    into RuntimeError('Query interrupted'): the command ends as after any Ctrl-C, one line and
+    status 130, not a traceback and status 1 (a hostile tester, about half his Ctrl-Cs)."""
+    from elopipe.jobs import ingest as ingest_jobs
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("Query interrupted")
+
+    monkeypatch.setattr(ingest_jobs, "ingest", interrupted)
+    pgn = tmp_path / "g.pgn"
+    pgn.write_text('[White "A, B"]\n[Black "C, D"]\n[Result "1-0"]\n\n1. e4 1-0\n', encoding="utf-8")
+    res = CliRunner().invoke(app, ["ingest", str(pgn), "--db", str(tmp_path / "s.duckdb")])
+    assert res.exit_code == 130, res.output
+    assert res.output.strip() == "interrupted (Ctrl-C)"
