@@ -87,6 +87,8 @@ class ListImportResult:
     skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
     unrated: int = 0
     warnings: list[str] = field(default_factory=list)
+    # system -> (rows, source file) of the list of that date stored before, now replaced
+    replaced: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def skip_counts(self) -> dict[str, int]:
         """Skipped rows per reason (keys of `SKIP_REASONS`), most frequent first."""
@@ -123,6 +125,7 @@ def import_list(
         skips=read.skips,
         unrated=read.unrated,
         warnings=read.warnings,
+        replaced=stored.replaced,
     )
 
 

@@ -7,7 +7,7 @@ import. Set operations in DuckDB: no loop over rows."""
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 import polars as pl
@@ -27,6 +27,9 @@ class StoredList:
     rows: dict[str, int]
     players_linked: int
     players_created: int
+    # system -> (rows, source file) of the list of that date an earlier import stored, which
+    # this one replaced
+    replaced: dict[str, tuple[int, str]] = field(default_factory=dict)
 
 
 def store_list(con: duckdb.DuckDBPyConnection, read: ListRead, source: str) -> StoredList:
@@ -121,6 +124,11 @@ def _store(con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: d
         " COALESCE(o.player_id, n.player_id) AS player_id, o.ever_2400, o.category"
         " FROM _ol_new o LEFT JOIN _ol_people n ON o.player_id IS NULL AND n.person = o.person"
     )
+    before = con.execute(
+        "SELECT system, count(*), min(source_file) FROM official_lists"
+        " WHERE list_date = ? AND system IN (SELECT UNNEST(?)) GROUP BY system",
+        [when, systems],
+    ).fetchall()
     write.replace(
         con,
         "official_lists",
@@ -145,7 +153,7 @@ def _store(con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation, when: d
     rows = dict(con.execute("SELECT system, count(*) FROM _ol_new GROUP BY 1 ORDER BY 1").fetchall())
     con.execute("DROP TABLE _ol_new")
     con.execute("DROP TABLE _ol_people")
-    return StoredList(rows, linked_count, created)
+    return StoredList(rows, linked_count, created, {sys_: (int(n), str(src)) for sys_, n, src in before})
 
 
 def _store_skips(con: duckdb.DuckDBPyConnection, skips: pl.DataFrame, when: dt.date, source: str) -> None:

@@ -75,3 +75,25 @@ def test_lists_import_on_the_command_line_reads_the_file_named(tmp_path: Path, n
         assert con.execute("SELECT fide_id, rating FROM official_lists").fetchall() == [(2500001, 1700)]
     finally:
         con.close()
+
+
+def test_a_list_imported_again_for_its_date_says_what_it_replaced(tmp_path: Path) -> None:
+    """A second file for a date already stored replaces that list (the official record of that
+    date is one list), and says so: 6 stored rows became 2 without a word (a hostile tester)."""
+    full, partial = tmp_path / "standard_may23frl.xml", tmp_path / "partial.xml"
+    full.write_text(
+        _xml(2500001, "One, A", 1700).replace(
+            "</playerslist>",
+            "".join(_xml(2500002 + i, f"Two{i}, B", 1800).split("<playerslist>\n")[1] for i in range(2)),
+        ),
+        encoding="utf-8",
+    )
+    partial.write_text(_xml(2500001, "One, A", 1710), encoding="utf-8")
+    db = tmp_path / "g.duckdb"
+    base = ["lists", "import", "--system", "fide", "--list-date", "2023-05-01", "--db", str(db)]
+    first = CliRunner().invoke(app, [*base[:2], str(full), *base[2:]])
+    assert first.exit_code == 0, first.output
+    assert "replaced" not in first.output
+    again = CliRunner().invoke(app, [*base[:2], str(partial), *base[2:]])
+    assert again.exit_code == 0, again.output
+    assert f"replaced the fide list of 2023-05-01 imported before: 3 rows from {full}; now 1" in again.output

@@ -68,6 +68,14 @@ def import_cmd(
 
 
 def _print_import(res: ListImportResult, file: Path, db: Path) -> None:
+    for system, (n, source) in res.replaced.items():
+        # stored rows removed: said, with what was there, so a wrong file can be imported back
+        err_console.print(
+            f"replaced the {system} list of {res.list_date} imported before: {plural(n, 'row', thousands=True)}"
+            f" from {source}; now {res.rows.get(system, 0):,}",
+            style="yellow",
+            soft_wrap=True,
+        )
     rows = ", ".join(f"{s}: {n:,}" for s, n in res.rows.items()) or "no rated players"
     console.print(
         f"{file.name} ({res.file_format}) as the list of {res.list_date}: {rows}; "
