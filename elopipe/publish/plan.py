@@ -298,7 +298,12 @@ def publish_changed(
     newest = last_run(con, system)
     dates = None if changed is None else sorted(set(changed) | set(missed_lists(con, out, db, system, own_run)))
     if dates is not None:
-        dates = sorted(set(dates) - _listless(con, system, set(dates) - set(list_dates(con, system))))
+        stored = list_dates(con, system)
+        dates = sorted(set(dates) - _listless(con, system, set(dates) - set(stored)))
+        if dates and stored and not has_published(out, db, system):
+            # a folder that never received the system gets its latest list beside the changed
+            # ones (an old list alone, or an empty one, left a new folder without the list in force)
+            dates = sorted(set(dates) | {stored[-1]})
     missed = [] if dates is None or changed is None else sorted(set(dates) - set(changed))
     if dates is not None and not dates and not pending_dates(out, db, system):
         if has_published(out, db, system):

@@ -268,3 +268,19 @@ def test_deferred_lists_are_pending_as_a_publish_would_pick_them(tmp_path: Path)
     assert pending_dates(out, db, "fide") == {dates[0], dates[2], dates[3]}
     assert published_dates(out, db, "fide") == set()  # pending until written again
     assert [p.name for p in out.iterdir()] == [LEDGER]
+
+
+def test_a_new_folder_gets_the_latest_list_beside_an_older_changed_one(tmp_path: Path) -> None:
+    """A run whose rating changed only an old list (an event of 2011 into a store whose lists run
+    to 2022) published that list alone into a new folder: no list in force there, and no
+    index for the system when that old list was empty (a fresh user)."""
+    store = build_store(tmp_path / "s.duckdb")
+    out = tmp_path / "out"
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        assert list_dates(con, "fide")[-1] == FEB
+        done = publish_changed(con, store, "fide", out, [JAN], None, None)
+    finally:
+        con.close()
+    assert published_dates(out, store, "fide") == {JAN, FEB}
+    assert {"fide_2024-01-01.csv", "fide_2024-02-01.csv"} <= {p.name for p in done.paths}
