@@ -180,8 +180,11 @@ def _parse_bytes(source: Source, data: bytes, run: _Run) -> ParsedSource:
     if wide_bom(data) is None and b"\x00" in data:
         first = data.index(b"\x00")
         line = data.count(b"\n", 0, first) + 1
-        nul_issue = _nul_issue(data.count(b"\x00"), line, data[max(0, first - 200) : first + 200])
-        data = data.replace(b"\x00", b"")
+        # a TRF's fields are columns: a NUL becomes a space, so the row keeps them (removed, the
+        # rating moved into the next column and a player's games were read as unplayed)
+        fixed_columns = source.suffix != ".pgn"
+        nul_issue = _nul_issue(data.count(b"\x00"), line, data[max(0, first - 200) : first + 200], fixed_columns)
+        data = data.replace(b"\x00", b" " if fixed_columns else b"")
     if (
         source.suffix == ".pgn"
         and wide_bom(data) is None
@@ -263,10 +266,12 @@ def too_many_controls(n_control: int, size: int) -> bool:
     return n_control > max(16, size // 100)
 
 
-def _nul_issue(n_nul: int, line: int, excerpt: bytes) -> IngestIssue:
-    """The warning for NUL bytes removed before reading; `excerpt`: the bytes around the first."""
+def _nul_issue(n_nul: int, line: int, excerpt: bytes, as_spaces: bool = False) -> IngestIssue:
+    """The warning for NUL bytes removed (`as_spaces`: each replaced by a space, so that a TRF's
+    columns stay in place) before reading; `excerpt`: the bytes around the first."""
+    done = "replaced by spaces" if as_spaces else "removed"
     return IngestIssue(
-        "nul_bytes_removed", f"{n_nul} NUL byte(s) removed before reading (first on line {line})",
+        "nul_bytes_removed", f"{n_nul} NUL byte(s) {done} before reading (first on line {line})",
         line=line, severity="warning", raw=excerpt.decode("latin-1"),
     )  # fmt: skip
 

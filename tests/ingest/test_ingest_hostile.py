@@ -40,6 +40,26 @@ def test_a_stray_nul_byte_is_removed_and_reported_not_fatal(tmp_path):
     assert issue.code == "nul_bytes_removed" and issue.line == data[:cut].count(b"\n") + 1
 
 
+def test_a_nul_byte_in_a_trf_row_keeps_its_columns(tmp_path):
+    """A TRF's fields are columns: the NUL becomes a space (removed, it shifted the rest of the
+    row by one: the 2100 rating read as 210, the player's games as unplayed; a hostile tester)."""
+    from tests.helpers.trf_build import block, row, trf
+
+    text = trf(
+        row(1, "Alpha, Anton", [block(2, "w", "1")], rating=2100, points="1.0"),
+        row(2, "Beta, Bernd", [block(1, "b", "0")], rating=2000),
+    )
+    f = tmp_path / "nul.trf"
+    f.write_bytes(text.replace("Alpha, Anton", "Alpha\x00Anton ").encode())
+    ps = parse_source(Source(str(f)))
+    assert ps.rejected_reason is None
+    (game,) = ps.parsed.games
+    assert game.played and game.result == "1-0"
+    assert ps.parsed.players[0].rating == 2100 and ps.parsed.players[0].name == "Alpha Anton"
+    issue = ps.parsed.issues[0]
+    assert issue.code == "nul_bytes_removed" and "replaced by spaces" in issue.message
+
+
 def test_mostly_nul_is_binary(tmp_path):
     f = tmp_path / "zeros.pgn"
     f.write_bytes(b'[Event "x"]\n' + b"\x00" * 5000)
