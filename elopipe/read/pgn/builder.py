@@ -32,12 +32,12 @@ from elopipe.read.pgn.results import HALF, ONE, SCORES, ZERO, ResultForm, unplay
 from elopipe.read.pgn.split import RawGame
 from elopipe.read.pgn.tags import parse_header
 from elopipe.read.pgn.values import (
-    ODD_NAMES,
     PLACEHOLDERS,
     board_rule,
     clean,
     date_message,
     date_unreadable,
+    is_odd_name,
     parse_round,
 )
 from elopipe.read.records import GameRec, IngestIssue, ParsedFile, UnplayedRec
@@ -207,7 +207,7 @@ class GameBuilder:
         white = get("White")
         black = get("Black")
         bye_side = None
-        if white is None or black is None or white in ODD_NAMES or black in ODD_NAMES or term_l == "bye":
+        if white is None or black is None or is_odd_name(white) or is_odd_name(black) or term_l == "bye":
             white, black, played, unplayed_code, bye_side = odd_players(
                 self.issue, tags, white, black, term_l, flags, played, unplayed_code, line, gi
             )

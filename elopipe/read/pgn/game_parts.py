@@ -16,7 +16,7 @@ from elopipe.read.control_chars import CONTROL_RE, strip_controls
 from elopipe.read.pgn.movetext import san_offsets, san_words
 from elopipe.read.pgn.results import SCORES, ResultForm, normalise_result
 from elopipe.read.pgn.split import RawGame
-from elopipe.read.pgn.values import BYE_NAMES, clean
+from elopipe.read.pgn.values import clean, is_bye_name
 from elopipe.read.records import GameRec
 
 # issue(code, message, line, game index, severity="warning", raw=None)
@@ -62,10 +62,10 @@ def odd_players(
     """Names cleaned of placeholders, byes detected (fault 14), unknown players flagged (37, 40)."""
     white, black = clean(white), clean(black)
     bye_side = None
-    if tags and (term_l == "bye" or (white is None) != (black is None) or white in BYE_NAMES or black in BYE_NAMES):
-        if white is None or white in BYE_NAMES:
+    if tags and (term_l == "bye" or (white is None) != (black is None) or is_bye_name(white) or is_bye_name(black)):
+        if white is None or is_bye_name(white):
             bye_side = "b"
-        elif black is None or black in BYE_NAMES or term_l == "bye":
+        elif black is None or is_bye_name(black) or term_l == "bye":
             bye_side = "w"
     if tags and white is None and black is None:
         flags.append("players_unknown")
@@ -75,9 +75,9 @@ def odd_players(
         if "forfeit" in flags:
             flags.remove("forfeit")
         issue("bye", "bye written as a game: stored as unplayed", line, gi, "info")
-    if white in BYE_NAMES:
+    if is_bye_name(white):
         white = None
-    if black in BYE_NAMES:
+    if is_bye_name(black):
         black = None
     return white, black, played, unplayed_code, bye_side
 

@@ -25,14 +25,33 @@ _ROUND = re.compile(r"^\s*(\d+)(?:\s*[.\-/]\s*(\d+))?")
 _FIDE_ID = re.compile(r"^\d{1,12}$")
 
 
-PLACEHOLDERS = frozenset({"", "?", "-", "--", "---", "??", "???", "????", "n/a", "N/A", "NN", "nn"})
+PLACEHOLDERS = frozenset(
+    {"", "?", "-", "--", "---", "??", "???", "????", "n/a", "N/A", "NN", "nn", "N.N.", "N.N", "n.n.", "N. N.", "NN."}
+)
+
+# the names results exports give the bye's side, lower case: English, German (spielfrei,
+# Freilos), French (exempt), Spanish (descansa), Dutch (vrij, pauze), and the words of pairing
+# programs; 'Bye (1 pt)', 'BYE 1', '(bye)' by `_BYE_FORM`
+BYE_WORDS = frozenset(
+    {"bye", "-bye-", "spielfrei", "freilos", "exempt", "descansa", "vrij", "pauze", "not paired", "no opponent",
+     "forfeit"}
+)  # fmt: skip
+_BYE_FORM = re.compile(r"^[(\-\s]*bye\b", re.IGNORECASE)
 
 
-BYE_NAMES = frozenset({"bye", "BYE", "Bye", "(bye)", "-bye-", "spielfrei", "exempt", "Exempt", "EXEMPT"})
+def is_bye_name(name: str | None) -> bool:
+    """True when a player's name is the bye's side of a results export (`BYE_WORDS`, any case,
+    or a name beginning with the word 'bye'), not a person."""
+    if not name:
+        return False
+    s = name.strip()
+    return s.lower() in BYE_WORDS or _BYE_FORM.match(s) is not None
 
 
-# player names that need a closer look (placeholders, byes, stray spaces are checked in _odd_players)
-ODD_NAMES = PLACEHOLDERS | BYE_NAMES
+def is_odd_name(name: str) -> bool:
+    """A player name that needs a closer look: a placeholder or a bye (stray spaces are checked
+    in _odd_players)."""
+    return name in PLACEHOLDERS or is_bye_name(name)
 
 
 def parse_round(label: str) -> tuple[int | None, int | None, str | None]:
@@ -141,7 +160,7 @@ VALUE_RULES: dict[str, Any] = {
     "fide_id": lambda v: (fide_id_rule(v)[1],),
     "clean": lambda v: (clean(v),),
     "eco": lambda v: (None if v in PLACEHOLDERS else v,),
-    "odd_name": lambda v: (v in ODD_NAMES,),
+    "odd_name": lambda v: (is_odd_name(v),),
 }
 
 

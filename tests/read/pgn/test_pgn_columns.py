@@ -98,7 +98,7 @@ _TAG_VALUES = {
     "Board": ["1", "0", "x", "", "?"],
     "Result": ["1-0", "0-1", "1/2-1/2", "*", "+:-", "0-0", "1-0 (forfeit)", "½-½", ""],
     "White": ["", "?", "bye", "BYE", " Carlsen, Magnus ", "Müller, Jörg", "NN", "Ã¶zil"],
-    "Black": ["-", "Kasparov,G", "spielfrei"],
+    "Black": ["-", "Kasparov,G", "spielfrei", "Freilos", "N.N.", "Bye (1 pt)", "No opponent"],
     "Termination": ["normal", "Forfeit", "time forfeit", "bye", "BYE", "İllegal", "abandoned"],
     "FEN": ["rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "bad fen"],
     "Variant": ["Chess960", "standard"],

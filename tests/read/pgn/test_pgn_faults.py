@@ -192,6 +192,18 @@ def test_f14_bye_pseudo_game_is_unplayed() -> None:
     assert [(u.round, u.code, u.score) for u in pf.unplayed] == [(4, "U", Decimal(1))]
 
 
+@pytest.mark.parametrize(
+    "name", ["Freilos", "FREILOS", "Descansa", "Vrij", "Pauze", "Bye (1 pt)", "BYE 1", "Not paired", "No opponent"]
+)
+def test_f14_the_bye_names_of_other_languages_and_programs_are_byes(name: str) -> None:
+    """German, Spanish and Dutch exports and pairing programs name the bye's side so: each was a
+    player with a played game (a hostile tester)."""
+    pf = read_pgn(game(("Black", name), ("Result", "1-0"), ("Round", "4"), moves="1-0"))
+    g = pf.games[0]
+    assert g.unplayed_code == "bye" and not g.played and g.black_ref is None
+    assert [p.name for p in pf.players] == [g.headers["White"]]
+
+
 def test_f14_bye_without_newline_keeps_next_game() -> None:
     text = (
         '[Event "E"]\n[Round "1"]\n[White "A"]\n[Black ""][Result "1-0"]\n\n1-0\n\n'
