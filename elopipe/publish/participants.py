@@ -119,6 +119,7 @@ _KIND_WORDS = {
     "odds": "an odds game",
     "armageddon": "an armageddon event",
     "chess960": "a Chess960 (Freestyle) event",
+    "variant": "an event of another game than chess (bughouse, crazyhouse, ...)",
 }
 # why, where the kind does not say it (FIDE B.02 (2024) R&B: different times are not rated)
 _KIND_WHY = {"armageddon": ": its players have different times"}

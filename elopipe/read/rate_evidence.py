@@ -79,7 +79,9 @@ NAME_RULES: tuple[tuple[str, str], ...] = (
     # bullet: 3 minutes or less, on no FIDE list
     (r"(?:hyper|ultra)?bullet", "bullet"),
     # blitz (Laws B.1)
-    (r"blitz(?:schach|schaak|turnier|toernooi|meisterschaft|partien?)?", "blitz"),
+    # German and Dutch compounds: 'Vereinsblitzturnier', 'Blitzschachmeisterschaften',
+    # 'Kadettenblitz' (never 'Blitzstein': a name's other part is no such word)
+    (r"\w*blitz(?:schach\w*|schaak\w*|turnier\w*|toernooi\w*|meisterschaft\w*|partien?)?", "blitz"),
     (r"armagedd?ons?", "blitz"),
     (r"lightning", "blitz"),
     (r"speed(?:\s?chess)?", "blitz"),
@@ -102,7 +104,7 @@ NAME_RULES: tuple[tuple[str, str], ...] = (
     (r"r[àa]pides", "rapid"),  # catalan
     (r"semilampo", "rapid"),  # italian
     (r"quick\s?play", "rapid"),
-    (r"schnell(?:schach|turnier)", "rapid"),  # german
+    (r"\w*schnell(?:schach\w*|turnier\w*)", "rapid"),  # german: Schnellschachturnier
     (r"snel(?:schaak|schaken)", "rapid"),  # dutch
     (r"hurtig(?:sjakk|skak)", "rapid"),  # norwegian, danish
     (r"snabb(?:schack)?", "rapid"),  # swedish
@@ -111,13 +113,16 @@ NAME_RULES: tuple[tuple[str, str], ...] = (
     (r"быстр\w*|рапид\w*", "rapid"),  # russian
     # a tie-break: rapid or blitz
     (r"tb|tie[- ]?breaks?|play[- ]?offs?|stichkampf|desempate", FAST),
+    # correspondence chess: by post or server, on no FIDE list
+    (r"correspond[ea]nc[ea]|correspondencia|fernschach\w*|iccf", "correspondence"),
     # standard, said in so many words
     (r"classical", "standard"),
 )
 
 #: (pattern, kind) of events never on a FIDE list, read in the name as `NAME_RULES` are.
 NEVER_RATED_NAMES: tuple[tuple[str, str], ...] = (
-    (r"simul\w*|simult[áa]n\w*|symultan\w*|сеанс\w*", "simul"),
+    # and compounds: 'Uhrensimultan' (a clock simul), 'Blindsimultan'
+    (r"\w*simul\w*|\w*simult[áa]n\w*|symultan\w*|сеанс\w*", "simul"),
     # blindfold play; never 'blind' alone: events of blind players are rated chess
     (r"blindfold\w*|blindschach|blindschaak|(?:à|a) l'aveugle|a ciegas|alla cieca", "blindfold"),
     (r"exhibition|exhibici[óo]n|exibi[çc][ãa]o|schaukampf|show\s?match|consultation|beratungspartien?", "exhibition"),
@@ -128,6 +133,8 @@ NEVER_RATED_NAMES: tuple[tuple[str, str], ...] = (
     (r"odds", "odds"),
     (r"chess\s?960|schach\s?960|[ée]checs\s?960|ajedrez\s?960|960|fischer\s?random|fischerandom|freestyle", "chess960"),
     (r"online|on-line|internet", "online"),
+    # other games than chess under the Laws (FIDE B.02 rates chess only)
+    (r"bughouse|crazyhouse|tandem(?:schach)?|atomic|antichess|three[- ]check|king of the hill", "variant"),
 )
 
 #: Phrases in which a word of the rules above is no rate of play nor kind (removed first).
@@ -138,7 +145,10 @@ NOT_A_RATE: tuple[str, ...] = (
 )
 
 _WORD = r"(?<![^\W_])(?:{})(?![^\W_])"
-_NAME_RES = tuple((re.compile(_WORD.format(p)), c) for p, c in NAME_RULES)
+# a rate word may run into a number ('Blitz2023', 'Rapid3'); the kinds never rated may not
+# ('9600' is no Chess960)
+_RATE_WORD = r"(?<![^\W_])(?:{})(?![^\W\d_])"
+_NAME_RES = tuple((re.compile(_RATE_WORD.format(p)), c) for p, c in NAME_RULES)
 _NEVER_RES = tuple((re.compile(_WORD.format(p)), k) for p, k in NEVER_RATED_NAMES)
 _NOT_A_RATE = re.compile("|".join(_WORD.format(p) for p in NOT_A_RATE))
 # a time written in the name: 'G/30', 'G5' (game in N minutes); '5m+2spm', '3+2', '5 Plus 0'
@@ -202,7 +212,8 @@ def name_words(text: str | None) -> tuple[str, str] | None:
 @functools.lru_cache(maxsize=8192)
 def name_never_rated(name: str | None) -> tuple[str, str] | None:
     """(kind, the word) when the name says the event is never rated (`NEVER_RATED_NAMES`:
-    'simul', 'blindfold', 'exhibition', 'odds', 'armageddon', 'chess960', 'online'), else None."""
+    'simul', 'blindfold', 'exhibition', 'odds', 'armageddon', 'chess960', 'online', 'variant'),
+    else None."""
     if not name:
         return None
     low = _clean(name)

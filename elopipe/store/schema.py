@@ -352,7 +352,7 @@ TABLES: dict[str, str] = {
     "rating_skips": """
         system         VARCHAR NOT NULL,
         tournament_id  INTEGER NOT NULL,
-        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant', FIDE 'online:<platform>' (online play is not rated), 'not_rated:<kind>' (simul, blindfold, exhibition, odds, armageddon, chess960), 'rate_class:<class>' (another list's; 'fast': rapid or blitz, not known which): rate_of_play says why; 'before_rating_from' (before the system's first list), 'in_progress: round 2 of 3 ...' (an event still in progress)
+        reason         VARCHAR NOT NULL,     -- e.g. 'no_dates', 'not_this_rate_class', 'variant', FIDE 'online:<platform>' (online play is not rated), 'not_rated:<kind>' (simul, blindfold, exhibition, odds, armageddon, chess960, variant: bughouse ...), 'rate_class:<class>' (another list's; 'fast': rapid or blitz, not known which): rate_of_play says why; 'before_rating_from' (before the system's first list), 'in_progress: round 2 of 3 ...' (an event still in progress)
         n_games        INTEGER,              -- games of the event left unrated for that reason
         run_id         INTEGER
     """,

@@ -32,6 +32,15 @@ SAYS = [
     ("Torneo lampo di Roma", "blitz"),
     ("Mistrzostwa Polski w Szachach Błyskawicznych", "blitz"),
     ("Torneio relâmpago", "blitz"),
+    # German compounds and a year run into the word (a hostile tester: all were standard, assumed)
+    ("Vereinsblitzturnier 2023", "blitz"),
+    ("Deutsche Blitzmeisterschaften 2023", "blitz"),
+    ("Blitzschachmeisterschaft", "blitz"),
+    ("Kadettenblitz", "blitz"),
+    ("Blitz2023", "blitz"),
+    ("Schnellschachturnier Bonn", "rapid"),
+    ("Correspondence Cup", "correspondence"),
+    ("Fernschach Open", "correspondence"),
     ("Norway Chess 2022 classical", "standard"),
     # a tie-break, or both rates named: faster than standard, which one not known
     ("Qatar Masters TB 2015", "fast"),
@@ -66,6 +75,7 @@ SAYS_NOTHING = [
     "World Senior Teams +50",
     "IBCA Blind Chess Olympiad",  # blind players: rated chess, not blindfold
     "Against All Odds Open",
+    "Chess 9600 Open",  # no Chess960
 ]
 
 
@@ -80,6 +90,10 @@ def test_words_inside_other_words_or_places_do_not_misfire(name):
     [
         ("14-board simul", "simul"),
         ("Magnus Inv Simul 2017", "simul"),
+        ("Uhrensimultan", "simul"),  # a clock simul
+        ("Blindsimultan", "simul"),
+        ("Bughouse Open", "variant"),
+        ("Crazyhouse Open", "variant"),
         ("Simultanvorstellung Carlsen", "simul"),
         ("19th Amber Blindfold", "blindfold"),
         ("Biel Exhibition Blitz", "exhibition"),
