@@ -62,7 +62,7 @@ import re
 
 import polars as pl
 
-from elopipe.read.rate_of_play import RATE_CLASSES, classify_minutes, pgn_minutes, text_minutes
+from elopipe.read.rate_of_play import RATE_CLASSES, classify_minutes, tag_minutes, text_minutes
 from elopipe.read.schedule_evidence import fast_games, simul_games
 
 #: Where a game's class came from, most trusted first.
@@ -365,7 +365,7 @@ def classify_games(games: pl.DataFrame, tournaments: pl.DataFrame, default: str 
     """
     g_tc = games.select(pl.col("time_control").unique()).get_column("time_control").to_list()
     g_map = pl.DataFrame(
-        {"time_control": g_tc, "__g_min": [pgn_minutes(v) for v in g_tc]},
+        {"time_control": g_tc, "__g_min": [tag_minutes(v) for v in g_tc]},
         schema={"time_control": pl.Utf8, "__g_min": pl.Float64},
     )
     t = tournaments.select(

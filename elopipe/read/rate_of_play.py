@@ -29,6 +29,9 @@ import re
 RATE_CLASSES = ("standard", "rapid", "blitz", "bullet", "correspondence")
 
 _PGN_PART = re.compile(r"(?:(\d+)/)?(\d+)(?:\+(\d+(?:\.\d+)?))?")
+#: The shortest base time in seconds a PGN TimeControl means (lichess's 1/4 minute); a smaller
+#: one is minutes.
+SECONDS_BASE_MIN = 15
 
 
 def pgn_minutes(tc: str | None) -> float | None:
@@ -54,7 +57,9 @@ def pgn_minutes(tc: str | None) -> float | None:
         mv, secs, incr = m.group(1), float(m.group(2)), float(m.group(3) or 0)
         inc = max(inc, incr)
         if mv is None:
-            total += secs
+            # '3+2', '5+3': minutes, as some programs write it; no clock starts with 1 to 14
+            # seconds (lichess's shortest base is 15 s), so such a base is read as minutes
+            total += secs * 60 if len(parts) == 1 and 0 < secs < SECONDS_BASE_MIN else secs
             break
         mv_i = int(mv)
         if mv_i <= 0:
@@ -139,10 +144,18 @@ def classify_minutes(minutes: float | None) -> str | None:
     return "bullet"
 
 
+def tag_minutes(tc: str | None) -> float | None:
+    """Minutes per player for 60 moves from a PGN TimeControl tag: its standard form
+    (`pgn_minutes`), else the free text some files write there (pgn-faults 19: the FIDE World
+    Cup 2025's "90 minutes for the first 40 moves, followed by 30 minutes ...", `text_minutes`)."""
+    minutes = pgn_minutes(tc)
+    return minutes if minutes is not None else text_minutes(tc)
+
+
 @functools.lru_cache(maxsize=4096)
 def classify_pgn(tc: str | None) -> str | None:
     """Rate class of a PGN TimeControl value, or None if unknown."""
-    return classify_minutes(pgn_minutes(tc))
+    return classify_minutes(tag_minutes(tc))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -56,10 +56,7 @@ def is_rapid_minutes(minutes: float | None) -> bool | None:
 def is_rapid_time_control(tc: str | None) -> bool | None:
     """E02 scope test on a PGN TimeControl value ('900+10') or a free text such as the TRF
     122 record ('15 min + 5 sec'); None when it cannot be read."""
-    minutes = timecontrol.pgn_minutes(tc)
-    if minutes is None:
-        minutes = timecontrol.text_minutes(tc)
-    return is_rapid_minutes(minutes)
+    return is_rapid_minutes(timecontrol.tag_minutes(tc))
 
 
 def credit_standard_rating(rapid: pl.Expr, standard: pl.Expr) -> pl.Expr:

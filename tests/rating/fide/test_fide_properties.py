@@ -223,6 +223,12 @@ def test_assign_matches_scalar(d):
         ("1/259200", "correspondence"),
         ("?", None),
         (None, None),
+        # a base under 15 is minutes (no clock starts with 1-14 s): '3+2' was bullet, on no list
+        ("3+2", "blitz"),
+        ("5+3", "blitz"),
+        ("15+10", "rapid"),  # 15 s and 10 s a move: lichess's shortest base, seconds as written
+        # free text in the tag (pgn-faults 19: the FIDE World Cup 2025 PGN)
+        (": 90 minutes for the first 40 moves, followed by 30 minutes with 30 seconds per move", "standard"),
     ],
 )
 def test_pgn_time_control(tc, cls):
