@@ -56,7 +56,10 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
     both_moves = a.movetext_hash is not None and b.movetext_hash is not None
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
-        return "same_file_hash" if same_hash and a.round == b.round else None
+        # one game written twice in a file; a copy without its round is the game when its moves
+        # are long enough to be no repetition (two rounds' quick draws stay two games)
+        one_round = a.round == b.round or ((a.round is None or b.round is None) and not (_short(a) or _short(b)))
+        return "same_file_hash" if same_hash and one_round else None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None or not compatible(sa, sb, a.rate_class, b.rate_class):
         return None

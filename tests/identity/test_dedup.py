@@ -281,3 +281,36 @@ def test_ingesting_twice_in_either_order_gives_one_player_per_person_and_one_gam
         == 0
     )
     con.close()
+
+
+_RUY = (
+    "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7 6. Re1 b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 "
+    "10. d4 Nbd7 11. c4 c6 12. cxb5 axb5 13. Nc3 Bb7 "
+)
+
+
+def _copy(round_tag: str, moves: str = _RUY) -> str:
+    return (
+        f'[Event "Club Ch 2023"]\n[Site "Dublin IRL"]\n[Date "2023.05.01"]\n{round_tag}[White "Alpha, Anton"]\n'
+        f'[Black "Beta, Bernd"]\n[Result "1-0"]\n\n{moves}1-0\n\n'
+    )
+
+
+@pytest.mark.parametrize("round_tag", ['[Round "-"]\n', '[Round ""]\n', ""])
+def test_a_game_twice_in_one_file_one_copy_without_its_round_counts_once(tmp_path: Path, round_tag: str) -> None:
+    """The same 26 plies twice in one file, one copy with its round and one without: one game (a
+    hostile tester: counted twice, where two files with the same copies counted once). Two short
+    equal games of one pair in a file stay two (a quick draw can be repeated)."""
+    f = tmp_path / "one.pgn"
+    f.write_text(_copy('[Round "1"]\n') + _copy(round_tag), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    con = _ro(db)
+    assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 2
+    assert con.execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 1
+    short = tmp_path / "short.pgn"
+    quick = "1. e4 e5 2. Nf3 "
+    short.write_text(_copy('[Round "1"]\n', quick) + _copy(round_tag, quick), encoding="utf-8")
+    db2 = tmp_path / "s2.duckdb"
+    ingest_paths([short], db2)
+    assert _ro(db2).execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 2
