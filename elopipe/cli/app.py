@@ -325,3 +325,12 @@ def out_folder_problem(out: Path) -> str | None:
         except OSError as exc:
             return f"no folder can be made{said} ({(exc.strerror or 'refused').lower()})"
     return None
+
+
+def say_set_aside(pairs: list[tuple[str, str]]) -> None:
+    """The one line (`manifest.set_aside_line`) about the user's files a command kept under
+    `.elopipe-kept/` before writing their names; nothing when there are none."""
+    if pairs:
+        from elopipe.publish.manifest import set_aside_line
+
+        err_console.print(set_aside_line(pairs), style="yellow", soft_wrap=True)
