@@ -298,6 +298,21 @@ def check_out_folder(out: Path, doing: str) -> None:
         raise typer.Exit(2)
 
 
+def check_out_not_input(out: Path, folders: list[Path], what: str) -> None:
+    """A usage error (one line, exit 2) when the output folder `out` is one of the input
+    `folders` (`what` names it: 'the drop folder', 'an input folder'): its pages would be taken
+    as new files, and a folder holding elopipe's manifest is never read again as input
+    (`elopipe.read.sources`). A folder inside an input folder is fine: it is skipped as output."""
+    target = out.resolve()
+    for folder in folders:
+        if folder.resolve() == target:  # a file never is: `check_out_folder` refused it first
+            named = "" if folder == out else f" ({folder})"
+            err_console.print(
+                f"cannot publish to {out}: it is {what}{named}; give another --out", style="red", soft_wrap=True
+            )
+            raise typer.Exit(2)
+
+
 def out_folder_problem(out: Path) -> str | None:
     """Why the output folder `out` cannot be written, in words, or None: a loop of symbolic
     links; it, or a folder on the way to it, is a link to nothing or a file; the nearest folder
@@ -327,3 +342,12 @@ def out_folder_problem(out: Path) -> str | None:
         except OSError as exc:
             return f"no folder can be made{said} ({(exc.strerror or 'refused').lower()})"
     return None
+
+
+def say_set_aside(pairs: list[tuple[str, str]]) -> None:
+    """The one line (`manifest.set_aside_line`) about the user's files a command kept under
+    `.elopipe-kept/` before writing their names; nothing when there are none."""
+    if pairs:
+        from elopipe.publish.manifest import set_aside_line
+
+        err_console.print(set_aside_line(pairs), style="yellow", soft_wrap=True)

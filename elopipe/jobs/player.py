@@ -44,9 +44,20 @@ class PlayerView:
     tournaments: pl.DataFrame
 
 
-def player(request: PlayerRequest, show: Callable[[PlayerView], None]) -> list[Path]:
-    """Find the player `request.ref`, hand his history to `show`, then write his page and chart;
-    returns the files written. Raises `SystemNotHeld`, and LookupError for a player the store
+@dataclass(frozen=True)
+class PlayerPage:
+    """The files of the player's page and chart (`paths`), and the files elopipe had not written
+    that were under their names, kept under `.elopipe-kept/` first ((name, kept as), relative to
+    the output folder: `elopipe.publish.manifest`)."""
+
+    paths: list[Path]
+    set_aside: list[tuple[str, str]]
+
+
+def player(request: PlayerRequest, show: Callable[[PlayerView], None]) -> PlayerPage:
+    """Find the player `request.ref`, hand his history to `show`, then write his page and chart
+    through the output folder's manifest (`manifest.protecting`: a user's file under their names
+    is kept, never overwritten). Raises `SystemNotHeld`, and LookupError for a player the store
     does not hold (or a side of `--compare` it does not)."""
     from elopipe.publish.history import (
         find_player,
@@ -56,6 +67,7 @@ def player(request: PlayerRequest, show: Callable[[PlayerView], None]) -> list[P
         write_player_page,
     )
     from elopipe.publish.history_compare import player_comparison
+    from elopipe.publish.manifest import protecting
     from elopipe.store.connect import open_reader
 
     system = request.system
@@ -67,14 +79,16 @@ def player(request: PlayerRequest, show: Callable[[PlayerView], None]) -> list[P
         cmp = None if request.compare is None else player_comparison(con, pid, system, request.compare)
         hist = history_frame(con, pid, system, all_months=request.all_months) if cmp is None else None
         show(PlayerView(str(info["name"]), hist, cmp, tournaments_frame(con, pid)))
-        return write_player_page(
-            con,
-            pid,
-            system,
-            request.out / "players" / system,
-            chart_format=request.chart,
-            all_months=request.all_months,
-            compare=cmp,
-        )
+        with protecting(request.out) as manifest:
+            paths = write_player_page(
+                con,
+                pid,
+                system,
+                request.out / "players" / system,
+                chart_format=request.chart,
+                all_months=request.all_months,
+                compare=cmp,
+            )
+        return PlayerPage(paths, manifest.set_aside)
     finally:
         con.close()

@@ -97,20 +97,25 @@ def needs_store(diff: tuple[str, str]) -> bool:
 
 @dataclass(frozen=True)
 class Diff:
-    """Two lists compared (`elopipe.publish.diff.diff_lists`: one row per player, its `status`)
-    and the CSV it was written to."""
+    """Two lists compared (`elopipe.publish.diff.diff_lists`: one row per player, its `status`),
+    the CSV it was written to, and the file elopipe had not written that was under its name,
+    kept under `.elopipe-kept/` first ((name, kept as), relative to the output folder:
+    `elopipe.publish.manifest`)."""
 
     frame: pl.DataFrame
     path: Path
+    set_aside: list[tuple[str, str]]
 
 
 def diff_lists(request: DiffRequest, on_wait: Callable[[str], None] | None = None) -> Diff:
     """Compare two lists (`DiffRequest`), reading the store (read-only) only when a side is one
-    of its list dates, and write the differences as CSV into `request.out`. Raises LookupError
-    or ValueError for a list that is not there."""
+    of its list dates, and write the differences as CSV into `request.out`, through its manifest
+    (`manifest.protecting`: a user's file under that name is kept). Raises LookupError or
+    ValueError for a list that is not there."""
     from elopipe.publish.csvsafe import write_csv
     from elopipe.publish.diff import diff_file_name
     from elopipe.publish.diff import diff_lists as compare_lists
+    from elopipe.publish.manifest import protecting
     from elopipe.store.connect import open_reader
 
     con = None
@@ -122,10 +127,10 @@ def diff_lists(request: DiffRequest, on_wait: Callable[[str], None] | None = Non
     finally:
         if con is not None:
             con.close()
-    request.out.mkdir(parents=True, exist_ok=True)
     path = request.out / diff_file_name(request.system, request.ref_a, request.ref_b)
-    write_csv(df, path)
-    return Diff(df, path)
+    with protecting(request.out) as manifest:
+        write_csv(df, path)
+    return Diff(df, path, manifest.set_aside)
 
 
 def publish_changed(

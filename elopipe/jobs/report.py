@@ -43,21 +43,26 @@ class NothingToReport(ElopipeError):
 
 @dataclass
 class Reported:
-    """The tournaments reported (`ids`) and the files written under `target`."""
+    """The tournaments reported (`ids`), the files written under `target`, and the files elopipe
+    had not written that were under their names, kept under `.elopipe-kept/` first ((name, kept
+    as), relative to the output folder: `elopipe.publish.manifest`)."""
 
     ids: list[int]
     target: Path
     written: list[Path] = field(default_factory=list)
+    set_aside: list[tuple[str, str]] = field(default_factory=list)
 
 
 def report(request: ReportRequest, on_note: Callable[[str], None], show: Callable[[TournamentView], None]) -> Reported:
     """Write the report of `request.tournament` (or of every tournament rated under
     `request.system` when None): `on_note` hears that the tournament asked for is a duplicate
     export or a part of an event held in several files (the event is reported); `show` gets a
-    single tournament's report before its files are written. Raises LookupError for a
-    tournament the store does not hold, `NothingRated` when nothing of it is rated under the
-    system, `NothingToReport` when no tournament is."""
+    single tournament's report before its files are written, through the output folder's
+    manifest (`manifest.protecting`: a user's file under their names is kept). Raises
+    LookupError for a tournament the store does not hold, `NothingRated` when nothing of it is
+    rated under the system, `NothingToReport` when no tournament is."""
     from elopipe.identity.events import event_of
+    from elopipe.publish.manifest import protecting
     from elopipe.publish.norms_report import norm_section, section_lines
     from elopipe.publish.outputs import REPORT_ROWS_CHUNK
     from elopipe.publish.report_header import report_header
@@ -95,26 +100,29 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
             raise NothingToReport(
                 f"nothing is rated under {system!r} in {db}: run `elopipe rate --system {system}` first"
             )
-        rows = None
-        for i, tid in enumerate(done.ids):
-            if request.tournament is None and i % REPORT_ROWS_CHUNK == 0:  # every report: read set-wise
-                rows = fetch_report_rows(con, system, done.ids[i : i + REPORT_ROWS_CHUNK])
-            if request.tournament is not None:
-                name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
-                why = nothing_rated_reason(con, tid, system)
-                if why is not None:
-                    participants = performance_frame(con, tid, system) if why.participants else None
-                    raise NothingRated(why.text, name, participants)
-                show(
-                    TournamentView(
-                        name,
-                        report_header(con, tid, system),
-                        ffe_frame(con, tid, system),
-                        performance_frame(con, tid, system),
-                        section_lines(norm_section(con, tid, system)),
-                    )
+        if request.tournament is not None:  # before the folder is touched: nothing is written
+            tid = done.ids[0]
+            name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
+            why = nothing_rated_reason(con, tid, system)
+            if why is not None:
+                participants = performance_frame(con, tid, system) if why.participants else None
+                raise NothingRated(why.text, name, participants)
+            show(
+                TournamentView(
+                    name,
+                    report_header(con, tid, system),
+                    ffe_frame(con, tid, system),
+                    performance_frame(con, tid, system),
+                    section_lines(norm_section(con, tid, system)),
                 )
-            done.written.extend(write_report(con, tid, system, done.target, rows))
+            )
+        rows = None
+        with protecting(request.out) as manifest:
+            for i, tid in enumerate(done.ids):
+                if request.tournament is None and i % REPORT_ROWS_CHUNK == 0:  # every report: read set-wise
+                    rows = fetch_report_rows(con, system, done.ids[i : i + REPORT_ROWS_CHUNK])
+                done.written.extend(write_report(con, tid, system, done.target, rows))
+        done.set_aside = manifest.set_aside
     finally:
         con.close()
     return done

@@ -267,6 +267,16 @@ class Manifest:
                     removed.append(rel)
         return removed
 
+    def unfresh(self, rels: set[str]) -> None:
+        """Make every page one of whose files is in `rels` (relative to the folder) not fresh
+        (`fresh`), its files still its own: a page whose file was written by something else than
+        its maker is made again by the next publish, never taken as it is."""
+        with self._lock:
+            for key, (_, files) in list(self.inputs.items()):
+                if not rels.isdisjoint(files):
+                    self.inputs[key] = ("", files)  # no digest matches: made again, still known
+                    self._dirty = True
+
     def save(self, force: bool = True) -> None:
         """Write the manifest (not flushed to disk: a lost one only costs a comparison); without
         `force` only when `SAVE_EVERY_SECONDS` have passed since the last save. A manifest that
@@ -365,6 +375,20 @@ def recording(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
         finally:
             RECORDER.reset(token)
             manifest.save()
+
+
+@contextlib.contextmanager
+def protecting(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
+    """`recording` for a command that writes a few files into an output folder outside a publish
+    (`player`, `report`, `publish --diff`): a file under a name it writes that elopipe did not
+    write is kept first under `KEPT` (`Manifest.set_aside` says which), as a publish does. A page
+    a publish made (`Manifest.made`) of which such a command changed a file (a player's page drawn
+    with `--compare`) is no longer taken as fresh, so that the next publish makes it again."""
+    with recording(out_dir) as manifest:
+        try:
+            yield manifest
+        finally:
+            manifest.unfresh(manifest.changed)
 
 
 @contextlib.contextmanager

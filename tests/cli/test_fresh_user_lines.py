@@ -4,18 +4,23 @@ README gives."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app
+from tests.helpers.paths import REPO
 from tests.helpers.publish_store import build_store
 
 
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     return build_store(tmp_path / "s.duckdb")
+
+
+SMALL_PGN = REPO / "sample_pgn" / "wchcand22.pgn"
 
 
 def _run(*args: str):
@@ -229,6 +234,35 @@ def test_watch_refuses_to_publish_into_its_drop_folder(tmp_path: Path) -> None:
     res = _run("watch", str(inbox), "--out", str(inbox), "--db", str(tmp_path / "s.duckdb"))
     assert (res.exit_code, res.output) == (2, f"cannot publish to {inbox}: it is the drop folder; give another --out\n")
     assert not inbox.exists()
+
+
+@pytest.mark.parametrize("out", ["data", "link", "data/."])
+def test_run_refuses_to_publish_into_an_input_folder(tmp_path: Path, out: str) -> None:
+    """`run DIR --out DIR` published into DIR, which then held elopipe's manifest and was never
+    read again (a folder holding it is skipped as output)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.pgn").write_bytes((SMALL_PGN).read_bytes())
+    (tmp_path / "link").symlink_to(data)
+    args = ["run", str(tmp_path / "other.pgn"), str(data), "--out", str(tmp_path / out), "--db", str(tmp_path / "s.db")]
+    (tmp_path / "other.pgn").write_bytes(SMALL_PGN.read_bytes())
+    res = _run(*args)
+    named = f" ({data})" if out == "link" else ""  # pathlib drops a trailing "/."
+    assert (res.exit_code, res.output) == (
+        2,
+        f"cannot publish to {tmp_path / out}: it is an input folder{named}; give another --out\n",
+    )
+    assert sorted(os.listdir(data)) == ["a.pgn"] and not (tmp_path / "s.db").exists()
+
+
+def test_an_output_folder_inside_an_input_folder_is_allowed(tmp_path: Path) -> None:
+    """`run DIR --out DIR/out` stays allowed: the folder is skipped as elopipe's output."""
+    from elopipe.cli.app import check_out_not_input
+
+    data = tmp_path / "data"
+    data.mkdir()
+    check_out_not_input(data / "out", [data, tmp_path / "x.pgn"], "an input folder")
+    check_out_not_input(tmp_path, [data], "an input folder")
 
 
 @pytest.mark.parametrize(

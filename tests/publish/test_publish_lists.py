@@ -250,7 +250,12 @@ def test_diff_file_names_the_system_once(con, tmp_path: Path) -> None:
         app, ["publish", "--db", str(db), "--out", str(out), "--diff", str(published), "2024-02-01"]
     )
     assert res.exit_code == 0, res.output
-    assert [p.name for p in out.iterdir()] == ["diff_fide_2024-01-01_2024-02-01.csv"]
+    # beside it only elopipe's own files: the manifest that records it as elopipe's, and its lock
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".elopipe-manifest.json",
+        ".elopipe-publish.lock",
+        "diff_fide_2024-01-01_2024-02-01.csv",
+    ]
     assert "diff_fide_fide" not in res.output
 
 

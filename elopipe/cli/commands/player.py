@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table, say_set_aside
 from elopipe.jobs.requests import PlayerRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -49,12 +49,13 @@ def player(
     check_out_folder(out, "write player pages to")
     request = PlayerRequest(db, ref, system, compare, out, chart, all_months)
     try:
-        paths = player_job(request, lambda view: _show(view, system, all_months))
+        page = player_job(request, lambda view: _show(view, system, all_months))
     except LookupError as exc:
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
-    for p in paths:
+    for p in page.paths:
         console.print(f"written {p}")
+    say_set_aside(page.set_aside)
 
 
 def _show(view: PlayerView, system: str, all_months: bool) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table, say_set_aside
 from elopipe.jobs.requests import DiffRequest, PublishRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -104,10 +104,7 @@ def publish(
         console.print(f"  {p}")
     if len(paths) > 12:
         console.print(f"  ... and {len(paths) - 12} more")
-    if done.set_aside:
-        from elopipe.publish.manifest import set_aside_line
-
-        err_console.print(set_aside_line(done.set_aside), style="yellow", soft_wrap=True)
+    say_set_aside(done.set_aside)
     if done.retired:
         from elopipe.publish.manifest import retired_line
 
@@ -158,3 +155,4 @@ def _print_diff(done: Diff, system: str, refs: tuple[str, str]) -> None:
     print_table(table)
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     console.print(f"diff written to {done.path}")
+    say_set_aside(done.set_aside)

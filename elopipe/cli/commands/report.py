@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.text import Text
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table, say_set_aside
 from elopipe.jobs.requests import ReportRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -53,6 +53,7 @@ def report(
         err_console.print(f"{exc}", style="red")
         raise typer.Exit(1) from None
     console.print(f"{plural(len(done.ids), 'report')}, {plural(len(done.written), 'file')} written under {done.target}")
+    say_set_aside(done.set_aside)
 
 
 def _show(system: str, show_legend: bool) -> Callable[[TournamentView], None]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, check_out_not_input, console, err_console
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
     cluster_of,
@@ -128,6 +128,7 @@ def run(
         raise typer.Exit(2)
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
     check_out_folder(out, "publish to")  # ... and so is an --out that is a file: not after the rating
+    check_out_not_input(out, paths, "an input folder")  # never read again once it holds the manifest
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)

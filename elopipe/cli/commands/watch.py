@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, drop_folder_path, err_console
+from elopipe.cli.app import (
+    DB_OPTION_HELP,
+    app,
+    check_out_folder,
+    check_out_not_input,
+    console,
+    drop_folder_path,
+    err_console,
+)
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
     cluster_of,
@@ -81,9 +89,7 @@ def watch(
     when a server is configured; without one a temporary local server runs for the whole watch."""
     check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
     check_out_folder(out, "publish to")
-    if out.resolve() == inbox.resolve():  # its pages would be taken, and quarantined, as new files
-        err_console.print(f"cannot publish to {out}: it is the drop folder; give another --out", style="red")
-        raise typer.Exit(2)
+    check_out_not_input(out, [inbox], "the drop folder")  # its pages would be taken as new files
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
