@@ -191,8 +191,9 @@ def section_lines(section: list[dict[str, Any]]) -> list[str]:
         for o in s["opponents"]:
             rating = "unrated" if o["rating"] is None else str(o["rating"])
             extra = f"  {o['note']}" if o["note"] else ""
+            rnd = "?" if o["round"] is None else o["round"]  # a PGN without Round tags
             lines.append(
-                f"  R{o['round']:<3} {o['name'] or '?'}  {o['title'] or '-'}  {o['federation'] or '?'}  {rating}"
+                f"  R{rnd:<3} {o['name'] or '?'}  {o['title'] or '-'}  {o['federation'] or '?'}  {rating}"
                 f"  {o['points']}{extra}"
             )
     return lines

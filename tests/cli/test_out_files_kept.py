@@ -66,3 +66,12 @@ def test_a_page_a_command_wrote_over_is_made_again_by_the_next_publish(db: Path,
     _run(["publish", "--full", "--db", str(db), "--out", str(out)])
     assert (out / page).read_bytes() == (fresh / page).read_bytes()
     assert not (out / KEPT).exists()
+
+
+def test_a_report_of_games_without_rounds_prints_its_norms_section(tmp_path: Path) -> None:
+    """`report --tournament 2` of a store whose games have no round (a PGN without Round tags)
+    failed in the norms section's opponent lines (an unsupported format for None)."""
+    db = to_file(two_rules_store(scenario=False), tmp_path / "s.duckdb")
+    res = CliRunner().invoke(app, ["report", "--tournament", "2", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 0, res.output
+    assert "Traceback" not in res.output
