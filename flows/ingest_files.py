@@ -44,6 +44,11 @@ class _FileLines:
             stage_warning("ingest", f"rejected {result.name}: {result.reason}")
         elif result.removed_games:  # a correction that deletes stored games says so (the watch log)
             stage_warning("ingest", result.correction_line() or "")
+        elif result.replaced_file_ids:  # stored rows replaced: said, as every removal is
+            stage_line("ingest", result.correction_line() or "")
+        kept = result.kept_line()
+        if kept:  # a changed file at a known path that is not a correction: both versions stay
+            stage_line("ingest", kept)
         in_progress = result.in_progress_line()
         if in_progress:  # its event is missing from the lists until it is complete
             stage_warning("ingest", in_progress)

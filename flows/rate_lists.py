@@ -70,6 +70,8 @@ def rate_lists(request: RateListsRequest) -> RateFlowSummary:
         out.summaries[system] = summary
         if summary is None:
             continue
+        if gone := summary.removed_line():  # lists are stored data: their removal is said
+            stage_line("rate", gone)
         for failed in summary.failed_events:
             stage_warning("rate", failed)  # a tournament left unrated: the other events were rated
         if far := ro_far_line(system, summary):

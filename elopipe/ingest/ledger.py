@@ -49,6 +49,9 @@ class FileResult:
     results_only: bool = False  # a PGN results export (`ParsedFile.results_only`)
     replaced_file_ids: list[int] = field(default_factory=list)
     removed_games: int = 0  # games of the replaced versions that this correction does not hold
+    # the stored versions at its path that this file does not correct, kept ('EVENT DAY stays'), and
+    # what this one is ('this one is of DAY')
+    kept_versions: list[str] = field(default_factory=list)
     player_ids: set[int] = field(default_factory=set)
     first_issues: list[IngestIssue] = field(default_factory=list)
     in_progress: str | None = None  # an event still in progress: its unfinished round (TRF `extra.in_progress`)
@@ -67,6 +70,14 @@ class FileResult:
             line += f"; {plural(n, 'game')} of the earlier version {'is' if n == 1 else 'are'} not in it and"
             line += f" {'was' if n == 1 else 'were'} removed"
         return line
+
+    def kept_line(self) -> str | None:
+        """'NAME: a new event under the name of a file already loaded (Club Championship
+        2023-05-01 stays; this one is of 2024-05-01)': a file at the path of a stored version
+        that it does not correct (`elopipe.ingest.corrections`), both kept; None otherwise."""
+        if not self.kept_versions:
+            return None
+        return f"{self.name}: a new event under the name of a file already loaded ({'; '.join(self.kept_versions)})"
 
     def in_progress_line(self) -> str | None:
         """'in progress: NAME: <its unfinished round>; not rated until ...', None when no event of

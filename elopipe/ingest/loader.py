@@ -3,8 +3,9 @@
 The content-hash ledger (`source_files.sha256`) makes loading idempotent: the same bytes are
 loaded once (the same bytes under another name get a 'duplicate' ledger row). A file whose
 content changed at the same path (and archive member) is a correction when it holds the same event
-and most of the earlier games (`elopipe.ingest.corrections`): its old rows are deleted and its
-ledger row marked 'replaced' in the same transaction as the new load; otherwise both are kept. A file that cannot
+and most of the earlier games, on the same days or with the same results (`elopipe.ingest.corrections`):
+its old rows are deleted and its ledger row marked 'replaced' in the same transaction as the new
+load; otherwise both are kept, and the result says so (`FileResult.kept_line`). A file that cannot
 be read, or is not chess, still gets a ledger row ('rejected') with the reason in
 `ingest_errors`, so nothing a user dropped is silently lost.
 
@@ -146,16 +147,24 @@ def _as_rejected(ps: ParsedSource, reason: str, keep_sha256: bool = True) -> Par
 
 def _replace_previous(
     con: duckdb.DuckDBPyConnection, ps: ParsedSource, new_id: int, candidates: list[int], relink: set[int]
-) -> tuple[list[int], int]:
+) -> tuple[list[int], int, list[str]]:
     """Of `candidates` (the stored versions of this path and member with other bytes), the file
-    ids that the new bytes correct (`elopipe.ingest.corrections`: the same event and most of its
-    games kept), and how many of their games the new version does not hold. Their rows are
-    deleted and their ledger rows marked; the tournaments their games were linked to are added to
-    `relink`: those links go with them. Unrelated content saved under a reused file name is
-    loaded beside the old file, which is kept: a correction may delete rows, an accident must not."""
+    ids that the new bytes correct (`elopipe.ingest.corrections`: the same event, most of its
+    games kept, and the same days or the same results), how many of their games the new version
+    does not hold, and the words that name each version kept and the new one (`Evidence.old_words`,
+    `new_words`). Their rows
+    are deleted and their ledger rows marked; the tournaments their games were linked to are added
+    to `relink`: those links go with them. Unrelated content saved under a reused file name (next
+    year's event of the same name) is loaded beside the old file, which is kept: a correction may
+    delete rows, an accident must not."""
     if not candidates:
-        return [], 0
-    found = [e for e in corrections.evidence(con, ps.parsed, candidates) if e.corrects]
+        return [], 0, []
+    every = corrections.evidence(con, ps.parsed, candidates)
+    found = [e for e in every if e.corrects]
+    others = [e for e in every if not e.corrects]
+    kept = [f"{e.old_words()} stays" for e in others]
+    if others and others[0].new_words():
+        kept.append(f"this one is {others[0].new_words()}")
     touched: set[int] = set()
     for e in found:
         fid = e.file_id
@@ -169,7 +178,7 @@ def _replace_previous(
     # a spelling (or title, federation...) only the old version wrote must not stay the player's
     decisions.refresh_display_names(con, touched)
     facts.refresh_player_facts(con, touched)
-    return [e.file_id for e in found], sum(e.removed for e in found)
+    return [e.file_id for e in found], sum(e.removed for e in found), kept
 
 
 def delete_file_rows(con: duckdb.DuckDBPyConnection, file_id: int) -> None:
@@ -204,9 +213,9 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
                                       reason=f"same bytes as file_id {first_id}")  # fmt: skip
             ledger_rows.append(ledger.ledger_row(ps, fid, now, "duplicate", f"same bytes as file_id {first_id}"))
             continue
-        replaced, removed = _replace_previous(con, ps, fid, plan.corrects.get(pos, []), relink)
+        replaced, removed, kept = _replace_previous(con, ps, fid, plan.corrects.get(pos, []), relink)
         res = FileResult(ps.source.display, "rejected", file_id=fid, format=ps.format, replaced_file_ids=replaced,
-                         removed_games=removed)  # fmt: skip
+                         removed_games=removed, kept_versions=kept)  # fmt: skip
         results[pos] = res
         issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
         if ps.rejected_reason is not None or ps.parsed is None:

@@ -72,8 +72,18 @@ def write(
     through: dt.date | None,
 ) -> None:
     """Store the run of ``summary.system``: its ``rating_runs`` row with `params`, the `frames`
-    (the lists after `through` kept), the `skips`; sets ``summary.run_id``. Needs a writer."""
+    (the lists after `through` kept), the `skips`; sets ``summary.run_id`` and
+    ``summary.removed_lists`` (stored lists up to `through` that the run no longer computes). Needs a
+    writer."""
     run_id = result_tables.start_run(con, summary.system, params=params)
+    # every list is rewritten: one stored before and not computed now is removed, and said
+    hi = through or dt.date.max
+    before = con.execute(
+        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND list_date <= ?", [summary.system, hi]
+    ).fetchall()
+    lists = frames.get("rating_lists")
+    now = set(lists.get_column("list_date").unique().to_list()) if lists is not None and lists.height else set()
+    summary.removed_lists = sorted(d for (d,) in before if d not in now)
     result_tables.write_results(con, summary.system, None, frames, run_id=run_id, through=through)
     result_tables.save_skips(con, summary.system, skips, run_id)
     result_tables.finish_run(con, run_id, first_list=summary.first_list, last_list=summary.last_list)

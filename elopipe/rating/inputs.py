@@ -141,6 +141,7 @@ def unchanged(con: duckdb.DuckDBPyConnection, system: str, inputs: str) -> RateS
     summary.lists_written = 0
     summary.changed_lists = []
     summary.kept_lists = []
+    summary.removed_lists = []
     summary.removed_runs = []
     summary.resumed_from = None
     summary.full_reason = None
@@ -170,7 +171,7 @@ def forget(con: duckdb.DuckDBPyConnection, system: str) -> None:
 
 
 _DATES = ("first_list", "last_list", "first_changed", "resumed_from")
-_DATE_LISTS = ("changed_lists", "kept_lists")
+_DATE_LISTS = ("changed_lists", "kept_lists", "removed_lists")
 
 
 def _to_json(s: RateSummary) -> str:

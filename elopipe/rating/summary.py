@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from elopipe.runtime.words import plural
+
 
 @dataclass
 class RateSummary:
@@ -36,7 +38,8 @@ class RateSummary:
     (`elopipe.rating.scenarios.remove_unfinished`); resumed_from: the first period a FIDE run
     computed, resuming from the checkpoint before it (`elopipe.rating.fide.resume`; None: it did
     not resume); full_reason: why a FIDE run computed every period instead (None: it resumed, or
-    the engine did not run).
+    the engine did not run); removed_lists: the stored lists this run removed, no game being
+    rated on them any more (a correction moved or removed their events' games).
     """
 
     system: str
@@ -58,6 +61,7 @@ class RateSummary:
     seconds: float = 0.0
     failed_events: list[str] = field(default_factory=list)
     kept_lists: list[dt.date] = field(default_factory=list)
+    removed_lists: list[dt.date] = field(default_factory=list)
     ro_far: int = 0
     ro_far_entries: int = 0
     ro_far_worst: list[RoFar] = field(default_factory=list)
@@ -65,6 +69,17 @@ class RateSummary:
     removed_runs: list[int] = field(default_factory=list)
     resumed_from: dt.date | None = None
     full_reason: str | None = None
+
+    def removed_line(self) -> str | None:
+        """'fide: 1 list removed, no game is rated on it any more (2023-05-01)': the stored lists
+        this run removed (`removed_lists`: lists are stored data, their removal is said); None
+        when it removed none."""
+        gone = self.removed_lists
+        if not gone:
+            return None
+        dates = ", ".join(str(d) for d in gone[:5]) + (f", ... ({len(gone)})" if len(gone) > 5 else "")
+        it = "it" if len(gone) == 1 else "them"
+        return f"{self.system}: {plural(len(gone), 'list')} removed, no game is rated on {it} any more ({dates})"
 
 
 # A Ro this far from the rating the organiser's file gives is marked in reports and counted by

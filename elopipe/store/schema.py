@@ -459,7 +459,8 @@ TABLE_DOCS: dict[str, str] = {
     "both digests still hold, a rating run keeps the event's title_norms rows instead of deciding them again.",
     "source_files": "The ingest ledger: one row per file (or archive member) ever seen, keyed by the sha256 of its bytes. "
     "The same bytes are never loaded twice; a changed file at the same path replaces the old one (status 'replaced') "
-    "when it corrects it: the same event and most of its games (elopipe.ingest.corrections); else both are kept.",
+    "when it corrects it: the same event and most of its games, on days in common or, dates moved, every game with its "
+    "result (elopipe.ingest.corrections); else both are kept.",
     "ingest_errors": "Everything that could not be read, with file, line, game and reason, and the raw text kept.",
     "tournaments": "One row per tournament (TRF file, or PGN event inside a file).",
     "players": "One row per person after identity resolution (elopipe.identity.resolve).",

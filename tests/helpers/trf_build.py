@@ -80,3 +80,48 @@ def gros_played_rounds(folder: Path) -> Path:
     out = folder / GROS
     out.write_bytes(data.replace(b"\nXXR 9", b"\nXXR 4"))
     return out
+
+
+CLUB = [
+    ("Alpha, Anton", 2100, "24600001", "m"), ("Beta, Bernd", 2000, "24600002", "m"),
+    ("Gamma, Gustav", 1900, "24600003", "m"), ("Delta, Dieter", 1800, "24600004", "m"),
+    ("Eps, Emil", 1700, "24600005", "m"), ("Zeta, Zora", 1600, "24600006", "w"),
+]  # fmt: skip
+
+
+def round_robin(start: str, end: str, result: str = "1", name: str = "Club Championship") -> str:
+    """A TRF of a six-player round-robin (`CLUB`, German FIDE IDs) in Dublin from `start` to `end`
+    (YYYY/MM/DD), one round a day, paired by the Berger table: the same pairings whatever the
+    dates. White's `result` ('1', '0', '=') in every game: another year's results."""
+    n = len(CLUB)
+    blocks: dict[int, list[str]] = {i: [] for i in range(1, n + 1)}
+    points = dict.fromkeys(range(1, n + 1), 0)  # half-points
+    other = {"1": "0", "0": "1", "=": "="}
+    half = {"1": 2, "0": 0, "=": 1}
+    order = list(range(1, n + 1))
+    for r in range(n - 1):
+        for k in range(n // 2):
+            a, b = (order[k], order[n - 1 - k]) if r % 2 == 0 else (order[n - 1 - k], order[k])
+            ra, rb = result, other[result]
+            blocks[a].append(block(b, "w", ra))
+            blocks[b].append(block(a, "b", rb))
+            points[a] += half[ra]
+            points[b] += half[rb]
+        order = [order[0], order[-1], *order[1:-1]]
+    rows = [
+        row(
+            i,
+            nm,
+            blocks[i],
+            sex=sex,
+            rating=rt,
+            fed="GER",
+            fide_id=fid,
+            birth="1990/01/01",
+            points=f"{points[i] // 2}.{5 if points[i] % 2 else 0}",
+            final_rank=i,
+        )  # fmt: skip
+        for i, (nm, rt, fid, sex) in enumerate(CLUB, 1)
+    ]
+    head = [f"012 {name}", "022 Dublin", "032 IRL", f"042 {start}", f"052 {end}", f"062 {n}", "092 Round Robin"]
+    return trf(*head, *rows, header=False)

@@ -17,6 +17,7 @@ from elopipe.jobs.requests import IngestRequest
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.small_pgn import event_pgn
 from tests.helpers.store_rows import db_rows
+from tests.helpers.trf_build import round_robin
 
 
 def _games_by_event(db: Path) -> list[tuple]:
@@ -122,3 +123,93 @@ def test_the_ingest_flow_warns_of_removed_games_in_the_watch_log(
     said = [r.getMessage() for r in caplog.records if r.name == STAGE_LOGGER]
     assert any("corrected" in s and "4 games of the earlier version" in s for s in said), said
     assert any("4 games removed by a correction" in s for s in said), said
+
+
+def test_next_years_event_of_the_same_name_and_pairings_is_a_new_file(tmp_path: Path) -> None:
+    # a club's yearly round-robin: club.trf, the same name, players and Berger pairings, a year
+    # later and every result different. The pairings prove nothing: the 2023 event must stay
+    f, db = tmp_path / "club.trf", tmp_path / "s.duckdb"
+    f.write_text(round_robin("2023/05/01", "2023/05/05"))
+    assert CliRunner().invoke(app, ["ingest", str(f), "--db", str(db)]).exit_code == 0
+    f.write_text(round_robin("2024/05/01", "2024/05/05", result="="))
+    res = CliRunner().invoke(app, ["ingest", str(f), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "corrected" not in out
+    assert (
+        "club.trf: a new event under the name of a file already loaded"
+        " (Club Championship 2023-05-01 stays; this one is of 2024-05-01)" in out
+    ), out
+    assert db_rows(db, "SELECT start_date::VARCHAR, count(*) FROM games JOIN tournaments USING (tournament_id)"
+                       " GROUP BY 1 ORDER BY 1") == [("2023-05-01", 15), ("2024-05-01", 15)]  # fmt: skip
+    assert db_rows(db, "SELECT status FROM source_files ORDER BY file_id") == [("loaded",), ("loaded",)]
+    # and the year after: both earlier events stay
+    f.write_text(round_robin("2025/05/02", "2025/05/06", result="0"))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].kept_line() == (
+        f"{f}: a new event under the name of a file already loaded (Club Championship 2023-05-01 stays;"
+        " Club Championship 2024-05-01 stays; this one is of 2025-05-02)"
+    )
+    assert db_rows(db, "SELECT count(*) FROM games") == [(45,)]
+
+
+def test_a_date_typo_with_a_result_fixed_too_is_a_new_file(tmp_path: Path) -> None:
+    # other days and other results: nothing proves it is the same event; both kept, said
+    f, db = tmp_path / "club.trf", tmp_path / "s.duckdb"
+    f.write_text(round_robin("2023/04/01", "2023/04/05"))
+    ingest_paths([f], db)
+    text = round_robin("2023/05/01", "2023/05/05")
+    f.write_text(
+        text.replace(" 6 w 1     5 b 0", " 6 w =     5 b 0", 1).replace("1 b 0     4 b 0", "1 b =     4 b 0", 1)
+    )
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == []
+    assert summary.files[0].kept_versions == ["Club Championship 2023-04-01 stays", "this one is of 2023-05-01"]
+    assert db_rows(db, "SELECT count(*) FROM games") == [(30,)]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (("2023/04/01", "2023/04/05"), ("2023/05/01", "2023/05/05")),
+        (("2023/05/03", "2023/05/07"), ("2023/05/01", "2023/05/05")),
+    ],
+    ids=["month-typo-same-games", "days-overlap"],
+)
+def test_a_date_typo_of_a_trf_fixed_is_a_correction(
+    tmp_path: Path, before: tuple[str, str], after: tuple[str, str]
+) -> None:
+    # the same games with the same results on other days, or days in common: a correction
+    f, db = tmp_path / "club.trf", tmp_path / "s.duckdb"
+    f.write_text(round_robin(*before))
+    ingest_paths([f], db)
+    f.write_text(round_robin(*after))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == [1] and summary.files[0].kept_versions == []
+    assert db_rows(db, "SELECT start_date::VARCHAR, count(*) FROM games JOIN tournaments USING (tournament_id)"
+                       " GROUP BY 1") == [(after[0].replace("/", "-"), 15)]  # fmt: skip
+
+
+def test_the_watch_log_says_a_new_event_under_a_known_name_is_kept(
+    tmp_path: Path, prefect_harness: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # `watch` (club.trf dropped in the inbox each year) shows the ingest stage's lines
+    import flows.ingest_files as fi
+    from flows.prefect_env import STAGE_LOGGER
+
+    f, db = tmp_path / "club.trf", tmp_path / "s.duckdb"
+    f.write_text(round_robin("2023/05/01", "2023/05/05"))
+    fi.ingest_files(IngestRequest((str(f),), str(db)))
+    f.write_text(round_robin("2024/05/01", "2024/05/05", result="0"))
+    with caplog.at_level(logging.INFO, logger=STAGE_LOGGER):
+        fi.ingest_files(IngestRequest((str(f),), str(db)))
+    said = [r.getMessage() for r in caplog.records if r.name == STAGE_LOGGER]
+    assert any("a new event under the name of a file already loaded" in s and "2023-05-01 stays" in s for s in said)
+    assert not any("corrected" in s for s in said), said
+    assert db_rows(db, "SELECT count(*) FROM games") == [(30,)]
+    # a correction that removes no game is said too: stored rows were replaced
+    f.write_text(round_robin("2024/05/01", "2024/05/05", result="="))
+    with caplog.at_level(logging.INFO, logger=STAGE_LOGGER):
+        fi.ingest_files(IngestRequest((str(f),), str(db)))
+    said = [r.getMessage() for r in caplog.records if r.name == STAGE_LOGGER]
+    assert any("corrected:" in s and "replaces its earlier version" in s for s in said), said

@@ -83,6 +83,8 @@ def ingest(
         print_file_problems(summary)
         for line in filter(None, (f.correction_line() for f in summary.files)):
             console.print(line, soft_wrap=True)
+        for line in filter(None, (f.kept_line() for f in summary.files)):
+            console.print(line, soft_wrap=True)
     # said even when quiet: the event will be missing from the lists until it is complete
     for line in filter(None, (f.in_progress_line() for f in summary.files)):
         err_console.print(line, style="yellow", soft_wrap=True)

@@ -308,6 +308,8 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
         console.print("nothing changed since the last run; nothing written")
     else:
         console.print(f"rewritten from {s.first_changed}: {plural(s.lists_written, 'list')}")
+    if gone := s.removed_line():
+        console.print(gone)
     if s.resumed_from is not None:
         console.print(f"computed from {s.resumed_from:%Y-%m} on, from the state kept after the list before it")
     elif s.full_reason:

@@ -262,6 +262,7 @@ def rate_fide(
         summary.changed_lists = done.written
         summary.lists_written = len(done.written)
         summary.first_changed = done.first_changed
+        summary.removed_lists = done.gone
         lists, list_dates = result.rating_lists, result.list_dates
         # the engine's frames are written: free them before the checkpoint and the norms read the store (issue 27)
         inputs = dataclasses.replace(
@@ -283,12 +284,14 @@ def rate_fide(
 @dataclass
 class Stored:
     """What `store_changes` wrote: its run (None: none), the lists rewritten, the first list
-    rewritten or removed (None: none), the lists whose title norms are decided again."""
+    rewritten or removed (None: none), the lists whose title norms are decided again, the lists
+    removed (stored, no longer computed: no game is rated on them any more)."""
 
     run_id: int | None
     written: list[dt.date]
     first_changed: dt.date | None
     touched: set[dt.date]
+    gone: list[dt.date] = dataclasses.field(default_factory=list)
 
 
 def store_changes(
@@ -324,9 +327,10 @@ def store_changes(
             result_tables.finish_run(con, run_id, first_list=None, last_list=None)
         return Stored(run_id, [], None, set())
     new_frames = {k: getattr(result, k).filter(pl.col("list_date") >= first) for k in RESULT_KEYS}
-    # lists no longer computed go; a preview keeps those after `through`
+    # lists no longer computed go (their rows too: compared with no row, every group differs); a
+    # preview keeps those after `through`
     gone = {d for d in stored_cmp if d >= first and d not in digests}
-    rewrite, staged = _lists_that_differ(con, system, first, new_frames, stored)
+    rewrite, staged = _lists_that_differ(con, system, first, new_frames, stored, gone)
     rewrite |= gone
     # the kept later lists were computed from the lists rewritten now: the next full run redoes them
     stale = sorted(d for d in stored if through is not None and d > through) if rewrite else []
@@ -363,7 +367,7 @@ def store_changes(
         games_hash=games_hash,
     )
     first_changed = written[0] if written else (min(gone) if gone else None)
-    return Stored(run_id, written, first_changed, set(new_digests) | rewrite)
+    return Stored(run_id, written, first_changed, set(new_digests) | rewrite, sorted(gone))
 
 
 def _resumed(
@@ -424,6 +428,7 @@ def _resumed(
         summary.changed_lists = done.written
         summary.lists_written = len(done.written)
         summary.first_changed = done.first_changed
+        summary.removed_lists = done.gone
         summary.resumed_from = start
         summary.ro_from = fp.ro_from
         del prep, result, recorder, inputs
@@ -453,10 +458,12 @@ def _lists_that_differ(
     first: dt.date,
     new_frames: dict[str, pl.DataFrame],
     stored_digests: dict[dt.date, str],
+    gone: Collection[dt.date] = (),
 ) -> tuple[set[dt.date], dict[str, result_rows.Staged] | None]:
     """The computed lists from `first` on whose rows differ from the stored ones (or that
     are not stored), and the comparison of each table's rows with the stored ones, staged for
     `result_tables.write_results` (None: nothing stored from `first` on, every list is written).
+    `gone`: stored lists no longer computed, compared with no row: their stored rows are deleted.
     A change of inputs does not always change later lists: e.g. an event whose games are all
     between unrated players adds rows to its own list only. The rows are compared once, group
     by group, in DuckDB (`result_rows.stage`): a list differs when one of its groups does."""
@@ -465,7 +472,9 @@ def _lists_that_differ(
         dates |= set(f.get_column("list_date").unique().to_list())
     if not any(d >= first for d in stored_digests):
         return dates, None
-    staged = {k: result_rows.stage(con, system, k, f, dates) for k, f in new_frames.items()}
+    # a list no longer computed is compared too, or its stored rows would stay (a correction that
+    # moved an event's games to another period would leave them counted on the old list as well)
+    staged = {k: result_rows.stage(con, system, k, f, dates | set(gone)) for k, f in new_frames.items()}
     return {d for s in staged.values() for d in s.dates}, staged
 
 

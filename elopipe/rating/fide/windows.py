@@ -385,6 +385,7 @@ def _rate(
     summary.changed_lists = writer.written
     summary.lists_written = len(writer.written)
     summary.first_changed = writer.first_changed
+    summary.removed_lists = sorted(writer.gone)
     summary.ro_from = fp.ro_from
     summary.failed_events = faults.failed_lines(con, system, run.failed)
     return summary
