@@ -66,16 +66,29 @@ def test_an_event_moved_to_a_later_period_leaves_no_list_behind(tmp_path: Path, 
         assert db_rows(inc, "SELECT sum(games) FROM rating_lists WHERE system = 'fide'") == [(30,)]
 
 
+def _ingested(tmp_path: Path, files: dict[str, str]) -> tuple[list[Path], Path]:
+    """The TRF `files` (name: text) written to tmp_path/files and ingested into a new store:
+    (their paths, the store)."""
+    d = tmp_path / "files"
+    d.mkdir()
+    paths = [d / name for name in files]
+    for path, text in zip(paths, files.values(), strict=True):
+        path.write_text(text)
+    inc = tmp_path / "inc.duckdb"
+    ingest_paths(paths, inc)
+    return paths, inc
+
+
 def test_an_event_moved_to_an_earlier_period_removes_the_later_lists(tmp_path: Path) -> None:
     # two events: February (the first list, March) and June, fixed to April: the lists of June
     # and July go (a run resumed from the May list)
-    d = tmp_path / "files"
-    d.mkdir()
-    winter, late = d / "winter.trf", d / "late.trf"
-    winter.write_text(round_robin("2023/02/01", "2023/02/05", name="Winter Open"))
-    late.write_text(round_robin("2023/06/01", "2023/06/05", result="="))
-    inc = tmp_path / "inc.duckdb"
-    ingest_paths([winter, late], inc)
+    (winter, late), inc = _ingested(
+        tmp_path,
+        {
+            "winter.trf": round_robin("2023/02/01", "2023/02/05", name="Winter Open"),
+            "late.trf": round_robin("2023/06/01", "2023/06/05", result="="),
+        },
+    )
     first = _rate(inc)
     assert (first.first_list, first.last_list) == (dt.date(2023, 3, 1), dt.date(2023, 7, 1))
     late.write_text(round_robin("2023/04/01", "2023/04/05", result="="))
@@ -112,13 +125,13 @@ def test_the_first_event_moved_a_month_later_removes_the_first_list(
     # every period, in one piece or window by window
     if window is not None:
         monkeypatch.setenv(windows.WINDOW_SETTING, window)
-    d = tmp_path / "files"
-    d.mkdir()
-    winter, spring = d / "winter.trf", d / "spring.trf"
-    winter.write_text(round_robin("2023/02/01", "2023/02/05", name="Winter Open"))
-    spring.write_text(round_robin("2023/04/01", "2023/04/05", result="="))
-    inc = tmp_path / "inc.duckdb"
-    ingest_paths([winter, spring], inc)
+    (winter, spring), inc = _ingested(
+        tmp_path,
+        {
+            "winter.trf": round_robin("2023/02/01", "2023/02/05", name="Winter Open"),
+            "spring.trf": round_robin("2023/04/01", "2023/04/05", result="="),
+        },
+    )
     assert _rate(inc).first_list == dt.date(2023, 3, 1)
     winter.write_text(round_robin("2023/03/01", "2023/03/05", name="Winter Open"))
     assert ingest_paths([winter], inc).files[0].replaced_file_ids == [1]
