@@ -64,11 +64,18 @@ def parse_source(
     an unreadable or non-chess file comes back with `rejected_reason` set. `workers`, `executor`,
     `spread`: see `read_pgn` (elopipe.ingest.execution gives them); the result is the same."""
     run = _Run(validate_moves, workers, executor, spread)
+    parts: list[bytes] = []
+    cut = None
     try:
         # only PGN is read in pieces: another file is read whole at once, not probed first
-        data = _read_small(source) if source.suffix == ".pgn" else source.read_bytes()
+        data = _read_small(source, parts) if source.suffix == ".pgn" else _read_whole(source, parts)
         if data is None:
             return _parse_large_pgn(source, run)
+    except EOFError as exc:
+        if not (source.compressed and parts):
+            return unreadable(source, exc)
+        # a .gz, .bz2 or zip member cut short (a download that stopped): everything readable lands
+        data, cut = b"".join(parts), _cut_issue()
     except _READ_ERRORS as exc:
         return unreadable(source, exc)
     # hashlib releases the GIL on large inputs: the digest is computed while the text is parsed; a
@@ -76,7 +83,27 @@ def parse_source(
     hashing = submit(executor if len(data) >= _HASH_BESIDE_BYTES else None, _sha256, data)
     ps = _parse_bytes(source, data, run)
     ps.sha256 = hashing.result()
+    if cut is not None and ps.parsed is not None:
+        ps.parsed.issues.insert(0, cut)
     return ps
+
+
+def _read_whole(source: Source, parts: list[bytes]) -> bytes:
+    """The decompressed bytes, gathered in `parts` as they are read (what was read before an
+    error stays there). Raises as `Source.blocks` does."""
+    for block in source.blocks():
+        parts.append(block)
+    return b"".join(parts)
+
+
+def _cut_issue() -> IngestIssue:
+    """The error of a compressed stream that ends before its end marker, read as far as it goes."""
+    return IngestIssue(
+        "compressed_cut_short",
+        "the compressed file is cut short (no end-of-stream marker): read as far as it goes; load the complete"
+        " file again to replace it",
+        severity="error",
+    )
 
 
 @dataclass(frozen=True)
@@ -94,12 +121,12 @@ _HASH_BESIDE_BYTES = 1_000_000
 _READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
 
 
-def _read_small(source: Source) -> bytes | None:
+def _read_small(source: Source, parts: list[bytes]) -> bytes | None:
     """The decompressed bytes when there are at most `streaming.STREAM_BYTES` holding at most
     `streaming.STREAM_GAMES` games (`[Event ` tags, counted as the stream is read), else None
-    (the stream is closed). Raises as `Source.blocks` does."""
+    (the stream is closed). The bytes are gathered in `parts` as they are read. Raises as
+    `Source.blocks` does."""
     blocks = source.blocks()
-    parts: list[bytes] = []
     n = games = 0
     tail = b""
     for block in blocks:

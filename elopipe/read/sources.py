@@ -133,11 +133,13 @@ class Source:
         block_size = BLOCK_BYTES if block_size is None else block_size
         with self._open() as (fh, before):
             total = 0
-            while block := fh.read(min(block_size, limit + 1 - total)):
+            while block := _read_block(fh, min(block_size, limit + 1 - total), self.compressed):
                 total += len(block)
                 if total > limit:
                     raise SourceError(f"larger than {limit:,} bytes (set ELOPIPE_MAX_FILE_BYTES to raise the limit)")
                 yield block
+                if isinstance(block, _CutBlock):
+                    raise EOFError(block.why)
         after = os.stat(self.path)
         if (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns):
             raise SourceError("the file changed while it was being read; ingest it again once it is complete")
@@ -341,3 +343,32 @@ def _expand(p: Path) -> list[Source]:
                 out.append(Source(path, label, pos, name, resolved=True))
         return sorted(out, key=lambda s: (s.member_name or "", s.position or 0))
     return [Source(path, resolved=True)]
+
+
+class _CutBlock(bytes):
+    """The last bytes a compressed stream gave before it ended without its end marker (`why`)."""
+
+    why: str
+
+
+def _read_block(fh: IO[bytes] | gzip.GzipFile | bz2.BZ2File, n: int, compressed: bool) -> bytes:
+    """Up to `n` bytes of `fh`. A decompressor is read a buffer at a time (read1), so that a
+    stream cut short (a download that stopped) gives every byte before the cut, as a `_CutBlock`
+    (empty when none), instead of an EOFError that loses the bytes of the block it was filling."""
+    if not compressed:
+        return fh.read(n)
+    read1 = getattr(fh, "read1", fh.read)  # every decompressor has read1
+    buf = bytearray()
+    while len(buf) < n:
+        try:
+            chunk = read1(n - len(buf))
+        except EOFError as exc:
+            cut = _CutBlock(bytes(buf))
+            cut.why = str(exc)
+            if not cut:
+                raise
+            return cut
+        if not chunk:
+            break
+        buf += chunk
+    return bytes(buf)

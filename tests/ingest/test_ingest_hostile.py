@@ -136,3 +136,22 @@ def test_dangling_link_is_named_and_folder_sources_are_recorded_as_rejected(tmp_
     # an unreadable folder is a source that fails when read
     ps = parse_source(Source(str(inbox)))
     assert "folder" in ps.rejected_reason
+
+
+def test_a_gzip_file_cut_short_lands_as_far_as_it_goes(tmp_path):
+    """A .gz whose download stopped: every game before the cut lands, and the file is partial
+    with the reason; the same cut in a plain PGN loaded its games, the .gz was rejected whole (a
+    hostile tester). (A zip cut short has no directory: nothing in it can be found.)"""
+    import gzip
+
+    packed = gzip.compress(PGN.read_bytes())
+    f = tmp_path / "cut.pgn.gz"
+    f.write_bytes(packed[: len(packed) * 3 // 4])
+    ps = parse_source(Source(str(f)))
+    assert ps.rejected_reason is None and ps.parsed is not None
+    assert 10 < len(ps.parsed.games) < 56
+    (cut,) = [i for i in ps.parsed.issues if i.code == "compressed_cut_short"]
+    assert cut.severity == "error" and "read as far as it goes" in cut.message
+    # a file cut before any byte decompresses is unreadable, as before
+    f.write_bytes(packed[:12])
+    assert parse_source(Source(str(f))).rejected_reason is not None
