@@ -3,8 +3,8 @@
 Who is listed: the players who made a norm (GM, IM, WGM, WIM) they do not already hold the title
 for, those who missed one by a single clause or by half a point (`v_norms`: `single_miss`,
 `half_point`), and those whose result meets every clause the store can decide but one needs a
-fact it lacks ('unknown: the applicant's federation'; a women's norm undecided for want of the
-player's sex is left out). For each: the norm type, games, points, Ra, p, dp, Rp, the decision
+fact it lacks ('unknown: the applicant's federation'; a women's norm undecided, or missed, for
+want of the player's sex is left out). For each: the norm type, games, points, Ra, p, dp, Rp, the decision
 with its clause and what would have made it, and the opponents as the norm counted them (round,
 name, title, federation, rating; the opponent raised to the rating floor marked, B.01 1.4.6c;
 rounds left out under 1.4.1e/f or 1.4.2 marked). The decisions come from `v_norms`, the
@@ -40,7 +40,11 @@ def _listed(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: s
                raised_id, raised_from, dropped, era
         FROM v_norms
         WHERE list_contains(?::INTEGER[], tournament_id) AND system = ? AND NOT holds_title
-          AND (decision = 'norm' OR (decision = 'missed' AND (single_miss OR half_point))
+          AND (decision = 'norm' OR (decision = 'missed' AND (single_miss OR half_point)
+                                     -- nor a women's norm missed by a player whose sex no file gives:
+                                     -- in an open (an Olympiad's PGN) most are men, 131 such lines
+                                     AND (norm NOT IN ('WGM', 'WIM')
+                                          OR player_id IN (SELECT player_id FROM players WHERE sex = 'w')))
                -- a women's norm undecided for want of the player's sex is no news (PGN files give none)
                OR (decision = 'unknown' AND reason NOT LIKE '%applicant''s sex%'))
         ORDER BY tournament_id, decision = 'norm' DESC, decision = 'unknown' DESC, rp DESC NULLS LAST, name, norm

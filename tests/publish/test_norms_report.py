@@ -121,3 +121,35 @@ def test_undecided_is_listed_with_the_missing_fact(tmp_path: Path) -> None:
         in lines
     )
     assert any(line.startswith("  R") and "Player09, Test  GM  ?  2500" in line for line in lines)
+
+
+def test_a_womens_norm_missed_is_listed_only_for_a_woman(tmp_path: Path) -> None:
+    """Four losses, 3/9: the WGM and WIM norms missed by half a point (1.4.8b, 35 %), with the
+    applicant's sex not given (PGN files give none) or given as a woman: they are listed for a
+    woman only. An Olympiad's open section listed 131 of them for players whose sex no file
+    gives, most of them men (a fresh user)."""
+    text = rr_trf(results={(10, k): "0" for k in range(1, 5)})
+
+    def lines_for(sex: str) -> list[str]:
+        d = tmp_path / (sex.strip() or "unknown")
+        d.mkdir()
+        f = d / "rr.trf"
+        f.write_text(text.replace("001   10 m IM Player10", f"001   10 {sex} IM Player10"), encoding="utf-8")
+        db = d / "s.duckdb"
+        ingest_paths([f], db)
+        with open_writer(db) as con:
+            rate(con, "fide")
+        con = duckdb.connect(str(db), read_only=True)
+        try:
+            missed = con.execute("SELECT count(*) FROM v_norms WHERE norm IN ('WGM', 'WIM') AND decision = 'missed'")
+            assert missed.fetchall()[0][0] > 0  # the rule decided them: only the report leaves them out
+            return section_lines(norm_section(con, 1, "fide"))
+        finally:
+            con.close()
+
+    def womens(lines: list[str]) -> list[str]:
+        return [line for line in lines if " – WGM norm" in line or " – WIM norm" in line]
+
+    assert womens(lines_for(" ")) == []
+    # (an IM holds the WIM title's worth: only the WGM norm is news for her)
+    assert [line.split(" – ")[1][:16] for line in womens(lines_for("w"))] == ["WGM norm: missed"]
