@@ -48,7 +48,8 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
 * ``round_players``: the same main round, tournaments one event; ``+hash`` when both have moves
   and the movetext hashes are equal (then one event is not needed, unless the moves are short).
   Different hashes veto the match unless one side is an unfinished broadcast game (result ``*``,
-  moves still growing: ``+broadcast``) or both have the same result and number of plies (the
+  moves still growing: ``+broadcast``) or a copy cut short (its file's last game, with moves and
+  no termination marker: a download that stopped, taken by `watch` after --incomplete-wait) or both have the same result and number of plies (the
   same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
 * a round missing on one side (or both): ``hash_players`` (equal movetext hash, as above) only;
 * two rows of one tournament (one file): ``same_file_hash``, same round and equal movetext hashes.
@@ -195,7 +196,7 @@ def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> s
 # Columns that decide `match_rule`: rows equal on these (a "class") match other rows alike.
 _CLASS_KEY = [
     "white_id", "black_id", "tournament_id", "round", "movetext_hash", "result", "ply_count", "game_date",
-    "day_precise", "rate_class",
+    "day_precise", "rate_class", "cut",
 ]  # fmt: skip
 
 
@@ -206,12 +207,19 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
             """
         WITH sel AS (SELECT UNNEST(?) AS tournament_id),
         n AS (SELECT tournament_id, count(*) AS event_games FROM games
-              WHERE tournament_id IN (SELECT tournament_id FROM sel) GROUP BY 1)
+              WHERE tournament_id IN (SELECT tournament_id FROM sel) GROUP BY 1),
+        -- the last game of each file: without its termination marker, its moves were cut short
+        last AS (SELECT file_id, max(game_index) AS last_index FROM games
+                 WHERE file_id IN (SELECT file_id FROM games WHERE tournament_id IN (SELECT tournament_id FROM sel))
+                 GROUP BY 1)
         SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
                g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
                g.round_label, g.game_index, n.event_games,
-               t.name AS event_name, t.start_date AS event_start, t.rate_class
+               t.name AS event_name, t.start_date AS event_start, t.rate_class,
+               COALESCE(g.movetext_hash IS NOT NULL AND g.result_marker IS NULL
+                        AND g.game_index = last.last_index, false) AS cut
         FROM games g JOIN tournaments t USING (tournament_id) JOIN n USING (tournament_id)
+        LEFT JOIN last ON last.file_id = g.file_id
         WHERE g.tournament_id IN (SELECT tournament_id FROM sel) AND g.white_id IS NOT NULL
           AND g.black_id IS NOT NULL
         """,
@@ -316,11 +324,13 @@ def _reps(classes: pl.DataFrame, wanted: set[int]) -> dict[int, GameRow]:
     `match_rule`)."""
     sel = classes.filter(pl.col("cls").is_in(sorted(wanted)))
     cols = ("cls", "tournament_id", "round", "white_id", "black_id", "result", "movetext_hash", "ply_count",
-            "game_date", "day_precise", "rate_class")  # fmt: skip
+            "game_date", "day_precise", "rate_class", "cut")  # fmt: skip
     # column lists zipped: a named dict per row costs more than the rest of the loop
     return {
-        c: GameRow(0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc)
-        for c, tid, rnd, white, black, result, mh, plies, day, precise, rc in zip(
+        c: GameRow(
+            0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc, cut=cut
+        )
+        for c, tid, rnd, white, black, result, mh, plies, day, precise, rc, cut in zip(
             *(sel[col].to_list() for col in cols), strict=True
         )
     }

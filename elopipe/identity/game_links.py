@@ -41,6 +41,9 @@ class GameRow:
     event_name: str | None = None
     event_start: dt.date | None = None
     rate_class: str | None = None
+    # its file's last game, with moves but no termination marker: a file cut short (a copy or
+    # download that stopped) wrote only the first of its moves
+    cut: bool = False
 
 
 def _short(g: GameRow) -> bool:
@@ -74,7 +77,7 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
     if a.round != b.round:
         return None
     if both_moves and not same_hash:
-        if "*" in (a.result, b.result):
+        if "*" in (a.result, b.result) or a.cut or b.cut:  # moves still growing, or cut short
             return "round_players+broadcast"
         # same length and result: the SAN is written differently ('Ngf3' for 'Nf3'), same game
         if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:

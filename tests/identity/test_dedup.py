@@ -314,3 +314,22 @@ def test_a_game_twice_in_one_file_one_copy_without_its_round_counts_once(tmp_pat
     db2 = tmp_path / "s2.duckdb"
     ingest_paths([short], db2)
     assert _ro(db2).execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 2
+
+
+@needs_data
+@pytest.mark.parametrize("order", ["full_first", "cut_first"])
+def test_a_copy_cut_short_in_its_last_game_counts_each_game_once(tmp_path: Path, order: str) -> None:
+    """The first 5,000 bytes of the Candidates 2022 file (a copy that stopped, taken by `watch`
+    after --incomplete-wait): its last game holds 86 of its plies and no termination marker. It
+    is the same game as the full file's (a fresh user: counted twice, on two lists)."""
+    cut = tmp_path / "cut.pgn"
+    cut.write_bytes(CAND_TWIC.read_bytes()[:5000])
+    db = tmp_path / "s.duckdb"
+    for f in [CAND_TWIC, cut] if order == "full_first" else [cut, CAND_TWIC]:
+        ingest_paths([f], db)
+    con = _ro(db)
+    assert con.execute("SELECT count(*) FROM games").fetchone()[0] == 61
+    assert con.execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 56
+    dup = "SELECT match_rule, count(*) FROM game_sources WHERE role = 'duplicate' GROUP BY 1"
+    rules = dict(con.execute(dup).fetchall())
+    assert rules == {"round_players+hash": 4, "round_players+broadcast": 1}

@@ -53,7 +53,9 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
             "round_label": str(rnd_no) if rnd_no else None,
             "game_date": rnd.choice([None, BASE, BASE + dt.timedelta(days=1), BASE + dt.timedelta(days=3)]),
             "date_precision": rnd.choice(["day", "year", None]), "white_id": white, "black_id": black,
-            "result": rnd.choice(["1-0", "0-1", "1/2-1/2", "*"]), "played": True, "movetext_hash": mhash,
+            "result": (result := rnd.choice(["1-0", "0-1", "1/2-1/2", "*"])), "played": True, "movetext_hash": mhash,
+            # a movetext's own marker, or none (a copy cut short, when it is its file's last game)
+            "result_marker": rnd.choice([result, result, None]),
             "ply_count": rnd.choice([None, 12, 40, 41]) if mhash else None,
         })  # fmt: skip
     add_rows(con, tournaments=tournaments, games=games)
@@ -98,7 +100,10 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
         "SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,"
         " g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day', g.round_label,"
         " g.game_index, (SELECT count(*) FROM games x WHERE x.tournament_id = g.tournament_id),"
-        " t.name, t.start_date, t.rate_class"
+        " t.name, t.start_date, t.rate_class,"
+        # the file's last game with moves and no termination marker: cut short (`GameRow.cut`)
+        " COALESCE(g.movetext_hash IS NOT NULL AND g.result_marker IS NULL"
+        "          AND g.game_index = (SELECT max(x.game_index) FROM games x WHERE x.file_id = g.file_id), false)"
         " FROM games g JOIN tournaments t USING (tournament_id) ORDER BY g.game_id"
     ).fetchall()
     games = [game_links.GameRow(*r) for r in rows]
