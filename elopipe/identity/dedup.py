@@ -49,7 +49,8 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   and the movetext hashes are equal (then one event is not needed, unless the moves are short).
   Different hashes veto the match unless one side is an unfinished broadcast game (result ``*``,
   moves still growing: ``+broadcast``) or a copy cut short (its file's last game, with moves and
-  no termination marker: a download that stopped, taken by `watch` after --incomplete-wait) or both have the same result and number of plies (the
+  no termination marker: a download that stopped, taken by `watch` after --incomplete-wait) or
+  both have the same result and number of plies (the
   same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
 * a round missing on one side (or both): ``hash_players`` (equal movetext hash, as above) only;
 * two rows of one tournament (one file): ``same_file_hash``, same round and equal movetext hashes.
