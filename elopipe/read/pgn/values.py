@@ -36,12 +36,16 @@ BYE_WORDS = frozenset(
     {"bye", "-bye-", "spielfrei", "freilos", "exempt", "descansa", "vrij", "pauze", "not paired", "no opponent",
      "forfeit"}
 )  # fmt: skip
-_BYE_FORM = re.compile(r"^[(\-\s]*bye\b", re.IGNORECASE)
+# 'Bye', '(bye)', '-bye-', 'Bye (1 pt)', 'BYE 1': the word alone, with a score or a note in
+# brackets; never 'Bye, Torbjorn' or 'Byers' (a player of that name)
+_BYE_FORM = re.compile(
+    r"^[(\-\s]*bye[\s\-)]*(?:\(.*\)|\d+(?:[.,]\d+)?\s*(?:pts?\.?|points?)?)?[\s\-)]*$", re.IGNORECASE
+)
 
 
 def is_bye_name(name: str | None) -> bool:
     """True when a player's name is the bye's side of a results export (`BYE_WORDS`, any case,
-    or a name beginning with the word 'bye'), not a person."""
+    or 'bye' with a score or a note: `_BYE_FORM`), not a person ('Bye, Torbjorn' is one)."""
     if not name:
         return False
     s = name.strip()

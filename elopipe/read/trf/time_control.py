@@ -11,12 +11,10 @@ from __future__ import annotations
 import re
 
 from elopipe.read.rate_evidence import FAST, name_words
-from elopipe.read.rate_of_play import classify_minutes, time_text
+from elopipe.read.rate_of_play import classify_minutes, text_minutes, time_text
 
 _STANDARD_WORDS = re.compile(r"(?<![^\W_])(?:standard|classical|classic)(?![^\W_])")
 _ENCODED = re.compile(r"^(?:(\d+)/)?(\d+)(?:\+(\d+))?(?::.*)?$")  # TRF26 222 / PGN: seconds
-_HMM = re.compile(r"(\d+):(\d{2})")
-_NUMBER = re.compile(r"(\d+(?:[.,]\d+)?)\s*('|\"|h\b|hours?|hrs?|min\w*|m\b|s\b|sec\w*|seconds?)?", re.I)
 
 
 def rate_class_for_minutes(minutes_for_60_moves: float) -> str:
@@ -56,49 +54,23 @@ def rate_class_from_keywords(text: str | None) -> str | None:
 def rate_class_from_text(text: str | None) -> str | None:
     """Best guess from free text ('90 minutes + 30 seconds per move', '1:30 + 10', '40/120, 60').
 
-    Keywords ('blitz', 'rapid', 'standard', ...) win; otherwise the first number is the base
-    time in minutes (hours when written '1:30' or with 'h') and a number marked 'sec' or
-    following '+' is the increment in seconds. Returns None when no number can be read.
+    Keywords ('blitz', 'rapid', 'standard', ...) win; a value written as TRF26 222 writes it
+    ('5400+30', '180+2': a base of 180 or more is seconds) is read as seconds; otherwise the
+    minutes for 60 moves of `elopipe.read.rate_of_play.text_minutes` (minutes, '1:30' and '1h30'
+    hours and minutes, a number marked 'sec' or after '+' seconds, move counts left out: one
+    reading of the text for the TRF's class and the rate of play; '40/120+30' was rapid here and
+    150 minutes there). Returns None when no number can be read.
     """
     if not text or not text.strip():
         return None
     by_word = rate_class_from_keywords(text)
     if by_word:
         return by_word
-    text = time_text(text)
-    compact = text.strip()
+    compact = time_text(text).strip()
     enc = re.fullmatch(r"(?:\d+/)?(\d+)\+\d+(?::\S*)?", compact)
     # '5400+30', '180+2': seconds, as TRF26 222 writes it; a smaller base ('90+30', '15+10') is
     # minutes plus seconds, as arbiters write line 122 by hand
     if enc and int(enc.group(1)) >= 180:
         return rate_class_from_encoded(compact)
-    base: float | None = None
-    inc_s = 0.0
-    hm = _HMM.search(text)
-    rest = text
-    if hm:
-        base = int(hm.group(1)) * 60 + int(hm.group(2))
-        rest = text[hm.end() :]
-    for m in _NUMBER.finditer(rest):
-        value = float(m.group(1).replace(",", "."))
-        unit = (m.group(2) or "").lower()
-        before = rest[: m.start()].rstrip()
-        if (
-            before.endswith("/")
-            or (unit == "" and rest[m.end() : m.end() + 1] == "/")
-            or (unit == "" and "moves" in rest[m.end() : m.end() + 7])
-        ):
-            continue  # '40/120': the 40 is a move count; in "120'/40" the 120 is minutes
-        if unit.startswith("s") or unit == '"':
-            inc_s = value
-            break
-        if unit.startswith("h"):
-            value *= 60
-        if base is None:
-            base = value
-        elif before.endswith("+") or "plus" in before[-6:].lower():
-            inc_s = value
-            break
-    if base is None:
-        return None
-    return rate_class_for_minutes(base + inc_s)
+    minutes = text_minutes(text)
+    return None if minutes is None else rate_class_for_minutes(minutes)

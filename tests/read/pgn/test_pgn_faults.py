@@ -204,6 +204,15 @@ def test_f14_the_bye_names_of_other_languages_and_programs_are_byes(name: str) -
     assert [p.name for p in pf.players] == [g.headers["White"]]
 
 
+@pytest.mark.parametrize("name", ["Bye, Torbjorn", "Byers, Tom", "Bye John"])
+def test_f14_a_player_named_bye_is_a_player(name: str) -> None:
+    """A surname Bye is a person: his game with moves is played and rated (it was taken for a bye)."""
+    pf = read_pgn(game(("Black", name), ("Result", "0-1"), ("Round", "1"), moves="1. e4 e5 2. Nf3 Nc6 0-1"))
+    g = pf.games[0]
+    assert g.played and g.unplayed_code is None and g.black_ref is not None
+    assert name in [p.name for p in pf.players]
+
+
 def test_f14_bye_without_newline_keeps_next_game() -> None:
     text = (
         '[Event "E"]\n[Round "1"]\n[White "A"]\n[Black ""][Result "1-0"]\n\n1-0\n\n'

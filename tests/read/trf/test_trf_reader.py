@@ -420,6 +420,11 @@ def test_time_control_text_of_line_122(text, cls):
         ("G/90+30", "standard"),
         ("G/30", "rapid"),
         ("G5", "blitz"),
+        # moves, then the time for them: the number after '/' is the time (they read as rapid)
+        ("40/120+30", "standard"),
+        ("40/2h + 30min", "standard"),
+        ("40/2h, 30min", "standard"),
+        ("40/2h+30", "standard"),
     ],
 )
 def test_hours_and_minutes_and_a_game_in_n_minutes(text, cls):
