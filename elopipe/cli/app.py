@@ -90,7 +90,7 @@ class _NonEmptyPath(TyperPath):
     """A path parameter that refuses "" (`refuse_empty_paths`)."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-        if isinstance(value, str) and not value:
+        if isinstance(value, str) and not value.strip():  # "", or only spaces
             self.fail("an empty path; name a file or folder ('.' for the current folder)", param, ctx)
         return super().convert(value, param, ctx)
 

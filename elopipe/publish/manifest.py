@@ -421,7 +421,8 @@ def set_aside_line(pairs: list[tuple[str, str]], shown: int = 3) -> str:
         if len(pairs) == 1
         else "files elopipe had not written (or edited by hand) were"
     )
-    return f"{len(pairs)} {many} kept before publishing over it: {names}{more}"
+    over = "it" if len(pairs) == 1 else "them"
+    return f"{len(pairs)} {many} kept before writing over {over}: {names}{more}"
 
 
 def retired_line(rels: list[str], shown: int = 3) -> str:

@@ -88,6 +88,7 @@ EMPTY = "an empty path; name a file or folder ('.' for the current folder)"
         ["run", "", "--db", "s.duckdb"],
         ["rate", "--db", ""],
         ["publish", "--db", "s.duckdb", "--out", ""],
+        ["publish", "--db", "s.duckdb", "--out", "   "],
         ["players", "suspects", "--db", ""],
     ],
 )

@@ -44,7 +44,7 @@ def test_a_users_file_under_the_name_is_kept_and_said(db: Path, tmp_path: Path, 
     said = _run([*args, "--db", str(db), "--out", str(out)])
     assert (out / KEPT / name).read_bytes() == MINE
     assert (out / name).read_bytes() != MINE
-    assert f"kept before publishing over it: {name} -> {KEPT}/{name}" in said.replace("\n", "")
+    assert f"kept before writing over it: {name} -> {KEPT}/{name}" in said.replace("\n", "")
     # what elopipe wrote there is its own: written over again, nothing more kept
     mine_now = (out / name).read_bytes()
     (out / name).unlink()

@@ -209,7 +209,7 @@ def test_a_users_file_under_a_name_elopipe_publishes_is_kept_before_it_is_writte
     assert (out / KEPT / name).read_bytes() == b"kept by an earlier publish\n"
     assert (out / name).read_bytes() == published_files(_fresh_publish(db, tmp_path / "fresh", dates))[name]
     assert set_aside_line(manifest.set_aside) == (
-        f"1 file elopipe had not written (or one edited by hand) was kept before publishing over it: "
+        f"1 file elopipe had not written (or one edited by hand) was kept before writing over it: "
         f"{name} -> {KEPT}/{name}.1"
     )
     # elopipe's own file, as it wrote it, is replaced without a copy
