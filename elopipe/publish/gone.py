@@ -7,7 +7,7 @@ made only for it, and its index links them: an officer would see a list the rati
 exist. A publish therefore removes, for every list date of the system that the folder's manifest
 records (`Manifest.inputs` key `list:<system>:<date>`, or a file `lists/<system>_<date>.<format>`
 in `Manifest.entries`: a plain `publish --format csv` records only the latter) and that the store
-no longer holds (`lists.list_dates`):
+no longer holds (`rating_lists`):
 
 - the list's files in every format, as `Manifest.stale` removes files: only those elopipe wrote
   and nobody changed since (the user's own file, or elopipe's edited by hand, stays);
@@ -26,7 +26,7 @@ import datetime as dt
 import duckdb
 
 from elopipe.publish.gone_report import GoneLists
-from elopipe.publish.lists import LIST_FORMATS, list_dates
+from elopipe.publish.lists import LIST_FORMATS
 from elopipe.publish.manifest import Manifest
 
 
@@ -60,7 +60,7 @@ def retire_gone_lists(con: duckdb.DuckDBPyConnection, manifest: Manifest, system
     recorded = recorded_lists(manifest, system)
     if not recorded:
         return done
-    gone = set(recorded) - set(list_dates(con, system))
+    gone = set(recorded) - _held(con, system, sorted(recorded))
     if not gone:
         return done
     done.dates = sorted(gone | set(done.dates), reverse=True)
@@ -95,6 +95,16 @@ def _retire_unrated(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: 
         for gone in sorted(ids - {int(r[0]) for r in held}):
             removed.extend(manifest.stale(manifest.drop(f"{kind}:{system}:{gone}")))
     return removed
+
+
+def _held(con: duckdb.DuckDBPyConnection, system: str, dates: list[dt.date]) -> set[dt.date]:
+    """Of `dates`, the list dates of `system` the store holds (`rating_lists`): a look at those
+    dates only, which the table's zone maps narrow, not at every list of the store."""
+    rows = con.execute(
+        "SELECT DISTINCT list_date FROM rating_lists WHERE system = ? AND list_date IN (SELECT unnest(?::DATE[]))",
+        [system, dates],
+    ).fetchall()
+    return {r[0] for r in rows}
 
 
 def recorded_ids(manifest: Manifest, kind: str, system: str) -> set[int]:
