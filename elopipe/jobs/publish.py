@@ -73,10 +73,12 @@ def publish_lists(
             dates = list_dates(con, system)[-1:]
         if not dates:
             raise LookupError(f"no rating list for system {system} in {db}")
-        sole = request.full or sole_store(out, db)  # a full publish asks `publish_recorded`
-        if not request.full:
-            note_store(out, db)
-        with recording(out) as manifest:
+        with recording(out) as manifest:  # the folder's lock held: the ledger read and written in turn
+            # a plain publish may remove lists from a folder only this store published into, as
+            # the ledger says before this publish records the store there (a full one: `plan`)
+            sole = not request.full and sole_store(out, db)
+            if not request.full:
+                note_store(out, db)
             paths, resumed = publish_recorded(con, db, system, out, dates if request.full else [], progress=progress)
             if not request.full:  # the player pages a full publish wrote stay linked from the list page
                 links = player_page_links(out, system)
