@@ -123,12 +123,16 @@ def publish(request: PublishListsRequest) -> tuple[list[Path], list[str]]:
             stage_warning("publish", failures[-1])
         elif result.unchanged:
             notes.append(f"{system}: unchanged")
+            if result.gone is not None:
+                stage_warning("publish", result.gone.line(out_p))
         else:
             written.extend(result.paths)
             if result.set_aside:
                 stage_warning("publish", f"{system}: {set_aside_line(result.set_aside)}")
             if result.retired:
                 stage_warning("publish", f"{system}: {retired_line(result.retired)}")
+            if result.gone is not None:
+                stage_warning("publish", result.gone.line(out_p))
             extra = (
                 [f"{plural(result.held_back, 'older changed list')} kept in the store only"] if result.held_back else []
             )

@@ -16,6 +16,7 @@ from elopipe.jobs.store import wait_for_writer
 if TYPE_CHECKING:
     import polars as pl
 
+    from elopipe.publish.gone_report import GoneLists
     from elopipe.publish.plan import SystemPublish
 
 Progress = Callable[[int, int], None]
@@ -28,7 +29,8 @@ class Published:
     elopipe had not written that it kept under `.elopipe-kept/` before writing their names
     ((name, kept as), relative to the folder: `elopipe.publish.manifest`); the files it removed
     because the store no longer holds their event or player (`retired`); the latest list written
-    and the pairs of its players suspected to be one person (`publish.list_suspects`)."""
+    and the pairs of its players suspected to be one person (`publish.list_suspects`); the lists
+    the folder held that the store no longer holds (`publish.gone`; None: none)."""
 
     paths: list[Path]
     kept: int
@@ -37,6 +39,7 @@ class Published:
     retired: list[str]
     latest: dt.date
     suspects: list[tuple[str, str]]
+    gone: GoneLists | None = None
 
 
 def publish_lists(
@@ -50,11 +53,13 @@ def publish_lists(
     has no list (or none of a date asked for), ValueError for a bad list, OSError when a file
     cannot be written."""
     from elopipe.publish import write_list
+    from elopipe.publish.gone import retire_gone_lists
+    from elopipe.publish.index import write_index
     from elopipe.publish.list_suspects import list_suspects
     from elopipe.publish.lists import list_dates
     from elopipe.publish.manifest import recording
     from elopipe.publish.outputs import player_page_links
-    from elopipe.publish.plan import publish_recorded
+    from elopipe.publish.plan import forget_published, note_store, publish_recorded, sole_store
     from elopipe.store.connect import open_reader
 
     db, system, out = request.db, request.system, request.out
@@ -68,19 +73,37 @@ def publish_lists(
             dates = list_dates(con, system)[-1:]
         if not dates:
             raise LookupError(f"no rating list for system {system} in {db}")
-        with recording(out) as manifest:
+        with recording(out) as manifest:  # the folder's lock held: the ledger read and written in turn
+            # a plain publish may remove lists from a folder only this store published into, as
+            # the ledger says before this publish records the store there (a full one: `plan`)
+            sole = not request.full and sole_store(out, db)
+            if not request.full:
+                note_store(out, db)
             paths, resumed = publish_recorded(con, db, system, out, dates if request.full else [], progress=progress)
             if not request.full:  # the player pages a full publish wrote stay linked from the list page
                 links = player_page_links(out, system)
                 for d in dates:
                     paths.extend(write_list(con, system, d, out / "lists", list(request.formats), links))
+                manifest.removes = sole
+                gone = retire_gone_lists(con, manifest, system)
+                if gone.files and (out / f"index-{system}.html").exists():
+                    paths.append(write_index(con, system, out))  # it must no longer link them
+                forget_published(out, db, gone)
         suspected = list_suspects(con, system, dates[-1])
     finally:
         con.close()
     paths = list(dict.fromkeys(paths))
     changed = [p for p in paths if manifest.relative(p) in manifest.changed]
+    found = manifest.gone_lists.get(system)
     return Published(
-        changed, len(paths) - len(changed), resumed, manifest.set_aside, manifest.retired, dates[-1], suspected
+        changed,
+        len(paths) - len(changed),
+        resumed,
+        manifest.set_aside,
+        manifest.retired,
+        dates[-1],
+        suspected,
+        found if found is not None and found.dates else None,
     )
 
 

@@ -53,6 +53,8 @@ import polars as pl
 
 from elopipe.store.frames import to_polars
 
+# the formats a list is published in (`outputs.write_list`)
+LIST_FORMATS = ("csv", "parquet", "txt", "html")
 LIST_COLUMNS = [
     "rank",
     "fed_rank",

@@ -43,9 +43,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
 from elopipe.read.sources import OUTPUT_MARK
+
+if TYPE_CHECKING:
+    from elopipe.publish.gone_report import GoneLists
 
 MANIFEST = OUTPUT_MARK  # `elopipe.read.sources` leaves a folder holding it out of every input
 # where a file elopipe cannot show it wrote is kept before its name gets elopipe's content
@@ -67,7 +71,9 @@ class Manifest:
     `kept` count the files written and the unchanged ones left as they were since it was loaded;
     `changed` holds the former (paths relative to the folder); `set_aside` the (name, kept as)
     pairs of the files that were not elopipe's and were kept before being replaced (module
-    docstring), relative to the folder; `retired` the files removed with their page (`retire`)."""
+    docstring), relative to the folder; `retired` the files removed with their page (`retire`);
+    `gone_lists` per system the lists the folder held that the store no longer holds
+    (`elopipe.publish.gone`)."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
@@ -77,6 +83,7 @@ class Manifest:
         self.changed: set[str] = set()
         self.set_aside: list[tuple[str, str]] = []
         self.retired: list[str] = []
+        self.gone_lists: dict[str, GoneLists] = {}
         # False while a store publishes into a folder another store has published into too:
         # page ids are per store, so no file is removed (`made`, `retire`)
         self.removes = True
@@ -226,15 +233,18 @@ class Manifest:
         the files removed are added to `retired` and returned."""
         if not self.removes:
             return []
-        with self._lock:
-            entry = self.inputs.pop(key, None)
-            self._dirty = True
-        if entry is None:
-            return []
-        removed = self.stale(list(entry[1]))
+        removed = self.stale(self.drop(key))
         with self._lock:
             self.retired.extend(removed)
         return removed
+
+    def drop(self, key: str) -> list[str]:
+        """Forget page `key`; return the files the manifest recorded for it (relative to the
+        folder; none when it recorded no such page), for the caller to `stale` them."""
+        with self._lock:
+            entry = self.inputs.pop(key, None)
+            self._dirty = True
+        return [] if entry is None else list(entry[1])
 
     def stale(self, rels: list[str]) -> list[str]:
         """Remove the files `rels` (relative to the folder) that elopipe wrote and nobody changed

@@ -16,17 +16,17 @@ import polars as pl
 from elopipe.publish.atomic import write_bytes, write_text
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.fidetxt import write_fide_txt
+from elopipe.publish.gone import recorded_ids, retire_gone_lists
 from elopipe.publish.history import write_player_page
 from elopipe.publish.index import TOP_INDEX, write_index
 from elopipe.publish.inputs import list_digests, player_digests, report_digests
 from elopipe.publish.list_html import list_html
-from elopipe.publish.lists import LIST_COLUMNS, list_dates, rating_list
+from elopipe.publish.lists import LIST_COLUMNS, LIST_FORMATS, list_dates, rating_list
 from elopipe.publish.manifest import Manifest, recording
 from elopipe.publish.report_rows import ReportRows, fetch_report_rows
 from elopipe.publish.reports import tournaments_by_list, write_report
 from elopipe.publish.workers import Ticker, Workers, default_workers
 
-LIST_FORMATS = ("csv", "parquet", "txt", "html")
 TOP_PLAYERS = 10
 # the player pages' chart: SVG from a template costs a few ms where matplotlib's PNG costs some 95
 # (bench/publish_chart.py); a folder's PNGs of earlier publishes go when their pages are made again
@@ -112,7 +112,9 @@ def publish_outputs(
     store has published into the folder, `plan.sole_store`): the reports and player pages the manifest
     records whose event or player the store no longer holds are removed first (`Manifest.retire`),
     so that the index stops counting them, and a page made under a new name loses its old files;
-    otherwise no file is removed (another store's pages share these ids).
+    otherwise no file is removed (another store's pages share these ids). So are the files of the
+    lists the folder holds and the store no longer does (`elopipe.publish.gone`), which are
+    only named when the folder is shared.
     Returns every path written or found unchanged. Raises LookupError when the system has no
     list; OSError when a file cannot be written (the files written so far stay).
     """
@@ -139,6 +141,8 @@ def publish_outputs(
         manifest.removes = sole_store
         if sole_store:
             retire_gone_pages(con, manifest, system)
+        # lists the rating removed (`elopipe.publish.gone`): named even in a shared folder
+        retire_gone_lists(con, manifest, system)
         # player pages an earlier publish made here, of players not at the top of these lists: a
         # full publish of the folder's lists links them (they were at the top of another), so
         # these lists link them too, and they are made again when what they show changed
@@ -261,14 +265,6 @@ def _lists_showing(
         [system, pids, sorted(recorded)],
     ).fetchall()
     return [r[0] for r in rows]
-
-
-def recorded_ids(manifest: Manifest, kind: str, system: str) -> set[int]:
-    """The ids of the `kind` ('report', 'player') pages of `system` the manifest records; a key
-    edited by hand into something else (not ASCII digits, beyond a 32-bit id) is ignored."""
-    prefix = f"{kind}:{system}:"
-    tails = (k[len(prefix) :] for k in manifest.inputs if k.startswith(prefix))
-    return {int(t) for t in tails if t.isascii() and t.isdigit() and len(t) <= 9}
 
 
 def retire_gone_pages(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str) -> None:

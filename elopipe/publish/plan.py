@@ -27,9 +27,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
+
+if TYPE_CHECKING:
+    from elopipe.publish.gone_report import GoneLists
 
 LEDGER = ".elopipe-published.json"
 DEFAULT_MAX_LISTS: int | None = None  # every changed list
@@ -80,6 +83,22 @@ def sole_store(out: Path, db: str | os.PathLike[str]) -> bool:
     """Whether store `db` is the only one that has ever published into `out` (its ledger says so).
     Only then may a publish remove files elopipe wrote there: another store's pages share its ids."""
     return _stores(_read(out)) == [os.path.realpath(db)]
+
+
+def note_store(out: Path, db: str | os.PathLike[str]) -> None:
+    """Record store `db` among those that have published into `out` (`sole_store`), the rest of
+    the ledger as it is: a plain `publish`, which records no list there, still makes the folder
+    this store's, so that a later publish may remove the files of lists the store no longer
+    holds (`elopipe.publish.gone`). Writes nothing when the ledger already names it."""
+    from elopipe.publish.atomic import write_text
+
+    data = _read(out)
+    me = os.path.realpath(db)
+    stores = _stores(data)
+    if me in stores:
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    write_text(out / LEDGER, json.dumps({**data, "db": data.get("db", me), "stores": sorted({*stores, me})}, indent=1))
 
 
 def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any]], durable: bool = True) -> None:
@@ -158,6 +177,21 @@ def forget_pending(out: Path, db: str | os.PathLike[str], system: str, dates: se
     ledger = _ledger(out, db)
     ledger["pending"][system] = sorted(set(ledger["pending"].get(system, [])) - {d.isoformat() for d in dates})
     _save(out, db, ledger)
+
+
+def forget_published(out: Path, db: str | os.PathLike[str], gone: GoneLists | None) -> None:
+    """Drop from the published lists of `out` those `gone` says were removed from it (the store
+    no longer holds them: `elopipe.publish.gone`); nothing when none was, or the folder is shared."""
+    if gone is None or not gone.dates or not gone.removed:
+        return
+    ledger = _ledger(out, db)
+    had = ledger["systems"].get(gone.system)
+    if had is None:
+        return
+    left = sorted(set(had) - {d.isoformat() for d in gone.dates})
+    if left != sorted(had):
+        ledger["systems"][gone.system] = left
+        _save(out, db, ledger)
 
 
 def last_run(con: duckdb.DuckDBPyConnection, system: str) -> int | None:
@@ -244,6 +278,10 @@ def publish_recorded(
         progress=progress,
         sole_store=sole,
     )
+    from elopipe.publish.manifest import active
+
+    manifest = active()
+    forget_published(out, db, None if manifest is None else manifest.gone_lists.get(system))
     return paths, sorted(pending - set(dates))
 
 
@@ -259,6 +297,7 @@ class SystemPublish:
     kept: int = 0  # files published again with the same content, left untouched (elopipe.publish.manifest)
     set_aside: list[tuple[str, str]] = field(default_factory=list)  # not elopipe's, kept first (manifest.KEPT)
     retired: list[str] = field(default_factory=list)  # removed: their event or player is gone (Manifest.retire)
+    gone: GoneLists | None = None  # lists the folder held that the store no longer holds (elopipe.publish.gone)
 
 
 def _listless(con: duckdb.DuckDBPyConnection, system: str, dates: set[dt.date]) -> set[dt.date]:
@@ -309,7 +348,7 @@ def publish_changed(
         if has_published(out, db, system):
             if newest is not None and _ledger(out, db)["runs"].get(system) != newest:
                 begin(out, db, system, [], newest)  # this run's own rating run is taken too
-            return SystemPublish(unchanged=True)
+            return SystemPublish(unchanged=True, gone=_retire_gone(con, db, system, out, stored))
         dates = None  # a fresh output folder gets the latest list
     held_back = 0
     if dates is not None:
@@ -323,6 +362,37 @@ def publish_changed(
         paths, resumed = publish_recorded(con, db, system, out, dates, run_id, progress)
         paths = list(dict.fromkeys(paths))
         kept = sum(manifest.relative(p) not in manifest.changed for p in paths)
+    gone = manifest.gone_lists.get(system)
     return SystemPublish(
-        paths, resumed, missed, held_back, kept=kept, set_aside=manifest.set_aside, retired=manifest.retired
+        paths,
+        resumed,
+        missed,
+        held_back,
+        kept=kept,
+        set_aside=manifest.set_aside,
+        retired=manifest.retired,
+        gone=gone if gone is not None and gone.dates else None,
     )
+
+
+def _retire_gone(
+    con: duckdb.DuckDBPyConnection, db: str | os.PathLike[str], system: str, out: Path, stored: list[dt.date]
+) -> GoneLists | None:
+    """For a publish with no list to write: when the ledger records published lists of `system`
+    that the store (`stored`) no longer holds, remove them from `out` (`elopipe.publish.gone`) and
+    write the index again without them. The ledger is read first, so that a folder with nothing
+    gone (every run with nothing new) costs no look at its manifest."""
+    if not published_dates(out, db, system) - set(stored):
+        return None
+    from elopipe.publish.gone import retire_gone_lists
+    from elopipe.publish.index import write_index
+    from elopipe.publish.manifest import recording
+
+    sole = sole_store(out, db)
+    with recording(out) as manifest:
+        manifest.removes = sole
+        gone = retire_gone_lists(con, manifest, system)
+        if gone.files and (out / f"index-{system}.html").exists():
+            write_index(con, system, out)
+    forget_published(out, db, gone)
+    return gone if gone.dates else None

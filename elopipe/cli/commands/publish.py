@@ -109,6 +109,8 @@ def publish(
         from elopipe.publish.manifest import retired_line
 
         err_console.print(retired_line(done.retired), style="yellow", soft_wrap=True)
+    if done.gone is not None:
+        err_console.print(f"publish: {done.gone.line(out)}", style="yellow", soft_wrap=True)
     if done.suspects:
         from elopipe.publish.list_suspects import suspects_line
 
