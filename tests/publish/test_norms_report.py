@@ -25,14 +25,19 @@ from elopipe.store.connect import open_writer
 from tests.rating.fide.test_norms_store import rr_trf
 
 
-def _store(tmp_path: Path) -> Path:
-    f = tmp_path / "rr.trf"
-    f.write_text(rr_trf(rating={9: ""}, title={9: ""}), encoding="utf-8")
-    db = tmp_path / "s.duckdb"
+def _rated(folder: Path, text: str) -> Path:
+    """The TRF `text` ingested into a new store in `folder` and rated under fide: the store."""
+    f = folder / "rr.trf"
+    f.write_text(text, encoding="utf-8")
+    db = folder / "s.duckdb"
     ingest_paths([f], db)
     with open_writer(db) as con:
         rate(con, "fide")
     return db
+
+
+def _store(tmp_path: Path) -> Path:
+    return _rated(tmp_path, rr_trf(rating={9: ""}, title={9: ""}))
 
 
 def test_section_prints_the_it1_data(tmp_path: Path) -> None:
@@ -85,12 +90,7 @@ def test_report_files_and_cli(tmp_path: Path) -> None:
 def test_near_miss_is_listed_with_its_remedy(tmp_path: Path) -> None:
     # two losses (players 1 and 2) and a draw with player 3: 4.5/9 = 50 %, dp 0, Ra 2500, Rp 2500;
     # 6/9 = 66.7 % → 67, dp 125, Rp 2625 would do, 5.5/9 → 61 %, dp 80, 2580 not: 1½ points more
-    f = tmp_path / "rr.trf"
-    f.write_text(rr_trf(results={(10, 1): "0", (10, 2): "0", (10, 3): "="}), encoding="utf-8")
-    db = tmp_path / "s.duckdb"
-    ingest_paths([f], db)
-    with open_writer(db) as con:
-        rate(con, "fide")
+    db = _rated(tmp_path, rr_trf(results={(10, 1): "0", (10, 2): "0", (10, 3): "="}))
     con = duckdb.connect(str(db), read_only=True)
     try:
         lines = section_lines(norm_section(con, 1, "fide"))
@@ -105,12 +105,7 @@ def test_near_miss_is_listed_with_its_remedy(tmp_path: Path) -> None:
 def test_undecided_is_listed_with_the_missing_fact(tmp_path: Path) -> None:
     # player 9 written without a federation: the applicant's 7/9 meets every clause the file can
     # decide, and 1.4.3/1.4.4 wait on that federation
-    f = tmp_path / "rr.trf"
-    f.write_text(rr_trf(fed={9: ""}), encoding="utf-8")
-    db = tmp_path / "s.duckdb"
-    ingest_paths([f], db)
-    with open_writer(db) as con:
-        rate(con, "fide")
+    db = _rated(tmp_path, rr_trf(fed={9: ""}))
     con = duckdb.connect(str(db), read_only=True)
     try:
         lines = section_lines(norm_section(con, 1, "fide"))
@@ -133,12 +128,7 @@ def test_a_womens_norm_missed_is_listed_only_for_a_woman(tmp_path: Path) -> None
     def lines_for(sex: str) -> list[str]:
         d = tmp_path / (sex.strip() or "unknown")
         d.mkdir()
-        f = d / "rr.trf"
-        f.write_text(text.replace("001   10 m IM Player10", f"001   10 {sex} IM Player10"), encoding="utf-8")
-        db = d / "s.duckdb"
-        ingest_paths([f], db)
-        with open_writer(db) as con:
-            rate(con, "fide")
+        db = _rated(d, text.replace("001   10 m IM Player10", f"001   10 {sex} IM Player10"))
         con = duckdb.connect(str(db), read_only=True)
         try:
             missed = con.execute("SELECT count(*) FROM v_norms WHERE norm IN ('WGM', 'WIM') AND decision = 'missed'")
