@@ -61,7 +61,7 @@ def _plain_with_file_rating(
     tournament_id, player_id, file_rating, store_rating (the current rating, on the list in
     force), file_id; `differing`: only those whose file rating differs from it."""
     schema: Schema = {"tp_key": pl.Int64, "in_force": pl.Date, "tournament_id": pl.Int64, "player_id": pl.Int64}
-    schema |= {"file_rating": pl.Int64, "store_rating": pl.Int64, "file_id": pl.Int64, "version": pl.String}
+    schema |= {"file_rating": pl.Int64, "store_rating": pl.Int64, "file_id": pl.Int64}
     if file_ratings.height == 0 or not latest_dates:
         return empty(schema)
     fr = kv.attach(file_ratings.filter(pl.col("file_rating").is_not_null()), "player_id", {"store_rating": "r_cur"})
@@ -71,7 +71,7 @@ def _plain_with_file_rating(
         return empty(schema)
     # the pairs that played in the period, with their event's list in force
     pairs = sides.filter(plain.fill_null(False) & pl.col("tp_key").is_in(fr.get_column("tp_key").implode()))
-    pairs = pairs.select("tp_key", "in_force", "version").unique(subset="tp_key")
+    pairs = pairs.select("tp_key", "in_force").unique(subset="tp_key")
     return fr.join(pairs, on="tp_key", how="inner").select(list(schema)).cast(type_cast("CastSchema", schema))
 
 

@@ -32,7 +32,7 @@ import datetime as dt
 
 import polars as pl
 
-from elopipe.rating.fide.params import FideParams, Prepared, rules_by_version
+from elopipe.rating.fide.params import FideParams, Prepared, rules_by_version, version_expr
 
 RO_SOURCES = ("official", "computed", "file", "standard")
 # the engine keeps the source as an Enum (a byte a side); the store holds it as text (`to_contract`)
@@ -60,14 +60,15 @@ def official_flags(
 
 
 def file_rating_usable(params: FideParams) -> pl.Expr:
-    """True where the rating a file writes (``file_rating``) can be a FIDE rating at the event
-    (``version``, its rules): at least the floor of that version. FIDE publishes no rating below
-    it (B.02 (2009) and (2011): 1200 until June 2012; then 1000; (2024) 7.1.4: 1400), so a file's
-    1010 at a 2011 event is a national rating or a mistake, and the player is unrated there: it
-    is never his Ro, nor his opponents' Rc. It stays the file's rating (``file_rating``) in the
-    store and the reports."""
+    """True where the rating a file writes (``file_rating``) can be a FIDE rating at the event:
+    at least the floor of the rules in force when it was written (the era of the list in force,
+    ``in_force``; a scenario's forced rules do not make a 2018 file's 1202 no rating). FIDE
+    publishes no rating below it (B.02 (2009) and (2011): 1200 until June 2012; then 1000; (2024)
+    7.1.4: 1400), so a file's 1010 at a 2011 event is a national rating or a mistake, and the
+    player is unrated there: it is never his Ro, nor his opponents' Rc. It stays the file's
+    rating (``file_rating``) in the store and the reports."""
     floors = {name: rs.floor for name, rs in rules_by_version(params).items()}
-    floor = pl.col("version").replace_strict(floors, default=None, return_dtype=pl.Int64)
+    floor = version_expr("in_force", None).replace_strict(floors, default=None, return_dtype=pl.Int64)
     return (pl.col("file_rating") >= floor).fill_null(False)
 
 

@@ -103,3 +103,17 @@ def test_a_file_rating_below_the_floor_of_its_era_is_no_rating(policy: str) -> N
     assert r.rating_lists.filter(r.rating_lists["player_id"] == 2)["rating"].drop_nulls().len() == 0
     # 1400 beat by 1200: K 15 (B.02 (2011)), D 200, PD 0.76: -0.76 x 15 = -11.40
     assert row(r.tournament_ratings, tournament_id=tid, player_id=1)["change_x100"] == -1140
+
+
+def test_the_floor_is_the_one_in_force_when_the_file_was_written_not_a_scenarios() -> None:
+    """A 2018 file's 1202 was a FIDE rating (floor 1000): a scenario forcing the 2024 rules (floor
+    1400) still starts the player from it, and its list close drops him below the floor; taken
+    for no rating, the sample's Spanish juniors got initial ratings 300 points above their files."""
+    s = Scenario()
+    for p in (1, 2):
+        s.player(p, birth_year=1980, fide_id=1000 + p)
+    tid = s.event(D(2018, 8, 10), D(2018, 8, 12), [(1, 2, "W")], file_ratings={1: 1202, 2: 1500})
+    for rules in (None, "V2024"):
+        r = s.run(rules=rules)
+        one = row(r.tournament_ratings, tournament_id=tid, player_id=1)
+        assert (one["ro"], one["ro_source"]) == (1202, "file"), rules
