@@ -306,8 +306,9 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
         console.print("nothing written")  # maybe no run before: "nothing changed since" would not hold
     elif s.first_changed is None:
         console.print("nothing changed since the last run; nothing written")
-    else:
+    elif s.lists_written or not s.removed_lists:
         console.print(f"rewritten from {s.first_changed}: {plural(s.lists_written, 'list')}")
+    # else only lists were removed: their line says what changed ("rewritten from ...: 0 lists" did not)
     if gone := s.removed_line():
         console.print(gone)
     if s.resumed_from is not None:

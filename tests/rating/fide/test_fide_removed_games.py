@@ -138,3 +138,22 @@ def test_the_first_event_moved_a_month_later_removes_the_first_list(
     again = _rate(inc)
     assert again.removed_lists == [dt.date(2023, 3, 1)]
     _same_as_scratch(tmp_path, inc, [winter, spring])
+
+
+def test_a_run_that_only_removes_lists_says_that_alone(tmp_path: Path) -> None:
+    """`--unknown-tc rapid` moves the events without a time control off the standard list: every
+    fide list goes, none is rewritten, and rate says the removal (it said 'rewritten from
+    2023-03-01: 0 lists' beside it)."""
+    (_, _), db = _ingested(
+        tmp_path,
+        {
+            "winter.trf": round_robin("2023/02/01", "2023/02/05", name="Winter Open"),
+            "spring.trf": round_robin("2023/04/01", "2023/04/05", result="="),
+        },
+    )
+    assert CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db)]).exit_code == 0
+    res = CliRunner().invoke(app, ["rate", "--system", "fide", "--unknown-tc", "rapid", "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "fide: 3 lists removed, no game is rated on them any more (2023-03-01, 2023-04-01, 2023-05-01)" in out
+    assert "rewritten from" not in out
