@@ -1,7 +1,7 @@
 """`drop_folder` flow: one pass over a drop folder, for scheduled runs (`elopipe serve`).
 
-Takes the files that are stable over `settle_seconds` (elopipe.ingest.watcher.collect_arrived), runs
-`pipeline` on them, then moves each to processed/ or quarantine/. A file still being written, or
+Takes the files that are stable over `settle_seconds` (elopipe.ingest.watcher.arrival.collect_arrived),
+runs `pipeline` on them, then moves each to processed/ or quarantine/. A file still being written, or
 one that looks cut short and changed less than `incomplete_wait` seconds ago, is left for the
 next scheduled run; so is one that changed while the batch read it (it is loaded again then, as a
 correction).
@@ -17,14 +17,9 @@ from pathlib import Path
 
 from prefect import flow
 
-from elopipe.ingest.watcher import (
-    DEFAULT_INCOMPLETE_WAIT,
-    FileOutcome,
-    WatchStats,
-    collect_arrived,
-    outcomes_by_path,
-    run_batch_and_file,
-)
+from elopipe.ingest.watcher.arrival import DEFAULT_INCOMPLETE_WAIT, collect_arrived
+from elopipe.ingest.watcher.batch import WatchStats, run_batch_and_file
+from elopipe.ingest.watcher.outcomes import FileOutcome, outcomes_by_path
 from elopipe.jobs.requests import RunRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.rating.systems import DEFAULT_SYSTEMS

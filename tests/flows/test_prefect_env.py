@@ -260,7 +260,7 @@ def test_prefects_service_lines_stay_off_the_terminal() -> None:
         return logging.LogRecord(name, logging.WARNING, path, 1, "Still processing items", None, None)
 
     services = record("EventsWorker", str(Path(prefect.__file__).parent / "_internal" / "concurrency" / "services.py"))
-    ours = record("elopipe.ingest.watcher", str(REPO / "elopipe" / "ingest" / "watcher.py"))
+    ours = record("elopipe.ingest.watcher.batch", str(REPO / "elopipe" / "ingest" / "watcher" / "batch.py"))
     keep = prefect_env._console_filter.everything_from_prefect
     try:
         prefect_env.quiet_prefect_console(everything=True)

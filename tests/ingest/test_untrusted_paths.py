@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
-from elopipe.ingest.watcher import FileOutcome
+from elopipe.ingest.watcher.outcomes import FileOutcome
 from elopipe.jobs.requests import RunRequest
 from elopipe.read.parse import parse_source
 from elopipe.read.sources import Source, discover
@@ -174,7 +174,7 @@ def test_a_file_name_that_is_not_utf8_loads_beside_the_others(tmp_path: Path) ->
         (str(drop / "ok.pgn"), "loaded"),
         (str(drop / "x\\xe9.pgn"), "loaded"),
     ]
-    from elopipe.ingest.watcher import outcomes_by_path
+    from elopipe.ingest.watcher.outcomes import outcomes_by_path
 
     summary = ingest_paths([odd], db)  # the same bytes again: matched back to the dropped file
     assert outcomes_by_path([Path(odd)], summary.files) == {Path(odd): FileOutcome("skipped", summary.files[0].reason)}

@@ -14,19 +14,11 @@ from pathlib import Path
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
-from elopipe.ingest.watcher import (
-    PROCESSED,
-    QUARANTINE,
-    ArrivalTracker,
-    FileOutcome,
-    WatchStats,
-    file_away,
-    is_candidate,
-    looks_complete,
-    outcomes_by_path,
-    run_batch_and_file,
-    watch,
-)
+from elopipe.ingest.watcher.arrival import ArrivalTracker, is_candidate, looks_complete
+from elopipe.ingest.watcher.batch import WatchStats, run_batch_and_file
+from elopipe.ingest.watcher.filing import file_away
+from elopipe.ingest.watcher.loop import watch
+from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE, FileOutcome, outcomes_by_path
 from elopipe.runtime.interrupt import clear_stop, request_stop
 from elopipe.store.connect import open_reader
 from tests.helpers.paths import REPO
@@ -182,8 +174,6 @@ def test_file_away_keeps_earlier_files_with_the_same_name(tmp_path: Path) -> Non
 def test_a_batch_says_where_its_files_went(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A fresh user could not tell where `watch` had put a file: one line per batch names the
     processed ones, and the new name of one that met an earlier file of its name."""
-    from elopipe.ingest.watcher import run_batch_and_file
-
     (tmp_path / PROCESSED).mkdir()
     (tmp_path / PROCESSED / "a.trf").write_text("earlier")
     for name in ("a.trf", "b.pgn", "c.pgn"):
@@ -205,7 +195,7 @@ def test_a_long_or_odd_name_is_filed_and_shown_on_one_line(tmp_path: Path, caplo
     """A 246-byte name stopped `watch` (its `.reason.txt` and its dated twin passed the file
     system's 255 bytes); a newline or bytes that are not UTF-8 in a name reached the terminal raw
     (a forged line, surrogates). Found by a hostile tester."""
-    from elopipe.ingest.watcher import NAME_MAX, REASON_SUFFIX, run_batch_and_file
+    from elopipe.ingest.watcher.filing import NAME_MAX, REASON_SUFFIX
 
     long_name = "z" * 246 + ".trf"
     odd = "new\nline.trf"
@@ -485,7 +475,7 @@ def test_a_folder_dropped_in_the_inbox_is_named_once_not_passed_over_in_silence(
 
 
 def test_processed_or_quarantine_as_a_symlink_stops_the_watch_before_any_move(tmp_path: Path) -> None:
-    from elopipe.ingest.watcher import InboxError, inbox_folder
+    from elopipe.ingest.watcher.filing import InboxError, inbox_folder
 
     victim = tmp_path / "victim"
     victim.mkdir()
@@ -525,7 +515,7 @@ def test_arrival_needs_two_equal_polls_the_settle_time_apart(tmp_path: Path) -> 
 def test_the_watch_looks_as_soon_as_a_file_lands(tmp_path: Path) -> None:
     """Between two looks an interval apart, the watch wakes when an entry of the inbox is added
     (the folder's modification time), so a file's first look comes when it lands."""
-    from elopipe.ingest.watcher import folder_stamp, wait_for_news
+    from elopipe.ingest.watcher.loop import folder_stamp, wait_for_news
 
     woke: list[bool] = []
     stamp = folder_stamp(tmp_path)

@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from elopipe.ingest import watcher
-from elopipe.ingest.watcher import PROCESSED, QUARANTINE, REASON_SUFFIX, FileOutcome, file_away
+from elopipe.ingest.watcher import filing
+from elopipe.ingest.watcher.arrival import signature
+from elopipe.ingest.watcher.filing import REASON_SUFFIX, file_away
+from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE, FileOutcome
+from elopipe.ingest.watcher.recheck import FiledAway
 
 
 @pytest.fixture
@@ -59,7 +62,7 @@ def test_a_link_made_after_the_name_was_chosen_is_neither_replaced_nor_written_t
     """The name is free when `unique_destination` looks, and a link takes it (and its reason
     file's name) before the move: another name is chosen."""
     chosen = iter([inbox / QUARANTINE / "race.pgn"])
-    real = watcher.unique_destination
+    real = filing.unique_destination
 
     def racing(folder: Path, name: str) -> Path:
         target = next(chosen, None)
@@ -69,7 +72,7 @@ def test_a_link_made_after_the_name_was_chosen_is_neither_replaced_nor_written_t
         Path(str(target) + REASON_SUFFIX).symlink_to(_victim(inbox, "written-through"))
         return target
 
-    monkeypatch.setattr(watcher, "unique_destination", racing)
+    monkeypatch.setattr(filing, "unique_destination", racing)
     (inbox / "race.pgn").write_text("x")
     target = file_away(inbox, inbox / "race.pgn", FileOutcome("rejected", "no games"))
     assert target.name != "race.pgn" and target.read_text() == "x"
@@ -81,10 +84,10 @@ def test_a_changed_file_is_not_moved_back_over_a_link_in_the_inbox(inbox: Path) 
     """A filed-away file that changes goes back to its inbox name only when nothing, not even a
     link to nothing, holds that name."""
     (inbox / "b.pgn").write_text("one")
-    sig = watcher._signature(inbox / "b.pgn")
+    sig = signature(inbox / "b.pgn")
     assert sig is not None
     target = file_away(inbox, inbox / "b.pgn", FileOutcome("loaded"))
-    filed = watcher.FiledAway(inbox)
+    filed = FiledAway(inbox)
     filed.add(target, inbox / "b.pgn", sig)
     (inbox / "b.pgn").symlink_to(_victim(inbox, "b.pgn"))
     target.write_text("one, and more")

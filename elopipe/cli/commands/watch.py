@@ -45,7 +45,8 @@ from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
     from elopipe.cli.commands.live_status import LiveStatus
-    from elopipe.ingest.watcher import FileOutcome, WatchStats
+    from elopipe.ingest.watcher.batch import WatchStats
+    from elopipe.ingest.watcher.outcomes import FileOutcome
     from flows.prefect_env import PrefectApi
 
 
@@ -201,8 +202,9 @@ class WatchArgs:
 def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, batch: _Batch) -> WatchStats | None:
     """Load the flows, wait for Prefect's API, then watch until a stop is requested, `batch`
     saying when a batch runs. None when the stop came before the watching began."""
-    from elopipe.ingest.watcher import PROCESSED, QUARANTINE, inbox_folder, outcomes_by_path
-    from elopipe.ingest.watcher import watch as watch_loop
+    from elopipe.ingest.watcher.filing import inbox_folder
+    from elopipe.ingest.watcher.loop import watch as watch_loop
+    from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE, outcomes_by_path
     from elopipe.runtime.interrupt import stop_requested
     from flows.prefect_env import loading_prefect, local_run_settings, quiet_prefect_console
 
