@@ -4,7 +4,9 @@ Takes the files that are stable over `settle_seconds` (elopipe.ingest.watcher.ar
 runs `pipeline` on them, then moves each to processed/ or quarantine/. A file still being written, or
 one that looks cut short and changed less than `incomplete_wait` seconds ago, is left for the
 next scheduled run; so is one that changed while the batch read it (it is loaded again then, as a
-correction).
+correction). A file an earlier run (or `elopipe watch`) filed away that changed within the hour
+after its move (a stalled copy finishing) goes back to the inbox first, and is taken again in this
+run (elopipe.ingest.watcher.recheck: the files are kept in `INBOX/.elopipe/`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from prefect import flow
 from elopipe.ingest.watcher.arrival import DEFAULT_INCOMPLETE_WAIT, collect_arrived
 from elopipe.ingest.watcher.batch import WatchStats, run_batch_and_file
 from elopipe.ingest.watcher.outcomes import FileOutcome, outcomes_by_path
+from elopipe.ingest.watcher.recheck import FiledAway
 from elopipe.jobs.requests import RunRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.rating.systems import DEFAULT_SYSTEMS
@@ -42,14 +45,17 @@ def drop_folder(
     incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT,
     max_lists: int | None = DEFAULT_MAX_LISTS,
 ) -> dict[str, int]:
-    """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left, changed."""
+    """Process what has arrived in `inbox`. Returns counts: arrived, processed, quarantined, left,
+    changed (while read: left in the inbox), returned (filed away earlier and changed since: moved
+    back to the inbox)."""
     inbox_p = Path(inbox).resolve()
     watcher_lines_as("drop_folder")
     # a flow run of `elopipe serve`: its terminal shows elopipe's lines; Prefect's own (a run
     # cancelled by a stop: "Crash detected", task states) are in the UI
     quiet_prefect_console(everything=True)
+    filed = FiledAway(inbox_p)
+    stats = WatchStats(returned=filed.return_changed())
     arrived, taken = collect_arrived(inbox_p, settle_seconds, incomplete_wait)
-    stats = WatchStats()
     if arrived:
 
         def run(files: list[Path]) -> dict[Path, FileOutcome]:
@@ -62,13 +68,14 @@ def drop_folder(
         # `elopipe serve` runs this in a child process of the terminal's: a Ctrl-C reaches it too,
         # and stops it at the next safe point (files not reached stay in the inbox), not mid-write.
         with graceful_stop(on_first=lambda _msg: stage_notice("drop_folder", "stopping at the next safe point")):
-            run_batch_and_file(inbox_p, arrived, run, stats, taken)
+            run_batch_and_file(inbox_p, arrived, run, stats, taken, filed)
     counts = {
         "arrived": len(arrived),
         "processed": stats.processed,
         "quarantined": stats.quarantined,
         "left": stats.left,
         "changed": stats.changed,
+        "returned": stats.returned,
     }
     stage_line("drop_folder", f"{inbox_p}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return counts

@@ -6,6 +6,7 @@ progress stopped at its next safe point.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -128,6 +129,9 @@ def test_served_deployment_runs_when_triggered_and_ctrl_c_pauses_it(tmp_path: Pa
     assert (inbox / "processed" / "wchcand22.pgn").exists()
     assert (inbox / "quarantine" / "empty.pgn").exists()
     assert "empty file" in (inbox / "quarantine" / "empty.pgn.reason.txt").read_text(encoding="utf-8")
+    # kept for the next run, or a `watch`, to move back one that a writer still held and finished
+    kept = (inbox / ".elopipe" / "filed-away.jsonl").read_text(encoding="utf-8").splitlines()
+    assert {json.loads(line)["filed"] for line in kept} == {"processed/wchcand22.pgn", "quarantine/empty.pgn"}
     assert _statuses(tmp_path / "store.duckdb") == {"wchcand22.pgn": "loaded", "empty.pgn": "rejected"}
     assert any((tmp_path / "out" / "lists").glob("fide_*.csv"))
 

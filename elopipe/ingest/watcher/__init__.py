@@ -5,9 +5,9 @@ the `pipeline` flow, and the scheduled `drop_folder` flow uses `arrival.collect_
 `batch.run_batch_and_file()`. The modules: `arrival` (when a file has arrived), `outcomes` (what
 a batch did with each file, and where that sends it), `filing` (moving a file to processed/ or
 quarantine/ under a free name), `recheck` (the files filed away, watched for a writer that still
-held them), `batch` (one batch run, then its files filed), `loop` (`watch()`: when to look).
-Their log lines are children of the logger `elopipe.ingest.watcher`, which the CLI and the flows
-show.
+held them; `filed_log` keeps them between runs), `batch` (one batch run, then its files filed),
+`loop` (`watch()`: when to look). Their log lines are children of the logger
+`elopipe.ingest.watcher`, which the CLI and the flows show.
 
 - A file has *arrived* when its size and mtime are the same on two polls in a row at least
   `interval` seconds apart (a copy or download still in progress changes one of them). `watch()`
@@ -30,7 +30,10 @@ show.
   not get to (stop requested) stays where it is for the next run.
 - A writer may still hold a file when it is moved (a move keeps the open file): `watch()` keeps
   an eye on the files it filed away for `recheck_seconds` (default one hour), and moves one that
-  changes back into the inbox with a warning, to be loaded again as a correction. The one-shot
-  `drop_folder` flow checks only before the move.
+  changes back into the inbox with a warning, to be loaded again as a correction. It remembers
+  them in `INBOX/.elopipe/filed-away.jsonl` (`filed_log`), elopipe's own file: a restarted watch
+  goes on watching what an earlier one filed, and does with a changed file what a watch that kept
+  running does. The one-shot `drop_folder` flow reads and adds to the same file: each run first
+  moves back what changed since an earlier run filed it.
 - Restarting never loads a file twice: the ingest ledger (sha256 in `source_files`) skips it.
 """
