@@ -255,6 +255,9 @@ def points_needed(ra: int, points_x2: int, games: int, target: int) -> int | Non
     return None
 
 
+Fail = tuple[str, str, str]  # (clause, why, hint)
+
+
 def evaluate(games: Sequence[Game], event: Event, applicant: Applicant, norm: str, era: Era) -> Outcome:
     """Decide `norm` for `applicant` on `games` (the games of the set, excluded ones included with
     their clause). Clauses in order: 0.31 (women's titles), 1.4.1, 1.4.3, 1.4.4, 1.4.5a,
@@ -270,9 +273,28 @@ def evaluate(games: Sequence[Game], event: Event, applicant: Applicant, norm: st
     n = len(counted)
     out.games = n
     out.points_x2 = sum(g.points_x2 for g in counted)
-    fails: list[tuple[str, str, str]] = []
+    fails: list[Fail] = []
+    eight_for_nine = _games_clause(out, event, applicant, n, fails)
+    _federations_clause(out, event, applicant, counted, fails)
+    _titles_clause(out, event, norm, counted, fails)
+    ra = _performance_clause(out, norm, era, counted, fails)
+    out.failed = [c for c, _, _ in fails]
+    if fails:
+        out.decision = "missed"
+        out.clause, why, out.hint = fails[0]
+        out.reason = f"{out.clause}: {why}"
+    elif out.unknown:
+        out.decision = "unknown"
+        out.reason = "unknown: " + "; ".join(out.unknown)
+    else:
+        out.decision = "norm"
+        out.clause = "1.4.1c" if eight_for_nine and n < 9 else None
+        out.reason = f"{norm} norm: Rp {out.rp} ≥ {MIN_RP[norm]}, Ra {ra} ≥ {MIN_RA[norm]}"
+    return out
 
-    # 1.4.1 games
+
+def _games_clause(out: Outcome, event: Event, applicant: Applicant, n: int, fails: list[Fail]) -> bool:
+    """B.01 1.4.1: the number of games counted. Whether 8 games count for 9 (1.4.1c)."""
     need, eight_for_nine = min_games(event, applicant, n)
     if n < need and not eight_for_nine:
         if n >= 7 and event.maybe_team and event.rounds <= 9:  # 1.4.1b: team events of 7 to 9 rounds
@@ -289,8 +311,14 @@ def evaluate(games: Sequence[Game], event: Event, applicant: Applicant, norm: st
                     f"{more} more game{'s' if more > 1 else ''}",
                 )
             )
+    return eight_for_nine
 
-    # 1.4.3 / 1.4.4 federations (1.4.2a: FID counts as no federation)
+
+def _federations_clause(
+    out: Outcome, event: Event, applicant: Applicant, counted: list[Game], fails: list[Fail]
+) -> None:
+    """B.01 1.4.3 / 1.4.4: the opponents' federations (1.4.2a: FID counts as no federation)."""
+    n = len(counted)
     exemption = event.exemption or applicant.exemption
     out.exemption = exemption
     feds = [g.federation for g in counted]
@@ -303,81 +331,87 @@ def evaluate(games: Sequence[Game], event: Event, applicant: Applicant, norm: st
                 else f"the federation of {missing} opponent(s)"
             )
             out.unknown.append(f"{what} (1.4.3, 1.4.4)")
-    else:
-        counter = Counter(f for f in feds if f not in (None, NO_FEDERATION))
-        own = counter.get(applicant.federation, 0)
-        others = len([f for f in counter if f != applicant.federation])
-        out.feds, out.own = others, own
-        if counter:
-            out.top_fed, out.top_count = max(sorted(counter.items()), key=lambda kv: kv[1])
-        fed_fails = []
-        if others < 2:
-            k = 2 - others
-            fed_fails.append(
-                (
-                    "1.4.3",
-                    f"{others} federation{'s' if others != 1 else ''} besides the applicant's"
-                    " among the opponents, 2 needed",
-                    f"{'one more opponent' if k == 1 else 'two more opponents'} from another federation",
-                )
+        return
+    counter = Counter(f for f in feds if f not in (None, NO_FEDERATION))
+    own = counter.get(applicant.federation, 0)
+    others = len([f for f in counter if f != applicant.federation])
+    out.feds, out.own = others, own
+    if counter:
+        out.top_fed, out.top_count = max(sorted(counter.items()), key=lambda kv: kv[1])
+    fed_fails = []
+    if others < 2:
+        k = 2 - others
+        fed_fails.append(
+            (
+                "1.4.3",
+                f"{others} federation{'s' if others != 1 else ''} besides the applicant's"
+                " among the opponents, 2 needed",
+                f"{'one more opponent' if k == 1 else 'two more opponents'} from another federation",
             )
-        cap_own = 3 * n // 5
-        if own > cap_own:
-            k = own - cap_own
-            fed_fails.append(
-                (
-                    "1.4.4",
-                    f"{own} opponents from the applicant's federation, at most {cap_own} (3/5 of {n})",
-                    f"{k} more foreign opponent{'s' if k > 1 else ''} in place of {applicant.federation} ones",
-                )
+        )
+    cap_own = 3 * n // 5
+    if own > cap_own:
+        k = own - cap_own
+        fed_fails.append(
+            (
+                "1.4.4",
+                f"{own} opponents from the applicant's federation, at most {cap_own} (3/5 of {n})",
+                f"{k} more foreign opponent{'s' if k > 1 else ''} in place of {applicant.federation} ones",
             )
-        cap_one = 2 * n // 3
-        if out.top_count > cap_one:
-            k = out.top_count - cap_one
-            fed_fails.append(
-                (
-                    "1.4.4",
-                    f"{out.top_count} opponents from {out.top_fed}, at most {cap_one} (2/3 of {n})",
-                    f"{k} opponent{'s' if k > 1 else ''} from another federation in place of {out.top_fed} ones",
-                )
+        )
+    cap_one = 2 * n // 3
+    if out.top_count > cap_one:
+        k = out.top_count - cap_one
+        fed_fails.append(
+            (
+                "1.4.4",
+                f"{out.top_count} opponents from {out.top_fed}, at most {cap_one} (2/3 of {n})",
+                f"{k} opponent{'s' if k > 1 else ''} from another federation in place of {out.top_fed} ones",
             )
-        if fed_fails and exemption is None:
-            if event.maybe_national and applicant.federation is not None:
-                what = "team championship (1.4.3b)" if event.maybe_team else "championship's final (1.4.3a)"
-                out.unknown.append(f"whether the event is the national {what}")
-            else:
-                fails.extend(fed_fails)
+        )
+    if fed_fails and exemption is None:
+        if event.maybe_national and applicant.federation is not None:
+            what = "team championship (1.4.3b)" if event.maybe_team else "championship's final (1.4.3a)"
+            out.unknown.append(f"whether the event is the national {what}")
+        else:
+            fails.extend(fed_fails)
 
-    # 1.4.5 titles
+
+def _titles_clause(out: Outcome, event: Event, norm: str, counted: list[Game], fails: list[Fail]) -> None:
+    """B.01 1.4.5: the opponents' titles (1.4.5a title-holders, 1.4.5b-e the norm's titles)."""
+    n = len(counted)
     titles = [g.title for g in counted]
     if any(t is None for t in titles):
         out.unknown.append(f"the title of {sum(t is None for t in titles)} opponent(s) (1.4.5)")
-    else:
-        out.title_holders = sum(t in TITLE_HOLDERS for t in titles)
-        out.norm_titles = sum(t in NORM_TITLES[norm] for t in titles)
-        half = ceil_div(n, 2)
-        if out.title_holders < half:
-            k = half - out.title_holders
-            fails.append(
-                (
-                    "1.4.5a",
-                    f"{out.title_holders} title-holders among the opponents, {half} needed",
-                    f"{k} more titled opponent{'s' if k > 1 else ''}",
-                )
+        return
+    out.title_holders = sum(t in TITLE_HOLDERS for t in titles)
+    out.norm_titles = sum(t in NORM_TITLES[norm] for t in titles)
+    half = ceil_div(n, 2)
+    if out.title_holders < half:
+        k = half - out.title_holders
+        fails.append(
+            (
+                "1.4.5a",
+                f"{out.title_holders} title-holders among the opponents, {half} needed",
+                f"{k} more titled opponent{'s' if k > 1 else ''}",
             )
-        need_t = ceil_div(n, 2) if event.double_rr else max(ceil_div(n, 3), 3)
-        if out.norm_titles < need_t:
-            k = need_t - out.norm_titles
-            one, many = TITLE_WORDS[norm]
-            fails.append(
-                (
-                    "1.4.5",
-                    f"{out.norm_titles} {many} among the opponents, {need_t} needed",
-                    f"{k} more {one if k == 1 else many}",
-                )
+        )
+    need_t = ceil_div(n, 2) if event.double_rr else max(ceil_div(n, 3), 3)
+    if out.norm_titles < need_t:
+        k = need_t - out.norm_titles
+        one, many = TITLE_WORDS[norm]
+        fails.append(
+            (
+                "1.4.5",
+                f"{out.norm_titles} {many} among the opponents, {need_t} needed",
+                f"{k} more {one if k == 1 else many}",
             )
+        )
 
-    # 1.4.6-1.4.9 ratings and performance
+
+def _performance_clause(out: Outcome, norm: str, era: Era, counted: list[Game], fails: list[Fail]) -> int | None:
+    """B.01 1.4.6-1.4.9: Ra (1.4.8a), the score (1.4.8b) and Rp (1.4.8). Ra, None when unknown."""
+    n = len(counted)
     ra, out.raised_id, out.raised_from = rating_average(counted, norm, era)
     out.ra = ra
     if ra is not None and n:
@@ -403,20 +437,7 @@ def evaluate(games: Sequence[Game], event: Event, applicant: Applicant, norm: st
             )
     elif not fails:
         fails.append(("1.4.1", "no game counted", "9 games"))
-
-    out.failed = [c for c, _, _ in fails]
-    if fails:
-        out.decision = "missed"
-        out.clause, why, out.hint = fails[0]
-        out.reason = f"{out.clause}: {why}"
-    elif out.unknown:
-        out.decision = "unknown"
-        out.reason = "unknown: " + "; ".join(out.unknown)
-    else:
-        out.decision = "norm"
-        out.clause = "1.4.1c" if eight_for_nine and n < 9 else None
-        out.reason = f"{norm} norm: Rp {out.rp} ≥ {MIN_RP[norm]}, Ra {ra} ≥ {MIN_RA[norm]}"
-    return out
+    return ra
 
 
 def half_point_short(out: Outcome, norm: str) -> bool:
