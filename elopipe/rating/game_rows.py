@@ -133,35 +133,13 @@ def load_game_rows(
         cal = per_event_calendar(g.get_column("eff_date").drop_nulls().unique().to_list())
         g = g.with_columns((pl.col("eff_date") + dt.timedelta(days=1)).alias("list_date"))
         g = g.with_columns(pl.when(pl.col("list_date").is_in(cal)).then(pl.col("list_date")).alias("list_date"))
-    class_ok = pl.lit(True) if rate_class is None else pl.col("rate_class") == rate_class
-    reason = (
-        pl.when(pl.lit(skip_online) & pl.col("never_rated").str.starts_with("online:"))
-        .then(pl.lit("online"))
-        .when(pl.lit(skip_online) & pl.col("never_rated").is_not_null())
-        .then(pl.lit("not_rated"))
-        .when(pl.col("variant").is_not_null() & (pl.col("variant").str.to_lowercase() != "standard"))
-        .then(pl.lit("variant"))
-        .when(~class_ok)
-        .then(pl.lit("not_this_rate_class"))
-        # an event in progress first: its unplayed round has no dates, and every system says the same
-        .when(pl.col("in_progress").is_not_null())
-        .then(pl.lit("in_progress"))
-        .when(pl.col("list_date").is_null())
-        .then(pl.lit("no_dates"))
-        .when(pl.col("white_id").is_null() | pl.col("black_id").is_null())
-        .then(pl.lit("no_player"))
-        .when(~pl.col("played").fill_null(False))
-        .then(pl.lit("forfeit"))
-        .when(pl.col("white_score").is_null() | pl.col("black_score").is_null())
-        .then(pl.lit("no_result"))
-        .when(pl.col("white_id") == pl.col("black_id"))
-        .then(pl.lit("no_player"))
-        .when(pl.col("unplayed_code").fill_null("").str.to_uppercase().is_in(["W", "D", "L"]))
-        .then(pl.lit("not_rated_code"))
-        .when(pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))
-        .then(pl.lit("no_moves"))
-    )
-    g = g.with_columns(reason.alias("reason"))
+    g = g.with_columns(_reason(rate_class, skip_online).alias("reason"))
+    return _sides(con, g)
+
+
+def _sides(con: duckdb.DuckDBPyConnection, g: pl.DataFrame) -> pl.DataFrame:
+    """`load_game_rows`'s two rows per game of `g` (one per player), with the file's facts of the
+    player and of the opponent in the event."""
     common = [
         "game_id",
         "tournament_id",
@@ -201,6 +179,39 @@ def load_game_rows(
         how="left",
     )
     return rows.sort("game_id", "colour", descending=[False, True])
+
+
+def _reason(rate_class: str | None, skip_online: bool) -> pl.Expr:
+    """Why a game is not rated in this system (`load_game_rows`' `reason`), null when it is: the
+    first that applies, in the order of the branches."""
+    class_ok = pl.lit(True) if rate_class is None else pl.col("rate_class") == rate_class
+    return (
+        pl.when(pl.lit(skip_online) & pl.col("never_rated").str.starts_with("online:"))
+        .then(pl.lit("online"))
+        .when(pl.lit(skip_online) & pl.col("never_rated").is_not_null())
+        .then(pl.lit("not_rated"))
+        .when(pl.col("variant").is_not_null() & (pl.col("variant").str.to_lowercase() != "standard"))
+        .then(pl.lit("variant"))
+        .when(~class_ok)
+        .then(pl.lit("not_this_rate_class"))
+        # an event in progress first: its unplayed round has no dates, and every system says the same
+        .when(pl.col("in_progress").is_not_null())
+        .then(pl.lit("in_progress"))
+        .when(pl.col("list_date").is_null())
+        .then(pl.lit("no_dates"))
+        .when(pl.col("white_id").is_null() | pl.col("black_id").is_null())
+        .then(pl.lit("no_player"))
+        .when(~pl.col("played").fill_null(False))
+        .then(pl.lit("forfeit"))
+        .when(pl.col("white_score").is_null() | pl.col("black_score").is_null())
+        .then(pl.lit("no_result"))
+        .when(pl.col("white_id") == pl.col("black_id"))
+        .then(pl.lit("no_player"))
+        .when(pl.col("unplayed_code").fill_null("").str.to_uppercase().is_in(["W", "D", "L"]))
+        .then(pl.lit("not_rated_code"))
+        .when(pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))
+        .then(pl.lit("no_moves"))
+    )
 
 
 def scope_skips(rows: pl.DataFrame) -> pl.DataFrame:

@@ -173,41 +173,14 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
     full set's outcome and `settled` (True when the per-applicant rules would give this row)."""
     n, pts = pl.col("n"), pl.col("pts")
     floor = norms.FLOOR[norm]
-    raise_ = pl.max_horizontal(pl.lit(floor) - pl.col("low_value"), pl.lit(0))
-    a = a.with_columns(ra=div_round_expr(pl.col("v_sum") + raise_, n)).with_columns(
-        p=div_round_expr(pts * 100, 2 * n),
-    )
-    a = a.with_columns(dp=dp_expr(pl.col("p"))).with_columns(
-        rp=pl.col("ra") + pl.col("dp"),
-        p_min=pl.lit(_p_min_array()).gather(
-            (pl.lit(norms.MIN_RP[norm]) - pl.col("ra")).clip(_DP_LOW, _DP_HIGH + 1) - _DP_LOW
-        ),
-    )
+    a = _performance(a, norm)
     fails = norm_clauses.clauses(norm)
     # the failing clauses as one bit mask; its few distinct values are named in `_masks`
     mask = pl.sum_horizontal([f[0].cast(pl.Int64) * (1 << i) for i, f in enumerate(fails)])
     a = a.with_columns(_mask=mask)
     a = a.join(_masks(a["_mask"].unique(), [f[1] for f in fails]), on="_mask", how="left")
-    women = norm in ("WGM", "WIM")
-    not_eligible = (pl.col("sex") != "w").fill_null(False) if women else pl.lit(False)
     min_ra, min_rp = norms.MIN_RA[norm], norms.MIN_RP[norm]
-    # bounds over every subset of ≥ 9 counted games (see the module's docstring)
-    ub_ra = div_round_expr(pl.col(f"top_v_{norm}"), pl.lit(MIN_GAMES))
-    ub_p = div_round_expr(pl.col("top_pts") * 100, pl.lit(2 * MIN_GAMES))
-    titles_known = pl.col("title_nulls") == 0
-    # of 9 games or more: ceil(9 / 2) title-holders (1.4.5a), 3 norm titles (5 in a double RR)
-    few_titles = (pl.col("th") < norm_clauses.ceil_div(pl.lit(MIN_GAMES), 2)) | (
-        pl.col(f"nt_{norm}")
-        < pl.when(pl.col("double_rr")).then(norm_clauses.ceil_div(pl.lit(MIN_GAMES), 2)).otherwise(3)
-    )
-    no_rescue = (
-        (n <= MIN_GAMES)
-        | (pl.col("round_robin") & pl.col("_mix"))
-        | (ub_ra < min_ra)
-        | (ub_ra + dp_expr(ub_p) < min_rp)
-        | (10 * pl.col("top_pts") < 7 * MIN_GAMES)
-        | (titles_known & few_titles)
-    )
+    no_rescue = _no_rescue(norm)
     half_more = pts + 1
     half_point = (
         pl.col("_score_only")
@@ -215,6 +188,7 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
         & (pl.col("ra") + dp_expr(div_round_expr(half_more * 100, 2 * n)) >= min_rp)
     )
     fed_known = pl.col("federation").is_not_null() & (pl.col("fed_nulls") == 0)
+    titles_known = pl.col("title_nulls") == 0
     count = pl.col("failed").list.len()
     # the words of each outcome built on its rows only (the first failing clause's)
     first = pl.col("_first")
@@ -264,8 +238,55 @@ def _norm_rows(a: pl.DataFrame, norm: str) -> pl.DataFrame:
         top_fed=pl.when(fed_known).then(pl.col("top_fed")),
         top_count=pl.when(fed_known).then(pl.col("top_count")).otherwise(0),
     )
-    if not women:
-        return rows
+    return _not_eligible(rows) if norm in ("WGM", "WIM") else rows
+
+
+def _performance(a: pl.DataFrame, norm: str) -> pl.DataFrame:
+    """`a` with Ra (the lowest opponent raised to the norm's floor, B.01 1.4.6), p, dp, Rp and
+    `p_min` (the score in hundredths the norm's Rp needs at this Ra)."""
+    n, pts = pl.col("n"), pl.col("pts")
+    floor = norms.FLOOR[norm]
+    raise_ = pl.max_horizontal(pl.lit(floor) - pl.col("low_value"), pl.lit(0))
+    a = a.with_columns(ra=div_round_expr(pl.col("v_sum") + raise_, n)).with_columns(
+        p=div_round_expr(pts * 100, 2 * n),
+    )
+    a = a.with_columns(dp=dp_expr(pl.col("p"))).with_columns(
+        rp=pl.col("ra") + pl.col("dp"),
+        p_min=pl.lit(_p_min_array()).gather(
+            (pl.lit(norms.MIN_RP[norm]) - pl.col("ra")).clip(_DP_LOW, _DP_HIGH + 1) - _DP_LOW
+        ),
+    )
+    return a
+
+
+def _no_rescue(norm: str) -> pl.Expr:
+    """True where no subset of 9 counted games or more can make the norm (bounds over every such
+    subset, see the module's docstring): the full set's outcome is then the applicant's."""
+    n = pl.col("n")
+    min_ra, min_rp = norms.MIN_RA[norm], norms.MIN_RP[norm]
+    # bounds over every subset of ≥ 9 counted games (see the module's docstring)
+    ub_ra = div_round_expr(pl.col(f"top_v_{norm}"), pl.lit(MIN_GAMES))
+    ub_p = div_round_expr(pl.col("top_pts") * 100, pl.lit(2 * MIN_GAMES))
+    titles_known = pl.col("title_nulls") == 0
+    # of 9 games or more: ceil(9 / 2) title-holders (1.4.5a), 3 norm titles (5 in a double RR)
+    few_titles = (pl.col("th") < norm_clauses.ceil_div(pl.lit(MIN_GAMES), 2)) | (
+        pl.col(f"nt_{norm}")
+        < pl.when(pl.col("double_rr")).then(norm_clauses.ceil_div(pl.lit(MIN_GAMES), 2)).otherwise(3)
+    )
+    return (
+        (n <= MIN_GAMES)
+        | (pl.col("round_robin") & pl.col("_mix"))
+        | (ub_ra < min_ra)
+        | (ub_ra + dp_expr(ub_p) < min_rp)
+        | (10 * pl.col("top_pts") < 7 * MIN_GAMES)
+        | (titles_known & few_titles)
+    )
+
+
+def _not_eligible(rows: pl.DataFrame) -> pl.DataFrame:
+    """`rows` of a women's title with the rows of applicants who are not women (sex known)
+    decided `not_eligible` (B.01 0.31)."""
+    not_eligible = (pl.col("sex") != "w").fill_null(False)
     zero = pl.lit(0)
     null = pl.lit(None)
     return rows.with_columns(
