@@ -92,6 +92,32 @@ def test_rules_or_param_without_a_scenario_is_refused(db: Path, args: list[str],
     assert _plain_digest(db) == before
 
 
+def _param_examples() -> dict[str, list[str]]:
+    """The KEY=VALUE examples `rate --help` gives for --param, by system ('fide: a=1, b=2; elo: ...')."""
+    import re
+
+    import typer.main
+
+    rate = typer.main.get_command(app).commands["rate"]  # type: ignore[attr-defined]
+    text = next(p.help for p in rate.params if p.name == "param")
+    given = re.search(r"\(e\.g\. (.*)\)\.?$", " ".join(text.split())).group(1)  # type: ignore[union-attr]
+    examples: dict[str, list[str]] = {}
+    for part in given.split("; "):
+        system, _, items = part.partition(": ")
+        examples[system] = [item for item in items.split(", ") if "=" in item]
+    return examples
+
+
+@pytest.mark.parametrize("system", ["fide", "ffe", "elo", "glicko2"])
+def test_the_param_examples_of_the_help_work_as_written(db: Path, system: str) -> None:
+    # the help gave rating_from=2005-01-01, which is refused without --rules
+    examples = _param_examples()[system]
+    assert examples, _param_examples()
+    args = [arg for item in examples for arg in ("--param", item)]
+    res = _run("rate", "--db", str(db), "--system", system, "--scenario", "ex", *args)
+    assert res.exit_code == 0, res.output
+
+
 @pytest.mark.parametrize(
     ("system", "known"),
     [

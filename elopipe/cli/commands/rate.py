@@ -74,7 +74,8 @@ def rate_command(
         list[str] | None,
         typer.Option(
             "--param",
-            help="Engine option KEY=VALUE, repeatable; needs --scenario (e.g. fide: rating_from=2005-01-01; "
+            help="Engine option KEY=VALUE, repeatable; needs --scenario (e.g. fide: rating_from=2014-07-01, a date "
+            "before 2009-07-01 only with --rules; "
             "ffe: z_mode=logistic, strict_boundary=true, unrated_opponents=iterative; elo: k=20,games<30:40, "
             "period=tournament; glicko2: tau=0.5).",
         ),
