@@ -261,6 +261,45 @@ def print_table(table: Any, out: Console | None = None) -> None:
 DB_OPTION_HELP = "DuckDB file of the store."
 
 
+def command_name() -> str:
+    """The command being run as the user typed it and as its usage errors name it (`usage_line`):
+    'elopipe rate', 'elopipe players merge'; 'elopipe' outside a command."""
+    ctx = _current_context()
+    names: list[str] = []
+    while ctx is not None and ctx.parent is not None:  # the root's name is how Python was started
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(["elopipe", *names])
+
+
+def _current_context() -> Any:
+    """Click's context of the command being run, or None: typer 0.28 runs the commands in its own
+    copy of Click (`typer._click`), whose context stack `click.get_current_context` does not see;
+    earlier typers in Click itself."""
+    import importlib
+
+    for module in ("typer._click.globals", "click.globals"):
+        try:
+            return importlib.import_module(module).get_current_context(silent=True)
+        except ImportError:
+            continue
+    return None
+
+
+def error_line(message: str) -> str:
+    """One of elopipe's own error lines (its checks of options and of what a command was asked
+    to do), naming the command as Click's usage errors do: 'elopipe rate: error: MESSAGE'."""
+    return f"{command_name()}: error: {message}"
+
+
+def fail(message: str, exit_code: int = 2) -> NoReturn:
+    """Print `error_line(message)` on standard error and end the command with `exit_code`
+    (2: a usage error, the default; 1: the command failed). Every `error:` line of the commands
+    is printed here, so they all name their command the same way."""
+    err_console.print(error_line(message), style="red")
+    raise typer.Exit(exit_code)
+
+
 def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], str]) -> str:
     """`policy(value)`: a run policy read from its option, else its environment variable, else its
     default (`--no-moves`, `--ro-from`); a ValueError it raises is a usage error, one line naming
@@ -269,8 +308,7 @@ def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], 
         return policy(value)
     except ValueError as exc:
         key = flag.removeprefix("--").replace("-", "_")
-        err_console.print(f"error: {flag}: {str(exc).removeprefix(key + ' ')}", style="red")
-        raise typer.Exit(2) from None
+        fail(f"{flag}: {str(exc).removeprefix(key + ' ')}")
 
 
 def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:

@@ -13,6 +13,9 @@ Layout (0-based character columns, as in FIDE's `standard_rating_list.txt`)::
 The store keeps one title per player, so titles starting with 'W' (WGM, WIM, WFM, WCM) go to
 WTit and the others to Tit; OTit and FOA stay blank. "ID Number" holds the FIDE ID only (blank for
 a player without one; a national ID would be mistaken for a FIDE ID). Sex is written 'M' / 'F' as FIDE does.
+K is FIDE's: every rated player's K for the next period (B.02 8.3.3, `rating_lists.k_next`), as
+FIDE's lists give it also to a player without a game in the period, and as `elopipe lists import`
+reads it back; Gms is the period's games.
 Fields are cut to their width (a long name loses its tail) so columns never shift.
 """
 
@@ -80,7 +83,9 @@ def to_fide_txt(df: pl.DataFrame, list_date: dt.date) -> str:
         pl.lit(""),
         pl.col("rating"),
         pl.col("games"),
-        pl.col("k"),
+        # FIDE's K: every rated player's K for the next period (`k_next`); the K used in the
+        # period only where no such K is stored (another system, a list computed before it was)
+        pl.coalesce("k_next", "k") if "k_next" in df.columns else pl.col("k"),
         pl.col("birth_year"),
         pl.col("fide_flag"),
     ]

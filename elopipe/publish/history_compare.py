@@ -10,11 +10,14 @@ single-side chart draws them (`history.player_series`), an official B's by `offi
 
 `PlayerComparison.rows` columns (Polars, one row per list date either side has for the player,
 oldest first): list_date Date; rating_a, rating_b Int32 (rating points in force on the date: a
-computed side's last list on or before it, an official list's row of that date only; NULL:
+computed side's last list on or before it; an official side's last imported list on or before it,
+the rating an officer reads as the official one in force, when that list holds the player (the
+player's row of an earlier list is not carried past a later list that leaves him out); NULL:
 unrated, or not on that side's list); diff Int32 (rating_b − rating_a, only where both sides have a
 list of the date that rates the player: a side's rating carried from its earlier list is not compared);
 carried_a, carried_b Boolean (the rating shown is from that side's last list before the date: it has
-no list of the date, e.g. FFE lists a few times a year, or a date past the side's last list);
+no list of the date, e.g. FFE lists a few times a year, a date past the side's last list, or an
+official list imported for some dates only);
 games_a, games_b Int32
 (games rated on that side's list of the date; NULL: no list of the date); on_a, on_b Boolean (the
 side has a list row for the player on the date); delisted_a, delisted_b Boolean (the side's list in
@@ -48,13 +51,25 @@ mine AS (  -- the player's rows on each side; `moved`: the rating differs from t
     WINDOW w AS (PARTITION BY k.which ORDER BY s.list_date)
 ),
 grid AS (SELECT d.list_date, k.which, k.side FROM (SELECT DISTINCT list_date FROM mine) d CROSS JOIN pick k),
-at_date AS (  -- a computed side's list in force on the date; an official list is read on its own date only
-    SELECT g.list_date, g.which, COALESCE(m.list_date = g.list_date, FALSE) AS listed,
-           CASE WHEN m.list_date = g.list_date OR g.side NOT LIKE 'official:%' THEN m.rating END AS rating,
-           CASE WHEN m.list_date = g.list_date THEN m.games END AS games,
-           COALESCE((m.list_date = g.list_date OR g.side NOT LIKE 'official:%') AND m.delisted, FALSE) AS delisted,
-           COALESCE(m.list_date = g.list_date AND m.moved, FALSE) AS moved
-    FROM grid g ASOF LEFT JOIN mine m ON m.which = g.which AND m.list_date <= g.list_date
+official_dates AS (  -- the dates of the imported official lists compared (the lists, not the player's rows)
+    SELECT DISTINCT k.which, o.list_date FROM official_lists o JOIN pick k ON k.side = 'official:' || o.system
+),
+in_force AS (  -- each side's list in force on the date: the player's last row on or before it, and, for an
+               -- official side, the last official list imported on or before it
+    SELECT g.list_date, g.which, g.side, m.list_date AS row_date, m.rating, m.games, m.delisted, m.moved,
+           g.side NOT LIKE 'official:%' OR m.list_date = o.list_date AS holds
+    FROM grid g
+    ASOF LEFT JOIN mine m ON m.which = g.which AND m.list_date <= g.list_date
+    ASOF LEFT JOIN official_dates o ON o.which = g.which AND o.list_date <= g.list_date
+),
+at_date AS (  -- the rating of the side's list in force: a computed side's last list, an official side's last
+              -- imported list when it holds the player (one that leaves him out ends what an earlier one said)
+    SELECT list_date, which, COALESCE(row_date = list_date, FALSE) AS listed,
+           CASE WHEN holds THEN rating END AS rating,
+           CASE WHEN row_date = list_date THEN games END AS games,
+           COALESCE(holds AND delisted, FALSE) AS delisted,
+           COALESCE(row_date = list_date AND moved, FALSE) AS moved
+    FROM in_force
 )
 SELECT a.list_date, CAST(a.rating AS INTEGER) AS rating_a, CAST(b.rating AS INTEGER) AS rating_b,
        -- compared only where both sides have a list of the date: a rating carried from a side's

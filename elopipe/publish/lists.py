@@ -32,6 +32,8 @@ birth_year     Int32
 rating         Int32       rating points
 games          Int32       rated games in the period
 k              Int32       K used in the period (null: no games or none)
+k_next         Int32       FIDE systems: the player's K for the next period, the K
+                           column of FIDE's lists (null: another system)
 change         Int32       rounded change applied this period, rating points
 flags          String      space-separated: 'i' inactive, 'new' first rating,
                            'w' woman, FFE 'F'/'N'/'E', 'no-fide-id' (FIDE
@@ -139,7 +141,7 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
         con.sql(
             """
         SELECT rank, fed_rank, fide_id, national_id, name, federation, sex, title,
-               CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, change,
+               CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, k_next, change,
                flags, fide_flag, inactive, no_id, player_id
         FROM v_rating_lists WHERE system = ? AND list_date = ?
         ORDER BY no_id, rating DESC, name, player_id

@@ -258,6 +258,7 @@ TABLES: dict[str, str] = {
         games          INTEGER NOT NULL,     -- rated games in the period
         total_games    INTEGER,              -- rated games to date (K rule 'fewer than 30')
         k              INTEGER,              -- K used; NULL if none
+        k_next         INTEGER,              -- FIDE systems: the rated player's K for the next period, the K column of FIDE's lists (B.02 8.3.3, before the 700 cap); NULL: unrated, another system, or a list computed before the column existed
         change         INTEGER,              -- rounded change applied this period (FIDE: K-based only, no adjustment)
         flags          VARCHAR,              -- 'i' inactive, 'new', 'w', FFE 'F'/'N'/'E', FIDE 'pool', 'delisted', 'adj2024:+N' (1 Mar 2024 adjustment added N), ...
         ever_2400      BOOLEAN,

@@ -40,7 +40,7 @@ VIEWS: dict[str, str] = {
             (CASE WHEN p.sex = 'w' THEN 'w' ELSE '' END)
               || (CASE WHEN rl.inactive THEN 'i' ELSE '' END) AS fide_flag,
             rl.inactive, NOT rl.has_id AS no_id,
-            rl.ever_2400, rl.source
+            rl.ever_2400, rl.source, rl.k_next
         FROM (SELECT *, NOT inactive AND has_id AS ranked
               FROM (SELECT r.*,
                            regexp_matches(COALESCE(r.flags, ''), '(^|[ ,;])w?i($|[ ,;])') AS inactive,
@@ -258,7 +258,8 @@ VIEW_DOCS: dict[str, str] = {
     "`inactive` (the flag 'i'), `no_id` (the player lacks the list's ID: rated from files that gave "
     "none, shown apart and never ranked). Player details come from `players`; rating / games / "
     "total_games / K / change / flags as stored in `rating_lists`; `fide_flag` is the FLAG column of "
-    "FIDE's list files ('w', 'i', 'wi').",
+    "FIDE's list files ('w', 'i', 'wi'); `k_next` the player's K for the next period (FIDE systems), the K "
+    "column of FIDE's lists.",
     "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
     "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
     "v_player_history": "One row per player, system and list: rating (NULL while unrated), "

@@ -27,7 +27,7 @@ def _one_line(args: list[str]) -> str:
 @pytest.mark.parametrize(("k", "bad"), [("-10", "-10"), ("0", "0"), ("20,games<30:-40", "-40"), ("1001", "1001")])
 def test_elo_refuses_a_k_that_is_not_positive(k: str, bad: str) -> None:
     assert _one_line(["elo", "1500", "--vs", "1600:W", "--k", k]) == (
-        f"error: K must be a whole number from 1 to 1000, not {bad}"
+        f"elopipe elo: error: K must be a whole number from 1 to 1000, not {bad}"
     )
 
 

@@ -186,10 +186,13 @@ def test_split_by_name_after_a_merge_takes_the_merged_spelling(rated_store: Path
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["merge", "1", "1", "--reason", "same"], "error: cannot merge player 1 into itself: give two player ids"),
-        (["merge", "1", "2", "--reason", "   "], "error: --reason must say why"),
-        (["split", "1", "--reason", "two people"], "error: split needs --name or --tournament"),
-        (["split", "1", "--name", "X", "--reason", ""], "error: --reason must say why"),
+        (
+            ["merge", "1", "1", "--reason", "same"],
+            "elopipe players merge: error: cannot merge player 1 into itself: give two player ids",
+        ),
+        (["merge", "1", "2", "--reason", "   "], "elopipe players merge: error: --reason must say why"),
+        (["split", "1", "--reason", "two people"], "elopipe players split: error: split needs --name or --tournament"),
+        (["split", "1", "--name", "X", "--reason", ""], "elopipe players split: error: --reason must say why"),
     ],
 )
 def test_a_decision_that_cannot_be_made_is_a_one_line_usage_error(tmp_path: Path, args: list[str], words: str) -> None:

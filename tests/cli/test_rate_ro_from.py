@@ -93,14 +93,14 @@ def test_elopipe_ro_from_is_a_standing_choice_and_other_values_are_refused(store
     _rate(db, env={"ELOPIPE_RO_FROM": "file"})
     assert _firouzja(db)[1] == "file" and _policies(db) == ["file"]
     bad = CliRunner().invoke(app, ["rate", "--db", str(db), "--ro-from", "files"])
-    assert bad.exit_code == 2 and "error: --ro-from: must be list or file, not 'files'" in bad.output
+    assert bad.exit_code == 2 and "elopipe rate: error: --ro-from: must be list or file, not 'files'" in bad.output
     ffe = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(db), "--ro-from", "file"])
     assert ffe.exit_code == 2 and "--ro-from applies to the FIDE systems" in ffe.output
     param = CliRunner().invoke(app, ["rate", "--db", str(db), "--scenario", "x", "--param", "ro_from=file"])
-    assert param.exit_code == 2 and "error: --param ro_from: use --ro-from" in param.output
+    assert param.exit_code == 2 and "elopipe rate: error: --param ro_from: use --ro-from" in param.output
     # `run` checks it before Prefect starts
     run = CliRunner().invoke(app, ["run", str(db.parent), "--db", str(db), "--ro-from", "x"])
-    assert run.exit_code == 2 and "error: --ro-from: must be list or file, not 'x'" in run.output
+    assert run.exit_code == 2 and "elopipe run: error: --ro-from: must be list or file, not 'x'" in run.output
 
 
 def test_the_flow_carries_the_policy_to_the_fide_systems_only(store: Path) -> None:

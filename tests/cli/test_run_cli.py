@@ -4,6 +4,7 @@ a usage error for a negative --lock-timeout, and what an all-rejected run says."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -136,3 +137,51 @@ def test_a_sigterm_while_a_stage_runs_ends_the_run_in_one_line(tmp_path: Path, p
     assert "stopped (SIGTERM)" in stderr or "stopped (Ctrl-C)" in stderr + stdout, stderr
     for internal in INTERNALS + ("TerminationSignal",):
         assert internal not in stderr + stdout, stderr
+
+
+def _run_stopped_in_rating(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stop: Callable[[], None]):  # noqa: ANN202
+    """`elopipe run` on SMALL, its first system's rating followed by `stop` (a Ctrl-C simulated by
+    what it does, no signal and no clock)."""
+    import elopipe.rating.run as rating
+    from elopipe.runtime import interrupt
+
+    real_rate = rating.rate
+
+    def rate_then_stop(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        summary = real_rate(*args, **kwargs)
+        stop()
+        return summary
+
+    monkeypatch.setattr(rating, "rate", rate_then_stop)
+    try:
+        args = ["run", str(SMALL), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "o")]
+        return CliRunner().invoke(app, args)
+    finally:
+        interrupt.clear_stop()
+
+
+def test_a_run_a_ctrl_c_stopped_says_it_stopped_never_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_harness: str
+) -> None:
+    """The first Ctrl-C asks the run to stop at its next safe point (`request_stop`, what the
+    signal handler does): the run used to close with 'done in 20.8 s' beside its stop line."""
+    from elopipe.runtime import interrupt
+
+    res = _run_stopped_in_rating(tmp_path, monkeypatch, interrupt.request_stop)
+    assert res.exit_code == 130, res.output
+    assert "done in" not in res.output, res.output
+    said = r"^stopped \(Ctrl-C\) after \d+\.\d s: what was committed stays; the next run rates"
+    assert re.search(said, res.output, re.M), res.output
+    for internal in INTERNALS:
+        assert internal not in res.output, res.output
+
+
+def test_a_run_aborted_by_a_second_ctrl_c_does_not_say_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefect_harness: str
+) -> None:
+    def second_ctrl_c() -> None:  # the handler's answer to a Ctrl-C after the first
+        raise KeyboardInterrupt
+
+    res = _run_stopped_in_rating(tmp_path, monkeypatch, second_ctrl_c)
+    assert res.exit_code == 130, res.output
+    assert "done in" not in res.output and "aborted; what was committed stays" in res.output

@@ -92,6 +92,32 @@ def test_rules_or_param_without_a_scenario_is_refused(db: Path, args: list[str],
     assert _plain_digest(db) == before
 
 
+def _param_examples() -> dict[str, list[str]]:
+    """The KEY=VALUE examples `rate --help` gives for --param, by system ('fide: a=1, b=2; elo: ...')."""
+    import re
+
+    import typer.main
+
+    rate = typer.main.get_command(app).commands["rate"]  # type: ignore[attr-defined]
+    text = next(p.help for p in rate.params if p.name == "param")
+    given = re.search(r"\(e\.g\. (.*)\)\.?$", " ".join(text.split())).group(1)  # type: ignore[union-attr]
+    examples: dict[str, list[str]] = {}
+    for part in given.split("; "):
+        system, _, items = part.partition(": ")
+        examples[system] = [item for item in items.split(", ") if "=" in item]
+    return examples
+
+
+@pytest.mark.parametrize("system", ["fide", "ffe", "elo", "glicko2"])
+def test_the_param_examples_of_the_help_work_as_written(db: Path, system: str) -> None:
+    # the help gave rating_from=2005-01-01, which is refused without --rules
+    examples = _param_examples()[system]
+    assert examples, _param_examples()
+    args = [arg for item in examples for arg in ("--param", item)]
+    res = _run("rate", "--db", str(db), "--system", system, "--scenario", "ex", *args)
+    assert res.exit_code == 0, res.output
+
+
 @pytest.mark.parametrize(
     ("system", "known"),
     [
@@ -116,7 +142,7 @@ def test_an_unknown_param_key_gets_one_line_listing_the_valid_keys(
 ) -> None:
     res = _run("rate", "--db", str(db), "--system", system, *scenario, "--param", "foo=1")
     assert res.exit_code == 2
-    assert _one_line(res.output) == f"error: {known}"
+    assert _one_line(res.output) == f"elopipe rate: error: {known}"
 
 
 @pytest.mark.parametrize(
@@ -242,7 +268,8 @@ def test_a_scenario_run_again_keeps_its_definition_and_refuses_another(db: Path)
         res = _run("rate", "--db", str(db), "--scenario", "R1", *args)
         assert res.exit_code == 2
         assert _one_line(res.output) == (
-            f"error: scenario r1 is defined with {defined}; drop it first (elopipe scenarios drop fide@r1)"
+            f"elopipe rate: error: scenario r1 is defined with {defined}; drop it first"
+            " (elopipe scenarios drop fide@r1)"
             " or choose another name"
         )
     assert _sql(db, "SELECT rules, params, through FROM scenarios WHERE system = 'fide@r1'") == before
@@ -255,36 +282,42 @@ def test_a_scenario_run_again_keeps_its_definition_and_refuses_another(db: Path)
     [
         (
             ["--param", "check_time_minimum=abc"],
-            "error: --param check_time_minimum=abc: check_time_minimum must be true or false (or yes/no, 1/0),"
+            "elopipe rate: error: --param check_time_minimum=abc: check_time_minimum must be true or false"
+            " (or yes/no, 1/0),"
             " not 'abc'",
         ),
         (["--param", "check_time_minimum=nan"], "check_time_minimum must be true or false"),
         (["--param", "check_time_minimum=-5"], "check_time_minimum must be true or false"),
         (
             ["--system", "glicko2", "--param", "rate_class=xyz"],
-            "error: --param rate_class=xyz: rate_class must be one of standard, rapid, blitz, any, not 'xyz'",
+            "elopipe rate: error: --param rate_class=xyz: rate_class must be one of standard, rapid, blitz, any,"
+            " not 'xyz'",
         ),
         (["--system", "glicko2", "--param", "use_file_rating=maybe"], "use_file_rating must be true or false"),
         (["--system", "elo", "--param", "period=year"], "period must be one of month, tournament, game, not 'year'"),
         (["--system", "ffe", "--param", "young_max_category=U21"], "young_max_category must be one of U8, U10"),
         (
             ["--param", "rating_from=banana"],
-            "error: --param rating_from=banana: rating_from must be a date YYYY-MM-DD, not 'banana'",
+            "elopipe rate: error: --param rating_from=banana: rating_from must be a date YYYY-MM-DD, not 'banana'",
         ),
         (
             ["--param", "rating_from=2005-01-01"],
-            "error: FIDE's rules for fide events starting from 2005-01-01 to 2009-06-30 cannot be confirmed",
+            "elopipe rate: error: FIDE's rules for fide events starting from 2005-01-01 to 2009-06-30"
+            " cannot be confirmed",
         ),
-        (["--unknown-tc", "bullet"], "error: --unknown-tc: unknown_tc must be one of standard, rapid, blitz"),
-        (["--rules", "V1999"], "error: unknown FIDE rules version V1999; known: V2017, V2022, V2024"),
-        (["--system", "glicko2", "--rules", "V2017"], "error: glicko2: --rules does not apply"),
+        (
+            ["--unknown-tc", "bullet"],
+            "elopipe rate: error: --unknown-tc: unknown_tc must be one of standard, rapid, blitz",
+        ),
+        (["--rules", "V1999"], "elopipe rate: error: unknown FIDE rules version V1999; known: V2017, V2022, V2024"),
+        (["--system", "glicko2", "--rules", "V2017"], "elopipe rate: error: glicko2: --rules does not apply"),
     ],
 )
 def test_a_bad_option_value_is_one_line_exit_2_and_stores_nothing(db: Path, args: list[str], line: str) -> None:
     res = _run("rate", "--db", str(db), "--scenario", "bad", *args)
     assert res.exit_code == 2
     got = _one_line(res.output)
-    assert got.startswith(line) if line.startswith("error:") else line in got
+    assert got.startswith(line) if line.startswith("elopipe rate: error:") else line in got
     assert _sql(db, "SELECT count(*) FROM scenarios") == [(0,)]
 
 
@@ -316,7 +349,9 @@ def test_drop_folds_the_system_part_and_refuses_a_missing_one(db: Path) -> None:
 def test_through_must_be_a_list_month(db: Path, month: str) -> None:
     res = _run("rate", "--db", str(db), "--through", month)
     assert res.exit_code == 2
-    assert _one_line(res.output) == f"error: --through: expected a list month YYYY-MM such as 2024-03, got '{month}'"
+    assert _one_line(res.output) == (
+        f"elopipe rate: error: --through: expected a list month YYYY-MM such as 2024-03, got '{month}'"
+    )
 
 
 def test_through_before_any_list_says_so(db: Path) -> None:

@@ -88,17 +88,40 @@ def test_against_the_official_list_on_its_own_dates(tmp_path: Path) -> None:
     s.official(DEC, 1, 2705, k=10)
     cmp = player_comparison(s.con, 1, "fide", "official")
     assert cmp.side_b == "official:fide"
-    # November: only the official list; December: both; January: no official list, so no B rating
-    assert list(cmp.rows.select("list_date", "rating_a", "rating_b", "diff", "on_b").iter_rows()) == [
-        (NOV, None, 2700, None, True),
-        (DEC, 2701, 2705, 4, True),
-        (JAN, 2696, None, None, False),
+    # November: only the official list; December: both; January: no official list, so B is the
+    # official rating in force, December's, in brackets (carried) and not compared
+    rows = cmp.rows.select("list_date", "rating_a", "rating_b", "diff", "on_b", "carried_b")
+    assert list(rows.iter_rows()) == [
+        (NOV, None, 2700, None, True, False),
+        (DEC, 2701, 2705, 4, True, False),
+        (JAN, 2696, 2705, None, False, True),
     ]
     official = cmp.official_series()
     assert official is not None and official.points
     assert (official.dates, official.ratings) == ([NOV, DEC], [2700, 2705])
     paths = write_player_page(s.con, 1, "fide", tmp_path, compare=cmp)
     assert [p.name for p in paths] == ["1_player-1-vs-official-fide.png", "1_player-1-vs-official-fide.html"]
+
+
+def test_the_official_rating_in_force_is_carried_until_a_later_official_list_leaves_the_player_out() -> None:
+    # an officer reads the last official list imported as the one in force: after it the player's
+    # official rating is shown carried; a later official list without him ends it (he is not on it)
+    s = two_rules_store(scenario=False)
+    s.official(DEC, 1, 2705, k=10)  # December's official list holds player 1 only
+    p2 = player_comparison(s.con, 2, "fide", "official").rows
+    assert list(p2.select("list_date", "rating_b", "on_b", "carried_b").iter_rows()) == [
+        (NOV, 2000, True, False),
+        (DEC, None, False, False),
+        (JAN, None, False, False),
+    ]
+    # without the December list, November's official rating is the one in force after it
+    s = two_rules_store(scenario=False)
+    p2 = player_comparison(s.con, 2, "fide", "official").rows
+    assert list(p2.select("list_date", "rating_b", "diff", "carried_b").iter_rows()) == [
+        (NOV, 2000, None, False),
+        (DEC, 2000, None, True),
+        (JAN, 2000, None, True),
+    ]
 
 
 def test_a_rating_carried_from_an_earlier_list_is_marked_and_not_compared(tmp_path: Path) -> None:

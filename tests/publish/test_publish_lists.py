@@ -111,9 +111,29 @@ def test_fide_txt_lines_are_each_rows_fixed_width_line(con) -> None:
             tit, wtit = ("", title) if title.upper().startswith("W") else (title, "")
             sex = {"m": "M", "w": "F"}.get(row["sex"] or "", "")
             values = [row["fide_id"], row["name"], row["federation"], sex, tit, wtit, "", ""]
-            values += [row["rating"], row["games"], row["k"], row["birth_year"], row["fide_flag"]]
+            k = row["k_next"] if row["k_next"] is not None else row["k"]  # FIDE's K, else the period's
+            values += [row["rating"], row["games"], k, row["birth_year"], row["fide_flag"]]
             assert line == format_line(values)
     assert to_fide_txt(listed.head(0), FEB) == lines[0] + "\n"
+
+
+def test_fide_txt_gives_every_rated_player_his_k_for_the_next_period() -> None:
+    """FIDE's lists give every rated player's K; the TXT left it blank for a player without a game
+    in the period. Rated by the engine: player 3 does not play in January (a junior, K 40), player
+    4 neither (K 20); player 1 reaches 2400 (K 20 in the period, 10 from the list on)."""
+    from elopipe.rating.run import rate
+    from tests.helpers.fide import Scenario
+
+    s = Scenario()
+    jan, feb = dt.date(2025, 1, 1), dt.date(2025, 2, 1)
+    for pid, rating, born in ((1, 2390, 1990), (2, 2390, 1990), (3, 1900, 2010), (4, 2000, 1980)):
+        s.player(pid, birth_year=born, fide_id=5000 + pid)
+        s.official(jan, pid, rating, k=40 if born == 2010 else 20, birth_year=born)
+    s.event(dt.date(2025, 1, 10), dt.date(2025, 1, 11), [(1, 2, "W"), (2, 1, "L")])
+    rate(s.con, "fide")
+    lines = to_fide_txt(rating_list(s.con, "fide", feb), feb).splitlines()[1:]
+    k_of = {int(line[0:15]): (line[119:123].strip(), line[123:126].strip()) for line in lines}
+    assert k_of == {5001: ("2", "10"), 5002: ("2", "20"), 5003: ("0", "40"), 5004: ("0", "20")}
 
 
 def test_write_list_every_format(con, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from elopipe.cli.app import app, console, err_console
+from elopipe.cli.app import app, console, fail
 from elopipe.rating.generic.elo import DEFAULT_K, RATING_MAX, KSchedule, calculator, expected_score
 
 
@@ -51,22 +51,19 @@ def elo_command(
     """Generic K-factor Elo: new rating = rating + K x sum(S - E), kept to one decimal. With --fide,
     FIDE's rules: K x sum(W - PD), rounded to a whole point."""
     if not math.isfinite(rating) or not 0 <= rating <= RATING_MAX:
-        err_console.print(f"error: the rating must be a number from 0 to {RATING_MAX}", style="red")
-        raise typer.Exit(2)
+        fail(f"the rating must be a number from 0 to {RATING_MAX}")
     if fide:
         _fide(rating, vs, k, games_so_far, rules, on, born, ever_2400)
         return
     if rules is not None or on is not None or born is not None or ever_2400:
-        err_console.print("error: --rules, --date, --born and --ever-2400 go with --fide", style="red")
-        raise typer.Exit(2)
+        fail("--rules, --date, --born and --ever-2400 go with --fide")
     try:
         schedule = KSchedule.parse(k)
         _check_k(schedule)
         kk = schedule.k_for(rating, games_so_far or 0)
         res = calculator(rating, vs, kk)
     except ValueError as exc:
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     for spec in vs:
         opp, _, result = spec.partition(":")
         e = expected_score(rating, float(opp))
@@ -128,8 +125,7 @@ def _fide(
             ever_2400=ever_2400,
         )
     except ValueError as exc:
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     for g in res.games:
         capped = f" -> {g.d_used} (400-point rule)" if g.d_used != g.d_raw else ""
         console.print(

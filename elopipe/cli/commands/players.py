@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail, print_table
 from elopipe.jobs.requests import MergeRequest, SplitRequest, SuspectsRequest
 from elopipe.jobs.store import DEFAULT_DB
 
@@ -21,8 +21,7 @@ def _on_wait(message: str) -> None:
 
 def _refuse(message: str) -> None:
     """A usage error before the store is opened: one line, exit 2."""
-    err_console.print(f"error: {message}", style="red")
-    raise typer.Exit(2)
+    fail(message)
 
 
 def _check_reason(reason: str) -> None:

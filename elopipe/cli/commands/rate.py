@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option, takes_ro_from
 from elopipe.jobs.requests import RateRequest
@@ -74,7 +74,8 @@ def rate_command(
         list[str] | None,
         typer.Option(
             "--param",
-            help="Engine option KEY=VALUE, repeatable; needs --scenario (e.g. fide: rating_from=2005-01-01; "
+            help="Engine option KEY=VALUE, repeatable; needs --scenario (e.g. fide: rating_from=2014-07-01, a date "
+            "before 2009-07-01 only with --rules; "
             "ffe: z_mode=logistic, strict_boundary=true, unrated_opponents=iterative; elo: k=20,games<30:40, "
             "period=tournament; glicko2: tau=0.5).",
         ),
@@ -96,11 +97,9 @@ def rate_command(
     try:
         outcome = rate_system(request, on_wait=lambda m: err_console.print(m))
     except (ScenarioError, ParamError) as exc:  # a scenario defined otherwise: a usage error, exit 2
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(exc.exit_code) from None
+        fail(str(exc), exc.exit_code)
     except (ValueError, StoreBusyError, FileNotFoundError) as exc:
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(getattr(exc, "exit_code", 1)) from None
+        fail(str(exc), getattr(exc, "exit_code", 1))
     if outcome.summary is None:
         console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
         return
@@ -137,8 +136,7 @@ def _request(
     try:
         month = parse_month(through)
     except ValueError as exc:
-        err_console.print(f"error: --through: {exc}", style="red")
-        raise typer.Exit(2) from None
+        fail(f"--through: {exc}")
     # what the user gave (a scenario's definition must agree) and what applies unless given
     params: dict[str, object] = {}
     defaults: dict[str, object] = {"no_moves": checked_no_moves(None)} if no_moves is None else {}
@@ -150,16 +148,12 @@ def _request(
         else:
             params["ro_from"] = checked_ro_from(ro_from)
     elif ro_from is not None:
-        err_console.print(
-            f"error: --ro-from applies to the FIDE systems (fide, fide-rapid, fide-blitz), not {system}", style="red"
-        )
-        raise typer.Exit(2)
+        fail(f"--ro-from applies to the FIDE systems (fide, fide-rapid, fide-blitz), not {system}")
     try:
         if unknown_tc is not None:
             params["unknown_tc"] = parse_param("unknown_tc", unknown_tc)
     except ParamError as exc:
-        err_console.print(f"error: --unknown-tc: {exc}", style="red")
-        raise typer.Exit(2) from None
+        fail(f"--unknown-tc: {exc}")
     if v2022_cap_lower:
         params["v2022_cap_lower"] = True
     params.update(_engine_params(system, param or []))
@@ -167,17 +161,14 @@ def _request(
     what_if = [o for o, v in (("--rules", rules), ("--param", param), ("--v2022-cap-lower", v2022_cap_lower)) if v]
     if "@" not in system and what_if:
         given = " and ".join(what_if) if len(what_if) < 3 else ", ".join(what_if[:-1]) + " and " + what_if[-1]
-        err_console.print(
-            f"error: {given} {'change' if len(what_if) > 1 else 'changes'} the rules and would replace"
-            f" the official computed lists: add --scenario NAME to store them as {system}@NAME",
-            style="red",
+        fail(
+            f"{given} {'change' if len(what_if) > 1 else 'changes'} the rules and would replace"
+            f" the official computed lists: add --scenario NAME to store them as {system}@NAME"
         )
-        raise typer.Exit(2)
     try:
         rules = None if rules is None else rules_name(system, rules)
     except ParamError as exc:
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(2) from None
+        fail(str(exc))
     return RateRequest(db, system, month, rules, params, defaults, skip_empty=True)
 
 
@@ -196,13 +187,11 @@ def _system_key(system: str, scenario: str | None) -> str:
         if named is not None and scenario is not None:
             raise ScenarioError(f"--system {system} already names a scenario: leave out --scenario")
         if base not in systems.names():
-            err_console.print(f"error: unknown system {base!r}; known: {', '.join(systems.names())}", style="red")
-            raise typer.Exit(2)
+            fail(f"unknown system {base!r}; known: {', '.join(systems.names())}")
         name = named or scenario
         return base if name is None else scenario_system(base, name)
     except ScenarioError as exc:
-        err_console.print(f"error: {exc}", style="red")
-        raise typer.Exit(2) from None
+        fail(str(exc))
 
 
 def _engine_params(system: str, items: list[str]) -> dict[str, object]:
@@ -218,20 +207,16 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            err_console.print(f"error: --param {item!r}: expected KEY=VALUE", style="red")
-            raise typer.Exit(2)
+            fail(f"--param {item!r}: expected KEY=VALUE")
         key = key.strip()
         if key in _OWN_OPTIONS:
-            err_console.print(f"error: --param {key}: use {_OWN_OPTIONS[key]}", style="red")
-            raise typer.Exit(2)
+            fail(f"--param {key}: use {_OWN_OPTIONS[key]}")
         if known is not None and key not in valid:
-            err_console.print(f"error: unknown {label} parameter {key}; known: {', '.join(valid)}", style="red")
-            raise typer.Exit(2)
+            fail(f"unknown {label} parameter {key}; known: {', '.join(valid)}")
         try:
             params[key] = parse_param(key, value)
         except ParamError as exc:
-            err_console.print(f"error: --param {key}={value.strip()}: {exc}", style="red")
-            raise typer.Exit(2) from None
+            fail(f"--param {key}={value.strip()}: {exc}")
     return params
 
 

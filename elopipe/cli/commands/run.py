@@ -242,11 +242,23 @@ def _run_pipeline(
 
 
 def _report(summary: PipelineSummary, db: Path, timing: Timing) -> None:
-    """The closing lines and the exit status: 130 after a Ctrl-C, 1 when a file was partial or
-    rejected or a stage failed, 0 otherwise."""
-    print_where(summary, db, timing.end - timing.start)
+    """The closing lines and the exit status: 130 after a Ctrl-C (the run says it stopped, and
+    after how long, never that it is done), 1 when a file was partial or rejected or a stage
+    failed, 0 otherwise."""
+    print_where(summary, db)
     for line in summary.publish_failures:
         err_console.print(f"publish failed: {line}", style="red", soft_wrap=True)
+    elapsed = timing.end - timing.start
+    if summary.interrupted:
+        from elopipe.runtime.interrupt import stop_cause
+
+        err_console.print(
+            f"stopped ({stop_cause()}) after {elapsed:.1f} s: what was committed stays; the next run rates and "
+            "publishes the rest",
+            style="yellow",
+        )
+    else:
+        console.print(f"done in {elapsed:.1f} s")
     job = summary.body_ended - summary.body_started
     console.print(
         f"  of which Prefect: {summary.body_started - timing.start:.1f} s to start (flows loaded after "
@@ -257,19 +269,13 @@ def _report(summary: PipelineSummary, db: Path, timing: Timing) -> None:
         style="dim",
     )
     if summary.interrupted:
-        from elopipe.runtime.interrupt import stop_cause
-
-        err_console.print(
-            f"stopped ({stop_cause()}): what was committed stays; the next run rates and publishes the rest",
-            style="yellow",
-        )
         raise typer.Exit(130)
     failed = summary.stopped or summary.publish_failures
     raise typer.Exit(1 if failed or summary.ingest.count("partial") or summary.ingest.count("rejected") else 0)
 
 
-def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
-    """The closing lines: store, lists, reports, index pages."""
+def print_where(summary: PipelineSummary, db: Path) -> None:
+    """The closing lines but the last (`_report`): store, lists, reports, index pages."""
     console.print(f"store:   {db}", soft_wrap=True)
     groups = summary.where()
     labels = {"lists": "lists", "reports": "reports", "players": "players", "index": "index"}
@@ -283,7 +289,6 @@ def print_where(summary: PipelineSummary, db: Path, elapsed: float) -> None:
         console.print(f"{label + ':':8} {folder}  ({shown})", soft_wrap=True)
     if not summary.published and not summary.stopped and not summary.publish_failures:
         console.print(f"outputs: {summary.out} ({_why_nothing_written(summary)})", soft_wrap=True)
-    console.print(f"done in {elapsed:.1f} s")
 
 
 def _why_nothing_written(summary: PipelineSummary) -> str:

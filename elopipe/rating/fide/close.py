@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from elopipe.rating.fide.frames import CastSchema, Schema
 
 
+# a list's rows as the close gives them: `LIST_SCHEMA` but the K of the next period, which the
+# period adds once an imported official list has had its say (`k.list_k`)
+CLOSED_COLUMNS = [c for c in LIST_SCHEMA if c != "k_next"]
+
+
 _UPDATE_SCHEMA: Schema = {
     "player_id": pl.Int64,
     "n": pl.Int64,
@@ -59,7 +64,7 @@ def close_list(
     rating is Ru for a first rating, else R + change; on 1 March 2024 the one-off adjustment;
     below the floor the player is delisted (7.2.1); flags per `_list_plan`.
 
-    Returns (state in `STATE_SCHEMA`, list rows in `LIST_SCHEMA` order less `rating_exact`)."""
+    Returns (state in `STATE_SCHEMA`, list rows in `CLOSED_COLUMNS` order)."""
     st = state.lazy().join(upd.lazy(), on="player_id", how="left")
     was_rated = pl.col("rating").is_not_null()
     new_rating: pl.Expr = (
@@ -180,7 +185,7 @@ def apply_official(
             pl.col("o_e").alias("ever_2400"),
             pl.col("o_by").alias("birth_year"),
         )
-        .select(list(LIST_SCHEMA))
+        .select(CLOSED_COLUMNS)
     )
     return new_state, lists_t
 

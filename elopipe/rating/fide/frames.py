@@ -133,6 +133,7 @@ LIST_SCHEMA: Schema = {
     "games": pl.Int64,
     "total_games": pl.Int64,
     "k": pl.Int64,
+    "k_next": pl.Int64,
     "change": pl.Int64,
     "flags": pl.Utf8,
     "ever_2400": pl.Boolean,

@@ -1,6 +1,7 @@
 """K of a FIDE rating period (FIDE B.02 8.3.3), before the 700 cap: a fixed K where the rules
 give one, the official list's K, 10 once 2400 was reached, 40 for a junior or a player new to the
-list, else the low K. The cap (K × N ≤ 700) and the change are `changes.period_sums`.
+list, else the low K. The cap (K × N ≤ 700) and the change are `changes.period_sums`. A list's K
+column, the K of each rated player for the period after it, is `list_k`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Callable
 import polars as pl
 
 from elopipe.rating.fide import b02
-from elopipe.rating.fide.params import Prepared
+from elopipe.rating.fide.params import FideParams, Prepared, version_of
 from elopipe.rating.lookup import IdLookup
 
 
@@ -65,3 +66,24 @@ def k_base(
         .cast(pl.Int64)
     )
     return k_base, with_birth
+
+
+def list_k(t: dt.date, state: pl.DataFrame, prep: Prepared, params: FideParams) -> pl.DataFrame:
+    """The K of every rated player of list `t` for the period after it, as FIDE's lists give it
+    for every rated player (the K column of its TXT and XML downloads, which `elopipe lists import`
+    reads back as the official K of the next period): `k_base` before the 700 cap, under the rules
+    in force on `t` (a period's K is read from the list before it), from `state`, the state after
+    list `t` (an imported official list of `t` included: its K is the player's). A birth year the
+    state lacks comes from the store's players, as the next period reads it
+    (`in_force.state_at_start`).
+
+    Returns player_id Int64, k_next Int64 (K points), one row per player rated on `t`, in
+    `state`'s order."""
+    k_expr, with_birth = k_base(version_of(t, params), t, prep)
+    rated = state.filter(pl.col("rating").is_not_null())
+    if rated.get_column("birth_year").null_count() and prep.birth_years.height:
+        known = prep.birth_years.select("player_id", pl.col("birth_year").cast(pl.Int64).alias("__by"))
+        rated = rated.join(known, on="player_id", how="left", maintain_order="left").with_columns(
+            pl.coalesce("birth_year", "__by").alias("birth_year")
+        )
+    return with_birth(rated).select("player_id", k_expr.alias("k_next"))

@@ -105,6 +105,10 @@ def one_period(
     if off_t is not None and off_t.height:
         new_state, lists_t = close.apply_official(t, new_state, lists_t, off_t)
         lists.mark_official(t, off_t)
+    # the K column of the list: each rated player's K for the next period (FIDE's lists give it
+    # for every rated player, not only those who played)
+    k_next = k.list_k(t, new_state, prep, params)
+    lists_t = lists_t.join(k_next, on="player_id", how="left", maintain_order="left").select(list(LIST_SCHEMA))
     lists.put(t, lists_t)
     return by_player(new_state), pool, (lists_t, changes_t, tr_t, disc_t)
 
