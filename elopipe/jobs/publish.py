@@ -177,5 +177,19 @@ def publish_changed(
         return publish_plan.publish_changed(con, db, system, Path(out), changed, max_lists, own_run, progress=progress)
 
 
+def suspects_on_lists(db: str, lists: dict[str, dt.date]) -> dict[str, list[tuple[str, str]]]:
+    """For the `publish` flow: the pairs of players suspected to be one person on each list of
+    `lists` (system -> the latest list it published; `publish.list_suspects.lists_suspects`, as
+    `publish_lists` says them), a system with none absent; nothing read when `lists` is empty.
+    A writer connection, as `publish_changed`: the pipeline holds the store's lock."""
+    if not lists:
+        return {}
+    from elopipe.publish.list_suspects import lists_suspects
+    from elopipe.store.connect import open_writer
+
+    with open_writer(db) as con:
+        return lists_suspects(con, lists)
+
+
 def _ignore(_message: str) -> None:
     pass

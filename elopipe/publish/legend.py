@@ -25,7 +25,9 @@ FIDE_LEGEND: list[tuple[str, str]] = [
         "where Ro came from: official, an imported official list (elopipe lists import); computed, the store's "
         "own list, computed from the games it holds (it drifts from FIDE's when the store lacks the player's other "
         "games); file, the rating the organiser's file gives (a player the store never rated, or rated with "
-        "--ro-from file); standard, rapid and blitz: an unrated player's standard rating (R&B 7.2.1)",
+        "--ro-from file); standard, rapid and blitz: an unrated player's standard rating (R&B 7.2.1); blank beside a "
+        "Ro: no list in force nor this event's file rates the player, who plays at the rating another event's file "
+        "of the same period gave him (B.02 8.2.4)",
     ),
     (MARK, mark_meaning()),
     (

@@ -6,12 +6,13 @@ Identity merges two spellings only when the evidence makes them one person (`ide
 FIDE ID in another file stay two players, since 'P' may be another Svidler. Both are then rated
 and listed. `publish` says so in one line, so that the officer reviews them
 (`elopipe players suspects`) before the list goes out, rather than a reader of the list finding
-one grandmaster twice.
+one grandmaster twice; `run` says the same line of each system whose lists it published.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 import duckdb
 
@@ -24,26 +25,43 @@ _TWO_PLAYERS = ("same_name_birth_year", "same_fide_id", "same_national_id", "abb
 
 def list_suspects(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date) -> list[tuple[str, str]]:
     """The (name_a, name_b) of each `identity.suspects` pair of two players who both have a
-    rating on `system`'s list of `list_date` (`rating_lists`), in the order suspects gives them.
-    Reads the whole store's players (`suspects`: 0.3 CPU-s on a FIDE-sized 3-month store), so it
-    is for an officer's `publish`, not for every run. Errors: DuckDB's propagate."""
+    rating on `system`'s list of `list_date` (`rating_lists`), in the order suspects gives them
+    (`lists_suspects` for one list). Errors: DuckDB's propagate."""
+    return lists_suspects(con, {system: list_date}).get(system, [])
+
+
+def lists_suspects(con: duckdb.DuckDBPyConnection, lists: Mapping[str, dt.date]) -> dict[str, list[tuple[str, str]]]:
+    """For each system of `lists` (system -> list date), the (name_a, name_b) of each
+    `identity.suspects` pair of two players who both have a rating on that list, in the order
+    suspects gives them; a system whose list holds no pair is absent. `suspects` reads the whole
+    store's players once for all the lists (0.2-0.3 CPU-s on a FIDE-sized 3-month store, growing
+    with the players), so a caller asks only for the lists it has just published: `publish`, and
+    `run` for the systems whose lists changed (none when nothing did). Errors: DuckDB's propagate."""
+    if not lists:
+        return {}
     pairs = [p for p in suspects(con, links=False) if p["reason"] in _TWO_PLAYERS and p["player_a"] != p["player_b"]]
     if not pairs:
-        return []
+        return {}
     ids = sorted({p["player_a"] for p in pairs} | {p["player_b"] for p in pairs})
-    listed = {
-        r[0]
-        for r in con.execute(
-            "SELECT player_id FROM rating_lists WHERE system = ? AND list_date = ? AND rating IS NOT NULL"
-            " AND player_id IN (SELECT UNNEST(?))",
-            [system, list_date, ids],
-        ).fetchall()
-    }
-    return [(p["name_a"], p["name_b"]) for p in pairs if p["player_a"] in listed and p["player_b"] in listed]
+    found: dict[str, list[tuple[str, str]]] = {}
+    for system, list_date in lists.items():  # one query a system: a run publishes three at most
+        listed = {
+            r[0]
+            for r in con.execute(
+                "SELECT player_id FROM rating_lists WHERE system = ? AND list_date = ? AND rating IS NOT NULL"
+                " AND player_id IN (SELECT UNNEST(?))",
+                [system, list_date, ids],
+            ).fetchall()
+        }
+        on_list = [(p["name_a"], p["name_b"]) for p in pairs if p["player_a"] in listed and p["player_b"] in listed]
+        if on_list:
+            found[system] = on_list
+    return found
 
 
 def suspects_line(list_date: dt.date, pairs: list[tuple[str, str]]) -> str:
-    """The line `publish` says of `list_suspects`' pairs: how many, the first three, what to do."""
+    """The line `publish` (and `run`, for each system whose lists changed) says of
+    `list_suspects`' pairs: how many, the first three, what to do."""
     shown = "; ".join(f"'{a}' / '{b}'" for a, b in pairs[:3]) + ("; ..." if len(pairs) > 3 else "")
     pair = "1 pair of players on it is" if len(pairs) == 1 else f"{len(pairs)} pairs of players on it are"
     return (

@@ -298,6 +298,7 @@ class SystemPublish:
     set_aside: list[tuple[str, str]] = field(default_factory=list)  # not elopipe's, kept first (manifest.KEPT)
     retired: list[str] = field(default_factory=list)  # removed: their event or player is gone (Manifest.retire)
     gone: GoneLists | None = None  # lists the folder held that the store no longer holds (elopipe.publish.gone)
+    latest: dt.date | None = None  # the latest list published (None: nothing to write, `unchanged`)
 
 
 def _listless(con: duckdb.DuckDBPyConnection, system: str, dates: set[dt.date]) -> set[dt.date]:
@@ -363,6 +364,7 @@ def publish_changed(
         paths = list(dict.fromkeys(paths))
         kept = sum(manifest.relative(p) not in manifest.changed for p in paths)
     gone = manifest.gone_lists.get(system)
+    written = [*(list_dates(con, system)[-1:] if dates is None else dates), *resumed]
     return SystemPublish(
         paths,
         resumed,
@@ -372,6 +374,7 @@ def publish_changed(
         set_aside=manifest.set_aside,
         retired=manifest.retired,
         gone=gone if gone is not None and gone.dates else None,
+        latest=max(written) if written else None,
     )
 
 

@@ -274,7 +274,7 @@ TABLES: dict[str, str] = {
         player_id      INTEGER NOT NULL,
         opponent_id    INTEGER,
         ro             INTEGER,              -- player's rating in force
-        ro_source      VARCHAR,              -- where Ro came from: 'official' (imported list), 'computed' (the store's list), 'file' (the organiser's file), 'standard' (R&B 7.2.1); NULL: no Ro, or rated before it was recorded
+        ro_source      VARCHAR,              -- where Ro came from: 'official' (imported list), 'computed' (the store's list), 'file' (the organiser's file), 'standard' (R&B 7.2.1); NULL: no Ro, or rated before it was recorded, or none at the event: no list in force nor the event's file rates the player, who plays at the rating another event's file of the period gave him (B.02 8.2.4; his opponents take him as unrated)
         rc             INTEGER,              -- opponent's rating in force
         d_raw          INTEGER,              -- ro - rc
         d_used         INTEGER,              -- after the 400-point rule

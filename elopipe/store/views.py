@@ -9,6 +9,26 @@ import duckdb
 
 from elopipe.store.compare_view import compare_sql
 
+# Every event a system rated in a period: one with a tournament_ratings row, or with
+# rating_changes rows only (an event whose players are all unrated, or whose games none counts).
+_RATED = """
+    SELECT system, list_date, tournament_id FROM tournament_ratings
+    UNION SELECT system, list_date, tournament_id FROM rating_changes
+"""
+# The players of those events who have no tournament_ratings row there (no rated game: byes,
+# forfeits and unrated games only), with the list the event was rated on. A union and a group,
+# not an anti-join: DuckDB hashes the whole right side of an anti-join, and the report's filter
+# on tournament_id would not reach it (a cost growing with the store for every report).
+_UNRATED_ENTRIES = f"""
+    SELECT system, tournament_id, player_id, min(list_date) AS list_date
+    FROM (SELECT r.system, r.list_date, r.tournament_id, tp.player_id, TRUE AS entry
+          FROM ({_RATED}) r JOIN tournament_players tp USING (tournament_id)
+          UNION ALL
+          SELECT system, list_date, tournament_id, player_id, FALSE FROM tournament_ratings)
+    GROUP BY system, tournament_id, player_id
+    HAVING bool_and(entry)
+"""
+
 VIEWS: dict[str, str] = {
     # The games the rating engines read: every game that game_sources does not mark as
     # another source row of a canonical game (cross-source deduplication, issue 7).
@@ -100,10 +120,15 @@ VIEWS: dict[str, str] = {
               AND rl.player_id = tr.player_id
     """,
     # How a change was made, game by game, back to the file and line: every row of
-    # rating_changes (kind 'game'), plus, for each player rated in the tournament, the games
-    # the engine wrote no row for (kind 'game', reason 'forfeit' or 'not_rated') and the
-    # unplayed rounds (kind 'unplayed': byes and forfeits with their TRF code).
-    "v_change_explained": """
+    # rating_changes (kind 'game'), plus, for every player of an event rated in the period, the
+    # games the engine wrote no row for (kind 'game', reason 'forfeit' or 'not_rated') and the
+    # unplayed rounds (kind 'unplayed': byes and forfeits with their TRF code). Every player, not
+    # only those with a tournament_ratings row: a player whose only entries are byes or forfeits
+    # has none (no rated game), and a rating officer still reads each entry and why it is not
+    # rated (B.02: unplayed games are not rated). `_RATED` and `_UNRATED_ENTRIES` are written out
+    # where they are read, not as CTEs: DuckDB may materialise a CTE read twice, and the report's
+    # filter on tournament_id would then no longer reach the tables below it.
+    "v_change_explained": f"""
         WITH rc AS (
             SELECT
                 c.system, c.list_date, c.tournament_id, c.player_id, 'game' AS kind,
@@ -115,6 +140,9 @@ VIEWS: dict[str, str] = {
             FROM rating_changes c
             LEFT JOIN games g USING (game_id)
         ),
+        -- the games of the rated events the engine wrote no row for: of the players with a
+        -- tournament_ratings row, then of the others (`_UNRATED_ENTRIES`): their games beside
+        -- their rating_changes rows, grouped, those with no such row kept (again no anti-join)
         missing AS (
             SELECT
                 tr.system, tr.list_date, tr.tournament_id, tr.player_id, 'game' AS kind,
@@ -135,10 +163,45 @@ VIEWS: dict[str, str] = {
                 SELECT 1 FROM rating_changes c
                 WHERE c.system = tr.system AND c.game_id = g.game_id
                   AND c.player_id = tr.player_id)
+            UNION ALL
+            SELECT
+                m.system, m.list_date, m.tournament_id, m.player_id, 'game' AS kind,
+                m.round, m.game_id, m.opponent_id, m.colour,
+                NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
+                NULL::DECIMAL(4,2), m.score, NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
+                m.reason, m.unplayed_code, m.file_id, m.line
+            FROM (
+                SELECT system, tournament_id, game_id, player_id,
+                       min(list_date) AS list_date, max(round) AS round, max(opponent_id) AS opponent_id,
+                       max(colour) AS colour, max(score) AS score, max(reason) AS reason,
+                       max(unplayed_code) AS unplayed_code, max(file_id) AS file_id, max(line) AS line
+                FROM (
+                    SELECT
+                        e.system, e.list_date, e.tournament_id, g.game_id, e.player_id, TRUE AS side,
+                        g.round,
+                        CASE WHEN g.white_id = e.player_id THEN g.black_id ELSE g.white_id END AS opponent_id,
+                        CASE WHEN g.white_id = e.player_id THEN 'w' ELSE 'b' END AS colour,
+                        CASE WHEN g.white_id = e.player_id THEN g.white_score ELSE g.black_score END AS score,
+                        CASE WHEN NOT g.played THEN 'forfeit' ELSE 'not_rated' END AS reason,
+                        g.unplayed_code, g.file_id, g.line
+                    FROM ({_UNRATED_ENTRIES}) e
+                    JOIN canonical_games g
+                      ON g.tournament_id = e.tournament_id
+                     AND (g.white_id = e.player_id OR g.black_id = e.player_id)
+                    UNION ALL
+                    SELECT e.system, c.list_date, e.tournament_id, c.game_id, e.player_id, FALSE,
+                           NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+                    FROM ({_UNRATED_ENTRIES}) e
+                    JOIN rating_changes c
+                      ON c.system = e.system AND c.tournament_id = e.tournament_id AND c.player_id = e.player_id
+                )
+                GROUP BY system, tournament_id, game_id, player_id
+                HAVING bool_and(side)
+            ) m
         ),
         unplayed AS (
             SELECT
-                tr.system, tr.list_date, tr.tournament_id, tr.player_id, 'unplayed',
+                r.system, r.list_date, r.tournament_id, u.player_id, 'unplayed',
                 u.round, NULL::BIGINT, u.opponent_id, NULL::VARCHAR,
                 NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
                 NULL::DECIMAL(4,2), u.score, NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
@@ -147,9 +210,8 @@ VIEWS: dict[str, str] = {
                      WHEN trim(u.code) = '' THEN 'not_paired'
                      ELSE 'unplayed' END,
                 u.code, u.file_id, u.line
-            FROM tournament_ratings tr
-            JOIN unplayed_rounds u
-              ON u.tournament_id = tr.tournament_id AND u.player_id = tr.player_id
+            FROM ({_RATED}) r
+            JOIN unplayed_rounds u USING (tournament_id)
             WHERE NOT EXISTS (
                 SELECT 1 FROM canonical_games g
                 WHERE g.tournament_id = u.tournament_id AND g.round = u.round
@@ -274,9 +336,11 @@ VIEW_DOCS: dict[str, str] = {
     "unrated player `pooled_games` (rated games pooled so far) and `ru_provisional`.",
     "v_change_explained": "How a change was made, game by game, back to the file and line. "
     "Rows of kind 'game' are `rating_changes` (Ro, `ro_source`, Rc, d_raw, d_used, `capped`, PD, score, "
-    "W-PD, K, `k_w_minus_pd`, counted, reason) plus the games of a rated player the engine "
-    "wrote no row for (reason 'forfeit' or 'not_rated'); rows of kind 'unplayed' are "
-    "`unplayed_rounds` (reason 'bye', 'forfeit' or 'not_paired', with the TRF code). Each row "
+    "W-PD, K, `k_w_minus_pd`, counted, reason) plus the games the engine wrote no row for (reason "
+    "'forfeit' or 'not_rated'); rows of kind 'unplayed' are `unplayed_rounds` (reason 'bye', 'forfeit' "
+    "or 'not_paired', with the TRF code). Every player of an event rated in the period has his entries "
+    "there, rated or not: one whose entries are all byes or forfeits (no `tournament_ratings` row) too, "
+    "each with its reason and no change (B.02: unplayed games are not rated). Each row "
     "carries `file_path` and `line`. Example: `SELECT round, opponent, rc, d_used, pd, score, "
     "w_minus_pd, reason, file_path, line FROM v_change_explained WHERE player = 'Carlsen, "
     "Magnus' ORDER BY list_date, round`.",

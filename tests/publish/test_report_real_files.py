@@ -81,3 +81,28 @@ def test_an_event_left_out_says_why(con, tmp_path: Path) -> None:
     assert (
         why.text == "9. Karl-Mala-Gedenkturnier: not rated under 'fide': the event is older than the first list rated"
     )
+
+
+def test_change_explained_gives_every_entry_of_a_player_with_no_rated_game(con) -> None:
+    """A player whose entries are all unplayed has no tournament_ratings row; the view still
+    explains each of them, with its reason and no change (B.02: unplayed games are not rated)."""
+    rows = con.execute(
+        "SELECT round, kind, reason, unplayed_code, counted, k_w_minus_pd FROM v_change_explained"
+        " WHERE player = 'Munoz Lopez, Mauricio' AND system = 'fide' ORDER BY round"
+    ).fetchall()
+    assert rows == [
+        (1, "game", "forfeit", None, False, None),
+        *[(r, "unplayed", "bye", "Z", False, None) for r in range(2, 8)],
+    ]
+    # one game against an unrated opponent and four zero-point byes (SNo 19, as the report says)
+    rows = con.execute(
+        "SELECT round, kind, reason, unplayed_code FROM v_change_explained"
+        " WHERE player = 'Delaney, Rory' AND system = 'fide' ORDER BY round"
+    ).fetchall()
+    assert rows == [
+        (1, "unplayed", "bye", "Z"),
+        (2, "game", "unrated_opponent", None),
+        (3, "unplayed", "bye", "Z"),
+        (4, "unplayed", "bye", "Z"),
+        (5, "unplayed", "bye", "Z"),
+    ]

@@ -182,7 +182,8 @@ def _rate_games(
     latest_ids = lists.official_ids(lists.dates[-1] if lists.dates else None)
     sides_r = sides_r.with_columns(ro.side_default(latest_ids).alias("ro_src"))
     moved = pl.col("r_if").ne_missing(pl.col("r_cur"))
-    exc = ev.filter(moved | (pl.col("ro_src") != ro.src("computed")) | pl.lit(latest_ids is not None))
+    # a pair without a source (`ro.pair_sources`) is one too: not a side's default 'computed'
+    exc = ev.filter(moved | pl.col("ro_src").ne_missing(ro.src("computed")) | pl.lit(latest_ids is not None))
     for key, out in (("tp_key", "ro_if"), ("to_key", "rc")):
         x = exc if key == "tp_key" else exc.filter(moved)
         if not x.height:
@@ -192,7 +193,8 @@ def _rate_games(
         sides_r = sides_r.join(x, on=key, how="left", maintain_order="left", suffix="__new")
         sides_r = sides_r.with_columns(pl.when(pl.col("__in")).then(pl.col("__x")).otherwise(pl.col(out)).alias(out))
         if key == "tp_key":
-            sides_r = sides_r.with_columns(pl.coalesce("ro_src__new", "ro_src").alias("ro_src")).drop("ro_src__new")
+            new_src = pl.when(pl.col("__in")).then(pl.col("ro_src__new")).otherwise(pl.col("ro_src"))
+            sides_r = sides_r.with_columns(new_src.alias("ro_src")).drop("ro_src__new")
         sides_r = sides_r.drop("__x", "__in")
     event_versions = sides_t.get_column("version").unique().to_list()
     versions = [v for v in event_versions if v is not None]

@@ -10,7 +10,9 @@ Every Ro carries its source (``rating_changes.ro_source``, ``tournament_ratings.
 `RO_SOURCES`): 'official' (the player's row on an imported official list), 'computed' (a list the
 store computed), 'file' (the rating the organiser's file gives: a bootstrap, or the 'file'
 policy), 'standard' (rapid and blitz from March 2024: an unrated player's standard rating, FIDE
-Rapid and Blitz Rating Regulations 7.2.1).
+Rapid and Blitz Rating Regulations 7.2.1); None for a Ro that has no source at its event: a player
+no list in force nor the event's file rates, who plays at the rating another event's file of the
+period gave him (`pair_sources`).
 
 The policy (`FideParams.ro_from`): 'list', the default, is 7.1.3 as the store knows the list;
 'file', for a store that lacks the players' other games: a player with a FIDE ID whom no imported
@@ -114,8 +116,12 @@ def plain_by_file(
 def pair_sources(ev: pl.DataFrame, booted: pl.DataFrame) -> pl.DataFrame:
     """`ev` with ``ro_src``, where each pair's rating in force comes from (`RO_SOURCES`); `booted`:
     the players the period bootstrapped (player_id). A pair with no rating in force plays at his
-    current rating (B.02 8.2.4, rated since): 'file' when this period bootstrapped him, else
-    'computed'."""
+    current rating (B.02 8.2.4, rated since): 'computed' when a list rates him (a later one than
+    the list in force), None (no source) when this period bootstrapped him: the rating is
+    another event's file's (or his standard rating), neither a list in force nor this event's
+    file rates him, and his opponents take him as unrated (Bunratty Challengers 2011, whose
+    file writes every rating as 0: 20 players the Armstrong Cup file of the same period rates
+    were said to take their Ro from the file)."""
     booted_now = pl.col("player_id").is_in(booted.get_column("player_id").implode()) if booted.height else pl.lit(False)
     source = (
         pl.when(pl.col("by_file"))
@@ -127,7 +133,7 @@ def pair_sources(ev: pl.DataFrame, booted: pl.DataFrame) -> pl.DataFrame:
         .when(pl.col("on_official").fill_null(False))
         .then(src("official"))
         .when(pl.col("r_if").is_null() & booted_now)
-        .then(src("file"))
+        .then(pl.lit(None, RO_SOURCE))
         .otherwise(src("computed"))
     )
     return ev.with_columns(source.alias("ro_src"))

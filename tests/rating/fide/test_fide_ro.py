@@ -117,3 +117,24 @@ def test_the_floor_is_the_one_in_force_when_the_file_was_written_not_a_scenarios
         r = s.run(rules=rules)
         one = row(r.tournament_ratings, tournament_id=tid, player_id=1)
         assert (one["ro"], one["ro_source"]) == (1202, "file"), rules
+
+
+def test_a_player_started_from_another_event_s_file_has_no_ro_source() -> None:
+    """Bunratty Challengers 2011 writes every rating as 0; 20 of its players are rated by the
+    file of another event of the same period (the Armstrong Cup 2010-11). At Bunratty no list in
+    force rates them and their file gives no rating: they play at their current rating, the
+    period's bootstrap (B.02 8.2.4), their opponents take them as unrated, and their Ro has no
+    source: 'file' said the organiser's file gave it."""
+    s = Scenario()
+    league = s.event(D(2024, 5, 3), D(2024, 5, 5), [(1, 2, "W")], file_ratings={1: 2000, 2: 1900})
+    weekend = s.event(D(2024, 5, 10), D(2024, 5, 12), [(1, 3, "D"), (2, 1, "D")], file_ratings={})
+    r = s.run()
+    rc = r.rating_changes
+    at_league = rc.filter((rc["tournament_id"] == league) & (rc["player_id"] == 1)).row(0, named=True)
+    assert (at_league["ro"], at_league["ro_source"]) == (2000, "file")
+    at_weekend = rc.filter((rc["tournament_id"] == weekend) & (rc["player_id"] == 1)).sort("opponent_id")
+    # the figures as before: played at 2000, the game against unrated 3 not counted
+    assert at_weekend.select("opponent_id", "ro", "ro_source", "rc", "counted", "reason").rows() == [
+        (2, 2000, None, None, False, "unrated_opponent"),
+        (3, 2000, None, None, False, "unrated_opponent"),
+    ]
