@@ -14,7 +14,9 @@ of `elopipe.rating.game_rows` and writes the store contract (`result_tables.writ
 * ``rating_skips``: events out of scope (variant, rate of play, no dates).
 
 Starting values: the FIDE rating written in the player's first file (source 'bootstrap'),
-else the national rating written there, else the system default (1500; flags 'new').
+else the national rating written there, else the system default (1500; flags 'new'). The
+first file is the player's first entry in time, whether or not it gives a rating: a rating
+written in a later file never starts a player on an earlier list (no look-ahead).
 
 Periods: 'elo' — ``period`` = 'month' (default), 'tournament' (one period per event end
 date) or 'game' (each game at once, in date / round / game order; lists are daily);
@@ -76,14 +78,24 @@ def _rows(
 
 
 def _starting_values(rows: pl.DataFrame) -> dict[int, tuple[int, str]]:
-    """player -> (rating, source) from the first event where the file gives a rating."""
+    """player -> (rating, 'bootstrap') from the player's first entry in time (eff_date, then
+    tournament_id): its FIDE rating, else its national rating (not an estimate, flag 'E').
+
+    A player whose first entry gives no rating is absent (the caller starts them at the default,
+    flag 'new'): a rating written in a later file is never taken back to an earlier list, so
+    ingesting a later file cannot rewrite the lists before it (no look-ahead)."""
     r = rows.with_columns(
         pl.coalesce(
             "rating_in_file",
             pl.when(pl.col("national_rating_flag").fill_null("") != "E").then(pl.col("national_rating")),
         ).alias("__start")
-    ).filter(pl.col("__start").is_not_null())
-    first = r.sort("eff_date", "tournament_id", nulls_last=True).group_by("player_id", maintain_order=True).first()
+    )
+    first = (
+        r.sort("eff_date", "tournament_id", nulls_last=True)
+        .group_by("player_id", maintain_order=True)
+        .first()
+        .filter(pl.col("__start").is_not_null())
+    )
     return {pid: (int(v), "bootstrap") for pid, v in first.select("player_id", "__start").iter_rows()}
 
 

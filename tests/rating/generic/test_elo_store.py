@@ -68,3 +68,33 @@ def test_tournament_period_and_k_schedule_through_registry(seed_store):
 def test_unknown_option_is_a_value_error(seed_store):
     with open_writer(seed_store) as con, pytest.raises(ValueError):
         rate_elo(con, colour="white")
+
+
+def _two_events(tmp_path, name, later):
+    """Event 1 (March 2024): player 1 has no rating in the file, player 2 has 1800. Event 2
+    (June 2024, with `later`): the file gives player 1 a rating of 2265."""
+    ev1 = dict(tournament_id=1, name="Spring", start=d("2024-03-03"), end=d("2024-03-04"),
+               time_control="5400+30", entries={1: (None, None, None), 2: (1800, None, None)},
+               games=[(1, 1, 2, "1-0", d("2024-03-03"), True)])  # fmt: skip
+    ev2 = dict(tournament_id=2, name="Summer", start=d("2024-06-03"), end=d("2024-06-04"),
+               time_control="5400+30", entries={1: (2265, None, None), 2: (1800, None, None)},
+               games=[(2, 2, 1, "1/2-1/2", d("2024-06-03"), True)])  # fmt: skip
+    events = [ev1, ev2] if later else [ev1]
+    return build_store(tmp_path / name, [(1, "A", 1980), (2, "B", 1980)], events)
+
+
+def _lists(db):
+    with open_writer(db) as con:
+        run_elo(con, k=20, period="month")
+        return store_io._pl(con, "SELECT list_date, player_id, rating_exact, flags FROM rating_lists "
+                                 "WHERE system = 'elo' ORDER BY list_date, player_id")  # fmt: skip
+
+
+def test_start_value_is_the_first_entry_even_without_rating_no_look_ahead(tmp_path):
+    # a rating written in a later file (June) must not start the player on the March list
+    alone = _lists(_two_events(tmp_path, "a.duckdb", later=False))
+    both = _lists(_two_events(tmp_path, "b.duckdb", later=True))
+    first = both.filter(pl.col("list_date") == alone["list_date"][0])
+    assert first.equals(alone)  # the later file rewrites no earlier list
+    a = first.filter(pl.col("player_id") == 1).row(0, named=True)
+    assert (a["rating_exact"], a["flags"]) == (Decimal("1517.0"), "new")  # 1500 beats 1800: +20 x 0.849
