@@ -82,7 +82,8 @@ def _ffe_legend(
             "src",
             "where Ro comes from: F the FIDE rating written in the file (FIDE before national), N this system's "
             "previous list, N-file the national rating written in the file, standard the standard rating "
-            "credited for rapid (E02); an estimated value (E) is never a rating (spec A.2)",
+            "credited for rapid (E02), below_floor unrated: the file's value is under the floor "
+            f"{floor}, no rating (spec A.4); an estimated value (E) is never a rating (spec A.2)",
         ),
         (
             "N",

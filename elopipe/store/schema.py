@@ -438,7 +438,7 @@ TABLES: dict[str, str] = {
         young          BOOLEAN,
         method         VARCHAR,              -- 'down' | 'up_full' | 'up_brake' | 'equal' | 'none' (no compatible game) | 'first' | 'first_combined' (with the archive) | 'archived'
         r_new          INTEGER,
-        r_source       VARCHAR,              -- where r_old came from: 'F' FIDE rating in the file | 'N' this system's previous list | 'N-file' national rating in the file | 'standard' (rapid: standard rating credited, E02)
+        r_source       VARCHAR,              -- where r_old came from: 'F' FIDE rating in the file | 'N' this system's previous list | 'N-file' national rating in the file | 'standard' (rapid: standard rating credited, E02) | 'below_floor' (unrated: the file's value is under the floor, spec A.4)
         category       VARCHAR,              -- FFE age category of the season ('Ppo'..'Vet'), NULL without birth year
         archive_n      INTEGER,              -- unrated: compatible games archived after this period (spec A.6)
         archive_perf   DECIMAL(7,2),         -- unrated: archived performance Pa (weighted mean)

@@ -9,7 +9,8 @@ Rules: `elopipe.rating.ffe.classic` (spec ffe-rating-rules.md Part A) and `elopi
   flags 'archived'). ``flags`` 'N' = national value computed here; 'new' = first rating.
 * ``ffe_details``: per player and period: r_old (rating in force) and where it came from
   (``r_source``: 'F' FIDE rating in the file, 'N' national list of this run, 'N-file'
-  national rating written in the file, 'standard' the standard rating credited by E02),
+  national rating written in the file, 'standard' the standard rating credited by E02;
+  'below_floor' for an unrated player whose file gives a value under the floor, spec A.4),
   n_compatible, n_incompatible, X, p, Z, P, young, category, method, r_new, the archive.
 * ``rating_changes``: one row per player and game of the period, counted = TRUE for
   compatible games; otherwise ``reason`` = 'incompatible' (spec A.3), 'unrated_opponent'
@@ -24,8 +25,9 @@ Rules: `elopipe.rating.ffe.classic` (spec ffe-rating-rules.md Part A) and `elopi
 Ratings in force at a period's start (spec A.2): FIDE (the player's FIDE rating written in
 the file of their first event of the period, when `fide_priority`), else the national value
 of this run's previous list, else the national rating written in the file (TRF-26 NRS; flag
-'E' is never a rating); for the rapid list, else the standard rating (E02), taken from the
-latest 'ffe' list of the store, else the latest 'fide' list.
+'E' is never a rating). A file's value under the floor (1000; 800 rapid) is never a rating
+either (spec A.4: no published rating falls below the floor). For the rapid list, else the
+standard rating (E02), taken from the latest 'ffe' list of the store, else the latest 'fide' list.
 """
 
 from __future__ import annotations
@@ -265,12 +267,21 @@ def _ratings_in_force(
     season: int,
     rules: FfeRules,
 ) -> pl.DataFrame:
-    """player_id, r_old Int64, r_source Utf8, young Boolean, category Utf8 (spec A.2, A.5)."""
-    fide = _first_per_player(ratable, "rating_in_file")
-    nat_file = _first_per_player(
-        ratable,
-        "national_rating",
-        pl.col("national_rating_flag").is_null() | (pl.col("national_rating_flag") != "E"),
+    """player_id, r_old Int64, r_source Utf8, young Boolean, category Utf8 (spec A.2, A.5).
+
+    A rating written in the file below `rules.floor` (1000 classic, 800 rapid) is no rating
+    (spec A.4: no published rating falls below the floor): the player is unrated unless another
+    source rates them, and an unrated player with such a value has r_source 'below_floor'."""
+    # spec A.4: a published rating is never below the floor (P >= floor, the new rating a weighted
+    # mean of R and P), so a file's value under it (an Irish '0471') is no rating: unrated here
+    usable = {c: pl.col(c) >= rules.floor for c in ("rating_in_file", "national_rating")}
+    not_estimate = pl.col("national_rating_flag").is_null() | (pl.col("national_rating_flag") != "E")
+    fide = _first_per_player(ratable, "rating_in_file", usable["rating_in_file"])
+    nat_file = _first_per_player(ratable, "national_rating", not_estimate & usable["national_rating"])
+    below = (
+        ratable.filter(~usable["rating_in_file"] | (not_estimate & ~usable["national_rating"]))
+        .select("player_id", pl.lit(True).alias("__below"))
+        .unique()
     )
     by = _first_per_player(ratable, "birth_year")
     state = pl.DataFrame(
@@ -282,6 +293,7 @@ def _ratings_in_force(
         .join(state, on="player_id", how="left")
         .join(nat_file, on="player_id", how="left")
         .join(by, on="player_id", how="left")
+        .join(below, on="player_id", how="left")
     )
     order: list[tuple[str, str]] = [("r_state", "N"), ("national_rating", "N-file")]
     if fide_priority:
@@ -297,6 +309,7 @@ def _ratings_in_force(
     src: Then | ChainedThen = pl.when(pl.lit(False)).then(pl.lit(None, pl.Utf8))
     for c, label in order:
         src = src.when(pl.col(c).is_not_null()).then(pl.lit(label))
+    src = src.when(pl.col("__below").fill_null(False)).then(pl.lit("below_floor"))
     return p.with_columns(pl.lit(season).alias("season")).select(
         "player_id",
         r_old.cast(pl.Int64).alias("r_old"),

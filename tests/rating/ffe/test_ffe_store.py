@@ -202,3 +202,22 @@ def test_archive_expires_after_the_next_season(tmp_path):
         lo = q(con, "SELECT method, archive_n FROM ffe_details WHERE player_id = 100 ORDER BY list_date")
     assert k.rows() == [("archived", None), ("first_combined", 1840)]
     assert lo.rows() == [("archived", 7), ("archived", 2)]
+
+
+def test_a_file_value_under_the_floor_is_no_rating(tmp_path):
+    """Spec A.4: no published classic rating falls below 1000, so a file's national 630 (an
+    Irish '0630') or FIDE 980 is no FFE rating: the player is unrated (r_source 'below_floor')
+    and no list shows a rating under 1000."""
+    entries = {1: (None, 630, None), 2: (980, None, None), 3: (1500, None, None), 4: (1600, None, None)}
+    games = [(1, 1, 3, "1/2-1/2", d("2024-01-10"), True), (2, 2, 4, "1/2-1/2", d("2024-01-10"), True),
+             (3, 3, 4, "1/2-1/2", d("2024-01-11"), True)]  # fmt: skip
+    ev = dict(tournament_id=1, name="E", start=d("2024-01-10"), end=d("2024-01-11"),
+              time_control="5400", entries=entries, games=games)  # fmt: skip
+    db = build_store(tmp_path / "f.duckdb", [(i, f"P{i}", 1980) for i in range(1, 5)], [ev])
+    with open_writer(db) as con:
+        run_ffe(con)
+        det = q(con, "SELECT player_id, r_old, r_source, method FROM ffe_details ORDER BY player_id")
+        low = q(con, "SELECT * FROM rating_lists WHERE system = 'ffe' AND rating < 1000")
+    assert det.rows()[:2] == [(1, None, "below_floor", "archived"), (2, None, "below_floor", "archived")]
+    assert det.rows()[2][1:3] == (1500, "F")
+    assert low.height == 0
