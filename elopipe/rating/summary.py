@@ -39,7 +39,9 @@ class RateSummary:
     computed, resuming from the checkpoint before it (`elopipe.rating.fide.resume`; None: it did
     not resume); full_reason: why a FIDE run computed every period instead (None: it resumed, or
     the engine did not run); removed_lists: the stored lists this run removed, no game being
-    rated on them any more (a correction moved or removed their events' games).
+    rated on them any more (a correction moved or removed their events' games); loop_cycles: FFE,
+    the players whose first-rating compatibility loop (spec A.6) cycled between sets
+    (``ffe_details.cycled``).
     """
 
     system: str
@@ -69,6 +71,7 @@ class RateSummary:
     removed_runs: list[int] = field(default_factory=list)
     resumed_from: dt.date | None = None
     full_reason: str | None = None
+    loop_cycles: int = 0
 
     def removed_line(self) -> str | None:
         """'fide: 1 list removed, no game is rated on it any more (2023-05-01)': the stored lists

@@ -442,7 +442,8 @@ TABLES: dict[str, str] = {
         category       VARCHAR,              -- FFE age category of the season ('Ppo'..'Vet'), NULL without birth year
         archive_n      INTEGER,              -- unrated: compatible games archived after this period (spec A.6)
         archive_perf   DECIMAL(7,2),         -- unrated: archived performance Pa (weighted mean)
-        passes         INTEGER               -- unrated: passes of the compatibility loop until stable
+        passes         INTEGER,              -- unrated: passes of the compatibility loop until stable (or until a set came back: cycled)
+        cycled         BOOLEAN               -- unrated: the compatibility loop cycled between sets (spec A.6 silent): only the games in every set of the cycle count [C]; NULL for a rated player or a store rated before this column
     """,
     # ---- the schema itself ------------------------------------------------------
     "store_schema": """

@@ -307,6 +307,12 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
     )
     _print_assumed(s.assumed_events)
     console.print(f"file rating != list in force (rating_discrepancies): {s.discrepancies}")
+    if s.loop_cycles:
+        console.print(
+            "first-rating compatibility loop cycled between sets (spec A.6 is silent):"
+            f" {plural(s.loop_cycles, 'player')}; only the games in every set of the cycle count (ffe_details.cycled)",
+            highlight=False,
+        )
     for label, counts in (("not counted", s.not_counted), ("events skipped", s.events_skipped)):
         d: dict[str, int] = {}
         for k, v in counts.items():

@@ -23,7 +23,10 @@ Rules of one rating period (spec A.7):
   N = 8 (young) or 16 (adult); rounded to the nearest 10, halves up.
 * **First rating** (spec A.6, seed 000 §III.B): the compatibility loop around the player's
   own performance until the set of compatible games is stable; n >= 8 -> round10(P); fewer
-  are archived until the end of the next season and combined as a weighted mean.
+  are archived until the end of the next season and combined as a weighted mean. The spec's
+  gap **[C]**: a loop that cycles (a set seen at an earlier pass comes back) keeps the games in
+  every set of the cycle (the intersection), P recomputed on them, and flags the player
+  (``ffe_details.cycled``; `performance_loop`).
 
 Exact arithmetic: in 'table' mode every quantity is a ratio of integers. The engine keeps
 ``pn = P x n`` (rating points x games) and the numerator/denominator of the new value as
@@ -147,23 +150,35 @@ def performance_loop(
 
     `games`: ``player_id``, ``opp_rating`` (null = unrated opponent: never counted),
     ``score2``. Pass 1 uses every game against a rated opponent; each next pass keeps the
-    games compatible with the previous pass's P, until no player's set changes (at most
-    `rules.max_loops` passes; a player still cycling then keeps only the games compatible
-    with both performances of the cycle, and P is recomputed on them).
+    games compatible with the previous pass's P, until no player's set changes.
+
+    A player's sets can cycle instead (e.g. L2346 D2107 D2153 L2147: over all four P = 1995.25,
+    so L2346 is 350.75 above and out; over the other three P = 2013.33 and it is back in). The
+    spec says "repeat until the set stops changing" and is silent on a cycle **[C]**: when a
+    pass's new set is one the player had at an earlier pass, the cycle is those passes' sets and
+    a game counts only if it is in every one of them (compatible with every performance of the
+    cycle: the intersection); P is recomputed on that set and the player is flagged ``cycled``.
+    `rules.max_loops` bounds the loop (a player still moving then, with no set seen twice, keeps
+    only the games in both of his last two sets and is flagged too).
 
     Returns (games with ``compatible`` Boolean, null for an unrated opponent; one row per
     player with at least one compatible game: ``player_id``, ``n``, ``s_opp``, ``pts2``,
-    ``zn``, ``pn``, ``passes`` = the pass at which the player's set stopped changing).
+    ``zn``, ``pn``, ``passes`` = the pass at which the player's set stopped changing, or at
+    which the cycle showed (a set seen before), ``cycled`` Boolean).
     """
     dp = dp if dp is not None or rules.z_mode != "table" else dp_table_frame()
     g = games.with_columns(
         pl.when(pl.col("opp_rating").is_null())
         .then(pl.lit(None, pl.Boolean))
         .otherwise(pl.lit(True))
-        .alias("compatible")
+        .alias("compatible"),
+        pl.int_range(pl.len(), dtype=pl.Int64).alias("__row"),
     )
     passes = 0
-    stable = pl.DataFrame(schema={"player_id": pl.Int64, "passes": pl.Int64})
+    stable = pl.DataFrame(schema={"player_id": games.schema["player_id"], "passes": pl.Int64, "cycled": pl.Boolean})
+    cyclers = pl.Series("player_id", [], games.schema["player_id"])  # their set is chosen: it no longer moves
+    # the set of every pass of the players still moving: __row, pass, flag (in the set)
+    hist = pl.DataFrame(schema={"__row": pl.Int64, "pass": pl.Int64, "flag": pl.Boolean})
     perf = pl.DataFrame()
     while True:
         passes += 1
@@ -173,6 +188,8 @@ def performance_loop(
         new = (
             pl.when(pl.col("opp_rating").is_null())
             .then(pl.lit(None, pl.Boolean))
+            .when(pl.col("player_id").is_in(cyclers.implode()))
+            .then(pl.col("compatible"))
             .when(pl.col("n").is_null())
             .then(pl.lit(False))  # empty set: stays empty
             .otherwise(compatible_expr(rules, pl.col("opp_rating"), pl.col("score2"), pl.col("pn"), pl.col("n")))
@@ -183,26 +200,83 @@ def performance_loop(
         )
         # a player whose set did not change is stable for good (same set -> same P)
         newly = per_player.filter(~pl.col("__changed")).join(stable, on="player_id", how="anti")
-        stable = pl.concat([stable, newly.select("player_id", pl.lit(passes, pl.Int64).alias("passes"))])
-        changed = per_player.get_column("__changed").any()
-        if not changed:
+        stable = pl.concat([stable, _settled(newly, passes, False)])
+        moving = per_player.filter(pl.col("__changed")).select("player_id")
+        if moving.height == 0:
             g = ref.drop("pn", "n", "__new")
             break
         if passes >= rules.max_loops:
-            # A cycle (e.g. a loss 349.5 above one P and 381 above the other): the spec is
-            # silent [C]. A game counts only if compatible with both performances of the
-            # cycle (the intersection); P is recomputed on that set. passes = max_loops.
-            g = (
-                ref.drop("pn", "n")
-                .with_columns((pl.col("compatible") & pl.col("__new")).alias("compatible"))
-                .drop("__new")
-            )
+            g = ref.drop("pn", "n").with_columns(pl.col("compatible") & pl.col("__new")).drop("__new")
             agg = aggregate(g, pl.col("compatible").fill_null(False))
             perf = performance_frame(rules, agg.filter(pl.col("n") > 0), dp)
+            stable = pl.concat([stable, _settled(moving, passes, True)])
             break
+        ref, found = _close_cycles(ref, moving, hist, passes)
+        if found.height:
+            cyclers = pl.concat([cyclers, found.get_column("player_id")])
+            stable = pl.concat([stable, _settled(found, passes, True)])
+        hist = _record_sets(ref, moving.join(found, on="player_id", how="anti"), hist, passes)
         g = ref.drop("pn", "n", "compatible").rename({"__new": "compatible"})
-    perf = perf.join(stable, on="player_id", how="left").with_columns(pl.col("passes").fill_null(passes))
+    g = g.drop("__row")
+    perf = perf.join(stable, on="player_id", how="left").with_columns(
+        pl.col("passes").fill_null(passes), pl.col("cycled").fill_null(False)
+    )
     return g, perf
+
+
+def _settled(players: pl.DataFrame, passes: int, cycled: bool) -> pl.DataFrame:
+    """`players` (``player_id``) whose set settled at pass `passes`: player_id, passes, cycled."""
+    return players.select("player_id", pl.lit(passes, pl.Int64).alias("passes"), pl.lit(cycled).alias("cycled"))
+
+
+def _record_sets(ref: pl.DataFrame, moving: pl.DataFrame, hist: pl.DataFrame, passes: int) -> pl.DataFrame:
+    """`hist` with the set of pass `passes` (``compatible``) of the `moving` players, less the rows of
+    the players no longer moving (a stable or cycling player's history is no longer needed)."""
+    rows = ref.join(moving, on="player_id", how="semi").select("__row", "compatible")
+    this = rows.select(
+        "__row", pl.lit(passes, pl.Int64).alias("pass"), pl.col("compatible").fill_null(False).alias("flag")
+    )
+    kept = hist.join(rows.select("__row"), on="__row", how="semi")
+    return pl.concat([kept, this])
+
+
+def _close_cycles(
+    ref: pl.DataFrame, moving: pl.DataFrame, hist: pl.DataFrame, passes: int
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The cycles of spec A.6's loop [C] (see `performance_loop`): a moving player whose new set
+    (``__new``) is the set of an earlier pass s cycles over the sets of passes s .. `passes`
+    (`hist`, plus this pass's ``compatible``). Returns (`ref` with ``__new`` of those players set
+    to the intersection of the cycle's sets, the players found: ``player_id``)."""
+    rows = ref.join(moving, on="player_id", how="semi").select(
+        "__row", "player_id", pl.col("compatible").fill_null(False).alias("__cur"), pl.col("__new").fill_null(False)
+    )
+    past = rows.join(hist, on="__row")
+    seen = (
+        past.group_by("player_id", "pass")
+        .agg((pl.col("flag") == pl.col("__new")).all().alias("__same"))
+        .filter(pl.col("__same"))
+        .group_by("player_id")
+        .agg(pl.col("pass").min().alias("__from"))
+    )
+    if seen.height == 0:
+        return ref, seen.select("player_id")
+    in_cycle = past.join(seen, on="player_id").filter(pl.col("pass") >= pl.col("__from"))
+    # the set of this pass belongs to the cycle too (its successor is the set of pass __from)
+    kept = in_cycle.group_by("__row").agg(pl.col("flag").all().alias("__all"))
+    kept = kept.join(rows.select("__row", "__cur"), on="__row").select(
+        "__row", (pl.col("__all") & pl.col("__cur")).alias("__kept")
+    )
+    ref = (
+        ref.join(kept, on="__row", how="left")
+        .with_columns(
+            pl.when(pl.col("__kept").is_null() | pl.col("opp_rating").is_null())
+            .then(pl.col("__new"))
+            .otherwise(pl.col("__kept"))
+            .alias("__new")
+        )
+        .drop("__kept")
+    )
+    return ref, seen.select("player_id")
 
 
 def rate_unrated(

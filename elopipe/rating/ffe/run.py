@@ -11,7 +11,9 @@ Rules: `elopipe.rating.ffe.classic` (spec ffe-rating-rules.md Part A) and `elopi
   (``r_source``: 'F' FIDE rating in the file, 'N' national list of this run, 'N-file'
   national rating written in the file, 'standard' the standard rating credited by E02;
   'below_floor' for an unrated player whose file gives a value under the floor, spec A.4),
-  n_compatible, n_incompatible, X, p, Z, P, young, category, method, r_new, the archive.
+  n_compatible, n_incompatible, X, p, Z, P, young, category, method, r_new, the archive, and for
+  an unrated player the passes of the A.6 loop and ``cycled`` (the loop cycled between sets:
+  the spec's gap, `elopipe.rating.ffe.classic.performance_loop`).
 * ``rating_changes``: one row per player and game of the period, counted = TRUE for
   compatible games; otherwise ``reason`` = 'incompatible' (spec A.3), 'unrated_opponent'
   (spec A.2, policy 'ignore'), 'forfeit', 'no_result' or 'no_player'. ro / rc / d_raw give the
@@ -184,6 +186,9 @@ def run_ffe(
     stored = frames["rating_lists"]
     stored_dates = sorted(stored.get_column("list_date").unique().to_list()) if stored.height else []
     full_run.count(summary, frames, stored_dates, rated_only=True)
+    det = frames["ffe_details"]
+    if det.height:
+        summary.loop_cycles = det.filter(pl.col("cycled").fill_null(False)).get_column("player_id").n_unique()
     if write:
         params = {**rules.as_params(), "fide_priority": fide_priority, "unknown_tc": unknown_tc,
                   "by_event_end": by_event_end, "no_moves": no_moves}  # fmt: skip
@@ -339,6 +344,7 @@ def _details_frame(res: pl.DataFrame, ld: dt.date) -> pl.DataFrame:
         n.alias("archive_n"),
         (pl.col("archive_pn").cast(pl.Float64) / n).round(2).alias("archive_perf"),
         pl.col("passes").cast(pl.Int64) if "passes" in res.columns else pl.lit(None, pl.Int64),
+        pl.col("cycled").cast(pl.Boolean) if "cycled" in res.columns else pl.lit(None, pl.Boolean),
     )
 
 

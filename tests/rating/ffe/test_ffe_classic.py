@@ -11,7 +11,7 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
-from elopipe.rating.ffe.classic import rate_period
+from elopipe.rating.ffe.classic import performance_loop, rate_period
 from elopipe.rating.ffe.params import CLASSIC
 from elopipe.rating.ffe.player_outcome import logistic_z, rate_player
 
@@ -274,3 +274,24 @@ def test_first_rating_loop_cycle_keeps_the_intersection():
     assert (out.n, out.n_incompatible) == (2, 1)
     assert out.perf == Fraction(3507, 2) and out.method == "archived"
     assert CLASSIC.max_loops == 50
+
+
+def test_a_loop_cycle_is_found_when_a_set_comes_back_and_flagged():
+    """Karl-Mala 2005, Holloway: L2346 D2107 D2153 L2147. Over all four P0 = 1995.25, so L2346
+    is 350.75 above and out; over the other three P = 2013.33 and it is back in. The cycle shows
+    at pass 2 (pass 2's new set is pass 1's); it ran to `max_loops` (50) unflagged. Player 2
+    (seed 000's example, no cycle) keeps his figures and is not flagged."""
+    rows = [(1, o, s) for o, s in games("L2346 D2107 D2153 L2147")] + [
+        (2, o, s) for o, s in games("W1790 L1900 L2000 W1450 D1860")
+    ]
+    g = pl.DataFrame(
+        {"player_id": [p for p, _, _ in rows], "opp_rating": [o for _, o, _ in rows],
+         "score2": [{"W": 2, "D": 1, "L": 0}[s] for _, _, s in rows]},
+        schema={"player_id": pl.Int64, "opp_rating": pl.Int64, "score2": pl.Int64},
+    )  # fmt: skip
+    out, perf = performance_loop(CLASSIC, g)
+    one, two = perf.sort("player_id").rows(named=True)
+    assert (one["n"], one["pn"], one["passes"], one["cycled"]) == (3, 6040, 2, True)  # P = 2013.33
+    assert out.filter(pl.col("player_id") == 1)["compatible"].to_list() == [False, True, True, True]
+    assert two["cycled"] is False and two["passes"] < CLASSIC.max_loops
+    assert "__row" not in out.columns

@@ -221,3 +221,22 @@ def test_a_file_value_under_the_floor_is_no_rating(tmp_path):
     assert det.rows()[:2] == [(1, None, "below_floor", "archived"), (2, None, "below_floor", "archived")]
     assert det.rows()[2][1:3] == (1500, "F")
     assert low.height == 0
+
+
+def test_a_cycling_first_rating_loop_is_flagged_and_counted(tmp_path):
+    """Spec A.6's loop cycles for player 1 (L2346 D2107 D2153 L2147, Karl-Mala 2005): the row of
+    ffe_details says so (cycled, passes 2) and the run counts the player (one line of `rate`)."""
+    opp = {2: 2346, 3: 2107, 4: 2153, 5: 2147}
+    res = {2: "0-1", 3: "1/2-1/2", 4: "1/2-1/2", 5: "0-1"}
+    ev = dict(tournament_id=1, name="E", start=d("2005-07-23"), end=d("2005-07-29"), time_control="5400",
+              entries={1: (None, None, None), **{k: (v, None, None) for k, v in opp.items()}},
+              games=[(k, 1, k, res[k], d("2005-07-23"), True) for k in opp])  # fmt: skip
+    db = build_store(tmp_path / "c.duckdb", [(i, f"P{i}", 1980) for i in range(1, 6)], [ev])
+    with open_writer(db) as con:
+        summary, _ = run_ffe(con)
+        row = q(con, "SELECT n_compatible, n_incompatible, archive_n, archive_perf, passes, cycled "
+                     "FROM ffe_details WHERE player_id = 1").row(0)  # fmt: skip
+        others = q(con, "SELECT DISTINCT cycled FROM ffe_details WHERE player_id <> 1")
+    assert row[:3] == (3, 1, 3) and float(row[3]) == 2013.33 and row[4:] == (2, True)
+    assert others["cycled"].to_list() == [None]  # rated players: no loop
+    assert summary.loop_cycles == 1
