@@ -17,6 +17,10 @@ K is FIDE's: every rated player's K for the next period (B.02 8.3.3, `rating_lis
 FIDE's lists give it also to a player without a game in the period, and as `elopipe lists import`
 reads it back; Gms is the period's games.
 Fields are cut to their width (a long name loses its tail) so columns never shift.
+
+A list whose ratings keep a decimal (the generic Elo, `lists.published`: '2589.7') takes a rating
+column of 8 characters (`DECIMAL_RATING_WIDTH`) so that a rating never touches Gms; the columns
+after it move 2 to the right. FIDE's and FFE's lists (integers) keep FIDE's layout.
 """
 
 from __future__ import annotations
@@ -45,6 +49,9 @@ _FIELDS = [
     ("Flag", 0),
 ]
 
+#: the rating column's width for ratings with one decimal ('2589.7' and two spaces)
+DECIMAL_RATING_WIDTH = 8
+
 _MONTHS = "JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC".split()
 
 
@@ -58,16 +65,23 @@ def _cell(value: object, width: int) -> str:
     return text if width == 0 else text[:width].ljust(width)
 
 
-def format_line(values: list[object]) -> str:
-    """One fixed-width line from 13 values in the order of the layout."""
-    return "".join(_cell(v, w) for v, (_, w) in zip(values, _FIELDS, strict=True)).rstrip()
+def _fields(rating_width: int) -> list[tuple[str | None, int]]:
+    return [(h, rating_width if h is None else w) for h, w in _FIELDS]
 
 
-def to_fide_txt(df: pl.DataFrame, list_date: dt.date) -> str:
+def format_line(values: list[object], rating_width: int = 6) -> str:
+    """One fixed-width line from 13 values in the order of the layout (`rating_width`: the
+    rating column's, 6 as FIDE's, `DECIMAL_RATING_WIDTH` for ratings with a decimal)."""
+    return "".join(_cell(v, w) for v, (_, w) in zip(values, _fields(rating_width), strict=True)).rstrip()
+
+
+def to_fide_txt(df: pl.DataFrame, list_date: dt.date, rating_width: int = 6) -> str:
     """Text of the list `df` (columns of `lists.rating_list`), one player per line, LF endings.
     The lines are `format_line` of each row, built column-wise by Polars (a federation's list of
-    30k players in milliseconds, outside Python's interpreter lock)."""
-    header = format_line([h if h is not None else rating_header(list_date) for h, _ in _FIELDS])
+    30k players in milliseconds, outside Python's interpreter lock). `rating_width`: as for
+    `format_line`."""
+    fields = _fields(rating_width)
+    header = format_line([h if h is not None else rating_header(list_date) for h, _ in fields], rating_width)
     if df.is_empty():
         return header + "\n"
     title = pl.col("title").fill_null("")
@@ -89,7 +103,7 @@ def to_fide_txt(df: pl.DataFrame, list_date: dt.date) -> str:
         pl.col("birth_year"),
         pl.col("fide_flag"),
     ]
-    cells = [_cell_expr(v, w) for v, (_, w) in zip(values, _FIELDS, strict=True)]
+    cells = [_cell_expr(v, w) for v, (_, w) in zip(values, fields, strict=True)]
     # str.rstrip() of format_line: whitespace off the end
     lines = df.select(pl.concat_str(cells).str.strip_chars_end().alias("line"))["line"]
     return header + "\n" + "\n".join(lines.to_list()) + "\n"
@@ -101,6 +115,6 @@ def _cell_expr(value: pl.Expr, width: int) -> pl.Expr:
     return text if width == 0 else text.str.slice(0, width).str.pad_end(width)
 
 
-def write_fide_txt(df: pl.DataFrame, list_date: dt.date, path: Path) -> Path:
+def write_fide_txt(df: pl.DataFrame, list_date: dt.date, path: Path, rating_width: int = 6) -> Path:
     """Write `to_fide_txt` to `path` in UTF-8 and return the path."""
-    return write_text(path, to_fide_txt(df, list_date))
+    return write_text(path, to_fide_txt(df, list_date, rating_width))

@@ -95,7 +95,9 @@ def list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: d
         schema={"player_id": pl.Int32, "link": pl.String},
     )
     rows = (
-        df.with_columns(pl.col.player_id.cast(pl.Int32))
+        # the generic Elo's one decimal (`lists.published`) as its text: '2590.0' stays so in the page
+        # (a JSON number would show 2590), and the page's sort and ranks read numbers from text
+        df.with_columns(pl.col.player_id.cast(pl.Int32), pl.col(pl.Decimal).cast(pl.String))
         .join(links, on="player_id", how="left", maintain_order="left")
         .select(
             *keys,

@@ -29,7 +29,8 @@ federation     String
 sex            String      'm' | 'w' | null
 title          String
 birth_year     Int32
-rating         Int32       rating points
+rating         Int32       rating points (rounded; `published` gives the generic
+                           Elo's one decimal)
 games          Int32       rated games in the period
 k              Int32       K used in the period (null: no games or none)
 k_next         Int32       FIDE systems: the player's K for the next period, the K
@@ -42,6 +43,9 @@ fide_flag      String      FIDE list FLAG column: 'w', 'i', 'wi' or ''
 inactive       Boolean     flag 'i'
 no_id          Boolean     the player lacks the list's ID (see above)
 player_id      Int32       store key
+rating_exact   Decimal     the generic Elo's rating, one decimal (null for others)
+change_exact   Decimal     the generic Elo's change, one decimal (null: idle, other
+                           systems)
 =============  ==========  =====================================================
 """
 
@@ -127,6 +131,27 @@ def display_flags(stored: str | None, sex: str | None, extra: str = "") -> str:
     return " ".join(seen)
 
 
+def keeps_decimal(system: str) -> bool:
+    """True for the generic Elo ('elo', a scenario 'elo@x'): its ratings keep one decimal (seed
+    001: "Normalmente, arredondamos as classificações Elo para um dígito decimal")."""
+    return system == "elo" or system.startswith("elo@")
+
+
+def published(df: pl.DataFrame, system: str) -> pl.DataFrame:
+    """The list `df` of `rating_list` as published: for a system that keeps a decimal
+    (`keeps_decimal`), ``rating`` and ``change`` are ``rating_exact`` and ``change_exact``
+    (Decimal, one decimal: 2589.7 -> 2597.2 shows +7.5, not 2590 -> 2597 and +8; a store rated
+    before ``change_exact`` existed shows the rounded change); other systems' lists unchanged
+    (integers)."""
+    if not keeps_decimal(system):
+        return df
+    dec = pl.Decimal(18, 1)
+    return df.with_columns(
+        pl.col("rating_exact").cast(dec).fill_null(pl.col("rating").cast(dec)).alias("rating"),
+        pl.col("change_exact").cast(dec).fill_null(pl.col("change").cast(dec)).alias("change"),
+    )
+
+
 def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date | None = None) -> pl.DataFrame:
     """The list of `system` at `list_date` (None = latest), ranked, as a Polars DataFrame.
 
@@ -142,10 +167,10 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
             """
         SELECT rank, fed_rank, fide_id, national_id, name, federation, sex, title,
                CAST(birth_year AS INTEGER) AS birth_year, rating, games, k, k_next, change,
-               flags, fide_flag, inactive, no_id, player_id
+               flags, fide_flag, inactive, no_id, player_id, rating_exact, change_exact
         FROM v_rating_lists WHERE system = ? AND list_date = ?
-        ORDER BY no_id, rating DESC, name, player_id
-        """,
+        ORDER BY no_id, {order} DESC, name, player_id
+        """.format(order="COALESCE(rating_exact, rating)" if keeps_decimal(system) else "rating"),
             params=[system, list_date],
         )
     )

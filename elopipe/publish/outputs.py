@@ -15,13 +15,13 @@ import polars as pl
 
 from elopipe.publish.atomic import write_bytes, write_text
 from elopipe.publish.csvsafe import write_csv
-from elopipe.publish.fidetxt import write_fide_txt
+from elopipe.publish.fidetxt import DECIMAL_RATING_WIDTH, write_fide_txt
 from elopipe.publish.gone import recorded_ids, retire_gone_lists
 from elopipe.publish.history import write_player_page
 from elopipe.publish.index import TOP_INDEX, write_index
 from elopipe.publish.inputs import list_digests, player_digests, report_digests
 from elopipe.publish.list_html import list_html
-from elopipe.publish.lists import LIST_COLUMNS, LIST_FORMATS, list_dates, rating_list
+from elopipe.publish.lists import LIST_COLUMNS, LIST_FORMATS, keeps_decimal, list_dates, published, rating_list
 from elopipe.publish.manifest import Manifest, recording
 from elopipe.publish.report_rows import ReportRows, fetch_report_rows
 from elopipe.publish.reports import tournaments_by_list, write_report
@@ -51,14 +51,15 @@ def write_list(
     csv/parquet hold `lists.LIST_COLUMNS` plus player_id, ranked section first, then the players
     without the list's ID (flagged, no rank); txt is FIDE's fixed-width layout (`fidetxt`), which
     on a FIDE list holds the players with a FIDE ID only; html is a standalone page with filters
-    (`list_html`). `player_links` maps
+    (`list_html`). The generic Elo's lists give rating and change to the one decimal it keeps
+    (`lists.published`); the others integers. `player_links` maps
     player_id to a relative href for the HTML. Raises ValueError for an unknown format and
     LookupError for a missing list.
     """
     bad = set(formats) - set(LIST_FORMATS)
     if bad:
         raise ValueError(f"unknown list format(s) {sorted(bad)}; choose from {LIST_FORMATS}")
-    df = rating_list(con, system, list_date)
+    df = published(rating_list(con, system, list_date), system)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = list_stem(system, list_date)
     table = df.select([*LIST_COLUMNS, "player_id"])
@@ -73,7 +74,8 @@ def write_list(
             write_bytes(path, buf.getvalue())
         elif fmt == "txt":
             # FIDE's file is keyed by FIDE ID: the players without one are in the other formats
-            write_fide_txt(df.filter(~pl.col.no_id) if system.startswith("fide") else df, list_date, path)
+            width = DECIMAL_RATING_WIDTH if keeps_decimal(system) else 6
+            write_fide_txt(df.filter(~pl.col.no_id) if system.startswith("fide") else df, list_date, path, width)
         else:
             write_text(path, list_html(df, system, list_date, player_links))
         paths.append(path)

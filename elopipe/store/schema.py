@@ -264,6 +264,7 @@ TABLES: dict[str, str] = {
         ever_2400      BOOLEAN,
         birth_year     INTEGER,
         source         VARCHAR,              -- 'computed' | 'imported' | 'bootstrap'
+        change_exact   DECIMAL(18,1),        -- systems that keep a decimal (generic Elo): the period's change as kept, one decimal; NULL when idle or rated before this column
         PRIMARY KEY (system, list_date, player_id)
     """,
     "rating_changes": """

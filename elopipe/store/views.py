@@ -50,18 +50,21 @@ VIEWS: dict[str, str] = {
         SELECT
             rl.system, rl.list_date,
             CASE WHEN rl.ranked THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.ranked
-                                                       ORDER BY rl.rating DESC) AS INTEGER) END AS rank,
+                                                       ORDER BY rl.shown DESC) AS INTEGER) END AS rank,
             CASE WHEN rl.ranked AND p.federation IS NOT NULL
                  THEN CAST(RANK() OVER (PARTITION BY rl.system, rl.list_date, rl.ranked, p.federation
-                                        ORDER BY rl.rating DESC) AS INTEGER) END AS fed_rank,
+                                        ORDER BY rl.shown DESC) AS INTEGER) END AS fed_rank,
             rl.player_id, p.fide_id, p.national_id, p.name, p.federation, p.sex, p.title,
             COALESCE(rl.birth_year, p.birth_year) AS birth_year,
             rl.rating, rl.games, rl.total_games, rl.k, rl.change, rl.flags,
             (CASE WHEN p.sex = 'w' THEN 'w' ELSE '' END)
               || (CASE WHEN rl.inactive THEN 'i' ELSE '' END) AS fide_flag,
             rl.inactive, NOT rl.has_id AS no_id,
-            rl.ever_2400, rl.source, rl.k_next
-        FROM (SELECT *, NOT inactive AND has_id AS ranked
+            rl.ever_2400, rl.source, rl.k_next, rl.rating_exact, rl.change_exact
+        FROM (SELECT *, NOT inactive AND has_id AS ranked,
+                     -- the generic Elo's lists show (and rank by) the one decimal it keeps (seed 001)
+                     CASE WHEN system = 'elo' OR system LIKE 'elo@%' THEN COALESCE(rating_exact, rating)
+                          ELSE rating END AS shown
               FROM (SELECT r.*,
                            regexp_matches(COALESCE(r.flags, ''), '(^|[ ,;])w?i($|[ ,;])') AS inactive,
                            CASE WHEN r.system LIKE 'fide%' THEN q.fide_id IS NOT NULL
@@ -321,7 +324,8 @@ VIEW_DOCS: dict[str, str] = {
     "none, shown apart and never ranked). Player details come from `players`; rating / games / "
     "total_games / K / change / flags as stored in `rating_lists`; `fide_flag` is the FLAG column of "
     "FIDE's list files ('w', 'i', 'wi'); `k_next` the player's K for the next period (FIDE systems), the K "
-    "column of FIDE's lists.",
+    "column of FIDE's lists; `rating_exact` / `change_exact` the one decimal the generic Elo keeps (its "
+    "lists rank by `rating_exact`).",
     "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
     "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
     "v_player_history": "One row per player, system and list: rating (NULL while unrated), "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import re
 from pathlib import Path
@@ -16,7 +17,7 @@ from elopipe.cli.main import app
 from elopipe.publish import publish_outputs, write_list
 from elopipe.publish.diff import diff_lists
 from elopipe.publish.fidetxt import format_line, rating_header, to_fide_txt
-from elopipe.publish.list_html import flag_legend, list_html, title_order
+from elopipe.publish.list_html import HTML_COLUMNS, flag_legend, list_html, title_order
 from elopipe.publish.lists import display_flags, list_dates, rating_list
 from tests.helpers.publish_store import FEB, JAN, build_store
 
@@ -432,3 +433,44 @@ def test_publish_full_writes_what_the_readme_says(tmp_path: Path) -> None:
     pages = [r for r in rel if r.startswith("players/")]
     assert len(pages) == 8 and all(p.endswith((".html", ".svg")) for p in pages)  # 4 ranked players: HTML + chart
     assert "index-fide.html" in rel and "index.html" in rel and len(rel) == 4 + 4 + 8 + 2
+
+
+def test_elo_lists_give_the_decimal_the_seed_keeps(tmp_path: Path) -> None:
+    """Seed 001 keeps one decimal: 2589.7 -> 2597.2 is +7.5. The published elo list gave the
+    rounded 2597 and +8 (2590 -> 2597 reads +7). It now gives rating and change as kept, ranks by
+    them (2597.4 before 2597.2, both stored 2597), and the FIDE list stays in integers."""
+    db = build_store(tmp_path / "s.duckdb")
+    rows = [  # player, list, rating, rating_exact, games, change, change_exact
+        (1, JAN, 2590, "2589.7", 2, 10, "10.2"), (1, FEB, 2597, "2597.2", 1, 8, "7.5"),
+        (2, JAN, 2597, "2597.4", 1, 0, "0.4"), (2, FEB, 2597, "2597.4", 0, None, None),
+        (3, FEB, 1500, "1500.0", 1, 0, "0.0"),
+    ]  # fmt: skip
+    with duckdb.connect(str(db)) as c:
+        for pid, ld, r, rx, g, ch, chx in rows:
+            c.execute(
+                "INSERT INTO rating_lists (system, list_date, player_id, rating, rating_exact, games, k, change,"
+                " change_exact, source) VALUES ('elo', ?, ?, ?, ?, ?, 20, ?, ?, 'computed')",
+                [ld, pid, r, rx, g, ch, chx],
+            )
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        paths = write_list(con, "elo", FEB, tmp_path / "out", ["csv", "txt", "html"])
+        fide = write_list(con, "fide", FEB, tmp_path / "fide", ["csv"])
+    finally:
+        con.close()
+    csv, txt, html = (p.read_text(encoding="utf-8") for p in paths)
+    got = pl.read_csv(io.StringIO(csv), infer_schema_length=0).select("rank", "name", "rating", "change")
+    assert got.rows() == [
+        ("1", "Bravo, Bruno", "2597.4", None),
+        ("2", "Alpha, Anna", "2597.2", "7.5"),
+        ("3", "Charlie, Chloé", "1500.0", "0.0"),
+    ]
+    lines = txt.splitlines()
+    col = lines[0].index("FEB24")
+    assert lines[0][col + 8 : col + 11] == "Gms"  # the rating column is 8 wide: 2597.4 never touches Gms
+    assert [ln[col : col + 8] for ln in lines[1:]] == ["2597.4  ", "2597.2  ", "1500.0  "]
+    data = json.loads(html.split('id="list-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
+    keys = [k for k, _, _ in HTML_COLUMNS]
+    at = keys.index("rating"), keys.index("change")
+    assert [(r[at[0]], r[at[1]]) for r in data] == [("2597.4", None), ("2597.2", "7.5"), ("1500.0", "0.0")]
+    assert "2096," in fide[0].read_text(encoding="utf-8")  # FIDE: integers as before

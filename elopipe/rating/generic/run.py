@@ -5,7 +5,8 @@ of `elopipe.rating.game_rows` and writes the store contract (`result_tables.writ
 
 * ``rating_lists``: at every list with games, every player known so far (games = 0 when
   idle). 'elo': ``rating_exact`` (one decimal, the value the system keeps) and ``rating``
-  (rounded half up to an integer), ``k``, ``change`` (rounded). 'glicko2': ``rating``,
+  (rounded half up to an integer), ``k``, ``change`` (rounded) and ``change_exact`` (one
+  decimal: the published lists show the decimals, `elopipe.publish.lists.published`). 'glicko2': ``rating``,
   ``rating_exact``, ``rd``, ``volatility``.
 * ``rating_changes``: one row per player and game: ro / rc (ratings in force, rounded), pd
   (expected score, 2 decimals; 'elo' only), score, w_minus_pd, k; games that cannot count
@@ -196,6 +197,7 @@ def run_elo(
                     "list_date": ld, "player_id": pid, "rating": round_decimal(rating[pid]),
                     "rating_exact": float(rating[pid]), "games": n, "total_games": total[pid],
                     "k": kk, "change": round_decimal(ch) if ch is not None else None,
+                    "change_exact": float(ch) if ch is not None else None,
                     "flags": "new" if source[pid] == "new" else None,
                     "source": "computed",
                 }

@@ -98,3 +98,12 @@ def test_start_value_is_the_first_entry_even_without_rating_no_look_ahead(tmp_pa
     assert first.equals(alone)  # the later file rewrites no earlier list
     a = first.filter(pl.col("player_id") == 1).row(0, named=True)
     assert (a["rating_exact"], a["flags"]) == (Decimal("1517.0"), "new")  # 1500 beats 1800: +20 x 0.849
+
+
+def test_the_change_is_stored_with_its_decimal(seed_store):
+    # seed 001: +13.4 over the month; `change` keeps the rounded 13 the FIDE-like columns read
+    with open_writer(seed_store) as con:
+        run_elo(con, k=20, period="month")
+        row = store_io._pl(con, "SELECT rating_exact, change, change_exact FROM rating_lists "
+                                "WHERE system = 'elo' AND player_id = 1").row(0)  # fmt: skip
+    assert row == (Decimal("1763.4"), 13, Decimal("13.4"))
