@@ -167,7 +167,7 @@ def read_list(
     except ListFormatError as exc:  # every message names the file
         msg = str(exc)
         raise ListFormatError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
-    when = list_date or _date_from_name(p.name) or date_hint
+    when = list_date or _file_date(p, date_hint)
     if when is None:
         raise ListFormatError(f"{p}: no list date in the file name or header; pass --list-date YYYY-MM-DD")
     try:
@@ -182,6 +182,19 @@ def _head(p: Path) -> str:
     read after the header, have none, so the header's column positions are theirs."""
     with open(p, "rb") as fh:
         return fh.read(4096).removeprefix(codecs.BOM_UTF8).decode("latin-1")
+
+
+def _file_date(p: Path, header: dt.date | None) -> dt.date | None:
+    """The list date the file gives: its name's, else its header's month code (a FIDE TXT). Raises
+    ListFormatError when the two name other months: a renamed or mislabelled file would move
+    the official list, and every Ro read from it, by months."""
+    named = _date_from_name(p.name)
+    if named is not None and header is not None and (named.year, named.month) != (header.year, header.month):
+        raise ListFormatError(
+            f"{p}: the file name says a list of {named:%Y-%m} and its header one of {header:%Y-%m}; "
+            "pass --list-date YYYY-MM-DD"
+        )
+    return named or header
 
 
 def _date_from_name(name: str) -> dt.date | None:

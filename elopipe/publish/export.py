@@ -12,7 +12,7 @@ DIR is elopipe's own: a folder that does not exist yet or is empty, or one an ea
 marked with `DIR/.elopipe-export` (JSON: the table outputs it wrote). Any other folder is refused
 (`ExportFolderError`) before anything is written, so `export --parquet ~` cannot touch `~/games`.
 In a marked folder only the outputs the marker lists are replaced, and only when they still hold
-nothing but what DuckDB's COPY writes (`.parquet` files under `key=value` folders); the user's
+nothing but what DuckDB's COPY writes (`system=<s>/list_date=<d>/data_<n>.parquet`); the user's
 other files stay.
 
 Read back with e.g. `duckdb.sql("FROM read_parquet('DIR/rating_lists/**/*.parquet',
@@ -22,6 +22,7 @@ hive_partitioning=true)")` or `polars.scan_parquet('DIR/rating_lists/**/*.parque
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from elopipe.store.schema import TABLES
 
 #: The file that marks a folder as an elopipe export; it lists the outputs the export wrote.
 EXPORT_MARKER = ".elopipe-export"
+#: the name DuckDB's COPY gives each file of a partition
+_COPY_FILE = re.compile(r"data_[0-9]+\.parquet")
 
 
 class ExportFolderError(ElopipeError, ValueError):
@@ -62,15 +65,22 @@ def _marked(out_dir: Path) -> set[str]:
 
 def _only_copy_output(path: Path) -> bool:
     """True when `path` holds only what DuckDB's COPY writes: a `.parquet` file, or a folder of
-    `key=value` folders ending in `.parquet` files."""
+    partitions, `system=<s>/list_date=<d>/data_<n>.parquet` and nothing else (a file of the
+    user's anywhere in it, even a `.parquet` one, makes the folder the user's too)."""
     if path.is_symlink():
         return False
     if path.is_file():
         return path.suffix == ".parquet"
-    return all(
-        (p.is_dir() and not p.is_symlink() and "=" in p.name) or (p.is_file() and p.suffix == ".parquet")
-        for p in path.rglob("*")
-    )
+    for p in path.rglob("*"):
+        parts = p.relative_to(path).parts
+        keys = all("=" in part for part in parts[:2])
+        if p.is_symlink() or not keys:
+            return False
+        if p.is_dir() and len(parts) <= 2:
+            continue
+        if not (p.is_file() and len(parts) == 3 and _COPY_FILE.fullmatch(parts[2])):
+            return False
+    return True
 
 
 def _claim(out_dir: Path) -> set[str]:

@@ -203,6 +203,9 @@ def _reason(rate_class: str | None, skip_online: bool) -> pl.Expr:
         .then(pl.lit("no_player"))
         .when(~pl.col("played").fill_null(False))
         .then(pl.lit("forfeit"))
+        # pgn-faults.md 8: the file says two results; neither is taken until a file resolves it
+        .when(pl.col("result_conflict").fill_null(False))
+        .then(pl.lit("result_conflict"))
         .when(pl.col("white_score").is_null() | pl.col("black_score").is_null())
         .then(pl.lit("no_result"))
         .when(pl.col("white_id") == pl.col("black_id"))

@@ -112,7 +112,8 @@ def load_games(
 
     Columns: game_id Int64, tournament_id Int64, white_id Int64, black_id Int64,
     white_score Float64, black_score Float64 (null for '*'), result Utf8, played Boolean,
-    unplayed_code Utf8, game_date Date, game_day Date (game_date when day-precise, else null),
+    result_conflict Boolean (the Result tag and the movetext's marker disagree: pgn-faults.md 8,
+    never rated until a file resolves it), unplayed_code Utf8, game_date Date, game_day Date (game_date when day-precise, else null),
     round Int64, ply_count Int64 (null: unknown, e.g. TRF),
     has_moves Boolean (null when the source cannot tell: TRF), time_control Utf8,
     variant Utf8, white_rating_in_file Int64, black_rating_in_file Int64, file_id Int64,
@@ -149,6 +150,7 @@ def games_sql(no_moves: str = "played") -> str:
                white_id::BIGINT AS white_id, black_id::BIGINT AS black_id,
                white_score::DOUBLE AS white_score, black_score::DOUBLE AS black_score,
                result, played AND NOT COALESCE({forfeit}, FALSE) AS played,
+               COALESCE(list_contains(flags, 'result_conflict'), FALSE) AS result_conflict,
                CASE WHEN {forfeit} THEN 'forfeit' ELSE unplayed_code END AS unplayed_code,
                {_plausible("game_date")} AS game_date,
                CASE WHEN date_precision = 'day' THEN {_plausible("game_date")} END AS game_day,

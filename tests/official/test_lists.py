@@ -89,6 +89,23 @@ def test_fide_latin1_txt_and_month_code_header(tmp_path: Path) -> None:
     assert _rows(con)[25000000][:2] == ("Müller, Jörg", "GER")
 
 
+def test_a_file_whose_name_and_header_name_other_months_asks_for_the_list_date(tmp_path: Path) -> None:
+    """A FIDE TXT named for August 2022 whose header says MAR22 (a renamed or mislabelled file):
+    neither month is taken silently (the name's moved the list by five months), the import asks
+    for --list-date; a name and a header of the same month import as before."""
+    layout = [(lab if lab != "SRtng" else "MAR22", w) for lab, w in STD]
+    f = tmp_path / "standard_aug22frl.txt"
+    f.write_text(fixed(layout, STD_ROWS[:2]), encoding="utf-8")
+    with pytest.raises(
+        ListFormatError, match=r"name says a list of 2022-08 and its header one of 2022-03; pass --list-date"
+    ):
+        import_list(memory_store(), f, "fide")
+    assert import_list(memory_store(), f, "fide", dt.date(2022, 3, 1)).list_date == dt.date(2022, 3, 1)
+    same = tmp_path / "standard_mar22frl.txt"
+    same.write_text(fixed(layout, STD_ROWS[:2]), encoding="utf-8")
+    assert import_list(memory_store(), same, "fide").list_date == dt.date(2022, 3, 1)
+
+
 def test_fide_monthly_file_headers_gms_and_k(tmp_path: Path) -> None:
     layout = [{"SRtng": "JAN23", "SGm": "Gms", "SK": "K"}.get(lab, lab) for lab, _ in STD]
     f = tmp_path / "standard_jan23frl.txt"

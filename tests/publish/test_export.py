@@ -80,6 +80,28 @@ def test_in_a_marked_folder_only_what_elopipe_wrote_is_removed(db: Path, tmp_pat
     assert (out / "players.parquet" / "keep.txt").read_text() == "mine\n"
 
 
+@pytest.mark.parametrize(
+    "mine",
+    [
+        "mine.parquet",
+        "system=fide/mine.parquet",
+        "system=fide/list_date=2023-01-01/mine.parquet",
+        "notes/data_0.parquet",
+    ],
+)
+def test_a_parquet_file_of_the_users_in_a_partitioned_output_is_kept(db: Path, tmp_path: Path, mine: str) -> None:
+    # COPY writes only system=<s>/list_date=<d>/data_<n>.parquet: a .parquet file anywhere else in
+    # the folder (or named otherwise) is the user's, and the folder with it
+    out = tmp_path / "pq"
+    _export(db, out)
+    path = out / "rating_lists" / mine
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("mine\n")
+    with pytest.raises(ExportFolderError, match="rating_lists"):
+        _export(db, out)
+    assert path.read_text() == "mine\n"
+
+
 def test_a_marker_that_names_another_path_removes_nothing_outside(db: Path, tmp_path: Path) -> None:
     # the marker is a file anyone can edit: only a table's own output names are ever removed
     out = tmp_path / "pq"

@@ -106,7 +106,8 @@ class ProgressLines:
 
     def __init__(self, enabled: bool, every: float | None = None) -> None:
         self.enabled, self.every = enabled, PROGRESS_EVERY if every is None else every
-        self.total = self.files = self.games = 0
+        self.files = self.games = 0
+        self.total: int | None = None  # not known until the files are found (`start`)
         self._heart = Heartbeat(self.every, self._line, enabled)
         self._t0 = time.monotonic()
 
@@ -126,13 +127,15 @@ class ProgressLines:
 
     def _line(self) -> None:
         seconds = int(time.monotonic() - self._t0)
-        err_console.print(
-            f"ingesting: {self.files:,} of {plural(self.total, 'file', thousands=True)} stored,"
+        took = f"({seconds // 60}m {seconds % 60:02d}s)"
+        # the files of a large folder or archive are still being found: '0 of 0 files' said wrong
+        done = (
+            "looking for the files to read"
+            if self.total is None
+            else f"{self.files:,} of {plural(self.total, 'file', thousands=True)} stored,"
             f" {plural(self.games, 'game', thousands=True)}"
-            f" ({seconds // 60}m {seconds % 60:02d}s)",
-            soft_wrap=True,
-            highlight=False,
         )
+        err_console.print(f"ingesting: {done} {took}", soft_wrap=True, highlight=False)
 
 
 def _ingest_on_cluster(request: IngestRequest, db: Path, spec: DaskSpec) -> IngestSummary:

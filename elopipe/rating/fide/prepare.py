@@ -32,7 +32,8 @@ def prepare(inputs: EngineInputs, params: FideParams, scheme: PeriodScheme | Non
 
     sides columns: game_id, tournament_id, player_id, opponent_id, score_x100 Int64,
     list_date, in_force, eff_start Date, version Utf8, reason Utf8 (null = can be rated;
-    else 'forfeit', 'not_rated_code', 'no_result', 'no_moves', 'variant', 'no_player'),
+    else 'forfeit', 'not_rated_code', 'result_conflict', 'no_result', 'no_moves', 'variant',
+    'no_player'),
     tc_minutes Float64, tc_assumed Boolean.  Games of another rate class and events with
     no date at all are left out and counted in `skips`.
     """
@@ -186,7 +187,8 @@ def in_progress_skips(games: pl.DataFrame) -> pl.DataFrame:
 def _unrated_reason() -> pl.Expr:
     """Why a game of the rate class is not rated (null: it can be): 'no_player' (a bye or the
     same player twice), 'not_rated_code' (TRF W/D/L), 'forfeit' (B.02 5.x: unplayed games are
-    not rated), 'no_result', 'no_moves' (fewer than two plies or a moveless game rated as
+    not rated), 'result_conflict' (the Result tag and the movetext's marker disagree:
+    pgn-faults.md 8), 'no_result', 'no_moves' (fewer than two plies or a moveless game rated as
     unplayed), 'variant'."""
     code = pl.col("unplayed_code").fill_null("").str.to_uppercase()
     variant = pl.col("variant").fill_null("").str.to_lowercase()
@@ -199,6 +201,9 @@ def _unrated_reason() -> pl.Expr:
         .then(pl.lit("not_rated_code"))
         .when(~pl.col("played").fill_null(False))
         .then(pl.lit("forfeit"))
+        # pgn-faults.md 8: the file says two results; neither is taken until a file resolves it
+        .when(pl.col("result_conflict").fill_null(False))
+        .then(pl.lit("result_conflict"))
         .when(pl.col("white_score").is_null() | pl.col("black_score").is_null())
         .then(pl.lit("no_result"))
         .when(pl.col("has_moves").fill_null(True).not_() | (pl.col("ply_count").fill_null(2) < 2))

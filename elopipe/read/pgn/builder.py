@@ -214,7 +214,7 @@ class GameBuilder:
 
         # tournament
         gdate, prec, edate, eprec, edate_raw = self._game_dates(get, flags, line, gi)
-        tref, tc = self.refs._game_tournament(tags, gdate, edate, eprec, edate_raw)
+        tref, tc = self.refs._game_tournament(tags, gdate, prec, edate, eprec, edate_raw)
 
         wref = (
             self.refs._player(tref, "White", white, get("WhiteFideId"), get("WhiteElo"), lambda: tags, line, gi)

@@ -50,7 +50,8 @@ class FileRefs:
     def __init__(self, out: ParsedFile) -> None:
         self.out = out
         self.t_refs: dict[tuple[Any, ...], int] = {}
-        self.t_dates: dict[int, list[dt.date]] = defaultdict(list)
+        self.t_dates: dict[int, list[dt.date]] = defaultdict(list)  # game dates given to the day
+        self.t_rough: dict[int, list[dt.date]] = defaultdict(list)  # the others (`2024.??.??`)
         self.t_tc: dict[int, set[str]] = {}
         self.t_rounds: dict[int, int] = {}
         self.p_refs: dict[tuple[Any, ...], int] = {}
@@ -218,7 +219,7 @@ class FileRefs:
 
     def _finish_tournaments(self) -> None:
         for t in self.out.tournaments:
-            dates = self.t_dates.get(t.ref)
+            dates = self.t_dates.get(t.ref) or self.t_rough.get(t.ref)
             if dates:
                 t.end_date = max(dates)
                 if t.start_date is None:
@@ -234,10 +235,20 @@ class FileRefs:
                 t.rounds = self.t_rounds[t.ref]
 
     def _game_tournament(
-        self, tags: dict[str, str], gdate: dt.date | None, edate: dt.date | None, eprec: str, edate_raw: str | None
+        self,
+        tags: dict[str, str],
+        gdate: dt.date | None,
+        prec: str,
+        edate: dt.date | None,
+        eprec: str,
+        edate_raw: str | None,
     ) -> tuple[int, str | None]:
         """(the game's tournament ref, its TimeControl cleaned): games of one Event, Site,
-        EventDate and year share a tournament; the event's dates and time controls grow."""
+        EventDate and year share a tournament; the event's dates and time controls grow, by the
+        game dates given to the day (`prec` 'day') when it has any: one game of a June event dated
+        `2024.??.??` (read as 2024-01-01) made the event start in January, its Ro the January
+        list's and its rules those in force then. An event whose games give no day takes the
+        dates they give."""
         get = tags.get
         year = gdate.year if gdate is not None else None
         # a game without an Event tag may continue the event of the game before it (`_tournament`)
@@ -247,7 +258,7 @@ class FileRefs:
             tref = self._t_cache[tkey] = self._tournament(tags, gdate, edate, eprec)
         self._prev_tref = tref
         if gdate is not None:
-            self.t_dates[tref].append(gdate)
+            (self.t_dates if prec == "day" else self.t_rough)[tref].append(gdate)
         tc = get("TimeControl")
         if tc is not None:
             tc = clean(tc)

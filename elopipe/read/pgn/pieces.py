@@ -35,6 +35,7 @@ class PieceState:
     players: list[PlayerRec]  # by ref
     p_keys: list[tuple[Any, ...]]  # each player's identity (`FileRefs.p_refs`), by ref
     t_dates: dict[int, list[dt.date]]  # by tournament ref: the earliest and the latest game date
+    t_rough: dict[int, list[dt.date]]  # the same of the dates not given to the day (`FileRefs`)
     t_tc: dict[int, set[str]]
     t_rounds: dict[int, int]
     headerless: list[list[bytes]]  # the moves of the first games without tags
@@ -60,6 +61,7 @@ def piece_state(b: GameBuilder, used: int, packed: bool = False) -> PieceState:
         p_keys=list(b.refs.p_refs),
         # all that `_finish_tournaments` takes of the dates: not one date per game
         t_dates={ref: [min(ds), max(ds)] for ref, ds in b.refs.t_dates.items() if ds},
+        t_rough={ref: [min(ds), max(ds)] for ref, ds in b.refs.t_rough.items() if ds},
         t_tc=b.refs.t_tc,
         t_rounds=b.refs.t_rounds,
         headerless=b._headerless_tokens[:3],  # `_headerless_has_legal_moves` looks at no more
@@ -113,6 +115,8 @@ def merge_state(b: GameBuilder, st: PieceState, shift: int) -> tuple[list[int], 
         )
     for ref, dates in st.t_dates.items():
         b.refs.t_dates[t_map[ref]].extend(dates)
+    for ref, dates in st.t_rough.items():
+        b.refs.t_rough[t_map[ref]].extend(dates)
     for ref, tcs in st.t_tc.items():
         b.refs.t_tc.setdefault(t_map[ref], set()).update(tcs)
     for ref, rnd in st.t_rounds.items():

@@ -218,7 +218,7 @@ def read_pgn_piece(
         return piece_state(reader.b, used)
     except Exception as exc:  # a reader bug: the file is reported (`merge_pieces`), never a crash
         return PieceState(
-            0, None, False, [], [], [], [], [], [], {}, {}, {}, [], failure=first_line(exc, "internal error")
+            0, None, False, [], [], [], [], [], [], {}, {}, {}, {}, [], failure=first_line(exc, "internal error")
         )
     finally:
         if was_enabled:
