@@ -92,5 +92,5 @@ def ro_far_line(system: str, summary: RateSummary) -> str | None:
     return (
         f"{system}: the Ro of {players} player{'s' if players != 1 else ''} is {RO_MARK_POINTS} or more points from"
         f" the file's rating (largest: {w.name}, {w.event}: Ro {w.ro}, file {w.file_rating}); import the official"
-        " lists in force (`elopipe lists import FILE`) or rate with --ro-from file"
+        " lists in force (`elopipe lists import FILE --system fide`) or rate with --ro-from file"
     )

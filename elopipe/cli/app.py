@@ -303,12 +303,14 @@ def fail(message: str, exit_code: int = 2) -> NoReturn:
 def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], str]) -> str:
     """`policy(value)`: a run policy read from its option, else its environment variable, else its
     default (`--no-moves`, `--ro-from`); a ValueError it raises is a usage error, one line naming
-    `flag`, exit 2."""
+    `flag`, or the variable `ELOPIPE_<FLAG>` when the value came from it, exit 2."""
     try:
         return policy(value)
     except ValueError as exc:
         key = flag.removeprefix("--").replace("-", "_")
-        fail(f"{flag}: {str(exc).removeprefix(key + ' ')}")
+        # no option given: the value is the environment's, and the line names where it came from
+        where = flag if value is not None else f"ELOPIPE_{key.upper()}"
+        fail(f"{where}: {str(exc).removeprefix(key + ' ')}")
 
 
 def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:

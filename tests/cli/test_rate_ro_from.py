@@ -98,6 +98,10 @@ def test_elopipe_ro_from_is_a_standing_choice_and_other_values_are_refused(store
     assert ffe.exit_code == 2 and "--ro-from applies to the FIDE systems" in ffe.output
     param = CliRunner().invoke(app, ["rate", "--db", str(db), "--scenario", "x", "--param", "ro_from=file"])
     assert param.exit_code == 2 and "elopipe rate: error: --param ro_from: use --ro-from" in param.output
+    # a bad value of the variable is named as the variable's, not as an option nobody gave
+    env = CliRunner(env={"ELOPIPE_RO_FROM": "bogus"}).invoke(app, ["rate", "--db", str(db)])
+    assert env.exit_code == 2
+    assert "elopipe rate: error: ELOPIPE_RO_FROM: must be list or file, not 'bogus'" in env.output
     # `run` checks it before Prefect starts
     run = CliRunner().invoke(app, ["run", str(db.parent), "--db", str(db), "--ro-from", "x"])
     assert run.exit_code == 2 and "elopipe run: error: --ro-from: must be list or file, not 'x'" in run.output

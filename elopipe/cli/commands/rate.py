@@ -262,7 +262,9 @@ def _print_assumed(events: list[tuple[str, int]]) -> None:
     """The events whose rate of play was assumed, by name, the most games first."""
     if not events:
         return
-    console.print(f"  in {len(events)} events whose rate of play was assumed, the largest first:")
+    from elopipe.runtime.words import plural
+
+    console.print(f"  in {plural(len(events), 'event')} whose rate of play was assumed, the largest first:")
     for name, n in events[:_ASSUMED_SHOWN]:
         console.print(f"    {n:>6}  {name}", markup=False, highlight=False)
     if len(events) > _ASSUMED_SHOWN:
