@@ -8,6 +8,7 @@ gives a `ParsedSource` with `rejected_reason` set: it is recorded and kept, neve
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import zipfile
@@ -186,6 +187,7 @@ def _parse_large_pgn(source: Source, run: _Run) -> ParsedSource:
 # zip (a local file header, an empty archive's end record), gzip and bzip2 signatures
 _ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh")
 NESTED_ARCHIVE = "an archive inside an archive: archives inside archives are not read (unpack it first)"
+TAR_ARCHIVE = "a tar archive: elopipe reads .zip, .gz and .bz2 files of PGN or TRF, not tar (unpack it first)"
 
 
 def _sha256(data: bytes) -> str:
@@ -202,6 +204,8 @@ def _parse_bytes(source: Source, data: bytes, run: _Run) -> ParsedSource:
     if source.compressed and data.startswith(_ARCHIVE_MAGIC):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, NESTED_ARCHIVE)
     nul_issue = None
+    if data[257:262] == b"ustar":  # a tar archive (POSIX header): its members are not read
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, TAR_ARCHIVE)
     if wide_bom(data) is None and _looks_binary(data):
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "binary file (NUL bytes)")
     if wide_bom(data) is None and b"\x00" in data:
@@ -304,8 +308,26 @@ def _nul_issue(n_nul: int, line: int, excerpt: bytes, as_spaces: bool = False) -
 
 
 def unreadable(source: Source, reason: object) -> ParsedSource:
-    """The result of a source whose bytes could not be read: recorded (rejected) with `reason`."""
-    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, f"cannot read file: {reason}")
+    """The result of a source whose bytes could not be read: recorded (rejected) with `reason`, in
+    plain words (`read_error_words`)."""
+    words = read_error_words(reason)
+    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, f"cannot read file: {words}")
+
+
+def read_error_words(reason: object) -> str:
+    """What went wrong reading a file, in an officer's words: Python's and the decompressors'
+    messages ("Not a gzipped file (b'no')", "[Errno 13] Permission denied: '/x'") are not his."""
+    if isinstance(reason, gzip.BadGzipFile):
+        return "not a gzip file, though its name ends in .gz"
+    if isinstance(reason, zipfile.BadZipFile):
+        return "not a zip archive, or a damaged one"
+    if isinstance(reason, EOFError):
+        return "the compressed file is cut short before anything could be read"
+    if isinstance(reason, OSError) and reason.strerror:  # the file's path is named beside the reason
+        return reason.strerror[0].lower() + reason.strerror[1:]
+    if isinstance(reason, OSError) and "invalid data stream" in str(reason).lower():  # bz2
+        return "not a bzip2 file, though its name ends in .bz2"
+    return str(reason)
 
 
 def source_size(source: Source) -> int:

@@ -155,3 +155,34 @@ def test_a_gzip_file_cut_short_lands_as_far_as_it_goes(tmp_path):
     # a file cut before any byte decompresses is unreadable, as before
     f.write_bytes(packed[:12])
     assert parse_source(Source(str(f))).rejected_reason is not None
+
+
+def test_unreadable_compressed_files_say_why_in_plain_words(tmp_path):
+    """A file that cannot be decompressed, or a tar archive, is rejected with a reason an officer
+    reads, never the decompressor's or Python's message (`Not a gzipped file (b'no')`, `Compressed
+    file ended before the end-of-stream marker was reached`, `[Errno 13]`), nor 'binary file' for a
+    tar archive of PGN files (a hostile tester)."""
+    import bz2
+    import gzip
+    import io
+    import tarfile
+
+    text = PGN.read_bytes()
+    cases = {
+        "fake.pgn.gz": (b"no, not gzip at all\n", "not a gzip file"),
+        "fake.pgn.bz2": (b"no, not bzip2 at all\n", "not a bzip2 file"),
+        "cut.pgn.bz2": (bz2.compress(text)[:40], "cut short before anything could be read"),
+        "fake.zip": (b"PK\x03\x04 but nothing else of a zip", "not a readable zip archive"),
+    }
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo("wchcand22.pgn")
+        info.size = len(text)
+        tar.addfile(info, io.BytesIO(text))
+    cases["games.tar.gz"] = (gzip.compress(buf.getvalue()), "a tar archive")
+    for name, (data, words) in cases.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        reason = parse_source(Source(str(f))).rejected_reason
+        assert reason is not None and words in reason, (name, reason)
+        assert "Errno" not in reason and "b'" not in reason and "marker was reached" not in reason, (name, reason)
