@@ -98,9 +98,14 @@ def find_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     return event_of(con, canonical_event(con, tid) or tid)
 
 
+def _loose(sql: str) -> str:
+    """SQL: the text `sql` lower-case, without accents, its hyphens and runs of spaces one space."""
+    return f"regexp_replace(strip_accents(lower({sql})), '[\\s\\x{{2010}}-\\x{{2015}}-]+', ' ', 'g')"
+
+
 def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
-    """The tournament_id for `ref`: an id, else a name (exact, then case- and accent-insensitive
-    literal substring: `%` and `_` match only themselves).
+    """The tournament_id for `ref`: an id, else a name (exact, then case-, accent- and
+    hyphen-insensitive literal substring: `%` and `_` match only themselves).
 
     When a name matches several tournaments of which only one holds canonical games (the others
     are duplicate exports of the same event), that one is taken.
@@ -121,9 +126,10 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         exact
         or con.execute(
             # a literal substring: '%' and '_' in `ref` are characters, not LIKE wildcards; accents
-            # aside ('Las Vegas' finds 'Läs Végas National Opeñ')
-            "SELECT tournament_id, name FROM tournaments"
-            " WHERE contains(strip_accents(lower(name)), strip_accents(lower(?))) ORDER BY tournament_id",
+            # aside ('Las Vegas' finds 'Läs Végas National Opeñ'), and a hyphen is a space ('Karl
+            # Mala' finds '9. Karl-Mala-Gedenkturnier')
+            f"SELECT tournament_id, name FROM tournaments WHERE contains({_loose('name')}, {_loose('?')})"
+            " ORDER BY tournament_id",
             [ref],
         ).fetchall()
     )

@@ -216,3 +216,23 @@ def test_a_tournament_name_is_found_without_its_accents(tmp_path: Path) -> None:
         assert match_tournament(con, "las vegas national open") == tid
     finally:
         con.close()
+
+
+def test_a_hyphenated_tournament_name_is_found_by_its_words(tmp_path: Path) -> None:
+    """'Karl Mala' finds '9. Karl-Mala-Gedenkturnier' (a fresh user's search: each word alone found
+    it, the two together did not); '%' still matches only itself."""
+    from elopipe.ingest.driver import ingest_paths
+    from tests.helpers.paths import SHARED_DATA
+
+    db = tmp_path / "k.duckdb"
+    ingest_paths([SHARED_DATA / "trf" / "ger_karl_mala_gedenkturnier_2005_fide_example1_284players.trf"], db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        (tid, name), *_ = con.execute("SELECT tournament_id, name FROM tournaments").fetchall()
+        assert "Karl-Mala" in name
+        assert match_tournament(con, "Karl Mala") == tid
+        assert match_tournament(con, "karl  mala gedenkturnier") == tid
+        with pytest.raises(LookupError):
+            match_tournament(con, "Karl%Mala")
+    finally:
+        con.close()
