@@ -17,7 +17,7 @@ from elopipe.read.execution import Executor, Spread, submit
 from elopipe.read.game_frame import records_table
 from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
-from elopipe.read.sources import Source, SourceError
+from elopipe.read.sources import GONE, Source, SourceError
 from elopipe.read.textio import decode_bytes, wide_bom
 
 
@@ -304,8 +304,10 @@ def _nul_issue(n_nul: int, line: int, excerpt: bytes, as_spaces: bool = False) -
 
 
 def unreadable(source: Source, reason: object) -> ParsedSource:
-    """The result of a source whose bytes could not be read: recorded (rejected) with `reason`."""
-    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, f"cannot read file: {reason}")
+    """The result of a source whose bytes could not be read: recorded (rejected) with `reason`;
+    one gone meanwhile (FileNotFoundError) has the reason `GONE`, without Python's wording."""
+    why = GONE if isinstance(reason, FileNotFoundError) else f"cannot read file: {reason}"
+    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, why)
 
 
 def source_size(source: Source) -> int:
