@@ -6,7 +6,9 @@ one that looks cut short and changed less than `incomplete_wait` seconds ago, is
 next scheduled run; so is one that changed while the batch read it (it is loaded again then, as a
 correction). A file an earlier run (or `elopipe watch`) filed away that changed within the hour
 after its move (a stalled copy finishing) goes back to the inbox first, and is taken again in this
-run (elopipe.ingest.watcher.recheck: the files are kept in `INBOX/.elopipe/`).
+run (elopipe.ingest.watcher.recheck: the files are kept in `INBOX/.elopipe/`). Each run holds the
+inbox's lock (elopipe.ingest.watcher.lock), as `elopipe watch` does for its whole life: a run that
+finds another process taking files from the inbox takes none, and says so.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import flows._env  # noqa: F401  (Prefect's environment, before Prefect is impor
 
 # isort: split
 import datetime as dt
+from contextlib import ExitStack
 from pathlib import Path
 
 from prefect import flow
 
 from elopipe.ingest.watcher.arrival import DEFAULT_INCOMPLETE_WAIT, collect_arrived
 from elopipe.ingest.watcher.batch import WatchStats, run_batch_and_file
+from elopipe.ingest.watcher.lock import InboxBusyError, inbox_lock
 from elopipe.ingest.watcher.outcomes import FileOutcome, outcomes_by_path
 from elopipe.ingest.watcher.recheck import FiledAway
 from elopipe.jobs.requests import RunRequest
@@ -53,6 +57,29 @@ def drop_folder(
     # a flow run of `elopipe serve`: its terminal shows elopipe's lines; Prefect's own (a run
     # cancelled by a stop: "Crash detected", task states) are in the UI
     quiet_prefect_console(everything=True)
+    held = ExitStack()
+    try:
+        held.enter_context(inbox_lock(inbox_p))
+    except InboxBusyError as exc:  # a watch, or a run of another `serve`, takes the files
+        stage_line("drop_folder", f"{exc}: this run takes no file")
+        return dict.fromkeys(("arrived", "processed", "quarantined", "left", "changed", "returned"), 0)
+    with held:
+        counts = _one_pass(inbox_p, db, systems, out, through, settle_seconds, incomplete_wait, max_lists)
+    stage_line("drop_folder", f"{inbox_p}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return counts
+
+
+def _one_pass(
+    inbox_p: Path,
+    db: str,
+    systems: list[str],
+    out: str,
+    through: dt.date | None,
+    settle_seconds: float,
+    incomplete_wait: float,
+    max_lists: int | None,
+) -> dict[str, int]:
+    """`drop_folder`'s work, the inbox's lock held."""
     filed = FiledAway(inbox_p)
     stats = WatchStats(returned=filed.return_changed())
     arrived, taken = collect_arrived(inbox_p, settle_seconds, incomplete_wait)
@@ -69,7 +96,7 @@ def drop_folder(
         # and stops it at the next safe point (files not reached stay in the inbox), not mid-write.
         with graceful_stop(on_first=lambda _msg: stage_notice("drop_folder", "stopping at the next safe point")):
             run_batch_and_file(inbox_p, arrived, run, stats, taken, filed)
-    counts = {
+    return {
         "arrived": len(arrived),
         "processed": stats.processed,
         "quarantined": stats.quarantined,
@@ -77,5 +104,3 @@ def drop_folder(
         "changed": stats.changed,
         "returned": stats.returned,
     }
-    stage_line("drop_folder", f"{inbox_p}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
-    return counts

@@ -21,6 +21,7 @@ from elopipe.ingest.ledger import FileResult
 from elopipe.ingest.scaleout import stage_folder
 from elopipe.jobs.ingest import ingest
 from elopipe.jobs.requests import Cluster, IngestRequest
+from elopipe.read.sources import GONE
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.runtime.words import bar, plural
 from flows._stages import stage_line, stage_progress, stage_warning
@@ -42,6 +43,8 @@ class _FileLines:
     def file_done(self, result: FileResult) -> None:
         if result.status == "rejected":
             stage_warning("ingest", f"rejected {result.name}: {result.reason}")
+        elif result.status == "skipped" and result.reason == GONE:  # another process took it
+            stage_line("ingest", f"skipped {result.name}: {GONE}")
         elif result.removed_games:  # a correction that deletes stored games says so (the watch log)
             stage_warning("ingest", result.correction_line() or "")
         elif result.replaced_file_ids:  # stored rows replaced: said, as every removal is

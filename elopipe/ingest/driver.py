@@ -25,7 +25,7 @@ from elopipe.identity import rerate
 from elopipe.ingest.ledger import FileResult
 from elopipe.ingest.loader import load_batch
 from elopipe.read.parse import ParsedSource
-from elopipe.read.sources import Source, discover
+from elopipe.read.sources import GONE, Source, discover
 from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
@@ -72,6 +72,11 @@ class IngestSummary:
         return sum(1 for f in self.files if f.status == status)
 
     @property
+    def gone(self) -> int:
+        """Files found, then gone when they were to be read (skipped, `GONE`)."""
+        return sum(1 for f in self.files if f.status == "skipped" and f.reason == GONE)
+
+    @property
     def games(self) -> int:
         return sum(f.n_games for f in self.files)
 
@@ -110,11 +115,13 @@ class IngestSummary:
         n = len(self.files)
         text = (
             f"{plural(n, 'file')}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
-            f"{self.count('rejected')} rejected, {self.count('skipped')} already in store; "
+            f"{self.count('rejected')} rejected, {self.count('skipped') - self.gone} already in store; "
             f"{plural(self.games, 'game')}, {plural(self.players, 'player')}, {plural(self.errors, 'error')}"
         )
         if self.warnings:
             text += f", {plural(self.warnings, 'warning')} (v_ingest_errors)"
+        if self.gone:
+            text += f"; {plural(self.gone, 'file')} {GONE}"
         removed = sum(f.removed_games for f in self.files)
         if removed:
             text += f"; {plural(removed, 'game')} removed by a correction"

@@ -19,6 +19,7 @@ import polars as pl
 
 from elopipe.identity.rerate import Rerate
 from elopipe.read.records import IngestIssue
+from elopipe.read.sources import GONE
 from elopipe.runtime.words import plural
 from elopipe.store import write
 from elopipe.store.frames import registered
@@ -148,7 +149,9 @@ def plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> Plan:
     for pos, ps in enumerate(batch):
         name = ps.source.display
         stored = first.get(ps.sha256) if ps.sha256 else None
-        if stored is not None:
+        if ps.rejected_reason == GONE:  # no file of the user's was read: nothing to record
+            plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason=GONE)
+        elif stored is not None:
             fid, status = stored["file_id"], stored["status"]
             if pos in same_path:
                 plan.skipped[pos] = FileResult(name, "skipped", file_id=fid, format=ps.format,

@@ -18,7 +18,7 @@ from elopipe.read.execution import Executor, Spread, submit
 from elopipe.read.game_frame import records_table
 from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
-from elopipe.read.sources import Source, SourceError
+from elopipe.read.sources import GONE, Source, SourceError
 from elopipe.read.textio import decode_bytes, wide_bom
 
 
@@ -309,9 +309,9 @@ def _nul_issue(n_nul: int, line: int, excerpt: bytes, as_spaces: bool = False) -
 
 def unreadable(source: Source, reason: object) -> ParsedSource:
     """The result of a source whose bytes could not be read: recorded (rejected) with `reason`, in
-    plain words (`read_error_words`)."""
-    words = read_error_words(reason)
-    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, f"cannot read file: {words}")
+    plain words (`read_error_words`); one gone meanwhile (FileNotFoundError) has the reason `GONE`."""
+    why = GONE if isinstance(reason, FileNotFoundError) else f"cannot read file: {read_error_words(reason)}"
+    return ParsedSource(source, None, source_size(source), "unknown", None, None, None, why)
 
 
 def read_error_words(reason: object) -> str:

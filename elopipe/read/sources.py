@@ -309,6 +309,9 @@ def _in_folder(why: str) -> str:
 
 
 SYMLINK = "a symbolic link"
+# The reason of a source found, then gone when it was read (another process moved or deleted it):
+# no rejection of the user's file (elopipe.ingest.ledger skips it, recording nothing)
+GONE = "gone before it was read (moved or deleted meanwhile)"
 
 
 def not_regular(f: Path) -> str | None:

@@ -120,3 +120,43 @@ def test_run_and_watch_refuse_a_configured_but_unreachable_server(tmp_path: Path
     assert "no Prefect server answers at http://127.0.0.1:9/api" in proc.stderr
     assert "unset PREFECT_API_URL" in proc.stderr
     assert not (tmp_path / "s.duckdb").exists()  # nothing was started
+
+
+def test_a_second_watch_on_one_inbox_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Two watches on one inbox took the same files: the second recorded them as rejected with
+    Python's '[Errno 2] No such file or directory' (or loaded them into its own store too)."""
+    from elopipe.ingest.watcher.lock import inbox_lock
+
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    with inbox_lock(inbox):  # as a running watch holds it
+        proc = subprocess.run(
+            [ELOPIPE, "watch", str(inbox), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == f"elopipe watch: error: {inbox} is watched by another process (pid {os.getpid()})"
+    assert not (tmp_path / "s.duckdb").exists()
+
+
+def test_a_link_in_place_of_elopipes_file_is_said_before_the_watching_begins(tmp_path: Path) -> None:
+    inbox, victim = tmp_path / "inbox", tmp_path / "victim.jsonl"
+    (inbox / ".elopipe").mkdir(parents=True)
+    victim.write_text("the user's\n")
+    (inbox / ".elopipe" / "filed-away.jsonl").symlink_to(victim)
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    proc = subprocess.run(
+        [ELOPIPE, "watch", str(inbox), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "filed-away.jsonl" in proc.stderr and "Traceback" not in proc.stderr
+    assert "watching" not in proc.stderr, proc.stderr
+    assert victim.read_text() == "the user's\n"

@@ -131,12 +131,12 @@ def test_lines_elopipe_does_not_write_move_nothing_from_elsewhere(
     outside.mkdir()
     (outside / "secret.pgn").write_text("x")
     (inbox / PROCESSED / "ok.pgn").write_text("changed")
-    line = {"size": 1, "mtime_ns": 1, "at_ns": time.time_ns()}
+    line = {"size": 1, "mtime_ns": 1, "at_ns": time.time_ns(), "ino": 1}
     lines = [
         {"filed": "../outside/secret.pgn", "from": "secret.pgn", **line},
         {"filed": "processed/../../outside/secret.pgn", "from": "secret.pgn", **line},
         {"filed": "processed/ok.pgn", "from": "../outside/ok.pgn", **line},
-        {"filed": "processed/ok.pgn", "from": "ok.pgn", "size": True, "mtime_ns": 1, "at_ns": 1},
+        {"filed": "processed/ok.pgn", "from": "ok.pgn", "size": True, "mtime_ns": 1, "at_ns": 1, "ino": 1},
         {"forget": "/etc/passwd"},
     ]
     text = "".join(json.dumps(x) + "\n" for x in lines) + "not json\n" + "[" * 100_000 + "\n"
@@ -144,7 +144,7 @@ def test_lines_elopipe_does_not_write_move_nothing_from_elsewhere(
     with caplog.at_level("WARNING", logger="elopipe.ingest.watcher"):
         assert FiledAway(inbox).return_changed() == 0
     assert [r.getMessage() for r in caplog.records] == [
-        f"{inbox / ELOPIPE_FOLDER / FILED_AWAY}: 7 lines not understood, left out"
+        f"{inbox / ELOPIPE_FOLDER / FILED_AWAY}: 7 lines not understood, left out (lines 1, 2, 3, 4, 5, ...)"
     ]
     assert (outside / "secret.pgn").read_text() == "x" and (inbox / PROCESSED / "ok.pgn").exists()
     assert sorted(os.listdir(inbox)) == [ELOPIPE_FOLDER, PROCESSED]

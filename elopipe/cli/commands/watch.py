@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -112,6 +114,7 @@ def watch(
 
     try:
         with (
+            _inbox_locked(inbox),  # before Prefect starts: a second watch is refused at once
             LiveStatus(err_console, warn_once=("rate",)) as live,
             graceful_stop(on_first=on_first_stop),
             prefect_api() as api,  # one server for all batches, started now
@@ -168,6 +171,22 @@ def watch(
         raise typer.Exit(130)  # stopped by Ctrl-C (or SIGTERM), as a shell expects
 
 
+@contextmanager
+def _inbox_locked(inbox: Path) -> Iterator[None]:
+    """Hold the inbox's lock (elopipe.ingest.watcher.lock) while the block runs; another process
+    holding it is a usage error, one line naming the command (InboxError: exit 2)."""
+    from elopipe.ingest.watcher.filing import InboxError
+    from elopipe.ingest.watcher.lock import InboxBusyError, inbox_lock
+
+    stack = ExitStack()
+    try:
+        stack.enter_context(inbox_lock(inbox))
+    except InboxBusyError as exc:
+        raise InboxError(f"elopipe watch: error: {exc}") from None
+    with stack:
+        yield
+
+
 @dataclass
 class _Batch:
     """Whether a batch runs now: set around its flow run, read by the Ctrl-C handler."""
@@ -205,6 +224,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, ba
     from elopipe.ingest.watcher.filing import inbox_folder
     from elopipe.ingest.watcher.loop import watch as watch_loop
     from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE, outcomes_by_path
+    from elopipe.ingest.watcher.recheck import FiledAway
     from elopipe.runtime.interrupt import stop_requested
     from flows.prefect_env import loading_prefect, local_run_settings, quiet_prefect_console
 
@@ -216,6 +236,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, ba
         _load_stage_modules()
     quiet_prefect_console(everything=not verbose)
     _show_watcher_warnings(live)
+    filed = FiledAway(args.inbox)  # a bad INBOX/.elopipe is said before the watching begins
     api.wait_ready(stop=stop_requested)
     if stop_requested():
         return None
@@ -242,7 +263,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, ba
 
         live.line(f"ready: loaded -> {inbox / 'processed'}, rejected -> {inbox / 'quarantine'}")
         live.step(waiting, busy=False)
-        return watch_loop(inbox, run_batch, interval=args.interval, incomplete_wait=args.incomplete_wait)
+        return watch_loop(inbox, run_batch, interval=args.interval, incomplete_wait=args.incomplete_wait, filed=filed)
 
 
 def _load_stage_modules() -> None:

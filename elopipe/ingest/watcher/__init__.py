@@ -6,8 +6,9 @@ the `pipeline` flow, and the scheduled `drop_folder` flow uses `arrival.collect_
 a batch did with each file, and where that sends it), `filing` (moving a file to processed/ or
 quarantine/ under a free name), `recheck` (the files filed away, watched for a writer that still
 held them; `filed_log` keeps them between runs), `batch` (one batch run, then its files filed),
-`loop` (`watch()`: when to look). Their log lines are children of the logger
-`elopipe.ingest.watcher`, which the CLI and the flows show.
+`loop` (`watch()`: when to look), `lock` (one process at a time takes files from an inbox).
+Their log lines are children of the logger `elopipe.ingest.watcher`, which the CLI and the flows
+show.
 
 - A file has *arrived* when its size and mtime are the same on two polls in a row at least
   `interval` seconds apart (a copy or download still in progress changes one of them). `watch()`
@@ -35,5 +36,8 @@ held them; `filed_log` keeps them between runs), `batch` (one batch run, then it
   goes on watching what an earlier one filed, and does with a changed file what a watch that kept
   running does. The one-shot `drop_folder` flow reads and adds to the same file: each run first
   moves back what changed since an earlier run filed it.
+- One process at a time takes files from an inbox: `elopipe watch` holds `INBOX/.elopipe/watch.lock`
+  (`lock`) for its life, and each `drop_folder` run for its own; a second is refused, naming the
+  first's pid.
 - Restarting never loads a file twice: the ingest ledger (sha256 in `source_files`) skips it.
 """

@@ -4,6 +4,7 @@ changed while it was read stays in the inbox)."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,7 @@ def run_batch_and_file(
     for path in files:
         outcome = outcomes.get(path)
         if outcome is None:
-            stats.left += 1
+            stats.left += signature(path) is not None  # not one gone meanwhile
             continue
         now = signature(path)
         if now is None:  # moved away by the user meanwhile
@@ -74,7 +75,7 @@ def run_batch_and_file(
             processed.append(name if target.name == path.name else f"{name} as {shown(target.name)}")
     if processed:
         log.info("moved to %s: %s", shown(str(inbox / PROCESSED)), _some(processed))
-    left = [shown(p.name) for p in files if p not in outcomes]
+    left = [shown(p.name) for p in files if p not in outcomes and os.path.lexists(p)]
     if left:
         log.info("left in the inbox for the next run: %s", _some(left))
 

@@ -10,12 +10,17 @@ appended bytes, however many are watched.
 
 A line names files relative to the inbox (`processed/<name>` or `quarantine/<name>`, and the
 file's inbox name), so a moved inbox keeps its memory; a line naming anything else (`../x`, a
-sub-folder) is left out with a warning: whoever can write to the inbox must not make the watch
-move a file from elsewhere into it.
+sub-folder, a name no file system can hold) is left out with a warning: whoever can write to the
+inbox must not make the watch move a file from elsewhere into it. A line also holds the filed
+file's inode number, and that of the reason file elopipe wrote beside it (with its size and
+mtime): a forged line naming a file or folder elopipe did not file moves nothing (`recheck`
+moves back only the regular file of that inode), and a reason file the user dropped is never
+removed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -42,12 +47,18 @@ log = logging.getLogger(__name__)
 class Filed:
     """One file filed away and watched: `target` (in processed/ or quarantine/) was `origin` in
     the inbox, read with signature `sig` (size in bytes, mtime in ns), filed at `at_ns`
-    (`time.time_ns()`: a wall clock, as it outlives the process and is compared with mtimes)."""
+    (`time.time_ns()`: a wall clock, as it outlives the process and is compared with mtimes);
+    `ino` and `reason` tell the files elopipe wrote from any a user put under their names."""
 
     target: Path
     origin: Path
     sig: Signature
     at_ns: int
+    ino: int  # the filed file's inode number: a move (link or rename) and an append keep it
+    reason: ReasonId | None = None  # the reason file elopipe wrote beside it (quarantine/ only)
+
+
+ReasonId = tuple[int, int, int]  # a reason file's (inode number, size in bytes, mtime in ns)
 
 
 class FiledLog:
@@ -87,12 +98,12 @@ class FiledLog:
                 )
             lines = fh.read().splitlines()
         files: dict[Path, Filed] = {}
-        bad = 0
-        for line in lines:
-            if not self._apply(line, files):
-                bad += 1
-        if bad:
-            log.warning("%s: %d lines not understood, left out", self.path, bad)
+        bad = [n for n, line in enumerate(lines, 1) if not self._apply(line, files)]
+        if len(bad) == 1:
+            log.warning("%s: line %d not understood, left out", self.path, bad[0])
+        elif bad:
+            which = ", ".join(map(str, bad[:5])) + (", ..." if len(bad) > 5 else "")
+            log.warning("%s: %d lines not understood, left out (lines %s)", self.path, len(bad), which)
         self._lines = len(lines)
         return files
 
@@ -112,10 +123,17 @@ class FiledLog:
             return True
         target = self._target(entry.get("filed"))
         origin = self._name(entry.get("from"))
-        size, mtime_ns, at_ns = (_count(entry.get(k)) for k in ("size", "mtime_ns", "at_ns"))
-        if target is None or origin is None or size is None or mtime_ns is None or at_ns is None:
+        size, mtime_ns, at_ns, ino = (_count(entry.get(k)) for k in ("size", "mtime_ns", "at_ns", "ino"))
+        if target is None or origin is None or size is None or mtime_ns is None or at_ns is None or ino is None:
             return False
-        files[target] = Filed(target, self.inbox / origin, (size, mtime_ns), at_ns)
+        reason: ReasonId | None = None
+        raw = entry.get("reason")
+        if raw is not None:
+            numbers = [n for n in map(_count, raw) if n is not None] if isinstance(raw, list) else []
+            if len(numbers) != 3 or len(raw) != 3 or target.parent.name != QUARANTINE:  # none in processed/
+                return False
+            reason = (numbers[0], numbers[1], numbers[2])
+        files[target] = Filed(target, self.inbox / origin, (size, mtime_ns), at_ns, ino, reason)
         return True
 
     def _target(self, text: object) -> Path | None:
@@ -126,8 +144,13 @@ class FiledLog:
 
     @staticmethod
     def _name(text: object) -> str | None:
-        """`text` when it is one plain file name (no folder, not `.` or `..`)."""
+        """`text` when it is one plain file name (no folder, not `.` or `..`, one the file system
+        can hold: a lone surrogate such as \\ud800 has no bytes, surrogate escapes have)."""
         if not isinstance(text, str) or text in ("", ".", "..") or "/" in text or "\0" in text:
+            return None
+        try:
+            os.fsencode(text)
+        except UnicodeError:
             return None
         return text
 
@@ -149,8 +172,11 @@ class FiledLog:
 
     def _line(self, filed: Filed) -> dict[str, object]:
         size, mtime_ns = filed.sig
-        return {"filed": self._relative(filed.target), "from": filed.origin.name, "size": size,
-                "mtime_ns": mtime_ns, "at_ns": filed.at_ns}  # fmt: skip
+        line: dict[str, object] = {"filed": self._relative(filed.target), "from": filed.origin.name, "size": size,
+                                   "mtime_ns": mtime_ns, "at_ns": filed.at_ns, "ino": filed.ino}  # fmt: skip
+        if filed.reason is not None:
+            line["reason"] = list(filed.reason)
+        return line
 
     @staticmethod
     def _text(lines: list[dict[str, object]]) -> bytes:
@@ -186,6 +212,8 @@ class FiledLog:
                 prefix=f".{FILED_AWAY}.", suffix=".tmp", dir=inbox_folder(self.inbox, ELOPIPE_FOLDER)
             )
             try:
+                with contextlib.suppress(FileNotFoundError):  # the mode the file had, not mkstemp's 0600
+                    os.fchmod(fd, stat.S_IMODE(os.lstat(self.path).st_mode))
                 with os.fdopen(fd, "wb") as fh:
                     fh.write(self._text(lines))
                 os.replace(tmp, self.path)

@@ -24,6 +24,7 @@ def watch(
     on_idle: Callable[[], None] | None = None,
     incomplete_wait: float = DEFAULT_INCOMPLETE_WAIT,
     recheck_seconds: float = RECHECK_SECONDS,
+    filed: FiledAway | None = None,
 ) -> WatchStats:
     """Poll `inbox` every `interval` seconds and run `run_batch` on each set of arrived files,
     until a stop is requested (see elopipe.runtime.interrupt) or `max_batches` batches ran.
@@ -31,7 +32,9 @@ def watch(
     `run_batch` gets absolute paths and returns an outcome for each file it finished; it should
     check `stop_requested()` between files. Files arriving while a batch runs are picked up by
     a later batch (they need two stable polls after it). `incomplete_wait` and
-    `recheck_seconds`: see the module docstring. Raises whatever `run_batch` raises (e.g.
+    `recheck_seconds`: see the module docstring. `filed`: the files filed away by earlier runs,
+    when the caller read them already (to report a bad `INBOX/.elopipe` before it says it
+    watches). The caller holds the inbox's lock (elopipe.ingest.watcher.lock). Raises whatever `run_batch` raises (e.g.
     StoreBusyError, or InboxError before the first poll); files are moved only after their batch
     returned.
     """
@@ -39,7 +42,8 @@ def watch(
     inbox_folder(inbox, PROCESSED)
     inbox_folder(inbox, QUARANTINE)
     tracker = ArrivalTracker(inbox, incomplete_wait, settle=interval)
-    filed = FiledAway(inbox, recheck_seconds)
+    if filed is None:
+        filed = FiledAway(inbox, recheck_seconds)
     stats = WatchStats()
     while not stop_requested():
         stats.returned += filed.return_changed()

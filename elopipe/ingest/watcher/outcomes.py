@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from elopipe.read.sources import text_path
+from elopipe.read.sources import GONE, text_path
 
 PROCESSED = "processed"
 QUARANTINE = "quarantine"
@@ -45,7 +45,8 @@ def outcomes_by_path(
     An archive yields several sources: it is rejected only when every member was rejected,
     partial when any member was partial or rejected, else loaded/skipped. A file skipped because
     the same bytes were rejected before is rejected again (back to quarantine, not processed).
-    A dropped file with no result at all is left out (the batch stopped before it). With
+    A dropped file with no result at all is left out (the batch stopped before it), as is one
+    gone before it was read (elopipe.read.sources.GONE: another process moved it). With
     `stopped` (the batch's rating or publishing was cut short: a stop, a full disk), only the
     rejected files have an outcome: the others stay in the inbox, and the next run takes them
     again ('already in the store') and rates and publishes what this one left (moved to
@@ -62,6 +63,8 @@ def outcomes_by_path(
         if key is None:
             continue
         status, reason = r.status, r.reason
+        if status == "skipped" and reason == GONE:  # another process took it: not read, not ours to file
+            continue
         if status == "skipped" and reason and ("(rejected)" in reason or "unreadable" in reason):
             status = "rejected"
         grouped.setdefault(key, []).append((status, reason))
