@@ -44,7 +44,12 @@ link only between sources of one event.
 Two rows are the same game when (rule names as written to ``game_sources.match_rule``):
 
 * their tournaments' dates and rates are compatible (above), the two rows have the same White and
-  Black after identity resolution, and day-precise game dates at most one day apart;
+  Black after identity resolution, and day-precise game dates at most one day apart, or further
+  apart when one source writes the event's start or end day on every game (many PGN databases
+  do): equal movetext hashes of at least `event_sources.EVENT_DATE_PLIES` plies, the same main
+  round and round label, one event key, and the date of one row a day of play of the other's
+  tournament (``round_players+hash+event_date``; `game_links.event_dated`). A shorter game of
+  such a source (a repetition draw, which recurs between the same players) counts twice;
 * ``round_players``: the same main round, tournaments one event; ``+hash`` when both have moves
   and the movetext hashes are equal (then one event is not needed, unless the moves are short).
   Different hashes veto the match unless one side is an unfinished broadcast game (result ``*``,
@@ -58,7 +63,9 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
 Canonical row of a cluster (precedence, independent of ingestion order): a final result before
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
 (the tournament with more games in its file: a full event export before a partial one, so one
-event's games stay in one tournament); then the row with moves, the most plies; then the movetext
+event's games stay in one tournament); then the row with moves, the most plies; then the row of
+the tournament with more distinct game dates (a source dating each game by its day before one
+writing the event's start day on every game: the day rates the game in its period); then the movetext
 hash, round label, the game's index in its file, the event's name and start date, the result.
 ``game_sources.role``: 'canonical' (has result and moves, or nothing better exists), 'result'
 (canonical without moves: its result counts), 'moves' (the row that supplies the moves of such a
@@ -197,7 +204,7 @@ def linked_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> s
 # Columns that decide `match_rule`: rows equal on these (a "class") match other rows alike.
 _CLASS_KEY = [
     "white_id", "black_id", "tournament_id", "round", "movetext_hash", "result", "ply_count", "game_date",
-    "day_precise", "rate_class", "cut",
+    "day_precise", "rate_class", "cut", "round_label",
 ]  # fmt: skip
 
 
@@ -207,7 +214,7 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
         con.sql(
             """
         WITH sel AS (SELECT UNNEST(?) AS tournament_id),
-        n AS (SELECT tournament_id, count(*) AS event_games FROM games
+        n AS (SELECT tournament_id, count(*) AS event_games, count(DISTINCT game_date) AS event_days FROM games
               WHERE tournament_id IN (SELECT tournament_id FROM sel) GROUP BY 1),
         -- the last game of each file: without its termination marker, its moves were cut short
         last AS (SELECT file_id, max(game_index) AS last_index FROM games
@@ -215,7 +222,7 @@ def _load_frame(con: duckdb.DuckDBPyConnection, tids: set[int]) -> pl.DataFrame:
                  GROUP BY 1)
         SELECT g.game_id, g.tournament_id, g.file_id, t.source_format, g.round, g.white_id, g.black_id,
                g.result, g.movetext_hash, g.ply_count, g.game_date, g.date_precision = 'day' AS day_precise,
-               g.round_label, g.game_index, n.event_games,
+               g.round_label, g.game_index, n.event_games, n.event_days,
                t.name AS event_name, t.start_date AS event_start, t.rate_class,
                COALESCE(g.movetext_hash IS NOT NULL AND g.result_marker IS NULL
                         AND g.game_index = last.last_index, false) AS cut
@@ -325,13 +332,13 @@ def _reps(classes: pl.DataFrame, wanted: set[int]) -> dict[int, GameRow]:
     `match_rule`)."""
     sel = classes.filter(pl.col("cls").is_in(sorted(wanted)))
     cols = ("cls", "tournament_id", "round", "white_id", "black_id", "result", "movetext_hash", "ply_count",
-            "game_date", "day_precise", "rate_class", "cut")  # fmt: skip
+            "game_date", "day_precise", "rate_class", "cut", "round_label")  # fmt: skip
     # column lists zipped: a named dict per row costs more than the rest of the loop
     return {
         c: GameRow(
-            0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, None, None, rate_class=rc, cut=cut
+            0, tid, 0, "", rnd, white, black, result, mh, plies, day, precise, label, None, rate_class=rc, cut=cut
         )
-        for c, tid, rnd, white, black, result, mh, plies, day, precise, rc, cut in zip(
+        for c, tid, rnd, white, black, result, mh, plies, day, precise, rc, cut, label in zip(
             *(sel[col].to_list() for col in cols), strict=True
         )
     }

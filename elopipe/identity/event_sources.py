@@ -21,6 +21,13 @@ from elopipe.identity.nearby import NEAR_PAIRS_SQL, dates_overlap, same_event
 # Equal movetexts shorter than this (plies) are no evidence on their own (`elopipe.identity.dedup`'s docstring).
 SHORT_PLIES = 20
 
+# Equal movetexts of at least this many plies link two rows of one event, round and players whose
+# dates differ by more than a day (a source writing the event's start or end day on every game:
+# `game_links.event_dated`). Longer than `SHORT_PLIES`: a prepared repetition draw of 20-30 plies
+# recurs between the same two players; 40 plies (20 moves each) out of book and identical is no
+# coincidence.
+EVENT_DATE_PLIES = 40
+
 Span = tuple[str, dt.date | None, dt.date | None]  # `identity.tournament_spans`: (event key, first day, last day)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
-from elopipe.identity.event_sources import SHORT_PLIES, Span, compatible
+from elopipe.identity.event_sources import EVENT_DATE_PLIES, SHORT_PLIES, Span, compatible
 from elopipe.store import write
 
 
@@ -44,11 +44,37 @@ class GameRow:
     # its file's last game, with moves but no termination marker: a file cut short (a copy or
     # download that stopped) wrote only the first of its moves
     cut: bool = False
+    # distinct game dates of its tournament: a source that dates each game by its day of play has
+    # more than one that writes the event's start or end date on every game
+    event_days: int = 0
 
 
 def _short(g: GameRow) -> bool:
     # an unknown length is not proof of a long game
     return g.ply_count is None or g.ply_count < SHORT_PLIES
+
+
+def _within(day: dt.date, span: Span) -> bool:
+    return span[1] is not None and span[1] <= day <= (span[2] or span[1])
+
+
+def event_dated(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
+    """Two rows more than a day apart are still one game when one source dates every game by the
+    event's start or end day: equal movetext hashes of at least `EVENT_DATE_PLIES` plies on both
+    sides, the same main round and round label, one event key (not empty), and the date of one
+    row a day of play of the other's tournament (`Span`). (The players and colours are equal:
+    `match_rule` compares rows of the same White and Black.) Two real games of one event, round,
+    players and colours with the same long moves do not occur; a short repetition draw does recur,
+    and stays two games."""
+    if a.movetext_hash is None or a.movetext_hash != b.movetext_hash:
+        return False
+    if (a.ply_count or 0) < EVENT_DATE_PLIES or (b.ply_count or 0) < EVENT_DATE_PLIES:
+        return False
+    if a.round is None or a.round != b.round or a.round_label != b.round_label:
+        return False
+    if not sa[0] or sa[0] != sb[0] or a.game_date is None or b.game_date is None:
+        return False
+    return _within(a.game_date, sb) or _within(b.game_date, sa)
 
 
 def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple[int, int]]) -> str | None:
@@ -66,9 +92,12 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None or not compatible(sa, sb, a.rate_class, b.rate_class):
         return None
+    dated = False  # one source writes the event's start or end day on every game (`event_dated`)
     if a.day_precise and b.day_precise and a.game_date and b.game_date:
         if abs((a.game_date - b.game_date).days) > 1:
-            return None
+            if not event_dated(a, b, sa, sb):
+                return None
+            dated = True
     one_event = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id)) in events
     if not one_event and not (same_hash and not _short(a) and not _short(b)):
         return None
@@ -83,10 +112,12 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
         if a.result == b.result and a.ply_count and a.ply_count == b.ply_count:
             return "round_players+plies"
         return None
+    if dated:
+        return "round_players+hash+event_date"
     return "round_players+hash" if same_hash else "round_players"
 
 
-def precedence(g: GameRow) -> tuple[bool, bool, int, bool, int, str, str, int, str, dt.date, str, int]:
+def precedence(g: GameRow) -> tuple[bool, bool, int, bool, int, int, str, str, int, str, dt.date, str, int]:
     # only content decides (the loader links before the file's ledger row exists, and ids
     # depend on ingestion order): the event's name and start date, then the result, settle rows
     # equal on the rest (two sources of one event that disagree on a result)
@@ -96,6 +127,7 @@ def precedence(g: GameRow) -> tuple[bool, bool, int, bool, int, str, str, int, s
         -g.event_games,
         g.movetext_hash is None,
         -(g.ply_count or 0),
+        -g.event_days,
         g.movetext_hash or "",
         g.round_label or "",
         g.game_index if g.game_index is not None else 0,
@@ -113,6 +145,7 @@ _PRECEDENCE_SORT = [
     -pl.col("event_games"),
     pl.col("movetext_hash").is_null(),
     -pl.col("ply_count").fill_null(0),
+    -pl.col("event_days"),
     pl.col("movetext_hash").fill_null(""),
     pl.col("round_label").fill_null(""),
     pl.col("game_index").fill_null(0),

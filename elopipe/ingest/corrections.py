@@ -17,9 +17,11 @@ earlier version's rows; nothing stored is removed without proof, so `corrects` a
   is a day of play of the other (`Evidence.days_apart`), the pairings prove nothing (a
   round-robin's pairing table is the same every year), so the new version must hold every game
   of the earlier one with its result (a date typo fixed, nothing else), and the earlier version
-  at least `MOVED_MIN_GAMES` games: a game or two can repeat a year later by chance. A version
-  whose dates moved and whose results changed too is a new file, both kept; a version without
-  games whose dates moved likewise.
+  at least `MOVED_MIN_GAMES` games: a game or two can repeat a year later by chance, unless each
+  of them has the same moves in the new version, at least `event_sources.EVENT_DATE_PLIES`
+  plies (equal movetext hashes: a full move record that long is no repetition; a short draw
+  can be). A version whose dates moved and whose results changed too is a new file, both kept;
+  a version without games whose dates moved likewise.
 
 An earlier version with no tournament (it was rejected) holds nothing to lose and is always
 replaced. Anything else is a new file: both are kept, and the loader says so
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
+from elopipe.identity.event_sources import EVENT_DATE_PLIES
 from elopipe.ingest import rows as load_rows
 from elopipe.read.game_frame import games_frame
 from elopipe.read.names import name_key_sql
@@ -55,7 +58,8 @@ class Evidence:
     entries when it has no game); `kept`: how many of those the new version holds; `removed`: its
     games the new version does not hold; `same_event`: a tournament of each is the same event;
     `days_apart`: both versions are dated and share no day of play; `old_games`: its games;
-    `same_results`: its games the new version holds with the same result. `old_event`, `old_day`:
+    `same_results`: its games the new version holds with the same result; `same_moves`: those
+    of them with equal moves of at least `EVENT_DATE_PLIES` plies on both sides. `old_event`, `old_day`:
     the name and first day of its first event; `new_event`, `new_day`: those of the new version
     (None: no dated event), for the line that says both are kept."""
 
@@ -68,6 +72,7 @@ class Evidence:
     days_apart: bool = False
     old_games: int = 0
     same_results: int = 0
+    same_moves: int = 0
     old_event: str = ""
     old_day: dt.date | None = None
     new_event: str = ""
@@ -82,8 +87,10 @@ class Evidence:
             return False
         if not self.days_apart:
             return True
-        # other days: only the same games with the same results prove a correction (a date typo)
-        return self.old_games >= MOVED_MIN_GAMES and self.same_results == self.old_games
+        # other days: only the same games with the same results prove a correction (a date typo);
+        # fewer than MOVED_MIN_GAMES only when each has the same long moves too
+        enough = self.old_games >= MOVED_MIN_GAMES or (self.old_games > 0 and self.same_moves == self.old_games)
+        return enough and self.same_results == self.old_games
 
     def old_words(self) -> str:
         """'Club Championship 2023-05-01': the earlier version's first event and its first day."""
@@ -105,7 +112,7 @@ def _key(fide: str, name: str) -> str:
 def _new_frames(parsed: ParsedFile) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """The new version's tournaments (name, event_key, first_day, last_day), players
     (tournament_ref, ref, name, fide_id) and games (tournament_ref, round, white_ref, black_ref,
-    result)."""
+    result, movetext_hash, ply_count)."""
     games = games_frame(parsed.games)
     t_refs = {t.ref: t.ref for t in parsed.tournaments}
     spans = load_rows.tournaments_frame([load_rows.FileRows(0, parsed, games, t_refs)]).select(
@@ -120,13 +127,17 @@ def _new_frames(parsed: ParsedFile) -> tuple[pl.DataFrame, pl.DataFrame, pl.Data
         },
         schema={"tournament_ref": pl.Int64, "ref": pl.Int64, "name": pl.Utf8, "fide_id": pl.Int64},
     )
-    return spans, players, games.select("tournament_ref", "round", "white_ref", "black_ref", "result")
+    return (
+        spans,
+        players,
+        games.select("tournament_ref", "round", "white_ref", "black_ref", "result", "movetext_hash", "ply_count"),
+    )
 
 
 _EVIDENCE = f"""
 WITH np AS (SELECT tournament_ref, ref, {_key("fide_id", "name")} AS k FROM _new_players),
 ng AS (
-    SELECT g.round, w.k AS w, b.k AS b, g.result,
+    SELECT g.round, w.k AS w, b.k AS b, g.result, g.movetext_hash, g.ply_count,
         row_number() OVER (PARTITION BY g.round, w.k, b.k ORDER BY g.result) AS nth
     FROM _new_games g
     LEFT JOIN np w ON w.tournament_ref = g.tournament_ref AND w.ref = g.white_ref
@@ -137,7 +148,7 @@ op AS (
     FROM tournament_players WHERE file_id = $fid
 ),
 og AS (
-    SELECT g.round, w.k AS w, b.k AS b, g.result,
+    SELECT g.round, w.k AS w, b.k AS b, g.result, g.movetext_hash, g.ply_count,
         row_number() OVER (PARTITION BY g.round, w.k, b.k ORDER BY g.result) AS nth
     FROM games g
     LEFT JOIN op w ON w.tournament_id = g.tournament_id AND w.player_id = g.white_id
@@ -148,7 +159,9 @@ og AS (
 -- mistake and once in the correction is one game removed
 games_kept AS (
     SELECT count(*) AS n, count(ng.nth) AS kept,
-        count(ng.nth) FILTER (WHERE ng.result IS NOT DISTINCT FROM og.result) AS same_result
+        count(ng.nth) FILTER (WHERE ng.result IS NOT DISTINCT FROM og.result) AS same_result,
+        count(ng.nth) FILTER (WHERE ng.movetext_hash = og.movetext_hash AND ng.ply_count >= $plies
+                              AND og.ply_count >= $plies) AS same_moves
     FROM og LEFT JOIN ng
     ON ng.round IS NOT DISTINCT FROM og.round AND ng.w IS NOT DISTINCT FROM og.w
     AND ng.b IS NOT DISTINCT FROM og.b AND ng.nth = og.nth
@@ -167,7 +180,7 @@ SELECT
         AND EXISTS (SELECT 1 FROM _new_spans WHERE first_day IS NOT NULL)
         AND NOT EXISTS (SELECT 1 FROM ot JOIN _new_spans n
                         ON ot.first_day <= n.last_day AND n.first_day <= ot.last_day),
-    gk.same_result,
+    gk.same_result, gk.same_moves,
     (SELECT coalesce(arg_min(name, first_day), min(name)) FROM ot), (SELECT min(first_day) FROM ot),
     (SELECT coalesce(arg_min(name, first_day), min(name)) FROM _new_spans), (SELECT min(first_day) FROM _new_spans)
 FROM games_kept gk, entries_kept ek
@@ -182,9 +195,9 @@ def evidence(con: duckdb.DuckDBPyConnection, parsed: ParsedFile | None, file_ids
     with registered(con, "_new_spans", spans), registered(con, "_new_players", players):
         with registered(con, "_new_games", games):
             for fid in file_ids:
-                row = con.execute(_EVIDENCE, {"fid": fid}).fetchall()[0]
-                has_t, same, n_games, kept_games, n_entries, kept_entries, apart, same_results = row[:8]
-                old_event, old_day, new_event, new_day = row[8:]
+                row = con.execute(_EVIDENCE, {"fid": fid, "plies": EVENT_DATE_PLIES}).fetchall()[0]
+                has_t, same, n_games, kept_games, n_entries, kept_entries, apart, same_results, same_moves = row[:9]
+                old_event, old_day, new_event, new_day = row[9:]
                 by_games = n_games > 0
                 out.append(
                     Evidence(
@@ -197,6 +210,7 @@ def evidence(con: duckdb.DuckDBPyConnection, parsed: ParsedFile | None, file_ids
                         bool(apart),
                         n_games,
                         same_results,
+                        same_moves,
                         old_event or "",
                         old_day,
                         new_event or "",

@@ -103,7 +103,9 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
         " t.name, t.start_date, t.rate_class,"
         # the file's last game with moves and no termination marker: cut short (`GameRow.cut`)
         " COALESCE(g.movetext_hash IS NOT NULL AND g.result_marker IS NULL"
-        "          AND g.game_index = (SELECT max(x.game_index) FROM games x WHERE x.file_id = g.file_id), false)"
+        "          AND g.game_index = (SELECT max(x.game_index) FROM games x WHERE x.file_id = g.file_id), false),"
+        # the tournament's distinct game dates (`GameRow.event_days`)
+        " (SELECT count(DISTINCT x.game_date) FROM games x WHERE x.tournament_id = g.tournament_id)"
         " FROM games g JOIN tournaments t USING (tournament_id) ORDER BY g.game_id"
     ).fetchall()
     games = [game_links.GameRow(*r) for r in rows]

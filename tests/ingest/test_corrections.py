@@ -213,3 +213,44 @@ def test_the_watch_log_says_a_new_event_under_a_known_name_is_kept(
         fi.ingest_files(IngestRequest((str(f),), str(db)))
     said = [r.getMessage() for r in caplog.records if r.name == STAGE_LOGGER]
     assert any("corrected:" in s and "replaces its earlier version" in s for s in said), said
+
+
+# a real line of 50 plies (a Berlin), cut to the length a test needs
+_LINE = (
+    "e4 e5 Nf3 Nc6 Bb5 Nf6 O-O Nxe4 Re1 Nd6 Nxe5 Be7 Bf1 Nxe5 Rxe5 O-O d4 Bf6 Re1 Re8 c3 Rxe1 Qxe1 Ne8 Bf4"
+    " d6 Nd2 Bf5 Qe3 Nf6 Nf3 h6 h3 Qd7 Bd3 Bxd3 Qxd3 Re8 Re1 Rxe1+ Nxe1 Qe6 Nf3 Qe4 Qxe4 Nxe4 Kf1 Kf8 Ke2 Ke7"
+).split()
+
+
+def _match_pgn(days: list[str], plies: int) -> str:
+    """A match of three games between two players with FIDE IDs, colours alternating, on `days`,
+    each game the first `plies` plies of `_LINE` (the same moves every game), drawn."""
+    moves = " ".join(f"{i // 2 + 1}. {w}" if i % 2 == 0 else w for i, w in enumerate(_LINE[:plies]))
+    games = []
+    for r, day in enumerate(days, start=1):
+        w, b = ("Carlsen, Magnus", "Wang, Hao") if r % 2 else ("Wang, Hao", "Carlsen, Magnus")
+        wi, bi = (1503014, 8603820) if r % 2 else (8603820, 1503014)
+        games.append(
+            f'[Event "Carlsen Match 2022"]\n[Site "Stavanger NOR"]\n[Date "{day}"]\n[EventDate "{days[0]}"]\n'
+            f'[Round "{r}"]\n[White "{w}"]\n[Black "{b}"]\n[Result "1/2-1/2"]\n[WhiteFideId "{wi}"]\n'
+            f'[BlackFideId "{bi}"]\n\n{moves} 1/2-1/2\n'
+        )
+    return "\n".join(games)
+
+
+@pytest.mark.parametrize(("plies", "corrects"), [(50, True), (30, False)], ids=["long-moves", "short-moves"])
+def test_fewer_games_than_moved_min_with_dates_moved_correct_only_with_the_same_long_moves(
+    tmp_path: Path, plies: int, corrects: bool
+) -> None:
+    # three games, the same moves, results and pairings, every date moved two months: identical
+    # move records of 50 plies are the same games (a date typo fixed); three short draws repeated
+    # can be the next match of the same players (fewer than MOVED_MIN_GAMES games: both kept)
+    f, db = tmp_path / "ev.pgn", tmp_path / "s.duckdb"
+    f.write_text(_match_pgn(["2022.05.31", "2022.06.01", "2022.06.02"], plies))
+    ingest_paths([f], db)
+    f.write_text(_match_pgn(["2022.07.31", "2022.08.01", "2022.08.02"], plies))
+    summary = ingest_paths([f], db)
+    assert summary.files[0].replaced_file_ids == ([1] if corrects else [])
+    expected = [("2022-07-31", 3)] if corrects else [("2022-05-31", 3), ("2022-07-31", 3)]
+    assert db_rows(db, "SELECT start_date::VARCHAR, count(*) FROM games JOIN tournaments USING (tournament_id)"
+                       " GROUP BY 1 ORDER BY 1") == expected  # fmt: skip
