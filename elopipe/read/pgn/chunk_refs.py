@@ -39,7 +39,7 @@ _T_COLS = ["Event", "Site", "EventDate", "year"]
 _SIDES = (("White", "WhiteFideId", "white_rating"), ("Black", "BlackFideId", "black_rating"))
 # the columns of the fast games `assign` reads
 _USED = [
-    "g", *_T_COLS, "game_date", "event_date", "event_precision", "time_control", "round",
+    "g", *_T_COLS, "game_date", "date_precision", "event_date", "event_precision", "time_control", "round",
     *(c for side in _SIDES for c in side), "WhiteElo", "BlackElo",
 ]  # fmt: skip
 
@@ -52,6 +52,7 @@ class _Reader(Protocol):
     _players: dict[int, PlayerRec]
     _prev_tref: int | None
     t_dates: dict[int, list[dt.date]]
+    t_rough: dict[int, list[dt.date]]
     t_tc: dict[int, set[str]]
     t_rounds: dict[int, int]
 
@@ -154,7 +155,7 @@ def assign_loop(
     dicts: dict[int, dict[str, str]] = res.tag_dicts(sorted(need))
     names = (
         "g", "Event", "Site", "EventDate", "year", "White", "Black", "WhiteFideId", "BlackFideId", "WhiteElo",
-        "BlackElo", "game_date", "event_date", "event_precision", "time_control", "round",
+        "BlackElo", "game_date", "date_precision", "event_date", "event_precision", "time_control", "round",
     )  # fmt: skip
     rows = zip(*(fast.get_column(c).to_list() for c in names), strict=True)
     t_cache, t_dates, t_tc, t_rounds = (
@@ -178,14 +179,16 @@ def assign_loop(
         if not is_fast:
             gi += read_one(rg, ln, gi)
             continue
-        g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, edate, eprec, tc, rnd = next(rows)
+        g, event, site, edate_raw, year, white, black, wfid, bfid, welo, belo, gdate, gprec, edate, eprec, tc, rnd = (
+            next(rows)
+        )
         tkey = (event, site, edate_raw, year, None if event is not None else reader._prev_tref)
         tref = t_cache.get(tkey)
         if tref is None:
             tref = t_cache[tkey] = reader._tournament(tags_of(g), gdate, edate, eprec)
         reader._prev_tref = tref
-        if gdate is not None:
-            t_dates[tref].append(gdate)
+        if gdate is not None:  # the event's span from the dates given to the day (`FileRefs`)
+            (t_dates if gprec == "day" else reader.t_rough)[tref].append(gdate)
         if tc:
             t_tc.setdefault(tref, set()).add(tc)
         # `_player`, with its usual case (a player met before, rating known; a fast game's FIDE ID
@@ -274,16 +277,22 @@ def _tournament_facts(reader: _Reader, fast: pl.DataFrame) -> None:
     import polars as pl
 
     c = pl.col
+    day = c.date_precision == "day"
     facts = fast.group_by("tref").agg(
-        c.game_date.min().alias("first"),
-        c.game_date.max().alias("last"),
+        c.game_date.filter(day).min().alias("first"),
+        c.game_date.filter(day).max().alias("last"),
+        # the dates not given to the day (`2024.??.??`): the span only of an event that has no other
+        c.game_date.filter(~day).min().alias("rough_first"),
+        c.game_date.filter(~day).max().alias("rough_last"),
         c.time_control.filter(c.time_control.is_not_null() & (c.time_control != "")).unique().alias("tcs"),
         pl.col("round").max().alias("rnd"),
     )
-    t_dates, t_tc, t_rounds = reader.t_dates, reader.t_tc, reader.t_rounds
-    for tref, first, last, tcs, rnd in facts.iter_rows():
+    t_dates, t_rough, t_tc, t_rounds = reader.t_dates, reader.t_rough, reader.t_tc, reader.t_rounds
+    for tref, first, last, rough_first, rough_last, tcs, rnd in facts.iter_rows():
         if first is not None:
             t_dates[tref] += [first, last]
+        if rough_first is not None:
+            t_rough[tref] += [rough_first, rough_last]
         if tcs:
             t_tc.setdefault(tref, set()).update(tcs)
         if rnd is not None and rnd > t_rounds.get(tref, 0):

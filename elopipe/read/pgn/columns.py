@@ -20,7 +20,7 @@ flag (so everything it yields is a column value), which needs all of:
 - White and Black present and not a placeholder or bye name;
 - Date, EventDate, Round, Board, WhiteElo/BlackElo and WhiteFideId/BlackFideId values that the
   one-by-one reader accepts without a warning (decided per distinct value by the same Python
-  functions), and a game date that does not come from EventDate and is given to the day (or none).
+  functions), and a game date that does not come from EventDate.
 
 For those games the movetext hash is computed from the same normalised form as `_skim` +
 `_hash_forms` (sha1 of the hash forms joined by one space), checked game for game against the
@@ -351,8 +351,6 @@ def _derive(games: pl.DataFrame, rules: dict[str, Callable[[str], tuple[Any, ...
         & c.White.is_not_null()
         & c.Black.is_not_null()
         & (gdate.is_not_null() | edate.is_null())  # a date taken from EventDate is flagged
-        # a date not given to the day is no date of the event's span: read one by one (`file_refs`)
-        & (gdate.is_null() | (gprec == "day"))
         & ~pl.any_horizontal(w.fill_null(False) for w in warns)
     )
     return games.select(
