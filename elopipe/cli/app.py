@@ -320,7 +320,9 @@ def fail(message: str, exit_code: int = 2) -> NoReturn:
     (2: a usage error, the default; 1: the command failed). Every `error:` line of the commands
     is printed here, so they all name their command the same way."""
     err_console.print(error_line(message), style="red", soft_wrap=True)
-    raise typer.Exit(exit_code)
+    # said: the error being handled, if any (a query stopped at its time limit), is not the
+    # Ctrl-C `_Group.invoke` would take it for
+    raise typer.Exit(exit_code) from None
 
 
 def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], str]) -> str:
