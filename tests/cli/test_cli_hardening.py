@@ -634,7 +634,8 @@ def test_a_store_error_no_command_expected_is_one_line_and_exit_1(monkeypatch, c
     assert stop.value.code == 1
     err = capsys.readouterr().err
     assert err == (
-        'the store could not be read or written: PRIMARY KEY or UNIQUE constraint violation: duplicate key "1"\n'
+        "elopipe rate: error: the store could not be read or written:"
+        ' PRIMARY KEY or UNIQUE constraint violation: duplicate key "1"\n'
     ), err
     assert "Traceback" not in err
 

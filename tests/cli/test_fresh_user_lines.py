@@ -65,7 +65,10 @@ def test_publish_to_a_file_says_it_is_a_file_not_a_folder(db: Path, tmp_path: Pa
     )
     inside = out / "lists"
     res = _run(*args, "--out", str(inside), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {inside}: {out} is a file, not a folder\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe publish: error: cannot publish to {inside}: {out} is a file, not a folder\n",
+    )
     assert out.read_text() == "keep me\n"
 
 
@@ -90,7 +93,10 @@ def test_publish_where_it_may_not_write_says_permission_denied(
     )
     new = locked / "new" / "out"
     res = _run("publish", "--out", str(new), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {new}: permission denied in {locked}\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe publish: error: cannot publish to {new}: permission denied in {locked}\n",
+    )
     assert list(locked.iterdir()) == []
 
 

@@ -68,7 +68,7 @@ def test_a_bad_byte_count_in_the_environment_is_one_line(
         main()
     assert done.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{name} (")
+    assert len(err) == 1 and err[0].startswith(f"elopipe: error: {name} (")
     assert f"must be a whole number of bytes, 1 or more, not {value}; unset it for the default" in err[0]
 
 
