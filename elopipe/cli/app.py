@@ -22,7 +22,10 @@ class _Group(TyperGroup):
     `--db` (a folder, not a DuckDB file, no lock file possible) as one line, exit 2, whichever
     command met them (`usage_line`); an `ElopipeError` as its message, with its exit code;
     a system error on a path (an `--out` that is a file) as one line, exit 1; a Ctrl-C as one
-    line, exit 130; a reader that closed the pipe (`| head`) without a word (`stdout_closed`)."""
+    line, exit 130; a reader that closed the pipe (`| head`) without a word (`stdout_closed`).
+    Every error line names the command (`error_line`). The groups of sub-commands (`players`,
+    `lists`, `scenarios`) are of this class too, so that 'elopipe players merge' is named whole:
+    once an error reaches a group, the context of the command that raised it is closed."""
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         cmd = super().get_command(ctx, cmd_name)
@@ -47,14 +50,13 @@ class _Group(TyperGroup):
         try:
             return super().invoke(ctx)
         except typer.TyperException as exc:  # the command's options and arguments, parsed here
-            _usage_error(exc, ctx.invoked_subcommand)
+            _usage_error(exc, " ".join(_names(ctx, ctx.invoked_subcommand)))
         except StorePathError as exc:
-            command = f"elopipe {ctx.invoked_subcommand}" if ctx.invoked_subcommand else "elopipe"
-            err_console.print(f"{command}: invalid value for '--db': {exc}", style="red")
+            err_console.print(f"{_invoked(ctx)}: invalid value for '--db': {exc}", style="red")
             raise typer.Exit(2) from None
         except ElopipeError as exc:
             # every command's own errors, in one place: the message, no traceback
-            err_console.print(str(exc) or type(exc).__doc__ or "failed", style="red")
+            _say_error(ctx, str(exc) or type(exc).__doc__ or "failed")
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt as stop:
             _interrupted(stop)
@@ -69,21 +71,39 @@ class _Group(TyperGroup):
             # pathlib's resolve() on a loop of symbolic links (Python 3.11; later ones raise OSError)
             if not str(exc).startswith("Symlink loop from "):
                 raise
-            command = f"elopipe {ctx.invoked_subcommand}" if ctx.invoked_subcommand else "elopipe"
             where = str(exc).removeprefix("Symlink loop from ").strip("'")
-            err_console.print(f"{command}: {where}: too many levels of symbolic links", style="red")
+            _say_error(ctx, f"{where}: too many levels of symbolic links")
             raise typer.Exit(2) from None
         except Exception as exc:
             if is_interrupt(exc):  # Ctrl-C met inside a DuckDB query (DuckDB's error, not KeyboardInterrupt)
                 _interrupted()
             if not is_disk_full(exc):
                 if isinstance(exc, OSError):  # an output path that is a file, a folder not allowed...
-                    err_console.print(_os_error_line(exc), style="red")
+                    _say_error(ctx, _os_error_line(exc))
                     raise typer.Exit(1) from None
                 raise
             # any command's write (rate, publish, export): DuckDB rolled the store back
-            err_console.print(_disk_full_line(exc), style="red")
+            _say_error(ctx, _disk_full_line(exc))
             raise typer.Exit(1) from None
+
+
+def _names(ctx: Any, sub: str | None = None) -> list[str]:
+    """The names of the command of context `ctx` as typed after 'elopipe' (['players', 'merge']),
+    then `sub` when given: the root's own name is how Python was started, never said."""
+    names = [sub] if sub else []
+    while ctx is not None and ctx.parent is not None:
+        names.insert(0, ctx.info_name or "")
+        ctx = ctx.parent
+    return names
+
+
+def _invoked(ctx: Any) -> str:
+    """The command a group's context `ctx` ran, as `command_name` says it while it runs."""
+    return " ".join(["elopipe", *_names(ctx, ctx.invoked_subcommand)])
+
+
+def _say_error(ctx: Any, message: str) -> None:
+    err_console.print(error_line(message, _invoked(ctx)), style="red", soft_wrap=True)
 
 
 class _NonEmptyPath(TyperPath):
@@ -123,10 +143,7 @@ def usage_line(exc: typer.TyperException, command: str | None = None) -> str:
     did you mean --system? (try --help)'). `command`: the sub-command's name, for an error
     Click raised without its context (an option given without its value)."""
     ctx = getattr(exc, "ctx", None)
-    names: list[str] = [command] if ctx is None and command else []
-    while ctx is not None and ctx.parent is not None:  # the root's name is how Python was started
-        names.insert(0, ctx.info_name or "")
-        ctx = ctx.parent
+    names = _names(ctx) if ctx is not None else [command] if command else []
     possible = getattr(exc, "possibilities", None)  # an unknown option: Click's close matches
     reason = exc.message if possible else exc.format_message()
     reason = " ".join(reason.split()).removesuffix(".")
@@ -206,6 +223,14 @@ app = typer.Typer(
 )
 
 
+def sub_app(name: str, help: str) -> typer.Typer:
+    """A group of sub-commands (`elopipe players merge`) registered on `app` as `name`; its
+    errors are said as the top level's are, naming the sub-command (`_Group`)."""
+    group = typer.Typer(cls=_Group, help=help, no_args_is_help=True)
+    app.add_typer(group, name=name)
+    return group
+
+
 def _print_version(value: bool) -> None:
     if value:
         import elopipe
@@ -264,12 +289,7 @@ DB_OPTION_HELP = "DuckDB file of the store."
 def command_name() -> str:
     """The command being run as the user typed it and as its usage errors name it (`usage_line`):
     'elopipe rate', 'elopipe players merge'; 'elopipe' outside a command."""
-    ctx = _current_context()
-    names: list[str] = []
-    while ctx is not None and ctx.parent is not None:  # the root's name is how Python was started
-        names.insert(0, ctx.info_name or "")
-        ctx = ctx.parent
-    return " ".join(["elopipe", *names])
+    return " ".join(["elopipe", *_names(_current_context())])
 
 
 def _current_context() -> Any:
@@ -286,18 +306,23 @@ def _current_context() -> Any:
     return None
 
 
-def error_line(message: str) -> str:
-    """One of elopipe's own error lines (its checks of options and of what a command was asked
-    to do), naming the command as Click's usage errors do: 'elopipe rate: error: MESSAGE'."""
-    return f"{command_name()}: error: {message}"
+def error_line(message: str, command: str | None = None) -> str:
+    """One of elopipe's own error lines (its checks of options, what a command was asked to do,
+    what the library refused: every line a command ends on with a status other than 0 and 130),
+    naming the command as Click's usage errors do: 'elopipe rate: error: MESSAGE'.
+    `command`: 'elopipe players merge', when said once the command's context is closed;
+    else the command running (`command_name`)."""
+    return f"{command or command_name()}: error: {message}"
 
 
 def fail(message: str, exit_code: int = 2) -> NoReturn:
     """Print `error_line(message)` on standard error and end the command with `exit_code`
     (2: a usage error, the default; 1: the command failed). Every `error:` line of the commands
     is printed here, so they all name their command the same way."""
-    err_console.print(error_line(message), style="red")
-    raise typer.Exit(exit_code)
+    err_console.print(error_line(message), style="red", soft_wrap=True)
+    # said: the error being handled, if any (a query stopped at its time limit), is not the
+    # Ctrl-C `_Group.invoke` would take it for
+    raise typer.Exit(exit_code) from None
 
 
 def checked_policy(flag: str, value: str | None, policy: Callable[[str | None], str]) -> str:
@@ -319,8 +344,7 @@ def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:
     silence; None when it was there); a path that is not a folder is a usage error (exit 2)."""
     inbox = inbox.resolve()
     if inbox.exists() and not inbox.is_dir():
-        err_console.print(f"not a folder: {inbox}", style="red", soft_wrap=True)
-        raise typer.Exit(2)
+        fail(f"not a folder: {inbox}")
     if inbox.exists():
         return inbox, None
     inbox.mkdir(parents=True)
@@ -334,8 +358,7 @@ def check_out_folder(out: Path, doing: str) -> None:
     first write, after the work."""
     reason = out_folder_problem(out)
     if reason:
-        err_console.print(f"cannot {doing} {out}: {reason}", style="red", soft_wrap=True)
-        raise typer.Exit(2)
+        fail(f"cannot {doing} {out}: {reason}")
 
 
 def check_out_not_input(out: Path, folders: list[Path], what: str) -> None:
@@ -347,10 +370,7 @@ def check_out_not_input(out: Path, folders: list[Path], what: str) -> None:
     for folder in folders:
         if folder.resolve() == target:  # a file never is: `check_out_folder` refused it first
             named = "" if folder == out else f" ({folder})"
-            err_console.print(
-                f"cannot publish to {out}: it is {what}{named}; give another --out", style="red", soft_wrap=True
-            )
-            raise typer.Exit(2)
+            fail(f"cannot publish to {out}: it is {what}{named}; give another --out")
 
 
 def out_folder_problem(out: Path) -> str | None:

@@ -53,7 +53,7 @@ def main() -> None:
         try:
             check_environment()
         except SettingError as exc:
-            print(exc, file=sys.stderr)
+            print(_error_line(str(exc)), file=sys.stderr)
             sys.exit(exc.exit_code)
     except KeyboardInterrupt as stop:
         _interrupted(stop)
@@ -74,7 +74,7 @@ def main() -> None:
             raise
         from elopipe.runtime.errors import engine_message
 
-        print(f"the store could not be read or written: {engine_message(exc)}", file=sys.stderr)
+        print(_error_line(f"the store could not be read or written: {engine_message(exc)}"), file=sys.stderr)
         sys.exit(1)
     except SystemExit:
         # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
@@ -86,6 +86,23 @@ def main() -> None:
         # collection need not walk it first (0.3 of a TRF month's 8 CPU-s, bench/federation.py).
         gc.freeze()
         raise
+
+
+# the commands that group sub-commands (`elopipe players merge`)
+_GROUPS = ("scenarios", "lists", "players")
+
+
+def _error_line(message: str) -> str:
+    """`app.error_line` for a line said outside any command's context (before the commands are
+    loaded, or after Click closed it): the command named from the words typed, as far as they
+    name one ('elopipe players merge'; 'elopipe' for `elopipe --help`)."""
+    from elopipe.cli.app import error_line
+
+    words = sys.argv[1:3]
+    names = words[:1] if words[:1] and words[0] in COMMAND_MODULES else []
+    if names and names[0] in _GROUPS and len(words) > 1 and not words[1].startswith("-"):
+        names.append(words[1])
+    return error_line(message, " ".join(["elopipe", *names]))
 
 
 def _interrupted(stop: KeyboardInterrupt) -> None:

@@ -523,7 +523,10 @@ def test_an_output_path_that_is_a_file_is_one_line_without_traceback(db: Path, t
     out = tmp_path / "a_file"
     out.write_text("keep me\n")
     res = _run(*[a.format(out=out) for a in args], "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot {doing} {out}: it is a file, not a folder\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe {args[0]}: error: cannot {doing} {out}: it is a file, not a folder\n",
+    )
     assert out.read_text() == "keep me\n"
 
 
@@ -597,7 +600,11 @@ def test_scenarios_show_and_drop_name_the_store_alike(db: Path) -> None:
         _run("scenarios", "drop", "nosuch", "--db", str(db)),
     )
     assert shown.exit_code == dropped.exit_code == 1
-    assert shown.output == dropped.output == f"no scenario 'nosuch' in {db} (see `elopipe scenarios list`)\n"
+    said = f"no scenario 'nosuch' in {db} (see `elopipe scenarios list`)\n"
+    assert (shown.output, dropped.output) == (
+        f"elopipe scenarios show: error: {said}",
+        f"elopipe scenarios drop: error: {said}",
+    )
 
 
 def test_rate_counts_one_list_in_the_singular(db: Path) -> None:
@@ -627,7 +634,8 @@ def test_a_store_error_no_command_expected_is_one_line_and_exit_1(monkeypatch, c
     assert stop.value.code == 1
     err = capsys.readouterr().err
     assert err == (
-        'the store could not be read or written: PRIMARY KEY or UNIQUE constraint violation: duplicate key "1"\n'
+        "elopipe rate: error: the store could not be read or written:"
+        ' PRIMARY KEY or UNIQUE constraint violation: duplicate key "1"\n'
     ), err
     assert "Traceback" not in err
 

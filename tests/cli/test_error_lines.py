@@ -1,6 +1,7 @@
 """elopipe's own error lines (its checks, not Click's usage errors) name the command as the usage
 errors do ('elopipe rate: no such option: ...'): 'elopipe rate: error: ...', one line, no traceback,
-no exception class, no dict; and they are all said in one place (`elopipe.cli.app.fail`)."""
+no exception class, no dict; and they are all said in one place (`elopipe.cli.app.fail`, and
+`error_line` for the library's refusals that the CLI catches once)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from elopipe.cli.main import app
 from tests.helpers.paths import REPO
+from tests.helpers.publish_store import build_store
 
 # what a user must never read
 INTERNALS = ("Traceback", "Error(", "ValueError", "ParamError", "ScenarioError", "{", "__")
@@ -75,3 +77,71 @@ def test_every_error_line_of_the_commands_is_said_in_one_place() -> None:
         if re.search(r"""["']error: """, text) and path.name != "app.py"
     ]
     assert said == []  # each goes through `fail`, which names the command
+    # a red line printed by a command is `error_line`'s, or the line of a Ctrl-C ('aborted; ...')
+    red = [
+        f"{path.relative_to(REPO)}:{n}"
+        for path in sorted((REPO / "elopipe" / "cli" / "commands").glob("*.py"))
+        for n, text in enumerate(path.read_text().splitlines(), 1)
+        if 'style="red"' in text and "error_line(" not in text and "aborted" not in text and "ABORTED" not in text
+    ]
+    assert red == []
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Path:
+    return build_store(tmp_path / "s.duckdb")
+
+
+# the refusals a hostile tester met without the command's name, one per command at least;
+# {db}: a store with one tournament and FIDE lists; {none}: no store; {file}: a file; {tmp}: a folder
+HOSTILE = [
+    (["ingest", "{tmp}/nope.pgn"], 2, "elopipe ingest: error: no such file or folder: "),
+    (["run", "{tmp}/nope.pgn", "--db", "{none}"], 2, "elopipe run: error: no such file or folder: "),
+    (["run", "{tmp}", "--out", "{tmp}", "--db", "{none}"], 2, "elopipe run: error: cannot publish to "),
+    (["publish", "--db", "{none}"], 1, "elopipe publish: error: no database at "),
+    (["publish", "--out", "{file}", "--db", "{db}"], 2, "elopipe publish: error: cannot publish to "),
+    (["publish", "--list-date", "2030-01-01", "--db", "{db}"], 1, "elopipe publish: error: no rating list for"),
+    (["player", "1", "--db", "{none}"], 1, "elopipe player: error: no database at "),
+    (["player", "Nobody", "--db", "{db}"], 1, "elopipe player: error: no player matches 'Nobody'"),
+    (["player", "1", "--compare", "official:ffe", "--db", "{db}"], 2, "elopipe player: error: the store has no"),
+    (["sql", "SELECT 1", "--db", "{none}"], 1, "elopipe sql: error: no database at "),
+    (["sql", "SELECT nosuch", "--db", "{db}"], 1, "elopipe sql: error: the query failed: "),
+    (["sql", "SELECT 1; SELECT 2", "--db", "{db}"], 2, "elopipe sql: error: the query holds 2 statements"),
+    (["scenarios", "list", "--db", "{none}"], 1, "elopipe scenarios list: error: no database at "),
+    (["scenarios", "show", "x", "--db", "{db}"], 1, "elopipe scenarios show: error: no scenario 'x'"),
+    (["compare", "fide", "ffe", "--db", "{none}"], 1, "elopipe compare: error: no database at "),
+    (["compare", "fide", "ffe", "--db", "{db}"], 2, "elopipe compare: error: the store has no list for 'ffe'"),
+    (["report", "--db", "{db}"], 2, "elopipe report: error: give --tournament ID|NAME or --all"),
+    (["report", "-t", "Nosuch", "--db", "{db}"], 1, "elopipe report: error: no tournament matches 'Nosuch'"),
+    (["lists", "import", "{file}", "--system", "fide", "--db", "{db}"], 1, "elopipe lists import: error: "),
+    (["export", "--parquet", "{tmp}", "--db", "{db}"], 1, "elopipe export: error: "),
+    (["export", "--parquet", "{file}", "--db", "{db}"], 2, "elopipe export: error: cannot export to "),
+    (["watch", "{file}", "--db", "{none}", "--out", "{tmp}/o"], 2, "elopipe watch: error: not a folder: "),
+    (["serve", "{tmp}", "--cron", "* * * * *", "--interval", "5"], 2, "elopipe serve: error: give --cron or"),
+    (["players", "split", "1", "--name", "Z", "--reason", "x", "--db", "{db}"], 1, "elopipe players split: error: "),
+    (["ingest", "{tmp}", "--stage", "{tmp}", "--db", "{none}"], 2, "elopipe ingest: error: --stage goes with"),
+]
+
+
+@pytest.mark.parametrize(("args", "code", "start"), HOSTILE, ids=[" ".join(a[:2]) for a, _, _ in HOSTILE])
+def test_every_refusal_names_its_command(store: Path, tmp_path: Path, args: list[str], code: int, start: str) -> None:
+    """One line, the command's name and 'error:' first, the refusal's words and exit code kept."""
+    (tmp_path / "afile").write_text("keep me\n")
+    where = {"db": store, "none": tmp_path / "none.duckdb", "file": tmp_path / "afile", "tmp": tmp_path}
+    line = _line([a.format(**where) for a in args], code)
+    assert line.startswith(start), line
+    assert (tmp_path / "afile").read_text() == "keep me\n"
+
+
+def test_an_environment_setting_refused_before_any_command_names_the_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from elopipe.cli.main import main
+
+    monkeypatch.setenv("ELOPIPE_CHUNK_BYTES", "abc")
+    monkeypatch.setattr(sys, "argv", ["elopipe", "players", "merge", "1", "2"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    assert done.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("elopipe players merge: error: ELOPIPE_CHUNK_BYTES ("), err

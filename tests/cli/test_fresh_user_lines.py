@@ -44,7 +44,7 @@ def test_a_failed_query_is_one_line_without_duckdbs_class_name(db: Path, query: 
     res = _run("sql", query, "--db", str(db))
     assert res.exit_code == 1, res.output
     lines = res.output.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("sql: the query failed: "), res.output
+    assert len(lines) == 1 and lines[0].startswith("elopipe sql: error: the query failed: "), res.output
     assert words in lines[0] and position in lines[0], res.output
     assert "Error" not in res.output and "LINE" not in res.output and "^" not in res.output, res.output
 
@@ -59,10 +59,16 @@ def test_publish_to_a_file_says_it_is_a_file_not_a_folder(db: Path, tmp_path: Pa
     out = tmp_path / "a_file"
     out.write_text("keep me\n")
     res = _run(*args, "--out", str(out), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: it is a file, not a folder\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe publish: error: cannot publish to {out}: it is a file, not a folder\n",
+    )
     inside = out / "lists"
     res = _run(*args, "--out", str(inside), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {inside}: {out} is a file, not a folder\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe publish: error: cannot publish to {inside}: {out} is a file, not a folder\n",
+    )
     assert out.read_text() == "keep me\n"
 
 
@@ -81,10 +87,16 @@ def test_publish_where_it_may_not_write_says_permission_denied(
 
     monkeypatch.setattr(os, "access", access)
     res = _run("publish", "--out", str(locked), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {locked}: permission denied\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe publish: error: cannot publish to {locked}: permission denied\n",
+    )
     new = locked / "new" / "out"
     res = _run("publish", "--out", str(new), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {new}: permission denied in {locked}\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe publish: error: cannot publish to {new}: permission denied in {locked}\n",
+    )
     assert list(locked.iterdir()) == []
 
 
@@ -158,7 +170,7 @@ def test_a_name_finds_players_by_whole_words_of_their_name(db: Path, tmp_path: P
     finally:
         ro.close()
     res = _run("player", "Nobody", "--db", str(db), "--out", str(tmp_path / "o"))
-    assert (res.exit_code, res.output) == (1, "no player matches 'Nobody'\n")
+    assert (res.exit_code, res.output) == (1, "elopipe player: error: no player matches 'Nobody'\n")
 
 
 def test_a_ctrl_c_of_an_idle_watch_promises_no_batch() -> None:
@@ -181,7 +193,10 @@ def test_run_and_watch_refuse_an_out_that_is_a_file_before_any_work(tmp_path: Pa
     db = tmp_path / "s.duckdb"
     target = [str(tmp_path / "inbox")] if command == "watch" else [str(Path(__file__))]
     res = _run(command, *target, "--out", str(out), "--db", str(db))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: it is a file, not a folder\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe {command}: error: cannot publish to {out}: it is a file, not a folder\n",
+    )
     assert out.read_text() == "keep me\n" and not db.exists() and not (tmp_path / "inbox").exists()
 
 
@@ -213,7 +228,7 @@ def test_out_folders_that_cannot_be_made_are_one_line_before_any_work(db: Path, 
         cases[Path("/proc/elopipe-test")] = "no folder can be made in /proc (no such file or directory)"
     for out, reason in cases.items():
         res = _run("publish", "--out", str(out), "--db", str(db))
-        assert (res.exit_code, res.output) == (2, f"cannot publish to {out}: {reason}\n")
+        assert (res.exit_code, res.output) == (2, f"elopipe publish: error: cannot publish to {out}: {reason}\n")
     assert not (tmp_path / "nowhere").exists()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".elopipe-probe")]
 
@@ -224,7 +239,9 @@ def test_a_store_path_in_a_loop_of_links_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "loop2").symlink_to(tmp_path / "loop1")
     res = _run("watch", str(tmp_path / "inbox"), "--db", str(tmp_path / "loop1"), "--out", str(tmp_path / "out"))
     assert res.exit_code == 2, res.output
-    assert res.output.endswith(f"elopipe watch: {tmp_path / 'loop1'}: too many levels of symbolic links\n"), res.output
+    assert res.output.endswith(f"elopipe watch: error: {tmp_path / 'loop1'}: too many levels of symbolic links\n"), (
+        res.output
+    )
     assert "Traceback" not in res.output
 
 
@@ -232,7 +249,10 @@ def test_watch_refuses_to_publish_into_its_drop_folder(tmp_path: Path) -> None:
     """`watch INBOX --out INBOX` took its own pages as new files and quarantined them."""
     inbox = tmp_path / "inbox"
     res = _run("watch", str(inbox), "--out", str(inbox), "--db", str(tmp_path / "s.duckdb"))
-    assert (res.exit_code, res.output) == (2, f"cannot publish to {inbox}: it is the drop folder; give another --out\n")
+    assert (res.exit_code, res.output) == (
+        2,
+        f"elopipe watch: error: cannot publish to {inbox}: it is the drop folder; give another --out\n",
+    )
     assert not inbox.exists()
 
 
@@ -250,7 +270,7 @@ def test_run_refuses_to_publish_into_an_input_folder(tmp_path: Path, out: str) -
     named = f" ({data})" if out == "link" else ""  # pathlib drops a trailing "/."
     assert (res.exit_code, res.output) == (
         2,
-        f"cannot publish to {tmp_path / out}: it is an input folder{named}; give another --out\n",
+        f"elopipe run: error: cannot publish to {tmp_path / out}: it is an input folder{named}; give another --out\n",
     )
     assert sorted(os.listdir(data)) == ["a.pgn"] and not (tmp_path / "s.db").exists()
 
@@ -268,9 +288,9 @@ def test_an_output_folder_inside_an_input_folder_is_allowed(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["publish", "--system", "bogus"], "unknown rating system 'bogus': use one of "),
-        (["publish", "--diff", "a", "b"], "a is neither a list date (YYYY-MM-DD) nor a file"),
-        (["report", "-t", ""], "give --tournament ID|NAME or --all"),
+        (["publish", "--system", "bogus"], "elopipe publish: error: unknown rating system 'bogus': use one of "),
+        (["publish", "--diff", "a", "b"], "elopipe publish: error: a is neither a list date (YYYY-MM-DD) nor a file"),
+        (["report", "-t", ""], "elopipe report: error: give --tournament ID|NAME or --all"),
         (["players", "suspects", "--limit", "-1"], "elopipe players suspects: invalid value for '--limit'"),
     ],
 )

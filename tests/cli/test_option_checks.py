@@ -36,19 +36,24 @@ def test_publish_refuses_an_empty_format_list_and_names_the_formats(tmp_path: Pa
     out = tmp_path / "out"
     for fmts in ("", " , "):
         line = _one_line(["publish", "--db", str(db), "--out", str(out), "--format", fmts])
-        assert line == "--format names no format; choose from csv, parquet, txt, html (comma-separated)"
+        assert (
+            line
+            == "elopipe publish: error: --format names no format; choose from csv, parquet, txt, html (comma-separated)"
+        )
     assert not out.exists()
     line = _one_line(["publish", "--db", str(db), "--out", str(out), "--format", "csv,pdf"])
-    assert line == "unknown format pdf; choose from csv, parquet, txt, html (comma-separated)"
+    assert line == "elopipe publish: error: unknown format pdf; choose from csv, parquet, txt, html (comma-separated)"
 
 
 def test_list_dates_before_any_fide_list_are_refused(tmp_path: Path) -> None:
     db = build_store(tmp_path / "s.duckdb")
     listed = tmp_path / "standard_mar24frl.txt"
     listed.write_text("ID Number      Name\n1              A, B\n", encoding="utf-8")
-    assert _one_line(["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--list-date", "1900-01-01"]) == RANGE
+    assert _one_line(["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--list-date", "1900-01-01"]) == (
+        "elopipe publish: error: " + RANGE
+    )
     compare = ["lists", "compare", str(listed), "--system", "fide", "--list-date", "1900-01-01", "--db", str(db)]
-    assert _one_line(compare) == RANGE
+    assert _one_line(compare) == "elopipe lists compare: error: " + RANGE
     assert not (tmp_path / "o").exists()
 
 
@@ -63,7 +68,7 @@ def test_a_bad_byte_count_in_the_environment_is_one_line(
         main()
     assert done.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{name} (")
+    assert len(err) == 1 and err[0].startswith(f"elopipe: error: {name} (")
     assert f"must be a whole number of bytes, 1 or more, not {value}; unset it for the default" in err[0]
 
 

@@ -57,7 +57,7 @@ def test_a_side_the_store_does_not_hold_is_one_line(db: Path, tmp_path: Path, b:
     res = CliRunner().invoke(app, ["player", "Player 1", "--compare", b, "--db", str(db), "--out", str(tmp_path)])
     assert res.exit_code == 2
     assert res.output.splitlines() == [
-        f"the store has no list for '{b}'; sides it has: fide, fide@v2017, official:fide"
+        f"elopipe player: error: the store has no list for '{b}'; sides it has: fide, fide@v2017, official:fide"
     ]
     assert not (tmp_path / "players").exists()
 

@@ -97,7 +97,10 @@ def test_split_by_a_name_no_entry_has_lists_the_spellings(rated_store: Path) -> 
     duda = _pid(rated_store, "Duda,J")
     code, out = _run("players", "split", str(duda), "--name", "Somebody", "--reason", "x", "--db", str(rated_store))
     assert code == 1
-    assert out == f"no tournament entry of player {duda} is written 'Somebody'; its entries are written 'Duda,J'"
+    assert out == (
+        f"elopipe players split: error: no tournament entry of player {duda} is written 'Somebody';"
+        " its entries are written 'Duda,J'"
+    )
 
 
 def test_suspects_show_both_spellings_and_no_python_values(rated_store: Path) -> None:
@@ -164,7 +167,9 @@ def test_a_merge_of_two_entries_of_one_tournament_is_refused_and_loses_nothing(r
     entries = _query(rated_store, "SELECT count(*) FROM tournament_players")
     code, out = _run("players", "merge", str(duda), str(rapport), "--reason", "x", "--db", str(rated_store))
     assert code == 1
-    assert out.startswith(f"players {duda} and {rapport} both have an entry in tournament ")
+    assert out.startswith(
+        f"elopipe players merge: error: players {duda} and {rapport} both have an entry in tournament "
+    )
     assert out.endswith("two entries of one tournament are two people; not merged")
     assert _query(rated_store, "SELECT count(*) FROM tournament_players") == entries
 

@@ -31,5 +31,8 @@ def test_player_refuses_a_system_the_store_holds_no_list_of(tmp_path: Path) -> N
         app, ["player", "1", "--system", "fide@nosuch", "--db", str(db), "--out", str(tmp_path / "o")]
     )
     assert res.exit_code == 2, res.output
-    assert " ".join(res.output.split()) == "the store has no list for 'fide@nosuch'; systems it has: fide"
+    assert (
+        " ".join(res.output.split())
+        == "elopipe player: error: the store has no list for 'fide@nosuch'; systems it has: fide"
+    )
     assert not (tmp_path / "o").exists()

@@ -162,7 +162,7 @@ def test_an_unreachable_scheduler_fails_at_once_in_one_line_naming_it(tmp_path):
     assert result.exit_code == 1
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
     # the refusal of the first connection, not a client's retries until its own timeout
-    assert lines == [f"cannot reach the Dask scheduler at {address}: Connection refused"]
+    assert lines == [f"elopipe ingest: error: cannot reach the Dask scheduler at {address}: Connection refused"]
     assert not (tmp_path / "x.duckdb").exists()  # nothing was started, not even the store
 
 
@@ -184,7 +184,9 @@ def test_a_service_that_is_not_a_scheduler_is_refused_in_one_line(tmp_path):
         server.shutdown()
     assert result.exit_code == 1
     lines = [ln for ln in result.output.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith(f"{address} answers, but not as a Dask scheduler")
+    assert len(lines) == 1 and lines[0].startswith(
+        f"elopipe ingest: error: {address} answers, but not as a Dask scheduler"
+    )
 
 
 def test_without_the_dask_packages_dask_says_how_to_install_them(tmp_path, monkeypatch):
@@ -193,7 +195,10 @@ def test_without_the_dask_packages_dask_says_how_to_install_them(tmp_path, monke
     monkeypatch.setattr(so, "dask_installed", lambda: False)
     result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
     assert result.exit_code == 1
-    assert result.output.strip() == "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+    assert (
+        result.output.strip()
+        == "elopipe ingest: error: --dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+    )
 
 
 def test_without_prefect_dask_dask_says_how_to_install_it(tmp_path, monkeypatch):
@@ -209,7 +214,10 @@ def test_without_prefect_dask_dask_says_how_to_install_it(tmp_path, monkeypatch)
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
     assert result.exit_code == 1
-    assert result.output.strip() == "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+    assert (
+        result.output.strip()
+        == "elopipe ingest: error: --dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+    )
 
 
 @pytest.mark.parametrize(
@@ -232,7 +240,10 @@ def test_a_piece_size_that_cannot_work_is_a_usage_error(value, monkeypatch):
     monkeypatch.setenv("ELOPIPE_PIECE_BYTES", value)
     result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
     assert result.exit_code == 2
-    assert result.output.strip() == f"ELOPIPE_PIECE_BYTES={value}: give a number of bytes, at least 1048576"
+    assert (
+        result.output.strip()
+        == f"elopipe ingest: error: ELOPIPE_PIECE_BYTES={value}: give a number of bytes, at least 1048576"
+    )
 
 
 def test_a_lost_task_is_told_in_words_not_dask_keys():

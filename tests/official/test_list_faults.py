@@ -329,4 +329,4 @@ def test_a_csv_no_reader_can_split_is_refused_in_one_line_naming_file_and_line(t
         f"{f}: not an FFE list: line 4 opens a quote it does not close, so its fields cannot be told apart"
     )
     out = CliRunner().invoke(app, ["lists", "import", str(f), "--system", "ffe", "--db", str(tmp_path / "s.duckdb")])
-    assert out.exit_code == 1 and out.output.splitlines() == [str(err.value)]
+    assert out.exit_code == 1 and out.output.splitlines() == [f"elopipe lists import: error: {err.value}"]

@@ -106,7 +106,8 @@ def test_list_dates_before_the_first_fide_list_are_refused(tmp_path: Path) -> No
     )
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [
-        "list date 1900-01-01 is out of range: give a date from 1971-01-01 to 2100-12-31 (FIDE's first list is of 1971)"
+        "elopipe lists import: error: list date 1900-01-01 is out of range: give a date from 1971-01-01 to 2100-12-31"
+        " (FIDE's first list is of 1971)"
     ]
 
 
@@ -129,7 +130,11 @@ def test_an_unreadable_xml_list_names_its_file(tmp_path: Path) -> None:
     bad.write_text("<playerslist><player><name>x</name></player></playerslist>", encoding="utf-8")
     res = CliRunner().invoke(app, ["lists", "import", str(bad), "--system", "fide", "--db", str(tmp_path / "s")])
     assert res.exit_code == 1
-    assert res.output.startswith(f"{bad}: ") and "Error" not in res.output and "[" not in res.output
+    assert (
+        res.output.startswith(f"elopipe lists import: error: {bad}: ")
+        and "Error" not in res.output
+        and "[" not in res.output
+    )
 
 
 def test_a_cut_xml_player_is_reported_not_lost(tmp_path: Path) -> None:

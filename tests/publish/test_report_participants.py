@@ -313,7 +313,8 @@ def test_an_unknown_system_is_refused_with_the_list_of_systems(tmp_path: Path, c
     assert res.exit_code == 2
     line = " ".join(res.output.split())
     assert line == (
-        f"unknown rating system '{system}': use one of elo, ffe, ffe-rapid, fide, fide-blitz, fide-rapid, glicko2"
+        f"elopipe {command[0]}: error: unknown rating system '{system}':"
+        " use one of elo, ffe, ffe-rapid, fide, fide-blitz, fide-rapid, glicko2"
     )
     assert not (tmp_path / "o").exists()
 

@@ -171,7 +171,7 @@ def test_a_timeout_too_long_for_a_timer_is_no_limit_and_nan_is_refused(db: Path,
     assert res.exit_code == code, res.output
     assert "Traceback" not in res.output and "Exception in thread" not in res.output
     if code == 2:
-        assert res.output.strip() == "--timeout must be a number of seconds, 0 or more, not nan"
+        assert res.output.strip() == "elopipe sql: error: --timeout must be a number of seconds, 0 or more, not nan"
     else:
         assert res.output.splitlines()[0] == "name,rating"
 

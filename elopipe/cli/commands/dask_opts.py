@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from elopipe.cli.app import err_console
+from elopipe.cli.app import err_console, fail
 from elopipe.ingest.scaleout import (
     ENV_VAR,
     INSTALL_HINT,
@@ -70,24 +70,20 @@ def dask_spec(value: str | None, workers: int | None, stage: Path | None) -> Das
         if spec is not None:
             piece_bytes()
     except ScaleOutError as exc:
-        err_console.print(f"{exc}", style="red", soft_wrap=True)
-        raise typer.Exit(2) from None
+        fail(f"{exc}")
     if spec is None:
         if stage is not None or workers is not None:
             flag = "--stage" if stage is not None else "--dask-workers"
-            err_console.print(f"{flag} goes with --dask", style="red")
-            raise typer.Exit(2)
+            fail(f"{flag} goes with --dask")
         return None
     if spec.address is not None and workers is not None:
-        err_console.print("--dask-workers sizes a local cluster; a cluster at an address has its own", style="red")
-        raise typer.Exit(2)
+        fail("--dask-workers sizes a local cluster; a cluster at an address has its own")
     try:
         check(spec)
         if importlib.util.find_spec("prefect_dask") is None:  # the flows submit the parse tasks through it
             raise ScaleOutError(INSTALL_HINT)
     except ScaleOutError as exc:
-        err_console.print(f"{exc}", style="red", soft_wrap=True)
-        raise typer.Exit(1) from None
+        fail(f"{exc}", 1)
     return spec
 
 

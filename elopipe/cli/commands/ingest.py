@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, error_line, fail, print_table
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
     cluster_of,
@@ -57,8 +57,7 @@ def ingest(
 
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
-        raise typer.Exit(2)
+        fail(f"no such file or folder: {', '.join(missing)}")
     spec = dask_spec(dask, dask_workers, stage)
     if spec is not None:
         request = IngestRequest(tuple(path_param(p.resolve()) for p in paths), str(db.resolve()), validate_moves, wait)
@@ -92,7 +91,7 @@ def ingest(
         console.print(line, soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
     if summary.failure:
-        err_console.print(summary.failure, style="red")
+        err_console.print(error_line(summary.failure), style="red", soft_wrap=True)
     raise typer.Exit(summary.exit_code)
 
 
@@ -175,8 +174,7 @@ def _ingest_on_cluster(request: IngestRequest, db: Path, spec: DaskSpec) -> Inge
         err_console.print("aborted; every batch loaded so far is committed", style="red")
         raise typer.Exit(130) from None
     except Exception as exc:  # Prefect logged the details; one line here
-        err_console.print(f"ingest failed: {first_line(exc)}; batches loaded before it stay loaded", style="red")
-        raise typer.Exit(1) from None
+        fail(f"ingest failed: {first_line(exc)}; batches loaded before it stay loaded", 1)
 
 
 def summary_line(summary: IngestSummary, db: Path) -> str:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, overload
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, console, err_console, print_table, sub_app
 from elopipe.jobs.requests import ListCompareRequest, ListImportRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.publish.csvsafe import write_csv
@@ -18,8 +18,7 @@ from elopipe.runtime.words import plural
 if TYPE_CHECKING:
     from elopipe.official.list_import import ListImportResult
 
-lists_app = typer.Typer(help="Official rating lists: import, compare with the computed list.", no_args_is_help=True)
-app.add_typer(lists_app, name="lists")
+lists_app = sub_app("lists", "Official rating lists: import, compare with the computed list.")
 
 
 @overload

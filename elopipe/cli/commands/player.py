@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table, say_set_aside
+from elopipe.cli.app import (
+    DB_OPTION_HELP,
+    app,
+    check_out_folder,
+    console,
+    fail,
+    print_table,
+    say_set_aside,
+)
 from elopipe.jobs.requests import PlayerRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -43,16 +51,14 @@ def player(
     from elopipe.jobs.player import player as player_job
 
     if chart not in ("png", "svg"):
-        err_console.print("--chart must be png or svg", style="red")
-        raise typer.Exit(2)
+        fail("--chart must be png or svg")
     check_system(system)
     check_out_folder(out, "write player pages to")
     request = PlayerRequest(db, ref, system, compare, out, chart, all_months)
     try:
         page = player_job(request, lambda view: _show(view, system, all_months))
     except LookupError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+        fail(f"{exc}", 1)
     for p in page.paths:
         console.print(f"written {p}")
     say_set_aside(page.set_aside)

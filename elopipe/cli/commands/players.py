@@ -7,12 +7,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail, print_table
+from elopipe.cli.app import DB_OPTION_HELP, console, err_console, fail, print_table, sub_app
 from elopipe.jobs.requests import MergeRequest, SplitRequest, SuspectsRequest
 from elopipe.jobs.store import DEFAULT_DB
 
-players_app = typer.Typer(help="Player identity: merge, split, review likely duplicates.", no_args_is_help=True)
-app.add_typer(players_app, name="players")
+players_app = sub_app("players", "Player identity: merge, split, review likely duplicates.")
 
 
 def _on_wait(message: str) -> None:

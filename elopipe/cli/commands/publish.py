@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table, say_set_aside
+from elopipe.cli.app import (
+    DB_OPTION_HELP,
+    app,
+    check_out_folder,
+    console,
+    err_console,
+    fail,
+    print_table,
+    say_set_aside,
+)
 from elopipe.jobs.requests import DiffRequest, PublishRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -53,14 +62,12 @@ def publish(
     from elopipe.publish import LIST_FORMATS
 
     if list_date and all_lists:
-        err_console.print("give --list-date or --all, not both", style="red")
-        raise typer.Exit(2)
+        fail("give --list-date or --all, not both")
     fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
     bad = [f for f in fmts if f not in LIST_FORMATS]
     if bad or not fmts:
         what = f"unknown format {', '.join(bad)}" if bad else "--format names no format"
-        err_console.print(f"{what}; choose from {', '.join(LIST_FORMATS)} (comma-separated)", style="red")
-        raise typer.Exit(2)
+        fail(f"{what}; choose from {', '.join(LIST_FORMATS)} (comma-separated)")
     dates: list[dt.date] | None = None
     if list_date:
         from elopipe.read.dates import check_list_date
@@ -68,8 +75,7 @@ def publish(
         try:
             dates = [dt.date.fromisoformat(list_date)]
         except ValueError:
-            err_console.print(f"--list-date must be YYYY-MM-DD, not {list_date}", style="red")
-            raise typer.Exit(2) from None
+            fail(f"--list-date must be YYYY-MM-DD, not {list_date}")
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
     check_system(system)  # an unknown system is a usage error, as `report` says it
     check_out_folder(out, "publish to")
@@ -79,8 +85,7 @@ def publish(
             try:
                 compared = diff_lists(DiffRequest(db, system, diff[0], diff[1], out, wait), on_wait)
             except FileNotFoundError as exc:  # a side that is neither a list date nor a file: usage
-                err_console.print(f"{exc}", style="red")
-                raise typer.Exit(2) from None
+                fail(f"{exc}")
             _print_diff(compared, system, diff)
             return
         request = PublishRequest(
@@ -89,11 +94,9 @@ def publish(
         with LiveStatus(err_console) as live:
             done = publish_lists(request, functools.partial(_progress, live, system), on_wait)
     except (LookupError, ValueError) as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+        fail(f"{exc}", 1)
     except OSError as exc:
-        err_console.print(_write_failure(exc, out), style="red", soft_wrap=True)
-        raise typer.Exit(1) from None
+        fail(_write_failure(exc, out), 1)
     paths, kept, resumed = done.paths, done.kept, done.resumed
     if resumed:
         console.print(

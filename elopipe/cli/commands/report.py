@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING
 import typer
 from rich.text import Text
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, err_console, print_table, say_set_aside
+from elopipe.cli.app import (
+    DB_OPTION_HELP,
+    app,
+    check_out_folder,
+    console,
+    err_console,
+    fail,
+    print_table,
+    say_set_aside,
+)
 from elopipe.jobs.requests import ReportRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -37,8 +46,7 @@ def report(
     from elopipe.publish.report_tables import rich_table
 
     if (tournament is None) == (not all_rated) or (tournament is not None and not tournament.strip()):
-        err_console.print("give --tournament ID|NAME or --all", style="red")
-        raise typer.Exit(2)
+        fail("give --tournament ID|NAME or --all")
     check_system(system)
     check_out_folder(out, "write reports to")
     request = ReportRequest(db, system, None if all_rated else tournament, out)
@@ -47,11 +55,9 @@ def report(
     except NothingRated as exc:
         if exc.participants is not None:
             print_table(rich_table(exc.participants, f"{exc.name} – participants"))
-        err_console.print(Text(f"{exc}; no report written"), style="yellow")
-        raise typer.Exit(1) from None
+        fail(f"{exc}; no report written", 1)
     except LookupError as exc:
-        err_console.print(f"{exc}", style="red")
-        raise typer.Exit(1) from None
+        fail(f"{exc}", 1)
     console.print(f"{plural(len(done.ids), 'report')}, {plural(len(done.written), 'file')} written under {done.target}")
     say_set_aside(done.set_aside)
 
@@ -97,5 +103,4 @@ def check_system(system: str) -> None:
 
     base, _ = scenarios.split_system(system)
     if base not in systems.names():
-        err_console.print(f"unknown rating system {system!r}: use one of {', '.join(systems.names())}", style="red")
-        raise typer.Exit(2)
+        fail(f"unknown rating system {system!r}: use one of {', '.join(systems.names())}")

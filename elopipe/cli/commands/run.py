@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, check_out_not_input, console, err_console
+from elopipe.cli.app import (
+    DB_OPTION_HELP,
+    app,
+    check_out_folder,
+    check_out_not_input,
+    console,
+    err_console,
+    error_line,
+    fail,
+)
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
     cluster_of,
@@ -45,13 +54,11 @@ def exit_if_api_unreachable() -> None:
 
     status = api_status()
     if status.url and not status.reachable:
-        err_console.print(
+        fail(
             f"{status.detail}\nStart it (`prefect server start`), or unset PREFECT_API_URL to let "
             "Prefect start a temporary server for this command.",
-            style="red",
-            soft_wrap=True,
+            1,
         )
-        raise typer.Exit(1)
 
 
 def parse_systems(text: str) -> list[str]:
@@ -124,8 +131,7 @@ def run(
     """
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        err_console.print(f"no such file or folder: {', '.join(missing)}", style="red")
-        raise typer.Exit(2)
+        fail(f"no such file or folder: {', '.join(missing)}")
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
     check_out_folder(out, "publish to")  # ... and so is an --out that is a file: not after the rating
     check_out_not_input(out, paths, "an input folder")  # never read again once it holds the manifest
@@ -228,10 +234,7 @@ def _run_pipeline(
         if is_termination(exc):  # Prefect's clean-up failed on the SIGTERM it was handling
             err_console.print(_SIGTERM_LINE)
             raise typer.Exit(130) from None
-        err_console.print(
-            f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", style="red"
-        )
-        raise typer.Exit(1) from None
+        fail(f"pipeline failed: {first_line(exc)}; files loaded before the failure stay loaded", 1)
     except BaseException as exc:
         if not is_termination(exc):
             raise
@@ -247,7 +250,7 @@ def _report(summary: PipelineSummary, db: Path, timing: Timing) -> None:
     failed, 0 otherwise."""
     print_where(summary, db)
     for line in summary.publish_failures:
-        err_console.print(f"publish failed: {line}", style="red", soft_wrap=True)
+        err_console.print(error_line(f"publish failed: {line}"), style="red", soft_wrap=True)
     elapsed = timing.end - timing.start
     if summary.interrupted:
         from elopipe.runtime.interrupt import stop_cause

@@ -13,14 +13,11 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, console, err_console, print_table, sub_app
 from elopipe.jobs.requests import ScenarioRequest
 from elopipe.jobs.store import DEFAULT_DB
 
-scenarios_app = typer.Typer(
-    help="What-if scenarios made by `elopipe rate --scenario NAME`: list, show, drop.", no_args_is_help=True
-)
-app.add_typer(scenarios_app, name="scenarios")
+scenarios_app = sub_app("scenarios", "What-if scenarios made by `elopipe rate --scenario NAME`: list, show, drop.")
 
 _DB = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP)
 _NAME = typer.Argument(..., help="The scenario's NAME (all its systems) or one SYSTEM@NAME.")

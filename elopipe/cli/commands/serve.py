@@ -14,7 +14,7 @@ from uuid import UUID
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console
+from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console, error_line, fail
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.jobs.store import DEFAULT_DB, check_store_path
 from elopipe.runtime.interrupt import Terminated
@@ -55,8 +55,7 @@ def serve(
     point (a second Ctrl-C, or a SIGTERM, cancels it at once). Exit 130 after a stop. Without a
     server, use `elopipe watch`."""
     if cron and interval:
-        err_console.print("give --cron or --interval, not both", style="red")
-        raise typer.Exit(2)
+        fail("give --cron or --interval, not both")
     if not cron and not interval:
         cron = "*/10 * * * *"
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
@@ -67,7 +66,7 @@ def serve(
 
     status = api_status()
     if not status.reachable:
-        typer.echo(NO_SERVER.format(detail=status.detail, inbox=inbox), err=True)  # plain: no wrapping
+        typer.echo(error_line(NO_SERVER.format(detail=status.detail, inbox=inbox)), err=True)  # plain: no wrapping
         raise typer.Exit(1)
 
     inbox, created = drop_folder_path(inbox)

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, plain_console
+from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail, plain_console
 from elopipe.jobs.requests import SqlRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -47,8 +47,7 @@ def sql(
     )
 
     if fmt not in FORMATS:
-        err_console.print(f"--format must be one of {', '.join(FORMATS)}", style="red")
-        raise typer.Exit(2)
+        fail(f"--format must be one of {', '.join(FORMATS)}")
     check_query(query)  # before waiting: a query refused is refused at once
     on_wait = functools.partial(err_console.print, style="yellow")
     try:
@@ -67,8 +66,7 @@ def sql(
         err_console.print(f"{exc}", style="yellow")
         raise typer.Exit(130) from None
     except QueryError as exc:
-        err_console.print(f"sql: the query failed: {exc}", style="red")
-        raise typer.Exit(1) from None
+        fail(f"the query failed: {exc}", 1)
 
 
 def _table_rows(cols: list[str], cur: object, limit: int) -> tuple[list[tuple[object, ...]], int]:

@@ -20,6 +20,7 @@ from elopipe.cli.app import (
     console,
     drop_folder_path,
     err_console,
+    fail,
 )
 from elopipe.cli.commands.dask_opts import (
     cluster_address,
@@ -144,8 +145,7 @@ def watch(
                 "aborted; every file loaded so far is committed; files not yet moved stay in the inbox", style="red"
             )
             raise typer.Exit(130) from None
-        err_console.print(f"batch failed: {first_line(exc)}; its files stay in {inbox}", style="red")
-        raise typer.Exit(1) from None
+        fail(f"batch failed: {first_line(exc)}; its files stay in {inbox}", 1)
     except BaseException as exc:  # re-raised unless it is Prefect's SIGTERM
         from flows.prefect_env import is_termination
 
