@@ -182,7 +182,7 @@ def _inbox_locked(inbox: Path) -> Iterator[None]:
     try:
         stack.enter_context(inbox_lock(inbox))
     except InboxBusyError as exc:
-        raise InboxError(f"elopipe watch: error: {exc}") from None
+        raise InboxError(str(exc)) from None  # the CLI names the command (app.error_line)
     with stack:
         yield
 
