@@ -373,6 +373,15 @@ def check_out_not_input(out: Path, folders: list[Path], what: str) -> None:
             fail(f"cannot publish to {out}: it is {what}{named}; give another --out")
 
 
+def check_db_outside(db: Path, inbox: Path) -> None:
+    """A usage error (one line, exit 2) when the store `db` lies in the drop folder `inbox` (at any
+    depth): the store, its lock and its log would be taken as dropped files, batch after batch."""
+    store, folder = db.absolute().resolve(), inbox.absolute().resolve()
+    if store == folder or folder in store.parents:
+        fail(f"the store {db} is inside the drop folder {inbox}: its files would be read as dropped files; "
+             "give a --db outside it")  # fmt: skip
+
+
 def out_folder_problem(out: Path) -> str | None:
     """Why the output folder `out` cannot be written, in words, or None: a loop of symbolic
     links; it, or a folder on the way to it, is a link to nothing or a file; the nearest folder

@@ -160,3 +160,25 @@ def test_a_link_in_place_of_elopipes_file_is_said_before_the_watching_begins(tmp
     assert "filed-away.jsonl" in proc.stderr and "Traceback" not in proc.stderr
     assert "watching" not in proc.stderr, proc.stderr
     assert victim.read_text() == "the user's\n"
+
+
+@pytest.mark.parametrize("command", ["watch", "serve"])
+@pytest.mark.parametrize("where", [".", "sub"])
+def test_a_store_inside_the_drop_folder_is_refused(tmp_path: Path, command: str, where: str) -> None:
+    """`watch . --db s.duckdb` took its own store, lock and log for dropped files, batch after batch
+    (a verifier): a store inside the inbox, at any depth, is a usage error before anything starts."""
+    inbox = tmp_path / "inbox"
+    (inbox / "sub").mkdir(parents=True)
+    db = inbox / where / "s.duckdb"
+    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+    proc = subprocess.run(
+        [ELOPIPE, command, str(inbox), "--db", str(db), "--out", str(tmp_path / "out")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    line = proc.stderr.strip()
+    assert line.startswith(f"elopipe {command}: error: the store {db} is inside the drop folder {inbox}"), line
+    assert "\n" not in line and not db.exists()

@@ -14,7 +14,16 @@ from uuid import UUID
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, drop_folder_path, err_console, error_line, fail
+from elopipe.cli.app import (
+    DB_OPTION_HELP,
+    app,
+    check_db_outside,
+    console,
+    drop_folder_path,
+    err_console,
+    error_line,
+    fail,
+)
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.jobs.store import DEFAULT_DB, check_store_path
 from elopipe.runtime.interrupt import Terminated
@@ -59,6 +68,7 @@ def serve(
     if not cron and not interval:
         cron = "*/10 * * * *"
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
+    check_db_outside(db, inbox)
     systems = parse_systems(system)
     inbox = inbox.resolve()
 

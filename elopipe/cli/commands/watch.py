@@ -15,6 +15,7 @@ import typer
 from elopipe.cli.app import (
     DB_OPTION_HELP,
     app,
+    check_db_outside,
     check_out_folder,
     check_out_not_input,
     console,
@@ -94,6 +95,7 @@ def watch(
     check_store(db)  # a bad --db (or another program's database) is a usage error before Prefect starts
     check_out_folder(out, "publish to")
     check_out_not_input(out, [inbox], "the drop folder")  # its pages would be taken as new files
+    check_db_outside(db, inbox)
     systems = parse_systems(system)
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
