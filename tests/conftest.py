@@ -66,3 +66,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("prefect"))
+
+
+@pytest.fixture(autouse=True)
+def _watcher_logger_as_it_was() -> Iterator[None]:
+    """A `drop_folder` flow run in a test's process gives the drop folder's logger a handler for
+    good (`flows._stages.watcher_lines_as`, as `elopipe serve` wants): later tests of the same
+    worker then saw its lines twice. Each test leaves the logger as it found it."""
+    import logging
+
+    logger = logging.getLogger("elopipe.ingest.watcher")
+    handlers, propagate, level = logger.handlers[:], logger.propagate, logger.level
+    yield
+    logger.handlers[:] = handlers
+    logger.propagate = propagate
+    logger.setLevel(level)
