@@ -257,13 +257,13 @@ TABLES: dict[str, str] = {
         volatility     DOUBLE,               -- Glicko-2 volatility
         games          INTEGER NOT NULL,     -- rated games in the period
         total_games    INTEGER,              -- rated games to date (K rule 'fewer than 30')
-        k              INTEGER,              -- K used; NULL if none
+        k              INTEGER,              -- K used in this period (on its games); NULL: no game in the period, a new or an unrated player (a list's CSV `k`)
         k_next         INTEGER,              -- FIDE systems: the rated player's K for the next period, the K column of FIDE's lists (B.02 8.3.3, before the 700 cap); NULL: unrated, another system, or a list computed before the column existed
         change         INTEGER,              -- rounded change applied this period (FIDE: K-based only, no adjustment)
         flags          VARCHAR,              -- 'i' inactive, 'new', 'w', FFE 'F'/'N'/'E', FIDE 'pool', 'delisted', 'adj2024:+N' (1 Mar 2024 adjustment added N), ...
         ever_2400      BOOLEAN,
         birth_year     INTEGER,
-        source         VARCHAR,              -- 'computed' | 'imported' | 'bootstrap'
+        source         VARCHAR,              -- where the row comes from: 'computed' (the engine, from the store's games) | 'imported' (an official list, `lists import`) | 'bootstrap' (computed, on the first list of a player the store had never rated: his rating before the period's change is the one the organiser's file gave, his Ro's source 'file'; FIDE systems only, the next lists say 'computed')
         change_exact   DECIMAL(18,1),        -- systems that keep a decimal (generic Elo): the period's change as kept, one decimal; NULL when idle or rated before this column
         PRIMARY KEY (system, list_date, player_id)
     """,
@@ -283,8 +283,8 @@ TABLES: dict[str, str] = {
         score          DECIMAL(2,1),
         w_minus_pd     DECIMAL(4,2),
         k              INTEGER,
-        counted        BOOLEAN NOT NULL,     -- FALSE: kept for the explanation only
-        reason         VARCHAR,              -- why not counted: 'forfeit', 'unrated_opponent', 'incompatible', ...
+        counted        BOOLEAN NOT NULL,     -- TRUE: counted in the rating change (K x sum of W - PD); FALSE: kept for the explanation only (pd and w_minus_pd are then what the engine computed, never used; v_change_explained shows them NULL)
+        reason         VARCHAR,              -- why not counted in the change: 'forfeit', 'unrated_opponent', 'incompatible', 'pooled_unrated' (an unrated player's game against a rated one: it counts toward his first rating, B.02 8.2, not a change), ...
         tc_assumed     BOOLEAN               -- TRUE: time control unknown, rate class assumed (default standard)
     """,
     "tournament_ratings": """

@@ -98,7 +98,7 @@ VIEWS: dict[str, str] = {
     # FIDE-style performance row per player and tournament: Ro, where it came from and the file's
     # rating, n, W, Ra, We, W-We, K, K x (W-We) (from change_x100, two decimals) and its rounding
     # half away from zero, Rp; for an unrated player the pooled games so far
-    # (rating_lists.total_games) and Ru.
+    # (rating_lists.total_games) and Ru, and the first rating when the list published it.
     "v_tournament_performance": """
         SELECT
             tr.system, tr.list_date, tr.tournament_id, t.name AS tournament,
@@ -112,7 +112,9 @@ VIEWS: dict[str, str] = {
             tr.rp, COALESCE(tr.unrated, FALSE) AS unrated,
             CASE WHEN tr.unrated THEN rl.total_games END AS pooled_games,
             tr.ru_provisional,
-            tp.points_in_file, tp.rating_in_file
+            tp.points_in_file, tp.rating_in_file,
+            -- an unrated player whose pooled games reached a first rating on this very list
+            CASE WHEN tr.unrated THEN rl.rating END AS first_rating
         FROM tournament_ratings tr
         JOIN tournaments t USING (tournament_id)
         JOIN players p USING (player_id)
@@ -138,8 +140,11 @@ VIEWS: dict[str, str] = {
                 g.round, c.game_id, c.opponent_id,
                 CASE WHEN g.white_id = c.player_id THEN 'w' ELSE 'b' END AS colour,
                 c.ro, c.ro_source, c.rc, c.d_raw, c.d_used, COALESCE(c.d_raw <> c.d_used, FALSE) AS capped,
-                c.pd, c.score, c.w_minus_pd, c.k, c.counted, c.reason,
-                NULL::VARCHAR AS unplayed_code, g.file_id, g.line
+                -- PD and W - PD only where they were used: a row not counted in the change
+                -- (a forfeit, a pooled game) would add to a column summed by hand
+                CASE WHEN c.counted THEN c.pd END AS pd, c.score,
+                CASE WHEN c.counted THEN c.w_minus_pd END AS w_minus_pd, c.k, c.counted, c.reason,
+                NULL::VARCHAR AS unplayed_code, g.file_id, g.line, g.tournament_id AS entry_tid
             FROM rating_changes c
             LEFT JOIN games g USING (game_id)
         ),
@@ -157,7 +162,7 @@ VIEWS: dict[str, str] = {
                 CASE WHEN g.white_id = tr.player_id THEN g.white_score ELSE g.black_score END,
                 NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
                 CASE WHEN NOT g.played THEN 'forfeit' ELSE 'not_rated' END,
-                g.unplayed_code, g.file_id, g.line
+                g.unplayed_code, g.file_id, g.line, g.tournament_id
             FROM tournament_ratings tr
             JOIN canonical_games g
               ON g.tournament_id = tr.tournament_id
@@ -172,12 +177,13 @@ VIEWS: dict[str, str] = {
                 m.round, m.game_id, m.opponent_id, m.colour,
                 NULL::INTEGER, NULL::VARCHAR, NULL::INTEGER, NULL::INTEGER, NULL::INTEGER, NULL::BOOLEAN,
                 NULL::DECIMAL(4,2), m.score, NULL::DECIMAL(4,2), NULL::INTEGER, FALSE,
-                m.reason, m.unplayed_code, m.file_id, m.line
+                m.reason, m.unplayed_code, m.file_id, m.line, m.entry_tid
             FROM (
                 SELECT system, tournament_id, game_id, player_id,
                        min(list_date) AS list_date, max(round) AS round, max(opponent_id) AS opponent_id,
                        max(colour) AS colour, max(score) AS score, max(reason) AS reason,
-                       max(unplayed_code) AS unplayed_code, max(file_id) AS file_id, max(line) AS line
+                       max(unplayed_code) AS unplayed_code, max(file_id) AS file_id, max(line) AS line,
+                       max(entry_tid) AS entry_tid
                 FROM (
                     SELECT
                         e.system, e.list_date, e.tournament_id, g.game_id, e.player_id, TRUE AS side,
@@ -186,14 +192,14 @@ VIEWS: dict[str, str] = {
                         CASE WHEN g.white_id = e.player_id THEN 'w' ELSE 'b' END AS colour,
                         CASE WHEN g.white_id = e.player_id THEN g.white_score ELSE g.black_score END AS score,
                         CASE WHEN NOT g.played THEN 'forfeit' ELSE 'not_rated' END AS reason,
-                        g.unplayed_code, g.file_id, g.line
+                        g.unplayed_code, g.file_id, g.line, g.tournament_id AS entry_tid
                     FROM ({_UNRATED_ENTRIES}) e
                     JOIN canonical_games g
                       ON g.tournament_id = e.tournament_id
                      AND (g.white_id = e.player_id OR g.black_id = e.player_id)
                     UNION ALL
                     SELECT e.system, c.list_date, e.tournament_id, c.game_id, e.player_id, FALSE,
-                           NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+                           NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
                     FROM ({_UNRATED_ENTRIES}) e
                     JOIN rating_changes c
                       ON c.system = e.system AND c.tournament_id = e.tournament_id AND c.player_id = e.player_id
@@ -212,7 +218,7 @@ VIEWS: dict[str, str] = {
                      WHEN u.code IN ('H', 'F', 'U', 'Z') THEN 'bye'
                      WHEN trim(u.code) = '' THEN 'not_paired'
                      ELSE 'unplayed' END,
-                u.code, u.file_id, u.line
+                u.code, u.file_id, u.line, u.tournament_id
             FROM ({_RATED}) r
             JOIN unplayed_rounds u USING (tournament_id)
             WHERE NOT EXISTS (
@@ -231,12 +237,20 @@ VIEWS: dict[str, str] = {
             o.name AS opponent, a.ro, a.ro_source, a.rc, a.d_raw, a.d_used, a.capped, a.pd, a.score,
             a.w_minus_pd, a.k,
             CAST(a.k * a.w_minus_pd AS DECIMAL(8,2)) AS k_w_minus_pd,
-            a.counted, a.reason, a.unplayed_code, a.file_id, f.path AS file_path, a.line
+            a.counted,
+            CASE WHEN a.counted THEN 'rating_change'
+                 WHEN a.reason = 'pooled_unrated' THEN 'first_rating'
+                 ELSE 'not_rated' END AS used_for,
+            a.reason, a.unplayed_code, a.file_id, f.path AS file_path,
+            -- the player's own record: a TRF game sits on White's 001 line, Black's round is on his
+            COALESCE(CASE WHEN f.format = 'trf' AND a.kind = 'game' THEN tp.line END, a.line) AS line
         FROM allrows a
         JOIN tournaments t USING (tournament_id)
         JOIN players p ON p.player_id = a.player_id
         LEFT JOIN players o ON o.player_id = a.opponent_id
         LEFT JOIN source_files f ON f.file_id = a.file_id
+        LEFT JOIN tournament_players tp
+               ON tp.tournament_id = a.entry_tid AND tp.player_id = a.player_id AND tp.file_id = a.file_id
     """,
     "v_ingest_errors": """
         SELECT f.path, f.member, f.status AS file_status, e.line, e.game_index, e.severity, e.code,
@@ -323,9 +337,12 @@ VIEW_DOCS: dict[str, str] = {
     "`inactive` (the flag 'i'), `no_id` (the player lacks the list's ID: rated from files that gave "
     "none, shown apart and never ranked). Player details come from `players`; rating / games / "
     "total_games / K / change / flags as stored in `rating_lists`; `fide_flag` is the FLAG column of "
-    "FIDE's list files ('w', 'i', 'wi'); `k_next` the player's K for the next period (FIDE systems), the K "
-    "column of FIDE's lists; `rating_exact` / `change_exact` the one decimal the generic Elo keeps (its "
-    "lists rank by `rating_exact`).",
+    "FIDE's list files ('w', 'i', 'wi'); `k` the K used in this period (NULL without a game in it, or for a new "
+    "player: a list's CSV `k`), `k_next` the player's K for the next period (FIDE systems), the K column of "
+    "FIDE's lists and of a list's TXT and CSV `k_next`; `source` where the row comes from: 'computed' (the "
+    "engine), 'imported' (an official list), 'bootstrap' (computed, on the first list of a player the store "
+    "had never rated, from the rating the organiser's file gave: his Ro's source 'file'); "
+    "`rating_exact` / `change_exact` the one decimal the generic Elo keeps (its lists rank by `rating_exact`).",
     "v_rating_list": "The latest list of each system (same columns as `v_rating_lists`). "
     "Example: `SELECT rank, name, rating FROM v_rating_list WHERE system = 'fide' ORDER BY rank`.",
     "v_player_history": "One row per player, system and list: rating (NULL while unrated), "
@@ -337,15 +354,23 @@ VIEW_DOCS: dict[str, str] = {
     "standard rating), `file_rating` (the rating the file gives; a report marks a Ro 50 or more points from "
     "it), n, score (W), Ra, We, W-We, K, `change_x100`, "
     "`k_w_we` = K x (W-We) with two decimals, `change_rounded` (half away from zero), Rp; for an "
-    "unrated player `pooled_games` (rated games pooled so far) and `ru_provisional`.",
+    "unrated player `pooled_games` (rated games pooled so far), `ru_provisional` (Ru from them) and "
+    "`first_rating`, the rating the list of `list_date` published for him (his first rating, flag 'new'; NULL "
+    "while he is still pooling: fewer than 5 games, or Ru below the floor).",
     "v_change_explained": "How a change was made, game by game, back to the file and line. "
     "Rows of kind 'game' are `rating_changes` (Ro, `ro_source`, Rc, d_raw, d_used, `capped`, PD, score, "
     "W-PD, K, `k_w_minus_pd`, counted, reason) plus the games the engine wrote no row for (reason "
     "'forfeit' or 'not_rated'); rows of kind 'unplayed' are `unplayed_rounds` (reason 'bye', 'forfeit' "
     "or 'not_paired', with the TRF code). Every player of an event rated in the period has his entries "
     "there, rated or not: one whose entries are all byes or forfeits (no `tournament_ratings` row) too, "
-    "each with its reason and no change (B.02: unplayed games are not rated). Each row "
-    "carries `file_path` and `line`. Example: `SELECT round, opponent, rc, d_used, pd, score, "
+    "each with its reason and no change (B.02: unplayed games are not rated). `counted` is TRUE when the "
+    "row counts in the rating change K x sum(W - PD); `used_for` says what it was used for: 'rating_change' "
+    "(counted), 'first_rating' (reason 'pooled_unrated': a game of an unrated player against a rated one, "
+    "pooled toward his initial rating Ru, B.02 7.1.4 and 8.2, not toward a change) or 'not_rated' (see "
+    "`reason`). PD, W-PD, K and `k_w_minus_pd` are NULL on every row not counted (D is kept where the "
+    "engine computed it), so summing `w_minus_pd` over a player's rows of a list gives the sum of his change. "
+    "Each row carries `file_path` and `line`, the player's own record: in a TRF his 001 line (a game is "
+    "written on both players' lines), in a PGN the game. Example: `SELECT round, opponent, rc, d_used, pd, score, "
     "w_minus_pd, reason, file_path, line FROM v_change_explained WHERE player = 'Carlsen, "
     "Magnus' ORDER BY list_date, round`.",
 }

@@ -55,10 +55,11 @@ def test_v_change_explained_traces_every_round_to_file_and_line(store: Path) -> 
         " FROM v_change_explained WHERE player_id = 4 ORDER BY round"
     ).fetchall()
     # D has no rating_changes rows: its games appear from `games`, its bye from unplayed_rounds.
+    # Every row points to D's own 001 record (line 8), not to White's, where the game is stored.
     assert rows == [
-        (1, "game", "Charlie, Chloé", False, "not_rated", None, "/data/trf/spring_open.trf", 7),
-        (2, "game", "Bravo, Bruno", False, "not_rated", None, "/data/trf/spring_open.trf", 6),
-        (3, "game", "Alpha, Anna", False, "forfeit", "+", "/data/trf/spring_open.trf", 5),
+        (1, "game", "Charlie, Chloé", False, "not_rated", None, "/data/trf/spring_open.trf", 8),
+        (2, "game", "Bravo, Bruno", False, "not_rated", None, "/data/trf/spring_open.trf", 8),
+        (3, "game", "Alpha, Anna", False, "forfeit", "+", "/data/trf/spring_open.trf", 8),
         (4, "unplayed", None, False, "bye", "H", "/data/trf/spring_open.trf", 8),
     ]
     a = con.execute(
