@@ -36,7 +36,8 @@ HTML_COLUMNS = [
     ("birth_year", "B-year", True),
     ("rating", "Rating", True),
     ("games", "Gms", True),
-    ("k", "K", True),
+    ("k", "K used", True),
+    ("k_next", "K next", True),
     ("change", "Change", True),
     ("flags", "Flags", False),
 ]
@@ -72,6 +73,12 @@ def flag_legend(system: str) -> list[tuple[list[str], str]]:
     return [*_COMMON_FLAGS, *own, *no_id]
 
 
+def html_columns(system: str) -> list[tuple[str, str, bool]]:
+    """`HTML_COLUMNS` of a list of `system`: the next period's K ('K next', `rating_lists.k_next`) is
+    a FIDE list's alone, other systems have none."""
+    return [c for c in HTML_COLUMNS if c[0] != "k_next" or system.startswith("fide")]
+
+
 def title_order(titles: list[str]) -> list[str]:
     """`titles` (distinct, no empty one) in FIDE's order (`TITLE_ORDER`), other titles after
     them by name."""
@@ -89,7 +96,8 @@ _EXTRA = ["link", "rankable", "no_id"]
 def list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: dict[int, str] | None) -> str:
     """The page of the list `df` (columns of `lists.rating_list`, in its order: ranked section
     first) of `system` at `list_date`. `player_links` maps player_id to a relative href."""
-    keys = [k for k, _, _ in HTML_COLUMNS]
+    shown = html_columns(system)
+    keys = [k for k, _, _ in shown]
     links = pl.DataFrame(
         {"player_id": list((player_links or {}).keys()), "link": list((player_links or {}).values())},
         schema={"player_id": pl.Int32, "link": pl.String},
@@ -107,7 +115,7 @@ def list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: d
         )
         .rows()
     )
-    columns = [{"key": k, "label": h, "num": n} for k, h, n in HTML_COLUMNS]
+    columns = [{"key": k, "label": h, "num": n} for k, h, n in shown]
     marker = no_id_flag(system)
     return render(
         "list.html.j2",
@@ -121,6 +129,7 @@ def list_html(df: pl.DataFrame, system: str, list_date: dt.date, player_links: d
         no_id_label=_NO_ID_LABEL.get(marker, ""),
         no_id_flag=marker,
         flag_legend=flag_legend(system),
+        k_next="k_next" in keys,
         federations=sorted(f for f in df["federation"].unique().to_list() if f),
         titles=title_order([t for t in df["title"].unique().to_list() if t]),
         columns=columns,

@@ -32,9 +32,11 @@ birth_year     Int32
 rating         Int32       rating points (rounded; `published` gives the generic
                            Elo's one decimal)
 games          Int32       rated games in the period
-k              Int32       K used in the period (null: no games or none)
+k              Int32       K used in the period, on its games (null: no game in the
+                           period, or a new player, whose first rating used none)
 k_next         Int32       FIDE systems: the player's K for the next period, the K
-                           column of FIDE's lists (null: another system)
+                           column of FIDE's lists and of the TXT (null: another
+                           system, an unrated player)
 change         Int32       rounded change applied this period, rating points
 flags          String      space-separated: 'i' inactive, 'new' first rating,
                            'w' woman, FFE 'F'/'N'/'E', 'no-fide-id' (FIDE
@@ -74,6 +76,7 @@ LIST_COLUMNS = [
     "rating",
     "games",
     "k",
+    "k_next",
     "change",
     "flags",
 ]

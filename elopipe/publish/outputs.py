@@ -48,7 +48,8 @@ def write_list(
 ) -> list[Path]:
     """Write the list of `system` at `list_date` into `out_dir` in `formats`.
 
-    csv/parquet hold `lists.LIST_COLUMNS` plus player_id, ranked section first, then the players
+    csv/parquet hold `lists.LIST_COLUMNS` plus player_id (`k` the K used in the period, `k_next` the
+    next period's, the TXT's K), ranked section first, then the players
     without the list's ID (flagged, no rank); txt is FIDE's fixed-width layout (`fidetxt`), which
     on a FIDE list holds the players with a FIDE ID only; html is a standalone page with filters
     (`list_html`). The generic Elo's lists give rating and change to the one decimal it keeps

@@ -17,7 +17,7 @@ from elopipe.cli.main import app
 from elopipe.publish import publish_outputs, write_list
 from elopipe.publish.diff import diff_lists
 from elopipe.publish.fidetxt import format_line, rating_header, to_fide_txt
-from elopipe.publish.list_html import HTML_COLUMNS, flag_legend, list_html, title_order
+from elopipe.publish.list_html import flag_legend, html_columns, list_html, title_order
 from elopipe.publish.lists import display_flags, list_dates, rating_list
 from tests.helpers.publish_store import FEB, JAN, build_store
 
@@ -148,7 +148,7 @@ def test_write_list_every_format(con, tmp_path: Path) -> None:
     csv = pl.read_csv(paths[0])
     pq = pl.read_parquet(paths[1])
     assert csv.height == pq.height == 4
-    assert csv.columns[:14] == [
+    assert csv.columns[:15] == [
         "rank",
         "fed_rank",
         "fide_id",
@@ -161,6 +161,7 @@ def test_write_list_every_format(con, tmp_path: Path) -> None:
         "rating",
         "games",
         "k",
+        "k_next",
         "change",
         "flags",
     ]
@@ -470,7 +471,7 @@ def test_elo_lists_give_the_decimal_the_seed_keeps(tmp_path: Path) -> None:
     assert lines[0][col + 8 : col + 11] == "Gms"  # the rating column is 8 wide: 2597.4 never touches Gms
     assert [ln[col : col + 8] for ln in lines[1:]] == ["2597.4  ", "2597.2  ", "1500.0  "]
     data = json.loads(html.split('id="list-data"', 1)[1].split(">", 1)[1].split("</script>", 1)[0])
-    keys = [k for k, _, _ in HTML_COLUMNS]
+    keys = [k for k, _, _ in html_columns("elo")]
     at = keys.index("rating"), keys.index("change")
     assert [(r[at[0]], r[at[1]]) for r in data] == [("2597.4", None), ("2597.2", "7.5"), ("1500.0", "0.0")]
     assert "2096," in fide[0].read_text(encoding="utf-8")  # FIDE: integers as before
