@@ -14,18 +14,22 @@ from elopipe.runtime.errors import ElopipeError
 if TYPE_CHECKING:
     import polars as pl
 
+    from elopipe.publish.rules_legend import AppliedRules
+
 
 @dataclass(frozen=True)
 class TournamentView:
     """One tournament's report as the terminal shows it: its `name`, the `header` fields
     (`elopipe.publish.report_header`), the FFE working (`ffe`: empty for the other systems), the
-    performance table (`perf`) and the lines of its Norms section."""
+    performance table (`perf`), the lines of its Norms section and the FIDE rules it was rated
+    under (`rules`, for the legend; None: not a FIDE system)."""
 
     name: str
     header: dict[str, Any]
     ffe: pl.DataFrame
     perf: pl.DataFrame
     norm_lines: list[str]
+    rules: AppliedRules | None = None
 
 
 class NothingRated(ElopipeError):
@@ -77,6 +81,7 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
         tournament_info,
         write_report,
     )
+    from elopipe.publish.rules_legend import applied_rules_of
     from elopipe.store.connect import open_reader
 
     system, db = request.system, request.db
@@ -114,6 +119,7 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
                     ffe_frame(con, tid, system),
                     performance_frame(con, tid, system),
                     section_lines(norm_section(con, tid, system)),
+                    applied_rules_of(con, [tid], system).get(tid),
                 )
             )
         rows = None

@@ -10,6 +10,7 @@ FIDE: Rating Regulations B.02 (2024 text; older lists follow the version in forc
 from __future__ import annotations
 
 from elopipe.publish.ro_marks import MARK, mark_meaning
+from elopipe.publish.rules_legend import AppliedRules, d_used_text, k_text, ru_text
 
 #: the FIDE-style performance table and the game-by-game table (B.02)
 FIDE_LEGEND: list[tuple[str, str]] = [
@@ -25,7 +26,9 @@ FIDE_LEGEND: list[tuple[str, str]] = [
         "where Ro came from: official, an imported official list (elopipe lists import); computed, the store's "
         "own list, computed from the games it holds (it drifts from FIDE's when the store lacks the player's other "
         "games); file, the rating the organiser's file gives (a player the store never rated, or rated with "
-        "--ro-from file); standard, rapid and blitz: an unrated player's standard rating (R&B 7.2.1); blank beside a "
+        "--ro-from file; on the list that closes the period, a player the store never rated before has his first "
+        "row marked source 'bootstrap', rating_lists.source); standard, rapid and blitz: an unrated player's "
+        "standard rating (R&B 7.2.1); blank beside a "
         "Ro: no list in force nor this event's file rates the player, who plays at the rating another event's file "
         "of the same period gave him (B.02 8.2.4)",
     ),
@@ -39,12 +42,7 @@ FIDE_LEGEND: list[tuple[str, str]] = [
     ("Ra", "average rating of the rated opponents, rounded (B.02 8.1)"),
     ("We", "expected score: the sum of PD over the games (B.02 8.3.1)"),
     ("W−We", "score above (+) or below (−) expectation"),
-    (
-        "K",
-        "development coefficient of the rules in force at the event (B.02 8.3.3): from July 2014 40, 20 or 10, "
-        "and from July 2017 capped so that K × N ≤ 700 in the period; 25, 15 or 10 until June 2011, then 30, 15 "
-        "or 10; rapid and blitz: 20 until 2021, then as standard",
-    ),
+    ("K", k_text(None)),
     (
         "K×(W−We)",
         "rating change earned here, unrounded; the period's sum is rounded once, halves away from zero (B.02 8.3.4)",
@@ -55,20 +53,38 @@ FIDE_LEGEND: list[tuple[str, str]] = [
         "(B.02 8.3.4), so with two events in one period its change is not the sum of these",
     ),
     ("Rp", "performance rating: Ra + dp(p), p = W / N, dp from table 8.1.1 (B.02 8.1.1)"),
-    (
-        "Ru / note",
-        "unrated players: provisional initial rating Ru from the games pooled so far (B.02 7.1.4, 8.2); "
-        "for a player with no rated game, why",
-    ),
+    ("Ru / note", ru_text(None)),
     ("Rc", "per game: the opponent's rating in force"),
+    ("D used", d_used_text(None)),
     (
-        "D used",
-        "per game: Ro − Rc as the rating used it: a difference over 400 counts as 400 (B.02 8.3.1); "
-        "when it was capped, the raw difference follows in brackets",
+        "PD",
+        "per game: expected score for D used, from table 8.1.2 (B.02 8.1.2); empty on a row that does not count "
+        "in the rating change (see counted)",
     ),
-    ("PD", "per game: expected score for D used, from table 8.1.2 (B.02 8.1.2)"),
-    ("W−PD", "per game: score minus PD; K × the sum of W−PD is the change (B.02 8.3.4)"),
+    (
+        "W−PD",
+        "per game: score minus PD; K × the sum of W−PD is the change (B.02 8.3.4); empty where PD is, so the "
+        "column adds up to the change's sum",
+    ),
+    (
+        "counted",
+        "per game (games.csv): true when the game counts in the rating change (K × Σ(W−PD)); false otherwise, "
+        "with the reason: a game pooled toward an unrated player's first rating (reason pooled_unrated) counts "
+        "toward that rating instead, not toward a change",
+    ),
+    (
+        "used_for",
+        "per game (games.csv): what the game was used for: rating_change (counted in the change), first_rating "
+        "(pooled toward an unrated player's initial rating Ru, B.02 8.2), not_rated (see reason)",
+    ),
+    (
+        "Source / line",
+        "per game: the file and line of the player's own record: in a TRF his 001 line (the line of every "
+        "round of his, byes and forfeits too); in a PGN the game",
+    ),
 ]
+# the terms whose meaning depends on the rules version the event was rated under
+_BY_RULES = {"K": k_text, "D used": d_used_text, "Ru / note": ru_text}
 
 
 def _ffe_legend(
@@ -133,19 +149,21 @@ CROSSTABLE_LEGEND: list[tuple[str, str]] = [
 ]
 
 
-def report_legend(system: str) -> list[tuple[str, str]]:
-    """The legend of an HTML report of `system`: `legend(system)`, then `CROSSTABLE_LEGEND` less the
-    terms the system's legend explains already (the terminal shows no crosstable, so `elopipe
-    report` prints `legend` alone)."""
-    own = [*legend(system)]
+def report_legend(system: str, rules: AppliedRules | None = None) -> list[tuple[str, str]]:
+    """The legend of an HTML report of `system`: `legend(system, rules)`, then `CROSSTABLE_LEGEND`
+    less the terms the system's legend explains already (the terminal shows no crosstable, so
+    `elopipe report` prints `legend` alone)."""
+    own = [*legend(system, rules)]
     terms = {term for term, _ in own}
     return [*own, *(entry for entry in CROSSTABLE_LEGEND if entry[0] not in terms)]
 
 
-def legend(system: str) -> list[tuple[str, str]]:
+def legend(system: str, rules: AppliedRules | None = None) -> list[tuple[str, str]]:
     """(column, meaning) pairs explaining the report columns of `system`: FFE's period working
     for 'ffe' and 'ffe-rapid' (thresholds from that system's `FfeRules`), FIDE's terms for
-    every other system (their performance table has the same columns)."""
+    every other system (their performance table has the same columns). `rules`: the FIDE rules
+    the event was rated under (`rules_legend.applied_rules_of`): K, D used and Ru state that
+    version's rule alone; None: every version's, by era."""
     if system in ("ffe", "ffe-rapid"):
         from elopipe.rating.ffe.params import CLASSIC
         from elopipe.rating.ffe.rapid import RAPID
@@ -154,4 +172,6 @@ def legend(system: str) -> list[tuple[str, str]]:
         return _ffe_legend(
             r.compat_limit, r.threshold, r.floor, r.brake_up_young, r.brake_up_adult, r.brake_down, r.clamp
         )
-    return FIDE_LEGEND
+    if rules is None:
+        return FIDE_LEGEND
+    return [(term, _BY_RULES[term](rules) if term in _BY_RULES else meaning) for term, meaning in FIDE_LEGEND]

@@ -199,10 +199,11 @@ def round_reasons_of(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], 
 
 
 def ru_note() -> pl.Expr:
-    """The Ru column of a performance row, in words: for an unrated player rated here, the games
-    pooled so far and Ru (B.02 7.1.4, 8.2), or why there is none yet; for a player without a
-    rated game, `no_rating_reason`; else null. Reads the columns unrated, score, pooled_games,
-    ru_provisional, no_rating_reason, rules_version (the event's FIDE rules: before July 2014
+    """The Ru column of a performance row, in words: for an unrated player rated here, his first
+    rating and the list that published it, else the games pooled so far and Ru (B.02 7.1.4, 8.2),
+    or why there is none yet; for a player without a rated game, `no_rating_reason`; else null.
+    Reads the columns unrated, score, pooled_games, ru_provisional, first_rating, list_date,
+    no_rating_reason, rules_version (the event's FIDE rules: before July 2014
     no initial rating is computed, `elopipe.rating.fide.b02`)."""
     pooled = pl.col("pooled_games")
     ru = pl.col("ru_provisional")
@@ -212,6 +213,15 @@ def ru_note() -> pl.Expr:
         .then(pl.col("no_rating_reason"))
         .when(~pl.col("unrated").fill_null(False))
         .then(None)
+        .when(pl.col("first_rating").is_not_null())
+        .then(
+            pl.format(
+                "first rating {}, published on the {} list ({} games pooled)",
+                pl.col("first_rating"),
+                pl.col("list_date"),
+                pooled.fill_null(0),
+            )
+        )
         .when(ru.is_not_null())
         .then(pl.format("Ru {} so far, {} games pooled", ru, pooled.fill_null(0)))
         .when(pooled.is_null() & (pl.col("score") == 0))

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import duckdb
 
+from elopipe.publish.rules_legend import AppliedRules, applied_rules_of, rules_title
+
 # A city written 'Madrid ESP' (PGN's Site tag: "City, Region" with the IOC code) or
 # 'Frankfurt (Main) /GER' (a TRF 022 field) carries the federation: the header shows the city
 # alone and that code as the federation, unless the file's federation (032, EventCountry) says
@@ -73,6 +75,7 @@ HEADER_FIELDS: list[tuple[str, str]] = [
     ("rounds", "Rounds"),
     ("time_control", "Time control"),
     ("rate_class", "Rate of play"),
+    ("rules", "Rating rules"),
     ("chief_arbiter", "Chief arbiter"),
     ("deputy_arbiter", "Deputy arbiter"),
     ("tournament_type", "Type"),
@@ -128,20 +131,27 @@ def report_header(con: duckdb.DuckDBPyConnection, tournament_id: int, system: st
     do not give is absent (never an empty or placeholder value). `dates` reads
     'YYYY-MM-DD – YYYY-MM-DD' (one date when the event lasted a day). With `system`, 'rate_class'
     says the rate of play that system's rating gave the games and where it came from (time
-    control, name, site, rounds a day, or assumed: `_rates_of_play`)."""
+    control, name, site, rounds a day, or assumed: `_rates_of_play`) and, for a FIDE system,
+    'rules' names the regulations its rating applied (`rules_legend.rules_title`)."""
     return report_headers(con, [tournament_id], system).get(tournament_id, {})
 
 
 def report_headers(
-    con: duckdb.DuckDBPyConnection, tournament_ids: list[int], system: str | None = None
+    con: duckdb.DuckDBPyConnection,
+    tournament_ids: list[int],
+    system: str | None = None,
+    rules: dict[int, AppliedRules] | None = None,
 ) -> dict[int, dict[str, str]]:
-    """`report_header` of each of `tournament_ids`, in two queries: {tournament_id: header}; an
-    event with no part is absent."""
+    """`report_header` of each of `tournament_ids`, in three queries: {tournament_id: header}; an
+    event with no part is absent. `rules`: the rules applied to each (`applied_rules_of`; None:
+    read them when `system` is given)."""
     tids = sorted(set(tournament_ids))
     cur = con.execute(_HEADER_SQL, {"tids": tids})
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()  # before the next query: `execute` returns the connection itself
     rates = _rates_of_play(con, tids, system) if system is not None else {}
+    if rules is None:
+        rules = applied_rules_of(con, tids, system) if system is not None else {}
     out: dict[int, dict[str, str]] = {}
     for row in rows:
         values = dict(zip(names, row, strict=True))
@@ -151,5 +161,6 @@ def report_headers(
             values["dates"] = str(start or end) if start == end or not (start and end) else f"{start} – {end}"
         if system is not None:
             values["rate_class"] = rates.get(rid) or values.get("rate_class")
+            values["rules"] = rules_title(rules[rid]) if rid in rules else None
         out[rid] = {k: str(v) for k, v in values.items() if v is not None and str(v).strip()}
     return out

@@ -12,8 +12,8 @@ parts (`elopipe.identity.events.PARTS`): `rid` is the event asked for.
 `reports.performance_frame` before the reasons, notes and start numbers are added), `games`
 (`reports.GAME_COLUMNS`, before the start numbers), `reasons` (`participants.round_reasons`),
 `headers` (`report_header.report_header`), `start_numbers` (`crosstable.start_numbers`), `cross`
-(the rows of `crosstable.crosstable`) and
-`norms` (`norms_report.norm_section`).
+(the rows of `crosstable.crosstable`), `norms` (`norms_report.norm_section`) and `rules` (the FIDE
+rules each event was rated under, `rules_legend.applied_rules_of`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from elopipe.publish.crosstable import CrossRows, cross_rows_of, numbered_starts
 from elopipe.publish.norms_report import norm_sections
 from elopipe.publish.participants import NO_REASONS, round_reasons_of
 from elopipe.publish.report_header import report_headers
+from elopipe.publish.rules_legend import AppliedRules, applied_rules_of
 from elopipe.store.frames import to_polars
 
 GAME_COLUMNS = [
@@ -50,6 +51,7 @@ GAME_COLUMNS = [
     "w_minus_pd",
     "k_w_minus_pd",
     "counted",
+    "used_for",
     "reason",
     "unplayed_code",
     "file_name",
@@ -77,6 +79,7 @@ def _performance_sql(con: duckdb.DuckDBPyConnection) -> str:
     have = {d[0] for d in con.execute("SELECT * FROM v_tournament_performance LIMIT 0").description}
     src, file_rating = ("perf.ro_source", "perf.file_rating") if "ro_source" in have else ("NULL", "NULL::INTEGER")
     rules = "perf.rules_version" if "rules_version" in have else "NULL"
+    first = "perf.first_rating" if "first_rating" in have else "NULL"
     return f"""
         WITH {_EVENTS},
         entries AS (
@@ -97,16 +100,29 @@ def _performance_sql(con: duckdb.DuckDBPyConnection) -> str:
                perf.ro, {src}::VARCHAR AS ro_source, COALESCE({file_rating}, e.rating_in_file) AS file_rating,
                COALESCE(perf.n, 0) AS n, perf.score, perf.ra, perf.we, perf.w_we, perf.k,
                perf.k_w_we, perf.change_rounded, perf.rp, perf.unrated, perf.pooled_games,
-               perf.ru_provisional, {rules}::VARCHAR AS rules_version, perf.player_id IS NULL AS no_row
+               perf.ru_provisional, {first}::INTEGER AS first_rating, {rules}::VARCHAR AS rules_version,
+               perf.player_id IS NULL AS no_row
         FROM entries e FULL JOIN perf ON perf.tournament_id = e.rid AND perf.player_id = e.player_id
         """
 
 
-_GAMES_SQL = f"""
+# A store whose views predate `used_for` (opened read-only since) gets its words, and no PD or
+# W - PD where the row did not count, as the view now gives them
+_OLD_VIEW = """
+    * REPLACE (CASE WHEN counted THEN pd END AS pd, CASE WHEN counted THEN w_minus_pd END AS w_minus_pd),
+    CASE WHEN counted THEN 'rating_change' WHEN reason = 'pooled_unrated' THEN 'first_rating'
+         ELSE 'not_rated' END AS used_for
+"""
+
+
+def _games_sql(con: duckdb.DuckDBPyConnection) -> str:
+    have = {d[0] for d in con.execute("SELECT * FROM v_change_explained LIMIT 0").description}
+    explained = "v_change_explained" if "used_for" in have else f"(SELECT {_OLD_VIEW} FROM v_change_explained)"
+    return f"""
     SELECT tournament_id AS rid, {", ".join(GAME_COLUMNS)} FROM (
         SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,
                regexp_extract(e.file_path, '[^/\\\\]+$') AS file_name
-        FROM v_change_explained e
+        FROM {explained} e
         LEFT JOIN tournament_players tp
                ON tp.tournament_id = e.tournament_id AND tp.player_id = e.player_id
         LEFT JOIN tournament_players op
@@ -114,7 +130,7 @@ _GAMES_SQL = f"""
         WHERE list_contains($tids::INTEGER[], e.tournament_id) AND e.system = $system
     )
     ORDER BY rid, start_rank NULLS LAST, player, player_id, round NULLS LAST, kind, {", ".join(GAME_TIES)}
-"""
+    """
 
 
 def _split(frame: pl.DataFrame) -> dict[int, pl.DataFrame]:
@@ -137,6 +153,7 @@ class ReportRows:
     start_numbers: dict[int, dict[int, int]]
     cross: dict[int, CrossRows]
     norms: dict[int, list[dict[str, Any]]]
+    rules: dict[int, AppliedRules]
     _perf_schema: pl.Schema
     _games_schema: pl.Schema
 
@@ -156,17 +173,19 @@ def fetch_report_rows(con: duckdb.DuckDBPyConnection, system: str, tournament_id
     tids = sorted(set(tournament_ids))
     params: dict[str, object] = {"tids": tids, "system": system}
     perf = to_polars(con.sql(_performance_sql(con), params=params))
-    games = to_polars(con.sql(_GAMES_SQL, params=params))
+    games = to_polars(con.sql(_games_sql(con), params=params))
     cross = cross_rows_of(con, tids)
+    rules = applied_rules_of(con, tids, system)
     return ReportRows(
         system,
         _split(perf),
         _split(games),
         round_reasons_of(con, tids, system),
-        report_headers(con, tids, system),
+        report_headers(con, tids, system, rules),
         {rid: numbered_starts([(r[0], r[1]) for r in c.players]) for rid, c in cross.items()},
         cross,
         norm_sections(con, tids, system),
+        rules,
         perf.drop("rid").schema,
         games.drop("rid").schema,
     )

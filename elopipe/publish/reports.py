@@ -13,13 +13,17 @@ title String, ro Int32, ro_source String (where Ro came from: 'official', 'compu
 Boolean (Ro 50 or more points from file_rating, B.02 7.1.3), n Int32, score Decimal(18,1), ra Int32, we Decimal(18,2),
 w_we Decimal(18,2), k Int32, k_w_we Decimal(14,2) (K × (W − We), rating points),
 change_rounded Int32 (half away from zero), rp Int32, unrated Boolean, pooled_games Int32
-(unrated: rated games pooled so far), ru_provisional Int32, no_rating_reason String (why a
+(unrated: rated games pooled so far), ru_provisional Int32, first_rating Int32 (unrated: the
+first rating the list published for the player, null while still pooling), no_rating_reason String (why a
 participant has no rated game, `elopipe.publish.participants`; null when rated), note String
 (the Ru column in words, `participants.ru_note`).
 
 `games_frame` columns: player_id, player, start_rank, kind ('game' | 'unplayed'), round,
 colour, opponent_id, opponent, opponent_start_rank, rc, d_raw, d_used, capped, pd,
-score, w_minus_pd, k_w_minus_pd, counted, reason, unplayed_code, file_name, line.
+score, w_minus_pd, k_w_minus_pd (PD, W−PD and K × (W−PD) null on a row not counted in the change),
+counted (counted in the rating change), used_for ('rating_change' | 'first_rating': pooled toward
+an unrated player's Ru | 'not_rated'), reason, unplayed_code, file_name, line (the player's own
+record: his TRF 001 line, or the PGN game).
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ PERFORMANCE_COLUMNS = [
     "unrated",
     "pooled_games",
     "ru_provisional",
+    "first_rating",
     "no_rating_reason",
     "note",
 ]
@@ -392,7 +397,8 @@ def write_report(
     `<stem>.games.csv` (game by game), `<stem>.crosstable.csv`, for FFE systems `<stem>.ffe.csv`
     (period working), when a player made or nearly made a title norm `<stem>.norms.csv`
     (`elopipe.publish.norms_report`), and `<stem>.html` (all of them, standalone, with the event's header and
-    the legend of the system's columns and the crosstable's, `legend.report_legend`). Returns the
+    the legend of the system's columns, worded for the rules the event was rated under, and the
+    crosstable's, `legend.report_legend`). Returns the
     paths, the HTML last.
     `rows`: the stored rows of a set of reports holding this one (`report_rows.fetch_report_rows`,
     read set-wise by a publish; None: read them for this report alone).
@@ -439,7 +445,7 @@ def write_report(
         system=system_label(system),
         tournament=info,
         header=[(label, header[key]) for key, label in HEADER_FIELDS if key in header],
-        legend=report_legend(system),
+        legend=report_legend(system, rows.rules.get(tournament_id)),
         ro_mark=MARK,
         ro_mark_title=mark_meaning(),
         list_dates=sorted({str(d) for d in perf["list_date"] if d is not None}),

@@ -190,13 +190,16 @@ def test_a_game_the_rating_left_out_is_named_by_its_reason(tmp_path: Path) -> No
 def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
     rows = pl.DataFrame(
         {
-            "unrated": [True, True, True, False, None, True],
-            "score": [Decimal("0"), Decimal("2"), Decimal("1"), Decimal("1"), None, Decimal("3")],
-            "pooled_games": [None, 5, 3, None, None, 5],
-            "ru_provisional": [None, None, 1450, None, None, None],
-            "no_rating_reason": [None, None, None, None, "no rated game: 2 forfeits", None],
+            "unrated": [True, True, True, False, None, True, True],
+            "score": [Decimal("0"), Decimal("2"), Decimal("1"), Decimal("1"), None, Decimal("3"), Decimal("3.5")],
+            "pooled_games": [None, 5, 3, None, None, 5, 6],
+            "ru_provisional": [None, None, 1450, None, None, None, 1435],
+            # the last: the list of the event published his Ru (San Viator 2018, Llanas Del Hoyo)
+            "first_rating": [None, None, None, None, None, None, 1435],
+            "list_date": [dt.date(2018, 7, 1)] * 7,
+            "no_rating_reason": [None, None, None, None, "no rated game: 2 forfeits", None, None],
             # a 2011 event: no initial rating is computed under the rules before July 2014
-            "rules_version": ["V2017", "V2024", "V2017", "V2017", None, "V2011"],
+            "rules_version": ["V2017", "V2024", "V2017", "V2017", None, "V2011", "V2017"],
         }
     )
     assert rows.select(ru_note().alias("note"))["note"].to_list() == [
@@ -206,6 +209,7 @@ def test_ru_note_says_why_an_unrated_player_has_no_ru() -> None:
         None,
         "no rated game: 2 forfeits",
         "5 games pooled; no initial rating is computed under the rules before July 2014 (they cannot be confirmed)",
+        "first rating 1435, published on the 2018-07-01 list (6 games pooled)",
     ]
 
 

@@ -88,7 +88,7 @@ def _show(system: str, show_legend: bool) -> Callable[[TournamentView], None]:
         for line in view.norm_lines:
             console.print(Text(line))
         if show_legend:
-            for term, meaning in legend(system):
+            for term, meaning in legend(system, view.rules):
                 console.print(Text(f"  {term}: {meaning}", style="dim"))
 
     return show
