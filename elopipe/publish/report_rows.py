@@ -79,7 +79,16 @@ def _performance_sql(con: duckdb.DuckDBPyConnection) -> str:
     have = {d[0] for d in con.execute("SELECT * FROM v_tournament_performance LIMIT 0").description}
     src, file_rating = ("perf.ro_source", "perf.file_rating") if "ro_source" in have else ("NULL", "NULL::INTEGER")
     rules = "perf.rules_version" if "rules_version" in have else "NULL"
-    first = "perf.first_rating" if "first_rating" in have else "NULL"
+    # a view older than first_rating (a store opened read-only since): the list's row says it
+    first, first_from = (
+        ("perf.first_rating", "")
+        if "first_rating" in have
+        else (
+            "CASE WHEN perf.unrated THEN fr.rating END",
+            "LEFT JOIN rating_lists fr"
+            " ON fr.system = perf.system AND fr.list_date = perf.list_date AND fr.player_id = perf.player_id",
+        )
+    )
     return f"""
         WITH {_EVENTS},
         entries AS (
@@ -102,22 +111,29 @@ def _performance_sql(con: duckdb.DuckDBPyConnection) -> str:
                perf.k_w_we, perf.change_rounded, perf.rp, perf.unrated, perf.pooled_games,
                perf.ru_provisional, {first}::INTEGER AS first_rating, {rules}::VARCHAR AS rules_version,
                perf.player_id IS NULL AS no_row
-        FROM entries e FULL JOIN perf ON perf.tournament_id = e.rid AND perf.player_id = e.player_id
+        FROM entries e FULL JOIN perf ON perf.tournament_id = e.rid AND perf.player_id = e.player_id {first_from}
         """
 
 
-# A store whose views predate `used_for` (opened read-only since) gets its words, and no PD or
-# W - PD where the row did not count, as the view now gives them
-_OLD_VIEW = """
-    * REPLACE (CASE WHEN counted THEN pd END AS pd, CASE WHEN counted THEN w_minus_pd END AS w_minus_pd),
-    CASE WHEN counted THEN 'rating_change' WHEN reason = 'pooled_unrated' THEN 'first_rating'
-         ELSE 'not_rated' END AS used_for
-"""
+# A store whose views predate `used_for` (opened read-only since) gets its words, no PD or W - PD
+# where the row did not count, and a TRF game row the player's own 001 line, as the view now gives them
+_OLD_VIEW = """(
+    SELECT x.* REPLACE (
+               CASE WHEN x.counted THEN x.pd END AS pd, CASE WHEN x.counted THEN x.w_minus_pd END AS w_minus_pd,
+               COALESCE(CASE WHEN f.format = 'trf' AND x.kind = 'game' THEN own.line END, x.line) AS line),
+           CASE WHEN x.counted THEN 'rating_change' WHEN x.reason = 'pooled_unrated' THEN 'first_rating'
+                ELSE 'not_rated' END AS used_for
+    FROM v_change_explained x
+    LEFT JOIN source_files f ON f.file_id = x.file_id
+    LEFT JOIN games g ON g.game_id = x.game_id
+    LEFT JOIN tournament_players own
+           ON own.tournament_id = g.tournament_id AND own.player_id = x.player_id AND own.file_id = x.file_id
+)"""
 
 
 def _games_sql(con: duckdb.DuckDBPyConnection) -> str:
     have = {d[0] for d in con.execute("SELECT * FROM v_change_explained LIMIT 0").description}
-    explained = "v_change_explained" if "used_for" in have else f"(SELECT {_OLD_VIEW} FROM v_change_explained)"
+    explained = "v_change_explained" if "used_for" in have else _OLD_VIEW
     return f"""
     SELECT tournament_id AS rid, {", ".join(GAME_COLUMNS)} FROM (
         SELECT e.*, tp.start_rank, op.start_rank AS opponent_start_rank,

@@ -259,3 +259,31 @@ def test_every_trf_row_points_to_the_players_own_record(reports: dict[str, list[
         for r in _rows(reports[stem][1]):
             record = lines[int(r["line"]) - 1]
             assert record.startswith("001") and record[4:8].strip() == r["start_rank"], (stem, r)
+
+
+def test_a_store_whose_views_predate_the_columns_reports_the_same(
+    rated: Path, reports: dict[str, list[Path]], tmp_path: Path
+) -> None:
+    import shutil
+
+    from elopipe.store.views import VIEWS
+
+    old = tmp_path / "old.duckdb"
+    shutil.copy(rated, old)
+    con = duckdb.connect(str(old))
+    try:  # the views as a store rated before first_rating and used_for had them (opened read-only since)
+        con.execute(
+            "CREATE OR REPLACE VIEW v_tournament_performance AS SELECT * EXCLUDE (first_rating)"
+            f" FROM ({VIEWS['v_tournament_performance']})"
+        )
+        explained = VIEWS["v_change_explained"]
+        con.execute(f"CREATE OR REPLACE VIEW v_change_explained AS SELECT * EXCLUDE (used_for) FROM ({explained})")
+    finally:
+        con.close()
+    con = duckdb.connect(str(old), read_only=True)
+    try:
+        paths = write_report(con, _tid(con, SAN_VIATOR), "fide", tmp_path / "out")
+    finally:
+        con.close()
+    for mine, fresh in zip(paths, reports[SAN_VIATOR], strict=True):
+        assert mine.read_bytes() == fresh.read_bytes(), mine.name
