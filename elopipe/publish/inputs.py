@@ -13,7 +13,8 @@ such a page is not made at all. Each digest is a hex text; it covers:
   `rating_lists` and `ffe_details` rows of its rated players on the list it was rated on; the
   `players` row of everyone the report names (participants, opponents, the opponent a norm
   raised); whether each of them was rated under S before T's first day (the
-  `participants.round_reasons` test); and the paths of the files its rows came from;
+  `participants.round_reasons` test); the paths of the files its rows came from; and, for a
+  scenario, its definition (forced rules and options, named in the report's header and legend);
 - a player page of P under S (`history.write_player_page`): P's `players` row, `rating_lists`,
   `tournament_ratings` under S, `tournament_players` rows, games (with their `game_sources`
   rows) and unplayed rounds; the `tournaments` rows of every tournament these name and of the
@@ -34,17 +35,21 @@ import datetime as dt
 import functools
 import hashlib
 import importlib.metadata
+import json
 from pathlib import Path
 from typing import TypeVar
 
 import duckdb
 
+from elopipe.rating import scenarios
+
 K = TypeVar("K")
 
 # the libraries whose output is in the published bytes (CSV/Parquet, HTML, PNG, file names)
 _LIBRARIES = ("duckdb", "polars", "jinja2", "matplotlib", "python-slugify", "pyarrow")
-# modules outside `elopipe.publish` whose SQL a page runs
-_ALSO = ("store/views.py", "identity/events.py", "read/names.py")
+# modules outside `elopipe.publish` whose SQL a page runs, or whose rules a report's legend words
+# (`rules_legend`: the FIDE versions' parameters, a scenario's definition)
+_ALSO = ("store/views.py", "identity/events.py", "read/names.py", "rating/fide/b02.py", "rating/scenarios.py")
 
 
 @functools.cache
@@ -139,7 +144,10 @@ def report_digests(con: duckdb.DuckDBPyConnection, system: str, tournament_ids: 
     if not tournament_ids:
         return {}
     rows = con.execute(_REPORT_SQL, {"tids": sorted(set(tournament_ids)), "system": system}).fetchall()
-    return _finish(f"report:{system}", [(int(r[0]), str(r[1]), int(r[2])) for r in rows])
+    # a scenario's forced rules and options are named in its reports' header and legend
+    defined = scenarios.definition(con, system) if scenarios.split_system(system)[1] else None
+    kind = f"report:{system}" if defined is None else f"report:{system}:{json.dumps(defined, sort_keys=True)}"
+    return _finish(kind, [(int(r[0]), str(r[1]), int(r[2])) for r in rows])
 
 
 _PLAYER_SQL = """
