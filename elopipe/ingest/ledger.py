@@ -146,11 +146,16 @@ def plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> Plan:
             " WHERE k.sha256 <> '' AND s.status NOT IN ('replaced', 'duplicate') ORDER BY s.file_id"
         ).fetchall():
             plan.corrects.setdefault(pos, []).append(fid)
-    in_batch: dict[str, int] = {}  # sha256 -> position of its first source in the batch
+    # (sha256, path, member) -> the position that first named a source in the batch
+    named: dict[tuple[str, str, str | None], int] = {}
+    # sha256 -> the first position with these bytes that was not rejected: the one its copies follow
+    originals: dict[str, int] = {}
     for pos, ps in enumerate(batch):
         name = ps.source.display
         stored = first.get(ps.sha256) if ps.sha256 else None
-        earlier = in_batch.get(ps.sha256) if ps.sha256 else None
+        key = (ps.sha256 or "", ps.source.stored_path, ps.source.member)
+        earlier = named.get(key) if ps.sha256 else None
+        original = originals.get(ps.sha256) if ps.sha256 else None
         if ps.rejected_reason == GONE:  # no file of the user's was read: nothing to record
             plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason=GONE)
         elif stored is not None and pos in same_path:
@@ -159,21 +164,20 @@ def plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> Plan:
                                            reason=f"already ingested ({status})")  # fmt: skip
         elif stored is not None and _same_verdict(ps, stored["status"] == "rejected"):
             plan.duplicate_of[pos] = stored["file_id"]
-        elif earlier is not None and _same_source(batch[earlier], ps):
+        elif earlier is not None:
             plan.again[pos] = earlier  # the same file named twice: one ledger row
-        elif earlier is not None and _same_verdict(ps, batch[earlier].rejected_reason is not None):
-            plan.copy_of[pos] = earlier
+        elif original is not None and _same_verdict(ps, False):
+            plan.copy_of[pos] = original
+            named[key] = pos
         elif not ps.sha256 and pos in rejected_again:
             plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
         else:
-            if ps.sha256 and earlier is None:
-                in_batch[ps.sha256] = pos
+            if ps.sha256:
+                named[key] = pos
+                if ps.rejected_reason is None:
+                    originals.setdefault(ps.sha256, pos)
             plan.load.append(pos)
     return plan
-
-
-def _same_source(a: ParsedSource, b: ParsedSource) -> bool:
-    return (a.source.stored_path, a.source.member) == (b.source.stored_path, b.source.member)
 
 
 def _same_verdict(ps: ParsedSource, other_rejected: bool) -> bool:

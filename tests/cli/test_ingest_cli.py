@@ -157,3 +157,20 @@ def test_a_rejected_file_gets_its_own_verdict_whatever_else_holds_its_bytes(tmp_
             # and one file at a time, into one store: the later file's verdict is its own too
             one_by_one = [ingest_paths([work / n], work / "t.duckdb").files[0] for n in order]
             assert {Path(r.name).name: r.status for r in one_by_one} == want, (case, order)
+
+
+def test_copies_of_a_file_follow_the_first_that_loads_not_a_rejected_one(tmp_path):
+    """A fake zip first, then two PGN files of its bytes: the first PGN loads, the second is its
+    duplicate (the fake zip, rejected, is the original of neither)."""
+    from elopipe.ingest.driver import ingest_paths
+
+    names = ["a.zip", "b.pgn", "c.pgn"]
+    for name in names:
+        (tmp_path / name).write_bytes(PGN.read_bytes())
+    done = ingest_paths([tmp_path / n for n in names], tmp_path / "s.duckdb")
+    assert [(Path(r.name).name, r.status) for r in done.files] == [
+        ("a.zip", "rejected"),
+        ("b.pgn", "loaded"),
+        ("c.pgn", "skipped"),
+    ]
+    assert _q(tmp_path / "s.duckdb", "SELECT count(*) FROM games")[0][0] == 56
