@@ -115,10 +115,11 @@ def plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> Plan:
         schema={"pos": pl.Int64, "sha256": pl.Utf8, "path": pl.Utf8, "member": pl.Utf8, "reason": pl.Utf8},
     )
     with registered(con, "_batch_keys", keys):
-        # first stored file with these bytes (not a replaced version, not a duplicate row)
+        # first stored file with these bytes (not a replaced version, not a duplicate row), one
+        # that was not rejected first: only such a file makes another with its bytes a duplicate
         first = dict(
             con.execute(
-                "SELECT sha256, arg_min(struct_pack(file_id, status), file_id) FROM source_files"
+                "SELECT sha256, arg_min(struct_pack(file_id, status), (status = 'rejected', file_id)) FROM source_files"
                 " WHERE sha256 IN (SELECT sha256 FROM _batch_keys WHERE sha256 <> '')"
                 " AND status NOT IN ('replaced', 'duplicate') GROUP BY 1"
             ).fetchall()
@@ -145,33 +146,46 @@ def plan(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> Plan:
             " WHERE k.sha256 <> '' AND s.status NOT IN ('replaced', 'duplicate') ORDER BY s.file_id"
         ).fetchall():
             plan.corrects.setdefault(pos, []).append(fid)
-    in_batch: dict[str, int] = {}  # sha256 -> position of its first source in the batch
+    # (sha256, path, member) -> the position that first named a source in the batch
+    named: dict[tuple[str, str, str | None], int] = {}
+    # sha256 -> the first position with these bytes that was not rejected: the one its copies follow
+    originals: dict[str, int] = {}
     for pos, ps in enumerate(batch):
         name = ps.source.display
         stored = first.get(ps.sha256) if ps.sha256 else None
+        key = (ps.sha256 or "", ps.source.stored_path, ps.source.member)
+        earlier = named.get(key) if ps.sha256 else None
+        original = originals.get(ps.sha256) if ps.sha256 else None
         if ps.rejected_reason == GONE:  # no file of the user's was read: nothing to record
             plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason=GONE)
-        elif stored is not None:
+        elif stored is not None and pos in same_path:
             fid, status = stored["file_id"], stored["status"]
-            if pos in same_path:
-                plan.skipped[pos] = FileResult(name, "skipped", file_id=fid, format=ps.format,
-                                               reason=f"already ingested ({status})")  # fmt: skip
-            else:
-                plan.duplicate_of[pos] = fid
-        elif ps.sha256 and ps.sha256 in in_batch:
-            earlier = in_batch[ps.sha256]
-            first_src = batch[earlier].source
-            if (first_src.stored_path, first_src.member) == (ps.source.stored_path, ps.source.member):
-                plan.again[pos] = earlier  # the same file named twice: one ledger row
-            else:
-                plan.copy_of[pos] = earlier
+            plan.skipped[pos] = FileResult(name, "skipped", file_id=fid, format=ps.format,
+                                           reason=f"already ingested ({status})")  # fmt: skip
+        elif stored is not None and _same_verdict(ps, stored["status"] == "rejected"):
+            plan.duplicate_of[pos] = stored["file_id"]
+        elif earlier is not None:
+            plan.again[pos] = earlier  # the same file named twice: one ledger row
+        elif original is not None and _same_verdict(ps, False):
+            plan.copy_of[pos] = original
+            named[key] = pos
         elif not ps.sha256 and pos in rejected_again:
             plan.skipped[pos] = FileResult(name, "skipped", format=ps.format, reason="already recorded as unreadable")
         else:
             if ps.sha256:
-                in_batch[ps.sha256] = pos
+                named[key] = pos
+                if ps.rejected_reason is None:
+                    originals.setdefault(ps.sha256, pos)
             plan.load.append(pos)
     return plan
+
+
+def _same_verdict(ps: ParsedSource, other_rejected: bool) -> bool:
+    """Whether `ps` is a duplicate of a file with its bytes (nothing loaded, 'already in store'):
+    only when neither was rejected. A file is read by its name (a fake `x.zip` is no archive; the
+    same text named `y.pgn` is read as PGN), so a file that was, or is, rejected gets its own
+    verdict, the one it gets alone, whatever else holds its bytes in the batch or the store."""
+    return ps.rejected_reason is None and not other_rejected
 
 
 # a `source_files` row, in `_LEDGER_SCHEMA` order

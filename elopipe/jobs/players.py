@@ -23,12 +23,13 @@ def _decide(
     db: Path, players: list[int], action: Callable[[duckdb.DuckDBPyConnection], _T], on_wait: OnWait | None
 ) -> tuple[_T, list[str]]:
     """Run a decision on `players` in one transaction; (its result, the lines saying whether the
-    lists must be re-rated: the rated games of `players` that moved, per system)."""
+    lists must be re-rated: the rated games of `players` that moved, per system). StoreMissingError
+    when there is no store at `db` (none is created)."""
     from elopipe.identity import dedup
     from elopipe.identity.rerate import RatedSides
     from elopipe.store.connect import open_writer
 
-    with open_writer(db, on_wait=on_wait) as con:
+    with open_writer(db, on_wait=on_wait, existing=True) as con:
         con.execute("BEGIN TRANSACTION")
         try:
             sides = RatedSides(con, players)
@@ -92,10 +93,11 @@ def scenarios(request: ScenarioRequest) -> pl.DataFrame:
 
 def drop_scenario(request: ScenarioRequest, on_wait: OnWait | None = None) -> dict[str, int]:
     """Delete a scenario's rows in one transaction (`elopipe.rating.scenarios.drop`): rows per
-    table. Raises `NoSuchScenario`."""
+    table. Raises `NoSuchScenario`, StoreMissingError when there is no store at `request.db` (none
+    is created)."""
     from elopipe.rating import scenarios as stored
     from elopipe.store.connect import open_writer
 
     assert request.name is not None, "drop names a scenario"
-    with open_writer(request.db, on_wait=on_wait) as con:
+    with open_writer(request.db, on_wait=on_wait, existing=True) as con:
         return stored.drop(con, request.name)

@@ -173,7 +173,7 @@ def publish_changed(
     from elopipe.publish import plan as publish_plan
     from elopipe.store.connect import open_writer
 
-    with open_writer(db) as con:
+    with open_writer(db, existing=True) as con:
         return publish_plan.publish_changed(con, db, system, Path(out), changed, max_lists, own_run, progress=progress)
 
 
@@ -187,7 +187,7 @@ def suspects_on_lists(db: str, lists: dict[str, dt.date]) -> dict[str, list[tupl
     from elopipe.publish.list_suspects import lists_suspects
     from elopipe.store.connect import open_writer
 
-    with open_writer(db) as con:
+    with open_writer(db, existing=True) as con:
         return lists_suspects(con, lists)
 
 

@@ -34,10 +34,9 @@ def rate_system(request: RateRequest, on_wait: Callable[[str], None] | None = No
     from elopipe.rating.result_tables import changed_list_dates
     from elopipe.rating.run import rate
     from elopipe.rating.scenarios import missing_standard
-    from elopipe.store.connect import open_writer, require_store
+    from elopipe.store.connect import open_writer
 
-    require_store(request.db)
-    with open_writer(request.db, on_wait=on_wait) as con:
+    with open_writer(request.db, on_wait=on_wait, existing=True) as con:
         if request.skip_empty and not con.execute("SELECT count(*) FROM games").fetchall()[0][0]:
             return RateOutcome(None)
         summary = rate(

@@ -38,8 +38,10 @@ SKIP_SCHEMA = {"line": pl.Int64, "reason": pl.Utf8, "detail": pl.Utf8, "raw": pl
 class ListRead:
     """One list file as read (`list_import.read_list`), nothing stored.
 
-    `rel`: the `official_lists` columns except list_date/player_id/source_file, one row per
-    player and system with a rating. `skips`: the rows that are not in `rel` for a fault (columns
+    `rel`: the `official_lists` columns except list_date/player_id/source_file, and ``line``
+    Int64 (the row's 1-based line in the file, as in `skips`), one row per player and system with a
+    rating, rows without an ID included (`lists compare` may pair one with a player by name).
+    `skips`: the rows with a fault, none of them in `rel` but those with no ID (columns
     ``line`` Int64 (1-based line of the file; NULL when a CSV's quoted field spans lines),
     ``reason`` Utf8 (a key of `SKIP_REASONS`), ``detail`` Utf8 (the cell at fault), ``raw`` Utf8
     (the line as written, at most 500 characters)). `unrated`: lines with no rating of any kind

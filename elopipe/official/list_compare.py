@@ -29,7 +29,11 @@ An official row finds its player by FIDE ID, else by national ID (FFE licence), 
 name key (`elopipe.read.names.name_key`) and birth year among the computed list's players no ID
 claimed, when exactly one player and one row pair up that way (and their IDs do not differ): a
 player a list writes without a FIDE ID is one row of the report, not an official-only and a
-computed-only one.
+computed-only one. A row with no ID at all (none written, or a placeholder such as ``0``: the
+rows `lists import` refuses as ``no_id``) is compared only when it pairs that way with a player
+who has a FIDE ID in the store; any other is no player of the list, and is left out of the report
+as the import leaves it out, counted in `Comparison.skips` (a computed player without a FIDE ID
+matched to it by name would have been shown as compared with an official rating no list gives).
 
 Errors: `elopipe.official.list_import.ListFormatError` for an unreadable list file; `NoComputedList`
 (a ValueError) when the store holds no computed list for the date.
@@ -53,6 +57,48 @@ from elopipe.runtime.errors import ElopipeError
 _OFFICIAL_KEY = name_key_sql("COALESCE(name, '')")
 
 
+# the official rows (`_cmp_official`) and the computed list ($system, $d) paired: by FIDE ID, else
+# national ID (by_id), else name key and birth year (by_name); shared by the report and its left-out rows
+_PAIRING = f"""
+    WITH o AS (SELECT row_number() OVER () AS orow, *, {_OFFICIAL_KEY} AS nkey,
+                      fide_id IS NULL AND national_id IS NULL AS no_id
+               FROM _cmp_official),
+    by_id AS (
+        SELECT o.orow, COALESCE(pf.pid, pn.pid) AS pid,
+               CASE WHEN pf.pid IS NOT NULL THEN 'fide_id'
+                    WHEN pn.pid IS NOT NULL THEN 'national_id' END AS matched_by
+        FROM o
+        LEFT JOIN (SELECT fide_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
+                   WHERE fide_id IS NOT NULL GROUP BY 1) pf ON pf.fide_id = o.fide_id
+        LEFT JOIN (SELECT national_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
+                   WHERE national_id IS NOT NULL GROUP BY 1) pn ON pn.national_id = o.national_id
+    ),
+    comp AS (
+        SELECT rl.player_id, rl.rating, rl.k, rl.games, p.fide_id, p.national_id, p.name,
+               p.name_key, p.birth_year
+        FROM rating_lists rl JOIN players p USING (player_id)
+        WHERE rl.system = $system AND rl.list_date = $d AND rl.rating IS NOT NULL
+    ),
+    -- the rows no ID matched and the computed players no ID claimed, paired by name key
+    -- and birth year where the pair is the only one on both sides
+    by_name AS (
+        SELECT o.orow, c.player_id FROM o JOIN by_id b USING (orow)
+        JOIN comp c ON c.name_key = o.nkey AND c.birth_year = o.birth_year AND o.nkey <> ''
+        WHERE b.pid IS NULL AND (c.fide_id IS NULL OR o.fide_id IS NULL)
+          AND (c.national_id IS NULL OR o.national_id IS NULL)
+          -- a row with no ID names a player only through a FIDE ID the store knows
+          AND (NOT o.no_id OR c.fide_id IS NOT NULL)
+          AND c.player_id NOT IN (SELECT pid FROM by_id WHERE pid IS NOT NULL)
+        QUALIFY count(*) OVER (PARTITION BY o.orow) = 1 AND count(*) OVER (PARTITION BY c.player_id) = 1
+    )"""
+
+# the lines of the rows with no ID that name no player: left out, as `lists import` leaves them
+_LEFT_OUT = f"""
+    {_PAIRING}
+    SELECT o.line FROM o LEFT JOIN by_name n USING (orow) WHERE o.no_id AND n.player_id IS NULL
+"""
+
+
 #: The report's statuses, in its order: real differences first, then one-side rows, then matches.
 STATUSES = ("differs", "official_only", "computed_only", "match")
 
@@ -64,8 +110,8 @@ class NoComputedList(ElopipeError, ValueError):
 @dataclass
 class Comparison:
     """`report` (module docstring); `skips`: the file's rows left out of it, as
-    `list_import.ListRead.skips` (a bad rating, a misaligned line, a repeated ID; rows without
-    an ID are compared, matched by name and birth year)."""
+    `list_import.ListRead.skips` (a bad rating, a misaligned line, a repeated ID, and a row without
+    an ID that names no player with a FIDE ID: module docstring)."""
 
     system: str
     list_date: dt.date
@@ -96,7 +142,6 @@ def compare_lists(
     Works on a read-only connection."""
     read = read_list(con, path, system, list_date)
     official = read.rel.pl().filter(pl.col("system") == system)
-    skips = read.skips.filter(pl.col("reason").is_in(["bad_rating", "misaligned", "duplicate_id"]))
     computed_n = con.execute(
         "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]
     ).fetchall()[0][0]
@@ -106,38 +151,13 @@ def compare_lists(
     try:
         report = con.sql(
             f"""
-            WITH o AS (SELECT row_number() OVER () AS orow, *, {_OFFICIAL_KEY} AS nkey FROM _cmp_official),
-            by_id AS (
-                SELECT o.orow, COALESCE(pf.pid, pn.pid) AS pid,
-                       CASE WHEN pf.pid IS NOT NULL THEN 'fide_id'
-                            WHEN pn.pid IS NOT NULL THEN 'national_id' END AS matched_by
-                FROM o
-                LEFT JOIN (SELECT fide_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
-                           WHERE fide_id IS NOT NULL GROUP BY 1) pf ON pf.fide_id = o.fide_id
-                LEFT JOIN (SELECT national_id, min(COALESCE(merged_into, player_id)) AS pid FROM players
-                           WHERE national_id IS NOT NULL GROUP BY 1) pn ON pn.national_id = o.national_id
-            ),
-            comp AS (
-                SELECT rl.player_id, rl.rating, rl.k, rl.games, p.fide_id, p.national_id, p.name,
-                       p.name_key, p.birth_year
-                FROM rating_lists rl JOIN players p USING (player_id)
-                WHERE rl.system = $system AND rl.list_date = $d AND rl.rating IS NOT NULL
-            ),
-            -- the rows no ID matched and the computed players no ID claimed, paired by name key
-            -- and birth year where the pair is the only one on both sides
-            by_name AS (
-                SELECT o.orow, c.player_id FROM o JOIN by_id b USING (orow)
-                JOIN comp c ON c.name_key = o.nkey AND c.birth_year = o.birth_year AND o.nkey <> ''
-                WHERE b.pid IS NULL AND (c.fide_id IS NULL OR o.fide_id IS NULL)
-                  AND (c.national_id IS NULL OR o.national_id IS NULL)
-                  AND c.player_id NOT IN (SELECT pid FROM by_id WHERE pid IS NOT NULL)
-                QUALIFY count(*) OVER (PARTITION BY o.orow) = 1 AND count(*) OVER (PARTITION BY c.player_id) = 1
-            ),
+            {_PAIRING},
             off AS (
                 SELECT o.*, COALESCE(b.pid, n.player_id) AS player_id,
                        COALESCE(b.matched_by, CASE WHEN n.player_id IS NOT NULL THEN 'name_birth_year' END)
                            AS matched_by
                 FROM o JOIN by_id b USING (orow) LEFT JOIN by_name n USING (orow)
+                WHERE NOT (o.no_id AND n.player_id IS NULL)
             ),
             prev_date AS (
                 SELECT max(list_date) AS d FROM official_lists WHERE system = $system AND list_date < $d
@@ -191,7 +211,10 @@ def compare_lists(
             """,
             params={"system": system, "d": list_date},
         ).pl()
+        left_out = [line for (line,) in con.execute(_LEFT_OUT, {"system": system, "d": list_date}).fetchall()]
     finally:
         con.execute("SELECT 1").fetchall()  # complete the report's result before unregistering
         con.unregister("_cmp_official")
+    reasons = pl.col("reason").is_in(["bad_rating", "misaligned", "duplicate_id"])
+    skips = read.skips.filter(reasons | ((pl.col("reason") == "no_id") & pl.col("line").is_in(left_out)))
     return Comparison(system, list_date, report, skips)

@@ -140,6 +140,7 @@ def read_ffe_csv(
                 pl.lit(None, dtype=pl.Utf8).alias("flag"),
                 pl.lit(None, dtype=pl.Boolean).alias("ever_2400"),
                 "category",
+                pl.col("_line").cast(pl.Int64).alias("line"),
             ).filter(pl.col("rating").is_not_null())
         )
     out = pl.concat(frames)

@@ -126,7 +126,7 @@ def read_fide_txt(
         pl.col("line_no").cast(pl.Int64).alias("line"), pl.col("_reason").alias("reason"),
         pl.col("_detail").alias("detail"), clip_raw(pl.col("line")).alias("raw"),
     )  # fmt: skip
-    return fide_long(con, kept.drop("line", "line_no", "_spills"), present), skips, total - lines.height, date_hint
+    return fide_long(con, kept.drop("line", "_spills"), present), skips, total - lines.height, date_hint
 
 
 def _read_lines(p: Path) -> pl.DataFrame:
@@ -155,7 +155,8 @@ _INT = "TRY_CAST({c} AS INTEGER)"  # cells are trimmed, '' already NULL
 def fide_long(
     con: duckdb.DuckDBPyConnection, rel: duckdb.DuckDBPyRelation | pl.DataFrame, present: set[str]
 ) -> duckdb.DuckDBPyRelation:
-    """One row per player and system from a wide FIDE relation or frame (columns as in _TXT_LABELS).
+    """One row per player and system from a wide FIDE relation or frame (columns as in _TXT_LABELS,
+    and ``line_no``, the player's line in the file: the rows' ``line``).
 
     The file is read once into a temporary table (rows with some rating only: most of the
     combined list has none), then split per rate class."""
@@ -186,7 +187,7 @@ def fide_long(
             f" {col('foa')} AS foa_title, {rating} AS rating, NULL::VARCHAR AS rating_flag,"
             f" {_INT.format(c=col(f'{prefix}_games'))} AS games, {k} AS k,"
             f" NULLIF({_INT.format(c=col('bday'))}, 0) AS birth_year, lower({col('flag')}) AS flag,"
-            f" {ever} AS ever_2400, NULL::VARCHAR AS category"
+            f" {ever} AS ever_2400, NULL::VARCHAR AS category, CAST(line_no AS BIGINT) AS line"
             f" FROM _fide_wide WHERE {rating} IS NOT NULL"
         )
     if not parts:

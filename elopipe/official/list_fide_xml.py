@@ -119,7 +119,7 @@ def read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple
         ).pl()
         con.unregister("_xml_faults")
     con.unregister("_xml_lines")
-    wide_df = wide_df.drop("player_no", "line_no")
+    wide_df = wide_df.drop("player_no")
     # XML text is escaped (&amp;, &apos;); names are the only field where it shows
     if "name" in present:
         wide_df = wide_df.with_columns(

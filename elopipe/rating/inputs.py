@@ -56,6 +56,11 @@ INPUT_TABLES = (
     "game_sources",
     "official_lists",
 )
+# the rows of an input table a rating can read, when not all: a rating reads a file's ledger row only
+# through its events (the line of an event it failed on names its file), so the row of a file that
+# holds none (the same bytes under another name, a rejected file) changes no list; digested, such a
+# row made the next `rate` compute every period again and write nothing
+_READ_ROWS = {"source_files": "file_id IN (SELECT file_id FROM tournaments)"}
 # the companion systems whose lists a system reads (standard ratings credited to rapid/blitz players)
 _COMPANIONS = {"fide-rapid": ("fide",), "fide-blitz": ("fide",), "ffe-rapid": ("ffe", "fide")}
 # the packages whose code decides a list or its summary (the readers' rate-of-play rules, the store's views)
@@ -99,7 +104,7 @@ def fingerprint(
     base, _ = scenarios.split_system(system)
     if events is None:
         events = event_inputs.digests(con)
-    parts = [_table_digest(t) for t in INPUT_TABLES if t not in event_inputs.TABLES]
+    parts = [_table_digest(t, _READ_ROWS.get(t, "")) for t in INPUT_TABLES if t not in event_inputs.TABLES]
     for other in _COMPANIONS.get(base, ()):
         key = scenarios.companion(system, other).replace("'", "''")
         parts.append(_table_digest("rating_lists", f"system = '{key}'"))
@@ -145,6 +150,7 @@ def unchanged(con: duckdb.DuckDBPyConnection, system: str, inputs: str) -> RateS
     summary.removed_runs = []
     summary.resumed_from = None
     summary.full_reason = None
+    summary.from_last_run = True
     return summary
 
 

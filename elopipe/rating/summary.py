@@ -41,7 +41,9 @@ class RateSummary:
     the engine did not run); removed_lists: the stored lists this run removed, no game being
     rated on them any more (a correction moved or removed their events' games); loop_cycles: FFE,
     the players whose first-rating compatibility loop (spec A.6) cycled between sets
-    (``ffe_details.cycled``).
+    (``ffe_details.cycled``); from_last_run: the engine did not run, its inputs and results being
+    as its last full run left them, whose counts these are (`elopipe.rating.inputs.unchanged`;
+    False: the engine ran, and a run that wrote nothing found every list as stored).
     """
 
     system: str
@@ -72,6 +74,7 @@ class RateSummary:
     resumed_from: dt.date | None = None
     full_reason: str | None = None
     loop_cycles: int = 0
+    from_last_run: bool = False
 
     def removed_line(self) -> str | None:
         """'fide: 1 list removed, no game is rated on it any more (2023-05-01)': the stored lists

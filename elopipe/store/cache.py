@@ -5,7 +5,7 @@ limit (80 % of the machine's memory by default) makes it drop some. A run that r
 by part (a FIDE history in windows of periods, `elopipe.rating.fide.windows`) thus keeps the blocks
 of every part it read: 72 MB after the first window of a 12-month federation store, 166 MB after
 the last, none of them read again. `released` lets such a run checkpoint what it committed and drop
-them after each part.
+them after each part (all but at most `_RELEASE_LIMIT`, 16 MiB, of them).
 
 A block of the store is dropped, not written anywhere: DuckDB reads it again from the store when a
 query needs it. Lowering the memory limit is DuckDB's one way to make it drop its cache; with a
@@ -24,9 +24,13 @@ from collections.abc import Callable, Iterator
 
 import duckdb
 
-#: the memory limit set for an instant to make DuckDB drop every block it can (it then says it could
-#: not free the rest: what it cannot drop without a temporary directory)
-_RELEASE_LIMIT = "0B"
+#: the memory limit set for an instant to make DuckDB drop the blocks it can (it then says it could
+#: not free the rest: what it cannot drop without a temporary directory, and the limit is left as it
+#: was). Not 0 B: a statement that pins a block while the limit is 0 B fails (``failed to pin block
+#: of size 256.0 KiB (0 bytes/0 bytes used)``, seen once in a `rate`), and nothing guarantees that
+#: DuckDB pins none in that instant. 16 MiB holds 64 blocks of 256 KiB: a scan pins one block a
+#: column a thread; what stays cached is bounded by it, whatever the size of the store.
+_RELEASE_LIMIT = "16MiB"
 
 
 def _setting(con: duckdb.DuckDBPyConnection, name: str) -> str:

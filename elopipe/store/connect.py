@@ -271,8 +271,15 @@ def open_writer(
     db: str | os.PathLike[str] = DEFAULT_DB,
     timeout: float | None = None,
     on_wait: Callable[[str], None] | None = None,
+    *,
+    existing: bool = False,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Take the write lock, open `db` read-write and make sure the schema exists."""
+    """Take the write lock, open `db` read-write and make sure the schema exists. A missing `db`
+    is a new store, unless `existing` (a command that changes the store it was given: `rate`, a
+    merge, a scenario's removal): then StoreMissingError (`require_store`), and nothing is created,
+    not even the lock file."""
+    if existing:
+        require_store(db)
     with write_lock(db, timeout=timeout, on_wait=on_wait):
         con = _connect_writable(db, timeout, on_wait)
         try:

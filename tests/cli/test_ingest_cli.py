@@ -122,3 +122,55 @@ def test_same_bytes_under_a_second_name_is_recorded_once_as_duplicate(tmp_path):
     assert _ingest(str(b), "--db", str(db)).exit_code == 0
     assert len(_q(db, "SELECT * FROM source_files")) == 2
     assert _q(db, "SELECT count(*) FROM games")[0][0] == 56
+
+
+def test_a_rejected_file_gets_its_own_verdict_whatever_else_holds_its_bytes(tmp_path):
+    """A fake `.zip` is rejected alone; beside a file of the same bytes (another fake zip, the same
+    text named `.pgn`, or a real PGN file the fake zip copies) it was 'already in store' (a
+    'duplicate' row) whenever it came after it, in the batch or in the store. Its verdict is now
+    the one it gets alone, in any order; two copies that both load are still one load."""
+    from elopipe.ingest.driver import ingest_paths
+
+    fake = b"hello, not a zip archive\n"
+    cases = {
+        "two fake zips": ({"x.zip": fake, "z.zip": fake}, {"x.zip": "rejected", "z.zip": "rejected"}),
+        "a fake zip and the same text as pgn": (
+            {"x.zip": fake, "y.pgn": fake},
+            {"x.zip": "rejected", "y.pgn": "rejected"},
+        ),
+        "a pgn and a fake zip of its bytes": (
+            {"a.pgn": PGN.read_bytes(), "b.zip": PGN.read_bytes()},
+            {"a.pgn": "loaded", "b.zip": "rejected"},
+        ),
+    }
+    for case, (files, want) in cases.items():
+        for order in (sorted(files), sorted(files, reverse=True)):
+            work = tmp_path / f"{case}-{order[0]}"
+            work.mkdir()
+            for name in order:
+                (work / name).write_bytes(files[name])
+            together = ingest_paths([work / n for n in order], work / "s.duckdb")
+            got = {Path(r.name).name: r.status for r in together.files}
+            assert got == want, (case, order, got)
+            zips = [r for r in together.files if r.name.endswith(".zip")]
+            assert all(r.reason == "not a readable zip archive" for r in zips), (case, order)
+            # and one file at a time, into one store: the later file's verdict is its own too
+            one_by_one = [ingest_paths([work / n], work / "t.duckdb").files[0] for n in order]
+            assert {Path(r.name).name: r.status for r in one_by_one} == want, (case, order)
+
+
+def test_copies_of_a_file_follow_the_first_that_loads_not_a_rejected_one(tmp_path):
+    """A fake zip first, then two PGN files of its bytes: the first PGN loads, the second is its
+    duplicate (the fake zip, rejected, is the original of neither)."""
+    from elopipe.ingest.driver import ingest_paths
+
+    names = ["a.zip", "b.pgn", "c.pgn"]
+    for name in names:
+        (tmp_path / name).write_bytes(PGN.read_bytes())
+    done = ingest_paths([tmp_path / n for n in names], tmp_path / "s.duckdb")
+    assert [(Path(r.name).name, r.status) for r in done.files] == [
+        ("a.zip", "rejected"),
+        ("b.pgn", "loaded"),
+        ("c.pgn", "skipped"),
+    ]
+    assert _q(tmp_path / "s.duckdb", "SELECT count(*) FROM games")[0][0] == 56

@@ -45,3 +45,39 @@ def test_a_first_rate_with_no_list_does_not_speak_of_a_last_run(tmp_path: Path) 
     assert res.exit_code == 0, res.output
     assert "no list" in res.output and "nothing written" in res.output
     assert "since the last run" not in res.output
+
+
+PGN = SHARED_DATA / "pgn"
+
+
+def test_a_run_that_computed_and_changed_nothing_says_so_in_one_voice(tmp_path: Path) -> None:
+    """A file whose only event is skipped (Kasparov - Deep Blue 1997: before FIDE's rating from
+    2009) makes the engine run from the first period, and no list changes: `rate` said "nothing
+    changed since the last run; nothing written", then "computed from the first period: new data
+    ...". It says that no list changed, beside how it computed."""
+    db = tmp_path / "s.duckdb"
+    ingest_paths([PGN / "wchcand22.pgn"], db)
+    _rate(db)
+    ingest_paths([PGN / "kasparov-deep-blue-1997.pgn"], db)
+    out = _rate(db)
+    assert "computed from the first period: new data comes before the first list" in out
+    assert "since the last run" not in out
+    assert "no list changed: every list computed is the one stored; nothing written" in out
+    assert "events skipped: before_rating_from 1" in out
+
+
+def test_a_file_that_adds_no_event_does_not_run_the_engine(tmp_path: Path) -> None:
+    """The same bytes under another name (a 'duplicate' ledger row) and a rejected file add no
+    game: the next `rate` computed every period again ('no period's inputs changed, but the stored
+    results did') and wrote nothing; the ledger rows a rating never reads are no input now."""
+    db = tmp_path / "s.duckdb"
+    ingest_paths([PGN / "wchcand22.pgn"], db)
+    _rate(db)
+    copy = tmp_path / "copy.pgn"
+    copy.write_bytes((PGN / "wchcand22.pgn").read_bytes())
+    junk = tmp_path / "junk.pgn"
+    junk.write_text("not a game\n")
+    for path, status in ((copy, "skipped"), (junk, "rejected")):
+        assert [r.status for r in ingest_paths([path], db).files] == [status]
+        out = _rate(db)
+        assert "nothing changed since the last run; nothing written" in out and "computed from" not in out

@@ -134,3 +134,40 @@ def test_rows_left_out_of_a_comparison_are_counted(tmp_path: Path) -> None:
         app, ["lists", "compare", str(f), "--system", "ffe", "--list-date", "2024-04-01", "--db", str(db)]
     )
     assert "\n1 row of ffe_apr24.csv not compared: 1 rating not a number from 0 to 3500 (line 7)" in "\n" + res.output
+
+
+def test_a_row_with_a_placeholder_id_is_no_player_to_compare(tmp_path: Path) -> None:
+    """A FIDE row whose ID is a placeholder (`0`, `00000000`) is a row `lists import` refuses
+    (`no_id`): paired by name and birth year with a computed player who has no FIDE ID either, it
+    was shown as compared (`match`, an official rating no list gives); it is left out, counted among
+    the rows not compared, and the computed player stays on the computed side only. A row without
+    an ID still names a player the store knows by FIDE ID."""
+    con = memory_store()
+
+    def player(name: str, fide_id: int | None, born: int, rating: int) -> int:
+        pid = con.execute("SELECT nextval('player_id_seq')").fetchone()[0]
+        add_rows(
+            con,
+            players=[{"player_id": pid, "fide_id": fide_id, "name": name, "name_key": name_key(name),
+                      "birth_year": born}],
+            rating_lists=[{"system": "fide", "list_date": APR, "player_id": pid, "rating": rating, "games": 0,
+                           "k": 20, "source": "computed"}],
+        )  # fmt: skip
+        return int(pid)
+
+    local = player("Test0001 Player0001", None, 1987, 2558)
+    known = player("Noid, Nora", 42, 1999, 1800)
+    f = tmp_path / "standard_apr24frl.txt"
+    rows = [
+        ["0", "Test0001 Player0001", "IRL", "M", "", "", "", "", "2558", "", "", "1987", ""],
+        ["", "Noid, Nora", "FRA", "F", "", "", "", "", "1800", "", "", "1999", "w"],
+        ["00000000", "Nobody, Ned", "IRL", "M", "", "", "", "", "2000", "", "", "1970", ""],
+    ]
+    f.write_text(fixed(STD, rows))
+    cmp = compare_lists(con, "fide", APR, f)
+    got = cmp.report.select("player_id", "status", "matched_by", "official_rating").rows()
+    assert sorted(got, key=str) == sorted(
+        [(known, "match", "name_birth_year", 1800), (local, "computed_only", None, None)], key=str
+    )
+    assert cmp.skips.select("line", "reason").rows() == [(2, "no_id"), (4, "no_id")]
+    assert cmp.counts() == {"computed_only": 1, "match": 1}

@@ -291,8 +291,10 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
         )
     if s.first_changed is None and not s.lists:
         console.print("nothing written")  # maybe no run before: "nothing changed since" would not hold
-    elif s.first_changed is None:
+    elif s.first_changed is None and s.from_last_run:
         console.print("nothing changed since the last run; nothing written")
+    elif s.first_changed is None:  # the engine ran (the line below says from where): its lists came out as stored
+        console.print("no list changed: every list computed is the one stored; nothing written")
     elif s.lists_written or not s.removed_lists:
         console.print(f"rewritten from {s.first_changed}: {plural(s.lists_written, 'list')}")
     # else only lists were removed: their line says what changed ("rewritten from ...: 0 lists" did not)

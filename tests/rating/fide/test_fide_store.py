@@ -142,7 +142,10 @@ def test_cli_rate_and_bad_arguments(tmp_path):
     assert res.exit_code == 0, res.output
     assert "fide: 1 list (2012-01-01 .. 2012-01-01)" in res.output
     again = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db), "--through", "2012-01"])
-    assert "nothing changed" in again.output
+    # a preview computes every time (its run is not kept as the last full run): no list changed, and
+    # it says so, not "nothing changed since the last run" beside "computed from the first period"
+    assert "no list changed: every list computed is the one stored; nothing written" in again.output
+    assert "since the last run" not in again.output
     assert runner.invoke(app, ["rate", "--system", "nope", "--db", str(db)]).exit_code == 2
     assert runner.invoke(app, ["rate", "--db", str(db), "--through", "2012"]).exit_code == 2
     assert runner.invoke(app, ["rate", "--db", str(db), "--scenario", "x", "--rules", "V1999"]).exit_code == 2
