@@ -17,7 +17,9 @@ of `elopipe.rating.game_rows` and writes the store contract (`result_tables.writ
 Starting values: the FIDE rating written in the player's first file (source 'bootstrap'),
 else the national rating written there, else the system default (1500; flags 'new'). The
 first file is the player's first entry in time, whether or not it gives a rating: a rating
-written in a later file never starts a player on an earlier list (no look-ahead).
+written in a later file never starts a player on an earlier list (no look-ahead). Of two
+entries on that first day, the higher rating: what the files say decides, not the order
+they were stored in.
 
 Periods: 'elo' — ``period`` = 'month' (default), 'tournament' (one period per event end
 date) or 'game' (each game at once, in date / round / game order; lists are daily);
@@ -79,8 +81,11 @@ def _rows(
 
 
 def _starting_values(rows: pl.DataFrame) -> dict[int, tuple[int, str]]:
-    """player -> (rating, 'bootstrap') from the player's first entry in time (eff_date, then
-    tournament_id): its FIDE rating, else its national rating (not an estimate, flag 'E').
+    """player -> (rating, 'bootstrap') from the player's first entry in time (eff_date): its FIDE
+    rating, else its national rating (not an estimate, flag 'E'). Of several entries on that
+    day (two events, or two sources of one), the highest such rating: the choice depends on what
+    the files say only, never on which was stored first (tournament ids follow the ingestion
+    order, and lists must not).
 
     A player whose first entry gives no rating is absent (the caller starts them at the default,
     flag 'new'): a rating written in a later file is never taken back to an earlier list, so
@@ -92,7 +97,7 @@ def _starting_values(rows: pl.DataFrame) -> dict[int, tuple[int, str]]:
         ).alias("__start")
     )
     first = (
-        r.sort("eff_date", "tournament_id", nulls_last=True)
+        r.sort("eff_date", "__start", descending=[False, True], nulls_last=True)
         .group_by("player_id", maintain_order=True)
         .first()
         .filter(pl.col("__start").is_not_null())

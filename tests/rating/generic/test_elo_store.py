@@ -107,3 +107,29 @@ def test_the_change_is_stored_with_its_decimal(seed_store):
         row = store_io._pl(con, "SELECT rating_exact, change, change_exact FROM rating_lists "
                                 "WHERE system = 'elo' AND player_id = 1").row(0)  # fmt: skip
     assert row == (Decimal("1763.4"), 13, Decimal("13.4"))
+
+
+def _same_day_events(tmp_path, name, first_rated):
+    """Two events that start the same day; player 1's file rating is written in one of them
+    only (2265), the other gives none. `first_rated`: the rated one has the lower tournament id
+    (as when its file was ingested first)."""
+    rated = dict(name="Open", start=d("2024-03-03"), end=d("2024-03-04"), time_control="5400+30",
+                 entries={1: (2265, None, None), 2: (1800, None, None)},
+                 games=[(1, 1, 2, "1-0", d("2024-03-03"), True)])  # fmt: skip
+    bare = dict(name="Rapidplay copy", start=d("2024-03-03"), end=d("2024-03-04"), time_control="5400+30",
+                entries={1: (None, None, None), 3: (1900, None, None)},
+                games=[(2, 3, 1, "1/2-1/2", d("2024-03-03"), True)])  # fmt: skip
+    events = [rated, bare] if first_rated else [bare, rated]
+    for tid, ev in enumerate(events, start=1):
+        ev["tournament_id"] = tid
+    return build_store(tmp_path / name, [(1, "A", 1980), (2, "B", 1980), (3, "C", 1980)], events)
+
+
+def test_start_value_of_two_entries_on_one_day_does_not_follow_the_ingestion_order(tmp_path):
+    # the first entry in time is two events of one day: which was stored first (its tournament
+    # id) must not decide the player's start (Elo and Glicko-2 lists depended on the order)
+    one = _lists(_same_day_events(tmp_path, "a.duckdb", first_rated=True))
+    other = _lists(_same_day_events(tmp_path, "b.duckdb", first_rated=False))
+    assert one.equals(other)
+    a = one.filter(pl.col("player_id") == 1).row(0, named=True)
+    assert a["flags"] != "new"  # started from the rating the first day gives, not the default
