@@ -65,7 +65,9 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   both have the same result and number of plies (the
   same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
 * a round missing on one side (or both): ``hash_players`` (equal movetext hash, as above) only;
-* two rows of one tournament (one file): ``same_file_hash``, same round and equal movetext hashes.
+* two rows of one tournament (one file): ``same_file_hash``, same round (and round label, when both
+  give one: a knockout's '3.1' and its tiebreak '3.3' may repeat one draw, same colours) and equal
+  movetext hashes.
 
 Canonical row of a cluster (precedence, independent of ingestion order): a final result before
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source

@@ -115,8 +115,13 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
         # one game written twice in a file; a copy without its round is the game when its moves
-        # are long enough to be no repetition (two rounds' quick draws stay two games)
-        one_round = a.round == b.round or ((a.round is None or b.round is None) and not (_short(a) or _short(b)))
+        # are long enough to be no repetition (two rounds' quick draws stay two games). Two labels
+        # of one round are two games: a knockout's '3.1' and its tiebreak '3.3', the same colours,
+        # may repeat the same draw
+        labels = a.round_label is None or b.round_label is None or a.round_label == b.round_label
+        one_round = (a.round == b.round and labels) or (
+            (a.round is None or b.round is None) and not (_short(a) or _short(b))
+        )
         return "same_file_hash" if same_hash and one_round else None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None or not compatible(sa, sb, a.rate_class, b.rate_class):
