@@ -6,7 +6,10 @@ game each when the evidence is strong (`game_links.event_dated`: equal moves of 
 `EVENT_DATE_PLIES` plies, the same players and colours, main round and round label, one event
 key, and the date of one row a day of play of the other's tournament). Built from the real Norway
 Chess 2022 classical file (45 games, 43 plies or more), and the lists do not depend on the order
-the files came in. Short games and events apart stay two games: a repeated quick draw is no proof.
+the files came in. A short game (a repeated quick draw is no proof alone) is one game when the two
+tournaments' long games link that way, one row of its key facing one (`dedup.short_dated_pairs`:
+a round robin's 30-ply draw, a knockout's two short games of one pair); without such a long game,
+and events apart, two games.
 """
 
 from __future__ import annotations
