@@ -48,8 +48,15 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   apart when one source writes the event's start or end day on every game (many PGN databases
   do): equal movetext hashes of at least `event_sources.EVENT_DATE_PLIES` plies, the same main
   round and round label, one event key, and the date of one row a day of play of the other's
-  tournament (``round_players+hash+event_date``; `game_links.event_dated`). A shorter game of
-  such a source (a repetition draw, which recurs between the same players) counts twice;
+  tournament (``round_players+hash+event_date``; `game_links.event_dated`). A shorter game (a
+  repetition draw recurs between the same players, in another event of the same name and days)
+  is no proof on its own; it is one game when the two tournaments are sources of one event
+  (above) and at least one of their long games links by that rule, the proof that the two row
+  sets are one event from two sources: the same White, Black, main round, round label, movetext
+  hash (never a null one) and result, one row's date a day of play of the other's tournament,
+  and one to one, each row the only one of that key in its tournament (a knockout's two games of
+  one round between the same players, or a game written twice, link none and count as before)
+  (``round_players+hash+event_date+short``; `short_dated_pairs`, `game_links.event_dated_short`);
 * ``round_players``: the same main round, tournaments one event; ``+hash`` when both have moves
   and the movetext hashes are equal (then one event is not needed, unless the moves are short).
   Different hashes veto the match unless one side is an unfinished broadcast game (result ``*``,
@@ -58,7 +65,9 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   both have the same result and number of plies (the
   same moves written differently, e.g. an over-disambiguated ``Ngf3``: ``+plies``);
 * a round missing on one side (or both): ``hash_players`` (equal movetext hash, as above) only;
-* two rows of one tournament (one file): ``same_file_hash``, same round and equal movetext hashes.
+* two rows of one tournament (one file): ``same_file_hash``, same round (and round label, when both
+  give one: a knockout's '3.1' and its tiebreak '3.3' may repeat one draw, same colours) and equal
+  movetext hashes.
 
 Canonical row of a cluster (precedence, independent of ingestion order): a final result before
 ``*``; then the TRF (the official record of results) before PGN; then the row of the fuller source
@@ -102,7 +111,8 @@ import duckdb
 import polars as pl
 
 from elopipe.identity import event_sources
-from elopipe.identity.game_links import GameRow, match_rule, write_links
+from elopipe.identity.event_sources import EVENT_DATE_PLIES, Span
+from elopipe.identity.game_links import EVENT_DATE_RULE, GameRow, event_dated_short, match_rule, write_links
 from elopipe.identity.nearby import DATE_SLACK_DAYS, near_pairs, near_tournaments, tournament_spans
 from elopipe.store.frames import registered, to_polars
 
@@ -270,7 +280,9 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     # one class of several rows with moves: rows of one tournament and round with the same moves
     repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
     reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))
-    comp = _components([(a, b) for a, b in cands if match_rule(reps[a], reps[b], spans, events)], repeated)
+    rules = {(a, b): rule for a, b in cands if (rule := match_rule(reps[a], reps[b], spans, events))}
+    short = short_dated_pairs(classes, rules, reps, spans, events)
+    comp = _components([*rules, *sorted(short)], repeated)
     if not comp:
         return 0
     rows = (
@@ -279,7 +291,55 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
         .explode("pos")
     )
     g = df.join(rows, on="pos")
-    return write_links(con, g, reps, spans, events)
+    return write_links(con, g, reps, spans, events, short)
+
+
+# A short game's key in its tournament (`short_dated_pairs`): the row that faces its twin
+_SHORT_KEY = ["white_id", "black_id", "round", "round_label", "movetext_hash", "result"]
+
+
+def short_dated_pairs(
+    classes: pl.DataFrame,
+    rules: dict[tuple[int, int], str],
+    reps: dict[int, GameRow],
+    spans: dict[int, Span],
+    events: set[tuple[int, int]],
+) -> set[tuple[int, int]]:
+    """Class pairs (lower first) that ``round_players+hash+event_date+short`` links (module
+    docstring): in two tournaments that are sources of one event (`events`) and some of whose long
+    games `rules` links by ``round_players+hash+event_date`` (the proof that one source dates every
+    game by the event's start or end day), the rows under `EVENT_DATE_PLIES` plies with the same
+    White, Black, main round, round label, movetext hash (not null) and result, when each is the
+    only row of that key in its tournament (one to one: a knockout's two games of one round, or a
+    game written twice, link none) and `game_links.event_dated_short` holds. `classes`: `_relink`'s
+    (cls, n and the `_CLASS_KEY` columns); `rules`: `match_rule`'s links of class pairs; `reps`
+    gains the classes found. Joins over the classes of these tournament pairs only: nothing when
+    no long game links that way (the common case costs a scan of `rules`)."""
+    dated = {
+        (min(ta, tb), max(ta, tb))
+        for (a, b), rule in rules.items()
+        if rule == EVENT_DATE_RULE
+        for ta, tb in [(reps[a].tournament_id, reps[b].tournament_id)]
+    } & events
+    if not dated:
+        return set()
+    keyed = classes.filter(pl.col("movetext_hash").is_not_null() & pl.col("round").is_not_null())
+    # the rows of each key in its tournament, counted before the long ones are left out
+    once = keyed.filter(pl.col("n").sum().over(["tournament_id", *_SHORT_KEY]) == 1).filter(
+        pl.col("ply_count").fill_null(0) < EVENT_DATE_PLIES
+    )
+    c = once.select("cls", pl.col("tournament_id").cast(pl.Int64), *_SHORT_KEY)
+    tpairs = pl.DataFrame(
+        {"ta": [a for a, _ in sorted(dated)], "tb": [b for _, b in sorted(dated)]},
+        schema={"ta": pl.Int64, "tb": pl.Int64},
+    )
+    left = c.join(tpairs, left_on="tournament_id", right_on="ta")
+    right = c.select(pl.col("cls").alias("cls_b"), pl.col("tournament_id").alias("tb"), *_SHORT_KEY)
+    # the classes of each pair's lower tournament (`left`) against those of its higher one
+    j = left.join(right, on=["tb", *_SHORT_KEY], nulls_equal=True)
+    found = {(min(a, b), max(a, b)) for a, b in zip(j["cls"].to_list(), j["cls_b"].to_list(), strict=True)}
+    reps.update(_reps(classes, {x for pair in found for x in pair} - reps.keys()))
+    return {(a, b) for a, b in found if (a, b) not in rules and event_dated_short(reps[a], reps[b], spans)}
 
 
 _COMP_SCHEMA = {"cls": pl.UInt32, "comp": pl.UInt32}

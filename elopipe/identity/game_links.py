@@ -58,6 +58,23 @@ def _within(day: dt.date, span: Span) -> bool:
     return span[1] is not None and span[1] <= day <= (span[2] or span[1])
 
 
+# `match_rule`'s name for `event_dated`; `event_dated_short`'s, given by `dedup` on the evidence of the former
+EVENT_DATE_RULE = "round_players+hash+event_date"
+EVENT_DATE_SHORT_RULE = "round_players+hash+event_date+short"
+
+
+def _same_moves_event_days(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
+    # what `event_dated` and `event_dated_short` share: equal moves (never two rows without), the
+    # same main round and round label, one event key, one row's date a day of play of the other's
+    if a.movetext_hash is None or a.movetext_hash != b.movetext_hash:
+        return False
+    if a.round is None or a.round != b.round or a.round_label != b.round_label:
+        return False
+    if not sa[0] or sa[0] != sb[0] or a.game_date is None or b.game_date is None:
+        return False
+    return _within(a.game_date, sb) or _within(b.game_date, sa)
+
+
 def event_dated(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
     """Two rows more than a day apart are still one game when one source dates every game by the
     event's start or end day: equal movetext hashes of at least `EVENT_DATE_PLIES` plies on both
@@ -65,16 +82,28 @@ def event_dated(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
     row a day of play of the other's tournament (`Span`). (The players and colours are equal:
     `match_rule` compares rows of the same White and Black.) Two real games of one event, round,
     players and colours with the same long moves do not occur; a short repetition draw does recur,
-    and stays two games."""
-    if a.movetext_hash is None or a.movetext_hash != b.movetext_hash:
-        return False
+    and stays two games here (`event_dated_short`: unless the two tournaments' long games link)."""
     if (a.ply_count or 0) < EVENT_DATE_PLIES or (b.ply_count or 0) < EVENT_DATE_PLIES:
         return False
-    if a.round is None or a.round != b.round or a.round_label != b.round_label:
+    return _same_moves_event_days(a, b, sa, sb)
+
+
+def event_dated_short(a: GameRow, b: GameRow, spans: dict[int, Span]) -> bool:
+    """The conditions a pair of rows of two tournaments must meet to be one game by
+    ``round_players+hash+event_date+short`` (`elopipe.identity.dedup`'s docstring): the same White
+    and Black, equal movetext hashes (not null) and results, the same main round and round label,
+    one event key (not empty), one row's date a day of play of the other's tournament, dates and
+    rates compatible (`event_sources.compatible`), whatever the length of the moves. Not enough
+    alone: the caller (`dedup.short_dated_pairs`) asks it only of the rows of two tournaments that
+    are sources of one event and whose long games `event_dated` links, and only of a row that is
+    the only one of its key (players, round, label, moves, result) in its tournament, facing the
+    only one in the other."""
+    sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
+    if sa is None or sb is None or a.tournament_id == b.tournament_id or a.result != b.result:
         return False
-    if not sa[0] or sa[0] != sb[0] or a.game_date is None or b.game_date is None:
+    if a.white_id is None or (a.white_id, a.black_id) != (b.white_id, b.black_id):
         return False
-    return _within(a.game_date, sb) or _within(b.game_date, sa)
+    return compatible(sa, sb, a.rate_class, b.rate_class) and _same_moves_event_days(a, b, sa, sb)
 
 
 def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple[int, int]]) -> str | None:
@@ -86,8 +115,13 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
     same_hash = both_moves and a.movetext_hash == b.movetext_hash
     if a.tournament_id == b.tournament_id:
         # one game written twice in a file; a copy without its round is the game when its moves
-        # are long enough to be no repetition (two rounds' quick draws stay two games)
-        one_round = a.round == b.round or ((a.round is None or b.round is None) and not (_short(a) or _short(b)))
+        # are long enough to be no repetition (two rounds' quick draws stay two games). Two labels
+        # of one round are two games: a knockout's '3.1' and its tiebreak '3.3', the same colours,
+        # may repeat the same draw
+        labels = a.round_label is None or b.round_label is None or a.round_label == b.round_label
+        one_round = (a.round == b.round and labels) or (
+            (a.round is None or b.round is None) and not (_short(a) or _short(b))
+        )
         return "same_file_hash" if same_hash and one_round else None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None or not compatible(sa, sb, a.rate_class, b.rate_class):
@@ -113,7 +147,7 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
             return "round_players+plies"
         return None
     if dated:
-        return "round_players+hash+event_date"
+        return EVENT_DATE_RULE
     return "round_players+hash" if same_hash else "round_players"
 
 
@@ -162,9 +196,20 @@ def write_links(
     reps: dict[int, GameRow],
     spans: dict[int, Span],
     events: set[tuple[int, int]],
+    short: set[tuple[int, int]] | None = None,
 ) -> int:
     """Insert the `game_sources` rows of the clustered rows `g` (columns of `dedup._load_frame`, plus
-    `pos`, `cls`, `comp`): canonical row by `precedence`, roles, rules. Returns the clusters."""
+    `pos`, `cls`, `comp`): canonical row by `precedence`, roles, rules. `short`: the class pairs
+    (lower first) linked by ``round_players+hash+event_date+short`` (`dedup.short_dated_pairs`),
+    which `match_rule` alone does not link. Returns the clusters."""
+    linked_short = short or set()
+
+    def rule_of(a: int, b: int) -> str | None:
+        found = match_rule(reps[a], reps[b], spans, events)
+        if found is None and (min(a, b), max(a, b)) in linked_short:
+            return EVENT_DATE_SHORT_RULE
+        return found
+
     g = g.with_columns(pl.col("pos").min().over("comp").alias("first")).sort([pl.col("first"), *_PRECEDENCE_SORT])
     rank = pl.int_range(pl.len()).over("comp")
     g = g.with_columns(rank.alias("rank")).with_columns(
@@ -181,9 +226,7 @@ def write_links(
     )
     has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
     pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
-    pair_rule = pairs.with_columns(
-        pl.Series("rule", [match_rule(reps[a], reps[b], spans, events) for a, b in pairs.iter_rows()], dtype=pl.Utf8)
-    )
+    pair_rule = pairs.with_columns(pl.Series("rule", [rule_of(a, b) for a, b in pairs.iter_rows()], dtype=pl.Utf8))
     g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
         pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
     )
@@ -201,11 +244,7 @@ def write_links(
         fixed: dict[int, str] = {}
         for comp, game_id, cls in missing.select("comp", "game_id", "cls").iter_rows():
             fixed[game_id] = next(
-                (
-                    r
-                    for o_id, o_cls in members[comp]
-                    if o_id != game_id and (r := match_rule(reps[o_cls], reps[cls], spans, events))
-                ),
+                (r for o_id, o_cls in members[comp] if o_id != game_id and (r := rule_of(o_cls, cls))),
                 "cluster",
             )
         g = g.with_columns(pl.col("rule").fill_null(pl.col("game_id").replace_strict(fixed, default=None)))

@@ -202,7 +202,7 @@ TABLES: dict[str, str] = {
         game_id        BIGINT NOT NULL,      -- canonical game
         source_game_id BIGINT NOT NULL,      -- a row of games that is the same game
         file_id        INTEGER NOT NULL,
-        match_rule     VARCHAR NOT NULL,     -- 'canonical', 'round_players[+hash[+event_date]|+plies|+broadcast]', 'hash_players' ...
+        match_rule     VARCHAR NOT NULL,     -- 'canonical', 'round_players[+hash[+event_date[+short]]|+plies|+broadcast]', 'hash_players' ...
         role           VARCHAR NOT NULL      -- 'canonical' | 'result' (canonical, no moves) | 'moves' (gives them) | 'duplicate'
     """,
     "official_lists": """

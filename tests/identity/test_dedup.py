@@ -333,3 +333,37 @@ def test_a_copy_cut_short_in_its_last_game_counts_each_game_once(tmp_path: Path,
     dup = "SELECT match_rule, count(*) FROM game_sources WHERE role = 'duplicate' GROUP BY 1"
     rules = dict(con.execute(dup).fetchall())
     assert rules == {"round_players+hash": 4, "round_players+broadcast": 1}
+
+
+def _ko(round_label: str, white: str, black: str, moves: str, result: str, day: str) -> str:
+    return (
+        f'[Event "Linnikvik Cup 2023"]\n[Site "Linnikvik"]\n[Date "2023.05.{day}"]\n[Round "{round_label}"]\n'
+        f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n\n{moves}{result}\n\n'
+    )
+
+
+def test_a_knockout_round_repeating_one_draw_with_the_same_colours_keeps_both_games(tmp_path: Path) -> None:
+    """A knockout's round 3: game 3.1 and the first tiebreak 3.3, Alpha White in both, the same
+    26-ply draw, two games (`same_file_hash` took them for one written twice: same main round and
+    moves); the same game written twice under one label is still one."""
+    a, b = "Alpha, Anton", "Beta, Bernd"
+    games = [
+        _ko("3.1", a, b, _RUY, "1/2-1/2", "01"),
+        _ko("3.2", b, a, _RUY, "1/2-1/2", "02"),
+        _ko("3.3", a, b, _RUY, "1/2-1/2", "03"),
+        _ko("3.4", b, a, "1. d4 d5 2. c4 e6 ", "0-1", "03"),
+    ]
+    f = tmp_path / "cup.pgn"
+    f.write_text("".join(games), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([f], db)
+    assert _ro(db).execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 4
+    twice = tmp_path / "twice.pgn"
+    twice.write_text("".join(games) + games[2], encoding="utf-8")
+    db2 = tmp_path / "s2.duckdb"
+    ingest_paths([twice], db2)
+    con = _ro(db2)
+    assert con.execute("SELECT count(*) FROM canonical_games").fetchone()[0] == 4
+    assert con.execute("SELECT match_rule FROM game_sources WHERE role = 'duplicate'").fetchall() == [
+        ("same_file_hash",)
+    ]

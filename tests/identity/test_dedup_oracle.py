@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -60,6 +61,72 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
         })  # fmt: skip
     add_rows(con, tournaments=tournaments, games=games)
     return con
+
+
+def _event_dated_store(seed: int) -> duckdb.DuckDBPyConnection:
+    """A store shaped like one event from several sources: a first tournament played day by day
+    (round r on day 2r), then copies of it that date every game by the event's start or end day,
+    lose games, repeat one, change a result, a round label or the moves, or move to the next
+    week (another event of the same name), among three players; long and short moves. What
+    ``round_players+hash+event_date[+short]`` links is decided here far more often than in
+    `_random_store`."""
+    rnd = random.Random(seed)
+    con = schema_connect()
+    plies = {"h1": 50, "h2": 41, "h3": 30, "h4": 12, "h5": 24}  # a hash's length, as a reader gives it
+    first = []
+    for rnd_no in range(1, rnd.randint(2, 5) + 1):
+        for white, black in rnd.sample([(1, 2), (2, 1), (1, 3), (3, 2)], rnd.randint(1, 3)):
+            sub = rnd.choice([None, None, None, 1, 2])  # a knockout's games of one round: '2.1', '2.2'
+            first.append({
+                "round": rnd_no, "round_label": f"{rnd_no}.{sub}" if sub else str(rnd_no), "white_id": white,
+                "black_id": black, "movetext_hash": (h := rnd.choice(list(plies))), "ply_count": plies[h],
+                "result": rnd.choice(["1-0", "0-1", "1/2-1/2"]), "game_date": BASE + dt.timedelta(days=2 * rnd_no),
+            })  # fmt: skip
+    tournaments: list[dict] = []
+    games: list[dict] = []
+    for t in range(1, rnd.randint(2, 4) + 1):
+        shift = 7 if t > 1 and rnd.random() < 0.15 else 0  # the next week's event of the same name
+        dating = "day" if t == 1 else rnd.choice(["start", "start", "end", "day"])
+        rows = []
+        for g in first:
+            if t > 1 and rnd.random() < 0.2:
+                continue  # a source without this game
+            g = dict(g)
+            if t > 1 and rnd.random() < 0.15:
+                change = rnd.choice(["result", "label", "moves", "round", "repeat"])
+                if change == "result":
+                    g["result"] = rnd.choice(["1-0", "0-1", "1/2-1/2", "*"])
+                elif change == "label":
+                    g["round_label"] = f"{g['round']}.1"
+                elif change == "moves":
+                    g["movetext_hash"], g["ply_count"] = None, None
+                elif change == "round":
+                    g["round"] = g["round_label"] = None
+                else:
+                    rows.append(dict(g))  # a game written twice
+            day = {"start": BASE + dt.timedelta(days=2), "end": BASE + dt.timedelta(days=10)}.get(dating)
+            g["game_date"] = (day or g["game_date"]) + dt.timedelta(days=shift)
+            rows.append(g)
+        if not rows:
+            continue
+        days = [g["game_date"] for g in rows]
+        name = "Other" if t > 1 and rnd.random() < 0.1 else rnd.choice(["Candidates", "Candidates 2022"])
+        tournaments.append({
+            "tournament_id": t, "file_id": t, "source_format": "pgn", "name": name, "start_date": min(days),
+            "end_date": max(days), "rate_class": rnd.choice([None, None, "standard"]), "event_key": event_key(name),
+            "first_day": min(days), "last_day": max(days),
+        })  # fmt: skip
+        for i, g in enumerate(rows):
+            games.append({
+                **g, "game_id": len(games) + 1, "tournament_id": t, "file_id": t, "game_index": i,
+                "date_precision": "day", "played": True, "result_marker": g["result"],
+            })  # fmt: skip
+    add_rows(con, tournaments=tournaments, games=games)
+    return con
+
+
+_STORES = {"random": (_random_store, 40), "event_dated": (_event_dated_store, 60)}
+_CASES = [(kind, seed) for kind, (_, n) in _STORES.items() for seed in range(n)]
 
 
 def _events_by_definition(games: list) -> set[tuple[int, int]]:
@@ -119,14 +186,40 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
             x = parent[x]
         return x
 
+    def link(a: game_links.GameRow, b: game_links.GameRow, rule: str) -> None:
+        rule_of[(a.game_id, b.game_id)] = rule_of[(b.game_id, a.game_id)] = rule
+        ra, rb = find(a.game_id), find(b.game_id)
+        parent[max(ra, rb)] = min(ra, rb)
+
     for a in games:
         for b in games:
             if a.game_id < b.game_id and (a.white_id, a.black_id) == (b.white_id, b.black_id):
                 rule = game_links.match_rule(a, b, spans, events)
                 if rule is not None:
-                    rule_of[(a.game_id, b.game_id)] = rule_of[(b.game_id, a.game_id)] = rule
-                    ra, rb = find(a.game_id), find(b.game_id)
-                    parent[max(ra, rb)] = min(ra, rb)
+                    link(a, b, rule)
+    # the short games of two sources of one event some of whose long games link by the event's
+    # day (dedup's docstring): each row the only one of its key in its tournament, facing the only
+    # one in the other
+    by_id = {g.game_id: g for g in games}
+    dated = {
+        (min(by_id[x].tournament_id, by_id[y].tournament_id), max(by_id[x].tournament_id, by_id[y].tournament_id))
+        for (x, y), rule in rule_of.items()
+        if rule == game_links.EVENT_DATE_RULE
+    } & events
+
+    def key(g: game_links.GameRow) -> tuple:
+        return (g.tournament_id, g.white_id, g.black_id, g.round, g.round_label, g.movetext_hash, g.result)
+
+    rows_of = Counter(key(g) for g in games)
+    for a in games:
+        for b in games:
+            pair = (min(a.tournament_id, b.tournament_id), max(a.tournament_id, b.tournament_id))
+            if a.game_id >= b.game_id or (a.game_id, b.game_id) in rule_of or pair not in dated:
+                continue
+            short = max(a.ply_count or 0, b.ply_count or 0) < game_links.EVENT_DATE_PLIES
+            if short and rows_of[key(a)] == rows_of[key(b)] == 1:
+                if game_links.event_dated_short(a, b, spans):
+                    link(a, b, game_links.EVENT_DATE_SHORT_RULE)
     clusters: dict[int, list] = {}
     for g in games:
         clusters.setdefault(find(g.game_id), []).append(g)
@@ -152,20 +245,20 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     return n, sorted(out)
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_relink_gives_the_pairwise_links(seed: int) -> None:
-    con = _random_store(seed)
+@pytest.mark.parametrize(("kind", "seed"), _CASES)
+def test_relink_gives_the_pairwise_links(kind: str, seed: int) -> None:
+    con = _STORES[kind][0](seed)
     expected_clusters, expected = _pairwise(con)
     assert dedup.relink_all(con) == expected_clusters
     assert sorted(con.execute("SELECT * FROM game_sources").fetchall()) == expected
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_relinking_each_tournament_as_it_arrives_gives_the_full_relink(seed: int) -> None:
+@pytest.mark.parametrize(("kind", "seed"), [(kind, seed) for kind, seed in _CASES if seed < 20])
+def test_relinking_each_tournament_as_it_arrives_gives_the_full_relink(kind: str, seed: int) -> None:
     """The loader re-links only what a new file touches (`relink_tournaments` of its tournaments):
     whatever the order the tournaments arrive in, the links end as a full re-link gives them, so
     the tournaments related to a new one (one event, equal moves, linked before) are all found."""
-    full = _random_store(seed)
+    full = _STORES[kind][0](seed)
     tournaments = full.sql("SELECT * FROM tournaments").pl()
     games = full.sql("SELECT * FROM games").pl()
     dedup.relink_all(full)
