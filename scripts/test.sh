@@ -42,18 +42,6 @@ echo "== import contracts"
 .venv/bin/lint-imports --no-cache
 
 echo "== pytest"
-# The tests' temporary folders (each test's tmp_path, the stores it builds, Prefect's home) in RAM
-# when /dev/shm has room (1 GiB free, and 2 GiB of memory available; the suite peaks at a few
-# hundred MB, pyproject.toml removing a passing test's folder at its end): DuckDB syncs each
-# commit to disk, and on a disk the tests waited on those syncs (a fifth of their wall time in a
-# process of its own). A TMPDIR given by the caller is kept.
-if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] \
-  && [ "$(df -Pk /dev/shm | awk 'NR == 2 {print $4}')" -ge $((1024 * 1024)) ] \
-  && [ "$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)" -ge $((2 * 1024 * 1024)) ]; then
-  TMPDIR="$(mktemp -d /dev/shm/elopipe-tests.XXXXXX)"
-  export TMPDIR
-  trap 'rm -rf "$TMPDIR"' EXIT
-fi
 # Two workers; the tests that need the Prefect server or the Dask cluster share one of them
 # (tests/conftest.py), so the session still starts one of each.
-.venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
+exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"
