@@ -23,6 +23,14 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ingested(tmp_path_factory.mktemp("cand"))
 
 
+@pytest.fixture(scope="module")
+def rated(store: Path) -> tuple[Path, str]:
+    """The store rated once under the default policy (the list in force), and what `rate` said:
+    the first step of the first two tests, made once (each test rates its own copy further)."""
+    db = copy_of(store, "rated-list.duckdb")
+    return db, _rate(db)
+
+
 def _rate(db: Path, *args: str, env: dict[str, str] | None = None) -> str:
     res = CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(db), *args], env=env)
     assert res.exit_code == 0, res.output
@@ -48,9 +56,8 @@ def _policies(db: Path) -> list[str]:
     return [json.loads(p)["ro_from"] for (p,) in _rows(db, "SELECT params FROM rating_runs ORDER BY run_id")]
 
 
-def test_rate_names_the_drifted_players_and_what_fixes_it(store: Path) -> None:
-    db = copy_of(store, "list.duckdb")
-    out = _rate(db)
+def test_rate_names_the_drifted_players_and_what_fixes_it(rated: tuple[Path, str]) -> None:
+    db, out = copy_of(rated[0], "list.duckdb"), rated[1]
     ro, source, file_rating, _ = _firouzja(db)
     assert source == "computed" and file_rating == file_ratings()[FIROUZJA] and abs(ro - file_rating) >= 50
     far = _rows(
@@ -70,9 +77,8 @@ def test_rate_names_the_drifted_players_and_what_fixes_it(store: Path) -> None:
     assert "`--ro-from file`" in out
 
 
-def test_ro_from_file_starts_the_event_from_the_file_and_a_change_re_rates(store: Path) -> None:
-    db = copy_of(store, "file.duckdb")
-    _rate(db)
+def test_ro_from_file_starts_the_event_from_the_file_and_a_change_re_rates(rated: tuple[Path, str]) -> None:
+    db = copy_of(rated[0], "file.duckdb")
     listed = _firouzja(db)
     out = _rate(db, "--ro-from", "file")
     assert "rewritten from" in out  # the policy is an input of every period: the lists are recomputed

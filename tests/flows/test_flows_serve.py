@@ -40,7 +40,9 @@ def _serve(
     proc = subprocess.Popen(
         [*command, "serve", str(tmp_path / "inbox"), "--name", name]
         + ["--db", str(tmp_path / "store.duckdb"), "--out", str(tmp_path / "out"), "--settle", "0.5", *args],
-        env={**os.environ, "PREFECT_API_URL": url, "PYTHONPATH": python_path},
+        # The runner asks the server for runs to start every second, not every 10 s (Prefect's
+        # default): a triggered run starts at serve's next poll, and the test waits for it.
+        env={**os.environ, "PREFECT_API_URL": url, "PYTHONPATH": python_path, "PREFECT_RUNNER_POLL_FREQUENCY": "1"},
         cwd=tmp_path,
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,

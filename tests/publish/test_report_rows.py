@@ -5,6 +5,7 @@ paired but unplayed rounds, and Dortmund 1999 from PGN."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -42,6 +43,24 @@ def con(tmp_path_factory: pytest.TempPathFactory):
     c.close()
 
 
+@pytest.fixture(scope="module")
+def written_alone(con, tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], dict[int, list[Path]]]:
+    """{tournament id: its report files written alone (`write_report` without the set's rows)}
+    of a system, written once for the module: two tests compare other writes with them."""
+    done: dict[str, dict[int, list[Path]]] = {}
+
+    def of(system: str) -> dict[int, list[Path]]:
+        if system not in done:
+            folder = tmp_path_factory.mktemp(f"alone-{system}")
+            # a folder of its own each, as the tests wrote them one at a time
+            done[system] = {
+                tid: write_report(con, tid, system, folder / str(tid)) for tid in rated_tournaments(con, system)
+            }
+        return done[system]
+
+    return of
+
+
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_each_report_read_set_wise_is_the_report_read_alone(con, system: str) -> None:
     tids = rated_tournaments(con, system)
@@ -58,18 +77,19 @@ def test_each_report_read_set_wise_is_the_report_read_alone(con, system: str) ->
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
-def test_a_report_written_from_the_set_has_the_same_bytes(con, system: str, tmp_path: Path) -> None:
+def test_a_report_written_from_the_set_has_the_same_bytes(con, written_alone, system: str, tmp_path: Path) -> None:
     tids = rated_tournaments(con, system)
     rows = fetch_report_rows(con, system, tids)
+    assert list(written_alone(system)) == list(tids)
     for tid in tids:
-        alone = write_report(con, tid, system, tmp_path / "alone")
+        alone = written_alone(system)[tid]
         together = write_report(con, tid, system, tmp_path / "set", rows)
         assert [p.name for p in together] == [p.name for p in alone]
         for a, b in zip(alone, together, strict=True):
             assert a.read_bytes() == b.read_bytes(), a.name
 
 
-def test_every_report_of_a_system_is_the_report_written_alone(con, tmp_path: Path) -> None:
+def test_every_report_of_a_system_is_the_report_written_alone(con, written_alone, tmp_path: Path) -> None:
     """`elopipe report --system ffe` (no tournament) reads its reports' rows set-wise."""
     from elopipe.jobs.report import report
     from elopipe.jobs.requests import ReportRequest
@@ -78,7 +98,7 @@ def test_every_report_of_a_system_is_the_report_written_alone(con, tmp_path: Pat
     done = report(ReportRequest(db, "ffe", None, tmp_path / "all"), lambda _note: None, lambda _view: None)
     assert done.ids == rated_tournaments(con, "ffe")
     for tid in done.ids:
-        for alone in write_report(con, tid, "ffe", tmp_path / "alone"):
+        for alone in written_alone("ffe")[tid]:
             assert (done.target / alone.name).read_bytes() == alone.read_bytes(), alone.name
 
 

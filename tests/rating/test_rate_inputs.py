@@ -16,7 +16,7 @@ from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.ingested import ingested, rated
 from tests.helpers.paths import SHARED_DATA
-from tests.helpers.store_rows import db_rows
+from tests.helpers.store_rows import db_rows, system_rows
 
 TRF, PGN = SHARED_DATA / "trf", SHARED_DATA / "pgn"
 # later events first (2011 from May on, a 2022 PGN), then earlier ones (February 2011, 2010, 2008)
@@ -46,11 +46,7 @@ def _rate(db: Path, system: str):
 def _results(db: Path, system: str) -> dict[str, list[tuple]]:
     """Every stored result row of `system`, run ids left out (ids of players, events and games
     are the same in two stores that ingested the same files in the same order)."""
-    out = {}
-    for table in RESULTS:
-        cols = [r[0] for r in db_rows(db, f"DESCRIBE {table}") if r[0] != "run_id"]
-        out[table] = db_rows(db, f"SELECT {', '.join(cols)} FROM {table} WHERE system = ? ORDER BY ALL", [system])
-    return out
+    return system_rows(db, RESULTS, system)
 
 
 def _runs(db: Path) -> int:

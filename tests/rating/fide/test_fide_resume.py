@@ -21,7 +21,7 @@ from elopipe.rating.summary import RateSummary
 from elopipe.store.connect import open_writer
 from tests.helpers.ingested import ingested, rated
 from tests.helpers.paths import SHARED_DATA
-from tests.helpers.store_rows import db_rows
+from tests.helpers.store_rows import db_rows, system_rows
 
 TRF = SHARED_DATA / "trf"
 BUNRATTY = TRF / "irl_bunratty_masters_2011_crlf.trf"  # February 2011: the first list, May 2011
@@ -55,11 +55,7 @@ def _rate(db: Path, **params: object) -> RateSummary:
 def _rows(db: Path, where: str = "") -> dict[str, list[tuple]]:
     """Every stored row of the system's results, run ids left out; `where`: only the rows of the
     dated tables it keeps."""
-    out = {}
-    for table in TABLES if not where else TABLES[:4]:
-        cols = [r[0] for r in db_rows(db, f"DESCRIBE {table}") if r[0] != "run_id"]
-        out[table] = db_rows(db, f"SELECT {', '.join(cols)} FROM {table} WHERE system = 'fide' {where} ORDER BY ALL")
-    return out
+    return system_rows(db, TABLES if not where else TABLES[:4], "fide", where)
 
 
 def _same_as_scratch(tmp_path: Path, inc: Path, batches: list[list[Path]], resumed: RateSummary, **params: object):

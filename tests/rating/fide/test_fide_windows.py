@@ -24,7 +24,7 @@ from elopipe.runtime.settings import SettingError, check_environment
 from elopipe.store.connect import open_writer
 from tests.helpers.ingested import ingested
 from tests.helpers.paths import SHARED_DATA
-from tests.helpers.store_rows import db_rows, store_tables
+from tests.helpers.store_rows import db_rows, store_tables, system_rows
 
 TRF = SHARED_DATA / "trf"
 IRISH = [
@@ -137,10 +137,9 @@ def test_a_run_after_a_run_in_windows_resumes_from_its_checkpoints(tmp_path, mon
 
 
 def _same_rows(a: Path, b: Path, tables: tuple[str, ...]) -> None:
+    rows_a, rows_b = system_rows(a, tables, "fide"), system_rows(b, tables, "fide")
     for table in tables:
-        cols = ", ".join(r[0] for r in db_rows(b, f"DESCRIBE {table}") if r[0] != "run_id")
-        sql = f"SELECT {cols} FROM {table} WHERE system = 'fide' ORDER BY ALL"
-        assert db_rows(a, sql) == db_rows(b, sql), table
+        assert rows_a[table] == rows_b[table], table
 
 
 @needs_data
