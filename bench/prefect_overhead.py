@@ -57,6 +57,7 @@ import sys
 from pathlib import Path
 from elopipe.ingest.driver import ingest_paths
 from elopipe.publish import plan
+from elopipe.publish.list_suspects import lists_suspects
 from elopipe.rating.fide.params import SYSTEM_CLASS, ro_from_policy
 from elopipe.rating.run import rate
 from elopipe.rating.result_tables import changed_list_dates
@@ -76,11 +77,16 @@ with open_writer(db) as con:
         exact = getattr(summary, "changed_lists", None)
         changed = sorted(exact) if exact is not None else changed_list_dates(con, system, summary.first_changed)
         runs[system] = (changed, getattr(summary, "run_id", None))
+    latest = {}
     for system, (changed, run_id) in runs.items():
         try:
-            plan.publish_changed(con, db, system, Path(out), changed, plan.DEFAULT_MAX_LISTS, run_id)
+            result = plan.publish_changed(con, db, system, Path(out), changed, plan.DEFAULT_MAX_LISTS, run_id)
         except LookupError:  # no list of this system (e.g. no blitz event): as the flow, skipped
-            pass
+            continue
+        if not result.unchanged and result.latest is not None:
+            latest[system] = result.latest
+    # the publish flow then says the pairs suspected to be one person on each latest list
+    lists_suspects(con, latest)
 """
 
 PREFECT_LINE = re.compile(r"of which Prefect: ([\d.]+) s to start .*?([\d.]+) s to finish; the job itself ([\d.]+) s")
