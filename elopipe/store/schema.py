@@ -320,6 +320,7 @@ TABLES: dict[str, str] = {
         inputs         VARCHAR NOT NULL,     -- sha1 of what the period's events give the engine (games, entries, event rows, their players' facts) and of what every period reads (options, code, official lists): elopipe.rating.fide.checkpoint
         list_hash      VARCHAR,              -- count and hash sums of the list's (player_id, rating) rows as written; NULL: no list computed for the period
         run_id         INTEGER,              -- rating_runs.run_id that wrote it
+        shared_inputs  VARCHAR,              -- JSON {part: sha1} of what every period reads (options, code, official lists, dates, undated events), digested into inputs: rate names the part that changed; NULL: a store rated by an older version
         PRIMARY KEY (system, list_date)
     """,
     "rating_checkpoint_rows": """

@@ -81,3 +81,50 @@ def test_a_file_that_adds_no_event_does_not_run_the_engine(tmp_path: Path) -> No
         assert [r.status for r in ingest_paths([path], db).files] == [status]
         out = _rate(db)
         assert "nothing changed since the last run; nothing written" in out and "computed from" not in out
+
+
+def test_a_corrected_file_of_the_only_list_names_its_period(tmp_path: Path) -> None:
+    """README worked question 3: San Viator 2018 rated (one list, 2018-07-01), then a corrected
+    copy of the file re-ingested at the same path (one round-1 result turned around). `rate` said
+    "every period's inputs changed (the options, an imported official list, the players' facts or
+    elopipe's rating code)": none of them had, the correction touched the first (and only) period."""
+    from tests.helpers.paths import SAMPLE_PGN
+
+    db = tmp_path / "q3.duckdb"
+    trf = tmp_path / "viator.trf"
+    text = (SAMPLE_PGN / "esp_torneo_san_viator_2018_vega_137players.trf").read_text(encoding="utf-8")
+    trf.write_text(text, encoding="utf-8")
+    ingest_paths([trf], db)
+    _rate(db)
+    lines = text.split("\n")
+    # start ranks 2 (San Felipe Gonzalez) and 65 (Martinez Munoz) met in round 1: 1-0 -> 0-1
+    for i, line in enumerate(lines):
+        if line.startswith("001    2 "):
+            lines[i] = line.replace("    65 w 1  ", "    65 w 0  ", 1)
+        elif line.startswith("001   65 "):
+            lines[i] = line.replace("     2 b 0  ", "     2 b 1  ", 1)
+    assert lines != text.split("\n")
+    trf.write_text("\n".join(lines), encoding="utf-8")
+    assert [r.status for r in ingest_paths([trf], db).files] == ["loaded"]
+    out = _rate(db)
+    assert "every period" not in out
+    assert (
+        "computed from the first period: the inputs of the first period (2018-07) changed: its games, events,"
+        " players or identity decisions"
+    ) in " ".join(out.split())
+
+
+def test_another_code_version_is_named_as_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same store rated again by another version of elopipe's rating code (its digest stands
+    for it): every period is computed again, and `rate` names the code, not a list of guesses."""
+    from elopipe.rating import inputs
+    from tests.helpers.paths import SAMPLE_PGN
+
+    db = tmp_path / "s.duckdb"
+    ingest_paths([SAMPLE_PGN / "esp_torneo_san_viator_2018_vega_137players.trf"], db)
+    _rate(db)
+    monkeypatch.setattr(inputs, "code_digest", lambda: "another version")
+    out = " ".join(_rate(db).split())
+    assert "computed from the first period: every period's inputs changed: elopipe's rating code (another version)" in (
+        out
+    )

@@ -103,9 +103,12 @@ def _agg(alias: str) -> str:
     )
 
 
-def _global_digest(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[str, Any]) -> str:
-    """What every period reads: the options, the code (`inputs.code_digest`), the plausible dates,
-    the imported official lists and, for rapid or blitz, the standard lists (the companion's)."""
+def shared_parts(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[str, Any]) -> dict[str, str]:
+    """{part: sha1} of what every period reads, part by part (`SHARED_PARTS` names them), so that a
+    run from the first period can say which changed: 'options' (the system and the run's options),
+    'code' (`inputs.code_digest`), 'lists' (the imported official lists and, for rapid or blitz, the
+    standard lists: the companion's), 'dates' (`latest_plausible`, which bounds the dates read).
+    The events no period holds are added by `inputs_by_period` ('undated')."""
     base, _ = scenarios.split_system(system)
     off = f"SELECT {_agg('o')} FROM ({store_io.OFFICIAL_LISTS_SQL}) o"
     rows = [con.execute(off, [base]).fetchall()]
@@ -113,12 +116,16 @@ def _global_digest(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[
         key = scenarios.companion(system, "fide")
         rows.append(con.execute(off, ["fide"]).fetchall())
         rows.append(con.execute(f"SELECT {_agg('s')} FROM rating_lists s WHERE system = ?", [key]).fetchall())
-    h = hashlib.sha1()
-    h.update(json.dumps({"system": system, **params}, default=str, sort_keys=True).encode())
-    h.update(latest_plausible().isoformat().encode())
-    h.update(inputs.code_digest().encode())
-    h.update(repr(rows).encode())
-    return h.hexdigest()
+    return {
+        "options": _sha1(json.dumps({"system": system, **params}, default=str, sort_keys=True)),
+        "dates": _sha1(latest_plausible().isoformat()),
+        "code": inputs.code_digest(),
+        "lists": _sha1(repr(rows)),
+    }
+
+
+def _sha1(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()
 
 
 def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str, players: pl.DataFrame | None = None) -> pl.DataFrame:
@@ -150,26 +157,28 @@ def inputs_by_period(
     params: Mapping[str, Any],
     periods: pl.DataFrame,
     players: pl.DataFrame | None = None,
-) -> tuple[dict[dt.date, str], str]:
-    """({period: digest} of the periods that hold an event, the digest of a period without one).
+) -> tuple[dict[dt.date, str], str, str]:
+    """({period: digest} of the periods that hold an event, the digest of a period without one,
+    what every period reads: the JSON of `shared_parts` and 'undated', digested into each).
 
     `periods`: every event's period (tournament_id, list_date; null: no period, its digest goes
     into every period's). `params`: the run's options (`FideParams.as_dict`). `players`: as
     `event_digests` takes them."""
-    g = _global_digest(con, system, params)
+    parts = shared_parts(con, system, params)
     no_moves = str(params.get("no_moves", "played"))
     ev = event_digests(con, no_moves, players).join(periods, on="tournament_id", how="left")
     # the events no period holds (no dates): every period reads their rows (skips, rate of play)
-    nowhere = sorted(ev.filter(pl.col("list_date").is_null()).get_column("digest").to_list())
-    glob = hashlib.sha1((g + "|" + ",".join(nowhere)).encode()).hexdigest()
+    parts["undated"] = _sha1(",".join(sorted(ev.filter(pl.col("list_date").is_null()).get_column("digest"))))
+    shared = json.dumps(parts, sort_keys=True)
+    glob = _sha1(shared)
     per = (
         ev.filter(pl.col("list_date").is_not_null())
         .sort("digest")
         .group_by("list_date", maintain_order=True)
         .agg(pl.col("digest").str.join(","))
     )
-    out = {d: hashlib.sha1(f"{glob}|{joined}".encode()).hexdigest() for d, joined in per.iter_rows()}
-    return out, hashlib.sha1(f"{glob}|".encode()).hexdigest()
+    out = {d: _sha1(f"{glob}|{joined}") for d, joined in per.iter_rows()}
+    return out, _sha1(f"{glob}|"), shared
 
 
 def stored(con: duckdb.DuckDBPyConnection, system: str) -> dict[dt.date, tuple[str, str | None]]:
@@ -178,6 +187,16 @@ def stored(con: duckdb.DuckDBPyConnection, system: str) -> dict[dt.date, tuple[s
         "SELECT list_date, inputs, list_hash FROM rating_checkpoints WHERE system = ?", [system]
     ).fetchall()
     return {d: (i, h) for d, i, h in rows}
+
+
+def stored_shared(con: duckdb.DuckDBPyConnection, system: str) -> dict[str, str] | None:
+    """{part: sha1} of what every period read when `system`'s checkpoints were kept (`inputs_by_period`'s
+    shared JSON); None when unknown (kept by an older version, or not one value for all)."""
+    rows = con.execute("SELECT DISTINCT shared_inputs FROM rating_checkpoints WHERE system = ?", [system]).fetchall()
+    if len(rows) != 1 or rows[0][0] is None:
+        return None
+    parts: dict[str, str] = json.loads(rows[0][0])
+    return parts
 
 
 _LIST_HASH = f"list_date, {_agg('(player_id::BIGINT, rating::BIGINT)')}"
@@ -223,11 +242,12 @@ def save(
     lists: pl.DataFrame,
     list_dates: Collection[dt.date],
     run_id: int | None,
+    shared: str | None = None,
 ) -> None:
     """Keep `system`'s checkpoints from period `start` on (None: all of them), in one transaction:
     the `recorder`'s rows, the inputs digest of each period (`periods`, `empty` for a list date
-    without event) and the digest of each list of `list_dates` as the engine computed it (`lists`:
-    its ``rating_lists`` rows)."""
+    without event), what every period read (`shared`: `inputs_by_period`'s JSON) and the digest
+    of each list of `list_dates` as the engine computed it (`lists`: its ``rating_lists`` rows)."""
     lo = start or dt.date.min
     keys = sorted({d for d in periods if d >= lo} | {d for d in list_dates if d >= lo})
     hashes = engine_list_hashes(con, lists, [d for d in list_dates if d >= lo])
@@ -236,8 +256,9 @@ def save(
             "list_date": keys,
             "inputs": [periods.get(d, empty) for d in keys],
             "list_hash": [hashes.get(d) for d in keys],
+            "shared_inputs": [shared] * len(keys),
         },
-        schema={"list_date": pl.Date, "inputs": pl.Utf8, "list_hash": pl.Utf8},
+        schema={"list_date": pl.Date, "inputs": pl.Utf8, "list_hash": pl.Utf8, "shared_inputs": pl.Utf8},
     )
     rows = []
     if recorder.state:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,13 +53,16 @@ class Plan:
     reason: str = ""
     lists: list[dt.date] = dataclasses.field(default_factory=list)
     players: pl.DataFrame | None = None
+    shared: str | None = None
 
     def digest(self, con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> tuple[dict[dt.date, str], str]:
-        """`inputs` and `empty`, digested now if they were not yet."""
+        """`inputs` and `empty`, digested now if they were not yet (`shared` with them)."""
         if self.inputs is None:
             if self.players is None:
                 self.players = store_io.load_players(con)
-            self.inputs, self.empty = checkpoint.inputs_by_period(con, system, fp.as_dict(), self.periods, self.players)
+            self.inputs, self.empty, self.shared = checkpoint.inputs_by_period(
+                con, system, fp.as_dict(), self.periods, self.players
+            )
         return self.inputs, self.empty
 
 
@@ -90,7 +94,8 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
         return p
     start = min(min(changed), scheme.next_list(lists[-1] + dt.timedelta(days=1)))
     if start <= lists[0]:
-        p.reason = _first_period_reason(changed, lists)
+        shared = _shared_changed(checkpoint.stored_shared(con, system), p.shared)
+        p.reason = _first_period_reason(changed, lists, shared)
         return p
     before = [d for d in lists if d < start]
     if checkpoint.list_hashes(con, system, before) != {d: kept[d][1] for d in before}:
@@ -100,23 +105,50 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
     return p
 
 
-#: every period's inputs changed: what every period reads (`checkpoint.inputs_by_period`)
+#: what every period reads, part by part (`checkpoint.shared_parts`), in the words `rate` says
+SHARED_WORDS = {
+    "options": "the options (the rules, a parameter, --ro-from or --no-moves)",
+    "lists": "an imported official list (for rapid or blitz, the standard lists)",
+    "code": "elopipe's rating code (another version)",
+    "dates": "the latest date a file may carry (the machine's date moved on)",
+    "undated": "an event without dates (every period reads its rows)",
+}
+#: every period's inputs changed, and what changed is not known (checkpoints of an older version)
 EVERY_PERIOD = (
     "every period's inputs changed (the options, an imported official list, the players' facts or"
     " elopipe's rating code)"
 )
+_OWN = "games, events, players or identity decisions"
 
 
-def _first_period_reason(changed: set[dt.date], lists: list[dt.date]) -> str:
+def _shared_changed(kept: dict[str, str] | None, now: str | None) -> list[str] | None:
+    """The parts of what every period reads (`SHARED_WORDS`) that changed since the checkpoints
+    were kept: [] none, None unknown (no part kept: a store rated by an older version)."""
+    if kept is None or now is None:
+        return None
+    parts: dict[str, str] = json.loads(now)
+    return [k for k in SHARED_WORDS if parts.get(k) != kept.get(k)]
+
+
+def _first_period_reason(changed: set[dt.date], lists: list[dt.date], shared: list[str] | None = None) -> str:
     """Why a run computes from the first period (`lists[0]`) when the inputs of the periods `changed`
-    changed: all of them (`EVERY_PERIOD`), a period before the first list, or the first's: named,
-    so that the user who imported a list or merged players learns which."""
+    changed: what every period reads (`shared`: its parts that changed, None: unknown), every
+    period's own inputs, a period before the first list, or the first's: named, so that the user
+    who imported a list, merged players or corrected a file learns which."""
+    if shared:
+        return "every period's inputs changed: " + "; ".join(SHARED_WORDS[k] for k in shared)
     if changed >= set(lists):
-        return EVERY_PERIOD
+        if shared is None and len(lists) > 1:
+            return EVERY_PERIOD
+        if len(lists) > 1:
+            return f"the inputs of every period changed: their {_OWN}"
     if min(changed) < lists[0]:
         return f"new data comes before the first list ({lists[0]:%Y-%m}), in the period of {min(changed):%Y-%m}"
-    first = f"the inputs of the first period ({lists[0]:%Y-%m}) changed"
-    return f"{first}: its games, events, players or identity decisions"
+    first = f"the inputs of the first period ({lists[0]:%Y-%m}) changed: its {_OWN}"
+    if shared is None and len(lists) == 1:
+        # one list, checkpoints of an older version: what every period reads may have changed too
+        return f"{first}, or what every period reads (the options, an imported official list or elopipe's rating code)"
+    return first
 
 
 def summary_from_store(

@@ -271,7 +271,7 @@ def rate_fide(
         del prep, result
         if plan is not None and not failed:
             by_period, empty = plan.digest(con, system, fp)
-            checkpoint.save(con, system, None, recorder, by_period, empty, lists, list_dates, done.run_id)
+            checkpoint.save(con, system, None, recorder, by_period, empty, lists, list_dates, done.run_id, plan.shared)
         else:
             checkpoint.drop(con, system)
         del recorder, lists
@@ -420,7 +420,16 @@ def _resumed(
         )
         by_period, empty = p.digest(con, system, fp)
         checkpoint.save(
-            con, system, start, recorder, by_period, empty, result.rating_lists, result.list_dates, done.run_id
+            con,
+            system,
+            start,
+            recorder,
+            by_period,
+            empty,
+            result.rating_lists,
+            result.list_dates,
+            done.run_id,
+            p.shared,
         )
         dates = [d for d in p.lists if d < start] + result.list_dates
         summary = resume.summary_from_store(con, system, dates, inputs.players, p.tournaments)

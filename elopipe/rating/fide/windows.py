@@ -367,7 +367,9 @@ def _rate(
         norms_store.refresh(con, system, sorted(run.writer.rest(run.carry.last, run.done)), None)
         if run.carry.last is None:  # no rated game: the periods' inputs are kept all the same
             no_list = empty(LIST_SCHEMA)
-            checkpoint.save(con, system, None, checkpoint.Recorder(), by_period, empty_digest, no_list, [], None)
+            checkpoint.save(
+                con, system, None, checkpoint.Recorder(), by_period, empty_digest, no_list, [], None, plan.shared
+            )
         run.writer.finish(_concat(run.skips), _concat(run.rates), run.carry.last)
     except BaseException:
         writer = run.writer
@@ -439,7 +441,7 @@ class _Run:
         touched = self.writer.window(w, digests, (lo, w.list_dates[-1]), self.done)
         start = None if prev is None else w.list_dates[0]
         checkpoint.save(con, self.system, start, w.carry, by_period, empty_digest,
-                        w.result.rating_lists, w.list_dates, None)  # fmt: skip
+                        w.result.rating_lists, w.list_dates, None, self.plan.shared)  # fmt: skip
         self.list_dates += w.list_dates
         # the recorded rows are kept: the next window needs the state after this one only
         w.carry.state, w.carry.pool, w.carry.boots = [], [], []

@@ -15,7 +15,7 @@ import pytest
 
 from elopipe.identity import decisions
 from elopipe.ingest.driver import ingest_paths
-from elopipe.rating.fide.resume import EVERY_PERIOD
+from elopipe.rating.fide.resume import EVERY_PERIOD, SHARED_WORDS
 from elopipe.rating.run import rate
 from elopipe.rating.summary import RateSummary
 from elopipe.store.connect import open_writer
@@ -29,6 +29,7 @@ JUNIOR = TRF / "irl_irish_junior_champs_2011_crlf.trf"  # July 2011
 INTERMEDIATE = TRF / "irl_irish_intermediate_champs_2011_latin1_crlf.trf"  # July 2011, beside the junior
 GALWAY = TRF / "irl_galway_major_2011_partial_birthdates.trf"  # September-October 2011
 KILKENNY = TRF / "irl_kilkenny_masters_2011_gms_national_ids.trf"  # November 2011
+OPTIONS_CHANGED = f"every period's inputs changed: {SHARED_WORDS['options']}"
 TABLES = (
     "rating_lists",
     "rating_changes",
@@ -246,7 +247,7 @@ def test_the_file_ro_policy_resumes_and_a_change_of_policy_does_not(tmp_path):
     _same_as_scratch(tmp_path, inc, [[BUNRATTY, GALWAY], [KILKENNY]], again, ro_from="file")
     # another policy changes what every period reads: every period is computed again
     other = _rate(inc)
-    assert other.resumed_from is None and other.full_reason == EVERY_PERIOD
+    assert other.resumed_from is None and other.full_reason == OPTIONS_CHANGED
 
 
 def test_a_players_fact_changed_in_the_store_resumes_from_the_period_of_his_games(tmp_path):
@@ -289,7 +290,24 @@ def test_the_first_periods_own_change_is_named():
     from elopipe.rating.fide.resume import _first_period_reason
 
     lists = [dt.date(2011, 5, 1), dt.date(2011, 7, 1), dt.date(2011, 9, 1)]
-    assert _first_period_reason(set(lists), lists) == EVERY_PERIOD
-    assert _first_period_reason({lists[0]}, lists) == (
-        "the inputs of the first period (2011-05) changed: its games, events, players or identity decisions"
+    first = "the inputs of the first period (2011-05) changed: its games, events, players or identity decisions"
+    # what every period reads is known unchanged ([]), changed (its parts named) or unknown (None)
+    assert _first_period_reason(set(lists), lists, None) == EVERY_PERIOD
+    assert _first_period_reason(set(lists), lists, []) == (
+        "the inputs of every period changed: their games, events, players or identity decisions"
+    )
+    assert _first_period_reason(set(lists), lists, ["code"]) == (
+        "every period's inputs changed: elopipe's rating code (another version)"
+    )
+    assert _first_period_reason({lists[0]}, lists, []) == first
+    assert _first_period_reason({lists[0]}, lists, None) == first
+    # one list: its period is every period, and only what every period reads says which changed
+    one = lists[:1]
+    assert _first_period_reason({lists[0]}, one, []) == first
+    assert _first_period_reason({lists[0]}, one, None) == (
+        f"{first}, or what every period reads (the options, an imported official list or elopipe's rating code)"
+    )
+    assert _first_period_reason({lists[0]}, one, ["options", "lists"]) == (
+        "every period's inputs changed: the options (the rules, a parameter, --ro-from or --no-moves);"
+        " an imported official list (for rapid or blitz, the standard lists)"
     )

@@ -17,7 +17,7 @@ import pytest
 from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.fide import run as fide_run
 from elopipe.rating.fide import windows
-from elopipe.rating.fide.resume import EVERY_PERIOD
+from elopipe.rating.fide.resume import SHARED_WORDS
 from elopipe.rating.run import rate
 from elopipe.rating.summary import RateSummary
 from elopipe.runtime.settings import SettingError, check_environment
@@ -115,7 +115,7 @@ def test_a_preview_a_rerate_and_another_policy_in_windows_store_what_one_run_sto
     assert win == one
     # the lists the preview stored are compared, not written again
     assert one[1]["changed_lists"] == [dt.date(2011, 11, 1), dt.date(2012, 1, 1)]
-    assert one[2]["full_reason"] == EVERY_PERIOD
+    assert one[2]["full_reason"] == f"every period's inputs changed: {SHARED_WORDS['options']}"
     assert _stored(tmp_path / "windows.duckdb") == _stored(tmp_path / "one.duckdb")
 
 
