@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -86,6 +87,27 @@ class RateSummary:
         dates = ", ".join(str(d) for d in gone[:5]) + (f", ... ({len(gone)})" if len(gone) > 5 else "")
         it = "it" if len(gone) == 1 else "them"
         return f"{self.system}: {plural(len(gone), 'list')} removed, no game is rated on {it} any more ({dates})"
+
+    def keep_listed(self, listed: Collection[dt.date]) -> None:
+        """Count only the lists that list a player (`listed`: their dates, computed or kept): the
+        FIDE engine also computes the lists of the periods before anyone is rated (a first event
+        whose players all stay unrated, as the U-19 All Ireland 2010 of the shared TRF), which
+        the store holds no row of; `rate` and `run` said `173 lists (2010-05-01 ..` of a store
+        holding 167 from 2011-05-01. lists, first_list, last_list, changed_lists, lists_written
+        and first_changed are narrowed to them (the last list computed stays the last list)."""
+        if self.first_list is None or self.last_list is None:
+            return
+        lo, hi = self.first_list, self.last_list
+        dates = sorted(d for d in listed if lo <= d <= hi)
+        self.lists = len(dates)
+        self.first_list = dates[0] if dates else None
+        self.last_list = dates[-1] if dates else None
+        if self.changed_lists is not None:
+            keep = set(listed)
+            self.changed_lists = [d for d in self.changed_lists if d in keep]
+            self.lists_written = len(self.changed_lists)
+            changed = self.changed_lists or self.removed_lists
+            self.first_changed = min(changed) if changed else None
 
 
 # A Ro this far from the rating the organiser's file gives is marked in reports and counted by

@@ -199,6 +199,18 @@ def stored_shared(con: duckdb.DuckDBPyConnection, system: str) -> dict[str, str]
     return parts
 
 
+def listed(con: duckdb.DuckDBPyConnection, system: str) -> set[dt.date]:
+    """The dates of `system`'s lists that list a player, as kept with the checkpoints (a list hash
+    of no row is '0:0:0'; a period without a list has none): one row a period, not the lists' rows;
+    without a checkpoint (a run that left events out drops them), the stored lists' dates."""
+    rows = con.execute(
+        "SELECT list_date, list_hash FROM rating_checkpoints WHERE system = ? AND list_hash IS NOT NULL", [system]
+    ).fetchall()
+    if not rows:
+        rows = con.execute("SELECT DISTINCT list_date, '' FROM rating_lists WHERE system = ?", [system]).fetchall()
+    return {d for d, h in rows if not h.startswith("0:")}
+
+
 _LIST_HASH = f"list_date, {_agg('(player_id::BIGINT, rating::BIGINT)')}"
 
 

@@ -263,6 +263,7 @@ def rate_fide(
         summary.lists_written = len(done.written)
         summary.first_changed = done.first_changed
         summary.removed_lists = done.gone
+        summary.keep_listed(set(result.rating_lists.get_column("list_date").unique().to_list()))
         lists, list_dates = result.rating_lists, result.list_dates
         # the engine's frames are written: free them before the checkpoint and the norms read the store (issue 27)
         inputs = dataclasses.replace(
@@ -438,6 +439,7 @@ def _resumed(
         summary.lists_written = len(done.written)
         summary.first_changed = done.first_changed
         summary.removed_lists = done.gone
+        summary.keep_listed(checkpoint.listed(con, system))
         summary.resumed_from = start
         summary.ro_from = fp.ro_from
         del prep, result, recorder, inputs

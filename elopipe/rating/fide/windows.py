@@ -388,6 +388,7 @@ def _rate(
     summary.lists_written = len(writer.written)
     summary.first_changed = writer.first_changed
     summary.removed_lists = sorted(writer.gone)
+    summary.keep_listed(checkpoint.listed(con, system))
     summary.ro_from = fp.ro_from
     summary.failed_events = faults.failed_lines(con, system, run.failed)
     return summary
