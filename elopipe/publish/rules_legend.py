@@ -260,8 +260,9 @@ def _ru_rule(rs: b02.RuleSet) -> str:
 def ru_text(rules: AppliedRules | None) -> str:
     """The legend's 'Ru / note' line for the list's rules (None: every era)."""
     words = (
-        "unrated players: 'Ru N so far' while the games are still pooling, 'first rating N, published on the "
-        "list of DATE' once the list publishes it; for a player with no rated game, why"
+        "unrated players: 'Ru N so far, K games pooled' while the games are still pooling, 'first rating N,"
+        " published on the DATE list (K games pooled)' once the list of DATE publishes it; for a player with no"
+        " rated game, why"
     )
     if rules is None:
         return (
