@@ -10,7 +10,7 @@ FIDE: Rating Regulations B.02 (2024 text; older lists follow the version in forc
 from __future__ import annotations
 
 from elopipe.publish.ro_marks import MARK, mark_meaning
-from elopipe.publish.rules_legend import AppliedRules, d_used_text, k_text, ru_text
+from elopipe.publish.rules_legend import AppliedRules, d_used_text, k_text, reason_legend, ru_text
 
 #: the FIDE-style performance table and the game-by-game table (B.02)
 FIDE_LEGEND: list[tuple[str, str]] = [
@@ -72,6 +72,7 @@ FIDE_LEGEND: list[tuple[str, str]] = [
         "with the reason: a game pooled toward an unrated player's first rating (reason pooled_unrated) counts "
         "toward that rating instead, not toward a change",
     ),
+    ("reason", reason_legend(None)),
     (
         "used_for",
         "per game (games.csv): what the game was used for: rating_change (counted in the change), first_rating "
@@ -84,7 +85,7 @@ FIDE_LEGEND: list[tuple[str, str]] = [
     ),
 ]
 # the terms whose meaning depends on the rules version the event was rated under
-_BY_RULES = {"K": k_text, "D used": d_used_text, "Ru / note": ru_text}
+_BY_RULES = {"K": k_text, "D used": d_used_text, "Ru / note": ru_text, "reason": reason_legend}
 
 
 def _ffe_legend(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from elopipe.publish.reason_words import REASON_WORDS, time_minimum_expr
 from elopipe.rating.fide.b02 import RULES
 from elopipe.store.frames import to_polars
 
@@ -61,7 +62,8 @@ played AS (  -- why each game played was not rated: the rating's own word, else 
            CASE WHEN c.reason IS NOT NULL THEN c.reason
                 WHEN me.player_id IS NULL AND opp.player_id IS NULL THEN 'both_unrated'
                 WHEN opp.player_id IS NULL THEN 'unrated_opponent'
-                ELSE 'not_rated' END AS why
+                ELSE 'not_rated' END AS why,
+           greatest(coalesce(c.ro, 0), coalesce(c.rc, 0)) AS top
     FROM sides r
     LEFT JOIN rating_changes c ON c.system = $system AND c.game_id = r.game_id AND c.player_id = r.player_id
     LEFT JOIN rated me ON me.rid = r.rid AND me.player_id = r.player_id
@@ -73,7 +75,12 @@ why AS (  -- counted once per player (a correlated count per player and reason c
            count(*) FILTER (WHERE why = 'both_unrated') AS n_both_unrated,
            count(*) FILTER (WHERE why = 'unrated_opponent') AS n_unrated_opponent,
            count(*) FILTER (WHERE why = 'incompatible') AS n_incompatible,
-           count(*) FILTER (WHERE why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible')) AS n_other
+           count(*) FILTER (WHERE why = 'below_time_minimum') AS n_time,
+           max(top) FILTER (WHERE why = 'below_time_minimum') AS time_top,
+           count(*) FILTER (WHERE why NOT IN ('both_unrated', 'unrated_opponent', 'incompatible',
+                                              'below_time_minimum')) AS n_other,
+           list(DISTINCT why ORDER BY why) FILTER (WHERE why NOT IN ('both_unrated', 'unrated_opponent',
+                                                   'incompatible', 'below_time_minimum')) AS other_why
     FROM played GROUP BY rid, player_id
 )
 SELECT r.rid, r.player_id,
@@ -86,8 +93,13 @@ SELECT r.rid, r.player_id,
        COALESCE(any_value(w.n_both_unrated), 0) AS n_both_unrated,
        COALESCE(any_value(w.n_unrated_opponent), 0) AS n_unrated_opponent,
        COALESCE(any_value(w.n_incompatible), 0) AS n_incompatible,
-       COALESCE(any_value(w.n_other), 0) AS n_other
+       COALESCE(any_value(w.n_time), 0) AS n_time,
+       any_value(w.time_top) AS time_top,
+       COALESCE(any_value(w.n_other), 0) AS n_other,
+       any_value(w.other_why) AS other_why,
+       any_value(t.first_day) AS first_day
 FROM (SELECT * FROM sides UNION ALL SELECT * FROM byes) r LEFT JOIN why w USING (rid, player_id)
+LEFT JOIN t USING (rid)
 GROUP BY r.rid, r.player_id
 ORDER BY r.rid, r.player_id
 """
@@ -166,6 +178,7 @@ def round_reasons_of(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], 
     )
     if counts.height == 0:
         return {}
+    version, minutes, threshold = time_minimum_expr(pl.col("first_day"), pl.col("time_top"))
     parts = [
         _plural(pl.col("n_forfeit"), "forfeit", "forfeits"),
         _plural(pl.col("n_bye_h"), "half-point bye (H)", "half-point byes (H)"),
@@ -184,7 +197,25 @@ def round_reasons_of(con: duckdb.DuckDBPyConnection, tournament_ids: list[int], 
             "incompatible game (FFE: an expected result too far apart)",
             "incompatible games (FFE: expected results too far apart)",
         ),
-        pl.when(pl.col("n_other") > 0).then(pl.format("{} game(s) played, not rated", pl.col("n_other"))),
+        pl.when(pl.col("n_time") > 0).then(
+            pl.format(
+                "{} below the minimum time for 60 moves (B.02 1.3, {}: {}; the rate of play gives less)",
+                pl.when(pl.col("n_time") == 1).then(pl.lit("1 game")).otherwise(pl.format("{} games", "n_time")),
+                version,
+                pl.when(threshold.is_not_null())
+                .then(pl.format("{} minutes when either player is rated {} or more", minutes, threshold))
+                .otherwise(pl.format("{} minutes", minutes)),
+            )
+        ),
+        pl.when(pl.col("n_other") > 0).then(
+            pl.format(
+                "{} game(s) played, not rated: {}",
+                pl.col("n_other"),
+                pl.col("other_why")
+                .list.eval(pl.element().replace_strict(REASON_WORDS, default=pl.element()))
+                .list.join("; "),
+            )
+        ),
     ]
     words = pl.concat_str(parts, separator=", ", ignore_nulls=True)
     reasons = counts.select(

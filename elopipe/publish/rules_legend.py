@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import duckdb
 
+from elopipe.publish.reason_words import legend_text
 from elopipe.rating.fide import b02
 from elopipe.rating.scenarios import definition, split_system
 
@@ -270,3 +271,9 @@ def ru_text(rules: AppliedRules | None) -> str:
             "1200 until June 2012; no initial rating computed before July 2014)"
         )
     return f"{words}. Under {_names(rules.lists)} (B.02 7.1.4, 8.2): " + _each(rules.lists, _ru_rule)
+
+
+def reason_legend(rules: AppliedRules | None) -> str:
+    """The legend's 'reason' line: every code a game not counted can show, the minimum time of
+    B.02 1.3 worded for the event's rules (None: every version, by era; `reason_words`)."""
+    return legend_text(None if rules is None else rules.event)
