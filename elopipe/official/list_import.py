@@ -158,7 +158,8 @@ def read_list(
                     warnings.append(f"{p.name} ends before </playerslist>: the file is cut short, players may be lost")
             else:
                 fmt = "fide-txt"
-                rel, skips, unrated, date_hint = read_fide_txt(con, p, head, system)
+                rel, skips, unrated, date_hint, txt_warnings = read_fide_txt(con, p, head, system)
+                warnings.extend(txt_warnings)
         else:
             fmt, date_hint = "ffe-csv", None
             rel, skips, unrated = read_ffe_csv(con, p, system)
