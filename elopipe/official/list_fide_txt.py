@@ -165,6 +165,11 @@ def _read_lines_mixed(p: Path, opts: dict[str, Any]) -> tuple[pl.DataFrame, list
     bad = df.with_row_index("i").filter(pl.col("line").str.contains("\ufffd", literal=True))["i"].to_list()
     if not bad:
         return df, []
+    line = pl.col("line")
+    beyond_ascii = ~line.str.contains("\ufffd", literal=True) & (line.str.len_bytes() != line.str.len_chars())
+    if not df.select(beyond_ascii.any()).item():  # single-byte text throughout (older lists): one decode
+        text, enc = decode_single_byte(data)
+        return pl.read_csv(io.BytesIO(text.encode("utf-8")), **opts), [_not_utf8(p, [i + 2 for i in bad], {enc})]
     raw = data.split(b"\n")  # raw[k] is line k + 1 of the file; df's row i is line i + 2
     fixed: list[str] = []
     relined: list[int] = []
@@ -177,19 +182,19 @@ def _read_lines_mixed(p: Path, opts: dict[str, Any]) -> tuple[pl.DataFrame, list
             text, enc = decode_single_byte(line)
             fixed.append(text)
             relined.append(i + 2)
-            decoded_as.add({"cp1252": "CP1252", "latin-1": "Latin-1"}[enc])
+            decoded_as.add(enc)
     lines = df["line"].scatter(bad, fixed)
-    if not relined:
-        return df.with_columns(lines), []
-    enc = " or ".join(sorted(decoded_as))
+    return df.with_columns(lines), [_not_utf8(p, relined, decoded_as)] if relined else []
+
+
+def _not_utf8(p: Path, relined: list[int], encodings: set[str]) -> str:
+    """The warning naming the lines (1-based) read as CP1252/Latin-1, the first ten of them."""
+    enc = " or ".join(sorted({"cp1252": "CP1252", "latin-1": "Latin-1"}[e] for e in encodings))
     if len(relined) == 1:
-        said = f"line {relined[0]} is not valid UTF-8, read as {enc}"
-    else:
-        more = f" and {len(relined) - 10} more" if len(relined) > 10 else ""
-        said = (
-            f"{len(relined)} lines are not valid UTF-8, read as {enc}: lines {', '.join(map(str, relined[:10]))}{more}"
-        )
-    return df.with_columns(lines), [f"{p.name}: {said}"]
+        return f"{p.name}: line {relined[0]} is not valid UTF-8, read as {enc}"
+    more = f" and {len(relined) - 10} more" if len(relined) > 10 else ""
+    shown = ", ".join(map(str, relined[:10]))
+    return f"{p.name}: {len(relined)} lines are not valid UTF-8, read as {enc}: lines {shown}{more}"
 
 
 _INT = "TRY_CAST({c} AS INTEGER)"  # cells are trimmed, '' already NULL
