@@ -46,7 +46,8 @@ class ListRead:
     ``reason`` Utf8 (a key of `SKIP_REASONS`), ``detail`` Utf8 (the cell at fault), ``raw`` Utf8
     (the line as written, at most 500 characters)). `unrated`: lines with no rating of any kind
     (most of FIDE's combined list), which a list of ratings leaves out by design. `warnings`:
-    faults of the file as a whole, as one line each (an XML list that ends before its closing tag)."""
+    faults of the file as a whole, as one line each (an XML list that ends before its closing tag).
+    `other_month`: see the field's comment."""
 
     rel: duckdb.DuckDBPyRelation
     file_format: str  # 'fide-txt' | 'fide-xml' | 'ffe-csv'
@@ -54,6 +55,10 @@ class ListRead:
     skips: pl.DataFrame
     unrated: int = 0
     warnings: list[str] = field(default_factory=list)
+    # the file's own month, when its name or header names one and --list-date is another (one
+    # line, the file named): `lists import` warns (an explicit --list-date is its override),
+    # `lists compare` refuses (its --list-date names the computed list, not the file's month)
+    other_month: str | None = None
 
 
 MONTHS = {m: i for i, m in enumerate(

@@ -35,7 +35,8 @@ who has a FIDE ID in the store; any other is no player of the list, and is left 
 as the import leaves it out, counted in `Comparison.skips` (a computed player without a FIDE ID
 matched to it by name would have been shown as compared with an official rating no list gives).
 
-Errors: `elopipe.official.list_import.ListFormatError` for an unreadable list file; `NoComputedList`
+Errors: `elopipe.official.list_import.ListFormatError` for an unreadable list file, or one whose
+name or header names a month other than `list_date`'s (and none names its month); `NoComputedList`
 (a ValueError) when the store holds no computed list for the date.
 """
 
@@ -49,7 +50,7 @@ import duckdb
 import polars as pl
 
 from elopipe.official.list_base import SKIP_SCHEMA, register
-from elopipe.official.list_import import read_list
+from elopipe.official.list_import import ListFormatError, read_list
 from elopipe.read.names import name_key_sql
 from elopipe.runtime.errors import ElopipeError
 
@@ -141,6 +142,10 @@ def compare_lists(
     not stored). `system` is the exact system compared ('fide', 'fide-rapid', 'ffe', ...).
     Works on a read-only connection."""
     read = read_list(con, path, system, list_date)
+    if read.other_month:  # every player would differ by a month's games: a wrong report, not a check
+        raise ListFormatError(
+            f"{read.other_month}; compare a list with the computed list of its own month (its --list-date)"
+        )
     official = read.rel.pl().filter(pl.col("system") == system)
     computed_n = con.execute(
         "SELECT count(*) FROM rating_lists WHERE system = ? AND list_date = ?", [system, list_date]

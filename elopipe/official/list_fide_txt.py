@@ -4,10 +4,11 @@ the combined ``players_list_foa.txt``) with Polars' vectorised reader, never a P
 Column boundaries are taken from the header line (``ID Number``, ``Name``, ``Fed``, ``Sex``,
 ``Tit``, ``WTit``, ``OTit``, ``FOA``, ``SRtng``/``RRtng``/``BRtng`` or a month code such as
 ``MAR24``, ``SGm``, ``SK``, ``B-day``, ``Flag``), so layout changes between years are absorbed.
-Positions count characters: the file is read as UTF-8, or as Latin-1 when it is not valid UTF-8
-(older lists). Blank lines are ignored: neither rows nor skips. `fide_long` turns the wide rows of
-a FIDE list (TXT or XML) into one row per player and rate class, the `official_lists` columns
-(`list_import`'s docstring); the FIDE XML reader shares it.
+Positions count characters: each line is read as UTF-8, or as CP1252/Latin-1 when that line is
+not valid UTF-8 (older lists, a stray byte), with a warning naming it. Blank lines are ignored:
+neither rows nor skips. `fide_long` turns the wide rows of a FIDE list (TXT or XML) into one row
+per player and rate class, the `official_lists` columns (`list_import`'s docstring); the FIDE XML
+reader shares it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import polars as pl
 from elopipe.official.list_base import MONTH_CODE, MONTHS, ListFormatError, clip_raw, register, single_rate
 from elopipe.official.list_faults import fide_checked, overflow_pattern
 from elopipe.read.control_chars import escape_controls
+from elopipe.read.textio import decode_single_byte
 from elopipe.read.trf.codes import TITLES
 
 _TXT_LABELS = {
@@ -76,8 +78,9 @@ def txt_columns(header: str) -> list[tuple[str, int, int | None]]:
 
 def read_fide_txt(
     con: duckdb.DuckDBPyConnection, p: Path, head: str, system: str
-) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame, int, dt.date | None]:
-    """(rows, skipped rows, unrated lines, the header's month code as a date)."""
+) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame, int, dt.date | None, list[str]]:
+    """(rows, skipped rows, unrated lines, the header's month code as a date, warnings: the
+    lines not valid UTF-8, read as CP1252/Latin-1)."""
     header = head.splitlines()[0] if head else ""
     cols = txt_columns(header)
     names = {c[0] for c in cols}
@@ -91,7 +94,7 @@ def read_fide_txt(
     single = single_rate(p.name, system)
     rename = {"x_rating": f"{single}_rating", "x_games": f"{single}_games", "x_k": f"{single}_k"}
     present = {rename.get(c[0], c[0]) for c in cols}
-    lines = _read_lines(p)
+    lines, warnings = _read_lines(p)
     total = lines.height
     rated = [  # a rating of 0 is none (FIDE writes 0 for an unrated class)
         pl.col("line").str.slice(start - 1, width).str.strip_chars().str.strip_chars_start("0") != ""
@@ -126,13 +129,16 @@ def read_fide_txt(
         pl.col("line_no").cast(pl.Int64).alias("line"), pl.col("_reason").alias("reason"),
         pl.col("_detail").alias("detail"), clip_raw(pl.col("line")).alias("raw"),
     )  # fmt: skip
-    return fide_long(con, kept.drop("line", "_spills"), present), skips, total - lines.height, date_hint
+    return fide_long(con, kept.drop("line", "_spills"), present), skips, total - lines.height, date_hint, warnings
 
 
-def _read_lines(p: Path) -> pl.DataFrame:
-    """The lines after the header, as 'line_no' UInt32 (1-based line of the file) and 'line'
-    Utf8 (Polars' reader: several times less CPU than slicing in SQL); blank lines left out.
-    UTF-8, or Latin-1 when the file is not valid UTF-8."""
+def _read_lines(p: Path) -> tuple[pl.DataFrame, list[str]]:
+    """(lines, warnings). The lines after the header, as 'line_no' UInt32 (1-based line of the
+    file) and 'line' Utf8 (Polars' reader: several times less CPU than slicing in SQL); blank
+    lines left out. Each line is decoded by itself: UTF-8 when it is valid UTF-8, else as
+    CP1252/Latin-1 (`textio.decode_single_byte`; older lists, or one stray byte in a UTF-8 list),
+    so a stray byte costs its own line's accents, never the whole file's columns; the warnings
+    name the lines read so."""
     opts: dict[str, Any] = {
         "has_header": False,
         "separator": "\x1f",
@@ -140,13 +146,55 @@ def _read_lines(p: Path) -> pl.DataFrame:
         "skip_rows": 1,
         "schema": {"line": pl.Utf8},
     }
+    warnings: list[str] = []
     try:
         df = pl.read_csv(p.absolute(), glob=False, **opts)  # the file named: never a pattern
     except (pl.exceptions.ComputeError, UnicodeDecodeError):
-        df = pl.read_csv(io.BytesIO(p.read_bytes().decode("latin-1").encode("utf-8")), **opts)
+        df, warnings = _read_lines_mixed(p, opts)
     # a blank line is a null row: the row index is the line's place in the file
     df = df.with_row_index("line_no", offset=2)
-    return df.filter(pl.col("line").str.strip_chars() != "")
+    return df.filter(pl.col("line").str.strip_chars() != ""), warnings
+
+
+def _read_lines_mixed(p: Path, opts: dict[str, Any]) -> tuple[pl.DataFrame, list[str]]:
+    """`_read_lines` for a file that is not valid UTF-8 as a whole: read lossily (an invalid
+    sequence becomes U+FFFD), then only the lines that hold U+FFFD are decoded again from their
+    bytes, each by itself (a Python step per such line only, not per line of the file)."""
+    data = p.read_bytes()
+    df = pl.read_csv(io.BytesIO(data), encoding="utf8-lossy", **opts)
+    bad = df.with_row_index("i").filter(pl.col("line").str.contains("\ufffd", literal=True))["i"].to_list()
+    if not bad:
+        return df, []
+    line = pl.col("line")
+    beyond_ascii = ~line.str.contains("\ufffd", literal=True) & (line.str.len_bytes() != line.str.len_chars())
+    if not df.select(beyond_ascii.any()).item():  # single-byte text throughout (older lists): one decode
+        text, enc = decode_single_byte(data)
+        return pl.read_csv(io.BytesIO(text.encode("utf-8")), **opts), [_not_utf8(p, [i + 2 for i in bad], {enc})]
+    raw = data.split(b"\n")  # raw[k] is line k + 1 of the file; df's row i is line i + 2
+    fixed: list[str] = []
+    relined: list[int] = []
+    decoded_as: set[str] = set()
+    for i in bad:
+        line = raw[i + 1].removesuffix(b"\r")
+        try:  # a U+FFFD that the file wrote itself, in a valid UTF-8 line
+            fixed.append(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            text, enc = decode_single_byte(line)
+            fixed.append(text)
+            relined.append(i + 2)
+            decoded_as.add(enc)
+    lines = df["line"].scatter(bad, fixed)
+    return df.with_columns(lines), [_not_utf8(p, relined, decoded_as)] if relined else []
+
+
+def _not_utf8(p: Path, relined: list[int], encodings: set[str]) -> str:
+    """The warning naming the lines (1-based) read as CP1252/Latin-1, the first ten of them."""
+    enc = " or ".join(sorted({"cp1252": "CP1252", "latin-1": "Latin-1"}[e] for e in encodings))
+    if len(relined) == 1:
+        return f"{p.name}: line {relined[0]} is not valid UTF-8, read as {enc}"
+    more = f" and {len(relined) - 10} more" if len(relined) > 10 else ""
+    shown = ", ".join(map(str, relined[:10]))
+    return f"{p.name}: {len(relined)} lines are not valid UTF-8, read as {enc}: lines {shown}{more}"
 
 
 _INT = "TRY_CAST({c} AS INTEGER)"  # cells are trimmed, '' already NULL

@@ -124,7 +124,7 @@ def import_list(
         players_created=stored.players_created,
         skips=read.skips,
         unrated=read.unrated,
-        warnings=read.warnings,
+        warnings=read.warnings + ([read.other_month] if read.other_month else []),
         replaced=stored.replaced,
     )
 
@@ -158,7 +158,8 @@ def read_list(
                     warnings.append(f"{p.name} ends before </playerslist>: the file is cut short, players may be lost")
             else:
                 fmt = "fide-txt"
-                rel, skips, unrated, date_hint = read_fide_txt(con, p, head, system)
+                rel, skips, unrated, date_hint, txt_warnings = read_fide_txt(con, p, head, system)
+                warnings.extend(txt_warnings)
         else:
             fmt, date_hint = "ffe-csv", None
             rel, skips, unrated = read_ffe_csv(con, p, system)
@@ -167,6 +168,7 @@ def read_list(
     except ListFormatError as exc:  # every message names the file
         msg = str(exc)
         raise ListFormatError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
+    other_month = None if list_date is None else _other_month(p, date_hint, list_date)
     when = list_date or _file_date(p, date_hint)
     if when is None:
         raise ListFormatError(f"{p}: no list date in the file name or header; pass --list-date YYYY-MM-DD")
@@ -174,7 +176,7 @@ def read_list(
         check_list_date(when)
     except ValueError as exc:  # a date read from the file: the file is named, --list-date asked for
         raise ListFormatError(f"{p}: {exc}; pass --list-date YYYY-MM-DD") from None
-    return ListRead(rel, fmt, when, skips, unrated, warnings)
+    return ListRead(rel, fmt, when, skips, unrated, warnings, other_month)
 
 
 def _head(p: Path) -> str:
@@ -195,6 +197,20 @@ def _file_date(p: Path, header: dt.date | None) -> dt.date | None:
             "pass --list-date YYYY-MM-DD"
         )
     return named or header
+
+
+def _other_month(p: Path, header: dt.date | None, list_date: dt.date) -> str | None:
+    """One line when the file's name and header name months (either, or both alike) and neither is
+    `list_date`'s: a list of another month given for this one. None when they name none, or one of
+    them is `list_date`'s month (a name and a header that disagree: --list-date chose)."""
+    named = _date_from_name(p.name)
+    stated = {(d.year, d.month) for d in (named, header) if d is not None}
+    if not stated or (list_date.year, list_date.month) in stated:
+        return None
+    which = " and ".join(w for w, d in (("name", named), ("header", header)) if d is not None)
+    months = " and ".join(f"{y:04d}-{m:02d}" for y, m in sorted(stated))
+    verb = "say" if " and " in which else "says"
+    return f"{p}: the file's {which} {verb} a list of {months}, not of --list-date {list_date}"
 
 
 def _date_from_name(name: str) -> dt.date | None:

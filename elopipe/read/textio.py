@@ -46,20 +46,22 @@ def decode_bytes(data: bytes) -> DecodedText:
         try:
             text, enc = data[3:].decode("utf-8"), "utf-8-sig"
         except UnicodeDecodeError:
-            text, enc = _decode_single_byte(data[3:])
+            text, enc = decode_single_byte(data[3:])
     else:
         try:
             text, enc = data.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
-            text, enc = _decode_single_byte(data)
+            text, enc = decode_single_byte(data)
     newline = detect_newline(text)
     if newline != "LF" and newline is not None:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return DecodedText(text=text, encoding=enc, newline=newline)
 
 
-def _decode_single_byte(data: bytes) -> tuple[str, str]:
-    if any(b in CP1252_HOLES for b in data):
+def decode_single_byte(data: bytes) -> tuple[str, str]:
+    """(text, 'cp1252' | 'latin-1'): bytes that are not UTF-8, as CP1252, or as Latin-1 when
+    one of CP1252's five unmapped bytes occurs (never raises; one character per byte)."""
+    if any(bytes((hole,)) in data for hole in CP1252_HOLES):  # five scans in C, not a step per byte
         return data.decode("latin-1"), "latin-1"
     return data.decode("cp1252"), "cp1252"
 

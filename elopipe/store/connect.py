@@ -44,7 +44,9 @@ _DUCKDB_MAGIC = b"DUCK"
 
 def check_store_path(db: str | os.PathLike[str]) -> None:
     """Raise StorePathError if `db` exists and is not a DuckDB database file (a folder, a PGN,
-    /proc/self/status, ...). A missing or empty file passes: DuckDB creates a store there."""
+    /proc/self/status, ...). A missing or empty file passes (a writer refuses an empty one once it
+    opens it, which DuckDB refuses, and then removes the lock file it made; `require_store` refuses
+    it before)."""
     path = Path(db)
     if not is_text(os.fspath(db)):
         raise StorePathError("the store's path is not valid UTF-8 text (DuckDB cannot open it); rename it")
@@ -189,7 +191,7 @@ def write_lock(
     if path.exists() and not path.is_file():
         raise StorePathError(f"the lock file {path} beside the store is not a regular file; remove it")
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd, created = _open_lock_file(path)
     except OSError as exc:
         raise StorePathError(
             f"cannot create the lock file {path} beside the store: {exc.strerror or exc}"
@@ -218,6 +220,14 @@ def write_lock(
             _held[key] = [fd, 1]
         try:
             yield
+        except StorePathError:
+            # `db` proved no store once opened (an empty file, which DuckDB refuses; another
+            # program's database): a refusal leaves nothing behind, so a lock file this call made
+            # goes. A process waiting on it then locks an unlinked file, and is refused the same.
+            if created:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            raise
         finally:
             with _held_guard:
                 del _held[key]
@@ -225,6 +235,15 @@ def write_lock(
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def _open_lock_file(path: Path) -> tuple[int, bool]:
+    """(fd, whether this call created the file): O_EXCL first, so that only a lock file this
+    process made is ever removed (`write_lock`)."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
+    except FileExistsError:
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644), False
 
 
 def _make_parent(db: Path, on_wait: Callable[[str], None] | None) -> None:
@@ -340,8 +359,11 @@ def require_store(db: str | os.PathLike[str]) -> None:
     what was ingested: a mistyped --db must not leave an empty store behind), StorePathError if
     the path cannot be one. Creates nothing."""
     check_store_path(db)
-    if not Path(db).exists():
+    path = Path(db)
+    if not path.exists():
         raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
+    if path.stat().st_size == 0:  # DuckDB refuses it too, but only once the lock file is made
+        raise StorePathError(f"{db} is an empty file, not a DuckDB database (elopipe's store); give the store's file")
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:

@@ -180,6 +180,31 @@ def test_db_that_is_a_folder_or_not_duckdb_is_a_usage_error(tmp_path: Path, args
     assert victim.read_text() == '[Event "x"]\n\n1. e4 e5 1-0\n'
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rate"],
+        ["players", "merge", "1", "2", "--reason", "x"],
+        ["players", "split", "1", "--name", "X", "--reason", "x"],
+        ["scenarios", "drop", "s1"],
+        ["publish"],
+        ["ingest", str(REPO / "sample_pgn" / "wchcand22.pgn")],
+    ],
+)
+def test_an_empty_file_as_db_is_refused_and_nothing_is_left_beside_it(tmp_path: Path, args: list[str]) -> None:
+    """An empty file is no store (DuckDB refuses it): the refusal creates nothing, not even the
+    lock file (`empty.duckdb.lock` holding "pid N" was left behind); a lock file that was there
+    before is kept."""
+    empty = tmp_path / "empty.duckdb"
+    empty.write_bytes(b"")
+    _usage_error(_run(*args, "--db", str(empty)), "not a DuckDB database")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.duckdb"]
+    lock = tmp_path / "empty.duckdb.lock"
+    lock.write_bytes(b"")
+    _usage_error(_run(*args, "--db", str(empty)), "not a DuckDB database")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.duckdb", "empty.duckdb.lock"]
+
+
 def test_proc_files_and_unwritable_lock_are_clear_errors(tmp_path: Path) -> None:
     _usage_error(_run("sql", "SELECT 1", "--db", "/proc/self/status"), "not a DuckDB database")
     _usage_error(_run("rate", "--db", "/proc/self/status"), "not a DuckDB database")

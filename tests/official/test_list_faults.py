@@ -141,6 +141,37 @@ def test_a_fide_txt_list_with_a_bom_is_read_in_both_encodings(tmp_path: Path) ->
     ]
 
 
+def test_a_utf8_fide_txt_list_with_one_stray_byte_loses_only_that_line_s_accents(tmp_path: Path) -> None:
+    """A UTF-8 list with one Latin-1 byte (or one invalid UTF-8 sequence) on one line: each line
+    is decoded by itself, so the UTF-8 lines keep their names and columns (the whole file read as
+    Latin-1 pushed every accented row out of its columns), the bad line is read as CP1252 and
+    named in a warning."""
+    good = _std("13300474", "Aronián, Levón", "2775").encode("utf-8")
+    for stray in (b"T\xe4ri, Aryan", b"T\xc3(ri, Aryan"):
+        bad = _std("24532313", "Xari, Aryan", "2640").encode("ascii").replace(b"Xari, Aryan", stray)
+        f = tmp_path / "standard_jul22frl.txt"
+        f.write_bytes(
+            HEADER.encode()
+            + b"\n"
+            + good
+            + b"\n\n"
+            + bad
+            + b"\n"
+            + _std("1503014", "Carlsen, Magnus", "2864").encode()
+            + b"\n"
+        )
+        con = memory_store()
+        res = import_list(con, f, "fide")
+        assert res.warnings == ["standard_jul22frl.txt: line 4 is not valid UTF-8, read as CP1252"]
+        assert res.rows == {"fide": 3} and res.skips.height == 0
+        got = con.execute("SELECT fide_id, name, rating FROM official_lists ORDER BY fide_id").fetchall()
+        assert got == [
+            (1503014, "Carlsen, Magnus", 2864),
+            (13300474, "Aronián, Levón", 2775),
+            (24532313, stray.decode("cp1252"), 2640),
+        ]
+
+
 def test_a_fide_xml_list_with_a_bom_is_read(tmp_path: Path) -> None:
     f = tmp_path / "standard_2024-03.xml"
     text = '<?xml version="1.0"?>\n<playerslist><player><fideid>1503014</fideid><rating>2830</rating></player>'

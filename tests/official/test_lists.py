@@ -89,6 +89,28 @@ def test_fide_latin1_txt_and_month_code_header(tmp_path: Path) -> None:
     assert _rows(con)[25000000][:2] == ("Müller, Jörg", "GER")
 
 
+def test_a_list_of_another_month_than_list_date_is_refused_by_compare_and_warned_by_import(tmp_path: Path) -> None:
+    """A JUN22 file (name and header) given with --list-date 2022-07-01: `lists compare` refuses
+    (every player would differ by a month's games: a wrong report), `lists import` stores it as
+    asked (--list-date is its override) and says the months differ; a name that gives the
+    --list-date month, or a file that names none, passes silently."""
+    layout = [(lab if lab != "SRtng" else "JUN22", w) for lab, w in STD]
+    june = tmp_path / "standard_jun22frl.txt"
+    june.write_text(fixed(layout, STD_ROWS[:2]), encoding="utf-8")
+    july = dt.date(2022, 7, 1)
+    with pytest.raises(ListFormatError, match=r"name and header say a list of 2022-06, not of --list-date 2022-07-01"):
+        compare_lists(memory_store(), "fide", july, june)
+    res = import_list(memory_store(), june, "fide", list_date=july)
+    assert res.list_date == july and res.rows == {"fide": 2}
+    assert res.warnings == [f"{june}: the file's name and header say a list of 2022-06, not of --list-date 2022-07-01"]
+    renamed = tmp_path / "standard_jul22frl.txt"  # the name says July, the header June: --list-date chose
+    renamed.write_bytes(june.read_bytes())
+    assert import_list(memory_store(), renamed, "fide", list_date=july).warnings == []
+    plain = tmp_path / "official.txt"
+    plain.write_text(fixed(STD, STD_ROWS[:2]), encoding="utf-8")
+    assert import_list(memory_store(), plain, "fide", list_date=july).warnings == []
+
+
 def test_a_file_whose_name_and_header_name_other_months_asks_for_the_list_date(tmp_path: Path) -> None:
     """A FIDE TXT named for August 2022 whose header says MAR22 (a renamed or mislabelled file):
     neither month is taken silently (the name's moved the list by five months), the import asks
@@ -307,12 +329,14 @@ def test_lists_and_players_commands(tmp_path: Path) -> None:
     ids = dict(con.execute("SELECT fide_id, player_id FROM players").fetchall())
     con.close()
     out = tmp_path / "report.csv"
+    april = tmp_path / "standard_apr24frl.txt"  # the list of the computed list's month: the March
+    april.write_bytes(f.read_bytes())  # file is refused for it (its name says another month)
     res = runner.invoke(
         app,
         [
             "lists",
             "compare",
-            str(f),
+            str(april),
             "--system",
             "fide",
             "--list-date",
