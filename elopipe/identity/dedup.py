@@ -47,8 +47,8 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   Black after identity resolution, and day-precise game dates at most one day apart, or further
   apart when one source writes the event's start or end day on every game (many PGN databases
   do): equal movetext hashes of at least `event_sources.EVENT_DATE_PLIES` plies, the same main
-  round and round label, one event key, and the date of one row a day of play of the other's
-  tournament (``round_players+hash+event_date``; `game_links.event_dated`). A shorter game (a
+  round and round labels that do not conflict (below), one event key, and the date of one row a
+  day of play of the other's tournament (``round_players+hash+event_date``; `game_links.event_dated`). A shorter game (a
   repetition draw recurs between the same players, in another event of the same name and days)
   is no proof on its own; it is one game when the two tournaments are sources of one event
   (above) and at least one of their long games links by that rule, the proof that the two row
@@ -57,7 +57,14 @@ Two rows are the same game when (rule names as written to ``game_sources.match_r
   and one to one, each row the only one of that key in its tournament (a knockout's two games of
   one round between the same players, or a game written twice, link none and count as before)
   (``round_players+hash+event_date+short``; `short_dated_pairs`, `game_links.event_dated_short`);
-* ``round_players``: the same main round, tournaments one event; ``+hash`` when both have moves
+* ``round_players``: the same main round, tournaments one event; and, for this rule and every
+  rule that needs a round on both sides (``+event_date`` and its ``+short`` too), no two different
+  round labels (`game_links.labels_conflict`: a knockout's '1.3' and '1.5', the same White, may
+  repeat one draw or one result; two sources of the round hold both games, and no rule may pair
+  one's '1.3' with the other's '1.5'). Zero padding is spelling ('01' is '1'); a sub-part on one
+  side only ('3' and a broadcast's or database's round.board '3.1') is no conflict, except for
+  ``+event_date+short`` (a short draw written '1' could be any game of a knockout round);
+  ``+hash`` when both have moves
   and the movetext hashes are equal (then one event is not needed, unless the moves are short).
   Different hashes veto the match unless one side is an unfinished broadcast game (result ``*``,
   moves still growing: ``+broadcast``) or a copy cut short (its file's last game, with moves and
@@ -112,7 +119,14 @@ import polars as pl
 
 from elopipe.identity import event_sources
 from elopipe.identity.event_sources import EVENT_DATE_PLIES, Span
-from elopipe.identity.game_links import EVENT_DATE_RULE, GameRow, event_dated_short, match_rule, write_links
+from elopipe.identity.game_links import (
+    EVENT_DATE_RULE,
+    GameRow,
+    event_dated_short,
+    label_key_expr,
+    match_rule,
+    write_links,
+)
 from elopipe.identity.nearby import DATE_SLACK_DAYS, near_pairs, near_tournaments, tournament_spans
 from elopipe.store.frames import registered, to_polars
 
@@ -323,7 +337,10 @@ def short_dated_pairs(
     } & events
     if not dated:
         return set()
-    keyed = classes.filter(pl.col("movetext_hash").is_not_null() & pl.col("round").is_not_null())
+    # the label without its zero padding: '01' and '1' are one key (`game_links.label_key`)
+    keyed = classes.filter(pl.col("movetext_hash").is_not_null() & pl.col("round").is_not_null()).with_columns(
+        label_key_expr("round_label").alias("round_label")
+    )
     # the rows of each key in its tournament, counted before the long ones are left out
     once = keyed.filter(pl.col("n").sum().over(["tournament_id", *_SHORT_KEY]) == 1).filter(
         pl.col("ply_count").fill_null(0) < EVENT_DATE_PLIES

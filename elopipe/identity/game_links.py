@@ -63,12 +63,23 @@ EVENT_DATE_RULE = "round_players+hash+event_date"
 EVENT_DATE_SHORT_RULE = "round_players+hash+event_date+short"
 
 
+def _long_same(a: GameRow, b: GameRow) -> bool:
+    # equal movetext hashes of at least EVENT_DATE_PLIES plies on both rows
+    long = (a.ply_count or 0) >= EVENT_DATE_PLIES and (b.ply_count or 0) >= EVENT_DATE_PLIES
+    return long and a.movetext_hash is not None and a.movetext_hash == b.movetext_hash
+
+
 def _same_moves_event_days(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
     # what `event_dated` and `event_dated_short` share: equal moves (never two rows without), the
-    # same main round and round label, one event key, one row's date a day of play of the other's
+    # same main round and labels that do not conflict (`labels_conflict`: a sub-part on one side
+    # only when the moves are long), one event key, one row's date a day of play of the other's
     if a.movetext_hash is None or a.movetext_hash != b.movetext_hash:
         return False
-    if a.round is None or a.round != b.round or a.round_label != b.round_label:
+    if (
+        a.round is None
+        or a.round != b.round
+        or labels_conflict(a.round_label, b.round_label, one_sided=_long_same(a, b))
+    ):
         return False
     if not sa[0] or sa[0] != sb[0] or a.game_date is None or b.game_date is None:
         return False
@@ -78,7 +89,7 @@ def _same_moves_event_days(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
 def event_dated(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
     """Two rows more than a day apart are still one game when one source dates every game by the
     event's start or end day: equal movetext hashes of at least `EVENT_DATE_PLIES` plies on both
-    sides, the same main round and round label, one event key (not empty), and the date of one
+    sides, the same main round and round labels that do not conflict, one event key (not empty), and the date of one
     row a day of play of the other's tournament (`Span`). (The players and colours are equal:
     `match_rule` compares rows of the same White and Black.) Two real games of one event, round,
     players and colours with the same long moves do not occur; a short repetition draw does recur,
@@ -91,7 +102,8 @@ def event_dated(a: GameRow, b: GameRow, sa: Span, sb: Span) -> bool:
 def event_dated_short(a: GameRow, b: GameRow, spans: dict[int, Span]) -> bool:
     """The conditions a pair of rows of two tournaments must meet to be one game by
     ``round_players+hash+event_date+short`` (`elopipe.identity.dedup`'s docstring): the same White
-    and Black, equal movetext hashes (not null) and results, the same main round and round label,
+    and Black, equal movetext hashes (not null) and results, the same main round and round label
+    (`labels_conflict`: zero padding aside),
     one event key (not empty), one row's date a day of play of the other's tournament, dates and
     rates compatible (`event_sources.compatible`), whatever the length of the moves. Not enough
     alone: the caller (`dedup.short_dated_pairs`) asks it only of the rows of two tournaments that
@@ -104,6 +116,44 @@ def event_dated_short(a: GameRow, b: GameRow, spans: dict[int, Span]) -> bool:
     if a.white_id is None or (a.white_id, a.black_id) != (b.white_id, b.black_id):
         return False
     return compatible(sa, sb, a.rate_class, b.rate_class) and _same_moves_event_days(a, b, sa, sb)
+
+
+def _label_parts(label: str | None) -> tuple[str, ...]:
+    # zero padding is spelling ('03' is '3', '3.01' is '3.1'); '?' and '' say nothing
+    text = (label or "").strip()
+    if text in ("", "?", "-"):
+        return ()
+    return tuple(p.lstrip("0") or "0" if p.isdigit() else p for p in text.split("."))
+
+
+def label_key(label: str | None) -> str | None:
+    """A round label without its zero padding ('03.01' -> '3.1'); None for none, '' or '?'."""
+    parts = _label_parts(label)
+    return ".".join(parts) if parts else None
+
+
+def label_key_expr(col: str) -> pl.Expr:
+    """`label_key` of the String column `col`, as a frame expression."""
+    part = pl.element()
+    parts = pl.col(col).str.strip_chars().str.split(".")
+    unpadded = pl.when(part.str.contains(r"^[0-9]+$")).then(part.str.strip_chars_start("0").replace("", "0"))
+    key = parts.list.eval(unpadded.otherwise(part)).list.join(".")
+    return pl.when(pl.col(col).str.strip_chars().is_in(["", "?", "-"])).then(None).otherwise(key)
+
+
+def labels_conflict(a: str | None, b: str | None, one_sided: bool = False) -> bool:
+    """Whether two round labels of one main round name two games: both given and different after
+    zero padding is dropped ('01' is '1'). A knockout's round '1' is '1.1' .. '1.6' (its games and
+    tiebreaks between the same two players, colours alternating, so '1.3' and '1.5' have the same
+    White and may repeat one draw or one result): two such rows are two games, whatever their
+    moves, result or sources. A sub-part on one side only ('3' and '3.1': a TRF's or organiser's
+    round and a broadcast's round.board) is no conflict when `one_sided` (`match_rule`: as the
+    rows' main rounds are compared), and is one otherwise (`event_dated_short`: a short draw
+    written '1' could be any game of a knockout round)."""
+    pa, pb = _label_parts(a), _label_parts(b)
+    if not pa or not pb or pa == pb:
+        return False
+    return not (one_sided and (len(pa) == 1 or len(pb) == 1) and pa[0] == pb[0])
 
 
 def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple[int, int]]) -> str | None:
@@ -137,7 +187,7 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
         return None
     if a.round is None or b.round is None:
         return "hash_players" if same_hash else None
-    if a.round != b.round:
+    if a.round != b.round or labels_conflict(a.round_label, b.round_label, one_sided=True):
         return None
     if both_moves and not same_hash:
         if "*" in (a.result, b.result) or a.cut or b.cut:  # moves still growing, or cut short

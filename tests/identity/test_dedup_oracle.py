@@ -208,7 +208,15 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     } & events
 
     def key(g: game_links.GameRow) -> tuple:
-        return (g.tournament_id, g.white_id, g.black_id, g.round, g.round_label, g.movetext_hash, g.result)
+        return (
+            g.tournament_id,
+            g.white_id,
+            g.black_id,
+            g.round,
+            game_links.label_key(g.round_label),
+            g.movetext_hash,
+            g.result,
+        )
 
     rows_of = Counter(key(g) for g in games)
     for a in games:
