@@ -201,7 +201,14 @@ def write_lock(
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                if _same_file(fd, path):
+                    break
+                # the holder removed the lock file (a store it created and undid, `open_writer_undone`):
+                # this lock guards nothing any more; take the one at the path
+                stale, fd = fd, os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(stale, fcntl.LOCK_UN)
+                os.close(stale)
+                continue
             except BlockingIOError:
                 holder = _read_holder(fd)
                 if deadline is not None and time.monotonic() >= deadline:
@@ -225,6 +232,46 @@ def write_lock(
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+@contextlib.contextmanager
+def open_writer_undone(
+    db: str | os.PathLike[str], on_wait: Callable[[str], None] | None = None
+) -> Iterator[tuple[duckdb.DuckDBPyConnection, Callable[[], None]]]:
+    """`open_writer`, and a function the body calls once it has stored something (`keep`). When
+    the body raises before `keep` and this call created the store, the store, its WAL and its
+    lock file are removed again: a refused input leaves no empty store behind (`lists import` of
+    a file that is no list). A store that existed before is never removed; neither is a lock
+    file this call did not create."""
+    lock_new = not os.path.lexists(lock_path(db))
+    kept = False
+
+    def keep() -> None:
+        nonlocal kept
+        kept = True
+
+    with write_lock(db, on_wait=on_wait):
+        created = not os.path.lexists(db)  # under the lock: no other writer can create it now
+        try:
+            with open_writer(db, on_wait=on_wait) as con:
+                yield con, keep
+        except BaseException:
+            if created and not kept:
+                for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
+                    with contextlib.suppress(FileNotFoundError):
+                        leftover.unlink()
+                if lock_new:  # removed while held: a waiter sees the new inode (`_same_file`)
+                    with contextlib.suppress(FileNotFoundError):
+                        lock_path(db).unlink()
+            raise
 
 
 def _make_parent(db: Path, on_wait: Callable[[str], None] | None) -> None:

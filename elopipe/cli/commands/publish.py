@@ -60,6 +60,7 @@ def publish(
     from elopipe.cli.commands.report import check_system
     from elopipe.jobs.publish import diff_lists, publish_lists
     from elopipe.publish import LIST_FORMATS
+    from elopipe.store.connect import StoreMissingError
 
     if list_date and all_lists:
         fail("give --list-date or --all, not both")
@@ -84,6 +85,8 @@ def publish(
         if diff is not None:
             try:
                 compared = diff_lists(DiffRequest(db, system, diff[0], diff[1], out, wait), on_wait)
+            except StoreMissingError:  # no store: refused as by every command (exit 1), not a usage error
+                raise
             except FileNotFoundError as exc:  # a side that is neither a list date nor a file: usage
                 fail(f"{exc}")
             _print_diff(compared, system, diff)
