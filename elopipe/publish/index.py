@@ -5,9 +5,9 @@ list and any tournament with a report, the latest list with its national lists (
 federation: the list page filtered to it, `#fed=XXX`), the tournament reports newest first, then
 every list newest first, then the player pages. The index links what is in the folder, whichever
 run wrote it, but only the report and player pages this store names so (id and slug of the name):
-a folder shared by two stores holds pages of the same ids for other events. The search reads a compact JSON block (names, federation, link) and renders at
-most a page of matches, so an index of hundreds of lists and thousands of reports stays light;
-it works offline (inline script, no CDN).
+a folder shared by two stores holds pages of the same ids for other events. The search reads a
+compact JSON block (names, federation, link) and renders at most a page of matches, so an index
+of hundreds of lists and thousands of reports stays light; it works offline (inline script, no CDN).
 
 The systems' indexes of one folder link to each other, and `index.html` is the folder's top page:
 one entry per system index present, with its latest list (`write_top_index`). Writing one
@@ -162,9 +162,9 @@ def _pages(con: duckdb.DuckDBPyConnection, folder: Path, href: str, table: str, 
     # event), and its page must never be linked as this store's (a comparison page adds '-vs-<B>')
     fallback = "tournament" if table == "tournaments" else "player"
     own = known.with_columns(
-        (
-            pl.col.id.cast(pl.String) + "_" + pl.col.name.map_elements(lambda n: slug(n, fallback), pl.String)
-        ).alias("own_stem")
+        (pl.col.id.cast(pl.String) + "_" + pl.col.name.map_elements(lambda n: slug(n, fallback), pl.String)).alias(
+            "own_stem"
+        )
     )
     rows = (
         frame.join(own, on="id", how="inner")
