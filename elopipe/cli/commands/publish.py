@@ -59,8 +59,8 @@ def publish(
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.cli.commands.report import check_system
     from elopipe.jobs.publish import diff_lists, publish_lists
+    from elopipe.jobs.store import StoreMissingError
     from elopipe.publish import LIST_FORMATS
-    from elopipe.store.connect import StoreMissingError
 
     if list_date and all_lists:
         fail("give --list-date or --all, not both")
