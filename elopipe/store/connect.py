@@ -28,9 +28,10 @@ import duckdb
 
 from elopipe.read.sources import is_text
 from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.runtime.hints import DEFAULT_STORE, command_hint
 from elopipe.store.schema import ensure_schema
 
-DEFAULT_DB = "elopipe.duckdb"
+DEFAULT_DB = DEFAULT_STORE
 
 
 class StorePathError(ElopipeError):
@@ -388,7 +389,7 @@ def require_store(db: str | os.PathLike[str]) -> None:
     the path cannot be one. Creates nothing."""
     check_store_path(db)
     if not Path(db).exists():
-        raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
+        raise StoreMissingError(f"no database at {db}; run `{command_hint('ingest', db)}` first")
 
 
 def open_reader(db: str | os.PathLike[str] = DEFAULT_DB, *, external_access: bool = True) -> duckdb.DuckDBPyConnection:

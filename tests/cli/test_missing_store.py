@@ -56,7 +56,8 @@ def test_a_missing_store_is_refused_and_nothing_is_created(tmp_path: Path, name:
     args = [*name.split(), *(a.format(tmp=tmp_path) for a in REFUSE[name]), "--db", str(db)]
     res = CliRunner().invoke(app, args)
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
-    assert res.exit_code == 1 and lines == [f"elopipe {name}: error: no database at {db}; run `elopipe ingest` first"]
+    said = f"no database at {db}; run `elopipe ingest --db {db}` first"  # the hint names the store
+    assert res.exit_code == 1 and lines == [f"elopipe {name}: error: {said}"]
     assert sorted(tmp_path.rglob("*")) == before
 
 
@@ -66,7 +67,8 @@ def test_a_diff_on_a_missing_store_is_refused_like_the_others(tmp_path: Path) ->
     args = ["publish", "--diff", "2024-01-01", "2024-02-01", "--system", "fide", "--db", str(db)]
     res = CliRunner().invoke(app, args)
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
-    assert res.exit_code == 1 and lines == [f"elopipe publish: error: no database at {db}; run `elopipe ingest` first"]
+    said = f"no database at {db}; run `elopipe ingest --db {db}` first"
+    assert res.exit_code == 1 and lines == [f"elopipe publish: error: {said}"]
     assert list(tmp_path.iterdir()) == []
 
 
