@@ -371,3 +371,14 @@ def test_a_rapid_scenario_without_its_standard_scenario_says_what_it_credits(db:
     assert _run("rate", "--db", str(db), "--system", "fide", "--scenario", "nostd").exit_code == 0
     res = _run("rate", "--db", str(db), "--system", "fide-rapid", "--scenario", "nostd")
     assert res.exit_code == 0 and "note:" not in res.output, res.output
+
+
+def test_the_v2022_cap_under_other_forced_rules_is_refused(db: Path) -> None:
+    # accepted silently, it was stored in the scenario's definition and changed no rating
+    before = _plain_digest(db)
+    res = _run("rate", "--db", str(db), "--scenario", "z", "--rules", "V2017", "--v2022-cap-lower")
+    assert res.exit_code == 2
+    line = _one_line(res.output)
+    assert line.startswith("elopipe rate: error: --v2022-cap-lower applies to the V2022 rules only")
+    assert "--rules V2017" in line
+    assert _plain_digest(db) == before and "no scenario in" in _run("scenarios", "list", "--db", str(db)).output

@@ -171,6 +171,10 @@ def _request(
         rules = None if rules is None else rules_name(system, rules)
     except ParamError as exc:
         fail(str(exc))
+    if params.get("v2022_cap_lower") and rules not in (None, "V2022"):
+        # the switch is of V2022's one-upgrade rule only (b02.d_used): under other forced rules
+        # it would be stored in the scenario's definition and change no rating
+        fail(f"--v2022-cap-lower applies to the V2022 rules only, not to --rules {rules}: drop one of them")
     return RateRequest(db, system, month, rules, params, defaults, skip_empty=True)
 
 
