@@ -162,7 +162,8 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str, on_note: Callable
     ).fetchall()
     if len(with_games) == 1:
         taken = int(with_games[0][0])
-        _note_taken(con, ref, ids, taken, "the one holding the games (the others are duplicate exports of it)", on_note)
+        why = "the one holding the games (the others are other exports of the same event)"
+        _note_taken(con, ref, ids, taken, why, on_note)
         return taken
     raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {_choices(con, [int(r[0]) for r in rows])}")
 

@@ -120,7 +120,7 @@ def publish(
     if done.suspects:
         from elopipe.publish.list_suspects import suspects_line
 
-        err_console.print(suspects_line(done.latest, done.suspects), style="yellow", soft_wrap=True)
+        err_console.print(suspects_line(done.latest, done.suspects, db), style="yellow", soft_wrap=True)
 
 
 def _write_failure(exc: OSError, out: Path) -> str:
