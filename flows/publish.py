@@ -86,7 +86,7 @@ def _say_suspects(db: str, published: dict[str, dt.date]) -> None:
     from elopipe.publish.list_suspects import suspects_line
 
     for system, pairs in jobs.suspects_on_lists(db, published).items():
-        stage_warning("publish", f"{system}: {suspects_line(published[system], pairs)}")
+        stage_warning("publish", f"{system}: {suspects_line(published[system], pairs, db)}")
 
 
 def _progress(system: str, done: int, total: int) -> None:

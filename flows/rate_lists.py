@@ -74,16 +74,18 @@ def rate_lists(request: RateListsRequest) -> RateFlowSummary:
             stage_line("rate", gone)
         for failed in summary.failed_events:
             stage_warning("rate", failed)  # a tournament left unrated: the other events were rated
-        if far := ro_far_line(system, summary):
+        if far := ro_far_line(system, summary, request.db):
             stage_warning("rate", far)
     stage_line("rate", out.line())
     return out
 
 
-def ro_far_line(system: str, summary: RateSummary) -> str | None:
+def ro_far_line(system: str, summary: RateSummary, db: str | None = None) -> str | None:
     """One warning when players' Ro lies far from their file's rating (`RateSummary.ro_far`), naming
-    the largest gap and what fixes it; None when there is none."""
+    the largest gap and what fixes it (the command with `--db` for a store `db` that is not the
+    default); None when there is none."""
     from elopipe.rating.summary import RO_MARK_POINTS
+    from elopipe.runtime.hints import command_hint
 
     players, worst = summary.ro_far, summary.ro_far_worst
     if not players or not worst:
@@ -92,5 +94,5 @@ def ro_far_line(system: str, summary: RateSummary) -> str | None:
     return (
         f"{system}: the Ro of {players} player{'s' if players != 1 else ''} is {RO_MARK_POINTS} or more points from"
         f" the file's rating (largest: {w.name}, {w.event}: Ro {w.ro}, file {w.file_rating}); import the official"
-        " lists in force (`elopipe lists import FILE --system fide`) or rate with --ro-from file"
+        f" lists in force (`{command_hint('lists import FILE --system fide', db)}`) or rate with --ro-from file"
     )

@@ -14,9 +14,12 @@ since the last rating and not yet rated counts too: the lists do not show it eit
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import dataclass
 
 import duckdb
+
+from elopipe.runtime.hints import command_hint
 
 
 @dataclass(frozen=True)
@@ -28,13 +31,13 @@ class Rerate:
     first_list: dt.date
     games: int
 
-    def message(self) -> str:
+    def message(self, db: str | os.PathLike[str] | None = None) -> str:
         """One line: 're-rate needed: fide lists from 2019-03-01 change (4 rated games moved); run
-        `elopipe rate --system fide`'."""
+        `elopipe rate --system fide`' (with `--db PATH` for a store `db` that is not the default)."""
         games = f"{self.games:,} rated game{'s' if self.games != 1 else ''} moved"
         return (
             f"re-rate needed: {self.system} lists from {self.first_list} change ({games});"
-            f" run `elopipe rate --system {self.system}`"
+            f" run `{command_hint(f'rate --system {self.system}', db)}`"
         )
 
 

@@ -103,11 +103,12 @@ class IngestSummary:
         """Loaded PGN files in which no game shows a move (`FileResult.results_only`)."""
         return sum(1 for f in self.files if f.results_only and f.status in ("loaded", "partial"))
 
-    def rerate_lines(self) -> list[str]:
+    def rerate_lines(self, db: str | os.PathLike[str] | None = None) -> list[str]:
         """'re-rate needed: fide lists from 2012-02-01 change (13 rated games moved); run ...', one
         line per system whose stored lists an automatic merge of this ingest changed (a player seen
-        under two spellings, now one: `FileResult.rerate`); [] when none."""
-        return [r.message() for r in rerate.combine([r for f in self.files for r in f.rerate])]
+        under two spellings, now one: `FileResult.rerate`); [] when none. The command it names
+        carries `--db` for a store `db` that is not the default (`command_hint`)."""
+        return [r.message(db) for r in rerate.combine([r for f in self.files for r in f.rerate])]
 
     def line(self) -> str:
         """The one-line summary of the ingest (the `ingest` command and the flows print it); it

@@ -26,10 +26,12 @@ def import_official(
     transaction (`elopipe.official.list_import.import_list`); `on_committed` hears of it as
     soon as it is committed, before the store is closed (a Ctrl-C then stops nothing)."""
     from elopipe.official.list_import import import_list
-    from elopipe.store.connect import open_writer
+    from elopipe.store.connect import open_writer_undone
 
-    with open_writer(request.db, on_wait=on_wait) as con:
+    # a file refused before anything is stored leaves no new empty store behind
+    with open_writer_undone(request.db, on_wait=on_wait) as (con, keep):
         result = import_list(con, request.file, request.system, request.list_date)
+        keep()
         if on_committed is not None:
             on_committed(result)
     return result

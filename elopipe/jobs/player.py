@@ -3,6 +3,7 @@ his page with its chart under `OUT/players/SYSTEM` (`elopipe.publish.history`)."
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from elopipe.jobs.requests import PlayerRequest
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.hints import command_hint
 
 if TYPE_CHECKING:
     import duckdb
@@ -24,11 +26,16 @@ class SystemNotHeld(ElopipeError):
     exit_code = 2
 
 
-def check_held(con: duckdb.DuckDBPyConnection, system: str) -> None:
-    """Raise `SystemNotHeld`, naming the systems the store holds, when it holds no list of `system`."""
+def check_held(con: duckdb.DuckDBPyConnection, system: str, db: str | os.PathLike[str] | None = None) -> None:
+    """Raise `SystemNotHeld`, naming the systems the store holds, when it holds no list of `system`
+    (the `rate` it suggests names `--db` for a store `db` that is not the default)."""
     held = [r[0] for r in con.execute("SELECT DISTINCT system FROM rating_lists ORDER BY system").fetchall()]
     if system not in held:
-        has = f"systems it has: {', '.join(held)}" if held else "it holds no list yet: run `elopipe rate` first"
+        has = (
+            f"systems it has: {', '.join(held)}"
+            if held
+            else f"it holds no list yet: run `{command_hint('rate', db)}` first"
+        )
         raise SystemNotHeld(f"the store has no list for {system!r}; {has}")
 
 
@@ -73,7 +80,7 @@ def player(request: PlayerRequest, show: Callable[[PlayerView], None]) -> Player
     system = request.system
     con = open_reader(request.db)
     try:
-        check_held(con, system)
+        check_held(con, system, request.db)
         pid = find_player(con, request.ref)
         info = player_info(con, pid)
         cmp = None if request.compare is None else player_comparison(con, pid, system, request.compare)

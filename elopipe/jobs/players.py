@@ -40,7 +40,7 @@ def _decide(
         except Exception:
             con.execute("ROLLBACK")
             raise
-    lines = [m.message() for m in moved] or ["no re-rate needed: no rated game of these players moved"]
+    lines = [m.message(db) for m in moved] or ["no re-rate needed: no rated game of these players moved"]
     return out, lines
 
 

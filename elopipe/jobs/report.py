@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from elopipe.jobs.requests import ReportRequest
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.hints import command_hint
 
 if TYPE_CHECKING:
     import polars as pl
@@ -91,7 +92,7 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
         if request.tournament is None:
             done.ids = rated_tournaments(con, system)
         else:
-            asked = match_tournament(con, request.tournament)
+            asked = match_tournament(con, request.tournament, on_note)
             canonical = canonical_event(con, asked) or asked
             done.ids = [event_of(con, canonical)]
             if canonical != asked:
@@ -103,12 +104,12 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
                 )
         if not done.ids:
             raise NothingToReport(
-                f"nothing is rated under {system!r} in {db}: run `elopipe rate --system {system}` first"
+                f"nothing is rated under {system!r} in {db}: run `{command_hint(f'rate --system {system}', db)}` first"
             )
         if request.tournament is not None:  # before the folder is touched: nothing is written
             tid = done.ids[0]
             name = str(tournament_info(con, tid).get("name") or f"Tournament {tid}")
-            why = nothing_rated_reason(con, tid, system)
+            why = nothing_rated_reason(con, tid, system, db)
             if why is not None:
                 participants = performance_frame(con, tid, system) if why.participants else None
                 raise NothingRated(why.text, name, participants)

@@ -4,9 +4,10 @@ What an officer looks for first comes first: a search box that finds any player 
 list and any tournament with a report, the latest list with its national lists (one link per
 federation: the list page filtered to it, `#fed=XXX`), the tournament reports newest first, then
 every list newest first, then the player pages. The index links what is in the folder, whichever
-run wrote it. The search reads a compact JSON block (names, federation, link) and renders at
-most a page of matches, so an index of hundreds of lists and thousands of reports stays light;
-it works offline (inline script, no CDN).
+run wrote it, but only the report and player pages this store names so (id and slug of the name):
+a folder shared by two stores holds pages of the same ids for other events. The search reads a
+compact JSON block (names, federation, link) and renders at most a page of matches, so an index
+of hundreds of lists and thousands of reports stays light; it works offline (inline script, no CDN).
 
 The systems' indexes of one folder link to each other, and `index.html` is the folder's top page:
 one entry per system index present, with its latest list (`write_top_index`). Writing one
@@ -25,6 +26,7 @@ import polars as pl
 
 from elopipe.publish.atomic import write_text
 from elopipe.publish.html import SYSTEM_LABELS, json_for_script, render, system_label
+from elopipe.publish.reports import slug
 from elopipe.store.frames import to_polars
 
 FORMAT_ORDER = ("html", "csv", "txt", "parquet")
@@ -37,9 +39,10 @@ TOP_INDEX = "index.html"
 
 def write_index(con: duckdb.DuckDBPyConnection, system: str, out_dir: Path) -> Path:
     """Write `index-<system>.html` in `out_dir` and return its path. It links every list, report
-    and player page of `system` present in the folder, the other systems' indexes and the top
-    page; names and dates come from the store when it still knows the id, else from the file
-    name. An index of another system that does not link this one yet is written again, and so
+    and player page of `system` present in the folder that this store would write (`_pages`:
+    the id and the slug of its name in the store; another store's pages sharing the folder are
+    left out), the other systems' indexes and the top page; names and dates come from the
+    store. An index of another system that does not link this one yet is written again, and so
     is `index.html` (`write_top_index`). Raises OSError when a page cannot be written."""
     index = _write_system_index(con, system, out_dir)
     link = f'href="index-{system}.html"'
@@ -139,8 +142,11 @@ def _lists(out_dir: Path, system: str) -> list[dict[str, object]]:
 
 
 def _pages(con: duckdb.DuckDBPyConnection, folder: Path, href: str, table: str, key: str) -> list[dict[str, object]]:
-    """[{name, date, href}] of the `<id>_<slug>.html` pages of `folder`: names (and a tournament's
-    start date) from `table` in one query; newest first for tournaments, by name for players."""
+    """[{name, date, href}] of the `<id>_<slug>.html` pages of `folder` that this store would
+    write: the id is in `table` and the slug is that of its name there (a page of another store
+    sharing the folder, or of an id this store no longer has, is not linked). Names (and a
+    tournament's start date) from `table` in one query; newest first for tournaments, by name
+    for players."""
     pages = [(int(m.group(1)), f.name, f.stem) for f in folder.glob("*.html") if (m := _PAGE.match(f.name))]
     frame = pl.DataFrame(pages, schema={"id": pl.Int64, "file": pl.String, "stem": pl.String}, orient="row")
     date = "start_date" if table == "tournaments" else "NULL::DATE"
@@ -152,10 +158,18 @@ def _pages(con: duckdb.DuckDBPyConnection, folder: Path, href: str, table: str, 
             params={"ids": [p[0] for p in pages]},
         )
     )
+    # only the pages this store names so: another store's folder shares ids ('1_' of another
+    # event), and its page must never be linked as this store's (a comparison page adds '-vs-<B>')
+    fallback = "tournament" if table == "tournaments" else "player"
+    own = known.with_columns(
+        (pl.col.id.cast(pl.String) + "_" + pl.col.name.map_elements(lambda n: slug(n, fallback), pl.String)).alias(
+            "own_stem"
+        )
+    )
     rows = (
-        frame.join(known, on="id", how="left")
+        frame.join(own, on="id", how="inner")
+        .filter((pl.col.stem == pl.col.own_stem) | pl.col.stem.str.starts_with(pl.col.own_stem + "-vs-"))
         .with_columns(
-            pl.coalesce(pl.col.name, pl.col.stem).alias("name"),
             pl.col.date.cast(pl.String).fill_null(""),
             (pl.lit(href + "/") + pl.col.file).alias("href"),
         )

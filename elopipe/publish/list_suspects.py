@@ -12,11 +12,13 @@ one grandmaster twice; `run` says the same line of each system whose lists it pu
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Mapping
 
 import duckdb
 
 from elopipe.identity.suspects import suspects
+from elopipe.runtime.hints import command_hint
 
 #: the kinds of pair likely to be one person: not a weak link (within one player), nor a bare
 #: same name (namesakes: the Irish files hold several, kept apart by their ratings, `identity.apart`)
@@ -59,12 +61,14 @@ def lists_suspects(con: duckdb.DuckDBPyConnection, lists: Mapping[str, dt.date])
     return found
 
 
-def suspects_line(list_date: dt.date, pairs: list[tuple[str, str]]) -> str:
+def suspects_line(list_date: dt.date, pairs: list[tuple[str, str]], db: str | os.PathLike[str] | None = None) -> str:
     """The line `publish` (and `run`, for each system whose lists changed) says of
-    `list_suspects`' pairs: how many, the first three, what to do."""
+    `list_suspects`' pairs: how many, the first three, what to do (the commands with `--db` for
+    a store `db` that is not the default, `command_hint`)."""
     shown = "; ".join(f"'{a}' / '{b}'" for a, b in pairs[:3]) + ("; ..." if len(pairs) > 3 else "")
     pair = "1 pair of players on it is" if len(pairs) == 1 else f"{len(pairs)} pairs of players on it are"
+    evidence, merge = command_hint("players suspects", db), command_hint("players merge", db)
     return (
         f"the list of {list_date} may hold a player twice: {pair} suspected to be one person ({shown});"
-        " `elopipe players suspects` gives the evidence, `elopipe players merge` joins a pair"
+        f" `{evidence}` gives the evidence, `{merge}` joins a pair"
     )

@@ -29,7 +29,9 @@ record: his TRF 001 line, or the PGN game).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +50,7 @@ from elopipe.publish.report_header import HEADER_FIELDS
 from elopipe.publish.report_rows import GAME_TIES, ReportRows, fetch_report_rows
 from elopipe.publish.ro_marks import MARK, mark_meaning, ro_mark_expr
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.hints import command_hint
 from elopipe.store.frames import to_polars
 
 PERFORMANCE_COLUMNS = [
@@ -108,12 +111,14 @@ def _loose(sql: str) -> str:
     return f"regexp_replace(strip_accents(lower({sql})), '[\\s\\x{{2010}}-\\x{{2015}}-]+', ' ', 'g')"
 
 
-def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
+def match_tournament(con: duckdb.DuckDBPyConnection, ref: str, on_note: Callable[[str], None] | None = None) -> int:
     """The tournament_id for `ref`: an id, else a name (exact, then case-, accent- and
     hyphen-insensitive literal substring: `%` and `_` match only themselves).
 
     When a name matches several tournaments of which only one holds canonical games (the others
-    are duplicate exports of the same event), that one is taken.
+    are duplicate exports of the same event), that one is taken; so is the event when they are
+    its parts held in several files. Either way `on_note` hears the candidates (ids, days, files):
+    a name two tournaments share is answered for one only when the user is told which.
 
     Raises LookupError (with the candidates) when `ref` is blank, or when nothing or more than
     one tournament matches.
@@ -143,9 +148,12 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
     if not rows:
         raise LookupError(f"no tournament matches {ref!r}")
     # the parts of one event held in several files (elopipe.identity.events) are that event
-    events = {event_of(con, int(r[0])) for r in rows}
+    ids = [int(r[0]) for r in rows]
+    events = {event_of(con, tid) for tid in ids}
     if len(events) == 1:
-        return events.pop()
+        event = events.pop()
+        _note_taken(con, ref, ids, event, "the event they are parts of", on_note)
+        return event
     # two exports of one event: the one holding canonical games is the event (the other's games are
     # all duplicates, see game_sources), so the name is not ambiguous
     with_games = con.execute(
@@ -153,11 +161,27 @@ def match_tournament(con: duckdb.DuckDBPyConnection, ref: str) -> int:
         [[int(r[0]) for r in rows]],
     ).fetchall()
     if len(with_games) == 1:
-        return int(with_games[0][0])
+        taken = int(with_games[0][0])
+        why = "the one holding the games (the others are other exports of the same event)"
+        _note_taken(con, ref, ids, taken, why, on_note)
+        return taken
     raise LookupError(f"{len(rows)} tournaments match {ref!r}, give the id: {_choices(con, [int(r[0]) for r in rows])}")
 
 
 _CHOICES_SHOWN = 20
+
+
+def _note_taken(
+    con: duckdb.DuckDBPyConnection,
+    ref: str,
+    ids: list[int],
+    taken: int,
+    why: str,
+    on_note: Callable[[str], None] | None,
+) -> None:
+    """Tell `on_note` that `ref` matched the tournaments `ids` and `taken` answers for them."""
+    if on_note is not None:
+        on_note(f"{len(ids)} tournaments match {ref!r}: {_choices(con, ids)}; taking {taken}, {why}")
 
 
 def _choices(con: duckdb.DuckDBPyConnection, tids: list[int]) -> str:
@@ -354,11 +378,14 @@ class Unreported(NamedTuple):
     participants: bool = False
 
 
-def nothing_rated_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, system: str) -> Unreported | None:
+def nothing_rated_reason(
+    con: duckdb.DuckDBPyConnection, tournament_id: int, system: str, db: str | os.PathLike[str] | None = None
+) -> Unreported | None:
     """Why `tournament_id` has no report under `system`, or None when the rating wrote at least
     one `tournament_ratings` row for it: the system was never rated; the rating left the event
     out (`rating_skips`); the event is later than the last list rated; or it was rated but none of
-    its players had a rated game."""
+    its players had a rated game. The `rate` it suggests names `--db` for a store `db` that is
+    not the default (`command_hint`)."""
     name = tournament_info(con, tournament_id).get("name") or f"Tournament {tournament_id}"
     ((rows, last_list),) = con.execute(
         "SELECT (SELECT count(*) FROM tournament_ratings WHERE system = $s AND tournament_id = $t),"
@@ -368,7 +395,8 @@ def nothing_rated_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, sys
     if rows:
         return None
     if last_list is None:
-        return Unreported(f"nothing is rated under {system!r} yet: run `elopipe rate --system {system}` first")
+        rate = command_hint(f"rate --system {system}", db)
+        return Unreported(f"nothing is rated under {system!r} yet: run `{rate}` first")
     skipped = skip_reason(con, tournament_id, system)
     if skipped:
         return Unreported(f"{name}: not rated under {system!r}: {skipped}")
@@ -380,7 +408,7 @@ def nothing_rated_reason(con: duckdb.DuckDBPyConnection, tournament_id: int, sys
     if last_day is not None and last_day >= last_list:
         return Unreported(
             f"{name}: not rated under {system!r} yet (it ends {last_day}, the last list rated is {last_list}):"
-            " run `elopipe rate` first"
+            f" run `{command_hint('rate', db)}` first"
         )
     return Unreported(
         f"{name}: rated under {system!r}, but none of its {n_players} players had a rated game: nothing to report",

@@ -28,9 +28,10 @@ import duckdb
 
 from elopipe.read.sources import is_text
 from elopipe.runtime.errors import ElopipeError, first_line
+from elopipe.runtime.hints import DEFAULT_STORE, command_hint
 from elopipe.store.schema import ensure_schema
 
-DEFAULT_DB = "elopipe.duckdb"
+DEFAULT_DB = DEFAULT_STORE
 
 
 class StorePathError(ElopipeError):
@@ -203,7 +204,14 @@ def write_lock(
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
+                if _same_file(fd, path):
+                    break
+                # the holder removed the lock file (a store it created and undid, `open_writer_undone`):
+                # this lock guards nothing any more; take the one at the path
+                stale, fd = fd, os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+                fcntl.flock(stale, fcntl.LOCK_UN)
+                os.close(stale)
+                continue
             except BlockingIOError:
                 holder = _read_holder(fd)
                 if deadline is not None and time.monotonic() >= deadline:
@@ -244,6 +252,46 @@ def _open_lock_file(path: Path) -> tuple[int, bool]:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
     except FileExistsError:
         return os.open(path, os.O_RDWR | os.O_CREAT, 0o644), False
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        here, there = os.fstat(fd), os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+@contextlib.contextmanager
+def open_writer_undone(
+    db: str | os.PathLike[str], on_wait: Callable[[str], None] | None = None
+) -> Iterator[tuple[duckdb.DuckDBPyConnection, Callable[[], None]]]:
+    """`open_writer`, and a function the body calls once it has stored something (`keep`). When
+    the body raises before `keep` and this call created the store, the store, its WAL and its
+    lock file are removed again: a refused input leaves no empty store behind (`lists import` of
+    a file that is no list). A store that existed before is never removed; neither is a lock
+    file this call did not create."""
+    lock_new = not os.path.lexists(lock_path(db))
+    kept = False
+
+    def keep() -> None:
+        nonlocal kept
+        kept = True
+
+    with write_lock(db, on_wait=on_wait):
+        created = not os.path.lexists(db)  # under the lock: no other writer can create it now
+        try:
+            with open_writer(db, on_wait=on_wait) as con:
+                yield con, keep
+        except BaseException:
+            if created and not kept:
+                for leftover in (Path(db), Path(f"{os.fspath(db)}.wal")):
+                    with contextlib.suppress(FileNotFoundError):
+                        leftover.unlink()
+                if lock_new:  # removed while held: a waiter sees the new inode (`_same_file`)
+                    with contextlib.suppress(FileNotFoundError):
+                        lock_path(db).unlink()
+            raise
 
 
 def _make_parent(db: Path, on_wait: Callable[[str], None] | None) -> None:
@@ -361,7 +409,7 @@ def require_store(db: str | os.PathLike[str]) -> None:
     check_store_path(db)
     path = Path(db)
     if not path.exists():
-        raise StoreMissingError(f"no database at {db}; run `elopipe ingest` first")
+        raise StoreMissingError(f"no database at {db}; run `{command_hint('ingest', db)}` first")
     if path.stat().st_size == 0:  # DuckDB refuses it too, but only once the lock file is made
         raise StorePathError(f"{db} is an empty file, not a DuckDB database (elopipe's store); give the store's file")
 

@@ -625,7 +625,7 @@ def test_scenarios_show_and_drop_name_the_store_alike(db: Path) -> None:
         _run("scenarios", "drop", "nosuch", "--db", str(db)),
     )
     assert shown.exit_code == dropped.exit_code == 1
-    said = f"no scenario 'nosuch' in {db} (see `elopipe scenarios list`)\n"
+    said = f"no scenario 'nosuch' in {db} (see `elopipe scenarios list --db {db}`)\n"
     assert (shown.output, dropped.output) == (
         f"elopipe scenarios show: error: {said}",
         f"elopipe scenarios drop: error: {said}",

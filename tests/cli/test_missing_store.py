@@ -56,5 +56,40 @@ def test_a_missing_store_is_refused_and_nothing_is_created(tmp_path: Path, name:
     args = [*name.split(), *(a.format(tmp=tmp_path) for a in REFUSE[name]), "--db", str(db)]
     res = CliRunner().invoke(app, args)
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
-    assert res.exit_code == 1 and lines == [f"elopipe {name}: error: no database at {db}; run `elopipe ingest` first"]
+    said = f"no database at {db}; run `elopipe ingest --db {db}` first"  # the hint names the store
+    assert res.exit_code == 1 and lines == [f"elopipe {name}: error: {said}"]
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_diff_on_a_missing_store_is_refused_like_the_others(tmp_path: Path) -> None:
+    # `publish --diff A B` exited 2 (a usage error) where every other command exits 1
+    db = tmp_path / "missing.duckdb"
+    args = ["publish", "--diff", "2024-01-01", "2024-02-01", "--system", "fide", "--db", str(db)]
+    res = CliRunner().invoke(app, args)
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    said = f"no database at {db}; run `elopipe ingest --db {db}` first"
+    assert res.exit_code == 1 and lines == [f"elopipe publish: error: {said}"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_list_leaves_no_new_store_behind(tmp_path: Path) -> None:
+    # `lists import` creates the store only for a list it stores: a file that is no list left
+    # an empty store and its lock file
+    junk = tmp_path / "hostname"
+    junk.write_text("vm\n")
+    db = tmp_path / "none.duckdb"
+    res = CliRunner().invoke(app, ["lists", "import", str(junk), "--system", "fide", "--db", str(db)])
+    assert res.exit_code == 1 and "not a FIDE list" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hostname"]
+
+
+def test_a_refused_list_never_removes_a_store_that_was_there(tmp_path: Path) -> None:
+    from elopipe.store.connect import lock_path, open_writer
+
+    db = tmp_path / "s.duckdb"
+    with open_writer(db):
+        pass
+    junk = tmp_path / "hostname"
+    junk.write_text("vm\n")
+    res = CliRunner().invoke(app, ["lists", "import", str(junk), "--system", "fide", "--db", str(db)])
+    assert res.exit_code == 1 and db.exists() and lock_path(db).exists()

@@ -69,7 +69,7 @@ def test_merge_and_split_say_whether_a_re_rate_is_needed(rated_store: Path) -> N
     code, out = _run("players", "merge", str(crichton), str(firouzja), "--reason", "test", "--db", db)
     assert code == 0, out
     assert f"re-rate needed: fide lists from {first} change ({rated[0][0]} rated games moved);" in out
-    assert "run `elopipe rate --system fide`" in out
+    assert f"run `elopipe rate --system fide --db {db}`" in out  # the store it was given, not the default
     # the split takes the Candidates games back to a new player: still not the player they were
     # rated with, so the lists still differ until a re-rate
     tid = _query(rated_store, "SELECT tournament_id FROM tournaments WHERE name LIKE '%Candidates%'")[0][0]

@@ -73,7 +73,7 @@ def test_rate_names_the_drifted_players_and_what_fixes_it(rated: tuple[Path, str
     assert gaps == sorted(gaps, reverse=True) and all(int(ro) - int(f) == int(d) for *_, ro, _s, f, d in shown)
     # the largest is the largest the store holds
     assert gaps[0] == _rows(db, "SELECT max(abs(ro - file_rating)) FROM tournament_ratings WHERE system = 'fide'")[0][0]
-    assert "import the official lists in force (`elopipe lists import FILE --system fide`)" in out
+    assert "import the official lists in force (`elopipe lists import FILE --system fide --db " in out
     assert "`--ro-from file`" in out
 
 

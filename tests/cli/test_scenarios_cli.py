@@ -181,7 +181,7 @@ def test_a_scenario_made_listed_shown_and_dropped(db: Path) -> None:
         "  rules: V2017",
         "  through: every list",
         "  lists: 5 (2011-05-01 .. 2012-01-01)",
-        "  compare: elopipe compare fide fide@v2017",
+        f"  compare: elopipe compare fide fide@v2017 --db {db}",
     ):
         assert line in shown.output.splitlines(), shown.output
 
@@ -202,7 +202,7 @@ def test_through_alone_is_a_preview_that_says_the_later_lists_are_kept(db: Path)
     assert res.exit_code == 0, res.output
     assert (
         "preview: 3 later lists kept as they were (2011-09-01 .. 2012-01-01), not recomputed;"
-        " `elopipe rate` without --through recomputes them"
+        f" `elopipe rate --db {db}` without --through recomputes them"
     ) in res.output
     lists = _run(
         "sql", "SELECT count(DISTINCT list_date) AS n FROM rating_lists WHERE system = 'fide'", "--db", str(db)
@@ -364,10 +364,21 @@ def test_through_before_any_list_says_so(db: Path) -> None:
 def test_a_rapid_scenario_without_its_standard_scenario_says_what_it_credits(db: Path) -> None:
     note = (
         "note: fide-rapid@nostd credits standard ratings from fide@nostd, which the store does not hold: no computed"
-        " standard rating is credited (rate `--system fide --scenario nostd` first to credit them)"
+        f" standard rating is credited (`elopipe rate --system fide --scenario nostd --db {db}` first to credit them)"
     )
     res = _run("rate", "--db", str(db), "--system", "fide-rapid", "--scenario", "nostd")
     assert res.exit_code == 0 and note in res.output.splitlines(), res.output
     assert _run("rate", "--db", str(db), "--system", "fide", "--scenario", "nostd").exit_code == 0
     res = _run("rate", "--db", str(db), "--system", "fide-rapid", "--scenario", "nostd")
     assert res.exit_code == 0 and "note:" not in res.output, res.output
+
+
+def test_the_v2022_cap_under_other_forced_rules_is_refused(db: Path) -> None:
+    # accepted silently, it was stored in the scenario's definition and changed no rating
+    before = _plain_digest(db)
+    res = _run("rate", "--db", str(db), "--scenario", "z", "--rules", "V2017", "--v2022-cap-lower")
+    assert res.exit_code == 2
+    line = _one_line(res.output)
+    assert line.startswith("elopipe rate: error: --v2022-cap-lower applies to the V2022 rules only")
+    assert "--rules V2017" in line
+    assert _plain_digest(db) == before and "no scenario in" in _run("scenarios", "list", "--db", str(db)).output

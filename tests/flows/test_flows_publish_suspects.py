@@ -18,8 +18,8 @@ pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 LINE = (
     "publish: fide: the list of 2023-06-01 may hold a player twice: 1 pair of players on it is suspected to be"
-    " one person ('Svidler,P' / 'Svidler, Peter'); `elopipe players suspects` gives the evidence,"
-    " `elopipe players merge` joins a pair"
+    " one person ('Svidler,P' / 'Svidler, Peter'); `elopipe players suspects --db {db}` gives the evidence,"
+    " `elopipe players merge --db {db}` joins a pair"
 )
 
 
@@ -55,7 +55,7 @@ def test_the_publish_stage_says_the_suspects_of_the_list_it_published(
     with caplog.at_level("INFO", logger="elopipe.stages"):
         publish(PublishListsRequest(db, ("fide", "fide-rapid"), str(out), None))
     lines = [r.getMessage() for r in caplog.records if r.name == "elopipe.stages"]
-    assert [line for line in lines if "may hold a player twice" in line] == [LINE]
+    assert [line for line in lines if "may hold a player twice" in line] == [LINE.format(db=db)]
     assert reads == [1]  # one read of the players, whatever the number of systems
     caplog.clear()
     with caplog.at_level("INFO", logger="elopipe.stages"):  # nothing new: nothing published, nothing read

@@ -193,7 +193,7 @@ def test_ingest_says_re_rate_needed_when_a_rated_game_was_counted_twice(tmp_path
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
     assert f"re-rate needed: fide lists from {rated[0][1]} change" in out
-    assert "run `elopipe rate --system fide`" in out
+    assert f"run `elopipe rate --system fide --db {db}`" in out
 
 
 def test_names_the_link_joined_agree_by_surname(tmp_path: Path) -> None:

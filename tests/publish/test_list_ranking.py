@@ -132,3 +132,26 @@ def test_index_is_newest_first_with_search_and_reports(con, tmp_path: Path) -> N
     assert alpha[1] == "FRA" and alpha[2].startswith("players/fide/1_")
     assert next(p for p in search["p"] if p[0] == "Mike, Mo")[2] is None  # found through the list page
     assert search["t"] == [["Spring Open 2024", "2024-01-10", "reports/fide/1_spring-open-2024.html"]]
+
+
+def test_index_links_only_this_stores_pages(con, tmp_path: Path) -> None:
+    # a folder shared with another store holds its pages of the same ids (tournament 1 and player
+    # 1 of another event) and of ids this store lacks: the index must link none of them
+    out = tmp_path / "out"
+    write_list(con, "fide", FEB, out / "lists", ["html"])
+    publish_outputs(con, "fide", out)
+    foreign = [
+        "reports/fide/1_44th-olympiad-2022.html",
+        "reports/fide/999_other-open.html",
+        "players/fide/1_carlsen-magnus.html",
+        "players/fide/999_other-player.html",
+    ]
+    for rel in foreign:
+        (out / rel).write_text("<html>other store</html>", encoding="utf-8")
+    html = write_index(con, "fide", out).read_text(encoding="utf-8")
+    for rel in foreign:
+        assert rel not in html
+    assert html.count('href="reports/fide/1_spring-open-2024.html"') == 1
+    search = json.loads(html.split('<script id="search-data" type="application/json">')[1].split("</script>")[0])
+    assert search["t"] == [["Spring Open 2024", "2024-01-10", "reports/fide/1_spring-open-2024.html"]]
+    assert any(str(p[2]).startswith("players/fide/1_") for p in search["p"] if p[2])

@@ -39,8 +39,8 @@ def test_publish_says_the_list_may_hold_a_player_twice(tmp_path: Path) -> None:
     said = [line for line in res.output.splitlines() if "may hold a player twice" in line]
     assert said == [
         "the list of 2023-06-01 may hold a player twice: 1 pair of players on it is suspected to be one person"
-        " ('Svidler,P' / 'Svidler, Peter'); `elopipe players suspects` gives the evidence,"
-        " `elopipe players merge` joins a pair"
+        f" ('Svidler,P' / 'Svidler, Peter'); `elopipe players suspects --db {db}` gives the evidence,"
+        f" `elopipe players merge --db {db}` joins a pair"
     ], res.output
 
 

@@ -303,7 +303,7 @@ def test_nothing_rated_says_what_is_true_and_writes_nothing(tmp_path: Path) -> N
     assert "Foxtrot, Fay" in res.output and "Traceback" not in res.output  # the participants, with reasons
     assert "run `elopipe rate` first?" not in res.output
     res = runner.invoke(app, ["report", "-t", "Spring", "--system", "ffe", "--db", str(db), "--out", str(out)])
-    assert res.exit_code == 1 and "run `elopipe rate --system ffe` first" in " ".join(res.output.split())
+    assert res.exit_code == 1 and f"run `elopipe rate --system ffe --db {db}` first" in " ".join(res.output.split())
     res = runner.invoke(app, ["report", "--all", "--system", "ffe", "--db", str(db), "--out", str(out)])
     assert res.exit_code == 1 and "nothing is rated under 'ffe'" in " ".join(res.output.split())
     assert not out.exists()  # no empty file, no empty folder

@@ -236,3 +236,25 @@ def test_a_hyphenated_tournament_name_is_found_by_its_words(tmp_path: Path) -> N
             match_tournament(con, "Karl%Mala")
     finally:
         con.close()
+
+
+def test_a_name_two_exports_share_is_answered_with_the_candidates(tmp_path: Path) -> None:
+    """The same event in two encodings: 'Las Vegas' matches both; the one holding the games is
+    taken (the other is its duplicate export), but the user is told both ids and files (it was
+    answered for one without a word)."""
+    from elopipe.ingest.driver import ingest_paths
+    from tests.helpers.paths import SHARED_DATA
+
+    db = tmp_path / "v.duckdb"
+    trf = SHARED_DATA / "trf"
+    ingest_paths([trf / "irl_las_vegas_sample_latin1_names.trf", trf / "irl_las_vegas_sample_utf8_names.trf"], db)
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        ids = [r[0] for r in con.execute("SELECT tournament_id FROM tournaments ORDER BY 1").fetchall()]
+        with_games = con.execute("SELECT DISTINCT tournament_id FROM canonical_games").fetchall()
+        notes: list[str] = []
+        assert len(ids) == 2 and match_tournament(con, "Las Vegas", notes.append) == with_games[0][0]
+    finally:
+        con.close()
+    assert len(notes) == 1 and notes[0].startswith("2 tournaments match 'Las Vegas': ")
+    assert all(f"{tid}: " in notes[0] for tid in ids) and "irl_las_vegas_sample_utf8_names.trf" in notes[0]

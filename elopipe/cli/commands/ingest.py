@@ -22,6 +22,7 @@ from elopipe.cli.commands.dask_opts import (
 from elopipe.jobs.requests import IngestRequest
 from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
 from elopipe.runtime.heartbeat import Heartbeat
+from elopipe.runtime.hints import command_hint
 from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def ingest(
         )
     print_skipped(summary.skipped_paths, quiet)
     if not quiet:
-        print_file_problems(summary)
+        print_file_problems(summary, db)
         for line in filter(None, (f.correction_line() for f in summary.files)):
             console.print(line, soft_wrap=True)
         for line in filter(None, (f.kept_line() for f in summary.files)):
@@ -87,7 +88,7 @@ def ingest(
     # said even when quiet: the event will be missing from the lists until it is complete
     for line in filter(None, (f.in_progress_line() for f in summary.files)):
         err_console.print(line, style="yellow", soft_wrap=True)
-    for line in summary.rerate_lines():
+    for line in summary.rerate_lines(db):
         console.print(line, soft_wrap=True)
     console.print(summary_line(summary, db), soft_wrap=True)
     if summary.failure:
@@ -181,7 +182,7 @@ def summary_line(summary: IngestSummary, db: Path) -> str:
     return f"{summary.line()} -> {db}"
 
 
-def print_file_problems(summary: IngestSummary) -> None:
+def print_file_problems(summary: IngestSummary, db: Path) -> None:
     bad = [f for f in summary.files if f.status in ("partial", "rejected")]
     if not bad:
         return
@@ -202,7 +203,8 @@ def print_file_problems(summary: IngestSummary) -> None:
             f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
         )
     print_table(table)
-    console.print('Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"')
+    details = command_hint('sql "SELECT path, line, game_index, message FROM v_ingest_errors"', db)
+    console.print(f"Details: {details}", markup=False, highlight=False, soft_wrap=True)
 
 
 def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:

@@ -59,6 +59,7 @@ def publish(
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.cli.commands.report import check_system
     from elopipe.jobs.publish import diff_lists, publish_lists
+    from elopipe.jobs.store import StoreMissingError
     from elopipe.publish import LIST_FORMATS
 
     if list_date and all_lists:
@@ -84,6 +85,8 @@ def publish(
         if diff is not None:
             try:
                 compared = diff_lists(DiffRequest(db, system, diff[0], diff[1], out, wait), on_wait)
+            except StoreMissingError:  # no store: refused as by every command (exit 1), not a usage error
+                raise
             except FileNotFoundError as exc:  # a side that is neither a list date nor a file: usage
                 fail(f"{exc}")
             _print_diff(compared, system, diff)
@@ -117,7 +120,7 @@ def publish(
     if done.suspects:
         from elopipe.publish.list_suspects import suspects_line
 
-        err_console.print(suspects_line(done.latest, done.suspects), style="yellow", soft_wrap=True)
+        err_console.print(suspects_line(done.latest, done.suspects, db), style="yellow", soft_wrap=True)
 
 
 def _write_failure(exc: OSError, out: Path) -> str:

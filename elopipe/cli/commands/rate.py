@@ -25,6 +25,7 @@ from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month
 from elopipe.rating.scenarios import ScenarioError, scenario_system, split_system
 from elopipe.rating.summary import RateSummary
+from elopipe.runtime.hints import command_hint
 
 
 @app.command("rate")
@@ -104,13 +105,14 @@ def rate_command(
         console.print(f"{system}: no games to rate (ingest PGN or TRF files first)")
         return
     summary, missing = outcome.summary, outcome.missing_standard
-    _print(summary, month)
+    _print(summary, month, db)
     if missing:
         name = system.partition("@")[2]
+        first = command_hint(f"rate --system {missing[0].partition('@')[0]} --scenario {name}", db)
         err_console.print(
             f"note: {system} credits standard ratings from {' or '.join(missing)}, which the store does not hold:"
-            f" no computed standard rating is credited (rate `--system {missing[0].partition('@')[0]}"
-            f" --scenario {name}` first to credit them)",
+            " no computed standard rating is credited"
+            f" (`{first}` first to credit them)",
             style="yellow",
             soft_wrap=True,
         )
@@ -169,6 +171,10 @@ def _request(
         rules = None if rules is None else rules_name(system, rules)
     except ParamError as exc:
         fail(str(exc))
+    if params.get("v2022_cap_lower") and rules not in (None, "V2022"):
+        # the switch is of V2022's one-upgrade rule only (b02.d_used): under other forced rules
+        # it would be stored in the scenario's definition and change no rating
+        fail(f"--v2022-cap-lower applies to the V2022 rules only, not to --rules {rules}: drop one of them")
     return RateRequest(db, system, month, rules, params, defaults, skip_empty=True)
 
 
@@ -223,7 +229,7 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
 _LABELS = {"fide": "FIDE", "fide-rapid": "FIDE", "fide-blitz": "FIDE", "ffe": "FFE", "ffe-rapid": "FFE"}
 
 
-def _print_ro_far(s: RateSummary) -> None:
+def _print_ro_far(s: RateSummary, db: Path) -> None:
     """How many players' Ro is far from their file's rating, the largest gaps, and what fixes
     them (`RateSummary.ro_far`); nothing when there is none."""
     from elopipe.rating.summary import RO_MARK_POINTS
@@ -244,7 +250,7 @@ def _print_ro_far(s: RateSummary) -> None:
             highlight=False,
             soft_wrap=True,
         )
-    fix = "import the official lists in force (`elopipe lists import FILE --system fide`)"
+    fix = f"import the official lists in force (`{command_hint('lists import FILE --system fide', db)}`)"
     why = (
         f"  with --ro-from file, these Ro are a list's: the player has no FIDE ID in the store, or an imported"
         f" official list rates him; {fix}"
@@ -256,9 +262,11 @@ def _print_ro_far(s: RateSummary) -> None:
 
 
 _ASSUMED_SHOWN = 10
+# the `sql` command that lists them all (`_print_assumed`)
+SQL_ASSUMED = "sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\""
 
 
-def _print_assumed(events: list[tuple[str, int]]) -> None:
+def _print_assumed(events: list[tuple[str, int]], db: Path) -> None:
     """The events whose rate of play was assumed, by name, the most games first."""
     if not events:
         return
@@ -269,14 +277,13 @@ def _print_assumed(events: list[tuple[str, int]]) -> None:
         console.print(f"    {n:>6}  {name}", markup=False, highlight=False)
     if len(events) > _ASSUMED_SHOWN:
         console.print(
-            f"    … {len(events) - _ASSUMED_SHOWN} more"
-            " (elopipe sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\")",
+            f"    … {len(events) - _ASSUMED_SHOWN} more ({command_hint(SQL_ASSUMED, db)})",
             markup=False,
             highlight=False,
         )
 
 
-def _print(s: RateSummary, through: dt.date | None) -> None:
+def _print(s: RateSummary, through: dt.date | None, db: Path) -> None:
     from elopipe.runtime.words import plural
 
     if not s.lists and through is not None:
@@ -309,7 +316,7 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
     console.print(
         f"games with unknown rate of play (assumed: no time control, name, site or day says): {s.unknown_tc_games}"
     )
-    _print_assumed(s.assumed_events)
+    _print_assumed(s.assumed_events, db)
     console.print(f"file rating != list in force (rating_discrepancies): {s.discrepancies}")
     if s.loop_cycles:
         console.print(
@@ -329,12 +336,12 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
             console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
     for line in s.failed_events:
         err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
-    _print_ro_far(s)
+    _print_ro_far(s, db)
     kept = s.kept_lists
     if kept:
         console.print(
             f"preview: {len(kept)} later lists kept as they were ({kept[0]} .. {kept[-1]}), not recomputed;"
-            " `elopipe rate` without --through recomputes them"
+            f" `{command_hint('rate', db)}` without --through recomputes them"
         )
     base, _, name = s.system.partition("@")
     removed = s.removed_runs
@@ -349,5 +356,7 @@ def _print(s: RateSummary, through: dt.date | None) -> None:
     if name:
         console.print(
             f"scenario {name}: stored as system {s.system}; the {base} lists are unchanged"
-            f" (elopipe scenarios show {name})"
+            f" ({command_hint(f'scenarios show {name}', db)})",
+            markup=False,
+            highlight=False,
         )

@@ -16,6 +16,7 @@ from rich.table import Table
 from elopipe.cli.app import DB_OPTION_HELP, console, err_console, print_table, sub_app
 from elopipe.jobs.requests import ScenarioRequest
 from elopipe.jobs.store import DEFAULT_DB
+from elopipe.runtime.hints import command_hint
 
 scenarios_app = sub_app("scenarios", "What-if scenarios made by `elopipe rate --scenario NAME`: list, show, drop.")
 
@@ -30,7 +31,8 @@ def list_scenarios(db: Path = _DB) -> None:
 
     df = scenarios(ScenarioRequest(db))
     if df.height == 0:
-        console.print(f"no scenario in {db} (make one with `elopipe rate --system fide --scenario NAME --rules V2017`)")
+        make = command_hint("rate --system fide --scenario NAME --rules V2017", db)
+        console.print(f"no scenario in {db} (make one with `{make}`)", markup=False, highlight=False)
         return
     table = Table(title=f"scenarios in {db}")
     for col in ("name", "system", "rules", "options", "through", "lists", "first list", "last list", "rated at"):
@@ -69,9 +71,9 @@ def show(name: str = _NAME, db: Path = _DB) -> None:
             ("  created", f"{r['created_at']:%Y-%m-%d %H:%M:%S} UTC"),
             ("  last rated", f"{r['rated_at']:%Y-%m-%d %H:%M:%S} UTC"),
             ("  lists", lists),
-            ("  compare", f"elopipe compare {r['base_system']} {r['system']}"),
+            ("  compare", command_hint(f"compare {r['base_system']} {r['system']}", db)),
         ):
-            console.print(f"{label}: {value}")
+            console.print(f"{label}: {value}", markup=False, highlight=False)
 
 
 @scenarios_app.command("drop")
@@ -96,7 +98,7 @@ def _no_such(name: str, db: Path) -> Exception:
     """The error of `show` and `drop` for a name the store does not hold; both name the store's file."""
     from elopipe.rating.scenarios import NoSuchScenario
 
-    return NoSuchScenario(f"no scenario {name.strip()!r} in {db} (see `elopipe scenarios list`)")
+    return NoSuchScenario(f"no scenario {name.strip()!r} in {db} (see `{command_hint('scenarios list', db)}`)")
 
 
 def _options(params: str | None) -> str:
