@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from elopipe.identity.game_links import labels_conflict
 from elopipe.ingest.driver import ingest_paths
+from tests.helpers.store_rows import db_rows
 from tests.identity.test_event_date_games import _event_pgn, _list
 
 # label, day of play, White, Black, result, plies, last move (empty: the line's own)
@@ -53,11 +53,7 @@ def _results_only(games: list) -> str:
 
 
 def _canonical(db: Path) -> int:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return int(con.execute("SELECT count(*) FROM canonical_games").fetchone()[0])  # type: ignore[index]
-    finally:
-        con.close()
+    return int(db_rows(db, "SELECT count(*) FROM canonical_games")[0][0])
 
 
 def _files(tmp_path: Path, texts: dict[str, str]) -> list[Path]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
 from tests.helpers.paths import SHARED_DATA
+from tests.helpers.store_rows import db_rows
 
 ORGANISER = SHARED_DATA / "pgn" / "fide_candidates_2022_madrid_spain.pgn"
 DATABASE = SHARED_DATA / "pgn" / "wchcand22.pgn"
@@ -26,11 +26,7 @@ needs_data = pytest.mark.skipif(
 
 
 def _canonical(db: Path) -> int:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        return int(con.execute("SELECT count(*) FROM canonical_games").fetchone()[0])  # type: ignore[index]
-    finally:
-        con.close()
+    return int(db_rows(db, "SELECT count(*) FROM canonical_games")[0][0])
 
 
 @needs_data
