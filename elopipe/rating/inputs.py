@@ -7,7 +7,8 @@ official lists and, for a rapid system or a scenario, the lists of its companion
 the digests the FIDE engine's period digests then take without reading the games again), each
 other input table by its row count, and the sum and the XOR of the rows' hashes
 (order-independent; the sum keeps two equal rows from cancelling), together with the run's
-options, the date `elopipe.read.dates.latest_plausible` (which bounds the dates read) and the
+options, the stored dates that the date `elopipe.read.dates.latest_plausible` leaves out
+(`store_io.implausible_dates_digest`: not the date itself, which moves every day) and the
 bytes of the rating and reading code (a new version re-rates). `outputs` digests the
 system's own period digests and list rows (and counts its other result rows), so a preview
 (``--through``), a dropped scenario or a hand edit of its results makes the engine run (its
@@ -36,9 +37,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import event_inputs, scenarios
+from elopipe.rating import event_inputs, scenarios, store_io
 from elopipe.rating.summary import RateSummary, RoFar
-from elopipe.read.dates import latest_plausible
 
 # Every table a rating engine reads (`elopipe.rating.store_io`, `game_rows`, `norms_store`,
 # `faults`) or that a correction of the inputs changes: a table added to the store that the
@@ -112,7 +112,7 @@ def fingerprint(
     h = hashlib.sha1()
     options = {"system": system, "rules": rules, **params}
     h.update(json.dumps(options, default=str, sort_keys=True).encode())
-    h.update(latest_plausible().isoformat().encode())
+    h.update(store_io.implausible_dates_digest(con).encode())
     h.update(code_digest().encode())
     h.update(repr(rows).encode())
     # one line per event, in id order (the ids are the store's: the same store, the same lines)

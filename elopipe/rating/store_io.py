@@ -60,6 +60,26 @@ def plausible_sql(col: str) -> str:
 _plausible = plausible_sql
 
 
+def implausible_dates_digest(con: duckdb.DuckDBPyConnection) -> str:
+    """sha1 hex of the stored dates that `plausible_sql` reads as NULL today (``games.game_date``,
+    ``tournaments.start_date`` and ``end_date`` outside DATE_MIN..latest_plausible()), distinct
+    and in order: all that the machine's date takes from a rating run's inputs.
+
+    A run's digests take this, not the bound itself: the bound moves every day, while the dates
+    it leaves out change only when a stored date crosses it (a file dated ahead of its event as
+    the days pass, or a mistyped year an older version stored), so a `rate` on a new day with
+    nothing new reads its checkpoints instead of computing every period again (issue 27).
+    """
+    lo, hi = DATE_MIN.isoformat(), latest_plausible().isoformat()
+    rows = con.execute(f"""
+        SELECT DISTINCT d FROM (
+            SELECT game_date AS d FROM games
+            UNION ALL SELECT start_date FROM tournaments UNION ALL SELECT end_date FROM tournaments)
+        WHERE d < DATE '{lo}' OR d > DATE '{hi}' ORDER BY d
+    """).fetchall()
+    return hashlib.sha1(repr([r[0].isoformat() for r in rows]).encode()).hexdigest()
+
+
 # The rating reads events, not files: a tournament that is a part of an event held in several
 # files (`elopipe.identity.events`, `tournaments.event_id`) gives its games and entries to that event.
 EVENT_GAMES = """(

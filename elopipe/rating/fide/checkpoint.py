@@ -36,7 +36,6 @@ import polars as pl
 
 from elopipe.rating import event_inputs, inputs, scenarios, store_io
 from elopipe.rating.fide.frames import POOL_SCHEMA, STATE_SCHEMA, Lists, by_player
-from elopipe.read.dates import latest_plausible
 from elopipe.store import write
 from elopipe.store.frames import registered
 
@@ -107,7 +106,8 @@ def shared_parts(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[st
     """{part: sha1} of what every period reads, part by part (`SHARED_PARTS` names them), so that a
     run from the first period can say which changed: 'options' (the system and the run's options),
     'code' (`inputs.code_digest`), 'lists' (the imported official lists and, for rapid or blitz, the
-    standard lists: the companion's), 'dates' (`latest_plausible`, which bounds the dates read).
+    standard lists: the companion's), 'dates' (the stored dates the machine's date leaves out:
+    `store_io.implausible_dates_digest`).
     The events no period holds are added by `inputs_by_period` ('undated')."""
     base, _ = scenarios.split_system(system)
     off = f"SELECT {_agg('o')} FROM ({store_io.OFFICIAL_LISTS_SQL}) o"
@@ -118,7 +118,7 @@ def shared_parts(con: duckdb.DuckDBPyConnection, system: str, params: Mapping[st
         rows.append(con.execute(f"SELECT {_agg('s')} FROM rating_lists s WHERE system = ?", [key]).fetchall())
     return {
         "options": _sha1(json.dumps({"system": system, **params}, default=str, sort_keys=True)),
-        "dates": _sha1(latest_plausible().isoformat()),
+        "dates": store_io.implausible_dates_digest(con),
         "code": inputs.code_digest(),
         "lists": _sha1(repr(rows)),
     }

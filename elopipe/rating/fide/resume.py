@@ -110,7 +110,7 @@ SHARED_WORDS = {
     "options": "the options (the rules, a parameter, --ro-from or --no-moves)",
     "lists": "an imported official list (for rapid or blitz, the standard lists)",
     "code": "elopipe's rating code (another version)",
-    "dates": "the latest date a file may carry (the machine's date moved on)",
+    "dates": "a stored date crossed the latest date a file may carry (the machine's date moved on)",
     "undated": "an event without dates (every period reads its rows)",
 }
 #: every period's inputs changed, and what changed is not known (checkpoints of an older version)

@@ -311,3 +311,58 @@ def test_the_first_periods_own_change_is_named():
         "every period's inputs changed: the options (the rules, a parameter, --ro-from or --no-moves);"
         " an imported official list (for rapid or blitz, the standard lists)"
     )
+
+
+class _Later(dt.date):
+    """A date class whose `today` is `_Later.shift` days after the machine's."""
+
+    shift = 0
+
+    @classmethod
+    def today(cls) -> dt.date:
+        return dt.date.today() + dt.timedelta(days=cls.shift)
+
+
+def _machine_date_moves(monkeypatch: pytest.MonkeyPatch, days: int) -> None:
+    """The machine's date as `elopipe.read.dates` reads it moves `days` on."""
+    import types
+
+    from elopipe.read import dates
+
+    later = type("_LaterBy", (_Later,), {"shift": days})
+    monkeypatch.setattr(dates, "dt", types.SimpleNamespace(date=later, timedelta=dt.timedelta, datetime=dt.datetime))
+
+
+def test_a_rate_on_a_new_day_with_nothing_new_computes_nothing(tmp_path, monkeypatch):
+    """The date bound moves every day; what it leaves out of the store does not (issue 27): the
+    run on a later day returns the last run's summary, and a new file then resumes after the
+    last period as on the day of the first run."""
+    inc = tmp_path / "inc.duckdb"
+    rated(inc, [[BUNRATTY, GALWAY]], "fide")
+    before = _rows(inc)
+    _machine_date_moves(monkeypatch, 400)
+    again = _rate(inc)
+    assert again.from_last_run and again.full_reason is None and again.lists_written == 0
+    assert _rows(inc) == before
+    ingest_paths([KILKENNY], inc)
+    later = _rate(inc)
+    assert later.resumed_from == dt.date(2012, 1, 1) and later.full_reason is None
+
+
+def test_a_stored_date_crossing_the_date_bound_recomputes_and_says_why(tmp_path, monkeypatch):
+    """A date beyond today + the margin (a store written by an older version) is read as unknown;
+    the day it becomes plausible the event's period changes, so every period is computed again,
+    and the run names the machine's date as the reason."""
+    inc = tmp_path / "inc.duckdb"
+    ingested(inc, [BUNRATTY, GALWAY])
+    ahead = dt.date.today() + dt.timedelta(days=90)
+    with open_writer(inc) as con:
+        tid = con.execute("SELECT min(tournament_id) FROM tournaments").fetchone()[0]
+        con.execute("UPDATE tournaments SET end_date = ? WHERE tournament_id = ?", [ahead, tid])
+    _rate(inc)
+    _machine_date_moves(monkeypatch, 30)
+    assert _rate(inc).from_last_run  # still beyond the bound: nothing the run reads changed
+    _machine_date_moves(monkeypatch, 90)
+    crossed = _rate(inc)
+    assert crossed.resumed_from is None and not crossed.from_last_run
+    assert crossed.full_reason == f"every period's inputs changed: {SHARED_WORDS['dates']}"
