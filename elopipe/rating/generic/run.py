@@ -22,7 +22,8 @@ entries on that first day, the higher rating: what the files say decides, not th
 they were stored in.
 
 Periods: 'elo' — ``period`` = 'month' (default), 'tournament' (one period per event end
-date) or 'game' (each game at once, in date / round / game order; lists are daily);
+date) or 'game' (each game at once, by day, round, then the game's file and place in it, never
+the ingestion order; lists are daily);
 'glicko2' — monthly (Glickman: "a rating period ... such as a month").
 """
 
@@ -37,7 +38,7 @@ from typing import Any, TypedDict
 import duckdb
 import polars as pl
 
-from elopipe.rating import full_run, scenarios
+from elopipe.rating import full_run, scenarios, store_io
 from elopipe.rating.game_rows import SCOPE_REASONS, load_game_rows
 from elopipe.rating.generic.elo import KSchedule, expected_score, round_one_decimal
 from elopipe.rating.generic.glicko import GlickoParams, rate_periods
@@ -105,6 +106,24 @@ def _starting_values(rows: pl.DataFrame) -> dict[int, tuple[int, str]]:
     return {pid: (int(v), "bootstrap") for pid, v in first.select("player_id", "__start").iter_rows()}
 
 
+#: the order games are played in with period 'game': the day, the round, then the game's file (its
+#: sha256), line and board, which fix the order of two games of one day without the game ids:
+#: those follow the ingestion order, and lists must not (the same files in another order gave
+#: other lists when a player's two games of one day came from two files)
+_GAME_ORDER = ["eff_date", "__round", "__file", "line", "__board", "game_id"]
+
+
+def _with_game_order(con: duckdb.DuckDBPyConnection, rows: pl.DataFrame) -> pl.DataFrame:
+    """`rows` (`load_game_rows`) with the keys of `_GAME_ORDER` read from the store: __round,
+    __board Int64 (null when not written), __file Utf8 (``source_files.sha256``)."""
+    keys = store_io.query(
+        con,
+        "SELECT g.game_id, g.round::BIGINT AS __round, g.board::BIGINT AS __board, f.sha256 AS __file "
+        "FROM games g JOIN source_files f USING (file_id)",
+    )
+    return rows.join(keys, on="game_id", how="left")
+
+
 def _not_counted(rows: pl.DataFrame) -> pl.DataFrame:
     return rows.filter(
         pl.col("reason").is_not_null() & ~pl.col("reason").is_in(list(SCOPE_REASONS))
@@ -160,9 +179,12 @@ def run_elo(
         return rating[pid]
 
     list_dates = sorted(ratable.get_column("list_date").unique().to_list())
+    order = _GAME_ORDER if period == "game" else ["eff_date", "game_id"]
+    if period == "game":
+        ratable = _with_game_order(con, ratable)
     by_list = ratable.partition_by("list_date", as_dict=True)
     for ld in list_dates:
-        part = by_list[(ld,)].sort("eff_date", "game_id", "colour", descending=[False, False, True])
+        part = by_list[(ld,)].sort(*order, "colour", nulls_last=True, descending=[False] * len(order) + [True])
         # one "batch" per period; in 'game' mode one batch per game, in game order
         batches = part.partition_by("game_id", maintain_order=True) if period == "game" else [part]
         played: dict[int, list[Any]] = {}
