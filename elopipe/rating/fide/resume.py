@@ -43,7 +43,8 @@ class Plan:
     when no checkpoint is kept: `digest` after the run, when the engine's frames are freed); start:
     the first period to compute (None: every period, `reason` says why); lists: the kept list
     dates, in order; players: `store_io.load_players` as the digests read them (None: not yet),
-    for a resumed run's engine (read once, not twice: issue 27)."""
+    for a resumed run's engine (read once, not twice: issue 27); edited: the stored results are
+    not those the last run left, so every list is compared (`compare_from`)."""
 
     tournaments: pl.DataFrame
     periods: pl.DataFrame
@@ -54,6 +55,14 @@ class Plan:
     lists: list[dt.date] = dataclasses.field(default_factory=list)
     players: pl.DataFrame | None = None
     shared: str | None = None
+    edited: bool = False
+
+    def compare_from(self, stored: dict[dt.date, str]) -> dt.date | None:
+        """The first list whose rows a run must compare with the stored ones whatever the period
+        digests say: the first stored (`stored`: the period digests kept) when the stored results
+        are not those the last run left (`edited`: a hand edit, a deleted row), else None (the
+        first period whose digest changed)."""
+        return min(stored) if self.edited and stored else None
 
     def digest(self, con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> tuple[dict[dt.date, str], str]:
         """`inputs` and `empty`, digested now if they were not yet (`shared` with them)."""
@@ -91,6 +100,7 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
     changed |= {d for d in by_period if d not in kept}
     if not changed:
         p.reason = "no period's inputs changed, but the stored results did"
+        p.edited = True
         return p
     start = min(min(changed), scheme.next_list(lists[-1] + dt.timedelta(days=1)))
     if start <= lists[0]:
@@ -100,6 +110,7 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
     before = [d for d in lists if d < start]
     if checkpoint.list_hashes(con, system, before) != {d: kept[d][1] for d in before}:
         p.reason = "a stored list was changed since it was computed"
+        p.edited = True
         return p
     p.start = start
     return p

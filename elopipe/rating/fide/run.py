@@ -257,7 +257,10 @@ def rate_fide(
     # the lists, the checkpoint and the title norms commit together (a run stopped between them
     # would leave lists whose norms are never decided)
     with write.transaction(con):
-        done = store_changes(con, system, fp, rules, prep, result, digests, stored, through, games_hash=games_hash)
+        edited = None if plan is None else plan.compare_from(stored)
+        done = store_changes(
+            con, system, fp, rules, prep, result, digests, stored, through, games_hash=games_hash, compare_from=edited
+        )
         summary.run_id = done.run_id
         summary.changed_lists = done.written
         summary.lists_written = len(done.written)
@@ -308,15 +311,20 @@ def store_changes(
     *,
     games_hash: str,
     keep: Collection[int] | None = None,
+    compare_from: dt.date | None = None,
 ) -> Stored:
     """Write the lists of `result` whose period digests (`digests`) differ from the `stored`
     ones, or whose rows differ from the stored rows (see the module docstring), with the run's
     events left out and rates of play. `keep`: a resumed run's (`elopipe.rating.fide.resume`):
     the events of the periods before it, whose rows of ``rating_discrepancies``, ``rating_skips``
-    and ``rate_of_play`` stay; `stored` then holds the digests from its first period on."""
+    and ``rate_of_play`` stay; `stored` then holds the digests from its first period on.
+    `compare_from`: the rows of every list from it on are compared whatever the digests say
+    (`resume.Plan.compare_from`: the stored results were edited)."""
     # a preview (`through`) neither compares nor rewrites the lists after it
     stored_cmp = stored if through is None else {d: h for d, h in stored.items() if d <= through}
     first = _first_changed(digests, stored_cmp)
+    if compare_from is not None:
+        first = compare_from if first is None else min(first, compare_from)
     if first is None:
         run_id = None
         if result_tables.event_rows_changed(con, system, result.skips, prep.rate_of_play, keep):

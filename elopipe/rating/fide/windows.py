@@ -357,7 +357,9 @@ def _rate(
     plan.players = base.players  # the digests read the players the windows' engine reads
     by_period, empty_digest = plan.digest(con, system, fp)
     plan.players = None
-    run = _Run(con, system, fp, plan, base, _Writer(con, system, fp, rules, store_io.load_digests(con, system)))
+    stored = store_io.load_digests(con, system)
+    # stored results edited: every list is compared from the first stored on (`resume.Plan.compare_from`)
+    run = _Run(con, system, fp, plan, base, _Writer(con, system, fp, rules, stored, plan.compare_from(stored)))
     try:
         release()  # the blocks of the store-wide queries before (the events, the period digests)
         for win in windows:
