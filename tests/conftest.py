@@ -11,10 +11,18 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 
 import pytest
+
+# A suite started in the background (`nohup ... &`, some CI runners) inherits SIGINT ignored, and
+# Python then raises no KeyboardInterrupt, in this process or in the processes it starts: the
+# tests of Ctrl-C would fail for a reason not theirs. Restored here, in every xdist worker too; a
+# handler (not SIG_IGN) is reset to the default in the processes the tests start.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 _PREFECT_HOME = tempfile.mkdtemp(prefix="elopipe-test-prefect-home-")
 atexit.register(shutil.rmtree, _PREFECT_HOME, True)

@@ -387,14 +387,16 @@ def nothing_rated_reason(
     its players had a rated game. The `rate` it suggests names `--db` for a store `db` that is
     not the default (`command_hint`)."""
     name = tournament_info(con, tournament_id).get("name") or f"Tournament {tournament_id}"
-    ((rows, last_list),) = con.execute(
+    ((rows, last_list, runs),) = con.execute(
         "SELECT (SELECT count(*) FROM tournament_ratings WHERE system = $s AND tournament_id = $t),"
-        " (SELECT max(list_date) FROM rating_lists WHERE system = $s)",
+        " (SELECT max(list_date) FROM rating_lists WHERE system = $s),"
+        " (SELECT count(*) FROM rating_runs WHERE system = $s)",
         {"s": system, "t": tournament_id},
     ).fetchall()
     if rows:
         return None
-    if last_list is None:
+    # a run that rated no one (a store of unrated players only) stores no list, and was a run all the same
+    if last_list is None and not runs:
         rate = command_hint(f"rate --system {system}", db)
         return Unreported(f"nothing is rated under {system!r} yet: run `{rate}` first")
     skipped = skip_reason(con, tournament_id, system)
@@ -405,7 +407,7 @@ def nothing_rated_reason(
         f" (SELECT count(DISTINCT player_id) FROM tournament_players WHERE tournament_id IN {PARTS})",
         [tournament_id, tournament_id],
     ).fetchall()
-    if last_day is not None and last_day >= last_list:
+    if last_day is not None and last_list is not None and last_day >= last_list:
         return Unreported(
             f"{name}: not rated under {system!r} yet (it ends {last_day}, the last list rated is {last_list}):"
             f" run `{command_hint('rate', db)}` first"

@@ -298,3 +298,18 @@ def test_usage_errors_a_hostile_tester_found_exit_2(db: Path, args: list[str], s
     """These exited 1 (or accepted -1 and showed 200 rows), unlike every other usage error."""
     res = _run(*args, "--db", str(db))
     assert res.exit_code == 2 and res.output.startswith(said) and res.output.count("\n") == 1, res.output
+
+
+@pytest.mark.parametrize("command", ["run", "watch"])
+def test_run_and_watch_take_through_as_rate_does(tmp_path: Path, command: str) -> None:
+    """`rate --through` takes a list month and refuses a day; `run` and `watch` took the day and
+    refused the month. Now the three read it alike, before any work."""
+    from elopipe.cli.commands.run import parse_through
+
+    assert parse_through("2022-08") == parse_through(" 2022-08 ")
+    assert str(parse_through("2022-08")) == "2022-08-01" and parse_through(None) is None
+    db = tmp_path / "s.duckdb"
+    target = [str(tmp_path / "inbox")] if command == "watch" else [str(Path(__file__))]
+    res = _run(command, *target, "--through", "2022-08-15", "--out", str(tmp_path / "out"), "--db", str(db))
+    assert res.exit_code == 2 and "expected a list month YYYY-MM such as 2024-03, got '2022-08-15'" in res.output
+    assert not db.exists() and not (tmp_path / "inbox").exists()

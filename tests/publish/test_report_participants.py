@@ -343,3 +343,31 @@ def test_report_pages_print_cleanly(con, tmp_path: Path) -> None:
     assert "thead { display: table-header-group; }" in css  # the column heads on every page
     assert "position: static" in css  # sticky heads would sit over the rows on paper
     assert 'class="search no-print"' in html
+
+
+def test_a_store_of_unrated_players_rated_once_is_no_store_never_rated(tmp_path: Path) -> None:
+    """A real event of unrated players only (Bunratty Minor 2011): `rate` ran and said why no game
+    counted, but no list holds anyone, and `report` said to run `rate` first. It now says that the
+    event was rated and none of its players had a rated game."""
+    from elopipe.ingest.driver import ingest_paths
+    from elopipe.rating.run import rate
+    from elopipe.store.connect import open_writer
+    from tests.helpers.paths import SHARED_DATA
+
+    minor = SHARED_DATA / "trf" / "irl_bunratty_minor_2011_crlf_103players.trf"
+    if not minor.exists():
+        pytest.skip("../shared/data is not available")
+    db = tmp_path / "minor.duckdb"
+    ingest_paths([minor], db)
+    with open_writer(db) as con:
+        assert rate(con, "fide").not_counted == {"both_unrated": 596}
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        tid = con.execute("SELECT min(tournament_id) FROM tournaments").fetchone()[0]
+        why = nothing_rated_reason(con, tid, "fide")
+    finally:
+        con.close()
+    assert why == (
+        "Bunratty 2011: rated under 'fide', but none of its 103 players had a rated game: nothing to report",
+        True,
+    )

@@ -90,13 +90,18 @@ LISTS_HELP = (
 )
 
 
+THROUGH_HELP = "Rate up to the list of this month (YYYY-MM), a preview as `rate --through`."
+
+
 def parse_through(text: str | None) -> dt.date | None:
-    if text is None:
-        return None
+    """`--through` of `run` and `watch`: a list month, as `rate --through` reads it
+    (`elopipe.rating.run.parse_month`); anything else is a usage error (one line, exit 2)."""
+    from elopipe.rating.run import parse_month
+
     try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise typer.BadParameter(f"{text!r} is not a date (YYYY-MM-DD)") from None
+        return parse_month(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 @app.command()
@@ -105,7 +110,7 @@ def run(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
-    through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
+    through: str | None = typer.Option(None, "--through", help=THROUGH_HELP),
     validate_moves: bool = typer.Option(
         False,
         "--validate-moves",

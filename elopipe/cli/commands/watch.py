@@ -35,6 +35,7 @@ from elopipe.cli.commands.run import (
     DEFAULT_SYSTEMS,
     LISTS_HELP,
     SYSTEM_HELP,
+    THROUGH_HELP,
     exit_if_api_unreachable,
     parse_max_lists,
     parse_systems,
@@ -66,7 +67,7 @@ def watch(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     system: str = typer.Option(DEFAULT_SYSTEMS, "--system", "-s", help=SYSTEM_HELP),
     out: Path = typer.Option(Path("out"), "--out", "-o", help="Folder for lists and reports."),
-    through: str | None = typer.Option(None, "--through", help="Rate up to the list of this date (YYYY-MM-DD)."),
+    through: str | None = typer.Option(None, "--through", help=THROUGH_HELP),
     interval: float = typer.Option(1.0, "--interval", min=0.1, help="Seconds between two looks at the folder."),
     incomplete_wait: float = typer.Option(
         60.0,
