@@ -313,3 +313,15 @@ def test_run_and_watch_take_through_as_rate_does(tmp_path: Path, command: str) -
     res = _run(command, *target, "--through", "2022-08-15", "--out", str(tmp_path / "out"), "--db", str(db))
     assert res.exit_code == 2 and "expected a list month YYYY-MM such as 2024-03, got '2022-08-15'" in res.output
     assert not db.exists() and not (tmp_path / "inbox").exists()
+
+
+def test_the_batch_line_of_watch_escapes_the_names_as_its_other_lines_do() -> None:
+    """A dropped `caf\\xe9\\nnl.trf` (a byte not UTF-8 and a newline) was printed raw on the batch's
+    first line, split over two lines, while the 'moved to' line escaped it."""
+    import os
+
+    from elopipe.cli.commands.watch import new_files_line
+
+    odd = Path(os.fsdecode(b"caf\xe9\nnl.trf"))
+    line = new_files_line([Path("bad.pgn"), odd])
+    assert line == "2 new files: bad.pgn, caf\\xe9\\x0anl.trf" and "\n" not in line

@@ -197,6 +197,14 @@ class _Batch:
     running: bool = False
 
 
+def new_files_line(files: list[Path]) -> str:
+    """The line that opens a batch: its files' names, each as `filing.shown` writes it (a newline or
+    a byte that is not UTF-8 in a name would split the line or reach the terminal raw)."""
+    from elopipe.ingest.watcher.filing import shown
+
+    return f"{plural(len(files), 'new file')}: {', '.join(shown(f.name) for f in files)}"
+
+
 def stopping_words(batch_running: bool) -> str | None:
     """What a first Ctrl-C gets said at once: while a batch runs, that the watch stops once its
     transaction is committed, and how to abort; between batches, nothing (no batch to finish:
@@ -250,7 +258,7 @@ def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, ba
     with local_run_settings(), cluster_address(args.spec) as cluster:
 
         def run_batch(files: list[Path]) -> dict[Path, FileOutcome]:
-            live.line(f"{plural(len(files), 'new file')}: {', '.join(f.name for f in files)}")
+            live.line(new_files_line(files))
             request = RunRequest(
                 tuple(path_param(f) for f in files), args.db, tuple(args.systems), args.out, args.through,
                 max_lists=args.max_lists, cluster=cluster_of(cluster),
