@@ -17,14 +17,15 @@ import multiprocessing
 import os
 import signal
 import sys
-import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
+from zipfile import BadZipFile
 
 from elopipe.ingest.execution import parse
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import Source
+from elopipe.read.zips import open_zip
 from elopipe.runtime.interrupt import ctrl_c_held
 from elopipe.runtime.lifeline import exit_with
 
@@ -63,11 +64,11 @@ def _size(source: Source) -> int:
 def _member_sizes(path: str, size: int, mtime_ns: int) -> dict[str, int]:
     """{member: decompressed size} of the zip archive at `path` (its directory read once for all
     its members; `size` and `mtime_ns` key the cache); empty when it cannot be read (its members
-    are then recorded as rejected when parsed)."""
+    are then recorded as rejected when parsed), as when it is cut short (`open_zip`)."""
     try:
-        with zipfile.ZipFile(path) as zf:
+        with open(path, "rb") as fh, open_zip(fh) as zf:
             return {i.filename: i.file_size for i in zf.infolist()}
-    except (OSError, zipfile.BadZipFile):
+    except (OSError, BadZipFile):
         return {}
 
 

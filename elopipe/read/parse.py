@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import os
 import zipfile
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
 from elopipe.read.sources import GONE, Source, SourceError
 from elopipe.read.textio import decode_bytes, wide_bom
+from elopipe.read.zips import NOT_A_ZIP, ZipEndError, zip_end_problem
 
 
 @dataclass
@@ -198,7 +200,9 @@ def _parse_bytes(source: Source, data: bytes, run: _Run) -> ParsedSource:
     """`parse_source` once the bytes are read; the sha256 is set by the caller."""
     digest = None
     if source.member is None and source.path.lower().endswith(".zip"):
-        return ParsedSource(source, digest, len(data), "unknown", None, None, None, "not a readable zip archive")
+        # a zip that discovery could not open (its bytes are read, so the ledger keeps its digest)
+        why = zip_end_problem(io.BytesIO(data)) or NOT_A_ZIP
+        return ParsedSource(source, digest, len(data), "unknown", None, None, None, why)
     if not data or data.isspace():  # no copy of a large file, unlike strip()
         return ParsedSource(source, digest, len(data), "unknown", None, None, None, "empty file")
     if source.compressed and data.startswith(_ARCHIVE_MAGIC):
@@ -319,6 +323,8 @@ def read_error_words(reason: object) -> str:
     messages ("Not a gzipped file (b'no')", "[Errno 13] Permission denied: '/x'") are not his."""
     if isinstance(reason, gzip.BadGzipFile):
         return "not a gzip file, though its name ends in .gz"
+    if isinstance(reason, ZipEndError):  # its message is the reason, in plain words already
+        return str(reason)
     if isinstance(reason, zipfile.BadZipFile):
         return "not a zip archive, or a damaged one"
     if isinstance(reason, EOFError):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from elopipe.read.zips import open_zip
 from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.settings import env_bytes
 
@@ -152,7 +153,7 @@ class Source:
         with open_regular(self.path, resolved=self.resolved) as raw:
             before = os.fstat(raw.fileno())
             if self.member is not None:
-                with zipfile.ZipFile(raw) as zf, zf.open(self._entry(zf)) as fh:
+                with open_zip(raw) as zf, zf.open(self._entry(zf)) as fh:
                     yield fh, before
             elif lower.endswith(".gz"):
                 with gzip.open(raw, "rb") as fh:
@@ -164,12 +165,19 @@ class Source:
                 yield raw, before
 
     def _entry(self, zf: zipfile.ZipFile) -> zipfile.ZipInfo | str:
-        """The member's entry: the one at `position` when it still has the member's name."""
+        """The member's entry: the one at `position` when it still has the member's name, else the
+        entry of that name. Raises SourceError when the archive no longer holds it."""
         entries = zf.infolist()
         name = self.member_name or ""
         if self.position is not None and self.position < len(entries) and entries[self.position].filename == name:
             return entries[self.position]
-        return name  # the archive changed since it was listed: by name, or KeyError (recorded as rejected)
+        try:  # the archive changed since it was listed: by name
+            return zf.getinfo(name)
+        except KeyError:  # not a read error callers know: it escaped `parse_source` and stopped the ingest
+            raise SourceError(
+                "the archive changed while it was being read (this member is no longer in it); ingest it again"
+                " once it is complete"
+            ) from None
 
 
 def open_regular(path: str | os.PathLike[str], resolved: bool = False) -> BinaryIO:
@@ -241,7 +249,8 @@ def discover(paths: list[str | os.PathLike[str]]) -> Discovery:
     sockets, devices) are never opened: they are listed in `skipped` too, so a link dropped in an
     inbox cannot pull another file of the machine into the store. A path named explicitly is
     always taken, a named symbolic link followed (its format is then detected by content). Zip
-    members are expanded here (a corrupt zip becomes one source that fails when read).
+    members are expanded here (a corrupt zip, or one cut short or with data before or after the
+    archive (`elopipe.read.zips`), becomes one source that fails when read).
     """
     out: list[Source] = []
     skipped: list[tuple[str, str]] = []
@@ -333,10 +342,12 @@ def _expand(p: Path) -> list[Source]:
     path = str(p.absolute()) if p.is_symlink() and not p.exists() else str(p.resolve())
     if p.suffix.lower() == ".zip":
         try:
-            with open_regular(path, resolved=True) as fh, zipfile.ZipFile(fh) as zf:
+            with open_regular(path, resolved=True) as fh, open_zip(fh) as zf:
                 entries = [(i.filename, pos) for pos, i in enumerate(zf.infolist()) if not i.is_dir()]
         except (zipfile.BadZipFile, OSError, SourceError):
-            return [Source(path, resolved=True)]  # fails on read and is recorded as rejected
+            # fails on read and is recorded as rejected: a zip cut short, whose last 64 KiB may hold
+            # the end record of a zip stored inside it, too (`open_zip`), none of its members read
+            return [Source(path, resolved=True)]
         out: list[Source] = []
         seen: set[str] = set()
         for name, pos in entries:  # in the archive's order, so the first of a name keeps it plain

@@ -525,3 +525,59 @@ def test_the_watch_looks_as_soon_as_a_file_lands(tmp_path: Path) -> None:
     (tmp_path / ".landing.part").rename(tmp_path / "landed.trf")
     waiter.join(600)  # long before the hour it would otherwise wait
     assert woke == [False]
+
+
+def test_a_zip_cut_short_waits_as_an_incomplete_file_not_read_as_the_zip_inside_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A zip cut short in its last 64 KiB, its last member a zip: `zipfile.is_zipfile` found the
+    inner archive's end record and the watch took the upload at once (a hostile tester). It waits
+    `incomplete_wait` like any file that looks cut short, with the reason, then is taken."""
+    from elopipe.read.zips import CUT
+    from tests.helpers.zips import nested_upload
+
+    upload = nested_upload()
+    up = tmp_path / "up.zip"
+    for cut, why in ((upload.cut, CUT), (upload.cut_after_inner, "bytes come before the archive's start")):
+        up.write_bytes(cut)
+        assert not looks_complete(up)
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="elopipe.ingest.watcher"):
+            tracker = ArrivalTracker(tmp_path, incomplete_wait=60)
+            assert tracker.poll() == [] and tracker.poll() == [] and tracker.poll() == []
+            os.utime(up, (time.time() - 61, time.time() - 61))  # held still longer than the wait
+            tracker = ArrivalTracker(tmp_path, incomplete_wait=60)
+            assert tracker.poll() == [] and tracker.poll() == [up]
+        waiting, taken = [r.getMessage() for r in caplog.records if "up.zip looks incomplete" in r.getMessage()]
+        assert why in waiting and "waiting up to 60 s" in waiting, waiting
+        assert why in taken and "taking it as it is" in taken, taken
+    up.write_bytes(upload.full)
+    assert looks_complete(up)
+
+
+def test_a_nested_zip_cut_short_is_taken_only_once_complete_and_read_in_full(tmp_path: Path) -> None:
+    """The complete file replacing the cut one under the same name is the one the watch takes:
+    its own member loads, no member of the zip inside it is ever read."""
+    from tests.helpers.zips import nested_upload
+
+    upload = nested_upload()
+    inbox, db = tmp_path / "inbox", tmp_path / "store.duckdb"
+    inbox.mkdir()
+    (inbox / "up.zip").write_bytes(upload.cut)
+    threading.Timer(1.5, (inbox / "up.zip").write_bytes, [upload.full]).start()
+    taken: list[bytes] = []
+    ingest = _ingest_batch(db)
+
+    def run(files: list[Path]) -> dict[Path, FileOutcome]:
+        taken.extend(f.read_bytes() for f in files)
+        return ingest(files)
+
+    stats = _watch_until(inbox, run, max_batches=1)
+    assert taken == [upload.full], "the cut copy was taken"
+    assert stats.processed == 1 and (inbox / PROCESSED / "up.zip").read_bytes() == upload.full
+    con = open_reader(db)
+    try:
+        rows = con.execute("SELECT member, status FROM source_files ORDER BY member").fetchall()
+    finally:
+        con.close()
+    assert rows == [("g.trf", "loaded"), ("in.zip", "rejected")]

@@ -92,3 +92,19 @@ def test_an_output_folder_of_elopipe_is_never_read_as_input(tmp_path: Path) -> N
     assert (str(out.absolute()), OUTPUT_FOLDER) in found.refused
     alone = discover([out])
     assert alone.sources == [] and alone.refused == [(str(out.absolute()), OUTPUT_FOLDER)]
+
+
+def test_a_member_gone_from_an_archive_rewritten_after_listing_is_rejected_not_raised(tmp_path: Path) -> None:
+    """A zip rewritten between listing and reading without a member listed: the KeyError of
+    `zipfile` escaped `parse_source` (which never raises) and stopped the ingest; the member is
+    now rejected with the reason (found while testing zips cut short in the watch)."""
+    from elopipe.read.parse import parse_source
+
+    archive = tmp_path / "games.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("games.pgn", ALPHA)
+    (source,) = discover([archive]).sources
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("other.pgn", BETA)
+    ps = parse_source(source)
+    assert ps.parsed is None and "the archive changed while it was being read" in (ps.rejected_reason or "")

@@ -21,8 +21,9 @@ show.
   inbox are looked at: a symbolic link or a FIFO is left where it is, and named once in a warning.
 - A copy can stall for longer than two polls. A file that looks cut short (`looks_complete`: a
   PGN whose last game has no result marker, a TRF whose last line has no line break, a zip
-  without its central directory) is taken only once it has stayed unchanged for
-  `incomplete_wait` seconds (default 60, counted from its mtime), then with a warning.
+  whose end record does not end the file or with data before it, `elopipe.read.zips`) is taken
+  only once it has stayed unchanged for `incomplete_wait` seconds (default 60, counted from its
+  mtime), then with a warning.
 - A file that changed while its batch read it (size or mtime differ from when it was taken)
   is not moved: it stays in the inbox and is taken again once it holds still, and loaded as a
   correction of the version read before (same path: see elopipe.ingest.loader).

@@ -9,13 +9,13 @@ import os
 import re
 import stat
 import time
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from elopipe.ingest.watcher.filing import shown
 from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE
 from elopipe.read.sources import SYMLINK, not_regular
+from elopipe.read.zips import zip_end_problem
 
 # What uploaders and browsers write under until they rename the file at the end: rsync and
 # curl's `.part`, `.tmp`, Chrome's `.crdownload`, Firefox's `.partial`, Safari's `.download`,
@@ -56,26 +56,38 @@ _TRF_LINE = re.compile(rb"^\d{3} ", re.MULTILINE)  # a TRF record; comment lines
 
 
 def looks_complete(path: Path) -> bool:
-    """False when `path` looks cut short, as a copy in progress leaves it; True otherwise.
+    """False when `path` looks cut short, as a copy in progress leaves it; True otherwise
+    (`incomplete_why` says why)."""
+    return incomplete_why(path) is None
+
+
+_UNFINISHED = "its last game or line is not finished"
+
+
+def incomplete_why(path: Path) -> str | None:
+    """Why `path` looks cut short, as a copy in progress leaves it, in one line; None when it
+    looks complete.
 
     PGN (text starting with `[`): the last game's movetext must end in `1-0`, `0-1`, `1/2-1/2`
     or `*`. TRF (a `.trf` name, or a line starting with a three-digit code): the last line must
-    end with a line break. Zip: its central directory (written last) must be there. Anything else
-    (.gz, .bz2, unknown text, an empty file) is judged by its size and mtime alone: an empty file
-    is rejected as such, and `watch()` brings it back if a writer fills it later.
-    Only the first and last 4 KB are read; a file that cannot be read counts as complete (the
-    ingest then records why).
+    end with a line break. Zip: its end record (written last) must end the file, and the archive
+    start at the file's first byte (`zip_end_problem`, the check the ingest makes): a zip cut
+    short whose last 64 KiB hold a zip stored inside it is still arriving. Anything else (.gz,
+    .bz2, unknown text, an empty file) is judged by its size and mtime alone: an empty file is
+    rejected as such, and `watch()` brings it back if a writer fills it later.
+    Only the first and last 4 KB are read (of a zip, its last 64 KiB); a file that cannot be read
+    counts as complete (the ingest then records why).
     """
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # never block on a FIFO swapped in
     except OSError:
-        return True
+        return None
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            return True
+            return None
         if path.suffix.lower() == ".zip":
-            return zipfile.is_zipfile(fh)
+            return zip_end_problem(fh)
         head = fh.read(TAIL_BYTES)
         fh.seek(max(0, st.st_size - TAIL_BYTES))
         tail = fh.read()
@@ -83,10 +95,11 @@ def looks_complete(path: Path) -> bool:
     head = head.replace(b"\0", b"").lstrip(b"\xef\xbb\xbf\xff\xfe \t\r\n")
     tail = tail.replace(b"\0", b"")
     if head.startswith(b"["):
-        return _PGN_END.search(tail.rstrip()) is not None
+        return None if _PGN_END.search(tail.rstrip()) is not None else _UNFINISHED
     if path.suffix.lower() == ".trf" or _TRF_LINE.search(head):
-        return tail.rstrip(b" \t\x1a").endswith((b"\n", b"\r"))  # spaces or a DOS EOF may follow
-    return True
+        # spaces or a DOS EOF may follow
+        return None if tail.rstrip(b" \t\x1a").endswith((b"\n", b"\r")) else _UNFINISHED
+    return None
 
 
 @dataclass
@@ -157,13 +170,13 @@ class ArrivalTracker:
                 seen[path] = _Seen(sig, now - min(max(0.0, wall - sig[1] / 1e9), self.incomplete_wait), now)
             elif now - prev.looked < self.settle:
                 seen[path] = prev  # seen too recently to tell that it holds still
-            elif looks_complete(path):
+            elif (why := incomplete_why(path)) is None:
                 arrived.append(path)
             elif now - prev.since >= self.incomplete_wait:
                 log.warning(
                     "%s looks incomplete (%s) but has not changed for %.0f s: taking it as it is",
                     shown(path.name),
-                    _incomplete_why(path),
+                    why,
                     now - prev.since,
                 )
                 arrived.append(path)
@@ -172,7 +185,7 @@ class ArrivalTracker:
                     log.warning(
                         "%s looks incomplete (%s): waiting up to %.0f s for the rest",
                         shown(path.name),
-                        _incomplete_why(path),
+                        why,
                         self.incomplete_wait,
                     )
                     prev.waiting = True
@@ -186,12 +199,6 @@ class ArrivalTracker:
         `settle` seconds since it was first seen (None: no such file): a poll then can take it."""
         waits = [s.looked + self.settle for s in self._seen.values() if not s.waiting]
         return min(waits) if waits else None
-
-
-def _incomplete_why(path: Path) -> str:
-    if path.suffix.lower() == ".zip":
-        return "no zip directory at its end"
-    return "its last game or line is not finished"
 
 
 def collect_arrived(
