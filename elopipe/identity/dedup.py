@@ -269,10 +269,20 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     any row of a class); only the class pairs that can match (same players and round in
     tournaments of one event, or equal moves) are compared with `match_rule`, and the canonical row,
     roles and rules of each cluster are computed on the frame."""
+    if verdicts is not None and "event" not in verdicts.values() and not _any_moves(con, tids):
+        # no two tournaments one event, and no moves: no rule can link two rows (`_candidate_pairs`
+        # pairs by event or by equal moves; a repeated class needs moves). A month of TRF files
+        # ends here, without reading its games into a frame and grouping them (0.1 CPU-s)
+        if _any_links(con):
+            ids = f"SELECT game_id FROM games WHERE {_GAMES_OF}"
+            con.execute(
+                f"DELETE FROM game_sources WHERE game_id IN ({ids}) OR source_game_id IN ({ids})", [sorted(tids)] * 2
+            )
+        return 0
     df = _load_frame(con, tids)
-    if df.height and con.execute("SELECT EXISTS (SELECT 1 FROM game_sources)").fetchall()[0][0]:
+    if df.height and _any_links(con):
         # the ids as a registered frame, not a list parameter (a large file's list costs more to
-        # pass than the delete); nothing to delete in a store without links
+        # pass than the delete)
         with registered(con, "_relink_ids", df.select("game_id")):
             con.execute(
                 "DELETE FROM game_sources WHERE game_id IN (SELECT game_id FROM _relink_ids)"
@@ -306,6 +316,23 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     )
     g = df.join(rows, on="pos")
     return write_links(con, g, reps, spans, events, short)
+
+
+# the games `_load_frame` reads, of the tournaments of the list parameter: both players known
+_GAMES_OF = "tournament_id IN (SELECT UNNEST(?)) AND white_id IS NOT NULL AND black_id IS NOT NULL"
+
+
+def _any_moves(con: duckdb.DuckDBPyConnection, tids: set[int]) -> bool:
+    """Whether a game of `tids` that `_load_frame` reads has moves (a movetext hash)."""
+    row = con.execute(
+        f"SELECT EXISTS (SELECT 1 FROM games WHERE {_GAMES_OF} AND movetext_hash IS NOT NULL)", [sorted(tids)]
+    ).fetchall()
+    return bool(row[0][0])
+
+
+def _any_links(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `game_sources` holds a row (nothing to delete in a store without links)."""
+    return bool(con.execute("SELECT EXISTS (SELECT 1 FROM game_sources)").fetchall()[0][0])
 
 
 # A short game's key in its tournament (`short_dated_pairs`): the row that faces its twin

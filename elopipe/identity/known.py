@@ -128,9 +128,12 @@ class Index:
         self.by_fid_all: dict[int, set[int]] = {}
 
     def _add_tokens(self, key: str, player_id: int, fide_id: int | None) -> None:
-        self.tokens.add(key, player_id)
+        full = _full_tokens(key)
+        if not full:  # a name of initials only is no one's candidate (`_TokenIndex.add`)
+            return
+        self.tokens.add_full(full, player_id)
         if not fide_id:
-            self.tokens_no_fid.add(key, player_id)
+            self.tokens_no_fid.add_full(full, player_id)
 
     def abbreviation_candidates(self, key: str, fide_id: int | None = None) -> set[int]:
         """Ids of the players with a spelling that may be `names_compatible` with `key` (a
@@ -256,10 +259,23 @@ class _TokenIndex:
 
     def add(self, key: str, player_id: int) -> None:
         full = _full_tokens(key)
-        for t in full:
-            self.by_token.setdefault(t, set()).add(player_id)
         if full:
-            self.by_full_tokens.setdefault(full, set()).add(player_id)
+            self.add_full(full, player_id)
+
+    def add_full(self, full: frozenset[str], player_id: int) -> None:
+        """`add` of a key whose full tokens (`_full_tokens`, not empty) are `full`."""
+        by_token = self.by_token
+        for t in full:
+            ids = by_token.get(t)
+            if ids is None:
+                by_token[t] = {player_id}
+            else:
+                ids.add(player_id)
+        ids = self.by_full_tokens.get(full)
+        if ids is None:
+            self.by_full_tokens[full] = {player_id}
+        else:
+            ids.add(player_id)
 
     def candidates(self, key: str) -> set[int]:
         """Ids that may be `names_compatible` with `key` (a superset)."""

@@ -132,12 +132,17 @@ n AS (SELECT n0.*, w.fi AS wfi, w.ni AS wni, w.yi AS wyi, k.fi AS kfi, k.ni AS k
              nullif(t.rate_class, '') AS rc
       FROM n0 JOIN f w ON w.player_id = n0.white_id JOIN f k ON k.player_id = n0.black_id
       JOIN tournaments t ON t.tournament_id = n0.tournament_id),
+-- FIDE IDs two players carry: a pair of `pf` has the same FIDE IDs on both colours and another
+-- player on one (`m`), so both its games have a White or a Black of these; most batches have none
+dup AS (SELECT fi FROM f WHERE fi IS NOT NULL GROUP BY fi HAVING count(*) > 1),
 -- games whose four players all carry a FIDE ID (most games): joined on them, an equality the pair
--- needs anyway (`_agree`)
+-- needs anyway (`_agree`), among the games with a FIDE ID of `dup` only
 pf AS (
     SELECT bk.game_id AS ga, nk.game_id AS gb, bk.white_id AS wa, nk.white_id AS wb, bk.black_id AS ba,
            nk.black_id AS bb
-    FROM b bk JOIN n nk ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round
+    FROM (SELECT * FROM b WHERE wfi IN (SELECT fi FROM dup) OR kfi IN (SELECT fi FROM dup)) bk
+    JOIN (SELECT * FROM n WHERE wfi IN (SELECT fi FROM dup) OR kfi IN (SELECT fi FROM dup)) nk
+     ON bk.game_date = nk.game_date AND bk.result = nk.result AND bk.round = nk.round
      AND bk.wfi = nk.wfi AND bk.kfi = nk.kfi AND bk.tournament_id <> nk.tournament_id
     WHERE {_MOVES} AND {_agree("bk", "nk")}
 ),
