@@ -420,9 +420,9 @@ def out_folder_problem(out: Path) -> str | None:
 
 
 def say_set_aside(pairs: list[tuple[str, str]]) -> None:
-    """The one line (`manifest.set_aside_line`) about the user's files a command kept under
+    """The one line (`kept_lines.set_aside_line`) about the user's files a command kept under
     `.elopipe-kept/` before writing their names; nothing when there are none."""
     if pairs:
-        from elopipe.publish.manifest import set_aside_line
+        from elopipe.publish.kept_lines import set_aside_line
 
         err_console.print(set_aside_line(pairs), style="yellow", soft_wrap=True)

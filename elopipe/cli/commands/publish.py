@@ -116,7 +116,7 @@ def publish(
         console.print(f"  ... and {len(paths) - 12} more")
     say_set_aside(done.set_aside)
     if done.retired:
-        from elopipe.publish.manifest import retired_line
+        from elopipe.publish.kept_lines import retired_line
 
         err_console.print(retired_line(done.retired), style="yellow", soft_wrap=True)
     if done.gone is not None:
