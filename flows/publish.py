@@ -29,7 +29,7 @@ from prefect.cache_policies import NO_CACHE
 from elopipe.jobs import publish as jobs
 from elopipe.jobs.requests import PublishListsRequest
 from elopipe.publish import plan as publish_plan
-from elopipe.publish.manifest import retired_line, set_aside_line
+from elopipe.publish.kept_lines import retired_line, set_aside_line
 from elopipe.publish.plan import DEFAULT_MAX_LISTS, SystemPublish
 from elopipe.runtime.interrupt import stop_requested
 from elopipe.runtime.words import bar, plural

@@ -351,12 +351,18 @@ def drop_folder_path(inbox: Path) -> tuple[Path, str | None]:
     return inbox, f"created the drop folder {inbox}"
 
 
-def check_out_folder(out: Path, doing: str) -> None:
+def check_out_folder(out: Path, doing: str, folders: list[str] | None = None) -> None:
     """A usage error (one line, exit 2) when the output folder `out` cannot be written
-    (`out_folder_problem`). `doing` names the command's work: 'cannot {doing} {out}: ...'. Asked
-    before the command starts, instead of the system's 'Not a directory: out/lists' from its
-    first write, after the work."""
+    (`out_folder_problem`), or one of the `folders` inside it (relative to it) that the command
+    writes into is a symbolic link or not a folder (`elopipe.publish.folders.folder_problem`:
+    'cannot publish to out: out/players is a file, not a folder'). `doing` names the command's
+    work: 'cannot {doing} {out}: ...'. Asked before the command starts, instead of the system's
+    'Not a directory: out/lists' from its first write, after the work."""
     reason = out_folder_problem(out)
+    if not reason and folders:
+        from elopipe.publish.folders import folder_problem
+
+        reason = folder_problem(out, folders)
     if reason:
         fail(f"cannot {doing} {out}: {reason}")
 
@@ -414,9 +420,9 @@ def out_folder_problem(out: Path) -> str | None:
 
 
 def say_set_aside(pairs: list[tuple[str, str]]) -> None:
-    """The one line (`manifest.set_aside_line`) about the user's files a command kept under
+    """The one line (`kept_lines.set_aside_line`) about the user's files a command kept under
     `.elopipe-kept/` before writing their names; nothing when there are none."""
     if pairs:
-        from elopipe.publish.manifest import set_aside_line
+        from elopipe.publish.kept_lines import set_aside_line
 
         err_console.print(set_aside_line(pairs), style="yellow", soft_wrap=True)

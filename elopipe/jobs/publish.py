@@ -49,10 +49,13 @@ def publish_lists(
     waiting up to `request.wait` seconds for a process writing the store; a publish left pending
     by a kill or a full disk is finished first (with `full`, in the same pass as the lists asked
     for); a file whose content is unchanged is not rewritten (`elopipe.publish.manifest`).
-    `progress(done, total)` hears how far a full publish is, `on_wait` of a writer. Raises LookupError when the system
-    has no list (or none of a date asked for), ValueError for a bad list, OSError when a file
-    cannot be written."""
+    `progress(done, total)` hears how far a full publish is, `on_wait` of a writer. Raises
+    OutFolderError (`elopipe.publish.folders`: exit 2) before anything is read or written when a
+    folder it writes into inside `request.out` is a symbolic link or not a folder; LookupError
+    when the system has no list (or none of a date asked for), ValueError for a bad list, OSError
+    when a file cannot be written."""
     from elopipe.publish import write_list
+    from elopipe.publish.folders import check_folders, publish_folders
     from elopipe.publish.gone import retire_gone_lists
     from elopipe.publish.index import write_index
     from elopipe.publish.list_suspects import list_suspects
@@ -63,6 +66,7 @@ def publish_lists(
     from elopipe.store.connect import open_reader
 
     db, system, out = request.db, request.system, request.out
+    check_folders(out, publish_folders(system))
     wait_for_writer(db, request.wait, on_wait or _ignore)  # an ingest or a run may be writing
     con = open_reader(db)
     try:

@@ -5,7 +5,12 @@ there, its content digest (BLAKE2b, 128 bits, hex), size in bytes and modificati
 nanoseconds:
 
     {"version": 1, "files": {"lists/fide_2024-01-01.csv": ["9f…", 48213, 1733450000123456789], ...},
+     "found": {"lists/fide_2023-12-01.csv": ["4e…", 47990, 1733000000000000000], ...},
      "inputs": {"report:fide:554": ["c3…", ["reports/fide/554_x.players.csv", ...]], ...}}
+
+`found` records, the same way, the files elopipe found under a name it publishes holding the very
+bytes it was about to write, and did not write itself (the user's copy of a list, or a folder
+published before manifests were kept): they are left as they are, and stay the user's.
 
 `inputs` records, for each page made of several files (a report, a player page, a list in its
 formats), the digest of the stored rows it was made from (`elopipe.publish.inputs`) and its
@@ -15,19 +20,24 @@ it, does not make the page again (`Manifest.fresh`): the files are the ones it w
 While a manifest is `recording` a folder, every file written under it through
 `elopipe.publish.atomic.write_bytes` (lists, reports, player pages, charts, indexes) is compared
 with what is there: a file whose content is unchanged is not written again, so its inode and
-modification time stay. A file counts as unchanged when its entry matches its digest, size and
-modification time, or, when there is no entry or the file was touched since, when its bytes on
-disk equal the new ones (a folder published before manifests existed is thus taken over without
-rewriting it). Anything else is written atomically, as before.
+modification time stay. A file counts as unchanged when its entry (in `files` or `found`) matches its
+digest, size and modification time, or, when there is no entry or the file was touched since,
+when its bytes on disk equal the new ones. Such a file is left as it is, but it is recorded in
+`found`, never in `files`: only a file elopipe wrote itself, as it wrote it (same size and
+modification time), is elopipe's. A folder published before manifests existed is thus published
+again without rewriting a file, and its files stay the user's until elopipe writes them. Anything
+else is written atomically, as before.
 
 The manifest only saves work: a lost or stale entry makes elopipe compare the file's bytes, never
 skip a changed file. It is written without flushing to disk, at the end of a publish and now and
-then during a long one. Files elopipe did not write are never removed or overwritten. One that
-sits under a name elopipe publishes, with other bytes than elopipe's, and that the manifest does
-not record as elopipe wrote it (the user's own file, or elopipe's file edited by hand) is first
-kept under `.elopipe-kept/` with the same relative name (a hard link, else a copy; `.1`, `.2`, ...
-when that name is taken), then the name gets elopipe's content; `Manifest.set_aside` lists them
-for the user's message.
+then during a long one, and only when what it records changed. Files elopipe did not write are
+never removed or overwritten. One that sits under a name elopipe publishes, with other bytes than
+elopipe's, and that the manifest does not record as elopipe wrote it (the user's own file, one
+found identical before, or elopipe's file edited by hand) is first kept under `.elopipe-kept/`
+with the same relative name (a hard link, else a copy; `.1`, `.2`, ... when that name is taken),
+then the name gets elopipe's content; `Manifest.set_aside` lists them for the user's message.
+No file is written, kept or removed through a folder under the output folder that is a symbolic
+link (`Manifest.real_folder`): it could lead anywhere.
 """
 
 from __future__ import annotations
@@ -41,11 +51,12 @@ import shutil
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
+from elopipe.publish.folders import link_between
 from elopipe.read.sources import OUTPUT_MARK
 
 if TYPE_CHECKING:
@@ -67,7 +78,9 @@ def digest(data: bytes) -> str:
 
 
 class Manifest:
-    """The manifest of one output folder (`root`), loaded from disk; thread-safe. `written` and
+    """The manifest of one output folder (`root`), loaded from disk; thread-safe. `entries` holds
+    the files elopipe wrote, `found` those it found holding what it was about to write and left
+    as they were (module docstring), each rel -> (digest, size, mtime_ns). `written` and
     `kept` count the files written and the unchanged ones left as they were since it was loaded;
     `changed` holds the former (paths relative to the folder); `set_aside` the (name, kept as)
     pairs of the files that were not elopipe's and were kept before being replaced (module
@@ -77,7 +90,7 @@ class Manifest:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
-        self.entries, self.inputs = _load(self.root / MANIFEST)
+        self.entries, self.found, self.inputs, self._saved = _load(self.root / MANIFEST)
         self.written = 0
         self.kept = 0
         self.changed: set[str] = set()
@@ -89,6 +102,11 @@ class Manifest:
         self.removes = True
         self._lock = threading.Lock()
         self._dirty = False
+        # folder -> the symbolic link between the output folder and it ("" for none), asked once
+        self._links: dict[str, str] = {}
+        # called once before the first file is written, kept aside or removed (`changing`)
+        self.before_change: Callable[[], None] | None = None
+        self._change_lock = threading.Lock()
         self._saved_at = time.monotonic()
 
     def relative(self, path: Path) -> str | None:
@@ -104,15 +122,18 @@ class Manifest:
         """Write `data` to `path` (`rel` in the folder) unless the file already holds it; record
         it. Returns True when the file was written. Raises WriteError as `atomic.write_bytes`."""
         key = digest(data)
+        self.real_folder(path)
         if self._unchanged(path, rel, key, data):
             with self._lock:
                 self.kept += 1
             return False
+        self.changing()
         self._keep_if_not_ours(path, rel)
         write_unrecorded(path, data, durable)
         st = path.stat()
         with self._lock:
             self.entries[rel] = (key, st.st_size, st.st_mtime_ns)
+            self.found.pop(rel, None)
             self.changed.add(rel)
             self.written += 1
             self._dirty = True
@@ -125,10 +146,10 @@ class Manifest:
             return False
         if not stat.S_ISREG(st.st_mode):
             return False
+        now = (key, st.st_size, st.st_mtime_ns)
         with self._lock:
-            entry = self.entries.get(rel)
-        if entry == (key, st.st_size, st.st_mtime_ns):
-            return True
+            if now in (self.entries.get(rel), self.found.get(rel)):
+                return True
         if st.st_size != len(data):
             return False
         try:
@@ -136,10 +157,41 @@ class Manifest:
         except OSError:
             return False
         if same:
+            # left as it is, but not adopted: elopipe did not write it (the user's copy, a folder
+            # published before manifests, elopipe's file touched since), so it is never removed,
+            # and it is kept under KEPT before its name gets other bytes (`_keep_if_not_ours`)
             with self._lock:
-                self.entries[rel] = (key, st.st_size, st.st_mtime_ns)
+                self.entries.pop(rel, None)
+                self.found[rel] = now
                 self._dirty = True
         return same
+
+    def changing(self) -> None:
+        """Call `before_change` (then cleared) before the folder's first change: a publish records
+        its lists as being written (`elopipe.publish.plan`) only when it changes a file, so that
+        one with nothing new leaves the folder as it was. The other threads' changes wait for it."""
+        if self.before_change is None:
+            return
+        with self._change_lock:
+            hook = self.before_change
+            if hook is not None:
+                hook()
+                self.before_change = None
+
+    def real_folder(self, path: Path) -> None:
+        """Raise WriteError when a folder between the output folder and `path` is a symbolic
+        link: a file is never written, kept or removed wherever a link leads (the commands refuse
+        such a folder before they start: `elopipe.publish.folders`; this holds when one is made
+        during the publish). Each folder is asked once."""
+        folder = os.path.dirname(os.path.abspath(path))
+        with self._lock:
+            link = self._links.get(folder)
+        if link is None:
+            link = link_between(self.root, folder) or ""
+            with self._lock:
+                self._links[folder] = link
+        if link:
+            raise WriteError(f"cannot write {path}: {link} is a symbolic link; elopipe writes only into real folders")
 
     def _keep_if_not_ours(self, path: Path, rel: str) -> None:
         """Keep what is at `path` under `KEPT` (a file as it is; a link as a link, a FIFO: moved)
@@ -204,7 +256,7 @@ class Manifest:
             entry = self.inputs.get(key)
             if entry is None or entry[0] != digest:
                 return None
-            recorded = [(rel, self.entries.get(rel)) for rel in entry[1]]
+            recorded = [(rel, self.entries.get(rel) or self.found.get(rel)) for rel in entry[1]]
         root = str(self.root)
         for rel, file in recorded:
             try:  # os.stat on a string: a pathlib.Path per file costs more than the stat
@@ -260,6 +312,7 @@ class Manifest:
                 if named:
                     continue
                 self.entries.pop(rel, None)
+                self.found.pop(rel, None)  # never removed: elopipe did not write it
                 self._dirty = True
             try:
                 st = path.lstat()
@@ -267,11 +320,13 @@ class Manifest:
                 continue
             ours = (
                 entry is not None
+                and link_between(self.root, os.path.dirname(path)) is None
                 and stat.S_ISREG(st.st_mode)
                 and (entry[1], entry[2]) == (st.st_size, st.st_mtime_ns)
                 and _holds(path, entry[0])
             )
             if ours:
+                self.changing()
                 with contextlib.suppress(OSError):
                     path.unlink()
                     removed.append(rel)
@@ -289,45 +344,61 @@ class Manifest:
 
     def save(self, force: bool = True) -> None:
         """Write the manifest (not flushed to disk: a lost one only costs a comparison); without
-        `force` only when `SAVE_EVERY_SECONDS` have passed since the last save. A manifest that
-        cannot be written is left as it was: it only saves work."""
+        `force` only when `SAVE_EVERY_SECONDS` have passed since the last save; never when it
+        would write what the file holds (a publish with nothing new leaves the folder as it was).
+        A manifest that cannot be written is left as it was: it only saves work."""
         with self._lock:
             if not self._dirty or (not force and time.monotonic() - self._saved_at < SAVE_EVERY_SECONDS):
                 return
             files = {k: list(v) for k, v in sorted(self.entries.items())}
+            found = {k: list(v) for k, v in sorted(self.found.items())}
             inputs = {k: [v[0], list(v[1])] for k, v in sorted(self.inputs.items())}
             self._dirty = False
             self._saved_at = time.monotonic()
-        text = json.dumps({"version": _VERSION, "files": files, "inputs": inputs}, separators=(",", ":"))
+        data = {"version": _VERSION, "files": files, **({"found": found} if found else {}), "inputs": inputs}
+        text = json.dumps(data, separators=(",", ":"))
+        if text == self._saved:
+            return
         with contextlib.suppress(OSError):
             write_unrecorded(self.root / MANIFEST, text.encode("utf-8"), durable=False)
+            self._saved = text
 
 
-def _load(path: Path) -> tuple[dict[str, tuple[str, int, int]], dict[str, tuple[str, list[str]]]]:
-    """The file entries and the page inputs of the manifest at `path`; empty when it is missing,
-    unreadable or not ours."""
+Files = dict[str, tuple[str, int, int]]
+
+
+def _load(path: Path) -> tuple[Files, Files, dict[str, tuple[str, list[str]]], str | None]:
+    """The file entries (`files`, `found`), the page inputs of the manifest at `path` and its
+    text as read (None: no manifest); empty when it is missing, unreadable or not ours."""
     if not path.is_file():  # a FIFO or folder under our name would hang or fail the read
-        return {}, {}
+        return {}, {}, {}, None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except (OSError, ValueError):
-        return {}, {}
+        return {}, {}, {}, None
     files = data.get("files") if isinstance(data, dict) and data.get("version") == _VERSION else None
     if not isinstance(files, dict):
-        return {}, {}
-    out: dict[str, tuple[str, int, int]] = {}
-    for rel, entry in files.items():
-        if not _inside(str(rel)):  # an edited manifest never makes elopipe touch another file
-            continue
-        if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
-            if isinstance(entry[1], int) and isinstance(entry[2], int):
-                out[str(rel)] = (entry[0], entry[1], entry[2])
+        return {}, {}, {}, None
     inputs: dict[str, tuple[str, list[str]]] = {}
     raw = data.get("inputs")
     for key, entry in (raw if isinstance(raw, dict) else {}).items():
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], list):
             inputs[str(key)] = (entry[0], [str(r) for r in entry[1] if _inside(str(r))])
-    return out, inputs
+    return _files(files), _files(data.get("found")), inputs, text
+
+
+def _files(raw: object) -> Files:
+    """The well-formed entries of a manifest section (`files`, `found`): rel -> (digest, size,
+    mtime_ns); an entry out of the folder or of another form (an edited manifest) is dropped."""
+    out: Files = {}
+    for rel, entry in (raw if isinstance(raw, dict) else {}).items():
+        if not _inside(str(rel)):  # an edited manifest never makes elopipe touch another file
+            continue
+        if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
+            if isinstance(entry[1], int) and isinstance(entry[2], int):
+                out[str(rel)] = (entry[0], entry[1], entry[2])
+    return out
 
 
 def _inside(rel: str) -> bool:
@@ -417,32 +488,3 @@ def _folder_lock(root: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def set_aside_line(pairs: list[tuple[str, str]], shown: int = 3) -> str:
-    """One line for the user about the files kept under `KEPT` before elopipe wrote their names
-    (`Manifest.set_aside`); empty when there are none."""
-    if not pairs:
-        return ""
-    names = ", ".join(f"{rel} -> {kept}" for rel, kept in pairs[:shown])
-    more = f" and {len(pairs) - shown} more" if len(pairs) > shown else ""
-    many = (
-        "file elopipe had not written (or one edited by hand) was"
-        if len(pairs) == 1
-        else "files elopipe had not written (or edited by hand) were"
-    )
-    over = "it" if len(pairs) == 1 else "them"
-    return f"{len(pairs)} {many} kept before writing over {over}: {names}{more}"
-
-
-def retired_line(rels: list[str], shown: int = 3) -> str:
-    """One line for the user about the pages removed because the store no longer holds their
-    event or player (`Manifest.retired`); empty when there are none."""
-    if not rels:
-        return ""
-    names = ", ".join(rels[:shown]) + (f" and {len(rels) - shown} more" if len(rels) > shown else "")
-    files = "file" if len(rels) == 1 else "files"
-    return (
-        f"{len(rels)} {files} removed, of pages whose event or player the store no longer holds"
-        f" (a corrected file replaced it): {names}"
-    )

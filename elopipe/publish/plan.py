@@ -21,9 +21,11 @@ its lists published by the next `run` too (`missed_lists`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,8 +110,11 @@ def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any
     out.mkdir(parents=True, exist_ok=True)
     ledger["pending"] = {s: d for s, d in ledger["pending"].items() if d}
     me = os.path.realpath(db)
-    stores = sorted({*_stores(_read(out)), me})
-    write_text(out / LEDGER, json.dumps({"db": me, "stores": stores, **ledger}, indent=1), durable)
+    before = _read(out)
+    data = {"db": me, "stores": sorted({*_stores(before), me}), **ledger}
+    if data == before:  # nothing new: the folder is left as it was
+        return
+    write_text(out / LEDGER, json.dumps(data, indent=1), durable)
 
 
 def _dates(values: list[str]) -> set[dt.date]:
@@ -263,26 +268,62 @@ def publish_recorded(
     todo = sorted(set(dates) | pending)
     if not todo:
         return [], []
-    sole = sole_store(out, db)  # before `begin` records this store
-    begin(out, db, system, todo, run_id)
-    remove_stale(output_folders(out, system))
-    # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
-    # only makes a list pending again (kill -9 loses none: the page cache outlives the process).
-    last = todo[-1]
-    paths = publish_outputs(
-        con,
-        system,
-        out,
-        todo,
-        on_list=lambda d: remember(out, db, system, [d], d == last),
-        progress=progress,
-        sole_store=sole,
-    )
-    from elopipe.publish.manifest import active
+    from elopipe.publish.manifest import recording
 
-    manifest = active()
-    forget_published(out, db, None if manifest is None else manifest.gone_lists.get(system))
+    sole = sole_store(out, db)  # before `begin` records this store
+    ledger = _Ledger(out, db, system, todo, run_id)
+    with recording(out) as manifest:
+        # the lists are recorded pending only before the folder's first change (or as the publish
+        # fails): one with nothing new writes no file, and leaves the ledger as it was too
+        manifest.before_change = ledger.begin
+        try:
+            remove_stale(output_folders(out, system))
+            paths = publish_outputs(con, system, out, todo, on_list=ledger.remember, progress=progress, sole_store=sole)
+        except BaseException:
+            ledger.stopped()
+            raise
+        finally:
+            manifest.before_change = None
+        ledger.end()
+        forget_published(out, db, manifest.gone_lists.get(system))
     return paths, sorted(pending - set(dates))
+
+
+class _Ledger:
+    """The ledger's records of one `publish_recorded`: `begin` (the lists not yet whole are
+    pending, the rating run `run_id` taken), called before the folder's first change, if any;
+    `remember` as each list is whole; `stopped`, for a publish that fails or is stopped before its
+    first change, records its unfinished lists pending all the same, for the next publish to finish;
+    `end` records `run_id` when nothing changed. A lock keeps the worker that calls `begin` and the
+    caller's `remember` from writing the ledger at once."""
+
+    def __init__(self, out: Path, db: str | os.PathLike[str], system: str, todo: list[dt.date], run_id: int | None):
+        self.out, self.db, self.system, self.todo, self.run_id = out, db, system, todo, run_id
+        self.done: set[dt.date] = set()
+        self.begun = False
+        self._lock = threading.Lock()
+
+    def begin(self) -> None:
+        with self._lock:
+            begin(self.out, self.db, self.system, [d for d in self.todo if d not in self.done], self.run_id)
+            self.begun = True
+
+    def remember(self, day: dt.date) -> None:
+        # Only the last record is flushed to disk: each flush costs milliseconds, and a lost record
+        # only makes a list pending again (kill -9 loses none: the page cache outlives the process).
+        with self._lock:
+            self.done.add(day)
+            remember(self.out, self.db, self.system, [day], day == self.todo[-1])
+
+    def stopped(self) -> None:
+        if not self.begun:
+            with contextlib.suppress(OSError):  # the error that stopped the publish is the one said
+                self.begin()
+
+    def end(self) -> None:
+        with self._lock:
+            if not self.begun and self.run_id is not None:
+                begin(self.out, self.db, self.system, [], self.run_id)  # written only when it is news
 
 
 @dataclass
@@ -332,9 +373,13 @@ def publish_changed(
     A folder that has never received `system` gets its latest list even when nothing changed.
     Only the files whose content changed are written (elopipe.publish.manifest).
     Raises LookupError when the system has no list; OSError when a file cannot be written (the
-    lists not written stay pending, and the next call writes them)."""
+    lists not written stay pending, and the next call writes them), or, before anything is
+    written, when a folder it writes into is a symbolic link or not a folder (OutFolderError:
+    `elopipe.publish.folders`)."""
+    from elopipe.publish.folders import check_folders, publish_folders
     from elopipe.publish.lists import list_dates
 
+    check_folders(out, publish_folders(system))
     newest = last_run(con, system)
     dates = None if changed is None else sorted(set(changed) | set(missed_lists(con, out, db, system, own_run)))
     if dates is not None:

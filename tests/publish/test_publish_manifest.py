@@ -12,8 +12,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from elopipe.publish.kept_lines import set_aside_line
 from elopipe.publish.lists import list_dates
-from elopipe.publish.manifest import KEPT, MANIFEST, recording, set_aside_line
+from elopipe.publish.manifest import KEPT, MANIFEST, recording
 from elopipe.publish.outputs import publish_outputs
 from elopipe.publish.workers import Ticker
 from elopipe.runtime.words import bar

@@ -53,7 +53,7 @@ def player(
     if chart not in ("png", "svg"):
         fail("--chart must be png or svg")
     check_system(system)
-    check_out_folder(out, "write player pages to")
+    check_out_folder(out, "write player pages to", ["players", f"players/{system}"])
     request = PlayerRequest(db, ref, system, compare, out, chart, all_months)
     try:
         page = player_job(request, lambda view: _show(view, system, all_months))

@@ -61,6 +61,7 @@ def publish(
     from elopipe.jobs.publish import diff_lists, publish_lists
     from elopipe.jobs.store import StoreMissingError
     from elopipe.publish import LIST_FORMATS
+    from elopipe.publish.folders import OutFolderError, publish_folders
 
     if list_date and all_lists:
         fail("give --list-date or --all, not both")
@@ -79,7 +80,8 @@ def publish(
             fail(f"--list-date must be YYYY-MM-DD, not {list_date}")
         check_list_date(dates[0])  # a date no list can have: one line, exit 2
     check_system(system)  # an unknown system is a usage error, as `report` says it
-    check_out_folder(out, "publish to")
+    # a --diff writes one file at the top of --out; a publish into its lists, reports and players
+    check_out_folder(out, "publish to", None if diff is not None else publish_folders(system))
     on_wait = functools.partial(err_console.print, style="yellow")
     try:
         if diff is not None:
@@ -98,6 +100,8 @@ def publish(
             done = publish_lists(request, functools.partial(_progress, live, system), on_wait)
     except (LookupError, ValueError) as exc:
         fail(f"{exc}", 1)
+    except OutFolderError as exc:  # a folder made a link since the check above: still a usage error
+        fail(f"{exc}")
     except OSError as exc:
         fail(_write_failure(exc, out), 1)
     paths, kept, resumed = done.paths, done.kept, done.resumed
@@ -112,7 +116,7 @@ def publish(
         console.print(f"  ... and {len(paths) - 12} more")
     say_set_aside(done.set_aside)
     if done.retired:
-        from elopipe.publish.manifest import retired_line
+        from elopipe.publish.kept_lines import retired_line
 
         err_console.print(retired_line(done.retired), style="yellow", soft_wrap=True)
     if done.gone is not None:

@@ -48,7 +48,7 @@ def report(
     if (tournament is None) == (not all_rated) or (tournament is not None and not tournament.strip()):
         fail("give --tournament ID|NAME or --all")
     check_system(system)
-    check_out_folder(out, "write reports to")
+    check_out_folder(out, "write reports to", ["reports", f"reports/{system}"])
     request = ReportRequest(db, system, None if all_rated else tournament, out)
     try:
         done = report_job(request, lambda note: err_console.print(note, style="yellow"), _show(system, show_legend))

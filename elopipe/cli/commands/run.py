@@ -141,6 +141,9 @@ def run(
     check_out_folder(out, "publish to")  # ... and so is an --out that is a file: not after the rating
     check_out_not_input(out, paths, "an input folder")  # never read again once it holds the manifest
     systems = parse_systems(system)
+    from elopipe.publish.folders import publish_folders
+
+    check_out_folder(out, "publish to", publish_folders(*systems))  # before Prefect starts
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
     policy = checked_no_moves(no_moves)

@@ -98,6 +98,9 @@ def watch(
     check_out_not_input(out, [inbox], "the drop folder")  # its pages would be taken as new files
     check_db_outside(db, inbox)
     systems = parse_systems(system)
+    from elopipe.publish.folders import publish_folders
+
+    check_out_folder(out, "publish to", publish_folders(*systems))  # before Prefect starts
     through_date = parse_through(through)
     max_lists = parse_max_lists(lists)
     spec = dask_spec(dask, dask_workers, stage)
