@@ -61,11 +61,17 @@ _ONE_PROCESS = {"prefect_harness", "dask_cluster"}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`-n 2 --dist loadgroup`, as scripts/test.sh runs), every test that needs
     the Prefect server or the Dask cluster runs in one worker, so the session still starts ONE
-    of each; the other tests spread over the workers. It runs first: xdist's own hook turns the
-    mark into the `@prefect` suffix that groups the tests, and sees only marks already added."""
+    of each; the other tests run in the worker that runs the rest of their module (a group a
+    module), so that a module's fixtures and what a test process keeps for the next test (the
+    stores of `tests.helpers.ingested`, the browser of `tests.helpers.chromium`) are made once,
+    not once a worker: tests given one by one alternate between the workers. It runs first:
+    xdist's own hook turns the mark into the `@prefect` (`@<module>`) suffix that groups the
+    tests, and sees only marks already added."""
     for item in items:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("prefect"))
+        else:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 @pytest.fixture(autouse=True)
