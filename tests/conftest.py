@@ -87,3 +87,26 @@ def _watcher_logger_as_it_was() -> Iterator[None]:
     logger.handlers[:] = handlers
     logger.propagate = propagate
     logger.setLevel(level)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _new_stores_from_the_schema_template() -> Iterator[None]:
+    """In the test processes, a store `open_writer` creates (a new file: nearly every ingest of
+    a test) gets the schema as a copy of the one `ensure_schema` made once for the process
+    (`tests.helpers.schema_store`), then `ensure_schema` as always (it finds it current). The
+    same tables, views, sequences and rows, without 51 fsyncs a store; `ensure_schema` from
+    nothing is tested on its own (tests/store/test_schema_docs.py) and by every command the
+    tests run in a process of its own."""
+    from elopipe.store import connect
+    from tests.helpers.schema_store import copy_schema_into, holds_nothing
+
+    real = connect.ensure_schema
+
+    def ensure_schema(con):  # type: ignore[no-untyped-def]
+        if holds_nothing(con):
+            copy_schema_into(con)
+        real(con)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(connect, "ensure_schema", ensure_schema)
+        yield
