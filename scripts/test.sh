@@ -43,5 +43,6 @@ echo "== import contracts"
 
 echo "== pytest"
 # Two workers; the tests that need the Prefect server or the Dask cluster share one of them
-# (tests/conftest.py), so the session still starts one of each.
+# (tests/conftest.py), so the session still starts one of each; the other tests of a module run
+# in one worker, which makes the module's fixtures once (groups of more tests are given first).
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

@@ -69,11 +69,17 @@ _ONE_PROCESS = {"prefect_harness", "dask_cluster"}
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`-n 2 --dist loadgroup`, as scripts/test.sh runs), every test that needs
     the Prefect server or the Dask cluster runs in one worker, so the session still starts ONE
-    of each; the other tests spread over the workers. It runs first: xdist's own hook turns the
-    mark into the `@prefect` suffix that groups the tests, and sees only marks already added."""
+    of each; the other tests run in the worker that runs the rest of their module (a group a
+    module), so that a module's fixtures and what a test process keeps for the next test (the
+    stores of `tests.helpers.ingested`, the browser of `tests.helpers.chromium`) are made once,
+    not once a worker: tests given one by one alternate between the workers. It runs first:
+    xdist's own hook turns the mark into the `@prefect` (`@<module>`) suffix that groups the
+    tests, and sees only marks already added."""
     for item in items:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("prefect"))
+        else:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 @pytest.fixture(autouse=True)
@@ -89,3 +95,26 @@ def _watcher_logger_as_it_was() -> Iterator[None]:
     logger.handlers[:] = handlers
     logger.propagate = propagate
     logger.setLevel(level)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _new_stores_from_the_schema_template() -> Iterator[None]:
+    """In the test processes, a store `open_writer` creates (a new file: nearly every ingest of
+    a test) gets the schema as a copy of the one `ensure_schema` made once for the process
+    (`tests.helpers.schema_store`), then `ensure_schema` as always (it finds it current). The
+    same tables, views, sequences and rows, without 51 fsyncs a store; `ensure_schema` from
+    nothing is tested on its own (tests/store/test_schema_docs.py) and by every command the
+    tests run in a process of its own."""
+    from elopipe.store import connect
+    from tests.helpers.schema_store import copy_schema_into, holds_nothing
+
+    real = connect.ensure_schema
+
+    def ensure_schema(con):  # type: ignore[no-untyped-def]
+        if holds_nothing(con):
+            copy_schema_into(con)
+        real(con)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(connect, "ensure_schema", ensure_schema)
+        yield

@@ -26,11 +26,13 @@ from tests.helpers.store_build import add_rows
 BASE = dt.date(2022, 6, 1)
 
 
-def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
+Rows = tuple[list[dict], list[dict]]  # (tournaments, games) of a store
+
+
+def _random_store(seed: int) -> Rows:
     """A store with a few tournaments (same or other event, overlapping dates or not) and games
     among three pairings, with random rounds, hashes, results, plies and dates."""
     rnd = random.Random(seed)
-    con = schema_connect()
     n_t = rnd.randint(2, 6)
     tournaments: list[dict] = []
     games: list[dict] = []
@@ -59,11 +61,10 @@ def _random_store(seed: int) -> duckdb.DuckDBPyConnection:
             "result_marker": rnd.choice([result, result, None]),
             "ply_count": rnd.choice([None, 12, 40, 41]) if mhash else None,
         })  # fmt: skip
-    add_rows(con, tournaments=tournaments, games=games)
-    return con
+    return tournaments, games
 
 
-def _event_dated_store(seed: int) -> duckdb.DuckDBPyConnection:
+def _event_dated_store(seed: int) -> Rows:
     """A store shaped like one event from several sources: a first tournament played day by day
     (round r on day 2r), then copies of it that date every game by the event's start or end day,
     lose games, repeat one, change a result, a round label or the moves, or move to the next
@@ -71,7 +72,6 @@ def _event_dated_store(seed: int) -> duckdb.DuckDBPyConnection:
     ``round_players+hash+event_date[+short]`` links is decided here far more often than in
     `_random_store`."""
     rnd = random.Random(seed)
-    con = schema_connect()
     plies = {"h1": 50, "h2": 41, "h3": 30, "h4": 12, "h5": 24}  # a hash's length, as a reader gives it
     first = []
     for rnd_no in range(1, rnd.randint(2, 5) + 1):
@@ -121,12 +121,40 @@ def _event_dated_store(seed: int) -> duckdb.DuckDBPyConnection:
                 **g, "game_id": len(games) + 1, "tournament_id": t, "file_id": t, "game_index": i,
                 "date_precision": "day", "played": True, "result_marker": g["result"],
             })  # fmt: skip
-    add_rows(con, tournaments=tournaments, games=games)
+    return tournaments, games
+
+
+def _store(rows: Rows) -> duckdb.DuckDBPyConnection:
+    """A store holding `rows`."""
+    con = schema_connect()
+    add_rows(con, tournaments=rows[0], games=rows[1])
     return con
+
+
+# Seeds of one kind share a store, `_BATCH` at a time (a store's fixed cost, its schema and a
+# re-link, is most of a small store's): seed number k of the batch gets ids k * _OFFSET + its own
+# (games, tournaments, files) and players 10 * k + its own, so no row of one seed can link to a
+# row of another (links are between rows of one (white, black) pair), and a row tells its seed.
+_BATCH = 10
+_OFFSET = 1000
+
+
+def _shifted(rows: Rows, k: int) -> Rows:
+    """`rows` with the ids of seed number k of a batch."""
+    off = k * _OFFSET
+    tournaments = [{**t, "tournament_id": t["tournament_id"] + off, "file_id": t["file_id"] + off} for t in rows[0]]
+    games = [
+        {**g, "game_id": g["game_id"] + off, "tournament_id": g["tournament_id"] + off, "file_id": g["file_id"] + off,
+         "white_id": g["white_id"] + 10 * k, "black_id": g["black_id"] + 10 * k}
+        for g in rows[1]
+    ]  # fmt: skip
+    assert all(g["game_id"] < _OFFSET for g in rows[1]) and all(t["tournament_id"] < _OFFSET for t in rows[0])
+    return tournaments, games
 
 
 _STORES = {"random": (_random_store, 40), "event_dated": (_event_dated_store, 60)}
 _CASES = [(kind, seed) for kind, (_, n) in _STORES.items() for seed in range(n)]
+_BATCHES = [(kind, first) for kind, (_, n) in _STORES.items() for first in range(0, n, _BATCH)]
 
 
 def _events_by_definition(games: list) -> set[tuple[int, int]]:
@@ -253,12 +281,25 @@ def _pairwise(con: duckdb.DuckDBPyConnection) -> tuple[int, list[tuple]]:
     return n, sorted(out)
 
 
-@pytest.mark.parametrize(("kind", "seed"), _CASES)
-def test_relink_gives_the_pairwise_links(kind: str, seed: int) -> None:
-    con = _STORES[kind][0](seed)
+@pytest.mark.parametrize(("kind", "first"), _BATCHES)
+def test_relink_gives_the_pairwise_links(kind: str, first: int) -> None:
+    """Seeds `first` .. `first + _BATCH - 1` in one store (`_shifted`); each seed's links are
+    checked on their own, and named when they differ."""
+    make, n = _STORES[kind]
+    seeds = range(first, min(first + _BATCH, n))
+    tournaments, games = [], []
+    for k, seed in enumerate(seeds):
+        t, g = _shifted(make(seed), k)
+        tournaments += t
+        games += g
+    con = _store((tournaments, games))
     expected_clusters, expected = _pairwise(con)
     assert dedup.relink_all(con) == expected_clusters
-    assert sorted(con.execute("SELECT * FROM game_sources").fetchall()) == expected
+    got = sorted(con.execute("SELECT * FROM game_sources").fetchall())
+    for k, seed in enumerate(seeds):  # (canonical game, game, file, rule, role): its seed by the game
+        mine = [r for r in got if r[1] // _OFFSET == k]
+        assert mine == [r for r in expected if r[1] // _OFFSET == k], f"{kind} seed {seed}"
+    assert got == expected
 
 
 @pytest.mark.parametrize(("kind", "seed"), [(kind, seed) for kind, seed in _CASES if seed < 20])
@@ -266,7 +307,7 @@ def test_relinking_each_tournament_as_it_arrives_gives_the_full_relink(kind: str
     """The loader re-links only what a new file touches (`relink_tournaments` of its tournaments):
     whatever the order the tournaments arrive in, the links end as a full re-link gives them, so
     the tournaments related to a new one (one event, equal moves, linked before) are all found."""
-    full = _STORES[kind][0](seed)
+    full = _store(_STORES[kind][0](seed))
     tournaments = full.sql("SELECT * FROM tournaments").pl()
     games = full.sql("SELECT * FROM games").pl()
     dedup.relink_all(full)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from elopipe.ingest.driver import ingest_paths
+from tests.helpers.ingested import ingested
 from tests.helpers.paths import SHARED_DATA
 from tests.helpers.store_rows import db_rows
 
@@ -39,13 +40,15 @@ def test_the_candidates_from_a_start_dated_database_count_56_games(tmp_path: Pat
     start_dated = tmp_path / "in" / "wchcand22_startdated.pgn"
     start_dated.parent.mkdir()
     start_dated.write_text(text, encoding="utf-8")
-    alone = tmp_path / "alone.duckdb"
-    ingest_paths([DATABASE], alone)
+    # the real files' stores are ingested once per test process (`tests.helpers.ingested`)
+    alone = ingested(tmp_path / "alone.duckdb", [DATABASE])
     assert _canonical(alone) == 56
     db = tmp_path / "store.duckdb"
     if order == "one_batch":
         ingest_paths([ORGANISER, start_dated], db)
+    elif order == "organiser_first":
+        ingest_paths([start_dated], ingested(db, [ORGANISER]))
     else:
-        for f in [ORGANISER, start_dated] if order == "organiser_first" else [start_dated, ORGANISER]:
+        for f in [start_dated, ORGANISER]:
             ingest_paths([f], db)
     assert _canonical(db) == 56

@@ -19,6 +19,19 @@ from elopipe.read.sources import Source
 from tests.helpers.streaming import FILES, SHARED_PGN, assert_same, hostile_text
 
 TINY = 6000
+# {(path, size, mtime, validate_moves): parse_source of the whole file}: a real file's whole read,
+# made once per test process for both piece sizes (read only: `assert_same` changes nothing)
+_WHOLE: dict[tuple[str, int, int, bool], object] = {}
+
+
+def _whole(path: Path, validate_moves: bool):
+    if path.parent != SHARED_PGN:  # a file the test wrote: its own
+        return parse_source(Source(str(path)), validate_moves=validate_moves)
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns, validate_moves)
+    if key not in _WHOLE:
+        _WHOLE[key] = parse_source(Source(str(path)), validate_moves=validate_moves)
+    return _WHOLE[key]
 
 
 def _stream(path: Path) -> bytes:
@@ -49,7 +62,7 @@ def _plan(path: Path, chunk: int) -> PiecePlan:
 
 def _pieces(path: Path, chunk: int, order: str = "forward", validate_moves: bool = False):
     """The whole read, and the pieces read in `order` (forward, reverse, shuffled) then assembled."""
-    whole = parse_source(Source(str(path)), validate_moves=validate_moves)
+    whole = _whole(path, validate_moves)
     plan = _plan(path, chunk)
     ks = list(range(len(plan.pieces)))
     if order == "reverse":
