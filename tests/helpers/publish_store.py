@@ -125,3 +125,16 @@ def build_store(path: Path) -> Path:
     finally:
         con.close()
     return path
+
+
+def remove_feb(db: Path) -> None:
+    """What `rate` leaves when no game is rated on the February list (`FEB`) any more: its rows
+    gone, the event rated on it no longer rated under the system."""
+    import duckdb
+
+    con = duckdb.connect(str(db))
+    try:
+        for table in ("rating_lists", "rating_changes", "tournament_ratings"):
+            con.execute(f"DELETE FROM {table} WHERE system = 'fide' AND list_date = ?", [FEB])
+    finally:
+        con.close()

@@ -25,7 +25,7 @@ from elopipe.cli.main import app
 from elopipe.publish.atomic import WriteError, write_bytes
 from elopipe.publish.manifest import KEPT, MANIFEST, recording
 from elopipe.publish.plan import LEDGER
-from tests.helpers.publish_store import FEB, build_store
+from tests.helpers.publish_store import FEB, build_store, remove_feb
 
 RUNNER = CliRunner()
 
@@ -45,16 +45,6 @@ def _publish(db: Path, out: Path, *more: str, code: int = 0) -> str:
 def _manifest_files(out: Path) -> dict[str, object]:
     files: dict[str, object] = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["files"]
     return files
-
-
-def _remove_feb(db: Path) -> None:
-    """What `rate` leaves when no game is rated on the February list any more."""
-    con = duckdb.connect(str(db))
-    try:
-        for table in ("rating_lists", "rating_changes", "tournament_ratings"):
-            con.execute(f"DELETE FROM {table} WHERE system = 'fide' AND list_date = ?", [FEB])
-    finally:
-        con.close()
 
 
 def _raise_feb(db: Path) -> None:
@@ -89,7 +79,7 @@ def test_a_users_identical_file_is_left_as_it_is_and_never_removed(db: Path, tmp
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert name not in _manifest_files(b), "a file elopipe did not write is not recorded as its own"
 
-    _remove_feb(db)
+    remove_feb(db)
     said = _publish(db, b, "--format", "csv")
     assert (b / name).read_bytes() == mine, "the user's file was removed"
     assert "removed" not in said

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 import pytest
 from typer.testing import CliRunner
 
@@ -16,7 +15,7 @@ from elopipe.cli.main import app
 from elopipe.publish.manifest import recording
 from elopipe.publish.plan import publish_changed, published_dates
 from elopipe.store.connect import open_writer
-from tests.helpers.publish_store import FEB, JAN, build_store
+from tests.helpers.publish_store import FEB, JAN, build_store, remove_feb
 
 FORMATS = ("csv", "parquet", "txt", "html")
 
@@ -26,17 +25,6 @@ def _publish(db: Path, out: Path, *more: str) -> str:
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     return res.output
-
-
-def _remove_feb(db: Path) -> None:
-    """What `rate` leaves when no game is rated on the February list any more: its rows gone,
-    the event rated on it no longer rated under the system."""
-    con = duckdb.connect(str(db))
-    try:
-        for table in ("rating_lists", "rating_changes", "tournament_ratings"):
-            con.execute(f"DELETE FROM {table} WHERE system = 'fide' AND list_date = ?", [FEB])
-    finally:
-        con.close()
 
 
 def _feb_files(out: Path) -> list[Path]:
@@ -56,7 +44,7 @@ def test_a_full_publish_removes_a_list_the_store_no_longer_holds(db: Path, tmp_p
     assert report
     mine = out / "lists" / "my_notes.csv"
     mine.write_text("mine\n", encoding="utf-8")
-    _remove_feb(db)
+    remove_feb(db)
     said = _publish(db, out, "--full")
     assert _feb_files(out) == []
     assert [p for p in report if p.exists()] == []  # the event no list rates any more
@@ -76,7 +64,7 @@ def test_a_plain_csv_publish_removes_it_too_and_keeps_a_file_edited_since(db: Pa
     _publish(db, out, "--format", "csv,html")
     edited = out / "lists" / f"fide_{FEB}.csv"
     edited.write_text(edited.read_text(encoding="utf-8") + "# checked by the officer\n", encoding="utf-8")
-    _remove_feb(db)
+    remove_feb(db)
     said = " ".join(_publish(db, out, "--format", "csv").split())
     assert not (out / "lists" / f"fide_{FEB}.html").exists()
     assert edited.read_text(encoding="utf-8").endswith("# checked by the officer\n")
@@ -89,7 +77,7 @@ def test_a_folder_another_store_publishes_into_loses_nothing(db: Path, tmp_path:
     _publish(db, out, "--full")
     other = build_store(tmp_path / "other.duckdb")
     _publish(other, out, "--full")
-    _remove_feb(db)
+    remove_feb(db)
     said = " ".join(_publish(db, out, "--full").split())
     assert len(_feb_files(out)) == 4
     assert f"1 list in {out} no longer in this store ({FEB}): not removed" in said
@@ -102,7 +90,7 @@ def test_the_run_publish_removes_it_when_no_list_changed(db: Path, tmp_path: Pat
     with open_writer(db) as con:
         publish_changed(con, db, "fide", out, [JAN, FEB])
     assert len(_feb_files(out)) == 4
-    _remove_feb(db)
+    remove_feb(db)
     with open_writer(db) as con:
         done = publish_changed(con, db, "fide", out, [])
     assert done.unchanged and done.gone is not None and done.gone.dates == [FEB]
