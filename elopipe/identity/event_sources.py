@@ -16,7 +16,7 @@ import datetime as dt
 
 import duckdb
 
-from elopipe.identity.nearby import dates_overlap, near_pair_sql, same_event
+from elopipe.identity.nearby import NEAR_PAIRS_SQL, dates_overlap, same_event
 
 # Equal movetexts shorter than this (plies) are no evidence on their own (`elopipe.identity.dedup`'s docstring).
 SHORT_PLIES = 20
@@ -34,31 +34,14 @@ Span = tuple[str, dt.date | None, dt.date | None]  # `identity.tournament_spans`
 # Per pair of tournaments (lower id first) of `left` x `right` that share a pairing or moves: the
 # evidence of `one_event`, as distinct (white, black, round) keys, and whether they share equal
 # movetexts of at least SHORT_PLIES plies that `game_links.match_rule` could link (same round, or one missing).
-# Both need the same White and Black in two tournaments: the sides' games are joined on the
-# players first (`met`), and only the pairs of tournaments these games give, whose days allow one
-# event (`identity.NEAR_PAIRS_SQL`, tested per pair: `near_pair_sql`), are kept (`np`); the others
-# fail `compatible`, and a club's players meet again every week of the year. Neither all the
-# pairs of tournaments near each other (a month's events, all overlapping: 270k) nor every game
-# joined to itself (a tournament on both sides) is formed.
+# Only the pairs whose days allow one event (`identity.NEAR_PAIRS_SQL`) are joined: the others
+# fail `compatible`, and a club's players meet again every week of the year.
 _PAIRS_SQL = f"""
-WITH l0 AS (SELECT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
-            WHERE tournament_id IN (SELECT UNNEST($left)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
-r0 AS (SELECT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
-       WHERE tournament_id IN (SELECT UNNEST($right)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
-met AS (
-    SELECT DISTINCT l0.tournament_id AS ta, r0.tournament_id AS tb, l0.white_id, l0.black_id
-    FROM l0 JOIN r0 ON l0.white_id = r0.white_id AND l0.black_id = r0.black_id AND l0.tournament_id <> r0.tournament_id
-),
-np AS (
-    SELECT m.ta, m.tb FROM (SELECT DISTINCT ta, tb FROM met) m
-    JOIN tournaments a ON a.tournament_id = m.ta JOIN tournaments b ON b.tournament_id = m.tb
-    WHERE {near_pair_sql("a", "b")}
-),
--- the rows of the pairings `met` gives, on the side it gives them
-l AS (SELECT DISTINCT l0.* FROM l0 SEMI JOIN met
-      ON met.ta = l0.tournament_id AND met.white_id = l0.white_id AND met.black_id = l0.black_id),
-r AS (SELECT DISTINCT r0.* FROM r0 SEMI JOIN met
-      ON met.tb = r0.tournament_id AND met.white_id = r0.white_id AND met.black_id = r0.black_id),
+WITH np AS ({NEAR_PAIRS_SQL}),
+l AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
+           WHERE tournament_id IN (SELECT UNNEST($left)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
+r AS (SELECT DISTINCT tournament_id, white_id, black_id, round, result, movetext_hash, ply_count FROM games
+      WHERE tournament_id IN (SELECT UNNEST($right)) AND white_id IS NOT NULL AND black_id IS NOT NULL),
 common AS (
     SELECT least(l.tournament_id, r.tournament_id) AS ta, greatest(l.tournament_id, r.tournament_id) AS tb,
            l.white_id, l.black_id, l.round,
@@ -88,10 +71,9 @@ pairs AS (
            COALESCE(e.decided, 0) AS decided, m.ta IS NOT NULL AS moves
     FROM evidence e FULL JOIN moves m USING (ta, tb)
 ),
-sizes AS (  -- of the pairs' tournaments, from the rows read above: another read of games would scan the store
+sizes AS (  -- from the rows read above: another read of games would scan the store
     SELECT tournament_id, count(DISTINCT (white_id, black_id, round)) AS n
-    FROM (SELECT * FROM l0 UNION ALL SELECT * FROM r0)
-    WHERE round IS NOT NULL AND tournament_id IN (SELECT ta FROM pairs UNION SELECT tb FROM pairs) GROUP BY 1
+    FROM (SELECT * FROM l UNION ALL SELECT * FROM r) WHERE round IS NOT NULL GROUP BY 1
 )
 SELECT p.ta, p.tb, p.common, p.agree, p.decided, COALESCE(sa.n, 0), COALESCE(sb.n, 0), p.moves,
        a.event_key, a.first_day, a.last_day, a.rate_class, b.event_key, b.first_day, b.last_day, b.rate_class

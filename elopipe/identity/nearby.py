@@ -109,20 +109,6 @@ WHERE a.t <> b.t
 """
 
 
-def near_pair_sql(a: str, b: str) -> str:
-    """SQL condition: the rows `a` and `b` of `tournaments` (two tournaments) are a pair of
-    `NEAR_PAIRS_SQL`, tested on one pair: same event key (not empty) with days overlapping or
-    unknown, or days overlapping, within `DATE_SLACK_DAYS` (a last day unknown is the first)."""
-    slack = f"INTERVAL {DATE_SLACK_DAYS} DAY"
-    a0, a1 = f"{a}.first_day", f"coalesce({a}.last_day, {a}.first_day)"
-    b0, b1 = f"{b}.first_day", f"coalesce({b}.last_day, {b}.first_day)"
-    overlap = f"({a0} <= {b1} + {slack} AND {b0} <= {a1} + {slack})"
-    return (
-        f"({a}.tournament_id <> {b}.tournament_id AND (({a}.event_key = {b}.event_key AND {a}.event_key <> ''"
-        f" AND ({a0} IS NULL OR {b0} IS NULL OR {overlap})) OR {overlap}))"
-    )
-
-
 def near_pairs(con: duckdb.DuckDBPyConnection, left: Iterable[int], right: Iterable[int]) -> pl.DataFrame:
     """The pairs of a tournament of `left` and another of `right` that can be sources of one event
     or whose days overlap (`NEAR_PAIRS_SQL`): columns ta, tb (Int64), both orders when both are
