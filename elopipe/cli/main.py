@@ -41,8 +41,8 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """Run the CLI. Usage errors exit 2 (Click's convention); a Ctrl-C that a command does not
     handle itself ends with one line and exit 130, never a traceback; so does a SIGTERM to `run`,
-    `watch` or `serve` before their own handler is in place (README: "130 after Ctrl-C (or a SIGTERM, said in
-    one line)")."""
+    `watch` or `serve` before their own handler is in place (docs/commands.md, `elopipe run`: "130 after
+    Ctrl-C (or a SIGTERM, said in one line)")."""
     from elopipe.runtime.interrupt import early_sigterm
 
     if sys.argv[1:2] in (["run"], ["watch"], ["serve"]):

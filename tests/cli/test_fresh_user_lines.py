@@ -1,6 +1,6 @@
 """What a fresh user met at the terminal (issue 27): each bad input or stop is said in one line of
 plain words (no DuckDB class names, no OS error text, no rich panels), with the exit code the
-README gives."""
+README and docs/commands.md give."""
 
 from __future__ import annotations
 

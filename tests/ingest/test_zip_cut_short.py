@@ -49,7 +49,7 @@ def test_no_member_is_read_from_a_zip_that_is_not_the_whole_file(tmp_path: Path,
         "cut": (upload.cut, CUT),
         "cut after the inner zip": (upload.cut_after_inner, "bytes come before the archive's start"),
         "data after": (upload.full + b"trailing bytes", CUT),
-        # a self-extracting archive: README promises .zip archives of PGN/TRF, read as the whole file
+        # a self-extracting archive: docs/commands.md promises .zip archives of PGN/TRF, read as the whole file
         "data before": (b"MZ" + bytes(510) + upload.full, "512 bytes come before the archive's start"),
     }[case]
     up = tmp_path / "up.zip"

@@ -1,6 +1,6 @@
 """`publish` never deletes, moves or overwrites what elopipe did not write, nor writes outside
-`--out` (README: "Files elopipe did not write are never moved, removed or overwritten"). Each
-test is a hostile tester's finding:
+`--out` (docs/commands.md, The output folder: "Files elopipe did not write are never moved, removed
+or overwritten"). Each test is a hostile tester's finding:
 
 - a user's file holding the very bytes elopipe publishes under its name was recorded as
   elopipe's own, then removed with its list;

@@ -417,9 +417,9 @@ def test_system_indexes_link_each_other_and_a_top_page(tmp_path: Path) -> None:
 
 
 def test_publish_full_writes_what_the_readme_says(tmp_path: Path) -> None:
-    # README, publish row: the chosen list in every format (--format does not apply), a report per
-    # tournament rated on it, the pages of its highest-ranked players (up to 10), and the indexes
-    # (the system's and the top page)
+    # docs/commands.md, elopipe publish --full: the chosen list in every format (--format does not
+    # apply), a report per tournament rated on it, the pages of its highest-ranked players (up to
+    # 10), and the indexes (the system's and the top page)
     db = build_store(tmp_path / "s.duckdb")
     out = tmp_path / "o"
     res = CliRunner().invoke(app, ["publish", "--db", str(db), "--out", str(out), "--full", "--format", "csv"])
