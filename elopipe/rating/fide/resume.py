@@ -118,7 +118,7 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
 
 #: what every period reads, part by part (`checkpoint.shared_parts`), in the words `rate` says
 SHARED_WORDS = {
-    "options": "the options (the rules, a parameter, --ro-from or --no-moves)",
+    "options": "the options (the rules, a parameter, --ro-from, --no-moves or --unknown-tc)",
     "lists": "an imported official list (for rapid or blitz, the standard lists)",
     "code": "elopipe's rating code (another version)",
     "dates": "a stored date crossed the latest date a file may carry (the machine's date moved on)",

@@ -338,7 +338,7 @@ def test_the_first_periods_own_change_is_named():
         f"{first}, or what every period reads (the options, an imported official list or elopipe's rating code)"
     )
     assert _first_period_reason({lists[0]}, one, ["options", "lists"]) == (
-        "every period's inputs changed: the options (the rules, a parameter, --ro-from or --no-moves);"
+        "every period's inputs changed: the options (the rules, a parameter, --ro-from, --no-moves or --unknown-tc);"
         " an imported official list (for rapid or blitz, the standard lists)"
     )
 
