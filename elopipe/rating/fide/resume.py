@@ -154,7 +154,11 @@ def _first_period_reason(changed: set[dt.date], lists: list[dt.date], shared: li
         if len(lists) > 1:
             return f"the inputs of every period changed: their {_OWN}"
     if min(changed) < lists[0]:
-        return f"new data comes before the first list ({lists[0]:%Y-%m}), in the period of {min(changed):%Y-%m}"
+        # a merge or a split moves games of periods before the first list too: not only new files
+        return (
+            f"the inputs of a period before the first list ({lists[0]:%Y-%m}) changed, the period of"
+            f" {min(changed):%Y-%m}: new games, a corrected file or an identity decision"
+        )
     first = f"the inputs of the first period ({lists[0]:%Y-%m}) changed: its {_OWN}"
     if shared is None and len(lists) == 1:
         # one list, checkpoints of an older version: what every period reads may have changed too

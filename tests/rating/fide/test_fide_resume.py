@@ -312,7 +312,10 @@ def test_new_data_before_the_first_list_says_so(tmp_path):
     ingest_paths([BUNRATTY], inc)
     again = _rate(inc)
     assert again.resumed_from is None
-    assert again.full_reason == "new data comes before the first list (2011-11), in the period of 2011-05"
+    assert again.full_reason == (
+        "the inputs of a period before the first list (2011-11) changed, the period of 2011-05: new games,"
+        " a corrected file or an identity decision"
+    )
     _same_as_scratch(tmp_path, inc, [[GALWAY, KILKENNY], [BUNRATTY]], again)
 
 
