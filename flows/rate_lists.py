@@ -61,6 +61,8 @@ def rate_lists(request: RateListsRequest) -> RateFlowSummary:
     A stop request (elopipe.runtime.interrupt) ends it between two systems: the systems not
     reached are not in the summary. Raises whatever the engine raises for an unknown system
     (ValueError/KeyError)."""
+    from elopipe.rating.param_checks import unknown_tc_policy
+
     out = RateFlowSummary()
     for system in request.systems:
         if stop_requested():  # each system's rating is its own transaction: a safe point between two
@@ -76,6 +78,8 @@ def rate_lists(request: RateListsRequest) -> RateFlowSummary:
             stage_warning("rate", failed)  # a tournament left unrated: the other events were rated
         if far := ro_far_line(system, summary, request.db):
             stage_warning("rate", far)
+        if assumed := assumed_line(system, summary, unknown_tc_policy(request.unknown_tc), request.db):
+            stage_warning("rate", assumed)
     stage_line("rate", out.line())
     return out
 
@@ -95,4 +99,24 @@ def ro_far_line(system: str, summary: RateSummary, db: str | None = None) -> str
         f"{system}: the Ro of {players} player{'s' if players != 1 else ''} is {RO_MARK_POINTS} or more points from"
         f" the file's rating (largest: {w.name}, {w.event}: Ro {w.ro}, file {w.file_rating}); import the official"
         f" lists in force (`{command_hint('lists import FILE --system fide', db)}`) or rate with --ro-from file"
+    )
+
+
+def assumed_line(system: str, summary: RateSummary, rate_class: str, db: str | None = None) -> str | None:
+    """One warning when events went to the `rate_class` list (`--unknown-tc`) because nothing in
+    their files says their rate of play (`RateSummary.assumed_events`), naming the largest, what
+    fixes it and the query that lists them all; None when there is none."""
+    from elopipe.rating.summary import SQL_ASSUMED
+    from elopipe.runtime.hints import command_hint
+
+    events = summary.assumed_events
+    if not events:
+        return None
+    name, games = events[0]
+    many = len(events) != 1
+    return (
+        f"{system}: {len(events)} event{'s' if many else ''} ({summary.unknown_tc_games} games) went to the"
+        f" {rate_class} list as nothing in {'their' if many else 'its'} files says the rate of play (largest:"
+        f" {name}, {games} games); give a rapid or blitz event its time control (PGN TimeControl, TRF 122),"
+        f" or set --unknown-tc (ELOPIPE_UNKNOWN_TC); `{command_hint(SQL_ASSUMED, db)}` lists them"
     )

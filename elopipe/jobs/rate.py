@@ -57,13 +57,18 @@ def rate_system(request: RateRequest, on_wait: Callable[[str], None] | None = No
 
 def system_request(lists: RateListsRequest, system: str) -> RateRequest:
     """One system's request of a `rate_lists` run: its `no_moves` policy (None: ELOPIPE_NO_MOVES,
-    else 'played'; `elopipe.rating.store_io.load_games`) and, for a FIDE system, where Ro comes
-    from (None: ELOPIPE_RO_FROM, else 'list'; `elopipe.rating.fide.ro`); the other systems have
-    their own rules."""
+    else 'played'; `elopipe.rating.store_io.load_games`), the rate class of events whose rate of
+    play nothing says (None: ELOPIPE_UNKNOWN_TC, else 'standard'; `param_checks.unknown_tc_policy`)
+    and, for a FIDE system, where Ro comes from (None: ELOPIPE_RO_FROM, else 'list';
+    `elopipe.rating.fide.ro`); the other systems have their own rules."""
     from elopipe.rating.fide.params import SYSTEM_CLASS, ro_from_policy
+    from elopipe.rating.param_checks import unknown_tc_policy
     from elopipe.rating.store_io import no_moves_policy
 
-    params: dict[str, object] = {"no_moves": no_moves_policy(lists.no_moves)}
+    params: dict[str, object] = {
+        "no_moves": no_moves_policy(lists.no_moves),
+        "unknown_tc": unknown_tc_policy(lists.unknown_tc),
+    }
     if system.partition("@")[0] in SYSTEM_CLASS:
         params["ro_from"] = ro_from_policy(lists.ro_from)
     return RateRequest(lists.db, system, lists.through, params=params)

@@ -62,14 +62,15 @@ class RateRequest:
 @dataclass(frozen=True)
 class RateListsRequest:
     """The `rate_lists` flow: rate each of `systems` in `db` up to the list of `through` (None:
-    all data). `no_moves`, `ro_from`: the run policies (None: their environment variable, else
-    the default; `ro_from` only for the FIDE systems)."""
+    all data). `no_moves`, `ro_from`, `unknown_tc`: the run policies (None: their environment
+    variable, else the default; `ro_from` only for the FIDE systems)."""
 
     db: str = DEFAULT_DB
     systems: tuple[str, ...] = DEFAULT_SYSTEMS
     through: dt.date | None = None
     no_moves: str | None = None
     ro_from: str | None = None
+    unknown_tc: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,13 +106,14 @@ class RunRequest:
     no_moves: str | None = None
     ro_from: str | None = None
     cluster: Cluster | None = None
+    unknown_tc: str | None = None
 
     def ingest(self) -> IngestRequest:
         """The run's ingest: the store's lock is the run's, so no `wait` of its own."""
         return IngestRequest(self.paths, self.db, self.validate_moves, None, self.cluster)
 
     def rating(self) -> RateListsRequest:
-        return RateListsRequest(self.db, self.systems, self.through, self.no_moves, self.ro_from)
+        return RateListsRequest(self.db, self.systems, self.through, self.no_moves, self.ro_from, self.unknown_tc)
 
     def publishing(
         self, changed: Mapping[str, list[dt.date]], rating_runs: Mapping[str, int | None]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import re
 
 from elopipe.rating import systems
@@ -53,6 +54,14 @@ NUMERIC: dict[str, tuple[bool, float, bool, float]] = {
 }
 
 _RATE_CLASSES = ("standard", "rapid", "blitz")
+
+
+def unknown_tc_policy(value: str | None = None) -> str:
+    """The rate class assumed for an event whose rate of play nothing says (`--unknown-tc`):
+    `value`, else ELOPIPE_UNKNOWN_TC (a federation's standing choice, for every rate, run and
+    watch), else 'standard'; any case, returned lower case. Raises ParamError for another value.
+    The games stay flagged `tc_assumed` and their events are named by `rate` and `run`."""
+    return str(parse_param("unknown_tc", value or os.environ.get("ELOPIPE_UNKNOWN_TC") or "standard"))
 
 
 def choices(key: str) -> tuple[str, ...] | None:

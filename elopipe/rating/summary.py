@@ -113,6 +113,8 @@ class RateSummary:
 # A Ro this far from the rating the organiser's file gives is marked in reports and counted by
 # `rate`: the store's list in force (B.02 7.1.3) has drifted from FIDE's, or the file is wrong
 RO_MARK_POINTS = 50
+# the `elopipe sql` query that lists every event whose rate of play was assumed (`assumed_events`)
+SQL_ASSUMED = "sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\""
 
 
 @dataclass(frozen=True)

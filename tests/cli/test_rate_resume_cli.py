@@ -53,14 +53,14 @@ PGN = SHARED_DATA / "pgn"
 def test_a_run_that_computed_and_changed_nothing_says_so_in_one_voice(tmp_path: Path) -> None:
     """A file whose only event is skipped (Kasparov - Deep Blue 1997: before FIDE's rating from
     2009) makes the engine run from the first period, and no list changes: `rate` said "nothing
-    changed since the last run; nothing written", then "computed from the first period: new data
-    ...". It says that no list changed, beside how it computed."""
+    changed since the last run; nothing written", then "computed from the first period: the inputs
+    of a period before the first list ...". It says that no list changed, beside how it computed."""
     db = tmp_path / "s.duckdb"
     ingest_paths([PGN / "wchcand22.pgn"], db)
     _rate(db)
     ingest_paths([PGN / "kasparov-deep-blue-1997.pgn"], db)
     out = _rate(db)
-    assert "computed from the first period: new data comes before the first list" in out
+    assert "computed from the first period: the inputs of a period before the first list" in out
     assert "since the last run" not in out
     assert "no list changed: every list computed is the one stored; nothing written" in out
     assert "events skipped: before_rating_from 1" in out

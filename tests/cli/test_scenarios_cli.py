@@ -263,7 +263,7 @@ def test_a_scenario_run_again_keeps_its_definition_and_refuses_another(db: Path)
         (["--rules", "V2017"], "--rules V2024"),
         (["--param", "check_time_minimum=false"], "no --param check_time_minimum"),
         (["--no-moves", "forfeit"], "--no-moves played"),
-        (["--unknown-tc", "rapid"], "no --unknown-tc"),
+        (["--unknown-tc", "rapid"], "--unknown-tc standard"),  # the policy in force when it was made
     ):
         res = _run("rate", "--db", str(db), "--scenario", "R1", *args)
         assert res.exit_code == 2
@@ -307,7 +307,7 @@ def test_a_scenario_run_again_keeps_its_definition_and_refuses_another(db: Path)
         ),
         (
             ["--unknown-tc", "bullet"],
-            "elopipe rate: error: --unknown-tc: unknown_tc must be one of standard, rapid, blitz",
+            "elopipe rate: error: --unknown-tc: must be one of standard, rapid, blitz, not 'bullet'",
         ),
         (["--rules", "V1999"], "elopipe rate: error: unknown FIDE rules version V1999; known: V2017, V2022, V2024"),
         (["--system", "glicko2", "--rules", "V2017"], "elopipe rate: error: glicko2: --rules does not apply"),
@@ -326,7 +326,8 @@ def test_boolean_words_and_rules_in_any_case_are_stored_as_meant(db: Path) -> No
     assert res.exit_code == 0, res.output
     shown = _run("scenarios", "show", "b", "--db", str(db)).output.splitlines()
     assert (
-        "  rules: V2017" in shown and "  options: check_time_minimum=false, no_moves=played, ro_from=list" in shown
+        "  rules: V2017" in shown
+        and "  options: check_time_minimum=false, no_moves=played, ro_from=list, unknown_tc=standard" in shown
     ), shown
 
 

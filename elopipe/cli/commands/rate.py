@@ -18,6 +18,7 @@ import typer
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option, takes_ro_from
+from elopipe.cli.commands.unknown_tc_opt import checked_unknown_tc, unknown_tc_option
 from elopipe.jobs.requests import RateRequest
 from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
 from elopipe.rating import systems
@@ -60,15 +61,7 @@ def rate_command(
             "(default: raw difference, FIDE's reported practice; NOT VERIFIED); needs --scenario.",
         ),
     ] = False,
-    unknown_tc: Annotated[
-        str | None,
-        typer.Option(
-            "--unknown-tc",
-            help="FIDE: rate class assumed for games whose rate of play nothing says (no time control, "
-            "name, online site or rounds per day; default standard; such games are flagged and their "
-            "events listed).",
-        ),
-    ] = None,
+    unknown_tc: str | None = unknown_tc_option,
     no_moves: str | None = no_moves_option,
     ro_from: str | None = ro_from_option,
     param: Annotated[
@@ -132,7 +125,7 @@ def _request(
 ) -> RateRequest:
     """The options of `rate`, checked, as the rating job's request; a bad one is a usage error:
     one line, exit 2."""
-    from elopipe.rating.param_checks import ParamError, parse_param, rules_name
+    from elopipe.rating.param_checks import ParamError, rules_name
 
     system = _system_key(system, scenario)
     try:
@@ -151,11 +144,10 @@ def _request(
             params["ro_from"] = checked_ro_from(ro_from)
     elif ro_from is not None:
         fail(f"--ro-from applies to the FIDE systems (fide, fide-rapid, fide-blitz), not {system}")
-    try:
-        if unknown_tc is not None:
-            params["unknown_tc"] = parse_param("unknown_tc", unknown_tc)
-    except ParamError as exc:
-        fail(f"--unknown-tc: {exc}")
+    if unknown_tc is None:
+        defaults["unknown_tc"] = checked_unknown_tc(None)
+    else:
+        params["unknown_tc"] = checked_unknown_tc(unknown_tc)
     if v2022_cap_lower:
         params["v2022_cap_lower"] = True
     params.update(_engine_params(system, param or []))
@@ -262,14 +254,13 @@ def _print_ro_far(s: RateSummary, db: Path) -> None:
 
 
 _ASSUMED_SHOWN = 10
-# the `sql` command that lists them all (`_print_assumed`)
-SQL_ASSUMED = "sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\""
 
 
 def _print_assumed(events: list[tuple[str, int]], db: Path) -> None:
     """The events whose rate of play was assumed, by name, the most games first."""
     if not events:
         return
+    from elopipe.rating.summary import SQL_ASSUMED
     from elopipe.runtime.words import plural
 
     console.print(f"  in {plural(len(events), 'event')} whose rate of play was assumed, the largest first:")

@@ -31,6 +31,7 @@ from elopipe.cli.commands.dask_opts import (
 )
 from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
 from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option
+from elopipe.cli.commands.unknown_tc_opt import checked_unknown_tc, unknown_tc_option
 from elopipe.ingest.scaleout import DaskSpec
 from elopipe.jobs.requests import RunRequest
 from elopipe.jobs.store import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt
@@ -122,6 +123,7 @@ def run(
     lists: str = typer.Option("all", "--lists", help=LISTS_HELP),
     no_moves: str | None = no_moves_option,
     ro_from: str | None = ro_from_option,
+    unknown_tc: str | None = unknown_tc_option,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show Prefect's INFO logs too."),
     dask: str | None = dask_option,
     dask_workers: int | None = dask_workers_option,
@@ -148,6 +150,7 @@ def run(
     max_lists = parse_max_lists(lists)
     policy = checked_no_moves(no_moves)
     ro_policy = checked_ro_from(ro_from)
+    tc_policy = checked_unknown_tc(unknown_tc)
     spec = dask_spec(dask, dask_workers, stage)
     exit_if_api_unreachable()
 
@@ -171,6 +174,7 @@ def run(
                 max_lists,
                 policy,
                 ro_policy,
+                unknown_tc=tc_policy,
             )
             summary, timing = _run_pipeline(request, spec, live, verbose)
     _report(summary, db, timing)

@@ -118,7 +118,7 @@ def plan(con: duckdb.DuckDBPyConnection, system: str, fp: FideParams) -> Plan:
 
 #: what every period reads, part by part (`checkpoint.shared_parts`), in the words `rate` says
 SHARED_WORDS = {
-    "options": "the options (the rules, a parameter, --ro-from or --no-moves)",
+    "options": "the options (the rules, a parameter, --ro-from, --no-moves or --unknown-tc)",
     "lists": "an imported official list (for rapid or blitz, the standard lists)",
     "code": "elopipe's rating code (another version)",
     "dates": "a stored date crossed the latest date a file may carry (the machine's date moved on)",
@@ -154,7 +154,11 @@ def _first_period_reason(changed: set[dt.date], lists: list[dt.date], shared: li
         if len(lists) > 1:
             return f"the inputs of every period changed: their {_OWN}"
     if min(changed) < lists[0]:
-        return f"new data comes before the first list ({lists[0]:%Y-%m}), in the period of {min(changed):%Y-%m}"
+        # a merge or a split moves games of periods before the first list too: not only new files
+        return (
+            f"the inputs of a period before the first list ({lists[0]:%Y-%m}) changed, the period of"
+            f" {min(changed):%Y-%m}: new games, a corrected file or an identity decision"
+        )
     first = f"the inputs of the first period ({lists[0]:%Y-%m}) changed: its {_OWN}"
     if shared is None and len(lists) == 1:
         # one list, checkpoints of an older version: what every period reads may have changed too

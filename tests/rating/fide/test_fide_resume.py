@@ -312,7 +312,10 @@ def test_new_data_before_the_first_list_says_so(tmp_path):
     ingest_paths([BUNRATTY], inc)
     again = _rate(inc)
     assert again.resumed_from is None
-    assert again.full_reason == "new data comes before the first list (2011-11), in the period of 2011-05"
+    assert again.full_reason == (
+        "the inputs of a period before the first list (2011-11) changed, the period of 2011-05: new games,"
+        " a corrected file or an identity decision"
+    )
     _same_as_scratch(tmp_path, inc, [[GALWAY, KILKENNY], [BUNRATTY]], again)
 
 
@@ -338,7 +341,7 @@ def test_the_first_periods_own_change_is_named():
         f"{first}, or what every period reads (the options, an imported official list or elopipe's rating code)"
     )
     assert _first_period_reason({lists[0]}, one, ["options", "lists"]) == (
-        "every period's inputs changed: the options (the rules, a parameter, --ro-from or --no-moves);"
+        "every period's inputs changed: the options (the rules, a parameter, --ro-from, --no-moves or --unknown-tc);"
         " an imported official list (for rapid or blitz, the standard lists)"
     )
 
