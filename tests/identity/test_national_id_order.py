@@ -36,10 +36,11 @@ def _event_trf(name: str, start: str, end: str, birth: str, opponents: tuple[tup
     """A three-player round robin (two rounds played by each): Denis (national ID 5963, rated
     1570) beats the first opponent and loses to the second, who beat each other once."""
     (n1, i1, r1), (n2, i2, r2) = opponents
+    born = {7001: "1980", 7002: "1970", 7003: "1995"}  # each opponent's, the same in every file
     rows = [
         row(1, DENIS, [block(2, "w", "1"), block(3, "b", "0")], rating=1570, fide_id=5963, birth=birth, points="1.0"),
-        row(2, n1, [block(1, "b", "0"), block(3, "w", "0")], rating=r1, fide_id=i1, birth="1980", points="0.0"),
-        row(3, n2, [block(1, "w", "1"), block(2, "b", "1")], rating=r2, fide_id=i2, birth="1970", points="2.0"),
+        row(2, n1, [block(1, "b", "0"), block(3, "w", "0")], rating=r1, fide_id=i1, birth=born[i1], points="0.0"),
+        row(3, n2, [block(1, "w", "1"), block(2, "b", "1")], rating=r2, fide_id=i2, birth=born[i2], points="2.0"),
     ]
     head = [f"012 {name}", "022 Ireland", "032 IRL", f"042 {start}", f"052 {end}", "122 90+30"]
     return "\n".join([*head, *rows]) + "\n"
@@ -76,9 +77,7 @@ def _outcome(db: Path) -> tuple[object, ...]:
         facts = con.execute(
             "SELECT name, national_id, birth_year FROM players WHERE merged_into IS NULL ORDER BY ALL"
         ).fetchall()
-        lists = con.execute(
-            "SELECT * EXCLUDE (player_id) FROM v_rating_lists ORDER BY ALL"
-        ).fetchall()
+        lists = con.execute("SELECT * EXCLUDE (player_id) FROM v_rating_lists ORDER BY ALL").fetchall()
     by_player: dict[int, set[tuple[str, int]]] = {}
     for pid, fname, rank in entries:
         by_player.setdefault(pid, set()).add((fname, rank))
