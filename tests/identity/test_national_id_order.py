@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from elopipe.identity import consolidate, known
 from elopipe.identity.suspects import suspects
 from elopipe.ingest.driver import ingest_paths
 from elopipe.rating.run import rate
+from elopipe.read.records import PlayerRec
 from elopipe.store.connect import open_reader, open_writer
 from tests.helpers.store_rows import db_rows
 from tests.helpers.trf_build import block, row
@@ -117,3 +119,36 @@ def test_the_two_birth_years_are_listed_for_the_officer_with_both_files(tmp_path
     assert found[0]["name_a"] == DENIS and found[0]["player_a"] == found[0]["player_b"]
     assert "1963" in ev and "1965" in ev and "galway.trf" in ev and "junior.trf" in ev
     assert "national ID 5963" in ev
+
+
+def test_a_store_made_before_the_rule_is_mended_when_a_file_touches_the_player(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose resolution made two players of one national ID (the rule before: a birth
+    year that differs refused the link) becomes the store made from scratch once a file names
+    one of them: consolidation merges the two (rule 'national_id')."""
+    galway, junior, bunratty = _files(tmp_path)
+    old = tmp_path / "old"
+    old.mkdir()
+    db = old / "s.duckdb"
+    assert ingest_paths([galway], db).exit_code == 0
+    with monkeypatch.context() as m:  # the rule before, and no consolidation by national ID
+        m.setattr(known.Index, "national_holder", _holder_before)
+        m.setattr(consolidate, "_same_national_id_pairs", lambda con, touched: [])
+        assert ingest_paths([junior], db).exit_code == 0
+    assert db_rows(db, "SELECT count(*) FROM players WHERE national_id = '5963' AND merged_into IS NULL") == [(2,)]
+    assert ingest_paths([bunratty], db).exit_code == 0
+    with open_writer(db) as con:
+        for system in ("elo", "glicko2"):
+            rate(con, system)
+    new = tmp_path / "new"
+    new.mkdir()
+    assert _outcome(db) == _outcome(_store(new, [galway, junior, bunratty], one_batch=False))
+    merges = db_rows(db, "SELECT decided_by FROM player_merges")
+    assert merges == [("rule:national_id",)]
+
+
+def _holder_before(self: known.Index, p: PlayerRec) -> known.Known | None:
+    """`Index.national_holder` as it was: the first holder loaded, refused on any birth year."""
+    cands = self.by_nid.get(p.national_id or "", [])
+    return cands[0] if cands and not self.conflicts(cands[0], p) else None
