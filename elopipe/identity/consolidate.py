@@ -11,7 +11,8 @@ import duckdb
 
 from elopipe.identity import dedup, same_game
 from elopipe.identity.apart import any_apart, rated_entries
-from elopipe.identity.decisions import Batch, IdentityError, merge_into
+from elopipe.identity.decisions import IdentityError, merge_into
+from elopipe.identity.merge_batch import Batch
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
 from elopipe.store.frames import id_frame, registered
@@ -67,6 +68,7 @@ def consolidate(
         if round_no == 0:
             pairs += _same_game_pairs(con, files, reasons)
         done = _merge_pairs(con, pairs, batch, reasons) if pairs else []
+        batch.move_entries(con)  # the next pass reads the entries and aliases
         if not done:
             break
         new_kept = {k for k, _ in done}

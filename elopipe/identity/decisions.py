@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -18,8 +18,10 @@ from elopipe.identity.known import fuller
 from elopipe.identity.resolve import CONFIDENCE
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
-from elopipe.store import write
 from elopipe.store.frames import id_frame, registered
+
+if TYPE_CHECKING:
+    from elopipe.identity.merge_batch import Batch
 
 
 class IdentityError(ElopipeError, ValueError):
@@ -100,59 +102,6 @@ def merge_players(
     return merge_into(con, kept_id, merged_id, reason, decided_by, None)
 
 
-class Batch:
-    """What `consolidate`'s merges leave to one pass at the end, because none of its decisions
-    reads it: the kept players' display names (a player's spellings change only when another is
-    merged into it, which adds it again, or when it is merged away, and `merge_into` refreshes it
-    first), the player ids of `games` and `unplayed_rounds` (each moved id goes to the end of
-    its chain of merges, where one UPDATE per merge would have taken it), and the `player_merges`
-    rows (only the officers' splits are read back, and the transaction's `now()` is one time)."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self.stale_names: set[int] = set()
-        self.moved: dict[int, int] = {}
-        self.decisions: list[tuple[int, int, str, str]] = []  # player_merges rows, in merge order
-        # a store without official rows linked to a player has none to move (nothing here adds one)
-        self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM v_official_entries)").fetchall()[0][0])
-
-    def flush(self, con: duckdb.DuckDBPyConnection) -> None:
-        import polars as pl
-
-        if self.decisions:
-            # ids drawn in merge order, as one nextval per merge would have drawn them
-            n = len(self.decisions)
-            ids = sorted(r[0] for r in con.execute("SELECT nextval('merge_id_seq') FROM range(?)", [n]).fetchall())
-            rows = pl.DataFrame(
-                [(mid, *d) for mid, d in zip(ids, self.decisions, strict=True)],
-                schema={"merge_id": pl.Int32, "kept_id": pl.Int32, "merged_id": pl.Int32, "decided_by": pl.Utf8,
-                        "reason": pl.Utf8},
-                orient="row",
-            )  # fmt: skip
-            self.decisions = []
-            write.insert(con, "player_merges", rows, exprs={"decided_at": "now()"}, constants={"action": "merge"})
-        if self.stale_names:
-            refresh_display_names(con, self.stale_names)
-            refresh_player_facts(con, self.stale_names)  # the kept players' entries grew
-            self.stale_names = set()
-        if not self.moved:
-            return
-
-        def final(pid: int) -> int:
-            while pid in self.moved:
-                pid = self.moved[pid]
-            return pid
-
-        df = pl.DataFrame(
-            {"old": list(self.moved), "new": [final(p) for p in self.moved]}, schema={"old": pl.Int32, "new": pl.Int32}
-        )
-        self.moved = {}
-        con.register("_moved_players", df)
-        for table, col in (("games", "white_id"), ("games", "black_id"), ("unplayed_rounds", "player_id"),
-                           ("unplayed_rounds", "opponent_id")):  # fmt: skip
-            con.execute(f"UPDATE {table} SET {col} = m.new FROM _moved_players m WHERE {table}.{col} = m.old")
-        con.unregister("_moved_players")
-
-
 def merge_into(
     con: duckdb.DuckDBPyConnection,
     kept_id: int,
@@ -168,6 +117,7 @@ def merge_into(
     immediate refresh gave."""
     if batch is not None and merged_id in batch.stale_names:
         batch.stale_names.discard(merged_id)
+        batch.move_entries(con)  # the entries of the players merged into it are its spellings
         refresh_display_names(con, [merged_id])
     both = {
         r[0]: dict(zip(_PLAYER_COLS, r, strict=True))
@@ -209,6 +159,16 @@ def merge_into(
     # the merged player's spellings are now linked by this decision: record it on each alias
     # (and move them to the kept player in the same statement)
     rule = decided_by.split(":", 1)[1] if decided_by.startswith("rule:") else "manual_merge"
+    if batch is not None and rule != "manual_merge":
+        # `_rewrite` less what `batch` defers (its `move_entries`, `flush`); no entry to delete, as
+        # they share no tournament
+        batch.entries.append((merged_id, kid, rule, CONFIDENCE.get(rule, 1.0)))
+        batch.moved[merged_id] = kid
+        batch.stale_names.add(kid)
+        batch.decisions.append((kid, merged_id, _decider(decided_by), reason))
+        return 0  # the merge_id is drawn by `batch.flush`
+    if batch is not None:
+        batch.move_entries(con)  # an officer's merge amid deferred ones: those apply first
     conf = "1.0" if rule == "manual_merge" else "least(confidence, ?)"
     con.execute(
         f"UPDATE player_aliases SET match_rule = ?, confidence = {conf}, player_id = ? WHERE player_id = ?",
