@@ -312,7 +312,9 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     cands = _candidate_pairs(classes, events, near)
     # one class of several rows with moves: rows of one tournament and round with the same moves
     repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
-    reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))
+    # the rows of the candidates' classes only: `write_links` asks `match_rule` of two classes, and
+    # a repeated class linked to none (its rows' rule is given there) needs no row (14k on an archive)
+    reps = _reps(classes, {c for pair in cands for c in pair})
     rules = {(a, b): rule for a, b in cands if (rule := match_rule(reps[a], reps[b], spans, events))}
     short = short_dated_pairs(classes, rules, reps, spans, events)
     comp = _components([*rules, *sorted(short)], repeated)

@@ -138,7 +138,7 @@ SELECT (SELECT count(*) FROM b0) > 0 AND (SELECT count(*) FROM n0) > 0
        (SELECT 10 * (count(movetext_hash) - count(DISTINCT movetext_hash)) >= count(*) FROM b0)
 """
 
-_SQL = f"""
+_SQL_TEMPLATE = f"""
 WITH {{SIDES}},
 -- each player's identifiers and birth year, 0 and '' read as unknown (`_no_contradiction`)
 f AS (
@@ -252,9 +252,9 @@ SELECT ga, gb, colour, pa, pb, wa, wb, game_date, result, round, long_moves, opp
 FROM e2
 ORDER BY ga, gb, colour
 """
-# the games of each side as classes (`_GROUPED`), or each game its own class
-_SQL_GROUPED = _SQL.replace("{SIDES}", _GROUPED)
-_SQL_UNGROUPED = _SQL.replace("{SIDES}", _UNGROUPED)
+# the games of each side as classes (`_GROUPED`), or each game its own class: the same rows
+_SQL = _SQL_TEMPLATE.replace("{SIDES}", _UNGROUPED)
+_SQL_GROUPED = _SQL_TEMPLATE.replace("{SIDES}", _GROUPED)
 
 
 @dataclass
@@ -309,7 +309,7 @@ def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list
     any_pair, repeated = con.execute(_ANY_PAIR_SQL, {"files": files, "near": sorted(near)}).fetchall()[0]
     if not any_pair:
         return []
-    sql = _SQL_GROUPED if repeated else _SQL_UNGROUPED
+    sql = _SQL_GROUPED if repeated else _SQL
     rows = con.execute(sql, {"files": files, "near": sorted(near), "short": SHORT_PLIES}).fetchall()
     if not rows:
         return []
