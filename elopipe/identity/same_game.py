@@ -40,6 +40,8 @@ Errors: none raised on data; SQL errors propagate (the loader rolls back).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
 
 import duckdb
 
@@ -235,26 +237,27 @@ tp AS (
     SELECT tournament_id, player_id, name_as_written FROM tournament_players
     WHERE tournament_id IN (SELECT ta FROM sides UNION SELECT tb FROM sides)
 ),
-named AS (
-    SELECT s.ia, s.ib, s.colour, s.pa, s.pb, xa.name_as_written AS wa, xb.name_as_written AS wb, s.game_date,
-           s.result, s.round, s.long_moves, oa.name_as_written AS opp, s.ta, ta.name AS t_a, s.tb, tb.name AS t_b,
-           ta.rate_class AS rc_a, tb.rate_class AS rc_b
-    FROM sides s
-    JOIN tournaments ta ON ta.tournament_id = s.ta JOIN tournaments tb ON tb.tournament_id = s.tb
-    LEFT JOIN tp xa ON xa.tournament_id = s.ta AND xa.player_id = s.pa
-    LEFT JOIN tp xb ON xb.tournament_id = s.tb AND xb.player_id = s.pb
-    LEFT JOIN tp oa ON oa.tournament_id = s.ta AND oa.player_id = s.opp_a
-),
--- each game of one class with each game of the other
-e1 AS (SELECT * EXCLUDE (ia), UNNEST(ia) AS ga FROM named),
-e2 AS (SELECT * EXCLUDE (ib), UNNEST(ib) AS gb FROM e1)
-SELECT ga, gb, colour, pa, pb, wa, wb, game_date, result, round, long_moves, opp, ta, t_a, tb, t_b, rc_a, rc_b
-FROM e2
-ORDER BY ga, gb, colour
+-- one row a pair of classes and colour: the games' ids as lists (`game_rows` makes the row of each
+-- pair of games in Python: 29k rows fetched from DuckDB cost more than made there)
+SELECT s.ia, s.ib, s.colour, s.pa, s.pb, xa.name_as_written, xb.name_as_written, s.game_date, s.result, s.round,
+       s.long_moves, oa.name_as_written, s.ta, ta.name, s.tb, tb.name, ta.rate_class, tb.rate_class
+FROM sides s
+JOIN tournaments ta ON ta.tournament_id = s.ta JOIN tournaments tb ON tb.tournament_id = s.tb
+LEFT JOIN tp xa ON xa.tournament_id = s.ta AND xa.player_id = s.pa
+LEFT JOIN tp xb ON xb.tournament_id = s.tb AND xb.player_id = s.pb
+LEFT JOIN tp oa ON oa.tournament_id = s.ta AND oa.player_id = s.opp_a
 """
-# the games of each side as classes (`_GROUPED`), or each game its own class: the same rows
+# the games of each side as classes (`_GROUPED`), or each game its own class: the same `game_rows`
 _SQL = _SQL_TEMPLATE.replace("{SIDES}", _UNGROUPED)
 _SQL_GROUPED = _SQL_TEMPLATE.replace("{SIDES}", _GROUPED)
+
+
+def game_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows of `_SQL` or `_SQL_GROUPED` (a list of game ids on each side, then the colour...),
+    one a pair of games and colour: (game a, game b, colour, ...), ordered by these three."""
+    out = [(ga, gb, *rest) for ia, ib, *rest in rows for ga in ia for gb in ib]
+    out.sort(key=itemgetter(0, 1, 2))
+    return out
 
 
 @dataclass
@@ -310,7 +313,7 @@ def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list
     if not any_pair:
         return []
     sql = _SQL_GROUPED if repeated else _SQL
-    rows = con.execute(sql, {"files": files, "near": sorted(near), "short": SHORT_PLIES}).fetchall()
+    rows = game_rows(con.execute(sql, {"files": files, "near": sorted(near), "short": SHORT_PLIES}).fetchall())
     if not rows:
         return []
     facts = _facts(con, {r[i] for r in rows for i in (3, 4)})
