@@ -9,7 +9,7 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-from elopipe.identity.decisions import refresh_display_names
+from elopipe.identity.display_names import refresh_display_names
 from elopipe.identity.facts import refresh_player_facts
 from elopipe.store import write
 from elopipe.store.frames import registered
