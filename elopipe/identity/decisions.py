@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from elopipe.identity.display_names import refresh_display_names
+# re-exported: the loader and the list import refresh names through this module
+from elopipe.identity.display_names import refresh_display_names as refresh_display_names
 from elopipe.identity.facts import refresh_player_facts
 from elopipe.identity.known import fuller
 from elopipe.identity.resolve import CONFIDENCE
