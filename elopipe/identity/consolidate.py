@@ -11,8 +11,7 @@ import duckdb
 
 from elopipe.identity import dedup, same_game
 from elopipe.identity.apart import any_apart, rated_entries
-from elopipe.identity.decisions import IdentityError, merge_into
-from elopipe.identity.merge_batch import Batch
+from elopipe.identity.decisions import Batch, IdentityError, merge_into
 from elopipe.identity.nearby import DATE_SLACK_DAYS
 from elopipe.read.names import names_compatible
 from elopipe.store.frames import id_frame, registered
