@@ -117,14 +117,12 @@ _SIDES = _sides("b0", "n0")
 # only, so a pair of classes stands for every pair of their games, expanded once the pairs are
 # found: a file holding each game several times (the PGN bench file, an archive concatenated 8
 # times) is joined once a game, not once a copy on each side (0.43 -> 0.18 CPU-s of SQL there).
-# Grouping costs where games do not repeat (a TRF month: 0.1 CPU-s): there each row is its class.
+# Grouping costs where games do not repeat (a TRF month: 0.1 CPU-s): there the query joins the
+# games themselves (`_SQL`), as before classes.
 _CLASS_COLS = "tournament_id, white_id, black_id, round, game_date, result, movetext_hash, ply_count"
 _GROUPED = f"""{_sides("b0r", "n0r")},
 b0 AS (SELECT min(game_id) AS game_id, list(game_id) AS ids, {_CLASS_COLS} FROM b0r GROUP BY ALL),
 n0 AS (SELECT min(game_id) AS game_id, list(game_id) AS ids, {_CLASS_COLS} FROM n0r GROUP BY ALL)"""
-_UNGROUPED = f"""{_sides("b0r", "n0r")},
-b0 AS (SELECT game_id, [game_id] AS ids, {_CLASS_COLS} FROM b0r),
-n0 AS (SELECT game_id, [game_id] AS ids, {_CLASS_COLS} FROM n0r)"""
 
 # Whether `_SQL` can return a row: every row pairs a game of `b0` with one of `n0` from another
 # tournament, and such a pair exists exactly when both sides hold a game and their games lie in
@@ -136,8 +134,9 @@ WITH {_SIDES}
 SELECT (SELECT count(*) FROM b0) > 0 AND (SELECT count(*) FROM n0) > 0
        AND (SELECT count(DISTINCT tournament_id) FROM (SELECT tournament_id FROM b0 UNION ALL
                                                       SELECT tournament_id FROM n0)) > 1,
-       -- whether the batch's games repeat (`_GROUPED`): the same moves twice or more in a tenth of them
-       (SELECT 10 * (count(movetext_hash) - count(DISTINCT movetext_hash)) >= count(*) FROM b0)
+       -- whether the batch's games repeat (`_GROUPED`): the same moves twice or more in about a
+       -- tenth of them (an estimate is enough: both queries give the same rows; exact, 0.003 CPU-s more)
+       (SELECT 10 * (count(movetext_hash) - approx_count_distinct(movetext_hash)) >= count(*) FROM b0)
 """
 
 _SQL_TEMPLATE = f"""
@@ -218,7 +217,7 @@ pairs AS (
     WHERE nl.round IS NULL AND {_agree("bl", "nl")}
 ),
 m AS (
-    SELECT b.ids AS ia, n.ids AS ib, b.tournament_id AS ta, n.tournament_id AS tb,
+    SELECT {{IDS}}, b.tournament_id AS ta, n.tournament_id AS tb,
            b.white_id AS wa, n.white_id AS wb, b.black_id AS ba, n.black_id AS bb, b.game_date, b.result,
            coalesce(b.round, n.round) AS round,
            (b.movetext_hash = n.movetext_hash AND b.ply_count >= $short AND n.ply_count >= $short) AS long_moves
@@ -237,8 +236,7 @@ tp AS (
     SELECT tournament_id, player_id, name_as_written FROM tournament_players
     WHERE tournament_id IN (SELECT ta FROM sides UNION SELECT tb FROM sides)
 ),
--- one row a pair of classes and colour: the games' ids as lists (`game_rows` makes the row of each
--- pair of games in Python: 29k rows fetched from DuckDB cost more than made there)
+-- one row a pair of games (or of classes: their games' ids as lists, `game_rows`) and colour
 SELECT s.ia, s.ib, s.colour, s.pa, s.pb, xa.name_as_written, xb.name_as_written, s.game_date, s.result, s.round,
        s.long_moves, oa.name_as_written, s.ta, ta.name, s.tb, tb.name, ta.rate_class, tb.rate_class
 FROM sides s
@@ -247,14 +245,19 @@ LEFT JOIN tp xa ON xa.tournament_id = s.ta AND xa.player_id = s.pa
 LEFT JOIN tp xb ON xb.tournament_id = s.tb AND xb.player_id = s.pb
 LEFT JOIN tp oa ON oa.tournament_id = s.ta AND oa.player_id = s.opp_a
 """
-# the games of each side as classes (`_GROUPED`), or each game its own class: the same `game_rows`
-_SQL = _SQL_TEMPLATE.replace("{SIDES}", _UNGROUPED)
-_SQL_GROUPED = _SQL_TEMPLATE.replace("{SIDES}", _GROUPED)
+# The games themselves, one row a pair of games and colour, ordered by these three
+_SQL = (
+    _SQL_TEMPLATE.replace("{SIDES}", _SIDES).replace("{IDS}", "b.game_id AS ia, n.game_id AS ib") + "ORDER BY 1, 2, 3\n"
+)
+# The classes of games (`_GROUPED`), one row a pair of classes and colour: `game_rows` makes the
+# row of each pair of their games in Python (29k rows fetched from DuckDB and sorted there cost
+# 0.04 CPU-s more than made there, on the PGN bench file)
+_SQL_GROUPED = _SQL_TEMPLATE.replace("{SIDES}", _GROUPED).replace("{IDS}", "b.ids AS ia, n.ids AS ib")
 
 
 def game_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """The rows of `_SQL` or `_SQL_GROUPED` (a list of game ids on each side, then the colour...),
-    one a pair of games and colour: (game a, game b, colour, ...), ordered by these three."""
+    """The rows of `_SQL_GROUPED` (a list of game ids on each side, then the colour...) as `_SQL`
+    gives them: one a pair of games and colour, (game a, game b, colour, ...), ordered by these."""
     out = [(ga, gb, *rest) for ia, ib, *rest in rows for ga in ia for gb in ib]
     out.sort(key=itemgetter(0, 1, 2))
     return out
@@ -312,8 +315,11 @@ def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list
     any_pair, repeated = con.execute(_ANY_PAIR_SQL, {"files": files, "near": sorted(near)}).fetchall()[0]
     if not any_pair:
         return []
-    sql = _SQL_GROUPED if repeated else _SQL
-    rows = game_rows(con.execute(sql, {"files": files, "near": sorted(near), "short": SHORT_PLIES}).fetchall())
+    params = {"files": files, "near": sorted(near), "short": SHORT_PLIES}
+    if repeated:
+        rows = game_rows(con.execute(_SQL_GROUPED, params).fetchall())
+    else:
+        rows = con.execute(_SQL, params).fetchall()
     if not rows:
         return []
     facts = _facts(con, {r[i] for r in rows for i in (3, 4)})

@@ -285,7 +285,7 @@ def test_files_holding_each_game_twice_pair_as_the_games_do(tmp_path: Path, monk
         ]
         params = {"files": files, "near": sorted(near_tournaments(con, tids)), "short": same_game.SHORT_PLIES}
         repeated = con.execute(same_game._ANY_PAIR_SQL, {k: params[k] for k in ("files", "near")}).fetchall()[0][1]
-        rows = same_game.game_rows(con.execute(same_game._SQL, params).fetchall())
+        rows = con.execute(same_game._SQL, params).fetchall()
         grouped = same_game.game_rows(con.execute(same_game._SQL_GROUPED, params).fetchall())
         calls.append((bool(repeated), len(rows), grouped == rows))
         return pairs_of(con, file_ids)
