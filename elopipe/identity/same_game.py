@@ -263,13 +263,26 @@ def game_rows(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return out
 
 
+# what the evidence says of a game: White, Black, result, round, day, and each tournament's name and id
+_GameFacts = tuple[str | None, str | None, str, int | None, Any, str | None, int, str | None, int]
+
+
 @dataclass
 class _Game:
     """One game both sources hold, as evidence for one colour's pair of players."""
 
     game_ids: tuple[int, int]
     long_moves: bool
-    text: str  # the game, for the evidence
+    facts: _GameFacts
+
+    @property
+    def text(self) -> str:
+        """The game, for the evidence (written when asked: a link's first game only is)."""
+        white, black, result, rnd, day, t_a, ta, t_b, tb = self.facts
+        return (
+            f"'{white or '?'}' - '{black or '?'}' {result}, round {rnd if rnd is not None else '?'}, {day},"
+            f" {t_a or 'no name'} (tournament {ta}) / {t_b or 'no name'} (tournament {tb})"
+        )
 
 
 @dataclass
@@ -325,11 +338,11 @@ def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list
     facts = _facts(con, {r[i] for r in rows for i in (3, 4)})
     # a game of the batch may meet another of the batch twice, once from each side: one key
     sides: dict[tuple[int, int], set[tuple[int, int, str, str]]] = {}
-    texts: dict[tuple[int, int], tuple[bool, str]] = {}
+    texts: dict[tuple[int, int], tuple[bool, _GameFacts]] = {}
     bad: set[tuple[int, int]] = set()
     agree: dict[tuple[int, int, str, str], bool] = {}  # the same two entries meet in many games
     for ga, gb, colour, pa, pb, wa, wb, day, result, rnd, long_moves, opp, ta, t_a, tb, t_b, rc_a, rc_b in rows:
-        key = (min(ga, gb), max(ga, gb))
+        key = (ga, gb) if ga < gb else (gb, ga)
         if rc_a and rc_b and rc_a != rc_b:
             bad.add(key)  # a rapid and a standard game of one day: two games
             continue
@@ -346,19 +359,15 @@ def same_game_pairs(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list
         sides.setdefault(key, set()).add((pa, pb, wa, wb) if pa < pb else (pb, pa, wb, wa))
         if key not in texts or ga < gb:
             white, black = (wa, opp) if colour == "white" else (opp, wa)
-            texts[key] = (
-                bool(long_moves),
-                f"'{white or '?'}' - '{black or '?'}' {result}, round {rnd if rnd is not None else '?'}, {day},"
-                f" {t_a or 'no name'} (tournament {ta}) / {t_b or 'no name'} (tournament {tb})",
-            )
+            texts[key] = (bool(long_moves), (white, black, result, rnd, day, t_a, ta, t_b, tb))
     links: dict[tuple[int, int], Link] = {}
     for key in sorted(sides):
         if key in bad:
             continue
-        long_moves, text = texts[key]
+        long_moves, game = texts[key]
         for pa, pb, wa, wb in sorted(sides[key]):
             link = links.setdefault((pa, pb), Link(pa, pb, (wa, wb), []))
-            link.games.append(_Game(key, long_moves, text))
+            link.games.append(_Game(key, long_moves, game))
     # a player whose games match two players is no certain link, however little one of them shows
     return [lk for lk in _unique(list(links.values())) if lk.enough()]
 
