@@ -74,6 +74,7 @@ def consolidate(
         if round_no == 0:
             pairs += _same_game_pairs(con, files, reasons)
         done = _merge_pairs(con, pairs, batch, reasons) if pairs else []
+        batch.move_entries(con)  # the next pass reads the entries and aliases
         if not done:
             break
         new_kept = {k for k, _ in done}
@@ -90,7 +91,12 @@ def consolidate(
     batch.flush(con)
     if merged:
         # only the kept players' games changed ids (the merged players' entries moved to them)
-        related = dedup.related_tournaments(con, _tournaments_of(con, kept_ids))
+        kept_tids = _tournaments_of(con, kept_ids)
+        # a re-link within the caller's next one is left to it: told first from a superset of
+        # what it covers, without the pair verdicts (a PGN archive's merges: 0.06 CPU-s)
+        if relinked_next is not None and dedup.related_bound(con, kept_tids) <= relinked_next:
+            return merged
+        related = dedup.related_tournaments(con, kept_tids)
         if relinked_next is None or not related <= relinked_next:
             dedup.relink_group(con, related)
     return merged

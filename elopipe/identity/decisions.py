@@ -8,18 +8,19 @@ duplicates with the evidence. Errors: `IdentityError` (a ValueError) for a forbi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
 import duckdb
 
+# re-exported: the loader and the list import refresh names through this module
+from elopipe.identity.display_names import refresh_display_names as refresh_display_names
 from elopipe.identity.facts import refresh_player_facts
 from elopipe.identity.known import fuller
 from elopipe.identity.resolve import CONFIDENCE
 from elopipe.read.names import event_key, name_key
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store import write
-from elopipe.store.frames import id_frame, registered
+from elopipe.store.frames import registered
 
 
 class IdentityError(ElopipeError, ValueError):
@@ -106,18 +107,57 @@ class Batch:
     merged into it, which adds it again, or when it is merged away, and `merge_into` refreshes it
     first), the player ids of `games` and `unplayed_rounds` (each moved id goes to the end of
     its chain of merges, where one UPDATE per merge would have taken it), and the `player_merges`
-    rows (only the officers' splits are read back, and the transaction's `now()` is one time)."""
+    rows (only the officers' splits are read back, and the transaction's `now()` is one time).
+    The merged players' entries, aliases and official rows wait likewise until `move_entries`
+    (`consolidate` calls it after each pass of merges, before it reads them again)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.stale_names: set[int] = set()
         self.moved: dict[int, int] = {}
+        # (merged, kept, rule, confidence) of each merge whose entries and aliases have not moved yet
+        self.entries: list[tuple[int, int, str, float]] = []
         self.decisions: list[tuple[int, int, str, str]] = []  # player_merges rows, in merge order
         # a store without official rows linked to a player has none to move (nothing here adds one)
         self.official = bool(con.execute("SELECT EXISTS (SELECT 1 FROM v_official_entries)").fetchall()[0][0])
 
+    def move_entries(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Apply the pending merges to `tournament_players`, `player_aliases` and `official_lists`:
+        each merged player's rows to the end of its chain of merges, its aliases with the last
+        merge's rule and the least confidence of the chain (what one UPDATE per merge gave), in
+        one statement a table."""
+        if not self.entries:
+            return
+        import polars as pl
+
+        step = {m: (k, rule, conf) for m, k, rule, conf in self.entries}
+        rows = []
+        for old in step:
+            new, rule, conf = step[old]
+            while new in step:
+                new, rule, c = step[new]
+                conf = min(conf, c)
+            rows.append((old, new, rule, conf))
+        self.entries = []
+        schema = {"old": pl.Int32, "new": pl.Int32, "rule": pl.Utf8, "conf": pl.Float64}
+        with registered(con, "_moved_entries", pl.DataFrame(rows, schema=schema, orient="row")):
+            con.execute(
+                "UPDATE tournament_players SET player_id = m.new FROM _moved_entries m"
+                " WHERE tournament_players.player_id = m.old"
+            )
+            con.execute(
+                "UPDATE player_aliases SET match_rule = m.rule, confidence = least(confidence, m.conf),"
+                " player_id = m.new FROM _moved_entries m WHERE player_aliases.player_id = m.old"
+            )
+            if self.official:
+                con.execute(
+                    "UPDATE official_lists SET player_id = m.new FROM _moved_entries m"
+                    " WHERE official_lists.player_id = m.old"
+                )
+
     def flush(self, con: duckdb.DuckDBPyConnection) -> None:
         import polars as pl
 
+        self.move_entries(con)
         if self.decisions:
             # ids drawn in merge order, as one nextval per merge would have drawn them
             n = len(self.decisions)
@@ -168,6 +208,7 @@ def merge_into(
     immediate refresh gave."""
     if batch is not None and merged_id in batch.stale_names:
         batch.stale_names.discard(merged_id)
+        batch.move_entries(con)  # the entries of the players merged into it are its spellings
         refresh_display_names(con, [merged_id])
     both = {
         r[0]: dict(zip(_PLAYER_COLS, r, strict=True))
@@ -209,6 +250,16 @@ def merge_into(
     # the merged player's spellings are now linked by this decision: record it on each alias
     # (and move them to the kept player in the same statement)
     rule = decided_by.split(":", 1)[1] if decided_by.startswith("rule:") else "manual_merge"
+    if batch is not None and rule != "manual_merge":
+        # `_rewrite` less what `batch` defers (its `move_entries`, `flush`); no entry to delete, as
+        # they share no tournament
+        batch.entries.append((merged_id, kid, rule, CONFIDENCE.get(rule, 1.0)))
+        batch.moved[merged_id] = kid
+        batch.stale_names.add(kid)
+        batch.decisions.append((kid, merged_id, _decider(decided_by), reason))
+        return 0  # the merge_id is drawn by `batch.flush`
+    if batch is not None:
+        batch.move_entries(con)  # an officer's merge amid deferred ones: those apply first
     conf = "1.0" if rule == "manual_merge" else "least(confidence, ?)"
     con.execute(
         f"UPDATE player_aliases SET match_rule = ?, confidence = {conf}, player_id = ? WHERE player_id = ?",
@@ -233,70 +284,6 @@ def merge_into(
         [kid, merged_id, _decider(decided_by), reason],
     ).fetchall()[0][0]
     return merge_id
-
-
-def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[int]) -> int:
-    """Set `players.name` of `player_ids` to the best of every spelling the store holds for them
-    (their `tournament_players.name_as_written`, their names on imported official lists), so the
-    name on a list does not depend on which file came first.
-
-    Best: a name from the latest official list (a name change counts from its list); then
-    the fullest name (more words of 3+ letters, then
-    more letters, any script); then the 'Surname, Firstname' form; then more non-ASCII letters
-    (accents kept: 'Göl' before 'Gol'); then fewer capitals (TRF files often write surnames in
-    capitals); then alphabetically first.  Identity matching uses `name_key` and aliases, never
-    this display name.  Returns how many names changed."""
-    ids = sorted({int(i) for i in player_ids})
-    if not ids:
-        return 0
-    # the ids as a registered frame: a batch's tens of thousands, passed as a list, cost more to
-    # convert than the statement's joins on them
-    with registered(con, "_display_ids", id_frame(ids)):
-        res = con.execute(_DISPLAY_NAMES_SQL).fetchall()
-    return int(res[0][0]) if res else 0
-
-
-_DISPLAY_NAMES_SQL = r"""
-        UPDATE players SET name = best.spelled
-        FROM (
-            WITH written AS (
-                SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
-                FROM tournament_players
-                WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name_as_written, '')) <> ''
-                UNION ALL
-                SELECT player_id, name, TRUE, list_date FROM v_official_entries
-                WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name, '')) <> ''
-            ),
-            -- the ranking's first keys, taken first: a name on the player's latest official list
-            -- beats every other, so a player on twelve monthly lists has one list's names to rank
-            spellings AS (
-                SELECT * FROM written
-                WINDOW w AS (PARTITION BY player_id)
-                QUALIFY official = bool_or(official) OVER w AND (NOT official OR listed = max(listed) OVER w)
-            ),
-            -- most players are written one way only: that spelling is the best, with no ranking
-            -- (the regular expressions below cost more than the rest of the statement)
-            variety AS (SELECT player_id, count(DISTINCT spelled) AS n FROM spellings GROUP BY 1)
-            SELECT player_id, any_value(spelled) AS spelled
-            FROM spellings JOIN variety USING (player_id) WHERE n = 1 GROUP BY 1
-            UNION ALL
-            SELECT player_id, spelled FROM (
-                SELECT player_id, spelled, row_number() OVER (
-                    PARTITION BY player_id
-                    ORDER BY official DESC, listed DESC NULLS LAST,
-                             len(list_filter(regexp_extract_all(spelled, '\p{L}+'), lambda t: length(t) > 2)) DESC,
-                             length(regexp_replace(spelled, '[^\p{L}]', '', 'g')) DESC,
-                             contains(spelled, ', ') DESC,
-                             length(regexp_replace(spelled, '[^\p{L}]|[A-Za-z]', '', 'g')) DESC,
-                             length(regexp_replace(spelled, '[^A-Z]', '', 'g')),
-                             spelled
-                ) AS r
-                -- equal rows rank equal: each distinct one is ranked once
-                FROM (SELECT DISTINCT s.* FROM spellings s JOIN variety USING (player_id) WHERE n > 1)
-            ) WHERE r = 1
-        ) best
-        WHERE players.player_id = best.player_id AND players.name IS DISTINCT FROM best.spelled
-        """
 
 
 def _decider(decided_by: str) -> str:

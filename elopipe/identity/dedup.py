@@ -162,6 +162,15 @@ def related_tournaments(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> 
     return _related_verdicts(con, batch)[0] if batch else set()
 
 
+def related_bound(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> set[int]:
+    """A superset of `related_tournaments(con, tids)` that needs no verdict on pairs of tournaments:
+    every tournament near one of `tids` (`identity.near_tournaments`, among which its partners are
+    found) and, repeatedly, every tournament already linked to one of those. When it lies within
+    what a caller re-links anyway, so does `related_tournaments`, for a fraction of its cost."""
+    batch = set(tids)
+    return linked_tournaments(con, near_tournaments(con, batch)) if batch else set()
+
+
 def relink_group(con: duckdb.DuckDBPyConnection, tids: Iterable[int]) -> int:
     """Re-link the games of exactly these tournaments (see `related_tournaments`). Returns the
     number of clusters of two or more rows."""
@@ -303,7 +312,9 @@ def _relink(con: duckdb.DuckDBPyConnection, tids: set[int], verdicts: dict[tuple
     cands = _candidate_pairs(classes, events, near)
     # one class of several rows with moves: rows of one tournament and round with the same moves
     repeated = classes.filter((pl.col("n") > 1) & pl.col("movetext_hash").is_not_null())["cls"].to_list()
-    reps = _reps(classes, {c for pair in cands for c in pair} | set(repeated))
+    # the rows of the candidates' classes only: `write_links` asks `match_rule` of two classes, and
+    # a repeated class linked to none (its rows' rule is given there) needs no row (14k on an archive)
+    reps = _reps(classes, {c for pair in cands for c in pair})
     rules = {(a, b): rule for a, b in cands if (rule := match_rule(reps[a], reps[b], spans, events))}
     short = short_dated_pairs(classes, rules, reps, spans, events)
     comp = _components([*rules, *sorted(short)], repeated)

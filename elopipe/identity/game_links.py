@@ -61,6 +61,8 @@ def _within(day: dt.date, span: Span) -> bool:
 # `match_rule`'s name for `event_dated`; `event_dated_short`'s, given by `dedup` on the evidence of the former
 EVENT_DATE_RULE = "round_players+hash+event_date"
 EVENT_DATE_SHORT_RULE = "round_players+hash+event_date+short"
+# two rows of one tournament, one game written twice (`match_rule`)
+SAME_FILE_RULE = "same_file_hash"
 
 
 def _long_same(a: GameRow, b: GameRow) -> bool:
@@ -172,7 +174,7 @@ def match_rule(a: GameRow, b: GameRow, spans: dict[int, Span], events: set[tuple
         one_round = (a.round == b.round and labels) or (
             (a.round is None or b.round is None) and not (_short(a) or _short(b))
         )
-        return "same_file_hash" if same_hash and one_round else None
+        return SAME_FILE_RULE if same_hash and one_round else None
     sa, sb = spans.get(a.tournament_id), spans.get(b.tournament_id)
     if sa is None or sb is None or not compatible(sa, sb, a.rate_class, b.rate_class):
         return None
@@ -275,10 +277,19 @@ def write_links(
         .alias("mover_rank"),
     )
     has_mover = pl.col("canon_no_moves") & pl.col("mover_rank").is_not_null()
-    pairs = g.filter(pl.col("rank") > 0).select("canon_cls", "cls").unique()
+    # a row of the canonical row's own class (a game written twice in one file): `match_rule` of a
+    # class with itself is 'same_file_hash' when it has moves, else none; given here for the
+    # thousands of such rows, so that only pairs of two classes are asked in Python
+    pairs = g.filter((pl.col("rank") > 0) & (pl.col("cls") != pl.col("canon_cls"))).select("canon_cls", "cls").unique()
     pair_rule = pairs.with_columns(pl.Series("rule", [rule_of(a, b) for a, b in pairs.iter_rows()], dtype=pl.Utf8))
+    own_class = pl.when(pl.col("movetext_hash").is_not_null()).then(pl.lit(SAME_FILE_RULE))
     g = g.join(pair_rule, on=["canon_cls", "cls"], how="left", maintain_order="left").with_columns(
-        pl.when(pl.col("rank") == 0).then(pl.lit("canonical")).otherwise(pl.col("rule")).alias("rule")
+        pl.when(pl.col("rank") == 0)
+        .then(pl.lit("canonical"))
+        .when(pl.col("cls") == pl.col("canon_cls"))
+        .then(own_class)
+        .otherwise(pl.col("rule"))
+        .alias("rule")
     )
     missing = g.filter(pl.col("rule").is_null())
     if missing.height:

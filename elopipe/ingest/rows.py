@@ -177,11 +177,12 @@ def games_rows(files: list[FileRows]) -> tuple[pl.DataFrame, list[int]]:
     # a month of TRF is 750 files)
     heights = [f.games.height for f in files]
     frame = pl.concat([f.games for f in files], how="vertical_relaxed") if len(files) > 1 else files[0].games
-    frame = frame.with_columns(
-        pl.Series("pos", [pos for pos, h in enumerate(heights) for _ in range(h)], dtype=pl.Int32),
-        pl.Series("file_id", [f.file_id for f, h in zip(files, heights, strict=True) for _ in range(h)],
-                  dtype=pl.Int32),
-    )  # fmt: skip
+    # repeated in Polars, not as Python lists of one int per game (a 112k-game file: 0.02 CPU-s)
+    per_file = pl.DataFrame(
+        {"pos": range(len(files)), "file_id": [f.file_id for f in files], "h": heights},
+        schema={"pos": pl.Int32, "file_id": pl.Int32, "h": pl.Int64},
+    ).filter(pl.col("h") > 0)
+    frame = frame.with_columns(per_file.select(pl.col("pos", "file_id").repeat_by("h").explode()).get_columns())
     tmap = pl.DataFrame(
         [(pos, ref, tid) for pos, f in enumerate(files) for ref, tid in f.t_ids.items()],
         schema={"pos": pl.Int32, "tournament_ref": pl.Int32, "tournament_id": pl.Int32},

@@ -265,3 +265,42 @@ def test_one_event_in_two_trfs_with_a_familiar_given_name_counts_once(tmp_path: 
         "SELECT name FROM players WHERE merged_into IS NULL AND (name LIKE 'Kosten%' OR name LIKE 'Fox%') ORDER BY 1",
     )
     assert len(live) == 2, live
+
+
+def test_files_holding_each_game_twice_pair_as_the_games_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch whose games repeat (an archive concatenated) is joined a class of equal games at a
+    time (`same_game._SQL_GROUPED`): its rows are those of the query on every game (`_SQL`), and
+    the players merge as they do from one copy of each file."""
+    from elopipe.identity import same_game
+    from elopipe.identity.nearby import near_tournaments
+
+    calls: list[tuple[bool, int, bool]] = []  # (grouped, rows, grouped rows == rows)
+    pairs_of = same_game.same_game_pairs
+
+    def spy(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> list[same_game.Link]:
+        files = sorted(set(file_ids))
+        tids = [
+            r[0]
+            for r in con.execute("SELECT tournament_id FROM tournaments WHERE file_id = ANY(?)", [files]).fetchall()
+        ]
+        params = {"files": files, "near": sorted(near_tournaments(con, tids)), "short": same_game.SHORT_PLIES}
+        repeated = con.execute(same_game._ANY_PAIR_SQL, {k: params[k] for k in ("files", "near")}).fetchall()[0][1]
+        rows = con.execute(same_game._SQL, params).fetchall()
+        grouped = same_game.game_rows(con.execute(same_game._SQL_GROUPED, params).fetchall())
+        calls.append((bool(repeated), len(rows), grouped == rows))
+        return pairs_of(con, file_ids)
+
+    monkeypatch.setattr(same_game, "same_game_pairs", spy)
+    once, twice = tmp_path / "once", tmp_path / "twice"
+    twice.mkdir()
+    once.mkdir()
+    variant = _abbreviated_variant(once)
+    for path in (NORWAY, variant):
+        (twice / path.name).write_text(2 * (path.read_text(encoding="utf-8") + "\n\n"), encoding="utf-8")
+    merges = "SELECT kept_id, merged_id, decided_by FROM player_merges ORDER BY 1, 2"
+    for folder, files in ((once, [NORWAY, variant]), (twice, [twice / NORWAY.name, twice / variant.name])):
+        for path in files:  # one ingest a file: the second meets the first's games
+            assert ingest_paths([path], folder / "s.duckdb").exit_code == 0
+    assert [c for c in calls if c[0]] and all(c[2] for c in calls) and max(c[1] for c in calls) > 0, calls
+    assert db_rows(twice / "s.duckdb", merges) == db_rows(once / "s.duckdb", merges)
+    assert db_rows(twice / "s.duckdb", "SELECT count(*) FROM canonical_games")[0][0] == len(_games(NORWAY))
