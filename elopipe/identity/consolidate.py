@@ -34,9 +34,6 @@ def consolidate(
     call kept), are merged, kept = the one with a FIDE ID, else the fuller name, else the lower
     id, when nothing contradicts it (FIDE ID, national ID, birth year; never two entries of one
     tournament; never a pair an officer split):
-    * 'national_id': they hold one national ID under the same or an abbreviated name, whatever
-      their birth years (`_same_national_id_pairs`: a store made before resolution took one
-      national ID for one person, `known.Index.national_holder`, or two spellings of one file);
     * 'name': they are the only players with that name key (`_same_name_groups`);
     * 'initials_context': in one event's sources (same event key, dates overlapping: the events of
       the batch's tournaments, and of the players a merge of this call kept), each is the only
@@ -65,11 +62,7 @@ def consolidate(
     batch = Batch(con)
     name_seeds = set(touched)
     for round_no in range(max_rounds):
-        pairs = (
-            _same_national_id_pairs(con, name_seeds)
-            + _same_name_groups(con, name_seeds)
-            + _initials_pairs(con, touched, anchors)
-        )
+        pairs = _same_name_groups(con, name_seeds) + _initials_pairs(con, touched, anchors)
         reasons: dict[tuple[int, int], str] = {}
         if round_no == 0:
             pairs += _same_game_pairs(con, files, reasons)
@@ -251,45 +244,6 @@ def _same_name_groups(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list
             kept, other = _kept_first(a, b)
             out.append((kept[0], other[0], "name"))
     return out
-
-
-def _same_national_id_pairs(con: duckdb.DuckDBPyConnection, touched: set[int]) -> list[tuple[int, int, str]]:
-    """'national_id' pairs (kept, other, 'national_id'): two unmerged players, at least one of them
-    touched, holding one national ID, whose FIDE IDs do not differ and whose name keys are equal or
-    abbreviation-compatible (`names_compatible`); their birth years may differ (a file's error,
-    listed by `suspects`). One query: the touched players' national IDs, then the players holding
-    them (a scan of `players.national_id`, as `_same_name_groups` scans the name keys: 0.01 CPU-s
-    for 30k touched players of a 157k-player store without national IDs, 0.03 when each has one)."""
-    if not touched:
-        return []
-    with registered(con, "_nid_seeds", id_frame(sorted(touched))):
-        rows = con.execute(_SAME_NATIONAL_ID_SQL).fetchall()
-    out = []
-    for r in rows:
-        a, b = r[:5], r[5:]
-        if a[1] == b[1] or names_compatible(a[1], b[1]):
-            kept, other = _kept_first(a, b)
-            out.append((kept[0], other[0], "national_id"))
-    return out
-
-
-# the touched players holding a national ID, and the other unmerged players holding it: each pair
-# once (x the lower id), FIDE IDs not differing
-_SAME_NATIONAL_ID_SQL = """
-        WITH ids AS (
-            SELECT DISTINCT national_id FROM players
-            WHERE player_id IN (SELECT player_id FROM _nid_seeds) AND merged_into IS NULL AND national_id IS NOT NULL
-        ),
-        holders AS (
-            SELECT player_id, name_key, fide_id, national_id, birth_year FROM players
-            WHERE national_id IN (SELECT national_id FROM ids) AND merged_into IS NULL
-        )
-        SELECT x.player_id, x.name_key, x.fide_id, x.national_id, x.birth_year,
-               y.player_id, y.name_key, y.fide_id, y.national_id, y.birth_year
-        FROM holders x JOIN holders y ON y.national_id = x.national_id AND x.player_id < y.player_id
-        WHERE NOT COALESCE(x.fide_id <> y.fide_id, FALSE) AND x.name_key <> '' AND y.name_key <> ''
-        ORDER BY 1, 6
-"""
 
 
 # the seeds as a registered frame `_name_seeds` (player_id): a batch's tens of thousands

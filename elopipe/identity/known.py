@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from elopipe.read.names import ABBREV_MAX, name_key, names_compatible
+from elopipe.read.names import ABBREV_MAX, names_compatible
 from elopipe.read.records import PlayerRec
 from elopipe.store import write
 from elopipe.store.frames import registered
@@ -117,9 +117,7 @@ class Writes:
 class Index:
     def __init__(self) -> None:
         self.by_fid: dict[int, Known] = {}
-        # every player holding a national ID (a store made before one ID named one person may
-        # hold two): `find_by_id` chooses among them by their facts, never by loading order
-        self.by_nid: dict[str, list[Known]] = {}
+        self.by_nid: dict[str, Known] = {}
         self.by_key: dict[str, list[Known]] = {}
         self.by_pid: dict[int, list[Known]] = {}
         # candidates for an abbreviated name (`_TokenIndex`): among every player, and among those
@@ -157,48 +155,17 @@ class Index:
             self.by_fid.setdefault(k.fide_id, k)
             self.by_fid_all.setdefault(k.fide_id, set()).add(k.player_id)
         if k.national_id:
-            self.by_nid.setdefault(k.national_id, []).append(k)
+            self.by_nid.setdefault(k.national_id, k)
         self.by_key.setdefault(k.name_key, []).append(k)
 
     def find_by_id(self, p: PlayerRec) -> tuple[Known, str] | None:
-        """The player `p`'s FIDE ID names, else the one its national ID names (`national_holder`)."""
         if p.fide_id and p.fide_id in self.by_fid:
             return self.by_fid[p.fide_id], "fide_id"
         if p.national_id and p.national_id in self.by_nid:
-            cand = self.national_holder(p)
-            if cand is not None:
+            cand = self.by_nid[p.national_id]
+            if not self.conflicts(cand, p):
                 return cand, "national_id"
         return None
-
-    def national_holder(self, p: PlayerRec) -> Known | None:
-        """The known player `p`'s national ID names, or None.
-
-        Within a federation a national ID names one person, as a FIDE ID does: a birth year
-        other than the player's is a data error of one of the files (`players suspects`,
-        'birth_years_differ'), not a second person, when the names are one person's (the same
-        name key, or one abbreviating the other). A holder is refused when a FIDE ID differs, or
-        when both the birth year and the name differ (another federation's number, or an ID
-        written on the wrong row). Among several holders (a store made before this rule, a split
-        by an officer, two people under one number): the one with the same name key first, then
-        one whose name abbreviates or is abbreviated by it, then one whose birth year agrees, then
-        the lowest id, so that the choice follows the store, not the order it was read in."""
-        key = name_key(p.name) if p.name else ""
-        by = birth_year(p)
-        best: tuple[tuple[bool, bool, bool, int], Known] | None = None
-        holders = {c.player_id: c for c in reversed(self.by_nid.get(p.national_id or "", []))}  # each one's first
-        for pid, cand in holders.items():
-            rows = self.by_pid.get(pid) or [cand]
-            if any(_ids_conflict(s, p) for s in rows):
-                continue
-            born_otherwise = bool(by) and any(s.birth_year and s.birth_year != by for s in rows)
-            same_key = any(s.name_key == key for s in rows)
-            alike = same_key or any(names_compatible(s.name_key, key) for s in rows)
-            if born_otherwise and not alike:
-                continue
-            rank = (not same_key, not alike, born_otherwise, pid)
-            if best is None or rank < best[0]:
-                best = (rank, cand)
-        return best[1] if best is not None else None
 
     def conflicts(self, k: Known, p: PlayerRec) -> bool:
         """Conflicts with any identifier known for the player id (merged rows included)."""
@@ -257,14 +224,10 @@ class Index:
             updates["fide_id"] = p.fide_id
         if p.national_id and not k.national_id:
             k.national_id = p.national_id
-            self.by_nid.setdefault(p.national_id, []).append(k)
+            self.by_nid.setdefault(p.national_id, k)
             updates["national_id"] = p.national_id
         by = birth_year(p)
-        if by and (not k.birth_year or by > k.birth_year):
-            # two birth years for one person (a data error): the largest, as the facts' refresh
-            # keeps it (`identity.facts`), on every spelling, not the first file's
-            for s in self.by_pid.get(k.player_id, [k]):
-                s.birth_year = by
+        if by and not k.birth_year:
             k.birth_year = by
             updates["birth_year"] = by
         if p.federation and not k.federation:
@@ -359,17 +322,11 @@ def _unique_ids(cands: Iterable[Known]) -> list[Known]:
     return list(seen.values())
 
 
-def _ids_conflict(k: Known, p: PlayerRec) -> bool:
-    """True when the two carry different FIDE IDs or different national IDs."""
+def _conflicts(k: Known, p: PlayerRec) -> bool:
+    """True when the two cannot be the same person: different FIDE IDs, national IDs or birth years."""
     if k.fide_id and p.fide_id and k.fide_id != p.fide_id:
         return True
-    return bool(k.national_id and p.national_id and k.national_id != p.national_id)
-
-
-def _conflicts(k: Known, p: PlayerRec) -> bool:
-    """True when the two cannot be the same person by a name rule: different FIDE IDs, national
-    IDs or birth years."""
-    if _ids_conflict(k, p):
+    if k.national_id and p.national_id and k.national_id != p.national_id:
         return True
     by = birth_year(p)
     return bool(k.birth_year and by and k.birth_year != by)

@@ -9,12 +9,9 @@ Match order and confidence (`RULES`, recorded per link in `player_aliases.match_
 `confidence`): FIDE ID 1.0 > national ID (FFE licence) 0.98 > name + birth year 0.9 > name +
 federation 0.8 > name within the same event's other sources 0.7 > initials within the event 0.6 >
 name alone, the only such player 0.5. Different FIDE IDs are never merged, nor, by a name rule, two
-TRF entries rated 400 points apart or more on the same days (`identity.apart`). An identifier names
-one person: a birth year that differs under one FIDE ID, or under one national ID with the same or
-an abbreviated name, is a file's error (`suspects`: 'birth_years_differ'), not a second person
-(`known.Index.national_holder`); so who a player is never depends on which file came first.
-`same_game` (0.9) is no resolution rule but a merge `consolidate` makes: one game in two sources
-under two spellings (`identity.same_game`).
+TRF entries rated 400 points apart or more on the same days (`identity.apart`). `same_game` (0.9) is no
+resolution rule but a merge `consolidate` makes: one game in two sources under two spellings
+(`identity.same_game`).
 """
 
 from __future__ import annotations
@@ -84,9 +81,8 @@ def resolve_batch(
     5a. name key among the players of the same event's other sources ('name_context');
     5b. abbreviated name ('Carlsen,M' ~ 'Carlsen, Magnus') with exactly one compatible player in
     that context ('initials_context'); 5c. name key alone when one player in the store has it ('name').
-    A candidate with a different FIDE ID or national ID is never taken, nor by a name rule one with
-    a different birth year (a national ID takes it when the names agree: `Index.national_holder`);
-    two entries of one TRF tournament (two start ranks) are never the same player, nor, by name, two TRF entries
+    A candidate with a different FIDE ID, national ID or birth year is never taken; two entries of
+    one TRF tournament (two start ranks) are never the same player, nor, by name, two TRF entries
     rated far apart on the same days (`identity.apart`). Merged players resolve to the
     player they were merged into.
 

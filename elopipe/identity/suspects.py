@@ -151,32 +151,6 @@ WHERE w.rule IS DISTINCT FROM 'same_game' AND (NOT COALESCE(x.same_name, FALSE)
 ORDER BY 1, 3
 """
 
-# one player whose entries write two birth years or more: one person under one FIDE ID or
-# national ID (`known.Index.national_holder`), whose files disagree: a data error of one file,
-# the officer told which (the files of each year). The stored year is the facts' rule
-# (`identity.facts`). Only the entries that write a year are read, grouped by player and year.
-_BIRTH_YEARS = """
-WITH e AS (
-    SELECT tp.player_id, tp.birth_year AS y,
-           string_agg(DISTINCT regexp_replace(f.path, '.*/', '') || COALESCE('!' || f.member, ''), ', ') AS files
-    FROM tournament_players tp JOIN players p ON p.player_id = tp.player_id AND p.merged_into IS NULL
-    LEFT JOIN source_files f ON f.file_id = tp.file_id
-    WHERE tp.birth_year IS NOT NULL GROUP BY 1, 2
-),
-many AS (SELECT player_id FROM e GROUP BY 1 HAVING count(*) > 1)
-SELECT p.player_id AS player_a, p.player_id AS player_b, p.name AS name_a, p.name AS name_b,
-       'birth_years_differ' AS reason,
-       concat_ws('; ',
-           'one player, ' || count(*) || ' birth years written: '
-               || string_agg(e.y || ' in ' || COALESCE(e.files, 'a file no longer stored'), ', ' ORDER BY e.y),
-           'FIDE ID ' || p.fide_id, 'national ID ' || p.national_id,
-           'kept ' || COALESCE(CAST(p.birth_year AS VARCHAR), 'none') || ': correct the file that is wrong'
-       ) AS evidence
-FROM many JOIN e USING (player_id) JOIN players p USING (player_id)
-GROUP BY p.player_id, p.name, p.fide_id, p.national_id, p.birth_year
-ORDER BY 1
-"""
-
 # an automatic merge on the evidence of games two sources hold (`identity.same_game`) that still
 # holds: the merged spelling's entries are on the kept player (a split by that name undoes it)
 _SAME_GAME = """
@@ -221,12 +195,9 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6, links:
     out: it pairs the player with himself), 'same_game_link' (two players merged automatically
     because two sources hold the same games under two spellings, `identity.same_game`: player_a
     the player kept, player_b the one merged into it, the evidence gives the games and the
-    `players split` that undoes it), 'birth_years_differ' (one player whose entries write two
-    birth years or more, one person under one FIDE ID or national ID: player_b is player_a, the
-    evidence gives each year with its files and the year kept). Merged players and pairs an
-    officer split are left out.
-    `links` False: the pairs of two players only, without the weak and same-game links and the
-    birth years (one player each), which are not read."""
+    `players split` that undoes it). Merged players and pairs an officer split are left out.
+    `links` False: the pairs of two players only, without the weak and same-game links (one
+    player each), which are not read."""
     out = _dicts(con, _PAIRS)
     listed = {(r["player_a"], r["player_b"]) for r in out}
     out += [r for r in _dicts(con, _APART_NAMESAKES) if (r["player_a"], r["player_b"]) not in listed]
@@ -240,7 +211,6 @@ def suspects(con: duckdb.DuckDBPyConnection, min_confidence: float = 0.6, links:
     if links:
         out += _dicts(con, _WEAK, {"min": min_confidence})
         out += _dicts(con, _SAME_GAME)
-        out += _dicts(con, _BIRTH_YEARS)
     return out
 
 

@@ -341,10 +341,6 @@ def test_suspects_show_same_name_and_birth_year_with_two_fide_ids() -> None:
 
 
 def test_suspects_show_one_national_id_on_two_players() -> None:
-    """One national ID on two written players whose names and birth years both differ (another
-    federation's number, an ID written on the wrong row): two players, listed for the officer.
-    One name under one national ID with two birth years is one person, a file's error
-    (tests/identity/test_national_id_order.py)."""
     con = _con()
     _load(
         con,
@@ -353,36 +349,12 @@ def test_suspects_show_one_national_id_on_two_players() -> None:
     )
     _load(
         con,
-        _pgn("B", [("Blanc, Marc", None), ("Z, Q", None)], extra={0: {"national_id": "K59857", "birth_year": 1965}}),
+        _pgn("B", [("Roux, Paul", None), ("Z, Q", None)], extra={0: {"national_id": "K59857", "birth_year": 1965}}),
         "/v/b.pgn",
     )
-    names = [p[1] for p in _players(con)]
-    assert names.count("Roux, Paul") == 1 and names.count("Blanc, Marc") == 1  # names and birth years contradict
+    assert [p[1] for p in _players(con)].count("Roux, Paul") == 2  # the birth years contradict
     found = [s for s in suspects(con) if s["reason"] == "same_national_id"]
     assert len(found) == 1 and "1963" in found[0]["evidence"] and "1965" in found[0]["evidence"]
-
-
-def test_one_name_under_one_national_id_is_one_person_whatever_the_birth_years() -> None:
-    """As one FIDE ID is: the second birth year is a data error listed with both files, and the
-    player keeps the largest year (`identity.facts`), not the first file's."""
-    con = _con()
-    _load(
-        con,
-        _pgn("A", [("Roux, Paul", None), ("X, Y", None)], extra={0: {"national_id": "K59857", "birth_year": 1963}}),
-        "/v/a.pgn",
-    )
-    _load(
-        con,
-        _pgn("B", [("ROUX Paul", None), ("Z, Q", None)], extra={0: {"national_id": "K59857", "birth_year": 1965}}),
-        "/v/b.pgn",
-    )
-    assert con.execute("SELECT name, birth_year FROM players WHERE national_id = 'K59857'").fetchall() == [
-        ("Roux, Paul", 1965)
-    ]
-    rules = "SELECT name_as_written, match_rule FROM player_aliases WHERE national_id = 'K59857' ORDER BY 1"
-    assert con.execute(rules).fetchall() == [("ROUX Paul", "national_id"), ("Roux, Paul", "new")]
-    found = [s for s in suspects(con) if s["reason"] == "birth_years_differ"]
-    assert len(found) == 1 and "1963 in a.pgn" in found[0]["evidence"] and "1965 in b.pgn" in found[0]["evidence"]
 
 
 def _facts(con) -> list[tuple]:
