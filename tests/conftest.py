@@ -63,6 +63,10 @@ def dask_cluster(prefect_harness: str) -> Iterator[str]:
 
 
 _ONE_PROCESS = {"prefect_harness", "dask_cluster"}
+# Modules grouped with another one: their tests share what a test process keeps for the next test.
+# The Prefect servers the tests start on homes of their own: the database the first one migrates
+# serves the others (tests.helpers.prefect_home).
+_GROUPED_WITH = {"tests/flows/test_prefect_server_tuning.py": "tests/flows/test_prefect_env.py"}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -79,7 +83,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("prefect"))
         else:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+            module = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(_GROUPED_WITH.get(module, module)))
 
 
 @pytest.fixture(autouse=True)
