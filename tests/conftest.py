@@ -50,10 +50,14 @@ def prefect_harness() -> Iterator[str]:
             yield str(PREFECT_API_URL.value())
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_cluster(prefect_harness: str) -> Iterator[str]:
-    """ONE local Dask cluster of 2 worker processes for the session (`--dask` tests); yields its
-    scheduler's address. Skips when the optional `elopipe[dask]` packages are not installed."""
+    """ONE local Dask cluster of 2 worker processes for the `--dask` tests (all in one module,
+    tests/ingest/test_dask_scaleout.py, and one worker: see pytest_collection_modifyitems); yields
+    its scheduler's address. It ends with the module's last test, not with the session: an idle
+    cluster (a scheduler, 2 nannies and their workers) uses about 0.1 CPU-s a second, minutes of
+    a core over the rest of a session. Skips when the optional `elopipe[dask]` packages are not
+    installed."""
     pytest.importorskip("distributed")
     pytest.importorskip("prefect_dask")
     from elopipe.ingest.scaleout import local_cluster
@@ -63,6 +67,10 @@ def dask_cluster(prefect_harness: str) -> Iterator[str]:
 
 
 _ONE_PROCESS = {"prefect_harness", "dask_cluster"}
+# Modules grouped with another one: their tests share what a test process keeps for the next test.
+# The Prefect servers the tests start on homes of their own: the database the first one migrates
+# serves the others (tests.helpers.prefect_home).
+_GROUPED_WITH = {"tests/flows/test_prefect_server_tuning.py": "tests/flows/test_prefect_env.py"}
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -79,7 +87,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.xdist_group("prefect"))
         else:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+            module = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(_GROUPED_WITH.get(module, module)))
 
 
 @pytest.fixture(autouse=True)

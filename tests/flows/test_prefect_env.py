@@ -9,6 +9,7 @@ import pytest
 
 from flows import prefect_env, prefect_server
 from tests.helpers.paths import REPO
+from tests.helpers.prefect_home import keep_migrated, new_home
 
 LEVEL = "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"
 
@@ -140,11 +141,12 @@ def test_prefect_api_starts_a_temporary_server_at_once_and_stops_it(tmp_path) ->
     import sys
 
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
-    env["PREFECT_HOME"] = str(tmp_path / "home")
+    env["PREFECT_HOME"] = str(home := new_home(tmp_path / "home"))
     proc = subprocess.run(
         [sys.executable, "-c", TEMPORARY_SERVER], env=env, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    keep_migrated(home)
 
 
 def test_a_server_that_cannot_start_is_one_line(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -212,10 +214,11 @@ def test_run_forks_its_server_after_importing_prefect_and_the_server_keeps_none_
     import sys
 
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
-    env["PREFECT_HOME"] = str(tmp_path / "home")
+    env["PREFECT_HOME"] = str(home := new_home(tmp_path / "home"))
     run = {"env": env, "capture_output": True, "text": True, "timeout": 300}
     proc = subprocess.run([sys.executable, "-c", FORKED_SERVER, str(tmp_path / "s.duckdb.lock")], **run)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    keep_migrated(home)
     # A database URL Prefect's server cannot open: it stops at start-up.
     env["PREFECT_API_DATABASE_CONNECTION_URL"] = "sqlite+aiosqlite:////nonexistent/folder/prefect.db"
     proc = subprocess.run([sys.executable, "-c", FORKED_SERVER_FAILS], **run)

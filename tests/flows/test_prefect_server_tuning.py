@@ -9,6 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from flows import prefect_server
+from tests.helpers.prefect_home import new_home
 
 
 class Item(BaseModel):
@@ -158,7 +159,7 @@ def test_the_temporary_server_writes_every_task_run_and_event_of_a_run_before_it
     import sys
 
     env = {k: v for k, v in os.environ.items() if k not in ("PREFECT_API_URL", "PREFECT_PROFILE")}
-    env["PREFECT_HOME"] = str(tmp_path / "home")
+    env["PREFECT_HOME"] = str(new_home(tmp_path / "home"))  # its database migrated by another test's server, if any
     database = str(tmp_path / "home" / "prefect.db")
     proc = subprocess.run(
         [sys.executable, "-c", RECORDED, database], env=env, capture_output=True, text=True, timeout=300

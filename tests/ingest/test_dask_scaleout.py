@@ -1,5 +1,5 @@
 """Scale-out on Dask (issue 14): parse tasks on a cluster through Prefect's DaskTaskRunner, one
-writer. One local cluster of 2 worker processes for the session (conftest `dask_cluster`)."""
+writer. One local cluster of 2 worker processes for the module (conftest `dask_cluster`)."""
 
 from __future__ import annotations
 
