@@ -36,6 +36,14 @@ def is_placeholder_id(raw: str | None) -> bool:
     return raw is None or _PLACEHOLDER.match(raw.strip()) is not None
 
 
+def is_id_word(raw: str | None) -> bool:
+    """True when `raw` (an ID as written) holds no digit: a word such as `none`, `unknown` or
+    `xxx` written where an ID goes. No FIDE ID or national ID is written without a digit (an FFE
+    licence is a letter and digits, K59857), and keeping such a word as an ID would make one
+    player of everyone who carries it. Never raises."""
+    return raw is not None and bool(raw.strip()) and not any(c.isdigit() for c in raw)
+
+
 def is_too_long_id(raw: str | None) -> bool:
     """True when `raw` (spaces trimmed here) is a number of more than nine digits, leading zeros
     aside: no FIDE ID has that many (`FIDE_ID_MAX`), so it is read as no ID. Never raises."""

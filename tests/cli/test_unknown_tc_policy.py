@@ -112,3 +112,27 @@ def test_the_flow_carries_the_policy_and_warns_of_the_assumed_events(
     )
     assert "or set --unknown-tc (ELOPIPE_UNKNOWN_TC);" in line and "source = 'assumed'" in line
     assert f"--db {db}" in line
+
+
+@pytest.mark.parametrize("command", ["watch", "serve"])
+@pytest.mark.parametrize(
+    ("variable", "words"),
+    [
+        ("ELOPIPE_UNKNOWN_TC", "must be one of standard, rapid, blitz, not 'bullet'"),
+        ("ELOPIPE_NO_MOVES", "must be played, forfeit or unrated, not 'bullet'"),
+        ("ELOPIPE_RO_FROM", "must be list or file, not 'bullet'"),
+    ],
+)
+def test_watch_and_serve_refuse_a_bad_policy_variable_before_they_start(
+    tmp_path: Path, command: str, variable: str, words: str
+) -> None:
+    """They take no policy option, only the variables: a bad one is one line, exit 2, before the
+    inbox is read (it failed after the first file was stored, naming no variable)."""
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copyfile(WJUN, inbox / WJUN.name)
+    db = tmp_path / "s.duckdb"
+    res = CliRunner().invoke(app, [command, str(inbox), "--db", str(db)], env={variable: "bullet"})
+    assert res.exit_code == 2, res.output
+    assert f"elopipe {command}: error: {variable}: {words}" in res.output
+    assert not db.exists() and sorted(p.name for p in inbox.iterdir()) == [WJUN.name]

@@ -98,3 +98,60 @@ def test_store_never_joins_players_on_a_placeholder(tmp_path: Path) -> None:
     finally:
         con.close()
     assert rows == [("Black 1", None), ("Kalinins, Valentine", None), ("Murphy, Sean", None), ("White 1", None)]
+
+
+def _nrs(rank: int, national_id: str) -> str:
+    """A TRF-2026 national rating row (trf-format.md §6): federation, start rank, rating 1500,
+    the national id at cols 58-68."""
+    line = f"FRA {rank:>4}".ljust(48) + "1500".ljust(9) + f"{national_id:>11}"
+    assert line[57:68].strip() == national_id.strip(), line
+    return line
+
+
+@pytest.mark.parametrize("raw", ["none", "NONE", "unknown", "xxx", "n.a."])
+def test_a_word_in_the_fide_id_column_is_no_id(raw: str) -> None:
+    """A word holds no digit: no FIDE ID and no national ID (kept as one, every player who
+    carries it became one player: a hostile tester's file, 'none' on every row)."""
+    p = read_trf(trf(row(1, "Kalinins, Valentine", [block(0, "-", "H")], fed="IRL", fide_id=raw)))
+    (player,) = p.players
+    assert (player.fide_id, player.national_id) == (None, None)
+    (issue,) = [i for i in p.issues if i.code == "trf_bad_fide_id"]
+    assert issue.line == 6 and "holds no digit: read as no ID" in issue.message
+
+
+def test_a_letter_and_digits_in_the_fide_id_column_stays_a_national_id() -> None:
+    p = read_trf(trf(row(1, "Roux, Paul", [block(0, "-", "H")], fed="FRA", fide_id="K59857")))
+    assert (p.players[0].fide_id, p.players[0].national_id) == (None, "K59857")
+
+
+@pytest.mark.parametrize("raw", ["0", "999999", "-", "none"])
+def test_a_placeholder_national_id_of_a_national_rating_row_is_no_id(raw: str) -> None:
+    p = read_trf(trf(row(1, "Dupont, Jean", [block(0, "-", "H")], fed="FRA"), _nrs(1, raw)))
+    (player,) = p.players
+    assert player.national_id is None and player.national_rating == 1500
+    (issue,) = [i for i in p.issues if i.code == "trf_nrs_placeholder_id"]
+    assert f"player 1: national id '{raw}' is no ID: ignored" == issue.message
+    assert p.tournaments[0].extra["nrs"][0]["national_id"] == raw  # the row stays as written
+
+
+def test_store_never_joins_players_on_a_word_or_a_national_placeholder(tmp_path: Path) -> None:
+    """Two files, eight different people: 'none' in every FIDE-ID column of one, 0 as every
+    national id of the other. Eight players, each tournament's four games between four of them."""
+    from elopipe.ingest.driver import ingest_paths
+
+    names = [["Kelly, Martin", "Byrne, Sean", "Foran, Ann", "Smith, Tom"], ["Dupont, Jean", "Bernard, Paul",
+             "Martin, Luc", "Petit, Eve"]]  # fmt: skip
+    for i, (four, extra) in enumerate(zip(names, ["none", "0"], strict=True)):
+        rows = [
+            row(r + 1, n, [block(4 - r, "w" if r < 2 else "b", "1" if r < 2 else "0")], fed="FRA",
+                fide_id=extra if i == 0 else "")
+            for r, n in enumerate(four)
+        ]  # fmt: skip
+        nrs = [_nrs(r + 1, extra) for r in range(4)] if i == 1 else []
+        (tmp_path / f"{i}.trf").write_text(trf(*rows, *nrs), encoding="utf-8")
+    db = tmp_path / "s.duckdb"
+    ingest_paths([tmp_path / "0.trf", tmp_path / "1.trf"], db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        players = con.execute("SELECT count(*), count(national_id) FROM players").fetchall()
+        selfgames = con.execute("SELECT count(*) FROM games WHERE white_id = black_id").fetchall()
+    assert players == [(8, 0)] and selfgames == [(0,)]

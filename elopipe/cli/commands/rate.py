@@ -16,9 +16,15 @@ from typing import Annotated
 import typer
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail
-from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
-from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option, takes_ro_from
-from elopipe.cli.commands.unknown_tc_opt import checked_unknown_tc, unknown_tc_option
+from elopipe.cli.commands.policies import (
+    checked_no_moves,
+    checked_ro_from,
+    checked_unknown_tc,
+    no_moves_option,
+    ro_from_option,
+    takes_ro_from,
+    unknown_tc_option,
+)
 from elopipe.jobs.requests import RateRequest
 from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
 from elopipe.rating import systems

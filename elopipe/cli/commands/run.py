@@ -29,9 +29,14 @@ from elopipe.cli.commands.dask_opts import (
     dask_workers_option,
     stage_option,
 )
-from elopipe.cli.commands.no_moves_opt import checked_no_moves, no_moves_option
-from elopipe.cli.commands.ro_from_opt import checked_ro_from, ro_from_option
-from elopipe.cli.commands.unknown_tc_opt import checked_unknown_tc, unknown_tc_option
+from elopipe.cli.commands.policies import (
+    checked_no_moves,
+    checked_ro_from,
+    checked_unknown_tc,
+    no_moves_option,
+    ro_from_option,
+    unknown_tc_option,
+)
 from elopipe.ingest.scaleout import DaskSpec
 from elopipe.jobs.requests import RunRequest
 from elopipe.jobs.store import DEFAULT_DB, check_store_path, is_disk_full, is_interrupt

@@ -24,6 +24,7 @@ from elopipe.cli.app import (
     error_line,
     fail,
 )
+from elopipe.cli.commands.policies import check_policies
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.jobs.store import DEFAULT_DB, check_store_path
 from elopipe.runtime.interrupt import Terminated
@@ -70,6 +71,7 @@ def serve(
     check_store_path(db)  # a bad --db is a usage error before Prefect starts
     check_db_outside(db, inbox)
     systems = parse_systems(system)
+    check_policies()  # ELOPIPE_NO_MOVES, _RO_FROM, _UNKNOWN_TC: before the deployment starts
     inbox = inbox.resolve()
 
     from flows.prefect_env import api_status, configure

@@ -31,6 +31,7 @@ from elopipe.cli.commands.dask_opts import (
     dask_workers_option,
     stage_option,
 )
+from elopipe.cli.commands.policies import check_policies
 from elopipe.cli.commands.run import (
     DEFAULT_SYSTEMS,
     LISTS_HELP,
@@ -98,6 +99,7 @@ def watch(
     check_out_not_input(out, [inbox], "the drop folder")  # its pages would be taken as new files
     check_db_outside(db, inbox)
     systems = parse_systems(system)
+    check_policies()  # ELOPIPE_NO_MOVES, _RO_FROM, _UNKNOWN_TC: before Prefect starts
     from elopipe.publish.folders import publish_folders
 
     check_out_folder(out, "publish to", publish_folders(*systems))  # before Prefect starts

@@ -8,11 +8,12 @@ from typing import Any
 
 from elopipe.read.dates import parse_trf_date
 from elopipe.read.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN
+from elopipe.read.ids import is_id_word, is_placeholder_id
 from elopipe.read.records import TournamentRec
 from elopipe.read.trf.blocks import TrfRow
 from elopipe.read.trf.codes import SEXES
 from elopipe.read.trf.fields import column, int_or_none
-from elopipe.read.trf.issues import IssueLog
+from elopipe.read.trf.issues import IssueLog, shown
 
 
 class NationalRatingRows:
@@ -51,16 +52,27 @@ class NationalRatingRows:
                 self.issues.add("trf_nrs_unknown_player", f"NRS row for unknown start rank {rank}", no, "warning", line)
                 continue
             p = row.player
-            if entry["national_id"]:
-                if p.national_id and p.national_id != entry["national_id"]:
+            national_id = entry["national_id"]  # the raw row stays in extra as written
+            if national_id and (is_placeholder_id(national_id) or is_id_word(national_id)):
+                # a placeholder (0, 999999, -) or a word: no ID, never one that players share
+                self.issues.add(
+                    "trf_nrs_placeholder_id",
+                    f"player {rank}: national id {shown(national_id)} is no ID: ignored",
+                    no,
+                    "warning",
+                    line,
+                )
+                national_id = None
+            if national_id:
+                if p.national_id and p.national_id != national_id:
                     self.issues.add(
                         "trf_nrs_id_conflict",
-                        f"player {rank}: national id {entry['national_id']} replaces {p.national_id} from the 001 row",
+                        f"player {rank}: national id {national_id} replaces {p.national_id} from the 001 row",
                         no,
                         "warning",
                         line,
                     )
-                p.national_id = entry["national_id"]
+                p.national_id = national_id
             if entry["rating"]:
                 p.national_rating = entry["rating"]
             flag = entry["flag"] or (entry["classification"] if entry["classification"] in ("F", "N", "E") else None)

@@ -16,7 +16,7 @@ import re
 
 from elopipe.read.dates import parse_trf_date
 from elopipe.read.field_bounds import BIRTH_YEAR_MAX, BIRTH_YEAR_MIN, FIDE_RATING_MAX, FIDE_RATING_MIN, POINTS_MAX
-from elopipe.read.ids import FIDE_ID_DIGITS, is_placeholder_id, is_too_long_id
+from elopipe.read.ids import FIDE_ID_DIGITS, is_id_word, is_placeholder_id, is_too_long_id
 from elopipe.read.records import PlayerRec
 from elopipe.read.trf.blocks import TrfRow, parse_blocks
 from elopipe.read.trf.codes import FIDE_FEDERATIONS, SEXES, TITLES
@@ -229,6 +229,11 @@ class PlayerRows:
                     no,
                     line,
                 )
+            return
+        if is_id_word(raw):
+            self.issues.add(
+                "trf_bad_fide_id", f"FIDE ID {shown(raw)} holds no digit: read as no ID", no, "warning", line
+            )
             return
         if not digits(raw):
             self.issues.add(
