@@ -40,6 +40,10 @@ RESULT_TABLES = (
     "ffe_details",
 )
 
+#: The period digest of a list a preview kept although it may be stale (`write_results`): no
+#: sha1 of a period's inputs is ever this text.
+STALE_DIGEST = "stale: kept by a preview"
+
 
 def delete_from(
     con: duckdb.DuckDBPyConnection, system: str, from_list: dt.date | None, through: dt.date | None = None
@@ -115,7 +119,8 @@ def write_results(
     `digests` ({list_date: digest}) are stored in ``rating_period_digests``.
     `through` (a preview, ``rate --through``): rows dated after it are kept, in every table
     (`replace_all` included). `stale`: list dates whose rows are kept but whose period digests
-    are deleted, so that the next run without `through` recomputes them (`elopipe.rating.fide.run`).
+    become `STALE_DIGEST`, so that the next run without `through` recomputes them, and removes
+    those no game is rated on any more (`elopipe.rating.fide.run`).
     `staged`: tables of `result_rows.KEYS` whose rows were already compared with the stored ones
     (`result_rows.stage`, their changed groups all dated one of `lists`): those groups are written,
     the `frames` of these tables are not compared again.
@@ -142,11 +147,15 @@ def write_results(
                 result_rows.replace_changed(con, system, table, df, lists or ())
             else:
                 write.insert(con, table, df, constants={} if "system" in df.columns else {"system": system})
-        if digests:
+        # a kept list of a preview keeps a digest no period's inputs give: the next full run
+        # compares it, rewrites it, or removes it when no game is rated on it any more (without a
+        # digest it was no stored list to that run, and stayed for ever)
+        marked = {**{d: STALE_DIGEST for d in stale}, **(digests or {})}
+        if marked:
             dg = pl.DataFrame(
                 {
-                    "list_date": list(digests),
-                    "digest": list(digests.values()),
+                    "list_date": list(marked),
+                    "digest": list(marked.values()),
                 },
                 schema={"list_date": pl.Date, "digest": pl.Utf8},
             )

@@ -14,6 +14,7 @@ import pytest
 from elopipe.ingest.driver import ingest_paths
 from elopipe.rating import param_checks, scenarios
 from elopipe.rating.fide.run import load_inputs
+from elopipe.rating.result_tables import STALE_DIGEST
 from elopipe.rating.run import rate
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import REPO
@@ -117,16 +118,46 @@ def test_through_keeps_the_later_lists_and_the_next_full_run_brings_them_up_to_d
         assert preview.first_changed == dt.date(2011, 11, 1) and preview.changed_lists == [dt.date(2011, 11, 1)]
         assert preview.kept_lists == [dt.date(2012, 1, 1)]
         assert _lists_by_identity(con, "fide", after=dt.date(2011, 11, 1)) == later
-        # the kept list was computed from the old 2011-11 list: its digest is gone
+        # the kept list was computed from the old 2011-11 list: its digest marks it stale
         stale = con.execute(
-            "SELECT count(*) FROM rating_period_digests WHERE system = 'fide' AND list_date > DATE '2011-11-01'"
+            "SELECT list_date, digest FROM rating_period_digests"
+            " WHERE system = 'fide' AND list_date > DATE '2011-11-01'"
         ).fetchall()
-        assert stale == [(0,)]
+        assert stale == [(dt.date(2012, 1, 1), STALE_DIGEST)]
         full = rate(con, "fide")
         assert full.changed_lists == [dt.date(2012, 1, 1)] and full.kept_lists == []
         got = _lists_by_identity(con, "fide")
         assert _lists_by_identity(con, "fide", after=dt.date(2011, 11, 1)) != later
     fresh = _store(tmp_path / "fresh.duckdb", [MASTERS, KILKENNY, GALWAY])
+    with open_writer(fresh) as con:
+        rate(con, "fide")
+        assert _lists_by_identity(con, "fide") == got
+
+
+def test_a_kept_list_no_game_is_rated_on_any_more_goes_at_the_next_full_run(tmp_path: Path) -> None:
+    """A September event corrected to April: the preview to May keeps the lists of June to
+    October, computed from September's games; the full run after it removes the four that no
+    game is rated on any more (they stayed, and were published: a hostile tester's store) and
+    equals a fresh store of the corrected files."""
+    from tests.helpers.trf_build import round_robin
+
+    may, event = tmp_path / "may.trf", tmp_path / "autumn.trf"
+    may.write_text(round_robin("2023/05/02", "2023/05/06", name="May Open"), encoding="utf-8")
+    event.write_text(round_robin("2023/09/04", "2023/09/08", "=", name="Autumn Cup"), encoding="utf-8")
+    db = _store(tmp_path / "s.duckdb", [may, event])
+    with open_writer(db) as con:
+        rate(con, "fide")
+    event.write_text(round_robin("2023/04/03", "2023/04/07", "=", name="Autumn Cup"), encoding="utf-8")
+    _store(db, [event])  # the same file corrected: its games move to April
+    with open_writer(db) as con:
+        preview = rate(con, "fide", through="2023-05")
+        assert preview.kept_lists == [dt.date(2023, m, 1) for m in range(6, 11)]
+        full = rate(con, "fide")
+        assert full.removed_lists == [dt.date(2023, m, 1) for m in range(7, 11)]
+        got = _lists_by_identity(con, "fide")
+        dates = con.execute("SELECT DISTINCT list_date FROM rating_lists WHERE system = 'fide' ORDER BY 1").fetchall()
+        assert dates == [(dt.date(2023, 5, 1),), (dt.date(2023, 6, 1),)]
+    fresh = _store(tmp_path / "fresh.duckdb", [may, event])
     with open_writer(fresh) as con:
         rate(con, "fide")
         assert _lists_by_identity(con, "fide") == got
