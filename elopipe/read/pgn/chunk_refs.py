@@ -77,8 +77,9 @@ def assign(
         return None
     # the columns used below only: every filter and join then copies a few columns, not all
     fast = _with_keys(fast.select(_USED))
-    events, player_keys = _events(fast, len(raw_games))
-    dicts: dict[int, dict[str, str]] = res.tag_dicts(_prefetch(fast, reader))
+    firsts = _firsts(fast)
+    events, player_keys = _events(fast, firsts, len(raw_games))
+    dicts: dict[int, dict[str, str]] = res.tag_dicts(_prefetch(firsts, reader))
 
     def tags_of(g: int) -> dict[str, str]:
         tags = dicts.get(g)
@@ -219,20 +220,30 @@ def _with_keys(fast: pl.DataFrame) -> pl.DataFrame:
     return fast.join(keys, on=_T_COLS, how="left", nulls_equal=True, maintain_order="left")
 
 
-def _events(fast: pl.DataFrame, n_raw: int) -> tuple[list[tuple[int, int, Any, Any]], list[pl.DataFrame]]:
+def _firsts(fast: pl.DataFrame) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
+    """The first game of each tournament key (`tid`), and per side the first game of each
+    (tid, name, FideId) key: what `_events` and `_prefetch` both look at, filtered once."""
+    import polars as pl
+
+    t_first = fast.filter(pl.col.tid.is_first_distinct())
+    return t_first, [fast.filter(pl.struct("tid", name, fid).is_first_distinct()) for name, fid, _ in _SIDES]
+
+
+def _events(
+    fast: pl.DataFrame, firsts: tuple[pl.DataFrame, list[pl.DataFrame]], n_raw: int
+) -> tuple[list[tuple[int, int, Any, Any]], list[pl.DataFrame]]:
     """The games Python must see, in file order (row, kind 0 tournament / 1 White / 2 Black /
-    3 read one by one, ...), and per side the distinct (tid, name, FideId) keys."""
+    3 read one by one, ...), and per side the distinct (tid, name, FideId) keys. `firsts`: `_firsts(fast)`."""
     import polars as pl
 
     events: list[tuple[int, int, Any, Any]] = []
-    t_first = fast.filter(pl.col.tid.is_first_distinct())
+    t_first, side_firsts = firsts
     t_vals = ("g", "tid", "Event", "Site", "EventDate", "year", "game_date", "event_date", "event_precision")
     for g, tid, *rest in t_first.select(t_vals).iter_rows():
         events.append((g, 0, tid, tuple(rest)))
     player_keys = []
-    for kind, (name, fid, rating) in enumerate(_SIDES, start=1):
+    for kind, ((name, fid, rating), first) in enumerate(zip(_SIDES, side_firsts, strict=True), start=1):
         key = pl.struct("tid", name, fid)
-        first = fast.filter(key.is_first_distinct())
         rated = fast.filter(pl.col(rating).is_not_null()).filter(key.is_first_distinct())
         rows = pl.concat([first.select("g", "tid", name, fid), rated.select("g", "tid", name, fid)]).unique(
             "g", maintain_order=True
@@ -248,14 +259,13 @@ def _events(fast: pl.DataFrame, n_raw: int) -> tuple[list[tuple[int, int, Any, A
     return events, player_keys
 
 
-def _prefetch(fast: pl.DataFrame, reader: _Reader) -> list[int]:
+def _prefetch(firsts: tuple[pl.DataFrame, list[pl.DataFrame]], reader: _Reader) -> list[int]:
     """The fast games whose tags the events will likely need (a tournament or player not met
-    before), to build their dicts at once; any other is built when needed."""
-    import polars as pl
-
+    before), to build their dicts at once; any other is built when needed. `firsts`: `_firsts`
+    of the fast games."""
     t_cache, p_cache = reader._t_cache, reader._p_cache
     need: set[int] = set()
-    t_first = fast.filter(pl.col.tid.is_first_distinct())
+    t_first, side_firsts = firsts
     known: dict[int, int] = {}
     for g, tid, event, site, edate_raw, year in t_first.select("g", "tid", *_T_COLS).iter_rows():
         tref = t_cache.get((event, site, edate_raw, year, None))
@@ -263,8 +273,7 @@ def _prefetch(fast: pl.DataFrame, reader: _Reader) -> list[int]:
             need.add(g)
         else:
             known[tid] = tref
-    for name, fid, _ in _SIDES:
-        first = fast.filter(pl.struct("tid", name, fid).is_first_distinct())
+    for (name, fid, _), first in zip(_SIDES, side_firsts, strict=True):
         for g, tid, n, f in first.select("g", "tid", name, fid).iter_rows():
             tref = known.get(tid)
             if tref is None or (tref, n, f) not in p_cache:

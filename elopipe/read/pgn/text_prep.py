@@ -39,12 +39,15 @@ _LINE_STARTS = ("%",)
 # an indented tag: blanks, however many, then `[` (looked for only in the rows with a line that
 # starts with a blank: the regex would meet a candidate on every line)
 _INDENTED = r"(?:^|\n)[ \t]+\["
-_BLANK_STARTS = ["\n ", "\n\t"]
+# a line that starts with a blank, but for the first: a regex, 3 times cheaper than Polars'
+# `contains_any` of the two literals (Aho-Corasick), the same rows
+_BLANK_STARTS = r"\n[ \t]"
 _GLUED_TAG = rf"(?:1-0|0-1|1/2-1/2|\*)[ \t]*\[{_TAG_NAME}[ \t]*\""
 # the two characters a `_GLUED_TAG` match ends with at its `[`: a marker's last one or a blank.
 # Every line of a tag section starts with `[`, so the regex engine met a candidate on every line
-# of the tag sections: these literals find the few sections that need the regex at all.
-_BEFORE_TAG = ["0[", "1[", "2[", "*[", " [", "\t["]
+# of the tag sections: these find the few sections that need the regex at all (`0[`, `1[`, `2[`,
+# `*[`, ` [`, `\t[`: a regex, five times cheaper than Polars' `contains_any` of the six literals).
+_BEFORE_TAG = r"[012* \t]\["
 
 
 @dataclass
@@ -156,12 +159,12 @@ def needs_fixes(columns: tuple[Any, Any]) -> bool:
             for start in _LINE_STARTS
         ):
             return True
-        blank = c.str.contains_any(_BLANK_STARTS) | c.str.starts_with(" ") | c.str.starts_with("\t")
+        blank = c.str.contains(_BLANK_STARTS) | c.str.starts_with(" ") | c.str.starts_with("\t")
         return bool(c.filter(blank.fill_null(False)).str.contains(_INDENTED).any())
 
     def any_glued(c: Any, prefilter: bool) -> bool:
         if prefilter:
-            c = c.filter(c.str.contains_any(_BEFORE_TAG).fill_null(False))
+            c = c.filter(c.str.contains(_BEFORE_TAG).fill_null(False))
         return bool(c.str.contains(_GLUED_TAG).any())
 
     return any(
