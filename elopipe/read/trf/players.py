@@ -221,6 +221,13 @@ class PlayerRows:
 
     def _ids(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
         """Cols 58-68 of `line`, stripped: `raw`."""
+        # most rows: a FIDE ID of up to nine ASCII digits, no leading zero, not all nines (none of
+        # the checks below refuses it), read without them
+        if raw.isdigit() and raw.isascii() and len(raw) <= FIDE_ID_DIGITS and raw[0] != "0" and raw.strip("9"):
+            value = int(raw)
+            if value >= MIN_FIDE_ID:
+                player.fide_id = value
+                return
         if is_placeholder_id(raw):
             if raw and raw.strip("0"):  # blank and zeros are the format's own "no ID"
                 self.issues.quirk(

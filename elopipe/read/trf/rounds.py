@@ -136,6 +136,11 @@ class RoundResolver:
         # each game's place (round, then the lower start rank of its two players), made with it:
         # a sort by a Python key function cost a twentieth of the reading
         order: list[tuple[int, int]] = []
+        # the games come by round, then by the rank of the side met first (the lower one of a
+        # pairing both rows write): in place order, but for a one-sided pairing written by the
+        # higher rank only, which may come after a game of a lower place
+        in_order = True
+        two_sided = self._two_sided
         for r, in_round in enumerate(sides):  # by round, then rank
             done: set[int] = set()
             for rank, a in in_round.items():
@@ -146,15 +151,16 @@ class RoundResolver:
                 other = in_round.get(opp)
                 if other is not None and other.opponent == rank:
                     done.add(opp)
-                    games.append(self._two_sided(a, other, unplayed))
+                    games.append(two_sided(a, other, unplayed))
                     order.append((r, rank if rank < opp else opp))
                 else:
                     game = self._one_sided(a, unplayed)
                     if game is not None:
                         games.append(game)
                         order.append((r, rank if rank < opp else opp))
-        # stable, as a sort of the games by their places is
-        games = [games[i] for i in sorted(range(len(games)), key=order.__getitem__)]
+                        in_order = in_order and rank < opp
+        if not in_order:  # stable, as a sort of the games by their places is
+            games = [games[i] for i in sorted(range(len(games)), key=order.__getitem__)]
         for i, g in enumerate(games):
             g.append(i)  # game_index
         unplayed.sort(key=lambda u: (u.round, u.player_ref))
