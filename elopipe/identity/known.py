@@ -61,10 +61,11 @@ class Writes:
     def create(self, p: PlayerRec, key: str, file_id: int) -> Known:
         pid = -(len(self.new) + 1)
         by = birth_year(p)
-        self.new[pid] = dict(zip(_NEW_PLAYER_COLS, (
-            pid, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by, p.title,
-            file_id,
-        ), strict=True))  # fmt: skip
+        self.new[pid] = {
+            "player_id": pid, "fide_id": p.fide_id, "national_id": p.national_id, "name": p.name or "?",
+            "name_key": key, "federation": p.federation, "sex": p.sex, "birth_date": p.birth_date, "birth_year": by,
+            "title": p.title, "first_file_id": file_id,
+        }  # fmt: skip
         return Known(pid, p.fide_id, p.national_id, key, p.federation, by)
 
     def update(self, player_id: int, values: dict[str, object]) -> None:
@@ -182,20 +183,21 @@ class Index:
         cands = _unique_ids(
             c for c in self.by_key.get(key, []) if c.player_id not in taken and not self.conflicts(c, p)
         )
-        by = birth_year(p)
-        if by:
-            same = _unique_ids(c for c in cands if c.birth_year == by)
-            if len(same) == 1:
-                return same[0], "name_birth_year"
-        if p.federation:
-            same = _unique_ids(c for c in cands if c.federation == p.federation)
-            if len(same) == 1:
-                return same[0], "name_federation"
-        in_ctx = [c for c in cands if c.player_id in ctx]
-        if len(in_ctx) == 1:
-            return in_ctx[0], "name_context"
-        if in_ctx:
-            return None
+        if cands:  # none for most names met the first time: no name rule but the abbreviation's can hold
+            by = birth_year(p)
+            if by:
+                same = _unique_ids(c for c in cands if c.birth_year == by)
+                if len(same) == 1:
+                    return same[0], "name_birth_year"
+            if p.federation:
+                same = _unique_ids(c for c in cands if c.federation == p.federation)
+                if len(same) == 1:
+                    return same[0], "name_federation"
+            in_ctx = [c for c in cands if c.player_id in ctx]
+            if len(in_ctx) == 1:
+                return in_ctx[0], "name_context"
+            if in_ctx:
+                return None
         compatible = None
         near = self.abbreviation_candidates(key, p.fide_id)
         for pid in near:
