@@ -57,7 +57,10 @@ class RoundResolver:
         self.byes_240 = byes_240
         self.is_team = tour.is_team
         self.pab_score = _pab_score(tour.extra.get("scoring", {}))
-        self._dates: dict[int, tuple[dt.date | None, str]] = {}  # round -> (date, precision) of its games
+        # round -> (date, precision, label) of its games
+        self._dates: dict[int, tuple[dt.date | None, str, str]] = {}
+        # start rank -> the rating its row writes (a game's two ratings: looked up once a game)
+        self._ratings: dict[int | None, int | None] = {rank: row.player.rating for rank, row in rows.items()}
 
     def bye_score(self, code: str) -> Decimal | None:
         """Value of a bye code on the 1/½/0 scale; 'U' follows 162 P / XXS PAB when they say otherwise (§5)."""
@@ -205,12 +208,11 @@ class RoundResolver:
         black_ref = black.rank if black is not None else white.opponent
         when = self._dates.get(r)
         if when is None:
-            when = self._dates[r] = self._date_of(r)
-        wp = self.rows[white_ref].player
-        bp = self.rows[black_ref].player if black_ref in self.rows else None
+            when = self._dates[r] = (*self._date_of(r), str(r))
+        ratings = self._ratings
         return [TOURNAMENT_REF, white_ref, black_ref, result, result_raw, ws, bs, played,
-                None if played else white_code, r, str(r), when[0], when[1], wp.rating,
-                bp.rating if bp else None, flags, white.line]  # fmt: skip
+                None if played else white_code, r, when[2], when[0], when[1], ratings[white_ref],
+                ratings.get(black_ref), flags, white.line]  # fmt: skip
 
     def _date_of(self, r: int) -> tuple[dt.date | None, str]:
         """(date, precision) of the games of round `r`."""
