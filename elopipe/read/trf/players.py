@@ -67,7 +67,8 @@ class PlayerRows:
                 line,
             )
             return
-        line = self._realign(no, line)
+        if not line[14:47].isascii():  # a multibyte name: a byte-counting writer may have shifted the rest
+            line = self._realign(no, line)
         # every field below sits in cols 1..91: read from the row padded with blanks (§2), as `column` reads it
         cols = line.ljust(91)
         if _SEPARATORS(cols) != _BLANK_SEPARATORS:
@@ -89,7 +90,9 @@ class PlayerRows:
         )
         if cols[9] != " ":
             self._sex(no, line, cols[9], player)
-        self._title(no, line, cols[10:13].strip(), player)
+        title = cols[10:13].strip()
+        if title:
+            self._title(no, line, title, player)
         self._rating(no, line, cols[48:52].strip(), player)
         fed = cols[53:56].strip().upper()
         if fed in FIDE_FEDERATIONS:
@@ -98,7 +101,9 @@ class PlayerRows:
             # a club/region code would contradict the player's federation in other files
             self.odd_federations.setdefault(fed, []).append(no)
         self._ids(no, line, cols[57:68].strip(), player)
-        self._birth(no, line, cols[69:79].strip(), player)
+        born = cols[69:79].strip()
+        if born:
+            self._birth(no, line, born, player)
         pts_text = cols[80:84]
         player.points = decimal_or_none(pts_text)
         if pts_text.strip() and player.points is None:
