@@ -61,10 +61,11 @@ class Writes:
     def create(self, p: PlayerRec, key: str, file_id: int) -> Known:
         pid = -(len(self.new) + 1)
         by = birth_year(p)
-        self.new[pid] = dict(zip(_NEW_PLAYER_COLS, (
-            pid, p.fide_id, p.national_id, p.name or "?", key, p.federation, p.sex, p.birth_date, by, p.title,
-            file_id,
-        ), strict=True))  # fmt: skip
+        self.new[pid] = {
+            "player_id": pid, "fide_id": p.fide_id, "national_id": p.national_id, "name": p.name or "?",
+            "name_key": key, "federation": p.federation, "sex": p.sex, "birth_date": p.birth_date, "birth_year": by,
+            "title": p.title, "first_file_id": file_id,
+        }  # fmt: skip
         return Known(pid, p.fide_id, p.national_id, key, p.federation, by)
 
     def update(self, player_id: int, values: dict[str, object]) -> None:
@@ -100,9 +101,12 @@ class Writes:
         n = len(self.new)
         ids = sorted(r[0] for r in con.execute("SELECT nextval('player_id_seq') FROM range(?)", [n]).fetchall())
         real = {-(i + 1): ids[i] for i in range(n)}
-        rows = [row | {"player_id": real[prov]} for prov, row in sorted(self.new.items(), reverse=True)]
+        made = sorted(self.new.items(), reverse=True)  # in creation order: -1, -2, ...
+        # by column: a frame of 16k dicts (a FIDE month's new players) cost twice as much
+        cols: dict[str, list[object]] = {c: [row[c] for _, row in made] for c in _NEW_PLAYER_COLS}
+        cols["player_id"] = [real[prov] for prov, _ in made]
         df = pl.DataFrame(
-            rows,
+            cols,
             schema={
                 "player_id": pl.Int64, "fide_id": pl.Int64, "national_id": pl.Utf8, "name": pl.Utf8,
                 "name_key": pl.Utf8, "federation": pl.Utf8, "sex": pl.Utf8, "birth_date": pl.Date,
@@ -179,20 +183,21 @@ class Index:
         cands = _unique_ids(
             c for c in self.by_key.get(key, []) if c.player_id not in taken and not self.conflicts(c, p)
         )
-        by = birth_year(p)
-        if by:
-            same = _unique_ids(c for c in cands if c.birth_year == by)
-            if len(same) == 1:
-                return same[0], "name_birth_year"
-        if p.federation:
-            same = _unique_ids(c for c in cands if c.federation == p.federation)
-            if len(same) == 1:
-                return same[0], "name_federation"
-        in_ctx = [c for c in cands if c.player_id in ctx]
-        if len(in_ctx) == 1:
-            return in_ctx[0], "name_context"
-        if in_ctx:
-            return None
+        if cands:  # none for most names met the first time: no name rule but the abbreviation's can hold
+            by = birth_year(p)
+            if by:
+                same = _unique_ids(c for c in cands if c.birth_year == by)
+                if len(same) == 1:
+                    return same[0], "name_birth_year"
+            if p.federation:
+                same = _unique_ids(c for c in cands if c.federation == p.federation)
+                if len(same) == 1:
+                    return same[0], "name_federation"
+            in_ctx = [c for c in cands if c.player_id in ctx]
+            if len(in_ctx) == 1:
+                return in_ctx[0], "name_context"
+            if in_ctx:
+                return None
         compatible = None
         near = self.abbreviation_candidates(key, p.fide_id)
         for pid in near:

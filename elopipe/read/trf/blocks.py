@@ -4,7 +4,6 @@ opponent, colour and result code. Read here, one row at a time; paired across ro
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from elopipe.read.field_bounds import ROUND_MAX
@@ -48,11 +47,13 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
     padded = line.ljust(91 + 10 * n)
     blocks: list[Block] = []
     append = blocks.append  # a month of TRF holds 270k blocks: lookups hoisted
-    read = _read_block
-    for r in range(1, n + 1):
-        at = 81 + 10 * r
-        clean, overflow = read(padded[at : at + 10])
-        if overflow:
+    known = _BLOCKS
+    for r, at in enumerate(range(91, 91 + 10 * n, 10), start=1):
+        cols = padded[at : at + 10]
+        read = known.get(cols)
+        if read is None:
+            read = _read_block(cols)
+        if read[5]:
             issues.add(
                 "trf_block_overflow",
                 f"round {r}: characters in cols {90 + 10 * r}-{91 + 10 * r}",
@@ -60,23 +61,35 @@ def parse_blocks(no: int, line: str, rank: int, issues: IssueLog) -> list[Block]
                 "warning",
                 line,
             )
-        if clean is not None:
-            opponent, colour, code, raw, empty = clean
-            append(Block(rank, r, opponent, colour, code, raw, no, empty))
+        if read[0] != _ODD:
+            append(Block(rank, r, read[0], read[1], read[2], read[3], no, read[4]))
         else:
-            append(_odd_block(no, line, rank, r, padded[at : at + 8], issues))
+            append(_odd_block(no, line, rank, r, read[3], issues))
     return blocks
 
 
-@functools.lru_cache(maxsize=1 << 15)
-def _read_block(cols: str) -> tuple[tuple[int | None, str | None, str, str, bool] | None, bool]:
-    """(the block's (opponent, colour, code, raw, empty) when `_clean_block` reads it, else None;
-    whether its two columns after the block hold characters) of the 10 columns of one round.
-    Cached: a month of TRF holds a few thousand distinct ones among hundreds of thousands, and a
-    row's blocks are read once each."""
+# The 10 columns of a round, read (`_read_block`): a month of TRF holds a few thousand distinct
+# ones among hundreds of thousands, and a row's blocks are read once each. A plain dict, emptied
+# when full: a lookup costs a third of an `lru_cache` call, which reorders its list on each hit.
+_Read = tuple[int | None, str | None, str, str, bool, bool]
+_BLOCKS: dict[str, _Read] = {}
+_BLOCKS_MAX = 1 << 15
+_ODD = -1  # the opponent of a block `_clean_block` refuses (`_odd_block` reads it): no start rank
+
+
+def _read_block(cols: str) -> _Read:
+    """(opponent, colour, code, raw, empty, overflow) of the 10 columns of one round, added to
+    `_BLOCKS`: `raw` its first 8, the first four as `_clean_block` reads them (opponent `_ODD`
+    when it refuses them: `_odd_block` reads the block), `overflow` whether its last two columns
+    hold characters."""
     raw = cols[:8]
     clean = _clean_block(raw)
-    return (None if clean is None else (clean[0], clean[1], clean[2], raw, clean[3])), bool(cols[8:].strip())
+    overflow = bool(cols[8:].strip())
+    read: _Read = (_ODD, None, "", raw, False, overflow) if clean is None else (*clean[:3], raw, clean[3], overflow)
+    if len(_BLOCKS) >= _BLOCKS_MAX:
+        _BLOCKS.clear()
+    _BLOCKS[cols] = read
+    return read
 
 
 def _clean_block(raw: str) -> tuple[int | None, str | None, str, bool] | None:

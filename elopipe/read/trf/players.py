@@ -67,7 +67,8 @@ class PlayerRows:
                 line,
             )
             return
-        line = self._realign(no, line)
+        if not line[14:47].isascii():  # a multibyte name: a byte-counting writer may have shifted the rest
+            line = self._realign(no, line)
         # every field below sits in cols 1..91: read from the row padded with blanks (§2), as `column` reads it
         cols = line.ljust(91)
         if _SEPARATORS(cols) != _BLANK_SEPARATORS:
@@ -89,7 +90,9 @@ class PlayerRows:
         )
         if cols[9] != " ":
             self._sex(no, line, cols[9], player)
-        self._title(no, line, cols[10:13].strip(), player)
+        title = cols[10:13].strip()
+        if title:
+            self._title(no, line, title, player)
         self._rating(no, line, cols[48:52].strip(), player)
         fed = cols[53:56].strip().upper()
         if fed in FIDE_FEDERATIONS:
@@ -98,7 +101,9 @@ class PlayerRows:
             # a club/region code would contradict the player's federation in other files
             self.odd_federations.setdefault(fed, []).append(no)
         self._ids(no, line, cols[57:68].strip(), player)
-        self._birth(no, line, cols[69:79].strip(), player)
+        born = cols[69:79].strip()
+        if born:
+            self._birth(no, line, born, player)
         pts_text = cols[80:84]
         player.points = decimal_or_none(pts_text)
         if pts_text.strip() and player.points is None:
@@ -221,6 +226,13 @@ class PlayerRows:
 
     def _ids(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
         """Cols 58-68 of `line`, stripped: `raw`."""
+        # most rows: a FIDE ID of up to nine ASCII digits, no leading zero, not all nines (none of
+        # the checks below refuses it), read without them
+        if raw.isdigit() and raw.isascii() and len(raw) <= FIDE_ID_DIGITS and raw[0] != "0" and raw.strip("9"):
+            value = int(raw)
+            if value >= MIN_FIDE_ID:
+                player.fide_id = value
+                return
         if is_placeholder_id(raw):
             if raw and raw.strip("0"):  # blank and zeros are the format's own "no ID"
                 self.issues.quirk(

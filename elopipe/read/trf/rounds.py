@@ -57,7 +57,10 @@ class RoundResolver:
         self.byes_240 = byes_240
         self.is_team = tour.is_team
         self.pab_score = _pab_score(tour.extra.get("scoring", {}))
-        self._dates: dict[int, tuple[dt.date | None, str]] = {}  # round -> (date, precision) of its games
+        # round -> (date, precision, label) of its games
+        self._dates: dict[int, tuple[dt.date | None, str, str]] = {}
+        # start rank -> the rating its row writes (a game's two ratings: looked up once a game)
+        self._ratings: dict[int | None, int | None] = {rank: row.player.rating for rank, row in rows.items()}
 
     def bye_score(self, code: str) -> Decimal | None:
         """Value of a bye code on the 1/½/0 scale; 'U' follows 162 P / XXS PAB when they say otherwise (§5)."""
@@ -136,6 +139,11 @@ class RoundResolver:
         # each game's place (round, then the lower start rank of its two players), made with it:
         # a sort by a Python key function cost a twentieth of the reading
         order: list[tuple[int, int]] = []
+        # the games come by round, then by the rank of the side met first (the lower one of a
+        # pairing both rows write): in place order, but for a one-sided pairing written by the
+        # higher rank only, which may come after a game of a lower place
+        in_order = True
+        two_sided = self._two_sided
         for r, in_round in enumerate(sides):  # by round, then rank
             done: set[int] = set()
             for rank, a in in_round.items():
@@ -146,15 +154,16 @@ class RoundResolver:
                 other = in_round.get(opp)
                 if other is not None and other.opponent == rank:
                     done.add(opp)
-                    games.append(self._two_sided(a, other, unplayed))
+                    games.append(two_sided(a, other, unplayed))
                     order.append((r, rank if rank < opp else opp))
                 else:
                     game = self._one_sided(a, unplayed)
                     if game is not None:
                         games.append(game)
                         order.append((r, rank if rank < opp else opp))
-        # stable, as a sort of the games by their places is
-        games = [games[i] for i in sorted(range(len(games)), key=order.__getitem__)]
+                        in_order = in_order and rank < opp
+        if not in_order:  # stable, as a sort of the games by their places is
+            games = [games[i] for i in sorted(range(len(games)), key=order.__getitem__)]
         for i, g in enumerate(games):
             g.append(i)  # game_index
         unplayed.sort(key=lambda u: (u.round, u.player_ref))
@@ -199,12 +208,11 @@ class RoundResolver:
         black_ref = black.rank if black is not None else white.opponent
         when = self._dates.get(r)
         if when is None:
-            when = self._dates[r] = self._date_of(r)
-        wp = self.rows[white_ref].player
-        bp = self.rows[black_ref].player if black_ref in self.rows else None
+            when = self._dates[r] = (*self._date_of(r), str(r))
+        ratings = self._ratings
         return [TOURNAMENT_REF, white_ref, black_ref, result, result_raw, ws, bs, played,
-                None if played else white_code, r, str(r), when[0], when[1], wp.rating,
-                bp.rating if bp else None, flags, white.line]  # fmt: skip
+                None if played else white_code, r, when[2], when[0], when[1], ratings[white_ref],
+                ratings.get(black_ref), flags, white.line]  # fmt: skip
 
     def _date_of(self, r: int) -> tuple[dt.date | None, str]:
         """(date, precision) of the games of round `r`."""

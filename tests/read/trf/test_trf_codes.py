@@ -281,3 +281,29 @@ def test_more_than_one_pab_in_a_round_is_noted():
     )
     (issue,) = [i for i in p.issues if i.code == "trf_several_pab"]
     assert "[1, 2]" in issue.message
+
+
+def test_games_in_place_order_when_a_higher_rank_alone_writes_a_pairing():
+    # round 1: 2-3 on both rows, 4 names 1 whose row is blank (one-sided, placed by rank 1): the
+    # reader meets 4's pairing after 2-3's and still gives the games by round and lower rank
+    text = trf(
+        row(1, "Alpha, Ann", [block(None, " ", " "), block(2, "w", "1")]),
+        row(2, "Beta, Bob", [block(3, "w", "1"), block(1, "b", "0")]),
+        row(3, "Gamma, Gil", [block(2, "b", "0"), block(4, "w", "=")]),
+        row(4, "Delta, Dan", [block(1, "b", "0"), block(3, "b", "=")]),
+    )
+    p = read_trf(text)
+    assert [(g.round, g.white_ref, g.black_ref, g.played) for g in p.games] == [
+        (1, 1, 4, False), (1, 2, 3, True), (2, 1, 2, True), (2, 3, 4, True),
+    ]  # fmt: skip
+    assert [g.game_index for g in p.games] == [0, 1, 2, 3]
+
+
+def test_fide_id_column_read_alike_on_every_path():
+    # plain FIDE IDs take a shorter path than placeholders, national numbers and odd values
+    ids = {"1503014": (1503014, None), "999999": (None, None), "0": (None, None), "012345678": (12345678, None),
+           "12345": (None, "12345"), "123456789": (123456789, None), "1234567890": (None, None),
+           "100000": (100000, None), "99999": (None, None), "999": (None, "999")}  # fmt: skip
+    for raw, want in ids.items():
+        (player,) = read_trf(trf(row(1, "Alpha, Ann", fide_id=raw))).players
+        assert (player.fide_id, player.national_id) == want, raw
