@@ -136,3 +136,28 @@ def test_watch_and_serve_refuse_a_bad_policy_variable_before_they_start(
     assert res.exit_code == 2, res.output
     assert f"elopipe {command}: error: {variable}: {words}" in res.output
     assert not db.exists() and sorted(p.name for p in inbox.iterdir()) == [WJUN.name]
+
+
+EMPTY_REFUSED = [
+    ("--unknown-tc", "ELOPIPE_UNKNOWN_TC", "must be one of standard, rapid, blitz, not ''"),
+    ("--no-moves", "ELOPIPE_NO_MOVES", "must be played, forfeit or unrated, not ''"),
+    ("--ro-from", "ELOPIPE_RO_FROM", "must be list or file, not ''"),
+]
+
+
+@pytest.mark.parametrize("command", ["rate", "run"])
+@pytest.mark.parametrize(("option", "variable", "words"), EMPTY_REFUSED)
+def test_an_empty_policy_is_refused_not_taken_for_the_default(
+    store: Path, tmp_path: Path, command: str, option: str, variable: str, words: str
+) -> None:
+    """`--unknown-tc ''` (an unexpanded shell variable, a blank template field) and a variable set
+    empty are values, refused in one line naming where they came from: they were read as not given,
+    and the events rated under the default in silence. Only an unset variable is not given."""
+    db = _copy(store, f"empty-{command}.duckdb")
+    before = _lists(db)
+    args = ["--db", str(db)] if command == "rate" else ["--db", str(db), "--out", str(tmp_path / "out"), str(WJUN)]
+    for extra, env, where in (([option, ""], {variable: None}, option), ([], {variable: ""}, variable)):
+        res = CliRunner().invoke(app, [command, *args, *extra], env=env)
+        assert res.exit_code == 2, res.output
+        assert res.output.strip() == f"elopipe {command}: error: {where}: {words}"
+    assert _lists(db) == before  # refused before anything is rated
