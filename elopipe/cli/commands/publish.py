@@ -1,4 +1,4 @@
-"""`elopipe publish --system S [--list-date YYYY-MM-DD | --all] [--out DIR] [--format ...]`
+"""`elopipe publish --system S [--list-date YYYY-MM[-DD] | --all] [--out DIR] [--format ...]`
 and `elopipe publish --diff LIST_A LIST_B`."""
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 @app.command()
 def publish(
     system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
-    list_date: str | None = typer.Option(None, "--list-date", help="YYYY-MM-DD; default latest."),
+    list_date: str | None = typer.Option(
+        None, "--list-date", help="YYYY-MM-DD, or YYYY-MM: that month's list; default latest."
+    ),
     all_lists: bool = typer.Option(False, "--all", help="Every list of the system."),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder."),
     formats: str = typer.Option("csv,parquet,txt,html", "--format", help="Comma-separated."),
@@ -72,13 +74,9 @@ def publish(
         fail(f"{what}; choose from {', '.join(LIST_FORMATS)} (comma-separated)")
     dates: list[dt.date] | None = None
     if list_date:
-        from elopipe.read.dates import check_list_date
+        from elopipe.read.dates import parse_list_date
 
-        try:
-            dates = [dt.date.fromisoformat(list_date)]
-        except ValueError:
-            fail(f"--list-date must be YYYY-MM-DD, not {list_date}")
-        check_list_date(dates[0])  # a date no list can have: one line, exit 2
+        dates = [parse_list_date(list_date)]  # another form or a date no list can have: one line, exit 2
     check_system(system)  # an unknown system is a usage error, as `report` says it
     # a --diff writes one file at the top of --out; a publish into its lists, reports and players
     check_out_folder(out, "publish to", None if diff is not None else publish_folders(system))
