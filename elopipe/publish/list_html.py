@@ -60,7 +60,7 @@ _FIDE_FLAGS = [
 ]
 _FFE_FLAGS = [
     (["F", "N", "E"], "rating from FIDE, national rating, estimate (not a rating)"),
-    (["archived"], "unrated: fewer compatible games than a first rating needs, kept for later (spec A.6)"),
+    (["archived"], "unrated: fewer compatible games than a first rating needs, kept for later"),
 ]
 
 
