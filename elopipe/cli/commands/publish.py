@@ -26,7 +26,6 @@ from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
-    from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.jobs.publish import Diff
 
 
@@ -95,7 +94,7 @@ def publish(
             db, system, out, None if dates is None else tuple(dates), all_lists, tuple(fmts), full, wait
         )
         with LiveStatus(err_console) as live:
-            done = publish_lists(request, functools.partial(_progress, live, system), on_wait)
+            done = publish_lists(request, live.counter(f"publish {system}", "lists, reports and player pages"), on_wait)
     except (LookupError, ValueError) as exc:
         fail(f"{exc}", 1)
     except OutFolderError as exc:  # a folder made a link since the check above: still a usage error
@@ -136,12 +135,6 @@ def _write_failure(exc: OSError, out: Path) -> str:
     reason = exc.strerror or "cannot be written"
     where = "" if Path(exc.filename) == out else f" ({exc.filename})"
     return f"cannot publish to {out}: {reason[:1].lower()}{reason[1:]}{where}"
-
-
-def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
-    from elopipe.runtime.words import bar
-
-    live.progress(f"publish {system} {bar(done, total)} lists, reports and player pages")
 
 
 def _print_diff(done: Diff, system: str, refs: tuple[str, str]) -> None:
