@@ -161,3 +161,28 @@ def test_an_empty_policy_is_refused_not_taken_for_the_default(
         assert res.exit_code == 2, res.output
         assert res.output.strip() == f"elopipe {command}: error: {where}: {words}"
     assert _lists(db) == before  # refused before anything is rated
+
+
+@pytest.mark.parametrize(("system", "rate_class"), [("ffe-rapid", "rapid"), ("ffe", "standard"), ("elo", "standard")])
+def test_every_system_names_the_events_whose_rate_it_assumed(
+    store: Path, monkeypatch: pytest.MonkeyPatch, system: str, rate_class: str
+) -> None:
+    """`rate` and `run` name the events whose rate of play was assumed under the FFE and generic
+    systems as under FIDE's (`summary.assumed_events`, one code path): `ffe-rapid` counted their
+    games and named none, nor did `run` warn of them."""
+    from elopipe.jobs.rate import system_request
+    from elopipe.jobs.requests import RateListsRequest
+    from flows.rate_lists import assumed_line, rate_system
+
+    db = _copy(store, f"named-{system}.duckdb")
+    out = _rate(db, system, "--unknown-tc", rate_class)
+    assert "games with unknown rate of play (assumed: no time control, name, site or day says): 181" in out
+    assert f"  in 1 event whose rate of play was assumed, the largest first:\n       181  {EVENT}\n" in out
+    monkeypatch.setenv("ELOPIPE_UNKNOWN_TC", rate_class)
+    summary, _ = rate_system.fn(system_request(RateListsRequest(str(db), (system,)), system))
+    assert summary is not None and summary.assumed_events == [(EVENT, 181)]
+    line = assumed_line(system, summary, rate_class, str(db))
+    assert line is not None and line.startswith(
+        f"{system}: 1 event (181 games) went to the {rate_class} list as nothing in its files says the rate of play"
+        f" (largest: {EVENT}, 181 games)"
+    )
