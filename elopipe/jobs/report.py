@@ -58,12 +58,19 @@ class Reported:
     set_aside: list[tuple[str, str]] = field(default_factory=list)
 
 
-def report(request: ReportRequest, on_note: Callable[[str], None], show: Callable[[TournamentView], None]) -> Reported:
+def report(
+    request: ReportRequest,
+    on_note: Callable[[str], None],
+    show: Callable[[TournamentView], None],
+    progress: Callable[[int, int], None] | None = None,
+) -> Reported:
     """Write the report of `request.tournament` (or of every tournament rated under
     `request.system` when None): `on_note` hears that the tournament asked for is a duplicate
     export or a part of an event held in several files (the event is reported); `show` gets a
     single tournament's report before its files are written, through the output folder's
-    manifest (`manifest.protecting`: a user's file under their names is kept). Raises
+    manifest (`manifest.protecting`: a user's file under their names is kept); `progress(done,
+    total)` hears how far the reports are, as a publish's (`elopipe.publish.workers.Ticker`: at
+    least every second while they are written, in reports). Raises
     LookupError for a tournament the store does not hold, `NothingRated` when nothing of it is
     rated under the system, `NothingToReport` when no tournament is."""
     from elopipe.identity.events import event_of
@@ -83,6 +90,7 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
         write_report,
     )
     from elopipe.publish.rules_legend import applied_rules_of
+    from elopipe.publish.workers import Ticker
     from elopipe.store.connect import open_reader
 
     system, db = request.system, request.db
@@ -124,11 +132,12 @@ def report(request: ReportRequest, on_note: Callable[[str], None], show: Callabl
                 )
             )
         rows = None
-        with protecting(request.out) as manifest:
+        with protecting(request.out) as manifest, Ticker(len(done.ids), progress) as ticker:
             for i, tid in enumerate(done.ids):
                 if request.tournament is None and i % REPORT_ROWS_CHUNK == 0:  # every report: read set-wise
                     rows = fetch_report_rows(con, system, done.ids[i : i + REPORT_ROWS_CHUNK])
                 done.written.extend(write_report(con, tid, system, done.target, rows))
+                ticker.advance()
         done.set_aside = manifest.set_aside
     finally:
         con.close()

@@ -90,7 +90,7 @@ def to_fide_txt(df: pl.DataFrame, list_date: dt.date, rating_width: int = 6) -> 
         pl.col("fide_id"),  # FIDE IDs only: a national ID here would read as a FIDE ID
         pl.col("name"),
         pl.col("federation"),
-        pl.col("sex").replace_strict({"m": "M", "w": "F"}, default="", return_dtype=pl.String),
+        pl.col("sex").fill_null(""),  # M/F already (`lists.LIST_SEX`)
         pl.when(women).then(pl.lit("")).otherwise(title),
         pl.when(women).then(title).otherwise(pl.lit("")),
         pl.lit(""),

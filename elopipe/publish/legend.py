@@ -94,43 +94,42 @@ def _ffe_legend(
     return [
         ("SNo", "start rank in the tournament file"),
         ("List", "the list the period closes"),
-        ("Ro (R old)", "rating in force at the period's start (spec A.2)"),
+        ("Ro (R old)", "rating in force at the period's start"),
         (
             "src",
             "where Ro comes from: F the FIDE rating written in the file (FIDE before national), N this system's "
             "previous list, N-file the national rating written in the file, standard the standard rating "
             "credited for rapid (E02), below_floor unrated: the file's value is under the floor "
-            f"{floor}, no rating (spec A.4); an estimated value (E) is never a rating (spec A.2)",
+            f"{floor}, no rating; an estimated value (E) is never a rating",
         ),
         (
             "N",
             f"compatible games: draws always; a win against an opponent at most {compat} below R, a loss "
-            f"against one at most {compat} above; upsets always (spec A.3)",
+            f"against one at most {compat} above; upsets always",
         ),
         (
             "N inc.",
             f"incompatible games: an expected result against an opponent more than {compat} points away; "
-            "they are left out of X, p and P (spec A.3)",
+            "they are left out of X, p and P",
         ),
         ("W", "points scored in the compatible games"),
         ("Ra", "mean rating of the compatible opponents, rounded half up (X as a whole number)"),
-        ("X", "mean rating of the compatible opponents, full precision (spec A.4)"),
-        ("p", "score fraction over the compatible games: points / N (spec A.4)"),
+        ("X", "mean rating of the compatible opponents, full precision"),
+        ("p", "score fraction over the compatible games: points / N"),
         (
             "Z",
-            f"bonus dp(p) from FIDE table 8.1.1, interpolated between whole percentages, clamped to "
-            f"±{clamp} (spec A.4)",
+            f"bonus dp(p) from FIDE table 8.1.1, interpolated between whole percentages, clamped to ±{clamp}",
         ),
-        ("P", f"performance P = X + Z, raised to {floor} when lower (spec A.4)"),
+        ("P", f"performance P = X + Z, raised to {floor} when lower"),
         (
             "method",
             f"down: P < R, new = ({down}·R + N·P) / ({down} + N); up_full: P > R with enough games (young "
             f"{young}, adult {adult}), new = P; up_brake: P > R with fewer games, new = (N·P + (B − N)·R) / B, "
-            f"B = {young} (young) or {adult} (adult); equal: P = R; none: no compatible game, R kept (spec A.5); "
+            f"B = {young} (young) or {adult} (adult); equal: P = R; none: no compatible game, R kept; "
             f"first: first rating from {threshold} compatible games; first_combined: with the archived "
-            f"performance; archived: fewer than {threshold} games, kept for later (spec A.6)",
+            f"performance; archived: fewer than {threshold} games, kept for later",
         ),
-        ("New", "new rating, rounded to the nearest 10, halves up (spec A.5)"),
+        ("New", "new rating, rounded to the nearest 10, halves up"),
     ]
 
 

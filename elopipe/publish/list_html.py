@@ -2,8 +2,8 @@
 
 The rows travel as JSON and the page's script renders, sorts, searches, pages and filters them,
 so a list of 400,000 players stays one light file. Filters, as FIDE's top lists cut a list:
-federation (with it the page is that federation's national list), women (`sex` 'w'), juniors
-U20, seniors 50+ and 65+, title (in FIDE's order, `TITLE_ORDER`). Age counts by birth year
+federation (with it the page is that federation's national list), women (`sex` 'F', as FIDE's
+lists write it), juniors U20, seniors 50+ and 65+, title (in FIDE's order, `TITLE_ORDER`). Age counts by birth year
 against the list's year, as FIDE's age categories do (a U20 junior on a 2025 list was born in
 2005 or later, a 50+ senior in 1975 or earlier, a 65+ senior in 1960 or earlier); a player whose
 files give no birth year is in no age filter, and the page says how many. Under a filter the Rank
@@ -12,7 +12,8 @@ the national rank under a federation filter equals `fed_rank` of `lists.rating_l
 search finds rows and never renumbers them. Players without the list's ID come after the ranked
 section, under a heading, without a rank, counted in the note under the filters and the search.
 The flags legend explains the flags of the list's own system (`flag_legend`). The filters can be
-set by the URL: `#fed=IRL&sex=w&age=u20&title=WGM&q=name`.
+set by the URL: `#fed=IRL&sex=F&age=u20&title=WGM&q=name`
+(`sex=w`, of the pages before, still works).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ _FIDE_FLAGS = [
 ]
 _FFE_FLAGS = [
     (["F", "N", "E"], "rating from FIDE, national rating, estimate (not a rating)"),
-    (["archived"], "unrated: fewer compatible games than a first rating needs, kept for later (spec A.6)"),
+    (["archived"], "unrated: fewer compatible games than a first rating needs, kept for later"),
 ]
 
 

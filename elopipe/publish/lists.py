@@ -26,7 +26,8 @@ fide_id        Int64       FIDE ID, null when unknown
 national_id    String      e.g. FFE licence
 name           String
 federation     String
-sex            String      'm' | 'w' | null
+sex            String      'M' | 'F' | null: the spelling of FIDE's and the FFE's
+                           list files (`LIST_SEX`), in every format
 title          String
 birth_year     Int32
 rating         Int32       rating points (rounded; `published` gives the generic
@@ -60,6 +61,11 @@ import duckdb
 import polars as pl
 
 from elopipe.store.frames import to_polars
+
+# A published list spells sex as FIDE's list files (the Sex column, M/F) and the FFE's (`Sexe`,
+# M/F) do, in every format; the store keeps the TRF's `m`/`w` (FIDE TRF 001, column 10), which
+# identity reads and matches. 'w' stays the woman's flag of FIDE's FLAG column (`display_flags`).
+LIST_SEX = {"m": "M", "w": "F"}
 
 # the formats a list is published in (`outputs.write_list`)
 LIST_FORMATS = ("csv", "parquet", "txt", "html")
@@ -184,4 +190,7 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
         display_flags(f, s, marker if no_id else "")
         for f, s, no_id in zip(df["flags"], df["sex"], df["no_id"], strict=True)
     ]
-    return df.with_columns(pl.Series("flags", flags, dtype=pl.String))
+    return df.with_columns(
+        pl.Series("flags", flags, dtype=pl.String),
+        pl.col("sex").replace_strict(LIST_SEX, default=None, return_dtype=pl.String),
+    )

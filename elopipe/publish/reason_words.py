@@ -27,7 +27,7 @@ REASON_WORDS: dict[str, str] = {
     "90 minutes from 1600, then 1800; else 60; an increment counts 60 times)",
     "rb_600_points": "rapid and blitz: a game between players 600 points or more apart, one of them over 2600, "
     "is not rated",
-    "incompatible": "FFE: an incompatible game, an expected result against an opponent too far apart (spec A.3)",
+    "incompatible": "FFE: an incompatible game, an expected result against an opponent too far apart",
     "no_player": "a side names no player (or the same player twice)",
     "result_conflict": "the file gives two results for the game: neither is taken until a file resolves it",
     "no_result": "no result recorded",

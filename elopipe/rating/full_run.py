@@ -13,9 +13,9 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from elopipe.rating import faults, result_tables
+from elopipe.rating import faults, result_tables, store_io
 from elopipe.rating.game_rows import scope_skips
-from elopipe.rating.summary import RateSummary
+from elopipe.rating.summary import RateSummary, assumed_events
 
 #: A driver's run: (tournaments left out {tournament_id: reason}, write) -> (summary, frames written)
 Run = Callable[[Mapping[int, str], bool], tuple[RateSummary, dict[str, pl.DataFrame]]]
@@ -37,13 +37,18 @@ def leave_out(
 
 
 def count(
-    summary: RateSummary, frames: dict[str, pl.DataFrame], list_dates: list[dt.date], rated_only: bool = False
+    con: duckdb.DuckDBPyConnection,
+    summary: RateSummary,
+    frames: dict[str, pl.DataFrame],
+    list_dates: list[dt.date],
+    rated_only: bool = False,
 ) -> None:
     """Fill `summary`'s counts from the run's `frames` ('rating_lists', 'rating_changes') and
     its `list_dates` (sorted): every list is computed and rewritten, so the first changed list is
     the first one. players_rated: the players on the last list (`rated_only`: those with a
     rating there; FFE lists carry unrated rows); unknown_tc_games: counted games whose rate of
-    play was assumed (``tc_assumed``)."""
+    play was assumed (``tc_assumed``), and assumed_events their events by name, as a FIDE run
+    names them (`summary.assumed_events`; the names read from the store behind `con`)."""
     summary.lists = len(list_dates)
     summary.first_list = list_dates[0] if list_dates else None
     summary.last_list = list_dates[-1] if list_dates else None
@@ -53,9 +58,16 @@ def count(
     if changes.height:
         summary.games_counted = changes.filter(pl.col("counted")).height
         summary.not_counted = dict(changes.filter(~pl.col("counted")).group_by("reason").len().iter_rows())
-        summary.unknown_tc_games = (
-            changes.filter(pl.col("tc_assumed").fill_null(False)).get_column("game_id").n_unique()
-        )
+        assumed = changes.filter(pl.col("tc_assumed").fill_null(False)).select("tournament_id", "game_id", "tc_assumed")
+        summary.unknown_tc_games = assumed.get_column("game_id").n_unique()
+        if assumed.height:  # the names of those events only: a few rows, not the store's tournaments
+            names = store_io.query(
+                con,
+                "SELECT tournament_id::BIGINT AS tournament_id, name FROM tournaments WHERE tournament_id IN"
+                " (SELECT unnest(?::BIGINT[]))",
+                [assumed.get_column("tournament_id").unique().to_list()],
+            )
+            summary.assumed_events = assumed_events(assumed, names)
     lists = frames["rating_lists"]
     last = lists.filter(pl.col("list_date") == summary.last_list) if lists.height else lists
     if rated_only and last.height:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
 import re
 
 from elopipe.rating import systems
 from elopipe.rating.fide import b02
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.settings import given_or_env
 
 
 class ParamError(ElopipeError, ValueError):
@@ -61,7 +61,7 @@ def unknown_tc_policy(value: str | None = None) -> str:
     `value`, else ELOPIPE_UNKNOWN_TC (a federation's standing choice, for every rate, run and
     watch), else 'standard'; any case, returned lower case. Raises ParamError for another value.
     The games stay flagged `tc_assumed` and their events are named by `rate` and `run`."""
-    return str(parse_param("unknown_tc", value or os.environ.get("ELOPIPE_UNKNOWN_TC") or "standard"))
+    return str(parse_param("unknown_tc", given_or_env(value, "ELOPIPE_UNKNOWN_TC", "standard")))
 
 
 def choices(key: str) -> tuple[str, ...] | None:

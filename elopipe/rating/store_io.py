@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import os
 import struct
 from collections.abc import Collection
 from typing import Any
@@ -30,6 +29,7 @@ import duckdb
 import polars as pl
 
 from elopipe.read.dates import DATE_MIN, latest_plausible
+from elopipe.runtime.settings import given_or_env
 from elopipe.store.frames import registered, to_polars
 
 
@@ -113,7 +113,7 @@ NO_MOVES_POLICIES = ("played", "forfeit", "unrated")
 def no_moves_policy(value: str | None = None) -> str:
     """The policy asked for: `value`, else ELOPIPE_NO_MOVES (a federation's standing choice, for
     every rate, run and watch), else 'played'. Raises ValueError for another policy."""
-    return check_no_moves(value or os.environ.get("ELOPIPE_NO_MOVES") or "played")
+    return check_no_moves(given_or_env(value, "ELOPIPE_NO_MOVES", "played"))
 
 
 def check_no_moves(policy: str) -> str:

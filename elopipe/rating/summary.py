@@ -117,6 +117,23 @@ RO_MARK_POINTS = 50
 SQL_ASSUMED = "sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\""
 
 
+def assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
+    """(name, games) of the events whose rated games took the assumed rate of play
+    (``tc_assumed``: nothing said it), the most games first, then by name: `RateSummary.assumed_events`
+    of every engine (FIDE's and the full runs', `full_run.count`), which `rate` and `run` name.
+    `changes`: rating_changes rows (tournament_id, game_id, tc_assumed); `tournaments`:
+    (tournament_id, name) of at least those events."""
+    assumed = (
+        changes.filter(pl.col("tc_assumed").fill_null(False))
+        .group_by(pl.col("tournament_id").cast(pl.Int64))
+        .agg(pl.col("game_id").n_unique().alias("n"))
+        .join(tournaments.select(pl.col("tournament_id").cast(pl.Int64), "name"), on="tournament_id", how="left")
+        .with_columns(pl.col("name").fill_null("(no name)"))
+        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
+    )
+    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]
+
+
 @dataclass(frozen=True)
 class RoFar:
     """One event entry whose Ro is `RO_MARK_POINTS` or more from the file's rating: the player's

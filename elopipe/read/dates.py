@@ -47,6 +47,24 @@ def check_list_date(when: dt.date) -> dt.date:
     return when
 
 
+def parse_list_date(text: str, option: str = "--list-date") -> dt.date:
+    """The list date `text` names: 'YYYY-MM-DD', or 'YYYY-MM' for that month's list (its 1st,
+    the date of a FIDE or FFE list, as `rate --through` reads a month), within FIRST_LIST_DATE ..
+    LAST_LIST_DATE. Raises ListDateError (a usage error, one line naming `option`) for any other
+    form: `date.fromisoformat` would also take '20220801' or '2022-W31' as another spelling."""
+    found = re.fullmatch(r"(\d{4})-(\d{2})(?:-(\d{2}))?", text.strip())
+    try:
+        if not found:
+            raise ValueError(text)
+        when = dt.date(int(found[1]), int(found[2]), int(found[3] or 1))
+    except ValueError:
+        raise ListDateError(
+            f"{option} must be a list date YYYY-MM-DD or a list month YYYY-MM (2024-03: the list of March 2024),"
+            f" not '{text.strip()}'"
+        ) from None
+    return check_list_date(when)
+
+
 def latest_plausible(today: dt.date | None = None) -> dt.date:
     """The last date a file may carry: `today` (default: the machine's date) + FUTURE_MARGIN_DAYS."""
     return (today or dt.date.today()) + dt.timedelta(days=FUTURE_MARGIN_DAYS)

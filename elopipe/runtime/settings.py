@@ -69,3 +69,13 @@ def _number_in(name: str, what: str | None = None, unit: str = " of bytes") -> i
             f" not {shown}; unset it for the default"
         )
     return value
+
+
+def given_or_env(value: str | None, name: str, default: str) -> str:
+    """A run policy's text: `value` when the option was given, else the environment variable
+    `name` when it is set, else `default`. An empty option or variable is a value, returned as it
+    is for the policy's check to refuse: `--unknown-tc ''` (an unexpanded shell variable, a
+    template left blank) must not quietly mean the default. Only an unset variable is not given."""
+    if value is not None:
+        return value
+    return os.environ.get(name, default)

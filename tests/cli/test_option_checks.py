@@ -108,3 +108,21 @@ def test_an_empty_path_is_a_usage_error_not_the_current_folder(
     assert line.endswith(f"{EMPTY} (try --help)"), line
     assert line.startswith(f"elopipe {' '.join(a for a in args[:2] if a and not a.startswith('-') and a != 'g.pgn')}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.pgn"]  # nothing read, nothing written
+
+
+def test_a_list_date_is_a_day_or_a_month_in_one_spelling(tmp_path: Path) -> None:
+    """`--list-date 2024-02` is the list of February 2024, as `rate --through 2024-02` reads a month
+    (publish wanted YYYY-MM-DD only); another spelling that `date.fromisoformat` would take for a
+    date ('20240201', '2024-W05') or a one-digit month is refused in one line, exit 2."""
+    db = build_store(tmp_path / "s.duckdb")
+    out = tmp_path / "o"
+    month = CliRunner().invoke(app, ["publish", "--db", str(db), "--out", str(out), "--list-date", "2024-02"])
+    assert month.exit_code == 0, month.output
+    assert sorted(p.name for p in (out / "lists").glob("fide_*.csv")) == ["fide_2024-02-01.csv"]
+    for text in ("20240201", "2024-W05", "2024-2", "2024-13", "2024-02-30", "Feb 2024"):
+        for command in (["publish", "--out", str(out)], ["compare", "fide", "fide"]):
+            line = _one_line([*command, "--db", str(db), "--list-date", text])
+            assert line == (
+                f"elopipe {command[0]}: error: --list-date must be a list date YYYY-MM-DD or a list month YYYY-MM"
+                f" (2024-03: the list of March 2024), not '{text}'"
+            )

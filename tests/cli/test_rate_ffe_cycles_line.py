@@ -25,11 +25,18 @@ def test_rate_counts_the_players_whose_loop_cycled(tmp_path: Path) -> None:
     db = _store(tmp_path / "c.duckdb", cycle=True)
     out = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(db)])
     assert out.exit_code == 0, out.output
-    lines = [x for x in out.output.splitlines() if "cycled" in x]
-    assert len(lines) == 1 and "1 player;" in lines[0] and "ffe_details.cycled" in lines[0], out.output
+    lines = [x for x in out.output.splitlines() if "cycle" in x]
+    assert len(lines) == 1 and lines[0].startswith("first rating of 1 player: "), out.output
+    # words an officer reads, and the query that lists the players, not a column name or a spec section
+    assert "spec A.6" not in out.output and "(ffe_details.cycled)" not in out.output
+    assert (
+        f"(`elopipe sql \"SELECT * FROM ffe_details WHERE system = 'ffe' AND cycled\" --db {db}` lists them)"
+        in (lines[0])
+    )
+    assert "rating_discrepancies)" not in out.output  # the table's name in brackets: words now
 
 
 def test_no_line_when_no_loop_cycled(tmp_path: Path) -> None:
     db = _store(tmp_path / "n.duckdb", cycle=False)
     out = CliRunner().invoke(app, ["rate", "--system", "ffe", "--db", str(db)])
-    assert out.exit_code == 0 and "cycled" not in out.output, out.output
+    assert out.exit_code == 0 and "cycle" not in out.output, out.output

@@ -136,3 +136,53 @@ def test_watch_and_serve_refuse_a_bad_policy_variable_before_they_start(
     assert res.exit_code == 2, res.output
     assert f"elopipe {command}: error: {variable}: {words}" in res.output
     assert not db.exists() and sorted(p.name for p in inbox.iterdir()) == [WJUN.name]
+
+
+EMPTY_REFUSED = [
+    ("--unknown-tc", "ELOPIPE_UNKNOWN_TC", "must be one of standard, rapid, blitz, not ''"),
+    ("--no-moves", "ELOPIPE_NO_MOVES", "must be played, forfeit or unrated, not ''"),
+    ("--ro-from", "ELOPIPE_RO_FROM", "must be list or file, not ''"),
+]
+
+
+@pytest.mark.parametrize("command", ["rate", "run"])
+@pytest.mark.parametrize(("option", "variable", "words"), EMPTY_REFUSED)
+def test_an_empty_policy_is_refused_not_taken_for_the_default(
+    store: Path, tmp_path: Path, command: str, option: str, variable: str, words: str
+) -> None:
+    """`--unknown-tc ''` (an unexpanded shell variable, a blank template field) and a variable set
+    empty are values, refused in one line naming where they came from: they were read as not given,
+    and the events rated under the default in silence. Only an unset variable is not given."""
+    db = _copy(store, f"empty-{command}.duckdb")
+    before = _lists(db)
+    args = ["--db", str(db)] if command == "rate" else ["--db", str(db), "--out", str(tmp_path / "out"), str(WJUN)]
+    for extra, env, where in (([option, ""], {variable: None}, option), ([], {variable: ""}, variable)):
+        res = CliRunner().invoke(app, [command, *args, *extra], env=env)
+        assert res.exit_code == 2, res.output
+        assert res.output.strip() == f"elopipe {command}: error: {where}: {words}"
+    assert _lists(db) == before  # refused before anything is rated
+
+
+@pytest.mark.parametrize(("system", "rate_class"), [("ffe-rapid", "rapid"), ("ffe", "standard"), ("elo", "standard")])
+def test_every_system_names_the_events_whose_rate_it_assumed(
+    store: Path, monkeypatch: pytest.MonkeyPatch, system: str, rate_class: str
+) -> None:
+    """`rate` and `run` name the events whose rate of play was assumed under the FFE and generic
+    systems as under FIDE's (`summary.assumed_events`, one code path): `ffe-rapid` counted their
+    games and named none, nor did `run` warn of them."""
+    from elopipe.jobs.rate import system_request
+    from elopipe.jobs.requests import RateListsRequest
+    from flows.rate_lists import assumed_line, rate_system
+
+    db = _copy(store, f"named-{system}.duckdb")
+    out = _rate(db, system, "--unknown-tc", rate_class)
+    assert "games with unknown rate of play (assumed: no time control, name, site or day says): 181" in out
+    assert f"  in 1 event whose rate of play was assumed, the largest first:\n       181  {EVENT}\n" in out
+    monkeypatch.setenv("ELOPIPE_UNKNOWN_TC", rate_class)
+    summary, _ = rate_system.fn(system_request(RateListsRequest(str(db), (system,)), system))
+    assert summary is not None and summary.assumed_events == [(EVENT, 181)]
+    line = assumed_line(system, summary, rate_class, str(db))
+    assert line is not None and line.startswith(
+        f"{system}: 1 event (181 games) went to the {rate_class} list as nothing in its files says the rate of play"
+        f" (largest: {EVENT}, 181 games)"
+    )

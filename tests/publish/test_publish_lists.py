@@ -110,7 +110,7 @@ def test_fide_txt_lines_are_each_rows_fixed_width_line(con) -> None:
         for row, line in zip(df.iter_rows(named=True), lines[1:], strict=True):
             title = row["title"] or ""
             tit, wtit = ("", title) if title.upper().startswith("W") else (title, "")
-            sex = {"m": "M", "w": "F"}.get(row["sex"] or "", "")
+            sex = row["sex"] or ""  # M/F as FIDE's lists write it
             values = [row["fide_id"], row["name"], row["federation"], sex, tit, wtit, "", ""]
             k = row["k_next"] if row["k_next"] is not None else row["k"]  # FIDE's K, else the period's
             values += [row["rating"], row["games"], k, row["birth_year"], row["fide_flag"]]
@@ -174,6 +174,20 @@ def test_write_list_every_format(con, tmp_path: Path) -> None:
     assert "<script src" not in html and "http" not in html.split("<body>")[1]
     with pytest.raises(ValueError):
         write_list(con, "fide", FEB, tmp_path, ["xlsx"])
+
+
+def test_every_format_spells_sex_as_fides_lists_do(con, tmp_path: Path) -> None:
+    """M/F in the CSV, Parquet, HTML and TXT of one list, the Sex column of FIDE's list files (the
+    CSV wrote the TRF's 'w' where the TXT wrote 'F'); 'w' stays the woman's flag."""
+    csv, pq, txt, html = write_list(con, "fide", FEB, tmp_path)
+    want = ["F", "M", "M", "F"]  # Alpha, Bravo, Golf, Charlie
+    assert pl.read_csv(csv)["sex"].to_list() == want
+    assert pl.read_parquet(pq)["sex"].to_list() == want
+    assert [line[80:84].strip() for line in txt.read_text(encoding="utf-8").splitlines()[1:]] == want
+    data = json.loads(html.read_text(encoding="utf-8").split('type="application/json">')[1].split("</script>")[0])
+    sex_at = [key for key, *_ in html_columns("fide")].index("sex")
+    assert [row[sex_at] for row in data] == want
+    assert pl.read_csv(csv)["flags"].to_list() == ["w", "", "new", "w"]
 
 
 def test_diff_between_store_lists(con) -> None:

@@ -223,7 +223,10 @@ def test_legends_explain_every_column_of_each_system() -> None:
     ffe = dict(legend("ffe"))
     for term in ("X", "p", "Z", "P", "src", "N inc.", "method"):
         assert term in ffe, term
-    assert "F the FIDE rating written in the file" in ffe["src"] and "spec A.2" in ffe["src"]
+    assert "F the FIDE rating written in the file" in ffe["src"] and "never a rating" in ffe["src"]
+    # a reader has the FFE's rules, not elopipe's research note: no "spec A.4" shorthand in the legend
+    for system in ("ffe", "ffe-rapid"):
+        assert not [term for term, words in legend(system) if "spec " in words], system
     assert "up_brake" in ffe["method"] and "B = 8 (young) or 16 (adult)" in ffe["method"]
     assert "350" in ffe["N inc."] and "±470" in ffe["Z"] and "1000" in ffe["P"]
     rapid = dict(legend("ffe-rapid"))  # E02: its own thresholds

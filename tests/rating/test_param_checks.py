@@ -118,3 +118,30 @@ def test_through_is_a_list_month() -> None:
     for text in ("2023-12-31", "2023-1", "2023-13", "2023-00", "23-01", "2023/01", "banana"):
         with pytest.raises(ValueError, match=f"^expected a list month YYYY-MM such as 2024-03, got '{text}'$"):
             parse_month(text)
+
+
+@pytest.mark.parametrize(
+    ("variable", "default"),
+    [("ELOPIPE_UNKNOWN_TC", "standard"), ("ELOPIPE_NO_MOVES", "played"), ("ELOPIPE_RO_FROM", "list")],
+)
+def test_a_policy_is_not_given_only_when_its_variable_is_unset(
+    monkeypatch: pytest.MonkeyPatch, variable: str, default: str
+) -> None:
+    """An empty option or variable is a bad value, not the default: only an unset variable is not
+    given (`runtime.settings.given_or_env`)."""
+    from elopipe.rating.fide.params import ro_from_policy
+    from elopipe.rating.store_io import no_moves_policy
+
+    policy = {
+        "ELOPIPE_UNKNOWN_TC": param_checks.unknown_tc_policy,
+        "ELOPIPE_NO_MOVES": no_moves_policy,
+        "ELOPIPE_RO_FROM": ro_from_policy,
+    }[variable]
+    monkeypatch.delenv(variable, raising=False)
+    assert policy(None) == default
+    with pytest.raises(ValueError, match="not ''$"):
+        policy("")
+    monkeypatch.setenv(variable, "")
+    with pytest.raises(ValueError, match="not ''$"):
+        policy(None)
+    assert policy(default) == default  # a given value still wins over the variable

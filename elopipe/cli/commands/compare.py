@@ -22,10 +22,9 @@ _MOVER_COLUMNS = ["name", "fide_id", "rating_a", "rating_b", "diff", "rank_a", "
 def _date(value: str | None) -> dt.date | None:
     if value is None:
         return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise typer.BadParameter(f"{value!r} is not a date YYYY-MM-DD", param_hint="'--list-date'") from None
+    from elopipe.read.dates import parse_list_date
+
+    return parse_list_date(value)
 
 
 @app.command("compare")
@@ -34,7 +33,9 @@ def compare_command(
         ..., metavar="A", help="Side A: a system (fide, ffe), a scenario (fide@v2017) or official[:SYSTEM]."
     ),
     b: str = typer.Argument(..., metavar="B", help="Side B, the same way; differences are B − A."),
-    list_date: str = typer.Option(None, "--list-date", help="YYYY-MM-DD; default: the latest list both sides have."),
+    list_date: str = typer.Option(
+        None, "--list-date", help="YYYY-MM-DD or YYYY-MM; default: the latest list both sides have."
+    ),
     out: Path = typer.Option(None, "--out", help="Folder for the CSV (every player) and the HTML page."),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:

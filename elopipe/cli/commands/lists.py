@@ -28,20 +28,18 @@ def _date(value: None) -> None: ...
 def _date(value: str | None) -> dt.date | None:
     if value is None:
         return None
-    from elopipe.read.dates import check_list_date
+    from elopipe.read.dates import parse_list_date
 
-    try:
-        when = dt.date.fromisoformat(value)
-    except ValueError:
-        raise typer.BadParameter(f"{value} is not a date YYYY-MM-DD", param_hint="'--list-date'") from None
-    return check_list_date(when)
+    return parse_list_date(value)
 
 
 @lists_app.command("import")
 def import_cmd(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="FIDE TXT/XML or FFE CSV list"),
     system: str = typer.Option(..., "--system", help="fide | ffe (or an exact system: fide-rapid, ...)"),
-    list_date: str = typer.Option(None, "--list-date", help="YYYY-MM-DD; default: from the file name or header"),
+    list_date: str = typer.Option(
+        None, "--list-date", help="YYYY-MM-DD or YYYY-MM; default: from the file name or header"
+    ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Import an official list as the list in force on its date (replaces that date's rows)."""
@@ -119,7 +117,7 @@ def _print_skips(res: ListImportResult) -> None:
 def compare_cmd(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="official list for the date"),
     system: str = typer.Option(..., "--system", help="system compared: fide, fide-rapid, fide-blitz, ffe, ..."),
-    list_date: str = typer.Option(..., "--list-date", help="YYYY-MM-DD"),
+    list_date: str = typer.Option(..., "--list-date", help="YYYY-MM-DD or YYYY-MM"),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     out: Path = typer.Option(None, "--out", help="Write the full report (CSV) here."),
     limit: int = typer.Option(

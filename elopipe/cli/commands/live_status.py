@@ -19,6 +19,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -101,6 +102,15 @@ class LiveStatus:
         elif time.monotonic() - self._progress_at >= PROGRESS_LINE_SECONDS:
             self._progress_at = time.monotonic()
             self.line(text)
+
+    def counter(self, head: str, tail: str) -> Callable[[int, int], None]:
+        """A `progress(done, total)` callback (`elopipe.publish.workers.Ticker` calls one at least
+        every second while a job runs) that shows `head [#####-----] done/total tail` as `progress`
+        does: the status line on a terminal, else a line every 3 to 4 seconds (`publish`, `report
+        --all`)."""
+        from elopipe.runtime.words import bar
+
+        return lambda done, total: self.progress(f"{head} {bar(done, total)} {tail}")
 
     def line(self, text: str, style: str | None = None) -> None:
         """A line that stays, stamped with the time of day."""

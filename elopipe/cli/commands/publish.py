@@ -1,4 +1,4 @@
-"""`elopipe publish --system S [--list-date YYYY-MM-DD | --all] [--out DIR] [--format ...]`
+"""`elopipe publish --system S [--list-date YYYY-MM[-DD] | --all] [--out DIR] [--format ...]`
 and `elopipe publish --diff LIST_A LIST_B`."""
 
 from __future__ import annotations
@@ -26,14 +26,15 @@ from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
-    from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.jobs.publish import Diff
 
 
 @app.command()
 def publish(
     system: str = typer.Option("fide", "--system", help="Rating system: fide, ffe, ..."),
-    list_date: str | None = typer.Option(None, "--list-date", help="YYYY-MM-DD; default latest."),
+    list_date: str | None = typer.Option(
+        None, "--list-date", help="YYYY-MM-DD, or YYYY-MM: that month's list; default latest."
+    ),
     all_lists: bool = typer.Option(False, "--all", help="Every list of the system."),
     out: Path = typer.Option(Path("out"), "--out", help="Output folder."),
     formats: str = typer.Option("csv,parquet,txt,html", "--format", help="Comma-separated."),
@@ -72,13 +73,9 @@ def publish(
         fail(f"{what}; choose from {', '.join(LIST_FORMATS)} (comma-separated)")
     dates: list[dt.date] | None = None
     if list_date:
-        from elopipe.read.dates import check_list_date
+        from elopipe.read.dates import parse_list_date
 
-        try:
-            dates = [dt.date.fromisoformat(list_date)]
-        except ValueError:
-            fail(f"--list-date must be YYYY-MM-DD, not {list_date}")
-        check_list_date(dates[0])  # a date no list can have: one line, exit 2
+        dates = [parse_list_date(list_date)]  # another form or a date no list can have: one line, exit 2
     check_system(system)  # an unknown system is a usage error, as `report` says it
     # a --diff writes one file at the top of --out; a publish into its lists, reports and players
     check_out_folder(out, "publish to", None if diff is not None else publish_folders(system))
@@ -97,7 +94,7 @@ def publish(
             db, system, out, None if dates is None else tuple(dates), all_lists, tuple(fmts), full, wait
         )
         with LiveStatus(err_console) as live:
-            done = publish_lists(request, functools.partial(_progress, live, system), on_wait)
+            done = publish_lists(request, live.counter(f"publish {system}", "lists, reports and player pages"), on_wait)
     except (LookupError, ValueError) as exc:
         fail(f"{exc}", 1)
     except OutFolderError as exc:  # a folder made a link since the check above: still a usage error
@@ -138,12 +135,6 @@ def _write_failure(exc: OSError, out: Path) -> str:
     reason = exc.strerror or "cannot be written"
     where = "" if Path(exc.filename) == out else f" ({exc.filename})"
     return f"cannot publish to {out}: {reason[:1].lower()}{reason[1:]}{where}"
-
-
-def _progress(live: LiveStatus, system: str, done: int, total: int) -> None:
-    from elopipe.runtime.words import bar
-
-    live.progress(f"publish {system} {bar(done, total)} lists, reports and player pages")
 
 
 def _print_diff(done: Diff, system: str, refs: tuple[str, str]) -> None:

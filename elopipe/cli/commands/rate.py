@@ -314,11 +314,23 @@ def _print(s: RateSummary, through: dt.date | None, db: Path) -> None:
         f"games with unknown rate of play (assumed: no time control, name, site or day says): {s.unknown_tc_games}"
     )
     _print_assumed(s.assumed_events, db)
-    console.print(f"file rating != list in force (rating_discrepancies): {s.discrepancies}")
+    where = f"system = '{s.system}'"  # a system name is a plain word (`_system_key`): no quote to escape
+    differ = command_hint(f'sql "SELECT * FROM rating_discrepancies WHERE {where}"', db)
+    console.print(
+        f"file ratings that differ from the list in force: {s.discrepancies}"
+        + (f" (`{differ}` lists them)" if s.discrepancies else ""),
+        markup=False,
+        highlight=False,
+    )
     if s.loop_cycles:
+        # the FFE's first-rating rule repeats the compatibility test until the set of games stops changing
+        # and says nothing of a set that comes back: elopipe's choice, in words an officer can check
+        cycled = command_hint(f'sql "SELECT * FROM ffe_details WHERE {where} AND cycled"', db)
         console.print(
-            "first-rating compatibility loop cycled between sets (spec A.6 is silent):"
-            f" {plural(s.loop_cycles, 'player')}; only the games in every set of the cycle count (ffe_details.cycled)",
+            f"first rating of {plural(s.loop_cycles, 'player')}: the compatible games kept changing from one pass to"
+            " the next, round in a cycle (the FFE's first-rating rule does not say when to stop); only the games"
+            f" compatible in every pass of the cycle count (`{cycled}` lists them)",
+            markup=False,
             highlight=False,
         )
     for label, counts in (("not counted", s.not_counted), ("events skipped", s.events_skipped)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +42,7 @@ def report(
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
 ) -> None:
     """Performance report of a tournament: rich table here, CSV and HTML files in --out."""
+    from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.jobs.report import NothingRated
     from elopipe.jobs.report import report as report_job
     from elopipe.publish.report_tables import rich_table
@@ -50,8 +52,15 @@ def report(
     check_system(system)
     check_out_folder(out, "write reports to", ["reports", f"reports/{system}"])
     request = ReportRequest(db, system, None if all_rated else tournament, out)
+    on_note = functools.partial(err_console.print, style="yellow")
     try:
-        done = report_job(request, lambda note: err_console.print(note, style="yellow"), _show(system, show_legend))
+        if all_rated:  # hundreds of reports: progress lines as a publish gives them
+            with LiveStatus(err_console) as live:
+                done = report_job(
+                    request, on_note, _show(system, show_legend), live.counter(f"report {system}", "reports")
+                )
+        else:
+            done = report_job(request, on_note, _show(system, show_legend))
     except NothingRated as exc:
         if exc.participants is not None:
             print_table(rich_table(exc.participants, f"{exc.name} – participants"))

@@ -185,7 +185,7 @@ def run_ffe(
     # the lists stored, not the periods looked at (a period whose games all go uncounted stores no list)
     stored = frames["rating_lists"]
     stored_dates = sorted(stored.get_column("list_date").unique().to_list()) if stored.height else []
-    full_run.count(summary, frames, stored_dates, rated_only=True)
+    full_run.count(con, summary, frames, stored_dates, rated_only=True)
     det = frames["ffe_details"]
     if det.height:
         summary.loop_cycles = det.filter(pl.col("cycled").fill_null(False)).get_column("player_id").n_unique()

@@ -5,7 +5,6 @@ Polars expression (FIDE B.02, the version in force on the event's start date; `e
 from __future__ import annotations
 
 import datetime as dt
-import os
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -14,6 +13,7 @@ from elopipe.rating import store_io
 from elopipe.rating.fide import b02
 from elopipe.read.dates import latest_plausible
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.settings import given_or_env
 
 
 class RatingFromError(ElopipeError, ValueError):
@@ -112,7 +112,7 @@ RO_FROM_POLICIES = ("list", "file")
 def ro_from_policy(value: str | None = None) -> str:
     """The Ro policy asked for: `value`, else ELOPIPE_RO_FROM (a federation's standing choice, for
     every rate, run and watch), else 'list'. Raises ValueError for another policy."""
-    return check_ro_from(value or os.environ.get("ELOPIPE_RO_FROM") or "list")
+    return check_ro_from(given_or_env(value, "ELOPIPE_RO_FROM", "list"))
 
 
 def check_ro_from(policy: str) -> str:

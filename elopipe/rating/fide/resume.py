@@ -33,7 +33,7 @@ from elopipe.rating import event_inputs, store_io
 from elopipe.rating.fide import checkpoint
 from elopipe.rating.fide.params import FideParams
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RO_MARK_POINTS, RateSummary, ro_far
+from elopipe.rating.summary import RO_MARK_POINTS, RateSummary, assumed_events, ro_far
 
 
 @dataclass
@@ -216,17 +216,3 @@ def summary_from_store(
     )
     s.assumed_events = assumed_events(assumed, tournaments)
     return s
-
-
-def assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
-    """(name, games) of the events whose rated games took the assumed rate of play
-    (``tc_assumed``: nothing said it), the most games first, then by name."""
-    assumed = (
-        changes.filter(pl.col("tc_assumed").fill_null(False))
-        .group_by("tournament_id")
-        .agg(pl.col("game_id").n_unique().alias("n"))
-        .join(tournaments.select("tournament_id", "name"), on="tournament_id", how="left")
-        .with_columns(pl.col("name").fill_null("(no name)"))
-        .sort(["n", "name", "tournament_id"], descending=[True, False, False])
-    )
-    return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]

@@ -58,7 +58,7 @@ from elopipe.rating.fide.list_digests import RESULT_KEYS
 from elopipe.rating.fide.params import EngineInputs, EngineResult, FideParams
 from elopipe.rating.fide.prepare import prepare, prepare_without
 from elopipe.rating.periods import get_scheme
-from elopipe.rating.summary import RateSummary, ro_far
+from elopipe.rating.summary import RateSummary, assumed_events, ro_far
 from elopipe.store import write
 
 
@@ -251,7 +251,7 @@ def rate_fide(
     summary.full_reason = why
     ro_far(summary, result.tournament_ratings, inputs.players, inputs.tournaments)
     summary.ro_from = fp.ro_from
-    summary.assumed_events = resume.assumed_events(result.rating_changes, inputs.tournaments)
+    summary.assumed_events = assumed_events(result.rating_changes, inputs.tournaments)
     summary.failed_events = faults.failed_lines(con, system, failed)
     games_hash = hashlib.sha1("".join(digests.values()).encode()).hexdigest()
     # the lists, the checkpoint and the title norms commit together (a run stopped between them

@@ -242,7 +242,7 @@ def run_elo(
         "rating_changes": changes,
         "tournament_ratings": _event_rows(changes),
     }
-    full_run.count(summary, frames, list_dates)
+    full_run.count(con, summary, frames, list_dates)
     if write:
         params = {"k": str(schedule), "period": period, "default_rating": default_rating,
                   "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves}  # fmt: skip
@@ -368,7 +368,7 @@ def run_glicko2(
         "rating_changes": changes,
         "tournament_ratings": _event_rows(changes),
     }
-    full_run.count(summary, frames, list_dates)
+    full_run.count(con, summary, frames, list_dates)
     if write:
         full_run.write(con, summary, frames, skips,
                        {**params.as_params(), "rate_class": rate_class, "unknown_tc": unknown_tc, "no_moves": no_moves},
