@@ -31,6 +31,14 @@ fi
 export PREFECT_SERVER_ANALYTICS_ENABLED=false DO_NOT_TRACK=1
 SRC=(elopipe flows tests bench)
 
+# pytest rewrites the asserts of every test module as it imports it, in each of its two workers
+# (about 4.5 CPU-s a worker), and keeps the result in __pycache__ only where bytecode may be
+# written. Done once here, while the checks below run on one core: the workers then read it.
+# Errors are pytest's own to report, in its run below.
+env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 &
+REWRITE=$!
+trap 'kill "$REWRITE" 2>/dev/null || true' EXIT
+
 echo "== ruff"
 .venv/bin/ruff check "${SRC[@]}"
 .venv/bin/ruff format --check "${SRC[@]}"
@@ -42,7 +50,9 @@ echo "== import contracts"
 .venv/bin/lint-imports --no-cache
 
 echo "== pytest"
+wait "$REWRITE" || true
 # Two workers; the tests that need the Prefect server or the Dask cluster share one of them
 # (tests/conftest.py), so the session still starts one of each; the other tests of a module run
-# in one worker, which makes the module's fixtures once (groups of more tests are given first).
+# in one worker, which makes the module's fixtures once (groups holding a slow test are given
+# first, then the others by size).
 exec .venv/bin/python -m pytest -n 2 --dist loadgroup "$@"

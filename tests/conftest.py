@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -73,8 +74,16 @@ _ONE_PROCESS = {"prefect_harness", "dask_cluster"}
 _GROUPED_WITH = {"tests/flows/test_prefect_server_tuning.py": "tests/flows/test_prefect_env.py"}
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under `--dist loadgroup`, xdist gives the groups to the workers in the order the workers
+    collected them (`pytest_collection_modifyitems` below orders them), not by their number of
+    tests alone."""
+    if getattr(config.option, "dist", None) == "loadgroup":  # the controller (its workers: dist "no")
+        config.option.loadscopereorder = False
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`-n 2 --dist loadgroup`, as scripts/test.sh runs), every test that needs
     the Prefect server or the Dask cluster runs in one worker, so the session still starts ONE
     of each; the other tests run in the worker that runs the rest of their module (a group a
@@ -82,13 +91,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     stores of `tests.helpers.ingested`, the browser of `tests.helpers.chromium`) are made once,
     not once a worker: tests given one by one alternate between the workers. It runs first:
     xdist's own hook turns the mark into the `@prefect` (`@<module>`) suffix that groups the
-    tests, and sees only marks already added."""
+    tests, and sees only marks already added.
+
+    The groups are then given out in this order: those holding a `slow` test first, then the
+    others, each by its number of tests (xdist's own order). Sorted by size alone, the groups of
+    one long test came last, and a worker given two of them (it takes the next group while its
+    last test runs) ran on alone at the end: 30 s of a run at load 7 with the other worker idle."""
+    groups: dict[pytest.Item, str] = {}
     for item in items:
         if _ONE_PROCESS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.xdist_group("prefect"))
+            groups[item] = "prefect"
         else:
             module = item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group(_GROUPED_WITH.get(module, module)))
+            groups[item] = _GROUPED_WITH.get(module, module)
+        item.add_marker(pytest.mark.xdist_group(groups[item]))
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        size = Counter(groups.values())
+        slow = {group for item, group in groups.items() if item.get_closest_marker("slow")}
+        first = {group: n for n, group in reversed(list(enumerate(groups.values())))}
+        items.sort(key=lambda item: (groups[item] not in slow, -size[groups[item]], first[groups[item]]))
 
 
 @pytest.fixture(autouse=True)

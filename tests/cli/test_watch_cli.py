@@ -159,6 +159,10 @@ def test_a_link_in_place_of_elopipes_file_is_said_before_the_watching_begins(tmp
     assert proc.returncode == 2, proc.stderr
     assert "filed-away.jsonl" in proc.stderr and "Traceback" not in proc.stderr
     assert "watching" not in proc.stderr, proc.stderr
+    # refused before Prefect starts: the one line of the refusal, nothing of a start
+    line = proc.stderr.strip()
+    assert line.startswith(f"elopipe watch: error: {inbox / '.elopipe' / 'filed-away.jsonl'}: "), line
+    assert "\n" not in line and "Prefect" not in line, line
     assert victim.read_text() == "the user's\n"
 
 

@@ -32,6 +32,7 @@ def _store(db: Path, monkeypatch: pytest.MonkeyPatch, module: ModuleType, **swit
     return store_tables(db)
 
 
+@pytest.mark.slow
 def test_column_path_stores_what_one_by_one_stores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     slow = _store(tmp_path / "slow.duckdb", monkeypatch, read_loop, USE_COLUMNS=False)
     fast = _store(tmp_path / "fast.duckdb", monkeypatch, pgn_reader, COLUMNS_MIN_BYTES=0)

@@ -70,6 +70,7 @@ def _batch_and_one_by_one(tmp_path: Path, paths: list[Path], monkeypatch: pytest
     return in_batch
 
 
+@pytest.mark.slow
 def test_one_game_files_of_recurring_players_are_consolidated_once_and_equal_one_by_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -82,6 +83,7 @@ def test_one_game_files_of_recurring_players_are_consolidated_once_and_equal_one
     assert players == len(written)
 
 
+@pytest.mark.slow
 def test_an_abbreviated_name_among_them_is_merged_as_one_by_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -52,6 +52,7 @@ def test_a_month_of_trf_is_parsed_here_and_a_folder_with_pgn_in_the_pool(tmp_pat
     assert pp.pool_size(with_pgn) == (min(cores, len(with_pgn)) if cores >= 2 else 0)
 
 
+@pytest.mark.slow
 def test_trf_parsed_here_gives_the_store_the_pool_gives(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # two copies of the folder (its players recur across files) stand for a month: the size
     # thresholds are the first test's; here they are lowered so that the same choice is made

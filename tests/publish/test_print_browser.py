@@ -29,6 +29,7 @@ def _print_pages(tmp_path: Path, page: Path) -> int:
     return len(re.findall(rb"/Type\s*/Page[^s]", pdf.read_bytes()))
 
 
+@pytest.mark.slow
 def test_a_paged_list_prints_all_its_rows(tmp_path: Path) -> None:
     db = tmp_path / "s.duckdb"
     con = duckdb.connect(str(db))

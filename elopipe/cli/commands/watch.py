@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from elopipe.cli.commands.live_status import LiveStatus
     from elopipe.ingest.watcher.batch import WatchStats
     from elopipe.ingest.watcher.outcomes import FileOutcome
+    from elopipe.ingest.watcher.recheck import FiledAway
     from flows.prefect_env import PrefectApi
 
 
@@ -126,14 +127,16 @@ def watch(
             _inbox_locked(inbox),  # before Prefect starts: a second watch is refused at once
             LiveStatus(err_console, warn_once=("rate",)) as live,
             graceful_stop(on_first=on_first_stop),
-            prefect_api() as api,  # one server for all batches, started now
         ):
-            live.line(f"watch: {inbox} -> store {db_s}, outputs {out_s} ({', '.join(systems)})")
-            if created:
-                live.line(created)
-            live.step("starting Prefect ..." if api.server else f"connecting to the Prefect server at {api.url} ...")
-            args = WatchArgs(inbox, db_s, out_s, systems, through_date, max_lists, interval, incomplete_wait, spec)
-            stats = _watch(args, api, live, verbose, batch)
+            filed = _inbox_checked(inbox, live)  # a bad INBOX/.elopipe is said before Prefect starts
+            with prefect_api() as api:  # one server for all batches, started now
+                live.line(f"watch: {inbox} -> store {db_s}, outputs {out_s} ({', '.join(systems)})")
+                if created:
+                    live.line(created)
+                where = "starting Prefect" if api.server else f"connecting to the Prefect server at {api.url}"
+                live.step(f"{where} ...")
+                args = WatchArgs(inbox, db_s, out_s, systems, through_date, max_lists, interval, incomplete_wait, spec)
+                stats = _watch(args, api, live, verbose, batch, filed)
     except KeyboardInterrupt:
         err_console.print(
             "aborted; every file loaded so far is committed; files not yet moved stay in the inbox", style="red"
@@ -234,25 +237,37 @@ class WatchArgs:
     spec: DaskSpec | None
 
 
-def _watch(args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, batch: _Batch) -> WatchStats | None:
-    """Load the flows, wait for Prefect's API, then watch until a stop is requested, `batch`
-    saying when a batch runs. None when the stop came before the watching began."""
+def _inbox_checked(inbox: Path, live: LiveStatus) -> FiledAway:
+    """INBOX/processed/ and INBOX/quarantine/ (created if missing) and the files an earlier watch
+    filed away (INBOX/.elopipe/filed-away.jsonl), checked before Prefect starts: a symbolic link
+    in their place is refused at once (InboxError), not after the seconds of Prefect's start.
+    The watcher's lines go to `live` from here on (a line of that file it cannot read is one)."""
     from elopipe.ingest.watcher.filing import inbox_folder
-    from elopipe.ingest.watcher.loop import watch as watch_loop
-    from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE, outcomes_by_path
+    from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE
     from elopipe.ingest.watcher.recheck import FiledAway
+
+    for name in (PROCESSED, QUARANTINE):
+        inbox_folder(inbox, name)
+    _show_watcher_warnings(live)
+    return FiledAway(inbox)
+
+
+def _watch(
+    args: WatchArgs, api: PrefectApi, live: LiveStatus, verbose: bool, batch: _Batch, filed: FiledAway
+) -> WatchStats | None:
+    """Load the flows, wait for Prefect's API, then watch until a stop is requested, `batch`
+    saying when a batch runs, `filed` the files filed away so far. None when the stop came
+    before the watching began."""
+    from elopipe.ingest.watcher.loop import watch as watch_loop
+    from elopipe.ingest.watcher.outcomes import outcomes_by_path
     from elopipe.runtime.interrupt import stop_requested
     from flows.prefect_env import loading_prefect, local_run_settings, quiet_prefect_console
 
-    for name in (PROCESSED, QUARANTINE):
-        inbox_folder(args.inbox, name)
     with loading_prefect():
         from flows.pipeline import pipeline
 
         _load_stage_modules()
     quiet_prefect_console(everything=not verbose)
-    _show_watcher_warnings(live)
-    filed = FiledAway(args.inbox)  # a bad INBOX/.elopipe is said before the watching begins
     api.wait_ready(stop=stop_requested)
     if stop_requested():
         return None
