@@ -106,7 +106,7 @@ def assumed_line(system: str, summary: RateSummary, rate_class: str, db: str | N
     """One warning when events went to the `rate_class` list (`--unknown-tc`) because nothing in
     their files says their rate of play (`RateSummary.assumed_events`), naming the largest, what
     fixes it and the query that lists them all; None when there is none."""
-    from elopipe.rating.summary import SQL_ASSUMED
+    from elopipe.rating.summary import sql_assumed
     from elopipe.runtime.hints import command_hint
 
     events = summary.assumed_events
@@ -118,5 +118,5 @@ def assumed_line(system: str, summary: RateSummary, rate_class: str, db: str | N
         f"{system}: {len(events)} event{'s' if many else ''} ({summary.unknown_tc_games} games) went to the"
         f" {rate_class} list as nothing in {'their' if many else 'its'} files says the rate of play (largest:"
         f" {name}, {games} games); give a rapid or blitz event its time control (PGN TimeControl, TRF 122),"
-        f" or set --unknown-tc (ELOPIPE_UNKNOWN_TC); `{command_hint(SQL_ASSUMED, db)}` lists them"
+        f" or set --unknown-tc (ELOPIPE_UNKNOWN_TC); `{command_hint(sql_assumed(summary.system), db)}` lists them"
     )

@@ -113,8 +113,17 @@ class RateSummary:
 # A Ro this far from the rating the organiser's file gives is marked in reports and counted by
 # `rate`: the store's list in force (B.02 7.1.3) has drifted from FIDE's, or the file is wrong
 RO_MARK_POINTS = 50
-# the `elopipe sql` query that lists every event whose rate of play was assumed (`assumed_events`)
-SQL_ASSUMED = "sql \"SELECT * FROM rate_of_play WHERE source = 'assumed'\""
+
+
+def sql_assumed(system: str) -> str:
+    """The `elopipe sql` command that lists the events of `system` (a system or `system@scenario`:
+    letters, digits, '-', '_' and '@', nothing to quote) whose rated games took the assumed rate
+    of play, as `assumed_events` counts them: event, name, games, the most games first."""
+    return (
+        'sql "SELECT tournament_id, t.name, count(DISTINCT game_id) AS games FROM rating_changes'
+        f" JOIN tournaments t USING (tournament_id) WHERE system = '{system}' AND tc_assumed"
+        ' GROUP BY ALL ORDER BY games DESC, t.name, tournament_id"'
+    )
 
 
 def assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tuple[str, int]]:
@@ -128,7 +137,13 @@ def assumed_events(changes: pl.DataFrame, tournaments: pl.DataFrame) -> list[tup
         .group_by(pl.col("tournament_id").cast(pl.Int64))
         .agg(pl.col("game_id").n_unique().alias("n"))
         .join(tournaments.select(pl.col("tournament_id").cast(pl.Int64), "name"), on="tournament_id", how="left")
-        .with_columns(pl.col("name").fill_null("(no name)"))
+        # an event without a name is told apart by its id, which the query of `sql_assumed` shows
+        .with_columns(
+            pl.when(pl.col("name").is_null() | (pl.col("name").str.strip_chars() == ""))
+            .then(pl.format("(no name, event {})", "tournament_id"))
+            .otherwise(pl.col("name"))
+            .alias("name")
+        )
         .sort(["n", "name", "tournament_id"], descending=[True, False, False])
     )
     return [(str(n), int(k)) for n, k in assumed.select("name", "n").iter_rows()]

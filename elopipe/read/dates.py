@@ -52,7 +52,7 @@ def parse_list_date(text: str, option: str = "--list-date") -> dt.date:
     the date of a FIDE or FFE list, as `rate --through` reads a month), within FIRST_LIST_DATE ..
     LAST_LIST_DATE. Raises ListDateError (a usage error, one line naming `option`) for any other
     form: `date.fromisoformat` would also take '20220801' or '2022-W31' as another spelling."""
-    found = re.fullmatch(r"(\d{4})-(\d{2})(?:-(\d{2}))?", text.strip())
+    found = re.fullmatch(r"([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?", text.strip())
     try:
         if not found:
             raise ValueError(text)

@@ -119,7 +119,8 @@ def test_a_list_date_is_a_day_or_a_month_in_one_spelling(tmp_path: Path) -> None
     month = CliRunner().invoke(app, ["publish", "--db", str(db), "--out", str(out), "--list-date", "2024-02"])
     assert month.exit_code == 0, month.output
     assert sorted(p.name for p in (out / "lists").glob("fide_*.csv")) == ["fide_2024-02-01.csv"]
-    for text in ("20240201", "2024-W05", "2024-2", "2024-13", "2024-02-30", "Feb 2024"):
+    # an empty value is refused, not read as "not given" (publish took the latest list); digits are ASCII
+    for text in ("20240201", "2024-W05", "2024-2", "2024-13", "2024-02-30", "Feb 2024", "", "２０２４-02"):
         for command in (["publish", "--out", str(out)], ["compare", "fide", "fide"]):
             line = _one_line([*command, "--db", str(db), "--list-date", text])
             assert line == (

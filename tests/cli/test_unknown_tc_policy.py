@@ -7,6 +7,7 @@ nothing in its name; 181 games)."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -44,6 +45,13 @@ def _rate(db: Path, system: str, *args: str, env: dict[str, str] | None = None) 
 def _rows(db: Path, sql: str) -> list[tuple]:
     with duckdb.connect(str(db), read_only=True) as con:
         return con.execute(sql).fetchall()
+
+
+def _listed(db: Path, line: str) -> list[tuple]:
+    """(name, games) of the rows of the `elopipe sql "..."` query that `line` prints."""
+    found = re.search(r'`elopipe sql "([^"]+)"', line)
+    assert found is not None, line
+    return [(name, games) for _tid, name, games in _rows(db, found[1])]
 
 
 def _lists(db: Path) -> dict[str, int]:
@@ -110,7 +118,8 @@ def test_the_flow_carries_the_policy_and_warns_of_the_assumed_events(
         f"fide-blitz: 1 event (181 games) went to the blitz list as nothing in its files says the rate of play"
         f" (largest: {EVENT}, 181 games); give a rapid or blitz event its time control"
     )
-    assert "or set --unknown-tc (ELOPIPE_UNKNOWN_TC);" in line and "source = 'assumed'" in line
+    assert "or set --unknown-tc (ELOPIPE_UNKNOWN_TC);" in line
+    assert _listed(db, line) == [(EVENT, 181)]  # the query it prints lists the events it counted
     assert f"--db {db}" in line
 
 
@@ -186,3 +195,9 @@ def test_every_system_names_the_events_whose_rate_it_assumed(
         f"{system}: 1 event (181 games) went to the {rate_class} list as nothing in its files says the rate of play"
         f" (largest: {EVENT}, 181 games)"
     )
+    # the query lists this system's events, not another system's nor the events it did not rate
+    assert _listed(db, line) == [(EVENT, 181)]
+    assert _rows(db, "SELECT count(DISTINCT system) FROM rating_changes WHERE tc_assumed")[0][0] == 1
+    other = _copy(db, f"named-{system}-and-fide.duckdb")
+    _rate(other, "fide")  # FIDE's standard list assumes the same event: its rows are not this system's
+    assert _listed(other, line) == [(EVENT, 181)]

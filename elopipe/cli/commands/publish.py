@@ -64,7 +64,7 @@ def publish(
     from elopipe.publish import LIST_FORMATS
     from elopipe.publish.folders import OutFolderError, publish_folders
 
-    if list_date and all_lists:
+    if list_date is not None and all_lists:
         fail("give --list-date or --all, not both")
     fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
     bad = [f for f in fmts if f not in LIST_FORMATS]
@@ -72,7 +72,7 @@ def publish(
         what = f"unknown format {', '.join(bad)}" if bad else "--format names no format"
         fail(f"{what}; choose from {', '.join(LIST_FORMATS)} (comma-separated)")
     dates: list[dt.date] | None = None
-    if list_date:
+    if list_date is not None:  # an empty value is refused, not read as 'not given'
         from elopipe.read.dates import parse_list_date
 
         dates = [parse_list_date(list_date)]  # another form or a date no list can have: one line, exit 2

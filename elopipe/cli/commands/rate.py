@@ -262,11 +262,11 @@ def _print_ro_far(s: RateSummary, db: Path) -> None:
 _ASSUMED_SHOWN = 10
 
 
-def _print_assumed(events: list[tuple[str, int]], db: Path) -> None:
+def _print_assumed(system: str, events: list[tuple[str, int]], db: Path) -> None:
     """The events whose rate of play was assumed, by name, the most games first."""
     if not events:
         return
-    from elopipe.rating.summary import SQL_ASSUMED
+    from elopipe.rating.summary import sql_assumed
     from elopipe.runtime.words import plural
 
     console.print(f"  in {plural(len(events), 'event')} whose rate of play was assumed, the largest first:")
@@ -274,7 +274,7 @@ def _print_assumed(events: list[tuple[str, int]], db: Path) -> None:
         console.print(f"    {n:>6}  {name}", markup=False, highlight=False)
     if len(events) > _ASSUMED_SHOWN:
         console.print(
-            f"    … {len(events) - _ASSUMED_SHOWN} more ({command_hint(SQL_ASSUMED, db)})",
+            f"    … {len(events) - _ASSUMED_SHOWN} more ({command_hint(sql_assumed(system), db)})",
             markup=False,
             highlight=False,
         )
@@ -313,7 +313,7 @@ def _print(s: RateSummary, through: dt.date | None, db: Path) -> None:
     console.print(
         f"games with unknown rate of play (assumed: no time control, name, site or day says): {s.unknown_tc_games}"
     )
-    _print_assumed(s.assumed_events, db)
+    _print_assumed(s.system, s.assumed_events, db)
     where = f"system = '{s.system}'"  # a system name is a plain word (`_system_key`): no quote to escape
     differ = command_hint(f'sql "SELECT * FROM rating_discrepancies WHERE {where}"', db)
     console.print(
