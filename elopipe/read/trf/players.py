@@ -298,6 +298,7 @@ class PlayerRows:
             self.issues.add(
                 "trf_rows_unordered", "001 rows are not in start-rank order (read in start-rank order)", None, "info"
             )
+        self._shared_fide_ids()
         if self.odd_federations:
             seen = ", ".join(f"{code} ({len(lines)})" for code, lines in sorted(self.odd_federations.items()))
             first = min(n for lines in self.odd_federations.values() for n in lines)
@@ -307,3 +308,25 @@ class PlayerRows:
                 f"stored as no federation: {seen}",
                 first,
             )
+
+    def _shared_fide_ids(self) -> None:
+        """A warning for each FIDE ID that two or more `001` rows carry: a FIDE ID names one
+        player, so two entries of one tournament under it are a typing error or one player
+        entered twice, which the arbiter must settle (both rows are read as written)."""
+        ranks: dict[int, list[int]] = {}
+        for rank in self.row_order:
+            fide_id = self.rows[rank].player.fide_id
+            if fide_id is not None:
+                ranks.setdefault(fide_id, []).append(rank)
+        for fide_id, shared in ranks.items():
+            if len(shared) > 1:
+                rows = [self.rows[r] for r in sorted(shared)]
+                where = ", ".join(f"{r.player.start_rank} (line {r.line})" for r in rows)
+                self.issues.add(
+                    "trf_shared_fide_id",
+                    f"FIDE ID {fide_id} is on the rows of start ranks {where}: one FIDE ID names one player,"
+                    " so one of them is mistyped or the player is entered twice; both are read as written",
+                    rows[1].line,
+                    "warning",
+                    rows[1].raw,
+                )

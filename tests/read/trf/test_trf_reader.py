@@ -149,6 +149,26 @@ def test_duplicate_start_rank_is_an_error_not_a_silent_drop():
     assert issue.severity == "error" and issue.line == 7 and "B" in issue.raw
 
 
+def test_one_fide_id_on_two_rows_is_a_warning_and_both_rows_are_read():
+    """A FIDE ID names one player: two entries of one tournament under it are a mistyped ID or one
+    player entered twice. Both rows are read as written and the arbiter is told, once per ID, at
+    the second row (they loaded without a word: hostile tester)."""
+    p = read_trf(
+        trf(
+            row(1, "Alpha, Anton", fide_id=2200001),
+            row(2, "Kappa, Karl", fide_id=2200001),
+            row(3, "Beta, Bo", fide_id=2200003),
+            row(4, "Alpha, Anton", fide_id=2200001),
+            row(5, "No, Id"),
+            row(6, "No, Id"),
+        )
+    )
+    assert [(pl.ref, pl.fide_id) for pl in p.players][:4] == [(1, 2200001), (2, 2200001), (3, 2200003), (4, 2200001)]
+    (issue,) = [i for i in p.issues if i.code == "trf_shared_fide_id"]
+    assert issue.severity == "warning" and issue.line == 7 and "Kappa, Karl" in issue.raw
+    assert "FIDE ID 2200001 is on the rows of start ranks 1 (line 6), 2 (line 7), 4 (line 9)" in issue.message
+
+
 def test_tab_inside_a_record_is_reported():
     p = read_trf(trf(row(1, "A"), "001    2\tTabbed, Name"))
     assert [pl.ref for pl in p.players] == [1]
