@@ -117,11 +117,12 @@ def no_moves_policy(value: str | None = None) -> str:
 
 
 def check_no_moves(policy: str) -> str:
-    """`policy` if it is one of `NO_MOVES_POLICIES`; else ValueError naming them."""
-    if policy not in NO_MOVES_POLICIES:
+    """`policy` in any case, without surrounding blanks, if it is one of `NO_MOVES_POLICIES`
+    (returned lower case, as `--unknown-tc` reads its value); else ValueError naming them."""
+    if (found := policy.strip().lower()) not in NO_MOVES_POLICIES:
         raise ValueError(f"no_moves must be {', '.join(NO_MOVES_POLICIES[:-1])} or {NO_MOVES_POLICIES[-1]}, "
                          f"not {policy!r}")  # fmt: skip
-    return policy
+    return found
 
 
 def load_games(
@@ -163,7 +164,7 @@ def games_sql(no_moves: str = "played") -> str:
     """The query of `load_games` (its columns, no order): what a rating run reads of each game,
     also digested per event (`elopipe.rating.fide.checkpoint`). Raises ValueError for an
     unknown `no_moves` policy."""
-    check_no_moves(no_moves)
+    no_moves = check_no_moves(no_moves)
     unknown = "list_contains(flags, 'moves_unknown')"
     forfeit = f"{unknown} AND result IN ('1-0', '0-1')" if no_moves == "forfeit" else "FALSE"
     return f"""

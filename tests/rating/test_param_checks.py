@@ -145,3 +145,34 @@ def test_a_policy_is_not_given_only_when_its_variable_is_unset(
     with pytest.raises(ValueError, match="not ''$"):
         policy(None)
     assert policy(default) == default  # a given value still wins over the variable
+
+
+@pytest.mark.parametrize(
+    ("variable", "given", "value"),
+    [("ELOPIPE_UNKNOWN_TC", " Rapid\n", "rapid"), ("ELOPIPE_NO_MOVES", "PLAYED ", "played"),
+     ("ELOPIPE_RO_FROM", "\tFile", "file")],
+)  # fmt: skip
+def test_the_three_policies_read_case_and_blanks_alike(
+    monkeypatch: pytest.MonkeyPatch, variable: str, given: str, value: str
+) -> None:
+    """`--unknown-tc RAPID` was taken and `--no-moves PLAYED` or `--ro-from ' file'` refused: every
+    run policy reads its value in any case, without surrounding blanks, and returns it lower case
+    (what the run records and digests), from the option and from the variable alike."""
+    from elopipe.rating.fide.params import FideParams, ro_from_policy
+    from elopipe.rating.store_io import games_sql, no_moves_policy
+
+    policy = {
+        "ELOPIPE_UNKNOWN_TC": param_checks.unknown_tc_policy,
+        "ELOPIPE_NO_MOVES": no_moves_policy,
+        "ELOPIPE_RO_FROM": ro_from_policy,
+    }[variable]
+    monkeypatch.delenv(variable, raising=False)
+    assert policy(given) == value
+    monkeypatch.setenv(variable, given)
+    assert policy(None) == value
+    with pytest.raises(ValueError, match="not '"):
+        policy(" ")  # a blank value is still no value
+    # the engines' own checks keep the value they read, lower case
+    assert FideParams(no_moves="FORFEIT", ro_from=" File").no_moves == "forfeit"
+    assert FideParams(ro_from=" File").ro_from == "file"
+    assert games_sql("Forfeit") == games_sql("forfeit")

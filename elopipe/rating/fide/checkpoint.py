@@ -134,7 +134,7 @@ def event_digests(con: duckdb.DuckDBPyConnection, no_moves: str, players: pl.Dat
     `event_inputs.reused`, else read now) and the facts of its players (`event_inputs.facts`;
     `players`: as it takes them). `no_moves` goes into every period's digest with the options
     (`inputs_by_period`); it is checked here (ValueError)."""
-    store_io.check_no_moves(no_moves)
+    no_moves = store_io.check_no_moves(no_moves)
     rows = event_inputs.reused(con)
     if rows is None:
         rows = event_inputs.digests(con)

@@ -65,8 +65,8 @@ class FideParams:
     ro_from: str = "list"
 
     def __post_init__(self) -> None:
-        store_io.check_no_moves(self.no_moves)
-        check_ro_from(self.ro_from)
+        object.__setattr__(self, "no_moves", store_io.check_no_moves(self.no_moves))
+        object.__setattr__(self, "ro_from", check_ro_from(self.ro_from))
         earliest = b02.rated_from(self.system)
         if self.rating_from is None:
             object.__setattr__(self, "rating_from", earliest)
@@ -116,10 +116,11 @@ def ro_from_policy(value: str | None = None) -> str:
 
 
 def check_ro_from(policy: str) -> str:
-    """`policy` if it is one of `RO_FROM_POLICIES`; else ValueError naming them."""
-    if policy not in RO_FROM_POLICIES:
+    """`policy` in any case, without surrounding blanks, if it is one of `RO_FROM_POLICIES`
+    (returned lower case, as `--unknown-tc` reads its value); else ValueError naming them."""
+    if (found := policy.strip().lower()) not in RO_FROM_POLICIES:
         raise ValueError(f"ro_from must be list or file, not {policy!r}")
-    return policy
+    return found
 
 
 @dataclass
