@@ -99,7 +99,7 @@ def ingest_files(request: IngestRequest) -> IngestSummary:
         # the file that did not fit gets no outcome: a watched file stays in the inbox, not
         # quarantined, for the next batch
         summary.files = [f for f in summary.files if f.reason != summary.failure]
-    stage_line("ingest", summary.line())
+    stage_line("ingest", summary.line(request.db))
     return summary
 
 

@@ -27,11 +27,24 @@ from elopipe.ingest.loader import load_batch
 from elopipe.read.parse import ParsedSource
 from elopipe.read.sources import GONE, Source, discover
 from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.hints import command_hint
 from elopipe.runtime.words import plural
 from elopipe.store.connect import DEFAULT_DB, StoreFullError, disk_full_message, is_disk_full, open_writer
 
 if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
+
+
+#: The `elopipe sql` command that lists what the ingests could not read or found wrong, by file,
+#: line and game (the view `v_ingest_errors`): the summary line and the ingest command's table of
+#: files with problems name it (`problems_hint`).
+PROBLEMS_QUERY = 'sql "SELECT path, line, game_index, message FROM v_ingest_errors"'
+
+
+def problems_hint(db: str | os.PathLike[str] | None = None) -> str:
+    """`PROBLEMS_QUERY` as a command to copy, with `--db` for a store `db` that is not the default
+    (`command_hint`)."""
+    return command_hint(PROBLEMS_QUERY, db)
 
 
 class BatchParseError(ElopipeError):
@@ -110,9 +123,12 @@ class IngestSummary:
         carries `--db` for a store `db` that is not the default (`command_hint`)."""
         return [r.message(db) for r in rerate.combine([r for f in self.files for r in f.rerate])]
 
-    def line(self) -> str:
+    def line(self, db: str | os.PathLike[str] | None = None, hint: bool = True) -> str:
         """The one-line summary of the ingest (the `ingest` command and the flows print it); it
-        counts the games corrections removed (`FileResult.removed_games`)."""
+        counts the games corrections removed (`FileResult.removed_games`). When files gave errors
+        or warnings, the counts are followed by the command that lists them (`problems_hint`, with
+        `--db` for a store `db` that is not the default), unless `hint` is False (the caller
+        printed that command already)."""
         n = len(self.files)
         text = (
             f"{plural(n, 'file')}: {self.count('loaded')} loaded, {self.count('partial')} partial, "
@@ -120,7 +136,9 @@ class IngestSummary:
             f"{plural(self.games, 'game')}, {plural(self.players, 'player')}, {plural(self.errors, 'error')}"
         )
         if self.warnings:
-            text += f", {plural(self.warnings, 'warning')} (v_ingest_errors)"
+            text += f", {plural(self.warnings, 'warning')}"
+        if hint and (self.errors or self.warnings):
+            text += f" (`{problems_hint(db)}` lists them)"
         if self.gone:
             text += f"; {plural(self.gone, 'file')} {GONE}"
         removed = sum(f.removed_games for f in self.files)

@@ -1,6 +1,8 @@
 """Why a game did not count, in a rating officer's words: the codes of ``rating_changes.reason``
 (`elopipe.rating.game_rows.scope`, `elopipe.rating.fide.changes.sides_plan`, the FFE engine)
-that a report's games.csv and HTML show, worded for its legend and for a player's note.
+that a report's games.csv and HTML show, worded for its legend and for a player's note; and in a
+few words (`SHORT_WORDS`) each code `elopipe rate` counts, of a game side not counted or of an
+event left out (``rating_skips.reason``).
 
 The FIDE minimum time (B.02 1.3 of each version; spec `fide-rating-rules.md` §1 and §6.1) is worded
 from the rule set's own thresholds (`b02.RuleSet.time_thresholds`), never a second copy: 60 moves in
@@ -34,6 +36,51 @@ REASON_WORDS: dict[str, str] = {
     "not_rated_code": "the TRF result code says the game is not rated (W, D, L)",
     "no_moves": "no move recorded, rated as not played (--no-moves)",
 }
+
+
+#: A few words for every code `elopipe rate` counts: a game side not counted (``rating_changes.reason``:
+#: `elopipe.rating.game_rows`, `elopipe.rating.fide.prepare._unrated_reason`,
+#: `elopipe.rating.fide.changes.sides_plan`, the FFE engine) or an event left out (``rating_skips.reason``:
+#: `elopipe.rating.game_rows.SCOPE_REASONS`, `elopipe.rating.fide.prepare`, `elopipe.rating.faults`), keyed
+#: by the code up to its ':' ('online:lichess.org', 'rate_class:rapid'); each reads after a count ('6 forfeit
+#: or not played', '2 still in progress'). The long words are `REASON_WORDS`.
+SHORT_WORDS: dict[str, str] = {
+    # a game side not counted
+    "forfeit": "forfeit or not played",
+    "unrated_opponent": "against an unrated opponent",
+    "both_unrated": "with both players unrated",
+    "pooled_unrated": "pooled toward a first rating",
+    "below_time_minimum": "under FIDE's minimum time",
+    "rb_600_points": "with players 600 points or more apart",
+    "incompatible": "incompatible: an expected result, too far apart",
+    "no_player": "with no player on a side",
+    "result_conflict": "with two results given",
+    "no_result": "with no result",
+    "not_rated_code": "marked not rated (TRF W, D, L)",
+    "no_moves": "with no move recorded",
+    # a game side not counted (FIDE) or an event left out (the other systems)
+    "variant": "in a chess variant",
+    # an event left out
+    "online": "played online",
+    "not_rated": "of a kind never rated",
+    "not_this_rate_class": "of another rate of play",
+    "rate_class": "of another rate of play",
+    "no_dates": "with no date",
+    "in_progress": "still in progress",
+    "before_rating_from": "before the system's first list",
+    "rating_failed": "whose rating failed",
+}
+
+
+def short_words(code: str) -> str:
+    """A few words for a code `elopipe rate` counts (`SHORT_WORDS`), what follows its ':' in
+    parentheses ('online:lichess.org' -> 'played online (lichess.org)'); an unknown code as it is,
+    with spaces for its underscores."""
+    head, _, tail = code.partition(":")
+    words = SHORT_WORDS.get(head)
+    if words is None:
+        return code.replace("_", " ")
+    return f"{words} ({tail.strip()})" if tail.strip() else words
 
 
 def reason_words(code: str) -> str:

@@ -17,6 +17,21 @@ def test_ingest_summary_line_counts_in_the_singular() -> None:
     one = FileResult("a.pgn", "partial", n_games=1, n_errors=1, n_warnings=1, player_ids={7})
     line = IngestSummary(files=[one]).line()
     assert line.startswith("1 file: 0 loaded, 1 partial")
-    assert "1 game, 1 player, 1 error, 1 warning (v_ingest_errors)" in line
+    # the view's name alone said nothing to an officer: the command that lists them
+    query = 'elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"'
+    assert f"1 game, 1 player, 1 error, 1 warning (`{query}` lists them)" in line
+    assert "(v_ingest_errors)" not in line
     two = FileResult("b.pgn", "loaded", n_games=2, n_errors=1, n_warnings=2, player_ids={8})
-    assert "3 games, 2 players, 2 errors, 3 warnings" in IngestSummary(files=[one, two]).line()
+    both = IngestSummary(files=[one, two])
+    assert f"3 games, 2 players, 2 errors, 3 warnings (`{query}` lists them)" in both.line()
+    # on a store that is not the default one, the command names it; once printed, not repeated
+    assert f"3 warnings (`{query} --db o.duckdb` lists them)" in both.line("o.duckdb")
+    assert "3 warnings" in both.line(hint=False) and "elopipe sql" not in both.line(hint=False)
+
+
+def test_ingest_summary_line_names_the_query_only_when_a_file_had_problems() -> None:
+    clean = IngestSummary(files=[FileResult("a.pgn", "loaded", n_games=1, player_ids={7})])
+    assert clean.line().endswith("1 game, 1 player, 0 errors") and "elopipe sql" not in clean.line()
+    errors = IngestSummary(files=[FileResult("a.pgn", "partial", n_games=1, n_errors=2, player_ids={7})])
+    query = 'elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors"'
+    assert errors.line().endswith(f"2 errors (`{query}` lists them)")

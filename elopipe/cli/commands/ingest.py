@@ -22,7 +22,6 @@ from elopipe.cli.commands.dask_opts import (
 from elopipe.jobs.requests import IngestRequest
 from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
 from elopipe.runtime.heartbeat import Heartbeat
-from elopipe.runtime.hints import command_hint
 from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
@@ -79,8 +78,9 @@ def ingest(
             style="yellow",
         )
     print_skipped(summary.skipped_paths, quiet)
+    details = False  # the problems table's Details line names the query: the summary line does not repeat it
     if not quiet:
-        print_file_problems(summary, db)
+        details = print_file_problems(summary, db)
         for line in filter(None, (f.correction_line() for f in summary.files)):
             console.print(line, soft_wrap=True)
         for line in filter(None, (f.kept_line() for f in summary.files)):
@@ -90,7 +90,7 @@ def ingest(
         err_console.print(line, style="yellow", soft_wrap=True)
     for line in summary.rerate_lines(db):
         console.print(line, soft_wrap=True)
-    console.print(summary_line(summary, db), soft_wrap=True)
+    console.print(summary_line(summary, db, hint=not details), soft_wrap=True)
     if summary.failure:
         err_console.print(error_line(summary.failure), style="red", soft_wrap=True)
     raise typer.Exit(summary.exit_code)
@@ -178,14 +178,19 @@ def _ingest_on_cluster(request: IngestRequest, db: Path, spec: DaskSpec) -> Inge
         fail(f"ingest failed: {first_line(exc)}; batches loaded before it stay loaded", 1)
 
 
-def summary_line(summary: IngestSummary, db: Path) -> str:
-    return f"{summary.line()} -> {db}"
+def summary_line(summary: IngestSummary, db: Path, hint: bool = True) -> str:
+    return f"{summary.line(db, hint)} -> {db}"
 
 
-def print_file_problems(summary: IngestSummary, db: Path) -> None:
+def print_file_problems(summary: IngestSummary, db: Path) -> bool:
+    """The table of the partial and rejected files, each with its first problem, followed by the
+    command that lists every problem (`problems_hint`); False when no file had one (nothing
+    printed)."""
+    from elopipe.ingest.driver import problems_hint
+
     bad = [f for f in summary.files if f.status in ("partial", "rejected")]
     if not bad:
-        return
+        return False
     table = Table(title="Files with problems", show_lines=False)
     table.add_column("file", overflow="fold")
     table.add_column("status")
@@ -203,8 +208,8 @@ def print_file_problems(summary: IngestSummary, db: Path) -> None:
             f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
         )
     print_table(table)
-    details = command_hint('sql "SELECT path, line, game_index, message FROM v_ingest_errors"', db)
-    console.print(f"Details: {details}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"Details: {problems_hint(db)}", markup=False, highlight=False, soft_wrap=True)
+    return True
 
 
 def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:

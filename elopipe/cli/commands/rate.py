@@ -280,6 +280,32 @@ def _print_assumed(system: str, events: list[tuple[str, int]], db: Path) -> None
         )
 
 
+def _print_reasons(s: RateSummary, db: Path) -> None:
+    """The game sides not counted and the events skipped, each reason in a few words
+    (`reason_words.short_words`), the largest count first, and the `elopipe sql` query that
+    counts the stored rows by their codes."""
+    from elopipe.publish.reason_words import short_words
+
+    where = f"system = '{s.system}'"  # a system name is a plain word (`_system_key`): no quote to escape
+    sides = f"SELECT reason, count(*) AS sides FROM rating_changes WHERE {where} AND NOT counted"
+    events = f"SELECT reason, count(DISTINCT tournament_id) AS events FROM rating_skips WHERE {where}"
+    for label, counts, query in (
+        ("game sides not counted", s.not_counted, sides),
+        ("events skipped", s.events_skipped, events),
+    ):
+        d: dict[str, int] = {}
+        for k, v in counts.items():
+            # one count for the events whose rating failed: their lines below say why
+            k = "rating_failed" if k.startswith(REASON_PREFIX) else k
+            # an event in progress names its unfinished round: the ingest's line gave it, one count here
+            k = "in_progress" if k.startswith("in_progress:") else k
+            d[k] = d.get(k, 0) + v
+        if d:
+            said = ", ".join(f"{v} {short_words(k)}" for k, v in sorted(d.items(), key=lambda kv: (-kv[1], kv[0])))
+            hint = command_hint(f'sql "{query} GROUP BY 1 ORDER BY 2 DESC"', db)
+            console.print(f"{label}: {said} (`{hint}` counts them by code)", markup=False, highlight=False)
+
+
 def _print(s: RateSummary, through: dt.date | None, db: Path) -> None:
     from elopipe.runtime.words import plural
 
@@ -333,16 +359,7 @@ def _print(s: RateSummary, through: dt.date | None, db: Path) -> None:
             markup=False,
             highlight=False,
         )
-    for label, counts in (("not counted", s.not_counted), ("events skipped", s.events_skipped)):
-        d: dict[str, int] = {}
-        for k, v in counts.items():
-            # one count for the events whose rating failed: their lines below say why
-            k = "rating_failed" if k.startswith(REASON_PREFIX) else k
-            # an event in progress names its unfinished round: the ingest's line gave it, one count here
-            k = "in_progress" if k.startswith("in_progress:") else k
-            d[k] = d.get(k, 0) + v
-        if d:
-            console.print(f"{label}: " + ", ".join(f"{k} {v}" for k, v in d.items()))
+    _print_reasons(s, db)
     for line in s.failed_events:
         err_console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)
     _print_ro_far(s, db)

@@ -185,7 +185,15 @@ def test_cli_rate_ffe_with_param(v1_store):
     args = ["rate", "--system", "ffe", "--scenario", "strict", "--db", str(v1_store)]
     out = CliRunner().invoke(app, [*args, "--param", "strict_boundary=true"])
     assert out.exit_code == 0, out.output
-    assert "incompatible 2" in out.output and "forfeit 2" in out.output
+    query = (
+        "SELECT reason, count(*) AS sides FROM rating_changes WHERE system = 'ffe@strict' AND NOT counted"
+        " GROUP BY 1 ORDER BY 2 DESC"
+    )
+    said = [x for x in out.output.splitlines() if x.startswith("game sides not counted: ")]
+    assert said == [
+        "game sides not counted: 2 forfeit or not played, 2 incompatible: an expected result, too far apart"
+        f' (`elopipe sql "{query}" --db {v1_store}` counts them by code)'
+    ], out.output
     bad = CliRunner().invoke(app, [*args, "--param", "x"])
     assert bad.exit_code == 2
 

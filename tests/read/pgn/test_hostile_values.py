@@ -157,7 +157,9 @@ def test_a_thousand_round_trf_is_flagged_and_rates(tmp_path):
     f.write_text(_huge_trf(1001))
     db = tmp_path / "p.duckdb"
     read = runner.invoke(app, ["ingest", str(f), "--db", str(db)])
-    assert read.exit_code == 0 and "2 warnings (v_ingest_errors)" in read.output  # the officer is told
+    # the officer is told, and how to list them
+    query = f'elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors" --db {db}'
+    assert read.exit_code == 0 and f"2 warnings (`{query}` lists them)" in read.output, read.output
     flagged = db_rows(db, "SELECT line, message FROM ingest_errors WHERE code = 'trf_implausible_rounds'")
     assert len(flagged) == 1 and flagged[0][0] == 5 and "1001" in flagged[0][1]
     result = runner.invoke(app, ["rate", "--system", "fide", "--db", str(db)])
