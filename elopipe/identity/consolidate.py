@@ -253,19 +253,15 @@ _SAME_NAME_SQL = """
             SELECT player_id FROM players WHERE player_id IN (SELECT player_id FROM _name_seeds)
               AND merged_into IS NULL
         ),
-        -- an alias spelled as its player's own name key adds nothing to the players' branch (a
-        -- player has an alias row per entry, most of them so): the aliases' branches keep the
-        -- other spellings only, and their UNION groups the few of them, not every entry's row
         keys AS (
             SELECT p.name_key FROM players p JOIN live USING (player_id) WHERE p.name_key <> ''
-            UNION SELECT a.name_key FROM player_aliases a JOIN live USING (player_id)
-            JOIN players p ON p.player_id = a.player_id WHERE a.name_key <> '' AND a.name_key <> p.name_key
+            UNION SELECT a.name_key FROM player_aliases a JOIN live USING (player_id) WHERE a.name_key <> ''
         ),
         spelled AS (
             SELECT p.player_id, p.name_key AS k FROM players p JOIN keys USING (name_key)
             WHERE p.merged_into IS NULL
             UNION SELECT a.player_id, a.name_key FROM player_aliases a JOIN keys USING (name_key)
-            JOIN players p ON p.player_id = a.player_id WHERE p.merged_into IS NULL AND a.name_key <> p.name_key
+            JOIN players p ON p.player_id = a.player_id WHERE p.merged_into IS NULL
         ),
         two AS (  -- three namesakes or more: not certain enough
             SELECT k, min(player_id) AS a, max(player_id) AS b FROM spelled GROUP BY k
