@@ -33,20 +33,24 @@ def refresh_display_names(con: duckdb.DuckDBPyConnection, player_ids: Iterable[i
 _DISPLAY_NAMES_SQL = r"""
         UPDATE players SET name = best.spelled
         FROM (
-            WITH written AS (
-                SELECT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
-                FROM tournament_players
-                WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name_as_written, '')) <> ''
-                UNION ALL
-                SELECT player_id, name, TRUE, list_date FROM v_official_entries
+            -- the ranking's first keys, taken first: a name on the player's latest official list
+            -- beats every other, so a player on twelve monthly lists has one list's names to rank;
+            -- a player on no list keeps all his written names. Found from the few official rows
+            -- and an anti-join, not a window over every written row (a FIDE month's 46k)
+            WITH official AS (
+                SELECT player_id, name AS spelled, list_date AS listed FROM v_official_entries
                 WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name, '')) <> ''
             ),
-            -- the ranking's first keys, taken first: a name on the player's latest official list
-            -- beats every other, so a player on twelve monthly lists has one list's names to rank
+            latest AS (SELECT player_id, max(listed) AS listed FROM official GROUP BY 1),
             spellings AS (
-                SELECT * FROM written
-                WINDOW w AS (PARTITION BY player_id)
-                QUALIFY official = bool_or(official) OVER w AND (NOT official OR listed = max(listed) OVER w)
+                -- each spelling once (a player has an entry a tournament): the steps below see sets
+                SELECT DISTINCT player_id, name_as_written AS spelled, FALSE AS official, NULL::DATE AS listed
+                FROM tournament_players
+                WHERE player_id IN (SELECT player_id FROM _display_ids) AND trim(coalesce(name_as_written, '')) <> ''
+                  AND NOT EXISTS (SELECT 1 FROM latest WHERE latest.player_id = tournament_players.player_id)
+                UNION ALL
+                SELECT o.player_id, o.spelled, TRUE, o.listed FROM official o JOIN latest l
+                  ON l.player_id = o.player_id AND o.listed = l.listed
             ),
             -- most players are written one way only: that spelling is the best, with no ranking
             -- (the regular expressions below cost more than the rest of the statement)

@@ -55,9 +55,12 @@ def refresh_player_facts(
                            birth_date = f.birth_date, fide_id = COALESCE(players.fide_id, f.fide_id)
         FROM (
             WITH who AS (
+                -- one semi-join on the union of both sets: an OR of two IN was two mark joins over
+                -- every row of `players`
                 SELECT DISTINCT COALESCE(merged_into, player_id) AS player_id FROM players
-                WHERE player_id IN (SELECT UNNEST($ids))
-                   OR player_id IN (SELECT player_id FROM tournament_players WHERE file_id IN (SELECT UNNEST($files)))
+                WHERE player_id IN (SELECT UNNEST($ids)
+                                    UNION ALL
+                                    SELECT player_id FROM tournament_players WHERE file_id IN (SELECT UNNEST($files)))
             ),
             e AS (
                 SELECT tp.player_id, tp.title, {_RANK} AS title_rank, nullif(trim(tp.federation), '') AS federation,

@@ -149,13 +149,14 @@ class _BatchResolver:
                         self.index.add(Known(*r))
         if keys:  # every spelling already linked to a player is a way to find that player
             # a spelling equal to the player's own name key was found by the query above: only the
-            # others, each once (a player has one alias row per entry: a year holds dozens)
+            # others, each once (a player has one alias row per entry: a year holds dozens), told
+            # from the others before their DISTINCT, which then groups the few other spellings only
             with registered(con, "_known_values", pl.DataFrame({"v": keys}, schema={"v": pl.String})):
                 rows = con.execute(
                     "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
-                    " p.federation, p.birth_year FROM (SELECT DISTINCT player_id, name_key FROM player_aliases"
-                    " WHERE name_key IN (SELECT v FROM _known_values)) a JOIN players p USING (player_id)"
-                    " WHERE a.name_key <> p.name_key"
+                    " p.federation, p.birth_year FROM (SELECT DISTINCT a.player_id, a.name_key FROM player_aliases a"
+                    " JOIN players o ON o.player_id = a.player_id WHERE a.name_key IN (SELECT v FROM _known_values)"
+                    " AND a.name_key <> o.name_key) a JOIN players p USING (player_id)"
                 ).fetchall()
             for r in rows:
                 self.index.add(Known(*r))

@@ -46,7 +46,7 @@ def _spy_checks(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[tuple[bool, b
 
     def pair_verdicts(con: duckdb.DuckDBPyConnection, left: set[int], right: set[int]) -> Any:
         if left and right:
-            params = {"left": sorted(left), "right": sorted(right)}
+            params = {"left": sorted(left), "right": sorted(right), "right_only": sorted(right - left)}
             check = con.execute(event_sources._ANY_COMMON_SQL, params).fetchall()[0][0]
             rows = con.execute(event_sources._PAIRS_SQL, {**params, "short": event_sources.SHORT_PLIES}).fetchall()
             seen["pairs"].append((bool(check), bool(rows)))
