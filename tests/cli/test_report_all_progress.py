@@ -13,25 +13,12 @@ from typer.testing import CliRunner
 from elopipe.cli.commands import live_status
 from elopipe.cli.main import app
 from elopipe.publish import reports
-from tests.helpers.paths import SHARED_DATA
-
-FILES = [
-    SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf",
-    SHARED_DATA / "trf" / "irl_bunratty_major_2011_crlf.trf",
-]
+from tests.helpers.progress import rated_store
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from elopipe.ingest.driver import ingest_paths
-    from elopipe.rating.run import rate
-    from elopipe.store.connect import open_writer
-
-    path = tmp_path_factory.mktemp("report-progress") / "s.duckdb"
-    ingest_paths(FILES, path)
-    with open_writer(path) as con:
-        rate(con, "fide")
-    return path
+    return rated_store(tmp_path_factory.mktemp("report-progress"))
 
 
 def test_report_all_prints_progress_lines_off_a_terminal(db: Path, tmp_path: Path, monkeypatch) -> None:

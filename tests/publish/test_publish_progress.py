@@ -12,25 +12,12 @@ import pytest
 
 from elopipe.publish import outputs
 from elopipe.publish.lists import list_dates
-from tests.helpers.paths import SHARED_DATA
-
-FILES = [
-    SHARED_DATA / "trf" / "irl_bunratty_masters_2011_crlf.trf",
-    SHARED_DATA / "trf" / "irl_bunratty_major_2011_crlf.trf",
-]
+from tests.helpers.progress import rated_store
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from elopipe.ingest.driver import ingest_paths
-    from elopipe.rating.run import rate
-    from elopipe.store.connect import open_writer
-
-    path = tmp_path_factory.mktemp("progress") / "s.duckdb"
-    ingest_paths(FILES, path)
-    with open_writer(path) as con:
-        rate(con, "fide")
-    return path
+    return rated_store(tmp_path_factory.mktemp("progress"))
 
 
 def test_progress_is_told_while_the_report_digests_are_taken(db: Path, tmp_path: Path, monkeypatch) -> None:

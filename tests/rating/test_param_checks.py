@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections.abc import Callable
 from decimal import Decimal
 
 import pytest
@@ -120,6 +121,18 @@ def test_through_is_a_list_month() -> None:
             parse_month(text)
 
 
+def _policy(variable: str) -> Callable[[str | None], str]:
+    """The run policy read from the environment variable `variable`."""
+    from elopipe.rating.fide.params import ro_from_policy
+    from elopipe.rating.store_io import no_moves_policy
+
+    return {
+        "ELOPIPE_UNKNOWN_TC": param_checks.unknown_tc_policy,
+        "ELOPIPE_NO_MOVES": no_moves_policy,
+        "ELOPIPE_RO_FROM": ro_from_policy,
+    }[variable]
+
+
 @pytest.mark.parametrize(
     ("variable", "default"),
     [("ELOPIPE_UNKNOWN_TC", "standard"), ("ELOPIPE_NO_MOVES", "played"), ("ELOPIPE_RO_FROM", "list")],
@@ -129,14 +142,7 @@ def test_a_policy_is_not_given_only_when_its_variable_is_unset(
 ) -> None:
     """An empty option or variable is a bad value, not the default: only an unset variable is not
     given (`runtime.settings.given_or_env`)."""
-    from elopipe.rating.fide.params import ro_from_policy
-    from elopipe.rating.store_io import no_moves_policy
-
-    policy = {
-        "ELOPIPE_UNKNOWN_TC": param_checks.unknown_tc_policy,
-        "ELOPIPE_NO_MOVES": no_moves_policy,
-        "ELOPIPE_RO_FROM": ro_from_policy,
-    }[variable]
+    policy = _policy(variable)
     monkeypatch.delenv(variable, raising=False)
     assert policy(None) == default
     with pytest.raises(ValueError, match="not ''$"):
@@ -158,14 +164,10 @@ def test_the_three_policies_read_case_and_blanks_alike(
     """`--unknown-tc RAPID` was taken and `--no-moves PLAYED` or `--ro-from ' file'` refused: every
     run policy reads its value in any case, without surrounding blanks, and returns it lower case
     (what the run records and digests), from the option and from the variable alike."""
-    from elopipe.rating.fide.params import FideParams, ro_from_policy
-    from elopipe.rating.store_io import games_sql, no_moves_policy
+    from elopipe.rating.fide.params import FideParams
+    from elopipe.rating.store_io import games_sql
 
-    policy = {
-        "ELOPIPE_UNKNOWN_TC": param_checks.unknown_tc_policy,
-        "ELOPIPE_NO_MOVES": no_moves_policy,
-        "ELOPIPE_RO_FROM": ro_from_policy,
-    }[variable]
+    policy = _policy(variable)
     monkeypatch.delenv(variable, raising=False)
     assert policy(given) == value
     monkeypatch.setenv(variable, given)
