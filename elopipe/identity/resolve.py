@@ -27,7 +27,7 @@ from elopipe.identity.nearby import dates_overlap, near_tournaments, same_event,
 from elopipe.identity.settle import Settling
 from elopipe.read.names import name_key
 from elopipe.read.records import PlayerRec
-from elopipe.store.frames import registered
+from elopipe.store.frames import registered, value_frame
 
 # Rules in the order they are tried, with the confidence recorded for the link.
 RULES: list[tuple[str, float]] = [
@@ -138,10 +138,12 @@ class _BatchResolver:
         seen: set[tuple[object, ...]] = set()
         # the values lent as a frame's column, not as a list parameter, which DuckDB converts
         # element by element (a FIDE month's 28k name keys: 20 ms a statement; `store.frames.id_frame`)
-        for col, values, dtype in (("fide_id", fids, pl.Int64), ("national_id", nids, pl.String),
-                                   ("name_key", keys, pl.String)):  # fmt: skip
+        key_frame = value_frame(keys, "v", pl.String)  # for the player rows and their aliases
+        for col, values, frame in (("fide_id", fids, value_frame(fids, "v", pl.Int64)),
+                                   ("national_id", nids, value_frame(nids, "v", pl.String)),
+                                   ("name_key", keys, key_frame)):  # fmt: skip
             if values:
-                with registered(con, "_known_values", pl.DataFrame({"v": values}, schema={"v": dtype})):
+                with registered(con, "_known_values", frame):
                     rows = con.execute(sql + f"p.{col} IN (SELECT v FROM _known_values)").fetchall()
                 for r in rows:
                     if r not in seen:
@@ -151,7 +153,7 @@ class _BatchResolver:
             # a spelling equal to the player's own name key was found by the query above: only the
             # others, each once (a player has one alias row per entry: a year holds dozens), told
             # from the others before their DISTINCT, which then groups the few other spellings only
-            with registered(con, "_known_values", pl.DataFrame({"v": keys}, schema={"v": pl.String})):
+            with registered(con, "_known_values", key_frame):
                 rows = con.execute(
                     "SELECT COALESCE(p.merged_into, p.player_id), p.fide_id, p.national_id, a.name_key,"
                     " p.federation, p.birth_year FROM (SELECT DISTINCT a.player_id, a.name_key FROM player_aliases a"

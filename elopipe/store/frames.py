@@ -70,4 +70,10 @@ def id_frame(ids: Iterable[int], column: str = "player_id") -> pl.DataFrame:
     """`ids` as a one-column frame (Int64) to lend to SQL (`registered`) in place of a list
     parameter: DuckDB converts a Python list element by element (a TRF month's 28k player ids:
     15-20 ms a statement), a frame's column at once."""
-    return pl.DataFrame({column: list(ids)}, schema={column: pl.Int64})
+    return value_frame(ids, column, pl.Int64)
+
+
+def value_frame(values: Iterable[object], column: str, dtype: pl.DataType | type[pl.DataType]) -> pl.DataFrame:
+    """`values` as a one-column frame of `dtype`, lent to SQL in place of a list parameter for the
+    reason `id_frame` gives (name keys, national IDs: pl.String)."""
+    return pl.DataFrame({column: list(values)}, schema={column: dtype})
