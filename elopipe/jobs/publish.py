@@ -113,13 +113,9 @@ def publish_lists(
 
 def needs_store(diff: tuple[str, str]) -> bool:
     """Whether a `--diff` names a list date of the store (else two published files)."""
-    for ref in diff:
-        try:
-            dt.date.fromisoformat(ref)
-            return True
-        except ValueError:
-            continue
-    return False
+    from elopipe.publish.diff import list_date_ref
+
+    return any(list_date_ref(ref) is not None for ref in diff)
 
 
 @dataclass(frozen=True)

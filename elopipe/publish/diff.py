@@ -17,30 +17,41 @@ games_b Int32, change_b Int32 (the change stored for B's period).
 from __future__ import annotations
 
 import datetime as dt
+import re
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from elopipe.publish.lists import rating_list
+from elopipe.read.dates import parse_list_date
 
 STATUS_ORDER = ["new", "changed", "delisted", "dropped", "unchanged"]
 
 
+# what a side that names a list of the store looks like: `parse_list_date`'s two forms
+_DATE_SHAPED = re.compile(r"\s*[0-9]{4}-[0-9]{2}(?:-[0-9]{2})?\s*")
+
+
+def list_date_ref(ref: str) -> dt.date | None:
+    """The list date a `--diff` side names: 'YYYY-MM-DD', or 'YYYY-MM' for that month's list (as
+    `--list-date` and `rate --through` read it); None when `ref` names a file. Raises ListDateError
+    (elopipe.read.dates: a usage error naming `--diff`) for a side of that shape that no list can
+    have ('2024-13', '1200-01-01')."""
+    return parse_list_date(ref, "--diff") if _DATE_SHAPED.fullmatch(ref) else None
+
+
 def load_list(con: duckdb.DuckDBPyConnection | None, system: str, ref: str) -> tuple[pl.DataFrame, dt.date | None]:
-    """A list from a store date ('YYYY-MM-DD') or a published CSV/Parquet file, with its date
+    """A list from a store date (`list_date_ref`) or a published CSV/Parquet file, with its date
     (None for a file). Raises LookupError / FileNotFoundError / ValueError on a bad `ref`."""
-    try:
-        date = dt.date.fromisoformat(ref)
-    except ValueError:
-        date = None
+    date = list_date_ref(ref)
     if date is not None:
         if con is None:
             raise ValueError(f"{ref} is a list date; a database is needed to read it")
         return rating_list(con, system, date), date
     path = Path(ref)
     if not path.exists():
-        raise FileNotFoundError(f"{ref} is neither a list date (YYYY-MM-DD) nor a file")
+        raise FileNotFoundError(f"{ref} is neither a list date (YYYY-MM-DD or YYYY-MM) nor a file")
     # glob=False: the file named, never a pattern (Polars expands `*`, `?`, `[...]` in a path)
     if path.suffix.lower() == ".parquet":
         df = pl.read_parquet(path.absolute(), glob=False)
@@ -62,6 +73,9 @@ def diff_file_name(system: str, ref_a: str, ref_b: str) -> str:
     system, which the name already gives (so not 'diff_fide_fide_2018-07-01_...')."""
 
     def label(ref: str) -> str:
+        date = list_date_ref(ref)
+        if date is not None:  # '2024-01' names the list of 2024-01-01, and the file says so
+            return date.isoformat()
         stem = Path(ref).stem
         return stem.removeprefix(f"{system}_")
 

@@ -489,3 +489,26 @@ def test_elo_lists_give_the_decimal_the_seed_keeps(tmp_path: Path) -> None:
     at = keys.index("rating"), keys.index("change")
     assert [(r[at[0]], r[at[1]]) for r in data] == [("2597.4", None), ("2597.2", "7.5"), ("1500.0", "0.0")]
     assert "2096," in fide[0].read_text(encoding="utf-8")  # FIDE: integers as before
+
+
+def test_diff_takes_a_list_month_as_publish_list_date_does(tmp_path: Path) -> None:
+    """`--diff 2024-01 2024-02` named two files that did not exist, where `--list-date 2024-01` and
+    `rate --through 2024-01` read a month (hostile tester); it now compares the lists of those
+    months, as the full dates do, and names the file by them."""
+    db = build_store(tmp_path / "s.duckdb")
+    runner = CliRunner()
+    by_day = runner.invoke(
+        app, ["publish", "--db", str(db), "--out", str(tmp_path / "d"), "--diff", "2024-01-01", "2024-02-01"]
+    )
+    by_month = runner.invoke(
+        app, ["publish", "--db", str(db), "--out", str(tmp_path / "m"), "--diff", "2024-01", "2024-02"]
+    )
+    assert by_month.exit_code == 0, by_month.output
+    assert "1 new, 3 changed, 1 delisted, 1 dropped" in by_month.output
+    name = "diff_fide_2024-01-01_2024-02-01.csv"
+    assert (tmp_path / "m" / name).read_bytes() == (tmp_path / "d" / name).read_bytes()
+    assert by_day.exit_code == 0, by_day.output
+    # a side of that shape that no list can have is a usage error naming the option, not a missing file
+    bad = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "x"), "--diff", "2024-13", "2024-02"])
+    assert bad.exit_code == 2 and "--diff must be a list date" in bad.output, bad.output
+    assert not (tmp_path / "x").exists()

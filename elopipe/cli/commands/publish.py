@@ -49,7 +49,7 @@ def publish(
         "--diff",
         metavar="A B",
         help="Compare two lists, given as two values (--diff A B): list dates of the store"
-        " (YYYY-MM-DD) or published CSV/Parquet files.",
+        " (YYYY-MM-DD, or YYYY-MM for that month's list) or published CSV/Parquet files.",
     ),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
     wait: float = typer.Option(
@@ -77,6 +77,11 @@ def publish(
 
         dates = [parse_list_date(list_date)]  # another form or a date no list can have: one line, exit 2
     check_system(system)  # an unknown system is a usage error, as `report` says it
+    if diff is not None:
+        from elopipe.publish.diff import list_date_ref
+
+        for ref in diff:  # a date no list can have ('2024-13'): one line naming --diff, exit 2
+            list_date_ref(ref)
     # a --diff writes one file at the top of --out; a publish into its lists, reports and players
     check_out_folder(out, "publish to", None if diff is not None else publish_folders(system))
     on_wait = functools.partial(err_console.print, style="yellow")
