@@ -39,6 +39,17 @@ def _line(args: list[str], code: int) -> str:
         (["rate", "--scenario", "s", "--rules", "V1999"], 2, "elopipe rate: error: unknown FIDE rules version V1999"),
         (["rate", "--rules", "V2017"], 2, "elopipe rate: error: --rules changes the rules"),
         (["rate", "--ro-from", "x"], 2, "elopipe rate: error: --ro-from: must be list or file"),
+        # the run policies are options, not --param keys (docs/commands.md, "What-if runs")
+        (
+            ["rate", "--scenario", "s", "--param", "unknown_tc=rapid"],
+            2,
+            "elopipe rate: error: --param unknown_tc: use --unknown-tc",
+        ),
+        (
+            ["rate", "--scenario", "s", "--param", "no_moves=skip"],
+            2,
+            "elopipe rate: error: --param no_moves: use --no-moves",
+        ),
         (["rate"], 1, "elopipe rate: error: no database at "),
         (["elo", "1500", "--vs", "1600:W", "--k", "0"], 2, "elopipe elo: error: K must be a whole number"),
         (["elo", "1500.5", "--vs", "1600:W", "--fide"], 2, "elopipe elo: error: 1500.5: a FIDE rating is a whole"),
