@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -35,16 +35,24 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
 
-#: The `elopipe sql` command that lists what the ingests could not read or found wrong, by file,
-#: line and game (the view `v_ingest_errors`): the summary line and the ingest command's table of
-#: files with problems name it (`problems_hint`).
-PROBLEMS_QUERY = 'sql "SELECT path, line, game_index, message FROM v_ingest_errors"'
+#: What the ingests could not read or found wrong, by file, line and game (the view
+#: `v_ingest_errors`): the summary line and the ingest command's table of files with problems name
+#: it, narrowed to what they counted (`problems_hint`).
+PROBLEMS_QUERY = "SELECT path, line, game_index, message FROM v_ingest_errors"
 
 
-def problems_hint(db: str | os.PathLike[str] | None = None) -> str:
-    """`PROBLEMS_QUERY` as a command to copy, with `--db` for a store `db` that is not the default
-    (`command_hint`)."""
-    return command_hint(PROBLEMS_QUERY, db)
+def problems_hint(db: str | os.PathLike[str] | None = None, file_ids: Iterable[int] = ()) -> str:
+    """The `elopipe sql` command that lists the errors and warnings an ingest counted, to copy:
+    `PROBLEMS_QUERY` without the 'info' notes, of the files `file_ids` only (the ingest's files
+    with problems: their ids, `file_id` = one or BETWEEN the least and the greatest, since one
+    ingest's new files take consecutive ids and a file without problems adds no row), so that it
+    lists as many rows as the summary counted and none of an earlier ingest. No `file_ids`: every
+    file's. With `--db` for a store `db` that is not the default (`command_hint`)."""
+    where = "severity IN ('error', 'warning')"
+    ids = sorted(set(file_ids))
+    if ids:
+        where += f" AND file_id = {ids[0]}" if len(ids) == 1 else f" AND file_id BETWEEN {ids[0]} AND {ids[-1]}"
+    return command_hint(f'sql "{PROBLEMS_QUERY} WHERE {where}"', db)
 
 
 class BatchParseError(ElopipeError):
@@ -106,6 +114,11 @@ class IngestSummary:
         return sum(f.n_warnings for f in self.files)
 
     @property
+    def problem_file_ids(self) -> list[int]:
+        """The ids of the files with errors or warnings (`problems_hint`)."""
+        return [f.file_id for f in self.files if (f.n_errors or f.n_warnings) and f.file_id is not None]
+
+    @property
     def exit_code(self) -> int:
         """0 when every file loaded (or was already in the store), 1 when any was partial or
         rejected, or the ingest stopped early."""
@@ -138,7 +151,7 @@ class IngestSummary:
         if self.warnings:
             text += f", {plural(self.warnings, 'warning')}"
         if hint and (self.errors or self.warnings):
-            text += f" (`{problems_hint(db)}` lists them)"
+            text += f" (`{problems_hint(db, self.problem_file_ids)}` lists them)"
         if self.gone:
             text += f"; {plural(self.gone, 'file')} {GONE}"
         removed = sum(f.removed_games for f in self.files)

@@ -53,12 +53,15 @@ def test_the_printed_queries_run_and_give_the_counts_said(tmp_path: Path) -> Non
     db = tmp_path / "s.duckdb"
     out = _invoke("ingest", *map(str, FILES), "--db", str(db))
     summary = out.splitlines()[-1]
-    m = re.search(r", (\d+) warnings \(`(elopipe sql .*)` lists them\) -> ", summary)
+    m = re.search(r" (\d+) errors?, (\d+) warnings \(`(elopipe sql .*)` lists them\) -> ", summary)
     assert m and "(v_ingest_errors)" not in out, out
-    assert m.group(2).endswith(f" --db {db}")  # copied and pasted, it reads this store
-    listed = _run_printed(m.group(2))
-    assert len(listed) >= int(m.group(1)) > 0 and set(listed[0]) == {"path", "line", "game_index", "message"}
+    assert m.group(3).endswith(f" --db {db}")  # copied and pasted, it reads this store
+    listed = _run_printed(m.group(3))
+    # the rows said: the errors and warnings counted, not the info notes beside them
+    assert len(listed) == int(m.group(1)) + int(m.group(2)) > 0, (summary, listed)
+    assert set(listed[0]) == {"path", "line", "game_index", "message"}
     assert any("lichess export" in r["message"] for r in listed)
+    assert _run_printed(f"elopipe sql \"SELECT * FROM v_ingest_errors WHERE severity = 'info'\" --db {db}")
 
     for system in ("fide", "ffe"):
         said = _invoke("rate", "--system", system, "--db", str(db)).splitlines()
@@ -83,6 +86,13 @@ def test_the_printed_queries_run_and_give_the_counts_said(tmp_path: Path) -> Non
         "1 before the system's first list, 1 still in progress, 1 of a kind never rated (chess960), 1 played online"
     )
     assert f"events skipped: {skipped} (lichess) (`elopipe sql " in fide, fide
+    # a later ingest's command lists its own problems, none of the earlier ingest's
+    later = _invoke("ingest", str(SHARED_DATA / "trf" / "irl_bunratty_challengers_2011_crlf.trf"), "--db", str(db))
+    m = re.search(r" (\d+) errors?, (\d+) warnings \(`(elopipe sql .*)` lists them\) -> ", later)
+    assert m, later
+    again = _run_printed(m.group(3))
+    assert len(again) == int(m.group(1)) + int(m.group(2)) > 0, (later, again)
+    assert {r["path"] for r in again} == {str(SHARED_DATA / "trf" / "irl_bunratty_challengers_2011_crlf.trf")}
 
 
 def test_every_code_has_a_few_words_and_an_unknown_one_reads_as_it_is() -> None:

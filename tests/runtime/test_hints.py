@@ -27,4 +27,5 @@ def test_ingest_details_name_the_store(tmp_path: Path) -> None:
     db = tmp_path / "o.duckdb"
     res = CliRunner().invoke(app, ["ingest", str(bad), "--db", str(db)])
     details = [ln for ln in res.output.splitlines() if ln.startswith("Details:")]
-    assert details == [f'Details: elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors" --db {db}']
+    query = "SELECT path, line, game_index, message FROM v_ingest_errors WHERE severity IN ('error', 'warning')"
+    assert details == [f'Details: elopipe sql "{query} AND file_id = 1" --db {db}']

@@ -158,7 +158,8 @@ def test_a_thousand_round_trf_is_flagged_and_rates(tmp_path):
     db = tmp_path / "p.duckdb"
     read = runner.invoke(app, ["ingest", str(f), "--db", str(db)])
     # the officer is told, and how to list them
-    query = f'elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors" --db {db}'
+    where = "WHERE severity IN ('error', 'warning') AND file_id = 1"  # this ingest's errors and warnings
+    query = f'elopipe sql "SELECT path, line, game_index, message FROM v_ingest_errors {where}" --db {db}'
     assert read.exit_code == 0 and f"2 warnings (`{query}` lists them)" in read.output, read.output
     flagged = db_rows(db, "SELECT line, message FROM ingest_errors WHERE code = 'trf_implausible_rounds'")
     assert len(flagged) == 1 and flagged[0][0] == 5 and "1001" in flagged[0][1]
