@@ -124,10 +124,10 @@ def parse_param(key: str, text: str) -> object:
     """The value of option `key` written `text` (a --param VALUE), by the option's kind (module
     docstring): bool, int or float, the choice as spelled in `choices`, a date, or text (a K
     schedule, an option of a registered engine). Raises ParamError saying what is accepted."""
-    text = text.strip()
+    given, text = text, text.strip()  # the refusal shows the value as written (' ' is not '')
     if key in BOOLEANS:
         if text.lower() not in BOOLEAN_WORDS:
-            raise ParamError(f"{key} must be true or false (or yes/no, 1/0), not '{text}'")
+            raise ParamError(f"{key} must be true or false (or yes/no, 1/0), not '{given}'")
         return BOOLEAN_WORDS[text.lower()]
     if key in DATES:
         try:
@@ -135,12 +135,12 @@ def parse_param(key: str, text: str) -> object:
                 raise ValueError(text)
             return dt.date.fromisoformat(text)
         except ValueError:
-            raise ParamError(f"{key} must be a date YYYY-MM-DD, not '{text}'") from None
+            raise ParamError(f"{key} must be a date YYYY-MM-DD, not '{given}'") from None
     accepted = choices(key)
     if accepted is not None:
         found = [c for c in accepted if c.lower() == text.lower()]
         if not found:
-            raise ParamError(f"{key} must be one of {', '.join(accepted)}, not '{text}'")
+            raise ParamError(f"{key} must be one of {', '.join(accepted)}, not '{given}'")
         return found[0]
     return check_param(key, _number(text))
 

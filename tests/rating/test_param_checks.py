@@ -151,6 +151,9 @@ def test_a_policy_is_not_given_only_when_its_variable_is_unset(
     with pytest.raises(ValueError, match="not ''$"):
         policy(None)
     assert policy(default) == default  # a given value still wins over the variable
+    # blanks are shown as written: --unknown-tc ' ' said "not ''", where --no-moves said "not '  '"
+    with pytest.raises(ValueError, match="not ' '$"):
+        policy(" ")
 
 
 @pytest.mark.parametrize(
