@@ -36,6 +36,7 @@ import polars as pl
 from elopipe.publish.atomic import write_text
 from elopipe.publish.csvsafe import write_csv
 from elopipe.publish.html import render, system_label
+from elopipe.publish.lists import nearest_dates
 from elopipe.runtime.errors import ElopipeError
 from elopipe.store.compare_view import COMPARE_CAUSES, compare_sql
 from elopipe.store.frames import to_polars
@@ -139,7 +140,7 @@ def _check_date(day: dt.date, dates: dict[str, list[dt.date]]) -> None:
     its first nor after its last), and a list date of an official side (which counts on its own
     date only)."""
     if not any(day in d for d in dates.values()):
-        near = "; ".join(f"{side}: {_near(d, day)}" for side, d in dates.items())
+        near = "; ".join(f"{side}: {nearest_dates(d, day)}" for side, d in dates.items())
         raise CompareError(f"neither side has a list dated {day}; nearest lists: {near}")
     for side, d in dates.items():
         if d[-1] < day:
@@ -148,14 +149,7 @@ def _check_date(day: dt.date, dates: dict[str, list[dt.date]]) -> None:
             raise CompareError(f"{side}'s first list is {d[0]}, after {day}: give a date from {d[0]}")
         if side.startswith(f"{OFFICIAL}:") and day not in d:
             # an imported list counts on its own date only
-            raise CompareError(f"{side} has no list dated {day}; its nearest: {_near(d, day)}")
-
-
-def _near(dates: list[dt.date], day: dt.date) -> str:
-    """The list dates of `dates` just before and after `day`, as 'a, b' (one if at an end)."""
-    before = [d for d in dates if d < day][-1:]
-    after = [d for d in dates if d > day][:1]
-    return ", ".join(str(d) for d in before + after)
+            raise CompareError(f"{side} has no list dated {day}; its nearest: {nearest_dates(d, day)}")
 
 
 def compare(con: duckdb.DuckDBPyConnection, a: str, b: str, list_date: dt.date | None = None) -> Comparison:

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Iterable
 
 import duckdb
 import polars as pl
@@ -94,6 +95,24 @@ def list_dates(con: duckdb.DuckDBPyConnection, system: str) -> list[dt.date]:
     """Every list date of `system` in the store, oldest first."""
     rows = con.execute("SELECT DISTINCT list_date FROM rating_lists WHERE system = ? ORDER BY 1", [system]).fetchall()
     return [r[0] for r in rows]
+
+
+def nearest_dates(dates: Iterable[dt.date], day: dt.date) -> str:
+    """The dates of `dates` just before and after `day`, as 'a, b' (one if at an end; '' for none)."""
+    ordered = sorted(set(dates))
+    before = [d for d in ordered if d < day][-1:]
+    after = [d for d in ordered if d > day][:1]
+    return ", ".join(str(d) for d in before + after)
+
+
+def no_list(system: str, list_date: dt.date, known: Iterable[dt.date]) -> LookupError:
+    """The error for a list date `system` has no list on, naming its lists nearest to it (`known`:
+    its list dates; `nearest_dates`), as `compare` names them. A system rated by tournament
+    (generic Elo, `period=tournament`) dates its lists by the events' last days, so a month's list
+    ('2011-02', read as its 1st) is found there under another day."""
+    said = f"no rating list for system {system!r} dated {list_date}"
+    near = nearest_dates(known, list_date)
+    return LookupError(f"{said}; its nearest: {near}" if near else f"{said}: it has no list in the store")
 
 
 def systems(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -183,8 +202,10 @@ def rating_list(con: duckdb.DuckDBPyConnection, system: str, list_date: dt.date 
             params=[system, list_date],
         )
     )
-    if df.height == 0 and list_date not in list_dates(con, system):
-        raise LookupError(f"no rating list for system {system!r} dated {list_date}")
+    if df.height == 0:
+        known = list_dates(con, system)
+        if list_date not in known:
+            raise no_list(system, list_date, known)
     marker = no_id_flag(system)
     flags = [
         display_flags(f, s, marker if no_id else "")

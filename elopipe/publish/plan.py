@@ -250,7 +250,7 @@ def publish_recorded(
     holds is dropped.
     """
     from elopipe.publish.atomic import remove_stale
-    from elopipe.publish.lists import list_dates
+    from elopipe.publish.lists import list_dates, no_list
     from elopipe.publish.outputs import output_folders, publish_outputs
 
     known = set(list_dates(con, system))
@@ -264,7 +264,7 @@ def publish_recorded(
         dates = [max(known)]
     unknown = sorted(set(dates) - known)
     if unknown:  # before anything is recorded: a list that does not exist is never pending
-        raise LookupError(f"no rating list for system {system!r} dated {unknown[0]}")
+        raise no_list(system, unknown[0], known)
     todo = sorted(set(dates) | pending)
     if not todo:
         return [], []

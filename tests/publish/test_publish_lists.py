@@ -512,3 +512,17 @@ def test_diff_takes_a_list_month_as_publish_list_date_does(tmp_path: Path) -> No
     bad = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "x"), "--diff", "2024-13", "2024-02"])
     assert bad.exit_code == 2 and "--diff must be a list date" in bad.output, bad.output
     assert not (tmp_path / "x").exists()
+
+
+def test_a_date_without_a_list_names_the_nearest_lists(tmp_path: Path) -> None:
+    """`publish --list-date 2011-02` of a system rated by tournament (lists dated by the events'
+    last days, 2011-02-28) said only 'no rating list ... dated 2011-02-01' (hostile tester); the
+    line now names the lists nearest to the date asked."""
+    db = build_store(tmp_path / "s.duckdb")  # lists of 2024-01-01 and 2024-02-01
+    runner = CliRunner()
+    for asked, near in (("2024-01-15", "2024-01-01, 2024-02-01"), ("2024-03", "2024-02-01")):
+        res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--list-date", asked])
+        assert res.exit_code == 1, res.output
+        assert "no rating list for system 'fide' dated " in res.output and f"; its nearest: {near}" in res.output
+    res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "d"), "--diff", "2023-12", "2024-01"])
+    assert res.exit_code == 1 and "; its nearest: 2024-01-01" in res.output, res.output
