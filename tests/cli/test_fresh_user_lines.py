@@ -289,7 +289,10 @@ def test_an_output_folder_inside_an_input_folder_is_allowed(tmp_path: Path) -> N
     ("args", "said"),
     [
         (["publish", "--system", "bogus"], "elopipe publish: error: unknown rating system 'bogus': use one of "),
-        (["publish", "--diff", "a", "b"], "elopipe publish: error: a is neither a list date (YYYY-MM-DD or YYYY-MM) nor a file"),
+        (
+            ["publish", "--diff", "a", "b"],
+            "elopipe publish: error: a is neither a list date (YYYY-MM-DD or YYYY-MM) nor a file",
+        ),
         (["report", "-t", ""], "elopipe report: error: give --tournament ID|NAME or --all"),
         (["players", "suspects", "--limit", "-1"], "elopipe players suspects: invalid value for '--limit'"),
     ],

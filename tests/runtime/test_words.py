@@ -13,12 +13,16 @@ def test_plural_says_one_without_s_and_every_other_count_with() -> None:
     assert plural(1234, "row", thousands=True) == "1,234 rows" and plural(1, "row", thousands=True) == "1 row"
 
 
+# the errors and warnings of every file (a FileResult without a file id: none narrows it)
+PROBLEMS = "SELECT path, line, game_index, message FROM v_ingest_errors WHERE severity IN ('error', 'warning')"
+
+
 def test_ingest_summary_line_counts_in_the_singular() -> None:
     one = FileResult("a.pgn", "partial", n_games=1, n_errors=1, n_warnings=1, player_ids={7})
     line = IngestSummary(files=[one]).line()
     assert line.startswith("1 file: 0 loaded, 1 partial")
     # the view's name alone said nothing to an officer: the command that lists them
-    query = "elopipe sql \"SELECT path, line, game_index, message FROM v_ingest_errors WHERE severity IN ('error', 'warning')\""
+    query = f'elopipe sql "{PROBLEMS}"'
     assert f"1 game, 1 player, 1 error, 1 warning (`{query}` lists them)" in line
     assert "(v_ingest_errors)" not in line
     two = FileResult("b.pgn", "loaded", n_games=2, n_errors=1, n_warnings=2, player_ids={8})
@@ -33,5 +37,5 @@ def test_ingest_summary_line_names_the_query_only_when_a_file_had_problems() -> 
     clean = IngestSummary(files=[FileResult("a.pgn", "loaded", n_games=1, player_ids={7})])
     assert clean.line().endswith("1 game, 1 player, 0 errors") and "elopipe sql" not in clean.line()
     errors = IngestSummary(files=[FileResult("a.pgn", "partial", n_games=1, n_errors=2, player_ids={7})])
-    query = "elopipe sql \"SELECT path, line, game_index, message FROM v_ingest_errors WHERE severity IN ('error', 'warning')\""
+    query = f'elopipe sql "{PROBLEMS}"'
     assert errors.line().endswith(f"2 errors (`{query}` lists them)")

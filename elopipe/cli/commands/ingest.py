@@ -208,7 +208,8 @@ def print_file_problems(summary: IngestSummary, db: Path) -> bool:
             f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
         )
     print_table(table)
-    console.print(f"Details: {problems_hint(db, summary.problem_file_ids)}", markup=False, highlight=False, soft_wrap=True)
+    details = problems_hint(db, summary.problem_file_ids)
+    console.print(f"Details: {details}", markup=False, highlight=False, soft_wrap=True)
     return True
 
 
