@@ -59,7 +59,7 @@ def publish_lists(
     from elopipe.publish.gone import retire_gone_lists
     from elopipe.publish.index import write_index
     from elopipe.publish.list_suspects import list_suspects
-    from elopipe.publish.lists import list_dates
+    from elopipe.publish.lists import list_dates, no_list
     from elopipe.publish.manifest import recording
     from elopipe.publish.outputs import player_page_links
     from elopipe.publish.plan import forget_published, note_store, publish_recorded, sole_store
@@ -77,6 +77,10 @@ def publish_lists(
             dates = list_dates(con, system)[-1:]
         if not dates:
             raise LookupError(f"no rating list for system {system} in {db}")
+        known = set(list_dates(con, system))
+        for d in dates:  # before the folder is touched: a refused date leaves no lock or ledger there
+            if d not in known:
+                raise no_list(system, d, known)
         with recording(out) as manifest:  # the folder's lock held: the ledger read and written in turn
             # a plain publish may remove lists from a folder only this store published into, as
             # the ledger says before this publish records the store there (a full one: `plan`)

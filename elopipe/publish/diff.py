@@ -24,6 +24,7 @@ import duckdb
 import polars as pl
 
 from elopipe.publish.lists import rating_list
+from elopipe.read.control_chars import escape_controls
 from elopipe.read.dates import parse_list_date
 
 STATUS_ORDER = ["new", "changed", "delisted", "dropped", "unchanged"]
@@ -41,28 +42,36 @@ def list_date_ref(ref: str) -> dt.date | None:
     return parse_list_date(ref, "--diff") if _DATE_SHAPED.fullmatch(ref) else None
 
 
+def side_title(ref: str) -> str:
+    """A `--diff` side for a message or a title: the list date it names (`list_date_ref`), else
+    the file as given, its control characters written \\xNN (`escape_controls`)."""
+    date = list_date_ref(ref)
+    return date.isoformat() if date is not None else escape_controls(ref)
+
+
 def load_list(con: duckdb.DuckDBPyConnection | None, system: str, ref: str) -> tuple[pl.DataFrame, dt.date | None]:
     """A list from a store date (`list_date_ref`) or a published CSV/Parquet file, with its date
     (None for a file). Raises LookupError / FileNotFoundError / ValueError on a bad `ref`."""
     date = list_date_ref(ref)
     if date is not None:
         if con is None:
-            raise ValueError(f"{ref} is a list date; a database is needed to read it")
+            raise ValueError(f"{side_title(ref)} is a list date; a database is needed to read it")
         return rating_list(con, system, date), date
     path = Path(ref)
     if not path.exists():
-        raise FileNotFoundError(f"{ref} is neither a list date (YYYY-MM-DD or YYYY-MM) nor a file")
+        raise FileNotFoundError(f"{side_title(ref)} is neither a list date (YYYY-MM-DD or YYYY-MM) nor a file")
     # glob=False: the file named, never a pattern (Polars expands `*`, `?`, `[...]` in a path)
     if path.suffix.lower() == ".parquet":
         df = pl.read_parquet(path.absolute(), glob=False)
     elif path.suffix.lower() == ".csv":
         df = pl.read_csv(path.absolute(), glob=False, infer_schema_length=None)
     else:
-        raise ValueError(f"{ref}: a list file must be .csv or .parquet")
+        raise ValueError(f"{side_title(ref)}: a list file must be .csv or .parquet")
     missing = {"name", "rating"} - set(df.columns)
     if missing:
         raise ValueError(
-            f"{ref}: not a rating list, missing the column{'s' * (len(missing) > 1)} {', '.join(sorted(missing))}"
+            f"{side_title(ref)}: not a rating list, missing the column{'s' * (len(missing) > 1)}"
+            f" {', '.join(sorted(missing))}"
         )
     return df, None
 

@@ -61,6 +61,7 @@ from collections.abc import Iterable
 import duckdb
 import polars as pl
 
+from elopipe.runtime.errors import ElopipeError
 from elopipe.store.frames import to_polars
 
 # A published list spells sex as FIDE's list files (the Sex column, M/F) and the FFE's (`Sexe`,
@@ -105,14 +106,21 @@ def nearest_dates(dates: Iterable[dt.date], day: dt.date) -> str:
     return ", ".join(str(d) for d in before + after)
 
 
-def no_list(system: str, list_date: dt.date, known: Iterable[dt.date]) -> LookupError:
+class NoListError(ElopipeError, LookupError):
+    """A list date the system has no list on, asked for by the user (a usage error: exit 2, as
+    `compare` answers it)."""
+
+    exit_code = 2
+
+
+def no_list(system: str, list_date: dt.date, known: Iterable[dt.date]) -> NoListError:
     """The error for a list date `system` has no list on, naming its lists nearest to it (`known`:
     its list dates; `nearest_dates`), as `compare` names them. A system rated by tournament
     (generic Elo, `period=tournament`) dates its lists by the events' last days, so a month's list
     ('2011-02', read as its 1st) is found there under another day."""
     said = f"no rating list for system {system!r} dated {list_date}"
     near = nearest_dates(known, list_date)
-    return LookupError(f"{said}; its nearest: {near}" if near else f"{said}: it has no list in the store")
+    return NoListError(f"{said}; its nearest: {near}" if near else f"{said}: it has no list in the store")
 
 
 def systems(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -16,6 +16,7 @@ import re
 
 from elopipe.rating import systems
 from elopipe.rating.fide import b02
+from elopipe.read.control_chars import shown_value
 from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.settings import given_or_env
 
@@ -127,7 +128,7 @@ def parse_param(key: str, text: str) -> object:
     given, text = text, text.strip()  # the refusal shows the value as written (' ' is not '')
     if key in BOOLEANS:
         if text.lower() not in BOOLEAN_WORDS:
-            raise ParamError(f"{key} must be true or false (or yes/no, 1/0), not '{given}'")
+            raise ParamError(f"{key} must be true or false (or yes/no, 1/0), not {shown_value(given)}")
         return BOOLEAN_WORDS[text.lower()]
     if key in DATES:
         try:
@@ -135,12 +136,12 @@ def parse_param(key: str, text: str) -> object:
                 raise ValueError(text)
             return dt.date.fromisoformat(text)
         except ValueError:
-            raise ParamError(f"{key} must be a date YYYY-MM-DD, not '{given}'") from None
+            raise ParamError(f"{key} must be a date YYYY-MM-DD, not {shown_value(given)}") from None
     accepted = choices(key)
     if accepted is not None:
         found = [c for c in accepted if c.lower() == text.lower()]
         if not found:
-            raise ParamError(f"{key} must be one of {', '.join(accepted)}, not '{given}'")
+            raise ParamError(f"{key} must be one of {', '.join(accepted)}, not {shown_value(given)}")
         return found[0]
     return check_param(key, _number(text))
 

@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from elopipe.read.control_chars import shown_value
 from elopipe.read.dates import DATE_MIN, latest_plausible
 from elopipe.runtime.settings import given_or_env
 from elopipe.store.frames import registered, to_polars
@@ -121,7 +122,7 @@ def check_no_moves(policy: str) -> str:
     (returned lower case, as `--unknown-tc` reads its value); else ValueError naming them."""
     if (found := policy.strip().lower()) not in NO_MOVES_POLICIES:
         raise ValueError(f"no_moves must be {', '.join(NO_MOVES_POLICIES[:-1])} or {NO_MOVES_POLICIES[-1]}, "
-                         f"not {policy!r}")  # fmt: skip
+                         f"not {shown_value(policy)}")  # fmt: skip
     return found
 
 

@@ -48,6 +48,14 @@ def escape_controls(value: str) -> str:
     return _ANY_CONTROL_OR_TAB.sub(lambda m: f"\\x{ord(m.group(0)):02x}", value)
 
 
+def shown_value(value: object) -> str:
+    """`value` (from a file, an option or a variable) quoted for a one-line message: 'F', or
+    'A\\x1b[' for the text A, ESC, [ (`escape_controls`: its control characters, tabs and
+    newlines written \\xNN, never sent to a terminal; never a Python repr); blanks kept as
+    written, so ' ' is not ''."""
+    return "'" + escape_controls(str(value)) + "'"
+
+
 def blank_controls(line: str) -> str:
     """`line` with each ANSI sequence and control character replaced by as many spaces, so that
     fixed columns (TRF) keep their positions."""

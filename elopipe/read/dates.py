@@ -11,6 +11,7 @@ import datetime as dt
 import functools
 import re
 
+from elopipe.read.control_chars import shown_value
 from elopipe.runtime.errors import ElopipeError
 
 # ---- plausible dates ------------------------------------------------------------------
@@ -53,16 +54,19 @@ def parse_list_date(text: str, option: str = "--list-date") -> dt.date:
     LAST_LIST_DATE. Raises ListDateError (a usage error, one line naming `option`) for any other
     form: `date.fromisoformat` would also take '20220801' or '2022-W31' as another spelling."""
     found = re.fullmatch(r"([0-9]{4})-([0-9]{2})(?:-([0-9]{2}))?", text.strip())
-    try:
-        if not found:
-            raise ValueError(text)
-        when = dt.date(int(found[1]), int(found[2]), int(found[3] or 1))
-    except ValueError:
+    if not found:
         raise ListDateError(
             f"{option} must be a list date YYYY-MM-DD or a list month YYYY-MM (2024-03: the list of March 2024),"
-            f" not '{text.strip()}'"
-        ) from None
-    return check_list_date(when)
+            f" not {shown_value(text.strip())}"
+        )
+    try:
+        when = dt.date(int(found[1]), int(found[2]), int(found[3] or 1))
+    except ValueError:  # the form is right, the day or month does not exist
+        raise ListDateError(f"{option}: {shown_value(text.strip())} is no day of the calendar") from None
+    try:
+        return check_list_date(when)
+    except ListDateError as exc:
+        raise ListDateError(f"{option}: {exc}") from None
 
 
 def latest_plausible(today: dt.date | None = None) -> dt.date:

@@ -51,6 +51,35 @@ def _line(args: list[str], code: int) -> str:
             "elopipe rate: error: --param no_moves: use --no-moves",
         ),
         (["rate"], 1, "elopipe rate: error: no database at "),
+        # a refused value shown as written, its escape codes and newlines as \xNN, never run by the
+        # terminal nor splitting the line; one rendering for every policy (hostile tester)
+        (
+            ["rate", "--unknown-tc", "\x1b[31mred\x1b[0m"],
+            2,
+            "elopipe rate: error: --unknown-tc: must be one of standard, rapid, blitz, not '\\x1b[31mred\\x1b[0m'",
+        ),
+        (
+            ["rate", "--unknown-tc", "ra\npid"],
+            2,
+            "elopipe rate: error: --unknown-tc: must be one of standard, rapid, blitz, not 'ra\\x0apid'",
+        ),
+        (
+            ["rate", "--no-moves", "a\tb"],
+            2,
+            "elopipe rate: error: --no-moves: must be played, forfeit or unrated, not 'a\\x09b'",
+        ),
+        (["rate", "--ro-from", "it's"], 2, "elopipe rate: error: --ro-from: must be list or file, not 'it's'"),
+        (
+            ["rate", "--scenario", "s", "--system", "elo", "--param", "period=  "],
+            2,
+            "elopipe rate: error: --param period=  : period must be one of month, tournament, game, not '  '",
+        ),
+        # the advice for ro_from is no dead end where --ro-from does not apply either
+        (
+            ["rate", "--scenario", "s", "--system", "glicko2", "--param", "ro_from=list"],
+            2,
+            "elopipe rate: error: --param ro_from: Ro's source is a FIDE rule: it applies to the FIDE systems, not",
+        ),
         (["elo", "1500", "--vs", "1600:W", "--k", "0"], 2, "elopipe elo: error: K must be a whole number"),
         (["elo", "1500.5", "--vs", "1600:W", "--fide"], 2, "elopipe elo: error: 1500.5: a FIDE rating is a whole"),
         (["players", "merge", "1", "1", "--reason", "x"], 2, "elopipe players merge: error: cannot merge player 1"),
@@ -111,7 +140,7 @@ HOSTILE = [
     (["run", "{tmp}", "--out", "{tmp}", "--db", "{none}"], 2, "elopipe run: error: cannot publish to "),
     (["publish", "--db", "{none}"], 1, "elopipe publish: error: no database at "),
     (["publish", "--out", "{file}", "--db", "{db}"], 2, "elopipe publish: error: cannot publish to "),
-    (["publish", "--list-date", "2030-01-01", "--db", "{db}"], 1, "elopipe publish: error: no rating list for"),
+    (["publish", "--list-date", "2030-01-01", "--db", "{db}"], 2, "elopipe publish: error: no rating list for"),
     (["player", "1", "--db", "{none}"], 1, "elopipe player: error: no database at "),
     (["player", "Nobody", "--db", "{db}"], 1, "elopipe player: error: no player matches 'Nobody'"),
     (["player", "1", "--compare", "official:ffe", "--db", "{db}"], 2, "elopipe player: error: the store has no"),

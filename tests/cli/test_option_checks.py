@@ -50,10 +50,10 @@ def test_list_dates_before_any_fide_list_are_refused(tmp_path: Path) -> None:
     listed = tmp_path / "standard_mar24frl.txt"
     listed.write_text("ID Number      Name\n1              A, B\n", encoding="utf-8")
     assert _one_line(["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--list-date", "1900-01-01"]) == (
-        "elopipe publish: error: " + RANGE
+        "elopipe publish: error: --list-date: " + RANGE  # the option named, as for a malformed date
     )
     compare = ["lists", "compare", str(listed), "--system", "fide", "--list-date", "1900-01-01", "--db", str(db)]
-    assert _one_line(compare) == "elopipe lists compare: error: " + RANGE
+    assert _one_line(compare) == "elopipe lists compare: error: --list-date: " + RANGE
     assert not (tmp_path / "o").exists()
 
 
@@ -120,10 +120,15 @@ def test_a_list_date_is_a_day_or_a_month_in_one_spelling(tmp_path: Path) -> None
     assert month.exit_code == 0, month.output
     assert sorted(p.name for p in (out / "lists").glob("fide_*.csv")) == ["fide_2024-02-01.csv"]
     # an empty value is refused, not read as "not given" (publish took the latest list); digits are ASCII
-    for text in ("20240201", "2024-W05", "2024-2", "2024-13", "2024-02-30", "Feb 2024", "", "２０２４-02"):
+    for text in ("20240201", "2024-W05", "2024-2", "Feb 2024", "", "２０２４-02"):
         for command in (["publish", "--out", str(out)], ["compare", "fide", "fide"]):
             line = _one_line([*command, "--db", str(db), "--list-date", text])
             assert line == (
                 f"elopipe {command[0]}: error: --list-date must be a list date YYYY-MM-DD or a list month YYYY-MM"
                 f" (2024-03: the list of March 2024), not '{text}'"
             )
+    # the right form for a day the calendar lacks: said so, not "must be a list date YYYY-MM-DD"
+    for text in ("2024-13", "2024-02-30", "2024-00"):
+        for command in (["publish", "--out", str(out)], ["compare", "fide", "fide"]):
+            line = _one_line([*command, "--db", str(db), "--list-date", text])
+            assert line == f"elopipe {command[0]}: error: --list-date: '{text}' is no day of the calendar"

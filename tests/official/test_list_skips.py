@@ -106,8 +106,8 @@ def test_list_dates_before_the_first_fide_list_are_refused(tmp_path: Path) -> No
     )
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [
-        "elopipe lists import: error: list date 1900-01-01 is out of range: give a date from 1971-01-01 to 2100-12-31"
-        " (FIDE's first list is of 1971)"
+        "elopipe lists import: error: --list-date: list date 1900-01-01 is out of range: give a date from 1971-01-01"
+        " to 2100-12-31 (FIDE's first list is of 1971)"
     ]
 
 

@@ -335,7 +335,7 @@ def test_publish_full_command_and_bad_date(tmp_path: Path) -> None:
     assert (out / "reports" / "fide" / "1_spring-open-2024.games.csv").exists()
     assert len(list((out / "players" / "fide").glob("*.svg"))) == 4
     res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "2023-05-01"])
-    assert res.exit_code == 1 and "no rating list" in res.output
+    assert res.exit_code == 2 and "no rating list" in res.output  # a usage error, as compare says it
     res = runner.invoke(app, ["publish", "--db", str(db), "--list-date", "May 2023"])
     assert res.exit_code == 2
 
@@ -510,19 +510,26 @@ def test_diff_takes_a_list_month_as_publish_list_date_does(tmp_path: Path) -> No
     assert by_day.exit_code == 0, by_day.output
     # a side of that shape that no list can have is a usage error naming the option, not a missing file
     bad = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "x"), "--diff", "2024-13", "2024-02"])
-    assert bad.exit_code == 2 and "--diff must be a list date" in bad.output, bad.output
+    assert bad.exit_code == 2 and "--diff: '2024-13' is no day of the calendar" in bad.output, bad.output
     assert not (tmp_path / "x").exists()
 
 
 def test_a_date_without_a_list_names_the_nearest_lists(tmp_path: Path) -> None:
     """`publish --list-date 2011-02` of a system rated by tournament (lists dated by the events'
     last days, 2011-02-28) said only 'no rating list ... dated 2011-02-01' (hostile tester); the
-    line now names the lists nearest to the date asked."""
+    line now names the lists nearest to the date asked. A usage error (exit 2), as `compare`
+    answers it, refused before the output folder is touched (it was left a lock and a ledger)."""
     db = build_store(tmp_path / "s.duckdb")  # lists of 2024-01-01 and 2024-02-01
     runner = CliRunner()
     for asked, near in (("2024-01-15", "2024-01-01, 2024-02-01"), ("2024-03", "2024-02-01")):
         res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "o"), "--list-date", asked])
-        assert res.exit_code == 1, res.output
+        assert res.exit_code == 2, res.output
+        assert not (tmp_path / "o").exists()
         assert "no rating list for system 'fide' dated " in res.output and f"; its nearest: {near}" in res.output
     res = runner.invoke(app, ["publish", "--db", str(db), "--out", str(tmp_path / "d"), "--diff", "2023-12", "2024-01"])
-    assert res.exit_code == 1 and "; its nearest: 2024-01-01" in res.output, res.output
+    assert res.exit_code == 2 and "; its nearest: 2024-01-01" in res.output, res.output
+    # the title names the lists compared, as the file name does, whatever the sides' spelling
+    res = runner.invoke(
+        app, ["publish", "--db", str(db), "--out", str(tmp_path / "t"), "--diff", " 2024-01\n", "2024-02"]
+    )
+    assert res.exit_code == 0 and "fide: 2024-01-01 -> 2024-02-01" in res.output, res.output

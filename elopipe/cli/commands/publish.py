@@ -63,6 +63,7 @@ def publish(
     from elopipe.jobs.store import StoreMissingError
     from elopipe.publish import LIST_FORMATS
     from elopipe.publish.folders import OutFolderError, publish_folders
+    from elopipe.publish.lists import NoListError
 
     if list_date is not None and all_lists:
         fail("give --list-date or --all, not both")
@@ -100,6 +101,8 @@ def publish(
         )
         with LiveStatus(err_console) as live:
             done = publish_lists(request, live.counter(f"publish {system}", "lists, reports and player pages"), on_wait)
+    except NoListError as exc:  # a date asked for that has no list: a usage error, as `compare` says it
+        fail(f"{exc}")
     except (LookupError, ValueError) as exc:
         fail(f"{exc}", 1)
     except OutFolderError as exc:  # a folder made a link since the check above: still a usage error
@@ -145,7 +148,9 @@ def _write_failure(exc: OSError, out: Path) -> str:
 def _print_diff(done: Diff, system: str, refs: tuple[str, str]) -> None:
     df = done.frame
     counts = {s: df.filter(df["status"] == s).height for s in ("new", "changed", "delisted", "dropped")}
-    table = Table(title=f"{system}: {refs[0]} -> {refs[1]}")
+    from elopipe.publish.diff import side_title
+
+    table = Table(title=f"{system}: {side_title(refs[0])} -> {side_title(refs[1])}")
     for col in ("status", "fide_id", "name", "rating_a", "rating_b", "delta", "games_b", "change_b"):
         table.add_column(col, justify="left" if col in ("status", "name") else "right")
     for r in df.filter(df["status"] != "unchanged").iter_rows(named=True):

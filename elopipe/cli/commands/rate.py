@@ -203,6 +203,7 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
     item, an option the command sets itself, a key the engine does not know (listing the valid
     ones) or a bad value (naming the accepted ones)."""
     from elopipe.rating.param_checks import ParamError, parse_param
+    from elopipe.read.control_chars import escape_controls, shown_value
 
     known = systems.param_keys(system)
     valid = [k for k in known or () if k not in _OWN_OPTIONS]
@@ -211,16 +212,18 @@ def _engine_params(system: str, items: list[str]) -> dict[str, object]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            fail(f"--param {item!r}: expected KEY=VALUE")
+            fail(f"--param {shown_value(item)}: expected KEY=VALUE")
         key = key.strip()
+        if key == "ro_from" and not takes_ro_from(system):  # `--ro-from` would be refused too
+            fail(f"--param ro_from: Ro's source is a FIDE rule: it applies to the FIDE systems, not {system}")
         if key in _OWN_OPTIONS:
             fail(f"--param {key}: use {_OWN_OPTIONS[key]}")
         if known is not None and key not in valid:
-            fail(f"unknown {label} parameter {key}; known: {', '.join(valid)}")
+            fail(f"unknown {label} parameter {escape_controls(key)}; known: {', '.join(valid)}")
         try:
             params[key] = parse_param(key, value)
-        except ParamError as exc:
-            fail(f"--param {key}={value.strip()}: {exc}")
+        except ParamError as exc:  # the item as written: a choice's message shows its value as written too
+            fail(f"--param {escape_controls(item)}: {exc}")
     return params
 
 

@@ -11,6 +11,7 @@ import polars as pl
 
 from elopipe.rating import store_io
 from elopipe.rating.fide import b02
+from elopipe.read.control_chars import shown_value
 from elopipe.read.dates import latest_plausible
 from elopipe.runtime.errors import ElopipeError
 from elopipe.runtime.settings import given_or_env
@@ -119,7 +120,7 @@ def check_ro_from(policy: str) -> str:
     """`policy` in any case, without surrounding blanks, if it is one of `RO_FROM_POLICIES`
     (returned lower case, as `--unknown-tc` reads its value); else ValueError naming them."""
     if (found := policy.strip().lower()) not in RO_FROM_POLICIES:
-        raise ValueError(f"ro_from must be list or file, not {policy!r}")
+        raise ValueError(f"ro_from must be list or file, not {shown_value(policy)}")
     return found
 
 

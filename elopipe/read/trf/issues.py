@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from elopipe.read.control_chars import escape_controls
+from elopipe.read.control_chars import shown_value
 from elopipe.read.records import IngestIssue
 
 
@@ -56,6 +56,5 @@ def excerpt(raw: str | None) -> str | None:
 
 
 def shown(value: object) -> str:
-    """`value` from a file, quoted for a message: 'F', or 'A\\x1b[' for the text A, ESC, [ (its
-    control characters written \\xNN, never sent to a terminal; never a Python repr)."""
-    return "'" + escape_controls(str(value)) + "'"
+    """`value` from a file, quoted for a message (`control_chars.shown_value`)."""
+    return shown_value(value)
