@@ -533,3 +533,9 @@ def test_a_date_without_a_list_names_the_nearest_lists(tmp_path: Path) -> None:
         app, ["publish", "--db", str(db), "--out", str(tmp_path / "t"), "--diff", " 2024-01\n", "2024-02"]
     )
     assert res.exit_code == 0 and "fide: 2024-01-01 -> 2024-02-01" in res.output, res.output
+    for extra in (["--all"], ["--full"], ["--list-date", "2024-01"]):  # ignored in silence before
+        res = runner.invoke(
+            app, ["publish", "--db", str(db), "--out", str(tmp_path / "x"), "--diff", "2024-01", "2024-02", *extra]
+        )
+        assert res.exit_code == 2 and "--diff compares the two lists it names" in res.output, res.output
+        assert not (tmp_path / "x").exists()

@@ -67,6 +67,8 @@ def publish(
 
     if list_date is not None and all_lists:
         fail("give --list-date or --all, not both")
+    if diff is not None and (list_date is not None or all_lists or full):  # they were ignored in silence
+        fail("--diff compares the two lists it names: leave out --list-date, --all and --full")
     fmts = [f.strip().lower() for f in formats.split(",") if f.strip()]
     bad = [f for f in fmts if f not in LIST_FORMATS]
     if bad or not fmts:
