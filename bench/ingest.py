@@ -45,17 +45,20 @@ from elopipe.read.pgn.reader import read_pgn
 from elopipe.read.records import GameTable
 from elopipe.read.textio import decode_bytes
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_data import shared_data  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
 DATA = ROOT / "bench" / "_data" / "pgn"
 FLOOR = 0.7
 
 
 def build_input(min_games: int, data: Path = DATA) -> tuple[Path, int]:
     """The concatenated PGN (cached in `data`) and its game count as python-chess counts them."""
-    sources = sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn")
+    pgn = shared_data("pgn")
+    sources = sorted(p for p in pgn.iterdir() if p.suffix.lower() == ".pgn")
     if not sources:
-        sys.exit(f"no PGN files in {SHARED_PGN}")
+        sys.exit(f"no PGN files in {pgn}")
     texts = []
     for p in sources:
         text = decode_bytes(p.read_bytes()).text.lstrip("\ufeff").strip("\n")

@@ -33,8 +33,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_data import shared_data  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_PGN = ROOT.parent / "shared" / "data" / "pgn"
 DATA = ROOT / "bench" / "_data" / "memory"
 # `elopipe` as the console script runs it, importable from PYTHONPATH (to measure another checkout)
 ELOPIPE = [sys.executable, "-c", "from elopipe.cli.main import main; main()"]
@@ -46,7 +48,7 @@ def _concat_unit() -> bytes:
     from elopipe.read.textio import decode_bytes
 
     texts = []
-    for p in sorted(p for p in SHARED_PGN.iterdir() if p.suffix.lower() == ".pgn"):
+    for p in sorted(p for p in shared_data("pgn").iterdir() if p.suffix.lower() == ".pgn"):
         texts.append(decode_bytes(p.read_bytes()).text.lstrip("\ufeff").strip("\n") + "\n\n")
     return "".join(texts).encode("utf-8")
 
@@ -69,7 +71,7 @@ def build_bomb(target_mb: int = 510) -> Path:
     if not path.exists():
         from elopipe.read.textio import decode_bytes
 
-        unit = decode_bytes((SHARED_PGN / BOMB_UNIT).read_bytes()).text.strip("\n").encode("utf-8") + b"\n\n"
+        unit = decode_bytes(shared_data("pgn", BOMB_UNIT).read_bytes()).text.strip("\n").encode("utf-8") + b"\n\n"
         DATA.mkdir(parents=True, exist_ok=True)
         with gzip.open(path, "wb", compresslevel=9) as fh:
             for _ in range(target_mb * MB // len(unit)):

@@ -17,7 +17,6 @@ Usage: ``.venv/bin/python bench/norms.py ../shared/data/pgn/olym22.pgn
 from __future__ import annotations
 
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -102,4 +101,8 @@ def main(paths: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("paths", nargs="+", help="PGN or TRF files and folders to ingest (see the module docstring)")
+    main(ap.parse_args().paths)

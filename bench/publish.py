@@ -43,10 +43,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_data import shared_data  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 SYSTEMS = ("fide", "fide-rapid", "fide-blitz", "ffe")
-NEW_TRF = DATA / "trf" / "irl_bunratty_minor_2011_crlf_103players.trf"
+NEW_TRF = ("trf", "irl_bunratty_minor_2011_crlf_103players.trf")  # under the shared data
 
 BUILD = """
 import sys
@@ -248,12 +250,13 @@ def main() -> None:
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temporary one, removed)")
     ap.add_argument("--systems", default=",".join(SYSTEMS))
     ap.add_argument("--serial", action="store_true", help="also publish everything with one worker")
-    ap.add_argument("--trf", type=Path, default=NEW_TRF, help="the TRF made a new event for the last step")
+    ap.add_argument("--trf", type=Path, help="the TRF made a new event for the last step (default: a shared one)")
     ap.add_argument("--months", type=int, default=12, help="how much later the new event is (default 12)")
     ap.add_argument("--skip-again", action="store_true", help="leave out the step 'again'")
     ap.add_argument("--baseline", type=Path, help="also measure the elopipe of this checkout's folder, first")
     ap.add_argument("--charts", type=int, default=20, help="player charts drawn as PNG and as SVG (0: none)")
     args = ap.parse_args()
+    args.trf = args.trf or shared_data(*NEW_TRF)
     if args.work is not None and args.work.exists() and (not args.work.is_dir() or any(args.work.iterdir())):
         # the bench writes and clears its scratch folder: never one holding what it did not write
         ap.error(f"--work {args.work}: give a new or empty folder")
@@ -264,8 +267,9 @@ def main() -> None:
         if args.db:
             shutil.copyfile(args.db, db)
         else:
-            wall, cpu, _ = run(BUILD, str(db), args.systems, str(DATA / "pgn"), str(DATA / "trf"))
-            print(f"store built from {DATA} in {wall:.1f} s ({cpu:.1f} CPU-s)")
+            data = shared_data()
+            wall, cpu, _ = run(BUILD, str(db), args.systems, str(data / "pgn"), str(data / "trf"))
+            print(f"store built from {data} in {wall:.1f} s ({cpu:.1f} CPU-s)")
         steps: list[Step] = []
         for label, src in ([("before", args.baseline)] if args.baseline else []) + [("", None)]:
             steps += _steps(label, src, db, work / (label or "after"), args)

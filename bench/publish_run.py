@@ -30,8 +30,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from shared_data import shared_data  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 SYSTEMS = "fide,fide-rapid,fide-blitz,ffe"
 CLOCK = os.sysconf("SC_CLK_TCK")
 
@@ -100,12 +102,13 @@ def measure(label: str, src: Path | None, paths: list[str], work: Path, systems:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("paths", nargs="*", default=[str(DATA / "pgn"), str(DATA / "trf")])
+    ap.add_argument("paths", nargs="*", help="files and folders to run on (default: ../shared/data/pgn and trf)")
     ap.add_argument("--work", type=Path, help="scratch folder (default: a temporary one, removed unless --keep)")
     ap.add_argument("--systems", default=SYSTEMS)
     ap.add_argument("--baseline", type=Path, help="first measure the elopipe of this checkout's folder")
     ap.add_argument("--keep", action="store_true", help="keep the stores, output folders and logs")
     args = ap.parse_args()
+    args.paths = args.paths or [str(shared_data("pgn")), str(shared_data("trf"))]
     if args.work is not None and args.work.exists() and any(args.work.iterdir()):
         ap.error(f"--work {args.work}: give a new or empty folder")
     work = args.work or Path(tempfile.mkdtemp(prefix="elopipe-bench-publish-run-"))

@@ -108,8 +108,10 @@ def synth(n_players: int, n_games: int, seed: int = 7) -> EngineInputs:
     ).with_columns(
         pl.lit("x").alias("result"),
         pl.lit(True).alias("played"),
+        pl.lit(False).alias("result_conflict"),  # `store_io.load_games`' columns
         pl.lit(None, pl.Utf8).alias("unplayed_code"),
         pl.lit(None, pl.Date).alias("game_date"),
+        pl.lit(None, pl.Date).alias("game_day"),
         pl.lit(None, pl.Int64).alias("round"),
         pl.lit(None, pl.Int64).alias("ply_count"),
         pl.lit(None, pl.Boolean).alias("has_moves"),
