@@ -81,6 +81,8 @@ def test_the_printed_queries_run_and_give_the_counts_said(tmp_path: Path) -> Non
         assert checked >= 3, said
     fide = _invoke("rate", "--system", "fide", "--db", str(db))  # nothing new: the last run's counts, same words
     assert "nothing changed since the last run" in fide
+    # the first ratings are the lists' all told: "new ratings: 7" after "nothing written" read as a change
+    assert "first ratings on all the lists: " in fide and "new ratings" not in fide
     assert "game sides not counted: 316 with both players unrated, 110 under FIDE's minimum time (`elopipe sql " in fide
     skipped = (
         "1 before the system's first list, 1 still in progress, 1 of a kind never rated (chess960), 1 played online"

@@ -337,7 +337,8 @@ def _print(s: RateSummary, through: dt.date | None, db: Path) -> None:
         console.print(f"computed from {s.resumed_from:%Y-%m} on, from the state kept after the list before it")
     elif s.full_reason:
         console.print(f"computed from the first period: {s.full_reason}")
-    console.print(f"new ratings: {s.new_ratings}")
+    # the store's lists all told, not this run's: after "nothing written" it read as a change
+    console.print(f"first ratings on all the lists: {s.new_ratings}")
     console.print(f"game sides counted: {s.games_counted}")
     console.print(
         f"games with unknown rate of play (assumed: no time control, name, site or day says): {s.unknown_tc_games}"
