@@ -29,6 +29,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
@@ -199,15 +200,28 @@ def file_stem(cmp: Comparison) -> str:
     return f"compare-{cmp.side_a.translate(safe)}-vs-{cmp.side_b.translate(safe)}-{cmp.list_date}"
 
 
-def write_outputs(cmp: Comparison, out: Path) -> list[Path]:
+class Written(NamedTuple):
+    """What `write_outputs` wrote: the paths, and the user's files it found under their names and
+    kept first ((name, kept as), relative to the output folder: `manifest.protecting`)."""
+
+    paths: list[Path]
+    set_aside: list[tuple[str, str]]
+
+
+def write_outputs(cmp: Comparison, out: Path) -> Written:
     """Write the full comparison as CSV and a standalone HTML page into the folder `out` (made if
-    missing); returns their paths. Raises OSError (WriteError) when a file cannot be written."""
+    missing), through its manifest: a file under one of their names that elopipe did not write is
+    kept first under `.elopipe-kept/`, as `report`, `player` and a publish keep it (it was
+    overwritten). Raises OSError (WriteError) when a file cannot be written."""
+    from elopipe.publish.manifest import protecting
+
     out.mkdir(parents=True, exist_ok=True)
     stem = file_stem(cmp)
     csv_path, html_path = out / f"{stem}.csv", out / f"{stem}.html"
-    write_csv(cmp.rows, csv_path)
-    write_text(html_path, render_html(cmp))
-    return [csv_path, html_path]
+    with protecting(out) as manifest:
+        write_csv(cmp.rows, csv_path)
+        write_text(html_path, render_html(cmp))
+    return Written([csv_path, html_path], manifest.set_aside)
 
 
 # Columns of the HTML page: (column, header, numeric)

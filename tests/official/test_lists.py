@@ -350,6 +350,15 @@ def test_lists_and_players_commands(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "match 1" in res.output and "official_only 3" in res.output
     assert out.read_text().count("\n") == 6  # header + 5 players
+    # an existing file is never overwritten: the store, the list compared, a user's file (the
+    # store became a CSV report: hostile tester); refused before anything is read, exit 2
+    (tmp_path / "mine.csv").write_text("MY PRECIOUS\n", encoding="utf-8")
+    for taken in (db, april, tmp_path / "mine.csv", out):
+        before = taken.read_bytes()
+        args = ["lists", "compare", str(april), "--system", "fide", "--list-date", "2024-04-01", "--db", str(db)]
+        res = runner.invoke(app, [*args, "--out", str(taken)])
+        assert res.exit_code == 2 and "exists: give a new file for the report" in res.output, res.output
+        assert taken.read_bytes() == before
     # officer decisions: a merge of two different FIDE IDs is refused with the reason
     res = runner.invoke(
         app, ["players", "merge", str(ids[1503014]), str(ids[25000000]), "--reason", "test", "--db", str(db)]

@@ -138,7 +138,7 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     s = _store()
     rate(s.con, "fide@v2017", rules="V2017")
     rate(s.con, "fide", rules="V2024")
-    paths = write_outputs(compare(s.con, "fide@v2017", "fide"), tmp_path / "direct")
+    paths = write_outputs(compare(s.con, "fide@v2017", "fide"), tmp_path / "direct").paths
     assert [p.name for p in paths] == ["compare-fide_v2017-vs-fide-2025-12-01.csv",
                                        "compare-fide_v2017-vs-fide-2025-12-01.html"]  # fmt: skip
     csv = pl.read_csv(paths[0])
@@ -159,6 +159,16 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     assert lines[3] == "rated on one side only, by cause: floor 2"
     assert "Largest rises of B against A" in res.output or "Largest falls of B against A" in res.output
     assert (tmp_path / "o" / "compare-fide_v2017-vs-fide-2025-12-01.html").exists()
+    # a user's file under the CSV's name (his own notes) is kept first, said in one line: it was
+    # overwritten without a copy (hostile tester)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "compare-fide_v2017-vs-fide-2025-12-01.csv").write_text("USER DATA\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["compare", "fide@v2017", "fide", "--db", str(db), "--out", str(mine)])
+    assert res.exit_code == 0, res.output
+    kept = mine / ".elopipe-kept" / "compare-fide_v2017-vs-fide-2025-12-01.csv"
+    assert kept.read_text(encoding="utf-8") == "USER DATA\n" and ".elopipe-kept" in res.output, res.output
+    assert pl.read_csv(mine / "compare-fide_v2017-vs-fide-2025-12-01.csv").height == 5
     bad = CliRunner().invoke(app, ["compare", "fide", "nope", "--db", str(db)])
     assert bad.exit_code == 2 and "the store has no list for 'nope'" in bad.output and "Traceback" not in bad.output
 

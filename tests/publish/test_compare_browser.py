@@ -41,7 +41,8 @@ def test_the_page_does_not_scroll_sideways_at_1400_px(tmp_path: Path) -> None:
         "FROM rating_lists WHERE list_date = ?",
         [DEC],
     )
-    html = next(p for p in write_outputs(compare(s.con, "fide", "official", DEC), tmp_path) if p.suffix == ".html")
+    written = write_outputs(compare(s.con, "fide", "official", DEC), tmp_path)
+    html = next(p for p in written.paths if p.suffix == ".html")
     html.write_text(html.read_text(encoding="utf-8").replace("</body>", _MEASURE + "</body>"), encoding="utf-8")
     res = chromium.run(tmp_path, html.as_uri(), "--dump-dom", "--window-size=1400,1000")
     assert res.returncode == 0, res.stderr[-2000:]

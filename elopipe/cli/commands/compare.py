@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, print_table
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, print_table, say_set_aside
 from elopipe.jobs.requests import CompareRequest
 from elopipe.jobs.store import DEFAULT_DB
 
@@ -67,8 +67,9 @@ def compare_command(
     _movers("Largest rises of B against A", cmp.up)
     _movers("Largest falls of B against A", cmp.down)
     if out is not None:
-        paths = write_outputs(cmp, out)
-        console.print("written: " + ", ".join(str(p) for p in paths))
+        written = write_outputs(cmp, out)
+        console.print("written: " + ", ".join(str(p) for p in written.paths))
+        say_set_aside(written.set_aside)
 
 
 def _movers(title: str, df: pl.DataFrame) -> None:

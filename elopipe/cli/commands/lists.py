@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, console, err_console, print_table, sub_app
+from elopipe.cli.app import DB_OPTION_HELP, console, err_console, fail, print_table, sub_app
 from elopipe.jobs.requests import ListCompareRequest, ListImportRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.publish.csvsafe import write_csv
+from elopipe.read.control_chars import escape_controls
 from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
@@ -83,17 +85,18 @@ def _print_import(res: ListImportResult, file: Path, db: Path) -> None:
     if res.unrated:
         lines = "line" if res.unrated == 1 else "lines"
         console.print(f"{res.unrated:,} {lines} with no rating of any kind: not on a rating list")
-    _print_skips(res)
+    _print_skips(res, db)
 
 
 # skipped rows shown in the terminal; all are in the store's list_import_skips
 _SKIPS_SHOWN = 5
 
 
-def _print_skips(res: ListImportResult) -> None:
-    """'18 rows skipped: 17 no FIDE ID ..., 1 ...' and the first few, with line, reason and text."""
+def _print_skips(res: ListImportResult, db: Path) -> None:
+    """'18 rows skipped: 17 no FIDE ID ..., 1 ...' and the first few, with line, reason and text,
+    then the command that lists them all (with `--db` for a store `db` that is not the default)."""
     from elopipe.official.list_import import SKIP_REASONS
-    from elopipe.read.control_chars import escape_controls
+    from elopipe.runtime.hints import command_hint
 
     if not res.skips.height:
         return
@@ -107,9 +110,9 @@ def _print_skips(res: ListImportResult) -> None:
         err_console.print(f"  {where}: {why}: {escape_controls((raw or '').strip())}", style="yellow")
     more = res.skips.height - _SKIPS_SHOWN
     tail = f"{more:,} more; " if more > 0 else ""
+    query = f"sql \"SELECT * FROM list_import_skips WHERE list_date = DATE '{res.list_date}'\""
     err_console.print(
-        f"  {tail}all: elopipe sql \"SELECT * FROM list_import_skips WHERE list_date = DATE '{res.list_date}'\"",
-        style="yellow",
+        f"  {tail}all: {command_hint(query, db)}", style="yellow", markup=False, highlight=False, soft_wrap=True
     )
 
 
@@ -119,7 +122,7 @@ def compare_cmd(
     system: str = typer.Option(..., "--system", help="system compared: fide, fide-rapid, fide-blitz, ffe, ..."),
     list_date: str = typer.Option(..., "--list-date", help="YYYY-MM-DD or YYYY-MM"),
     db: Path = typer.Option(Path(DEFAULT_DB), "--db", help=DB_OPTION_HELP),
-    out: Path = typer.Option(None, "--out", help="Write the full report (CSV) here."),
+    out: Path = typer.Option(None, "--out", help="Write the full report (CSV) to this new file."),
     limit: int = typer.Option(
         50, "--limit", min=0, help="Rows shown: the players who differ (largest first), then those on one side only."
     ),
@@ -129,6 +132,13 @@ def compare_cmd(
     base_correction, unknown), players on one side only."""
     from elopipe.jobs.lists import compare_official
 
+    if out is not None and os.path.lexists(out):
+        # the report goes to a new file: an existing one may be the user's (the store itself was
+        # overwritten by a report, so was the list compared)
+        fail(
+            f"--out {escape_controls(str(out))} exists: give a new file for the report"
+            " (elopipe never overwrites a file)"
+        )
     cmp = compare_official(ListCompareRequest(db, file, system, _date(list_date)))
     counts = cmp.counts()
     if cmp.skips.height:
