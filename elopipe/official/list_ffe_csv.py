@@ -17,6 +17,7 @@ import polars as pl
 
 from elopipe.official.list_base import SKIP_SCHEMA, ListFormatError, clip_raw, register
 from elopipe.official.list_faults import RATING_MAX, first_rows, kept_lines, no_id
+from elopipe.read.ids import PLACEHOLDER_ID_PATTERN
 from elopipe.read.names import fold
 
 _FFE_COLS = {
@@ -84,10 +85,18 @@ def read_ffe_csv(
     # '1 503 014' is an ID; '-5' (read signed) and the placeholders are none
     fid = c("fide_id").str.replace_all(r"\D", "").cast(pl.Int64, strict=False)
     fid = pl.when(~no_id(c("fide_id"), c("fide_id").cast(pl.Int64, strict=False))).then(fid)
+    # a licence '0', '-', '?', '00000000', '-3' or a word is no ID (as `read.ids` reads an ID column):
+    # kept, it made one person of every row that wrote it
+    lic = c("licence")
+    no_licence = (
+        lic.str.contains(PLACEHOLDER_ID_PATTERN)
+        | ~lic.str.contains(r"\d")
+        | (lic.cast(pl.Int64, strict=False) < 1).fill_null(False)  # a licence with letters is no number
+    )
     base = df.select(
         "_line",
         "_raw",
-        c("licence").str.to_uppercase().alias("national_id"),
+        pl.when(~no_licence.fill_null(True)).then(lic.str.to_uppercase()).alias("national_id"),
         name.alias("name"),
         c("category").alias("category"),
         pl.when(fid > 0).then(fid).alias("fide_id"),
@@ -102,7 +111,7 @@ def read_ffe_csv(
     rates: list[str] = [x for x in ("elo", "rapide", "blitz") if x in pick]
     if not rates:
         raise ListFormatError(f"{p}: no Elo, Rapide or Blitz column")
-    base = _ffe_duplicates(base.with_columns(_ffe_fault(rates)))
+    base = _ffe_duplicates(base.with_columns(_ffe_fault(rates)), rates)
     skips = pl.concat(
         [
             misaligned,
@@ -159,10 +168,14 @@ def _csv_trouble(text: str) -> str:
     return "its lines cannot be split into fields"
 
 
-def _ffe_duplicates(base: pl.DataFrame) -> pl.DataFrame:
-    """`base` with `_reason` 'duplicate_id' on a row whose licence, or else FIDE ID, an earlier
-    row stored gives (two rows would give one player two ratings on one date): the first row is
-    kept; `_detail` names the ID and the line kept."""
+def _ffe_duplicates(base: pl.DataFrame, rates: list[str]) -> pl.DataFrame:
+    """`base` with `_reason` 'duplicate_id' on a row whose licence, or else FIDE ID, another row
+    stored gives (two rows would give one player two ratings on one date): of the rows of one ID
+    the kept one is the first with a rating and no bad rating, else the first with no bad rating,
+    else the first (a row with a bad rating or none came first and the rated row was lost);
+    `_detail` names the ID and the line kept. Rows stay in file order."""
+    worse = [pl.col("_reason").eq_missing("bad_rating"), ~pl.any_horizontal(_ffe_rated(x) for x in rates)]
+    base = base.with_row_index("_order").sort([*worse, "_order"])  # the preferred row of an ID first
     stored = pl.col("_reason").is_null() | (pl.col("_reason") == "bad_rating")
     base = base.with_columns(_dup_lic=~first_rows(pl.when(stored).then(pl.col("national_id"))))
     base = base.with_columns(_dup_fid=~first_rows(pl.when(stored & ~pl.col("_dup_lic")).then(pl.col("fide_id"))))
@@ -179,7 +192,7 @@ def _ffe_duplicates(base: pl.DataFrame) -> pl.DataFrame:
                 .otherwise(pl.col("_detail"))
                 .alias("_detail"),
             ).drop("_first")  # fmt: skip
-    return base.drop("_dup_lic", "_dup_fid")
+    return base.sort("_order").drop("_dup_lic", "_dup_fid", "_order")
 
 
 def _ffe_number(col: str) -> pl.Expr:

@@ -312,6 +312,37 @@ def test_ffe_impossible_ratings_and_repeated_ids_are_skipped(tmp_path: Path) -> 
     ]
 
 
+def test_ffe_placeholder_licences_are_no_id(tmp_path: Path) -> None:
+    """Licences '0', '-', '?', '00000000', '-3' and a word were stored as national IDs: every row
+    writing '0' was one person (the second skipped as 'ID already given'). They are no ID, as in an
+    ID column of a TRF or PGN: a row with a FIDE ID is stored under it, the others are 'no_id'."""
+    f = tmp_path / "ffe_2024-03.csv"
+    rows = ["0;Zero;A;;1500", "0;Zero;B;;1510", "-;Dash;C;;1520", "?;Ask;D;;1530", "00000000;Zeros;E;;1540",
+            "-3;Neg;F;;1550", "none;Word;G;;1560", "n/a;Na;H;20600000;1570", "k59857;Real;I;;1580"]  # fmt: skip
+    f.write_text("NrFFE;Nom;Prenom;FideCode;Elo\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    con = memory_store()
+    res = import_list(con, f, "ffe")
+    assert res.skips.select("line", "reason").rows() == [(n, "no_id") for n in range(2, 9)]
+    got = con.execute("SELECT fide_id, national_id, name, rating FROM official_lists ORDER BY rating").fetchall()
+    assert got == [(20600000, None, "Na H", 1570), (None, "K59857", "Real I", 1580)]
+
+
+def test_ffe_repeated_licence_keeps_the_row_with_a_good_rating(tmp_path: Path) -> None:
+    """Of two rows of one licence, the first with a rating and no bad rating is kept ("the first
+    row with no bad rating"): a bad or missing rating on the first row lost the player's rating."""
+    f = tmp_path / "ffe_2024-03.csv"
+    rows = ["X1;Bad;First;9999", "X1;Good;Second;1800", "C3;Word;First;abc", "C3;Rated;Second;1600"]
+    f.write_text("NrFFE;Nom;Prenom;Elo\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    con = memory_store()
+    res = import_list(con, f, "ffe")
+    assert res.skips.select("line", "reason", "detail").rows() == [
+        (2, "duplicate_id", "licence X1 as on line 3"),
+        (4, "duplicate_id", "licence C3 as on line 5"),
+    ]
+    got = con.execute("SELECT national_id, name, rating FROM official_lists ORDER BY 1").fetchall()
+    assert got == [("C3", "Rated Second", 1600), ("X1", "Good Second", 1800)]
+
+
 def test_a_repeated_row_is_not_compared_and_is_counted(tmp_path: Path) -> None:
     """`lists compare` reads the file as the import does: the second row of an ID is left out."""
     from elopipe.official.list_compare import compare_lists
