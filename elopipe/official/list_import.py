@@ -58,7 +58,9 @@ from elopipe.official.list_ffe_csv import read_ffe_csv
 from elopipe.official.list_fide_txt import read_fide_txt
 from elopipe.official.list_fide_xml import read_fide_xml, xml_cut_short
 from elopipe.official.list_store import store_list
+from elopipe.read.control_chars import CONTROL_RE
 from elopipe.read.dates import check_list_date
+from elopipe.runtime.words import plural
 
 # the names the CLI, `list_compare` and the tests take from here
 __all__ = [
@@ -168,6 +170,7 @@ def read_list(
     except ListFormatError as exc:  # every message names the file
         msg = str(exc)
         raise ListFormatError(msg if msg.startswith(str(p)) else f"{p}: {msg}") from None
+    rel = _clean_names(rel, p, warnings)
     other_month = None if list_date is None else _other_month(p, date_hint, list_date)
     when = list_date or _file_date(p, date_hint)
     if when is None:
@@ -177,6 +180,21 @@ def read_list(
     except ValueError as exc:  # a date read from the file: the file is named, --list-date asked for
         raise ListFormatError(f"{p}: {exc}; pass --list-date YYYY-MM-DD") from None
     return ListRead(rel, fmt, when, skips, unrated, warnings, other_month)
+
+
+def _clean_names(rel: duckdb.DuckDBPyRelation, p: Path, warnings: list[str]) -> duckdb.DuckDBPyRelation:
+    """`rel` with the ANSI escape sequences and control characters removed from its names (a tab
+    becomes a space), as the TRF and PGN readers remove them from a name (`control_chars.CONTROL_RE`):
+    stored raw, a name with an escape code changed the terminal of whoever listed it. A warning
+    counts the names cleaned."""
+    pattern = CONTROL_RE.pattern.replace("'", "''")
+    found = rel.filter(f"regexp_matches(name, '{pattern}')").aggregate("count(*)").fetchall()[0][0]
+    if not found:
+        return rel
+    warnings.append(
+        f"{p.name}: control characters or escape codes removed from {plural(found, 'name', thousands=True)}"
+    )
+    return rel.select(f"* REPLACE (regexp_replace(replace(name, chr(9), ' '), '{pattern}', '', 'g') AS name)")
 
 
 def _head(p: Path) -> str:

@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 import duckdb
 
+from elopipe.read.control_chars import escape_controls
 from elopipe.runtime.errors import ElopipeError, engine_message
 from elopipe.store.connect import open_reader
 
@@ -250,8 +251,11 @@ def _csv_cell(value: Any) -> Any:
 
 
 def text_cell(value: Any) -> str:
-    """One value as text for the terminal's table: as its CSV field (`_csv_cell`)."""
-    return str(_csv_cell(value))
+    """One value as text for the terminal's table: as its CSV field (`_csv_cell`), its control
+    characters but newlines written \\xNN (`escape_controls`): a stored escape code (a raw line
+    kept as the file wrote it) or a query's chr(27) is shown, never run by the terminal. CSV and
+    JSON give the values as they are."""
+    return escape_controls(str(_csv_cell(value)), keep_newlines=True)
 
 
 def to_csv(cols: list[str], rows: list[tuple[Any, ...]]) -> str:

@@ -40,12 +40,16 @@ def strip_controls(value: str) -> str:
 
 # every control character, tab and newline included: none is shown raw in a one-line message
 _ANY_CONTROL_OR_TAB = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# the same but for the newline, which a table's cell shows as a second line
+_CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 
 
-def escape_controls(value: str) -> str:
+def escape_controls(value: str, keep_newlines: bool = False) -> str:
     """`value` for a one-line message: each control character (tab and newline too) written
-    \\xNN, so a terminal shows it and never runs it; letters of any script kept as they are."""
-    return _ANY_CONTROL_OR_TAB.sub(lambda m: f"\\x{ord(m.group(0)):02x}", value)
+    \\xNN, so a terminal shows it and never runs it; letters of any script kept as they are.
+    `keep_newlines`: newlines are left as they are (a table's cell of several lines)."""
+    pattern = _CONTROL_BUT_NEWLINE if keep_newlines else _ANY_CONTROL_OR_TAB
+    return pattern.sub(lambda m: f"\\x{ord(m.group(0)):02x}", value)
 
 
 def shown_value(value: object) -> str:
