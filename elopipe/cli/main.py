@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import signal
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 # Importing a command module registers its commands on `app`; `elopipe --help` lists them in this order.
 COMMAND_MODULES = [
@@ -71,7 +71,7 @@ def main() -> None:
         # while its lock file stays): one line, not a traceback; the module test keeps DuckDB's
         # import out of every command's start
         if not type(exc).__module__.lstrip("_").startswith("duckdb"):
-            raise
+            _internal_error(exc)
         from elopipe.runtime.errors import engine_message
 
         print(_error_line(f"the store could not be read or written: {engine_message(exc)}"), file=sys.stderr)
@@ -103,6 +103,32 @@ def _error_line(message: str) -> str:
     if names and names[0] in _GROUPS and len(words) > 1 and not words[1].startswith("-"):
         names.append(words[1])
     return error_line(message, " ".join(["elopipe", *names]))
+
+
+def _internal_error(exc: Exception) -> NoReturn:
+    """End a command that failed on a bug of elopipe's: one line with the error's own words (no
+    traceback, no class name: a user's terminal never shows Python's internals) and the file the
+    traceback was written to, for a report; exit 1. ELOPIPE_TRACEBACK=1 raises it as it is."""
+    import os
+    import tempfile
+    import traceback
+
+    from elopipe.read.control_chars import escape_controls
+    from elopipe.runtime.errors import first_line
+
+    if os.environ.get("ELOPIPE_TRACEBACK") == "1":
+        raise exc
+    said = escape_controls(first_line(exc, "no message", limit=300))
+    try:
+        fd, path = tempfile.mkstemp(prefix="elopipe-error-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(f"elopipe {' '.join(sys.argv[1:])}\n\n")
+            traceback.print_exception(exc, file=fh)
+        where = f"; the details are in {path} (please report them)"
+    except OSError:
+        where = ""
+    print(_error_line(f"internal error, a bug of elopipe: {said}{where}"), file=sys.stderr)
+    sys.exit(1)
 
 
 def _interrupted(stop: KeyboardInterrupt) -> None:

@@ -185,3 +185,32 @@ def test_an_environment_setting_refused_before_any_command_names_the_command(
     assert done.value.code == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("elopipe players merge: error: ELOPIPE_CHUNK_BYTES ("), err
+
+
+def test_a_bug_is_one_line_naming_the_file_that_holds_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An error elopipe did not foresee (a bug: `lists import` met DuckDB's new relation API)
+    printed Python's traceback and the exception's class in the user's terminal. It is one line
+    with the error's words and the file holding the traceback, exit 1."""
+    import elopipe.cli.main as cli_main
+
+    def broken(_name: object) -> object:
+        raise AttributeError("Relations no longer have fetchone()\nmore lines")
+
+    monkeypatch.setattr(cli_main, "load_app", broken)
+    monkeypatch.setattr(sys, "argv", ["elopipe", "lists", "import", "x.csv"])
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.delenv("ELOPIPE_TRACEBACK", raising=False)
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # TMPDIR read again
+    with pytest.raises(SystemExit) as done:
+        cli_main.main()
+    assert done.value.code == 1
+    err = capsys.readouterr().err.splitlines()
+    said = "elopipe lists import: error: internal error, a bug of elopipe: Relations no longer have fetchone();"
+    assert len(err) == 1 and err[0].startswith(said), err
+    assert "Traceback" not in err[0] and "AttributeError" not in err[0]
+    (report,) = tmp_path.glob("elopipe-error-*.txt")
+    assert report.name in err[0] and "Traceback" in report.read_text(encoding="utf-8")
