@@ -17,6 +17,7 @@ import polars as pl
 
 from elopipe.official.list_base import SKIP_SCHEMA, ListFormatError, clip_raw, register
 from elopipe.official.list_faults import RATING_MAX, first_rows, kept_lines, no_id
+from elopipe.read.control_chars import escape_controls
 from elopipe.read.ids import PLACEHOLDER_ID_PATTERN
 from elopipe.read.names import fold
 
@@ -65,7 +66,7 @@ def read_ffe_csv(
                 pick[field_name] = by_folded[a]
                 break
     if "licence" not in pick or not ({"name", "last"} & pick.keys()):
-        found = ", ".join(c for c in df.columns if c not in ("_line", "_raw"))
+        found = escape_controls(", ".join(c for c in df.columns if c not in ("_line", "_raw")))
         raise ListFormatError(f"{p}: an FFE list needs a licence and a name column; its columns: {found}")
 
     def c(name: str) -> pl.Expr:

@@ -152,6 +152,17 @@ HOSTILE = [
     (["compare", "fide", "ffe", "--db", "{none}"], 1, "elopipe compare: error: no database at "),
     (["compare", "fide", "ffe", "--db", "{db}"], 2, "elopipe compare: error: the store has no list for 'ffe'"),
     (["report", "--db", "{db}"], 2, "elopipe report: error: give --tournament ID|NAME or --all"),
+    (
+        ["report", "--all", "-t", "x", "--db", "{db}"],
+        2,
+        "elopipe report: error: give --tournament ID|NAME or --all, not both",
+    ),
+    # a system no official list has is a usage error (it was exit 1, and '' read "unknown list system ;")
+    (
+        ["lists", "import", "{file}", "--system", "", "--db", "{db}"],
+        2,
+        "elopipe lists import: error: --system: an official",
+    ),
     (["report", "-t", "Nosuch", "--db", "{db}"], 1, "elopipe report: error: no tournament matches 'Nosuch'"),
     (["lists", "import", "{file}", "--system", "fide", "--db", "{db}"], 1, "elopipe lists import: error: "),
     (["export", "--parquet", "{tmp}", "--db", "{db}"], 1, "elopipe export: error: "),

@@ -392,3 +392,12 @@ def test_a_csv_no_reader_can_split_is_refused_in_one_line_naming_file_and_line(t
     )
     out = CliRunner().invoke(app, ["lists", "import", str(f), "--system", "ffe", "--db", str(tmp_path / "s.duckdb")])
     assert out.exit_code == 1 and out.output.splitlines() == [f"elopipe lists import: error: {err.value}"]
+
+
+def test_the_columns_of_a_list_it_cannot_read_are_named_without_raw_control_bytes(tmp_path: Path) -> None:
+    """A UTF-16 FFE CSV put NUL bytes into the one-line error that names its columns."""
+    f = tmp_path / "ffe_2024-03.csv"
+    f.write_bytes("NrFFE;Nom;Elo\nK1;A;1500\n".encode("utf-16"))
+    with pytest.raises(ListFormatError, match="needs a licence and a name column") as refused:
+        import_list(memory_store(), f, "ffe")
+    assert "\x00" not in str(refused.value) and "\\x00" in str(refused.value)

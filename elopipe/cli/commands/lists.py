@@ -14,7 +14,7 @@ from elopipe.cli.app import DB_OPTION_HELP, console, err_console, fail, print_ta
 from elopipe.jobs.requests import ListCompareRequest, ListImportRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.publish.csvsafe import write_csv
-from elopipe.read.control_chars import escape_controls
+from elopipe.read.control_chars import escape_controls, shown_value
 from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
@@ -35,6 +35,17 @@ def _date(value: str | None) -> dt.date | None:
     return parse_list_date(value)
 
 
+def _list_system(system: str) -> str:
+    """`system` when it names an official list's family (fide, ffe, or one of their systems:
+    fide-rapid, ...); else a usage error, exit 2, before the store is opened."""
+    if system.strip().split("-")[0].lower() not in ("fide", "ffe"):
+        fail(
+            "--system: an official list is fide or ffe (or one of their systems: fide-rapid, ...),"
+            f" not {shown_value(system)}"
+        )
+    return system
+
+
 @lists_app.command("import")
 def import_cmd(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="FIDE TXT/XML or FFE CSV list"),
@@ -49,7 +60,7 @@ def import_cmd(
     from elopipe.jobs.store import is_interrupt
 
     committed: list[ListImportResult] = []
-    request = ListImportRequest(db, file, system, _date(list_date))
+    request = ListImportRequest(db, file, _list_system(system), _date(list_date))
     try:
         import_official(request, lambda m: err_console.print(f"{m}", style="yellow"), committed.append)
         _print_import(committed[0], file, db)
@@ -139,7 +150,7 @@ def compare_cmd(
             f"--out {escape_controls(str(out))} exists: give a new file for the report"
             " (elopipe never overwrites a file)"
         )
-    cmp = compare_official(ListCompareRequest(db, file, system, _date(list_date)))
+    cmp = compare_official(ListCompareRequest(db, file, _list_system(system), _date(list_date)))
     counts = cmp.counts()
     if cmp.skips.height:
         from elopipe.official.list_import import SKIP_REASONS

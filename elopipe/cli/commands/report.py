@@ -47,6 +47,8 @@ def report(
     from elopipe.jobs.report import report as report_job
     from elopipe.publish.report_tables import rich_table
 
+    if tournament is not None and all_rated:
+        fail("give --tournament ID|NAME or --all, not both")
     if (tournament is None) == (not all_rated) or (tournament is not None and not tournament.strip()):
         fail("give --tournament ID|NAME or --all")
     check_system(system)
