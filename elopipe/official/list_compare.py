@@ -221,5 +221,8 @@ def compare_lists(
         con.execute("SELECT 1").fetchall()  # complete the report's result before unregistering
         con.unregister("_cmp_official")
     reasons = pl.col("reason").is_in(["bad_rating", "misaligned", "duplicate_id"])
-    skips = read.skips.filter(reasons | ((pl.col("reason") == "no_id") & pl.col("line").is_in(left_out)))
+    # a row without a usable ID (none, a placeholder, or one not a number: 'abc') is counted when
+    # no player took it by name; the rows 'bad_id' fell out of both the report and the count
+    no_usable_id = pl.col("reason").is_in(["no_id", "bad_id"]) & pl.col("line").is_in(left_out)
+    skips = read.skips.filter(reasons | no_usable_id)
     return Comparison(system, list_date, report, skips)

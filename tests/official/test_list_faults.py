@@ -359,6 +359,23 @@ def test_a_repeated_row_is_not_compared_and_is_counted(tmp_path: Path) -> None:
     assert cmp.report.height == 1 and cmp.report["official_rating"].to_list() == [2830]
 
 
+def test_a_row_whose_id_is_no_number_is_counted_when_no_player_takes_it(tmp_path: Path) -> None:
+    """A row with the ID 'abc' fell out of both the report and the rows counted as not compared
+    (the import counted it: 'FIDE ID not a number'); it is counted now, as a row without any ID is."""
+    from elopipe.official.list_compare import compare_lists
+
+    f = _txt(tmp_path, "std_mar24.txt", [_std("1503014", "Carlsen, Magnus", "2830"), _std("abc", "Bad, Id", "1600")])
+    con = memory_store()
+    add_rows(
+        con,
+        players=[{"player_id": 1, "fide_id": 1503014, "name": "Carlsen, Magnus", "name_key": "carlsen magnus"}],
+        rating_lists=[{"system": "fide", "list_date": dt.date(2024, 3, 1), "player_id": 1, "rating": 2830, "games": 0}],
+    )
+    cmp = compare_lists(con, "fide", dt.date(2024, 3, 1), f)
+    assert cmp.skips.select("line", "reason").rows() == [(3, "bad_id")]
+    assert cmp.report["name"].to_list() == ["Carlsen, Magnus"]
+
+
 # ---- files as a whole ------------------------------------------------------------------------
 
 
