@@ -85,7 +85,14 @@ def merge_players(
     Raises IdentityError for an unknown player, a player merged with itself, two different
     FIDE IDs / national IDs (never merged), or two players with an entry in one tournament (two
     entries of one tournament are two people, as `consolidate` holds: merging them would drop one
-    entry)."""
+    entry), and for two players that are one already (one was merged into the other: said so,
+    where the shared entries were given as the reason)."""
+    final_kept, final_merged = _final(con, kept_id), _final(con, merged_id)
+    if kept_id != merged_id and final_kept == final_merged:
+        was = merged_id if final_merged != merged_id else kept_id
+        raise IdentityError(
+            f"players {kept_id} and {merged_id} are one player already: {was} was merged into {final_kept}"
+        )
     shared = con.execute(
         "SELECT t.tournament_id, t.name FROM tournaments t WHERE t.tournament_id IN"
         " (SELECT tournament_id FROM tournament_players WHERE player_id = ?"

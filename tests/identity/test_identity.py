@@ -246,6 +246,11 @@ def test_merge_survives_reingest_of_a_corrected_file() -> None:
     kept, other = ids["Kasparov, Garry"], ids["Kasparow, Garri"]
     decisions.merge_players(con, kept, other, "same person, transliteration", decided_by="arbiter")
     assert _games_of(con, kept) == 2 and _games_of(con, other) == 0
+    # the same pair again, either way round: one player already, said so (the reverse merge was
+    # refused as "both have an entry in tournament ...": its own entries)
+    for pair in ((other, kept), (kept, other)):
+        with pytest.raises(decisions.IdentityError, match=f"one player already: {other} was merged into {kept}$"):
+            decisions.merge_players(con, *pair, "again")
     rules = con.execute(
         "SELECT DISTINCT match_rule, confidence FROM player_aliases WHERE name_as_written = 'Kasparow, Garri'"
     ).fetchall()
