@@ -7,6 +7,7 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -343,18 +344,24 @@ def test_ffe_repeated_licence_keeps_the_row_with_a_good_rating(tmp_path: Path) -
     assert got == [("C3", "Rated Second", 1600), ("X1", "Good Second", 1800)]
 
 
-def test_a_repeated_row_is_not_compared_and_is_counted(tmp_path: Path) -> None:
-    """`lists compare` reads the file as the import does: the second row of an ID is left out."""
+def _compared_with_carlsen(tmp_path: Path, second: str) -> Any:
+    """`lists compare` of a March 2024 TXT holding Carlsen and `second` (a `_std` line) with a store
+    whose computed list of that date holds Carlsen alone."""
     from elopipe.official.list_compare import compare_lists
 
-    f = _txt(tmp_path, "std_mar24.txt", [_std("1503014", "Carlsen, Magnus", "2830"), _std("1503014", "Again", "2000")])
+    f = _txt(tmp_path, "std_mar24.txt", [_std("1503014", "Carlsen, Magnus", "2830"), second])
     con = memory_store()
     add_rows(
         con,
         players=[{"player_id": 1, "fide_id": 1503014, "name": "Carlsen, Magnus", "name_key": "carlsen magnus"}],
         rating_lists=[{"system": "fide", "list_date": dt.date(2024, 3, 1), "player_id": 1, "rating": 2830, "games": 0}],
     )
-    cmp = compare_lists(con, "fide", dt.date(2024, 3, 1), f)
+    return compare_lists(con, "fide", dt.date(2024, 3, 1), f)
+
+
+def test_a_repeated_row_is_not_compared_and_is_counted(tmp_path: Path) -> None:
+    """`lists compare` reads the file as the import does: the second row of an ID is left out."""
+    cmp = _compared_with_carlsen(tmp_path, _std("1503014", "Again", "2000"))
     assert cmp.skips.select("line", "reason").rows() == [(3, "duplicate_id")]
     assert cmp.report.height == 1 and cmp.report["official_rating"].to_list() == [2830]
 
@@ -362,16 +369,7 @@ def test_a_repeated_row_is_not_compared_and_is_counted(tmp_path: Path) -> None:
 def test_a_row_whose_id_is_no_number_is_counted_when_no_player_takes_it(tmp_path: Path) -> None:
     """A row with the ID 'abc' fell out of both the report and the rows counted as not compared
     (the import counted it: 'FIDE ID not a number'); it is counted now, as a row without any ID is."""
-    from elopipe.official.list_compare import compare_lists
-
-    f = _txt(tmp_path, "std_mar24.txt", [_std("1503014", "Carlsen, Magnus", "2830"), _std("abc", "Bad, Id", "1600")])
-    con = memory_store()
-    add_rows(
-        con,
-        players=[{"player_id": 1, "fide_id": 1503014, "name": "Carlsen, Magnus", "name_key": "carlsen magnus"}],
-        rating_lists=[{"system": "fide", "list_date": dt.date(2024, 3, 1), "player_id": 1, "rating": 2830, "games": 0}],
-    )
-    cmp = compare_lists(con, "fide", dt.date(2024, 3, 1), f)
+    cmp = _compared_with_carlsen(tmp_path, _std("abc", "Bad, Id", "1600"))
     assert cmp.skips.select("line", "reason").rows() == [(3, "bad_id")]
     assert cmp.report["name"].to_list() == ["Carlsen, Magnus"]
 
