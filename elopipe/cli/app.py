@@ -311,8 +311,21 @@ def error_line(message: str, command: str | None = None) -> str:
     what the library refused: every line a command ends on with a status other than 0 and 130),
     naming the command as Click's usage errors do: 'elopipe rate: error: MESSAGE'.
     `command`: 'elopipe players merge', when said once the command's context is closed;
-    else the command running (`command_name`)."""
-    return f"{command or command_name()}: error: {message}"
+    else the command running (`command_name`). Control characters but newlines are written \\xNN
+    (`escape_controls`): a message quoting a query, a name or an engine's words never carries an
+    escape code to the terminal."""
+    from elopipe.read.control_chars import escape_controls
+
+    return f"{command or command_name()}: error: {escape_controls(message, keep_newlines=True)}"
+
+
+def check_text(value: str | None, what: str) -> None:
+    """Exit 2 when the text argument `value` (a query, a name; not a path, which may hold any
+    bytes) holds bytes that are not UTF-8 (Python passes them on as surrogates, which DuckDB and
+    the readers cannot take: an internal error, or a store said to be unreadable). `what`: how the
+    line names the argument ('the query', '--tournament')."""
+    if value is not None and any("\udc80" <= c <= "\udcff" for c in value):
+        fail(f"{what} holds bytes that are not UTF-8 (is the terminal's encoding UTF-8?)")
 
 
 def fail(message: str, exit_code: int = 2) -> NoReturn:

@@ -119,13 +119,13 @@ def _internal_error(exc: Exception) -> NoReturn:
     if os.environ.get("ELOPIPE_TRACEBACK") == "1":
         raise exc
     said = escape_controls(first_line(exc, "no message", limit=300))
-    try:
+    try:  # the words typed may hold bytes that are no UTF-8 (surrogates): written escaped
         fd, path = tempfile.mkstemp(prefix="elopipe-error-", suffix=".txt")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(f"elopipe {' '.join(sys.argv[1:])}\n\n")
             traceback.print_exception(exc, file=fh)
         where = f"; the details are in {path} (please report them)"
-    except OSError:
+    except Exception:  # the report is a help, never a second failure
         where = ""
     print(_error_line(f"internal error, a bug of elopipe: {said}{where}"), file=sys.stderr)
     sys.exit(1)

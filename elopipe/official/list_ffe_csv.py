@@ -17,7 +17,7 @@ import polars as pl
 
 from elopipe.official.list_base import SKIP_SCHEMA, ListFormatError, clip_raw, register
 from elopipe.official.list_faults import RATING_MAX, first_rows, kept_lines, no_id
-from elopipe.read.control_chars import escape_controls
+from elopipe.read.control_chars import CONTROL_RE, escape_controls
 from elopipe.read.ids import PLACEHOLDER_ID_PATTERN
 from elopipe.read.names import fold
 
@@ -88,7 +88,8 @@ def read_ffe_csv(
     fid = pl.when(~no_id(c("fide_id"), c("fide_id").cast(pl.Int64, strict=False))).then(fid)
     # a licence '0', '-', '?', '00000000', '-3' or a word is no ID (as `read.ids` reads an ID column):
     # kept, it made one person of every row that wrote it
-    lic = c("licence")
+    # escape codes and blanks are no part of a licence ('B 22222' is B22222); what is left may be none
+    lic = c("licence").str.replace_all(CONTROL_RE.pattern, "").str.replace_all(r"\s", "").replace("", None)
     no_licence = (
         lic.str.contains(PLACEHOLDER_ID_PATTERN)
         | ~lic.str.contains(r"\d")

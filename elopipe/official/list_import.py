@@ -194,7 +194,9 @@ def _clean_names(rel: duckdb.DuckDBPyRelation, p: Path, warnings: list[str]) -> 
     warnings.append(
         f"{p.name}: control characters or escape codes removed from {plural(found, 'name', thousands=True)}"
     )
-    return rel.select(f"* REPLACE (regexp_replace(replace(name, chr(9), ' '), '{pattern}', '', 'g') AS name)")
+    # a name of escape codes only is no name, as an empty one ('?' on its player)
+    cleaned = f"NULLIF(trim(regexp_replace(replace(name, chr(9), ' '), '{pattern}', '', 'g')), '')"
+    return rel.select(f"* REPLACE ({cleaned} AS name)")
 
 
 def _head(p: Path) -> str:

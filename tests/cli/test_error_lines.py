@@ -163,6 +163,20 @@ HOSTILE = [
         2,
         "elopipe lists import: error: --system: an official",
     ),
+    (
+        ["lists", "import", "{file}", "--system", "fide-blitz-foo", "--db", "{db}"],
+        2,
+        "elopipe lists import: error: --system",
+    ),
+    # a text argument with bytes that are not UTF-8: a usage error, not an internal one or a store fault
+    (["sql", "select 1 as \udce9", "--db", "{db}"], 2, "elopipe sql: error: the query holds bytes that are not UTF-8"),
+    (["report", "-t", "\udce9", "--db", "{db}"], 2, "elopipe report: error: --tournament holds bytes that are not"),
+    # an escape code in a query's words or in the engine's is shown, not run
+    (
+        ["sql", 'select 1 from "t\x1b[31m"', "--db", "{db}"],
+        1,
+        "elopipe sql: error: the query failed: Table with name t\\x1b[31m",
+    ),
     (["report", "-t", "Nosuch", "--db", "{db}"], 1, "elopipe report: error: no tournament matches 'Nosuch'"),
     (["lists", "import", "{file}", "--system", "fide", "--db", "{db}"], 1, "elopipe lists import: error: "),
     (["export", "--parquet", "{tmp}", "--db", "{db}"], 1, "elopipe export: error: "),
@@ -210,7 +224,8 @@ def test_a_bug_is_one_line_naming_the_file_that_holds_its_traceback(
         raise AttributeError("Relations no longer have fetchone()\nmore lines")
 
     monkeypatch.setattr(cli_main, "load_app", broken)
-    monkeypatch.setattr(sys, "argv", ["elopipe", "lists", "import", "x.csv"])
+    # a file name that is no UTF-8 (a surrogate) must not break the report: it did, with two tracebacks
+    monkeypatch.setattr(sys, "argv", ["elopipe", "lists", "import", "x\udce9.csv"])
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.delenv("ELOPIPE_TRACEBACK", raising=False)
     import tempfile
@@ -225,3 +240,4 @@ def test_a_bug_is_one_line_naming_the_file_that_holds_its_traceback(
     assert "Traceback" not in err[0] and "AttributeError" not in err[0]
     (report,) = tmp_path.glob("elopipe-error-*.txt")
     assert report.name in err[0] and "Traceback" in report.read_text(encoding="utf-8")
+    assert "x\\udce9.csv" in report.read_text(encoding="utf-8")

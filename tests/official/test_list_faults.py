@@ -319,13 +319,16 @@ def test_ffe_placeholder_licences_are_no_id(tmp_path: Path) -> None:
     ID column of a TRF or PGN: a row with a FIDE ID is stored under it, the others are 'no_id'."""
     f = tmp_path / "ffe_2024-03.csv"
     rows = ["0;Zero;A;;1500", "0;Zero;B;;1510", "-;Dash;C;;1520", "?;Ask;D;;1530", "00000000;Zeros;E;;1540",
-            "-3;Neg;F;;1550", "none;Word;G;;1560", "n/a;Na;H;20600000;1570", "k59857;Real;I;;1580"]  # fmt: skip
+            "-3;Neg;F;;1550", "none;Word;G;;1560", "n/a;Na;H;20600000;1570", "k59857;Real;I;;1580",
+            "\x1b[31m\x1b[0m;Esc;J;;1590", "B 22222;Spaced;K;;1600", "B22222;Spaced;K;;1610"]  # fmt: skip
     f.write_text("NrFFE;Nom;Prenom;FideCode;Elo\n" + "\n".join(rows) + "\n", encoding="utf-8")
     con = memory_store()
     res = import_list(con, f, "ffe")
-    assert res.skips.select("line", "reason").rows() == [(n, "no_id") for n in range(2, 9)]
+    # a licence of escape codes only is none too; blanks are no part of one ('B 22222' is B22222)
+    no_ids = [(n, "no_id") for n in (*range(2, 9), 11)]
+    assert res.skips.select("line", "reason").rows() == [*no_ids, (13, "duplicate_id")]
     got = con.execute("SELECT fide_id, national_id, name, rating FROM official_lists ORDER BY rating").fetchall()
-    assert got == [(20600000, None, "Na H", 1570), (None, "K59857", "Real I", 1580)]
+    assert got == [(20600000, None, "Na H", 1570), (None, "K59857", "Real I", 1580), (None, "B22222", "Spaced K", 1600)]
 
 
 def test_ffe_repeated_licence_keeps_the_row_with_a_good_rating(tmp_path: Path) -> None:

@@ -182,11 +182,17 @@ def test_names_lose_their_escape_codes_as_a_trf_names_do(tmp_path: Path) -> None
     readers remove them, and a warning counts the names cleaned; `sql` shows any stored control
     character as \\xNN."""
     f = tmp_path / "ffe_2025-07.csv"
-    f.write_text("NrFFE;Nom;Prenom;Elo\nK1;Evil\x1b[31mRed\x1b[0m;Name;1500\nK2;Plain;Name;1600\n", encoding="utf-8")
+    f.write_text(
+        "NrFFE;Nom;Prenom;Elo\nK1;Evil\x1b[31mRed\x1b[0m;Name;1500\nK2;Plain;Name;1600\nK3;\x1b[31m;\x1b[0m;1700\n",
+        encoding="utf-8",
+    )
     db = tmp_path / "s.duckdb"
     res = CliRunner().invoke(app, ["lists", "import", str(f), "--system", "ffe", "--db", str(db)])
     assert res.exit_code == 0, res.output
-    assert "control characters or escape codes removed from 1 name" in res.output and "\x1b" not in res.output
+    assert "control characters or escape codes removed from 2 names" in res.output and "\x1b" not in res.output
+    # a name of escape codes only is no name: its player is '?', as for an empty name
+    named = CliRunner().invoke(app, ["sql", "SELECT name FROM players WHERE national_id = 'K3'", "--db", str(db)])
+    assert "│ ?" in named.output, named.output
     shown = CliRunner().invoke(app, ["sql", "SELECT name, chr(27) || '[2J' AS x FROM official_lists", "--db", str(db)])
     assert shown.exit_code == 0 and "EvilRed Name" in shown.output and "\\x1b[2J" in shown.output, shown.output
     assert "\x1b" not in shown.output

@@ -35,15 +35,17 @@ def _date(value: str | None) -> dt.date | None:
     return parse_list_date(value)
 
 
+# the systems an official list holds rows of (FIDE's three rates, the FFE's three columns)
+_LIST_SYSTEMS = ("fide", "fide-rapid", "fide-blitz", "ffe", "ffe-rapid", "ffe-blitz")
+
+
 def _list_system(system: str) -> str:
-    """`system` when it names an official list's family (fide, ffe, or one of their systems:
-    fide-rapid, ...); else a usage error, exit 2, before the store is opened."""
-    if system.strip().split("-")[0].lower() not in ("fide", "ffe"):
-        fail(
-            "--system: an official list is fide or ffe (or one of their systems: fide-rapid, ...),"
-            f" not {shown_value(system)}"
-        )
-    return system
+    """`system` (any case, blanks around it dropped) when it is a system an official list holds
+    (`_LIST_SYSTEMS`); else a usage error, exit 2, before the store is opened ('fide-blitz-foo'
+    was read as FIDE's standard list)."""
+    if (found := system.strip().lower()) in _LIST_SYSTEMS:
+        return found
+    fail(f"--system: an official list is one of {', '.join(_LIST_SYSTEMS)}, not {shown_value(system)}")
 
 
 @lists_app.command("import")

@@ -12,6 +12,7 @@ from elopipe.cli.app import (
     DB_OPTION_HELP,
     app,
     check_out_folder,
+    check_text,
     console,
     fail,
     print_table,
@@ -50,6 +51,7 @@ def player(
     from elopipe.cli.commands.report import check_system
     from elopipe.jobs.player import player as player_job
 
+    check_text(ref, "the player")
     if chart not in ("png", "svg"):
         fail("--chart must be png or svg")
     check_system(system)

@@ -14,6 +14,7 @@ from elopipe.cli.app import (
     DB_OPTION_HELP,
     app,
     check_out_folder,
+    check_text,
     console,
     err_console,
     fail,
@@ -47,6 +48,7 @@ def report(
     from elopipe.jobs.report import report as report_job
     from elopipe.publish.report_tables import rich_table
 
+    check_text(tournament, "--tournament")
     if tournament is not None and all_rated:
         fail("give --tournament ID|NAME or --all, not both")
     if (tournament is None) == (not all_rated) or (tournament is not None and not tournament.strip()):

@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, fail, plain_console
+from elopipe.cli.app import DB_OPTION_HELP, app, check_text, console, err_console, fail, plain_console
 from elopipe.jobs.requests import SqlRequest
 from elopipe.jobs.store import DEFAULT_DB
 from elopipe.runtime.words import plural
@@ -46,6 +46,7 @@ def sql(
         write_json,
     )
 
+    check_text(query, "the query")
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}")
     check_query(query)  # before waiting: a query refused is refused at once
@@ -87,6 +88,7 @@ def _print_table(cols: list[str], rows: list[tuple[object, ...]], more: int) -> 
     from elopipe.publish.sqlcli import text_cell
 
     cells = [[text_cell(v) for v in r] for r in rows]  # LIST/STRUCT as JSON, never a Python repr
+    cols = [text_cell(c) for c in cols]  # a column named with an escape code ('AS "x\x1b[31m"') too
     table = Table(show_lines=False)
     for c in cols:
         table.add_column(c, overflow="fold")  # never cut a value
