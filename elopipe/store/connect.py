@@ -344,7 +344,8 @@ def open_writer(
     """Take the write lock, open `db` read-write and make sure the schema exists. A missing `db`
     is a new store, unless `existing` (a command that changes the store it was given: `rate`, a
     merge, a scenario's removal): then StoreMissingError (`require_store`), and nothing is created,
-    not even the lock file."""
+    not even the lock file; an empty DuckDB database is then no store either (StorePathError, as a
+    reader says it: the schema was written into it)."""
     if existing:
         require_store(db)
     with write_lock(db, timeout=timeout, on_wait=on_wait):
@@ -354,7 +355,7 @@ def open_writer(
             # being written at INSERT and again at COMMIT (a 110k-game file: 0.46 s, not 0.72 s).
             # elopipe's transactions are one file or one rating run: well within memory.
             con.execute("SET enable_optimistic_write = false")
-            _check_is_store(con, db, new_ok=True)
+            _check_is_store(con, db, new_ok=not existing)
             ensure_schema(con)
             yield con
         finally:

@@ -93,3 +93,20 @@ def test_a_refused_list_never_removes_a_store_that_was_there(tmp_path: Path) -> 
     junk.write_text("vm\n")
     res = CliRunner().invoke(app, ["lists", "import", str(junk), "--system", "fide", "--db", str(db)])
     assert res.exit_code == 1 and db.exists() and lock_path(db).exists()
+
+
+@pytest.mark.parametrize("name", REFUSE)
+def test_an_empty_duckdb_file_is_no_store_for_any_of_them(tmp_path: Path, name: str) -> None:
+    """An empty DuckDB database (made by `duckdb.connect`) is no store: `players merge`, `players
+    split` and `rate` wrote the whole schema into it (and `rate` said it rated), where the readers
+    refused it; none of them changes the file now."""
+    import duckdb
+
+    (tmp_path / "official.txt").write_text("ID Number Name SRtng\n")
+    db = tmp_path / "empty.duckdb"
+    duckdb.connect(str(db)).close()
+    before = db.read_bytes()
+    args = [*name.split(), *(a.format(tmp=tmp_path) for a in REFUSE[name]), "--db", str(db)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code in (1, 2) and "holds no elopipe store yet" in res.output, res.output
+    assert db.read_bytes() == before
