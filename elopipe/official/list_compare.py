@@ -112,12 +112,14 @@ class NoComputedList(ElopipeError, ValueError):
 class Comparison:
     """`report` (module docstring); `skips`: the file's rows left out of it, as
     `list_import.ListRead.skips` (a bad rating, a misaligned line, a repeated ID, and a row without
-    an ID that names no player with a FIDE ID: module docstring)."""
+    an ID that names no player with a FIDE ID: module docstring); `warnings`: what the reader said of
+    the file as a whole, as `lists import` says it (a cut XML file, names cleaned of escape codes)."""
 
     system: str
     list_date: dt.date
     report: pl.DataFrame
     skips: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=SKIP_SCHEMA))
+    warnings: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         """Players per status (each player once), in the report's order of statuses."""
@@ -225,4 +227,4 @@ def compare_lists(
     # no player took it by name; the rows 'bad_id' fell out of both the report and the count
     no_usable_id = pl.col("reason").is_in(["no_id", "bad_id"]) & pl.col("line").is_in(left_out)
     skips = read.skips.filter(reasons | no_usable_id)
-    return Comparison(system, list_date, report, skips)
+    return Comparison(system, list_date, report, skips, read.warnings)

@@ -391,6 +391,16 @@ def test_a_cut_xml_list_warns(tmp_path: Path) -> None:
     assert res.warnings == ["trunc_jul24.xml ends before </playerslist>: the file is cut short, players may be lost"]
     out = CliRunner().invoke(app, ["lists", "import", str(f), "--system", "fide", "--db", str(tmp_path / "s.duckdb")])
     assert out.exit_code == 0 and "ends before </playerslist>: the file is cut short" in out.output
+    # `lists compare` reads the same file: it says so too (it compared the cut list in silence)
+    from elopipe.official.list_compare import compare_lists
+
+    con = memory_store()
+    add_rows(
+        con,
+        players=[{"player_id": 1, "fide_id": 1503014, "name": "Carlsen, Magnus", "name_key": "carlsen magnus"}],
+        rating_lists=[{"system": "fide", "list_date": dt.date(2024, 7, 1), "player_id": 1, "rating": 2830, "games": 0}],
+    )
+    assert compare_lists(con, "fide", dt.date(2024, 7, 1), f).warnings == res.warnings
 
 
 def test_blank_lines_of_a_txt_list_are_neither_rows_nor_skips(tmp_path: Path) -> None:

@@ -154,6 +154,8 @@ def compare_cmd(
         )
     cmp = compare_official(ListCompareRequest(db, file, _list_system(system), _date(list_date)))
     counts = cmp.counts()
+    for warning in cmp.warnings:  # as `lists import` says them of the same file
+        err_console.print(warning, style="yellow", soft_wrap=True)
     if cmp.skips.height:
         from elopipe.official.list_import import SKIP_REASONS
 
