@@ -316,7 +316,13 @@ def error_line(message: str, command: str | None = None) -> str:
     escape code to the terminal."""
     from elopipe.read.control_chars import escape_controls
 
+    if len(message) > _MESSAGE_MAX:  # a 100,000-character argument echoed whole made a 100 KB line
+        message = f"{message[:_MESSAGE_MAX]}... (cut: {len(message):,} characters)"
     return f"{command or command_name()}: error: {escape_controls(message, keep_newlines=True)}"
+
+
+# the longest message an error line shows (an argument echoed in it can be any length)
+_MESSAGE_MAX = 2000
 
 
 def check_text(value: str | None, what: str) -> None:

@@ -241,3 +241,18 @@ def test_a_bug_is_one_line_naming_the_file_that_holds_its_traceback(
     (report,) = tmp_path.glob("elopipe-error-*.txt")
     assert report.name in err[0] and "Traceback" in report.read_text(encoding="utf-8")
     assert "x\\udce9.csv" in report.read_text(encoding="utf-8")
+
+
+def test_an_error_line_is_cut_where_an_argument_is_very_long(store: Path) -> None:
+    """`report --tournament` of 100,000 characters was echoed whole: a 100 KB error line."""
+    line = _line(["report", "-t", "x" * 100_000, "--db", str(store)], 1)
+    assert line.startswith("elopipe report: error: no tournament matches 'xxx") and len(line) < 2_200
+    assert line.endswith("... (cut: 100,024 characters)"), line[-60:]  # the message, the name and its quotes
+
+
+def test_a_split_with_an_empty_name_is_a_usage_error(store: Path) -> None:
+    # `--name ""` names no entry, as no --name at all: exit 2 before the store is opened (it was exit 1)
+    line = _line(["players", "split", "1", "--name", "", "--reason", "x", "--db", str(store)], 2)
+    assert (
+        line == "elopipe players split: error: split needs --name or --tournament: which entries move to the new player"
+    )

@@ -63,7 +63,7 @@ def split(
     from elopipe.jobs.players import split as split_job
 
     _check_reason(reason)
-    if name is None and not tournament:
+    if (name is None or not name.strip()) and not tournament:  # `--name ""` names no entry either
         _refuse("split needs --name or --tournament: which entries move to the new player")
     tids = tuple(tournament or []) or None
     new_id, rerate = split_job(SplitRequest(db, player_id, reason, name, tids, by), _on_wait)
