@@ -223,7 +223,13 @@ class Manifest:
                 while os.path.lexists(target):
                     n += 1
                     target = self.root / KEPT / f"{rel}.{n}"
-                if not regular:  # a link (kept as a link, never followed), a FIFO: moved aside
+                link = os.readlink(path) if stat.S_ISLNK(st.st_mode) else None
+                if link is not None and not os.path.isabs(link):
+                    # a relative link moved as it is would point elsewhere from KEPT (and dangle):
+                    # made again there to the same place, never followed, then taken from the name
+                    os.symlink(os.path.relpath(os.path.join(path.parent, link), target.parent), target)
+                    os.unlink(path)
+                elif not regular:  # a link (kept as a link, never followed), a FIFO: moved aside
                     os.rename(path, target)
                 else:
                     try:

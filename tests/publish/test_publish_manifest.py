@@ -363,3 +363,19 @@ def test_a_publish_holds_the_folders_lock_and_leaves_the_users_look_alike_tempor
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free once the publish ended
     finally:
         os.close(fd)
+
+
+def test_a_relative_link_at_a_published_name_is_kept_pointing_where_it_pointed(db: Path, tmp_path: Path) -> None:
+    """A user's link `lists/NAME -> ../../precious.csv`, moved under `.elopipe-kept/lists/` as it
+    was, pointed one folder off and dangled (hostile tester): it is made again there to the same file."""
+    out, precious = tmp_path / "out", tmp_path / "precious.csv"
+    dates = _dates(db)[-1:]
+    name = f"lists/fide_{dates[0].isoformat()}.csv"
+    precious.write_bytes(b"the user's\n")
+    (out / "lists").mkdir(parents=True)
+    (out / name).symlink_to(os.path.join("..", "..", "precious.csv"))
+    _publish(db, out, dates)
+    kept = out / KEPT / name
+    assert kept.is_symlink() and not os.path.isabs(os.readlink(kept))
+    assert kept.resolve() == precious.resolve() and kept.read_bytes() == b"the user's\n"
+    assert precious.read_bytes() == b"the user's\n" and not (out / name).is_symlink()
