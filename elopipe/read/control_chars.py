@@ -38,18 +38,28 @@ def strip_controls(value: str) -> str:
     return CONTROL_RE.sub(lambda m: " " if m.group() == "\t" else "", value)
 
 
+# the characters that reorder or break a terminal's line without being control characters: the
+# line and paragraph separators and the bidirectional embeddings, overrides and isolates
+_LAYOUT = "\u2028\u2029\u202a-\u202e\u2066-\u2069"
 # every control character, tab and newline included: none is shown raw in a one-line message
-_ANY_CONTROL_OR_TAB = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_ANY_CONTROL_OR_TAB = re.compile(rf"[\x00-\x1f\x7f-\x9f{_LAYOUT}]")
 # the same but for the newline, which a table's cell shows as a second line
-_CONTROL_BUT_NEWLINE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+_CONTROL_BUT_NEWLINE = re.compile(rf"[\x00-\x09\x0b-\x1f\x7f-\x9f{_LAYOUT}]")
 
 
 def escape_controls(value: str, keep_newlines: bool = False) -> str:
     """`value` for a one-line message: each control character (tab and newline too) written
-    \\xNN, so a terminal shows it and never runs it; letters of any script kept as they are.
+    \\xNN, so a terminal shows it and never runs it, and so each character that would reorder or
+    break the line (U+2028, U+202E right-to-left override, ...: \\u202e); letters of any script
+    kept as they are.
     `keep_newlines`: newlines are left as they are (a table's cell of several lines)."""
     pattern = _CONTROL_BUT_NEWLINE if keep_newlines else _ANY_CONTROL_OR_TAB
-    return pattern.sub(lambda m: f"\\x{ord(m.group(0)):02x}", value)
+    return pattern.sub(_escaped, value)
+
+
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def shown_value(value: object) -> str:
