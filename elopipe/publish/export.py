@@ -41,7 +41,10 @@ _COPY_FILE = re.compile(r"data_[0-9]+\.parquet")
 class ExportFolderError(ElopipeError, ValueError):
     """The folder given to `export --parquet` is not elopipe's to write: it holds files of the
     user's and no export marker, or one of the table outputs holds something elopipe did not
-    write. Nothing is written or removed."""
+    write. Nothing is written or removed. A usage error (exit 2), as an output folder that is a
+    file is."""
+
+    exit_code = 2
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:

@@ -36,7 +36,7 @@ def test_a_folder_of_the_users_is_refused_and_left_as_it_was(db: Path, tmp_path:
     (out / "games" / "keep.txt").write_text("mine\n")
     (out / "players.parquet").write_text("not ours\n")
     res = CliRunner().invoke(app, ["export", "--parquet", str(out), "--db", str(db)])
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output  # a usage error, as a --parquet that is a file
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and str(out) in " ".join(res.output.split()), res.output
     assert "not an elopipe export" in " ".join(res.output.split())
