@@ -359,6 +359,9 @@ def test_lists_and_players_commands(tmp_path: Path) -> None:
         res = runner.invoke(app, [*args, "--out", str(taken)])
         assert res.exit_code == 2 and "exists: give a new file for the report" in res.output, res.output
         assert taken.read_bytes() == before
+    # a folder that is not there is said before the comparison, not after it
+    res = runner.invoke(app, [*args, "--out", str(tmp_path / "nope" / "x.csv")])
+    assert res.exit_code == 2 and "does not exist" in res.output and "fide 2024-04-01" not in res.output, res.output
     # officer decisions: a merge of two different FIDE IDs is refused with the reason
     res = runner.invoke(
         app, ["players", "merge", str(ids[1503014]), str(ids[25000000]), "--reason", "test", "--db", str(db)]

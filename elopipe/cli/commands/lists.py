@@ -152,6 +152,8 @@ def compare_cmd(
             f"--out {escape_controls(str(out))} exists: give a new file for the report"
             " (elopipe never overwrites a file)"
         )
+    if out is not None and not (folder := out.absolute().parent).is_dir():  # said before the work, not after it
+        fail(f"--out {escape_controls(str(out))}: its folder {escape_controls(str(folder))} does not exist")
     cmp = compare_official(ListCompareRequest(db, file, _list_system(system), _date(list_date)))
     counts = cmp.counts()
     for warning in cmp.warnings:  # as `lists import` says them of the same file
