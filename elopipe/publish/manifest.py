@@ -365,12 +365,38 @@ class Manifest:
         text = json.dumps(data, separators=(",", ":"))
         if text == self._saved:
             return
+        if self._saved is None and _foreign(self.root / MANIFEST):
+            # a file of the user's under the manifest's name (a link, a note): kept before the
+            # manifest is saved over it, as any file of the user's under a name elopipe writes
+            try:
+                self._keep_if_not_ours(self.root / MANIFEST, MANIFEST)
+            except OSError:  # not kept: not written over (a manifest only saves work)
+                return
         with contextlib.suppress(OSError):
             write_unrecorded(self.root / MANIFEST, text.encode("utf-8"), durable=False)
             self._saved = text
 
 
 Files = dict[str, tuple[str, int, int]]
+
+
+def _foreign(path: Path) -> bool:
+    """Whether what is at `path`, the manifest's name, is no manifest of any elopipe version: a
+    link, a FIFO, a file that is not a JSON object with a "files" section. Not a folder (the save
+    then fails in one line), nor nothing."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    if stat.S_ISDIR(st.st_mode):
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return True
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    return not (isinstance(data, dict) and "files" in data)
 
 
 def _load(path: Path) -> tuple[Files, Files, dict[str, tuple[str, list[str]]], str | None]:

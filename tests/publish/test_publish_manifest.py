@@ -379,3 +379,27 @@ def test_a_relative_link_at_a_published_name_is_kept_pointing_where_it_pointed(d
     assert kept.is_symlink() and not os.path.isabs(os.readlink(kept))
     assert kept.resolve() == precious.resolve() and kept.read_bytes() == b"the user's\n"
     assert precious.read_bytes() == b"the user's\n" and not (out / name).is_symlink()
+
+
+@pytest.mark.parametrize("kind", ["note", "link"])
+def test_a_users_file_under_the_manifests_name_is_kept_before_the_manifest_is_saved(
+    db: Path, tmp_path: Path, kind: str
+) -> None:
+    """A note, or a link, of the user's named `.elopipe-manifest.json` was written over (the link
+    replaced) in silence (hostile tester): it is kept under `.elopipe-kept/` first, as any file of
+    the user's under a name elopipe writes."""
+    out, outside = tmp_path / "out", tmp_path / "outside.txt"
+    out.mkdir()
+    outside.write_text("the user's\n", encoding="utf-8")
+    if kind == "note":
+        (out / MANIFEST).write_text("my own notes, not JSON\n", encoding="utf-8")
+    else:
+        (out / MANIFEST).symlink_to(outside)
+    _publish(db, out, _dates(db)[-1:])
+    kept = out / KEPT / MANIFEST
+    if kind == "note":
+        assert kept.read_text(encoding="utf-8") == "my own notes, not JSON\n"
+    else:
+        assert kept.is_symlink() and os.readlink(kept) == str(outside)
+    assert outside.read_text(encoding="utf-8") == "the user's\n" and not (out / MANIFEST).is_symlink()
+    assert (out / MANIFEST).read_text(encoding="utf-8").startswith('{"version":')
