@@ -70,14 +70,14 @@ def publish_lists(
     wait_for_writer(db, request.wait, on_wait or _ignore)  # an ingest or a run may be writing
     con = open_reader(db)
     try:
+        known = list_dates(con, system)  # read once: the dates asked for are checked against them
         dates = list(request.dates) if request.dates is not None else None
         if request.all_lists:
-            dates = list_dates(con, system)
+            dates = known
         if dates is None:
-            dates = list_dates(con, system)[-1:]
+            dates = known[-1:]
         if not dates:
             raise LookupError(f"no rating list for system {system} in {db}")
-        known = set(list_dates(con, system))
         for d in dates:  # before the folder is touched: a refused date leaves no lock or ledger there
             if d not in known:
                 raise no_list(system, d, known)
