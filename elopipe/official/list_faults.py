@@ -44,6 +44,19 @@ def no_id(raw: pl.Expr, number: pl.Expr) -> pl.Expr:
     ).fill_null(False)
 
 
+def no_licence(raw: pl.Expr) -> pl.Expr:
+    """True where a national ID cell (trimmed, '' as null) means "no ID", as `no_id` reads a FIDE
+    ID cell: null, a placeholder ('0', '-', '?', '00000000'), a number below 1 ('-3'), or a word
+    without a digit. Kept, such a licence made one person of every row that wrote it. A licence is
+    no number (FFE: a letter and digits), so no length makes it none."""
+    return (
+        raw.is_null()
+        | raw.str.contains(PLACEHOLDER_ID_PATTERN)
+        | ~raw.str.contains(r"\d")
+        | (raw.cast(pl.Int64, strict=False) < 1).fill_null(False)
+    ).fill_null(True)
+
+
 def overflow_pattern(cols: list[tuple[str, int, int | None]]) -> str | None:
     """A regular expression matching a FIDE TXT line with a field that runs past its column:
     the last character of a column (other than a free-text one) and the first of the next are

@@ -16,9 +16,8 @@ import duckdb
 import polars as pl
 
 from elopipe.official.list_base import SKIP_SCHEMA, ListFormatError, clip_raw, register
-from elopipe.official.list_faults import RATING_MAX, first_rows, kept_lines, no_id
+from elopipe.official.list_faults import RATING_MAX, first_rows, kept_lines, no_id, no_licence
 from elopipe.read.control_chars import CONTROL_RE, escape_controls
-from elopipe.read.ids import PLACEHOLDER_ID_PATTERN
 from elopipe.read.names import fold
 
 _FFE_COLS = {
@@ -86,19 +85,12 @@ def read_ffe_csv(
     # '1 503 014' is an ID; '-5' (read signed) and the placeholders are none
     fid = c("fide_id").str.replace_all(r"\D", "").cast(pl.Int64, strict=False)
     fid = pl.when(~no_id(c("fide_id"), c("fide_id").cast(pl.Int64, strict=False))).then(fid)
-    # a licence '0', '-', '?', '00000000', '-3' or a word is no ID (as `read.ids` reads an ID column):
-    # kept, it made one person of every row that wrote it
     # escape codes and blanks are no part of a licence ('B 22222' is B22222); what is left may be none
     lic = c("licence").str.replace_all(CONTROL_RE.pattern, "").str.replace_all(r"\s", "").replace("", None)
-    no_licence = (
-        lic.str.contains(PLACEHOLDER_ID_PATTERN)
-        | ~lic.str.contains(r"\d")
-        | (lic.cast(pl.Int64, strict=False) < 1).fill_null(False)  # a licence with letters is no number
-    )
     base = df.select(
         "_line",
         "_raw",
-        pl.when(~no_licence.fill_null(True)).then(lic.str.to_uppercase()).alias("national_id"),
+        pl.when(~no_licence(lic)).then(lic.str.to_uppercase()).alias("national_id"),
         name.alias("name"),
         c("category").alias("category"),
         pl.when(fid > 0).then(fid).alias("fide_id"),
