@@ -4,6 +4,7 @@ those of the TXT reader (`list_fide_txt.fide_long`)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
@@ -72,6 +73,30 @@ def xml_cut_short(p: Path) -> bool:
     return not tail.endswith(b"</playerslist>")
 
 
+# the five entities XML defines, and character references in decimal or hexadecimal
+_ENTITY = re.compile(r"&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,7})|#[xX]([0-9a-fA-F]{1,6}));")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+
+
+def _char(m: re.Match[str]) -> str:
+    if m.group(1):
+        return _NAMED[m.group(1)]
+    code = int(m.group(2)) if m.group(2) else int(m.group(3), 16)
+    # a reference to no character XML allows (NUL, a surrogate, beyond U+10FFFF) stays as written
+    if code == 0 or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+        return m.group(0)
+    return chr(code)
+
+
+def xml_unescape(text: str) -> str:
+    """`text` with XML's escapes replaced in one pass (XML 1.0, 4.1 and 4.6): the five named
+    entities and character references (`&#252;`, `&#xFC;` -> 'ü'), so that `&amp;#252;` is the
+    text `&#252;`. A reference to a character XML does not allow is left as written; control
+    characters it yields are removed later with the list's other escape codes
+    (`list_import._clean_names`)."""
+    return _ENTITY.sub(_char, text)
+
+
 def read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple[duckdb.DuckDBPyRelation, pl.DataFrame]:
     """FIDE XML as (rows, skipped rows): lines are split at each <player>, every <tag>value</tag>
     is extracted with a regular expression, and a running count of <player> opens groups them."""
@@ -120,14 +145,10 @@ def read_fide_xml(con: duckdb.DuckDBPyConnection, p: Path, system: str) -> tuple
         con.unregister("_xml_faults")
     con.unregister("_xml_lines")
     wide_df = wide_df.drop("player_no")
-    # XML text is escaped (&amp;, &apos;); names are the only field where it shows
+    # XML text is escaped (&amp;, &#252;); names are the only field where it shows
     if "name" in present:
-        wide_df = wide_df.with_columns(
-            pl.col("name")
-            .str.replace_all("&apos;", "'", literal=True)
-            .str.replace_all("&quot;", '"', literal=True)
-            .str.replace_all("&lt;", "<", literal=True)
-            .str.replace_all("&gt;", ">", literal=True)
-            .str.replace_all("&amp;", "&", literal=True)
-        )
+        names = wide_df.get_column("name")
+        distinct = names.filter(names.str.contains("&", literal=True)).unique().to_list()
+        if distinct:
+            wide_df = wide_df.with_columns(pl.col("name").replace({v: xml_unescape(v) for v in distinct}))
     return fide_long(con, wide_df, present), skips

@@ -16,7 +16,8 @@ and this module chooses the reader and runs both steps:
   it is not valid UTF-8 (older lists). A UTF-8 BOM is dropped in every encoding (also in XML and
   CSV). Blank lines are ignored: neither rows nor skips.
 * **FIDE XML** (``<playerslist><player><fideid>…``), standard-only or combined
-  (``rapid_rating``/``blitz_rating`` tags).
+  (``rapid_rating``/``blitz_rating`` tags); names are unescaped (the five entities and character
+  references such as ``&#252;``: `list_fide_xml.xml_unescape`).
 * **FFE player list CSV** (``;`` or ``,`` separated) with a licence column (``NrFFE``/``Licence``),
   name (``Nom`` + ``Prenom`` or ``Nom``), category (``Cat``), and ``Elo``/``Rapide``/``Blitz`` with
   their flags (``Fide``/``RapideFide``/``BlitzFide`` columns holding F/N/E, or a cell ``1683 F``).

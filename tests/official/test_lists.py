@@ -201,6 +201,29 @@ def test_fide_xml(tmp_path: Path, one_line: bool) -> None:
     assert rows[25000000] == ("O'Brien & Co, Seán", "IRL", "w", None, "WIM", 2210, 3, None, None, "wi", None, True)
 
 
+def test_fide_xml_character_references(tmp_path: Path) -> None:
+    """Names written with XML character references (decimal or hex) are stored as their
+    characters, decoded in one pass with the named entities: `&amp;#252;` is the text `&#252;`.
+    A reference to no XML character stays as written; one to a control character is removed with
+    the list's other escape codes."""
+    names = {
+        25000000: ("M&#252;ller, J&#xFC;rgen", "Müller, Jürgen"),
+        25000001: ("Lit&amp;#252;ral, Ann", "Lit&#252;ral, Ann"),
+        25000002: ("Nul&#0;l, Bo", "Nul&#0;l, Bo"),
+        25000003: ("Esc&#27;[31mape, Cy", "Escape, Cy"),
+    }
+    players = "".join(
+        f"<player><fideid>{i}</fideid><name>{raw}</name><country>GER</country><sex>M</sex>"
+        f"<rating>2000</rating><games>0</games><k>20</k></player>\n"
+        for i, (raw, _) in names.items()
+    )
+    f = tmp_path / "standard_xml_2024-03.xml"
+    f.write_text(f"<playerslist>\n{players}</playerslist>\n", encoding="utf-8")
+    con = memory_store()
+    assert import_list(con, f, "fide").rows == {"fide": 4}
+    assert {i: r[0] for i, r in _rows(con).items()} == {i: want for i, (_, want) in names.items()}
+
+
 FFE_CSV = """NrFFE;Nom;Prenom;Cat;Sexe;NeLe;Federation;FideCode;Elo;Fide;Rapide;RapideFide;Blitz;BlitzFide
 K59857;DUPONT;Jean;SenM;M;04/05/1990;FRA;;1530;N;1499;E;;
 A01450;MARTIN;Claire;VetF;F;12/11/1960;FRA;20600000;1875;F;1800;F;1790;F
