@@ -28,11 +28,13 @@ from elopipe.cli.commands.policies import check_policies
 from elopipe.cli.commands.run import DEFAULT_SYSTEMS, SYSTEM_HELP, parse_systems
 from elopipe.jobs.store import DEFAULT_DB, check_store_path
 from elopipe.runtime.interrupt import Terminated
+from elopipe.runtime.words import plural
 
 if TYPE_CHECKING:
     from prefect.runner import Runner
 
 DEPLOYMENT_NAME = "elopipe-inbox"
+_PAGE = 100  # flow runs read a call (`drop_leftover_runs`)
 
 NO_SERVER = """Scheduled runs need a Prefect server, and none is reachable: {detail}.
 Start one in another terminal and point elopipe at it:
@@ -92,6 +94,12 @@ def serve(
     try:
         # registered paused: a stop before the runner has started leaves it paused
         stop.deployment = _register(runner, inbox, cron, interval, db, systems, out, name, settle)
+        left = asyncio.run(drop_leftover_runs(stop.deployment))
+        if left:
+            console.print(
+                f"removed {plural(left, 'scheduled run')} an earlier serve of drop_folder/{name} left behind "
+                "(due while no serve ran, or for its folder)"
+            )
         with flow_runs_start_deaf_to_ctrl_c():
             asyncio.run(stop.serve())
     except KeyboardInterrupt as came:  # before the event loop's handlers were in place
@@ -246,7 +254,10 @@ def _runner(name: str) -> Runner:
             return self
 
     quiet_prefect_console(everything=True)
-    return ServeRunner(name=name, pause_on_shutdown=True, limit=1)  # one run at a time: one writer per store
+    # one run at a time: one writer per store. No prefetch: Prefect starts a prefetched run's
+    # process at once (it then waits for its time), so a run due in the next 10 s (its default)
+    # started after a first Ctrl-C had said "no new runs".
+    return ServeRunner(name=name, pause_on_shutdown=True, limit=1, prefetch_seconds=0)
 
 
 def _register(
@@ -288,6 +299,46 @@ def _register(
             entrypoint_type=EntrypointType.MODULE_PATH,
         ),
     )
+
+
+async def drop_leftover_runs(deployment: UUID) -> int:
+    """Delete the scheduled runs of `deployment` that its scheduler made for an earlier `serve`
+    and that never started; returns how many. Called once registered (paused: the scheduler
+    makes no new run until the runner resumes it). Prefect's own upsert drops only the future
+    ones: a run due while no serve ran (a `serve` killed without its stop, which pauses the
+    schedule) stayed, with that serve's parameters, and the new runner started it at once, on
+    the earlier serve's drop folder. Runs a user created by hand are left alone."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        DeploymentFilter,
+        DeploymentFilterId,
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+    )
+    from prefect.client.schemas.objects import StateType
+    from prefect.exceptions import ObjectNotFound
+
+    dropped = kept = 0
+    async with get_client() as client:
+        while True:  # in pages: the server gives at most its default limit of runs a call
+            runs = await client.read_flow_runs(
+                deployment_filter=DeploymentFilter(id=DeploymentFilterId(any_=[deployment])),
+                flow_run_filter=FlowRunFilter(
+                    state=FlowRunFilterState(type=FlowRunFilterStateType(any_=[StateType.SCHEDULED]))
+                ),
+                limit=_PAGE,
+                offset=kept,
+            )
+            for run in runs:
+                if run.auto_scheduled and run.run_count == 0:
+                    with contextlib.suppress(ObjectNotFound):  # gone meanwhile
+                        await client.delete_flow_run(run.id)
+                    dropped += 1
+                else:
+                    kept += 1
+            if len(runs) < _PAGE:
+                return dropped
 
 
 def stop_polling(runner: Runner) -> bool:
