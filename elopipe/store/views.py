@@ -291,7 +291,7 @@ VIEWS["v_official_entries"] = """
     WHERE player_id IS NOT NULL
 """
 
-# One paragraph per view for docs/schema.md (`elopipe.store.schema.render_markdown`).
+# One paragraph per view for docs/schema.md (`elopipe.store.schema_docs.render_markdown`).
 VIEW_DOCS: dict[str, str] = {
     "v_rated_sides": "The sides of every game a rating run considered, as the run saw them: one row per "
     "`rating_changes` row, columns system, list_date (the list the game was rated on), game_id, player_id, "

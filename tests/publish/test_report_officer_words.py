@@ -27,7 +27,7 @@ from elopipe.publish.reports import write_report
 from elopipe.publish.rules_legend import AppliedRules, applied_rules_of, rules_title
 from elopipe.rating import scenarios
 from elopipe.rating.fide import b02
-from elopipe.store import schema
+from elopipe.store import schema_docs
 from elopipe.store.connect import open_writer
 from tests.helpers.paths import SHARED_DATA
 
@@ -208,7 +208,7 @@ def test_rows_not_counted_carry_no_pd_and_w_minus_pd_adds_up(reports: dict[str, 
 
 
 def test_the_schema_says_what_counted_means() -> None:
-    docs = schema.render_markdown()
+    docs = schema_docs.render_markdown()
     assert "TRUE: counted in the rating change" in docs
     assert "'first_rating' (reason 'pooled_unrated'" in docs
 
@@ -242,7 +242,7 @@ def test_the_list_csv_gives_k_used_and_k_next_and_the_txt_stays_fides(rated: Pat
 
 def test_bootstrap_is_explained_where_the_sources_are() -> None:
     assert "'bootstrap' (computed, on the first list of a player the store had never rated" in (
-        schema.render_markdown()
+        schema_docs.render_markdown()
     )
     assert "source 'bootstrap'" in dict(legend("fide"))["src"]
 

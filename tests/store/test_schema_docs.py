@@ -2,7 +2,8 @@
 
 import duckdb
 
-from elopipe.store.schema import TABLES, ensure_schema, render_markdown
+from elopipe.store.schema import TABLES, ensure_schema
+from elopipe.store.schema_docs import render_markdown
 from tests.helpers.paths import REPO
 
 DOC = REPO / "docs" / "schema.md"
@@ -10,7 +11,7 @@ DOC = REPO / "docs" / "schema.md"
 
 def test_schema_doc_is_current():
     assert DOC.read_text(encoding="utf-8") == render_markdown(), (
-        "docs/schema.md is stale: run `python -m elopipe.store.schema > docs/schema.md`"
+        "docs/schema.md is stale: run `python -m elopipe.store.schema_docs > docs/schema.md`"
     )
 
 
@@ -62,3 +63,7 @@ def test_a_store_that_records_this_schema_is_not_checked_again_and_another_is():
     ensure_schema(con)
     assert con.execute("SELECT 1 FROM duckdb_views() WHERE view_name = 'canonical_games'").fetchall()
     assert con.execute("SELECT fingerprint FROM store_schema").fetchall() == [(fingerprint(),)]
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")
