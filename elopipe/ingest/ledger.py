@@ -48,6 +48,7 @@ class FileResult:
     n_warnings: int = 0
     reason: str | None = None
     results_only: bool = False  # a PGN results export (`ParsedFile.results_only`)
+    cut_short: bool = False  # a copy or download cut short (`ParsedFile.cut_short`)
     replaced_file_ids: list[int] = field(default_factory=list)
     removed_games: int = 0  # games of the replaced versions that this correction does not hold
     # the stored versions at its path that this file does not correct, kept ('EVENT DAY stays'), and
@@ -78,7 +79,8 @@ class FileResult:
         that it does not correct (`elopipe.ingest.corrections`), both kept; None otherwise."""
         if not self.kept_versions:
             return None
-        return f"{self.name}: a new event under the name of a file already loaded ({'; '.join(self.kept_versions)})"
+        what = "a copy cut short" if self.cut_short else "a new event"
+        return f"{self.name}: {what} under the name of a file already loaded ({'; '.join(self.kept_versions)})"
 
     def in_progress_line(self) -> str | None:
         """'in progress: NAME: <its unfinished round>; not rated until ...', None when no event of

@@ -156,14 +156,19 @@ def _replace_previous(
     are deleted and their ledger rows marked; the tournaments their games were linked to are added
     to `relink`: those links go with them. Unrelated content saved under a reused file name (next
     year's event of the same name) is loaded beside the old file, which is kept: a correction may
-    delete rows, an accident must not."""
+    delete rows, an accident must not. So is a copy cut short (`ParsedFile.cut_short`) that lacks
+    games of a stored version: the complete file loaded again replaces it."""
     if not candidates:
         return [], 0, []
     every = corrections.evidence(con, ps.parsed, candidates)
-    found = [e for e in every if e.corrects]
-    others = [e for e in every if not e.corrects]
+    # a copy cut short corrects nothing it lacks games of: the games lost are the cut's, not a fix's
+    cut = ps.parsed is not None and ps.parsed.cut_short
+    found = [e for e in every if e.corrects and not (cut and e.removed)]
+    others = [e for e in every if e not in found]
     kept = [f"{e.old_words()} stays" for e in others]
-    if others and others[0].new_words():
+    if cut and others:
+        kept.append("this one ends in the middle of a game and lacks games of it; load the complete file")
+    elif others and others[0].new_words():
         kept.append(f"this one is {others[0].new_words()}")
     touched: set[int] = set()
     for e in found:
@@ -215,7 +220,8 @@ def _load(con: duckdb.DuckDBPyConnection, batch: list[ParsedSource]) -> list[Fil
             continue
         replaced, removed, kept = _replace_previous(con, ps, fid, plan.corrects.get(pos, []), relink)
         res = FileResult(ps.source.display, "rejected", file_id=fid, format=ps.format, replaced_file_ids=replaced,
-                         removed_games=removed, kept_versions=kept)  # fmt: skip
+                         removed_games=removed, kept_versions=kept,
+                         cut_short=ps.parsed is not None and ps.parsed.cut_short)  # fmt: skip
         results[pos] = res
         issues: list[IngestIssue] = list(ps.parsed.issues) if ps.parsed is not None else []
         if ps.rejected_reason is not None or ps.parsed is None:

@@ -88,6 +88,7 @@ def parse_source(
     ps.sha256 = hashing.result()
     if cut is not None and ps.parsed is not None:
         ps.parsed.issues.insert(0, cut)
+        ps.parsed.cut_short = True
     return ps
 
 

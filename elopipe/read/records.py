@@ -246,6 +246,9 @@ class ParsedFile:
     issues: list[IngestIssue] = field(default_factory=list)
     rejected_reason: str | None = None  # set when nothing chess-like could be read
     results_only: bool = False  # a PGN results export: games, none of them showing a move
+    # a copy or download cut short: a compressed stream without its end marker, or a PGN whose last
+    # game has no result marker; such a version never replaces one it lacks games of (`corrections`)
+    cut_short: bool = False
 
     @property
     def n_errors(self) -> int:

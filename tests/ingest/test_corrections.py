@@ -4,6 +4,7 @@ the same event (its name, or overlapping days) and most of the earlier games' pa
 
 from __future__ import annotations
 
+import gzip
 import logging
 import shutil
 from pathlib import Path
@@ -14,7 +15,7 @@ from typer.testing import CliRunner
 from elopipe.cli.main import app
 from elopipe.ingest.driver import ingest_paths
 from elopipe.jobs.requests import IngestRequest
-from tests.helpers.paths import SHARED_DATA
+from tests.helpers.paths import REPO, SHARED_DATA
 from tests.helpers.small_pgn import event_pgn
 from tests.helpers.store_rows import db_rows
 from tests.helpers.trf_build import round_robin
@@ -254,3 +255,46 @@ def test_fewer_games_than_moved_min_with_dates_moved_correct_only_with_the_same_
     expected = [("2022-07-31", 3)] if corrects else [("2022-05-31", 3), ("2022-07-31", 3)]
     assert db_rows(db, "SELECT start_date::VARCHAR, count(*) FROM games JOIN tournaments USING (tournament_id)"
                        " GROUP BY 1 ORDER BY 1") == expected  # fmt: skip
+
+
+def _counted_sides(db: Path) -> int:
+    return db_rows(db, "SELECT count(*) FROM v_change_explained WHERE counted")[0][0]
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_copy_cut_short_never_replaces_the_complete_version(tmp_path: Path, compressed: bool) -> None:
+    """A download or copy that stopped, at the path of the complete version: the same event and most
+    of its games, so it passed for a correction and deleted the games it lacked (181 -> 133). Both
+    are kept now, the games they share counted once, and the line says it is a copy cut short.
+    A .gz cut short (status 'partial') likewise."""
+    whole = (REPO / "sample_pgn" / "wjun19.pgn").read_bytes()
+    f = tmp_path / ("j.pgn.gz" if compressed else "j.pgn")
+    db, ref_db = tmp_path / "s.duckdb", tmp_path / "ref.duckdb"
+    f.write_bytes(gzip.compress(whole) if compressed else whole)
+    ingest_paths([f], db)
+    ingest_paths([f], ref_db)  # the complete version alone: what must be counted
+    f.write_bytes(gzip.compress(whole)[:30_000] if compressed else whole[:120_000])
+    summary = ingest_paths([f], db)
+    res = summary.files[0]
+    assert res.replaced_file_ids == [] and res.removed_games == 0
+    assert res.cut_short and "a copy cut short under the name of a file already loaded" in (res.kept_line() or "")
+    assert db_rows(db, "SELECT status FROM source_files ORDER BY file_id") == [
+        ("loaded",),
+        ("partial" if compressed else "loaded",),
+    ]
+    for store in (db, ref_db):
+        assert CliRunner().invoke(app, ["rate", "--system", "fide", "--db", str(store)]).exit_code == 0
+    assert _counted_sides(db) == _counted_sides(ref_db) == 2 * 181
+
+
+def test_a_longer_version_cut_short_still_replaces_a_shorter_one(tmp_path: Path) -> None:
+    """A file still growing (a live event's export) whose last game is cut holds every game of
+    the earlier version: a correction, as before."""
+    whole = (REPO / "sample_pgn" / "wjun19.pgn").read_bytes()
+    f, db = tmp_path / "j.pgn", tmp_path / "s.duckdb"
+    cut = whole.index(b"[Event ", 60_000)
+    f.write_bytes(whole[:cut])
+    ingest_paths([f], db)
+    f.write_bytes(whole[:120_000])
+    res = ingest_paths([f], db).files[0]
+    assert res.cut_short and res.replaced_file_ids == [1] and res.removed_games == 0

@@ -35,13 +35,30 @@ def finish(b: GameBuilder, fast_refs: dict[str, list[int]] | None, slow_games: l
     b.refs._finish_tournaments()
     implausible_games(b, fast_refs, slow_games)
     b.out.results_only = bool(b.out.games) and not b.shows_moves
+    cut = _cut_game(b)
+    b.out.cut_short = cut is not None
     if b.moveless:
-        settle_moveless(b)
+        settle_moveless(b, cut)
     b.out.players = sorted(b.refs._players.values(), key=lambda p: p.ref)
     return b.out
 
 
-def settle_moveless(b: GameBuilder) -> None:
+def _cut_game(b: GameBuilder) -> int | None:
+    """The game index of the file's last game when its movetext has no result marker (issue
+    'no_result_marker'): the file was cut short there (a copy or download that stopped), as `watch`
+    judges a file still arriving. None otherwise."""
+    marks = [i.game_index for i in b.out.issues if i.code == "no_result_marker" and i.game_index is not None]
+    if not marks or not b.out.games:
+        return None
+    games = b.out.games
+    if isinstance(games, GameTable):
+        last = games.frame.get_column("game_index").max()
+    else:
+        last = max((g.game_index for g in games if g.game_index is not None), default=None)
+    return max(marks) if isinstance(last, int) and max(marks) >= last else None
+
+
+def settle_moveless(b: GameBuilder, cut: int | None = None) -> None:
     """The file decides what its moveless games are (a result, no move, nothing marking them
     unplayed: flag 'no_moves').
 
@@ -49,7 +66,9 @@ def settle_moveless(b: GameBuilder) -> None:
     moves are unknown, not absent: the games are played, flag 'moves_unknown', ply count NULL;
     whether they are rated is the rating's policy (`--no-moves`). In a file that shows moves
     elsewhere, the moves shown are the moves played: a decisive game is a forfeit
-    (pgn-faults.md 12), a draw has fewer than two plies and is not rated (pgn-faults.md 13)."""
+    (pgn-faults.md 12), a draw has fewer than two plies and is not rated (pgn-faults.md 13), but
+    for the game `cut` (`_cut_game`: the file ends in it, before its moves), whose moves are
+    unknown, as in a results export."""
     import polars as pl
 
     from elopipe.read.game_frame import games_frame
@@ -72,6 +91,11 @@ def settle_moveless(b: GameBuilder) -> None:
             pl.when(moveless).then(pl.lit(["moves_unknown"])).otherwise(pl.col("flags")).alias("flags"),
         )
     else:
+        at_cut = frame.get_column("game_index") == (-1 if cut is None else cut)
+        unknown, moveless = moveless & at_cut, moveless & ~at_cut
+        for line, gi in frame.filter(unknown).select("line", "game_index").iter_rows():
+            b.issue("cut_short_game", "the file ends in this game, before its moves: a copy cut short; stored as"
+                    " played, moves unknown; load the complete file to replace it", line, gi, "warning")  # fmt: skip
         for line, gi, result in frame.filter(moveless).select("line", "game_index", "result").iter_rows():
             if result == "1/2-1/2":
                 b.issue("fewer_than_two_plies", "no move shown in a file that shows moves: not rated", line,
@@ -84,7 +108,9 @@ def settle_moveless(b: GameBuilder) -> None:
             pl.when(moveless & decisive).then(False).otherwise(pl.col("played")).alias("played"),
             pl.when(moveless & decisive).then(pl.lit("forfeit")).otherwise(pl.col("unplayed_code"))
             .alias("unplayed_code"),
-            pl.when(moveless).then(pl.concat_list(tag, pl.lit("no_moves"))).otherwise(pl.col("flags"))
+            pl.when(unknown).then(pl.lit(None, pl.Int32)).otherwise(pl.col("ply_count")).alias("ply_count"),
+            pl.when(unknown).then(pl.lit(["moves_unknown"]))
+            .when(moveless).then(pl.concat_list(tag, pl.lit("no_moves"))).otherwise(pl.col("flags"))
             .alias("flags"),
         )  # fmt: skip
     b.out.games = GameTable(settled, settled.height)

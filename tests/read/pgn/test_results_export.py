@@ -153,6 +153,26 @@ def test_moveless_games_in_a_file_that_shows_moves() -> None:
     assert Counter(i.code for i in pf.issues) >= Counter({"forfeit_no_moves": 1, "fewer_than_two_plies": 1})
 
 
+@pytest.mark.parametrize("cut_at", ['[WhiteElo "2', '[Result "1-0"]\n'])  # in a tag, after one
+def test_a_file_cut_short_in_its_last_games_tags_makes_no_forfeit(cut_at: str) -> None:
+    """A copy that stopped in the tags of its last game: the game has a result and no move, in a
+    file that shows moves, so it was stored as a forfeit win. Its moves are unknown, not absent:
+    played, moves unknown, with a warning that the file is cut short; the file says so too
+    (`cut_short`). The games before it are as in the complete file."""
+    text = ROUND_ROBIN.read_text(encoding="utf-8")
+    last = text.rindex('[Result "1-0"]')  # the last decisive game's
+    cut = text[: text.index(cut_at, last) + len(cut_at)]
+    pf, whole = read_pgn(cut), read_pgn(text)
+    assert pf.cut_short and not whole.cut_short
+    *before, game = pf.games
+    assert (game.played, game.unplayed_code, game.flags, game.ply_count) == (True, None, ["moves_unknown"], None)
+    assert game.result == "1-0"
+    assert "cut_short_game" in {i.code for i in pf.issues} and "forfeit_no_moves" not in {i.code for i in pf.issues}
+    assert [(g.white_ref, g.result, g.ply_count) for g in before] == [
+        (g.white_ref, g.result, g.ply_count) for g in whole.games[: len(before)]
+    ]
+
+
 def test_olympiad_forfeits_stay_forfeits() -> None:
     """olym22.pgn shows moves for most games; its 33 decisive games without a move are forfeits."""
     olym = REPO.parent / "shared" / "data" / "pgn" / "olym22.pgn"
