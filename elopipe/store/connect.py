@@ -245,13 +245,31 @@ def write_lock(
         os.close(fd)
 
 
+# what elopipe writes in its lock file (`write_lock`), or nothing: a file that holds anything else is not its
+_OWN_LOCK = re.compile(rb"\s*(?:pid \d+)?\s*")
+
+
 def _open_lock_file(path: Path) -> tuple[int, bool]:
     """(fd, whether this call created the file): O_EXCL first, so that only a lock file this
-    process made is ever removed (`write_lock`)."""
+    process made is ever removed (`write_lock`). The lock file is written (the holder's pid), so
+    a file at its name that is not elopipe's is refused (StorePathError), never written over: a
+    link (it would write through to its target) or a file holding other text."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW
     try:
-        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), True
+        return os.open(path, flags | os.O_EXCL, 0o644), True
     except FileExistsError:
-        return os.open(path, os.O_RDWR | os.O_CREAT, 0o644), False
+        pass
+    beside = f"{path}, beside the store, is"
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StorePathError(f"{beside} a symbolic link, not elopipe's lock file; move it away") from None
+        raise
+    if _OWN_LOCK.fullmatch(os.pread(fd, 256, 0)) is None:
+        os.close(fd)
+        raise StorePathError(f"{beside} a file of other text, not elopipe's lock file; move it away")
+    return fd, False
 
 
 def _same_file(fd: int, path: Path) -> bool:

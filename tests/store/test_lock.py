@@ -13,7 +13,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from elopipe.store.connect import StoreBusyError, holds_write_lock, open_reader, open_writer, write_lock
+from elopipe.store.connect import (
+    StoreBusyError,
+    StorePathError,
+    holds_write_lock,
+    lock_path,
+    open_reader,
+    open_writer,
+    write_lock,
+)
 from tests.helpers.paths import REPO
 
 # A writer in its own process: takes the lock, inserts its tag, reports, then holds the lock
@@ -176,3 +184,27 @@ def test_lock_is_reentrant_within_a_process(tmp_path: Path) -> None:
     assert not holds_write_lock(db)
     with open_writer(db, timeout=0) as con:
         assert con.execute("SELECT x FROM t").fetchone() == (42,)
+
+
+@pytest.mark.parametrize("kind", ["text", "link"])
+def test_a_file_of_the_users_at_the_lock_files_name_is_kept_and_refused(tmp_path: Path, kind: str) -> None:
+    """`<db>.lock` is written (the holder's pid): a file of the user's there was truncated and
+    written over, and a link there wrote through to its target. Both are refused, untouched,
+    before anything is written; elopipe's own lock file (empty, or a pid) is taken as before."""
+    db = tmp_path / "s.duckdb"
+    target = tmp_path / "notes.txt"
+    target.write_text("keep me\n")
+    if kind == "link":
+        lock_path(db).symlink_to(target)
+    else:
+        lock_path(db).write_text("my notes\n")
+    with pytest.raises(StorePathError, match="not elopipe's lock file; move it away"):
+        with write_lock(db):
+            pass
+    assert target.read_text() == "keep me\n"
+    assert os.readlink(lock_path(db)) == str(target) if kind == "link" else lock_path(db).read_text() == "my notes\n"
+    assert not db.exists()
+    other = tmp_path / "t.duckdb"
+    lock_path(other).write_text("pid 123")  # a lock file an earlier elopipe left
+    with write_lock(other):
+        assert lock_path(other).read_text() == f"pid {os.getpid()}"
