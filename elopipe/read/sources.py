@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO, BinaryIO
 
 from elopipe.read.zips import open_zip
-from elopipe.runtime.errors import ElopipeError
+from elopipe.runtime.errors import ElopipeError, first_line
 from elopipe.runtime.settings import env_bytes
 
 CHESS_SUFFIXES = {".pgn", ".trf", ".txt"}
@@ -153,7 +153,7 @@ class Source:
         with open_regular(self.path, resolved=self.resolved) as raw:
             before = os.fstat(raw.fileno())
             if self.member is not None:
-                with open_zip(raw) as zf, zf.open(self._entry(zf)) as fh:
+                with open_zip(raw) as zf, _open_member(zf, self._entry(zf)) as fh:
                     yield fh, before
             elif lower.endswith(".gz"):
                 with gzip.open(raw, "rb") as fh:
@@ -164,7 +164,7 @@ class Source:
             else:
                 yield raw, before
 
-    def _entry(self, zf: zipfile.ZipFile) -> zipfile.ZipInfo | str:
+    def _entry(self, zf: zipfile.ZipFile) -> zipfile.ZipInfo:
         """The member's entry: the one at `position` when it still has the member's name, else the
         entry of that name. Raises SourceError when the archive no longer holds it."""
         entries = zf.infolist()
@@ -178,6 +178,18 @@ class Source:
                 "the archive changed while it was being read (this member is no longer in it); ingest it again"
                 " once it is complete"
             ) from None
+
+
+def _open_member(zf: zipfile.ZipFile, entry: zipfile.ZipInfo) -> IO[bytes]:
+    """The member's decompressed stream. Raises SourceError for a member that cannot be read
+    without a password (encrypted) or with a compression method Python lacks: zipfile raises
+    RuntimeError and NotImplementedError there, which stopped the whole ingest."""
+    if entry.flag_bits & 0x1:
+        raise SourceError("the archive member is encrypted: it cannot be read without its password")
+    try:
+        return zf.open(entry)
+    except NotImplementedError as exc:
+        raise SourceError(f"the archive member cannot be read: {first_line(exc, 'unsupported compression')}") from None
 
 
 def open_regular(path: str | os.PathLike[str], resolved: bool = False) -> BinaryIO:
