@@ -13,6 +13,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 from typer.models import TyperPath
 
+from elopipe.cli.error_lines import error_line_of
 from elopipe.jobs.store import StoreFullError, StorePathError, disk_full_message, is_disk_full, is_interrupt
 from elopipe.runtime.errors import ElopipeError, first_line
 
@@ -309,20 +310,10 @@ def _current_context() -> Any:
 def error_line(message: str, command: str | None = None) -> str:
     """One of elopipe's own error lines (its checks of options, what a command was asked to do,
     what the library refused: every line a command ends on with a status other than 0 and 130),
-    naming the command as Click's usage errors do: 'elopipe rate: error: MESSAGE'.
-    `command`: 'elopipe players merge', when said once the command's context is closed;
-    else the command running (`command_name`). Control characters but newlines are written \\xNN
-    (`escape_controls`): a message quoting a query, a name or an engine's words never carries an
-    escape code to the terminal."""
-    from elopipe.read.control_chars import escape_controls
-
-    if len(message) > _MESSAGE_MAX:  # a 100,000-character argument echoed whole made a 100 KB line
-        message = f"{message[:_MESSAGE_MAX]}... (cut: {len(message):,} characters)"
-    return f"{command or command_name()}: error: {escape_controls(message, keep_newlines=True)}"
-
-
-# the longest message an error line shows (an argument echoed in it can be any length)
-_MESSAGE_MAX = 2000
+    naming the command as Click's usage errors do: 'elopipe rate: error: MESSAGE'
+    (`error_lines.error_line_of`). `command`: 'elopipe players merge', when said once the
+    command's context is closed; else the command running (`command_name`)."""
+    return error_line_of(command or command_name(), message)
 
 
 def check_text(value: str | None, what: str) -> None:

@@ -96,13 +96,13 @@ def _error_line(message: str) -> str:
     """`app.error_line` for a line said outside any command's context (before the commands are
     loaded, or after Click closed it): the command named from the words typed, as far as they
     name one ('elopipe players merge'; 'elopipe' for `elopipe --help`)."""
-    from elopipe.cli.app import error_line
+    from elopipe.cli.error_lines import error_line_of
 
     words = sys.argv[1:3]
     names = words[:1] if words[:1] and words[0] in COMMAND_MODULES else []
     if names and names[0] in _GROUPS and len(words) > 1 and not words[1].startswith("-"):
         names.append(words[1])
-    return error_line(message, " ".join(["elopipe", *names]))
+    return error_line_of(" ".join(["elopipe", *names]), message)
 
 
 def _internal_error(exc: Exception) -> NoReturn:

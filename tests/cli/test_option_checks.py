@@ -4,6 +4,8 @@ the environment that is not a number."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elopipe.cli.main import app, main
+from elopipe.runtime.settings import BYTE_SETTINGS
 from tests.helpers.publish_store import build_store
 
 RANGE = "list date 1900-01-01 is out of range: give a date from 1971-01-01 to 2100-12-31 (FIDE's first list is of 1971)"
@@ -70,6 +73,24 @@ def test_a_bad_byte_count_in_the_environment_is_one_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"elopipe: error: {name} (")
     assert f"must be a whole number of bytes, 1 or more, not {value}; unset it for the default" in err[0]
+
+
+@pytest.mark.parametrize("name", ["ELOPIPE_MAX_FILE_BYTES", "ELOPIPE_STREAM_BYTES", "ELOPIPE_CHUNK_BYTES"])
+def test_a_bad_byte_count_is_one_line_in_a_fresh_process(name: str) -> None:
+    """In a process that has loaded no command yet, as a user's: saying the error loaded the
+    commands, one of which reads ELOPIPE_MAX_FILE_BYTES on import, and a traceback followed."""
+    done = subprocess.run(
+        [sys.executable, "-c", "from elopipe.cli.main import main; main()", "--version"],
+        env={**os.environ, name: "abc"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"elopipe: error: {name} ({BYTE_SETTINGS[name]}) must be a whole number of bytes, 1 or more, not abc;"
+        " unset it for the default"
+    ]
 
 
 def test_a_good_byte_count_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
