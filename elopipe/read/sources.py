@@ -294,11 +294,11 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
         if err.filename:
             found.append(Path(err.filename))
 
-    if (top / OUTPUT_MARK).is_file():
+    if _is_output(top):
         skipped.append((str(top.absolute()), OUTPUT_FOLDER))
         return found
     for root, dirs, files in os.walk(top, onerror=unreadable, followlinks=False):
-        outputs = {d for d in dirs if (Path(root) / d / OUTPUT_MARK).is_file()}
+        outputs = {d for d in dirs if _is_output(Path(root) / d)}
         skipped.extend((str((Path(root) / d).absolute()), OUTPUT_FOLDER) for d in sorted(outputs))
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in outputs)
         for name in dirs:  # os.walk lists a linked folder here but never goes into it
@@ -321,6 +321,16 @@ def _walk(top: Path, skipped: list[tuple[str, str]]) -> list[Path]:
 #: as input, so that `run DIR --out DIR/out` does not read its own lists back on the next run
 OUTPUT_MARK = ".elopipe-manifest.json"
 OUTPUT_FOLDER = f"elopipe's output folder (it holds {OUTPUT_MARK}), not read as input"
+
+
+def _is_output(folder: Path) -> bool:
+    """`folder` holds `OUTPUT_MARK`. A folder that cannot be searched is no output folder: it is
+    listed (and recorded as unreadable) like any other; the check's PermissionError stopped the
+    whole ingest."""
+    try:
+        return (folder / OUTPUT_MARK).is_file()
+    except OSError:
+        return False
 
 
 def _in_folder(why: str) -> str:

@@ -1,6 +1,9 @@
 """Hostile and odd inputs to the ingest: nothing crashes, nothing is silently passed over."""
 
 import os
+import shutil
+import subprocess
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -106,16 +109,39 @@ def test_file_changing_while_read_is_rejected(tmp_path, monkeypatch):
     assert "changed while it was being read" in parse_source(Source(str(f))).rejected_reason
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any folder")
-def test_unreadable_folder_is_recorded(tmp_path):
+def _without_root_reads() -> list[str]:
+    """The command prefix that runs a command without root's right to read any file (CAP_DAC_*),
+    so that a folder made unreadable is unreadable to it; [] when not root."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root reads any folder, and setpriv is missing to drop that right")
+    caps = "-dac_override,-dac_read_search"
+    return [setpriv, f"--bounding-set={caps}", f"--inh-caps={caps}"]
+
+
+def test_unreadable_folder_is_recorded_and_the_rest_loaded(tmp_path):
+    """A folder that cannot be listed is recorded as rejected and the rest lands: the search of it
+    for elopipe's output mark raised PermissionError, and the whole ingest stopped (exit 1, no
+    store) on a line naming a file the user does not have."""
     inbox = tmp_path / "in"
     (inbox / "locked").mkdir(parents=True)
+    (inbox / "good.pgn").write_bytes(PGN.read_bytes())
     (inbox / "locked").chmod(0)
+    db = tmp_path / "s.duckdb"
+    elopipe = str(Path(sys.executable).parent / "elopipe")
     try:
-        r = runner.invoke(app, ["ingest", "-q", str(inbox), "--db", str(tmp_path / "s.duckdb")])
-        assert r.exit_code == 1
+        done = subprocess.run(
+            [*_without_root_reads(), elopipe, "ingest", "-q", str(inbox), "--db", str(db)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
     finally:
         (inbox / "locked").chmod(0o755)
+    assert done.returncode == 1, done.stderr
+    assert ".elopipe-manifest.json" not in done.stdout + done.stderr
+    rows = db_rows(db, "SELECT path, status FROM source_files ORDER BY path")
+    assert [(Path(p).name, s) for p, s in rows] == [("good.pgn", "loaded"), ("locked", "rejected")]
 
 
 def test_dangling_link_is_named_and_folder_sources_are_recorded_as_rejected(tmp_path):
