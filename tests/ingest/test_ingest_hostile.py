@@ -212,3 +212,24 @@ def test_unreadable_compressed_files_say_why_in_plain_words(tmp_path):
         reason = parse_source(Source(str(f))).rejected_reason
         assert reason is not None and words in reason, (name, reason)
         assert "Errno" not in reason and "b'" not in reason and "marker was reached" not in reason, (name, reason)
+
+
+def test_file_names_with_escape_codes_or_brackets_are_shown_as_text(tmp_path):
+    """A file name holding an escape code or a newline reached the terminal as it was (the screen
+    cleared, a line split, a table row broken); one in square brackets lost them to Rich's markup.
+    They are shown \\xNN, and as written."""
+    inbox = tmp_path / "in"
+    inbox.mkdir()
+    (inbox / "x\x1b[2J\nFAKE: all good.pgn").symlink_to(tmp_path / "nowhere")
+    (inbox / "b\x1b[31mred\nline2.pgn").write_text("hi")
+    (inbox / "[bold]c.pgn").write_bytes(PGN.read_bytes())
+    db = tmp_path / "s.duckdb"
+    r = runner.invoke(app, ["ingest", str(inbox), "--db", str(db)], terminal_width=300)
+    assert "\x1b" not in r.output
+    assert f"skipped {inbox}/x\\x1b[2J\\x0aFAKE: all good.pgn: a symbolic link" in r.output
+    assert "b\\x1b[31mred\\x0aline2.pgn" in r.output
+    assert not any(line.startswith("FAKE") or line.startswith("line2") for line in r.output.splitlines())
+    assert [(Path(p).name, s) for p, s in db_rows(db, "SELECT path, status FROM source_files ORDER BY 1")][0] == (
+        "[bold]c.pgn",
+        "loaded",
+    )

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from elopipe.cli.app import DB_OPTION_HELP, app, console, err_console, error_line, fail, print_table
 from elopipe.cli.commands.dask_opts import (
@@ -21,6 +23,7 @@ from elopipe.cli.commands.dask_opts import (
 )
 from elopipe.jobs.requests import IngestRequest
 from elopipe.jobs.store import DEFAULT_DB, StoreBusyError
+from elopipe.read.control_chars import escape_controls
 from elopipe.runtime.heartbeat import Heartbeat
 from elopipe.runtime.words import plural
 
@@ -73,7 +76,8 @@ def ingest(
                 on_sources=lines.start,
             )
     if not summary.files and not summary.failure:
-        err_console.print(
+        _say(
+            err_console,
             f"no PGN or TRF file found under {', '.join(str(p) for p in paths)} (.pgn .trf .txt, or .gz .bz2 .zip)",
             style="yellow",
         )
@@ -82,15 +86,15 @@ def ingest(
     if not quiet:
         details = print_file_problems(summary, db)
         for line in filter(None, (f.correction_line() for f in summary.files)):
-            console.print(line, soft_wrap=True)
+            _say(console, line)
         for line in filter(None, (f.kept_line() for f in summary.files)):
-            console.print(line, soft_wrap=True)
+            _say(console, line)
     # said even when quiet: the event will be missing from the lists until it is complete
     for line in filter(None, (f.in_progress_line() for f in summary.files)):
-        err_console.print(line, style="yellow", soft_wrap=True)
+        _say(err_console, line, style="yellow")
     for line in summary.rerate_lines(db):
-        console.print(line, soft_wrap=True)
-    console.print(summary_line(summary, db, hint=not details), soft_wrap=True)
+        _say(console, line)
+    _say(console, summary_line(summary, db, hint=not details))
     if summary.failure:
         err_console.print(error_line(summary.failure), style="red", soft_wrap=True)
     raise typer.Exit(summary.exit_code)
@@ -204,12 +208,13 @@ def print_file_problems(summary: IngestSummary, db: Path) -> bool:
             where = f"line {first.line}: " if first.line else ""
             if first.game_index is not None:
                 where += f"game {first.game_index + 1}: "
+        problem = where + (first.message if first else f.reason or "")
         table.add_row(
-            f.name, f.status, str(f.n_games), str(f.n_errors), where + (first.message if first else f.reason or "")
+            Text(escape_controls(f.name)), f.status, str(f.n_games), str(f.n_errors), Text(escape_controls(problem))
         )
     print_table(table)
     details = problems_hint(db, summary.problem_file_ids)
-    console.print(f"Details: {details}", markup=False, highlight=False, soft_wrap=True)
+    _say(console, f"Details: {details}")
     return True
 
 
@@ -221,11 +226,18 @@ def print_skipped(skipped: list[tuple[str, str]], quiet: bool = False) -> None:
 
     named = refused(skipped)
     for path, why in named:
-        err_console.print(f"skipped {path}: {why}", style="yellow", soft_wrap=True)
+        _say(err_console, f"skipped {path}: {why}", style="yellow")
     passed = [Path(path).name for path, why in skipped if (path, why) not in named]
     if passed and not quiet:
         shown = ", ".join(passed[:3]) + (f" and {len(passed) - 3} more" if len(passed) > 3 else "")
-        console.print(
+        _say(
+            console,
             f"{plural(len(passed), 'file')} passed over ({shown}): not .pgn .trf .txt (or .gz .bz2 .zip of those)",
-            soft_wrap=True,
         )
+
+
+def _say(to: Console, line: str, style: str | None = None) -> None:
+    """Print one line that names the user's files: their control characters written \\xNN
+    (`escape_controls`: a file name holding an escape code or a newline changed the terminal or
+    split the line) and no Rich markup read in them (a name in square brackets is text)."""
+    to.print(escape_controls(line), style=style, soft_wrap=True, markup=False, highlight=False)
