@@ -93,7 +93,15 @@ class PlayerRows:
         title = cols[10:13].strip()
         if title:
             self._title(no, line, title, player)
-        self._rating(no, line, cols[48:52].strip(), player)
+        if 48 < len(line.rstrip()) < 52:  # the line ends inside the right-aligned rating (49-52)
+            self.issues.add(
+                "trf_field_cut",
+                f"the line ends inside the rating field (columns 49-52, {shown(cols[48:52].strip())}): a line cut"
+                " short; rating not read",
+                no, "warning", line,
+            )  # fmt: skip
+        else:
+            self._rating(no, line, cols[48:52].strip(), player)
         fed = cols[53:56].strip().upper()
         if fed in FIDE_FEDERATIONS:
             player.federation = fed

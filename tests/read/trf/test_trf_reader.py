@@ -453,3 +453,17 @@ def test_hours_and_minutes_and_a_game_in_n_minutes(text, cls):
 
     assert rate_class_from_text(text) == cls
     assert classify_text(text) == cls  # the rate of play's reading of the same text agrees
+
+
+def test_a_line_that_ends_inside_the_rating_field_reads_no_rating() -> None:
+    """A player line cut short in its right-aligned rating (columns 49-52): '18' of '1850' was read
+    as a rating of 18, a national rating. It is no rating, with a warning; a whole field is read."""
+    cut = "001    1 m    " + "Alonso, Ana".ljust(33) + " 18\n"  # the name is columns 15-47
+    whole = "001    2 m    " + "Baeza, Bruno".ljust(33) + " 1850\n"
+    pf = read_trf("012 T\n042 2023/03/01\n" + cut + whole)
+    alonso, baeza = pf.players
+    assert (alonso.rating, alonso.national_rating) == (None, None)
+    assert (baeza.rating, baeza.national_rating) == (1850, None)
+    cut_issues = [i for i in pf.issues if i.code == "trf_field_cut"]
+    assert [(i.line, i.severity) for i in cut_issues] == [(3, "warning")]
+    assert "'18'" in cut_issues[0].message
