@@ -19,7 +19,7 @@ from elopipe.read.execution import Executor, Spread, submit
 from elopipe.read.game_frame import records_table
 from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
-from elopipe.read.sources import GONE, Source, SourceError
+from elopipe.read.sources import GONE, Source, SourceError, TrailingBlock
 from elopipe.read.textio import decode_bytes, wide_bom
 from elopipe.read.zips import NOT_A_ZIP, ZipEndError, zip_end_problem
 
@@ -89,6 +89,9 @@ def parse_source(
     if cut is not None and ps.parsed is not None:
         ps.parsed.issues.insert(0, cut)
         ps.parsed.cut_short = True
+    trailing = next((p for p in reversed(parts) if isinstance(p, TrailingBlock)), None)
+    if trailing is not None and ps.parsed is not None:
+        ps.parsed.issues.insert(0, IngestIssue("compressed_trailing_data", _TRAILING, severity="warning"))
     return ps
 
 
@@ -98,6 +101,12 @@ def _read_whole(source: Source, parts: list[bytes]) -> bytes:
     for block in source.blocks():
         parts.append(block)
     return b"".join(parts)
+
+
+_TRAILING = (
+    "bytes after the end of the compressed stream are no compressed data (another program appended them):"
+    " left out; everything before them was read"
+)
 
 
 def _cut_issue() -> IngestIssue:

@@ -138,6 +138,11 @@ class Source:
                 total += len(block)
                 if total > limit:
                     raise SourceError(f"larger than {limit:,} bytes (set ELOPIPE_MAX_FILE_BYTES to raise the limit)")
+                if isinstance(block, TrailingBlock):
+                    if not total:  # no gzip stream at all: not a gzip file
+                        raise gzip.BadGzipFile(block.why)
+                    yield block
+                    break
                 yield block
                 if isinstance(block, _CutBlock):
                     raise EOFError(block.why)
@@ -381,6 +386,14 @@ def _expand(p: Path) -> list[Source]:
     return [Source(path, resolved=True)]
 
 
+class TrailingBlock(bytes):
+    """The last bytes of a gzip file's stream(s), after which come bytes that start no other stream
+    (`why`: gzip's words); `Source.blocks` ends with it, and the reader says the rest was left out.
+    As the first block (no stream at all), the file is no gzip file and `blocks` raises."""
+
+    why: str
+
+
 class _CutBlock(bytes):
     """The last bytes a compressed stream gave before it ended without its end marker (`why`)."""
 
@@ -404,6 +417,14 @@ def _read_block(fh: IO[bytes] | gzip.GzipFile | bz2.BZ2File, n: int, compressed:
             if not cut:
                 raise
             return cut
+        except gzip.BadGzipFile as exc:
+            # after a whole stream, bytes that start no other one: gzip reads them as a next
+            # member and refuses the file, though every byte of the stream was read
+            if not str(exc).startswith("Not a gzipped file"):
+                raise
+            trailing = TrailingBlock(bytes(buf))
+            trailing.why = str(exc)
+            return trailing
         if not chunk:
             break
         buf += chunk

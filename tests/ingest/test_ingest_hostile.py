@@ -233,3 +233,26 @@ def test_file_names_with_escape_codes_or_brackets_are_shown_as_text(tmp_path):
         "[bold]c.pgn",
         "loaded",
     )
+
+
+def test_a_gzip_with_bytes_after_its_stream_is_read_with_a_warning(tmp_path):
+    """Bytes another program appended after a whole gzip stream made gzip refuse the file ("not a
+    gzip file"): every game was lost. The stream is read, the rest left out with a warning; a
+    file that starts with no gzip stream at all is still refused, and two streams are both read."""
+    import gzip
+
+    whole = PGN.read_bytes()
+    appended, not_gzip, two = tmp_path / "a.pgn.gz", tmp_path / "b.pgn.gz", tmp_path / "c.pgn.gz"
+    appended.write_bytes(gzip.compress(whole) + b"junk\n")
+    not_gzip.write_bytes(b"junk\n")
+    two.write_bytes(gzip.compress(whole) + gzip.compress(whole.replace(b"Madrid", b"Madrid ESP")))
+    results = {}
+    for f in (appended, not_gzip, two):
+        ps = parse_source(Source(str(f)))
+        codes = [i.code for i in ps.parsed.issues] if ps.parsed is not None else []
+        results[f.name] = (ps.rejected_reason is None, len(ps.parsed.games) if ps.parsed else 0, codes)
+    alone = parse_source(Source(str(PGN)))
+    n = len(alone.parsed.games)
+    assert results["a.pgn.gz"] == (True, n, ["compressed_trailing_data"])
+    assert results["b.pgn.gz"][0] is False
+    assert results["c.pgn.gz"][:2] == (True, 2 * n) and "compressed_trailing_data" not in results["c.pgn.gz"][2]
