@@ -347,7 +347,13 @@ def read_error_words(reason: object) -> str:
 
 
 def source_size(source: Source) -> int:
+    """The size of a source that could not be read: of an archive member, its size decompressed
+    as the archive's directory gives it (the archive's own size was recorded); else the file's
+    size on disk (of a .gz or .bz2, compressed: nothing tells its size decompressed). 0 when even
+    that cannot be read."""
     try:
+        if source.member is not None:
+            return source.member_size()
         return os.path.getsize(source.path)
-    except OSError:
+    except (OSError, zipfile.BadZipFile, ValueError, SourceError):
         return 0

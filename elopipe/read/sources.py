@@ -169,6 +169,12 @@ class Source:
             else:
                 yield raw, before
 
+    def member_size(self) -> int:
+        """The archive member's size decompressed, as the archive's directory gives it (what a
+        member that cannot be read is recorded with). Raises as `blocks` does."""
+        with open_regular(self.path, resolved=self.resolved) as raw, open_zip(raw) as zf:
+            return self._entry(zf).file_size
+
     def _entry(self, zf: zipfile.ZipFile) -> zipfile.ZipInfo:
         """The member's entry: the one at `position` when it still has the member's name, else the
         entry of that name. Raises SourceError when the archive no longer holds it."""

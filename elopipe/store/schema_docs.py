@@ -139,7 +139,7 @@ COLUMN_DOCS: dict[str, str] = {
     "confidence": "confidence of the link, 0..1",
     "city": "city or site",
     "chief_arbiter": "chief arbiter (TRF 102)",
-    "bytes": "size in bytes (decompressed)",
+    "bytes": "size in bytes (decompressed; of a .gz or .bz2 that could not be read, on disk)",
     "board": "board number",
 }
 

@@ -48,3 +48,19 @@ def test_an_encrypted_member_is_rejected_and_the_rest_is_loaded(tmp_path: Path) 
         "cannot read file: the archive member is encrypted: it cannot be read without its password",
     )
     assert db_rows(db, "SELECT count(*) FROM games") == [(56 + 181,)]
+
+
+def test_a_member_that_cannot_be_read_is_recorded_with_its_own_size(tmp_path: Path, monkeypatch) -> None:
+    """`source_files.bytes` is the size decompressed: a member refused for its size was recorded
+    with the whole archive's size. It now has the member's, from the archive's directory."""
+    from elopipe.read import sources
+
+    pgn = (REPO / "sample_pgn" / "wchcand22.pgn").read_bytes()
+    archive = tmp_path / "a.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("big.pgn", pgn)
+    monkeypatch.setattr(sources, "MAX_BYTES", 1000)
+    db = tmp_path / "s.duckdb"
+    ingest_paths([archive], db)
+    assert db_rows(db, "SELECT member, status, bytes FROM source_files") == [("big.pgn", "rejected", len(pgn))]
+    assert archive.stat().st_size != len(pgn)
