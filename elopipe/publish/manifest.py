@@ -30,7 +30,9 @@ else is written atomically, as before.
 
 The manifest only saves work: a lost or stale entry makes elopipe compare the file's bytes, never
 skip a changed file. It is written without flushing to disk, at the end of a publish and now and
-then during a long one, and only when what it records changed. Files elopipe did not write are
+then during a long one, and only when what it records changed; each file written in between is
+in the folder's journal (`elopipe.publish.journal`), so that a publish killed before it saved
+its manifest leaves no file of elopipe's that the next one takes for the user's. Files elopipe did not write are
 never removed or overwritten. One that sits under a name elopipe publishes, with other bytes than
 elopipe's, and that the manifest does not record as elopipe wrote it (the user's own file, one
 found identical before, or elopipe's file edited by hand) is first kept under `.elopipe-kept/`
@@ -57,6 +59,7 @@ from typing import TYPE_CHECKING
 
 from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
 from elopipe.publish.folders import link_between
+from elopipe.publish.journal import JOURNAL, Entry, Journal
 from elopipe.read.sources import OUTPUT_MARK
 
 if TYPE_CHECKING:
@@ -108,6 +111,8 @@ class Manifest:
         self.before_change: Callable[[], None] | None = None
         self._change_lock = threading.Lock()
         self._saved_at = time.monotonic()
+        self._journal = Journal(self.root)
+        self._adopt(self._journal.read())
 
     def relative(self, path: Path) -> str | None:
         """`path` relative to the folder, with '/' separators; None when it is outside."""
@@ -131,13 +136,46 @@ class Manifest:
         self._keep_if_not_ours(path, rel)
         write_unrecorded(path, data, durable)
         st = path.stat()
+        if self._journal_foreign:
+            self._journal_aside()
         with self._lock:
+            if not self._journal_foreign:
+                self._journal.append((rel, key, st.st_size, st.st_mtime_ns))
             self.entries[rel] = (key, st.st_size, st.st_mtime_ns)
             self.found.pop(rel, None)
             self.changed.add(rel)
             self.written += 1
             self._dirty = True
         return True
+
+    def _adopt(self, left: list[Entry] | None) -> None:
+        """Take as elopipe's the files a publish that did not finish wrote (`journal`), each still
+        as it wrote it; `left` None: the file under the journal's name is the user's."""
+        self._journal_foreign = left is None
+        for rel, key, size, mtime in left or []:
+            try:
+                st = (self.root / rel).lstat()
+            except OSError:
+                continue
+            if _inside(rel) and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == (size, mtime):
+                self.entries[rel] = (key, size, mtime)
+                self.found.pop(rel, None)
+        if left:
+            self._dirty = True  # saved, then the journal is cleared (`save`)
+
+    def _journal_aside(self) -> None:
+        """Keep the user's file under the journal's name under `KEPT` before a journal is written
+        there; when it cannot be kept, no journal is written."""
+        try:
+            self._keep_if_not_ours(self._journal.path, JOURNAL)
+            # kept as a hard link to the same file: the name goes, or the journal's lines (it is
+            # appended to, not replaced) would be written into the user's file
+            if os.path.lexists(self._journal.path) and not os.path.isdir(self._journal.path):
+                os.unlink(self._journal.path)
+        except (WriteError, OSError):
+            return
+        with self._lock:
+            self._journal_foreign = False
 
     def _unchanged(self, path: Path, rel: str, key: str, data: bytes) -> bool:
         try:  # lstat: a link is never read through (its target is a path the user did not name)
@@ -364,6 +402,7 @@ class Manifest:
         data = {"version": _VERSION, "files": files, **({"found": found} if found else {}), "inputs": inputs}
         text = json.dumps(data, separators=(",", ":"))
         if text == self._saved:
+            self._journal.clear()
             return
         if self._saved is None and _foreign(self.root / MANIFEST):
             # a file of the user's under the manifest's name (a link, a note): kept before the
@@ -375,6 +414,11 @@ class Manifest:
         with contextlib.suppress(OSError):
             write_unrecorded(self.root / MANIFEST, text.encode("utf-8"), durable=False)
             self._saved = text
+            self._journal.clear()
+
+    def close(self) -> None:
+        """End the folder's journal (once saved: `recording`)."""
+        self._journal.close()
 
 
 Files = dict[str, tuple[str, int, int]]
@@ -488,6 +532,18 @@ def recording(out_dir: str | os.PathLike[str]) -> Iterator[Manifest]:
         finally:
             RECORDER.reset(token)
             manifest.save()
+            manifest.close()
+
+
+def keep_users_file(root: Path, rel: str) -> None:
+    """Keep the file of the user's at `rel` under output folder `root` in `KEPT` before elopipe
+    writes a file of its own there (`Manifest.set_aside` of the publish writing into `root` says
+    so; outside one, it is kept all the same). Raises WriteError when it cannot be kept."""
+    current = active()
+    manifest = current if current is not None and current.root == Path(os.path.abspath(root)) else Manifest(root)
+    manifest._keep_if_not_ours(root / rel, rel)
+    if os.path.lexists(root / rel) and not os.path.isdir(root / rel):
+        os.unlink(root / rel)  # a hard link to the kept file: written over in place, it would change it too
 
 
 @contextlib.contextmanager

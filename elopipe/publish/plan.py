@@ -52,6 +52,8 @@ def select_dates(changed: list[dt.date], published: set[dt.date], max_lists: int
 
 
 def _read(out: Path) -> dict[str, Any]:
+    """The ledger of `out`; empty when there is none, or when the file under its name is not one
+    (`_foreign`: the user's, kept before a ledger is written there)."""
     ledger = out / LEDGER
     if ledger.exists() and not ledger.is_file():  # a FIFO would hang the read
         raise OSError(f"{ledger} is not a regular file; remove it")
@@ -59,7 +61,35 @@ def _read(out: Path) -> dict[str, Any]:
         data = json.loads(ledger.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    return data if _is_ledger(data) else {}
+
+
+def _is_ledger(data: object) -> bool:
+    """Whether `data` (a file's JSON) is a ledger of any elopipe version: it names a store."""
+    return isinstance(data, dict) and isinstance(data.get("db") or data.get("stores"), (str, list))
+
+
+def _write(out: Path, text: str, durable: bool = True) -> None:
+    """Write the ledger; a file of the user's under its name (a link, text that is no ledger) is
+    first kept under `.elopipe-kept/`, as any file of the user's under a name elopipe writes (it
+    was written over in silence)."""
+    # imported here: the rate flow imports this module, and needs none of the publish package
+    from elopipe.publish.atomic import write_text
+    from elopipe.publish.manifest import keep_users_file
+
+    ledger = out / LEDGER
+    if os.path.lexists(ledger) and not os.path.isdir(ledger) and not _is_ledger(_json_of(ledger)):
+        keep_users_file(out, LEDGER)
+    write_text(ledger, text, durable)
+
+
+def _json_of(path: Path) -> object:
+    if os.path.islink(path) or not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 _SECTIONS = ("systems", "pending", "runs")
@@ -92,21 +122,16 @@ def note_store(out: Path, db: str | os.PathLike[str]) -> None:
     the ledger as it is: a plain `publish`, which records no list there, still makes the folder
     this store's, so that a later publish may remove the files of lists the store no longer
     holds (`elopipe.publish.gone`). Writes nothing when the ledger already names it."""
-    from elopipe.publish.atomic import write_text
-
     data = _read(out)
     me = os.path.realpath(db)
     stores = _stores(data)
     if me in stores:
         return
     out.mkdir(parents=True, exist_ok=True)
-    write_text(out / LEDGER, json.dumps({**data, "db": data.get("db", me), "stores": sorted({*stores, me})}, indent=1))
+    _write(out, json.dumps({**data, "db": data.get("db", me), "stores": sorted({*stores, me})}, indent=1))
 
 
 def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any]], durable: bool = True) -> None:
-    # Imported here: the rate flow imports this module, and needs none of the publish package.
-    from elopipe.publish.atomic import write_text
-
     out.mkdir(parents=True, exist_ok=True)
     ledger["pending"] = {s: d for s, d in ledger["pending"].items() if d}
     me = os.path.realpath(db)
@@ -114,7 +139,7 @@ def _save(out: Path, db: str | os.PathLike[str], ledger: dict[str, dict[str, Any
     data = {"db": me, "stores": sorted({*_stores(before), me}), **ledger}
     if data == before:  # nothing new: the folder is left as it was
         return
-    write_text(out / LEDGER, json.dumps(data, indent=1), durable)
+    _write(out, json.dumps(data, indent=1), durable)
 
 
 def _dates(values: list[str]) -> set[dt.date]:

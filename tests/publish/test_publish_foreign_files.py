@@ -187,3 +187,27 @@ def test_a_publish_with_nothing_new_leaves_the_folder_as_it_was(db: Path, tmp_pa
     _publish(db, out, "--format", "csv")  # a plain publish with nothing new, likewise
     for p in (out / LEDGER, out / MANIFEST, out):
         assert p.stat().st_mtime_ns == past, f"{p.name} was written again"
+
+
+@pytest.mark.parametrize("kind", ["note", "json", "link"])
+def test_a_users_file_under_the_ledgers_name_is_kept(db: Path, tmp_path: Path, kind: str) -> None:
+    """A file of the user's named `.elopipe-published.json` was written over in silence (a JSON
+    object was merged into): it is kept under `.elopipe-kept/` first, and the ledger starts afresh."""
+    out, outside = tmp_path / "out", tmp_path / "outside.txt"
+    out.mkdir()
+    outside.write_text("the user's\n", encoding="utf-8")
+    mine = {"note": "not json\n", "json": '{"mine": [1, 2]}\n'}
+    if kind == "link":
+        (out / LEDGER).symlink_to(outside)
+    else:
+        (out / LEDGER).write_text(mine[kind], encoding="utf-8")
+    said = _publish(db, out)
+    kept = out / KEPT / LEDGER
+    if kind == "link":
+        assert kept.is_symlink() and os.readlink(kept) == str(outside)
+    else:
+        assert kept.read_text(encoding="utf-8") == mine[kind]
+    assert outside.read_text(encoding="utf-8") == "the user's\n"
+    ledger = json.loads((out / LEDGER).read_text(encoding="utf-8"))
+    assert "mine" not in ledger and ledger["db"] == os.path.realpath(db)
+    assert LEDGER in " ".join(said.split())
