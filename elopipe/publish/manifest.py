@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING
 from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
 from elopipe.publish.folders import link_between
 from elopipe.publish.journal import JOURNAL, Entry, Journal
+from elopipe.publish.manifest_file import VERSION, foreign_manifest, inside, load_manifest
 from elopipe.read.sources import OUTPUT_MARK
 
 if TYPE_CHECKING:
@@ -70,7 +71,6 @@ MANIFEST = OUTPUT_MARK  # `elopipe.read.sources` leaves a folder holding it out 
 KEPT = ".elopipe-kept"
 # held while a publish writes into the folder (`recording`)
 LOCK = ".elopipe-publish.lock"
-_VERSION = 1
 # a long publish saves the manifest at most this often (it is a few hundred KB on a big folder)
 SAVE_EVERY_SECONDS = 5.0
 
@@ -93,7 +93,7 @@ class Manifest:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(os.path.abspath(root))
-        self.entries, self.found, self.inputs, self._saved = _load(self.root / MANIFEST)
+        self.entries, self.found, self.inputs, self._saved = load_manifest(self.root / MANIFEST)
         self.written = 0
         self.kept = 0
         self.changed: set[str] = set()
@@ -157,7 +157,7 @@ class Manifest:
                 st = (self.root / rel).lstat()
             except OSError:
                 continue
-            if _inside(rel) and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == (size, mtime):
+            if inside(rel) and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == (size, mtime):
                 self.entries[rel] = (key, size, mtime)
                 self.found.pop(rel, None)
         if left:
@@ -399,12 +399,12 @@ class Manifest:
             inputs = {k: [v[0], list(v[1])] for k, v in sorted(self.inputs.items())}
             self._dirty = False
             self._saved_at = time.monotonic()
-        data = {"version": _VERSION, "files": files, **({"found": found} if found else {}), "inputs": inputs}
+        data = {"version": VERSION, "files": files, **({"found": found} if found else {}), "inputs": inputs}
         text = json.dumps(data, separators=(",", ":"))
         if text == self._saved:
             self._journal.clear()
             return
-        if self._saved is None and _foreign(self.root / MANIFEST):
+        if self._saved is None and foreign_manifest(self.root / MANIFEST):
             # a file of the user's under the manifest's name (a link, a note): kept before the
             # manifest is saved over it, as any file of the user's under a name elopipe writes
             try:
@@ -419,76 +419,6 @@ class Manifest:
     def close(self) -> None:
         """End the folder's journal (once saved: `recording`)."""
         self._journal.close()
-
-
-Files = dict[str, tuple[str, int, int]]
-
-
-def _foreign(path: Path) -> bool:
-    """Whether what is at `path`, the manifest's name, is no manifest of any elopipe version: a
-    link, a FIFO, a file that is not a JSON object with a "files" section. Not a folder (the save
-    then fails in one line), nor nothing."""
-    try:
-        st = path.lstat()
-    except OSError:
-        return False
-    if stat.S_ISDIR(st.st_mode):
-        return False
-    if not stat.S_ISREG(st.st_mode):
-        return True
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True
-    return not (isinstance(data, dict) and "files" in data)
-
-
-def _load(path: Path) -> tuple[Files, Files, dict[str, tuple[str, list[str]]], str | None]:
-    """The file entries (`files`, `found`), the page inputs of the manifest at `path` and its
-    text as read (None: no manifest); empty when it is missing, unreadable or not ours."""
-    if not path.is_file():  # a FIFO or folder under our name would hang or fail the read
-        return {}, {}, {}, None
-    try:
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text)
-    except (OSError, ValueError):
-        return {}, {}, {}, None
-    files = data.get("files") if isinstance(data, dict) and data.get("version") == _VERSION else None
-    if not isinstance(files, dict):
-        return {}, {}, {}, None
-    inputs: dict[str, tuple[str, list[str]]] = {}
-    raw = data.get("inputs")
-    for key, entry in (raw if isinstance(raw, dict) else {}).items():
-        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str) and isinstance(entry[1], list):
-            inputs[str(key)] = (entry[0], [str(r) for r in entry[1] if _inside(str(r))])
-    return _files(files), _files(data.get("found")), inputs, text
-
-
-def _files(raw: object) -> Files:
-    """The well-formed entries of a manifest section (`files`, `found`): rel -> (digest, size,
-    mtime_ns); an entry out of the folder or of another form (an edited manifest) is dropped."""
-    out: Files = {}
-    for rel, entry in (raw if isinstance(raw, dict) else {}).items():
-        if not _inside(str(rel)):  # an edited manifest never makes elopipe touch another file
-            continue
-        if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
-            if isinstance(entry[1], int) and isinstance(entry[2], int):
-                out[str(rel)] = (entry[0], entry[1], entry[2])
-    return out
-
-
-def _inside(rel: str) -> bool:
-    """Whether `rel` names a file under the folder: relative, with no `..` part, not under
-    `KEPT` nor one of elopipe's own `.elopipe-` files (what `relative` records; anything else was
-    written by hand)."""
-    parts = rel.split("/")
-    return (
-        bool(rel)
-        and not os.path.isabs(rel)
-        and ".." not in parts
-        and "" not in parts
-        and not any(part.startswith(".elopipe-") for part in parts)
-    )
 
 
 def _holds(path: Path, key: str) -> bool:
