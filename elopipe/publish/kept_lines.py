@@ -22,12 +22,12 @@ def set_aside_line(pairs: list[tuple[str, str]], shown: int = 3) -> str:
 
 def retired_line(rels: list[str], shown: int = 3) -> str:
     """One line for the user about the pages removed because the store no longer holds their
-    event or player (`Manifest.retired`); empty when there are none."""
+    event or player, or rates the event (`Manifest.retired`); empty when there are none."""
     if not rels:
         return ""
     names = ", ".join(rels[:shown]) + (f" and {len(rels) - shown} more" if len(rels) > shown else "")
     files = "file" if len(rels) == 1 else "files"
     return (
-        f"{len(rels)} {files} removed, of pages whose event or player the store no longer holds"
-        f" (a corrected file replaced it): {names}"
+        f"{len(rels)} {files} removed, of pages whose event or player the store no longer holds or rates"
+        f" (a corrected file replaced it, or its games count under the same event from another file): {names}"
     )

@@ -270,17 +270,27 @@ def _lists_showing(
     return [r[0] for r in rows]
 
 
+# what keeps a page: a report, its tournament rated under the system (a tournament the store
+# still holds may be rated no more: its games now count under the same event from another
+# source); a player page, the player
+_HELD = {
+    "report": "SELECT DISTINCT tournament_id FROM tournament_ratings WHERE system = $system"
+    " AND tournament_id IN (SELECT unnest($ids::BIGINT[]))",
+    "player": "SELECT player_id FROM players WHERE player_id IN (SELECT unnest($ids::BIGINT[]))",
+}
+
+
 def retire_gone_pages(con: duckdb.DuckDBPyConnection, manifest: Manifest, system: str) -> None:
     """Retire (`Manifest.retire`) the `system` reports and player pages the manifest records
-    whose tournament or player id the store no longer holds (a correction replaced the event,
-    or the player was merged into another): one query per kind, on the recorded ids only."""
-    for kind, table, column in (("report", "tournaments", "tournament_id"), ("player", "players", "player_id")):
+    whose tournament is rated no more under `system` (a correction replaced the event, or its
+    games count under the same event read from another file) or whose player the store no
+    longer holds (merged into another): one query per kind, on the recorded ids only."""
+    for kind, sql in _HELD.items():
         ids = recorded_ids(manifest, kind, system)
         if not ids:
             continue
-        held = con.execute(
-            f"SELECT {column} FROM {table} WHERE {column} IN (SELECT unnest(?::BIGINT[]))", [sorted(ids)]
-        ).fetchall()
+        params = {"ids": sorted(ids), **({"system": system} if "$system" in sql else {})}
+        held = con.execute(sql, params).fetchall()
         for gone in sorted(ids - {int(r[0]) for r in held}):
             manifest.retire(f"{kind}:{system}:{gone}")
 

@@ -53,6 +53,31 @@ def test_the_pages_of_a_replaced_event_are_removed_with_a_message(db: Path, tmp_
     assert old[0].name not in index
 
 
+def test_the_report_of_an_event_rated_no_more_is_removed(db: Path, tmp_path: Path) -> None:
+    """The same event read from a second file: its games now count under the second one's id,
+    the first stays in the store, rated no more. Its report stayed, with the old figures, linked
+    from the index (hostile tester: Norway Chess 2022 from two files, via `run`)."""
+    out = tmp_path / "out"
+    _publish(db, out)
+    old = sorted((out / "reports" / "fide").glob("1_*"))
+    assert old
+    con = duckdb.connect(str(db))
+    try:
+        con.execute(
+            "INSERT INTO tournaments SELECT * REPLACE (7 AS tournament_id) FROM tournaments WHERE tournament_id = 1"
+        )
+        for table in TABLES[1:]:
+            con.execute(f"UPDATE {table} SET tournament_id = 7 WHERE tournament_id = 1")
+        assert con.execute("SELECT count(*) FROM tournaments WHERE tournament_id = 1").fetchone() == (1,)
+    finally:
+        con.close()
+    said = " ".join(_publish(db, out).split())
+    assert not [p for p in old if p.exists()]
+    assert sorted((out / "reports" / "fide").glob("7_*"))
+    assert "no longer holds or rates" in said and old[0].name in said
+    assert old[0].name not in (out / "index-fide.html").read_text(encoding="utf-8")
+
+
 def test_a_report_edited_by_hand_stays(db: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     _publish(db, out)
