@@ -9,7 +9,10 @@ values are checked by kind before the store is opened (`elopipe.rating.param_che
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -32,6 +35,8 @@ from elopipe.rating.faults import REASON_PREFIX
 from elopipe.rating.run import parse_month
 from elopipe.rating.scenarios import ScenarioError, scenario_system, split_system
 from elopipe.rating.summary import RateSummary
+from elopipe.read.control_chars import escape_controls
+from elopipe.runtime.heartbeat import Heartbeat
 from elopipe.runtime.hints import command_hint
 
 
@@ -95,7 +100,8 @@ def rate_command(
     request = _request(system, str(db), through, scenario, rules, v2022_cap_lower, unknown_tc, no_moves, ro_from, param)
     system, month = request.system, request.through
     try:
-        outcome = rate_system(request, on_wait=lambda m: err_console.print(m))
+        with rating_progress(system, db):
+            outcome = rate_system(request, on_wait=lambda m: err_console.print(m))
     except (ScenarioError, ParamError) as exc:  # a scenario defined otherwise: a usage error, exit 2
         fail(str(exc), exc.exit_code)
     except (ValueError, StoreBusyError, FileNotFoundError) as exc:
@@ -115,6 +121,29 @@ def rate_command(
             style="yellow",
             soft_wrap=True,
         )
+
+
+PROGRESS_EVERY = 5.0  # seconds between two progress lines of a long rating
+
+
+@contextlib.contextmanager
+def rating_progress(system: str, db: Path, every: float = PROGRESS_EVERY) -> Iterator[None]:
+    """While a rating runs: at once, on a terminal, a line that says it started (a federation's
+    store takes many seconds before anything is written); then, on a terminal or in a log, a
+    line every `every` seconds that says it is still at work, with the time so far. A short
+    rating prints only the first."""
+    if err_console.is_terminal:
+        err_console.print(
+            f"rating {system} in {escape_controls(str(db))} ...", markup=False, highlight=False, soft_wrap=True
+        )
+    t0 = time.monotonic()
+
+    def beat() -> None:
+        seconds = int(time.monotonic() - t0)
+        err_console.print(f"rating {system}: still computing ({seconds // 60}m {seconds % 60:02d}s)", highlight=False)
+
+    with Heartbeat(every, beat):
+        yield
 
 
 def _request(
