@@ -4,6 +4,7 @@ end in a clear message and a usage/exit code, never in a traceback or altered te
 from __future__ import annotations
 
 import datetime as dt
+import os
 import subprocess
 import sys
 from decimal import Decimal
@@ -682,3 +683,15 @@ def test_a_ctrl_c_duckdb_reports_as_a_runtime_error_is_one_line_exit_130(
     res = CliRunner().invoke(app, ["ingest", str(pgn), "--db", str(tmp_path / "s.duckdb")])
     assert res.exit_code == 130, res.output
     assert res.output.strip() == "interrupted (Ctrl-C)"
+
+
+@pytest.mark.slow
+def test_watch_whose_reader_closes_the_pipe_ends_with_141(tmp_path: Path, prefect_harness: str) -> None:
+    """`elopipe watch ... 2>&1 | head -2`: the closed pipe ended `watch` with exit 1, as a failed
+    batch (Click's Exit, a RuntimeError, was caught as one); 141 as `run` and the others."""
+    args = ["watch", str(tmp_path / "inbox"), "--db", str(tmp_path / "s.duckdb"), "--out", str(tmp_path / "out")]
+    env = {**os.environ, "PREFECT_API_URL": prefect_harness}
+    proc = subprocess.Popen([ELOPIPE, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=300) == 141

@@ -144,6 +144,10 @@ def watch(
         raise typer.Exit(130) from None
     except ElopipeError:
         raise  # the CLI prints it with its exit code (elopipe.cli.app); the files stay in the inbox
+    except (BrokenPipeError, typer.Exit):
+        # the reader of its output went away (`| head`: 141, as `run`, elopipe.cli.app), or an
+        # exit already decided; Click's Exit is a RuntimeError: caught below, it became exit 1
+        raise
     except Exception as exc:  # a failed batch: say so, leave its files in the inbox
         from elopipe.jobs.store import is_interrupt
         from flows.prefect_env import is_termination
