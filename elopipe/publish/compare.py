@@ -196,8 +196,20 @@ def _summary(rows: pl.DataFrame) -> Summary:
 
 def file_stem(cmp: Comparison) -> str:
     """'compare-fide-vs-ffe-2022-09-01': the outputs' file name, '@' and ':' made safe."""
+    return stem_of(cmp.side_a, cmp.side_b, cmp.list_date)
+
+
+def stem_of(side_a: str, side_b: str, list_date: dt.date) -> str:
+    """`file_stem` of the comparison of `side_a` and `side_b` on `list_date`, known before it is made."""
     safe = str.maketrans({"@": "_", ":": "_", "/": "_"})
-    return f"compare-{cmp.side_a.translate(safe)}-vs-{cmp.side_b.translate(safe)}-{cmp.list_date}"
+    return f"compare-{side_a.translate(safe)}-vs-{side_b.translate(safe)}-{list_date}"
+
+
+def blocked_output(out: Path, side_a: str, side_b: str, list_date: dt.date) -> Path | None:
+    """The first of the comparison's output paths in folder `out` that a folder holds (the file
+    cannot be written there), or None: said before the comparison is made, which takes a while."""
+    stem = stem_of(side_a, side_b, list_date)
+    return next((p for p in (out / f"{stem}.csv", out / f"{stem}.html") if p.is_dir()), None)
 
 
 class Written(NamedTuple):

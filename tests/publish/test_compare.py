@@ -169,6 +169,14 @@ def test_outputs_and_the_command(tmp_path: Path) -> None:
     kept = mine / ".elopipe-kept" / "compare-fide_v2017-vs-fide-2025-12-01.csv"
     assert kept.read_text(encoding="utf-8") == "USER DATA\n" and ".elopipe-kept" in res.output, res.output
     assert pl.read_csv(mine / "compare-fide_v2017-vs-fide-2025-12-01.csv").height == 5
+    # a folder under the CSV's name is said before the comparison is made (it was said after it)
+    blocked = tmp_path / "blocked"
+    (blocked / "compare-fide_v2017-vs-fide-2025-12-01.csv").mkdir(parents=True)
+    res = CliRunner().invoke(app, ["compare", "fide@v2017", "fide", "--db", str(db), "--out", str(blocked)])
+    assert res.exit_code == 2 and "players compared" not in res.output
+    assert res.output.splitlines()[-1].endswith(
+        "compare-fide_v2017-vs-fide-2025-12-01.csv: a folder of that name is there"
+    )
     bad = CliRunner().invoke(app, ["compare", "fide", "nope", "--db", str(db)])
     assert bad.exit_code == 2 and "the store has no list for 'nope'" in bad.output and "Traceback" not in bad.output
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, print_table, say_set_aside
+from elopipe.cli.app import DB_OPTION_HELP, app, check_out_folder, console, fail, print_table, say_set_aside
 from elopipe.jobs.requests import CompareRequest
 from elopipe.jobs.store import DEFAULT_DB
 
@@ -42,15 +42,20 @@ def compare_command(
     """Compare two lists of one date: both ratings, the difference, both ranks, games counted on
     each side and the main cause of each difference; a summary and the ten largest movers each way."""
     from elopipe.jobs.lists import compare_sides
-    from elopipe.publish.compare import write_outputs
+    from elopipe.publish.compare import blocked_output, write_outputs
 
     if out is not None:
         check_out_folder(out, "write the comparison to")
     request = CompareRequest(db, a, b, _date(list_date))
+
     # the sides and the date first: on a large store the comparison itself takes a while
-    cmp = compare_sides(
-        request, lambda side_a, side_b, date: console.print(f"{side_a} (A) against {side_b} (B), list of {date}")
-    )
+    def on_sides(side_a: str, side_b: str, date: dt.date) -> None:
+        console.print(f"{side_a} (A) against {side_b} (B), list of {date}")
+        blocked = None if out is None else blocked_output(out, side_a, side_b, date)
+        if blocked is not None:
+            fail(f"cannot write the comparison to {blocked}: a folder of that name is there")
+
+    cmp = compare_sides(request, on_sides)
     s = cmp.summary
     console.print(
         f"players compared: {s.compared:,}; changed: {s.changed:,}; mean |B − A|: {s.mean_abs_diff} points; "
