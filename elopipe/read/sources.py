@@ -134,14 +134,17 @@ class Source:
         block_size = BLOCK_BYTES if block_size is None else block_size
         with self._open() as (fh, before):
             total = 0
-            while block := _read_block(fh, min(block_size, limit + 1 - total), self.compressed):
+            while True:
+                block = _read_block(fh, min(block_size, limit + 1 - total), self.compressed)
                 total += len(block)
                 if total > limit:
                     raise SourceError(f"larger than {limit:,} bytes (set ELOPIPE_MAX_FILE_BYTES to raise the limit)")
-                if isinstance(block, TrailingBlock):
+                if isinstance(block, TrailingBlock):  # (an empty one too: it ends the stream)
                     if not total:  # no gzip stream at all: not a gzip file
                         raise gzip.BadGzipFile(block.why)
                     yield block
+                    break
+                if not block:
                     break
                 yield block
                 if isinstance(block, _CutBlock):

@@ -256,3 +256,6 @@ def test_a_gzip_with_bytes_after_its_stream_is_read_with_a_warning(tmp_path):
     assert results["a.pgn.gz"] == (True, n, ["compressed_trailing_data"])
     assert results["b.pgn.gz"][0] is False
     assert results["c.pgn.gz"][:2] == (True, 2 * n) and "compressed_trailing_data" not in results["c.pgn.gz"][2]
+    # the stream ends where a block does: the junk still ends it, the bytes before all read
+    blocks = list(Source(str(appended)).blocks(block_size=len(whole)))
+    assert b"".join(blocks) == whole and isinstance(blocks[-1], sources.TrailingBlock)
