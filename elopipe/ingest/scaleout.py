@@ -24,7 +24,10 @@ from elopipe.runtime.errors import ElopipeError
 
 ENV_VAR = "ELOPIPE_DASK"
 LOCAL = "local"  # `--dask` without an address: a cluster on this machine
-INSTALL_HINT = "--dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+INSTALL_HINT = (
+    "--dask needs the optional Dask packages: .venv/bin/pip install --require-hashes -r requirements/dev.txt"
+    " (the locked versions; pip install 'elopipe[dask]' outside a clone)"
+)
 CONNECT_SECONDS = 5.0
 # `host:port`, or a Dask URL (`tcp://host:8786`, `tls://...`)
 _ADDRESS = re.compile(r"^([a-z][a-z0-9+.-]*://)?[^\s/:]+:\d+$|^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)

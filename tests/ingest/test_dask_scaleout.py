@@ -195,9 +195,9 @@ def test_without_the_dask_packages_dask_says_how_to_install_them(tmp_path, monke
     monkeypatch.setattr(so, "dask_installed", lambda: False)
     result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
     assert result.exit_code == 1
-    assert (
-        result.output.strip()
-        == "elopipe ingest: error: --dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+    assert result.output.strip() == (
+        "elopipe ingest: error: --dask needs the optional Dask packages: .venv/bin/pip install --require-hashes -r"
+        " requirements/dev.txt (the locked versions; pip install 'elopipe[dask]' outside a clone)"
     )
 
 
@@ -214,9 +214,9 @@ def test_without_prefect_dask_dask_says_how_to_install_it(tmp_path, monkeypatch)
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     result = CliRunner().invoke(app, ["ingest", str(DATA / "pgn" / "wjun19.pgn"), "--dask", "local"])
     assert result.exit_code == 1
-    assert (
-        result.output.strip()
-        == "elopipe ingest: error: --dask needs the optional Dask packages: pip install 'elopipe[dask]'"
+    assert result.output.strip() == (
+        "elopipe ingest: error: --dask needs the optional Dask packages: .venv/bin/pip install --require-hashes -r"
+        " requirements/dev.txt (the locked versions; pip install 'elopipe[dask]' outside a clone)"
     )
 
 

@@ -33,7 +33,8 @@ DASK_FLAG = "--dask"
 
 DASK_HELP = (
     "Parse on a Dask cluster through Prefect's DaskTaskRunner: at ADDRESS (tcp://host:8786), or, with no"
-    " address, on a local cluster. Needs pip install 'elopipe\\[dask]'. Workers must see the input files at"
+    " address, on a local cluster. Needs the Dask packages (the locked set: .venv/bin/pip install"
+    " --require-hashes -r requirements/dev.txt). Workers must see the input files at"
     f" the same path. Also {ENV_VAR}=ADDRESS or {ENV_VAR}=local."
 )
 dask_option = typer.Option(None, DASK_FLAG, envvar=ENV_VAR, metavar="[ADDRESS]", help=DASK_HELP, show_envvar=False)
