@@ -45,7 +45,9 @@ def main() -> None:
     Ctrl-C (or a SIGTERM, said in one line)")."""
     from elopipe.runtime.interrupt import early_sigterm
 
-    if sys.argv[1:2] in (["run"], ["watch"], ["serve"]):
+    if sys.argv[1:2] in (["run"], ["watch"], ["serve"], ["publish"]):
+        # `publish` has no handler of its own: a SIGTERM stops it as a Ctrl-C does (its manifest
+        # saved, its lists left pending for the next publish), said in one line, not a silent kill
         early_sigterm()
     try:  # before the commands are imported: modules read these settings on import
         from elopipe.runtime.settings import SettingError, check_environment

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import signal
 import subprocess
 import sys
 from decimal import Decimal
@@ -695,3 +696,22 @@ def test_watch_whose_reader_closes_the_pipe_ends_with_141(tmp_path: Path, prefec
     assert proc.stdout is not None
     proc.stdout.close()
     assert proc.wait(timeout=300) == 141
+
+
+def test_a_sigterm_stops_publish_in_one_line(db: Path, tmp_path: Path) -> None:
+    """A SIGTERM ended `publish` in silence (exit 143, its manifest not saved); it stops as a
+    Ctrl-C does, said in one line, exit 130. The publish is caught waiting for a writer of the
+    store, which it says first."""
+    writer = duckdb.connect(str(db))  # another process writes the store: publish waits for it
+    try:
+        args = ["publish", "--system", "fide", "--db", str(db), "--out", str(tmp_path / "out"), "--wait", "600"]
+        proc = subprocess.Popen([ELOPIPE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        assert "waiting up to 600 s" in proc.stderr.readline()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        writer.close()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "stopped (SIGTERM)", err
+    assert "Traceback" not in err + out
