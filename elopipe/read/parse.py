@@ -13,6 +13,7 @@ import hashlib
 import io
 import os
 import zipfile
+import zlib
 from dataclasses import dataclass
 
 from elopipe.read.execution import Executor, Spread, submit
@@ -21,6 +22,7 @@ from elopipe.read.pgn import streaming
 from elopipe.read.records import GameTable, IngestIssue, ParsedFile
 from elopipe.read.sources import GONE, Source, SourceError, TrailingBlock
 from elopipe.read.textio import decode_bytes, wide_bom
+from elopipe.read.unfinished import TAIL_BYTES, unfinished
 from elopipe.read.zips import NOT_A_ZIP, ZipEndError, zip_end_problem
 
 
@@ -89,6 +91,8 @@ def parse_source(
     if cut is not None and ps.parsed is not None:
         ps.parsed.issues.insert(0, cut)
         ps.parsed.cut_short = True
+    if ps.parsed is not None and unfinished(data[-TAIL_BYTES:], ps.format):
+        ps.parsed.cut_short = True  # the text stops where a finished file does not (a copy cut short)
     trailing = next((p for p in reversed(parts) if isinstance(p, TrailingBlock)), None)
     if trailing is not None and ps.parsed is not None:
         ps.parsed.issues.insert(0, IngestIssue("compressed_trailing_data", _TRAILING, severity="warning"))
@@ -131,7 +135,7 @@ class _Run:
 
 # from this size on, a file's digest is computed on the executor, beside its parsing
 _HASH_BESIDE_BYTES = 1_000_000
-_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, ValueError, SourceError)
+_READ_ERRORS = (OSError, EOFError, zipfile.BadZipFile, zlib.error, ValueError, SourceError)
 
 
 def _read_small(source: Source, parts: list[bytes]) -> bytes | None:
@@ -337,6 +341,8 @@ def read_error_words(reason: object) -> str:
         return str(reason)
     if isinstance(reason, zipfile.BadZipFile):
         return "not a zip archive, or a damaged one"
+    if isinstance(reason, zlib.error):  # "Error -3 while decompressing data: invalid bit length repeat"
+        return "its compressed data is damaged (it cannot be decompressed)"
     if isinstance(reason, EOFError):
         return "the compressed file is cut short before anything could be read"
     if isinstance(reason, OSError) and reason.strerror:  # the file's path is named beside the reason

@@ -287,6 +287,30 @@ def test_a_copy_cut_short_never_replaces_the_complete_version(tmp_path: Path, co
     assert _counted_sides(db) == _counted_sides(ref_db) == 2 * 181
 
 
+@pytest.mark.parametrize("cut", ["in_first_tag", "bare_half", "trf_mid_line"])
+def test_a_copy_cut_anywhere_never_replaces_the_complete_version(tmp_path: Path, cut: str) -> None:
+    """Cut in the last game's first tags (its game has no result at all), right after "1/2" (no
+    whole marker), or a TRF in the middle of a line: each passed for a correction and deleted the
+    games it lacked (hostile tester, round 2). A file that does not end where a finished one ends
+    is a copy cut short (`read.unfinished`, as `watch` judges a file still arriving)."""
+    if cut == "trf_mid_line":
+        whole = (SHARED_DATA / "trf" / "ger_karl_mala_gedenkturnier_2005_fide_example1_284players.trf").read_bytes()
+        f, part = tmp_path / "x.trf", whole[:35_000]
+    else:
+        whole = (REPO / "sample_pgn" / "wjun19.pgn").read_bytes()
+        f = tmp_path / "x.pgn"
+        at = whole.index(b"[Event ", 90_000) + 15 if cut == "in_first_tag" else whole.index(b" 1/2-1/2", 90_000) + 4
+        part = whole[:at]
+    db = tmp_path / "s.duckdb"
+    f.write_bytes(whole)
+    ingest_paths([f], db)
+    before = db_rows(db, "SELECT count(*) FROM games")
+    f.write_bytes(part)
+    res = ingest_paths([f], db).files[0]
+    assert res.cut_short and res.replaced_file_ids == [] and res.removed_games == 0
+    assert db_rows(db, "SELECT count(*) FROM games WHERE file_id = 1") == before
+
+
 def test_a_longer_version_cut_short_still_replaces_a_shorter_one(tmp_path: Path) -> None:
     """A file still growing (a live event's export) whose last game is cut holds every game of
     the earlier version: a correction, as before."""

@@ -64,3 +64,25 @@ def test_a_member_that_cannot_be_read_is_recorded_with_its_own_size(tmp_path: Pa
     ingest_paths([archive], db)
     assert db_rows(db, "SELECT member, status, bytes FROM source_files") == [("big.pgn", "rejected", len(pgn))]
     assert archive.stat().st_size != len(pgn)
+
+
+def test_a_member_with_damaged_compressed_data_is_rejected_and_the_rest_is_loaded(tmp_path: Path) -> None:
+    """zlib's error on a member's damaged deflate data stopped the whole ingest as an internal
+    error; nothing was loaded, not even the other files of the folder."""
+    pgn = (REPO / "sample_pgn" / "wchcand22.pgn").read_bytes()
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "ok.pgn").write_bytes(pgn)
+    with zipfile.ZipFile(folder / "bad.zip", "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.pgn", pgn.replace(b"Madrid", b"Madrid ESP"))
+    data = bytearray((folder / "bad.zip").read_bytes())
+    data[60:80] = b"\xff" * 20  # inside the member's deflate stream
+    (folder / "bad.zip").write_bytes(bytes(data))
+    db = tmp_path / "s.duckdb"
+    summary = ingest_paths([folder], db)
+    status = {f.name.rsplit("/", 1)[-1]: (f.status, f.reason) for f in summary.files}
+    assert status["ok.pgn"][0] == "loaded"
+    assert status["bad.zip!a.pgn"] == (
+        "rejected",
+        "cannot read file: its compressed data is damaged (it cannot be decompressed)",
+    )

@@ -15,6 +15,7 @@ from pathlib import Path
 from elopipe.ingest.watcher.filing import shown
 from elopipe.ingest.watcher.outcomes import PROCESSED, QUARANTINE
 from elopipe.read.sources import SYMLINK, not_regular
+from elopipe.read.unfinished import unfinished
 from elopipe.read.zips import zip_end_problem
 
 # What uploaders and browsers write under until they rename the file at the end: rsync and
@@ -49,9 +50,6 @@ def signature(path: Path) -> Signature | None:
 
 
 TAIL_BYTES = 4096
-# A PGN game's movetext ends with its result; a tag value or a comment ending in "1-0" is
-# preceded by a quote or text, not by a space or a closing comment/variation.
-_PGN_END = re.compile(rb"(?:^|[\s})])(?:1-0|0-1|1/2-1/2|\*)\Z")
 _TRF_LINE = re.compile(rb"^\d{3} ", re.MULTILINE)  # a TRF record; comment lines may come first
 
 
@@ -95,10 +93,9 @@ def incomplete_why(path: Path) -> str | None:
     head = head.replace(b"\0", b"").lstrip(b"\xef\xbb\xbf\xff\xfe \t\r\n")
     tail = tail.replace(b"\0", b"")
     if head.startswith(b"["):
-        return None if _PGN_END.search(tail.rstrip()) is not None else _UNFINISHED
+        return _UNFINISHED if unfinished(tail, "pgn") else None
     if path.suffix.lower() == ".trf" or _TRF_LINE.search(head):
-        # spaces or a DOS EOF may follow
-        return None if tail.rstrip(b" \t\x1a").endswith((b"\n", b"\r")) else _UNFINISHED
+        return _UNFINISHED if unfinished(tail, "trf") else None
     return None
 
 
