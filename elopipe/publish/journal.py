@@ -6,9 +6,11 @@ manifest recorded; the next publish found them holding what it was about to writ
 for the user's (`found`), so that a later publish never removed them and kept copies of them
 under `.elopipe-kept/` before writing over them. `.elopipe-journal` closes that window: one line
 per file written, appended (not flushed to disk: a killed process's writes reach the file) right
-after the file, with what the manifest records of it. The next publish adopts each file that is
-still as the line says (same size and modification time) as elopipe's, then clears the journal
-once its manifest is saved. A file of the user's under the journal's name is not one: it is kept
+after the file, with what the manifest records of it, and one per page made (its key, the digest
+of its inputs and its files). The next publish adopts each file that is still as the line says
+(same size and modification time) as elopipe's, and each page (so that it is retired when its
+event goes, or skipped when its inputs did not change), then clears the journal once its
+manifest is saved. A file of the user's under the journal's name is not one: it is kept
 (as any file of the user's under a name elopipe writes) before a journal is written there.
 """
 
@@ -22,6 +24,7 @@ from pathlib import Path
 JOURNAL = ".elopipe-journal"
 
 Entry = tuple[str, str, int, int]  # rel, digest, size in bytes, modification time in ns
+Page = tuple[str, str, list[str]]  # page key, digest of its inputs, its files (rels)
 
 
 class Journal:
@@ -33,32 +36,37 @@ class Journal:
         self._fd: int | None = None
         self._dirty = False  # lines appended since the last `clear`
 
-    def read(self) -> list[Entry] | None:
-        """The entries a publish that did not finish left ([] when there is no journal); None
-        when the file under the journal's name is not one (a link, a folder, a file of other
-        text). The last line may be cut (the kill came while it was written): it is left out."""
+    def read(self) -> tuple[list[Entry], list[Page]] | None:
+        """The files and pages (`Manifest.made`) a publish that did not finish recorded (nothing
+        when there is no journal); None when the file under the journal's name is not one (a link,
+        a folder, a file of other text). The last line may be cut (the kill came while it was
+        written): it is left out."""
         try:
             st = self.path.lstat()
         except OSError:
-            return []
+            return [], []
         if not stat.S_ISREG(st.st_mode):
             return None
         try:
             lines = self.path.read_text(encoding="utf-8").split("\n")
         except (OSError, ValueError):
             return None
-        out: list[Entry] = []
+        files: list[Entry] = []
+        pages: list[Page] = []
         for n, line in enumerate(lines):
             entry = _entry(line)
             if entry is None:
                 if line and n < len(lines) - 1:  # not the last, cut line: not a journal
                     return None
                 continue
-            out.append(entry)
-        return out
+            if len(entry) == 3:
+                pages.append(entry)
+            else:
+                files.append(entry)
+        return files, pages
 
-    def append(self, entry: Entry) -> None:
-        """Record a file just written (the caller holds its manifest's lock)."""
+    def append(self, entry: Entry | Page) -> None:
+        """Record a file just written, or a page just made (the caller holds its manifest's lock)."""
         try:
             if self._fd is None:
                 flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -92,10 +100,16 @@ class Journal:
         self._fd = None
 
 
-def _entry(line: str) -> Entry | None:
+def _entry(line: str) -> Entry | Page | None:
     try:
         raw = json.loads(line)
     except ValueError:
+        return None
+    if isinstance(raw, list) and len(raw) == 3:  # a page: key, digest, files
+        key, digest, rels = raw
+        if isinstance(key, str) and isinstance(digest, str) and isinstance(rels, list):
+            if all(isinstance(r, str) for r in rels):
+                return key, digest, rels
         return None
     if not (isinstance(raw, list) and len(raw) == 4):
         return None

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 
 from elopipe.publish.atomic import RECORDER, WriteError, write_unrecorded
 from elopipe.publish.folders import link_between
-from elopipe.publish.journal import JOURNAL, Entry, Journal
+from elopipe.publish.journal import JOURNAL, Entry, Journal, Page
 from elopipe.publish.manifest_file import VERSION, foreign_manifest, inside, load_manifest
 from elopipe.read.sources import OUTPUT_MARK
 
@@ -148,11 +148,13 @@ class Manifest:
             self._dirty = True
         return True
 
-    def _adopt(self, left: list[Entry] | None) -> None:
+    def _adopt(self, left: tuple[list[Entry], list[Page]] | None) -> None:
         """Take as elopipe's the files a publish that did not finish wrote (`journal`), each still
-        as it wrote it; `left` None: the file under the journal's name is the user's."""
+        as it wrote it, and the pages it made; `left` None: the file under the journal's name is
+        the user's."""
         self._journal_foreign = left is None
-        for rel, key, size, mtime in left or []:
+        files, pages = left or ([], [])
+        for rel, key, size, mtime in files:
             try:
                 st = (self.root / rel).lstat()
             except OSError:
@@ -160,7 +162,9 @@ class Manifest:
             if inside(rel) and stat.S_ISREG(st.st_mode) and (st.st_size, st.st_mtime_ns) == (size, mtime):
                 self.entries[rel] = (key, size, mtime)
                 self.found.pop(rel, None)
-        if left:
+        for key, digest, rels in pages:
+            self.inputs[key] = (digest, [r for r in rels if inside(r)])
+        if files or pages:
             self._dirty = True  # saved, then the journal is cleared (`save`)
 
     def _journal_aside(self) -> None:
@@ -319,6 +323,8 @@ class Manifest:
         with self._lock:
             before = self.inputs.get(key)
             self.inputs[key] = (digest, rels)
+            if not self._journal_foreign:
+                self._journal.append((key, digest, rels))
             self._dirty = True
         if before is not None and self.removes:
             self.stale(sorted(set(before[1]) - set(rels)))

@@ -24,6 +24,7 @@ m = Manifest(root)
 for rel in ("lists/a.csv", "lists/b.csv"):
     (root / rel).parent.mkdir(parents=True, exist_ok=True)
     m.write(root / rel, rel.encode(), rel)
+m.made("report:fide:7", "d1", [root / "lists/b.csv"])  # a page of one of them
 os._exit(9)
 """
 
@@ -64,3 +65,16 @@ def test_a_file_of_the_users_under_the_journals_name_is_kept(tmp_path: Path) -> 
     assert (root / KEPT / JOURNAL).read_text() == "my notes\nabout this folder\n"
     assert not (root / JOURNAL).exists()
     assert m.set_aside == [(JOURNAL, f"{KEPT}/{JOURNAL}")]
+
+
+def test_the_pages_of_a_killed_publish_are_known_to_the_next(tmp_path: Path) -> None:
+    """A killed publish's pages were unknown to the next publish (only its files were adopted):
+    a report of an event rated no more was never removed, still linked from the index (hostile
+    tester, round 2). The journal records each page made; the next publish knows it and can
+    retire it, removing its files."""
+    root = tmp_path / "out"
+    _killed_publish(root)
+    with recording(root) as m:
+        assert m.inputs["report:fide:7"] == ("d1", ["lists/b.csv"])
+        assert m.retire("report:fide:7") == ["lists/b.csv"]
+    assert not (root / "lists/b.csv").exists() and (root / "lists/a.csv").exists()
