@@ -108,7 +108,15 @@ class PlayerRows:
         elif fed:
             # a club/region code would contradict the player's federation in other files
             self.odd_federations.setdefault(fed, []).append(no)
-        self._ids(no, line, cols[57:68].strip(), player)
+        if 57 < len(line.rstrip()) < 68 and cols[57:68].strip():  # ends inside the right-aligned ID (58-68)
+            self.issues.add(
+                "trf_field_cut",
+                f"the line ends inside the FIDE ID field (columns 58-68, {shown(cols[57:68].strip())}): a line cut"
+                " short; FIDE ID not read",
+                no, "warning", line,
+            )  # fmt: skip
+        else:
+            self._ids(no, line, cols[57:68].strip(), player)
         born = cols[69:79].strip()
         if born:
             self._birth(no, line, born, player)

@@ -467,3 +467,15 @@ def test_a_line_that_ends_inside_the_rating_field_reads_no_rating() -> None:
     cut_issues = [i for i in pf.issues if i.code == "trf_field_cut"]
     assert [(i.line, i.severity) for i in cut_issues] == [(3, "warning")]
     assert "'18'" in cut_issues[0].message
+
+
+def test_a_line_that_ends_inside_the_fide_id_field_reads_no_id() -> None:
+    """A player line cut short in its right-aligned FIDE ID (columns 58-68): '1410106' of
+    14101068 was stored as a FIDE ID, which can join the player to someone else. No ID, a warning."""
+    start = "001    1 m    " + "Milov, Vadim".ljust(33) + " 2650 SUI "
+    pf = read_trf(
+        "012 T\n042 2005/07/28\n" + start + "   1410106\n" + start.replace("    1 m", "    2 m") + "   14101068\n"
+    )
+    cut, whole = pf.players
+    assert (cut.fide_id, whole.fide_id) == (None, 14101068)
+    assert [(i.code, i.line) for i in pf.issues if i.code == "trf_field_cut"] == [("trf_field_cut", 3)]
