@@ -78,11 +78,15 @@ def main() -> None:
 
         print(_error_line(f"the store could not be read or written: {engine_message(exc)}"), file=sys.stderr)
         sys.exit(1)
-    except SystemExit:
+    except SystemExit as done:
         # the command has finished: a Ctrl-C while the interpreter shuts down (threads, atexit)
         # must not turn its exit into a silent kill
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        from elopipe.runtime.interrupt import output_was_closed
+
+        if output_was_closed() and done.code in (None, 0, 130):  # stopped by the closed pipe
+            done.code = 141
         _flush_stdout()
         # What the command leaves is released with the process: the interpreter's last cyclic
         # collection need not walk it first (0.3 of a TRF month's 8 CPU-s, bench/federation.py).

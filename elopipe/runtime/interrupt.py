@@ -73,6 +73,27 @@ def request_stop() -> None:
     _stop.set()
 
 
+_output_gone = threading.Event()
+
+
+def output_closed() -> None:
+    """The reader of the command's output went away (`elopipe watch ... 2>&1 | head -2`) while a
+    log line was written from where the error cannot end the command (a logging handler, which
+    swallows it): stop as a SIGPIPE would stop a program, at the next safe point, its later lines
+    sent to /dev/null; the command then ends with 141 (`output_was_closed`)."""
+    _output_gone.set()
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        for fd in (1, 2):
+            os.dup2(devnull, fd)
+    request_stop()
+
+
+def output_was_closed() -> bool:
+    """True once `output_closed` was called."""
+    return _output_gone.is_set()
+
+
 def clear_stop() -> None:
     _stop.clear()
     _cause[0] = signal.SIGINT

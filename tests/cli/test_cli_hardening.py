@@ -715,3 +715,31 @@ def test_a_sigterm_stops_publish_in_one_line(db: Path, tmp_path: Path) -> None:
     assert proc.returncode == 130, err
     assert err.strip().splitlines()[-1] == "stopped (SIGTERM)", err
     assert "Traceback" not in err + out
+
+
+CLOSED_PIPE_LINES = """
+import sys, typer
+from elopipe.cli.commands.live_status import lines_to_a_closed_pipe
+from elopipe.runtime.interrupt import output_was_closed, stop_requested
+out = open(sys.argv[1], "w")
+kind = sys.argv[2]
+error = {"pipe": BrokenPipeError(), "exit": typer.Exit(141), "rich": SystemExit(1), "other": typer.Exit(2)}[kind]
+try:
+    with lines_to_a_closed_pipe():
+        raise error
+except BaseException as exc:
+    out.write(f"raised {type(exc).__name__} ")
+out.write(f"{output_was_closed()} {stop_requested()}")
+"""
+
+
+@pytest.mark.parametrize(("kind", "said"), [("pipe", "True True"), ("exit", "True True"), ("rich", "True True"),
+                                           ("other", "raised Exit False False")])  # fmt: skip
+def test_a_closed_pipe_met_in_a_thread_or_a_log_handler_stops_the_command(tmp_path: Path, kind: str, said: str) -> None:
+    """`watch ... 2>&1 | head -2`: the pipe closed under a line said from the heartbeat's thread or a
+    logging handler, where the error ended that thread alone (or logging swallowed it), and
+    `watch` went on headless, taking files. Now it stops the command as a SIGPIPE would: the
+    stop is requested and the command ends with 141 (`cli.main`); another exit goes on up."""
+    report = tmp_path / "report.txt"
+    subprocess.run([sys.executable, "-c", CLOSED_PIPE_LINES, str(report), kind], check=True, cwd=REPO)
+    assert report.read_text() == said

@@ -15,17 +15,21 @@ and comes back after it in this process only.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import Any
 
+import typer
 from rich.console import Console
 
+from elopipe.cli.app import EXIT_PIPE_CLOSED
 from elopipe.runtime.heartbeat import Heartbeat
+from elopipe.runtime.interrupt import output_closed
 from flows.prefect_env import PROGRESS_ATTR, STAGE_LOGGER, STEP_ATTR
 
 # Off a terminal, a stage's progress (a bar) is a line at most this often
@@ -129,7 +133,9 @@ class LiveStatus:
             text, began = busy
             seconds = int(now - began)
             took = f"{seconds // 60}m {seconds % 60:02d}s"
-            with _keeping_alive:  # never mid-line when `run` forks its Prefect server
+            # never mid-line when `run` forks its Prefect server; in the heartbeat's thread, a
+            # closed pipe would end that thread alone, and the command went on headless
+            with _keeping_alive, lines_to_a_closed_pipe():
                 self.line(f"{text.removesuffix(' ...')} (still working, {took})" if text else f"still working ({took})")
 
 
@@ -164,6 +170,26 @@ os.register_at_fork(
 )
 
 
+@contextlib.contextmanager
+def lines_to_a_closed_pipe() -> Iterator[None]:
+    """For the lines said from a logging handler or a thread: a closed pipe (BrokenPipeError, or
+    a console's answer to it: elopipe's Exit(141), rich's SystemExit(1)) stops the command as a SIGPIPE would
+    (`interrupt.output_closed`); logging swallowed the error, and `watch ... | head` went on for
+    ever, headless."""
+    try:
+        yield
+    except BrokenPipeError:
+        output_closed()
+    except typer.Exit as exc:  # elopipe's consoles' answer (`app.stdout_closed`)
+        if exc.exit_code != EXIT_PIPE_CLOSED:
+            raise
+        output_closed()
+    except SystemExit as exc:
+        if exc.code != 1:
+            raise
+        output_closed()
+
+
 class _StageLines(logging.Handler):
     # Marked as a stage handler: configure() then adds no plain one beside it.
     _elopipe_stage = True
@@ -173,6 +199,10 @@ class _StageLines(logging.Handler):
         self._live = status
 
     def emit(self, record: logging.LogRecord) -> None:
+        with lines_to_a_closed_pipe():
+            self._emit(record)
+
+    def _emit(self, record: logging.LogRecord) -> None:
         text = record.getMessage()
         if getattr(record, PROGRESS_ATTR, False):
             self._live.progress(text)

@@ -326,7 +326,10 @@ class _ConsoleLines(logging.Handler):
         self.live = live
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.live.line(record.getMessage(), "yellow" if record.levelno >= logging.WARNING else None)
+        from elopipe.cli.commands.live_status import lines_to_a_closed_pipe
+
+        with lines_to_a_closed_pipe():
+            self.live.line(record.getMessage(), "yellow" if record.levelno >= logging.WARNING else None)
 
 
 def _show_watcher_warnings(live: LiveStatus) -> None:
