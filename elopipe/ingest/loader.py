@@ -167,7 +167,7 @@ def _replace_previous(
     others = [e for e in every if e not in found]
     kept = [f"{e.old_words()} stays" for e in others]
     if cut and others:
-        kept.append("this one ends in the middle of a game and lacks games of it; load the complete file")
+        kept.append("this one ends in the middle of a game and lacks games of it; the games both hold count once")
     elif others and others[0].new_words():
         kept.append(f"this one is {others[0].new_words()}")
     touched: set[int] = set()

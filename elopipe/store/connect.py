@@ -269,6 +269,9 @@ def _open_lock_file(path: Path) -> tuple[int, bool]:
     if _OWN_LOCK.fullmatch(os.pread(fd, 256, 0)) is None:
         os.close(fd)
         raise StorePathError(f"{beside} a file of other text, not elopipe's lock file; move it away")
+    if os.fstat(fd).st_nlink > 1:  # another name of a file elsewhere: writing it would change that file
+        os.close(fd)
+        raise StorePathError(f"{beside} a hard link to another file, not elopipe's lock file; move it away")
     return fd, False
 
 

@@ -186,7 +186,7 @@ def test_lock_is_reentrant_within_a_process(tmp_path: Path) -> None:
         assert con.execute("SELECT x FROM t").fetchone() == (42,)
 
 
-@pytest.mark.parametrize("kind", ["text", "link"])
+@pytest.mark.parametrize("kind", ["text", "link", "hard link"])
 def test_a_file_of_the_users_at_the_lock_files_name_is_kept_and_refused(tmp_path: Path, kind: str) -> None:
     """`<db>.lock` is written (the holder's pid): a file of the user's there was truncated and
     written over, and a link there wrote through to its target. Both are refused, untouched,
@@ -196,13 +196,19 @@ def test_a_file_of_the_users_at_the_lock_files_name_is_kept_and_refused(tmp_path
     target.write_text("keep me\n")
     if kind == "link":
         lock_path(db).symlink_to(target)
+    elif kind == "hard link":  # an empty file of the user's, under a second name
+        target.write_text("")
+        os.link(target, lock_path(db))
     else:
         lock_path(db).write_text("my notes\n")
     with pytest.raises(StorePathError, match="not elopipe's lock file; move it away"):
         with write_lock(db):
             pass
-    assert target.read_text() == "keep me\n"
-    assert os.readlink(lock_path(db)) == str(target) if kind == "link" else lock_path(db).read_text() == "my notes\n"
+    assert target.read_text() == ("" if kind == "hard link" else "keep me\n")
+    if kind == "link":
+        assert os.readlink(lock_path(db)) == str(target)
+    elif kind == "text":
+        assert lock_path(db).read_text() == "my notes\n"
     assert not db.exists()
     other = tmp_path / "t.duckdb"
     lock_path(other).write_text("pid 123")  # a lock file an earlier elopipe left
