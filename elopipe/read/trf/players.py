@@ -93,14 +93,7 @@ class PlayerRows:
         title = cols[10:13].strip()
         if title:
             self._title(no, line, title, player)
-        if 48 < len(line.rstrip()) < 52:  # the line ends inside the right-aligned rating (49-52)
-            self.issues.add(
-                "trf_field_cut",
-                f"the line ends inside the rating field (columns 49-52, {shown(cols[48:52].strip())}): a line cut"
-                " short; rating not read",
-                no, "warning", line,
-            )  # fmt: skip
-        else:
+        if not self._cut(no, line, 49, 52, "rating"):
             self._rating(no, line, cols[48:52].strip(), player)
         fed = cols[53:56].strip().upper()
         if fed in FIDE_FEDERATIONS:
@@ -108,14 +101,7 @@ class PlayerRows:
         elif fed:
             # a club/region code would contradict the player's federation in other files
             self.odd_federations.setdefault(fed, []).append(no)
-        if 57 < len(line.rstrip()) < 68 and cols[57:68].strip():  # ends inside the right-aligned ID (58-68)
-            self.issues.add(
-                "trf_field_cut",
-                f"the line ends inside the FIDE ID field (columns 58-68, {shown(cols[57:68].strip())}): a line cut"
-                " short; FIDE ID not read",
-                no, "warning", line,
-            )  # fmt: skip
-        else:
+        if not self._cut(no, line, 58, 68, "FIDE ID"):
             self._ids(no, line, cols[57:68].strip(), player)
         born = cols[69:79].strip()
         if born:
@@ -199,6 +185,21 @@ class PlayerRows:
                 "trf_legacy_title", "legacy one/two-letter titles mapped (g->GM, m->IM, ...)", no, line, "info"
             )
         player.title = title
+
+    def _cut(self, no: int, line: str, first: int, last: int, what: str) -> bool:
+        """True, with a warning, when `line` ends inside its right-aligned field `what` (columns
+        `first`..`last`, trf-format.md §2) after some of its characters: a line cut short, whose
+        field holds the first digits of a number ('18' of 1850), which is then not read."""
+        end = len(line.rstrip())
+        if not first <= end < last:
+            return False
+        self.issues.add(
+            "trf_field_cut",
+            f"the line ends inside the {what} field (columns {first}-{last}, {shown(line[first - 1 : end].strip())}):"
+            f" a line cut short; {what} not read",
+            no, "warning", line,
+        )  # fmt: skip
+        return True
 
     def _rating(self, no: int, line: str, raw: str, player: PlayerRec) -> None:
         """Cols 49-52 of `line`, stripped: `raw`."""
