@@ -35,6 +35,7 @@ class Journal:
         self.path = root / JOURNAL
         self._fd: int | None = None
         self._dirty = False  # lines appended since the last `clear`
+        self._left = False  # `read` found the lines a publish that did not finish left
 
     def read(self) -> tuple[list[Entry], list[Page]] | None:
         """The files and pages (`Manifest.made`) a publish that did not finish recorded (nothing
@@ -63,6 +64,7 @@ class Journal:
                 pages.append(entry)
             else:
                 files.append(entry)
+        self._left = bool(files or pages)
         return files, pages
 
     def append(self, entry: Entry | Page) -> None:
@@ -81,8 +83,9 @@ class Journal:
         try:
             if self._fd is not None:
                 os.ftruncate(self._fd, 0)
-            elif os.path.lexists(self.path) and self.read() is not None:
+            elif self._left:  # the journal a killed publish left, now in the saved manifest
                 self.path.unlink()
+                self._left = False
             self._dirty = False
         except OSError:
             return
