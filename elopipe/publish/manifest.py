@@ -171,15 +171,21 @@ class Manifest:
         """Keep the user's file under the journal's name under `KEPT` before a journal is written
         there; when it cannot be kept, no journal is written."""
         try:
-            self._keep_if_not_ours(self._journal.path, JOURNAL)
-            # kept as a hard link to the same file: the name goes, or the journal's lines (it is
-            # appended to, not replaced) would be written into the user's file
-            if os.path.lexists(self._journal.path) and not os.path.isdir(self._journal.path):
-                os.unlink(self._journal.path)
+            self.keep_aside(JOURNAL)  # the journal is appended to: the user's file must leave the name
         except (WriteError, OSError):
             return
         with self._lock:
             self._journal_foreign = False
+
+    def keep_aside(self, rel: str) -> None:
+        """Keep the user's file at `rel` under `KEPT` (`_keep_if_not_ours`) and free its name for
+        a file of elopipe's own (the ledger, the journal): kept as a hard link, the user's file
+        would be changed with a file written in place there (the journal is appended to).
+        Raises WriteError when it cannot be kept, OSError when the name cannot be freed."""
+        path = self.root / rel
+        self._keep_if_not_ours(path, rel)
+        if os.path.lexists(path) and not os.path.isdir(path):
+            os.unlink(path)
 
     def _unchanged(self, path: Path, rel: str, key: str, data: bytes) -> bool:
         try:  # lstat: a link is never read through (its target is a path the user did not name)
@@ -477,9 +483,7 @@ def keep_users_file(root: Path, rel: str) -> None:
     so; outside one, it is kept all the same). Raises WriteError when it cannot be kept."""
     current = active()
     manifest = current if current is not None and current.root == Path(os.path.abspath(root)) else Manifest(root)
-    manifest._keep_if_not_ours(root / rel, rel)
-    if os.path.lexists(root / rel) and not os.path.isdir(root / rel):
-        os.unlink(root / rel)  # a hard link to the kept file: written over in place, it would change it too
+    manifest.keep_aside(rel)
 
 
 @contextlib.contextmanager
